@@ -1,0 +1,25 @@
+{
+  "targets": [
+    {
+      "target_name": "gebe_native",
+      "sources": [
+        "<!@(node -p \"require('fs').readdirSync('native/src',{recursive:true}).filter(f=>f.endsWith('.cc')).sort().map(f=>'native/src/'+f.split(require('path').sep).join('/')).join(' ')\")"
+      ],
+      "include_dirs": [
+        "<!(node -p \"require('node-addon-api').include_dir\")",
+        "native/src"
+      ],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17", "-std=gnu++20"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-frtti", "-O3", "-pthread", "-Wall", "-Wno-unused-parameter"],
+      "ldflags": ["-pthread", "-ldl"],
+      "libraries": ["-ldl"],
+      "xcode_settings": {
+        "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+        "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+        "OTHER_CPLUSPLUSFLAGS": ["-O3"]
+      }
+    }
+  ]
+}

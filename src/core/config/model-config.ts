@@ -1,0 +1,75 @@
+/**
+ * The parsed ModelConfig as plain data with Triton's proto field names (snake_case), as the
+ * config core produces it. 64-bit integers are JS numbers here (the corpus conversion keeps the
+ * exact decimal text separately). Only the fields the runtime layers read are typed strictly;
+ * the config core's full schema lives in model_config.proto.
+ */
+export type DataTypeName =
+  | 'TYPE_INVALID' | 'TYPE_BOOL' | 'TYPE_UINT8' | 'TYPE_UINT16' | 'TYPE_UINT32' | 'TYPE_UINT64'
+  | 'TYPE_INT8' | 'TYPE_INT16' | 'TYPE_INT32' | 'TYPE_INT64' | 'TYPE_FP16' | 'TYPE_FP32'
+  | 'TYPE_FP64' | 'TYPE_STRING' | 'TYPE_BF16';
+
+export interface ModelTensorConfig {
+  name: string;
+  data_type: DataTypeName;
+  format?: 'FORMAT_NONE' | 'FORMAT_NHWC' | 'FORMAT_NCHW';
+  dims: number[];
+  reshape?: { shape: number[] };
+  label_filename?: string;
+  optional?: boolean;
+  [field: string]: unknown;
+}
+
+export interface ModelQueuePolicyConfig {
+  timeout_action?: 'REJECT' | 'DELAY';
+  default_timeout_microseconds?: number;
+  allow_timeout_override?: boolean;
+  max_queue_size?: number;
+}
+
+export interface DynamicBatchingConfig {
+  preferred_batch_size?: number[];
+  max_queue_delay_microseconds?: number;
+  preserve_ordering?: boolean;
+  priority_levels?: number;
+  default_priority_level?: number;
+  default_queue_policy?: ModelQueuePolicyConfig;
+  priority_queue_policy?: Record<string, ModelQueuePolicyConfig>;
+}
+
+export interface InstanceGroupConfig {
+  name?: string;
+  count?: number;
+  kind?: 'KIND_AUTO' | 'KIND_GPU' | 'KIND_CPU' | 'KIND_MODEL';
+  gpus?: number[];
+  [field: string]: unknown;
+}
+
+export interface ModelWarmupConfig {
+  name: string;
+  batch_size?: number;
+  count?: number;
+  inputs?: Record<string, {
+    data_type: DataTypeName;
+    dims: number[];
+    zero_data?: boolean;
+    random_data?: boolean;
+    input_data_file?: string;
+  }>;
+}
+
+export interface ModelConfig {
+  name?: string;
+  platform?: string;
+  backend?: string;
+  max_batch_size?: number;
+  version_policy?: { latest?: { num_versions?: number }; all?: object; specific?: { versions?: number[] } };
+  input?: ModelTensorConfig[];
+  output?: ModelTensorConfig[];
+  instance_group?: InstanceGroupConfig[];
+  default_model_filename?: string;
+  dynamic_batching?: DynamicBatchingConfig;
+  parameters?: Record<string, { string_value?: string }>;
+  model_warmup?: ModelWarmupConfig[];
+  [field: string]: unknown;
+}

@@ -1,0 +1,121 @@
+/**
+ * The executor facade's contract: what `serve`, `perf`, `warmup` and `infer` program against.
+ * Implemented in src/core/executor over the native addon (scheduler + engines).
+ */
+
+/** KServe v2 datatype names (TYPE_STRING in config.pbtxt travels as BYTES). */
+export type Datatype =
+  | 'BOOL' | 'UINT8' | 'UINT16' | 'UINT32' | 'UINT64'
+  | 'INT8' | 'INT16' | 'INT32' | 'INT64'
+  | 'FP16' | 'BF16' | 'FP32' | 'FP64' | 'BYTES';
+
+/** A tensor's declaration: shape includes the batch dimension (-1) when max_batch_size > 0. */
+export interface TensorMetadata {
+  name: string;
+  datatype: Datatype;
+  shape: number[];
+}
+
+/**
+ * One tensor of a request or response. `data` holds the raw little-endian bytes (a view over the
+ * caller's buffer, never copied element by element). BYTES tensors use KServe's binary layout:
+ * each element is a 4-byte little-endian length followed by its bytes.
+ */
+export interface InferTensor {
+  name: string;
+  datatype: Datatype;
+  shape: number[];
+  data: Uint8Array;
+}
+
+export interface InferRequest {
+  id?: string;
+  inputs: InferTensor[];
+  /** Names of the outputs to return; all outputs when absent. */
+  outputs?: string[];
+  /** 1 is the highest priority; 0 or absent = the model's default_priority_level. */
+  priority?: number;
+  /** Queue timeout in microseconds (honoured when the queue policy allows overrides). */
+  timeoutUs?: number;
+}
+
+export interface InferResponse {
+  id?: string;
+  modelName: string;
+  modelVersion: string;
+  outputs: InferTensor[];
+}
+
+/** {count, ns} as in Triton's statistics extension. */
+export interface StatDuration {
+  count: number;
+  ns: number;
+}
+
+/** One model's statistics, shaped like Triton's /v2/models/{m}/stats entries. */
+export interface ModelStatistics {
+  name: string;
+  version: string;
+  last_inference: number;
+  inference_count: number;
+  execution_count: number;
+  inference_stats: {
+    success: StatDuration;
+    fail: StatDuration;
+    queue: StatDuration;
+    compute_input: StatDuration;
+    compute_infer: StatDuration;
+    compute_output: StatDuration;
+  };
+  batch_stats: Array<{
+    batch_size: number;
+    compute_input: StatDuration;
+    compute_infer: StatDuration;
+    compute_output: StatDuration;
+  }>;
+}
+
+export interface CompileReport {
+  /** Input shapes compiled (with the batch dimension). */
+  shapes: Record<string, number[]>;
+  compileMs: number;
+  arenaBytes: number;
+  cached: boolean;
+}
+
+export type EngineName = 'cpu' | 'ascend';
+
+export interface LoadedModel {
+  readonly name: string;
+  readonly version: string;
+  readonly engine: EngineName;
+  readonly maxBatchSize: number;
+  readonly inputs: TensorMetadata[];
+  readonly outputs: TensorMetadata[];
+  /** Batch sizes the engine runs natively (gears); empty when any size runs. */
+  readonly gears: number[];
+  readonly instanceCount: number;
+  infer(request: InferRequest): Promise<InferResponse>;
+  stats(): ModelStatistics;
+  /** Requests queued or running right now (nv_inference_pending_request_count). */
+  pendingCount(): number;
+  compile(shapes: Record<string, number[]>): Promise<CompileReport>;
+  /** Waits for in-flight requests, rejects queued ones, frees everything. */
+  unload(): Promise<void>;
+}
+
+/**
+ * An error an inference request caused. `status` follows Triton's HTTP mapping:
+ * 400 bad request, 404 unknown, 503 unavailable / queue full, 500 internal.
+ */
+export class InferError extends Error {
+  readonly status: 400 | 404 | 500 | 503;
+  /** Label for nv_inference_request_failure{reason}: REJECTED, CANCELED, BACKEND, OTHER. */
+  readonly reason: 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+  constructor(message: string, status: 400 | 404 | 500 | 503 = 400, reason: InferError['reason'] = 'OTHER') {
+    super(message);
+    this.name = 'InferError';
+    this.status = status;
+    this.reason = reason;
+  }
+}
