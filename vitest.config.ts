@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Native sessions use their own thread pools; forks keep each test file in its own process.
     pool: 'forks',
+    reporters: ['default', './test/reporters/plain-summary.ts'],
   },
 });
