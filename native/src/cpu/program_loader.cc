@@ -154,9 +154,9 @@ std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions&
   CheckSupportedOperators(model, program->info, inspect_only);
   if (inspect_only) return program;
   CheckTypes(model);
-  if (model.opset < 7) {
+  if (model.opset > 17) {
     throw EngineError("the model uses opset " + std::to_string(model.opset) +
-                      "; the cpu engine supports opsets 7 to 17 (convert it with onnx.version_converter)");
+                      "; the cpu engine implements opsets 7 to 17 (export with opset_version<=17)");
   }
   if (model.graph.outputs.empty()) throw EngineError("the model's graph declares no outputs");
   std::vector<size_t> order = TopologicalOrder(model.graph);

@@ -122,7 +122,7 @@ class SplitKernel : public Kernel {
     int64_t axis = NormalizeAxis(*this, axis_, x.rank());
     std::vector<int64_t> split = split_;
     if (opset_ >= 13 && in.size() > 1 && in[1]) {
-      if (!in[1]->data) return false;
+      if (!Known(*in[1])) return false;
       split = ReadInts(*in[1]);
     }
     int64_t dim = x.shape[size_t(axis)];
@@ -196,7 +196,7 @@ class SliceKernel : public Kernel {
     std::vector<int64_t> starts = starts_, ends = ends_, axes = axes_, steps;
     if (opset_ >= 10) {
       for (size_t i = 1; i < in.size() && i < 5; ++i)
-        if (in[i] && !in[i]->data) return false;
+        if (in[i] && !Known(*in[i])) return false;
       starts = ReadInts(Input(in, 1, "starts"));
       ends = ReadInts(Input(in, 2, "ends"));
       if (in.size() > 3 && in[3]) axes = ReadInts(*in[3]);
@@ -297,7 +297,7 @@ class ExpandKernel : public Kernel {
     const TensorRef& x = Input(in, 0, "input");
     const TensorRef& s = Input(in, 1, "shape");
     ExpectType(s, "shape", {DataType::kInt64});
-    if (!s.data) return false;
+    if (!Known(s)) return false;
     out[0] = {x.dtype, BroadcastShapes(*this, x.shape, ReadInts(s)), nullptr};
     return true;
   }
@@ -313,7 +313,7 @@ class TileKernel : public Kernel {
     const TensorRef& x = Input(in, 0, "input");
     const TensorRef& r = Input(in, 1, "repeats");
     ExpectType(r, "repeats", {DataType::kInt64});
-    if (!r.data) return false;
+    if (!Known(r)) return false;
     auto reps = ReadInts(r);
     if (int64_t(reps.size()) != x.rank()) Fail("repeats has " + std::to_string(reps.size()) + " entries for an input of rank " + std::to_string(x.rank()));
     Shape s = x.shape;
@@ -407,11 +407,11 @@ class PadKernel : public Kernel {
     std::vector<int64_t> pads = pads_;
     if (opset_ >= 11) {
       const TensorRef& p = Input(in, 1, "pads");
-      if (!p.data) return false;
+      if (!Known(p)) return false;
       pads = ReadInts(p);
-      if (in.size() > 2 && in[2] && !in[2]->data) return false;
+      if (in.size() > 2 && in[2] && !Known(*in[2])) return false;
       if (in.size() > 3 && in[3]) {
-        if (!in[3]->data) return false;
+        if (!Known(*in[3])) return false;
         auto axes = ReadInts(*in[3]);
         if (pads.size() != 2 * axes.size()) Fail("pads must have twice as many entries as axes");
         std::vector<int64_t> full(2 * r, 0);

@@ -102,7 +102,10 @@ void BinaryDispatch(BinOp op, T* out, const T* a, const T* b, int64_t n, int64_t
 
 class ArithmeticKernel : public Kernel {
  public:
-  ArithmeticKernel(const Node& node, BinOp op) : Kernel(node), op_(op) {}
+  ArithmeticKernel(const Node& node, BinOp op) : Kernel(node), op_(op) {
+    // Opsets before 7 broadcast only with an explicit attribute and a different rule (axis).
+    if (node.get_int("broadcast", 0) != 0 && node.has("axis")) Fail("the legacy broadcast/axis attributes (opset < 7) are not supported");
+  }
 
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& a = Input(in, 0, "A");

@@ -75,6 +75,8 @@ class Kernel {
   [[noreturn]] void Fail(const std::string& why) const { throw EngineError(node_.label() + ": " + why); }
   // Checks a required input is present and of one of the given types.
   const TensorRef& Input(const std::vector<const TensorRef*>& inputs, size_t i, const char* what) const;
+  // True when the tensor's values are available (an empty tensor's always are).
+  static bool Known(const TensorRef& t) { return t.data != nullptr || t.count() == 0; }
   void ExpectType(const TensorRef& t, const char* what, std::initializer_list<DataType> allowed) const;
 
   Node node_;

@@ -15,7 +15,7 @@ class PoolKernel : public Kernel {
   PoolKernel(const Node& node, bool max) : Kernel(node), attrs_(node), max_(max) {
     ceil_mode_ = node.get_int("ceil_mode", 0) != 0;
     count_include_pad_ = node.get_int("count_include_pad", 0) != 0;
-    if (node.get_int("storage_order", 0) != 0) Fail("storage_order=1 is not supported");
+    column_major_ = node.get_int("storage_order", 0) != 0;
     if (attrs_.kernel.empty()) Fail("kernel_shape is required");
   }
 
@@ -74,7 +74,9 @@ class PoolKernel : public Kernel {
             }
             if (max_) {
               yc[y * ow + xo] = best;
-              if (pi) pi[p * oh * ow + y * ow + xo] = p * ih * iw + best_index;
+              // Indices are flat offsets into X; storage_order=1 counts them column-major within a plane.
+              int64_t local = column_major_ ? (best_index % iw) * ih + best_index / iw : best_index;
+              if (pi) pi[p * oh * ow + y * ow + xo] = p * ih * iw + local;
             } else {
               int64_t denom = count;
               if (count_include_pad_) {
@@ -97,7 +99,7 @@ class PoolKernel : public Kernel {
   }
 
   ConvAttributes attrs_;
-  bool max_, ceil_mode_, count_include_pad_;
+  bool max_, ceil_mode_, count_include_pad_, column_major_;
 };
 
 struct MaxPoolKernel : PoolKernel {

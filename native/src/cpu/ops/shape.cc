@@ -36,7 +36,7 @@ class ReshapeKernel : public ViewKernel {
     } else {
       const TensorRef& s = Input(in, 1, "shape");
       ExpectType(s, "shape", {DataType::kInt64});
-      if (!s.data) return false;
+      if (!Known(s)) return false;
       target = ReadInts(s);
     }
     int64_t known = 1, infer_at = -1;
@@ -97,7 +97,7 @@ class SqueezeKernel : public ViewKernel {
     const TensorRef& x = Input(in, 0, "data");
     std::vector<int64_t> axes = axes_;
     if (opset_ >= 13 && in.size() > 1 && in[1]) {
-      if (!in[1]->data) return false;
+      if (!Known(*in[1])) return false;
       axes = ReadInts(*in[1]);
     }
     std::vector<bool> drop(x.shape.size(), false);
@@ -129,7 +129,7 @@ class UnsqueezeKernel : public ViewKernel {
     std::vector<int64_t> axes = axes_;
     if (opset_ >= 13) {
       const TensorRef& a = Input(in, 1, "axes");
-      if (!a.data) return false;
+      if (!Known(a)) return false;
       axes = ReadInts(a);
     }
     int64_t rank = x.rank() + int64_t(axes.size());
@@ -275,7 +275,7 @@ class ConstantOfShapeKernel : public Kernel {
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& s = Input(in, 0, "input");
     ExpectType(s, "input", {DataType::kInt64});
-    if (!s.data) return false;
+    if (!Known(s)) return false;
     Shape shape = ReadInts(s);
     for (int64_t d : shape)
       if (d < 0) Fail("shape " + ShapeToString(shape) + " has a negative dimension");
