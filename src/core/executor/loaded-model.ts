@@ -50,6 +50,8 @@ export class ExecutorModel implements LoadedModel {
   private readonly contract: RequestContract;
   private readonly pending = new Map<number, Pending>();
   private nextToken = 1;
+  /** Native results that matched no pending request (must stay 0: each request answers once). */
+  unmatchedResults = 0;
   private unloading: Promise<void> | undefined;
   private resolveUnload: (() => void) | undefined;
 
@@ -87,7 +89,10 @@ export class ExecutorModel implements LoadedModel {
     }
     for (const result of results) {
       const entry = this.pending.get(result[0]);
-      if (!entry) continue;
+      if (!entry) {
+        this.unmatchedResults += 1;
+        continue;
+      }
       this.pending.delete(result[0]);
       if (result[1] === 0) entry.resolve(this.response(entry, result[2]));
       else entry.reject(new InferError(result[2], result[1], result[3]));
