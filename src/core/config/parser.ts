@@ -5,6 +5,7 @@
  * and the parser recovers at the next plausible field, so one run reports every problem.
  */
 import type { FieldNode, ListNode, MessageNode, ScalarNode, Span } from './ast.js';
+import type { MessageInfo } from './schema.js';
 import type { DiagnosticSink, SourceText } from './source.js';
 import { quoteSnippet } from './source.js';
 import { decodeStringContent } from './strings.js';
@@ -18,6 +19,12 @@ function describe(token: Token, text: string): string {
   return quoteSnippet(text.slice(token.start, token.end));
 }
 
+/** The message type of the block being parsed (when known) and of the blocks around it. */
+interface Scope {
+  type: MessageInfo | undefined;
+  ancestors: MessageInfo[];
+}
+
 export class TextFormatParser {
   private readonly tokens: Tokenizer;
   private readonly text: string;
@@ -25,13 +32,17 @@ export class TextFormatParser {
   private depth = 0;
   private static readonly MAX_DEPTH = 200;
 
-  constructor(private readonly source: SourceText, private readonly sink: DiagnosticSink) {
+  /**
+   * `schema` is optional and used only for recovery: knowing which fields belong to which message
+   * lets the parser notice a block whose "}" is missing before the next top-level field.
+   */
+  constructor(private readonly source: SourceText, private readonly sink: DiagnosticSink, private readonly schema?: MessageInfo) {
     this.text = source.text;
     this.tokens = new Tokenizer(source.text, sink);
   }
 
   parse(): MessageNode {
-    const fields = this.parseFields(null);
+    const fields = this.parseFields(null, '', { type: this.schema, ancestors: [] });
     return { kind: 'message', fields, span: this.source.span(0, this.text.length) };
   }
 
@@ -40,13 +51,13 @@ export class TextFormatParser {
   }
 
   /** Fields until the block's closer (or the end of the file for the root). */
-  private parseFields(opener: Token | null): FieldNode[] {
+  private parseFields(opener: Token | null, blockName: string, scope: Scope): FieldNode[] {
     const fields: FieldNode[] = [];
     const closer = opener ? CLOSER[(opener as { text: string }).text]! : null;
     for (;;) {
       const t = this.tokens.peek();
       if (t.kind === 'eof') {
-        if (opener) this.reportUnclosed(opener, closer!);
+        if (opener) this.reportUnclosed(opener, closer!, blockName);
         return fields;
       }
       if (t.kind === 'symbol') {
@@ -76,17 +87,42 @@ export class TextFormatParser {
           continue;
         }
       }
-      const field = this.parseField();
+      if (opener && this.closesUnclosedBlock(t, opener, blockName, scope)) return fields;
+      const field = this.parseField(scope);
       if (field) fields.push(field);
     }
   }
 
-  private reportUnclosed(opener: Token, closer: string): void {
+  /**
+   * A field that the open block's message does not have, but an enclosing message does, written
+   * no further right than the line that opened the block: the block's closer was forgotten.
+   */
+  private closesUnclosedBlock(t: Token, opener: Token, blockName: string, scope: Scope): boolean {
+    if (t.kind !== 'word' || !scope.type || scope.type.byName.has(t.text)) return false;
+    if (!scope.ancestors.some((a) => a.byName.has(t.text))) return false;
+    const next = this.tokens.peek(1);
+    if (next.kind !== 'symbol' || !':{<['.includes(next.text)) return false;
+    const openerLine = this.source.lineAt(opener.start);
+    const openerIndent = openerLine.length - openerLine.trimStart().length + 1;
+    const position = this.source.position(t.start);
+    const beforeOnLine = this.source.lineAt(t.start).slice(0, position.column - 1);
+    if (beforeOnLine.trim() !== '' || position.column > openerIndent) return false;
+    const where = this.source.position(opener.start);
+    const closer = CLOSER[(opener as { text: string }).text]!;
+    const lineStart = t.start - (position.column - 1);
+    this.sink.report('SYNTAX_UNCLOSED_BLOCK', opener.start, opener.end,
+      `The "${(opener as { text: string }).text}" of ${blockName} opened at line ${where.line}, column ${where.column} is never closed; add "${closer}" before line ${position.line} (${t.text} belongs to the enclosing message).`, {
+        fix: { description: `Insert "${closer}" before line ${position.line}`, edits: [{ start: lineStart, end: lineStart, text: `${closer}\n` }], safe: false },
+      });
+    return true;
+  }
+
+  private reportUnclosed(opener: Token, closer: string, blockName: string): void {
     const where = this.source.position(opener.start);
     const end = this.text.length;
     const needsNewline = end > 0 && this.text[end - 1] !== '\n';
     this.sink.report('SYNTAX_UNCLOSED_BLOCK', opener.start, opener.end,
-      `The "${this.text[opener.start]}" opened at line ${where.line}, column ${where.column} is never closed; add "${closer}" where the block ends.`, {
+      `The "${this.text[opener.start]}" of ${blockName} opened at line ${where.line}, column ${where.column} is never closed; add "${closer}" where the block ends.`, {
         fix: { description: `Add "${closer}" at the end of the file`, edits: [{ start: end, end, text: `${needsNewline ? '\n' : ''}${closer}\n` }], safe: false },
       });
   }
@@ -106,7 +142,7 @@ export class TextFormatParser {
     return undefined;
   }
 
-  private parseField(): FieldNode | undefined {
+  private parseField(scope: Scope): FieldNode | undefined {
     const nameToken = this.tokens.next();
     if (nameToken.kind === 'symbol' && nameToken.text === '[') {
       this.skipExtensionName(nameToken);
@@ -128,7 +164,7 @@ export class TextFormatParser {
           });
       }
     }
-    const value = this.parseValue(name, nameToken, colon !== undefined);
+    const value = this.parseValue(name, nameToken, colon !== undefined, this.childScope(scope, name));
     if (!value) return undefined;
     const field: FieldNode = {
       name,
@@ -198,15 +234,20 @@ export class TextFormatParser {
     this.skipValue();
   }
 
-  private parseValue(name: string, nameToken: Token, hasColon: boolean): ScalarNode | MessageNode | ListNode | undefined {
+  private childScope(scope: Scope, name: string): Scope {
+    const field = scope.type?.byName.get(name);
+    return { type: field?.messageType, ancestors: scope.type ? [...scope.ancestors, scope.type] : [] };
+  }
+
+  private parseValue(name: string, nameToken: Token, hasColon: boolean, scope: Scope): ScalarNode | MessageNode | ListNode | undefined {
     const t = this.tokens.peek();
-    if (t.kind === 'symbol' && (t.text === '{' || t.text === '<')) return this.parseBlock();
-    if (t.kind === 'symbol' && t.text === '[') return this.parseList(name);
+    if (t.kind === 'symbol' && (t.text === '{' || t.text === '<')) return this.parseBlock(name, scope);
+    if (t.kind === 'symbol' && t.text === '[') return this.parseList(name, scope);
     if (t.kind === 'string' || t.kind === 'word') {
       const scalar = this.parseScalar();
       if (!hasColon) {
         this.sink.report('SYNTAX_MISSING_COLON', nameToken.start, scalar.span.end.offset,
-          `Missing ":" between field ${name} and its value ${quoteSnippet(scalar.text)}; write ${name}: ${scalar.text.length > 30 ? '...' : scalar.text}.`, {
+          `Missing ":" between field ${name} and its value; write ${name}: ${scalar.text.length > 30 ? '...' : scalar.text}.`, {
             fix: { description: 'Insert ":"', edits: [{ start: nameToken.end, end: nameToken.end, text: ':' }], safe: true },
           });
       }
@@ -228,17 +269,17 @@ export class TextFormatParser {
     return true;
   }
 
-  private parseBlock(): MessageNode | undefined {
+  private parseBlock(name: string, scope: Scope): MessageNode | undefined {
     const open = this.tokens.peek();
     if (!this.enter(open)) return undefined;
     this.tokens.next();
-    const fields = this.parseFields(open);
+    const fields = this.parseFields(open, name, scope);
     this.depth--;
     const end = Math.max(this.tokens.lastEnd, open.end);
     return { kind: 'message', fields, span: this.span(open.start, end) };
   }
 
-  private parseList(name: string): ListNode | undefined {
+  private parseList(name: string, scope: Scope): ListNode | undefined {
     const open = this.tokens.peek();
     if (!this.enter(open)) return undefined;
     this.tokens.next();
@@ -257,7 +298,7 @@ export class TextFormatParser {
     for (;;) {
       const t = this.tokens.peek();
       let item: ScalarNode | MessageNode | undefined;
-      if (t.kind === 'symbol' && (t.text === '{' || t.text === '<')) item = this.parseBlock();
+      if (t.kind === 'symbol' && (t.text === '{' || t.text === '<')) item = this.parseBlock(name, scope);
       else if (t.kind === 'string' || t.kind === 'word') item = this.parseScalar();
       else if (t.kind === 'eof' || (t.kind === 'symbol' && (t.text === '}' || t.text === '>'))) {
         this.reportUnclosedList(open, name);

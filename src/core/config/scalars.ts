@@ -96,7 +96,8 @@ function decodeWord(text: string, field: FieldInfo): ScalarValue | undefined {
       return undefined;
     default: {
       const n = parseIntegerText(text);
-      if (n === undefined) return undefined;
+      const range = RANGES[field.scalar!];
+      if (n === undefined || !range || n < range[0] || n > range[1]) return undefined;
       return is64Bit(field.scalar) ? n : Number(n);
     }
   }

@@ -36,6 +36,8 @@ export interface MessageInfo {
   /** Fields in field-number order (the order proto JSON lists them). */
   fields: FieldInfo[];
   byName: Map<string, FieldInfo>;
+  /** Fields in the order model_config.proto declares them (the readable order for printing). */
+  declared: FieldInfo[];
   isMapEntry: boolean;
 }
 
@@ -79,15 +81,15 @@ class SchemaBuilder {
   messageInfo(t: protobuf.Type): MessageInfo {
     const existing = this.messages.get(t.fullName);
     if (existing) return existing;
-    const info: MessageInfo = { fullName: t.fullName.replace(/^\./, ''), fields: [], byName: new Map(), isMapEntry: false };
+    const info: MessageInfo = { fullName: t.fullName.replace(/^\./, ''), fields: [], byName: new Map(), declared: [], isMapEntry: false };
     // Registered before the fields are built so that recursive message types terminate.
     this.messages.set(t.fullName, info);
-    const fields = [...t.fieldsArray].sort((a, b) => a.id - b.id);
-    for (const f of fields) {
+    for (const f of t.fieldsArray) {
       const field = f instanceof protobuf.MapField ? this.mapField(f, info) : this.plainField(f);
-      info.fields.push(field);
+      info.declared.push(field);
       info.byName.set(field.name, field);
     }
+    info.fields.push(...[...info.declared].sort((a, b) => a.number - b.number));
     return info;
   }
 
@@ -121,6 +123,7 @@ class SchemaBuilder {
       fullName: `${owner.fullName}.${f.name}Entry`,
       fields: [key, value],
       byName: new Map([['key', key], ['value', value]]),
+      declared: [key, value],
       isMapEntry: true,
     };
     return { name: f.name, number: f.id, repeated: true, map: true, kind: 'message', messageType: entry };

@@ -25,6 +25,9 @@ export function closestName(written: string, candidates: Iterable<string>): stri
   if (caseMatch) return caseMatch;
   const suffix = names.filter((n) => n.toLowerCase().endsWith(`_${lower}`));
   if (suffix.length === 1) return suffix[0];
+  // A truncated name (`max_batch` for `max_batch_size`).
+  const prefix = names.filter((n) => lower.length >= 3 && n.toLowerCase().startsWith(lower));
+  if (prefix.length === 1) return prefix[0];
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const n of names) {
