@@ -12,7 +12,7 @@ export const rule: ConfigRule = {
     if (!isGe(ctx.config)) return;
     const text = parameter(ctx.config, 'graph.ge.dynamicDims');
     if (text === undefined || text === '') return;
-    const at = ['parameters', 'graph.ge.dynamicDims'];
+    const at = ['parameters', 'graph.ge.dynamicDims', 'string_value'];
     const gears = parseDynamicDims(text);
     if (!gears.ok) {
       ctx.report({ at, message: `graph.ge.dynamicDims is malformed: ${gears.message}`, fix: hint('write gears like "1;2;4;8" (one -1) or "1,224;8,448" (two -1 dims)') });

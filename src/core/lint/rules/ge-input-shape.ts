@@ -12,7 +12,7 @@ export const rule: ConfigRule = {
     if (!isGe(ctx.config)) return;
     const text = parameter(ctx.config, 'graph.ge.inputShape');
     if (text === undefined || text === '') return;
-    const at = ['parameters', 'graph.ge.inputShape'];
+    const at = ['parameters', 'graph.ge.inputShape', 'string_value'];
     const parsed = parseInputShape(text);
     if (!parsed.ok) {
       ctx.report({ at, message: `graph.ge.inputShape is malformed: ${parsed.message}`, fix: hint('write it as "input:-1,3,224,224" (several inputs separated by ;)') });

@@ -28,9 +28,9 @@ export const rule: ConfigRule = {
       }
       const check = CHECKS[key];
       if (check && !check.valid.test(value)) {
-        ctx.report({ at, message: `parameter '${key}' is "${value}", expected ${check.expected}`, fix: hint(`set ${key} to ${check.expected}`) });
+        ctx.report({ at: [...at, 'string_value'], message: `parameter '${key}' is "${value}", expected ${check.expected}`, fix: hint(`set ${key} to ${check.expected}`) });
       } else if (!check && value.trim() !== value) {
-        ctx.report({ at, message: `GE option '${key}' value "${value}" has leading or trailing spaces, which GE does not trim`, fix: hint('remove the spaces') });
+        ctx.report({ at: [...at, 'string_value'], message: `GE option '${key}' value "${value}" has leading or trailing spaces, which GE does not trim`, fix: hint('remove the spaces') });
       }
     }
   },

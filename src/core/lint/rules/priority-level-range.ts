@@ -33,6 +33,7 @@ export const rule: ConfigRule = {
       if (level >= 1 && level <= levels) continue;
       ctx.report({
         at: ['dynamic_batching', 'priority_queue_policy', key],
+        name: true,
         message: `priority queue policy must have priority level in range ${range}, got key ${key}`,
         fix: hint(`use keys between 1 and ${levels}`),
       });

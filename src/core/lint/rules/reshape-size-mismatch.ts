@@ -32,6 +32,7 @@ export const rule: ConfigRule = {
       if (shape.length === 0 && maxBatchSize(ctx.config) === 0) {
         ctx.report({
           at,
+          name: true,
           message: `${t.label} cannot have empty reshape for non-batching model as scalar tensors are not supported`,
           fix: hint('give the reshape at least one dimension, e.g. reshape { shape: [ 1 ] }'),
         });
@@ -43,6 +44,7 @@ export const rule: ConfigRule = {
       if (dimsSize !== reshapeSize && (reshapeSize !== 0 || dimsSize !== 1)) {
         ctx.report({
           at,
+          name: true,
           message: `${t.label} has different size for dims and reshape: dims ${formatDims(dims)} vs reshape ${formatDims(shape)}`,
           fix: hint('make the reshape hold as many elements as dims (variable -1 dims must line up)'),
         });
@@ -54,12 +56,14 @@ export const rule: ConfigRule = {
       if (a.length !== b.length) {
         ctx.report({
           at,
+          name: true,
           message: `${t.label} has different number of variable-size dimensions for dims and reshape: dims ${formatDims(dims)} vs reshape ${formatDims(shape)}`,
           fix: hint('use as many -1 dims in the reshape as in dims'),
         });
       } else if (a.some((n, i) => n !== b[i])) {
         ctx.report({
           at,
+          name: true,
           message: `${t.label} has different size for dims and reshape: the fixed dims between the -1 dims differ (dims ${formatDims(dims)} vs reshape ${formatDims(shape)})`,
           fix: hint('keep the same element count between each pair of -1 dims'),
         });
