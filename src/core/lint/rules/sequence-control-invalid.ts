@@ -25,9 +25,14 @@ export const rule: ConfigRule = {
     const seq = ctx.config.sequence_batching as { control_input?: ControlInput[] } | undefined;
     if (!seq) return;
     const kindSeen = new Set<string>();
+    // Kinds per tensor name across all control inputs: one tensor may carry only one kind.
+    const kindsByTensor = new Map<string, Set<string>>();
+    const reportedTensors = new Set<string>();
     (seq.control_input ?? []).forEach((ci, i) => {
       const at = ['sequence_batching', 'control_input', i];
-      const kinds = new Set<string>();
+      const tensorName = ci.name ?? '';
+      const kinds = kindsByTensor.get(tensorName) ?? new Set<string>();
+      kindsByTensor.set(tensorName, kinds);
       (ci.control ?? []).forEach((c, k) => {
         const kind = c.kind ?? 'CONTROL_SEQUENCE_START';
         const cat = [...at, 'control', k];
@@ -57,7 +62,8 @@ export const rule: ConfigRule = {
           }
         }
       });
-      if (kinds.size > 1) {
+      if (kinds.size > 1 && !reportedTensors.has(tensorName)) {
+        reportedTensors.add(tensorName);
         ctx.report({
           at: [...at, 'name'],
           message: `sequence batching control tensor '${ci.name ?? ''}' is specified for multiple control kinds`,

@@ -35,5 +35,11 @@ export default {
         { line: 7, column: 31, message: 'sequence batching specifies multiple CONTROL_SEQUENCE_START tensors' },
       ],
     },
+    {
+      name: 'the same tensor name in two control inputs with different kinds',
+      config: config(`${start},
+    { name: "START" control [ { kind: CONTROL_SEQUENCE_READY int32_false_true: [ 0, 1 ] } ] }`),
+      errors: [{ line: 7, column: 13, message: "sequence batching control tensor 'START' is specified for multiple control kinds" }],
+    },
   ],
 } satisfies RuleCases;
