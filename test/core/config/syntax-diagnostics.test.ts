@@ -105,6 +105,15 @@ const cases: Case[] = [
     output: 'max_batch_size: 8\ndynamic_batching: 5\nname { }\ninput { data_type: TYPE_FP32 optional: true }\n',
   },
   {
+    title: 'map entries written with the value unwrapped',
+    code: 'parameters { key: "device_ids" value: "0,1" }\nparameters { key: "static_model" string_value: "1" }\n',
+    errors: [
+      { ruleId: 'SYNTAX_WRONG_VALUE_TYPE', line: 1, column: 39, endColumn: 44, message: /ModelParameter message, not a string; write value: \{ string_value: "0,1" \}/ },
+      { ruleId: 'SYNTAX_UNKNOWN_FIELD', line: 2, column: 34, message: /put "string_value" inside the value/ },
+    ],
+    output: 'parameters { key: "device_ids" value: { string_value: "0,1" } }\nparameters { key: "static_model" string_value: "1" }\n',
+  },
+  {
     title: 'numbers that are not integers, and lists for non-repeated fields',
     code: 'max_batch_size: 1.5\nname: [ "a" ]\ninstance_group { count: two }\n',
     errors: [
@@ -245,6 +254,11 @@ describe('SYNTAX_* diagnostics', () => {
       'SYNTAX_UNQUOTED_STRING', 'SYNTAX_SLASH_COMMENT', 'SYNTAX_SLASH_COMMENT', 'SYNTAX_TYPOGRAPHIC_QUOTE', 'SYNTAX_TYPOGRAPHIC_QUOTE',
     ]);
     expect(result.config).toEqual({ name: 'my_model', max_batch_size: 8, input: [{ name: 'x', data_type: 'TYPE_FP32', dims: [4] }] });
+  });
+
+  it('keeps an unwrapped map value in the config', () => {
+    const result = parseModelConfig('parameters { key: "device_ids" value: "0,1" }', 'c.pbtxt');
+    expect(result.config.parameters).toEqual({ device_ids: { string_value: '0,1' } });
   });
 
   it('applies safe fixes until the file parses cleanly', () => {
