@@ -40,7 +40,8 @@ export type NumericArray =
 export function typedView(datatype: Exclude<Datatype, 'BYTES'>, bytes: Uint8Array): NumericArray {
   const size = DATATYPE_SIZE[datatype];
   let src = bytes;
-  if (size > 1 && bytes.byteOffset % size !== 0) src = bytes.slice();
+  // Uint8Array's slice copies (Buffer's would not).
+  if (size > 1 && bytes.byteOffset % size !== 0) src = Uint8Array.prototype.slice.call(bytes);
   const { buffer, byteOffset } = src;
   const n = src.byteLength / size;
   switch (datatype) {
