@@ -69,7 +69,8 @@ export function summarizeLatency(h: Histogram, percentile?: number): LatencySumm
     count: h.totalCount,
     avgUs: empty ? 0 : h.mean,
     minUs: empty ? 0 : h.minNonZeroValue,
-    maxUs: empty ? 0 : h.maxValue,
+    // The percentile view, not h.maxValue: it agrees before and after merging or decoding.
+    maxUs: at(100),
     p50Us: at(50),
     p90Us: at(90),
     p95Us: at(95),
