@@ -111,12 +111,12 @@ export class GrpcFrontend {
       RepositoryIndex: unary(log, async (r) => ({ models: (await s.models.index(Boolean(r.ready))).map((e) => ({ name: e.name, version: e.version ?? '', state: e.state ?? '', reason: e.reason ?? '' })) })),
       RepositoryModelLoad: unary(log, async (r) => {
         const { config } = parseLoadParameters(plainParameters(r.parameters), r.model_name);
-        requireExplicit(s, 'load');
+        s.requireExplicitControl('load');
         await s.models.load(r.model_name, config);
         return {};
       }),
       RepositoryModelUnload: unary(log, async (r) => {
-        requireExplicit(s, 'unload');
+        s.requireExplicitControl('unload');
         await s.models.unload(r.model_name);
         return {};
       }),
@@ -168,11 +168,5 @@ export class GrpcFrontend {
         resolve();
       });
     });
-  }
-}
-
-function requireExplicit(s: InferenceService, what: string): void {
-  if (s.models.mode !== 'explicit') {
-    throw new ProtocolError(`explicit model ${what} is not allowed if polling is enabled or model control is off (start the server with --model-control-mode explicit)`, 400, grpc.status.FAILED_PRECONDITION);
   }
 }
