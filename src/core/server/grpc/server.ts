@@ -23,6 +23,7 @@ type Unary = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData
 
 function unary(log: Logger, fn: (request: any) => unknown | Promise<unknown>): Unary {
   return (call, callback) => {
+    if (log.verboseEnabled) log.verbose('grpc call', { method: call.getPath() });
     Promise.resolve()
       .then(() => fn(call.request))
       .then((response) => callback(null, response as object), (err) => callback(grpcError(err, log)));
