@@ -55,7 +55,11 @@ export function buildAtcCommand(input: AtcCommandInput): AtcCommand {
         hint: `set max_batch_size (and dynamic_batching.preferred_batch_size), or parameters "${INPUT_SHAPE_KEY}"/"graph.ge.dynamicDims"`,
       });
     }
+  } else if (gears.source !== 'graph.ge.dynamicDims') {
+    // Batch gears: every input's batch dim is the one -1 (inputShapeEntries rejects other -1s).
+    gearArg = `--dynamic_batch_size=${gears.values.map((g) => g[0]).join(',')}`;
   } else {
+    // GE's dynamicDims: one value per -1 across all inputs, in order.
     const wrong = gears.values.find((g) => g.length !== dynamicCount);
     if (wrong) {
       throw new GebeError(

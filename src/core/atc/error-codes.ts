@@ -21,7 +21,7 @@ const FAMILIES: Record<string, string> = {
   E12: 'a TensorFlow model problem (unexpected for ONNX input): check --framework',
   E13: 'a file or environment problem: check the paths, permissions and that CANN\'s set_env.sh was sourced',
   E16: 'an ONNX model problem: check that the opset and operators are supported by this CANN version and that input names match config.pbtxt',
-  W11: 'a warning: the model converted but check that the result is what you expect',
+  W11: 'a warning: often harmless (e.g. an operator runs on a slower path); read it if the model misbehaves',
 };
 
 const CODE = /\b([EW]\d{5})\b/g;

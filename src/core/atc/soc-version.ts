@@ -22,8 +22,10 @@ export interface SocDetection {
 export async function detectSocVersion(env: NodeJS.ProcessEnv): Promise<SocDetection> {
   try {
     const result = await execa('npu-smi', ['info'], { env, extendEnv: false, reject: false, timeout: 15_000 });
+    const code = (result as { code?: string }).code;
+    if (code === 'ENOENT') return { reason: 'npu-smi is not on PATH (no Ascend driver here)' };
     if (result.exitCode !== 0) {
-      return { reason: `npu-smi info exited with ${result.exitCode ?? result.signal}` };
+      return { reason: `npu-smi info failed (${result.exitCode !== undefined ? `exit code ${result.exitCode}` : result.signal ?? result.shortMessage})` };
     }
     const socVersion = parseNpuSmiInfo(result.stdout);
     return socVersion ? { socVersion } : { reason: 'npu-smi info listed no NPU' };
