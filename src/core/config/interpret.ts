@@ -50,7 +50,8 @@ export function mapKeyString(key: ScalarValue): string {
 export class Interpreter {
   constructor(private readonly sink: DiagnosticSink) {}
 
-  message(node: MessageNode, type: MessageInfo): ProtoMessage {
+  /** `enclosing` lists the messages around this one, outermost first (to explain misplaced fields). */
+  message(node: MessageNode, type: MessageInfo, enclosing: MessageInfo[] = []): ProtoMessage {
     const result: ProtoMessage = { type, values: new Map() };
     /** Where each non-repeated field and each oneof was first set, for duplicate messages. */
     const setAt = new Map<string, FieldNode>();
@@ -58,7 +59,7 @@ export class Interpreter {
     for (const fieldNode of node.fields) {
       const field = type.byName.get(fieldNode.name);
       if (!field) {
-        this.reportUnknownField(fieldNode, type);
+        this.reportUnknownField(fieldNode, type, enclosing);
         continue;
       }
       if (field.oneof) {
@@ -70,7 +71,7 @@ export class Interpreter {
         }
         oneofSetBy.set(field.oneof, fieldNode);
       }
-      this.field(fieldNode, field, result, setAt);
+      this.field(fieldNode, field, result, setAt, [...enclosing, type]);
     }
     return result;
   }
@@ -97,7 +98,7 @@ export class Interpreter {
     return undefined;
   }
 
-  private reportUnknownField(fieldNode: FieldNode, type: MessageInfo): void {
+  private reportUnknownField(fieldNode: FieldNode, type: MessageInfo, enclosing: MessageInfo[]): void {
     if (type.isMapEntry) {
       const valueType = type.fields[1]!.messageType;
       if (valueType?.byName.has(fieldNode.name)) {
@@ -106,6 +107,13 @@ export class Interpreter {
           `A map entry has only "key" and "value"; put "${fieldNode.name}" inside the value: value { ${fieldNode.name}: ... }.`);
         return;
       }
+    }
+    const owner = [...enclosing].reverse().find((t) => !t.isMapEntry && t.byName.has(fieldNode.name));
+    if (owner) {
+      const { start, end } = fieldNode.nameSpan;
+      this.sink.report('SYNTAX_UNKNOWN_FIELD', start.offset, end.offset,
+        `Field "${fieldNode.name}" does not exist in ${type.isMapEntry ? 'a map entry' : shortName(type)}; it belongs to ${shortName(owner)}. Move it out of this block (or close the block before it).`);
+      return;
     }
     const candidates = type.fields.map((f) => f.name);
     const suggestion = closestName(fieldNode.name, candidates);
@@ -117,7 +125,7 @@ export class Interpreter {
         : {});
   }
 
-  private field(fieldNode: FieldNode, field: FieldInfo, into: ProtoMessage, setAt: Map<string, FieldNode>): void {
+  private field(fieldNode: FieldNode, field: FieldInfo, into: ProtoMessage, setAt: Map<string, FieldNode>, enclosing: MessageInfo[]): void {
     const value = fieldNode.value;
     let items: Array<ScalarNode | MessageNode>;
     if (value.kind === 'list') {
@@ -138,15 +146,15 @@ export class Interpreter {
       items = [value];
     }
     for (const item of items) {
-      if (field.kind === 'message') this.messageItem(fieldNode, field, item, into, setAt);
+      if (field.kind === 'message') this.messageItem(fieldNode, field, item, into, setAt, enclosing);
       else this.scalarItem(fieldNode, field, item, into, setAt);
     }
   }
 
-  private messageItem(fieldNode: FieldNode, field: FieldInfo, item: ScalarNode | MessageNode, into: ProtoMessage, setAt: Map<string, FieldNode>): void {
+  private messageItem(fieldNode: FieldNode, field: FieldInfo, item: ScalarNode | MessageNode, into: ProtoMessage, setAt: Map<string, FieldNode>, enclosing: MessageInfo[]): void {
     let sub: ProtoMessage;
     if (item.kind === 'message') {
-      sub = this.message(item, field.messageType!);
+      sub = this.message(item, field.messageType!, enclosing);
     } else {
       const recovered = this.reportScalarForMessage(field, item);
       if (!recovered) return;

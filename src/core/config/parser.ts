@@ -6,8 +6,7 @@
  */
 import type { FieldNode, ListNode, MessageNode, ScalarNode, Span } from './ast.js';
 import type { MessageInfo } from './schema.js';
-import type { DiagnosticSink, SourceText } from './source.js';
-import { quoteSnippet } from './source.js';
+import { DiagnosticSink, quoteSnippet, type SourceText } from './source.js';
 import { decodeStringContent } from './strings.js';
 import { Tokenizer, type Token } from './tokenizer.js';
 
@@ -100,6 +99,8 @@ export class TextFormatParser {
   private closesUnclosedBlock(t: Token, opener: Token, blockName: string, scope: Scope): boolean {
     if (t.kind !== 'word' || !scope.type || scope.type.byName.has(t.text)) return false;
     if (!scope.ancestors.some((a) => a.byName.has(t.text))) return false;
+    // In a file whose braces balance, the field is misplaced rather than its block unclosed.
+    if (!this.hasMoreOpenersThanClosers()) return false;
     const next = this.tokens.peek(1);
     if (next.kind !== 'symbol' || !':{<['.includes(next.text)) return false;
     const openerLine = this.source.lineAt(opener.start);
@@ -115,6 +116,22 @@ export class TextFormatParser {
         fix: { description: `Insert "${closer}" before line ${position.line}`, edits: [{ start: lineStart, end: lineStart, text: `${closer}\n` }], safe: false },
       });
     return true;
+  }
+
+  private openersExceedClosers: boolean | undefined;
+
+  private hasMoreOpenersThanClosers(): boolean {
+    if (this.openersExceedClosers === undefined) {
+      const scanner = new Tokenizer(this.text, new DiagnosticSink(this.source));
+      let balance = 0;
+      for (let t = scanner.next(); t.kind !== 'eof'; t = scanner.next()) {
+        if (t.kind !== 'symbol') continue;
+        if (t.text === '{' || t.text === '<') balance++;
+        else if (t.text === '}' || t.text === '>') balance--;
+      }
+      this.openersExceedClosers = balance > 0;
+    }
+    return this.openersExceedClosers;
   }
 
   private reportUnclosed(opener: Token, closer: string, blockName: string): void {

@@ -74,6 +74,11 @@ const cases: Case[] = [
     errors: [{ ruleId: 'SYNTAX_UNCLOSED_BLOCK', line: 1, column: 7, endColumn: 8, message: /opened at line 1, column 7 .* before line 5/, suggestion: 'input {\n  name: "x"\n  dims: [ 1 ]\n\n}\noutput { name: "y" }\n' }],
   },
   {
+    title: 'a top-level field misplaced inside a block that is closed is an unknown field, not a missing }',
+    code: 'input {\n  name: "x"\nbackend: "onnxruntime"\n}\n',
+    errors: [{ ruleId: 'SYNTAX_UNKNOWN_FIELD', line: 3, column: 1, message: /"backend" does not exist in ModelInput; it belongs to ModelConfig\. Move it out/ }],
+  },
+  {
     title: 'a missing } at the end of the file',
     code: 'dynamic_batching {\n  max_queue_delay_microseconds: 100\n',
     errors: [{ ruleId: 'SYNTAX_UNCLOSED_BLOCK', line: 1, column: 18, message: /"\{" of dynamic_batching opened at line 1, column 18/, suggestion: 'dynamic_batching {\n  max_queue_delay_microseconds: 100\n}\n' }],
