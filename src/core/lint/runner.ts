@@ -149,7 +149,10 @@ class TargetLinter {
     const clean = !hasSyntaxErrors(parse, this.options.overrides);
     if (clean) {
       let modelFiles: ModelFileInfo[] | undefined;
-      const ctxBase = {
+      // One context per config, reporting for whichever rule runs: thousands of models × dozens
+      // of rules make per-rule context objects a measurable cost.
+      let current: ConfigRule = this.configRules[0]!;
+      const ctx: ConfigContext = {
         target: this.target,
         inspect: this.inspect,
         config: parse.config,
@@ -158,9 +161,10 @@ class TargetLinter {
         text: source.text!,
         model,
         modelFiles: () => (modelFiles ??= this.modelFiles(parse, model)),
+        report: (report) => found.push(toDiagnostic(current, report.file ?? source.display, report.file !== undefined ? report.span ?? FILE_START : locateReport(parse, report), report)),
       };
       for (const rule of this.configRules) {
-        const ctx: ConfigContext = { ...ctxBase, report: this.reporter(rule, source, parse, found) };
+        current = rule;
         rule.check(ctx);
       }
     }

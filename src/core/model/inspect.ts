@@ -13,12 +13,35 @@ export type ModelFileInfo =
   | { kind: 'invalid'; path: string; format: 'onnx' | 'om'; message: string }
   | { kind: 'other'; path: string };
 
+/**
+ * Reads a whole file into a buffer reused across calls (grown as needed): scanning a repository of
+ * a thousand models would otherwise leave a thousand model-sized buffers for the garbage collector.
+ * The returned view is only valid until the next call.
+ */
+let shared = Buffer.allocUnsafe(1 << 20);
+function readWhole(file: string): Uint8Array {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size > shared.length) shared = Buffer.allocUnsafe(Math.max(size, shared.length * 2));
+    let read = 0;
+    while (read < size) {
+      const n = fs.readSync(fd, shared, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return shared.subarray(0, read);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export const MODEL_EXTENSIONS = ['.onnx', '.pb', '.om', '.plan', '.pt', '.savedmodel', '.graphdef'];
 
 export function inspectModelFile(file: string): ModelFileInfo {
   const ext = path.extname(file).toLowerCase();
   try {
-    if (ext === '.onnx') return { kind: 'onnx', path: file, info: inspectOnnx(fs.readFileSync(file)) };
+    if (ext === '.onnx') return { kind: 'onnx', path: file, info: inspectOnnx(readWhole(file)) };
     if (ext === '.om') {
       const fd = fs.openSync(file, 'r');
       try {
