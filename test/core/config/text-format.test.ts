@@ -79,6 +79,13 @@ dynamic_batching { priority_queue_policy { key: 4294967296 value { max_queue_siz
     expect(json('# header\nname: # why\n  "a" # after\n# end')).toEqual({ name: 'a' });
   });
 
+  it('reads CRLF files with positions on the right lines', () => {
+    const result = parseModelConfig('name: "a"\r\nmax_batch_size: 8\r\ninput { dims: [ 1 ] }\r\n', 'c.pbtxt');
+    expect(result.diagnostics).toEqual([]);
+    expect(result.locate(['input', 0, 'dims', 0])?.start).toMatchObject({ line: 3, column: 17 });
+    expect(parseModelConfig('name: "a\r\n', 'c').diagnostics[0]).toMatchObject({ ruleId: 'SYNTAX_UNTERMINATED_STRING', line: 1, column: 7, endColumn: 9 });
+  });
+
   it('lists fields in field-number order whatever order they were written in', () => {
     expect(Object.keys(json('backend: "b" max_batch_size: 1 name: "n" platform: "p"') as object)).toEqual(['name', 'platform', 'max_batch_size', 'backend']);
   });
