@@ -16,6 +16,7 @@ import { rule as DUPLICATE_TENSOR_NAME } from './rules/duplicate-tensor-name.js'
 import { rule as ENSEMBLE_DATAFLOW } from './rules/ensemble-dataflow.js';
 import { rule as ENSEMBLE_FORBIDDEN_FIELD } from './rules/ensemble-forbidden-field.js';
 import { rule as ENSEMBLE_SCHEDULING_MISMATCH } from './rules/ensemble-scheduling-mismatch.js';
+import { rule as ENSEMBLE_STEP_MODEL } from './rules/ensemble-step-model.js';
 import { rule as FILE_UNREADABLE } from './rules/file-unreadable.js';
 import { rule as GE_DYNAMIC_DIMS } from './rules/ge-dynamic-dims.js';
 import { rule as GE_GPU_IGNORED } from './rules/ge-gpu-ignored.js';
@@ -74,6 +75,7 @@ export const RULES: readonly Rule[] = [
   ENSEMBLE_DATAFLOW,
   ENSEMBLE_FORBIDDEN_FIELD,
   ENSEMBLE_SCHEDULING_MISMATCH,
+  ENSEMBLE_STEP_MODEL,
   FILE_UNREADABLE,
   GE_DYNAMIC_DIMS,
   GE_GPU_IGNORED,
