@@ -336,7 +336,7 @@ export class TextFormatParser {
       const t = this.tokens.peek();
       let item: ScalarNode | MessageNode | undefined;
       if (t.kind === 'symbol' && (t.text === '{' || t.text === '<')) item = this.parseBlock(name, scope);
-      else if (t.kind === 'string' || t.kind === 'word') item = this.parseScalar();
+      else if (t.kind === 'string' || t.kind === 'word') item = this.parseScalar(false);
       else if (t.kind === 'eof' || (t.kind === 'symbol' && (t.text === '}' || t.text === '>'))) {
         this.reportUnclosedList(open, name);
         return finish();
@@ -404,9 +404,10 @@ export class TextFormatParser {
 
   /**
    * A scalar: adjacent quoted strings concatenated, or one word. A lone "-" followed by a word is
-   * a negative number written with a space (C++ accepts `- 1`).
+   * a negative number written with a space (C++ accepts `- 1`). In a list (`wholeLine` false) a
+   * second word is the next element with a missing comma, not more of this value.
    */
-  private parseScalar(): ScalarNode {
+  private parseScalar(wholeLine = true): ScalarNode {
     const first = this.tokens.next();
     if (first.kind === 'string') {
       let end = first.end;
@@ -428,6 +429,18 @@ export class TextFormatParser {
         normalized = `-${n.text}`;
         end = n.end;
       }
+    }
+    // Words that follow on the same line without starting a field (`name: my model`) are the rest
+    // of an unquoted value: keep them together so the value is reported once, with one fix.
+    const line = this.source.position(word.start).line;
+    while (wholeLine) {
+      const n = this.tokens.peek();
+      if (n.kind !== 'word' || this.source.position(n.start).line !== line) break;
+      const after = this.tokens.peek(1);
+      if (after.kind === 'symbol' && ':{<['.includes(after.text)) break;
+      this.tokens.next();
+      end = n.end;
+      normalized = this.text.slice(word.start, end);
     }
     const token = /^[A-Za-z_]/.test(normalized) ? 'identifier' : 'number';
     return { kind: 'scalar', token, text: this.text.slice(word.start, end), value: normalized, span: this.span(word.start, end) };

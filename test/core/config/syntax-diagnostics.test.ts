@@ -60,13 +60,14 @@ const cases: Case[] = [
   },
   {
     title: 'unquoted string values',
-    code: 'name: my_model\nbackend: onnxruntime-gpu.so\ndefault_model_filename: model.onnx,\n',
+    code: 'name: my_model\nbackend: onnxruntime-gpu.so\ndefault_model_filename: model.onnx,\nplatform: onnx runtime # comment\nmax_batch_size: 8\n',
     errors: [
       { ruleId: 'SYNTAX_UNQUOTED_STRING', line: 1, column: 7, endColumn: 15, message: /name: "my_model"/ },
       { ruleId: 'SYNTAX_UNQUOTED_STRING', line: 2, column: 10, endColumn: 28 },
       { ruleId: 'SYNTAX_UNQUOTED_STRING', line: 3, column: 25, endColumn: 35 },
+      { ruleId: 'SYNTAX_UNQUOTED_STRING', line: 4, column: 11, endColumn: 23, message: /platform: "onnx runtime"/ },
     ],
-    output: 'name: "my_model"\nbackend: "onnxruntime-gpu.so"\ndefault_model_filename: "model.onnx",\n',
+    output: 'name: "my_model"\nbackend: "onnxruntime-gpu.so"\ndefault_model_filename: "model.onnx",\nplatform: "onnx runtime" # comment\nmax_batch_size: 8\n',
   },
   {
     title: 'a missing } before the next top-level field is reported where the block opened',
