@@ -114,3 +114,24 @@ export function parameter(config: ModelConfig, key: string): string | undefined 
 export function quote(s: string): string {
   return JSON.stringify(s);
 }
+
+/**
+ * An edit deleting one field (name through value, a trailing separator, and its whole line when
+ * nothing else is on it), leaving every other byte as it was.
+ */
+export function deleteFieldEdit(text: string, nameSpan: Span, valueSpan: Span): { start: number; end: number; text: string } {
+  let start = nameSpan.start.offset;
+  let end = valueSpan.end.offset;
+  while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
+  if (text[end] === ',' || text[end] === ';') {
+    end++;
+    while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
+  }
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const onlyOnLine = /^[ \t]*$/.test(text.slice(lineStart, start)) && (end === text.length || text[end] === '\n' || text.startsWith('\r\n', end));
+  if (onlyOnLine) {
+    start = lineStart;
+    end = text.startsWith('\r\n', end) ? end + 2 : Math.min(end + 1, text.length);
+  }
+  return { start, end, text: '' };
+}
