@@ -37,6 +37,31 @@ const cases: Case[] = [
     output: 'name: "a" # the name\n# a whole line\nmax_batch_size: 8\n',
   },
   {
+    title: '/* */ comments, fixed when nothing follows them on their last line',
+    code: '/* header\n   more */\nname: "a" /* inline */ max_batch_size: 1\n',
+    errors: [
+      { ruleId: 'SYNTAX_SLASH_COMMENT', line: 1, column: 1, endColumn: 3, message: /"\/\* \*\/"/ },
+      { ruleId: 'SYNTAX_SLASH_COMMENT', line: 3, column: 11 },
+    ],
+    output: '# header\n   # more \nname: "a" /* inline */ max_batch_size: 1\n',
+  },
+  {
+    title: 'a JSON document instead of text format',
+    code: '{\n  "name": "m",\n  "max_batch_size": 8\n}\n',
+    errors: [
+      { ruleId: 'SYNTAX_JSON_CONFIG', line: 1, column: 1, message: /looks like JSON/ },
+      { ruleId: 'SYNTAX_QUOTED_FIELD_NAME', line: 2, column: 3 },
+      { ruleId: 'SYNTAX_QUOTED_FIELD_NAME', line: 3, column: 3 },
+      { ruleId: 'SYNTAX_UNEXPECTED_TOKEN', line: 4, column: 1, message: /no open block/ },
+    ],
+    output: '{\n  name: "m",\n  max_batch_size: 8\n}\n',
+  },
+  {
+    title: 'a map key given twice',
+    code: 'parameters { key: "a" value { string_value: "1" } }\nparameters { key: "a" value { string_value: "2" } }\n',
+    errors: [{ ruleId: 'SYNTAX_DUPLICATE_MAP_KEY', line: 2, column: 12, severity: 'warning', message: /key "a" more than once \(first at line 1\)/ }],
+  },
+  {
     title: 'typographic double and single quotes',
     code: 'name: \u201Cresnet\u201D\nplatform: \u2018onnxruntime_onnx\u2019\n',
     errors: [

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { applyFixes } from '../../../src/core/config/edits.js';
 import { RULES } from '../../../src/core/lint/registry.js';
-import { renderRuleDoc } from '../../../scripts/gen-rule-docs.js';
+import { renderRuleDoc, renderRuleIndex } from '../../../scripts/gen-rule-docs.js';
 import { expectedFile, runCase, type RuleCases } from './rule-tester.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -59,6 +59,8 @@ describe('rule registry', () => {
       expect(text).toContain('## Good');
       expect(text, `docs/rules/${rule.id}.md is out of date (run npx tsx scripts/gen-rule-docs.ts)`).toBe(renderRuleDoc(rule, casesById.get(rule.id)!));
     }
+    const index = fs.readFileSync(path.join(repoRoot, 'docs', 'rules', 'README.md'), 'utf8');
+    expect(index, 'docs/rules/README.md is out of date (run npx tsx scripts/gen-rule-docs.ts)').toBe(renderRuleIndex(RULES));
   });
 });
 
