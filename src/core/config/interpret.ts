@@ -15,6 +15,8 @@ import { closestName } from './suggest.js';
 export interface MapEntry {
   key: ScalarValue;
   value: ProtoValue;
+  /** Where the entry is written, for duplicate-key messages. */
+  line?: number;
 }
 
 export type ProtoValue = ScalarValue | ProtoMessage;
@@ -168,7 +170,14 @@ export class Interpreter {
         (valueField.kind === 'message' ? { type: valueField.messageType!, values: new Map() } : defaultScalar(valueField));
       let map = into.values.get(field.name) as Map<string, MapEntry> | undefined;
       if (!map) into.values.set(field.name, (map = new Map()));
-      map.set(mapKeyString(key), { key, value: entryValue });
+      const keyString = mapKeyString(key);
+      const earlier = map.get(keyString);
+      if (earlier) {
+        const { start, end } = item.span;
+        this.sink.report('SYNTAX_DUPLICATE_MAP_KEY', start.offset, end.offset,
+          `${field.name} has key ${JSON.stringify(keyString)} more than once (first at line ${earlier.line}); only this last entry counts. Remove the other one.`, { severity: 'warning' });
+      }
+      map.set(keyString, { key, value: entryValue, line: item.span.start.line });
     } else if (field.repeated) {
       this.push(into, field.name, sub);
     } else {

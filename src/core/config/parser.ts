@@ -41,8 +41,19 @@ export class TextFormatParser {
   }
 
   parse(): MessageNode {
+    this.reportJsonDocument();
     const fields = this.parseFields(null, '', { type: this.schema, ancestors: [] });
     return { kind: 'message', fields, span: this.source.span(0, this.text.length) };
+  }
+
+  /** A whole file wrapped in "{ }" is usually JSON pasted where text format belongs. */
+  private reportJsonDocument(): void {
+    const first = this.tokens.peek();
+    if (first.kind !== 'symbol' || first.text !== '{') return;
+    this.tokens.next();
+    this.sink.report('SYNTAX_JSON_CONFIG', first.start, first.end,
+      `The config starts with "${first.text}", which looks like JSON. config.pbtxt is protobuf text format: top-level fields without outer braces, unquoted field names, ":" before values, e.g. name: "my_model".`);
+    this.resynchronize();
   }
 
   private span(start: number, end: number): Span {
