@@ -30,6 +30,7 @@ import { rule as GE_PREFERRED_NOT_GEAR } from './rules/ge-preferred-not-gear.js'
 import { rule as GPU_ID_NEGATIVE } from './rules/gpu-id-negative.js';
 import { rule as INSTANCE_GROUP_COUNT } from './rules/instance-group-count.js';
 import { rule as INSTANCE_GROUP_KIND_GPUS } from './rules/instance-group-kind-gpus.js';
+import { rule as LABEL_FILE_MISSING } from './rules/label-file-missing.js';
 import { rule as MAX_BATCH_SIZE_NEGATIVE } from './rules/max-batch-size-negative.js';
 import { rule as MODEL_DATA_TYPE_MISMATCH } from './rules/model-data-type-mismatch.js';
 import { rule as MODEL_DIMS_MISMATCH } from './rules/model-dims-mismatch.js';
@@ -89,6 +90,7 @@ export const RULES: readonly Rule[] = [
   GPU_ID_NEGATIVE,
   INSTANCE_GROUP_COUNT,
   INSTANCE_GROUP_KIND_GPUS,
+  LABEL_FILE_MISSING,
   MAX_BATCH_SIZE_NEGATIVE,
   MODEL_DATA_TYPE_MISMATCH,
   MODEL_DIMS_MISMATCH,
