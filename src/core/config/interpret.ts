@@ -2,8 +2,9 @@
  * The schema layer of the text-format parser: checks the syntax tree against model_config.proto
  * and builds the typed message. It reports unknown fields (with a "did you mean"), values of the
  * wrong type, out-of-range integers, non-repeated fields given twice and oneof conflicts, with
- * the official parser's rules: a proto3 scalar given twice is an error only when the first value
- * was not its default (the C++ and Python parsers both accept `x: 0 x: 5`).
+ * the official C++ parser's rules (checked against `protoc --encode`): a message field given twice
+ * is an error, a proto3 scalar given twice only when the earlier value was not its default (both
+ * official parsers accept `x: 0 x: 5`, so that case is a warning), and a oneof takes one member.
  */
 import type { FieldNode, MessageNode, ScalarNode } from './ast.js';
 import { decodeScalar, isDefaultScalar, type ScalarValue } from './scalars.js';
@@ -55,7 +56,7 @@ export class Interpreter {
   /** `enclosing` lists the messages around this one, outermost first (to explain misplaced fields). */
   message(node: MessageNode, type: MessageInfo, enclosing: MessageInfo[] = []): ProtoMessage {
     const result: ProtoMessage = { type, values: new Map() };
-    /** Where each non-repeated field and each oneof was first set, for duplicate messages. */
+    /** Where each non-repeated field was last set and which member set each oneof, for messages. */
     const setAt = new Map<string, FieldNode>();
     const oneofSetBy = new Map<string, FieldNode>();
     for (const fieldNode of node.fields) {
