@@ -457,6 +457,12 @@ export class TextFormatParser {
     return { kind: 'scalar', token, text: this.text.slice(word.start, end), value: normalized, span: this.span(word.start, end) };
   }
 
+  /** A string token as written, shortened for messages. */
+  private shortText(t: Token): string {
+    const raw = this.text.slice(t.start, t.end);
+    return raw.length > 60 ? `${raw.slice(0, 59)}…` : raw;
+  }
+
   private decodeString(t: Extract<Token, { kind: 'string' }>): string {
     const raw = this.text.slice(t.contentStart, t.contentEnd);
     const { value, problems } = decodeStringContent(raw);
@@ -464,12 +470,12 @@ export class TextFormatParser {
       const start = t.contentStart + p.offset;
       if (p.kind === 'escape' && p.length === 2 && !/^\\[xXuU]/.test(raw.slice(p.offset))) {
         this.sink.report('SYNTAX_INVALID_ESCAPE', start, start + p.length,
-          `${p.message} in string ${quoteSnippet(this.text.slice(t.start, t.end))}; write "\\\\" for a literal backslash.`, {
+          `${p.message} in string ${this.shortText(t)}; write "\\\\" for a literal backslash.`, {
             fix: { description: 'Escape the backslash', edits: [{ start, end: start + 1, text: '\\\\' }], safe: true },
           });
       } else {
         this.sink.report(p.kind === 'utf8' ? 'SYNTAX_INVALID_UTF8' : 'SYNTAX_INVALID_ESCAPE', start, start + p.length,
-          `${p.message} in string ${quoteSnippet(this.text.slice(t.start, t.end))}.`);
+          `${p.message} in string ${this.shortText(t)}.`);
       }
     }
     return value;

@@ -175,6 +175,23 @@ const cases: Case[] = [
     ],
   },
   {
+    title: 'data type names from ONNX, NumPy and KServe',
+    code: 'input { data_type: FLOAT }\noutput { data_type: BYTES }\n',
+    errors: [
+      { ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', line: 1, column: 20, message: /Did you mean TYPE_FP32\?/, suggestion: 'input { data_type: TYPE_FP32 }\noutput { data_type: BYTES }\n' },
+      { ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', line: 2, column: 21, message: /Did you mean TYPE_STRING\?/ },
+    ],
+  },
+  {
+    title: 'booleans in other spellings',
+    code: 'dynamic_batching { preserve_ordering: TRUE }\ninput { optional: yes }\n',
+    errors: [
+      { ruleId: 'SYNTAX_WRONG_VALUE_TYPE', line: 1, column: 39, message: /write true or false, not "TRUE"/ },
+      { ruleId: 'SYNTAX_WRONG_VALUE_TYPE', line: 2, column: 19, suggestion: 'dynamic_batching { preserve_ordering: TRUE }\ninput { optional: true }\n' },
+    ],
+    output: 'dynamic_batching { preserve_ordering: true }\ninput { optional: yes }\n',
+  },
+  {
     title: 'a non-repeated field given twice',
     code: 'name: "a"\nname: "b"\nmax_batch_size: 0\nmax_batch_size: 4\ndynamic_batching { }\ndynamic_batching { }\n',
     errors: [
@@ -216,7 +233,7 @@ const cases: Case[] = [
     code: '\uFEFFname: "C:\\models"\nplatform: "onnx\nbackend:\u00A0"ge"\n',
     errors: [
       { ruleId: 'SYNTAX_INVALID_CHARACTER', line: 1, column: 1, message: /byte-order mark/ },
-      { ruleId: 'SYNTAX_INVALID_ESCAPE', line: 1, column: 11, endColumn: 13, message: /"\\m" is not a valid escape/ },
+      { ruleId: 'SYNTAX_INVALID_ESCAPE', line: 1, column: 11, endColumn: 13, message: /"\\m" is not a valid escape sequence in string "C:\\models"; write/ },
       { ruleId: 'SYNTAX_UNTERMINATED_STRING', line: 2, column: 11, endColumn: 16 },
       { ruleId: 'SYNTAX_INVALID_CHARACTER', line: 3, column: 9, message: /U\+00A0/ },
     ],
