@@ -64,7 +64,7 @@ describe.skipIf(!hasProtoc)('agreement with protoc (C++ TextFormat)', () => {
     const mismatches: string[] = [];
     let accepted = 0;
     let rejected = 0;
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 150; i++) {
       const id = ids[Math.floor(next() * ids.length)]!;
       let text = readFileSync(path.join(casesDir, id, 'config.pbtxt'), 'utf8');
       const rounds = 1 + Math.floor(next() * 2);
@@ -91,8 +91,8 @@ describe.skipIf(!hasProtoc)('agreement with protoc (C++ TextFormat)', () => {
     }
     expect(mismatches).toEqual([]);
     // The mutations must exercise both outcomes for the comparison to mean anything.
-    expect(accepted).toBeGreaterThan(30);
-    expect(rejected).toBeGreaterThan(30);
+    expect(accepted).toBeGreaterThan(15);
+    expect(rejected).toBeGreaterThan(15);
   });
 });
 
