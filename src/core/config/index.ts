@@ -7,6 +7,7 @@ export type { JsonValue } from './proto-json.js';
 export type { ModelConfig } from './model-config.js';
 export { MAX_CONFIG_LENGTH, parseModelConfig, toProtoJson } from './parse.js';
 export { MAX_DIAGNOSTICS } from './source.js';
+export { SYNTAX_RULES, type SyntaxRule } from './syntax-rules.js';
 export { printFields, printModelConfig } from './printer.js';
 export {
   appendTopLevelEdit,

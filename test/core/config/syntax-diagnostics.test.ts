@@ -259,6 +259,14 @@ const cases: Case[] = [
     ],
   },
   {
+    title: 'field names with characters other than letters, digits and "_"',
+    code: 'max-batch-size: 8\nname: "\\377"\n',
+    errors: [
+      { ruleId: 'SYNTAX_INVALID_FIELD_NAME', line: 1, column: 1, endColumn: 15, message: /"max-batch-size" is not a valid field name/ },
+      { ruleId: 'SYNTAX_INVALID_UTF8', line: 2, column: 8, message: /not valid UTF-8/ },
+    ],
+  },
+  {
     title: 'extensions and Any are not part of ModelConfig',
     code: '[ext.foo]: 1\nname: "a"\n',
     errors: [{ ruleId: 'SYNTAX_UNKNOWN_FIELD', line: 1, column: 1, endColumn: 10, message: /no extensions/ }],
