@@ -15,15 +15,21 @@ export interface TensorRef {
   label: string;
 }
 
+const tensorCache = new WeakMap<ModelConfig, TensorRef[]>();
+
+/** The config's inputs then outputs with their paths (computed once per config: most rules ask). */
 export function tensors(config: ModelConfig, which: 'input' | 'output' | 'both' = 'both'): TensorRef[] {
-  const out: TensorRef[] = [];
-  for (const io of ['input', 'output'] as const) {
-    if (which !== 'both' && which !== io) continue;
-    (config[io] ?? []).forEach((tensor, index) => {
-      out.push({ io, index, tensor, path: [io, index], label: `model ${io} '${tensor.name ?? ''}'` });
-    });
+  let all = tensorCache.get(config);
+  if (!all) {
+    all = [];
+    for (const io of ['input', 'output'] as const) {
+      (config[io] ?? []).forEach((tensor, index) => {
+        all!.push({ io, index, tensor, path: [io, index], label: `model ${io} '${tensor.name ?? ''}'` });
+      });
+    }
+    tensorCache.set(config, all);
   }
-  return out;
+  return which === 'both' ? all : all.filter((t) => t.io === which);
 }
 
 const PLATFORM_BACKENDS: Record<string, string> = {
