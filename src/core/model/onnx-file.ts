@@ -7,12 +7,15 @@ import fs from 'node:fs';
 import { inspectModelProto, OnnxParseError, type OnnxModelInfo, type WireReader } from './onnx.js';
 
 const WINDOW = 64 * 1024;
+/** One window shared by all readers (reads are synchronous): a scan of 1,000 models allocates it once. */
+let sharedWindow = Buffer.allocUnsafe(WINDOW);
 
+/** A protobuf wire reader over a file. Readers share one window: use one at a time. */
 export class FileWireReader implements WireReader {
   pos = 0;
   /** Bytes actually read from the file (skipped weights are not read). */
   bytesRead = 0;
-  private buf = Buffer.allocUnsafe(WINDOW);
+  private buf = sharedWindow;
   private bufStart = 0;
   private bufLen = 0;
 
@@ -22,7 +25,7 @@ export class FileWireReader implements WireReader {
   private ensure(n: number): void {
     if (this.pos + n > this.len) throw new OnnxParseError(`unexpected end of file at byte ${this.len} (the file is truncated)`);
     if (this.pos >= this.bufStart && this.pos + n <= this.bufStart + this.bufLen) return;
-    if (n > this.buf.length) this.buf = Buffer.allocUnsafe(n);
+    if (n > this.buf.length) this.buf = sharedWindow = Buffer.allocUnsafe(n);
     const want = Math.min(this.buf.length, this.len - this.pos);
     let got = 0;
     while (got < want) {
