@@ -90,7 +90,7 @@ export function renderRuleDoc(rule: Rule, cases: RuleCases): string {
     '| --- | --- |',
     `| Default severity | ${rule.severity} |`,
     `| Fixable by \`--fix\` | ${rule.fixable ? 'yes' : 'no'} |`,
-    `| Runs on | ${SCOPE_TEXT[rule.scope]} |`,
+    `| Runs on | ${rule.needs === 'model-directory' ? 'every config.pbtxt in a model directory (not a config checked alone)' : rule.needs === 'repository' ? 'every config.pbtxt when a whole repository is validated' : SCOPE_TEXT[rule.scope]} |`,
     '',
     '## Bad',
     '',
