@@ -194,6 +194,9 @@ std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions&
     Scratch scratch;
     RunContext ctx{&pool, &scratch};
     FoldConstants(*program, ctx);
+    FuseConvBatchNorm(*program);
+    FuseMatMulBias(*program);
+    FuseActivations(*program);
     RemoveDeadSteps(*program);
   }
   return program;
