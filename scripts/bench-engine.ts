@@ -77,7 +77,11 @@ async function rssChild(engine: string, model: string, inputsFile: string): Prom
     for (const t of tensors) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype], t.data, t.dims);
     await s.run(feeds);
   }
-  process.stdout.write(String(process.resourceUsage().maxRSS * 1024));
+  // VmHWM belongs to this process image: getrusage's maxRSS would include the peak of the
+  // benchmark process this child was forked from.
+  const status = fs.readFileSync('/proc/self/status', 'utf8');
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+  process.stdout.write(String(hwm ? Number(hwm[1]) * 1024 : process.resourceUsage().maxRSS * 1024));
 }
 
 function makeInput(spec: { name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number }): CpuTensor {

@@ -161,7 +161,7 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
   };
 
   for (size_t k = 0; k < program.steps.size(); ++k) {
-    if (plan.modes[k] == StepMode::kFolded) continue;
+    if (plan.modes[k] == StepMode::kFolded || plan.modes[k] == StepMode::kAlias) continue;
     const Step& step = program.steps[k];
     std::vector<const TensorRef*> in;
     for (int id : step.inputs) in.push_back(id < 0 ? nullptr : &values[size_t(id)]);
