@@ -26,9 +26,10 @@ function image(batch: number, size: number, channels: number, seed: number): Cpu
   return { name: 'input', datatype: 'FP32', dims: [batch, channels, size, size], data: randomValues(batch * channels * size * size, seed, 1) };
 }
 
-async function expectAgreement(model: string, inputs: CpuTensor[], threads: number): Promise<void> {
+async function expectAgreement(model: string, inputs: CpuTensor[], threads: number, checkOptimized?: (ops: Record<string, number>) => void): Promise<void> {
   const session = CpuSession.load(model, { intraOpThreads: threads });
   try {
+    checkOptimized?.(session.info().optimizedOperators);
     const outputs = await session.run(inputs);
     const reference = await runOrt(model, inputs);
     for (const out of outputs) {
@@ -49,12 +50,16 @@ describe('cpu engine vs ONNX Runtime', () => {
 
   it.each([1, 2])('ResNet-18-shaped network (threads=%i)', async (threads) => {
     const model = save(`resnet-${threads}.onnx`, resnet18({ width: 8, size: 64, classes: 10 }));
-    await expectAgreement(model, [image(2, 64, 3, 12)], threads);
+    await expectAgreement(model, [image(2, 64, 3, 12)], threads, (ops) => {
+      // Every BatchNormalization folds into its Conv; the ReLUs after them fuse too.
+      expect(ops.BatchNormalization).toBeUndefined();
+      expect(ops.Relu).toBe(8); // only the ReLUs after residual Adds remain
+    });
   });
 
   it.each([1, 2])('MobileNetV2-shaped network with depthwise convs and ReLU6 (threads=%i)', async (threads) => {
     const model = save(`mobilenet-${threads}.onnx`, mobilenetV2({ widthMultiplier: 0.25, size: 64, classes: 10 }));
-    await expectAgreement(model, [image(1, 64, 3, 13)], threads);
+    await expectAgreement(model, [image(1, 64, 3, 13)], threads, (ops) => expect(ops.Clip).toBeUndefined());
   });
 
   it.each([1, 2])('BERT-style encoder (threads=%i)', async (threads) => {
@@ -66,6 +71,10 @@ describe('cpu engine vs ONNX Runtime', () => {
     await expectAgreement(model, [
       { name: 'input_ids', datatype: 'INT64', dims: [batch, seq], data: ids },
       { name: 'attention_mask', datatype: 'FP32', dims: [batch, seq], data: mask },
-    ], threads);
+    ], threads, (ops) => {
+      // Each layer's six Linear layers become MatMul with a fused bias: only residual, mask and GELU Adds remain.
+      expect(ops.MatMul).toBe(2 * 6 + 2 * 2);
+      expect(ops.Add).toBe(1 + 2 * 4);
+    });
   });
 });
