@@ -1,13 +1,41 @@
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
-import { NotImplementedError } from '../../errors.js';
+import { parsePerfFlags, type PerfFlags } from './options.js';
+import { runPerf } from './run.js';
 
-export function registerPerf(program: Command, _ctx: CommandContext): void {
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerPerf(program: Command, ctx: CommandContext): void {
   program
     .command('perf')
-    .description('perf_analyzer-style sweep over concurrency and batch size')
-    .allowUnknownOption()
-    .action(() => {
-      throw new NotImplementedError('perf');
+    .description('perf_analyzer-style sweep over concurrency and batch size (in process or against a KServe v2 server)')
+    .option('-m, --model <name>', 'model to measure')
+    .option('--model-version <n>', 'model version (default: the latest the target serves)')
+    .option('--model-repository <dir>', 'run the model in process from this repository (default: ./model_repository when present)')
+    .option('-u, --url <host:port>', 'measure a running KServe v2 server instead')
+    .option('-i, --protocol <http|grpc>', 'protocol for -u (default http, with the binary tensor extension)')
+    .option('--concurrency <range>', 'concurrency levels: start:end[:step] or a list, e.g. 1:16 or 1,2,4,8 (default 1)')
+    .option('--concurrency-range <range>', 'perf_analyzer spelling of --concurrency')
+    .option('--request-rate-range <range>', 'fixed request rates (req/s) instead of concurrency: start:end[:step] or a list')
+    .option('--request-distribution <constant|poisson>', 'how requests are spaced at a fixed rate (default constant)')
+    .option('-b, --batch-size <n|list>', 'batch size, or a list to sweep every batch × load pair, e.g. 1,4,8 (default 1)')
+    .option('--measurement-interval <ms>', 'length of a time window in ms (default 5000)')
+    .option('--measurement-mode <time_windows|count_windows>', 'end windows by time or by request count (default time_windows)')
+    .option('--measurement-request-count <n>', 'requests per count window (default 50)')
+    .option('-s, --stability-percentage <pct>', 'allowed spread of the last 3 windows (default 10)')
+    .option('-r, --max-trials <n>', 'windows to try before giving up on stability (default 10)')
+    .option('--percentile <p>', 'judge stability and --latency-threshold on this latency percentile instead of the average')
+    .option('--shape <name:d1,d2>', 'shape of a dynamic input without the batch dimension (repeatable)', collect)
+    .option('--input-data <zero|random|file.json>', 'request data (default zero)')
+    .option('--warmup-request-count <n>', 'requests sent before measuring, per batch size (default 0)')
+    .option('--latency-threshold <ms>', 'also name the best setting whose latency stays under this')
+    .option('--client-threads <n>', 'client threads for -u targets (default: one per core, at most the concurrency; 0 = main thread)')
+    .option('-f <file.csv>', "write perf_analyzer's CSV (latencies in µs)")
+    .option('--json', 'print the report as JSON')
+    .option('--report <file.html>', 'write a self-contained HTML report with charts')
+    .action(async (flags: PerfFlags) => {
+      const opts = parsePerfFlags(flags, ctx.io.cwd);
+      await runPerf(opts, { io: ctx.io });
+      ctx.setExitCode(0);
     });
 }

@@ -47,6 +47,8 @@ export interface FieldNode {
   value: ScalarNode | MessageNode | ListNode;
   /** From the field name to the end of its value. */
   span: Span;
+  /** The `:` after the name, when one is written (scalar fields require it, messages do not). */
+  colonSpan?: Span;
 }
 
 /**

@@ -1,0 +1,143 @@
+/**
+ * gebe perf's flags (perf_analyzer's names where they exist) parsed into typed options. Every bad
+ * value is a one-line UsageError that shows the fix.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { UsageError } from '../../errors.js';
+import type { InputDataSpec } from '../../core/perf/inputs.js';
+import type { MeasurementOptions } from '../../core/perf/load-generator.js';
+import { CONCURRENCY_SPEC, parseBatchSizes, parseLevels, parseShapes, REQUEST_RATE_SPEC } from '../../core/perf/ranges.js';
+
+export type PerfTargetSpec =
+  | { kind: 'in-process'; repository: string }
+  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc' };
+
+export interface PerfOptions {
+  model: string;
+  modelVersion?: string;
+  target: PerfTargetSpec;
+  load: 'concurrency' | 'request-rate';
+  levels: number[];
+  distribution: 'constant' | 'poisson';
+  batchSizes: number[];
+  measurement: MeasurementOptions;
+  shapes: Record<string, number[]>;
+  inputData: InputDataSpec;
+  csvFile?: string;
+  json: boolean;
+  reportFile?: string;
+  latencyThresholdMs?: number;
+  /** Client threads for network targets (0: the main thread). */
+  clientThreads: number;
+}
+
+/** Flags as commander hands them over (strings unless a flag is boolean or repeatable). */
+export interface PerfFlags {
+  model?: string;
+  modelVersion?: string;
+  modelRepository?: string;
+  url?: string;
+  protocol?: string;
+  concurrency?: string;
+  concurrencyRange?: string;
+  requestRateRange?: string;
+  requestDistribution?: string;
+  batchSize?: string;
+  measurementInterval?: string;
+  measurementMode?: string;
+  measurementRequestCount?: string;
+  stabilityPercentage?: string;
+  maxTrials?: string;
+  percentile?: string;
+  shape?: string[];
+  inputData?: string;
+  warmupRequestCount?: string;
+  f?: string;
+  json?: boolean;
+  report?: string;
+  latencyThreshold?: string;
+  clientThreads?: string;
+}
+
+function positiveNumber(flag: string, text: string | undefined, fallback: number, opts: { integer?: boolean; min?: number; max?: number } = {}): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  const min = opts.min ?? 1;
+  const ok = text.trim() !== '' && Number.isFinite(value) && (!opts.integer || Number.isInteger(value)) && value >= min && (opts.max === undefined || value <= opts.max);
+  if (!ok) {
+    const kind = opts.integer ? 'a whole number' : 'a number';
+    const range = opts.max !== undefined ? ` between ${min} and ${opts.max}` : ` of at least ${min}`;
+    throw new UsageError(`${flag} "${text}" is not ${kind}${range}; e.g. ${flag} ${fallback}`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(flag: string, text: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (text === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(text)) {
+    throw new UsageError(`${flag} "${text}" is not one of ${allowed.join(', ')}; e.g. ${flag} ${fallback}`);
+  }
+  return text as T;
+}
+
+function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
+  const protocol = oneOf('-i/--protocol', flags.protocol, ['http', 'grpc'] as const, 'http');
+  if (flags.url !== undefined) {
+    if (flags.modelRepository !== undefined) {
+      throw new UsageError('-u/--url and --model-repository both given; use -u for a running server or --model-repository to run in process');
+    }
+    return { kind: 'remote', url: flags.url, protocol };
+  }
+  if (flags.protocol !== undefined) throw new UsageError(`-i ${protocol} needs a server: add -u host:port`);
+  const repository = flags.modelRepository ?? (existsSync(path.join(cwd, 'model_repository')) ? 'model_repository' : undefined);
+  if (repository === undefined) {
+    throw new UsageError('no target: pass -u host:port for a running KServe v2 server, or --model-repository <dir> to run the model in process');
+  }
+  return { kind: 'in-process', repository: path.resolve(cwd, repository) };
+}
+
+export function parsePerfFlags(flags: PerfFlags, cwd: string): PerfOptions {
+  if (!flags.model) throw new UsageError('-m/--model is required; name the model to measure, e.g. gebe perf -m resnet50 --concurrency 1:8');
+  const concurrencyText = flags.concurrency ?? flags.concurrencyRange;
+  if (concurrencyText !== undefined && flags.requestRateRange !== undefined) {
+    throw new UsageError('--concurrency and --request-rate-range both given; sweep one of them per run');
+  }
+  const load = flags.requestRateRange !== undefined ? 'request-rate' : 'concurrency';
+  const levels = load === 'request-rate'
+    ? parseLevels(REQUEST_RATE_SPEC, flags.requestRateRange!)
+    : parseLevels(CONCURRENCY_SPEC, concurrencyText ?? '1');
+  const mode = oneOf('--measurement-mode', flags.measurementMode, ['time_windows', 'count_windows'] as const, 'time_windows');
+  const percentile = flags.percentile === undefined ? undefined : positiveNumber('--percentile', flags.percentile, 99, { min: 1, max: 99.999 });
+  const inputData: InputDataSpec = flags.inputData === undefined || flags.inputData === 'zero' ? { kind: 'zero' }
+    : flags.inputData === 'random' ? { kind: 'random' }
+    : { kind: 'file', path: path.resolve(cwd, flags.inputData) };
+  const maxLevel = Math.max(...levels);
+  const defaultThreads = load === 'concurrency' ? Math.min(availableParallelism(), maxLevel) : availableParallelism();
+  return {
+    model: flags.model,
+    ...(flags.modelVersion !== undefined ? { modelVersion: String(positiveNumber('--model-version', flags.modelVersion, 1, { integer: true })) } : {}),
+    target: resolveTarget(flags, cwd),
+    load,
+    levels,
+    distribution: oneOf('--request-distribution', flags.requestDistribution, ['constant', 'poisson'] as const, 'constant'),
+    batchSizes: parseBatchSizes(flags.batchSize ?? '1'),
+    measurement: {
+      intervalMs: positiveNumber('--measurement-interval', flags.measurementInterval, 5000, { integer: true }),
+      mode,
+      requestCount: positiveNumber('--measurement-request-count', flags.measurementRequestCount, 50, { integer: true }),
+      stabilityPercentage: positiveNumber('-s/--stability-percentage', flags.stabilityPercentage, 10, { min: 0.001 }),
+      maxTrials: positiveNumber('-r/--max-trials', flags.maxTrials, 10, { integer: true, min: 3 }),
+      ...(percentile !== undefined ? { percentile } : {}),
+      warmupRequestCount: positiveNumber('--warmup-request-count', flags.warmupRequestCount, 0, { integer: true, min: 0 }),
+    },
+    shapes: parseShapes(flags.shape ?? []),
+    inputData,
+    ...(flags.f !== undefined ? { csvFile: path.resolve(cwd, flags.f) } : {}),
+    json: Boolean(flags.json),
+    ...(flags.report !== undefined ? { reportFile: path.resolve(cwd, flags.report) } : {}),
+    ...(flags.latencyThreshold !== undefined ? { latencyThresholdMs: positiveNumber('--latency-threshold', flags.latencyThreshold, 100, { min: 0.001 }) } : {}),
+    clientThreads: positiveNumber('--client-threads', flags.clientThreads, defaultThreads, { integer: true, min: 0 }),
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * gebe perf's work: connect to the target, check batch sizes and shapes before sending anything,
+ * sweep, and hand the report to the reporters (table or --json on stdout, -f CSV, --report HTML).
+ */
+import { writeFile } from 'node:fs/promises';
+import { GebeError } from '../../errors.js';
+import { colors, type IO } from '../../io.js';
+import { buildRequests, checkBatchSize, resolveSampleDims } from '../../core/perf/inputs.js';
+import { LoadGenerator } from '../../core/perf/load-generator.js';
+import { summarize, toRow, type PerfReport } from '../../core/perf/report.js';
+import { formatCsv } from '../../core/perf/reporters/csv.js';
+import { formatHtml } from '../../core/perf/reporters/html.js';
+import { formatJson } from '../../core/perf/reporters/json.js';
+import { attachProgress } from '../../core/perf/reporters/progress.js';
+import { formatTable } from '../../core/perf/reporters/table.js';
+import { openTarget } from '../../core/perf/targets.js';
+import type { PerfOptions } from './options.js';
+
+export interface PerfDeps {
+  io: IO;
+  now?: () => Date;
+}
+
+export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfReport> {
+  const { io } = deps;
+  const target = await openTarget(opts);
+  try {
+    const model = await target.describe();
+    for (const b of opts.batchSizes) checkBatchSize(model, b);
+    const sampleDims = resolveSampleDims(model, opts.shapes);
+    const requestsByBatch = new Map(opts.batchSizes.map((b) => [b, buildRequests(model, b, sampleDims, opts.inputData)]));
+    const generator = new LoadGenerator(target, opts.measurement);
+    const stopProgress = attachProgress(generator, io, !opts.json);
+    let results;
+    try {
+      results = await generator.run({
+        batchSizes: opts.batchSizes,
+        levels: opts.levels,
+        kind: opts.load === 'concurrency' ? 'concurrency' : 'rate',
+        distribution: opts.distribution,
+        clientThreads: opts.clientThreads,
+        requests: (b) => requestsByBatch.get(b)!,
+      });
+    } finally {
+      stopProgress();
+    }
+    const rows = results.map(toRow);
+    const report: PerfReport = {
+      model: { name: model.name, version: model.version },
+      target: target.label,
+      load: opts.load,
+      clientThreads: target.usesClientThreads ? opts.clientThreads : 0,
+      rows,
+      summary: summarize(rows, opts.measurement.percentile, opts.latencyThresholdMs),
+    };
+    await writeOutputs(report, opts, deps);
+    return report;
+  } finally {
+    await target.close();
+  }
+}
+
+async function writeOutputs(report: PerfReport, opts: PerfOptions, deps: PerfDeps): Promise<void> {
+  const write = async (file: string, text: string, what: string) => {
+    try {
+      await writeFile(file, text);
+    } catch (err) {
+      throw new GebeError(`cannot write the ${what} to ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose a writable path`);
+    }
+  };
+  if (opts.csvFile) await write(opts.csvFile, formatCsv(report), 'CSV');
+  if (opts.reportFile) await write(opts.reportFile, formatHtml(report, (deps.now ?? (() => new Date()))()), 'HTML report');
+  deps.io.stdout.write(opts.json ? formatJson(report) : formatTable(report, colors(deps.io, 'stdout')));
+}

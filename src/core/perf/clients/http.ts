@@ -1,0 +1,172 @@
+/**
+ * KServe v2 over HTTP/1.1 with keep-alive: the model's control plane (metadata, readiness, config,
+ * statistics) and a data-plane client that sends prebuilt binary-extension bodies.
+ */
+import http from 'node:http';
+import { GebeError } from '../../../errors.js';
+import type { Datatype, ModelStatistics, TensorMetadata } from '../../executor/types.js';
+import type { EncodedHttpRequest } from './kserve-binary.js';
+import { unreachable } from './http-errors.js';
+import type { InferClient, ModelDescription, ModelEndpoint, RequestTiming } from './types.js';
+
+/** `host:port`, `http://host:port` or a URL with a path prefix → base URL without trailing slash. */
+export function normalizeBaseUrl(url: string): string {
+  const withScheme = /^[a-z]+:\/\//i.test(url) ? url : `http://${url}`;
+  return withScheme.replace(/\/+$/, '');
+}
+
+interface JsonReply {
+  status: number;
+  body: unknown;
+}
+
+function getJson(agent: http.Agent, base: string, path: string): Promise<JsonReply> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${base}${path}`, { agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        try { body = text ? JSON.parse(text) : undefined; } catch { /* keep text */ }
+        resolve({ status: res.statusCode ?? 0, body });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(base, err)));
+  });
+}
+
+function errorText(body: unknown): string {
+  if (body && typeof body === 'object' && 'error' in body) return String((body as { error: unknown }).error);
+  return typeof body === 'string' ? body.slice(0, 200) : JSON.stringify(body);
+}
+
+export class HttpModelEndpoint implements ModelEndpoint {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  private readonly base: string;
+  private version?: string;
+
+  constructor(url: string, private readonly model: string, requestedVersion?: string) {
+    this.base = normalizeBaseUrl(url);
+    this.version = requestedVersion;
+  }
+
+  private modelPath(): string {
+    const m = encodeURIComponent(this.model);
+    return this.version ? `/v2/models/${m}/versions/${encodeURIComponent(this.version)}` : `/v2/models/${m}`;
+  }
+
+  async describe(): Promise<ModelDescription> {
+    const meta = await getJson(this.agent, this.base, this.modelPath());
+    if (meta.status === 404 || meta.status === 400) {
+      const index = await getJson(this.agent, this.base, '/v2/models/stats').catch(() => undefined);
+      const names = (index?.body as { model_stats?: Array<{ name: string }> } | undefined)?.model_stats?.map((s) => s.name);
+      const known = names && names.length ? `; the server has ${[...new Set(names)].map((n) => `"${n}"`).join(', ')}` : '';
+      const what = this.version ? `model "${this.model}" version ${this.version}` : `model "${this.model}"`;
+      throw new GebeError(`${what} is not on the server at ${this.base} (${errorText(meta.body)})${known}; check -m/--model-version`);
+    }
+    if (meta.status === 503) {
+      throw new GebeError(`model "${this.model}" is not ready on ${this.base} (${errorText(meta.body)}); fix what the server reports, or wait for the model to load`);
+    }
+    if (meta.status !== 200) throw new GebeError(`model metadata request to ${this.base}${this.modelPath()} failed with HTTP ${meta.status}: ${errorText(meta.body)}`);
+    const body = meta.body as { name: string; versions?: string[]; inputs: TensorMetadata[]; outputs: TensorMetadata[] };
+    // Address one version explicitly so statistics and inference refer to the same one.
+    if (!this.version && body.versions && body.versions.length > 0) {
+      this.version = [...body.versions].sort((a, b) => Number(b) - Number(a))[0];
+    }
+    const ready = await getJson(this.agent, this.base, `${this.modelPath()}/ready`);
+    if (ready.status !== 200) {
+      throw new GebeError(`model "${this.model}"${this.version ? ` version ${this.version}` : ''} is not ready on ${this.base} (HTTP ${ready.status}); wait for it to load, or check the server log`);
+    }
+    const config = await getJson(this.agent, this.base, `${this.modelPath()}/config`);
+    let maxBatchSize: number;
+    if (config.status === 200 && config.body && typeof config.body === 'object') {
+      maxBatchSize = Number((config.body as { max_batch_size?: number }).max_batch_size ?? 0);
+    } else {
+      // Without the config extension, a leading -1 on every input is the sign of a batching model.
+      maxBatchSize = body.inputs.every((i) => i.shape[0] === -1) ? Number.MAX_SAFE_INTEGER : 0;
+    }
+    return {
+      name: body.name,
+      version: this.version ?? '',
+      maxBatchSize,
+      inputs: body.inputs.map((i) => ({ name: i.name, datatype: i.datatype as Datatype, shape: i.shape.map(Number) })),
+      outputs: body.outputs.map((o) => ({ name: o.name, datatype: o.datatype as Datatype, shape: o.shape.map(Number) })),
+    };
+  }
+
+  async statistics(): Promise<ModelStatistics | undefined> {
+    const reply = await getJson(this.agent, this.base, `${this.modelPath()}/stats`);
+    if (reply.status !== 200) return undefined;
+    const stats = (reply.body as { model_stats?: ModelStatistics[] }).model_stats;
+    if (!stats || stats.length === 0) return undefined;
+    return stats.find((s) => s.version === this.version) ?? stats[0];
+  }
+
+  /** The infer path for the version describe() settled on. */
+  inferPath(): string {
+    return `${this.modelPath()}/infer`;
+  }
+
+  async close(): Promise<void> {
+    this.agent.destroy();
+  }
+}
+
+/** Sends prebuilt bodies round-robin over keep-alive connections, one socket per outstanding request. */
+export class HttpInferClient implements InferClient {
+  private readonly agent: http.Agent;
+  private readonly url: URL;
+  private next = 0;
+
+  constructor(baseUrl: string, inferPath: string, private readonly bodies: EncodedHttpRequest[], maxSockets: number) {
+    this.url = new URL(`${normalizeBaseUrl(baseUrl)}${inferPath}`);
+    this.agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'lifo' });
+  }
+
+  infer(): Promise<RequestTiming> {
+    const payload = this.bodies[this.next]!;
+    this.next = (this.next + 1) % this.bodies.length;
+    return new Promise((resolve, reject) => {
+      const t0 = performance.now();
+      let sent = t0;
+      const req = http.request({
+        agent: this.agent,
+        hostname: this.url.hostname,
+        port: this.url.port,
+        path: this.url.pathname,
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/octet-stream',
+          'Content-Length': payload.body.byteLength,
+          'Inference-Header-Content-Length': payload.headerLength,
+        },
+      }, (res) => {
+        const got = performance.now();
+        const chunks: Buffer[] = [];
+        const failed = res.statusCode !== 200;
+        res.on('data', (c: Buffer) => { if (failed) chunks.push(c); });
+        res.on('end', () => {
+          if (failed) {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let message = text;
+            try { message = errorText(JSON.parse(text)); } catch { /* plain text */ }
+            reject(new GebeError(`the server answered HTTP ${res.statusCode} to an inference request: ${message}`));
+            return;
+          }
+          const end = performance.now();
+          resolve({ sendUs: (sent - t0) * 1000, recvUs: (end - got) * 1000 });
+        });
+        res.on('error', reject);
+      });
+      req.on('finish', () => { sent = performance.now(); });
+      req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(`${this.url.protocol}//${this.url.host}`, err)));
+      req.end(payload.body);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.agent.destroy();
+  }
+}

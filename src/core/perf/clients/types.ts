@@ -1,0 +1,36 @@
+/**
+ * What the load generator needs from a target: a control plane (describe the model, read its
+ * statistics) and a data plane (send one prepared request). In-process, HTTP and gRPC implement both.
+ */
+import type { InferTensor, ModelStatistics, TensorMetadata } from '../../executor/types.js';
+
+export interface ModelDescription {
+  name: string;
+  version: string;
+  /** 0 when the model does not batch: then the shapes below have no batch dimension. */
+  maxBatchSize: number;
+  inputs: TensorMetadata[];
+  outputs: TensorMetadata[];
+}
+
+/** Where one measured request's client time went, when the transport can tell (µs). */
+export interface RequestTiming {
+  sendUs: number;
+  recvUs: number;
+}
+
+export interface InferClient {
+  /** Sends the next prepared request; resolves when the whole response has arrived. */
+  infer(): Promise<RequestTiming | undefined>;
+  close(): Promise<void>;
+}
+
+export interface ModelEndpoint {
+  describe(): Promise<ModelDescription>;
+  /** The model's statistics now, or undefined when the target has no statistics extension. */
+  statistics(): Promise<ModelStatistics | undefined>;
+  close(): Promise<void>;
+}
+
+/** One request's inputs; a sweep cycles through several when --input-data gives several entries. */
+export type RequestInputs = InferTensor[];

@@ -1,0 +1,46 @@
+/**
+ * The load generator talks to every driver through this handle, whether the driver runs on the
+ * main thread (in-process mode, where the native executor does the work on its own threads) or on
+ * a worker thread with its own event loop (network modes, so the client is not the bottleneck).
+ */
+import { LoadDriver, type DriverWindow, type LoadPlan } from './driver.js';
+import type { InferClient } from './clients/types.js';
+
+export interface DriverHandle {
+  start(plan: LoadPlan): void;
+  /** Requests completed since the last snapshot, as last reported. */
+  completed(): number;
+  snapshot(): Promise<DriverWindow>;
+  stop(): Promise<void>;
+  /** Releases the thread and the client. */
+  close(): Promise<void>;
+  /** Called with the first failed request's error. */
+  onError(listener: (err: unknown) => void): void;
+}
+
+export class InThreadDriver implements DriverHandle {
+  private listener: (err: unknown) => void = () => {};
+  private readonly driver: LoadDriver;
+
+  constructor(private readonly client: InferClient, private readonly closeClient = true) {
+    this.driver = new LoadDriver(client, (err) => this.listener(err));
+  }
+
+  start(plan: LoadPlan): void { this.driver.start(plan); }
+  completed(): number { return this.driver.completed(); }
+  async snapshot(): Promise<DriverWindow> { return this.driver.snapshot(); }
+  stop(): Promise<void> { return this.driver.stop(); }
+  async close(): Promise<void> { if (this.closeClient) await this.client.close(); }
+  onError(listener: (err: unknown) => void): void { this.listener = listener; }
+}
+
+/** Splits a plan across n drivers: concurrency as evenly as possible, rate in equal shares. */
+export function splitPlan(plan: LoadPlan, n: number): LoadPlan[] {
+  if (plan.kind === 'rate') {
+    return Array.from({ length: n }, () => ({ ...plan, requestsPerSecond: plan.requestsPerSecond / n }));
+  }
+  return Array.from({ length: n }, (_, i) => ({
+    kind: 'concurrency' as const,
+    concurrency: Math.floor(plan.concurrency / n) + (i < plan.concurrency % n ? 1 : 0),
+  })).filter((p) => p.concurrency > 0);
+}

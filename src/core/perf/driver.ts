@@ -1,0 +1,132 @@
+/**
+ * One thread's share of the load: keeps N requests outstanding (concurrency) or fires on a schedule
+ * (request rate), records latencies into its own histogram, and hands the window over on request.
+ * At a fixed request rate the latency runs from the scheduled send time, not the actual one, which
+ * corrects for coordinated omission: a stalled server cannot hide the requests it delayed.
+ */
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { createLatencyHistogram, recordLatency, type Histogram } from './histogram.js';
+import type { InferClient } from './clients/types.js';
+
+export type LoadPlan =
+  | { kind: 'concurrency'; concurrency: number }
+  | { kind: 'rate'; requestsPerSecond: number; distribution: 'constant' | 'poisson' };
+
+/** What one driver measured since its previous snapshot. */
+export interface DriverWindow {
+  histogram: Histogram;
+  requests: number;
+  /** Requests whose transport reported send/recv times, and their sums (µs). */
+  timedRequests: number;
+  sendUsSum: number;
+  recvUsSum: number;
+  /** Share of wall time this driver's event loop was busy (0..1): 1 means the client saturated a core. */
+  loopBusy: number;
+}
+
+export class LoadDriver {
+  private histogram = createLatencyHistogram();
+  private requests = 0;
+  private timedRequests = 0;
+  private sendUsSum = 0;
+  private recvUsSum = 0;
+  private running = false;
+  private inFlight = 0;
+  private idleWaiters: Array<() => void> = [];
+  private elu: EventLoopUtilization = performance.eventLoopUtilization();
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly client: InferClient, private readonly onError: (err: unknown) => void) {}
+
+  start(plan: LoadPlan): void {
+    this.running = true;
+    if (plan.kind === 'concurrency') {
+      for (let i = 0; i < plan.concurrency; i++) void this.closedLoop();
+    } else {
+      this.openLoop(plan.requestsPerSecond, plan.distribution);
+    }
+  }
+
+  /** Requests completed since the last snapshot (for count windows and progress). */
+  completed(): number {
+    return this.requests;
+  }
+
+  snapshot(): DriverWindow {
+    const now = performance.eventLoopUtilization();
+    const window: DriverWindow = {
+      histogram: this.histogram,
+      requests: this.requests,
+      timedRequests: this.timedRequests,
+      sendUsSum: this.sendUsSum,
+      recvUsSum: this.recvUsSum,
+      loopBusy: performance.eventLoopUtilization(now, this.elu).utilization,
+    };
+    this.elu = now;
+    this.histogram = createLatencyHistogram();
+    this.requests = this.timedRequests = this.sendUsSum = this.recvUsSum = 0;
+    return window;
+  }
+
+  /** Stops sending and resolves once every outstanding request has finished. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private record(startedAt: number, timing: { sendUs: number; recvUs: number } | undefined): void {
+    recordLatency(this.histogram, (performance.now() - startedAt) * 1000);
+    this.requests++;
+    if (timing) {
+      this.timedRequests++;
+      this.sendUsSum += timing.sendUs;
+      this.recvUsSum += timing.recvUs;
+    }
+  }
+
+  private settle(): void {
+    this.inFlight--;
+    if (this.inFlight === 0 && !this.running) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  private async closedLoop(): Promise<void> {
+    while (this.running) {
+      const t0 = performance.now();
+      this.inFlight++;
+      try {
+        const timing = await this.client.infer();
+        this.record(t0, timing);
+      } catch (err) {
+        this.running = false;
+        this.onError(err);
+      } finally {
+        this.settle();
+      }
+    }
+  }
+
+  private openLoop(rate: number, distribution: 'constant' | 'poisson'): void {
+    const meanGapMs = 1000 / rate;
+    const gap = distribution === 'constant' ? () => meanGapMs : () => -Math.log(1 - Math.random()) * meanGapMs;
+    let nextAt = performance.now();
+    const fire = (scheduledAt: number) => {
+      this.inFlight++;
+      this.client.infer().then(
+        (timing) => { this.record(scheduledAt, timing); this.settle(); },
+        (err) => { this.running = false; this.settle(); this.onError(err); },
+      );
+    };
+    const tick = () => {
+      if (!this.running) return;
+      const now = performance.now();
+      // Timers are coarse: send everything that is due, each measured from its own scheduled time.
+      while (nextAt <= now && this.running) {
+        fire(nextAt);
+        nextAt += gap();
+      }
+      this.timer = setTimeout(tick, Math.max(0, nextAt - performance.now()));
+    };
+    tick();
+  }
+}

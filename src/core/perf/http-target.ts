@@ -1,0 +1,58 @@
+/**
+ * A remote KServe v2 server over HTTP as a load target: the control plane on the main thread, the
+ * load on worker threads (each with its own event loop and keep-alive connections), or on the main
+ * thread when clientThreads is 0.
+ */
+import { HttpInferClient, HttpModelEndpoint, normalizeBaseUrl } from './clients/http.js';
+import { encodeBinaryInferRequest } from './clients/kserve-binary.js';
+import type { ModelDescription, RequestInputs } from './clients/types.js';
+import { InThreadDriver, type DriverHandle } from './driver-handle.js';
+import type { LoadTarget } from './load-generator.js';
+import { WorkerThreadDriver } from './worker-driver.js';
+
+/** Sockets per driver: one per outstanding request, with room for the highest concurrency anyone sweeps. */
+const MAX_SOCKETS = 4096;
+
+export class HttpTarget implements LoadTarget {
+  readonly label: string;
+  readonly endpoint: HttpModelEndpoint;
+  private description?: ModelDescription;
+
+  constructor(private readonly url: string, model: string, version: string | undefined, readonly usesClientThreads: boolean) {
+    this.label = `${normalizeBaseUrl(url)} (HTTP)`;
+    this.endpoint = new HttpModelEndpoint(url, model, version);
+  }
+
+  async describe(): Promise<ModelDescription> {
+    this.description ??= await this.endpoint.describe();
+    return this.description;
+  }
+
+  async createDrivers(requests: RequestInputs[], count: number): Promise<DriverHandle[]> {
+    const model = await this.describe();
+    const outputs = model.outputs.map((o) => o.name);
+    const bodies = requests.map((r) => encodeBinaryInferRequest(r, outputs));
+    const inferPath = this.endpoint.inferPath();
+    if (!this.usesClientThreads) {
+      return [new InThreadDriver(new HttpInferClient(this.url, inferPath, bodies, MAX_SOCKETS))];
+    }
+    const drivers = Array.from({ length: Math.max(1, count) }, () => new WorkerThreadDriver({
+      transport: 'http',
+      baseUrl: this.url,
+      inferPath,
+      bodies: bodies.map((b) => ({ body: new Uint8Array(b.body), headerLength: b.headerLength })),
+      maxSockets: MAX_SOCKETS,
+    }));
+    try {
+      await Promise.all(drivers.map((d) => d.whenReady()));
+    } catch (err) {
+      await Promise.all(drivers.map((d) => d.close()));
+      throw err;
+    }
+    return drivers;
+  }
+
+  async close(): Promise<void> {
+    await this.endpoint.close();
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * The load generator: sweeps batch sizes × load levels, measures each in windows until
+ * perf_analyzer's stability rule holds, and emits events (start, setting, tick, window, result, done).
+ * It never prints; reporters listen.
+ */
+import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { GebeError } from '../../errors.js';
+import type { ModelStatistics } from '../executor/types.js';
+import type { ModelEndpoint, RequestInputs } from './clients/types.js';
+import { splitPlan, type DriverHandle } from './driver-handle.js';
+import type { LoadPlan } from './driver.js';
+import { judgedLatencyUs, mergeMeasurements, windowFromDrivers, type Measurement } from './measurement.js';
+import { statisticsDelta } from './server-breakdown.js';
+import { judgeStability, STABILITY_WINDOWS, type StabilityVerdict } from './stability.js';
+
+export interface MeasurementOptions {
+  intervalMs: number;
+  mode: 'time_windows' | 'count_windows';
+  /** Requests per window in count_windows mode. */
+  requestCount: number;
+  stabilityPercentage: number;
+  maxTrials: number;
+  percentile?: number;
+  warmupRequestCount: number;
+}
+
+/** A target the generator can load: the model's endpoint and a way to make drivers for a payload. */
+export interface LoadTarget {
+  readonly label: string;
+  readonly endpoint: ModelEndpoint;
+  /** Drivers (threads or in-thread loops) that will send these requests; count is a hint. */
+  createDrivers(requests: RequestInputs[], count: number): Promise<DriverHandle[]>;
+}
+
+export interface Setting {
+  batchSize: number;
+  concurrency?: number;
+  requestRate?: number;
+}
+
+export interface SettingResult {
+  setting: Setting;
+  /** The merge of the last stable windows: what the report shows. */
+  measurement: Measurement;
+  windows: Measurement[];
+}
+
+export interface SweepPlan {
+  batchSizes: number[];
+  /** Concurrency levels or request rates (per second), in order. */
+  levels: number[];
+  kind: 'concurrency' | 'rate';
+  distribution: 'constant' | 'poisson';
+  /** Client threads to spread the load over (network targets). */
+  clientThreads: number;
+  /** The requests to send per batch size. */
+  requests: (batchSize: number) => RequestInputs[];
+}
+
+export interface LoadGeneratorEvents {
+  start: [{ target: string; settings: Setting[] }];
+  setting: [{ setting: Setting; index: number; total: number }];
+  tick: [{ setting: Setting; trial: number; elapsedMs: number; completed: number }];
+  window: [{ setting: Setting; trial: number; measurement: Measurement; verdict: StabilityVerdict }];
+  result: [SettingResult];
+  done: [SettingResult[]];
+}
+
+const TICK_MS = 100;
+const COUNT_POLL_MS = 10;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function describeSetting(s: Setting): string {
+  const load = s.concurrency !== undefined ? `concurrency ${s.concurrency}` : `request rate ${s.requestRate}/s`;
+  return `batch ${s.batchSize}, ${load}`;
+}
+
+export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
+  private failure?: unknown;
+
+  constructor(private readonly target: LoadTarget, private readonly options: MeasurementOptions) {
+    super();
+  }
+
+  async run(plan: SweepPlan): Promise<SettingResult[]> {
+    const settings: Setting[] = plan.batchSizes.flatMap((batchSize) => plan.levels.map((level) =>
+      plan.kind === 'concurrency' ? { batchSize, concurrency: level } : { batchSize, requestRate: level }));
+    this.emit('start', { target: this.target.label, settings });
+    const results: SettingResult[] = [];
+    for (const batchSize of plan.batchSizes) {
+      const requests = plan.requests(batchSize);
+      const maxLevel = Math.max(...plan.levels);
+      const threads = plan.kind === 'concurrency' ? Math.min(plan.clientThreads, maxLevel) : plan.clientThreads;
+      const drivers = await this.target.createDrivers(requests, threads);
+      for (const d of drivers) d.onError((err) => { this.failure ??= err; });
+      try {
+        await this.warmup(drivers, batchSize);
+        for (const level of plan.levels) {
+          const setting = settings.find((s) => s.batchSize === batchSize && (s.concurrency ?? s.requestRate) === level)!;
+          this.emit('setting', { setting, index: results.length, total: settings.length });
+          const loadPlan: LoadPlan = plan.kind === 'concurrency'
+            ? { kind: 'concurrency', concurrency: level }
+            : { kind: 'rate', requestsPerSecond: level, distribution: plan.distribution };
+          const result = await this.measureSetting(drivers, setting, loadPlan);
+          results.push(result);
+          this.emit('result', result);
+        }
+      } finally {
+        await Promise.all(drivers.map((d) => d.stop().catch(() => {})));
+        await Promise.all(drivers.map((d) => d.close()));
+      }
+    }
+    this.emit('done', results);
+    return results;
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** Sends --warmup-request-count requests one at a time before measuring (compiles shapes, fills caches). */
+  private async warmup(drivers: DriverHandle[], _batchSize: number): Promise<void> {
+    const count = this.options.warmupRequestCount;
+    if (count <= 0) return;
+    const driver = drivers[0]!;
+    await driver.snapshot();
+    driver.start({ kind: 'concurrency', concurrency: 1 });
+    while (driver.completed() < count) {
+      this.throwIfFailed();
+      await sleep(COUNT_POLL_MS);
+    }
+    await driver.stop();
+    this.throwIfFailed();
+  }
+
+  private async measureSetting(drivers: DriverHandle[], setting: Setting, loadPlan: LoadPlan): Promise<SettingResult> {
+    const shares = splitPlan(loadPlan, drivers.length);
+    const active = drivers.slice(0, shares.length);
+    shares.forEach((share, i) => active[i]!.start(share));
+    try {
+      let [, before] = await Promise.all([Promise.all(active.map((d) => d.snapshot())), this.statistics()]);
+      let windowStart = performance.now();
+      const windows: Measurement[] = [];
+      for (let trial = 1; trial <= this.options.maxTrials; trial++) {
+        await this.waitForWindow(active, setting, trial, windowStart);
+        const windowEnd = performance.now();
+        const [parts, after] = await Promise.all([Promise.all(active.map((d) => d.snapshot())), this.statistics()]);
+        this.throwIfFailed();
+        const server = before && after ? statisticsDelta(before, after) : undefined;
+        const measurement = windowFromDrivers(parts, windowEnd - windowStart, setting.batchSize, server, this.options.percentile);
+        windows.push(measurement);
+        const verdict = judgeStability(
+          windows.map((w) => ({ throughput: w.throughput, latencyUs: judgedLatencyUs(w) })),
+          this.options.stabilityPercentage,
+        );
+        this.emit('window', { setting, trial, measurement, verdict });
+        if (verdict.stable) {
+          return { setting, windows, measurement: mergeMeasurements(windows.slice(-STABILITY_WINDOWS), setting.batchSize, this.options.percentile) };
+        }
+        before = after;
+        windowStart = windowEnd;
+      }
+      throw this.unstable(setting, windows);
+    } finally {
+      await Promise.all(active.map((d) => d.stop()));
+    }
+  }
+
+  private async statistics(): Promise<ModelStatistics | undefined> {
+    return this.target.endpoint.statistics();
+  }
+
+  private async waitForWindow(drivers: DriverHandle[], setting: Setting, trial: number, start: number): Promise<void> {
+    const completed = () => drivers.reduce((a, d) => a + d.completed(), 0);
+    let lastTick = start;
+    for (;;) {
+      this.throwIfFailed();
+      const now = performance.now();
+      const elapsed = now - start;
+      if (this.options.mode === 'time_windows') {
+        if (elapsed >= this.options.intervalMs) return;
+      } else if (completed() >= this.options.requestCount) {
+        return;
+      }
+      if (now - lastTick >= TICK_MS) {
+        lastTick = now;
+        this.emit('tick', { setting, trial, elapsedMs: elapsed, completed: completed() });
+      }
+      const wait = this.options.mode === 'time_windows'
+        ? Math.min(TICK_MS, this.options.intervalMs - elapsed)
+        : COUNT_POLL_MS;
+      await sleep(Math.max(1, wait));
+    }
+  }
+
+  private unstable(setting: Setting, windows: Measurement[]): GebeError {
+    const verdict = judgeStability(windows.map((w) => ({ throughput: w.throughput, latencyUs: judgedLatencyUs(w) })), this.options.stabilityPercentage);
+    const pct = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)}%` : 'a window with no completed requests');
+    const o = this.options;
+    const windowFlag = o.mode === 'time_windows' ? `--measurement-interval (now ${o.intervalMs} ms)` : `--measurement-request-count (now ${o.requestCount})`;
+    return new GebeError(
+      `measurements at ${describeSetting(setting)} did not stabilise within ${o.maxTrials} windows ` +
+      `(last ${STABILITY_WINDOWS}: throughput varied ${pct(verdict.throughputSpreadPct)}, latency ${pct(verdict.latencySpreadPct)}, allowed ${o.stabilityPercentage}%); ` +
+      `raise ${windowFlag}, -s/--stability-percentage or -r/--max-trials`,
+    );
+  }
+}

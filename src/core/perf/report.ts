@@ -1,0 +1,117 @@
+/**
+ * The report as plain data: what --json prints and what the table, CSV and HTML reporters format.
+ * Latencies are in microseconds, throughput in inferences per second.
+ */
+import type { ServerBreakdown } from './server-breakdown.js';
+import type { SettingResult } from './load-generator.js';
+
+export interface ReportRow {
+  batchSize: number;
+  concurrency?: number;
+  requestRate?: number;
+  /** Inferences per second (requests × batch size). */
+  throughput: number;
+  requestsPerSecond: number;
+  latencyUs: { avg: number; p50: number; p90: number; p95: number; p99: number; percentile?: number };
+  clientSendUs?: number;
+  clientRecvUs?: number;
+  /** Latency not spent in the client or in the server's queue and compute: the network and server I/O. */
+  networkServerUs?: number;
+  server?: ServerBreakdown;
+  /** Windows measured until the last ones were stable. */
+  windows: number;
+  clientLoopBusy: number;
+  clientSaturated: boolean;
+}
+
+export interface BestSetting {
+  batchSize: number;
+  concurrency?: number;
+  requestRate?: number;
+  throughput: number;
+  latencyUs: number;
+}
+
+export interface PerfSummary {
+  /** The latency the summary and stability judge: "avg" or "p<percentile>". */
+  latencyMetric: string;
+  best: BestSetting;
+  latencyThresholdMs?: number;
+  /** Best throughput with latency at or under the threshold; null when no setting met it. */
+  bestUnderThreshold?: BestSetting | null;
+  /** Settings where a client event loop saturated a core: their figures may be client-bound. */
+  clientSaturated: Array<{ batchSize: number; concurrency?: number; requestRate?: number }>;
+}
+
+export interface PerfReport {
+  model: { name: string; version: string };
+  target: string;
+  load: 'concurrency' | 'request-rate';
+  clientThreads: number;
+  rows: ReportRow[];
+  summary: PerfSummary;
+}
+
+export function toRow(result: SettingResult): ReportRow {
+  const m = result.measurement;
+  const l = m.latency;
+  const serverUs = m.server ? m.server.queueUs + m.server.computeInputUs + m.server.computeInferUs + m.server.computeOutputUs : 0;
+  const clientUs = (m.clientSendUs ?? 0) + (m.clientRecvUs ?? 0);
+  return {
+    batchSize: result.setting.batchSize,
+    ...(result.setting.concurrency !== undefined ? { concurrency: result.setting.concurrency } : {}),
+    ...(result.setting.requestRate !== undefined ? { requestRate: result.setting.requestRate } : {}),
+    throughput: m.throughput,
+    requestsPerSecond: m.durationMs > 0 ? m.requests / (m.durationMs / 1000) : 0,
+    latencyUs: {
+      avg: l.avgUs, p50: l.p50Us, p90: l.p90Us, p95: l.p95Us, p99: l.p99Us,
+      ...(l.percentileUs !== undefined ? { percentile: l.percentileUs } : {}),
+    },
+    ...(m.clientSendUs !== undefined ? { clientSendUs: m.clientSendUs, clientRecvUs: m.clientRecvUs } : {}),
+    ...(m.server ? { server: m.server, networkServerUs: Math.max(0, l.avgUs - clientUs - serverUs) } : {}),
+    windows: result.windows.length,
+    clientLoopBusy: m.clientLoopBusy,
+    clientSaturated: m.clientSaturated,
+  };
+}
+
+function judged(row: ReportRow): number {
+  return row.latencyUs.percentile ?? row.latencyUs.avg;
+}
+
+function best(rows: ReportRow[]): BestSetting | null {
+  let top: ReportRow | undefined;
+  for (const r of rows) if (!top || r.throughput > top.throughput) top = r;
+  if (!top) return null;
+  return {
+    batchSize: top.batchSize,
+    ...(top.concurrency !== undefined ? { concurrency: top.concurrency } : {}),
+    ...(top.requestRate !== undefined ? { requestRate: top.requestRate } : {}),
+    throughput: top.throughput,
+    latencyUs: judged(top),
+  };
+}
+
+export function summarize(rows: ReportRow[], percentile: number | undefined, latencyThresholdMs: number | undefined): PerfSummary {
+  const overall = best(rows);
+  if (!overall) throw new Error('summarize needs at least one measured setting');
+  return {
+    latencyMetric: percentile !== undefined ? `p${percentile}` : 'avg',
+    best: overall,
+    ...(latencyThresholdMs !== undefined ? {
+      latencyThresholdMs,
+      bestUnderThreshold: best(rows.filter((r) => judged(r) <= latencyThresholdMs * 1000)),
+    } : {}),
+    clientSaturated: rows.filter((r) => r.clientSaturated).map((r) => ({
+      batchSize: r.batchSize,
+      ...(r.concurrency !== undefined ? { concurrency: r.concurrency } : {}),
+      ...(r.requestRate !== undefined ? { requestRate: r.requestRate } : {}),
+    })),
+  };
+}
+
+export function settingLabel(s: { batchSize: number; concurrency?: number; requestRate?: number }): string {
+  return s.concurrency !== undefined
+    ? `batch ${s.batchSize}, concurrency ${s.concurrency}`
+    : `batch ${s.batchSize}, ${s.requestRate} req/s`;
+}

@@ -1,0 +1,42 @@
+/**
+ * The human report: one row per setting (latencies in ms) and a summary naming the best-throughput
+ * setting, the best one under --latency-threshold, and any setting where the client saturated a core.
+ */
+import type { ChalkInstance } from 'chalk';
+import { settingLabel, type PerfReport, type ReportRow } from '../report.js';
+
+const ms = (us: number | undefined) => (us === undefined ? '-' : (us / 1000).toFixed(us >= 100_000 ? 0 : us >= 10_000 ? 1 : 2));
+const rate = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
+
+export function formatTable(report: PerfReport, c: ChalkInstance): string {
+  const loadHeader = report.load === 'concurrency' ? 'concurrency' : 'req/s';
+  const headers = ['batch', loadHeader, 'infer/s', 'avg ms', 'p50', 'p90', 'p95', 'p99', 'queue', 'c.input', 'c.infer', 'c.output'];
+  const cells = report.rows.map((r: ReportRow) => [
+    String(r.batchSize),
+    String(r.concurrency ?? r.requestRate),
+    rate(r.throughput) + (r.clientSaturated ? '*' : ''),
+    ms(r.latencyUs.avg), ms(r.latencyUs.p50), ms(r.latencyUs.p90), ms(r.latencyUs.p95), ms(r.latencyUs.p99),
+    ms(r.server?.queueUs), ms(r.server?.computeInputUs), ms(r.server?.computeInferUs), ms(r.server?.computeOutputUs),
+  ]);
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((cell, i) => cell.padStart(widths[i]!)).join('  ');
+  const out: string[] = [];
+  out.push(c.bold(`${report.model.name} v${report.model.version} · ${report.target}`));
+  out.push(c.dim(line(headers)));
+  for (const row of cells) out.push(line(row));
+  out.push(c.dim('latency in ms; queue/c.* = server-side averages per request (statistics extension)'));
+  out.push('');
+  const s = report.summary;
+  out.push(`${c.green('best throughput')}: ${settingLabel(s.best)} → ${rate(s.best.throughput)} infer/s at ${s.latencyMetric} ${ms(s.best.latencyUs)} ms`);
+  if (s.latencyThresholdMs !== undefined) {
+    if (s.bestUnderThreshold) {
+      out.push(`${c.green(`best under ${s.latencyThresholdMs} ms`)} (${s.latencyMetric}): ${settingLabel(s.bestUnderThreshold)} → ${rate(s.bestUnderThreshold.throughput)} infer/s at ${ms(s.bestUnderThreshold.latencyUs)} ms`);
+    } else {
+      out.push(`${c.yellow(`no setting kept ${s.latencyMetric} latency under ${s.latencyThresholdMs} ms`)}; try lower concurrency or a smaller batch`);
+    }
+  }
+  if (s.clientSaturated.length > 0) {
+    out.push(`${c.yellow('* client saturated a core')} at ${s.clientSaturated.map(settingLabel).join('; ')}: those figures may be client-bound; raise --client-threads (now ${report.clientThreads})`);
+  }
+  return `${out.join('\n')}\n`;
+}

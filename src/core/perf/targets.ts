@@ -1,0 +1,31 @@
+/** Opens the target a perf run measures: a remote server (HTTP or gRPC) or the model in process. */
+import { GebeError } from '../../errors.js';
+import type { ModelDescription } from './clients/types.js';
+import { HttpTarget } from './http-target.js';
+import type { LoadTarget } from './load-generator.js';
+
+export interface OpenTarget extends LoadTarget {
+  describe(): Promise<ModelDescription>;
+  close(): Promise<void>;
+  /** Whether the load runs on client threads (network targets) or on the executor's own threads. */
+  readonly usesClientThreads: boolean;
+}
+
+export interface TargetOptions {
+  model: string;
+  modelVersion?: string;
+  target: { kind: 'in-process'; repository: string } | { kind: 'remote'; url: string; protocol: 'http' | 'grpc' };
+  clientThreads: number;
+}
+
+export async function openTarget(opts: TargetOptions): Promise<OpenTarget> {
+  const t = opts.target;
+  if (t.kind === 'remote' && t.protocol === 'http') {
+    return new HttpTarget(t.url, opts.model, opts.modelVersion, opts.clientThreads > 0);
+  }
+  if (t.kind === 'remote' && t.protocol === 'grpc') {
+    const { GrpcTarget } = await import('./grpc-target.js');
+    return new GrpcTarget(t.url.replace(/^grpc:\/\//, ''), opts.model, opts.modelVersion, opts.clientThreads > 0);
+  }
+  throw new GebeError(`${t.kind === 'remote' ? 'gRPC' : 'in-process'} mode is not available in this build yet; use -u host:port with -i http`);
+}

@@ -1,0 +1,28 @@
+/** Messages between the load generator and its worker-thread drivers. */
+import type { LoadPlan } from './driver.js';
+
+/** How a worker builds its own client: the transport and the prebuilt requests to cycle through. */
+export type WorkerInit =
+  | { transport: 'http'; baseUrl: string; inferPath: string; bodies: Array<{ body: Uint8Array; headerLength: number }>; maxSockets: number }
+  | { transport: 'grpc'; address: string; requests: Uint8Array[] };
+
+export type WorkerRequest =
+  | { type: 'start'; plan: LoadPlan }
+  | { type: 'snapshot'; id: number }
+  | { type: 'stop'; id: number };
+
+export interface EncodedWindow {
+  histogram: string;
+  requests: number;
+  timedRequests: number;
+  sendUsSum: number;
+  recvUsSum: number;
+  loopBusy: number;
+}
+
+export type WorkerReply =
+  | { type: 'ready' }
+  | { type: 'progress'; completed: number }
+  | { type: 'error'; message: string; userCaused: boolean }
+  | { type: 'window'; id: number; window: EncodedWindow }
+  | { type: 'stopped'; id: number };

@@ -1,0 +1,139 @@
+/**
+ * ModelInferRequest / ModelInferResponse ↔ the executor's InferRequest / InferResponse.
+ * raw_input_contents entries are views over the received message; typed `contents` are converted
+ * element by element (that is the client's choice of encoding); responses always carry
+ * raw_output_contents, as Triton's do.
+ */
+import type { Datatype, InferRequest, InferResponse, InferTensor } from '../../executor/types.js';
+import { allocTyped, bytesOf, isDatatype } from '../datatypes.js';
+import { toNumber } from '../grpc/proto.js';
+import { ProtocolError } from '../protocol-error.js';
+import { joinBytesElements } from './bytes-elements.js';
+import { checkByteSize } from './http-infer-request.js';
+import { elementCount, parseShape } from './shape.js';
+
+/** The decoded protobuf message as protobufjs gives it (keepCase field names). */
+export interface GrpcInferRequestMessage {
+  model_name: string;
+  model_version: string;
+  id: string;
+  parameters?: Record<string, GrpcInferParameter>;
+  inputs: Array<{ name: string; datatype: string; shape: unknown[]; parameters?: Record<string, GrpcInferParameter>; contents?: Record<string, unknown[]> | null }>;
+  outputs: Array<{ name: string; parameters?: Record<string, GrpcInferParameter> }>;
+  raw_input_contents: Uint8Array[];
+}
+
+export interface GrpcInferParameter {
+  parameter_choice?: string;
+  bool_param?: boolean;
+  int64_param?: unknown;
+  string_param?: string;
+  double_param?: number;
+  uint64_param?: unknown;
+}
+
+const CONTENTS_FIELD: Record<Exclude<Datatype, 'FP16' | 'BF16'>, string> = {
+  BOOL: 'bool_contents', INT8: 'int_contents', INT16: 'int_contents', INT32: 'int_contents', INT64: 'int64_contents',
+  UINT8: 'uint_contents', UINT16: 'uint_contents', UINT32: 'uint_contents', UINT64: 'uint64_contents',
+  FP32: 'fp32_contents', FP64: 'fp64_contents', BYTES: 'bytes_contents',
+};
+const ALL_CONTENTS_FIELDS = [...new Set(Object.values(CONTENTS_FIELD))];
+
+const NARROW_RANGE: Partial<Record<Datatype, [number, number]>> = {
+  INT8: [-128, 127], INT16: [-32768, 32767], UINT8: [0, 255], UINT16: [0, 65535],
+};
+
+/** Decoded messages carry defaults for every oneof member; `parameter_choice` names the one set. */
+function parameterValue(p: GrpcInferParameter): unknown {
+  switch (p.parameter_choice) {
+    case 'bool_param': return p.bool_param;
+    case 'int64_param': return toNumber(p.int64_param);
+    case 'uint64_param': return toNumber(p.uint64_param);
+    case 'double_param': return p.double_param;
+    case 'string_param': return p.string_param;
+    default: return undefined;
+  }
+}
+
+export function decodeGrpcInferRequest(msg: GrpcInferRequestMessage): InferRequest {
+  const request: InferRequest = { inputs: [] };
+  if (msg.id) request.id = msg.id;
+  for (const [key, p] of Object.entries(msg.parameters ?? {})) {
+    const v = parameterValue(p);
+    if (key !== 'priority' && key !== 'timeout') continue;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+      throw ProtocolError.badRequest(`request parameter '${key}' must be a non-negative integer (int64_param or uint64_param), got ${JSON.stringify(v)}`);
+    }
+    if (key === 'priority') request.priority = v;
+    else request.timeoutUs = v;
+  }
+  if (!msg.inputs || msg.inputs.length === 0) throw ProtocolError.badRequest('request must have at least one input in `inputs`');
+  const raw = msg.raw_input_contents ?? [];
+  if (raw.length > 0 && raw.length !== msg.inputs.length) {
+    throw ProtocolError.badRequest(`raw_input_contents has ${raw.length} entries but the request has ${msg.inputs.length} inputs; send one entry per input, in order`);
+  }
+  msg.inputs.forEach((input, i) => request.inputs.push(decodeInput(input, raw.length > 0 ? raw[i] : undefined)));
+  if (msg.outputs && msg.outputs.length > 0) request.outputs = msg.outputs.map((o) => o.name);
+  return request;
+}
+
+function decodeInput(input: GrpcInferRequestMessage['inputs'][number], raw: Uint8Array | undefined): InferTensor {
+  const name = input.name;
+  if (!name) throw ProtocolError.badRequest('every input needs a name');
+  if (!isDatatype(input.datatype)) {
+    throw ProtocolError.badRequest(`input '${name}' has unknown datatype '${input.datatype}'; expected one of BOOL, UINT8, UINT16, UINT32, UINT64, INT8, INT16, INT32, INT64, FP16, BF16, FP32, FP64, BYTES`);
+  }
+  const datatype = input.datatype;
+  const shape = parseShape((input.shape ?? []).map(toNumber), name);
+  const count = elementCount(shape, name);
+  const contents = input.contents ?? undefined;
+  const used = contents ? ALL_CONTENTS_FIELDS.filter((f) => Array.isArray(contents[f]) && contents[f]!.length > 0) : [];
+  if (raw !== undefined) {
+    if (used.length > 0) throw ProtocolError.badRequest(`input '${name}' sets contents.${used[0]} while the request uses raw_input_contents; use one or the other`);
+    checkByteSize(name, datatype, shape, count, raw);
+    return { name, datatype, shape, data: raw };
+  }
+  if (datatype === 'FP16' || datatype === 'BF16') {
+    throw ProtocolError.badRequest(`input '${name}' has datatype ${datatype}, which has no typed contents field; send it in raw_input_contents`);
+  }
+  const field = CONTENTS_FIELD[datatype];
+  const wrong = used.find((f) => f !== field);
+  if (wrong) throw ProtocolError.badRequest(`input '${name}' of datatype ${datatype} sets contents.${wrong}; its data belongs in contents.${field}`);
+  const values = (contents?.[field] ?? []) as unknown[];
+  if (values.length !== count) {
+    throw ProtocolError.badRequest(`unexpected number of elements ${values.length} in contents.${field} of input '${name}', its shape [${shape.join(',')}] needs ${count}`);
+  }
+  return { name, datatype, shape, data: typedContentsToBytes(datatype, values, name) };
+}
+
+function typedContentsToBytes(datatype: Exclude<Datatype, 'FP16' | 'BF16'>, values: unknown[], name: string): Uint8Array {
+  if (datatype === 'BYTES') return joinBytesElements(values as Uint8Array[]);
+  const out = allocTyped(datatype, values.length);
+  if (datatype === 'INT64' || datatype === 'UINT64') {
+    for (let i = 0; i < values.length; i++) (out as BigInt64Array)[i] = BigInt(String(values[i]));
+    return bytesOf(out);
+  }
+  if (datatype === 'BOOL') {
+    for (let i = 0; i < values.length; i++) out[i] = values[i] ? 1 : 0;
+    return bytesOf(out);
+  }
+  const range = NARROW_RANGE[datatype];
+  if (range) {
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i] as number;
+      if (v < range[0] || v > range[1]) throw ProtocolError.badRequest(`element ${i} of input '${name}' is ${v}, outside the range of ${datatype} [${range[0]}, ${range[1]}]`);
+    }
+  }
+  (out as Float64Array).set(values as number[]);
+  return bytesOf(out);
+}
+
+export function encodeGrpcInferResponse(response: InferResponse): Record<string, unknown> {
+  return {
+    model_name: response.modelName,
+    model_version: response.modelVersion,
+    id: response.id ?? '',
+    outputs: response.outputs.map((o) => ({ name: o.name, datatype: o.datatype, shape: o.shape })),
+    raw_output_contents: response.outputs.map((o) => o.data),
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * Decodes a KServe v2 HTTP infer request body: JSON alone, or a JSON header of
+ * `Inference-Header-Content-Length` bytes followed by binary tensor data. Binary inputs become
+ * views over the received body (no copies, no per-element work).
+ */
+import type { Datatype, InferRequest, InferTensor } from '../../executor/types.js';
+import { DATATYPE_SIZE, isDatatype } from '../datatypes.js';
+import { ProtocolError } from '../protocol-error.js';
+import { countBytesElements } from './bytes-elements.js';
+import { jsonDataToBytes } from './json-tensor.js';
+import { describe, elementCount, parseShape } from './shape.js';
+
+export interface OutputEncoding {
+  /** Requested outputs that must travel binary, by name. */
+  binary: Map<string, boolean>;
+  /** `binary_data_output` at request level: the default for outputs not listed. */
+  binaryByDefault: boolean;
+}
+
+export interface DecodedHttpInfer {
+  request: InferRequest;
+  encoding: OutputEncoding;
+}
+
+type Json = Record<string, unknown>;
+
+/** `headerLength` is the parsed Inference-Header-Content-Length, or undefined for a JSON-only body. */
+export function decodeHttpInferRequest(body: Buffer, headerLength: number | undefined): DecodedHttpInfer {
+  const jsonEnd = headerLength ?? body.byteLength;
+  if (jsonEnd > body.byteLength) {
+    throw ProtocolError.badRequest(`Inference-Header-Content-Length is ${jsonEnd} but the body has only ${body.byteLength} bytes`);
+  }
+  const header = parseJsonObject(body, jsonEnd);
+  const params = optionalObject(header.parameters, 'parameters');
+  const request: InferRequest = { inputs: [] };
+  if (header.id !== undefined) {
+    if (typeof header.id !== 'string') throw ProtocolError.badRequest(`request 'id' must be a string, got ${describe(header.id)}`);
+    request.id = header.id;
+  }
+  if (params) applyRequestParameters(params, request);
+
+  if (!Array.isArray(header.inputs) || header.inputs.length === 0) {
+    throw ProtocolError.badRequest(`request must have a non-empty 'inputs' array, got ${describe(header.inputs)}`);
+  }
+  let offset = jsonEnd;
+  for (const [i, raw] of header.inputs.entries()) {
+    const { tensor, consumed } = decodeInput(raw, i, body, offset);
+    request.inputs.push(tensor);
+    offset += consumed;
+  }
+  if (offset !== body.byteLength) {
+    throw ProtocolError.badRequest(`unexpected ${body.byteLength - offset} bytes of binary data after the last input; 'binary_data_size' of the inputs adds up to ${offset - jsonEnd}`);
+  }
+  const encoding: OutputEncoding = { binary: new Map(), binaryByDefault: params?.binary_data_output === true };
+  if (header.outputs !== undefined) {
+    if (!Array.isArray(header.outputs)) throw ProtocolError.badRequest(`'outputs' must be an array, got ${describe(header.outputs)}`);
+    request.outputs = header.outputs.map((o, i) => decodeRequestedOutput(o, i, encoding));
+  }
+  return { request, encoding };
+}
+
+function parseJsonObject(body: Buffer, end: number): Json {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8', 0, end));
+  } catch (err) {
+    throw ProtocolError.badRequest(`failed to parse the request JSON buffer: ${(err as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw ProtocolError.badRequest(`the request JSON must be an object, got ${describe(parsed)}`);
+  }
+  return parsed as Json;
+}
+
+function optionalObject(value: unknown, what: string): Json | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw ProtocolError.badRequest(`'${what}' must be an object, got ${describe(value)}`);
+  }
+  return value as Json;
+}
+
+/** `priority` and `timeout` (µs) go to the scheduler; both must be non-negative integers. */
+export function applyRequestParameters(params: Json, request: InferRequest): void {
+  for (const key of ['priority', 'timeout'] as const) {
+    const v = params[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+      throw ProtocolError.badRequest(`request parameter '${key}' must be a non-negative integer, got ${JSON.stringify(v)}`);
+    }
+    if (key === 'priority') request.priority = v;
+    else request.timeoutUs = v;
+  }
+  const bdo = params.binary_data_output;
+  if (bdo !== undefined && typeof bdo !== 'boolean') {
+    throw ProtocolError.badRequest(`request parameter 'binary_data_output' must be a boolean, got ${JSON.stringify(bdo)}`);
+  }
+}
+
+function decodeInput(raw: unknown, index: number, body: Buffer, offset: number): { tensor: InferTensor; consumed: number } {
+  const input = optionalObject(raw, `inputs[${index}]`);
+  if (!input) throw ProtocolError.badRequest(`inputs[${index}] must be an object`);
+  if (typeof input.name !== 'string' || input.name === '') {
+    throw ProtocolError.badRequest(`inputs[${index}] must have a 'name' string`);
+  }
+  const name = input.name;
+  if (!isDatatype(input.datatype)) {
+    throw ProtocolError.badRequest(`input '${name}' has unknown datatype ${JSON.stringify(input.datatype) ?? 'undefined'}; expected one of BOOL, UINT8, UINT16, UINT32, UINT64, INT8, INT16, INT32, INT64, FP16, BF16, FP32, FP64, BYTES`);
+  }
+  const datatype: Datatype = input.datatype;
+  const shape = parseShape(input.shape, name);
+  const count = elementCount(shape, name);
+  const params = optionalObject(input.parameters, `parameters of input '${name}'`);
+  const binarySize = params?.binary_data_size;
+  if (binarySize === undefined) {
+    // Each JSON element takes at least one byte, so a larger count cannot be honest: refuse before allocating.
+    if (count > body.byteLength) {
+      throw ProtocolError.badRequest(`input '${name}' declares shape [${shape.join(',')}] (${count} elements) but the request is only ${body.byteLength} bytes`);
+    }
+    if (input.data === undefined) {
+      throw ProtocolError.badRequest(`input '${name}' has neither 'data' nor the 'binary_data_size' parameter`);
+    }
+    return { tensor: { name, datatype, shape, data: jsonDataToBytes(input.data, datatype, count, name) }, consumed: 0 };
+  }
+  if (typeof binarySize !== 'number' || !Number.isSafeInteger(binarySize) || binarySize < 0) {
+    throw ProtocolError.badRequest(`parameter 'binary_data_size' of input '${name}' must be a non-negative integer, got ${JSON.stringify(binarySize)}`);
+  }
+  if (input.data !== undefined) {
+    throw ProtocolError.badRequest(`input '${name}' has both 'data' and 'binary_data_size'; send its elements one way`);
+  }
+  if (offset + binarySize > body.byteLength) {
+    throw ProtocolError.badRequest(`input '${name}' declares binary_data_size ${binarySize} but only ${body.byteLength - offset} bytes of binary data remain in the body`);
+  }
+  const data = body.subarray(offset, offset + binarySize);
+  checkByteSize(name, datatype, shape, count, data);
+  return { tensor: { name, datatype, shape, data }, consumed: binarySize };
+}
+
+/** Binary data must match the shape exactly: fixed-size types by bytes, BYTES by element count. */
+export function checkByteSize(name: string, datatype: Datatype, shape: number[], count: number, data: Uint8Array): void {
+  if (datatype === 'BYTES') {
+    const n = countBytesElements(data, name);
+    if (n !== count) {
+      throw ProtocolError.badRequest(`unexpected number of string elements ${n} for inference input '${name}', expecting ${count} for shape [${shape.join(',')}]`);
+    }
+    return;
+  }
+  const expected = count * DATATYPE_SIZE[datatype];
+  if (data.byteLength !== expected) {
+    throw ProtocolError.badRequest(`unexpected total byte size ${data.byteLength} for inference input '${name}', expecting ${expected} for shape [${shape.join(',')}] of ${datatype}`);
+  }
+}
+
+function decodeRequestedOutput(raw: unknown, index: number, encoding: OutputEncoding): string {
+  const output = optionalObject(raw, `outputs[${index}]`);
+  if (!output || typeof output.name !== 'string' || output.name === '') {
+    throw ProtocolError.badRequest(`outputs[${index}] must be an object with a 'name' string`);
+  }
+  const params = optionalObject(output.parameters, `parameters of output '${output.name}'`);
+  if (params?.classification !== undefined) {
+    throw ProtocolError.unsupported(`output '${output.name}' asks for the classification extension, which gebe does not support; request the raw output instead`);
+  }
+  const binary = params?.binary_data;
+  if (binary !== undefined && typeof binary !== 'boolean') {
+    throw ProtocolError.badRequest(`parameter 'binary_data' of output '${output.name}' must be a boolean, got ${JSON.stringify(binary)}`);
+  }
+  if (binary !== undefined) encoding.binary.set(output.name, binary);
+  return output.name;
+}

@@ -1,0 +1,41 @@
+/**
+ * Encodes an infer response for HTTP: plain JSON, or (when any output travels binary) a JSON header
+ * followed by the raw output bytes, which are written as they are (no copies).
+ */
+import type { InferResponse } from '../../executor/types.js';
+import { isBinaryOnly } from '../datatypes.js';
+import type { OutputEncoding } from './http-infer-request.js';
+import { bytesToJsonText } from './json-tensor.js';
+
+export interface EncodedHttpResponse {
+  /** Chunks to write in order: the JSON header first. */
+  chunks: Uint8Array[];
+  contentLength: number;
+  /** Set when binary data follows the JSON header. */
+  headerLength?: number;
+}
+
+export function encodeHttpInferResponse(response: InferResponse, encoding: OutputEncoding): EncodedHttpResponse {
+  const parts: string[] = [];
+  const binaries: Uint8Array[] = [];
+  for (const out of response.outputs) {
+    const binary = encoding.binary.get(out.name) ?? (encoding.binaryByDefault || isBinaryOnly(out.datatype));
+    const head = `{"name":${JSON.stringify(out.name)},"datatype":"${out.datatype}","shape":[${out.shape.join(',')}]`;
+    if (binary) {
+      parts.push(`${head},"parameters":{"binary_data_size":${out.data.byteLength}}}`);
+      binaries.push(out.data);
+    } else {
+      parts.push(`${head},"data":${bytesToJsonText(out.datatype, out.data, out.name)}}`);
+    }
+  }
+  const id = response.id !== undefined ? `,"id":${JSON.stringify(response.id)}` : '';
+  const json = `{"model_name":${JSON.stringify(response.modelName)},"model_version":${JSON.stringify(response.modelVersion)}${id},"outputs":[${parts.join(',')}]}`;
+  const header = Buffer.from(json, 'utf8');
+  let contentLength = header.byteLength;
+  for (const b of binaries) contentLength += b.byteLength;
+  return {
+    chunks: [header, ...binaries],
+    contentLength,
+    headerLength: binaries.length > 0 ? header.byteLength : undefined,
+  };
+}

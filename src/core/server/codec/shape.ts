@@ -1,0 +1,42 @@
+/**
+ * Shapes as clients send them: validated before anything is allocated, so a huge declared shape
+ * costs nothing but an error.
+ */
+import { ProtocolError } from '../protocol-error.js';
+
+/** The largest element count one tensor may declare (bounded again by the body size). */
+export const MAX_ELEMENTS = 2 ** 31;
+
+/** Checks a client-sent shape (array of non-negative integers) and returns it as numbers. */
+export function parseShape(value: unknown, tensor: string): number[] {
+  if (!Array.isArray(value)) {
+    throw ProtocolError.badRequest(`shape of input '${tensor}' must be an array of non-negative integers, got ${describe(value)}`);
+  }
+  const shape: number[] = new Array(value.length);
+  for (let i = 0; i < value.length; i++) {
+    const d = Number(value[i]);
+    if (typeof value[i] === 'boolean' || !Number.isSafeInteger(d) || d < 0) {
+      throw ProtocolError.badRequest(`shape of input '${tensor}' has an invalid dimension ${JSON.stringify(value[i]) ?? String(value[i])} at index ${i}; dimensions are non-negative integers`);
+    }
+    shape[i] = d;
+  }
+  return shape;
+}
+
+/** Element count of a shape, refusing counts no request can carry. */
+export function elementCount(shape: readonly number[], tensor: string): number {
+  let n = 1;
+  for (const d of shape) {
+    n *= d;
+    if (n > MAX_ELEMENTS) {
+      throw ProtocolError.badRequest(`input '${tensor}' declares shape [${shape.join(',')}], more than ${MAX_ELEMENTS} elements`);
+    }
+  }
+  return n;
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+}

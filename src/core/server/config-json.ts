@@ -1,0 +1,55 @@
+/**
+ * ModelConfig as JSON, both ways: the `config` endpoint answers with it, and a load request's
+ * `config` parameter carries it. Protobuf's JSON mapping writes 64-bit integers as strings
+ * ("dims": ["-1", "28"]); those are turned back into numbers here so the rest of gebe sees one shape.
+ */
+import type { ModelConfig } from '../config/model-config.js';
+import { ProtocolError } from './protocol-error.js';
+
+/** The JSON answer of GET .../config: the plain config with Triton's field names. */
+export function toConfigJson(config: ModelConfig): ModelConfig {
+  return config;
+}
+
+const INTEGER = /^-?[0-9]+$/;
+
+function normalise(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalise);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, normalise(v)]));
+  }
+  return value;
+}
+
+/** Numeric strings become numbers only in fields that are numeric in model_config.proto. */
+const NUMERIC_FIELDS = new Set([
+  'dims', 'shape', 'max_batch_size', 'preferred_batch_size', 'max_queue_delay_microseconds', 'priority_levels',
+  'default_priority_level', 'default_timeout_microseconds', 'max_queue_size', 'count', 'gpus', 'batch_size',
+  'versions', 'num_versions', 'model_version', 'max_sequence_idle_microseconds', 'max_candidate_sequences',
+]);
+
+function numericStrings(value: unknown, key = ''): unknown {
+  if (Array.isArray(value)) return value.map((v) => numericStrings(v, key));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, numericStrings(v, k)]));
+  }
+  if (typeof value === 'string' && NUMERIC_FIELDS.has(key) && INTEGER.test(value)) return Number(value);
+  return value;
+}
+
+export function configFromJson(text: string, model: string): ModelConfig {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw ProtocolError.badRequest(`load parameter 'config' for '${model}' is not valid JSON: ${(err as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw ProtocolError.badRequest(`load parameter 'config' for '${model}' must be a JSON object (a ModelConfig)`);
+  }
+  const config = numericStrings(normalise(parsed)) as ModelConfig;
+  if (config.name !== undefined && config.name !== model) {
+    throw ProtocolError.badRequest(`load parameter 'config' names model '${String(config.name)}' but the request loads '${model}'; make them agree`);
+  }
+  return { ...config, name: model };
+}

@@ -1,0 +1,68 @@
+/**
+ * KServe v2 datatypes: element sizes and the typed-array views the codecs use to read and write
+ * tensor bytes without per-element work where the wire already carries raw little-endian bytes.
+ */
+import type { Datatype } from '../executor/types.js';
+
+/** Bytes per element; BYTES is variable-length (0 here). */
+export const DATATYPE_SIZE: Readonly<Record<Datatype, number>> = {
+  BOOL: 1, UINT8: 1, UINT16: 2, UINT32: 4, UINT64: 8,
+  INT8: 1, INT16: 2, INT32: 4, INT64: 8,
+  FP16: 2, BF16: 2, FP32: 4, FP64: 8, BYTES: 0,
+};
+
+export const DATATYPES = Object.keys(DATATYPE_SIZE) as Datatype[];
+
+export function isDatatype(value: unknown): value is Datatype {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(DATATYPE_SIZE, value);
+}
+
+/** Datatypes that JSON cannot carry (no JSON number maps to them exactly). */
+export function isBinaryOnly(datatype: Datatype): boolean {
+  return datatype === 'FP16' || datatype === 'BF16';
+}
+
+/** config.pbtxt TYPE_* name → KServe datatype (TYPE_STRING travels as BYTES). */
+export function datatypeFromConfig(type: string): Datatype | undefined {
+  if (type === 'TYPE_STRING') return 'BYTES';
+  const name = type.startsWith('TYPE_') ? type.slice(5) : type;
+  return isDatatype(name) && name !== 'BYTES' ? name : undefined;
+}
+
+export type NumericArray =
+  | Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array
+  | Float32Array | Float64Array | BigInt64Array | BigUint64Array;
+
+/**
+ * A typed array over `bytes` for a fixed-size datatype (FP16/BF16 as their raw Uint16 bits).
+ * A view when the bytes are aligned (the usual case), otherwise an aligned copy.
+ */
+export function typedView(datatype: Exclude<Datatype, 'BYTES'>, bytes: Uint8Array): NumericArray {
+  const size = DATATYPE_SIZE[datatype];
+  let src = bytes;
+  // Uint8Array's slice copies (Buffer's would not).
+  if (size > 1 && bytes.byteOffset % size !== 0) src = Uint8Array.prototype.slice.call(bytes);
+  const { buffer, byteOffset } = src;
+  const n = src.byteLength / size;
+  switch (datatype) {
+    case 'BOOL': case 'UINT8': return new Uint8Array(buffer, byteOffset, n);
+    case 'INT8': return new Int8Array(buffer, byteOffset, n);
+    case 'UINT16': case 'FP16': case 'BF16': return new Uint16Array(buffer, byteOffset, n);
+    case 'INT16': return new Int16Array(buffer, byteOffset, n);
+    case 'UINT32': return new Uint32Array(buffer, byteOffset, n);
+    case 'INT32': return new Int32Array(buffer, byteOffset, n);
+    case 'UINT64': return new BigUint64Array(buffer, byteOffset, n);
+    case 'INT64': return new BigInt64Array(buffer, byteOffset, n);
+    case 'FP32': return new Float32Array(buffer, byteOffset, n);
+    case 'FP64': return new Float64Array(buffer, byteOffset, n);
+  }
+}
+
+/** A fresh zeroed typed array of `count` elements. */
+export function allocTyped(datatype: Exclude<Datatype, 'BYTES'>, count: number): NumericArray {
+  return typedView(datatype, new Uint8Array(count * DATATYPE_SIZE[datatype]));
+}
+
+export function bytesOf(array: NumericArray): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}

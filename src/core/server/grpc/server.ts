@@ -1,0 +1,173 @@
+/**
+ * The gRPC front end: inference.GRPCInferenceService and grpc.health.v1.Health on @grpc/grpc-js,
+ * translating messages to and from the InferenceService. RPCs gebe does not implement answer
+ * UNIMPLEMENTED with a message.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { decodeGrpcInferRequest, encodeGrpcInferResponse, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
+import { toConfigJson } from '../config-json.js';
+import type { InferenceService } from '../inference-service.js';
+import type { Logger } from '../logger.js';
+import { ProtocolError, toProtocolError } from '../protocol-error.js';
+import { parseLoadParameters } from '../repository-parameters.js';
+import { serviceDefinition, toNumber } from './proto.js';
+
+export interface GrpcOptions {
+  host: string;
+  port: number;
+  /** Largest message accepted, in bytes (the same limit as the HTTP body). */
+  maxMessageBytes: number;
+}
+
+type Unary = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => void;
+
+function unary(log: Logger, fn: (request: any) => unknown | Promise<unknown>): Unary {
+  return (call, callback) => {
+    if (log.verboseEnabled) log.verbose('grpc call', { method: call.getPath() });
+    Promise.resolve()
+      .then(() => fn(call.request))
+      .then((response) => callback(null, response as object), (err) => callback(grpcError(err, log)));
+  };
+}
+
+function grpcError(err: unknown, log: Logger): Partial<grpc.StatusObject> {
+  const e = toProtocolError(err);
+  if (e.httpStatus === 500) log.error('grpc handler failed', { error: err instanceof Error ? err.stack ?? err.message : String(err) });
+  return { code: e.grpcCode, details: e.message };
+}
+
+/** Repository parameters arrive as ModelRepositoryParameter oneofs; unwrap them to plain values. */
+function plainParameters(params: Record<string, Record<string, unknown>> | undefined): Record<string, unknown> | undefined {
+  if (!params || Object.keys(params).length === 0) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, p] of Object.entries(params)) {
+    const choice = p.parameter_choice as string | undefined;
+    let v = choice ? p[choice] : undefined;
+    if (choice === 'int64_param') v = toNumber(v);
+    if (choice === 'bytes_param' && key === 'config') v = Buffer.from(v as Uint8Array).toString('utf8');
+    out[key] = v;
+  }
+  return out;
+}
+
+export class GrpcFrontend {
+  private readonly server: grpc.Server;
+
+  constructor(private readonly service: InferenceService, private readonly options: GrpcOptions, private readonly log: Logger) {
+    this.server = new grpc.Server({
+      'grpc.max_receive_message_length': options.maxMessageBytes,
+      'grpc.max_send_message_length': -1,
+    });
+    this.server.addService(serviceDefinition('inference.GRPCInferenceService', 'server'), this.inferenceHandlers());
+    this.server.addService(serviceDefinition('grpc.health.v1.Health', 'server'), this.healthHandlers());
+  }
+
+  private inferenceHandlers(): grpc.UntypedServiceImplementation {
+    const s = this.service;
+    const log = this.log;
+    const version = (v: string): string | undefined => {
+      if (!v) return undefined;
+      if (!/^[0-9]+$/.test(v)) throw ProtocolError.badRequest(`model version '${v}' is not a number; versions are the numeric directory names`);
+      return v;
+    };
+    const unimplemented = (name: string): Unary => (_call, callback) =>
+      callback({ code: grpc.status.UNIMPLEMENTED, details: `${name} is not implemented by gebe serve` });
+    const infer = async (msg: GrpcInferRequestMessage): Promise<Record<string, unknown>> => {
+      const request = decodeGrpcInferRequest(msg);
+      const response = await s.infer(msg.model_name, version(msg.model_version), request);
+      return encodeGrpcInferResponse(response);
+    };
+    return {
+      ServerLive: unary(log, () => ({ live: true })),
+      ServerReady: unary(log, () => ({ ready: s.serverReady() })),
+      ModelReady: unary(log, (r) => ({ ready: s.modelReady(r.name, version(r.version)) })),
+      ServerMetadata: unary(log, () => s.serverMetadata()),
+      ModelMetadata: unary(log, (r) => s.modelMetadata(r.name, version(r.version))),
+      ModelInfer: unary(log, infer),
+      ModelStreamInfer: (call: grpc.ServerDuplexStream<GrpcInferRequestMessage, object>) => {
+        // Responses go back in completion order; each carries the request id, errors travel in-band.
+        let pending = 0;
+        let ended = false;
+        const maybeEnd = (): void => {
+          if (ended && pending === 0) call.end();
+        };
+        call.on('data', (msg: GrpcInferRequestMessage) => {
+          pending++;
+          infer(msg)
+            .then((infer_response) => call.write({ error_message: '', infer_response }))
+            .catch((err) => call.write({ error_message: toProtocolError(err).message, infer_response: { id: msg.id ?? '', model_name: msg.model_name ?? '', model_version: msg.model_version ?? '' } }))
+            .finally(() => {
+              pending--;
+              maybeEnd();
+            });
+        });
+        call.on('end', () => {
+          ended = true;
+          maybeEnd();
+        });
+        call.on('error', () => undefined);
+      },
+      ModelConfig: unary(log, (r) => ({ config: toConfigJson(s.modelConfig(r.name, version(r.version))) })),
+      ModelStatistics: unary(log, (r) => ({ model_stats: s.statistics(r.name || undefined, version(r.version)) })),
+      RepositoryIndex: unary(log, async (r) => ({ models: (await s.models.index(Boolean(r.ready))).map((e) => ({ name: e.name, version: e.version ?? '', state: e.state ?? '', reason: e.reason ?? '' })) })),
+      RepositoryModelLoad: unary(log, async (r) => {
+        const { config } = parseLoadParameters(plainParameters(r.parameters), r.model_name);
+        s.requireExplicitControl('load');
+        await s.models.load(r.model_name, config);
+        return {};
+      }),
+      RepositoryModelUnload: unary(log, async (r) => {
+        s.requireExplicitControl('unload');
+        await s.models.unload(r.model_name);
+        return {};
+      }),
+      SystemSharedMemoryStatus: unimplemented('SystemSharedMemoryStatus'),
+      SystemSharedMemoryRegister: unimplemented('SystemSharedMemoryRegister'),
+      SystemSharedMemoryUnregister: unimplemented('SystemSharedMemoryUnregister'),
+      CudaSharedMemoryStatus: unimplemented('CudaSharedMemoryStatus'),
+      CudaSharedMemoryRegister: unimplemented('CudaSharedMemoryRegister'),
+      CudaSharedMemoryUnregister: unimplemented('CudaSharedMemoryUnregister'),
+      TraceSetting: unimplemented('TraceSetting'),
+      LogSettings: unimplemented('LogSettings'),
+    };
+  }
+
+  private healthHandlers(): grpc.UntypedServiceImplementation {
+    const s = this.service;
+    return {
+      Check: (call: grpc.ServerUnaryCall<{ service: string }, object>, callback: grpc.sendUnaryData<object>) => {
+        const name = call.request.service;
+        if (name !== '' && name !== 'inference.GRPCInferenceService') {
+          callback({ code: grpc.status.NOT_FOUND, details: `unknown service '${name}'; gebe serves '' and 'inference.GRPCInferenceService'` });
+          return;
+        }
+        callback(null, { status: s.serverReady() ? 'SERVING' : 'NOT_SERVING' });
+      },
+      Watch: (call: grpc.ServerWritableStream<object, object>) => {
+        call.emit('error', { code: grpc.status.UNIMPLEMENTED, details: 'Health/Watch is not implemented by gebe serve; poll Health/Check' });
+      },
+    };
+  }
+
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
+      this.server.bindAsync(`${host}:${this.options.port}`, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+    });
+  }
+
+  /** Stops accepting calls, lets running calls finish (up to `timeoutMs`), then closes. */
+  close(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, timeoutMs);
+      timer.unref();
+      this.server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The protocol-independent core of the server: metadata, readiness, statistics and inference, as
+ * plain data. The HTTP and gRPC front ends only translate their wire formats to and from these calls,
+ * so both answer the same questions with the same words.
+ */
+import { createRequire } from 'node:module';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { InferError, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata } from '../executor/types.js';
+import type { ModelConfig } from '../config/model-config.js';
+import type { ServerMetrics } from './metrics.js';
+import type { ModelManager } from './model-manager.js';
+import { ProtocolError } from './protocol-error.js';
+
+const require = createRequire(import.meta.url);
+const { version: gebeVersion } = require('../../../package.json') as { version: string };
+
+/** Only extensions gebe implements are listed. */
+export const SERVER_EXTENSIONS = ['binary_tensor_data', 'parameters', 'statistics', 'model_repository', 'model_configuration', 'schedule_policy'];
+
+export interface ServerMetadata {
+  name: string;
+  version: string;
+  extensions: string[];
+}
+
+export interface ModelMetadata {
+  name: string;
+  versions: string[];
+  platform: string;
+  inputs: TensorMetadata[];
+  outputs: TensorMetadata[];
+}
+
+export class InferenceService {
+  /** Set while shutting down: the server is live but no longer ready. */
+  draining = false;
+
+  constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics) {}
+
+  /** As in Triton, clients may change what is loaded only in explicit model control mode. */
+  requireExplicitControl(what: 'load' | 'unload'): void {
+    if (this.models.mode !== 'explicit') {
+      throw new ProtocolError(`explicit model ${what} is not allowed if polling is enabled or model control is off (start the server with --model-control-mode explicit)`, 400, GrpcStatus.FAILED_PRECONDITION);
+    }
+  }
+
+  serverMetadata(): ServerMetadata {
+    return { name: 'gebe', version: gebeVersion, extensions: SERVER_EXTENSIONS };
+  }
+
+  serverReady(): boolean {
+    return !this.draining && this.models.allReady();
+  }
+
+  modelReady(name: string, version?: string): boolean {
+    return this.models.isReady(name, version);
+  }
+
+  modelMetadata(name: string, version?: string): ModelMetadata {
+    const model = this.models.resolve(name, version);
+    const config = this.models.config(name);
+    return {
+      name,
+      versions: this.models.versions(name).filter((v) => v.state === 'READY').map((v) => v.version),
+      platform: config.platform || config.backend || model.engine,
+      inputs: model.inputs.map(copyTensor),
+      outputs: model.outputs.map(copyTensor),
+    };
+  }
+
+  modelConfig(name: string, version?: string): ModelConfig {
+    this.models.versions(name); // 404 for unknown models
+    if (version) this.models.resolve(name, version);
+    return this.models.config(name);
+  }
+
+  /** Statistics of every ready model, or of one model (all its ready versions, or one). */
+  statistics(name?: string, version?: string): ModelStatistics[] {
+    if (!name) {
+      if (version) throw ProtocolError.badRequest('a model version needs a model name');
+      return this.models.readyModels().map((m) => m.stats());
+    }
+    if (version) return [this.models.resolve(name, version).stats()];
+    const ready = this.models.versions(name).filter((v) => v.model);
+    if (ready.length === 0) this.models.resolve(name); // throws the not-ready error
+    return ready.map((v) => v.model!.stats());
+  }
+
+  /**
+   * Runs one request. Names of inputs and requested outputs are checked against the model first
+   * (Triton's wording); shapes and sizes are the executor's to check.
+   */
+  async infer(name: string, version: string | undefined, request: InferRequest): Promise<InferResponse> {
+    const model = this.models.resolve(name, version);
+    checkNames(model, request);
+    try {
+      return await model.infer(request);
+    } catch (err) {
+      const reason = err instanceof InferError ? err.reason : 'OTHER';
+      this.metrics?.recordFailure(model.name, model.version, reason);
+      throw err;
+    }
+  }
+}
+
+function copyTensor(t: TensorMetadata): TensorMetadata {
+  return { name: t.name, datatype: t.datatype, shape: [...t.shape] };
+}
+
+function checkNames(model: LoadedModel, request: InferRequest): void {
+  const seen = new Set<string>();
+  for (const input of request.inputs) {
+    const meta = model.inputs.find((i) => i.name === input.name);
+    if (!meta) {
+      throw ProtocolError.badRequest(`unexpected inference input '${input.name}' for model '${model.name}'; its inputs are ${model.inputs.map((i) => `'${i.name}'`).join(', ')}`);
+    }
+    if (seen.has(input.name)) throw ProtocolError.badRequest(`input '${input.name}' appears more than once in the request for model '${model.name}'`);
+    seen.add(input.name);
+    if (meta.datatype !== input.datatype) {
+      throw ProtocolError.badRequest(`inference input '${input.name}' data-type is '${input.datatype}', but model '${model.name}' expects '${meta.datatype}'`);
+    }
+  }
+  for (const output of request.outputs ?? []) {
+    if (!model.outputs.some((o) => o.name === output)) {
+      throw ProtocolError.badRequest(`unexpected inference output '${output}' for model '${model.name}'; its outputs are ${model.outputs.map((o) => `'${o.name}'`).join(', ')}`);
+    }
+  }
+}

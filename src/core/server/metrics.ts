@@ -1,0 +1,79 @@
+/**
+ * Prometheus metrics with Triton's names and labels, so existing Triton dashboards work. Counters
+ * are read from each model's cumulative statistics at scrape time (nothing is counted twice on the
+ * hot path); failures by reason are counted by the server, which sees each failure's reason.
+ */
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { LoadedModel, ModelStatistics } from '../executor/types.js';
+
+export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+
+export class ServerMetrics {
+  readonly registry = new Registry();
+  private readonly failures = new Map<string, number>();
+
+  constructor(models: () => LoadedModel[]) {
+    collectDefaultMetrics({ register: this.registry });
+    const labelNames = ['model', 'version'] as const;
+    let snapshot: Array<{ model: LoadedModel; stats: ModelStatistics }> = [];
+    // Statistics are read once per scrape, by the first collector that runs.
+    const read = (): void => {
+      snapshot = models().map((model) => ({ model, stats: model.stats() }));
+    };
+    const counter = (name: string, help: string, value: (s: ModelStatistics) => number, first = false): void => {
+      new Counter({
+        name, help, labelNames, registers: [this.registry],
+        collect() {
+          if (first) read();
+          this.reset();
+          for (const { model, stats } of snapshot) this.inc({ model: model.name, version: model.version }, value(stats));
+        },
+      });
+    };
+    counter('nv_inference_request_success', 'Number of successful inference requests, all batch sizes', (s) => s.inference_stats.success.count, true);
+    const failures = this.failures;
+    new Counter({
+      name: 'nv_inference_request_failure',
+      help: 'Number of failed inference requests, all batch sizes',
+      labelNames: ['model', 'version', 'reason'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [key, count] of failures) {
+          const [model, version, reason] = key.split('\u0000') as [string, string, string];
+          this.inc({ model, version, reason }, count);
+        }
+      },
+    });
+    counter('nv_inference_count', 'Number of inferences performed (does not include cached requests)', (s) => s.inference_count);
+    counter('nv_inference_exec_count', 'Number of model executions performed (does not include cached requests)', (s) => s.execution_count);
+    counter('nv_inference_request_duration_us', 'Cumulative inference request duration in microseconds (includes cached requests)', (s) => s.inference_stats.success.ns / 1000);
+    counter('nv_inference_queue_duration_us', 'Cumulative inference queuing duration in microseconds (includes cached requests)', (s) => s.inference_stats.queue.ns / 1000);
+    counter('nv_inference_compute_input_duration_us', 'Cumulative compute input duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_input.ns / 1000);
+    counter('nv_inference_compute_infer_duration_us', 'Cumulative compute inference duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_infer.ns / 1000);
+    counter('nv_inference_compute_output_duration_us', 'Cumulative inference compute output duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_output.ns / 1000);
+    new Gauge({
+      name: 'nv_inference_pending_request_count',
+      help: 'Instantaneous number of pending requests awaiting execution per-model.',
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const model of models()) this.set({ model: model.name, version: model.version }, model.pendingCount());
+      },
+    });
+  }
+
+  recordFailure(model: string, version: string, reason: FailureReason): void {
+    const key = `${model}\u0000${version}\u0000${reason}`;
+    this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
+  }
+
+  async text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

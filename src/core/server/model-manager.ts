@@ -1,0 +1,293 @@
+/**
+ * Owns the loaded models: start-up loading, explicit load/unload, repository polling, and the
+ * lookups every endpoint makes. A reload loads the new versions before the old ones are unloaded,
+ * so requests in flight on the old model finish and new requests go to the new one.
+ */
+import type { ModelConfig } from '../config/model-config.js';
+import type { LoadedModel } from '../executor/types.js';
+import type { Logger } from './logger.js';
+import type { ModelSource, RepositoryModel } from './model-source.js';
+import { ProtocolError } from './protocol-error.js';
+
+export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
+export type ControlMode = 'none' | 'poll' | 'explicit';
+
+export type LoadModelFn = (modelDir: string, version: string, config: ModelConfig) => Promise<LoadedModel>;
+
+export interface VersionStatus {
+  name: string;
+  version: string;
+  state: ModelState;
+  reason?: string;
+  model?: LoadedModel;
+}
+
+interface ModelRecord {
+  name: string;
+  source?: RepositoryModel;
+  config?: ModelConfig;
+  versions: Map<string, VersionStatus>;
+  /** A load or unload in progress: operations on one model run one after the other. */
+  busy: Promise<void>;
+}
+
+export interface IndexEntry {
+  name: string;
+  version?: string;
+  state?: ModelState;
+  reason?: string;
+}
+
+export class ModelManager {
+  private readonly records = new Map<string, ModelRecord>();
+  private pollTimer?: NodeJS.Timeout;
+  private polling?: Promise<void>;
+
+  constructor(
+    private readonly source: ModelSource,
+    private readonly loadModel: LoadModelFn,
+    private readonly log: Logger,
+    readonly mode: ControlMode = 'none',
+  ) {}
+
+  /** Loads what the mode asks for: every model, or (explicit) the named ones ('*' = all). */
+  async start(loadModels: string[] = []): Promise<void> {
+    const names = await this.source.list();
+    const wanted = this.mode === 'explicit' && !loadModels.includes('*') ? loadModels : names;
+    for (const name of wanted) {
+      if (!names.includes(name)) {
+        this.recordFailure(name, `model '${name}' is not in the repository (found: ${names.join(', ') || 'none'})`);
+        continue;
+      }
+      await this.load(name).catch(() => undefined);
+    }
+  }
+
+  /** Polls the repository every `seconds` (poll mode). */
+  startPolling(seconds: number): void {
+    this.pollTimer = setInterval(() => {
+      if (!this.polling) this.polling = this.poll().catch((err) => this.log.error('repository poll failed', { error: String(err) })).finally(() => (this.polling = undefined));
+    }, seconds * 1000);
+    this.pollTimer.unref();
+  }
+
+  /** One poll: loads new models, reloads changed ones, unloads removed ones. */
+  async poll(): Promise<void> {
+    const names = await this.source.list();
+    for (const name of names) {
+      const record = this.records.get(name);
+      if (!record) {
+        await this.load(name).catch(() => undefined);
+        continue;
+      }
+      if (record.config && record.source === undefined) continue; // loaded from a `config` override: keep it
+      const fresh = await this.source.read(name);
+      if (fresh && fresh.fingerprint !== record.source?.fingerprint) {
+        this.log.info('model changed on disk, reloading', { model: name });
+        await this.load(name).catch(() => undefined);
+      }
+    }
+    for (const name of [...this.records.keys()]) {
+      if (names.includes(name)) continue;
+      this.log.info('model removed from the repository, unloading', { model: name });
+      await this.unload(name);
+      this.records.delete(name);
+    }
+  }
+
+  /**
+   * Loads (or reloads) a model from the repository, or from `configOverride`. Resolves when every
+   * version is READY; rejects with a ProtocolError naming the reason when any version failed.
+   */
+  load(name: string, configOverride?: ModelConfig): Promise<void> {
+    const record = this.record(name);
+    const run = record.busy.then(() => this.doLoad(record, configOverride));
+    record.busy = run.catch(() => undefined);
+    return run;
+  }
+
+  private async doLoad(record: ModelRecord, configOverride?: ModelConfig): Promise<void> {
+    const name = record.name;
+    const model = await this.source.read(name, configOverride);
+    if (!model) {
+      if (record.versions.size === 0) this.records.delete(name);
+      throw ProtocolError.notFound(`failed to load '${name}': no model directory named '${name}' in the repository`);
+    }
+    const reasons: string[] = [];
+    if (model.errors.length > 0 || !model.config) {
+      const reason = model.errors.length > 0 ? model.errors.join('; ') : 'config.pbtxt could not be read';
+      throw this.recordFailure(name, `failed to load '${name}': ${reason}`, 400, model);
+    }
+    if (model.versions.length === 0) {
+      throw this.recordFailure(name, `failed to load '${name}': no version directory to serve under its version policy (expected ${model.dir}/<version>/ with a model file)`, 400, model);
+    }
+    const next = new Map<string, VersionStatus>();
+    for (const version of model.versions) {
+      const status: VersionStatus = { name, version, state: 'LOADING' };
+      next.set(version, status);
+      if (!record.versions.has(version) || record.versions.get(version)?.state !== 'READY') record.versions.set(version, status);
+      this.log.info('loading model', { model: name, version });
+      try {
+        status.model = await this.loadModel(model.dir, version, model.config);
+        status.state = 'READY';
+        this.log.info('model ready', { model: name, version, engine: status.model.engine, instances: status.model.instanceCount });
+      } catch (err) {
+        status.state = 'UNAVAILABLE';
+        status.reason = err instanceof Error ? err.message : String(err);
+        reasons.push(`version ${version}: ${status.reason}`);
+        this.log.error('model failed to load', { model: name, version, reason: status.reason });
+      }
+    }
+    // Swap in the new versions, then let the old ones drain and unload.
+    const old = record.versions;
+    record.versions = next;
+    record.source = configOverride ? undefined : model;
+    record.config = model.config;
+    await Promise.all([...old.values()].filter((v) => v.model && next.get(v.version)?.model !== v.model).map((v) => this.unloadVersion(v)));
+    if (reasons.length > 0) throw new ProtocolError(`failed to load '${name}': ${reasons.join('; ')}`, 400);
+  }
+
+  /** Unloads every version of a model; in-flight requests finish first. */
+  unload(name: string): Promise<void> {
+    const record = this.records.get(name);
+    if (!record) return Promise.reject(ProtocolError.badRequest(`failed to unload '${name}', no model with that name is loaded`));
+    const run = record.busy.then(async () => {
+      const versions = [...record.versions.values()];
+      await Promise.all(versions.map((v) => this.unloadVersion(v)));
+      for (const v of versions) {
+        v.state = 'UNAVAILABLE';
+        v.reason = 'unloaded';
+      }
+    });
+    record.busy = run.catch(() => undefined);
+    return run;
+  }
+
+  private async unloadVersion(status: VersionStatus): Promise<void> {
+    const model = status.model;
+    if (!model) return;
+    status.state = 'UNLOADING';
+    status.model = undefined;
+    try {
+      await model.unload();
+      this.log.info('model unloaded', { model: status.name, version: status.version });
+    } catch (err) {
+      this.log.error('model failed to unload cleanly', { model: status.name, version: status.version, reason: String(err) });
+    }
+  }
+
+  /** Stops polling and unloads everything (graceful shutdown). */
+  async stop(): Promise<void> {
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    await this.polling;
+    await Promise.all([...this.records.keys()].map((name) => this.unload(name).catch(() => undefined)));
+  }
+
+  private record(name: string): ModelRecord {
+    let record = this.records.get(name);
+    if (!record) {
+      record = { name, versions: new Map(), busy: Promise.resolve() };
+      this.records.set(name, record);
+    }
+    return record;
+  }
+
+  private recordFailure(name: string, reason: string, status: 400 | 404 = 400, model?: RepositoryModel): ProtocolError {
+    const record = this.record(name);
+    const versions = model?.versions.length ? model.versions : [''];
+    for (const version of versions) {
+      const existing = record.versions.get(version);
+      if (existing?.state === 'READY') continue; // a failed reload keeps the version that works
+      record.versions.set(version, { name, version, state: 'UNAVAILABLE', reason });
+    }
+    if (model) record.config ??= model.config;
+    this.log.error('model unavailable', { model: name, reason });
+    return new ProtocolError(reason, status);
+  }
+
+  /** The READY model for a request, or a 404/503 ProtocolError in Triton's words. */
+  resolve(name: string, version?: string): LoadedModel {
+    const record = this.records.get(name);
+    if (!record) throw ProtocolError.notFound(`Request for unknown model: '${name}' is not found`);
+    if (version) {
+      const status = record.versions.get(version);
+      if (!status) throw ProtocolError.notFound(`Request for unknown model: '${name}' version ${version} is not found`);
+      if (status.state !== 'READY' || !status.model) {
+        throw ProtocolError.unavailable(`Request for unknown model: '${name}' version ${version} is not at ready state${status.reason ? `: ${status.reason}` : ''}`);
+      }
+      return status.model;
+    }
+    const ready = this.readyVersions(record);
+    if (ready.length === 0) {
+      const reason = [...record.versions.values()].map((v) => v.reason).find(Boolean);
+      throw ProtocolError.unavailable(`Request for unknown model: '${name}' has no available versions${reason ? ` (${reason})` : ''}`);
+    }
+    return ready[ready.length - 1]!.model!;
+  }
+
+  /** Whether a model (or one version) is ready; throws 404 for unknown names only. */
+  isReady(name: string, version?: string): boolean {
+    try {
+      this.resolve(name, version);
+      return true;
+    } catch (err) {
+      if (err instanceof ProtocolError && err.httpStatus === 404) throw err;
+      return false;
+    }
+  }
+
+  /** The config a model was loaded with (404 for unknown models). */
+  config(name: string): ModelConfig {
+    const record = this.records.get(name);
+    if (!record?.config) throw ProtocolError.notFound(`Request for unknown model: '${name}' is not found`);
+    return record.config;
+  }
+
+  /** Every known version of a model, for metadata and status. */
+  versions(name: string): VersionStatus[] {
+    const record = this.records.get(name);
+    if (!record) throw ProtocolError.notFound(`Request for unknown model: '${name}' is not found`);
+    return sortVersions([...record.versions.values()].filter((v) => v.version !== ''));
+  }
+
+  /** All loaded models (every READY version), for statistics and metrics. */
+  readyModels(): LoadedModel[] {
+    return [...this.records.values()].flatMap((r) => this.readyVersions(r).map((v) => v.model!));
+  }
+
+  /** Every model in the repository and every version the server knows, for the repository index. */
+  async index(readyOnly = false): Promise<IndexEntry[]> {
+    const names = new Set([...(await this.source.list()), ...this.records.keys()]);
+    const entries: IndexEntry[] = [];
+    for (const name of [...names].sort()) {
+      const record = this.records.get(name);
+      if (!record || record.versions.size === 0) {
+        if (!readyOnly) entries.push({ name });
+        continue;
+      }
+      for (const v of sortVersions([...record.versions.values()])) {
+        if (readyOnly && v.state !== 'READY') continue;
+        entries.push({ name, version: v.version || undefined, state: v.state, reason: v.reason });
+      }
+    }
+    return entries;
+  }
+
+  /** The rows of the start-up table: one per known version. */
+  statuses(): VersionStatus[] {
+    return [...this.records.values()].flatMap((r) => sortVersions([...r.versions.values()]));
+  }
+
+  /** Whether every model that should be loaded is READY (server readiness). */
+  allReady(): boolean {
+    return [...this.records.values()].every((r) => [...r.versions.values()].every((v) => v.state === 'READY' || v.reason === 'unloaded'));
+  }
+
+  private readyVersions(record: ModelRecord): VersionStatus[] {
+    return sortVersions([...record.versions.values()].filter((v) => v.state === 'READY' && v.model));
+  }
+}
+
+function sortVersions(list: VersionStatus[]): VersionStatus[] {
+  return list.sort((a, b) => Number(a.version) - Number(b.version));
+}

@@ -1,0 +1,103 @@
+/**
+ * A running gebe server: the model manager, the inference service, and the HTTP, gRPC and metrics
+ * listeners, started together and stopped together (gracefully).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GrpcFrontend } from './grpc/server.js';
+import { HttpFrontend } from './http/server.js';
+import { InferenceService } from './inference-service.js';
+import type { Logger } from './logger.js';
+import { ServerMetrics } from './metrics.js';
+import type { ModelManager } from './model-manager.js';
+
+export interface ServerOptions {
+  host: string;
+  httpPort: number;
+  grpcPort: number;
+  metricsPort: number;
+  /** Disable one listener by leaving it out. */
+  enableHttp?: boolean;
+  enableGrpc?: boolean;
+  enableMetrics?: boolean;
+  maxBodyBytes: number;
+  headersTimeoutMs?: number;
+  timeoutCheckIntervalMs?: number;
+}
+
+export interface ServerPorts {
+  http?: number;
+  grpc?: number;
+  metrics?: number;
+}
+
+export class GebeServer {
+  readonly service: InferenceService;
+  readonly metrics: ServerMetrics;
+  readonly http?: HttpFrontend;
+  private readonly grpc?: GrpcFrontend;
+  private metricsServer?: http.Server;
+  ports: ServerPorts = {};
+
+  constructor(readonly models: ModelManager, private readonly options: ServerOptions, private readonly log: Logger) {
+    this.metrics = new ServerMetrics(() => models.readyModels());
+    this.service = new InferenceService(models, this.metrics);
+    if (options.enableHttp !== false) {
+      this.http = new HttpFrontend(this.service, {
+        host: options.host, port: options.httpPort, maxBodyBytes: options.maxBodyBytes,
+        headersTimeoutMs: options.headersTimeoutMs, timeoutCheckIntervalMs: options.timeoutCheckIntervalMs,
+      }, log);
+    }
+    if (options.enableGrpc !== false) {
+      this.grpc = new GrpcFrontend(this.service, { host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes }, log);
+    }
+  }
+
+  /** Opens the listeners; resolves to the ports they got (useful with port 0). */
+  async listen(): Promise<ServerPorts> {
+    if (this.http) this.ports.http = await this.http.listen();
+    if (this.grpc) this.ports.grpc = await this.grpc.listen();
+    if (this.options.enableMetrics !== false) this.ports.metrics = await this.listenMetrics();
+    return this.ports;
+  }
+
+  private listenMetrics(): Promise<number> {
+    const server = http.createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (req.method !== 'GET' || path !== '/metrics') {
+        res.writeHead(404, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ error: `no endpoint ${req.method} ${path}; metrics are at GET /metrics` }));
+        return;
+      }
+      this.metrics.text().then(
+        (text) => {
+          res.writeHead(200, { 'Content-Type': this.metrics.contentType });
+          res.end(text);
+        },
+        (err) => {
+          res.writeHead(500, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify({ error: `metrics failed: ${(err as Error).message}` }));
+        },
+      );
+    });
+    this.metricsServer = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.metricsPort, this.options.host, () => resolve((server.address() as AddressInfo).port));
+    });
+  }
+
+  /**
+   * Graceful stop: not ready any more, stop accepting, let accepted requests finish (up to
+   * `timeoutMs`), then unload the models and close the metrics listener.
+   */
+  async stop(timeoutMs = 30_000): Promise<void> {
+    this.service.draining = true;
+    this.log.info('shutting down: no new connections; waiting for in-flight requests', { timeout_s: timeoutMs / 1000 });
+    await Promise.all([this.http?.close(timeoutMs), this.grpc?.close(timeoutMs)]);
+    await this.models.stop();
+    await new Promise<void>((resolve) => (this.metricsServer ? this.metricsServer.close(() => resolve()) : resolve()));
+    this.metricsServer?.closeAllConnections();
+    this.log.info('server stopped');
+  }
+}

@@ -1,0 +1,120 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli.js';
+import { memoryIO } from '../../../src/io.js';
+import type { PerfReport } from '../../../src/core/perf/report.js';
+import { startPerfServer, type PerfServer } from '../../helpers/perf-server.js';
+
+let server: PerfServer;
+const tmp = mkdtempSync(path.join(tmpdir(), 'gebe-perf-cmd-'));
+
+beforeAll(async () => {
+  server = await startPerfServer();
+});
+afterAll(async () => server?.stop());
+
+/** Fast, tolerant measurement settings: tests check counts and wiring, never timing. */
+const FAST = ['--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '--client-threads', '0'];
+
+async function perf(...args: string[]) {
+  const io = memoryIO({ cwd: tmp });
+  const code = await main(['node', 'gebe', 'perf', ...args], io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
+describe('gebe perf sweeps', () => {
+  it('--concurrency 1:16 yields 16 rows in order', async () => {
+    const { code, out, err } = await perf('-m', 'ident', '-u', server.http, '--concurrency', '1:16', '--json', ...FAST);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as PerfReport;
+    expect(report.rows.map((r) => r.concurrency)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+  });
+
+  it('-b 1,8 × --concurrency 1,4 yields 4 rows, batch-major, and writes CSV and HTML', async () => {
+    const csv = path.join(tmp, 'out.csv');
+    const html = path.join(tmp, 'out.html');
+    const { code, out } = await perf('-m', 'ident', '-u', server.http, '-b', '1,8', '--concurrency', '1,4', '-f', csv, '--report', html, ...FAST);
+    expect(code).toBe(0);
+    const lines = out.split('\n').slice(2, 6).map((l) => l.trim().split(/\s+/).slice(0, 2));
+    expect(lines).toEqual([['1', '1'], ['1', '4'], ['8', '1'], ['8', '4']]);
+    expect(out).toMatch(/best throughput: batch \d, concurrency \d/);
+    const csvLines = readFileSync(csv, 'utf8').trim().split('\n');
+    expect(csvLines).toHaveLength(5);
+    expect(csvLines[0]!.startsWith('Concurrency,Inferences/Second,Client Send,')).toBe(true);
+    expect(readFileSync(html, 'utf8')).toContain('<svg');
+  });
+
+  it('runs load on worker threads and at a fixed request rate', async () => {
+    const { code, out } = await perf('-m', 'ident', '-u', server.http, '--request-rate-range', '200', '--json',
+      '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '--client-threads', '2');
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as PerfReport;
+    expect(report.load).toBe('request-rate');
+    expect(report.clientThreads).toBe(2);
+    expect(report.rows).toHaveLength(1);
+    expect(report.rows[0]!.requestRate).toBe(200);
+  });
+});
+
+describe('gebe perf over gRPC', () => {
+  it('sweeps batch × concurrency with the server-side breakdown', async () => {
+    const { code, out, err } = await perf('-m', 'ident', '-u', server.grpc, '-i', 'grpc', '-b', '1,8', '--concurrency', '1,2', '--json', ...FAST);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as PerfReport;
+    expect(report.target).toBe(`${server.grpc} (gRPC)`);
+    expect(report.rows.map((r) => [r.batchSize, r.concurrency])).toEqual([[1, 1], [1, 2], [8, 1], [8, 2]]);
+    for (const r of report.rows) expect(r.server!.inferenceCount).toBe(r.server!.executionCount * r.batchSize);
+  });
+
+  it('names an unknown model and an unreachable server in one line', async () => {
+    const unknown = await perf('-m', 'nope', '-u', server.grpc, '-i', 'grpc', ...FAST);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/^error: model "nope" is not on the gRPC server at .*; check -m\/--model-version\n$/);
+    const gone = await perf('-m', 'ident', '-u', `127.0.0.1:${await freePort()}`, '-i', 'grpc', ...FAST);
+    expect(gone.code).toBe(2);
+    expect(gone.err).toMatch(/^error: cannot reach a KServe v2 gRPC server at 127\.0\.0\.1:\d+ .*\n$/);
+  });
+});
+
+describe('gebe perf bad input: one-line errors, exit 2', () => {
+  const cases: Array<[string, () => Promise<string[]>, RegExp]> = [
+    ['a descending range', async () => ['-m', 'ident', '-u', server.http, '--concurrency', '16:1'], /write 1:16$/],
+    ['a zero range start', async () => ['-m', 'ident', '-u', server.http, '--concurrency', '0:4'], /use 1:4$/],
+    ['a non-numeric range', async () => ['-m', 'ident', '-u', server.http, '--concurrency', 'a:b'], /"a" is not a whole number/],
+    ['an unreachable server', async () => ['-m', 'ident', '-u', `127.0.0.1:${await freePort()}`], /cannot reach a KServe v2 server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); start one with `gebe serve/],
+    ['an unknown model', async () => ['-m', 'nope', '-u', server.http], /model "nope" is not on the server .*; the server has "dyn", "ident"; check -m/],
+    ['a model that is not ready', async () => ['-m', 'broken', '-u', server.http], /^error: model "broken" is not ready on .*max_batch_size must be >= 0\)+; fix what the server reports/],
+    ['a batch above max_batch_size', async () => ['-m', 'ident', '-u', server.http, '-b', '1,16'], /-b 16: batch size is above max_batch_size 8 of model "ident"; use -b 8 or less/],
+    ['a missing --shape', async () => ['-m', 'dyn', '-u', server.http], /dynamic dims in INPUT0 \[-1\], MASK \[-1\]; .* --shape INPUT0:1 --shape MASK:1$/],
+    ['an input-data file with a wrong name', async () => {
+      const file = path.join(tmp, 'bad.json');
+      writeFileSync(file, JSON.stringify({ data: [{ INPUT1: [1, 2, 3, 4] }] }));
+      return ['-m', 'ident', '-u', server.http, '--input-data', file];
+    }, /data\[0\] names input "INPUT1", which model "ident" does not have/],
+    ['no target at all', async () => ['-m', 'ident'], /no target: pass -u host:port/],
+    ['no model', async () => ['-u', server.http], /-m\/--model is required/],
+  ];
+  for (const [name, args, expected] of cases) {
+    it(name, async () => {
+      const { code, err, out } = await perf(...(await args()), ...FAST);
+      expect(code).toBe(2);
+      expect(out).toBe('');
+      expect(err.trimEnd().split('\n')).toHaveLength(1);
+      expect(err.trimEnd()).toMatch(/^error: /);
+      expect(err.trimEnd()).toMatch(expected);
+    });
+  }
+});

@@ -1,0 +1,85 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/errors.js';
+import type { ModelDescription } from '../../../src/core/perf/clients/types.js';
+import { buildRequests, checkBatchSize, resolveSampleDims } from '../../../src/core/perf/inputs.js';
+
+const model: ModelDescription = {
+  name: 'm', version: '1', maxBatchSize: 8,
+  inputs: [
+    { name: 'image', datatype: 'FP32', shape: [-1, 3, -1] },
+    { name: 'scale', datatype: 'INT64', shape: [-1, 1] },
+  ],
+  outputs: [{ name: 'out', datatype: 'FP32', shape: [-1, 3] }],
+};
+
+function message(fn: () => unknown): string {
+  try { fn(); } catch (err) { expect(err).toBeInstanceOf(UsageError); return (err as Error).message; }
+  throw new Error('expected a UsageError');
+}
+
+describe('shapes', () => {
+  it('names each input that needs --shape and shows the flag', () => {
+    expect(message(() => resolveSampleDims(model, {}))).toBe(
+      'model "m" has dynamic dims in image [3,-1]; pass the shape to send for each, e.g. --shape image:3,1');
+  });
+
+  it('fills dynamic dims from --shape and keeps static ones', () => {
+    expect(resolveSampleDims(model, { image: [3, 5] })).toEqual({ image: [3, 5], scale: [1] });
+  });
+
+  it('rejects a --shape that breaks a fixed dim or names an unknown input', () => {
+    expect(message(() => resolveSampleDims(model, { image: [4, 5] }))).toContain('does not fit input "image" declared as [3,-1]');
+    expect(message(() => resolveSampleDims(model, { image: [3, 5], imgae: [1] }))).toContain('"imgae", which model "m" does not have');
+  });
+});
+
+describe('batch sizes', () => {
+  it('refuses a batch above max_batch_size with the fix', () => {
+    expect(message(() => checkBatchSize(model, 16))).toBe(
+      '-b 16: batch size is above max_batch_size 8 of model "m"; use -b 8 or less, or raise max_batch_size in its config.pbtxt');
+    expect(message(() => checkBatchSize({ ...model, maxBatchSize: 0 }, 2))).toContain('does not batch (max_batch_size 0)');
+    expect(() => checkBatchSize(model, 8)).not.toThrow();
+  });
+});
+
+describe('request data', () => {
+  const dims = { image: [3, 2], scale: [1] };
+
+  it('builds zero tensors of batch × sample bytes with the batch dimension in front', () => {
+    const [req] = buildRequests(model, 4, dims, { kind: 'zero' });
+    expect(req!.map((t) => [t.name, t.shape, t.data.byteLength])).toEqual([['image', [4, 3, 2], 4 * 6 * 4], ['scale', [4, 1], 4 * 8]]);
+    expect(req![0]!.data.every((b) => b === 0)).toBe(true);
+  });
+
+  it('builds finite random floats', () => {
+    const [req] = buildRequests(model, 2, dims, { kind: 'random' });
+    const floats = new Float32Array(req![0]!.data.buffer, req![0]!.data.byteOffset, 12);
+    expect([...floats].every((f) => Number.isFinite(f) && f >= 0 && f < 1)).toBe(true);
+  });
+
+  it('reads a perf_analyzer-style JSON file, one request per entry, repeated over the batch', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gebe-perf-'));
+    const file = path.join(dir, 'data.json');
+    writeFileSync(file, JSON.stringify({ data: [{ image: [1, 2, 3, 4, 5, 6], scale: [7] }, { image: { content: [[0, 0, 0], [0, 0, 1]], shape: [3, 2] }, scale: [8] }] }));
+    const reqs = buildRequests(model, 2, dims, { kind: 'file', path: file });
+    expect(reqs).toHaveLength(2);
+    expect([...new Float32Array(reqs[0]![0]!.data.buffer.slice(0))]).toEqual([1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6]);
+    expect([...new BigInt64Array(reqs[1]![1]!.data.buffer.slice(0))]).toEqual([8n, 8n]);
+  });
+
+  it('names the entry and input of a file with wrong names or sizes', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gebe-perf-'));
+    const wrongName = path.join(dir, 'a.json');
+    writeFileSync(wrongName, JSON.stringify({ data: [{ image: [1, 2, 3, 4, 5, 6], scal: [1] }] }));
+    expect(message(() => buildRequests(model, 1, dims, { kind: 'file', path: wrongName }))).toBe(
+      `--input-data ${wrongName}: data[0] names input "scal", which model "m" does not have; its inputs are "image", "scale"`);
+    const wrongSize = path.join(dir, 'b.json');
+    writeFileSync(wrongSize, JSON.stringify({ data: [{ image: [1, 2, 3], scale: [1] }] }));
+    expect(message(() => buildRequests(model, 1, dims, { kind: 'file', path: wrongSize }))).toContain(
+      'data[0].image has 3 values but one sample of shape [3,2] needs 6');
+    expect(message(() => buildRequests(model, 1, dims, { kind: 'file', path: path.join(dir, 'none.json') }))).toContain('file not found');
+  });
+});

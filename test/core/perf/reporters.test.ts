@@ -1,0 +1,97 @@
+import { Chalk } from 'chalk';
+import { describe, expect, it } from 'vitest';
+import { summarize, type PerfReport, type ReportRow } from '../../../src/core/perf/report.js';
+import { formatCsv } from '../../../src/core/perf/reporters/csv.js';
+import { formatHtml } from '../../../src/core/perf/reporters/html.js';
+import { formatJson } from '../../../src/core/perf/reporters/json.js';
+import { formatTable } from '../../../src/core/perf/reporters/table.js';
+
+function row(batchSize: number, concurrency: number, throughput: number, p99: number, saturated = false): ReportRow {
+  return {
+    batchSize, concurrency, throughput, requestsPerSecond: throughput / batchSize,
+    latencyUs: { avg: p99 / 2, p50: p99 / 2, p90: p99 * 0.8, p95: p99 * 0.9, p99 },
+    clientSendUs: 10, clientRecvUs: 20, networkServerUs: 30,
+    server: { inferenceCount: 1000, executionCount: 500, queueUs: 40.4, computeInputUs: 5, computeInferUs: 300.6, computeOutputUs: 6 },
+    windows: 3, clientLoopBusy: saturated ? 0.99 : 0.3, clientSaturated: saturated,
+  };
+}
+
+function report(rows: ReportRow[], thresholdMs?: number): PerfReport {
+  return {
+    model: { name: 'resnet<50>', version: '1' }, target: 'http://127.0.0.1:8000 (HTTP)', load: 'concurrency', clientThreads: 2,
+    rows, summary: summarize(rows, undefined, thresholdMs),
+  };
+}
+
+const rows = [row(1, 1, 900, 2000), row(1, 4, 2500, 6000), row(8, 1, 4000, 9000), row(8, 4, 5200, 30_000, true)];
+
+describe('summary', () => {
+  it('names the best-throughput setting and the best under the latency threshold', () => {
+    const s = report(rows, 4).summary; // avg latency = p99 / 2 here
+    expect(s.best).toMatchObject({ batchSize: 8, concurrency: 4, throughput: 5200 });
+    expect(s.bestUnderThreshold).toMatchObject({ batchSize: 1, concurrency: 4, throughput: 2500, latencyUs: 3000 });
+    expect(s.clientSaturated).toEqual([{ batchSize: 8, concurrency: 4 }]);
+  });
+
+  it('says null when no setting meets the threshold', () => {
+    expect(report(rows, 0.1).summary.bestUnderThreshold).toBeNull();
+  });
+});
+
+describe('CSV', () => {
+  it("uses perf_analyzer's header and µs columns for a single batch size", () => {
+    const csv = formatCsv(report(rows.slice(0, 2))).split('\n');
+    expect(csv[0]).toBe('Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue,Server Compute Input,Server Compute Infer,Server Compute Output,Client Recv,p50 latency,p90 latency,p95 latency,p99 latency');
+    expect(csv[1]).toBe('1,900,10,30,40,5,301,6,20,1000,1600,1800,2000');
+    expect(csv).toHaveLength(4); // header, two rows, trailing newline
+  });
+
+  it('appends a Batch Size column after perf_analyzer columns for a batch sweep', () => {
+    const csv = formatCsv(report(rows)).split('\n');
+    expect(csv[0]!.endsWith(',p99 latency,Batch Size')).toBe(true);
+    expect(csv[3]!.split(',')).toHaveLength(14);
+    expect(csv[3]!.endsWith(',8')).toBe(true);
+  });
+});
+
+describe('JSON', () => {
+  it('prints the report data that the other reporters format', () => {
+    const r = report(rows, 4);
+    expect(JSON.parse(formatJson(r))).toEqual(JSON.parse(JSON.stringify(r)));
+  });
+});
+
+describe('table', () => {
+  it('shows one row per setting, the summary and the saturation note', () => {
+    const text = formatTable(report(rows, 4), new Chalk({ level: 0 }));
+    const lines = text.split('\n');
+    expect(lines[1]).toMatch(/^batch\s+concurrency\s+infer\/s\s+avg ms\s+p50\s+p90\s+p95\s+p99\s+queue\s+c\.input\s+c\.infer\s+c\.output$/);
+    expect(lines.slice(2, 6).map((l) => l.trim().split(/\s+/).slice(0, 3))).toEqual([['1', '1', '900'], ['1', '4', '2500'], ['8', '1', '4000'], ['8', '4', '5200*']]);
+    expect(text).toContain('best throughput: batch 8, concurrency 4 → 5200 infer/s');
+    expect(text).toContain('best under 4 ms (avg): batch 1, concurrency 4 → 2500 infer/s at 3.00 ms');
+    expect(text).toContain('client saturated a core at batch 8, concurrency 4');
+  });
+});
+
+describe('HTML report', () => {
+  const html = formatHtml(report(rows, 4), new Date('2026-01-02T03:04:05Z'));
+
+  it('is one self-contained file: no scripts, no links, no external resources', () => {
+    expect(html).not.toMatch(/<script|<link|\ssrc=|\shref=|url\(/i);
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+  });
+
+  it('draws both charts as inline SVG with a line per batch size and per percentile', () => {
+    const svgs = html.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
+    expect(svgs).toHaveLength(2);
+    expect(svgs[0]).toContain('Throughput vs concurrency');
+    expect(svgs[0]!.match(/<polyline/g)).toHaveLength(2);
+    expect(svgs[1]).toContain('Latency vs throughput');
+    expect(svgs[1]!.match(/<polyline/g)).toHaveLength(6);
+  });
+
+  it('escapes names that look like markup', () => {
+    expect(html).toContain('resnet&lt;50&gt;');
+    expect(html).not.toContain('resnet<50>');
+  });
+});

@@ -1,0 +1,26 @@
+/** A @grpc/grpc-js client built from the project's .proto files, with promise-returning calls. */
+import * as grpc from '@grpc/grpc-js';
+import { serviceDefinition } from '../../../../src/core/server/grpc/proto.js';
+
+export type GrpcClient = grpc.Client & Record<string, (...args: any[]) => any>;
+
+export function grpcClient(address: string, service = 'inference.GRPCInferenceService'): GrpcClient {
+  const Ctor = grpc.makeGenericClientConstructor(serviceDefinition(service, 'client'), service);
+  return new Ctor(address, grpc.credentials.createInsecure()) as GrpcClient;
+}
+
+export function call<T = any>(client: GrpcClient, method: string, request: object): Promise<T> {
+  return new Promise((resolve, reject) => {
+    client[method]!(request, (err: grpc.ServiceError | null, res: T) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+/** Resolves to the gRPC error of a call that must fail. */
+export async function callError(client: GrpcClient, method: string, request: object): Promise<grpc.ServiceError> {
+  try {
+    await call(client, method, request);
+  } catch (err) {
+    return err as grpc.ServiceError;
+  }
+  throw new Error(`${method} succeeded but was expected to fail`);
+}
