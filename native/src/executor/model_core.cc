@@ -52,6 +52,9 @@ ModelCore::ModelCore(ModelOptions options, std::vector<std::unique_ptr<Session>>
 }
 
 ModelCore::~ModelCore() {
+  // Reached from the thread-safe function's finalizer (environment teardown) or after unload;
+  // either way nobody in JS waits for answers any more.
+  torn_down_.store(true);
   if (scheduler_) scheduler_->Stop();
   if (closer_.joinable()) closer_.join();
 }
@@ -67,6 +70,7 @@ void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr
 }
 
 void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
+  if (torn_down_.load()) return;
   CompletedBatch* raw = batch.release();
   napi_status status = tsfn_.NonBlockingCall(raw, [this](Napi::Env env, Napi::Function callback, CompletedBatch* b) {
     CallJs(env, callback, b);

@@ -56,8 +56,11 @@ async function drive(model: ExecutorModel, count: number, callers: number, midwa
   let next = 0;
   let seed = 42;
   const random = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed % n;
+    // xorshift32: the low bits of a power-of-two LCG repeat every few calls.
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
   };
   const caller = async () => {
     while (next < count) {
