@@ -9,6 +9,7 @@
  *     batching (preferred 4/8/16, delay 100 µs) vs none, and the engine's own best batched
  *     throughput (runDirect at batch 1/4/8/16). Targets: >= 2.5x with batching, within 15% of
  *     the engine's best.
+ * GEBE_BENCH_PARTS=overhead|mnist runs one part; GEBE_BENCH_SECONDS sets part 2's windows.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -152,8 +153,9 @@ async function mnist(repo: string): Promise<void> {
 const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-bench-'));
 try {
   console.log(`gebe executor benchmark (node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, ${os.availableParallelism()} cores)`);
-  await overhead(repo);
-  await mnist(repo);
+  const parts = (process.env.GEBE_BENCH_PARTS ?? 'overhead,mnist').split(',');
+  if (parts.includes('overhead')) await overhead(repo);
+  if (parts.includes('mnist')) await mnist(repo);
 } finally {
   rmSync(repo, { recursive: true, force: true });
 }
