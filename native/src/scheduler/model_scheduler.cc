@@ -2,6 +2,7 @@
 
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -37,6 +38,7 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
     return false;
   }
   Rejected expired;
+  Wakeups wakeups;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) {
@@ -53,13 +55,19 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
       return false;
     }
     pending_.fetch_add(1, std::memory_order_relaxed);
-    WakeBatcherIfEarlierLocked(DispatchLocked(now_ns / 1000, expired));
+    WakeBatcherIfEarlierLocked(DispatchLocked(now_ns / 1000, expired, wakeups), wakeups);
   }
+  wakeups.Notify(batcher_cv_);
   RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
   return true;
 }
 
-int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired) {
+void ModelScheduler::Wakeups::Notify(std::condition_variable& batcher_cv) const {
+  for (Instance* instance : instances) instance->cv.notify_one();
+  if (batcher) batcher_cv.notify_one();
+}
+
+int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired, Wakeups& wakeups) {
   for (auto& r : queues_.ExpireDue(now_us)) expired.push_back(std::move(r));
   int64_t wake = RequestQueues<ScheduledRequest>::kNever;
   while (!idle_.empty() && !queues_.empty()) {
@@ -75,19 +83,19 @@ int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired) {
     batch->padded_rows = decision.padded_rows;
     batch->seq = next_seq_++;
     const int64_t now_ns = now_us * 1000;
-    for (auto& r : batch->requests) r->dispatch_ns = now_ns;
+    for (auto& r : batch->requests) r->dispatch_ns = std::max(now_ns, r->enqueue_ns);
     Instance& instance = *instances_[idle_.back()];
     idle_.pop_back();
     instance.next = std::move(batch);
-    instance.cv.notify_one();
+    wakeups.instances.push_back(&instance);
   }
   return std::min(wake, queues_.NextDeadline());
 }
 
-void ModelScheduler::WakeBatcherIfEarlierLocked(int64_t wake_us) {
+void ModelScheduler::WakeBatcherIfEarlierLocked(int64_t wake_us, Wakeups& wakeups) {
   if (wake_us < batcher_wake_us_) {
     batcher_wake_us_ = wake_us;
-    batcher_cv_.notify_one();
+    wakeups.batcher = true;
   }
 }
 
@@ -98,9 +106,11 @@ void ModelScheduler::BatcherLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     Rejected expired;
-    const int64_t wake = DispatchLocked(SteadyNowNs() / 1000, expired);
-    if (!expired.empty()) {
+    Wakeups wakeups;
+    const int64_t wake = DispatchLocked(SteadyNowNs() / 1000, expired, wakeups);
+    if (!expired.empty() || !wakeups.instances.empty()) {
       lock.unlock();
+      wakeups.Notify(batcher_cv_);
       RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
       lock.lock();
       continue;
@@ -127,9 +137,11 @@ void ModelScheduler::InstanceLoop(size_t index) {
     idle_.push_back(index);
     if (stopping_) continue;
     Rejected expired;
-    WakeBatcherIfEarlierLocked(DispatchLocked(SteadyNowNs() / 1000, expired));
-    if (!expired.empty()) {
+    Wakeups wakeups;
+    WakeBatcherIfEarlierLocked(DispatchLocked(SteadyNowNs() / 1000, expired, wakeups), wakeups);
+    if (!expired.empty() || !wakeups.instances.empty() || wakeups.batcher) {
       lock.unlock();
+      wakeups.Notify(batcher_cv_);
       RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
       lock.lock();
     }

@@ -145,6 +145,9 @@ void RunStress(size_t total, int callers, size_t stop_after) {
   CHECK_EQ(st.fail.count, sink.errors_.load() + rejected.load());
   CHECK_EQ(st.inference_count, sink.ok_rows_.load());
   CHECK_EQ(st.compute_infer.count, st.success.count);
+  // Each request's total time holds its queue time and its batch's compute phases.
+  CHECK(st.queue.ns <= st.success.ns);
+  CHECK(st.compute_input.ns + st.compute_infer.ns + st.compute_output.ns <= st.success.ns);
   uint64_t executions = 0;
   for (const auto& [size, b] : st.batch_stats) executions += b.compute_infer.count;
   CHECK_EQ(executions, st.execution_count);
