@@ -66,7 +66,7 @@ void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr
   // The loop is kept alive only while requests are outstanding (see Infer / CallJs).
   tsfn_.Unref(env);
   scheduler_ = std::make_unique<ModelScheduler>(options_.model_name, options_.policy, options_.batched,
-                                                std::move(sessions_), this);
+                                                std::move(sessions_), this, options_.idle_spin_us);
 }
 
 void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {

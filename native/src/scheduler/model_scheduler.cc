@@ -11,8 +11,13 @@
 namespace gebe {
 
 ModelScheduler::ModelScheduler(std::string model_name, BatchPolicy policy, bool batched,
-                               std::vector<std::unique_ptr<Session>> sessions, CompletionSink* sink)
-    : model_name_(std::move(model_name)), policy_(std::move(policy)), batched_(batched), sink_(sink), queues_(policy_) {
+                               std::vector<std::unique_ptr<Session>> sessions, CompletionSink* sink, int64_t idle_spin_us)
+    : model_name_(std::move(model_name)),
+      policy_(std::move(policy)),
+      batched_(batched),
+      sink_(sink),
+      idle_spin_us_(idle_spin_us),
+      queues_(policy_) {
   for (auto& session : sessions) {
     auto instance = std::make_unique<Instance>();
     instance->session = std::move(session);
@@ -87,6 +92,7 @@ int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired, Wakeup
     Instance& instance = *instances_[idle_.back()];
     idle_.pop_back();
     instance.next = std::move(batch);
+    instance.assigned.store(true, std::memory_order_release);
     wakeups.instances.push_back(&instance);
   }
   return std::min(wake, queues_.NextDeadline());
@@ -127,10 +133,19 @@ void ModelScheduler::BatcherLoop() {
 void ModelScheduler::InstanceLoop(size_t index) {
   Instance& instance = *instances_[index];
   std::unique_lock<std::mutex> lock(mu_);
+  bool ran = false;
   for (;;) {
+    if (ran && idle_spin_us_ > 0 && !instance.next && !stopping_) {
+      lock.unlock();
+      const int64_t until = SteadyNowNs() + idle_spin_us_ * 1000;
+      while (!instance.assigned.load(std::memory_order_acquire) && SteadyNowNs() < until) std::this_thread::yield();
+      lock.lock();
+    }
     instance.cv.wait(lock, [&] { return instance.next != nullptr || stopping_; });
     if (!instance.next) return;  // stopping and nothing assigned
     std::unique_ptr<Batch> batch = std::move(instance.next);
+    instance.assigned.store(false, std::memory_order_relaxed);
+    ran = true;
     lock.unlock();
     Execute(instance, *batch);
     lock.lock();
