@@ -74,9 +74,9 @@ async function overhead(repo: string): Promise<void> {
   executor.sort((a, b) => a - b);
   const added = percentile(executor, 50) - percentile(direct, 50);
   console.log('\n1. Scheduler overhead (Relu [1,16], concurrency 1, 20,000 requests each, µs)');
-  console.log('   path                      p50      p90      p99');
+  console.log(`   ${'path'.padEnd(30)}${['p50', 'p90', 'p99'].map((h) => h.padStart(7)).join('  ')}`);
   for (const [label, values] of [['engine directly (runDirect)', direct], ['executor (infer)', executor]] as const) {
-    console.log(`   ${label.padEnd(26)}${[50, 90, 99].map((p) => percentile(values, p).toFixed(1).padStart(7)).join('  ')}`);
+    console.log(`   ${label.padEnd(30)}${[50, 90, 99].map((p) => percentile(values, p).toFixed(1).padStart(7)).join('  ')}`);
   }
   console.log(`   added p50: ${added.toFixed(1)} µs (target <= 20 µs: ${added <= 20 ? 'met' : 'NOT met'})`);
   await model.unload();
