@@ -11,7 +11,7 @@
  *     the engine's best.
  * GEBE_BENCH_PARTS=overhead|mnist runs one part; GEBE_BENCH_SECONDS sets part 2's windows.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +19,11 @@ import { loadModel, type ExecutorModel, type InferRequest } from '../src/core/ex
 import type { ModelConfig } from '../src/core/config/model-config.js';
 import { OnnxGraphBuilder } from '../src/core/model/onnx-builder.js';
 
-const root = path.resolve(fileURLToPath(new URL('.', import.meta.url)), process.env.GEBE_BENCH_ROOT ?? '../../..');
+// The checkout root: the nearest folder above this script with a package.json.
+function findRoot(dir: string): string {
+  return existsSync(path.join(dir, 'package.json')) || path.dirname(dir) === dir ? dir : findRoot(path.dirname(dir));
+}
+const root = findRoot(path.dirname(fileURLToPath(import.meta.url)));
 const seconds = Number(process.env.GEBE_BENCH_SECONDS ?? 5);
 
 function percentile(sorted: number[], p: number): number {
