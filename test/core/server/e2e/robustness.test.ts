@@ -85,7 +85,7 @@ describe('the real executor behind the protocol layer', () => {
         if (typeof r === 'string' || (stopping && r !== 200)) return;
       }
     });
-    while (results.length < 50) await new Promise((r) => setTimeout(r, 5));
+    while (results.length < 50 || s.server.http!.inFlightCount === 0) await new Promise((r) => setTimeout(r, 2));
     stopping = true;
     await s.stop();
     await Promise.all(clients);
