@@ -15,6 +15,7 @@ import { CONFIG_FILE, scanModel } from '../repository/scan.js';
 import type { ScanProblem } from '../repository/types.js';
 import { selectVersions } from '../repository/versions.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
+import { ProtocolError } from './protocol-error.js';
 
 export class DiskModelSource implements ModelSource {
   constructor(readonly repository: string) {}
@@ -34,7 +35,13 @@ export class DiskModelSource implements ModelSource {
     // Findings name files relative to the repository (mnist/config.pbtxt:12:3), as validate prints them.
     const entry = scanModel(nodeFileSystem, dir, name, problems);
     if (configOverride) {
-      entry.config = { path: path.join(dir, CONFIG_FILE), display: `${name}/${CONFIG_FILE} (from the load request's 'config')`, text: printModelConfig(configOverride) };
+      let text: string;
+      try {
+        text = printModelConfig(configOverride);
+      } catch (err) {
+        throw ProtocolError.badRequest(`load parameter 'config' for '${name}' is not a valid ModelConfig: ${(err as Error).message.replace(/^Cannot print config field /, 'field ')}`);
+      }
+      entry.config = { path: path.join(dir, CONFIG_FILE), display: `${name}/${CONFIG_FILE} (from the load request's 'config')`, text };
     }
     if (!entry.config) return undefined;
     const result = lintTargets([{ kind: 'model', given: name, path: dir, models: [entry], problems }]);

@@ -111,6 +111,24 @@ describe('gebe serve (run)', () => {
     await s.done;
   });
 
+  it('validates a load request\'s config parameter with the validate rules before loading it', async () => {
+    const s = start(options({ controlMode: 'explicit', loadModels: ['alpha'] }));
+    const { ports } = await s.ready;
+    const load = (config: unknown) => fetch(`http://127.0.0.1:${ports.http}/v2/repository/models/alpha/load`, { method: 'POST', body: JSON.stringify({ parameters: { config: JSON.stringify(config) } }) });
+    const base = { name: 'alpha', backend: 'ge', max_batch_size: 2, input: [{ name: 'X', data_type: 'TYPE_FP32', dims: ['2'] }], output: [{ name: 'Y', data_type: 'TYPE_FP32', dims: ['2'] }] };
+    const bogus = await load({ ...base, bogus: 1 });
+    expect(bogus.status).toBe(400);
+    expect(((await bogus.json()) as { error: string }).error).toMatch(/not a valid ModelConfig: field bogus: inference.ModelConfig has no such field/);
+    const mismatch = await load({ ...base, input: [{ name: 'X', data_type: 'TYPE_FP32', dims: [3] }] });
+    expect(mismatch.status).toBe(400);
+    expect(((await mismatch.json()) as { error: string }).error).toMatch(/alpha\/config.pbtxt \(from the load request's 'config'\):\d+:\d+ [A-Z_]+ /);
+    expect((await load(base)).status).toBe(200);
+    const config = (await (await fetch(`http://127.0.0.1:${ports.http}/v2/models/alpha/config`)).json()) as { max_batch_size: number };
+    expect(config.max_batch_size).toBe(2);
+    s.stop();
+    await s.done;
+  });
+
   it('reloads changed configs and new models in poll mode', async () => {
     const s = start(options({ controlMode: 'poll' }));
     const { ports, server } = await s.ready;
