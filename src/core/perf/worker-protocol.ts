@@ -13,6 +13,7 @@ export type WorkerRequest =
 
 export interface EncodedWindow {
   histogram: string;
+  latencySumUs: number;
   requests: number;
   timedRequests: number;
   sendUsSum: number;
