@@ -1,0 +1,128 @@
+/**
+ * `gebe convert [model dir | repo]`: compiles each `ge`-backend model's ONNX file to an offline
+ * model with ATC, using the shapes and gears its config.pbtxt describes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { GebeError } from '../../errors.js';
+import { colors, type IO } from '../../io.js';
+import { buildAtcCommand, formatCommand, relativeTo, type AtcCommand } from '../../core/atc/command.js';
+import { findErrorCodes } from '../../core/atc/error-codes.js';
+import { findAtc } from '../../core/atc/find-atc.js';
+import { inspectOm } from '../../core/atc/om-header.js';
+import { runAtc } from '../../core/atc/run-atc.js';
+import { detectSocVersion } from '../../core/atc/soc-version.js';
+import type { ConvertOptions } from './options.js';
+import { findConvertibleModels, type ConvertibleModel } from './targets.js';
+
+export interface ConvertDeps {
+  io: IO;
+}
+
+export interface ConvertOutcome {
+  model: string;
+  command: string;
+  omFile: string;
+  ok: boolean;
+}
+
+export interface ConvertResult {
+  outcomes: ConvertOutcome[];
+  failed: number;
+}
+
+export async function runConvert(opts: ConvertOptions, deps: ConvertDeps): Promise<ConvertResult> {
+  const { io } = deps;
+  const c = colors(io);
+  const models = findConvertibleModels(path.resolve(io.cwd, opts.target), opts, io);
+  const socVersion = await resolveSocVersion(opts, io);
+  // Looked up before anything runs, so a shell without CANN fails once, up front.
+  const atc = opts.dryRun ? 'atc' : findAtc(io.env);
+
+  const outcomes: ConvertOutcome[] = [];
+  for (const model of models) {
+    const plan = buildAtcCommand({
+      config: model.config,
+      configFile: relativeTo(io.cwd, model.configFile),
+      modelFile: model.onnxFile,
+      outputBase: path.join(model.versionDir, 'model'),
+      socVersion,
+      precisionMode: opts.precisionMode,
+      log: opts.log,
+    });
+    const command = formatCommand(atc, plan.args);
+    if (opts.dryRun) {
+      io.stdout.write(`${command}\n`);
+      outcomes.push({ model: model.name, command, omFile: plan.omFile, ok: true });
+      continue;
+    }
+    const ok = await convertOne(io, atc, model, plan);
+    outcomes.push({ model: model.name, command, omFile: plan.omFile, ok });
+  }
+  const failed = outcomes.filter((o) => !o.ok).length;
+  if (!opts.dryRun && models.length > 1) {
+    io.stdout.write(`\n${failed === 0 ? c.green('converted') : c.red('failed')}: ${models.length - failed} of ${models.length} models\n`);
+  }
+  return { outcomes, failed };
+}
+
+async function convertOne(io: IO, atc: string, model: ConvertibleModel, plan: AtcCommand): Promise<boolean> {
+  const c = colors(io);
+  const err = colors(io, 'stderr');
+  const logFile = path.join(model.versionDir, 'atc.log');
+  const shownLog = relativeTo(io.cwd, logFile);
+  // A stale .om from an earlier run must not pass for this run's result.
+  fs.rmSync(plan.omFile, { force: true });
+  const run = await runAtc(atc, plan.args, { io, logFile, label: `${model.name} v${model.version}`, cwd: model.versionDir });
+  const codes = findErrorCodes(run.output);
+  if (run.exitCode !== 0 || run.signal) {
+    io.stderr.write(`${err.red('error')}: atc failed for model "${model.name}" (${run.signal ? `signal ${run.signal}` : `exit code ${run.exitCode}`})\n`);
+    for (const code of codes) {
+      io.stderr.write(`  ${code.code[0] === 'E' ? err.red(code.code) : err.yellow(code.code)}  ${code.hint}\n`);
+      io.stderr.write(`          ${err.dim(code.line)}\n`);
+    }
+    if (codes.length === 0) io.stderr.write(`  ATC printed no error code; the last lines were:\n${lastLines(run.output, 5)}`);
+    io.stderr.write(`  full log: ${shownLog}\n`);
+    return false;
+  }
+  const header = inspectOm(plan.omFile);
+  const shownOm = relativeTo(io.cwd, plan.omFile);
+  if (header.format === 'invalid') {
+    io.stderr.write(`${err.red('error')}: atc reported success but ${shownOm} is not a valid offline model: ${header.problem}\n  full log: ${shownLog}\n`);
+    return false;
+  }
+  const size = fs.statSync(plan.omFile).size;
+  const gears = plan.batchSizes ? `batch sizes ${plan.batchSizes.join(', ')}` : plan.gears.values.length > 0 ? `dims ${plan.gears.values.map((g) => g.join(',')).join('; ')}` : 'static shape';
+  io.stdout.write(`${c.green('converted')} ${model.name} v${model.version} → ${shownOm} (${formatBytes(size)}, ${gears})\n`);
+  if (header.format === 'om') {
+    const dynamic = header.isUnknownModel ? 'dynamic' : 'static';
+    io.stdout.write(`  header: IMOD, name "${header.name}", ${dynamic}${header.platformVersion ? `, platform ${header.platformVersion}` : ''}\n`);
+    if (plan.gears.values.length > 0 && !header.isUnknownModel) {
+      io.stdout.write(`  ${c.yellow('note')}: gears were requested but the header's is_unknow_model flag is 0; check the log\n`);
+    }
+  } else {
+    io.stdout.write('  header: OM2 archive (ZIP); its header is not checked\n');
+  }
+  for (const code of codes.filter((x) => x.code.startsWith('W'))) io.stdout.write(`  ${c.yellow(code.code)}  ${code.hint}\n`);
+  io.stdout.write(`  log: ${shownLog}\n  next: gebe warmup ${relativeTo(io.cwd, path.dirname(model.modelDir))} -m ${model.name}\n`);
+  return true;
+}
+
+async function resolveSocVersion(opts: ConvertOptions, io: IO): Promise<string> {
+  if (opts.socVersion) return opts.socVersion;
+  const detected = await detectSocVersion(io.env);
+  if (detected.socVersion) return detected.socVersion;
+  throw new GebeError(`--soc-version is needed: ${detected.reason}`, {
+    hint: 'pass the target chip, e.g. --soc-version Ascend310P3 (run npu-smi info on the target host for its name)',
+  });
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trimEnd().split(/\r?\n/).slice(-n).map((l) => `    ${l}\n`).join('');
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}

@@ -1,0 +1,57 @@
+/**
+ * One KServe v2 inference over HTTP with the binary tensor extension both ways, so every datatype
+ * (FP16 included) travels exactly. Used by `gebe infer -u` and `gebe warmup -u`.
+ */
+import http from 'node:http';
+import { GebeError } from '../../errors.js';
+import type { Datatype, InferTensor } from '../../core/executor/types.js';
+import { encodeBinaryInferRequest } from '../../core/perf/clients/kserve-binary.js';
+import { normalizeBaseUrl } from '../../core/perf/clients/http.js';
+import { unreachable } from '../../core/perf/clients/http-errors.js';
+
+interface ResponseHeader {
+  outputs?: Array<{ name: string; datatype: Datatype; shape: number[]; parameters?: { binary_data_size?: number }; data?: unknown[] }>;
+  error?: string;
+}
+
+export async function httpInfer(url: string, inferPath: string, inputs: InferTensor[], outputNames: string[]): Promise<InferTensor[]> {
+  const base = normalizeBaseUrl(url);
+  const target = new URL(`${base}${inferPath}`);
+  const payload = encodeBinaryInferRequest(inputs, outputNames);
+  const { status, headers, body } = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    const req = http.request(target, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        'Content-Length': payload.body.byteLength,
+        'Inference-Header-Content-Length': payload.headerLength,
+      },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(base, err)));
+    req.end(payload.body);
+  });
+  const lengthHeader = headers['inference-header-content-length'];
+  const headerLength = lengthHeader !== undefined ? Number(lengthHeader) : body.byteLength;
+  let header: ResponseHeader;
+  try {
+    header = JSON.parse(body.subarray(0, headerLength).toString('utf8')) as ResponseHeader;
+  } catch {
+    throw new GebeError(`the server at ${base} answered HTTP ${status} with a body that is not KServe v2 JSON: ${body.subarray(0, 200).toString('utf8')}`);
+  }
+  if (status !== 200) throw new GebeError(`the server at ${base} answered HTTP ${status}: ${header.error ?? JSON.stringify(header)}`);
+  let offset = headerLength;
+  return (header.outputs ?? []).map((o) => {
+    const size = o.parameters?.binary_data_size;
+    if (size === undefined) {
+      throw new GebeError(`the server at ${base} sent output "${o.name}" as JSON although binary data was requested`);
+    }
+    const data = new Uint8Array(body.buffer, body.byteOffset + offset, size);
+    offset += size;
+    return { name: o.name, datatype: o.datatype, shape: o.shape.map(Number), data: Uint8Array.prototype.slice.call(data) };
+  });
+}
