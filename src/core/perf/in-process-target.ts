@@ -52,7 +52,7 @@ export class InProcessTarget implements LoadTarget {
   }
 
   static async open(repository: string, model: string, version: string | undefined, loadModel: LoadModelFn): Promise<InProcessTarget> {
-    const ref = resolveRepositoryModel(repository, model, version);
+    const ref = await resolveRepositoryModel(repository, model, version);
     const loaded = await loadModel(ref.dir, ref.version, ref.config);
     return new InProcessTarget(`in process (${loaded.engine} engine, ${ref.dir})`, loaded);
   }

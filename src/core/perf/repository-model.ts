@@ -1,12 +1,12 @@
 /**
- * Finds one model in a model repository for in-process runs: its directory, the version to load
- * (--model-version or the latest), and its parsed config.pbtxt. Problems name the path and the fix.
+ * Finds one model in a model repository for in-process runs, the way `gebe serve` reads it (the
+ * server's DiskModelSource: config parsed and checked, versions chosen by the version policy), and
+ * picks --model-version or the latest served version. Problems name the path and the fix.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { GebeError } from '../../errors.js';
-import { parseModelConfig } from '../config/index.js';
 import type { ModelConfig } from '../config/model-config.js';
+import { DiskModelSource } from '../server/disk-source.js';
 
 export interface RepositoryModelRef {
   dir: string;
@@ -14,30 +14,26 @@ export interface RepositoryModelRef {
   config: ModelConfig;
 }
 
-const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
-
-export function resolveRepositoryModel(repository: string, model: string, requestedVersion?: string): RepositoryModelRef {
-  if (!isDir(repository)) {
+export async function resolveRepositoryModel(repository: string, model: string, requestedVersion?: string): Promise<RepositoryModelRef> {
+  if (!existsSync(repository) || !statSync(repository).isDirectory()) {
     throw new GebeError(`--model-repository ${repository}: no such directory; point it at the folder that holds <model>/config.pbtxt`);
   }
-  const dir = path.join(repository, model);
-  if (!isDir(dir)) {
-    const models = readdirSync(repository).filter((n) => existsSync(path.join(repository, n, 'config.pbtxt')));
+  const source = new DiskModelSource(repository);
+  const found = await source.read(model);
+  if (!found) {
+    const models = await source.list();
     const known = models.length ? `; it has ${models.map((m) => `"${m}"`).join(', ')}` : '';
     throw new GebeError(`model "${model}" is not in ${repository}${known}; check -m`);
   }
-  const file = path.join(dir, 'config.pbtxt');
-  if (!existsSync(file)) throw new GebeError(`${file} is missing; create it with \`gebe init ${model}\``);
-  const parsed = parseModelConfig(readFileSync(file, 'utf8'), file);
-  const firstError = parsed.diagnostics.find((d) => d.severity === 'error');
-  if (firstError) {
-    throw new GebeError(`${firstError.file}:${firstError.line}:${firstError.column} ${firstError.message}; run \`gebe validate ${repository}\` for every problem`);
+  if (found.errors.length > 0 || !found.config) {
+    throw new GebeError(`model "${model}" cannot load: ${found.errors[0] ?? 'config.pbtxt could not be read'}; run \`gebe validate ${repository}\` for every problem`);
   }
-  const versions = readdirSync(dir).filter((n) => /^(0|[1-9]\d*)$/.test(n) && isDir(path.join(dir, n))).sort((a, b) => Number(a) - Number(b));
-  if (versions.length === 0) throw new GebeError(`model "${model}" has no version directory; put the model file in ${path.join(dir, '1')}/`);
-  const version = requestedVersion ?? versions[versions.length - 1]!;
-  if (!versions.includes(version)) {
-    throw new GebeError(`model "${model}" has no version ${version} in ${dir}; it has ${versions.join(', ')}; check --model-version`);
+  if (found.versions.length === 0) {
+    throw new GebeError(`model "${model}" has no version to serve in ${found.dir}; put the model file in ${found.dir}/1/ (or check its version_policy)`);
   }
-  return { dir, version, config: parsed.config };
+  const version = requestedVersion ?? found.versions[found.versions.length - 1]!;
+  if (!found.versions.includes(version)) {
+    throw new GebeError(`model "${model}" has no version ${version} in ${found.dir}; it has ${found.versions.join(', ')}; check --model-version`);
+  }
+  return { dir: found.dir, version, config: found.config };
 }

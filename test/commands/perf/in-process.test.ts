@@ -1,51 +1,40 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryIO } from '../../../src/io.js';
 import { parsePerfFlags } from '../../../src/commands/perf/options.js';
 import { runPerf } from '../../../src/commands/perf/run.js';
-import { identityLoader } from '../../helpers/perf-server.js';
+import { writePerfRepository } from '../../helpers/perf-repository.js';
 
-const CONFIG = `name: "ident"
-backend: "ge"
-max_batch_size: 8
-input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 4 ] } ]
-output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 4 ] } ]
-`;
+const FAST = { measurementInterval: '150', stabilityPercentage: '1000', maxTrials: '6' };
 
-function repository(parent = mkdtempSync(path.join(tmpdir(), 'gebe-perf-'))): string {
-  const repo = path.join(parent, 'model_repository');
-  mkdirSync(path.join(repo, 'ident', '1'), { recursive: true });
-  mkdirSync(path.join(repo, 'ident', '3'), { recursive: true });
-  writeFileSync(path.join(repo, 'ident', 'config.pbtxt'), CONFIG);
-  return repo;
-}
-
-const FAST = { measurementInterval: '100', stabilityPercentage: '1000', maxTrials: '3' };
-
-describe('gebe perf in process', () => {
-  it('loads the latest version from ./model_repository and counts batch × requests against the model statistics', async () => {
-    const repo = repository();
-    const cwd = path.dirname(repo);
+describe('gebe perf in process (native executor, real ONNX model)', () => {
+  it('loads the model from ./model_repository and counts batch × requests, as the model statistics do', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'gebe-perf-inproc-'));
+    const repo = writePerfRepository(cwd);
     const io = memoryIO({ cwd });
-    const opts = parsePerfFlags({ model: 'ident', batchSize: '1,8', concurrency: '1,2', ...FAST }, cwd);
+    const opts = parsePerfFlags({ model: 'trivial', batchSize: '1,8', concurrency: '1,2', ...FAST }, cwd);
     expect(opts.target).toEqual({ kind: 'in-process', repository: repo });
-    const report = await runPerf(opts, { io, loadModel: async () => identityLoader });
-    expect(report.model).toEqual({ name: 'ident', version: '3' });
+    const report = await runPerf(opts, { io });
+    expect(report.model).toEqual({ name: 'trivial', version: '1' });
+    expect(report.target).toMatch(/^in process \(cpu engine, /);
     expect(report.rows.map((r) => [r.batchSize, r.concurrency])).toEqual([[1, 1], [1, 2], [8, 1], [8, 2]]);
     for (const r of report.rows) {
       expect(r.server!.executionCount).toBeGreaterThan(0);
       expect(r.server!.inferenceCount).toBe(r.server!.executionCount * r.batchSize);
+      // In process, the window and the statistics delta cover the same completions exactly.
+      expect(r.throughput).toBeCloseTo(r.requestsPerSecond * r.batchSize, 6);
     }
     expect(io.out()).toContain('best throughput');
   });
 
-  it('names a missing model and a missing version with the fix', async () => {
-    const repo = repository();
+  it('names a missing model, a missing version and a missing --shape with the fix', async () => {
+    const repo = writePerfRepository(mkdtempSync(path.join(tmpdir(), 'gebe-perf-inproc-')));
     const io = memoryIO();
-    const run = (flags: Record<string, string>) => runPerf(parsePerfFlags({ modelRepository: repo, ...FAST, ...flags, model: flags.model ?? 'ident' }, '/'), { io, loadModel: async () => identityLoader });
-    await expect(run({ model: 'idnet' })).rejects.toThrow(`model "idnet" is not in ${repo}; it has "ident"; check -m`);
-    await expect(run({ modelVersion: '2' })).rejects.toThrow(`model "ident" has no version 2 in ${path.join(repo, 'ident')}; it has 1, 3; check --model-version`);
+    const run = (flags: Record<string, string>) => runPerf(parsePerfFlags({ modelRepository: repo, ...FAST, model: 'trivial', ...flags }, '/'), { io });
+    await expect(run({ model: 'trivail' })).rejects.toThrow(`model "trivail" is not in ${repo}; it has "dynamic", "trivial"; check -m`);
+    await expect(run({ modelVersion: '2' })).rejects.toThrow(`model "trivial" has no version 2 in ${path.join(repo, 'trivial')}; it has 1; check --model-version`);
+    await expect(run({ model: 'dynamic' })).rejects.toThrow('model "dynamic" has dynamic dims in INPUT0 [-1]; pass the shape to send for each, e.g. --shape INPUT0:1');
   });
 });
