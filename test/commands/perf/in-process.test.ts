@@ -38,3 +38,32 @@ describe('gebe perf in process (native executor, real ONNX model)', () => {
     await expect(run({ model: 'dynamic' })).rejects.toThrow('model "dynamic" has dynamic dims in INPUT0 [-1]; pass the shape to send for each, e.g. --shape INPUT0:1');
   });
 });
+
+describe('live progress', () => {
+  /** A stand-in terminal: what ora needs from a TTY stream, collecting what it writes. */
+  function terminal() {
+    let text = '';
+    return {
+      isTTY: true, columns: 120,
+      write: (chunk: string) => { text += chunk; return true; },
+      cursorTo: () => true, moveCursor: () => true, clearLine: () => true,
+      text: () => text,
+    };
+  }
+
+  it('shows the current setting on stderr when it is a terminal, and nothing with --json', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'gebe-perf-progress-'));
+    writePerfRepository(cwd);
+    const tty = terminal();
+    const io = memoryIO({ cwd, stderr: tty, stderrIsTTY: true });
+    await runPerf(parsePerfFlags({ model: 'trivial', concurrency: '2', ...FAST }, cwd), { io });
+    expect(tty.text()).toContain('[1/1] batch 1, concurrency 2');
+    expect(io.out()).toContain('best throughput');
+
+    const quiet = terminal();
+    const jsonIO = memoryIO({ cwd, stderr: quiet, stderrIsTTY: true });
+    await runPerf(parsePerfFlags({ model: 'trivial', concurrency: '2', json: true, ...FAST }, cwd), { io: jsonIO });
+    expect(quiet.text()).toBe('');
+    expect(JSON.parse(jsonIO.out()).rows).toHaveLength(1);
+  });
+});

@@ -17,11 +17,15 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-/** Fast, tolerant measurement settings: tests check counts and wiring, never timing. */
-const FAST = ['--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '--client-threads', '0'];
+/** Short, tolerant measurement settings: tests check counts and wiring, never timing. */
+const FAST = ['--measurement-interval', '60', '-s', '1000', '-r', '10', '--client-threads', '0'];
 
 async function perf(...args: string[]) {
-  const io = memoryIO({ cwd: tmp });
+  return perfIn(tmp, ...args);
+}
+
+async function perfIn(cwd: string, ...args: string[]) {
+  const io = memoryIO({ cwd });
   const code = await main(['node', 'gebe', 'perf', ...args], io);
   return { code, out: io.out(), err: io.err() };
 }
@@ -69,6 +73,28 @@ describe('gebe perf sweeps', () => {
   });
 });
 
+describe('target choice', () => {
+  it('runs in process from ./model_repository, and asks for a target when there is none', async () => {
+    const inProcess = await perf('-m', 'trivial', '--json', ...FAST);
+    expect(inProcess.code).toBe(0);
+    expect((JSON.parse(inProcess.out) as PerfReport).target).toMatch(/^in process \(cpu engine/);
+    const empty = mkdtempSync(path.join(tmpdir(), 'gebe-perf-empty-'));
+    const none = await perfIn(empty, '-m', 'trivial', ...FAST);
+    expect(none.code).toBe(2);
+    expect(none.err).toBe('error: no target: pass -u host:port for a running KServe v2 server, or --model-repository <dir> to run the model in process\n');
+  });
+});
+
+describe('stability', () => {
+  it('fails with exit 2 and names the flags to change when windows never agree within -s', async () => {
+    // 0.001%: three windows of a real server never agree that closely.
+    const { code, err, out } = await perf('-m', 'trivial', '-u', server.http, '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '0.001', '-r', '3', '--client-threads', '0');
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toMatch(/^error: measurements at batch 1, concurrency 1 did not stabilise within 3 windows \(last 3: throughput varied [\d.]+%, latency [\d.]+%, allowed 0.001%\); raise --measurement-request-count \(now 20\), -s\/--stability-percentage or -r\/--max-trials\n$/);
+  });
+});
+
 describe('gebe perf over gRPC', () => {
   it('sweeps batch × concurrency with the server-side breakdown', async () => {
     const { code, out, err } = await perf('-m', 'trivial', '-u', server.grpc, '-i', 'grpc', '-b', '1,8', '--concurrency', '1,2', '--json', ...FAST);
@@ -100,7 +126,7 @@ describe('gebe perf bad input: one-line errors, exit 2', () => {
     ['a non-numeric range', async () => ['-m', 'trivial', '-u', server.http, '--concurrency', 'a:b'], /"a" is not a whole number/],
     ['an unreachable server', async () => ['-m', 'trivial', '-u', `127.0.0.1:${await freePort()}`], /cannot reach a KServe v2 server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); start one with `gebe serve/],
     ['an unknown model', async () => ['-m', 'nope', '-u', server.http], /model "nope" is not on the server .*; the server has "dynamic", "trivial"; check -m/],
-    ['a model that is not ready', async () => ['-m', 'broken', '-u', server.http], /^error: model "broken" is not ready on .*max_batch_size.*; fix what the server reports/],
+    ['a model that is not ready', async () => ['-m', 'broken', '-u', server.http], /^error: model "broken" is not ready on .*; fix what the server reports/],
     ['a batch above max_batch_size', async () => ['-m', 'trivial', '-u', server.http, '-b', '1,16'], /-b 16: batch size is above max_batch_size 8 of model "trivial"; use -b 8 or less/],
     ['a missing --shape', async () => ['-m', 'dynamic', '-u', server.http], /model "dynamic" has dynamic dims in INPUT0 \[-1\]; pass the shape to send for each, e.g. --shape INPUT0:1$/],
     ['an input-data file with a wrong name', async () => {
@@ -108,7 +134,6 @@ describe('gebe perf bad input: one-line errors, exit 2', () => {
       writeFileSync(file, JSON.stringify({ data: [{ INPUT1: [1, 2, 3, 4] }] }));
       return ['-m', 'trivial', '-u', server.http, '--input-data', file];
     }, /data\[0\] names input "INPUT1", which model "trivial" does not have/],
-    ['no target at all', async () => ['-m', 'trivial'], /no target: pass -u host:port/],
     ['no model', async () => ['-u', server.http], /-m\/--model is required/],
   ];
   for (const [name, args, expected] of cases) {
