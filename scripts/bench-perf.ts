@@ -3,16 +3,19 @@
  *   in process: `gebe perf` on the executor vs a bare loop calling model.infer() (the model's ceiling)
  *   HTTP:       `gebe perf -u` vs Debian's wrk (a Lua script sends the same binary request) against
  *               the same `gebe serve` endpoint
- * Both tools run as separate processes with the same concurrency and the same number of threads.
- * Target: gebe perf drives ≥ 80% of the reference.
- * Env: BENCH_CONCURRENCY (8), BENCH_SECONDS (6), BENCH_THREADS (2).
+ * Over HTTP both tools run as separate processes with the same concurrency and threads. The runs
+ * alternate (reference, gebe perf, reference, ...) for BENCH_ROUNDS rounds and medians are
+ * printed, so a busy machine shifts both sides alike. Target: gebe perf drives ≥ 80% of the reference.
+ * Env: BENCH_CONCURRENCY (8), BENCH_SECONDS (4), BENCH_THREADS (2), BENCH_ROUNDS (3).
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { main } from '../src/cli.js';
 import { loadModel } from '../src/core/executor/index.js';
+import { memoryIO } from '../src/io.js';
 import { encodeBinaryInferRequest } from '../src/core/perf/clients/kserve-binary.js';
 import { buildRequests } from '../src/core/perf/inputs.js';
 import { resolveRepositoryModel } from '../src/core/perf/repository-model.js';
@@ -22,17 +25,29 @@ import { writePerfRepository } from '../test/helpers/perf-repository.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const gebe = path.join(root, 'bin', 'gebe.js');
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const seconds = Number(process.env.BENCH_SECONDS ?? 6);
+const seconds = Number(process.env.BENCH_SECONDS ?? 4);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const threads = Number(process.env.BENCH_THREADS ?? 2);
 const work = mkdtempSync(path.join(tmpdir(), 'gebe-bench-perf-'));
 const repo = writePerfRepository(work);
 
-/** gebe perf as users run it; windows of a third of the run, so three windows cover it. */
-function gebePerf(args: string[]): PerfReport {
-  const windowMs = String(Math.round((seconds * 1000) / 3));
-  const out = execFileSync(process.execPath, [gebe, 'perf', '-m', 'trivial', '--concurrency', String(concurrency),
-    '--measurement-interval', windowMs, '-s', '25', '-r', '9', '--json', ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
+/** gebe perf's flags for one run: windows of a third of the run; -s 100 because this measures capacity on a shared machine, not stability. */
+function perfArgs(): string[] {
+  return ['-m', 'trivial', '--concurrency', String(concurrency), '--measurement-interval', String(Math.round((seconds * 1000) / 3)), '-s', '100', '-r', '9', '--json'];
+}
+
+/** gebe perf as users run it, in its own process (from dist/). */
+function gebePerfProcess(args: string[]): PerfReport {
+  const out = execFileSync(process.execPath, [gebe, 'perf', ...perfArgs(), ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
   return JSON.parse(out) as PerfReport;
+}
+
+/** gebe perf in process, in this process beside the bare loop (same executor build, same conditions). */
+async function gebePerfInProcess(): Promise<PerfReport> {
+  const io = memoryIO({ cwd: work });
+  await main(['node', 'gebe', 'perf', '--model-repository', repo, ...perfArgs()], io);
+  if (!io.out()) throw new Error(`gebe perf failed: ${io.err()}`);
+  return JSON.parse(io.out()) as PerfReport;
 }
 
 async function bareLoop(): Promise<number> {
@@ -56,8 +71,23 @@ async function bareLoop(): Promise<number> {
 
 interface Server { port: number; stop(): Promise<void> }
 
+/**
+ * `gebe serve` in its own process. Until this build's CLI has the serve flags, the same server
+ * core (GebeServer over the repository, native executor) is started from the test helper.
+ */
+function serveCommand(): string[] {
+  const help = execFileSync(process.execPath, [gebe, 'serve', '--help'], { encoding: 'utf8' });
+  if (help.includes('--http-port')) return [gebe, 'serve', repo, '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0'];
+  const helper = new URL('../test/helpers/perf-server.ts', import.meta.url).href;
+  const code = `const { startPerfServer } = await import(${JSON.stringify(helper)});
+const s = await startPerfServer(${JSON.stringify(repo)});
+console.log('HTTP     http://' + s.http + '/v2');
+process.on('SIGTERM', () => s.stop().then(() => process.exit(0)));`;
+  return ['--import', 'tsx', '--input-type=module', '-e', code];
+}
+
 async function startServe(): Promise<Server> {
-  const child = spawn(process.execPath, [gebe, 'serve', repo, '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, serveCommand(), { stdio: ['ignore', 'pipe', 'pipe'], cwd: root });
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -96,20 +126,39 @@ wrk.headers["Inference-Header-Content-Length"] = "${headerLength}"
   return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]);
 }
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (v: number) => v.toFixed(0).padStart(8);
-const line = (label: string, refName: string, ref: number, ours: number, busy: number) =>
-  `${label.padEnd(11)} ${refName.padEnd(24)} ${fmt(ref)} req/s   gebe perf ${fmt(ours)} req/s   ratio ${(ours / ref).toFixed(2)}   (busiest client loop ${(busy * 100).toFixed(0)}%)`;
+function line(label: string, refName: string, ref: number[], ours: number[], busy: number[]): string {
+  const r = median(ref);
+  const o = median(ours);
+  return `${label.padEnd(11)} ${refName.padEnd(22)} ${fmt(r)} req/s   gebe perf ${fmt(o)} req/s   ratio ${(o / r).toFixed(2)}   ` +
+    `(runs: ${ref.map((v) => v.toFixed(0)).join('/')} vs ${ours.map((v) => v.toFixed(0)).join('/')}; busiest client loop ${(Math.max(...busy) * 100).toFixed(0)}%)`;
+}
 
 try {
-  console.log(`gebe perf client capacity: trivial model (y = x + 1, FP32 [1,4]), concurrency ${concurrency}, ${seconds} s per run, ${threads} client threads`);
-  const bare = await bareLoop();
-  const inProcess = gebePerf(['--model-repository', repo]).rows[0]!;
-  console.log(line('in process', 'bare model.infer loop', bare, inProcess.requestsPerSecond, inProcess.clientLoopBusy));
+  console.log(`gebe perf client capacity: trivial model (y = x + 1, FP32 [1,4]), concurrency ${concurrency}, ~${seconds} s per run, ${threads} client threads, median of ${rounds} alternating rounds`);
+  const bare: number[] = [];
+  const inProcess: number[] = [];
+  const inProcessBusy: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    bare.push(await bareLoop());
+    const row = (await gebePerfInProcess()).rows[0]!;
+    inProcess.push(row.requestsPerSecond);
+    inProcessBusy.push(row.clientLoopBusy);
+  }
+  console.log(line('in process', 'bare model.infer loop', bare, inProcess, inProcessBusy));
   const server = await startServe();
   try {
-    const wrkRate = wrk(server.port);
-    const http = gebePerf(['-u', `127.0.0.1:${server.port}`, '--client-threads', String(threads)]).rows[0]!;
-    console.log(line('HTTP', `wrk -t${threads} -c${concurrency}`, wrkRate, http.requestsPerSecond, http.clientLoopBusy));
+    const wrkRates: number[] = [];
+    const perfRates: number[] = [];
+    const perfBusy: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      wrkRates.push(wrk(server.port));
+      const row = gebePerfProcess(['-u', `127.0.0.1:${server.port}`, '--client-threads', String(threads)]).rows[0]!;
+      perfRates.push(row.requestsPerSecond);
+      perfBusy.push(row.clientLoopBusy);
+    }
+    console.log(line('HTTP', `wrk -t${threads} -c${concurrency}`, wrkRates, perfRates, perfBusy));
   } finally {
     await server.stop();
   }

@@ -13,15 +13,17 @@ import { resolveRepositoryModel } from './repository-model.js';
 /** The executor facade's loader (same signature the server's model manager uses). */
 export type LoadModelFn = (modelDir: string, version: string, config: ModelConfig) => Promise<LoadedModel>;
 
+const nothing = (): undefined => undefined;
+
 class InProcessClient implements InferClient {
   private next = 0;
   constructor(private readonly model: LoadedModel, private readonly requests: RequestInputs[]) {}
 
-  async infer(): Promise<undefined> {
+  infer(): Promise<undefined> {
     const inputs = this.requests[this.next]!;
     this.next = (this.next + 1) % this.requests.length;
-    await this.model.infer({ inputs });
-    return undefined;
+    // No async wrapper: one promise per request is all the executor's completion needs.
+    return this.model.infer({ inputs }).then(nothing);
   }
 
   async close(): Promise<void> {}
