@@ -1,13 +1,21 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
-import { NotImplementedError } from '../../errors.js';
+import { FORMATTERS } from '../../core/lint/formatters/index.js';
+import { toValidateOptions, type ValidateFlags } from './options.js';
+import { runValidate } from './run.js';
 
-export function registerValidate(program: Command, _ctx: CommandContext): void {
+export { runValidate } from './run.js';
+export { toValidateOptions, type ValidateOptions } from './options.js';
+
+export function registerValidate(program: Command, ctx: CommandContext): void {
   program
     .command('validate [path...]')
-    .description('lint config.pbtxt, repository layout and config/model agreement')
-    .allowUnknownOption()
-    .action(() => {
-      throw new NotImplementedError('validate');
+    .description('lint config.pbtxt, repository layout and config/model agreement (default path: ./model_repository)')
+    .addOption(new Option('--format <format>', 'output format').choices(Object.keys(FORMATTERS)).default('text'))
+    .option('--fix', 'apply safe fixes in place, then report what remains')
+    .option('--strict', 'warnings fail too (exit 1)')
+    .option('--rule <ID=level>', 'set a rule to off|info|warning|error (repeatable)', (value: string, prev: string[] = []) => [...prev, value])
+    .action(async (paths: string[], flags: ValidateFlags) => {
+      ctx.setExitCode(await runValidate(toValidateOptions(paths, flags), ctx.io));
     });
 }

@@ -75,7 +75,38 @@ export class Interpreter {
     return result;
   }
 
+  /**
+   * A scalar where a message belongs. When the message has a single string field (ModelParameter's
+   * string_value), the intent is clear and the fix wraps the value: value: { string_value: "1" }.
+   */
+  private reportScalarForMessage(field: FieldInfo, item: ScalarNode): ProtoMessage | undefined {
+    const type = field.messageType!;
+    const only = type.fields.length === 1 ? type.fields[0]! : undefined;
+    const { start, end } = item.span;
+    if (only && !type.isMapEntry && only.kind === 'scalar' && only.scalar === 'string' && item.token === 'string') {
+      const wrapped = `{ ${only.name}: ${item.text} }`;
+      this.sink.report('SYNTAX_WRONG_VALUE_TYPE', start.offset, end.offset,
+        `Field "${field.name}" is a ${shortName(type)} message, not a string; write ${field.name}: ${wrapped}.`, {
+          fix: { description: `Wrap the value: ${wrapped}`, edits: [{ start: start.offset, end: end.offset, text: wrapped }], safe: true },
+        });
+      // Keep what the user meant, so that later checks see the value.
+      return { type, values: new Map([[only.name, String(item.value)]]) };
+    }
+    this.sink.report('SYNTAX_WRONG_VALUE_TYPE', start.offset, end.offset,
+      `Field "${field.name}" is a message (${field.map ? 'a map entry' : shortName(type)}), not ${item.token === 'string' ? 'a string' : 'a scalar'}; write ${field.name} { ... }.`);
+    return undefined;
+  }
+
   private reportUnknownField(fieldNode: FieldNode, type: MessageInfo): void {
+    if (type.isMapEntry) {
+      const valueType = type.fields[1]!.messageType;
+      if (valueType?.byName.has(fieldNode.name)) {
+        const { start, end } = fieldNode.nameSpan;
+        this.sink.report('SYNTAX_UNKNOWN_FIELD', start.offset, end.offset,
+          `A map entry has only "key" and "value"; put "${fieldNode.name}" inside the value: value { ${fieldNode.name}: ... }.`);
+        return;
+      }
+    }
     const candidates = type.fields.map((f) => f.name);
     const suggestion = closestName(fieldNode.name, candidates);
     const where = type.isMapEntry ? 'a map entry (which has only "key" and "value")' : shortName(type);
@@ -113,12 +144,14 @@ export class Interpreter {
   }
 
   private messageItem(fieldNode: FieldNode, field: FieldInfo, item: ScalarNode | MessageNode, into: ProtoMessage, setAt: Map<string, FieldNode>): void {
-    if (item.kind !== 'message') {
-      this.sink.report('SYNTAX_WRONG_VALUE_TYPE', item.span.start.offset, item.span.end.offset,
-        `Field "${field.name}" is a message (${field.map ? 'a map entry' : shortName(field.messageType!)}), not ${item.token === 'string' ? 'a string' : 'a scalar'}; write ${field.name} { ... }.`);
-      return;
+    let sub: ProtoMessage;
+    if (item.kind === 'message') {
+      sub = this.message(item, field.messageType!);
+    } else {
+      const recovered = this.reportScalarForMessage(field, item);
+      if (!recovered) return;
+      sub = recovered;
     }
-    const sub = this.message(item, field.messageType!);
     if (field.map) {
       const keyField = field.messageType!.fields[0]!;
       const valueField = field.messageType!.fields[1]!;

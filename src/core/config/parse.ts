@@ -14,7 +14,24 @@ import { toModelConfig } from './to-config.js';
 
 const typedMessages = new WeakMap<MessageNode, ProtoMessage>();
 
+/**
+ * Triton configs are a few kilobytes; a file far larger is the wrong file, and building a syntax
+ * tree for it would take seconds and hundreds of megabytes, so it is reported instead.
+ */
+export const MAX_CONFIG_LENGTH = 4_000_000;
+
+function tooLarge(text: string, file: string): ParseResult {
+  const source = new SourceText('', file);
+  const sink = new DiagnosticSink(source);
+  const mb = (text.length / 1e6).toFixed(1);
+  sink.report('SYNTAX_FILE_TOO_LARGE', 0, 0,
+    `The config is ${mb} MB; gebe parses configs up to ${MAX_CONFIG_LENGTH / 1e6} MB (Triton configs are usually a few KB). Check that this is the right file.`);
+  const root: MessageNode = { kind: 'message', fields: [], span: source.span(0, 0) };
+  return { root, config: {}, diagnostics: sink.sorted(), locate: () => undefined };
+}
+
 export function parseModelConfig(text: string, file: string): ParseResult {
+  if (text.length > MAX_CONFIG_LENGTH) return tooLarge(text, file);
   const source = new SourceText(text, file);
   const sink = new DiagnosticSink(source);
   const schema = modelConfigSchema();

@@ -129,9 +129,9 @@ export class TextFormatParser {
 
   private parseFieldName(t: Token): string | undefined {
     if (t.kind === 'word' && IDENTIFIER.test(t.text)) return t.text;
-    if (t.kind === 'string' && t.terminated) {
+    if (t.kind === 'string' && this.isQuotedName(t) && this.tokens.peek().kind === 'symbol' && (this.tokens.peek() as { text: string }).text === ':') {
       const name = this.text.slice(t.contentStart, t.contentEnd);
-      if (IDENTIFIER.test(name)) {
+      {
         this.sink.report('SYNTAX_QUOTED_FIELD_NAME', t.start, t.end,
           `Field names are not quoted in protobuf text format (this looks like JSON); write ${name} instead of ${this.text.slice(t.start, t.end)}.`, {
             fix: { description: `Remove the quotes around ${name}`, edits: [{ start: t.start, end: t.end, text: name }], safe: true },
@@ -187,18 +187,38 @@ export class TextFormatParser {
     } else {
       this.sink.report('SYNTAX_UNEXPECTED_TOKEN', t.start, t.end, `Expected a field name, found ${describe(t, this.text)}.`);
     }
-    // Skip to the end of this line's value so one typo does not cascade into many errors.
-    this.skipValueAfterBadName();
-  }
-
-  private skipValueAfterBadName(): void {
-    const t = this.tokens.peek();
-    if (t.kind === 'symbol' && t.text === ':') {
+    // A bad name followed by ":" still has a value: skip it as part of the same mistake.
+    const n = this.tokens.peek();
+    if (t.kind === 'word' && n.kind === 'symbol' && n.text === ':') {
       this.tokens.next();
       this.skipValue();
-    } else if (t.kind === 'symbol' && (t.text === '{' || t.text === '<')) {
-      this.skipValue();
     }
+    this.resynchronize();
+  }
+
+  /**
+   * After a token that cannot start a field, skips ahead to the next token that can (a name
+   * followed by ":", "{", "<" or "["), or to a closer, so that one typo does not cascade.
+   */
+  private resynchronize(): void {
+    for (;;) {
+      const t = this.tokens.peek();
+      if (t.kind === 'eof') return;
+      if (t.kind === 'symbol' && (t.text === '}' || t.text === '>')) return;
+      if ((t.kind === 'word' && IDENTIFIER.test(t.text)) || (t.kind === 'string' && this.isQuotedName(t))) {
+        const n = this.tokens.peek(1);
+        if (n.kind === 'symbol' && ':{<['.includes(n.text)) return;
+      }
+      if (t.kind === 'symbol' && (t.text === '{' || t.text === '<' || t.text === '[')) {
+        this.skipValue();
+        continue;
+      }
+      this.tokens.next();
+    }
+  }
+
+  private isQuotedName(t: Token): boolean {
+    return t.kind === 'string' && t.terminated && IDENTIFIER.test(this.text.slice(t.contentStart, t.contentEnd));
   }
 
   /** Skips one value (scalar, string run, block or list) without reporting its contents. */

@@ -7,6 +7,7 @@
 import type { ModelConfig } from './model-config.js';
 import type { FieldInfo, MessageInfo } from './schema.js';
 import { modelConfigSchema } from './schema.js';
+import { RANGES } from './scalars.js';
 import { quoteString } from './strings.js';
 
 const INDENT = '  ';
@@ -40,7 +41,12 @@ export function formatScalar(field: FieldInfo, value: unknown, path = field.name
       const ok = (typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint' ||
         (typeof value === 'string' && /^-?[0-9]+$/.test(value));
       if (!ok) return fail(path, `expected an integer, got ${JSON.stringify(value)}`);
-      return String(value);
+      if (typeof value !== 'number' || Number.isSafeInteger(value)) return String(value);
+      // Beyond 2^53 a JS number is approximate (the plain config stores 64-bit values as numbers):
+      // print the exact integer it holds, kept inside the field's range.
+      const [min, max] = RANGES[field.scalar!] ?? [BigInt(value), BigInt(value)];
+      const exact = BigInt(value);
+      return String(exact < min ? min : exact > max ? max : exact);
     }
   }
 }

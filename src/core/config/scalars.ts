@@ -23,7 +23,7 @@ const INTEGER = /^(-?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/;
 const FLOAT = /^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fF]?$/;
 const SPECIAL_FLOAT = /^(-?)(inf|infinity|nan)f?$/i;
 
-const RANGES: Partial<Record<ScalarType, [bigint, bigint]>> = {
+export const RANGES: Partial<Record<ScalarType, [bigint, bigint]>> = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],
   sint32: [-(2n ** 31n), 2n ** 31n - 1n],
   sfixed32: [-(2n ** 31n), 2n ** 31n - 1n],

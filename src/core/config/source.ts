@@ -39,9 +39,13 @@ export class SourceText {
   }
 }
 
+/** Past this many, a file is not a config with mistakes but something else; stop collecting. */
+export const MAX_DIAGNOSTICS = 1000;
+
 export class DiagnosticSink {
   readonly items: Diagnostic[] = [];
   private readonly order: number[] = [];
+  private dropped = 0;
 
   constructor(readonly source: SourceText) {}
 
@@ -52,6 +56,10 @@ export class DiagnosticSink {
     message: string,
     options: { fix?: Fix; severity?: Severity } = {},
   ): void {
+    if (this.items.length >= MAX_DIAGNOSTICS) {
+      this.dropped++;
+      return;
+    }
     const span = this.source.span(start, Math.max(start, end));
     const diagnostic: Diagnostic = {
       file: this.source.file,
@@ -72,7 +80,18 @@ export class DiagnosticSink {
   sorted(): Diagnostic[] {
     const indices = this.items.map((_, i) => i);
     indices.sort((a, b) => this.order[a]! - this.order[b]! || a - b);
-    return indices.map((i) => this.items[i]!);
+    const sorted = indices.map((i) => this.items[i]!);
+    if (this.dropped > 0) {
+      const last = sorted[sorted.length - 1]!;
+      sorted.push({
+        ...last,
+        ruleId: 'SYNTAX_TOO_MANY_ERRORS',
+        severity: 'error',
+        message: `${this.dropped} more syntax problems after this one were not reported; fix the ones above and run again.`,
+      });
+      delete sorted[sorted.length - 1]!.fix;
+    }
+    return sorted;
   }
 }
 

@@ -22,17 +22,21 @@ function isAsciiSpace(code: number): boolean {
 }
 
 /** Unicode spaces that editors and chat tools insert; protobuf accepts only ASCII whitespace. */
-function isForeignSpace(ch: string): boolean {
-  return /^[\u00A0\u1680\u2000-\u200B\u202F\u205F\u3000\uFEFF]$/.test(ch);
+function isForeignSpace(code: number): boolean {
+  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200b) || code === 0x202f ||
+    code === 0x205f || code === 0x3000 || code === 0xfeff;
 }
 
-function isWordChar(ch: string): boolean {
-  const code = ch.charCodeAt(0);
-  if (isAsciiSpace(code)) return false;
-  if (SYMBOLS.has(ch) || ch === '#' || ch === '"' || ch === "'") return false;
-  if (TYPOGRAPHIC_DOUBLE.has(ch) || TYPOGRAPHIC_SINGLE.has(ch) || isForeignSpace(ch)) return false;
-  return true;
+/** ASCII characters that end a word: whitespace, punctuation, comment start and quotes. */
+const WORD_BREAK = new Uint8Array(128);
+for (const ch of ' \t\n\v\f\r{}<>[]:,;=#"\'') WORD_BREAK[ch.charCodeAt(0)] = 1;
+
+function isWordChar(code: number): boolean {
+  if (code < 128) return WORD_BREAK[code] === 0;
+  return !isForeignSpace(code) && !TYPOGRAPHIC.has(code);
 }
+
+const TYPOGRAPHIC = new Set([...TYPOGRAPHIC_DOUBLE, ...TYPOGRAPHIC_SINGLE].map((c) => c.charCodeAt(0)));
 
 export class Tokenizer {
   private pos = 0;
@@ -66,7 +70,10 @@ export class Tokenizer {
     }
     if (ch === '"' || ch === "'" || TYPOGRAPHIC_DOUBLE.has(ch) || TYPOGRAPHIC_SINGLE.has(ch)) return this.scanString();
     let end = start;
-    while (end < text.length && isWordChar(text[end]!) && !(text[end] === '/' && text[end + 1] === '/')) end++;
+    for (; end < text.length; end++) {
+      const code = text.charCodeAt(end);
+      if (!isWordChar(code) || (code === 47 /* / */ && text.charCodeAt(end + 1) === 47)) break;
+    }
     if (end === start) end = start + 1; // a lone '/' of a comment-like token: never loop forever
     this.pos = end;
     return { kind: 'word', start, end, text: text.slice(start, end) };
@@ -87,7 +94,7 @@ export class Tokenizer {
             fix: { description: 'Replace "//" with "#"', edits: [{ start, end: start + 2, text: '#' }], safe: true },
           });
         this.skipToLineEnd();
-      } else if (isForeignSpace(text[this.pos]!)) {
+      } else if (isForeignSpace(code)) {
         const start = this.pos;
         const ch = text[start]!;
         const bom = ch === '\uFEFF';

@@ -18,7 +18,7 @@ export class HttpTarget implements LoadTarget {
   readonly endpoint: HttpModelEndpoint;
   private description?: ModelDescription;
 
-  constructor(private readonly url: string, model: string, version: string | undefined, private readonly useWorkers: boolean) {
+  constructor(private readonly url: string, model: string, version: string | undefined, readonly usesClientThreads: boolean) {
     this.label = `${normalizeBaseUrl(url)} (HTTP)`;
     this.endpoint = new HttpModelEndpoint(url, model, version);
   }
@@ -33,7 +33,7 @@ export class HttpTarget implements LoadTarget {
     const outputs = model.outputs.map((o) => o.name);
     const bodies = requests.map((r) => encodeBinaryInferRequest(r, outputs));
     const inferPath = this.endpoint.inferPath();
-    if (!this.useWorkers) {
+    if (!this.usesClientThreads) {
       return [new InThreadDriver(new HttpInferClient(this.url, inferPath, bodies, MAX_SOCKETS))];
     }
     const drivers = Array.from({ length: Math.max(1, count) }, () => new WorkerThreadDriver({

@@ -21,8 +21,11 @@ export interface TargetOptions {
 export async function openTarget(opts: TargetOptions): Promise<OpenTarget> {
   const t = opts.target;
   if (t.kind === 'remote' && t.protocol === 'http') {
-    const target = new HttpTarget(t.url, opts.model, opts.modelVersion, opts.clientThreads > 0);
-    return Object.assign(target, { usesClientThreads: opts.clientThreads > 0 });
+    return new HttpTarget(t.url, opts.model, opts.modelVersion, opts.clientThreads > 0);
+  }
+  if (t.kind === 'remote' && t.protocol === 'grpc') {
+    const { GrpcTarget } = await import('./grpc-target.js');
+    return new GrpcTarget(t.url.replace(/^grpc:\/\//, ''), opts.model, opts.modelVersion, opts.clientThreads > 0);
   }
   throw new GebeError(`${t.kind === 'remote' ? 'gRPC' : 'in-process'} mode is not available in this build yet; use -u host:port with -i http`);
 }

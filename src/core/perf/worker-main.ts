@@ -12,7 +12,8 @@ async function createClient(init: WorkerInit): Promise<InferClient> {
     const bodies = init.bodies.map((b) => ({ body: Buffer.from(b.body.buffer, b.body.byteOffset, b.body.byteLength), headerLength: b.headerLength }));
     return new HttpInferClient(init.baseUrl, init.inferPath, bodies, init.maxSockets);
   }
-  throw new Error(`transport ${init.transport} has no worker client yet`);
+  const { GrpcInferClient } = await import('./clients/grpc.js');
+  return new GrpcInferClient(init.address, init.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
 }
 
 const port = parentPort!;

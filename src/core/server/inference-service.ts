@@ -4,6 +4,7 @@
  * so both answer the same questions with the same words.
  */
 import { createRequire } from 'node:module';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { InferError, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata } from '../executor/types.js';
 import type { ModelConfig } from '../config/model-config.js';
 import type { ServerMetrics } from './metrics.js';
@@ -35,6 +36,13 @@ export class InferenceService {
   draining = false;
 
   constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics) {}
+
+  /** As in Triton, clients may change what is loaded only in explicit model control mode. */
+  requireExplicitControl(what: 'load' | 'unload'): void {
+    if (this.models.mode !== 'explicit') {
+      throw new ProtocolError(`explicit model ${what} is not allowed if polling is enabled or model control is off (start the server with --model-control-mode explicit)`, 400, GrpcStatus.FAILED_PRECONDITION);
+    }
+  }
 
   serverMetadata(): ServerMetadata {
     return { name: 'gebe', version: gebeVersion, extensions: SERVER_EXTENSIONS };

@@ -88,7 +88,10 @@ export class ModelManager {
       }
     }
     for (const name of [...this.records.keys()]) {
-      if (!names.includes(name)) await this.unload(name);
+      if (names.includes(name)) continue;
+      this.log.info('model removed from the repository, unloading', { model: name });
+      await this.unload(name);
+      this.records.delete(name);
     }
   }
 

@@ -39,8 +39,9 @@ export class ProtocolError extends Error {
     return new ProtocolError(message, 503);
   }
 
+  /** Triton answers unsupported features with 400 over HTTP and UNIMPLEMENTED over gRPC. */
   static unsupported(message: string): ProtocolError {
-    return new ProtocolError(message, 501);
+    return new ProtocolError(message, 400, GrpcStatus.UNIMPLEMENTED);
   }
 }
 

@@ -6,19 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli.js';
 import { memoryIO } from '../../../src/io.js';
 import type { PerfReport } from '../../../src/core/perf/report.js';
-import { startKserveServer, type RunningServer } from '../../helpers/kserve-v2-server.js';
+import { startPerfServer, type PerfServer } from '../../helpers/perf-server.js';
 
-let server: RunningServer;
+let server: PerfServer;
 const tmp = mkdtempSync(path.join(tmpdir(), 'gebe-perf-cmd-'));
 
 beforeAll(async () => {
-  server = await startKserveServer([
-    { name: 'ident', maxBatchSize: 8, inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [4] }] },
-    { name: 'dyn', maxBatchSize: 8, inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [-1] }, { name: 'MASK', datatype: 'INT32', shape: [-1] }] },
-    { name: 'loading', maxBatchSize: 8, inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [4] }], ready: false },
-  ]);
+  server = await startPerfServer();
 });
-afterAll(async () => server?.close());
+afterAll(async () => server?.stop());
 
 /** Fast, tolerant measurement settings: tests check counts and wiring, never timing. */
 const FAST = ['--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '--client-threads', '0'];
@@ -39,7 +35,7 @@ async function freePort(): Promise<number> {
 
 describe('gebe perf sweeps', () => {
   it('--concurrency 1:16 yields 16 rows in order', async () => {
-    const { code, out, err } = await perf('-m', 'ident', '-u', server.url, '--concurrency', '1:16', '--json', ...FAST);
+    const { code, out, err } = await perf('-m', 'ident', '-u', server.http, '--concurrency', '1:16', '--json', ...FAST);
     expect(err).toBe('');
     expect(code).toBe(0);
     const report = JSON.parse(out) as PerfReport;
@@ -49,7 +45,7 @@ describe('gebe perf sweeps', () => {
   it('-b 1,8 × --concurrency 1,4 yields 4 rows, batch-major, and writes CSV and HTML', async () => {
     const csv = path.join(tmp, 'out.csv');
     const html = path.join(tmp, 'out.html');
-    const { code, out } = await perf('-m', 'ident', '-u', server.url, '-b', '1,8', '--concurrency', '1,4', '-f', csv, '--report', html, ...FAST);
+    const { code, out } = await perf('-m', 'ident', '-u', server.http, '-b', '1,8', '--concurrency', '1,4', '-f', csv, '--report', html, ...FAST);
     expect(code).toBe(0);
     const lines = out.split('\n').slice(2, 6).map((l) => l.trim().split(/\s+/).slice(0, 2));
     expect(lines).toEqual([['1', '1'], ['1', '4'], ['8', '1'], ['8', '4']]);
@@ -61,7 +57,7 @@ describe('gebe perf sweeps', () => {
   });
 
   it('runs load on worker threads and at a fixed request rate', async () => {
-    const { code, out } = await perf('-m', 'ident', '-u', server.url, '--request-rate-range', '200', '--json',
+    const { code, out } = await perf('-m', 'ident', '-u', server.http, '--request-rate-range', '200', '--json',
       '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '--client-threads', '2');
     expect(code).toBe(0);
     const report = JSON.parse(out) as PerfReport;
@@ -72,23 +68,44 @@ describe('gebe perf sweeps', () => {
   });
 });
 
+describe('gebe perf over gRPC', () => {
+  it('sweeps batch × concurrency with the server-side breakdown', async () => {
+    const { code, out, err } = await perf('-m', 'ident', '-u', server.grpc, '-i', 'grpc', '-b', '1,8', '--concurrency', '1,2', '--json', ...FAST);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as PerfReport;
+    expect(report.target).toBe(`${server.grpc} (gRPC)`);
+    expect(report.rows.map((r) => [r.batchSize, r.concurrency])).toEqual([[1, 1], [1, 2], [8, 1], [8, 2]]);
+    for (const r of report.rows) expect(r.server!.inferenceCount).toBe(r.server!.executionCount * r.batchSize);
+  });
+
+  it('names an unknown model and an unreachable server in one line', async () => {
+    const unknown = await perf('-m', 'nope', '-u', server.grpc, '-i', 'grpc', ...FAST);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/^error: model "nope" is not on the gRPC server at .*; check -m\/--model-version\n$/);
+    const gone = await perf('-m', 'ident', '-u', `127.0.0.1:${await freePort()}`, '-i', 'grpc', ...FAST);
+    expect(gone.code).toBe(2);
+    expect(gone.err).toMatch(/^error: cannot reach a KServe v2 gRPC server at 127\.0\.0\.1:\d+ .*\n$/);
+  });
+});
+
 describe('gebe perf bad input: one-line errors, exit 2', () => {
   const cases: Array<[string, () => Promise<string[]>, RegExp]> = [
-    ['a descending range', async () => ['-m', 'ident', '-u', server.url, '--concurrency', '16:1'], /write 1:16$/],
-    ['a zero range start', async () => ['-m', 'ident', '-u', server.url, '--concurrency', '0:4'], /use 1:4$/],
-    ['a non-numeric range', async () => ['-m', 'ident', '-u', server.url, '--concurrency', 'a:b'], /"a" is not a whole number/],
+    ['a descending range', async () => ['-m', 'ident', '-u', server.http, '--concurrency', '16:1'], /write 1:16$/],
+    ['a zero range start', async () => ['-m', 'ident', '-u', server.http, '--concurrency', '0:4'], /use 1:4$/],
+    ['a non-numeric range', async () => ['-m', 'ident', '-u', server.http, '--concurrency', 'a:b'], /"a" is not a whole number/],
     ['an unreachable server', async () => ['-m', 'ident', '-u', `127.0.0.1:${await freePort()}`], /cannot reach a KServe v2 server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); start one with `gebe serve/],
-    ['an unknown model', async () => ['-m', 'nope', '-u', server.url], /model "nope" is not on the server .*; the server has "ident", "dyn", "loading"; check -m/],
-    ['a model that is not ready', async () => ['-m', 'loading', '-u', server.url], /model "loading" version 1 is not ready/],
-    ['a batch above max_batch_size', async () => ['-m', 'ident', '-u', server.url, '-b', '1,16'], /-b 16: batch size is above max_batch_size 8 of model "ident"; use -b 8 or less/],
-    ['a missing --shape', async () => ['-m', 'dyn', '-u', server.url], /dynamic dims in INPUT0 \[-1\], MASK \[-1\]; .* --shape INPUT0:1 --shape MASK:1$/],
+    ['an unknown model', async () => ['-m', 'nope', '-u', server.http], /model "nope" is not on the server .*; the server has "dyn", "ident"; check -m/],
+    ['a model that is not ready', async () => ['-m', 'broken', '-u', server.http], /^error: model "broken" is not ready on .*max_batch_size must be >= 0\)+; fix what the server reports/],
+    ['a batch above max_batch_size', async () => ['-m', 'ident', '-u', server.http, '-b', '1,16'], /-b 16: batch size is above max_batch_size 8 of model "ident"; use -b 8 or less/],
+    ['a missing --shape', async () => ['-m', 'dyn', '-u', server.http], /dynamic dims in INPUT0 \[-1\], MASK \[-1\]; .* --shape INPUT0:1 --shape MASK:1$/],
     ['an input-data file with a wrong name', async () => {
       const file = path.join(tmp, 'bad.json');
       writeFileSync(file, JSON.stringify({ data: [{ INPUT1: [1, 2, 3, 4] }] }));
-      return ['-m', 'ident', '-u', server.url, '--input-data', file];
+      return ['-m', 'ident', '-u', server.http, '--input-data', file];
     }, /data\[0\] names input "INPUT1", which model "ident" does not have/],
     ['no target at all', async () => ['-m', 'ident'], /no target: pass -u host:port/],
-    ['no model', async () => ['-u', server.url], /-m\/--model is required/],
+    ['no model', async () => ['-u', server.http], /-m\/--model is required/],
   ];
   for (const [name, args, expected] of cases) {
     it(name, async () => {

@@ -3,20 +3,20 @@ import { HttpTarget } from '../../../src/core/perf/http-target.js';
 import { buildRequests } from '../../../src/core/perf/inputs.js';
 import { LoadGenerator, type MeasurementOptions } from '../../../src/core/perf/load-generator.js';
 import type { Measurement } from '../../../src/core/perf/measurement.js';
-import { startKserveServer, type RunningServer } from '../../helpers/kserve-v2-server.js';
+import { startPerfServer, type PerfServer } from '../../helpers/perf-server.js';
 
-let server: RunningServer;
+let server: PerfServer;
 beforeAll(async () => {
-  server = await startKserveServer([{ name: 'ident', maxBatchSize: 8, inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [4] }] }]);
+  server = await startPerfServer();
 });
-afterAll(async () => server?.close());
+afterAll(async () => server?.stop());
 
 const options: MeasurementOptions = {
   intervalMs: 300, mode: 'time_windows', requestCount: 50, stabilityPercentage: 1000, maxTrials: 3, warmupRequestCount: 5,
 };
 
 async function sweep(batchSizes: number[], levels: number[], clientThreads: number, measurement = options) {
-  const target = new HttpTarget(server.url, 'ident', undefined, clientThreads > 0);
+  const target = new HttpTarget(server.http, 'ident', undefined, clientThreads > 0);
   const model = await target.describe();
   const generator = new LoadGenerator(target, measurement);
   const events: string[] = [];

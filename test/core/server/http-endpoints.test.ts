@@ -143,7 +143,8 @@ describe('HTTP repository control (explicit mode)', () => {
     expect(badConfig.status).toBe(400);
     expect(badConfig.body.error).toMatch(/not valid JSON/);
     const file = await postJson(`${e.http}/v2/repository/models/simple/load`, { parameters: { 'file:1/model.onnx': 'AAAA' } });
-    expect(file.status).toBe(501);
+    expect(file.status).toBe(400);
+    expect(file.body.error).toMatch(/does not accept model files inline/);
     expect((await postJson(`${e.http}/v2/repository/models/never_seen/unload`, {})).status).toBe(400);
     expect((await postJson(`${e.http}/v2/repository/index`, {})).body.some((m: { name: string }) => m.name === 'nope')).toBe(false);
   });

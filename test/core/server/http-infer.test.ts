@@ -139,11 +139,11 @@ describe('HTTP infer errors', () => {
     expect((await postBinary(url, good.body, good.headerLength)).status).toBe(200);
     const lying = await fetch(url, { method: 'POST', headers: { 'Inference-Header-Content-Length': String(good.body.byteLength + 10) }, body: good.body });
     expect(lying.status).toBe(400);
-    expect((await lying.json()).error).toMatch(/Inference-Header-Content-Length is \d+ but the body has only/);
+    expect(((await lying.json()) as { error: string }).error).toMatch(/Inference-Header-Content-Length is \d+ but the body has only/);
     const truncated = await fetch(url, { method: 'POST', headers: { 'Inference-Header-Content-Length': String(good.headerLength) }, body: good.body.subarray(0, good.body.byteLength - 5) });
-    expect((await truncated.json()).error).toMatch(/input 'INPUT1' declares binary_data_size 16 but only 11 bytes of binary data remain/);
+    expect(((await truncated.json()) as { error: string }).error).toMatch(/input 'INPUT1' declares binary_data_size 16 but only 11 bytes of binary data remain/);
     const extra = await fetch(url, { method: 'POST', headers: { 'Inference-Header-Content-Length': String(good.headerLength) }, body: Buffer.concat([good.body, Buffer.alloc(3)]) });
-    expect((await extra.json()).error).toMatch(/unexpected 3 bytes of binary data after the last input/);
+    expect(((await extra.json()) as { error: string }).error).toMatch(/unexpected 3 bytes of binary data after the last input/);
     const wrongSize = binaryBody({}, [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 3], bytes: f32 }, { name: 'INPUT1', datatype: 'FP32', shape: [1, 4], bytes: f32 }]);
     expect((await postBinary(url, wrongSize.body, wrongSize.headerLength)).json.error).toMatch(/unexpected total byte size 16 for inference input 'INPUT0', expecting 12/);
     const badHeader = await fetch(url, { method: 'POST', headers: { 'Inference-Header-Content-Length': 'abc' }, body: good.body });

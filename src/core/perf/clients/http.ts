@@ -66,6 +66,9 @@ export class HttpModelEndpoint implements ModelEndpoint {
       const what = this.version ? `model "${this.model}" version ${this.version}` : `model "${this.model}"`;
       throw new GebeError(`${what} is not on the server at ${this.base} (${errorText(meta.body)})${known}; check -m/--model-version`);
     }
+    if (meta.status === 503) {
+      throw new GebeError(`model "${this.model}" is not ready on ${this.base} (${errorText(meta.body)}); fix what the server reports, or wait for the model to load`);
+    }
     if (meta.status !== 200) throw new GebeError(`model metadata request to ${this.base}${this.modelPath()} failed with HTTP ${meta.status}: ${errorText(meta.body)}`);
     const body = meta.body as { name: string; versions?: string[]; inputs: TensorMetadata[]; outputs: TensorMetadata[] };
     // Address one version explicitly so statistics and inference refer to the same one.

@@ -23,6 +23,7 @@ type Unary = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData
 
 function unary(log: Logger, fn: (request: any) => unknown | Promise<unknown>): Unary {
   return (call, callback) => {
+    if (log.verboseEnabled) log.verbose('grpc call', { method: call.getPath() });
     Promise.resolve()
       .then(() => fn(call.request))
       .then((response) => callback(null, response as object), (err) => callback(grpcError(err, log)));
@@ -111,12 +112,12 @@ export class GrpcFrontend {
       RepositoryIndex: unary(log, async (r) => ({ models: (await s.models.index(Boolean(r.ready))).map((e) => ({ name: e.name, version: e.version ?? '', state: e.state ?? '', reason: e.reason ?? '' })) })),
       RepositoryModelLoad: unary(log, async (r) => {
         const { config } = parseLoadParameters(plainParameters(r.parameters), r.model_name);
-        requireExplicit(s, 'load');
+        s.requireExplicitControl('load');
         await s.models.load(r.model_name, config);
         return {};
       }),
       RepositoryModelUnload: unary(log, async (r) => {
-        requireExplicit(s, 'unload');
+        s.requireExplicitControl('unload');
         await s.models.unload(r.model_name);
         return {};
       }),
@@ -168,11 +169,5 @@ export class GrpcFrontend {
         resolve();
       });
     });
-  }
-}
-
-function requireExplicit(s: InferenceService, what: string): void {
-  if (s.models.mode !== 'explicit') {
-    throw new ProtocolError(`explicit model ${what} is not allowed if polling is enabled or model control is off (start the server with --model-control-mode explicit)`, 400, grpc.status.FAILED_PRECONDITION);
   }
 }

@@ -3,7 +3,6 @@
  * translate between HTTP and the InferenceService; they never touch models directly.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import { decodeHttpInferRequest } from '../codec/http-infer-request.js';
 import { encodeHttpInferResponse } from '../codec/http-infer-response.js';
 import type { InferenceService } from '../inference-service.js';
@@ -153,21 +152,15 @@ async function handleIndex(ctx: RouteContext): Promise<void> {
 async function handleLoad(ctx: RouteContext): Promise<void> {
   const body = await readJsonBody(ctx);
   const { config } = parseLoadParameters(body.parameters, ctx.model!);
-  requireExplicit(ctx, 'load');
+  ctx.service.requireExplicitControl('load');
   await ctx.service.models.load(ctx.model!, config);
   sendJson(ctx.res, 200, {});
 }
 
 async function handleUnload(ctx: RouteContext): Promise<void> {
   await readJsonBody(ctx);
-  requireExplicit(ctx, 'unload');
+  ctx.service.requireExplicitControl('unload');
   await ctx.service.models.unload(ctx.model!);
   sendJson(ctx.res, 200, {});
 }
 
-/** As in Triton, the repository can only be changed by clients in explicit mode. */
-function requireExplicit(ctx: RouteContext, what: string): void {
-  if (ctx.service.models.mode !== 'explicit') {
-    throw new ProtocolError(`explicit model ${what} is not allowed if polling is enabled or model control is off (start the server with --model-control-mode explicit)`, 400, GrpcStatus.FAILED_PRECONDITION);
-  }
-}

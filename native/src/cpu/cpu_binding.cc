@@ -1,0 +1,275 @@
+// JS surface of the cpu engine, for tests, benchmarks and introspection (the scheduler drives
+// sessions natively). Exports: CpuSession (class), cpuInspect(path), cpuSupportedOperators(),
+// cpuGemmIsa(). Argument validation happens in TS first (src/core/executor/cpu-session.ts);
+// the checks here only keep bad calls from crashing the process.
+#include <napi.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include "cpu/cpu_session.h"
+#include "cpu/gemm/sgemm.h"
+#include "module_registry.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+DataType DataTypeFromName(const std::string& name) {
+  static const std::pair<const char*, DataType> names[] = {
+      {"FP32", DataType::kFloat32}, {"INT64", DataType::kInt64}, {"INT32", DataType::kInt32}, {"BOOL", DataType::kBool},
+      {"FP64", DataType::kFloat64}, {"UINT8", DataType::kUInt8}, {"INT8", DataType::kInt8}};
+  for (const auto& [n, t] : names)
+    if (name == n) return t;
+  return DataType::kInvalid;
+}
+
+Napi::Array DimsToJs(Napi::Env env, const std::vector<int64_t>& dims) {
+  Napi::Array a = Napi::Array::New(env, dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) a.Set(uint32_t(i), Napi::Number::New(env, double(dims[i])));
+  return a;
+}
+
+Napi::Array DescsToJs(Napi::Env env, const std::vector<TensorDesc>& descs) {
+  Napi::Array list = Napi::Array::New(env, descs.size());
+  for (size_t i = 0; i < descs.size(); ++i) {
+    const TensorDesc& d = descs[i];
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("name", d.name);
+    o.Set("datatype", DataTypeName(d.dtype));
+    o.Set("dims", DimsToJs(env, d.dims));
+    Napi::Array names = Napi::Array::New(env, d.dim_names.size());
+    for (size_t k = 0; k < d.dim_names.size(); ++k) names.Set(uint32_t(k), d.dim_names[k]);
+    o.Set("dimNames", names);
+    list.Set(uint32_t(i), o);
+  }
+  return list;
+}
+
+Napi::Object ModelInfoToJs(Napi::Env env, const ModelInfo& info, const std::vector<TensorDesc>& inputs,
+                           const std::vector<TensorDesc>& outputs) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("irVersion", Napi::Number::New(env, double(info.ir_version)));
+  o.Set("opset", Napi::Number::New(env, double(info.opset)));
+  o.Set("producer", info.producer);
+  o.Set("inputs", DescsToJs(env, inputs));
+  o.Set("outputs", DescsToJs(env, outputs));
+  Napi::Object histogram = Napi::Object::New(env);
+  Napi::Array supported = Napi::Array::New(env);
+  uint32_t k = 0;
+  for (const auto& [op, count] : info.op_histogram) {
+    histogram.Set(op, Napi::Number::New(env, count));
+    if (!info.unsupported.count(op)) supported.Set(k++, op);
+  }
+  o.Set("operators", histogram);
+  o.Set("supportedOperators", supported);
+  Napi::Object unsupported = Napi::Object::New(env);
+  for (const auto& [op, nodes] : info.unsupported) {
+    Napi::Array list = Napi::Array::New(env, nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) list.Set(uint32_t(i), nodes[i]);
+    unsupported.Set(op, list);
+  }
+  o.Set("unsupportedOperators", unsupported);
+  return o;
+}
+
+struct SessionHolder {
+  std::mutex mu;  // a Session is driven by one thread at a time
+  std::unique_ptr<CpuSession> session;
+};
+
+class RunWorker : public Napi::AsyncWorker {
+ public:
+  RunWorker(Napi::Env env, std::shared_ptr<SessionHolder> holder)
+      : Napi::AsyncWorker(env), holder_(std::move(holder)), deferred_(Napi::Promise::Deferred::New(env)) {}
+
+  Napi::Promise promise() { return deferred_.Promise(); }
+  std::vector<TensorView> inputs;
+  std::vector<Napi::ObjectReference> keep_alive;  // the input arrays, until the run is done
+
+  void Execute() override {
+    try {
+      std::lock_guard<std::mutex> lock(holder_->mu);
+      if (!holder_->session) throw EngineError("the session was closed");
+      holder_->session->run(inputs, outputs_);
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::Array list = Napi::Array::New(env, outputs_.size());
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const Tensor& t = outputs_[i];
+      size_t bytes = t.buffer.size();
+      Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, bytes);
+      if (bytes) std::memcpy(ab.Data(), t.buffer.data(), bytes);
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("name", t.name);
+      o.Set("datatype", DataTypeName(t.dtype));
+      o.Set("dims", DimsToJs(env, t.shape));
+      o.Set("data", ab);
+      list.Set(uint32_t(i), o);
+    }
+    deferred_.Resolve(list);
+  }
+
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  std::shared_ptr<SessionHolder> holder_;
+  Napi::Promise::Deferred deferred_;
+  std::vector<Tensor> outputs_;
+};
+
+class CpuSessionWrap : public Napi::ObjectWrap<CpuSessionWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "CpuSession",
+                       {InstanceMethod("info", &CpuSessionWrap::Info), InstanceMethod("compile", &CpuSessionWrap::Compile),
+                        InstanceMethod("run", &CpuSessionWrap::Run), InstanceMethod("close", &CpuSessionWrap::Close)});
+  }
+
+  CpuSessionWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<CpuSessionWrap>(info) {
+    Napi::Env env = info.Env();
+    if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "CpuSession(path, options?)");
+    SessionOptions options;
+    if (info.Length() > 1 && info[1].IsObject()) {
+      Napi::Object o = info[1].As<Napi::Object>();
+      if (o.Has("intraOpThreads") && o.Get("intraOpThreads").IsNumber()) options.intra_op_threads = o.Get("intraOpThreads").As<Napi::Number>().Int32Value();
+      if (o.Has("maxTensorBytes") && o.Get("maxTensorBytes").IsNumber()) options.max_tensor_bytes = size_t(o.Get("maxTensorBytes").As<Napi::Number>().DoubleValue());
+      if (o.Has("parameters") && o.Get("parameters").IsObject()) {
+        Napi::Object p = o.Get("parameters").As<Napi::Object>();
+        Napi::Array keys = p.GetPropertyNames();
+        for (uint32_t i = 0; i < keys.Length(); ++i) {
+          std::string key = keys.Get(i).ToString();
+          options.parameters[key] = p.Get(key).ToString();
+        }
+      }
+    }
+    holder_ = std::make_shared<SessionHolder>();
+    try {
+      holder_->session = std::make_unique<CpuSession>(info[0].As<Napi::String>().Utf8Value(), options);
+    } catch (const std::exception& e) {
+      throw Napi::Error::New(env, e.what());
+    }
+  }
+
+ private:
+  CpuSession& session(Napi::Env env) {
+    if (!holder_ || !holder_->session) throw Napi::Error::New(env, "the session was closed");
+    return *holder_->session;
+  }
+
+  Napi::Value Info(const Napi::CallbackInfo& info) {
+    CpuSession& s = session(info.Env());
+    Napi::Object o = ModelInfoToJs(info.Env(), s.info(), s.inputs(), s.outputs());
+    o.Set("threads", Napi::Number::New(info.Env(), s.threads()));
+    o.Set("steps", Napi::Number::New(info.Env(), double(s.step_count())));
+    return o;
+  }
+
+  Napi::Value Compile(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    CpuSession& s = session(env);
+    if (info.Length() < 1 || !info[0].IsArray()) throw Napi::TypeError::New(env, "compile([{name, dims}])");
+    Napi::Array list = info[0].As<Napi::Array>();
+    std::vector<NamedShape> shapes;
+    for (uint32_t i = 0; i < list.Length(); ++i) {
+      Napi::Object o = list.Get(i).As<Napi::Object>();
+      NamedShape ns;
+      ns.name = o.Get("name").ToString();
+      Napi::Array dims = o.Get("dims").As<Napi::Array>();
+      for (uint32_t k = 0; k < dims.Length(); ++k) ns.shape.push_back(int64_t(dims.Get(k).ToNumber().DoubleValue()));
+      shapes.push_back(std::move(ns));
+    }
+    CompileReport report;
+    try {
+      std::lock_guard<std::mutex> lock(holder_->mu);
+      report = s.compile(shapes);
+    } catch (const std::exception& e) {
+      throw Napi::Error::New(env, e.what());
+    }
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("compileMs", report.compile_ms);
+    o.Set("arenaBytes", Napi::Number::New(env, double(report.arena_bytes)));
+    o.Set("cached", report.cached);
+    return o;
+  }
+
+  Napi::Value Run(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    session(env);
+    if (info.Length() < 1 || !info[0].IsArray()) throw Napi::TypeError::New(env, "run([{name, datatype, dims, data}])");
+    auto* worker = new RunWorker(env, holder_);
+    Napi::Promise promise = worker->promise();
+    Napi::Array list = info[0].As<Napi::Array>();
+    try {
+      for (uint32_t i = 0; i < list.Length(); ++i) {
+        Napi::Object o = list.Get(i).As<Napi::Object>();
+        TensorView v;
+        v.name = o.Get("name").ToString();
+        v.dtype = DataTypeFromName(o.Get("datatype").ToString());
+        Napi::Array dims = o.Get("dims").As<Napi::Array>();
+        for (uint32_t k = 0; k < dims.Length(); ++k) v.shape.push_back(int64_t(dims.Get(k).ToNumber().DoubleValue()));
+        Napi::Value data = o.Get("data");
+        if (!data.IsTypedArray()) throw Napi::TypeError::New(env, "input '" + v.name + "': data must be a typed array");
+        Napi::TypedArray ta = data.As<Napi::TypedArray>();
+        v.data = static_cast<const uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
+        v.byte_size = ta.ByteLength();
+        worker->keep_alive.push_back(Napi::Persistent(data.As<Napi::Object>()));
+        worker->inputs.push_back(std::move(v));
+      }
+    } catch (...) {
+      delete worker;
+      throw;
+    }
+    worker->Queue();
+    return promise;
+  }
+
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    if (holder_) {
+      std::lock_guard<std::mutex> lock(holder_->mu);
+      holder_->session.reset();
+    }
+    return info.Env().Undefined();
+  }
+
+  std::shared_ptr<SessionHolder> holder_;
+};
+
+Napi::Value Inspect(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "cpuInspect(path)");
+  try {
+    auto program = LoadProgram(info[0].As<Napi::String>().Utf8Value(), LoadOptions{}, true);
+    return ModelInfoToJs(env, program->info, program->inputs, program->outputs);
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(env, e.what());
+  }
+}
+
+Napi::Value SupportedOperators(const Napi::CallbackInfo& info) {
+  Napi::Array list = Napi::Array::New(info.Env());
+  uint32_t i = 0;
+  for (const auto& entry : KernelRegistry::Entries()) list.Set(i++, entry.first);
+  return list;
+}
+
+void Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("CpuSession", CpuSessionWrap::Define(env));
+  exports.Set("cpuInspect", Napi::Function::New(env, Inspect));
+  exports.Set("cpuSupportedOperators", Napi::Function::New(env, SupportedOperators));
+  exports.Set("cpuGemmIsa", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                return Napi::String::New(info.Env(), SgemmIsa());
+              }));
+}
+
+}  // namespace
+
+}  // namespace gebe::cpu
+
+GEBE_REGISTER_MODULE(cpu, gebe::cpu::Init);

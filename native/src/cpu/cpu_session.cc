@@ -1,0 +1,225 @@
+#include "cpu/cpu_session.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "engine/engine_registry.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+// Plans kept per session; a serving workload sees a handful of batch sizes, a fuzzing client
+// could send endless shapes, so the cache is bounded (oldest signature dropped first).
+constexpr size_t kMaxPlans = 64;
+
+void CheckFinite(const TensorView& t) {
+  if (t.dtype != DataType::kFloat32) return;
+  const float* p = static_cast<const float*>(t.data);
+  size_t n = t.byte_size / 4;
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(p[i])) {
+      throw EngineError("input '" + t.name + "' holds " + (std::isnan(p[i]) ? "NaN" : "Inf") + " at element " +
+                        std::to_string(i) + "; send finite values (or set the model parameter allow_non_finite_inputs)");
+    }
+  }
+}
+
+}  // namespace
+
+CpuSession::CpuSession(const std::string& path, const SessionOptions& options) : options_(options) {
+  auto it = options.parameters.find("allow_non_finite_inputs");
+  allow_non_finite_ = it != options.parameters.end() && (it->second == "true" || it->second == "1");
+  LoadOptions load;
+  load.max_tensor_bytes = options.max_tensor_bytes;
+  auto opt = options.parameters.find("optimize");
+  load.optimize = opt == options.parameters.end() || opt->second != "false";
+  program_ = LoadProgram(path, load);
+  pool_ = std::make_unique<ThreadPool>(options.intra_op_threads);
+}
+
+void CpuSession::CheckShape(size_t input, const Shape& shape) const {
+  const TensorDesc& d = program_->inputs[input];
+  if (!d.dims.empty() || shape.empty()) {
+    if (shape.size() != d.dims.size()) {
+      throw EngineError("input '" + d.name + "' has rank " + std::to_string(shape.size()) + " (shape " +
+                        ShapeToString(shape) + ") but the model expects rank " + std::to_string(d.dims.size()) +
+                        " (shape " + ShapeToString(d.dims) + ")");
+    }
+  }
+  for (size_t i = 0; i < shape.size() && i < d.dims.size(); ++i) {
+    if (shape[i] < 0) throw EngineError("input '" + d.name + "' has a negative dimension in " + ShapeToString(shape));
+    if (d.dims[i] >= 0 && d.dims[i] != shape[i]) {
+      throw EngineError("input '" + d.name + "' has shape " + ShapeToString(shape) + " but the model expects " +
+                        ShapeToString(d.dims) + " (dimension " + std::to_string(i) + " must be " +
+                        std::to_string(d.dims[i]) + ")");
+    }
+  }
+}
+
+const Plan& CpuSession::PlanFor(const std::vector<Shape>& shapes, CompileReport* report) {
+  auto it = plans_.find(shapes);
+  if (it != plans_.end()) {
+    if (report) *report = {0, it->second->arena_bytes, true};
+    return *it->second;
+  }
+  for (size_t i = 0; i < shapes.size(); ++i) CheckShape(i, shapes[i]);
+  RunContext ctx{pool_.get(), &scratch_};
+  auto plan = BuildPlan(*program_, shapes, options_.max_tensor_bytes, ctx);
+  if (report) *report = {plan->compile_ms, plan->arena_bytes, false};
+  if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());
+  return *(plans_[shapes] = std::move(plan));
+}
+
+CompileReport CpuSession::compile(const std::vector<NamedShape>& shapes) {
+  std::vector<Shape> ordered(program_->inputs.size());
+  std::vector<bool> seen(program_->inputs.size(), false);
+  for (const auto& s : shapes) {
+    size_t i = 0;
+    while (i < program_->inputs.size() && program_->inputs[i].name != s.name) ++i;
+    if (i == program_->inputs.size()) throw EngineError("compile: the model has no input named '" + s.name + "'");
+    ordered[i] = s.shape;
+    seen[i] = true;
+  }
+  for (size_t i = 0; i < seen.size(); ++i) {
+    if (!seen[i]) throw EngineError("compile: no shape given for input '" + program_->inputs[i].name + "'");
+  }
+  CompileReport report;
+  PlanFor(ordered, &report);
+  return report;
+}
+
+void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) {
+  const Program& program = *program_;
+  std::vector<const TensorView*> by_input(program.inputs.size(), nullptr);
+  for (const auto& view : inputs) {
+    size_t i = 0;
+    while (i < program.inputs.size() && program.inputs[i].name != view.name) ++i;
+    if (i == program.inputs.size()) {
+      std::string names;
+      for (const auto& d : program.inputs) names += (names.empty() ? "" : ", ") + d.name;
+      throw EngineError("the model has no input named '" + view.name + "' (inputs: " + names + ")");
+    }
+    if (by_input[i]) throw EngineError("input '" + view.name + "' was given twice");
+    by_input[i] = &view;
+  }
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < program.inputs.size(); ++i) {
+    const TensorDesc& d = program.inputs[i];
+    const TensorView* v = by_input[i];
+    if (!v) throw EngineError("input '" + d.name + "' is missing");
+    if (v->dtype != d.dtype) {
+      throw EngineError("input '" + d.name + "' has type " + DataTypeName(v->dtype) + " but the model expects " +
+                        DataTypeName(d.dtype));
+    }
+    CheckShape(i, v->shape);
+    int64_t count = CheckedElementCount(v->shape, "input '" + d.name + "'");
+    if (size_t(count) * ElementSize(d.dtype) != v->byte_size) {
+      throw EngineError("input '" + d.name + "' of shape " + ShapeToString(v->shape) + " needs " +
+                        std::to_string(size_t(count) * ElementSize(d.dtype)) + " bytes but " +
+                        std::to_string(v->byte_size) + " were given");
+    }
+    if (v->byte_size && v->data == nullptr) throw EngineError("input '" + d.name + "' has no data");
+    if (!allow_non_finite_) CheckFinite(*v);
+    shapes.push_back(v->shape);
+  }
+  const Plan& plan = PlanFor(shapes, nullptr);
+  if (arena_.size() < plan.arena_bytes) arena_ = AlignedBuffer(plan.arena_bytes);
+  uint8_t* arena = static_cast<uint8_t*>(arena_.data());
+
+  std::vector<TensorRef> values = plan.values;
+  for (size_t i = 0; i < program.input_ids.size(); ++i) {
+    values[size_t(program.input_ids[i])].data = const_cast<void*>(by_input[i]->data);
+  }
+  for (size_t id = 0; id < values.size(); ++id) {
+    if (plan.arena_offset[id] >= 0) values[id].data = arena + plan.arena_offset[id];
+  }
+  // Graph outputs produced by statically shaped steps are written straight into the result.
+  outputs.clear();
+  outputs.resize(program.output_ids.size());
+  std::vector<int> output_slot(values.size(), -1);
+  for (size_t o = 0; o < program.output_ids.size(); ++o) {
+    int id = program.output_ids[o];
+    outputs[o].name = program.outputs[o].name;
+    if (output_slot[size_t(id)] < 0) output_slot[size_t(id)] = int(o);
+  }
+  std::vector<bool> written(outputs.size(), false);
+  std::vector<AlignedBuffer> dynamic_buffers;
+  RunContext ctx{pool_.get(), &scratch_};
+  auto bind_output = [&](int id, const TensorRef& ref) -> void* {
+    int slot = output_slot[size_t(id)];
+    if (slot >= 0) {
+      Tensor& t = outputs[size_t(slot)];
+      written[size_t(slot)] = true;
+      t.dtype = ref.dtype;
+      t.shape = ref.shape;
+      t.buffer = AlignedBuffer(ref.bytes());
+      return t.buffer.data();
+    }
+    dynamic_buffers.emplace_back(ref.bytes());
+    return dynamic_buffers.back().data();
+  };
+
+  for (size_t k = 0; k < program.steps.size(); ++k) {
+    if (plan.modes[k] == StepMode::kFolded) continue;
+    const Step& step = program.steps[k];
+    std::vector<const TensorRef*> in;
+    for (int id : step.inputs) in.push_back(id < 0 ? nullptr : &values[size_t(id)]);
+    std::vector<TensorRef> out(step.outputs.size());
+    if (plan.modes[k] == StepMode::kDynamic) {
+      if (!step.kernel->Infer(in, out)) {
+        throw EngineError(step.kernel->node().label() + ": could not infer output shapes from the runtime inputs");
+      }
+      for (size_t o = 0; o < out.size(); ++o) {
+        CheckedElementCount(out[o].shape, step.kernel->node().label() + " output");
+        if (out[o].bytes() > options_.max_tensor_bytes) {
+          throw EngineError(step.kernel->node().label() + ": output of shape " + ShapeToString(out[o].shape) +
+                            " is above the memory cap of " + std::to_string(options_.max_tensor_bytes) +
+                            " bytes (SessionOptions.max_tensor_bytes)");
+        }
+        if (step.outputs[o] >= 0) {
+          out[o].data = bind_output(step.outputs[o], out[o]);
+        } else {
+          dynamic_buffers.emplace_back(out[o].bytes());
+          out[o].data = dynamic_buffers.back().data();
+        }
+      }
+    } else {
+      for (size_t o = 0; o < out.size(); ++o) {
+        int id = step.outputs[o];
+        if (id < 0) {
+          // An omitted optional output still needs somewhere to go; Infer gives its size.
+          std::vector<TensorRef> shapes(step.outputs.size());
+          step.kernel->Infer(in, shapes);
+          dynamic_buffers.emplace_back(shapes[o].bytes());
+          out[o] = shapes[o];
+          out[o].data = dynamic_buffers.back().data();
+          continue;
+        }
+        out[o] = values[size_t(id)];
+        if (out[o].data == nullptr) out[o].data = bind_output(id, out[o]);
+      }
+    }
+    step.kernel->Run(in, out, ctx);
+    for (size_t o = 0; o < out.size(); ++o) {
+      if (step.outputs[o] >= 0) values[size_t(step.outputs[o])] = out[o];
+    }
+  }
+  // Outputs not written in place (constants, graph inputs, duplicates) are copied.
+  for (size_t o = 0; o < program.output_ids.size(); ++o) {
+    Tensor& t = outputs[o];
+    const TensorRef& v = values[size_t(program.output_ids[o])];
+    if (written[o]) continue;
+    t.dtype = v.dtype;
+    t.shape = v.shape;
+    t.buffer = AlignedBuffer(v.bytes());
+    if (v.bytes()) std::memcpy(t.buffer.data(), v.data, v.bytes());
+  }
+}
+
+}  // namespace gebe::cpu
+
+GEBE_REGISTER_ENGINE(cpu, "cpu", {".onnx"},
+                     [](const std::string& path, const gebe::SessionOptions& options) -> std::unique_ptr<gebe::Session> {
+                       return std::make_unique<gebe::cpu::CpuSession>(path, options);
+                     });

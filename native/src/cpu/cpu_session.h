@@ -1,0 +1,43 @@
+// gebe::Session for ONNX models on the CPU: load → optimise (program) → plan per input-shape
+// signature (cached) → run with the planned arena on the session's intra-op pool.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/plan.h"
+#include "engine/engine.h"
+
+namespace gebe::cpu {
+
+class CpuSession : public Session {
+ public:
+  CpuSession(const std::string& path, const SessionOptions& options);
+
+  const std::vector<TensorDesc>& inputs() const override { return program_->inputs; }
+  const std::vector<TensorDesc>& outputs() const override { return program_->outputs; }
+  CompileReport compile(const std::vector<NamedShape>& shapes) override;
+  void run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) override;
+  const char* engine_name() const override { return "cpu"; }
+
+  const ModelInfo& info() const { return program_->info; }
+  size_t step_count() const { return program_->steps.size(); }
+  int threads() const { return pool_->size(); }
+
+ private:
+  // Validates shapes against the declared inputs and returns the cached or new plan.
+  const Plan& PlanFor(const std::vector<Shape>& shapes, CompileReport* report);
+  void CheckShape(size_t input, const Shape& shape) const;
+
+  SessionOptions options_;
+  bool allow_non_finite_ = false;
+  std::unique_ptr<Program> program_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::map<std::vector<Shape>, std::unique_ptr<Plan>> plans_;
+  AlignedBuffer arena_;
+  Scratch scratch_;
+};
+
+}  // namespace gebe::cpu

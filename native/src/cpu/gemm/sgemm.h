@@ -1,0 +1,30 @@
+// Single-precision GEMM: C = alpha * op(A) * op(B) + beta * C, row-major.
+// Blocked (KC × MC × NC) with packed panels and a 6×16 register micro-kernel; the micro-kernel is
+// chosen once at run time from the CPU (AVX2+FMA on x86-64, NEON on aarch64, portable otherwise),
+// so the build never needs -march flags.
+#pragma once
+
+#include <cstdint>
+
+#include "cpu/thread_pool.h"
+
+namespace gebe::cpu {
+
+void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+           const float* b, int64_t ldb, float beta, float* c, int64_t ldc, ThreadPool* pool);
+
+// The micro-kernel ISA in use ("avx2+fma", "neon", "portable"), for introspection and benchmarks.
+const char* SgemmIsa();
+
+namespace gemm_detail {
+constexpr int kMR = 6;
+constexpr int kNR = 16;
+// c[0..MR)[0..NR) (row stride ldc) = (accumulate ? c : 0) + sum_k a[k*MR + i] * b[k*NR + j]
+using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate);
+void MicroKernelPortable(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate);
+MicroKernel MicroKernelAvx2();  // nullptr when not built for x86-64
+MicroKernel MicroKernelNeon();  // nullptr when not built for aarch64
+bool CpuHasAvx2Fma();
+}  // namespace gemm_detail
+
+}  // namespace gebe::cpu

@@ -1,0 +1,64 @@
+// The AVX2+FMA micro-kernel. Compiled with a per-function target attribute (not -mavx2) so the
+// rest of the addon stays baseline x86-64; it is only called after CpuHasAvx2Fma() said yes.
+#include "cpu/gemm/sgemm.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+
+namespace gebe::cpu::gemm_detail {
+
+namespace {
+
+__attribute__((target("avx2,fma"))) void MicroKernel6x16(int64_t kc, const float* a, const float* b, float* c,
+                                                           int64_t ldc, bool accumulate) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
+  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
+  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  for (int64_t k = 0; k < kc; ++k) {
+    __m256 b0 = _mm256_loadu_ps(b);
+    __m256 b1 = _mm256_loadu_ps(b + 8);
+    __m256 av;
+    av = _mm256_broadcast_ss(a + 0); c00 = _mm256_fmadd_ps(av, b0, c00); c01 = _mm256_fmadd_ps(av, b1, c01);
+    av = _mm256_broadcast_ss(a + 1); c10 = _mm256_fmadd_ps(av, b0, c10); c11 = _mm256_fmadd_ps(av, b1, c11);
+    av = _mm256_broadcast_ss(a + 2); c20 = _mm256_fmadd_ps(av, b0, c20); c21 = _mm256_fmadd_ps(av, b1, c21);
+    av = _mm256_broadcast_ss(a + 3); c30 = _mm256_fmadd_ps(av, b0, c30); c31 = _mm256_fmadd_ps(av, b1, c31);
+    av = _mm256_broadcast_ss(a + 4); c40 = _mm256_fmadd_ps(av, b0, c40); c41 = _mm256_fmadd_ps(av, b1, c41);
+    av = _mm256_broadcast_ss(a + 5); c50 = _mm256_fmadd_ps(av, b0, c50); c51 = _mm256_fmadd_ps(av, b1, c51);
+    a += kMR;
+    b += kNR;
+  }
+  __m256 rows[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+  for (int i = 0; i < 6; ++i) {
+    float* row = c + i * ldc;
+    if (accumulate) {
+      _mm256_storeu_ps(row, _mm256_add_ps(_mm256_loadu_ps(row), rows[i][0]));
+      _mm256_storeu_ps(row + 8, _mm256_add_ps(_mm256_loadu_ps(row + 8), rows[i][1]));
+    } else {
+      _mm256_storeu_ps(row, rows[i][0]);
+      _mm256_storeu_ps(row + 8, rows[i][1]);
+    }
+  }
+}
+
+}  // namespace
+
+MicroKernel MicroKernelAvx2() { return MicroKernel6x16; }
+
+bool CpuHasAvx2Fma() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+}  // namespace gebe::cpu::gemm_detail
+
+#else
+
+namespace gebe::cpu::gemm_detail {
+MicroKernel MicroKernelAvx2() { return nullptr; }
+bool CpuHasAvx2Fma() { return false; }
+}  // namespace gebe::cpu::gemm_detail
+
+#endif

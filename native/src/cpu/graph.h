@@ -1,0 +1,71 @@
+// The engine's graph IR: what the ONNX reader produces and the optimiser rewrites. Names are
+// kept as strings here (they appear in every error message); plans resolve them to slots.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cpu/tensor.h"
+
+namespace gebe::cpu {
+
+struct Attribute {
+  enum class Kind { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph, kOther };
+  Kind kind = Kind::kOther;
+  float f = 0;
+  int64_t i = 0;
+  std::string s;
+  ConstTensor t;
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strings;
+};
+
+struct Node {
+  std::string name;     // never empty: the reader names unnamed nodes "<op_type>_<index>"
+  std::string op_type;
+  std::string domain;   // "" or "ai.onnx" for the default domain
+  std::vector<std::string> inputs;   // "" marks an omitted optional input
+  std::vector<std::string> outputs;
+  std::map<std::string, Attribute> attributes;
+
+  bool has(const std::string& key) const { return attributes.count(key) != 0; }
+  int64_t get_int(const std::string& key, int64_t fallback) const;
+  float get_float(const std::string& key, float fallback) const;
+  std::string get_string(const std::string& key, const std::string& fallback) const;
+  std::vector<int64_t> get_ints(const std::string& key, std::vector<int64_t> fallback = {}) const;
+  std::vector<float> get_floats(const std::string& key, std::vector<float> fallback = {}) const;
+  // "node 'conv1' (Conv)" — the prefix of every error about this node.
+  std::string label() const { return "node '" + name + "' (" + op_type + ")"; }
+};
+
+struct ValueInfo {
+  std::string name;
+  DataType dtype = DataType::kInvalid;
+  int onnx_elem_type = 0;          // kept to name types the engine does not support
+  std::vector<int64_t> dims;       // -1 where dynamic
+  std::vector<std::string> dim_names;
+  bool has_shape = false;
+};
+
+struct Graph {
+  std::vector<Node> nodes;
+  std::vector<ValueInfo> inputs;   // graph inputs that are not initializers
+  std::vector<ValueInfo> outputs;
+  std::map<std::string, ConstTensor> initializers;
+};
+
+struct Model {
+  int64_t ir_version = 0;
+  int64_t opset = 0;               // default-domain opset
+  std::string producer;
+  Graph graph;
+};
+
+// ONNX TensorProto.DataType → gebe::DataType (kInvalid for types the engine has no name for).
+DataType FromOnnxType(int onnx_type);
+const char* OnnxTypeName(int onnx_type);
+
+}  // namespace gebe::cpu

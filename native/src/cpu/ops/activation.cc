@@ -1,0 +1,244 @@
+// Unary float operators and activations: Relu, LeakyRelu, PRelu, Sigmoid, Tanh, HardSigmoid,
+// HardSwish, Elu, Selu, Softplus, Erf, Gelu, Clip, Sqrt, Exp, Log, Abs, Neg, Reciprocal, Floor,
+// Ceil, Sign. Abs/Neg/Sign also take integers.
+#include <cmath>
+#include <limits>
+
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+enum class Unary { kRelu, kLeakyRelu, kSigmoid, kTanh, kHardSigmoid, kHardSwish, kElu, kSelu, kSoftplus, kErf,
+                   kGelu, kGeluTanh, kSqrt, kExp, kLog, kAbs, kNeg, kReciprocal, kFloor, kCeil, kSign, kRound,
+                   kSin, kCos, kSoftsign, kCelu, kThresholdedRelu };
+
+class UnaryKernel : public Kernel {
+ public:
+  UnaryKernel(const Node& node, Unary op) : Kernel(node), op_(op) {
+    switch (op) {
+      case Unary::kLeakyRelu: alpha_ = node.get_float("alpha", 0.01f); break;
+      case Unary::kHardSigmoid:
+        alpha_ = node.get_float("alpha", 0.2f);
+        beta_ = node.get_float("beta", 0.5f);
+        break;
+      case Unary::kElu: alpha_ = node.get_float("alpha", 1.0f); break;
+      case Unary::kCelu: alpha_ = node.get_float("alpha", 1.0f); break;
+      case Unary::kThresholdedRelu: alpha_ = node.get_float("alpha", 1.0f); break;
+      case Unary::kSelu:
+        alpha_ = node.get_float("alpha", 1.67326319217681884765625f);
+        beta_ = node.get_float("gamma", 1.05070102214813232421875f);
+        break;
+      case Unary::kGelu: {
+        std::string approx = node.get_string("approximate", "none");
+        if (approx == "tanh") op_ = Unary::kGeluTanh;
+        else if (approx != "none") Fail("approximate must be 'none' or 'tanh' but is '" + approx + "'");
+        break;
+      }
+      default: break;
+    }
+  }
+
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    if (op_ == Unary::kAbs || op_ == Unary::kNeg || op_ == Unary::kSign || op_ == Unary::kRelu) {
+      ExpectType(x, "X", {DataType::kFloat32, DataType::kInt64, DataType::kInt32, DataType::kFloat64});
+    } else {
+      ExpectType(x, "X", {DataType::kFloat32});
+    }
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    if (x.dtype != DataType::kFloat32) {
+      GEBE_DISPATCH_NUMERIC(x.dtype, {
+        const T* px = x.as<const T>();
+        T* py = out[0].as<T>();
+        for (int64_t i = 0; i < x.count(); ++i) {
+          T v = px[i];
+          py[i] = op_ == Unary::kAbs ? (v < 0 ? T(-v) : v)
+                  : op_ == Unary::kNeg ? T(-v)
+                  : op_ == Unary::kRelu ? (v > 0 ? v : T(0))
+                  : T((v > 0) - (v < 0));
+        }
+      });
+      return;
+    }
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    ctx.pool->ParallelFor(x.count(), kParallelGrain, [&](int64_t s, int64_t e) { Apply(px + s, py + s, e - s); });
+  }
+
+ private:
+  void Apply(const float* x, float* y, int64_t n) const {
+    const float a = alpha_, b = beta_;
+    switch (op_) {
+      case Unary::kRelu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0.f; break;
+      case Unary::kLeakyRelu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : a * x[i]; break;
+      case Unary::kSigmoid:
+        for (int64_t i = 0; i < n; ++i) {
+          // Split by sign so exp never overflows.
+          float v = x[i];
+          if (v >= 0) y[i] = 1.f / (1.f + std::exp(-v));
+          else { float e = std::exp(v); y[i] = e / (1.f + e); }
+        }
+        break;
+      case Unary::kTanh: for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]); break;
+      case Unary::kHardSigmoid: for (int64_t i = 0; i < n; ++i) y[i] = std::fmax(0.f, std::fmin(1.f, a * x[i] + b)); break;
+      case Unary::kHardSwish:
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] * std::fmax(0.f, std::fmin(1.f, x[i] / 6.f + 0.5f));
+        break;
+      case Unary::kElu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : a * (std::exp(x[i]) - 1.f); break;
+      case Unary::kCelu:
+        for (int64_t i = 0; i < n; ++i) y[i] = std::fmax(0.f, x[i]) + std::fmin(0.f, a * (std::exp(x[i] / a) - 1.f));
+        break;
+      case Unary::kThresholdedRelu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > a ? x[i] : 0.f; break;
+      case Unary::kSelu:
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? b * x[i] : b * (a * std::exp(x[i]) - a);
+        break;
+      case Unary::kSoftplus:
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] + std::log1p(std::exp(-x[i])) : std::log1p(std::exp(x[i]));
+        break;
+      case Unary::kSoftsign: for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1.f + std::fabs(x[i])); break;
+      case Unary::kErf: for (int64_t i = 0; i < n; ++i) y[i] = std::erf(x[i]); break;
+      case Unary::kGelu:
+        for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * 0.70710678118654752f));
+        break;
+      case Unary::kGeluTanh:
+        for (int64_t i = 0; i < n; ++i) {
+          float v = x[i];
+          y[i] = 0.5f * v * (1.f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+        }
+        break;
+      case Unary::kSqrt: for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]); break;
+      case Unary::kExp: for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]); break;
+      case Unary::kLog: for (int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]); break;
+      case Unary::kAbs: for (int64_t i = 0; i < n; ++i) y[i] = std::fabs(x[i]); break;
+      case Unary::kNeg: for (int64_t i = 0; i < n; ++i) y[i] = -x[i]; break;
+      case Unary::kReciprocal: for (int64_t i = 0; i < n; ++i) y[i] = 1.f / x[i]; break;
+      case Unary::kFloor: for (int64_t i = 0; i < n; ++i) y[i] = std::floor(x[i]); break;
+      case Unary::kCeil: for (int64_t i = 0; i < n; ++i) y[i] = std::ceil(x[i]); break;
+      case Unary::kRound: for (int64_t i = 0; i < n; ++i) y[i] = std::nearbyint(x[i]); break;
+      case Unary::kSign: for (int64_t i = 0; i < n; ++i) y[i] = float((x[i] > 0) - (x[i] < 0)); break;
+      case Unary::kSin: for (int64_t i = 0; i < n; ++i) y[i] = std::sin(x[i]); break;
+      case Unary::kCos: for (int64_t i = 0; i < n; ++i) y[i] = std::cos(x[i]); break;
+    }
+  }
+
+  Unary op_;
+  float alpha_ = 0, beta_ = 0;
+};
+
+template <Unary op>
+struct UnaryOp : UnaryKernel {
+  UnaryOp(const Node& node, int64_t) : UnaryKernel(node, op) {}
+};
+
+// Clip: min/max are attributes before opset 11 and optional inputs from 11 on.
+class ClipKernel : public Kernel {
+ public:
+  ClipKernel(const Node& node, int64_t opset) : Kernel(node), opset_(opset) {
+    min_ = node.get_float("min", -std::numeric_limits<float>::infinity());
+    max_ = node.get_float("max", std::numeric_limits<float>::infinity());
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "input");
+    ExpectType(x, "input", {DataType::kFloat32, DataType::kInt64, DataType::kInt32});
+    for (size_t i = 1; i < in.size() && i < 3; ++i) {
+      if (in[i] && in[i]->count() != 1) Fail("min and max must be scalars");
+      if (in[i] && in[i]->dtype != x.dtype) Fail("min and max must have the input's type");
+    }
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    GEBE_DISPATCH_NUMERIC(in[0]->dtype, {
+      T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+      if (opset_ < 11) {
+        lo = T(min_);
+        hi = T(max_);
+      }
+      if (in.size() > 1 && in[1]) lo = in[1]->as<const T>()[0];
+      if (in.size() > 2 && in[2]) hi = in[2]->as<const T>()[0];
+      const T* px = in[0]->as<const T>();
+      T* py = out[0].as<T>();
+      ctx.pool->ParallelFor(in[0]->count(), kParallelGrain, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) {
+          T v = px[i] < lo ? lo : px[i];
+          py[i] = v > hi ? hi : v;
+        }
+      });
+    });
+  }
+
+ private:
+  int64_t opset_;
+  float min_, max_;
+};
+
+class PReluKernel : public Kernel {
+ public:
+  PReluKernel(const Node& node, int64_t) : Kernel(node) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    const TensorRef& slope = Input(in, 1, "slope");
+    ExpectType(x, "X", {DataType::kFloat32});
+    ExpectType(slope, "slope", {DataType::kFloat32});
+    Shape s = BroadcastShapes(*this, x.shape, slope.shape);
+    if (s != x.shape) Fail("slope " + ShapeToString(slope.shape) + " must broadcast to X " + ShapeToString(x.shape));
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef &x = *in[0], &slope = *in[1];
+    auto ss = BroadcastStrides(slope.shape, x.shape);
+    size_t rank = x.shape.size();
+    const float* px = x.as<const float>();
+    const float* ps = slope.as<const float>();
+    float* py = out[0].as<float>();
+    for (int64_t i = 0; i < x.count(); ++i) {
+      int64_t rem = i, is = 0;
+      for (size_t d = rank; d-- > 0;) {
+        is += (rem % x.shape[d]) * ss[d];
+        rem /= x.shape[d];
+      }
+      py[i] = px[i] >= 0 ? px[i] : px[i] * ps[is];
+    }
+  }
+};
+
+}  // namespace
+
+GEBE_CPU_KERNEL("Relu", UnaryOp<Unary::kRelu>);
+GEBE_CPU_KERNEL("LeakyRelu", UnaryOp<Unary::kLeakyRelu>);
+GEBE_CPU_KERNEL("Sigmoid", UnaryOp<Unary::kSigmoid>);
+GEBE_CPU_KERNEL("Tanh", UnaryOp<Unary::kTanh>);
+GEBE_CPU_KERNEL("HardSigmoid", UnaryOp<Unary::kHardSigmoid>);
+GEBE_CPU_KERNEL("HardSwish", UnaryOp<Unary::kHardSwish>);
+GEBE_CPU_KERNEL("Elu", UnaryOp<Unary::kElu>);
+GEBE_CPU_KERNEL("Celu", UnaryOp<Unary::kCelu>);
+GEBE_CPU_KERNEL("Selu", UnaryOp<Unary::kSelu>);
+GEBE_CPU_KERNEL("ThresholdedRelu", UnaryOp<Unary::kThresholdedRelu>);
+GEBE_CPU_KERNEL("Softplus", UnaryOp<Unary::kSoftplus>);
+GEBE_CPU_KERNEL("Softsign", UnaryOp<Unary::kSoftsign>);
+GEBE_CPU_KERNEL("Erf", UnaryOp<Unary::kErf>);
+GEBE_CPU_KERNEL("Gelu", UnaryOp<Unary::kGelu>);
+GEBE_CPU_KERNEL("Sqrt", UnaryOp<Unary::kSqrt>);
+GEBE_CPU_KERNEL("Exp", UnaryOp<Unary::kExp>);
+GEBE_CPU_KERNEL("Log", UnaryOp<Unary::kLog>);
+GEBE_CPU_KERNEL("Abs", UnaryOp<Unary::kAbs>);
+GEBE_CPU_KERNEL("Neg", UnaryOp<Unary::kNeg>);
+GEBE_CPU_KERNEL("Reciprocal", UnaryOp<Unary::kReciprocal>);
+GEBE_CPU_KERNEL("Floor", UnaryOp<Unary::kFloor>);
+GEBE_CPU_KERNEL("Ceil", UnaryOp<Unary::kCeil>);
+GEBE_CPU_KERNEL("Round", UnaryOp<Unary::kRound>);
+GEBE_CPU_KERNEL("Sign", UnaryOp<Unary::kSign>);
+GEBE_CPU_KERNEL("Sin", UnaryOp<Unary::kSin>);
+GEBE_CPU_KERNEL("Cos", UnaryOp<Unary::kCos>);
+GEBE_CPU_KERNEL("Clip", ClipKernel);
+GEBE_CPU_KERNEL("PRelu", PReluKernel);
+
+}  // namespace gebe::cpu

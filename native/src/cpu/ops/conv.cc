@@ -1,0 +1,285 @@
+// Convolutions: Conv (1-D and 2-D, groups, depthwise, dilations, pads, auto_pad) via im2col +
+// blocked GEMM (1×1 stride-1 convolutions skip im2col; depthwise ones use a direct loop), with
+// fused bias and activation; ConvTranspose (2-D) via GEMM + col2im.
+#include <cstring>
+
+#include "cpu/gemm/sgemm.h"
+#include "cpu/ops/conv_geometry.h"
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+// 2-D view of a 1-D or 2-D geometry (1-D maps to height 1).
+struct Geo2 {
+  int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw;
+};
+
+Geo2 To2D(const ConvGeometry& g) {
+  if (g.spatial == 1) return {1, g.in[0], 1, g.out[0], 1, g.kernel[0], 1, g.stride[0], 1, g.dilation[0], 0, g.pad_begin[0]};
+  return {g.in[0], g.in[1], g.out[0], g.out[1], g.kernel[0], g.kernel[1], g.stride[0], g.stride[1],
+          g.dilation[0], g.dilation[1], g.pad_begin[0], g.pad_begin[1]};
+}
+
+void Im2Col(const float* x, int64_t channels, const Geo2& g, float* col, ThreadPool* pool) {
+  int64_t rows = channels * g.kh * g.kw, ohw = g.oh * g.ow;
+  pool->ParallelFor(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, ohw)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      int64_t kw = r % g.kw, kh = (r / g.kw) % g.kh, c = r / (g.kw * g.kh);
+      const float* xc = x + c * g.ih * g.iw;
+      float* dst = col + r * ohw;
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+        float* d = dst + oh * g.ow;
+        if (ih < 0 || ih >= g.ih) {
+          std::memset(d, 0, sizeof(float) * size_t(g.ow));
+          continue;
+        }
+        const float* xr = xc + ih * g.iw;
+        int64_t off = kw * g.dw - g.pw;
+        if (g.sw == 1 && off >= 0 && off + g.ow <= g.iw) {
+          std::memcpy(d, xr + off, sizeof(float) * size_t(g.ow));
+          continue;
+        }
+        for (int64_t ow = 0; ow < g.ow; ++ow) {
+          int64_t iw = ow * g.sw + off;
+          d[ow] = (iw >= 0 && iw < g.iw) ? xr[iw] : 0.f;
+        }
+      }
+    }
+  });
+}
+
+void Depthwise(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
+               int64_t multiplier, const Geo2& g, const Activation& act, ThreadPool* pool) {
+  // planes = N * out_channels; output channel m reads input channel m / multiplier.
+  pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      int64_t m = p % (channels * multiplier), n = p / (channels * multiplier);
+      const float* xc = x + (n * channels + m / multiplier) * g.ih * g.iw;
+      const float* wc = w + m * g.kh * g.kw;
+      float* yc = y + p * g.oh * g.ow;
+      float b = bias ? bias[m] : 0.f;
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        for (int64_t ow = 0; ow < g.ow; ++ow) {
+          float sum = b;
+          int64_t ih0 = oh * g.sh - g.ph, iw0 = ow * g.sw - g.pw;
+          for (int64_t kh = 0; kh < g.kh; ++kh) {
+            int64_t ih = ih0 + kh * g.dh;
+            if (ih < 0 || ih >= g.ih) continue;
+            const float* xr = xc + ih * g.iw;
+            const float* wr = wc + kh * g.kw;
+            for (int64_t kw = 0; kw < g.kw; ++kw) {
+              int64_t iw = iw0 + kw * g.dw;
+              if (iw >= 0 && iw < g.iw) sum += xr[iw] * wr[kw];
+            }
+          }
+          yc[oh * g.ow + ow] = sum;
+        }
+      }
+      act.Apply(yc, g.oh * g.ow);
+    }
+  });
+}
+
+class ConvKernel : public Kernel {
+ public:
+  ConvKernel(const Node& node, int64_t) : Kernel(node), attrs_(node), group_(node.get_int("group", 1)) {
+    if (group_ <= 0) Fail("group must be positive");
+  }
+
+  bool FuseActivation(const Activation& act) override {
+    if (act_.kind != Activation::Kind::kNone) return false;
+    act_ = act;
+    return true;
+  }
+
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    const TensorRef& w = Input(in, 1, "W");
+    ExpectType(x, "X", {DataType::kFloat32});
+    ExpectType(w, "W", {DataType::kFloat32});
+    if (x.rank() < 3 || x.rank() > 4) Fail("only 1-D and 2-D convolutions are supported; X has shape " + ShapeToString(x.shape));
+    if (w.rank() != x.rank()) Fail("W " + ShapeToString(w.shape) + " must have the rank of X " + ShapeToString(x.shape));
+    int64_t c = x.shape[1], m = w.shape[0];
+    if (c % group_ != 0 || m % group_ != 0 || w.shape[1] * group_ != c) {
+      Fail("X has " + std::to_string(c) + " channels but W " + ShapeToString(w.shape) + " with group=" + std::to_string(group_) +
+           " expects " + std::to_string(w.shape[1] * group_));
+    }
+    if (in.size() > 2 && in[2]) {
+      ExpectType(*in[2], "B", {DataType::kFloat32});
+      if (in[2]->count() != m || in[2]->rank() != 1) Fail("B " + ShapeToString(in[2]->shape) + " must have " + std::to_string(m) + " elements");
+    }
+    ConvGeometry g = ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), Shape(w.shape.begin() + 2, w.shape.end()));
+    for (size_t i = 0; i < g.kernel.size(); ++i) {
+      if (g.kernel[i] != w.shape[2 + i]) Fail("kernel_shape does not match W " + ShapeToString(w.shape));
+    }
+    Shape s = {x.shape[0], m};
+    s.insert(s.end(), g.out.begin(), g.out.end());
+    out[0] = {DataType::kFloat32, s, nullptr};
+    return true;
+  }
+
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef &x = *in[0], &w = *in[1];
+    const float* bias = in.size() > 2 && in[2] ? in[2]->as<const float>() : nullptr;
+    ConvGeometry geometry = ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), Shape(w.shape.begin() + 2, w.shape.end()));
+    Geo2 g = To2D(geometry);
+    int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
+    int64_t cg = c / group_, mg = m / group_;
+    int64_t ohw = g.oh * g.ow, ihw = g.ih * g.iw, kdim = cg * g.kh * g.kw;
+    const float* px = x.as<const float>();
+    const float* pw = w.as<const float>();
+    float* py = out[0].as<float>();
+    if (cg == 1 && group_ == c) {
+      Depthwise(px, pw, bias, py, n * m, c, mg, g, act_, ctx.pool);
+      return;
+    }
+    bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.ih && g.ow == g.iw;
+    float* col = pointwise ? nullptr : ctx.scratch->Floats(size_t(kdim * ohw));
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        const float* xg = px + (b * c + gi * cg) * ihw;
+        const float* src = xg;
+        if (!pointwise) {
+          Im2Col(xg, cg, g, col, ctx.pool);
+          src = col;
+        }
+        float* yg = py + (b * m + gi * mg) * ohw;
+        Sgemm(false, false, mg, ohw, kdim, 1.f, pw + gi * mg * kdim, kdim, src, ohw, 0.f, yg, ohw, ctx.pool);
+      }
+    }
+    if (bias || act_.kind != Activation::Kind::kNone) {
+      ctx.pool->ParallelFor(n * m, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw)), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          float* row = py + r * ohw;
+          if (bias) {
+            float bv = bias[r % m];
+            for (int64_t i = 0; i < ohw; ++i) row[i] += bv;
+          }
+          act_.Apply(row, ohw);
+        }
+      });
+    }
+  }
+
+ private:
+  ConvAttributes attrs_;
+  int64_t group_;
+  Activation act_;
+};
+
+// ConvTranspose 2-D: Y = col2im(W^T · X) + B, with output_padding / output_shape.
+class ConvTransposeKernel : public Kernel {
+ public:
+  ConvTransposeKernel(const Node& node, int64_t) : Kernel(node), attrs_(node), group_(node.get_int("group", 1)) {
+    output_padding_ = node.get_ints("output_padding");
+    output_shape_ = node.get_ints("output_shape");
+    if (group_ <= 0) Fail("group must be positive");
+  }
+
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    const TensorRef& w = Input(in, 1, "W");
+    ExpectType(x, "X", {DataType::kFloat32});
+    ExpectType(w, "W", {DataType::kFloat32});
+    if (x.rank() != 4 && x.rank() != 3) Fail("only 1-D and 2-D ConvTranspose is supported; X has shape " + ShapeToString(x.shape));
+    if (w.rank() != x.rank() || w.shape[0] != x.shape[1]) Fail("W " + ShapeToString(w.shape) + " does not match X " + ShapeToString(x.shape));
+    Resolve(x, w);
+    Shape s = {x.shape[0], w.shape[1] * group_};
+    s.insert(s.end(), out_.begin(), out_.end());
+    out[0] = {DataType::kFloat32, s, nullptr};
+    return true;
+  }
+
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef &x = *in[0], &w = *in[1];
+    Resolve(x, w);
+    bool one_d = x.rank() == 3;
+    int64_t n = x.shape[0], c = x.shape[1], cg = c / group_, mg = w.shape[1], m = mg * group_;
+    int64_t ih = one_d ? 1 : x.shape[2], iw = x.shape[one_d ? 2 : 3];
+    int64_t kh = one_d ? 1 : kernel_[0], kw = kernel_[one_d ? 0 : 1];
+    int64_t sh = one_d ? 1 : stride_[0], sw = stride_[one_d ? 0 : 1];
+    int64_t dh = one_d ? 1 : dilation_[0], dw = dilation_[one_d ? 0 : 1];
+    int64_t ph = one_d ? 0 : pad_begin_[0], pw = pad_begin_[one_d ? 0 : 1];
+    int64_t oh = one_d ? 1 : out_[0], ow = out_[one_d ? 0 : 1];
+    int64_t ihw = ih * iw, kdim = mg * kh * kw;
+    float* col = ctx.scratch->Floats(size_t(kdim * ihw));
+    float* py = out[0].as<float>();
+    std::memset(py, 0, out[0].bytes());
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        // col[kdim, ihw] = W_g^T [kdim, cg] · X_g [cg, ihw]
+        Sgemm(true, false, kdim, ihw, cg, 1.f, w.as<const float>() + gi * cg * kdim, kdim,
+              x.as<const float>() + (b * c + gi * cg) * ihw, ihw, 0.f, col, ihw, ctx.pool);
+        float* yg = py + (b * m + gi * mg) * oh * ow;
+        for (int64_t r = 0; r < kdim; ++r) {
+          int64_t kx = r % kw, ky = (r / kw) % kh, ch = r / (kw * kh);
+          float* yc = yg + ch * oh * ow;
+          const float* src = col + r * ihw;
+          for (int64_t y = 0; y < ih; ++y) {
+            int64_t oy = y * sh - ph + ky * dh;
+            if (oy < 0 || oy >= oh) continue;
+            for (int64_t xx = 0; xx < iw; ++xx) {
+              int64_t ox = xx * sw - pw + kx * dw;
+              if (ox >= 0 && ox < ow) yc[oy * ow + ox] += src[y * iw + xx];
+            }
+          }
+        }
+      }
+    }
+    if (in.size() > 2 && in[2]) {
+      const float* bias = in[2]->as<const float>();
+      for (int64_t r = 0; r < n * m; ++r)
+        for (int64_t i = 0; i < oh * ow; ++i) py[r * oh * ow + i] += bias[r % m];
+    }
+  }
+
+ private:
+  void Resolve(const TensorRef& x, const TensorRef& w) {
+    size_t s = size_t(x.rank() - 2);
+    kernel_ = attrs_.kernel.empty() ? Shape(w.shape.begin() + 2, w.shape.end()) : attrs_.kernel;
+    stride_ = attrs_.strides.empty() ? Shape(s, 1) : attrs_.strides;
+    dilation_ = attrs_.dilations.empty() ? Shape(s, 1) : attrs_.dilations;
+    Shape opad = output_padding_.empty() ? Shape(s, 0) : output_padding_;
+    Shape pads = attrs_.pads.empty() ? Shape(2 * s, 0) : attrs_.pads;
+    if (kernel_.size() != s || stride_.size() != s || dilation_.size() != s || opad.size() != s || pads.size() != 2 * s) {
+      Fail("kernel_shape, strides, dilations, output_padding and pads must match the spatial rank");
+    }
+    pad_begin_.assign(s, 0);
+    out_.assign(s, 0);
+    for (size_t i = 0; i < s; ++i) {
+      int64_t in_dim = x.shape[2 + i];
+      int64_t ext = dilation_[i] * (kernel_[i] - 1) + 1;
+      int64_t full = stride_[i] * (in_dim - 1) + opad[i] + ext;
+      if (!output_shape_.empty()) {
+        if (output_shape_.size() != s && output_shape_.size() != s + 2) Fail("output_shape must list the spatial dims");
+        out_[i] = output_shape_[output_shape_.size() - s + i];
+        int64_t total = full - out_[i];
+        bool upper = attrs_.auto_pad != "SAME_LOWER";
+        pad_begin_[i] = upper ? total / 2 : total - total / 2;
+      } else if (attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER") {
+        out_[i] = in_dim * stride_[i];
+        int64_t total = full - out_[i];
+        pad_begin_[i] = attrs_.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      } else {
+        pad_begin_[i] = pads[i];
+        out_[i] = full - pads[i] - pads[i + s];
+      }
+      if (out_[i] <= 0) Fail("the output would be empty");
+    }
+  }
+
+  ConvAttributes attrs_;
+  int64_t group_;
+  Shape output_padding_, output_shape_;
+  Shape kernel_, stride_, dilation_, pad_begin_, out_;
+};
+
+}  // namespace
+
+GEBE_CPU_KERNEL("Conv", ConvKernel);
+GEBE_CPU_KERNEL("ConvTranspose", ConvTransposeKernel);
+
+}  // namespace gebe::cpu

@@ -1,0 +1,73 @@
+// Spatial geometry shared by Conv, ConvTranspose and the pooling operators: kernel, strides,
+// dilations and pads resolved for a concrete input (auto_pad included).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cpu/ops/kernel.h"
+
+namespace gebe::cpu {
+
+struct ConvAttributes {
+  std::string auto_pad;
+  std::vector<int64_t> kernel, strides, dilations, pads;
+
+  explicit ConvAttributes(const Node& node)
+      : auto_pad(node.get_string("auto_pad", "NOTSET")),
+        kernel(node.get_ints("kernel_shape")),
+        strides(node.get_ints("strides")),
+        dilations(node.get_ints("dilations")),
+        pads(node.get_ints("pads")) {}
+};
+
+struct ConvGeometry {
+  int spatial = 0;
+  std::vector<int64_t> in, out, kernel, stride, dilation, pad_begin, pad_end;
+};
+
+// Resolves attributes against the input's spatial dims. `ceil_mode` is for pooling.
+inline ConvGeometry ResolveGeometry(const Kernel& k, const ConvAttributes& a, const std::vector<int64_t>& in_spatial,
+                                    const std::vector<int64_t>& kernel_from_weights, bool ceil_mode = false) {
+  ConvGeometry g;
+  g.spatial = int(in_spatial.size());
+  size_t s = in_spatial.size();
+  auto fail = [&](const std::string& why) { throw EngineError(k.node().label() + ": " + why); };
+  g.in = in_spatial;
+  g.kernel = a.kernel.empty() ? kernel_from_weights : a.kernel;
+  if (g.kernel.size() != s) fail("kernel_shape has " + std::to_string(g.kernel.size()) + " dims but the input has " + std::to_string(s) + " spatial dims");
+  g.stride = a.strides.empty() ? std::vector<int64_t>(s, 1) : a.strides;
+  g.dilation = a.dilations.empty() ? std::vector<int64_t>(s, 1) : a.dilations;
+  if (g.stride.size() != s || g.dilation.size() != s) fail("strides and dilations need one entry per spatial dim");
+  std::vector<int64_t> pads = a.pads.empty() ? std::vector<int64_t>(2 * s, 0) : a.pads;
+  if (pads.size() != 2 * s) fail("pads needs " + std::to_string(2 * s) + " entries");
+  g.pad_begin.assign(s, 0);
+  g.pad_end.assign(s, 0);
+  g.out.assign(s, 0);
+  for (size_t i = 0; i < s; ++i) {
+    if (g.stride[i] <= 0 || g.dilation[i] <= 0 || g.kernel[i] <= 0) fail("kernel, strides and dilations must be positive");
+    int64_t ext = g.dilation[i] * (g.kernel[i] - 1) + 1;
+    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+      g.out[i] = (g.in[i] + g.stride[i] - 1) / g.stride[i];
+      int64_t total = std::max<int64_t>(0, (g.out[i] - 1) * g.stride[i] + ext - g.in[i]);
+      g.pad_begin[i] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      g.pad_end[i] = total - g.pad_begin[i];
+    } else if (a.auto_pad == "VALID") {
+      if (g.in[i] < ext) fail("the input's spatial size " + std::to_string(g.in[i]) + " is smaller than the kernel extent " + std::to_string(ext));
+      g.out[i] = (g.in[i] - ext) / g.stride[i] + 1;
+    } else if (a.auto_pad == "NOTSET" || a.auto_pad.empty()) {
+      g.pad_begin[i] = pads[i];
+      g.pad_end[i] = pads[i + s];
+      int64_t span = g.in[i] + g.pad_begin[i] + g.pad_end[i] - ext;
+      if (span < 0) fail("the padded input (" + std::to_string(g.in[i] + g.pad_begin[i] + g.pad_end[i]) + ") is smaller than the kernel extent " + std::to_string(ext));
+      g.out[i] = (ceil_mode ? (span + g.stride[i] - 1) / g.stride[i] : span / g.stride[i]) + 1;
+      // With ceil_mode the last window must start inside the input or the left padding.
+      if (ceil_mode && (g.out[i] - 1) * g.stride[i] >= g.in[i] + g.pad_begin[i]) g.out[i]--;
+    } else {
+      fail("auto_pad '" + a.auto_pad + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+    }
+  }
+  return g;
+}
+
+}  // namespace gebe::cpu

@@ -1,0 +1,448 @@
+// Data-movement operators: Transpose, Concat, Split, Slice, Gather, Expand, Tile, Pad. They work
+// on any fixed-size element type by moving bytes.
+#include <cstring>
+
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+// Copies `src` (shape `shape`, strides `strides` in elements) into contiguous `dst`.
+template <typename T>
+void StridedCopy(const T* src, const Shape& shape, const std::vector<int64_t>& strides, T* dst) {
+  size_t rank = shape.size();
+  int64_t total = ElementCount(shape);
+  if (total == 0) return;
+  if (rank == 0) {
+    dst[0] = src[0];
+    return;
+  }
+  std::vector<int64_t> idx(rank, 0);
+  int64_t inner = shape[rank - 1], inner_stride = strides[rank - 1];
+  int64_t offset = 0;
+  for (int64_t done = 0; done < total; done += inner) {
+    if (inner_stride == 1) std::memcpy(dst, src + offset, size_t(inner) * sizeof(T));
+    else for (int64_t i = 0; i < inner; ++i) dst[i] = src[offset + i * inner_stride];
+    dst += inner;
+    for (size_t d = rank - 1; d-- > 0;) {
+      offset += strides[d];
+      if (++idx[d] < shape[d]) break;
+      offset -= strides[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+class TransposeKernel : public Kernel {
+ public:
+  TransposeKernel(const Node& node, int64_t) : Kernel(node), perm_(node.get_ints("perm")) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "data");
+    std::vector<int64_t> perm = Perm(x.rank());
+    Shape s;
+    for (int64_t p : perm) s.push_back(x.shape[size_t(p)]);
+    out[0] = {x.dtype, s, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef& x = *in[0];
+    std::vector<int64_t> perm = Perm(x.rank());
+    auto xs = Strides(x.shape);
+    std::vector<int64_t> strides;
+    for (int64_t p : perm) strides.push_back(xs[size_t(p)]);
+    GEBE_DISPATCH_BY_SIZE(ElementSize(x.dtype), { StridedCopy(x.as<const T>(), out[0].shape, strides, out[0].as<T>()); });
+  }
+
+ private:
+  std::vector<int64_t> Perm(int64_t rank) const {
+    std::vector<int64_t> perm = perm_;
+    if (perm.empty())
+      for (int64_t i = rank; i-- > 0;) perm.push_back(i);
+    if (int64_t(perm.size()) != rank) Fail("perm has " + std::to_string(perm.size()) + " entries for an input of rank " + std::to_string(rank));
+    std::vector<bool> seen(size_t(rank), false);
+    for (auto& p : perm) {
+      p = NormalizeAxis(*this, p, rank, "perm entry");
+      if (seen[size_t(p)]) Fail("perm is not a permutation");
+      seen[size_t(p)] = true;
+    }
+    return perm;
+  }
+  std::vector<int64_t> perm_;
+};
+
+class ConcatKernel : public Kernel {
+ public:
+  ConcatKernel(const Node& node, int64_t) : Kernel(node), axis_(node.get_int("axis", 0)) {
+    if (!node.has("axis")) Fail("the axis attribute is required");
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& first = Input(in, 0, "0");
+    int64_t axis = NormalizeAxis(*this, axis_, first.rank());
+    Shape s = first.shape;
+    s[size_t(axis)] = 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const TensorRef& t = Input(in, i, "inputs");
+      if (t.dtype != first.dtype) Fail("all inputs must have the same type");
+      if (t.rank() != first.rank()) Fail("input " + std::to_string(i) + " has shape " + ShapeToString(t.shape) + ", whose rank differs from " + ShapeToString(first.shape));
+      for (size_t d = 0; d < s.size(); ++d) {
+        if (int64_t(d) != axis && t.shape[d] != first.shape[d]) {
+          Fail("input " + std::to_string(i) + " has shape " + ShapeToString(t.shape) + " which does not match " + ShapeToString(first.shape) + " outside axis " + std::to_string(axis));
+        }
+      }
+      s[size_t(axis)] += t.shape[size_t(axis)];
+    }
+    out[0] = {first.dtype, s, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    size_t axis = size_t(NormalizeAxis(*this, axis_, in[0]->rank()));
+    size_t es = ElementSize(out[0].dtype);
+    int64_t outer = SizeTo(out[0].shape, axis);
+    int64_t out_row = SizeFrom(out[0].shape, axis) * int64_t(es);
+    uint8_t* dst = out[0].as<uint8_t>();
+    int64_t offset = 0;
+    for (const TensorRef* t : in) {
+      int64_t row = SizeFrom(t->shape, axis) * int64_t(es);
+      const uint8_t* src = t->as<const uint8_t>();
+      for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * out_row + offset, src + o * row, size_t(row));
+      offset += row;
+    }
+  }
+
+ private:
+  int64_t axis_;
+};
+
+class SplitKernel : public Kernel {
+ public:
+  SplitKernel(const Node& node, int64_t opset) : Kernel(node), opset_(opset), axis_(node.get_int("axis", 0)), split_(node.get_ints("split")) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "input");
+    int64_t axis = NormalizeAxis(*this, axis_, x.rank());
+    std::vector<int64_t> split = split_;
+    if (opset_ >= 13 && in.size() > 1 && in[1]) {
+      if (!Known(*in[1])) return false;
+      split = ReadInts(*in[1]);
+    }
+    int64_t dim = x.shape[size_t(axis)];
+    if (split.empty()) {
+      int64_t n = int64_t(out.size());
+      int64_t chunk = (dim + n - 1) / n;
+      for (int64_t i = 0; i < n; ++i) split.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+    }
+    if (split.size() != out.size()) Fail("split has " + std::to_string(split.size()) + " entries for " + std::to_string(out.size()) + " outputs");
+    int64_t total = 0;
+    for (int64_t s : split) total += s;
+    if (total != dim) Fail("split sizes add up to " + std::to_string(total) + " but axis " + std::to_string(axis) + " has size " + std::to_string(dim));
+    for (size_t i = 0; i < out.size(); ++i) {
+      Shape s = x.shape;
+      s[size_t(axis)] = split[i];
+      out[i] = {x.dtype, s, nullptr};
+    }
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef& x = *in[0];
+    size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
+    size_t es = ElementSize(x.dtype);
+    int64_t outer = SizeTo(x.shape, axis);
+    int64_t in_row = SizeFrom(x.shape, axis) * int64_t(es);
+    int64_t offset = 0;
+    for (auto& o : out) {
+      int64_t row = SizeFrom(o.shape, axis) * int64_t(es);
+      for (int64_t k = 0; k < outer; ++k) std::memcpy(o.as<uint8_t>() + k * row, x.as<const uint8_t>() + k * in_row + offset, size_t(row));
+      offset += row;
+    }
+  }
+
+ private:
+  int64_t opset_, axis_;
+  std::vector<int64_t> split_;
+};
+
+class SliceKernel : public Kernel {
+ public:
+  SliceKernel(const Node& node, int64_t opset) : Kernel(node), opset_(opset) {
+    if (opset < 10) {
+      starts_ = node.get_ints("starts");
+      ends_ = node.get_ints("ends");
+      axes_ = node.get_ints("axes");
+    }
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "data");
+    if (!Resolve(in)) return false;
+    out[0] = {x.dtype, shape_, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    Resolve(in);
+    const TensorRef& x = *in[0];
+    auto xs = Strides(x.shape);
+    std::vector<int64_t> strides(xs.size());
+    int64_t base = 0;
+    for (size_t d = 0; d < xs.size(); ++d) {
+      base += start_[d] * xs[d];
+      strides[d] = step_[d] * xs[d];
+    }
+    GEBE_DISPATCH_BY_SIZE(ElementSize(x.dtype), { StridedCopy(x.as<const T>() + base, shape_, strides, out[0].as<T>()); });
+  }
+
+ private:
+  // Fills start_/step_/shape_ for the input; false when starts/ends/axes/steps are not known yet.
+  bool Resolve(const std::vector<const TensorRef*>& in) {
+    const TensorRef& x = *in[0];
+    std::vector<int64_t> starts = starts_, ends = ends_, axes = axes_, steps;
+    if (opset_ >= 10) {
+      for (size_t i = 1; i < in.size() && i < 5; ++i)
+        if (in[i] && !Known(*in[i])) return false;
+      starts = ReadInts(Input(in, 1, "starts"));
+      ends = ReadInts(Input(in, 2, "ends"));
+      if (in.size() > 3 && in[3]) axes = ReadInts(*in[3]);
+      if (in.size() > 4 && in[4]) steps = ReadInts(*in[4]);
+    }
+    if (starts.size() != ends.size()) Fail("starts and ends must have the same length");
+    if (axes.empty())
+      for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
+    if (steps.empty()) steps.assign(starts.size(), 1);
+    if (axes.size() != starts.size() || steps.size() != starts.size()) Fail("starts, ends, axes and steps must have the same length");
+    size_t rank = x.shape.size();
+    start_.assign(rank, 0);
+    step_.assign(rank, 1);
+    shape_ = x.shape;
+    std::vector<bool> seen(rank, false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      size_t a = size_t(NormalizeAxis(*this, axes[i], int64_t(rank)));
+      if (seen[a]) Fail("axes repeats axis " + std::to_string(a));
+      seen[a] = true;
+      int64_t dim = x.shape[a], step = steps[i];
+      if (step == 0) Fail("steps must not be zero");
+      int64_t s = starts[i], e = ends[i];
+      if (s < 0) s += dim;
+      if (e < 0) e += dim;
+      if (step > 0) {
+        s = std::clamp<int64_t>(s, 0, dim);
+        e = std::clamp<int64_t>(e, 0, dim);
+        shape_[a] = e > s ? (e - s + step - 1) / step : 0;
+      } else {
+        s = std::clamp<int64_t>(s, 0, dim - 1);
+        e = std::clamp<int64_t>(e, -1, dim - 1);
+        shape_[a] = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+      }
+      start_[a] = shape_[a] > 0 ? s : 0;
+      step_[a] = step;
+    }
+    return true;
+  }
+
+  int64_t opset_;
+  std::vector<int64_t> starts_, ends_, axes_;
+  std::vector<int64_t> start_, step_;
+  Shape shape_;
+};
+
+class GatherKernel : public Kernel {
+ public:
+  GatherKernel(const Node& node, int64_t) : Kernel(node), axis_(node.get_int("axis", 0)) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "data");
+    const TensorRef& idx = Input(in, 1, "indices");
+    ExpectType(idx, "indices", {DataType::kInt64, DataType::kInt32});
+    size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
+    Shape s(x.shape.begin(), x.shape.begin() + long(axis));
+    s.insert(s.end(), idx.shape.begin(), idx.shape.end());
+    s.insert(s.end(), x.shape.begin() + long(axis) + 1, x.shape.end());
+    out[0] = {x.dtype, s, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef &x = *in[0], &idx = *in[1];
+    size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
+    size_t es = ElementSize(x.dtype);
+    int64_t outer = SizeTo(x.shape, axis), dim = x.shape[axis];
+    int64_t inner = SizeFrom(x.shape, axis + 1) * int64_t(es);
+    std::vector<int64_t> indices = ReadInts(idx);
+    for (auto& i : indices) {
+      if (i < -dim || i >= dim) Fail("index " + std::to_string(i) + " is out of range for axis " + std::to_string(axis) + " of size " + std::to_string(dim));
+      if (i < 0) i += dim;
+    }
+    const uint8_t* src = x.as<const uint8_t>();
+    uint8_t* dst = out[0].as<uint8_t>();
+    int64_t n = int64_t(indices.size());
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t k = 0; k < n; ++k)
+        std::memcpy(dst + (o * n + k) * inner, src + (o * dim + indices[size_t(k)]) * inner, size_t(inner));
+  }
+
+ private:
+  int64_t axis_;
+};
+
+// Broadcast copy of x into the output shape (Expand; Tile builds on the same loop).
+void BroadcastCopy(const TensorRef& x, TensorRef& out) {
+  auto strides = BroadcastStrides(x.shape, out.shape);
+  switch (ElementSize(x.dtype)) {
+    case 1: StridedCopy(x.as<const uint8_t>(), out.shape, strides, out.as<uint8_t>()); break;
+    case 2: StridedCopy(x.as<const uint16_t>(), out.shape, strides, out.as<uint16_t>()); break;
+    case 4: StridedCopy(x.as<const uint32_t>(), out.shape, strides, out.as<uint32_t>()); break;
+    default: StridedCopy(x.as<const uint64_t>(), out.shape, strides, out.as<uint64_t>()); break;
+  }
+}
+
+class ExpandKernel : public Kernel {
+ public:
+  ExpandKernel(const Node& node, int64_t) : Kernel(node) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "input");
+    const TensorRef& s = Input(in, 1, "shape");
+    ExpectType(s, "shape", {DataType::kInt64});
+    if (!Known(s)) return false;
+    out[0] = {x.dtype, BroadcastShapes(*this, x.shape, ReadInts(s)), nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    BroadcastCopy(*in[0], out[0]);
+  }
+};
+
+class TileKernel : public Kernel {
+ public:
+  TileKernel(const Node& node, int64_t) : Kernel(node) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "input");
+    const TensorRef& r = Input(in, 1, "repeats");
+    ExpectType(r, "repeats", {DataType::kInt64});
+    if (!Known(r)) return false;
+    auto reps = ReadInts(r);
+    if (int64_t(reps.size()) != x.rank()) Fail("repeats has " + std::to_string(reps.size()) + " entries for an input of rank " + std::to_string(x.rank()));
+    Shape s = x.shape;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (reps[i] < 0) Fail("repeats must not be negative");
+      s[i] *= reps[i];
+    }
+    out[0] = {x.dtype, s, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef& x = *in[0];
+    TensorRef& o = out[0];
+    size_t rank = o.shape.size();
+    auto xs = Strides(x.shape);
+    size_t es = ElementSize(x.dtype);
+    int64_t total = o.count();
+    GEBE_DISPATCH_BY_SIZE(es, {
+      const T* px = x.as<const T>();
+      T* po = o.as<T>();
+      for (int64_t i = 0; i < total; ++i) {
+        int64_t rem = i, src = 0;
+        for (size_t d = rank; d-- > 0;) {
+          int64_t k = rem % o.shape[d];
+          rem /= o.shape[d];
+          src += (k % x.shape[d]) * xs[d];
+        }
+        po[i] = px[src];
+      }
+    });
+  }
+};
+
+class PadKernel : public Kernel {
+ public:
+  PadKernel(const Node& node, int64_t opset) : Kernel(node), opset_(opset) {
+    mode_ = node.get_string("mode", "constant");
+    if (mode_ != "constant" && mode_ != "reflect" && mode_ != "edge") Fail("mode '" + mode_ + "' is not supported (constant, reflect, edge are)");
+    pads_ = node.get_ints(opset < 11 ? "pads" : "__none__");
+    value_ = node.get_float("value", 0.f);
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "data");
+    if (!Resolve(in)) return false;
+    Shape s = x.shape;
+    size_t r = s.size();
+    for (size_t i = 0; i < r; ++i) {
+      s[i] += pads_now_[i] + pads_now_[i + r];
+      if (s[i] < 0) Fail("pads make dimension " + std::to_string(i) + " negative");
+      if (mode_ == "reflect" && (pads_now_[i] >= x.shape[i] || pads_now_[i + r] >= x.shape[i]) && (pads_now_[i] > 0 || pads_now_[i + r] > 0)) {
+        Fail("reflect padding must be smaller than the dimension it pads");
+      }
+    }
+    out[0] = {x.dtype, s, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    Resolve(in);
+    const TensorRef& x = *in[0];
+    TensorRef& o = out[0];
+    size_t r = x.shape.size();
+    auto xs = Strides(x.shape);
+    int64_t total = o.count();
+    GEBE_DISPATCH_NUMERIC(x.dtype, {
+      T fill = T(value_);
+      if (opset_ >= 11 && in.size() > 2 && in[2] && in[2]->count() > 0) fill = in[2]->as<const T>()[0];
+      const T* px = x.as<const T>();
+      T* po = o.as<T>();
+      for (int64_t i = 0; i < total; ++i) {
+        int64_t rem = i, src = 0;
+        bool outside = false;
+        for (size_t d = r; d-- > 0;) {
+          int64_t k = rem % o.shape[d] - pads_now_[d];
+          rem /= o.shape[d];
+          int64_t n = x.shape[d];
+          if (k < 0 || k >= n) {
+            if (mode_ == "constant" || n == 0) { outside = true; continue; }
+            if (mode_ == "edge") k = k < 0 ? 0 : n - 1;
+            else k = k < 0 ? -k : 2 * (n - 1) - k;
+          }
+          src += k * xs[d];
+        }
+        po[i] = outside ? fill : px[src];
+      }
+    });
+  }
+
+ private:
+  bool Resolve(const std::vector<const TensorRef*>& in) {
+    size_t r = in[0]->shape.size();
+    std::vector<int64_t> pads = pads_;
+    if (opset_ >= 11) {
+      const TensorRef& p = Input(in, 1, "pads");
+      if (!Known(p)) return false;
+      pads = ReadInts(p);
+      if (in.size() > 2 && in[2] && !Known(*in[2])) return false;
+      if (in.size() > 3 && in[3]) {
+        if (!Known(*in[3])) return false;
+        auto axes = ReadInts(*in[3]);
+        if (pads.size() != 2 * axes.size()) Fail("pads must have twice as many entries as axes");
+        std::vector<int64_t> full(2 * r, 0);
+        for (size_t i = 0; i < axes.size(); ++i) {
+          size_t a = size_t(NormalizeAxis(*this, axes[i], int64_t(r)));
+          full[a] = pads[i];
+          full[a + r] = pads[i + axes.size()];
+        }
+        pads = full;
+      }
+    }
+    if (pads.size() != 2 * r) Fail("pads has " + std::to_string(pads.size()) + " entries; an input of rank " + std::to_string(r) + " needs " + std::to_string(2 * r));
+    pads_now_ = pads;
+    return true;
+  }
+
+  int64_t opset_;
+  std::string mode_;
+  std::vector<int64_t> pads_, pads_now_;
+  float value_;
+};
+
+}  // namespace
+
+GEBE_CPU_KERNEL("Transpose", TransposeKernel);
+GEBE_CPU_KERNEL("Concat", ConcatKernel);
+GEBE_CPU_KERNEL("Split", SplitKernel);
+GEBE_CPU_KERNEL("Slice", SliceKernel);
+GEBE_CPU_KERNEL("Gather", GatherKernel);
+GEBE_CPU_KERNEL("Expand", ExpandKernel);
+GEBE_CPU_KERNEL("Tile", TileKernel);
+GEBE_CPU_KERNEL("Pad", PadKernel);
+
+}  // namespace gebe::cpu

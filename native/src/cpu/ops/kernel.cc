@@ -1,0 +1,54 @@
+#include "cpu/ops/kernel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gebe::cpu {
+
+std::map<std::string, KernelFactory>& KernelRegistry::Entries() {
+  static std::map<std::string, KernelFactory> entries;
+  return entries;
+}
+
+std::unique_ptr<Kernel> KernelRegistry::Create(const Node& node, int64_t opset) {
+  auto it = Entries().find(node.op_type);
+  if (it == Entries().end()) throw EngineError(node.label() + ": operator is not supported by the cpu engine");
+  return it->second(node, opset);
+}
+
+const TensorRef& Kernel::Input(const std::vector<const TensorRef*>& inputs, size_t i, const char* what) const {
+  if (i >= inputs.size() || inputs[i] == nullptr) Fail(std::string("missing required input ") + what);
+  return *inputs[i];
+}
+
+void Kernel::ExpectType(const TensorRef& t, const char* what, std::initializer_list<DataType> allowed) const {
+  for (DataType d : allowed) {
+    if (t.dtype == d) return;
+  }
+  std::string names;
+  for (DataType d : allowed) names += std::string(names.empty() ? "" : " or ") + DataTypeName(d);
+  Fail(std::string("input ") + what + " must be " + names + " but is " + DataTypeName(t.dtype));
+}
+
+void Activation::Apply(float* data, int64_t n) const {
+  switch (kind) {
+    case Kind::kNone: return;
+    case Kind::kRelu:
+      for (int64_t i = 0; i < n; ++i) data[i] = data[i] > 0 ? data[i] : 0;
+      return;
+    case Kind::kClip:
+      for (int64_t i = 0; i < n; ++i) data[i] = std::min(std::max(data[i], alpha), beta);
+      return;
+    case Kind::kLeakyRelu:
+      for (int64_t i = 0; i < n; ++i) data[i] = data[i] >= 0 ? data[i] : data[i] * alpha;
+      return;
+    case Kind::kSigmoid:
+      for (int64_t i = 0; i < n; ++i) data[i] = 1.f / (1.f + std::exp(-data[i]));
+      return;
+    case Kind::kHardSwish:
+      for (int64_t i = 0; i < n; ++i) data[i] = data[i] * std::min(1.f, std::max(0.f, data[i] / 6.f + 0.5f));
+      return;
+  }
+}
+
+}  // namespace gebe::cpu

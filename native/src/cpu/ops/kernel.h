@@ -1,0 +1,106 @@
+// The operator interface of the CPU engine. One kernel object is created per graph node at load
+// time (its constructor reads and validates the node's attributes); the engine then calls:
+//
+//   Infer(inputs, outputs)  shape inference: fill each output's dtype and shape from the inputs'
+//                           dtypes and shapes. Inputs whose value is known (constants, folded
+//                           values, or real tensors at run time) have `data` set; others have
+//                           data == nullptr. Return false when the output shape depends on an input
+//                           value that is not known yet (the node then runs "dynamically": its
+//                           shapes are inferred again at run time with real data).
+//   Run(inputs, outputs, ctx)
+//                           compute: outputs are allocated with the inferred dtype/shape. Kernels
+//                           never write to inputs and may parallelise with ctx.pool.
+//
+// Absent optional inputs are nullptr in `inputs`. Errors are thrown as EngineError with the node
+// label (node.label()) so the user sees which node failed.
+//
+// Adding an operator: write a class deriving from Kernel in the ops/<family>.cc file it belongs
+// to and register it there with GEBE_CPU_KERNEL("OpType", ClassName). Nothing else changes: the
+// registry is the list of supported operators (introspection and the unsupported-op error read it).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/graph.h"
+#include "cpu/tensor.h"
+#include "cpu/thread_pool.h"
+
+namespace gebe::cpu {
+
+// Scratch memory owned by the session and reused by every kernel of a run (im2col buffers and
+// the like). Not shared between threads of one kernel: slice it by thread index if needed.
+class Scratch {
+ public:
+  float* Floats(size_t n) {
+    if (buffer_.size() < n * sizeof(float)) buffer_ = AlignedBuffer(n * sizeof(float));
+    return static_cast<float*>(buffer_.data());
+  }
+
+ private:
+  AlignedBuffer buffer_;
+};
+
+struct RunContext {
+  ThreadPool* pool = nullptr;
+  Scratch* scratch = nullptr;
+};
+
+// Fused activation applied by kernels that support it (Conv, Gemm, MatMul + bias).
+struct Activation {
+  enum class Kind { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSwish } kind = Kind::kNone;
+  float alpha = 0, beta = 0;  // Clip min/max; LeakyRelu alpha
+  void Apply(float* data, int64_t n) const;
+};
+
+class Kernel {
+ public:
+  explicit Kernel(const Node& node) : node_(node) {}
+  virtual ~Kernel() = default;
+
+  virtual bool Infer(const std::vector<const TensorRef*>& inputs, std::vector<TensorRef>& outputs) = 0;
+  virtual void Run(const std::vector<const TensorRef*>& inputs, std::vector<TensorRef>& outputs,
+                   const RunContext& ctx) = 0;
+  // True when the outputs depend on the inputs' shapes only (Shape, Size): foldable once shapes are known.
+  virtual bool ShapeOnly() const { return false; }
+  // Kernels that can absorb a following activation return true and apply it in Run.
+  virtual bool FuseActivation(const Activation& act) { return false; }
+
+  const Node& node() const { return node_; }
+
+ protected:
+  [[noreturn]] void Fail(const std::string& why) const { throw EngineError(node_.label() + ": " + why); }
+  // Checks a required input is present and of one of the given types.
+  const TensorRef& Input(const std::vector<const TensorRef*>& inputs, size_t i, const char* what) const;
+  // True when the tensor's values are available (an empty tensor's always are).
+  static bool Known(const TensorRef& t) { return t.data != nullptr || t.count() == 0; }
+  void ExpectType(const TensorRef& t, const char* what, std::initializer_list<DataType> allowed) const;
+
+  Node node_;
+};
+
+using KernelFactory = std::function<std::unique_ptr<Kernel>(const Node& node, int64_t opset)>;
+
+struct KernelRegistry {
+  static std::map<std::string, KernelFactory>& Entries();
+  static bool Has(const std::string& op_type) { return Entries().count(op_type) != 0; }
+  static std::unique_ptr<Kernel> Create(const Node& node, int64_t opset);
+};
+
+struct KernelRegistrar {
+  KernelRegistrar(const char* op_type, KernelFactory factory) { KernelRegistry::Entries()[op_type] = std::move(factory); }
+};
+
+}  // namespace gebe::cpu
+
+#define GEBE_CPU_KERNEL_CAT2(a, b) a##b
+#define GEBE_CPU_KERNEL_CAT(a, b) GEBE_CPU_KERNEL_CAT2(a, b)
+// Registers `Class` (constructible from (const Node&, int64_t opset)) for `op_type`.
+#define GEBE_CPU_KERNEL(op_type, Class)                                                                     \
+  static ::gebe::cpu::KernelRegistrar GEBE_CPU_KERNEL_CAT(gebe_cpu_kernel_, __COUNTER__)(                  \
+      op_type, [](const ::gebe::cpu::Node& node, int64_t opset) -> std::unique_ptr<::gebe::cpu::Kernel> { \
+        return std::make_unique<Class>(node, opset);                                                        \
+      })

@@ -1,0 +1,164 @@
+// Normalisations: BatchNormalization (inference), InstanceNormalization, LayerNormalization.
+#include <cmath>
+
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+class BatchNormKernel : public Kernel {
+ public:
+  BatchNormKernel(const Node& node, int64_t) : Kernel(node), epsilon_(node.get_float("epsilon", 1e-5f)) {
+    if (node.get_int("training_mode", 0) != 0) Fail("training_mode=1 is not supported; the cpu engine runs inference only");
+    if (node.outputs.size() > 1) {
+      for (size_t i = 1; i < node.outputs.size(); ++i)
+        if (!node.outputs[i].empty()) Fail("training outputs (running mean/var) are not supported");
+    }
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    ExpectType(x, "X", {DataType::kFloat32});
+    if (x.rank() < 2) Fail("X must have a channel dimension; shape " + ShapeToString(x.shape));
+    const char* names[] = {"scale", "B", "mean", "var"};
+    for (size_t i = 1; i < 5; ++i) {
+      const TensorRef& p = Input(in, i, names[i - 1]);
+      ExpectType(p, names[i - 1], {DataType::kFloat32});
+      if (p.count() != x.shape[1]) Fail(std::string(names[i - 1]) + " " + ShapeToString(p.shape) + " must have one value per channel (" + std::to_string(x.shape[1]) + ")");
+    }
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    int64_t n = x.shape[0], c = x.shape[1], size = SizeFrom(x.shape, 2);
+    const float *scale = in[1]->as<const float>(), *bias = in[2]->as<const float>(), *mean = in[3]->as<const float>(),
+                *var = in[4]->as<const float>();
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    ctx.pool->ParallelFor(n * c, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, size)), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        int64_t ch = r % c;
+        float s = scale[ch] / std::sqrt(var[ch] + epsilon_);
+        float b = bias[ch] - mean[ch] * s;
+        for (int64_t i = 0; i < size; ++i) py[r * size + i] = px[r * size + i] * s + b;
+      }
+    });
+  }
+
+ private:
+  float epsilon_;
+};
+
+class InstanceNormKernel : public Kernel {
+ public:
+  InstanceNormKernel(const Node& node, int64_t) : Kernel(node), epsilon_(node.get_float("epsilon", 1e-5f)) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "input");
+    ExpectType(x, "input", {DataType::kFloat32});
+    if (x.rank() < 3) Fail("input must have rank 3 or more; shape " + ShapeToString(x.shape));
+    if (Input(in, 1, "scale").count() != x.shape[1] || Input(in, 2, "B").count() != x.shape[1]) Fail("scale and B need one value per channel");
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    int64_t c = x.shape[1], size = SizeFrom(x.shape, 2);
+    const float *scale = in[1]->as<const float>(), *bias = in[2]->as<const float>();
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    ctx.pool->ParallelFor(x.shape[0] * c, 1, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const float* xs = px + r * size;
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < size; ++i) mean += xs[i];
+        mean /= double(size);
+        for (int64_t i = 0; i < size; ++i) var += (xs[i] - mean) * (xs[i] - mean);
+        var /= double(size);
+        float s = scale[r % c] / float(std::sqrt(var + epsilon_));
+        float b = bias[r % c] - float(mean) * s;
+        for (int64_t i = 0; i < size; ++i) py[r * size + i] = xs[i] * s + b;
+      }
+    });
+  }
+
+ private:
+  float epsilon_;
+};
+
+// LayerNormalization (opset 17): normalise over dims [axis, rank), then scale and bias (broadcast).
+class LayerNormKernel : public Kernel {
+ public:
+  LayerNormKernel(const Node& node, int64_t) : Kernel(node), axis_(node.get_int("axis", -1)), epsilon_(node.get_float("epsilon", 1e-5f)) {
+    if (node.get_int("stash_type", 1) != 1) Fail("only stash_type=1 (float) is supported");
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    const TensorRef& scale = Input(in, 1, "Scale");
+    ExpectType(x, "X", {DataType::kFloat32});
+    ExpectType(scale, "Scale", {DataType::kFloat32});
+    size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
+    Shape norm(x.shape.begin() + long(axis), x.shape.end());
+    if (BroadcastShapes(*this, scale.shape, norm) != norm) Fail("Scale " + ShapeToString(scale.shape) + " must broadcast to the normalised dims " + ShapeToString(norm));
+    if (in.size() > 2 && in[2] && BroadcastShapes(*this, in[2]->shape, norm) != norm) Fail("B " + ShapeToString(in[2]->shape) + " must broadcast to the normalised dims " + ShapeToString(norm));
+    out[0] = {x.dtype, x.shape, nullptr};
+    Shape stat = x.shape;
+    for (size_t i = axis; i < stat.size(); ++i) stat[i] = 1;
+    if (out.size() > 1) out[1] = {DataType::kFloat32, stat, nullptr};
+    if (out.size() > 2) out[2] = {DataType::kFloat32, stat, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
+    int64_t rows = SizeTo(x.shape, axis), size = SizeFrom(x.shape, axis);
+    Shape norm(x.shape.begin() + long(axis), x.shape.end());
+    std::vector<float> scale = Expand(*in[1], norm), bias;
+    if (in.size() > 2 && in[2]) bias = Expand(*in[2], norm);
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    float* mean_out = out.size() > 1 && out[1].data ? out[1].as<float>() : nullptr;
+    float* inv_out = out.size() > 2 && out[2].data ? out[2].as<float>() : nullptr;
+    ctx.pool->ParallelFor(rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(1, size)), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const float* xs = px + r * size;
+        float* ys = py + r * size;
+        float mean = 0;
+        for (int64_t i = 0; i < size; ++i) mean += xs[i];
+        mean /= float(size);
+        float var = 0;
+        for (int64_t i = 0; i < size; ++i) var += (xs[i] - mean) * (xs[i] - mean);
+        var /= float(size);
+        float inv = 1.f / std::sqrt(var + epsilon_);
+        for (int64_t i = 0; i < size; ++i) ys[i] = (xs[i] - mean) * inv * scale[size_t(i)] + (bias.empty() ? 0.f : bias[size_t(i)]);
+        if (mean_out) mean_out[r] = mean;
+        if (inv_out) inv_out[r] = inv;
+      }
+    });
+  }
+
+ private:
+  static std::vector<float> Expand(const TensorRef& t, const Shape& to) {
+    std::vector<float> v(size_t(ElementCount(to)));
+    auto st = BroadcastStrides(t.shape, to);
+    for (size_t i = 0; i < v.size(); ++i) {
+      int64_t rem = int64_t(i), off = 0;
+      for (size_t d = to.size(); d-- > 0;) {
+        off += (rem % to[d]) * st[d];
+        rem /= to[d];
+      }
+      v[i] = t.as<const float>()[off];
+    }
+    return v;
+  }
+  int64_t axis_;
+  float epsilon_;
+};
+
+}  // namespace
+
+GEBE_CPU_KERNEL("BatchNormalization", BatchNormKernel);
+GEBE_CPU_KERNEL("InstanceNormalization", InstanceNormKernel);
+GEBE_CPU_KERNEL("LayerNormalization", LayerNormKernel);
+
+}  // namespace gebe::cpu

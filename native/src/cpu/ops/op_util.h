@@ -1,0 +1,92 @@
+// Helpers shared by kernels: broadcasting, axis normalisation, strides, type dispatch.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cpu/ops/kernel.h"
+
+namespace gebe::cpu {
+
+// Numpy-style multidirectional broadcast; throws naming the node when shapes do not agree.
+inline Shape BroadcastShapes(const Kernel& k, const Shape& a, const Shape& b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      throw EngineError(k.node().label() + ": shapes " + ShapeToString(a) + " and " + ShapeToString(b) +
+                        " cannot be broadcast together (dimension " + std::to_string(i) + ": " + std::to_string(da) +
+                        " vs " + std::to_string(db) + ")");
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Strides of `shape` laid out against an output of rank `rank` (0 where broadcast).
+inline std::vector<int64_t> BroadcastStrides(const Shape& shape, const Shape& out) {
+  size_t rank = out.size();
+  std::vector<int64_t> strides(rank, 0);
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    size_t o = i + (rank - shape.size());
+    strides[o] = shape[i] == 1 ? 0 : s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
+inline std::vector<int64_t> Strides(const Shape& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+inline int64_t NormalizeAxis(const Kernel& k, int64_t axis, int64_t rank, const char* what = "axis") {
+  if (axis < -rank || axis >= rank) {
+    throw EngineError(k.node().label() + ": " + what + " " + std::to_string(axis) + " is out of range for rank " +
+                      std::to_string(rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+inline int64_t SizeFrom(const Shape& s, size_t from) {
+  int64_t n = 1;
+  for (size_t i = from; i < s.size(); ++i) n *= s[i];
+  return n;
+}
+
+inline int64_t SizeTo(const Shape& s, size_t to) {
+  int64_t n = 1;
+  for (size_t i = 0; i < to && i < s.size(); ++i) n *= s[i];
+  return n;
+}
+
+// Work size (elements) above which element-wise kernels use the thread pool.
+constexpr int64_t kParallelGrain = 1 << 15;
+
+}  // namespace gebe::cpu
+
+// Dispatches on a numeric dtype: defines `T` inside the body.
+#define GEBE_DISPATCH_NUMERIC(dtype, ...)                                         \
+  switch (dtype) {                                                                \
+    case ::gebe::DataType::kFloat32: { using T = float; __VA_ARGS__; break; }     \
+    case ::gebe::DataType::kInt64: { using T = int64_t; __VA_ARGS__; break; }     \
+    case ::gebe::DataType::kInt32: { using T = int32_t; __VA_ARGS__; break; }     \
+    case ::gebe::DataType::kFloat64: { using T = double; __VA_ARGS__; break; }    \
+    default: Fail(std::string("element type ") + ::gebe::DataTypeName(dtype) + " is not supported"); \
+  }
+
+// Dispatches on any fixed-size dtype by element width (for data movement kernels).
+#define GEBE_DISPATCH_BY_SIZE(esize, ...)                    \
+  switch (esize) {                                           \
+    case 1: { using T = uint8_t; __VA_ARGS__; break; }       \
+    case 2: { using T = uint16_t; __VA_ARGS__; break; }      \
+    case 4: { using T = uint32_t; __VA_ARGS__; break; }      \
+    case 8: { using T = uint64_t; __VA_ARGS__; break; }      \
+    default: Fail("unsupported element size");              \
+  }

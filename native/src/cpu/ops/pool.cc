@@ -1,0 +1,163 @@
+// Pooling: MaxPool (with optional Indices), AveragePool (count_include_pad), GlobalAveragePool,
+// GlobalMaxPool. 1-D and 2-D.
+#include <cfloat>
+#include <limits>
+
+#include "cpu/ops/conv_geometry.h"
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+class PoolKernel : public Kernel {
+ public:
+  PoolKernel(const Node& node, bool max) : Kernel(node), attrs_(node), max_(max) {
+    ceil_mode_ = node.get_int("ceil_mode", 0) != 0;
+    count_include_pad_ = node.get_int("count_include_pad", 0) != 0;
+    column_major_ = node.get_int("storage_order", 0) != 0;
+    if (attrs_.kernel.empty()) Fail("kernel_shape is required");
+  }
+
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    ExpectType(x, "X", {DataType::kFloat32});
+    if (x.rank() < 3 || x.rank() > 4) Fail("only 1-D and 2-D pooling is supported; X has shape " + ShapeToString(x.shape));
+    ConvGeometry g = Geometry(x);
+    Shape s = {x.shape[0], x.shape[1]};
+    s.insert(s.end(), g.out.begin(), g.out.end());
+    out[0] = {DataType::kFloat32, s, nullptr};
+    if (out.size() > 1) out[1] = {DataType::kInt64, s, nullptr};
+    return true;
+  }
+
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    ConvGeometry geo = Geometry(x);
+    bool one_d = geo.spatial == 1;
+    int64_t ih = one_d ? 1 : geo.in[0], iw = geo.in[one_d ? 0 : 1];
+    int64_t oh = one_d ? 1 : geo.out[0], ow = geo.out[one_d ? 0 : 1];
+    int64_t kh = one_d ? 1 : geo.kernel[0], kw = geo.kernel[one_d ? 0 : 1];
+    int64_t sh = one_d ? 1 : geo.stride[0], sw = geo.stride[one_d ? 0 : 1];
+    int64_t dh = one_d ? 1 : geo.dilation[0], dw = geo.dilation[one_d ? 0 : 1];
+    int64_t ph = one_d ? 0 : geo.pad_begin[0], pw = geo.pad_begin[one_d ? 0 : 1];
+    int64_t peh = one_d ? 0 : geo.pad_end[0], pew = geo.pad_end[one_d ? 0 : 1];
+    int64_t planes = x.shape[0] * x.shape[1];
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    int64_t* pi = out.size() > 1 && out[1].data ? out[1].as<int64_t>() : nullptr;
+    ctx.pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* xc = px + p * ih * iw;
+        float* yc = py + p * oh * ow;
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t xo = 0; xo < ow; ++xo) {
+            int64_t y0 = y * sh - ph, x0 = xo * sw - pw;
+            float best = -std::numeric_limits<float>::infinity();
+            int64_t best_index = -1;
+            float sum = 0;
+            int64_t count = 0;
+            for (int64_t a = 0; a < kh; ++a) {
+              int64_t yy = y0 + a * dh;
+              if (yy < 0 || yy >= ih) continue;
+              for (int64_t b = 0; b < kw; ++b) {
+                int64_t xx = x0 + b * dw;
+                if (xx < 0 || xx >= iw) continue;
+                float v = xc[yy * iw + xx];
+                if (v > best || best_index < 0) {
+                  best = v;
+                  best_index = yy * iw + xx;
+                }
+                sum += v;
+                ++count;
+              }
+            }
+            if (max_) {
+              yc[y * ow + xo] = best;
+              // Indices are flat offsets into X; storage_order=1 counts them column-major within a plane.
+              int64_t local = column_major_ ? (best_index % iw) * ih + best_index / iw : best_index;
+              if (pi) pi[p * oh * ow + y * ow + xo] = p * ih * iw + local;
+            } else {
+              int64_t denom = count;
+              if (count_include_pad_) {
+                // Windows are clipped to the padded input (the part in ceil_mode overhang is not counted).
+                int64_t hy0 = std::max<int64_t>(y0, -ph), hy1 = std::min<int64_t>(y0 + (kh - 1) * dh + 1, ih + peh);
+                int64_t hx0 = std::max<int64_t>(x0, -pw), hx1 = std::min<int64_t>(x0 + (kw - 1) * dw + 1, iw + pew);
+                denom = ((hy1 - hy0 + dh - 1) / dh) * ((hx1 - hx0 + dw - 1) / dw);
+              }
+              yc[y * ow + xo] = denom > 0 ? sum / float(denom) : 0.f;
+            }
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  ConvGeometry Geometry(const TensorRef& x) const {
+    return ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), {}, ceil_mode_);
+  }
+
+  ConvAttributes attrs_;
+  bool max_, ceil_mode_, count_include_pad_, column_major_;
+};
+
+struct MaxPoolKernel : PoolKernel {
+  MaxPoolKernel(const Node& node, int64_t) : PoolKernel(node, true) {}
+};
+struct AveragePoolKernel : PoolKernel {
+  AveragePoolKernel(const Node& node, int64_t) : PoolKernel(node, false) {}
+};
+
+class GlobalPoolKernel : public Kernel {
+ public:
+  GlobalPoolKernel(const Node& node, bool max) : Kernel(node), max_(max) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    ExpectType(x, "X", {DataType::kFloat32});
+    if (x.rank() < 3) Fail("X must have rank 3 or more; it has shape " + ShapeToString(x.shape));
+    Shape s = x.shape;
+    for (size_t i = 2; i < s.size(); ++i) s[i] = 1;
+    out[0] = {DataType::kFloat32, s, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    int64_t planes = x.shape[0] * x.shape[1], size = SizeFrom(x.shape, 2);
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, size)), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* xc = px + p * size;
+        if (max_) {
+          float best = -std::numeric_limits<float>::infinity();
+          for (int64_t i = 0; i < size; ++i) best = xc[i] > best ? xc[i] : best;
+          py[p] = best;
+        } else {
+          float sum = 0;
+          for (int64_t i = 0; i < size; ++i) sum += xc[i];
+          py[p] = sum / float(size);
+        }
+      }
+    });
+  }
+
+ private:
+  bool max_;
+};
+
+struct GlobalAveragePoolKernel : GlobalPoolKernel {
+  GlobalAveragePoolKernel(const Node& node, int64_t) : GlobalPoolKernel(node, false) {}
+};
+struct GlobalMaxPoolKernel : GlobalPoolKernel {
+  GlobalMaxPoolKernel(const Node& node, int64_t) : GlobalPoolKernel(node, true) {}
+};
+
+}  // namespace
+
+GEBE_CPU_KERNEL("MaxPool", MaxPoolKernel);
+GEBE_CPU_KERNEL("AveragePool", AveragePoolKernel);
+GEBE_CPU_KERNEL("GlobalAveragePool", GlobalAveragePoolKernel);
+GEBE_CPU_KERNEL("GlobalMaxPool", GlobalMaxPoolKernel);
+
+}  // namespace gebe::cpu

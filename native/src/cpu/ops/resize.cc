@@ -1,0 +1,173 @@
+// Resize (opset 10: X, scales; 11+: X, roi, scales, sizes): nearest in any number of dims and
+// linear over the last two dims, with the coordinate transformation and nearest rounding modes
+// ONNX defines (tf_crop_and_resize and cubic are refused at load).
+#include <cmath>
+
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+class ResizeKernel : public Kernel {
+ public:
+  ResizeKernel(const Node& node, int64_t opset) : Kernel(node), opset_(opset) {
+    mode_ = node.get_string("mode", "nearest");
+    coord_ = node.get_string("coordinate_transformation_mode", opset < 11 ? "asymmetric" : "half_pixel");
+    nearest_ = node.get_string("nearest_mode", opset < 11 ? "floor" : "round_prefer_floor");
+    if (mode_ != "nearest" && mode_ != "linear") Fail("mode '" + mode_ + "' is not supported (nearest and linear are)");
+    static const char* coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"};
+    bool ok = false;
+    for (const char* c : coords) ok = ok || coord_ == c;
+    if (!ok) Fail("coordinate_transformation_mode '" + coord_ + "' is not supported");
+    if (nearest_ != "round_prefer_floor" && nearest_ != "round_prefer_ceil" && nearest_ != "floor" && nearest_ != "ceil") {
+      Fail("nearest_mode '" + nearest_ + "' is not supported");
+    }
+    if (node.get_int("exclude_outside", 0) != 0) Fail("exclude_outside=1 is not supported");
+    if (node.has("antialias") && node.get_int("antialias", 0) != 0) Fail("antialias=1 is not supported");
+    if (node.has("axes")) Fail("the axes attribute (opset 18) is not supported");
+  }
+
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    ExpectType(x, "X", {DataType::kFloat32});
+    if (!Resolve(in)) return false;
+    out[0] = {x.dtype, out_shape_, nullptr};
+    return true;
+  }
+
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    Resolve(in);
+    const TensorRef& x = *in[0];
+    size_t rank = x.shape.size();
+    // Per dim: source coordinate of every output index.
+    std::vector<std::vector<float>> coord(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      coord[d].resize(size_t(out_shape_[d]));
+      for (int64_t i = 0; i < out_shape_[d]; ++i) coord[d][size_t(i)] = Original(float(i), scales_[d], x.shape[d], out_shape_[d]);
+    }
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    auto xs = Strides(x.shape);
+    if (mode_ == "nearest") {
+      std::vector<std::vector<int64_t>> index(rank);
+      for (size_t d = 0; d < rank; ++d) {
+        for (float c : coord[d]) index[d].push_back(std::clamp<int64_t>(Nearest(c, scales_[d]), 0, x.shape[d] - 1));
+      }
+      int64_t total = out[0].count();
+      for (int64_t o = 0; o < total; ++o) {
+        int64_t rem = o, src = 0;
+        for (size_t d = rank; d-- > 0;) {
+          src += index[d][size_t(rem % out_shape_[d])] * xs[d];
+          rem /= out_shape_[d];
+        }
+        py[o] = px[src];
+      }
+      return;
+    }
+    // Linear over the last two dims (the leading dims must keep their size).
+    for (size_t d = 0; d + 2 < rank; ++d) {
+      if (out_shape_[d] != x.shape[d]) Fail("linear resize is supported over the last two dims only");
+    }
+    if (rank < 2) Fail("linear resize needs rank 2 or more");
+    int64_t ih = x.shape[rank - 2], iw = x.shape[rank - 1], oh = out_shape_[rank - 2], ow = out_shape_[rank - 1];
+    int64_t planes = SizeTo(x.shape, rank - 2);
+    struct Tap { int64_t i0, i1; float w; };
+    auto taps = [&](const std::vector<float>& c, int64_t n) {
+      std::vector<Tap> t;
+      for (float v : c) {
+        v = std::clamp(v, 0.f, float(n - 1));
+        int64_t i0 = int64_t(std::floor(v));
+        int64_t i1 = std::min(i0 + 1, n - 1);
+        t.push_back({i0, i1, v - float(i0)});
+      }
+      return t;
+    };
+    auto ty = taps(coord[rank - 2], ih), tx = taps(coord[rank - 1], iw);
+    ctx.pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* src = px + p * ih * iw;
+        float* dst = py + p * oh * ow;
+        for (int64_t y = 0; y < oh; ++y) {
+          const Tap& a = ty[size_t(y)];
+          for (int64_t xx = 0; xx < ow; ++xx) {
+            const Tap& b = tx[size_t(xx)];
+            float top = src[a.i0 * iw + b.i0] * (1 - b.w) + src[a.i0 * iw + b.i1] * b.w;
+            float bottom = src[a.i1 * iw + b.i0] * (1 - b.w) + src[a.i1 * iw + b.i1] * b.w;
+            dst[y * ow + xx] = top * (1 - a.w) + bottom * a.w;
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  bool Resolve(const std::vector<const TensorRef*>& in) {
+    const TensorRef& x = *in[0];
+    size_t rank = x.shape.size();
+    const TensorRef* scales = nullptr;
+    const TensorRef* sizes = nullptr;
+    if (opset_ < 11) {
+      scales = &Input(in, 1, "scales");
+    } else {
+      if (in.size() > 1 && in[1] && in[1]->count() > 0 && coord_ != "tf_crop_and_resize") {
+        // roi only matters for tf_crop_and_resize, which is refused.
+      }
+      if (in.size() > 2 && in[2] && in[2]->count() > 0) scales = in[2];
+      if (in.size() > 3 && in[3] && in[3]->count() > 0) sizes = in[3];
+    }
+    if (!scales && !sizes) Fail("one of scales or sizes is required");
+    if (scales && sizes) Fail("only one of scales and sizes may be given");
+    if ((scales && !scales->data) || (sizes && !sizes->data)) return false;
+    out_shape_.assign(rank, 0);
+    scales_.assign(rank, 1.f);
+    if (scales) {
+      ExpectType(*scales, "scales", {DataType::kFloat32});
+      if (size_t(scales->count()) != rank) Fail("scales has " + std::to_string(scales->count()) + " entries for an input of rank " + std::to_string(rank));
+      for (size_t d = 0; d < rank; ++d) {
+        scales_[d] = scales->as<const float>()[d];
+        if (!(scales_[d] > 0)) Fail("scales must be positive");
+        out_shape_[d] = int64_t(std::floor(float(x.shape[d]) * scales_[d]));
+      }
+    } else {
+      auto s = ReadInts(*sizes);
+      if (s.size() != rank) Fail("sizes has " + std::to_string(s.size()) + " entries for an input of rank " + std::to_string(rank));
+      for (size_t d = 0; d < rank; ++d) {
+        if (s[d] < 0) Fail("sizes must not be negative");
+        out_shape_[d] = s[d];
+        scales_[d] = x.shape[d] ? float(s[d]) / float(x.shape[d]) : 1.f;
+      }
+    }
+    return true;
+  }
+
+  // ONNX defines the resized length as in_len * scale before flooring; align_corners and
+  // pytorch_half_pixel use that real-valued length.
+  float Original(float x, float scale, int64_t in_len, int64_t) const {
+    float out_len = float(in_len) * scale;
+    if (coord_ == "half_pixel") return (x + 0.5f) / scale - 0.5f;
+    if (coord_ == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.f;
+    if (coord_ == "align_corners") return out_len == 1 ? 0.f : x * float(in_len - 1) / (out_len - 1);
+    if (coord_ == "tf_half_pixel_for_nn") return (x + 0.5f) / scale;
+    return x / scale;
+  }
+
+  int64_t Nearest(float v, float scale) const {
+    if (nearest_ == "floor") return int64_t(std::floor(v));
+    if (nearest_ == "ceil") return int64_t(std::ceil(v));
+    float f = std::floor(v);
+    if (v - f == 0.5f) return nearest_ == "round_prefer_ceil" ? int64_t(f) + 1 : int64_t(f);
+    return int64_t(std::round(v));
+  }
+
+  int64_t opset_;
+  std::string mode_, coord_, nearest_;
+  Shape out_shape_;
+  std::vector<float> scales_;
+};
+
+}  // namespace
+
+GEBE_CPU_KERNEL("Resize", ResizeKernel);
+
+}  // namespace gebe::cpu

@@ -1,0 +1,147 @@
+#include <algorithm>
+#include <chrono>
+
+#include "cpu/plan.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+constexpr size_t kArenaAlign = 64;
+constexpr size_t kMaxFoldBytes = size_t(16) << 20;
+
+struct Interval {
+  int value;
+  int first, last;  // step indices where the value is alive
+  size_t bytes;
+};
+
+// Greedy best-fit by size: big tensors are placed first at the lowest offset that does not
+// overlap any already placed tensor whose lifetime intersects.
+size_t AssignOffsets(std::vector<Interval>& intervals, std::vector<int64_t>& offsets) {
+  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.first < b.first;
+  });
+  struct Placed {
+    size_t offset, bytes;
+    int first, last;
+  };
+  std::vector<Placed> placed;
+  size_t total = 0;
+  for (const Interval& iv : intervals) {
+    size_t size = (iv.bytes + kArenaAlign - 1) / kArenaAlign * kArenaAlign;
+    std::vector<std::pair<size_t, size_t>> busy;
+    for (const Placed& p : placed) {
+      if (p.first <= iv.last && iv.first <= p.last) busy.emplace_back(p.offset, p.offset + p.bytes);
+    }
+    std::sort(busy.begin(), busy.end());
+    size_t offset = 0;
+    for (const auto& [b, e] : busy) {
+      if (offset + size <= b) break;
+      offset = std::max(offset, e);
+    }
+    placed.push_back({offset, size, iv.first, iv.last});
+    offsets[size_t(iv.value)] = int64_t(offset);
+    total = std::max(total, offset + size);
+  }
+  return total;
+}
+
+}  // namespace
+
+std::unique_ptr<Plan> BuildPlan(const Program& program, const std::vector<Shape>& input_shapes,
+                                size_t max_tensor_bytes, const RunContext& ctx) {
+  auto start = std::chrono::steady_clock::now();
+  auto plan = std::make_unique<Plan>();
+  size_t n_values = program.value_names.size();
+  plan->values.resize(n_values);
+  plan->known.assign(n_values, false);
+  plan->arena_offset.assign(n_values, -1);
+  for (size_t id = 0; id < n_values; ++id) {
+    if (program.is_const(int(id))) {
+      plan->values[id] = program.constants[id].ref();
+      plan->known[id] = true;
+    }
+  }
+  for (size_t i = 0; i < program.input_ids.size(); ++i) {
+    int id = program.input_ids[i];
+    plan->values[size_t(id)] = TensorRef{program.inputs[i].dtype, input_shapes[i], nullptr};
+    plan->known[size_t(id)] = true;
+  }
+  std::vector<bool> is_output(n_values, false);
+  for (int id : program.output_ids) is_output[size_t(id)] = true;
+
+  plan->modes.assign(program.steps.size(), StepMode::kStatic);
+  for (size_t k = 0; k < program.steps.size(); ++k) {
+    const Step& step = program.steps[k];
+    bool inputs_known = true, inputs_have_values = true;
+    std::vector<const TensorRef*> inputs;
+    for (int id : step.inputs) {
+      if (id < 0) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      if (!plan->known[size_t(id)]) inputs_known = false;
+      if (plan->values[size_t(id)].data == nullptr) inputs_have_values = false;
+      inputs.push_back(&plan->values[size_t(id)]);
+    }
+    std::vector<TensorRef> outputs(step.outputs.size());
+    if (!inputs_known || !step.kernel->Infer(inputs, outputs)) {
+      plan->modes[k] = StepMode::kDynamic;
+      continue;
+    }
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      CheckedElementCount(outputs[o].shape, step.kernel->node().label() + " output " + std::to_string(o));
+      if (outputs[o].bytes() > max_tensor_bytes) {
+        throw EngineError(step.kernel->node().label() + ": output '" +
+                          (step.outputs[o] >= 0 ? program.value_names[size_t(step.outputs[o])] : std::string("?")) +
+                          "' of shape " + ShapeToString(outputs[o].shape) + " needs " +
+                          std::to_string(outputs[o].bytes()) + " bytes, above the memory cap of " +
+                          std::to_string(max_tensor_bytes) + " (SessionOptions.max_tensor_bytes)");
+      }
+    }
+    bool fold = step.kernel->ShapeOnly() || inputs_have_values;
+    for (size_t o = 0; o < outputs.size() && fold; ++o) {
+      if (outputs[o].bytes() > kMaxFoldBytes || (step.outputs[o] >= 0 && is_output[size_t(step.outputs[o])])) fold = false;
+    }
+    if (fold) {
+      for (auto& o : outputs) {
+        plan->folded.push_back(ConstTensor::Allocate(o.dtype, o.shape));
+        o.data = plan->folded.back().storage->data();
+      }
+      step.kernel->Run(inputs, outputs, ctx);
+      plan->modes[k] = StepMode::kFolded;
+    }
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      int id = step.outputs[o];
+      if (id < 0) continue;
+      plan->values[size_t(id)] = outputs[o];
+      plan->known[size_t(id)] = true;
+    }
+  }
+
+  // Lifetimes of arena values: produced by a static step, not a graph output.
+  std::vector<int> first(n_values, -1), last(n_values, -1);
+  for (size_t k = 0; k < program.steps.size(); ++k) {
+    if (plan->modes[k] == StepMode::kFolded) continue;
+    const Step& step = program.steps[k];
+    for (int id : step.inputs)
+      if (id >= 0) last[size_t(id)] = int(k);
+    if (plan->modes[k] != StepMode::kStatic) continue;
+    for (int id : step.outputs) {
+      if (id >= 0 && !is_output[size_t(id)]) {
+        first[size_t(id)] = int(k);
+        last[size_t(id)] = std::max(last[size_t(id)], int(k));
+      }
+    }
+  }
+  std::vector<Interval> intervals;
+  for (size_t id = 0; id < n_values; ++id) {
+    if (first[id] >= 0) intervals.push_back({int(id), first[id], last[id], plan->values[id].bytes()});
+  }
+  plan->arena_bytes = AssignOffsets(intervals, plan->arena_offset);
+  plan->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return plan;
+}
+
+}  // namespace gebe::cpu

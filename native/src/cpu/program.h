@@ -1,0 +1,57 @@
+// A loaded, validated and optimised graph: values resolved to integer ids, nodes in topological
+// order each with its kernel. Shape-independent; plans (plan.h) specialise it per input shapes.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/graph.h"
+#include "cpu/ops/kernel.h"
+
+namespace gebe::cpu {
+
+struct Step {
+  std::unique_ptr<Kernel> kernel;
+  std::vector<int> inputs;   // value ids; -1 for an omitted optional input
+  std::vector<int> outputs;  // value ids; -1 for an omitted optional output
+};
+
+struct ModelInfo {
+  int64_t ir_version = 0;
+  int64_t opset = 0;
+  std::string producer;
+  std::map<std::string, int> op_histogram;                       // of the graph as exported
+  std::map<std::string, std::vector<std::string>> unsupported;   // op_type → node names
+};
+
+struct Program {
+  ModelInfo info;
+  std::vector<std::string> value_names;
+  std::vector<ConstTensor> constants;  // by value id; dtype kInvalid when the value is not constant
+  std::vector<int> input_ids, output_ids;
+  std::vector<TensorDesc> inputs, outputs;
+  std::vector<Step> steps;             // topological order
+
+  bool is_const(int id) const { return id >= 0 && constants[size_t(id)].dtype != DataType::kInvalid; }
+  int add_value(const std::string& name);
+};
+
+struct LoadOptions {
+  size_t max_tensor_bytes = size_t(4) << 30;
+  bool optimize = true;
+};
+
+// Parses, validates (operators, types, graph structure) and optimises the model at `path`.
+// `inspect_only` skips the unsupported-operator error so introspection can list them.
+std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions& options, bool inspect_only = false);
+
+// Shape-independent optimisation passes (optimizer.cc).
+void FoldConstants(Program& program, const RunContext& ctx);
+void FuseConvBatchNorm(Program& program);
+void FuseActivations(Program& program);
+void FuseMatMulBias(Program& program);
+void RemoveDeadSteps(Program& program);
+
+}  // namespace gebe::cpu

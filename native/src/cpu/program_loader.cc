@@ -1,0 +1,202 @@
+// Model file → Program: operator support check (one error listing everything unsupported),
+// type checks, topological order (cycles and dangling inputs named), kernel creation, then the
+// shape-independent optimisation passes.
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "cpu/onnx_reader.h"
+#include "cpu/program.h"
+
+namespace gebe::cpu {
+
+int Program::add_value(const std::string& name) {
+  value_names.push_back(name);
+  constants.emplace_back();
+  return int(value_names.size()) - 1;
+}
+
+namespace {
+
+bool SupportedIoType(DataType t) {
+  return t == DataType::kFloat32 || t == DataType::kInt64 || t == DataType::kInt32 || t == DataType::kBool;
+}
+
+TensorDesc DescFor(const ValueInfo& v) {
+  TensorDesc d;
+  d.name = v.name;
+  d.dtype = v.dtype;
+  d.dims = v.dims;
+  d.dim_names = v.dim_names;
+  return d;
+}
+
+void CheckSupportedOperators(const Model& model, ModelInfo& info, bool inspect_only) {
+  for (const Node& n : model.graph.nodes) {
+    info.op_histogram[n.op_type]++;
+    bool default_domain = n.domain.empty() || n.domain == "ai.onnx";
+    if (!default_domain || !KernelRegistry::Has(n.op_type)) {
+      std::string key = default_domain ? n.op_type : n.domain + "." + n.op_type;
+      info.unsupported[key].push_back(n.name);
+    }
+  }
+  if (inspect_only || info.unsupported.empty()) return;
+  std::string msg = "the cpu engine does not support " + std::to_string(info.unsupported.size()) +
+                    (info.unsupported.size() == 1 ? " operator" : " operators") + " used by this model: ";
+  bool first = true;
+  for (const auto& [op, nodes] : info.unsupported) {
+    msg += std::string(first ? "" : "; ") + op + " (nodes: ";
+    for (size_t i = 0; i < nodes.size() && i < 5; ++i) msg += (i ? ", " : "") + nodes[i];
+    if (nodes.size() > 5) msg += ", and " + std::to_string(nodes.size() - 5) + " more";
+    msg += ")";
+    first = false;
+  }
+  throw EngineError(msg + ". Re-export the model with supported operators or run it on the ascend engine");
+}
+
+void CheckTypes(const Model& model) {
+  for (const ValueInfo& v : model.graph.inputs) {
+    if (!SupportedIoType(v.dtype)) {
+      throw EngineError("graph input '" + v.name + "' has element type " + OnnxTypeName(v.onnx_elem_type) +
+                        ", which the cpu engine does not support (FLOAT, INT64, INT32, BOOL are)");
+    }
+  }
+  for (const ValueInfo& v : model.graph.outputs) {
+    if (v.dtype != DataType::kInvalid && !SupportedIoType(v.dtype)) {
+      throw EngineError("graph output '" + v.name + "' has element type " + OnnxTypeName(v.onnx_elem_type) +
+                        ", which the cpu engine does not support (FLOAT, INT64, INT32, BOOL are)");
+    }
+  }
+  for (const auto& [name, t] : model.graph.initializers) {
+    if (t.dtype == DataType::kInvalid || t.dtype == DataType::kString || t.dtype == DataType::kFloat16 ||
+        t.dtype == DataType::kBFloat16) {
+      throw EngineError("initializer '" + name + "' has an element type the cpu engine does not support");
+    }
+  }
+}
+
+// Kahn's algorithm over the nodes; anything left over sits on a cycle.
+std::vector<size_t> TopologicalOrder(const Graph& g) {
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (const auto& out : g.nodes[i].outputs) {
+      if (out.empty()) continue;
+      if (producer.count(out) || g.initializers.count(out)) {
+        throw EngineError(g.nodes[i].label() + ": output '" + out + "' is already produced elsewhere in the graph");
+      }
+      producer[out] = i;
+    }
+  }
+  std::set<std::string> graph_inputs;
+  for (const auto& v : g.inputs) graph_inputs.insert(v.name);
+  std::vector<int> pending(g.nodes.size(), 0);
+  std::vector<std::vector<size_t>> consumers(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (const auto& in : g.nodes[i].inputs) {
+      if (in.empty() || graph_inputs.count(in) || g.initializers.count(in)) continue;
+      auto it = producer.find(in);
+      if (it == producer.end()) {
+        throw EngineError(g.nodes[i].label() + ": input '" + in +
+                          "' is not a graph input, an initializer, or the output of any node");
+      }
+      pending[i]++;
+      consumers[it->second].push_back(i);
+    }
+  }
+  std::vector<size_t> order, ready;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (pending[i] == 0) ready.push_back(i);
+  while (!ready.empty()) {
+    size_t i = ready.back();
+    ready.pop_back();
+    order.push_back(i);
+    for (size_t c : consumers[i])
+      if (--pending[c] == 0) ready.push_back(c);
+  }
+  if (order.size() != g.nodes.size()) {
+    std::string names;
+    int shown = 0;
+    for (size_t i = 0; i < g.nodes.size() && shown < 8; ++i) {
+      if (pending[i] > 0) {
+        names += (shown++ ? ", " : "") + g.nodes[i].name;
+      }
+    }
+    throw EngineError("the graph has a cycle through nodes " + names + "; ONNX graphs must be acyclic");
+  }
+  // Keep the exporter's order where it is already topological (stable, readable plans).
+  std::vector<size_t> position(g.nodes.size());
+  for (size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
+  bool already_sorted = true;
+  for (size_t i = 0; i < g.nodes.size() && already_sorted; ++i) {
+    for (const auto& in : g.nodes[i].inputs) {
+      auto it = producer.find(in);
+      if (it != producer.end() && it->second >= i) already_sorted = false;
+    }
+  }
+  if (already_sorted) {
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  }
+  return order;
+}
+
+}  // namespace
+
+std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions& options, bool inspect_only) {
+  ReadOptions read_options;
+  read_options.max_tensor_bytes = options.max_tensor_bytes;
+  Model model = ReadOnnxFile(path, read_options);
+  auto program = std::make_unique<Program>();
+  program->info.ir_version = model.ir_version;
+  program->info.opset = model.opset;
+  program->info.producer = model.producer;
+  for (const auto& v : model.graph.inputs) program->inputs.push_back(DescFor(v));
+  for (const auto& v : model.graph.outputs) program->outputs.push_back(DescFor(v));
+  CheckSupportedOperators(model, program->info, inspect_only);
+  if (inspect_only) return program;
+  CheckTypes(model);
+  if (model.opset > 17) {
+    throw EngineError("the model uses opset " + std::to_string(model.opset) +
+                      "; the cpu engine implements opsets 7 to 17 (export with opset_version<=17)");
+  }
+  if (model.graph.outputs.empty()) throw EngineError("the model's graph declares no outputs");
+  std::vector<size_t> order = TopologicalOrder(model.graph);
+
+  std::unordered_map<std::string, int> ids;
+  auto id_of = [&](const std::string& name) {
+    auto it = ids.find(name);
+    if (it != ids.end()) return it->second;
+    int id = program->add_value(name);
+    ids[name] = id;
+    return id;
+  };
+  for (auto& [name, t] : model.graph.initializers) program->constants[size_t(id_of(name))] = t;
+  for (const auto& v : model.graph.inputs) {
+    if (ids.count(v.name)) throw EngineError("graph input '" + v.name + "' is declared twice");
+    program->input_ids.push_back(id_of(v.name));
+  }
+  for (size_t index : order) {
+    Node& node = model.graph.nodes[index];
+    Step step;
+    for (const auto& in : node.inputs) step.inputs.push_back(in.empty() ? -1 : id_of(in));
+    for (const auto& out : node.outputs) step.outputs.push_back(out.empty() ? -1 : id_of(out));
+    step.kernel = KernelRegistry::Create(node, model.opset);
+    program->steps.push_back(std::move(step));
+  }
+  for (const auto& v : model.graph.outputs) {
+    auto it = ids.find(v.name);
+    if (it == ids.end()) {
+      throw EngineError("graph output '" + v.name + "' is not produced by any node, input or initializer");
+    }
+    program->output_ids.push_back(it->second);
+  }
+  if (options.optimize) {
+    ThreadPool pool(1);
+    Scratch scratch;
+    RunContext ctx{&pool, &scratch};
+    FoldConstants(*program, ctx);
+    RemoveDeadSteps(*program);
+  }
+  return program;
+}
+
+}  // namespace gebe::cpu

@@ -1,0 +1,233 @@
+#include "executor/model_core.h"
+
+#include <cstring>
+
+namespace gebe {
+
+namespace {
+
+const char* ReasonName(FailureReason reason) {
+  switch (reason) {
+    case FailureReason::kRejected: return "REJECTED";
+    case FailureReason::kCanceled: return "CANCELED";
+    case FailureReason::kBackend: return "BACKEND";
+    default: return "OTHER";
+  }
+}
+
+Napi::Array ShapeArray(Napi::Env env, const std::vector<int64_t>& shape) {
+  Napi::Array a = Napi::Array::New(env, shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) a.Set(static_cast<uint32_t>(i), Napi::Number::New(env, double(shape[i])));
+  return a;
+}
+
+// The batch's output tensor as one ArrayBuffer over native memory (no copy); the requests'
+// Uint8Arrays are views into it. Falls back to a copy where external buffers are not allowed.
+Napi::ArrayBuffer OutputBuffer(Napi::Env env, const std::shared_ptr<BatchOutputs>& outputs, size_t index) {
+  Tensor& t = outputs->tensors[index];
+  if (t.buffer.size() == 0) return Napi::ArrayBuffer::New(env, 0);
+  auto* hold = new std::shared_ptr<BatchOutputs>(outputs);
+  napi_value value;
+  napi_status status = napi_create_external_arraybuffer(
+      env, t.buffer.data(), t.buffer.size(),
+      [](napi_env, void*, void* hint) { delete static_cast<std::shared_ptr<BatchOutputs>*>(hint); }, hold, &value);
+  if (status == napi_ok) return Napi::ArrayBuffer(env, value);
+  delete hold;
+  Napi::ArrayBuffer copy = Napi::ArrayBuffer::New(env, t.buffer.size());
+  std::memcpy(copy.Data(), t.buffer.data(), t.buffer.size());
+  return copy;
+}
+
+}  // namespace
+
+ModelCore::ModelCore(ModelOptions options, std::vector<std::unique_ptr<Session>> sessions)
+    : options_(std::move(options)), sessions_(std::move(sessions)) {
+  Session& first = *sessions_.front();
+  inputs_ = first.inputs();
+  outputs_ = first.outputs();
+  engine_name_ = first.engine_name();
+  std::vector<int64_t> engine_gears = first.gears();
+  if (!engine_gears.empty()) options_.policy.gears = engine_gears;
+  options_.policy.Finalize();
+}
+
+ModelCore::~ModelCore() {
+  if (scheduler_) scheduler_->Stop();
+  if (closer_.joinable()) closer_.join();
+}
+
+void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr<ModelCore> self) {
+  auto* context = new std::shared_ptr<ModelCore>(std::move(self));
+  tsfn_ = Napi::ThreadSafeFunction::New(env, on_complete, "gebe-executor", 0, 1, context,
+                                        [](Napi::Env, std::shared_ptr<ModelCore>* ctx) { delete ctx; });
+  // The loop is kept alive only while requests are outstanding (see Infer / CallJs).
+  tsfn_.Unref(env);
+  scheduler_ = std::make_unique<ModelScheduler>(options_.model_name, options_.policy, options_.batched,
+                                                std::move(sessions_), this);
+}
+
+void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
+  CompletedBatch* raw = batch.release();
+  napi_status status = tsfn_.NonBlockingCall(raw, [this](Napi::Env env, Napi::Function callback, CompletedBatch* b) {
+    CallJs(env, callback, b);
+  });
+  if (status != napi_ok) delete raw;  // the environment is shutting down: nobody is waiting
+}
+
+void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* raw) {
+  std::unique_ptr<CompletedBatch> batch(raw);
+  if (env == nullptr || callback.IsEmpty()) return;
+  if (batch->closed) {
+    if (closer_.joinable()) closer_.join();
+    scheduler_.reset();  // frees the instances and their engine sessions
+    callback.Call({env.Null()});
+    tsfn_.Release();
+    return;
+  }
+  Napi::Array results = Napi::Array::New(env, batch->requests.size());
+  std::vector<Napi::ArrayBuffer> buffers(outputs_.size());
+  std::vector<bool> made(outputs_.size(), false);
+  uint32_t n = 0;
+  for (auto& r : batch->requests) {
+    Napi::Array entry = Napi::Array::New(env);
+    entry.Set(0u, Napi::Number::New(env, double(r->token)));
+    if (r->ok() && batch->outputs) {
+      entry.Set(1u, Napi::Number::New(env, 0));
+      Napi::Array outs = Napi::Array::New(env, r->outputs.size() * 2);
+      for (size_t o = 0; o < r->outputs.size(); ++o) {
+        const bool wanted = o >= 64 || (r->output_mask >> o) & 1;
+        if (!wanted) {
+          outs.Set(static_cast<uint32_t>(2 * o), env.Null());
+          outs.Set(static_cast<uint32_t>(2 * o + 1), env.Null());
+          continue;
+        }
+        if (!made[o]) {
+          buffers[o] = OutputBuffer(env, batch->outputs, o);
+          made[o] = true;
+        }
+        const OutputSlice& s = r->outputs[o];
+        outs.Set(static_cast<uint32_t>(2 * o), Napi::Uint8Array::New(env, s.byte_size, buffers[o], s.offset));
+        outs.Set(static_cast<uint32_t>(2 * o + 1), ShapeArray(env, s.shape));
+      }
+      entry.Set(2u, outs);
+    } else {
+      entry.Set(1u, Napi::Number::New(env, r->status == 0 ? 500 : r->status));
+      entry.Set(2u, Napi::String::New(env, r->error));
+      entry.Set(3u, Napi::String::New(env, ReasonName(r->failure)));
+    }
+    results.Set(n++, entry);
+  }
+  outstanding_ -= batch->requests.size();
+  if (outstanding_ == 0 && !unloading_) tsfn_.Unref(env);
+  batch.reset();
+  callback.Call({results});
+}
+
+uint64_t ModelCore::ShapeKey(const std::vector<TensorView>& inputs) {
+  // Requests batch together only with identical non-batch shapes: the key is an interned id of
+  // the shapes (exact, no hash collisions). The table is reset when clients send too many
+  // distinct shapes; new ids keep growing, so an old key is never reused for another shape.
+  signature_.clear();
+  for (const auto& in : inputs) {
+    signature_.push_back(static_cast<int64_t>(in.shape.size()));
+    for (size_t d = options_.batched ? 1 : 0; d < in.shape.size(); ++d) signature_.push_back(in.shape[d]);
+  }
+  auto it = shape_keys_.find(signature_);
+  if (it != shape_keys_.end()) return it->second;
+  if (shape_keys_.size() >= 4096) shape_keys_.clear();
+  const uint64_t key = next_shape_key_++;
+  shape_keys_.emplace(signature_, key);
+  return key;
+}
+
+Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto reject = [&](int status, const std::string& message, const char* reason) {
+    Napi::Array out = Napi::Array::New(env, 3);
+    out.Set(0u, Napi::Number::New(env, status));
+    out.Set(1u, Napi::String::New(env, message));
+    out.Set(2u, Napi::String::New(env, reason));
+    return out;
+  };
+  if (!scheduler_ || unloading_) {
+    return reject(503, "model '" + options_.model_name + "' is unloaded; load it again before sending requests", "REJECTED");
+  }
+  if (info.Length() < 6 || !info[0].IsNumber() || !info[1].IsArray() || !info[2].IsArray()) {
+    throw Napi::TypeError::New(env, "Expected (token, datas[], shapes[], outputMask, priority, timeoutUs) for infer");
+  }
+  Napi::Array datas = info[1].As<Napi::Array>();
+  Napi::Array shapes = info[2].As<Napi::Array>();
+  if (datas.Length() != inputs_.size() || shapes.Length() != inputs_.size()) {
+    throw Napi::TypeError::New(env, "Expected one tensor per model input, in the model's input order");
+  }
+  auto request = std::make_unique<ScheduledRequest>();
+  request->token = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
+  request->output_mask = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
+  request->inputs.resize(inputs_.size());
+  for (uint32_t i = 0; i < inputs_.size(); ++i) {
+    Napi::Value data = datas.Get(i);
+    if (!data.IsTypedArray()) throw Napi::TypeError::New(env, "Expected a Uint8Array for input '" + inputs_[i].name + "'");
+    Napi::TypedArray bytes = data.As<Napi::TypedArray>();
+    Napi::Array shape = shapes.Get(i).As<Napi::Array>();
+    TensorView& view = request->inputs[i];
+    view.name = inputs_[i].name;
+    view.dtype = inputs_[i].dtype;
+    view.shape.resize(shape.Length());
+    for (uint32_t d = 0; d < shape.Length(); ++d) view.shape[d] = shape.Get(d).As<Napi::Number>().Int64Value();
+    view.data = static_cast<const uint8_t*>(bytes.ArrayBuffer().Data()) + bytes.ByteOffset();
+    view.byte_size = bytes.ByteLength();
+    // The facade validated sizes; this guard keeps a facade bug from becoming an out-of-bounds read.
+    const size_t element = ElementSize(view.dtype);
+    int64_t count = 1;
+    for (int64_t d : view.shape) {
+      if (d < 0) throw Napi::TypeError::New(env, "negative dimension for input '" + view.name + "'");
+      count *= d;
+    }
+    if (element > 0 && view.byte_size != static_cast<size_t>(count) * element) {
+      throw Napi::TypeError::New(env, "byte size of input '" + view.name + "' does not match its shape");
+    }
+  }
+  request->info.rows = options_.batched && !request->inputs.empty() && !request->inputs[0].shape.empty()
+                           ? request->inputs[0].shape[0]
+                           : 1;
+  request->info.shape_key = ShapeKey(request->inputs);
+  const auto priority = static_cast<uint32_t>(info[4].As<Napi::Number>().Uint32Value());
+  const auto timeout_us = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
+  if (!scheduler_->Enqueue(request, priority, timeout_us)) {
+    return reject(request->status, request->error, ReasonName(request->failure));
+  }
+  if (outstanding_++ == 0 && !unloading_) tsfn_.Ref(env);
+  return env.Undefined();
+}
+
+void ModelCore::BeginUnload(Napi::Env env) {
+  if (unloading_ || !scheduler_) return;
+  unloading_ = true;
+  tsfn_.Ref(env);  // until the closing call arrives
+  {
+    std::lock_guard<std::mutex> lock(use_mu_);
+    closing_ = true;
+  }
+  ModelScheduler* scheduler = scheduler_.get();
+  closer_ = std::thread([this, scheduler] {
+    {
+      std::unique_lock<std::mutex> lock(use_mu_);
+      use_cv_.wait(lock, [&] { return uses_ == 0; });
+    }
+    scheduler->Stop();  // its last delivery (closed) frees the sessions on the JS thread
+  });
+}
+
+bool ModelCore::AcquireUse() {
+  std::lock_guard<std::mutex> lock(use_mu_);
+  if (closing_ || !scheduler_) return false;
+  ++uses_;
+  return true;
+}
+
+void ModelCore::ReleaseUse() {
+  std::lock_guard<std::mutex> lock(use_mu_);
+  if (--uses_ == 0) use_cv_.notify_all();
+}
+
+}  // namespace gebe

@@ -1,0 +1,76 @@
+// The native state of one loaded model behind its JS handle: the scheduler, the thread-safe
+// function that carries finished batches to JS, and the engine metadata. Shared (shared_ptr)
+// between the JS handle and the thread-safe function, so whichever goes last frees it.
+//
+// Threads: scheduler threads only call Deliver(); everything else runs on the JS thread.
+#pragma once
+
+#include <napi.h>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/engine.h"
+#include "executor/model_options.h"
+#include "scheduler/model_scheduler.h"
+
+namespace gebe {
+
+class ModelCore : public CompletionSink {
+ public:
+  ModelCore(ModelOptions options, std::vector<std::unique_ptr<Session>> sessions);
+  ~ModelCore() override;
+
+  // JS thread: wires the completion callback and starts the scheduler threads.
+  void Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr<ModelCore> self);
+
+  // Scheduler threads: one thread-safe call per batch.
+  void Deliver(std::unique_ptr<CompletedBatch> batch) override;
+
+  // JS thread. Returns undefined when queued, or [status, message, reason] when rejected now.
+  Napi::Value Infer(const Napi::CallbackInfo& info);
+  // JS thread: begins unloading; the completion callback gets `null` when everything is freed.
+  void BeginUnload(Napi::Env env);
+  // Work outside the scheduler (compile, direct runs) holds a use; unloading frees the sessions
+  // only after the last use ends. False when the model is unloading or unloaded.
+  bool AcquireUse();
+  void ReleaseUse();
+  bool unloading() const { return unloading_; }
+
+  ModelScheduler* scheduler() { return scheduler_.get(); }
+  const ModelOptions& options() const { return options_; }
+  const std::vector<TensorDesc>& inputs() const { return inputs_; }
+  const std::vector<TensorDesc>& outputs() const { return outputs_; }
+  const std::vector<int64_t>& gears() const { return options_.policy.gears; }
+  const std::string& engine_name() const { return engine_name_; }
+
+ private:
+  // JS thread: turns one finished batch into one call of the completion callback.
+  void CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* batch);
+  uint64_t ShapeKey(const std::vector<TensorView>& inputs);
+
+  ModelOptions options_;
+  std::vector<TensorDesc> inputs_, outputs_;
+  std::string engine_name_;
+  std::vector<std::unique_ptr<Session>> sessions_;  // until Start hands them to the scheduler
+  std::unique_ptr<ModelScheduler> scheduler_;
+  Napi::ThreadSafeFunction tsfn_;
+  bool unloading_ = false;
+  std::thread closer_;
+  std::mutex use_mu_;
+  std::condition_variable use_cv_;
+  int uses_ = 0;            // guarded by use_mu_
+  bool closing_ = false;    // guarded by use_mu_
+  // JS thread only:
+  size_t outstanding_ = 0;  // requests queued through Infer and not yet answered (keeps the loop alive)
+  std::map<std::vector<int64_t>, uint64_t> shape_keys_;
+  std::vector<int64_t> signature_;
+  uint64_t next_shape_key_ = 1;
+};
+
+}  // namespace gebe

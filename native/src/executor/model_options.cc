@@ -1,0 +1,89 @@
+#include "executor/model_options.h"
+
+namespace gebe {
+
+namespace {
+
+Napi::Value Field(const Napi::Object& obj, const char* name) { return obj.Get(name); }
+
+double Number(const Napi::Object& obj, const char* name, double fallback) {
+  Napi::Value v = Field(obj, name);
+  if (v.IsUndefined() || v.IsNull()) return fallback;
+  if (!v.IsNumber()) throw Napi::TypeError::New(obj.Env(), std::string("Expected a number for options.") + name);
+  return v.As<Napi::Number>().DoubleValue();
+}
+
+bool Bool(const Napi::Object& obj, const char* name) {
+  Napi::Value v = Field(obj, name);
+  if (v.IsUndefined() || v.IsNull()) return false;
+  if (!v.IsBoolean()) throw Napi::TypeError::New(obj.Env(), std::string("Expected a boolean for options.") + name);
+  return v.As<Napi::Boolean>().Value();
+}
+
+std::vector<int64_t> Ints(const Napi::Object& obj, const char* name) {
+  std::vector<int64_t> out;
+  Napi::Value v = Field(obj, name);
+  if (v.IsUndefined() || v.IsNull()) return out;
+  if (!v.IsArray()) throw Napi::TypeError::New(obj.Env(), std::string("Expected an array for options.") + name);
+  Napi::Array a = v.As<Napi::Array>();
+  for (uint32_t i = 0; i < a.Length(); ++i) out.push_back(static_cast<int64_t>(a.Get(i).As<Napi::Number>().Int64Value()));
+  return out;
+}
+
+QueuePolicy ReadQueuePolicy(const Napi::Object& obj) {
+  QueuePolicy p;
+  p.timeout_action = Number(obj, "timeoutAction", 0) == 1 ? TimeoutAction::kDelay : TimeoutAction::kReject;
+  p.default_timeout_us = static_cast<uint64_t>(Number(obj, "defaultTimeoutUs", 0));
+  p.allow_timeout_override = Bool(obj, "allowTimeoutOverride");
+  p.max_queue_size = static_cast<uint32_t>(Number(obj, "maxQueueSize", 0));
+  return p;
+}
+
+}  // namespace
+
+ModelOptions ReadModelOptions(const Napi::Object& options) {
+  ModelOptions out;
+  Napi::Value name = options.Get("modelName");
+  out.model_name = name.IsString() ? name.As<Napi::String>().Utf8Value() : "model";
+  out.instance_count = static_cast<int>(Number(options, "instanceCount", 1));
+  if (out.instance_count < 1) out.instance_count = 1;
+  out.session.intra_op_threads = static_cast<int>(Number(options, "intraOpThreads", 0));
+  for (int64_t d : Ints(options, "deviceIds")) out.device_ids.push_back(static_cast<int>(d));
+
+  Napi::Value params = options.Get("parameters");
+  if (params.IsObject()) {
+    Napi::Object p = params.As<Napi::Object>();
+    Napi::Array keys = p.GetPropertyNames();
+    for (uint32_t i = 0; i < keys.Length(); ++i) {
+      std::string key = keys.Get(i).As<Napi::String>().Utf8Value();
+      Napi::Value value = p.Get(key);
+      if (value.IsString()) out.session.parameters[key] = value.As<Napi::String>().Utf8Value();
+    }
+  }
+
+  BatchPolicy& policy = out.policy;
+  policy.max_batch_size = static_cast<int64_t>(Number(options, "maxBatchSize", 0));
+  out.batched = policy.max_batch_size > 0;
+  policy.dynamic_batching = Bool(options, "dynamicBatching") && out.batched;
+  policy.preferred_batch_sizes = Ints(options, "preferredBatchSizes");
+  policy.max_queue_delay_us = static_cast<uint64_t>(Number(options, "maxQueueDelayUs", 0));
+  policy.preserve_ordering = Bool(options, "preserveOrdering");
+  policy.priority_levels = static_cast<uint32_t>(Number(options, "priorityLevels", 0));
+  policy.default_priority_level = static_cast<uint32_t>(Number(options, "defaultPriorityLevel", 0));
+  Napi::Value dq = options.Get("defaultQueuePolicy");
+  if (dq.IsObject()) policy.default_queue_policy = ReadQueuePolicy(dq.As<Napi::Object>());
+  Napi::Value pq = options.Get("priorityQueuePolicy");
+  if (pq.IsArray()) {
+    Napi::Array entries = pq.As<Napi::Array>();
+    for (uint32_t i = 0; i < entries.Length(); ++i) {
+      Napi::Object entry = entries.Get(i).As<Napi::Object>();
+      const auto level = static_cast<uint32_t>(Number(entry, "level", 0));
+      Napi::Value qp = entry.Get("policy");
+      if (level > 0 && qp.IsObject()) policy.priority_queue_policy[level] = ReadQueuePolicy(qp.As<Napi::Object>());
+    }
+  }
+  policy.gears = Ints(options, "gears");
+  return out;
+}
+
+}  // namespace gebe

@@ -1,0 +1,27 @@
+// Reads the options object the TS facade passes to loadModel (already validated there) into
+// the scheduler's BatchPolicy and the engine's SessionOptions. Throws Napi::TypeError naming
+// the field when a value has the wrong type, so a facade bug is caught at the boundary.
+#pragma once
+
+#include <napi.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "scheduler/batch_policy.h"
+
+namespace gebe {
+
+struct ModelOptions {
+  std::string model_name;
+  int instance_count = 1;
+  bool batched = false;  // max_batch_size > 0
+  BatchPolicy policy;    // gears: from the config; the engine's own gears win at load
+  SessionOptions session;
+  std::vector<int> device_ids;  // instance i runs on device_ids[i % size]
+};
+
+ModelOptions ReadModelOptions(const Napi::Object& options);
+
+}  // namespace gebe

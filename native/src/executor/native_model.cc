@@ -1,0 +1,151 @@
+#include "executor/native_model.h"
+
+#include "executor/js_convert.h"
+
+namespace gebe {
+
+namespace {
+
+Napi::FunctionReference* g_constructor = nullptr;
+
+// Pre-compiles the given input shapes on every instance's session, off the JS thread.
+class CompileWorker : public Napi::AsyncWorker {
+ public:
+  CompileWorker(Napi::Env env, std::shared_ptr<ModelCore> core, std::vector<NamedShape> shapes)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), core_(std::move(core)),
+        shapes_(std::move(shapes)) {}
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    try {
+      ModelScheduler* scheduler = core_->scheduler();
+      report_.cached = true;
+      for (size_t i = 0; i < scheduler->InstanceCount(); ++i) {
+        CompileReport r = scheduler->WithSession(i, [&](Session& s) { return s.compile(shapes_); });
+        report_.compile_ms += r.compile_ms;
+        report_.arena_bytes = std::max(report_.arena_bytes, r.arena_bytes);
+        report_.cached = report_.cached && r.cached;
+      }
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+    core_->ReleaseUse();
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("compileMs", Napi::Number::New(env, report_.compile_ms));
+    o.Set("arenaBytes", Napi::Number::New(env, double(report_.arena_bytes)));
+    o.Set("cached", Napi::Boolean::New(env, report_.cached));
+    deferred_.Resolve(o);
+  }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::shared_ptr<ModelCore> core_;
+  std::vector<NamedShape> shapes_;
+  CompileReport report_;
+};
+
+}  // namespace
+
+Napi::Function NativeModel::Define(Napi::Env env) {
+  Napi::Function ctor = DefineClass(env, "NativeModel",
+                                    {InstanceMethod("metadata", &NativeModel::Metadata),
+                                     InstanceMethod("infer", &NativeModel::Infer),
+                                     InstanceMethod("stats", &NativeModel::Stats),
+                                     InstanceMethod("pendingCount", &NativeModel::PendingCount),
+                                     InstanceMethod("compile", &NativeModel::Compile),
+                                     InstanceMethod("runDirect", &NativeModel::RunDirect),
+                                     InstanceMethod("unload", &NativeModel::Unload)});
+  g_constructor = new Napi::FunctionReference(Napi::Persistent(ctor));
+  return ctor;
+}
+
+Napi::Object NativeModel::New(Napi::Env env, std::shared_ptr<ModelCore> core) {
+  return g_constructor->New({Napi::External<std::shared_ptr<ModelCore>>::New(env, &core)});
+}
+
+NativeModel::NativeModel(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeModel>(info) {
+  if (info.Length() != 1 || !info[0].IsExternal()) {
+    throw Napi::TypeError::New(info.Env(), "NativeModel is created by loadModel(), not with new");
+  }
+  core_ = *info[0].As<Napi::External<std::shared_ptr<ModelCore>>>().Data();
+}
+
+Napi::Value NativeModel::Metadata(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("engine", core_->engine_name());
+  Napi::Array inputs = Napi::Array::New(env, core_->inputs().size());
+  for (size_t i = 0; i < core_->inputs().size(); ++i) inputs.Set(uint32_t(i), TensorDescToJs(env, core_->inputs()[i]));
+  Napi::Array outputs = Napi::Array::New(env, core_->outputs().size());
+  for (size_t i = 0; i < core_->outputs().size(); ++i) outputs.Set(uint32_t(i), TensorDescToJs(env, core_->outputs()[i]));
+  o.Set("inputs", inputs);
+  o.Set("outputs", outputs);
+  o.Set("gears", IntsToJs(env, core_->gears()));
+  o.Set("maxBatch", Napi::Number::New(env, double(core_->options().policy.effective_max_batch)));
+  o.Set("instanceCount", Napi::Number::New(env, core_->options().instance_count));
+  return o;
+}
+
+Napi::Value NativeModel::Infer(const Napi::CallbackInfo& info) { return core_->Infer(info); }
+
+Napi::Value NativeModel::Stats(const Napi::CallbackInfo& info) {
+  ModelScheduler* s = core_->scheduler();
+  return StatisticsToJs(info.Env(), s ? s->Stats() : StatisticsSnapshot{});
+}
+
+Napi::Value NativeModel::PendingCount(const Napi::CallbackInfo& info) {
+  ModelScheduler* s = core_->scheduler();
+  return Napi::Number::New(info.Env(), s ? double(s->PendingCount()) : 0);
+}
+
+Napi::Value NativeModel::Compile(const Napi::CallbackInfo& info) {
+  std::vector<NamedShape> shapes = NamedShapesFromJs(info[0]);
+  if (!core_->AcquireUse()) throw Napi::Error::New(info.Env(), "the model is unloaded");
+  auto* worker = new CompileWorker(info.Env(), core_, std::move(shapes));
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Value NativeModel::RunDirect(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsArray() || !info[1].IsArray()) throw Napi::TypeError::New(env, "Expected (datas[], shapes[]) for runDirect");
+  Napi::Array datas = info[0].As<Napi::Array>();
+  Napi::Array shapes = info[1].As<Napi::Array>();
+  const auto& descs = core_->inputs();
+  if (datas.Length() != descs.size() || shapes.Length() != descs.size()) {
+    throw Napi::TypeError::New(env, "Expected one tensor per model input, in the model's input order");
+  }
+  std::vector<TensorView> views(descs.size());
+  for (uint32_t i = 0; i < descs.size(); ++i) {
+    if (!datas.Get(i).IsTypedArray()) throw Napi::TypeError::New(env, "Expected a Uint8Array for input '" + descs[i].name + "'");
+    Napi::TypedArray bytes = datas.Get(i).As<Napi::TypedArray>();
+    views[i] = {descs[i].name, descs[i].dtype, IntsFromJs(shapes.Get(i), "runDirect shape"),
+                static_cast<const uint8_t*>(bytes.ArrayBuffer().Data()) + bytes.ByteOffset(), bytes.ByteLength()};
+    const size_t element = ElementSize(views[i].dtype);
+    if (element > 0 && views[i].byte_size != size_t(ElementCount(views[i].shape)) * element) {
+      throw Napi::TypeError::New(env, "byte size of input '" + views[i].name + "' does not match its shape");
+    }
+  }
+  if (!core_->AcquireUse()) throw Napi::Error::New(env, "the model is unloaded");
+  std::vector<Tensor> outputs;
+  try {
+    core_->scheduler()->WithSession(0, [&](Session& s) { s.run(views, outputs); });
+  } catch (const std::exception& e) {
+    core_->ReleaseUse();
+    throw Napi::Error::New(env, e.what());
+  }
+  core_->ReleaseUse();
+  return TensorsToJs(env, outputs);
+}
+
+Napi::Value NativeModel::Unload(const Napi::CallbackInfo& info) {
+  core_->BeginUnload(info.Env());
+  return info.Env().Undefined();
+}
+
+}  // namespace gebe

@@ -1,0 +1,240 @@
+#include "scheduler/model_scheduler.h"
+
+#include <sys/prctl.h>
+
+#include <chrono>
+#include <exception>
+
+#include "scheduler/clock.h"
+
+namespace gebe {
+
+ModelScheduler::ModelScheduler(std::string model_name, BatchPolicy policy, bool batched,
+                               std::vector<std::unique_ptr<Session>> sessions, CompletionSink* sink)
+    : model_name_(std::move(model_name)), policy_(std::move(policy)), batched_(batched), sink_(sink), queues_(policy_) {
+  for (auto& session : sessions) {
+    auto instance = std::make_unique<Instance>();
+    instance->session = std::move(session);
+    instances_.push_back(std::move(instance));
+  }
+  for (size_t i = instances_.size(); i-- > 0;) idle_.push_back(i);
+  for (size_t i = 0; i < instances_.size(); ++i) {
+    instances_[i]->thread = std::thread([this, i] { InstanceLoop(i); });
+  }
+  batcher_ = std::thread([this] { BatcherLoop(); });
+}
+
+ModelScheduler::~ModelScheduler() { Stop(); }
+
+bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us) {
+  const int64_t now_ns = SteadyNowNs();
+  request->enqueue_ns = now_ns;
+  if (request->info.rows > policy_.effective_max_batch) {
+    request->Fail(FailureReason::kOther, 400,
+                  "inference request batch-size must be <= " + std::to_string(policy_.effective_max_batch) + " for '" +
+                      model_name_ + "'");
+    stats_.RecordFailure(0);
+    return false;
+  }
+  Rejected expired;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) {
+      request->Fail(FailureReason::kRejected, 503, "model '" + model_name_ + "' is unloading; the request was not run");
+      stats_.RecordFailure(0);
+      return false;
+    }
+    if (queues_.Push(request, priority, timeout_us, now_ns / 1000) == AdmitResult::kQueueFull) {
+      request->Fail(FailureReason::kRejected, 503,
+                    "Exceeds maximum queue size for model '" + model_name_ + "' (max_queue_size " +
+                        std::to_string(policy_.PolicyForLevel(policy_.LevelIndex(priority)).max_queue_size) +
+                        " of its priority level); retry later or raise max_queue_size");
+      stats_.RecordFailure(0);
+      return false;
+    }
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    WakeBatcherIfEarlierLocked(DispatchLocked(now_ns / 1000, expired));
+  }
+  RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
+  return true;
+}
+
+int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired) {
+  for (auto& r : queues_.ExpireDue(now_us)) expired.push_back(std::move(r));
+  int64_t wake = RequestQueues<ScheduledRequest>::kNever;
+  while (!idle_.empty() && !queues_.empty()) {
+    BatchDecision decision = DecideBatch(queues_, policy_, now_us);
+    if (decision.kind == BatchDecision::Kind::kWait) {
+      wake = now_us + decision.wait_us;
+      break;
+    }
+    if (decision.kind != BatchDecision::Kind::kDispatch) break;
+    auto batch = std::make_unique<Batch>();
+    batch->requests = queues_.PopFront(decision.count);
+    batch->rows = decision.rows;
+    batch->padded_rows = decision.padded_rows;
+    batch->seq = next_seq_++;
+    const int64_t now_ns = now_us * 1000;
+    for (auto& r : batch->requests) r->dispatch_ns = now_ns;
+    Instance& instance = *instances_[idle_.back()];
+    idle_.pop_back();
+    instance.next = std::move(batch);
+    instance.cv.notify_one();
+  }
+  return std::min(wake, queues_.NextDeadline());
+}
+
+void ModelScheduler::WakeBatcherIfEarlierLocked(int64_t wake_us) {
+  if (wake_us < batcher_wake_us_) {
+    batcher_wake_us_ = wake_us;
+    batcher_cv_.notify_one();
+  }
+}
+
+void ModelScheduler::BatcherLoop() {
+  // Queue delays are honoured to the microsecond: without this the kernel may coalesce the
+  // timed wake-up by up to 50 µs (the default timer slack).
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    Rejected expired;
+    const int64_t wake = DispatchLocked(SteadyNowNs() / 1000, expired);
+    if (!expired.empty()) {
+      lock.unlock();
+      RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
+      lock.lock();
+      continue;
+    }
+    batcher_wake_us_ = wake;
+    if (wake == RequestQueues<ScheduledRequest>::kNever) {
+      batcher_cv_.wait(lock);
+    } else {
+      batcher_cv_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::microseconds(wake)));
+    }
+  }
+}
+
+void ModelScheduler::InstanceLoop(size_t index) {
+  Instance& instance = *instances_[index];
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    instance.cv.wait(lock, [&] { return instance.next != nullptr || stopping_; });
+    if (!instance.next) return;  // stopping and nothing assigned
+    std::unique_ptr<Batch> batch = std::move(instance.next);
+    lock.unlock();
+    Execute(instance, *batch);
+    lock.lock();
+    idle_.push_back(index);
+    if (stopping_) continue;
+    Rejected expired;
+    WakeBatcherIfEarlierLocked(DispatchLocked(SteadyNowNs() / 1000, expired));
+    if (!expired.empty()) {
+      lock.unlock();
+      RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
+      lock.lock();
+    }
+  }
+}
+
+void ModelScheduler::Execute(Instance& instance, Batch& batch) {
+  auto done = std::make_unique<CompletedBatch>();
+  ExecutionTimes times;
+  bool ok = false;
+  std::string error;
+  auto outputs = std::make_shared<BatchOutputs>();
+  const int64_t t0 = SteadyNowNs();
+  int64_t t1 = t0, t2 = t0;
+  try {
+    std::vector<TensorView> inputs = GatherInputs(batch.requests, batch.padded_rows, batched_, instance.arena);
+    t1 = SteadyNowNs();
+    {
+      std::lock_guard<std::mutex> session_lock(instance.session_mu);
+      instance.session->run(inputs, outputs->tensors);
+    }
+    t2 = SteadyNowNs();
+    SliceOutputs(outputs->tensors, batch.requests, batch.padded_rows, batched_);
+    ok = true;
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "unknown engine failure";
+  }
+  const int64_t t3 = SteadyNowNs();
+  if (ok) {
+    times.input_ns = static_cast<uint64_t>(t1 - t0);
+    times.infer_ns = static_cast<uint64_t>(t2 - t1);
+    times.output_ns = static_cast<uint64_t>(t3 - t2);
+    stats_.RecordExecution(batch.rows, times, WallNowMs());
+    for (auto& r : batch.requests) {
+      stats_.RecordSuccess(static_cast<uint64_t>(r->dispatch_ns - r->enqueue_ns), static_cast<uint64_t>(t3 - r->enqueue_ns),
+                           times);
+    }
+    done->outputs = std::move(outputs);
+  } else {
+    for (auto& r : batch.requests) {
+      r->Fail(FailureReason::kBackend, 500,
+              "failed to run model '" + model_name_ + "' (" + instance.session->engine_name() + " engine): " + error);
+      stats_.RecordFailure(static_cast<uint64_t>(t3 - r->enqueue_ns));
+    }
+  }
+  done->requests = std::move(batch.requests);
+  Complete(batch.seq, std::move(done));
+}
+
+void ModelScheduler::Complete(uint64_t seq, std::unique_ptr<CompletedBatch> batch) {
+  if (!policy_.preserve_ordering) {
+    Hand(std::move(batch));
+    return;
+  }
+  // Batches finish out of order on several instances; responses leave in dispatch order.
+  std::lock_guard<std::mutex> lock(order_mu_);
+  held_.emplace(seq, std::move(batch));
+  while (!held_.empty() && held_.begin()->first == next_delivery_seq_) {
+    Hand(std::move(held_.begin()->second));
+    held_.erase(held_.begin());
+    ++next_delivery_seq_;
+  }
+}
+
+void ModelScheduler::Hand(std::unique_ptr<CompletedBatch> batch) {
+  pending_.fetch_sub(batch->requests.size(), std::memory_order_relaxed);
+  sink_->Deliver(std::move(batch));
+}
+
+void ModelScheduler::RejectAll(Rejected& requests, FailureReason reason, int status, const std::string& message) {
+  if (requests.empty()) return;
+  const int64_t now = SteadyNowNs();
+  auto batch = std::make_unique<CompletedBatch>();
+  for (auto& r : requests) {
+    r->Fail(reason, status, message);
+    stats_.RecordFailure(static_cast<uint64_t>(now - r->enqueue_ns));
+    batch->requests.push_back(std::move(r));
+  }
+  requests.clear();
+  Hand(std::move(batch));
+}
+
+void ModelScheduler::Stop() {
+  std::lock_guard<std::mutex> stop_lock(stop_mu_);
+  if (stopped_) return;
+  stopped_ = true;
+  Rejected queued;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    queued = queues_.DrainAll();
+    batcher_cv_.notify_all();
+    for (auto& instance : instances_) instance->cv.notify_all();
+  }
+  RejectAll(queued, FailureReason::kRejected, 503,
+            "model '" + model_name_ + "' was unloaded before the request ran; send it again once the model is loaded");
+  if (batcher_.joinable()) batcher_.join();
+  for (auto& instance : instances_) {
+    if (instance->thread.joinable()) instance->thread.join();
+  }
+  auto closed = std::make_unique<CompletedBatch>();
+  closed->closed = true;
+  sink_->Deliver(std::move(closed));
+}
+
+}  // namespace gebe

@@ -1,0 +1,114 @@
+// The scheduler of one loaded model: priority queues, one batcher thread, N instance threads
+// (one engine session each), gather/slice, statistics, and grouped completions.
+//
+// Ownership: Enqueue takes the request on success (it comes back exactly once through the
+// sink, with outputs or an error); on an admission failure it stays with the caller, with the
+// error filled in. The caller keeps the request's input bytes alive until the hand-back.
+//
+// Threads: the decision runs wherever something changes (the enqueuing thread, an instance
+// thread that just finished), so a request that can go at once never waits for a thread hop;
+// the batcher thread only sleeps until the next queue-delay expiry or request deadline.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/engine.h"
+#include "scheduler/batch_io.h"
+#include "scheduler/batch_policy.h"
+#include "scheduler/model_statistics.h"
+#include "scheduler/request_queues.h"
+#include "scheduler/scheduled_request.h"
+
+namespace gebe {
+
+class ModelScheduler {
+ public:
+  // batched: the model has a batch dimension (max_batch_size > 0).
+  ModelScheduler(std::string model_name, BatchPolicy policy, bool batched, std::vector<std::unique_ptr<Session>> sessions,
+                 CompletionSink* sink);
+  ~ModelScheduler();
+  ModelScheduler(const ModelScheduler&) = delete;
+  ModelScheduler& operator=(const ModelScheduler&) = delete;
+
+  // True when queued. False: rejected now (queue full, unloading, too many rows); the request
+  // stays with the caller with its error set.
+  bool Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us);
+
+  // Rejects everything queued, lets in-flight batches finish, joins the threads, then hands the
+  // sink a CompletedBatch with closed = true (the last thing it delivers). Idempotent.
+  void Stop();
+
+  // Requests queued or running.
+  size_t PendingCount() const { return pending_.load(std::memory_order_relaxed); }
+  StatisticsSnapshot Stats() const { return stats_.Snapshot(); }
+  const BatchPolicy& policy() const { return policy_; }
+  size_t InstanceCount() const { return instances_.size(); }
+
+  // Runs fn(Session&) on instance i's session while no batch runs on it (compile, direct runs).
+  template <class Fn>
+  auto WithSession(size_t i, Fn&& fn) {
+    std::lock_guard<std::mutex> lock(instances_[i]->session_mu);
+    return fn(*instances_[i]->session);
+  }
+
+ private:
+  struct Batch {
+    std::vector<std::unique_ptr<ScheduledRequest>> requests;
+    int64_t rows = 0;
+    int64_t padded_rows = 0;
+    uint64_t seq = 0;
+  };
+  struct Instance {
+    std::unique_ptr<Session> session;
+    std::mutex session_mu;                 // held while the session runs (one driver at a time)
+    std::condition_variable cv;            // waits on mu_ for `next`
+    std::unique_ptr<Batch> next;           // guarded by mu_
+    GatherArena arena;                     // instance thread only
+    std::thread thread;
+  };
+  using Rejected = std::vector<std::unique_ptr<ScheduledRequest>>;
+
+  void BatcherLoop();
+  void InstanceLoop(size_t index);
+  // Expires deadlines and hands batches to idle instances. Returns when to decide again.
+  int64_t DispatchLocked(int64_t now_us, Rejected& expired);
+  void WakeBatcherIfEarlierLocked(int64_t wake_us);
+  void Execute(Instance& instance, Batch& batch);
+  void RejectAll(Rejected& requests, FailureReason reason, int status, const std::string& message);
+  void Complete(uint64_t seq, std::unique_ptr<CompletedBatch> batch);
+  void Hand(std::unique_ptr<CompletedBatch> batch);
+
+  const std::string model_name_;
+  const BatchPolicy policy_;
+  const bool batched_;
+  CompletionSink* const sink_;
+  std::vector<std::unique_ptr<Instance>> instances_;
+  ModelStatistics stats_;
+  std::atomic<size_t> pending_{0};
+
+  mutable std::mutex mu_;
+  RequestQueues<ScheduledRequest> queues_;  // guarded by mu_
+  std::vector<size_t> idle_;                // guarded by mu_: instances without a batch
+  bool stopping_ = false;                   // guarded by mu_
+  int64_t batcher_wake_us_ = 0;             // guarded by mu_: when the sleeping batcher wakes
+  uint64_t next_seq_ = 0;                   // guarded by mu_: dispatch order
+  std::condition_variable batcher_cv_;
+  std::thread batcher_;
+
+  std::mutex order_mu_;                                         // preserve_ordering only
+  uint64_t next_delivery_seq_ = 0;                              // guarded by order_mu_
+  std::map<uint64_t, std::unique_ptr<CompletedBatch>> held_;    // guarded by order_mu_
+
+  std::mutex stop_mu_;  // serialises Stop()
+  bool stopped_ = false;
+};
+
+}  // namespace gebe

@@ -1,0 +1,68 @@
+// One inference request inside the scheduler, and the unit handed back to the caller when a
+// batch finishes. Ownership: the scheduler owns a request from a successful Enqueue until it
+// hands it back inside a CompletedBatch (exactly once: with outputs or with an error).
+// The input bytes belong to the caller, who keeps them alive until that hand-back.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "scheduler/decide_batch.h"
+
+namespace gebe {
+
+// Where one request's rows of one output live inside the batch's output tensor.
+struct OutputSlice {
+  size_t offset = 0;
+  size_t byte_size = 0;
+  std::vector<int64_t> shape;
+};
+
+enum class FailureReason { kNone, kRejected, kCanceled, kBackend, kOther };
+
+struct ScheduledRequest {
+  PendingInfo info;                 // read by the queues and DecideBatch
+  uint64_t token = 0;               // the caller's id for this request
+  std::vector<TensorView> inputs;   // in the session's input order
+  uint64_t output_mask = ~uint64_t(0);  // bit i: return output i (outputs past 64 always return)
+  int64_t enqueue_ns = 0;
+  int64_t dispatch_ns = 0;
+
+  // Result, filled before hand-back.
+  FailureReason failure = FailureReason::kNone;
+  int status = 0;                   // HTTP-style status of the failure: 400, 500, 503
+  std::string error;
+  size_t row_offset = 0;            // first row of this request inside the batch
+  std::vector<OutputSlice> outputs; // one per session output, on success
+
+  bool ok() const { return failure == FailureReason::kNone; }
+  void Fail(FailureReason reason, int http_status, std::string message) {
+    failure = reason;
+    status = http_status;
+    error = std::move(message);
+  }
+};
+
+// The batch's output tensors, shared by the requests' slices until the last reader lets go.
+struct BatchOutputs {
+  std::vector<Tensor> tensors;
+};
+
+struct CompletedBatch {
+  std::vector<std::unique_ptr<ScheduledRequest>> requests;
+  std::shared_ptr<BatchOutputs> outputs;  // null when every request failed
+  bool closed = false;                    // the scheduler's last hand-back after Stop()
+};
+
+// Receives finished batches on scheduler threads (never under a scheduler lock). One call
+// per batch, not per request.
+class CompletionSink {
+ public:
+  virtual ~CompletionSink() = default;
+  virtual void Deliver(std::unique_ptr<CompletedBatch> batch) = 0;
+};
+
+}  // namespace gebe

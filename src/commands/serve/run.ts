@@ -1,0 +1,92 @@
+/**
+ * `gebe serve` itself: load the repository, open the listeners, print the start-up report, run until
+ * SIGINT/SIGTERM, then stop gracefully. Streams, the model loader, the repository reader and the
+ * stop signal are injected so tests drive it in-process on port 0.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { GebeError } from '../../errors.js';
+import type { IO } from '../../io.js';
+import { createLogger } from '../../core/server/logger.js';
+import { ModelManager, type LoadModelFn } from '../../core/server/model-manager.js';
+import type { ModelSource } from '../../core/server/model-source.js';
+import { GebeServer, type ServerPorts } from '../../core/server/server.js';
+import type { ServeOptions } from './options.js';
+import { endpointLines, modelTable } from './table.js';
+
+export interface ServeDeps {
+  io: IO;
+  loadModel: LoadModelFn;
+  createSource(repository: string): ModelSource;
+  /** Resolves with the signal name when the server should stop. */
+  waitForStop(): Promise<string>;
+  /** Called once the server listens (tests use it to find the ports). */
+  onListening?(server: GebeServer, ports: ServerPorts): void;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export function processStopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const handler = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+      resolve(signal);
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+  });
+}
+
+export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<void> {
+  if (!existsSync(opts.repository) || !statSync(opts.repository).isDirectory()) {
+    throw new GebeError(`model repository '${opts.repository}' does not exist or is not a directory`, {
+      hint: 'pass the repository path (gebe serve ./model_repository), or create one with `gebe init <model_name>`',
+    });
+  }
+  const log = createLogger(deps.io.stderr, opts.logFormat, opts.logVerbose);
+  const stop = deps.waitForStop();
+  const manager = new ModelManager(deps.createSource(opts.repository), deps.loadModel, log, opts.controlMode);
+  log.info('loading model repository', { repository: opts.repository, mode: opts.controlMode });
+  await manager.start(opts.loadModels);
+  const statuses = manager.statuses();
+  deps.io.stdout.write(modelTable(statuses));
+  const failed = statuses.filter((s) => s.state !== 'READY');
+  if (opts.exitOnError && failed.length > 0) {
+    const reasons = failed.map((f) => `${f.name}${f.version ? ` v${f.version}` : ''}: ${f.reason}`).join('; ');
+    await manager.stop();
+    throw new GebeError(`${failed.length} model version(s) failed to load and --exit-on-error is set: ${reasons}`, {
+      hint: 'run `gebe validate` on the repository for details, or drop --exit-on-error to serve the models that load',
+    });
+  }
+  const server = new GebeServer(manager, {
+    host: opts.host, httpPort: opts.httpPort, grpcPort: opts.grpcPort, metricsPort: opts.metricsPort, maxBodyBytes: opts.maxBodyBytes,
+  }, log);
+  let ports: ServerPorts;
+  try {
+    ports = await server.listen();
+  } catch (err) {
+    await server.stop(0);
+    throw listenError(err, opts);
+  }
+  deps.io.stdout.write(endpointLines(opts.host, ports));
+  log.info('server started', { http: ports.http, grpc: ports.grpc, metrics: ports.metrics });
+  if (opts.controlMode === 'poll') manager.startPolling(opts.pollSeconds);
+  deps.onListening?.(server, ports);
+  const signal = await stop;
+  log.info('received signal, stopping', { signal });
+  await server.stop(opts.exitTimeoutSeconds * 1000);
+}
+
+function listenError(err: unknown, opts: ServeOptions): GebeError {
+  const e = err as NodeJS.ErrnoException;
+  const message = e?.message ?? String(err);
+  if (e?.code === 'EADDRINUSE' || /address already in use|No address added out of total/i.test(message)) {
+    return new GebeError(`a port is already in use on ${opts.host} (HTTP ${opts.httpPort}, gRPC ${opts.grpcPort}, metrics ${opts.metricsPort}): ${message}`, {
+      hint: 'stop the other server, or choose ports with --http-port/--grpc-port/--metrics-port (0 picks a free port)',
+      cause: err,
+    });
+  }
+  if (e?.code === 'EADDRNOTAVAIL' || e?.code === 'ENOTFOUND') {
+    return new GebeError(`cannot listen on host '${opts.host}': ${message}`, { hint: 'use 127.0.0.1 (local) or 0.0.0.0 (all interfaces)', cause: err });
+  }
+  return new GebeError(`the server could not start: ${message}`, { cause: err });
+}

@@ -1,0 +1,21 @@
+/** The start-up report: one row per model version, then the endpoints. Plain text, aligned columns. */
+import type { VersionStatus } from '../../core/server/model-manager.js';
+import type { ServerPorts } from '../../core/server/server.js';
+
+export function modelTable(rows: VersionStatus[]): string {
+  const header = ['MODEL', 'VERSION', 'STATE', 'ENGINE', 'INSTANCES', 'REASON'];
+  const body = rows.map((r) => [r.name, r.version || '-', r.state, r.model?.engine ?? '-', r.model ? String(r.model.instanceCount) : '-', r.reason ?? '']);
+  if (body.length === 0) return 'no models loaded\n';
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(header), ...body.map(line)].join('\n') + '\n';
+}
+
+export function endpointLines(host: string, ports: ServerPorts): string {
+  const h = host.includes(':') ? `[${host}]` : host;
+  const lines: string[] = [];
+  if (ports.http !== undefined) lines.push(`HTTP     http://${h}:${ports.http}/v2`);
+  if (ports.grpc !== undefined) lines.push(`gRPC     ${h}:${ports.grpc}`);
+  if (ports.metrics !== undefined) lines.push(`metrics  http://${h}:${ports.metrics}/metrics`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,219 @@
+/**
+ * A typed facade over the native cpu engine's JS surface (tests, benchmarks, introspection).
+ * Every argument is validated here before it reaches the addon, with messages of the form
+ * `Expected X for Y but received Z`; engine errors come back as GebeError naming the node or tensor.
+ */
+import { GebeError } from '../../errors.js';
+import { loadNativeAddon } from './native.js';
+
+export type CpuDatatype = 'FP32' | 'INT64' | 'INT32' | 'BOOL';
+
+export type CpuTypedArray = Float32Array | BigInt64Array | Int32Array | Uint8Array;
+
+export interface CpuTensorDesc {
+  name: string;
+  datatype: string;
+  /** -1 for a dynamic dim. */
+  dims: number[];
+  /** Symbolic name of each dim ('' when it has none). */
+  dimNames: string[];
+}
+
+export interface CpuModelInfo {
+  irVersion: number;
+  opset: number;
+  producer: string;
+  inputs: CpuTensorDesc[];
+  outputs: CpuTensorDesc[];
+  /** Operator histogram of the graph as exported. */
+  operators: Record<string, number>;
+  supportedOperators: string[];
+  /** Unsupported operator → node names using it. */
+  unsupportedOperators: Record<string, string[]>;
+}
+
+export interface CpuSessionInfo extends CpuModelInfo {
+  threads: number;
+  /** Nodes left after optimisation (folding, fusion, dead-node removal). */
+  steps: number;
+}
+
+export interface CpuSessionOptions {
+  /** Intra-op threads; 0 = one per core. */
+  intraOpThreads?: number;
+  /** Largest single tensor the session may allocate. */
+  maxTensorBytes?: number;
+  /** Engine parameters (string values), e.g. { allow_non_finite_inputs: 'true' }. */
+  parameters?: Record<string, string>;
+}
+
+export interface CpuTensor {
+  name: string;
+  datatype: CpuDatatype;
+  dims: number[];
+  data: CpuTypedArray;
+}
+
+export interface CpuCompileReport {
+  compileMs: number;
+  arenaBytes: number;
+  cached: boolean;
+}
+
+interface NativeCpuSession {
+  info(): CpuSessionInfo;
+  compile(shapes: Array<{ name: string; dims: number[] }>): CpuCompileReport;
+  run(inputs: Array<{ name: string; datatype: string; dims: number[]; data: CpuTypedArray }>): Promise<
+    Array<{ name: string; datatype: string; dims: number[]; data: ArrayBuffer }>
+  >;
+  close(): void;
+}
+
+interface CpuAddon {
+  CpuSession: new (path: string, options: CpuSessionOptions) => NativeCpuSession;
+  cpuInspect(path: string): CpuModelInfo;
+  cpuSupportedOperators(): string[];
+  cpuGemmIsa(): string;
+}
+
+const arrayTypes: Record<CpuDatatype, { ctor: new (buffer: ArrayBuffer) => CpuTypedArray; name: string }> = {
+  FP32: { ctor: Float32Array, name: 'Float32Array' },
+  INT64: { ctor: BigInt64Array, name: 'BigInt64Array' },
+  INT32: { ctor: Int32Array, name: 'Int32Array' },
+  BOOL: { ctor: Uint8Array, name: 'Uint8Array' },
+};
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of length ${(value as unknown as { length: number }).length}`;
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+function expect(condition: boolean, what: string, field: string, value: unknown): asserts condition {
+  if (!condition) throw new GebeError(`Expected ${what} for ${field} but received ${describe(value)}`);
+}
+
+function isDims(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((d) => Number.isInteger(d) && d >= 0);
+}
+
+function cpuAddon(): CpuAddon {
+  const addon = loadNativeAddon() as unknown as Partial<CpuAddon>;
+  if (typeof addon.CpuSession !== 'function') {
+    throw new GebeError('the native addon was built without the cpu engine', { hint: 'rebuild it with `npm run build:native`' });
+  }
+  return addon as CpuAddon;
+}
+
+function engineError(err: unknown, path: string): GebeError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new GebeError(`${path}: ${message}`, { cause: err });
+}
+
+/** Operators the cpu engine implements. */
+export function cpuSupportedOperators(): string[] {
+  return cpuAddon().cpuSupportedOperators();
+}
+
+/** The GEMM micro-kernel picked for this CPU ('avx2+fma', 'neon' or 'portable'). */
+export function cpuGemmIsa(): string {
+  return cpuAddon().cpuGemmIsa();
+}
+
+/** Reads a model's inputs, outputs, opset and operators without failing on unsupported ones. */
+export function inspectOnnxModel(path: string): CpuModelInfo {
+  expect(typeof path === 'string' && path.length > 0, 'a model file path', 'path', path);
+  try {
+    return cpuAddon().cpuInspect(path);
+  } catch (err) {
+    throw engineError(err, path);
+  }
+}
+
+export class CpuSession {
+  private readonly native: NativeCpuSession;
+  private closed = false;
+
+  private constructor(readonly path: string, native: NativeCpuSession) {
+    this.native = native;
+  }
+
+  static load(path: string, options: CpuSessionOptions = {}): CpuSession {
+    expect(typeof path === 'string' && path.length > 0, 'a model file path', 'path', path);
+    expect(typeof options === 'object' && options !== null, 'an options object', 'options', options);
+    const { intraOpThreads, maxTensorBytes, parameters } = options;
+    expect(intraOpThreads === undefined || (Number.isInteger(intraOpThreads) && intraOpThreads >= 0 && intraOpThreads <= 1024),
+      'an integer from 0 to 1024', 'options.intraOpThreads', intraOpThreads);
+    expect(maxTensorBytes === undefined || (Number.isSafeInteger(maxTensorBytes) && maxTensorBytes > 0),
+      'a positive integer', 'options.maxTensorBytes', maxTensorBytes);
+    if (parameters !== undefined) {
+      expect(typeof parameters === 'object' && parameters !== null && !Array.isArray(parameters), 'an object of strings', 'options.parameters', parameters);
+      for (const [key, value] of Object.entries(parameters)) expect(typeof value === 'string', 'a string', `options.parameters.${key}`, value);
+    }
+    const { CpuSession: Native } = cpuAddon();
+    try {
+      return new CpuSession(path, new Native(path, { intraOpThreads, maxTensorBytes, parameters }));
+    } catch (err) {
+      throw engineError(err, path);
+    }
+  }
+
+  info(): CpuSessionInfo {
+    this.assertOpen();
+    return this.native.info();
+  }
+
+  /** Plans the given input shapes ahead of the first run (what warmup does). */
+  compile(shapes: Record<string, number[]>): CpuCompileReport {
+    this.assertOpen();
+    expect(typeof shapes === 'object' && shapes !== null && !Array.isArray(shapes), 'an object of input name → dims', 'shapes', shapes);
+    const list = Object.entries(shapes).map(([name, dims]) => {
+      expect(isDims(dims), 'an array of non-negative integers', `shapes.${name}`, dims);
+      return { name, dims };
+    });
+    try {
+      return this.native.compile(list);
+    } catch (err) {
+      throw engineError(err, this.path);
+    }
+  }
+
+  /** Runs the model off the JS thread. */
+  async run(inputs: CpuTensor[]): Promise<CpuTensor[]> {
+    this.assertOpen();
+    expect(Array.isArray(inputs), 'an array of tensors', 'inputs', inputs);
+    inputs.forEach((t, i) => {
+      expect(typeof t === 'object' && t !== null, 'a tensor object', `inputs[${i}]`, t);
+      expect(typeof t.name === 'string' && t.name.length > 0, 'a tensor name', `inputs[${i}].name`, t.name);
+      expect(t.datatype in arrayTypes, 'one of FP32, INT64, INT32, BOOL', `inputs[${i}].datatype`, t.datatype);
+      expect(isDims(t.dims), 'an array of non-negative integers', `inputs[${i}].dims`, t.dims);
+      const { ctor, name } = arrayTypes[t.datatype];
+      expect(t.data instanceof ctor, `a ${name}`, `inputs[${i}].data (${t.name})`, t.data);
+      const count = t.dims.reduce((a, b) => a * b, 1);
+      expect(t.data.length === count, `${count} elements (dims [${t.dims.join(', ')}])`, `inputs[${i}].data (${t.name})`, t.data);
+    });
+    let outputs;
+    try {
+      outputs = await this.native.run(inputs);
+    } catch (err) {
+      throw engineError(err, this.path);
+    }
+    return outputs.map((o) => {
+      const type = arrayTypes[o.datatype as CpuDatatype];
+      if (!type) throw new GebeError(`${this.path}: output '${o.name}' has type ${o.datatype}, which the cpu facade cannot return`);
+      return { name: o.name, datatype: o.datatype as CpuDatatype, dims: o.dims, data: new type.ctor(o.data) };
+    });
+  }
+
+  close(): void {
+    if (!this.closed) this.native.close();
+    this.closed = true;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new GebeError(`${this.path}: the session is closed`);
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * A loaded model: the LoadedModel contract over one native model (scheduler + engine
+ * sessions). Requests are validated here, then cross into native code as views over the
+ * caller's bytes; the caller's tensors stay referenced until the answer arrives. Answers come
+ * back one native call per finished batch.
+ */
+import type { NativeModel, NativeResult, NativeStats } from './executor-addon.js';
+import type {
+  CompileReport,
+  EngineName,
+  InferRequest,
+  InferResponse,
+  InferTensor,
+  LoadedModel,
+  ModelStatistics,
+  TensorMetadata,
+} from './types.js';
+import { InferError } from './types.js';
+import { validateRequest, type RequestContract } from './validate-request.js';
+
+interface Pending {
+  request: InferRequest;  // keeps the input bytes alive while native code reads them
+  outputIndexes: number[];
+  resolve: (response: InferResponse) => void;
+  reject: (error: InferError) => void;
+}
+
+export interface ModelDescription {
+  name: string;
+  version: string;
+  engine: EngineName;
+  modelFile: string;
+  maxBatchSize: number;
+  inputs: TensorMetadata[];
+  outputs: TensorMetadata[];
+  optionalInputs: ReadonlySet<string>;
+}
+
+export class ExecutorModel implements LoadedModel {
+  readonly name: string;
+  readonly version: string;
+  readonly engine: EngineName;
+  readonly modelFile: string;
+  readonly maxBatchSize: number;
+  readonly inputs: TensorMetadata[];
+  readonly outputs: TensorMetadata[];
+  readonly gears: number[];
+  readonly instanceCount: number;
+  private native: NativeModel | undefined;
+  private readonly contract: RequestContract;
+  private readonly pending = new Map<number, Pending>();
+  private nextToken = 1;
+  /** Native results that matched no pending request (must stay 0: each request answers once). */
+  unmatchedResults = 0;
+  private unloading: Promise<void> | undefined;
+  private resolveUnload: (() => void) | undefined;
+
+  /** Built by loadModel(); `attach` wires the native model once it exists. */
+  constructor(description: ModelDescription, gears: number[], maxRequestBatch: number, instanceCount: number) {
+    this.name = description.name;
+    this.version = description.version;
+    this.engine = description.engine;
+    this.modelFile = description.modelFile;
+    this.maxBatchSize = description.maxBatchSize;
+    this.inputs = description.inputs;
+    this.outputs = description.outputs;
+    this.gears = gears;
+    this.instanceCount = instanceCount;
+    this.contract = {
+      name: description.name,
+      maxBatchSize: description.maxBatchSize,
+      maxRequestBatch,
+      inputs: description.inputs,
+      outputs: description.outputs,
+      optionalInputs: description.optionalInputs,
+    };
+  }
+
+  attach(native: NativeModel): void {
+    this.native = native;
+  }
+
+  /** The completion callback handed to the native loader: one call per finished batch. */
+  readonly onComplete = (results: NativeResult[] | null): void => {
+    if (results === null) {
+      this.native = undefined;
+      this.resolveUnload?.();
+      return;
+    }
+    for (const result of results) {
+      const entry = this.pending.get(result[0]);
+      if (!entry) {
+        this.unmatchedResults += 1;
+        continue;
+      }
+      this.pending.delete(result[0]);
+      if (result[1] === 0) entry.resolve(this.response(entry, result[2]));
+      else entry.reject(new InferError(result[2], result[1], result[3]));
+    }
+  };
+
+  infer(request: InferRequest): Promise<InferResponse> {
+    const native = this.native;
+    if (!native || this.unloading) {
+      return Promise.reject(new InferError(`model '${this.name}' version ${this.version} is not loaded`, 503, 'REJECTED'));
+    }
+    let valid;
+    try {
+      valid = validateRequest(this.contract, request);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const token = this.nextToken++;
+    const rejected = native.infer(token, valid.datas, valid.shapes, valid.outputMask, valid.priority, valid.timeoutUs);
+    if (rejected) return Promise.reject(new InferError(rejected[1], rejected[0], rejected[2]));
+    return new Promise<InferResponse>((resolve, reject) => {
+      this.pending.set(token, { request, outputIndexes: valid.outputIndexes, resolve, reject });
+    });
+  }
+
+  private response(entry: Pending, outputs: Array<Uint8Array | number[] | null>): InferResponse {
+    const tensors: InferTensor[] = entry.outputIndexes.map((i) => ({
+      name: this.outputs[i]!.name,
+      datatype: this.outputs[i]!.datatype,
+      shape: outputs[2 * i + 1] as number[],
+      data: outputs[2 * i] as Uint8Array,
+    }));
+    const response: InferResponse = { modelName: this.name, modelVersion: this.version, outputs: tensors };
+    if (entry.request.id !== undefined) response.id = entry.request.id;
+    return response;
+  }
+
+  /**
+   * Runs one batch on the first instance's engine session directly, on the calling thread,
+   * bypassing queues and batching (benchmarks compare against it; tools may use it). Inputs
+   * are validated like infer()'s.
+   */
+  runDirect(request: InferRequest): InferTensor[] {
+    const native = this.requireNative();
+    const valid = validateRequest(this.contract, request);
+    const raw = native.runDirect(valid.datas, valid.shapes);
+    return valid.outputIndexes.map((i) => ({
+      name: this.outputs[i]!.name,
+      datatype: this.outputs[i]!.datatype,
+      shape: raw[2 * i + 1] as number[],
+      data: raw[2 * i] as Uint8Array,
+    }));
+  }
+
+  stats(): ModelStatistics {
+    const s: NativeStats = this.native ? this.native.stats() : emptyStats();
+    return { name: this.name, version: this.version, ...s };
+  }
+
+  pendingCount(): number {
+    return this.native ? this.native.pendingCount() : 0;
+  }
+
+  async compile(shapes: Record<string, number[]>): Promise<CompileReport> {
+    const native = this.requireNative();
+    for (const name of Object.keys(shapes)) {
+      if (!this.inputs.some((t) => t.name === name)) {
+        throw new InferError(`unexpected input '${name}' in the shapes to compile for model '${this.name}'`);
+      }
+    }
+    const report = await native.compile(Object.entries(shapes).map(([name, shape]) => ({ name, shape })));
+    return { shapes, compileMs: report.compileMs, arenaBytes: report.arenaBytes, cached: report.cached };
+  }
+
+  unload(): Promise<void> {
+    if (this.unloading) return this.unloading;
+    const native = this.native;
+    if (!native) return Promise.resolve();
+    this.unloading = new Promise<void>((resolve) => {
+      this.resolveUnload = resolve;
+    });
+    native.unload();
+    return this.unloading;
+  }
+
+  private requireNative(): NativeModel {
+    if (!this.native || this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 503, 'REJECTED');
+    return this.native;
+  }
+}
+
+function emptyStats(): NativeStats {
+  const zero = () => ({ count: 0, ns: 0 });
+  return {
+    last_inference: 0,
+    inference_count: 0,
+    execution_count: 0,
+    inference_stats: {
+      success: zero(), fail: zero(), queue: zero(), compute_input: zero(), compute_infer: zero(), compute_output: zero(),
+    },
+    batch_stats: [],
+  };
+}

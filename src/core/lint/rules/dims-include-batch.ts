@@ -1,0 +1,29 @@
+import { formatDims, maxBatchSize, replaceFix, tensors } from '../helpers.js';
+import { modelFacingDims, modelTensor, onnxModels } from '../model-tensors.js';
+import type { ConfigRule } from '../rule.js';
+
+export const rule: ConfigRule = {
+  id: 'DIMS_INCLUDE_BATCH',
+  purpose: 'Checks, against the model file, that dims leave out the batch dimension when max_batch_size > 0 (Triton prepends it).',
+  severity: 'error',
+  fixable: false,
+  scope: 'config',
+  check(ctx) {
+    const mbs = maxBatchSize(ctx.config);
+    if (mbs <= 0) return;
+    for (const model of onnxModels(ctx)) {
+      for (const t of tensors(ctx.config)) {
+        const m = modelTensor(model.info, t.io, t.tensor.name);
+        if (!m?.dims || t.tensor.reshape) continue;
+        const dims = modelFacingDims(t.tensor);
+        if (dims.length === 0 || m.dims.length !== dims.length) continue;
+        const span = ctx.parse.locate([...t.path, 'dims']);
+        ctx.report({
+          at: [...t.path, 'dims'],
+          message: `dims ${formatDims(dims)} of ${t.label} include the batch dimension: the model's ${t.io} has rank ${m.dims.length} ${formatDims(m.dims)}, and with max_batch_size ${mbs} Triton prepends the batch, expecting ${formatDims([-1, ...dims])}`,
+          fix: replaceFix(span, `[ ${dims.slice(1).join(', ')} ]`, `drop the first dim: dims: [ ${dims.slice(1).join(', ')} ]`, false),
+        });
+      }
+    }
+  },
+};

@@ -1,0 +1,28 @@
+import { closest, replaceFix, tensors } from '../helpers.js';
+import { modelTensor, onnxModels } from '../model-tensors.js';
+import type { ConfigRule } from '../rule.js';
+import path from 'node:path';
+
+export const rule: ConfigRule = {
+  id: 'MODEL_TENSOR_UNKNOWN',
+  purpose: 'Checks that every config input and output exists in the ONNX model under the same name.',
+  severity: 'error',
+  fixable: false,
+  scope: 'config',
+  check(ctx) {
+    for (const model of onnxModels(ctx)) {
+      for (const t of tensors(ctx.config)) {
+        if (!t.tensor.name || modelTensor(model.info, t.io, t.tensor.name)) continue;
+        const names = (t.io === 'input' ? model.info.inputs : model.info.outputs).map((m) => m.name);
+        const suggestion = closest(t.tensor.name, names);
+        ctx.report({
+          at: [...t.path, 'name'],
+          message: `${t.label} is not an ${t.io} of ${path.basename(model.path)}${suggestion ? `; did you mean '${suggestion}'?` : ''} (model ${t.io}s: ${names.join(', ') || 'none'})`,
+          fix: suggestion
+            ? replaceFix(ctx.parse.locate([...t.path, 'name']), JSON.stringify(suggestion), `rename it to "${suggestion}"`, false)
+            : { description: `use the model's ${t.io} names: ${names.join(', ')}`, edits: [], safe: false },
+        });
+      }
+    }
+  },
+};

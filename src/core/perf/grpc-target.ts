@@ -1,0 +1,42 @@
+/** A remote KServe v2 server over gRPC as a load target; like HttpTarget, load runs on worker threads. */
+import { encodeGrpcInferRequest, GrpcInferClient, GrpcModelEndpoint } from './clients/grpc.js';
+import type { ModelDescription, RequestInputs } from './clients/types.js';
+import { InThreadDriver, type DriverHandle } from './driver-handle.js';
+import type { LoadTarget } from './load-generator.js';
+import { WorkerThreadDriver } from './worker-driver.js';
+
+export class GrpcTarget implements LoadTarget {
+  readonly label: string;
+  readonly endpoint: GrpcModelEndpoint;
+  private description?: ModelDescription;
+
+  constructor(private readonly address: string, model: string, version: string | undefined, readonly usesClientThreads: boolean) {
+    this.label = `${address} (gRPC)`;
+    this.endpoint = new GrpcModelEndpoint(address, model, version);
+  }
+
+  async describe(): Promise<ModelDescription> {
+    this.description ??= await this.endpoint.describe();
+    return this.description;
+  }
+
+  async createDrivers(requests: RequestInputs[], count: number): Promise<DriverHandle[]> {
+    const model = await this.describe();
+    const encoded = requests.map((r) => encodeGrpcInferRequest(model.name, model.version, r, model.outputs.map((o) => o.name)));
+    if (!this.usesClientThreads) return [new InThreadDriver(new GrpcInferClient(this.address, encoded))];
+    const drivers = Array.from({ length: Math.max(1, count) }, () => new WorkerThreadDriver({
+      transport: 'grpc', address: this.address, requests: encoded.map((b) => new Uint8Array(b)),
+    }));
+    try {
+      await Promise.all(drivers.map((d) => d.whenReady()));
+    } catch (err) {
+      await Promise.all(drivers.map((d) => d.close()));
+      throw err;
+    }
+    return drivers;
+  }
+
+  async close(): Promise<void> {
+    await this.endpoint.close();
+  }
+}

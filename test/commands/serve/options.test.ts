@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/errors.js';
+import { parseSize, resolveServeOptions, type ServeFlags } from '../../../src/commands/serve/options.js';
+
+const defaults: ServeFlags = {
+  host: '127.0.0.1', httpPort: '8000', grpcPort: '8001', metricsPort: '8002', modelControlMode: 'none', loadModel: [],
+  repositoryPollSecs: '15', exitOnError: false, exitTimeoutSecs: '30', logVerbose: false, logFormat: 'text', httpMaxBody: '64MiB',
+};
+
+describe('serve options', () => {
+  it('defaults to ./model_repository and the Triton ports', () => {
+    const o = resolveServeOptions(undefined, defaults, '/work');
+    expect(o).toMatchObject({ repository: '/work/model_repository', host: '127.0.0.1', httpPort: 8000, grpcPort: 8001, metricsPort: 8002, maxBodyBytes: 64 * 1024 * 1024, exitTimeoutSeconds: 30 });
+  });
+
+  it('accepts --model-repository as an alias of the argument', () => {
+    expect(resolveServeOptions(undefined, { ...defaults, modelRepository: 'repo' }, '/w').repository).toBe('/w/repo');
+    expect(resolveServeOptions('repo', { ...defaults, modelRepository: './repo' }, '/w').repository).toBe('/w/repo');
+    expect(() => resolveServeOptions('a', { ...defaults, modelRepository: 'b' }, '/w')).toThrow(/two repositories given/);
+  });
+
+  it('refuses bad ports, modes, sizes and combinations with a UsageError naming the flag', () => {
+    const bad: Array<[Partial<ServeFlags>, RegExp]> = [
+      [{ httpPort: '70000' }, /--http-port must be a port number/],
+      [{ grpcPort: 'x' }, /--grpc-port/],
+      [{ httpPort: '9000', metricsPort: '9000' }, /--http-port and --metrics-port are both 9000/],
+      [{ modelControlMode: 'auto' }, /--model-control-mode must be none, poll or explicit/],
+      [{ loadModel: ['m'] }, /--load-model only applies with --model-control-mode explicit/],
+      [{ logFormat: 'xml' }, /--log-format/],
+      [{ exitTimeoutSecs: '-1' }, /--exit-timeout-secs/],
+      [{ httpMaxBody: '12 parsecs' }, /--http-max-body must be a size/],
+    ];
+    for (const [flags, message] of bad) {
+      const run = () => resolveServeOptions(undefined, { ...defaults, ...flags }, '/w');
+      expect(run).toThrow(UsageError);
+      expect(run).toThrow(message);
+    }
+    expect(resolveServeOptions(undefined, { ...defaults, httpPort: '0', grpcPort: '0', metricsPort: '0' }, '/w').httpPort).toBe(0);
+  });
+
+  it('parses sizes with units', () => {
+    expect(parseSize('1048576', 'x')).toBe(1048576);
+    expect(parseSize('512KiB', 'x')).toBe(512 * 1024);
+    expect(parseSize('1.5M', 'x')).toBe(1.5 * 1024 * 1024);
+    expect(parseSize('2GiB', 'x')).toBe(2 * 1024 ** 3);
+  });
+});

@@ -1,0 +1,128 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { memoryIO } from '../../../src/io.js';
+import { runServe, type ServeDeps } from '../../../src/commands/serve/run.js';
+import type { ServeOptions } from '../../../src/commands/serve/options.js';
+import { DiskModelSource } from '../../../src/core/server/disk-source.js';
+import type { GebeServer, ServerPorts } from '../../../src/core/server/server.js';
+import { identityFromConfig } from '../../core/server/helpers/js-model.js';
+
+const CONFIG = (name: string, extra = '') => `name: "${name}"\nbackend: "ge"\nmax_batch_size: 4\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]\n${extra}`;
+
+let repo: string;
+beforeEach(() => {
+  repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-serve-'));
+  for (const name of ['alpha', 'beta']) {
+    mkdirSync(path.join(repo, name, '1'), { recursive: true });
+    writeFileSync(path.join(repo, name, 'config.pbtxt'), CONFIG(name));
+    writeFileSync(path.join(repo, name, '1', 'model.onnx'), 'x');
+  }
+  mkdirSync(path.join(repo, 'gamma', '1'), { recursive: true });
+  writeFileSync(path.join(repo, 'gamma', 'config.pbtxt'), 'name: "gamma"\nmax_batch_size: 4\n// a C++ comment\n');
+});
+afterEach(() => rmSync(repo, { recursive: true, force: true }));
+
+function options(overrides: Partial<ServeOptions> = {}): ServeOptions {
+  return {
+    repository: repo, host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, controlMode: 'none', loadModels: [],
+    pollSeconds: 0.1, exitOnError: false, exitTimeoutSeconds: 2, logVerbose: false, logFormat: 'text', maxBodyBytes: 1 << 20, ...overrides,
+  };
+}
+
+/** Runs the server until `stop()` is called; resolves once it listens. */
+function start(opts: ServeOptions, io = memoryIO()) {
+  let stop!: (signal: string) => void;
+  const stopped = new Promise<string>((r) => (stop = r));
+  let listening!: (v: { server: GebeServer; ports: ServerPorts }) => void;
+  const ready = new Promise<{ server: GebeServer; ports: ServerPorts }>((r) => (listening = r));
+  const deps: ServeDeps = {
+    io,
+    loadModel: async (_dir, version, config) => identityFromConfig(config.name!, version, config),
+    createSource: (r) => new DiskModelSource(r),
+    waitForStop: () => stopped,
+    onListening: (server, ports) => listening({ server, ports }),
+  };
+  const done = runServe(opts, deps);
+  const earlyEnd = done.then(() => { throw new Error('server ended early'); });
+  earlyEnd.catch(() => undefined);
+  done.catch(() => undefined);
+  const raced = Promise.race([ready, earlyEnd]);
+  raced.catch(() => undefined); // tests that expect a failure never await `ready`
+  return { io, done, ready: raced, stop: () => stop('SIGTERM') };
+}
+
+describe('gebe serve (run)', () => {
+  it('prints the model table and the endpoints, serves, and stops on a signal', async () => {
+    const s = start(options());
+    const { ports } = await s.ready;
+    const out = s.io.out();
+    expect(out).toMatch(/^MODEL\s+VERSION\s+STATE\s+ENGINE\s+INSTANCES\s+REASON$/m);
+    expect(out).toMatch(/^alpha\s+1\s+READY\s+cpu\s+1$/m);
+    expect(out).toMatch(/^gamma\s+1\s+UNAVAILABLE\s+-\s+-\s+failed to load 'gamma': gamma\/config.pbtxt:3:1 SYNTAX_/m);
+    expect(out).toContain(`HTTP     http://127.0.0.1:${ports.http}/v2`);
+    expect(out).toContain(`gRPC     127.0.0.1:${ports.grpc}`);
+    expect(out).toContain(`metrics  http://127.0.0.1:${ports.metrics}/metrics`);
+    const res = await fetch(`http://127.0.0.1:${ports.http}/v2/models/alpha/infer`, { method: 'POST', body: JSON.stringify({ inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 2], data: [1, 2] }] }) });
+    expect(res.status).toBe(200);
+    s.stop();
+    await s.done;
+    expect(s.io.err()).toMatch(/ I received signal, stopping signal=SIGTERM/);
+    expect(s.io.err()).toMatch(/ I server stopped/);
+    await expect(fetch(`http://127.0.0.1:${ports.http}/v2/health/live`)).rejects.toThrow();
+  });
+
+  it('logs JSON lines with --log-format json', async () => {
+    const s = start(options({ logFormat: 'json' }));
+    await s.ready;
+    s.stop();
+    await s.done;
+    const lines = s.io.err().trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.some((l) => l.message === 'model ready' && l.model === 'alpha')).toBe(true);
+  });
+
+  it('fails with --exit-on-error when a model does not load', async () => {
+    const s = start(options({ exitOnError: true }));
+    await expect(s.done).rejects.toThrow(/1 model version\(s\) failed to load and --exit-on-error is set: gamma/);
+  });
+
+  it('refuses a missing repository and a busy port with what to do', async () => {
+    await expect(start(options({ repository: path.join(repo, 'nope') })).done).rejects.toThrow(/does not exist/);
+    const first = start(options());
+    const { ports } = await first.ready;
+    const second = start(options({ httpPort: ports.http! }));
+    await expect(second.done).rejects.toThrow(/already in use/);
+    first.stop();
+    await first.done;
+  });
+
+  it('loads only --load-model models in explicit mode', async () => {
+    const s = start(options({ controlMode: 'explicit', loadModels: ['beta'] }));
+    const { ports } = await s.ready;
+    expect(s.io.out()).not.toMatch(/^alpha/m);
+    expect((await fetch(`http://127.0.0.1:${ports.http}/v2/models/beta/ready`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.http}/v2/models/alpha/ready`)).status).toBe(404);
+    s.stop();
+    await s.done;
+  });
+
+  it('reloads changed configs and new models in poll mode', async () => {
+    const s = start(options({ controlMode: 'poll' }));
+    const { ports, server } = await s.ready;
+    const url = `http://127.0.0.1:${ports.http}`;
+    writeFileSync(path.join(repo, 'alpha', 'config.pbtxt'), CONFIG('alpha').replace(/dims: \[ 2 \]/g, 'dims: [ 3 ]'));
+    mkdirSync(path.join(repo, 'delta', '1'), { recursive: true });
+    writeFileSync(path.join(repo, 'delta', '1', 'model.onnx'), 'x');
+    writeFileSync(path.join(repo, 'delta', 'config.pbtxt'), CONFIG('delta'));
+    await server.models.poll(); // the same poll the timer runs
+    const meta = (await (await fetch(`${url}/v2/models/alpha`)).json()) as { inputs: Array<{ shape: number[] }> };
+    expect(meta.inputs[0]!.shape).toEqual([-1, 3]);
+    expect((await fetch(`${url}/v2/models/delta/ready`)).status).toBe(200);
+    rmSync(path.join(repo, 'beta'), { recursive: true });
+    await server.models.poll();
+    expect((await fetch(`${url}/v2/models/beta/ready`)).status).toBe(404);
+    s.stop();
+    await s.done;
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * Triton's own QA cases, both directions:
+ * - every noautofill_platform case, prepared as test.sh does (platform lines dropped,
+ *   platform "onnxruntime_onnx" appended), makes `gebe validate <config>` report an error that says
+ *   what Triton's expected fragment says;
+ * - every expected* file of the autofill_noplatform_success cases (complete configs Triton loads)
+ *   makes `gebe validate <file>` report no error.
+ * Cases gebe treats differently on purpose are listed, with reasons, in triton-qa-exceptions.ts.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { memoryIO } from '../../../src/io.js';
+import { runValidate } from '../../../src/commands/validate/run.js';
+import { toValidateOptions } from '../../../src/commands/validate/options.js';
+import { QA_EXCEPTIONS } from './triton-qa-exceptions.js';
+import { expectedFiles, expectedMessage, qaCases, withPlatform } from './triton-qa.js';
+
+interface JsonOutput {
+  diagnostics: Array<{ ruleId: string; severity: string; message: string; line: number }>;
+  summary: { errors: number };
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gebe-triton-qa-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+async function validateFile(file: string): Promise<{ code: number; out: JsonOutput }> {
+  const io = memoryIO({ cwd: tmp });
+  const code = await runValidate(toValidateOptions([file], { format: 'json' }), io);
+  return { code, out: JSON.parse(io.out()) as JsonOutput };
+}
+
+const failing = qaCases('noautofill_platform');
+const succeeding = qaCases('autofill_noplatform_success');
+
+describe('Triton QA: noautofill_platform cases fail validation with Triton\'s message', () => {
+  it('finds all 58 cases', () => expect(failing).toHaveLength(58));
+
+  for (const c of failing) {
+    const exception = QA_EXCEPTIONS[c.id];
+    it(`${c.id} ${c.model}${exception ? ` (exception: ${exception.treatment})` : ''}`, async () => {
+      const file = path.join(tmp, `${c.id}-config.pbtxt`);
+      fs.writeFileSync(file, withPlatform(fs.readFileSync(path.join(c.dir, 'config.pbtxt'), 'utf8'), 'onnxruntime_onnx'));
+      const { code, out } = await validateFile(file);
+      const errors = out.diagnostics.filter((d) => d.severity === 'error');
+      const patterns = expectedFiles(c.dir).map((f) => expectedMessage(fs.readFileSync(f, 'utf8'), c.model));
+      const matched = errors.some((d) => patterns.some((p) => p.test(d.message)));
+      if (exception?.treatment === 'no-error') {
+        expect(errors).toEqual([]);
+        expect(code).toBe(0);
+        return;
+      }
+      expect(errors.length, 'at least one error').toBeGreaterThan(0);
+      expect(code).toBe(1);
+      expect(out.diagnostics.every((d) => d.line >= 1)).toBe(true);
+      if (exception?.treatment === 'other-message') expect(matched, 'the exception is stale: the message now matches').toBe(false);
+      else expect(matched, `no error says ${patterns.map(String).join(' or ')}; got ${errors.map((d) => d.message).join(' | ')}`).toBe(true);
+    });
+  }
+});
+
+describe('Triton QA: autofill_noplatform_success expected configs pass validation', () => {
+  it('finds all 41 cases', () => expect(succeeding).toHaveLength(41));
+
+  for (const c of succeeding) {
+    it(`${c.id} ${c.model}`, async () => {
+      const files = expectedFiles(c.dir);
+      expect(files.length).toBeGreaterThan(0);
+      for (const file of files) {
+        const { code, out } = await validateFile(file);
+        expect(out.diagnostics.filter((d) => d.severity === 'error'), path.relative(c.dir, file)).toEqual([]);
+        expect(code).toBe(0);
+      }
+    });
+  }
+});

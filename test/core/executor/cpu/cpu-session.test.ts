@@ -1,0 +1,67 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { CpuSession, cpuSupportedOperators, inspectOnnxModel } from '../../../../src/core/executor/cpu-session.js';
+import { randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { fixtureModelPath } from '../../../helpers/onnx-fixtures.js';
+import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
+
+const mnist = fixtureModelPath('mnist-cnn.onnx');
+
+describe('CpuSession on the MNIST CNN fixture', () => {
+  const session = CpuSession.load(mnist, { intraOpThreads: 1 });
+  afterAll(() => session.close());
+
+  it('introspects inputs, outputs with dim names, opset and operators', () => {
+    const info = session.info();
+    expect(info.opset).toBe(13);
+    expect(info.inputs).toEqual([{ name: 'input', datatype: 'FP32', dims: [-1, 1, 28, 28], dimNames: ['batch', '', '', ''] }]);
+    expect(info.outputs[0]).toMatchObject({ name: 'probabilities', datatype: 'FP32', dims: [-1, 10] });
+    expect(info.operators).toMatchObject({ Conv: 2, Relu: 3, MaxPool: 1, Gemm: 2, Shape: 1, Reshape: 1, Softmax: 1 });
+    expect(info.unsupportedOperators).toEqual({});
+    expect(cpuSupportedOperators()).toEqual(expect.arrayContaining(Object.keys(info.operators)));
+  });
+
+  it('compiles a plan per input-shape signature and caches it', () => {
+    const first = session.compile({ input: [3, 1, 28, 28] });
+    expect(first.cached).toBe(false);
+    expect(first.arenaBytes).toBeGreaterThan(0);
+    expect(first.compileMs).toBeGreaterThanOrEqual(0);
+    expect(session.compile({ input: [3, 1, 28, 28] })).toMatchObject({ cached: true, compileMs: 0, arenaBytes: first.arenaBytes });
+  });
+
+  it('agrees with ONNX Runtime at batch 1 and 4', async () => {
+    for (const batch of [1, 4]) {
+      const input = { name: 'input', datatype: 'FP32' as const, dims: [batch, 1, 28, 28], data: randomValues(batch * 784, batch, 1) };
+      const [out] = await session.run([input]);
+      const ref = await runOrt(mnist, [input]);
+      expect(out.dims).toEqual([batch, 10]);
+      expect(maxRelativeError(out.data as Float32Array, ref.probabilities.data as Float32Array)).toBeLessThan(1e-4);
+    }
+  });
+
+  it('runs concurrent calls on one session one at a time, each with its own result', async () => {
+    const inputs = [1, 2, 3].map((b) => ({ name: 'input', datatype: 'FP32' as const, dims: [b, 1, 28, 28], data: randomValues(b * 784, 10 + b, 1) }));
+    const results = await Promise.all(inputs.map((i) => session.run([i])));
+    results.forEach((r, i) => expect(r[0].dims).toEqual([i + 1, 10]));
+  });
+
+  it('inspects a model without loading it', () => {
+    expect(inspectOnnxModel(mnist).operators.Conv).toBe(2);
+  });
+});
+
+describe('CpuSession argument validation', () => {
+  it('rejects bad arguments before the native call', async () => {
+    expect(() => CpuSession.load('', {})).toThrow('Expected a model file path for path but received the string ""');
+    expect(() => CpuSession.load(mnist, { intraOpThreads: -1 })).toThrow('Expected an integer from 0 to 1024 for options.intraOpThreads but received number -1');
+    const session = CpuSession.load(mnist, { intraOpThreads: 1 });
+    await expect(session.run([{ name: 'input', datatype: 'FP32', dims: [1, 1, 28, 28], data: new Float32Array(3) }])).rejects.toThrow(
+      'Expected 784 elements (dims [1, 1, 28, 28]) for inputs[0].data (input) but received a Float32Array of length 3',
+    );
+    await expect(session.run([{ name: 'input', datatype: 'INT64', dims: [1], data: new Float32Array(1) as never }])).rejects.toThrow(
+      'Expected a BigInt64Array for inputs[0].data (input)',
+    );
+    expect(() => session.compile({ input: [1.5] })).toThrow('Expected an array of non-negative integers for shapes.input');
+    session.close();
+    expect(() => session.info()).toThrow('the session is closed');
+  });
+});

@@ -1,0 +1,21 @@
+import type { RuleCases } from '../rule-tester.js';
+import { DIGITS_CONFIG, digitsModel } from './models.js';
+
+export default {
+  valid: [
+    { name: 'dims without the batch dimension', config: DIGITS_CONFIG, files: { '1/model.onnx': digitsModel() } },
+    {
+      name: 'a model without batching lists the full shape',
+      config: DIGITS_CONFIG.replace('max_batch_size: 8', 'max_batch_size: 0').replace('dims: [ 1, 28, 28 ]', 'dims: [ -1, 1, 28, 28 ]').replace('dims: [ 10 ]', 'dims: [ -1, 10 ]'),
+      files: { '1/model.onnx': digitsModel() },
+    },
+  ],
+  invalid: [
+    {
+      name: 'dims copied from the ONNX shape, batch included, with max_batch_size 8',
+      config: DIGITS_CONFIG.replace('dims: [ 1, 28, 28 ]', 'dims: [ 1, 1, 28, 28 ]'),
+      files: { '1/model.onnx': digitsModel() },
+      errors: [{ line: 8, column: 11, message: 'include the batch dimension' }],
+    },
+  ],
+} satisfies RuleCases;

@@ -1,0 +1,26 @@
+import type { RuleCases } from '../rule-tester.js';
+import { twoInputModel } from './models.js';
+
+const config = (inputs: string) => `name: "m"
+backend: "ge"
+max_batch_size: 8
+input [
+${inputs}
+]
+output [ { name: "logits" data_type: TYPE_FP32 dims: [ 2 ] } ]
+`;
+
+const ids = '  { name: "input_ids" data_type: TYPE_INT64 dims: [ -1 ] }';
+const mask = '  { name: "attention_mask" data_type: TYPE_INT64 dims: [ -1 ] }';
+
+export default {
+  valid: [{ config: config(`${ids},\n${mask}`), files: { '1/model.onnx': twoInputModel() } }],
+  invalid: [
+    {
+      name: 'the attention mask left out',
+      config: config(ids),
+      files: { '1/model.onnx': twoInputModel() },
+      errors: [{ line: 4, column: 1, message: "the model model.onnx needs input 'attention_mask' [batch, seq], which the config does not declare" }],
+    },
+  ],
+} satisfies RuleCases;

@@ -1,0 +1,12 @@
+import type { RuleCases } from '../rule-tester.js';
+
+export default {
+  valid: [{ config: 'name: "m"\nplatform: "onnxruntime_onnx"\n' }],
+  invalid: [
+    {
+      name: 'a backend name given as platform',
+      config: 'name: "m"\nplatform: "onnxruntime"\n',
+      errors: [{ line: 2, column: 11, message: "unexpected platform type 'onnxruntime'; did you mean 'onnxruntime_onnx'?" }],
+    },
+  ],
+} satisfies RuleCases;

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { ModelManager } from '../../../src/core/server/model-manager.js';
+import { silentLogger } from '../../../src/core/server/logger.js';
+import { ProtocolError } from '../../../src/core/server/protocol-error.js';
+import { identityFromConfig, type JsModel } from './helpers/js-model.js';
+import { protocolModels } from './helpers/test-server.js';
+
+function manager(mode: 'none' | 'poll' | 'explicit' = 'poll') {
+  const source = protocolModels();
+  const loaded: JsModel[] = [];
+  const m = new ModelManager(source, async (_dir, version, config) => {
+    const model = identityFromConfig(config.name!, version, config);
+    loaded.push(model);
+    return model;
+  }, silentLogger, mode);
+  return { m, source, loaded };
+}
+
+const request = { inputs: [
+  { name: 'INPUT0', datatype: 'FP32' as const, shape: [1, 4], data: new Uint8Array(16) },
+  { name: 'INPUT1', datatype: 'FP32' as const, shape: [1, 4], data: new Uint8Array(16) },
+] };
+
+describe('ModelManager', () => {
+  it('picks the highest ready version unless one is named', async () => {
+    const { m } = manager();
+    await m.start();
+    expect(m.resolve('simple').version).toBe('2');
+    expect(m.resolve('simple', '1').version).toBe('1');
+    expect(() => m.resolve('simple', '3')).toThrow(/version 3 is not found/);
+    expect(() => m.resolve('nope')).toThrow(ProtocolError);
+  });
+
+  it('reloads a changed model without dropping the requests in flight on the old one', async () => {
+    const { m, source, loaded } = manager();
+    await m.start();
+    const old = m.resolve('simple');
+    (old as JsModel).delayMs = 100;
+    const inFlight = old.infer(request);
+    source.models.get('simple')!.fingerprint = '2';
+    const poll = m.poll();
+    await new Promise((r) => setTimeout(r, 20));
+    const fresh = m.resolve('simple');
+    expect(fresh).not.toBe(old); // new requests already go to the new model
+    await expect(inFlight).resolves.toMatchObject({ modelName: 'simple' });
+    await poll;
+    expect((old as JsModel).unloaded).toBe(true);
+    expect((fresh as JsModel).unloaded).toBe(false);
+    expect(loaded.length).toBeGreaterThan(0);
+  });
+
+  it('keeps serving the working version when a reload fails', async () => {
+    const { m, source } = manager('explicit');
+    await m.start(['simple']);
+    const before = m.resolve('simple');
+    source.models.get('simple')!.errors = ['config.pbtxt:1:1 X broken'];
+    await expect(m.load('simple')).rejects.toThrow(/broken/);
+    expect(m.resolve('simple')).toBe(before);
+  });
+
+  it('unloads models removed from the repository and forgets them', async () => {
+    const { m, source } = manager();
+    await m.start();
+    source.models.delete('id_int8');
+    await m.poll();
+    expect(() => m.resolve('id_int8')).toThrow(/is not found/);
+    expect((await m.index()).some((e) => e.name === 'id_int8')).toBe(false);
+  });
+
+  it('reports unknown --load-model names at start without stopping the others', async () => {
+    const { m } = manager('explicit');
+    await m.start(['simple', 'nope']);
+    expect(m.resolve('simple').name).toBe('simple');
+    expect(m.statuses().find((s) => s.name === 'nope')).toMatchObject({ state: 'UNAVAILABLE', reason: expect.stringMatching(/not in the repository/) });
+  });
+});

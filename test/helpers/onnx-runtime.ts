@@ -1,0 +1,25 @@
+/** Runs a model through onnxruntime-node (the reference) and compares results. */
+import * as ort from 'onnxruntime-node';
+import type { CpuTensor } from '../../src/core/executor/cpu-session.js';
+
+const ortTypes = { FP32: 'float32', INT64: 'int64', INT32: 'int32', BOOL: 'bool' } as const;
+
+export async function runOrt(model: string | Uint8Array, inputs: CpuTensor[], threads = 1): Promise<Record<string, ort.Tensor>> {
+  const session = await ort.InferenceSession.create(model as string, { intraOpNumThreads: threads, interOpNumThreads: 1 });
+  const feeds: Record<string, ort.Tensor> = {};
+  for (const t of inputs) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype], t.data, t.dims);
+  const result = await session.run(feeds);
+  await session.release();
+  return result;
+}
+
+/** Largest |a - b| / max(|b|, floor) over two float arrays; throws when lengths differ. */
+export function maxRelativeError(a: ArrayLike<number>, b: ArrayLike<number>, floor = 1e-3): number {
+  if (a.length !== b.length) throw new Error(`length ${a.length} vs ${b.length}`);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) {
+    const err = Math.abs(a[i] - b[i]) / Math.max(Math.abs(b[i]), floor);
+    if (!(err <= worst)) worst = Number.isNaN(err) ? Infinity : err;
+  }
+  return worst;
+}
