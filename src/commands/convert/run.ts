@@ -95,9 +95,9 @@ async function convertOne(io: IO, atc: string, model: ConvertibleModel, plan: At
   const gears = plan.batchSizes ? `batch sizes ${plan.batchSizes.join(', ')}` : plan.gears.values.length > 0 ? `dims ${plan.gears.values.map((g) => g.join(',')).join('; ')}` : 'static shape';
   io.stdout.write(`${c.green('converted')} ${model.name} v${model.version} → ${shownOm} (${formatBytes(size)}, ${gears})\n`);
   if (header.format === 'om') {
-    const dynamic = header.isUnknownModel ? 'dynamic' : 'static';
+    const dynamic = header.isDynamic ? 'dynamic' : 'static';
     io.stdout.write(`  header: IMOD, name "${header.name}", ${dynamic}${header.platformVersion ? `, platform ${header.platformVersion}` : ''}\n`);
-    if (plan.gears.values.length > 0 && !header.isUnknownModel) {
+    if (plan.gears.values.length > 0 && !header.isDynamic) {
       io.stdout.write(`  ${c.yellow('note')}: gears were requested but the header's is_unknow_model flag is 0; check the log\n`);
     }
   } else {

@@ -73,7 +73,7 @@ describe('gebe convert with a stand-in atc', () => {
   it('fails when atc reports success but the .om has no OM header', async () => {
     const r = await gebe(['convert', '--soc-version', 'Ascend310P3'], { PATH: `${fakeDir}:${nodeDir}`, FAKE_ATC_MODE: 'bad-om' });
     expect(r.code).toBe(2);
-    expect(r.err).toContain('model.om is not a valid offline model: 20 bytes, shorter than the 256-byte OM header');
+    expect(r.err).toContain('model.om is not a valid offline model: the file has 20 bytes, fewer than the 256-byte OM header');
   });
 
   it('--dry-run prints the exact command and runs nothing, even without CANN', async () => {
