@@ -60,6 +60,9 @@ describe('gebe warmup in process', () => {
     // The cpu engine runs any batch size (no gears), so the sizes are preferred ∪ max_batch_size.
     expect(parsed.config.model_warmup!.map((w) => w.batch_size)).toEqual([4, 8, 16]);
     expect(r.out).toContain('wrote model_warmup for batch sizes 4, 8, 16');
+    const validate = await gebe(['validate']);
+    expect(validate.out).toContain('no problems');
+    expect(validate.code).toBe(0);
     const again = await gebe(['warmup', '-m', 'mnist_classifier', '--runs', '1', '--write']);
     expect(again.out).toContain('(in process, cpu engine; model_warmup entries)');
     expect(again.out).toContain('already has model_warmup entries: left unchanged');
