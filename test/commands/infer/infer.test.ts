@@ -68,11 +68,29 @@ describe('gebe infer in process', () => {
     expect(random.out).toContain('logits FP32 [1, 10]');
   });
 
+  it('fills a non-batching model input [-1, 1, 28, 28], and refuses an image for a non-image input', async () => {
+    expect((await gebe(['init', 'flat', '--yes', '--max-batch-size', '0'])).code).toBe(0);
+    const flat = await gebe(['infer', '-m', 'flat', '--input', path.join(samples, 'digit-5.png')]);
+    expect(flat.out).toContain('image [1, 1, 28, 28]');
+    expect(top1(flat.out)).toBe('5');
+    expect((await gebe(['init', 'blank', '--yes', '--template', 'blank'])).code).toBe(0);
+    const image = await gebe(['infer', '-m', 'blank', '--input', path.join(samples, 'digit-5.png')]);
+    expect(image.code).toBe(2);
+    expect(image.err).toContain('input "input" has shape [-1, 4], which is not an image');
+    const random = await gebe(['infer', '-m', 'blank', '--random', '--json']);
+    const out = JSON.parse(random.out) as { outputs: Array<{ name: string; shape: number[]; data: number[] }> };
+    expect(out.outputs[0]).toMatchObject({ name: 'output', shape: [1, 4] });
+    fs.writeFileSync(path.join(tmp, 'broken.png'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('garbage')]));
+    const broken = await gebe(['infer', '-m', 'mnist_classifier', '--input', 'broken.png']);
+    expect(broken.code).toBe(2);
+    expect(broken.err).toContain('broken.png is not a valid PNG');
+  });
+
   it('names the problem: unknown model, no input, a wrong file', async () => {
     const unknown = await gebe(['infer', '-m', 'nope', '--random']);
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain('model "nope" is not in model_repository');
-    expect(unknown.err).toContain('models there: mnist_classifier');
+    expect(unknown.err).toContain('models there: blank, flat, mnist_classifier');
     const none = await gebe(['infer', '-m', 'mnist_classifier']);
     expect(none.err).toContain('pass --input <image.png|image.pgm|data.json> or --random');
     fs.writeFileSync(path.join(tmp, 'bad.json'), JSON.stringify({ data: [{ image: [1, 2, 3] }] }));
