@@ -73,7 +73,8 @@ async function convertOne(io: IO, atc: string, model: ConvertibleModel, plan: At
   const shownLog = relativeTo(io.cwd, logFile);
   // A stale .om from an earlier run must not pass for this run's result.
   fs.rmSync(plan.omFile, { force: true });
-  const run = await runAtc(atc, plan.args, { io, logFile, label: `${model.name} v${model.version}`, cwd: model.versionDir });
+  // ATC leaves fusion_result.json and kernel_meta/ in its working directory: the user's, as if they had run it.
+  const run = await runAtc(atc, plan.args, { io, logFile, label: `${model.name} v${model.version}`, cwd: io.cwd });
   const codes = findErrorCodes(run.output);
   if (run.exitCode !== 0 || run.signal) {
     io.stderr.write(`${err.red('error')}: atc failed for model "${model.name}" (${run.signal ? `signal ${run.signal}` : `exit code ${run.exitCode}`})\n`);
