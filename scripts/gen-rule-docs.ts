@@ -109,6 +109,26 @@ export function renderRuleDoc(rule: Rule, cases: RuleCases): string {
   return lines.join('\n');
 }
 
+/** docs/rules/README.md: every rule with its severity, fixability and purpose. */
+export function renderRuleIndex(rules: readonly Rule[]): string {
+  const rows = [...rules].sort((a, b) => (a.id < b.id ? -1 : 1)).map((r) =>
+    `| [${r.id}](${r.id}.md) | ${r.severity} | ${r.fixable ? 'yes' : ''} | ${r.purpose.replace(/\|/g, '\\|')} |`);
+  return [
+    '# gebe validate rules',
+    '',
+    `${rules.length} rules. Syntax diagnostics from the config parser have ids starting with \`SYNTAX_\`;`,
+    'they are not listed here. Each page shows a bad and a good example, taken from the rule\'s tests.',
+    '',
+    'Change a rule\'s severity with `--rule ID=off|info|warning|error`; silence one finding with',
+    '`# gebe-ignore ID` on its line or the line before. `--fix` applies the fixes marked safe.',
+    '',
+    '| rule | default severity | fixable | checks |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const casesDir = path.join(repoRoot, 'test', 'core', 'lint', 'rules');
   for (const rule of RULES) {
@@ -120,6 +140,7 @@ async function main(): Promise<void> {
     const cases = ((await import(pathToFileURL(file).href)) as { default: RuleCases }).default;
     fs.writeFileSync(path.join(repoRoot, 'docs', 'rules', `${rule.id}.md`), renderRuleDoc(rule, cases));
   }
+  fs.writeFileSync(path.join(repoRoot, 'docs', 'rules', 'README.md'), renderRuleIndex(RULES));
   console.log(`wrote docs/rules/ for ${RULES.length} rules`);
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { colorEnabled, type IO } from '../../io.js';
-import { applyFixes, safeFixEdits } from '../../core/lint/fix.js';
+import { applyFixes } from '../../core/config/edits.js';
 import { FORMATTERS, summarize, type LintReport } from '../../core/lint/formatters/index.js';
 import { lintTargets, type LintResult } from '../../core/lint/runner.js';
 import { scanTarget } from '../../core/repository/scan.js';
@@ -40,13 +40,13 @@ function applySafeFixes(opts: ValidateOptions, io: IO): { result: LintResult; fi
     for (const { source } of result.configs) {
       // A file with invalid UTF-8 was decoded lossily: writing it back would destroy bytes.
       if (source.text === undefined || source.invalidUtf8) continue;
-      const fixes = safeFixEdits(result.diagnostics, source.display);
+      const fixes = result.diagnostics.flatMap((d) => (d.file === source.display && d.fix?.safe && d.fix.edits.length > 0 ? [d.fix] : []));
       if (fixes.length === 0) continue;
       const { text, applied } = applyFixes(source.text, fixes);
-      if (applied === 0 || text === source.text) continue;
+      if (applied.length === 0 || text === source.text) continue;
       fs.writeFileSync(source.path, text);
-      fixed.set(source.display, (fixed.get(source.display) ?? 0) + applied);
-      appliedThisPass += applied;
+      fixed.set(source.display, (fixed.get(source.display) ?? 0) + applied.length);
+      appliedThisPass += applied.length;
     }
     if (appliedThisPass === 0) break;
     result = lint(opts, io);

@@ -63,6 +63,12 @@ export interface ParseResult {
   config: ModelConfig;
   /** Syntax and schema diagnostics (rule ids start with SYNTAX_), in source order. */
   diagnostics: Diagnostic[];
-  /** The span of the value at `path` (or of the field name with `{ name: true }`); undefined if absent. */
+  /**
+   * The span of the value at `path` (or of the field name with `{ name: true }`); undefined if
+   * absent. Indexes count elements across lists and repeated keys in source order; a path that
+   * stops at a repeated field gives its first occurrence (the whole list when written as one); a
+   * non-repeated field written twice gives the last; a map key gives the last entry with that key
+   * (its `value`, or its `key` with `{ name: true }`).
+   */
   locate(path: ConfigPath, options?: { name?: boolean }): Span | undefined;
 }

@@ -139,7 +139,7 @@ export function setScalarEdit(result: ParseResult, text: string, path: ConfigPat
   if (field.kind === 'message' || collection) throw new Error(`${JSON.stringify(path)} does not name a single scalar`);
   const formatted = formatScalar(field, value);
   const span = result.locate(path);
-  if (span) return { start: span.start.offset, end: span.end.offset, text: formatted };
+  if (span) return matchLineEndings(text, { start: span.start.offset, end: span.end.offset, text: formatted });
   for (let cut = path.length - 1; cut >= 0; cut--) {
     const prefix = path.slice(0, cut);
     if (cut > 0 && fieldAt(prefix).collection) continue;
@@ -149,9 +149,14 @@ export function setScalarEdit(result: ParseResult, text: string, path: ConfigPat
     })();
     if (!block) continue;
     const snippet = nestedSnippet(prefix, path.slice(cut), formatted);
-    return insertIntoBlock(text, block, snippet, block === result.root);
+    return matchLineEndings(text, insertIntoBlock(text, block, snippet, block === result.root));
   }
   throw new Error(`Cannot place ${JSON.stringify(path)}`);
+}
+
+/** Writes inserted line breaks the way the file already does (CRLF files stay CRLF). */
+function matchLineEndings(text: string, edit: TextEdit): TextEdit {
+  return text.includes('\r\n') ? { ...edit, text: edit.text.replace(/\r?\n/g, '\r\n') } : edit;
 }
 
 function lineIndent(text: string, offset: number): string {
@@ -210,7 +215,7 @@ export function replaceTopLevelEdits(result: ParseResult, text: string, name: st
   return occurrences.map((field, i) => {
     const range = fieldRange(text, field);
     const replacement = i > 0 ? '' : range.wholeLines ? ensureNewline(snippet) : snippet.replace(/\n$/, '');
-    return { start: range.start, end: range.end, text: replacement };
+    return matchLineEndings(text, { start: range.start, end: range.end, text: replacement });
   });
 }
 
@@ -221,7 +226,7 @@ function ensureNewline(s: string): string {
 /** The edit that appends `snippet` at the end of the file, on lines of its own. */
 export function appendTopLevelEdit(text: string, snippet: string): TextEdit {
   const end = text.length;
-  return { start: end, end, text: `${end > 0 && !text.endsWith('\n') ? '\n' : ''}${ensureNewline(snippet)}` };
+  return matchLineEndings(text, { start: end, end, text: `${end > 0 && !text.endsWith('\n') ? '\n' : ''}${ensureNewline(snippet)}` });
 }
 
 /** Replaces (or adds) the top-level `model_warmup` entries: what `gebe warmup --write` does. */

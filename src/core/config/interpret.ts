@@ -2,8 +2,9 @@
  * The schema layer of the text-format parser: checks the syntax tree against model_config.proto
  * and builds the typed message. It reports unknown fields (with a "did you mean"), values of the
  * wrong type, out-of-range integers, non-repeated fields given twice and oneof conflicts, with
- * the official parser's rules: a proto3 scalar given twice is an error only when the first value
- * was not its default (the C++ and Python parsers both accept `x: 0 x: 5`).
+ * the official C++ parser's rules (checked against `protoc --encode`): a message field given twice
+ * is an error, a proto3 scalar given twice only when the earlier value was not its default (both
+ * official parsers accept `x: 0 x: 5`, so that case is a warning), and a oneof takes one member.
  */
 import type { FieldNode, MessageNode, ScalarNode } from './ast.js';
 import { decodeScalar, isDefaultScalar, type ScalarValue } from './scalars.js';
@@ -15,6 +16,8 @@ import { closestName } from './suggest.js';
 export interface MapEntry {
   key: ScalarValue;
   value: ProtoValue;
+  /** Where the entry is written, for duplicate-key messages. */
+  line?: number;
 }
 
 export type ProtoValue = ScalarValue | ProtoMessage;
@@ -50,15 +53,16 @@ export function mapKeyString(key: ScalarValue): string {
 export class Interpreter {
   constructor(private readonly sink: DiagnosticSink) {}
 
-  message(node: MessageNode, type: MessageInfo): ProtoMessage {
+  /** `enclosing` lists the messages around this one, outermost first (to explain misplaced fields). */
+  message(node: MessageNode, type: MessageInfo, enclosing: MessageInfo[] = []): ProtoMessage {
     const result: ProtoMessage = { type, values: new Map() };
-    /** Where each non-repeated field and each oneof was first set, for duplicate messages. */
+    /** Where each non-repeated field was last set and which member set each oneof, for messages. */
     const setAt = new Map<string, FieldNode>();
     const oneofSetBy = new Map<string, FieldNode>();
     for (const fieldNode of node.fields) {
       const field = type.byName.get(fieldNode.name);
       if (!field) {
-        this.reportUnknownField(fieldNode, type);
+        this.reportUnknownField(fieldNode, type, enclosing);
         continue;
       }
       if (field.oneof) {
@@ -70,7 +74,7 @@ export class Interpreter {
         }
         oneofSetBy.set(field.oneof, fieldNode);
       }
-      this.field(fieldNode, field, result, setAt);
+      this.field(fieldNode, field, result, setAt, [...enclosing, type]);
     }
     return result;
   }
@@ -97,7 +101,7 @@ export class Interpreter {
     return undefined;
   }
 
-  private reportUnknownField(fieldNode: FieldNode, type: MessageInfo): void {
+  private reportUnknownField(fieldNode: FieldNode, type: MessageInfo, enclosing: MessageInfo[]): void {
     if (type.isMapEntry) {
       const valueType = type.fields[1]!.messageType;
       if (valueType?.byName.has(fieldNode.name)) {
@@ -106,6 +110,13 @@ export class Interpreter {
           `A map entry has only "key" and "value"; put "${fieldNode.name}" inside the value: value { ${fieldNode.name}: ... }.`);
         return;
       }
+    }
+    const owner = [...enclosing].reverse().find((t) => !t.isMapEntry && t.byName.has(fieldNode.name));
+    if (owner) {
+      const { start, end } = fieldNode.nameSpan;
+      this.sink.report('SYNTAX_UNKNOWN_FIELD', start.offset, end.offset,
+        `Field "${fieldNode.name}" does not exist in ${type.isMapEntry ? 'a map entry' : shortName(type)}; it belongs to ${shortName(owner)}. Move it out of this block (or close the block before it).`);
+      return;
     }
     const candidates = type.fields.map((f) => f.name);
     const suggestion = closestName(fieldNode.name, candidates);
@@ -117,7 +128,7 @@ export class Interpreter {
         : {});
   }
 
-  private field(fieldNode: FieldNode, field: FieldInfo, into: ProtoMessage, setAt: Map<string, FieldNode>): void {
+  private field(fieldNode: FieldNode, field: FieldInfo, into: ProtoMessage, setAt: Map<string, FieldNode>, enclosing: MessageInfo[]): void {
     const value = fieldNode.value;
     let items: Array<ScalarNode | MessageNode>;
     if (value.kind === 'list') {
@@ -138,15 +149,15 @@ export class Interpreter {
       items = [value];
     }
     for (const item of items) {
-      if (field.kind === 'message') this.messageItem(fieldNode, field, item, into, setAt);
+      if (field.kind === 'message') this.messageItem(fieldNode, field, item, into, setAt, enclosing);
       else this.scalarItem(fieldNode, field, item, into, setAt);
     }
   }
 
-  private messageItem(fieldNode: FieldNode, field: FieldInfo, item: ScalarNode | MessageNode, into: ProtoMessage, setAt: Map<string, FieldNode>): void {
+  private messageItem(fieldNode: FieldNode, field: FieldInfo, item: ScalarNode | MessageNode, into: ProtoMessage, setAt: Map<string, FieldNode>, enclosing: MessageInfo[]): void {
     let sub: ProtoMessage;
     if (item.kind === 'message') {
-      sub = this.message(item, field.messageType!);
+      sub = this.message(item, field.messageType!, enclosing);
     } else {
       const recovered = this.reportScalarForMessage(field, item);
       if (!recovered) return;
@@ -160,7 +171,14 @@ export class Interpreter {
         (valueField.kind === 'message' ? { type: valueField.messageType!, values: new Map() } : defaultScalar(valueField));
       let map = into.values.get(field.name) as Map<string, MapEntry> | undefined;
       if (!map) into.values.set(field.name, (map = new Map()));
-      map.set(mapKeyString(key), { key, value: entryValue });
+      const keyString = mapKeyString(key);
+      const earlier = map.get(keyString);
+      if (earlier) {
+        const { start, end } = item.span;
+        this.sink.report('SYNTAX_DUPLICATE_MAP_KEY', start.offset, end.offset,
+          `${field.name} has key ${JSON.stringify(keyString)} more than once (first at line ${earlier.line}); only this last entry counts. Remove the other one.`, { severity: 'warning' });
+      }
+      map.set(keyString, { key, value: entryValue, line: item.span.start.line });
     } else if (field.repeated) {
       this.push(into, field.name, sub);
     } else {

@@ -6,8 +6,7 @@
  */
 import type { FieldNode, ListNode, MessageNode, ScalarNode, Span } from './ast.js';
 import type { MessageInfo } from './schema.js';
-import type { DiagnosticSink, SourceText } from './source.js';
-import { quoteSnippet } from './source.js';
+import { DiagnosticSink, quoteSnippet, type SourceText } from './source.js';
 import { decodeStringContent } from './strings.js';
 import { Tokenizer, type Token } from './tokenizer.js';
 
@@ -42,8 +41,19 @@ export class TextFormatParser {
   }
 
   parse(): MessageNode {
+    this.reportJsonDocument();
     const fields = this.parseFields(null, '', { type: this.schema, ancestors: [] });
     return { kind: 'message', fields, span: this.source.span(0, this.text.length) };
+  }
+
+  /** A whole file wrapped in "{ }" is usually JSON pasted where text format belongs. */
+  private reportJsonDocument(): void {
+    const first = this.tokens.peek();
+    if (first.kind !== 'symbol' || first.text !== '{') return;
+    this.tokens.next();
+    this.sink.report('SYNTAX_JSON_CONFIG', first.start, first.end,
+      `The config starts with "${first.text}", which looks like JSON. config.pbtxt is protobuf text format: top-level fields without outer braces, unquoted field names, ":" before values, e.g. name: "my_model".`);
+    this.resynchronize();
   }
 
   private span(start: number, end: number): Span {
@@ -100,6 +110,8 @@ export class TextFormatParser {
   private closesUnclosedBlock(t: Token, opener: Token, blockName: string, scope: Scope): boolean {
     if (t.kind !== 'word' || !scope.type || scope.type.byName.has(t.text)) return false;
     if (!scope.ancestors.some((a) => a.byName.has(t.text))) return false;
+    // In a file whose braces balance, the field is misplaced rather than its block unclosed.
+    if (!this.hasMoreOpenersThanClosers()) return false;
     const next = this.tokens.peek(1);
     if (next.kind !== 'symbol' || !':{<['.includes(next.text)) return false;
     const openerLine = this.source.lineAt(opener.start);
@@ -115,6 +127,22 @@ export class TextFormatParser {
         fix: { description: `Insert "${closer}" before line ${position.line}`, edits: [{ start: lineStart, end: lineStart, text: `${closer}\n` }], safe: false },
       });
     return true;
+  }
+
+  private openersExceedClosers: boolean | undefined;
+
+  private hasMoreOpenersThanClosers(): boolean {
+    if (this.openersExceedClosers === undefined) {
+      const scanner = new Tokenizer(this.text, new DiagnosticSink(this.source));
+      let balance = 0;
+      for (let t = scanner.next(); t.kind !== 'eof'; t = scanner.next()) {
+        if (t.kind !== 'symbol') continue;
+        if (t.text === '{' || t.text === '<') balance++;
+        else if (t.text === '}' || t.text === '>') balance--;
+      }
+      this.openersExceedClosers = balance > 0;
+    }
+    return this.openersExceedClosers;
   }
 
   private reportUnclosed(opener: Token, closer: string, blockName: string): void {
@@ -319,7 +347,7 @@ export class TextFormatParser {
       const t = this.tokens.peek();
       let item: ScalarNode | MessageNode | undefined;
       if (t.kind === 'symbol' && (t.text === '{' || t.text === '<')) item = this.parseBlock(name, scope);
-      else if (t.kind === 'string' || t.kind === 'word') item = this.parseScalar();
+      else if (t.kind === 'string' || t.kind === 'word') item = this.parseScalar(false);
       else if (t.kind === 'eof' || (t.kind === 'symbol' && (t.text === '}' || t.text === '>'))) {
         this.reportUnclosedList(open, name);
         return finish();
@@ -387,9 +415,10 @@ export class TextFormatParser {
 
   /**
    * A scalar: adjacent quoted strings concatenated, or one word. A lone "-" followed by a word is
-   * a negative number written with a space (C++ accepts `- 1`).
+   * a negative number written with a space (C++ accepts `- 1`). In a list (`wholeLine` false) a
+   * second word is the next element with a missing comma, not more of this value.
    */
-  private parseScalar(): ScalarNode {
+  private parseScalar(wholeLine = true): ScalarNode {
     const first = this.tokens.next();
     if (first.kind === 'string') {
       let end = first.end;
@@ -412,8 +441,26 @@ export class TextFormatParser {
         end = n.end;
       }
     }
+    // Words that follow on the same line without starting a field (`name: my model`) are the rest
+    // of an unquoted value: keep them together so the value is reported once, with one fix.
+    const line = this.source.position(word.start).line;
+    while (wholeLine) {
+      const n = this.tokens.peek();
+      if (n.kind !== 'word' || this.source.position(n.start).line !== line) break;
+      const after = this.tokens.peek(1);
+      if (after.kind === 'symbol' && ':{<['.includes(after.text)) break;
+      this.tokens.next();
+      end = n.end;
+      normalized = this.text.slice(word.start, end);
+    }
     const token = /^[A-Za-z_]/.test(normalized) ? 'identifier' : 'number';
     return { kind: 'scalar', token, text: this.text.slice(word.start, end), value: normalized, span: this.span(word.start, end) };
+  }
+
+  /** A string token as written, shortened for messages. */
+  private shortText(t: Token): string {
+    const raw = this.text.slice(t.start, t.end);
+    return raw.length > 60 ? `${raw.slice(0, 59)}…` : raw;
   }
 
   private decodeString(t: Extract<Token, { kind: 'string' }>): string {
@@ -423,12 +470,12 @@ export class TextFormatParser {
       const start = t.contentStart + p.offset;
       if (p.kind === 'escape' && p.length === 2 && !/^\\[xXuU]/.test(raw.slice(p.offset))) {
         this.sink.report('SYNTAX_INVALID_ESCAPE', start, start + p.length,
-          `${p.message} in string ${quoteSnippet(this.text.slice(t.start, t.end))}; write "\\\\" for a literal backslash.`, {
+          `${p.message} in string ${this.shortText(t)}; write "\\\\" for a literal backslash.`, {
             fix: { description: 'Escape the backslash', edits: [{ start, end: start + 1, text: '\\\\' }], safe: true },
           });
       } else {
         this.sink.report(p.kind === 'utf8' ? 'SYNTAX_INVALID_UTF8' : 'SYNTAX_INVALID_ESCAPE', start, start + p.length,
-          `${p.message} in string ${quoteSnippet(this.text.slice(t.start, t.end))}.`);
+          `${p.message} in string ${this.shortText(t)}.`);
       }
     }
     return value;

@@ -148,17 +148,34 @@ function article(type: string): string {
 
 function enumHint(text: string, field: FieldInfo): string {
   if (field.kind !== 'enum') return '';
-  const suggestion = closestName(text, field.enumType!.byName.keys());
+  const suggestion = suggestEnumValue(text, field);
   return suggestion ? ` Did you mean ${suggestion}?` : '';
+}
+
+/**
+ * Data type names from other tools (ONNX, NumPy, KServe's wire names) that users paste into
+ * data_type: the edit distance to Triton's names is too large to find them otherwise.
+ */
+const DATA_TYPE_ALIASES: Record<string, string> = {
+  FLOAT: 'TYPE_FP32', FLOAT32: 'TYPE_FP32', FLOAT16: 'TYPE_FP16', HALF: 'TYPE_FP16', DOUBLE: 'TYPE_FP64',
+  FLOAT64: 'TYPE_FP64', BFLOAT16: 'TYPE_BF16', INT: 'TYPE_INT32', LONG: 'TYPE_INT64', BYTES: 'TYPE_STRING',
+  STRING: 'TYPE_STRING', STR: 'TYPE_STRING', BOOLEAN: 'TYPE_BOOL',
+};
+
+function suggestEnumValue(text: string, field: FieldInfo): string | undefined {
+  const names = [...field.enumType!.byName.keys()];
+  const alias = DATA_TYPE_ALIASES[text.toUpperCase().replace(/^(TYPE_|DT_|NP\.)/, '')];
+  if (field.enumType!.fullName === 'inference.DataType' && alias) return alias;
+  return closestName(text, names);
 }
 
 function describeFailure(node: ScalarNode, text: string, field: FieldInfo): Decoded {
   const shown = quoteSnippet(node.text);
   if (field.kind === 'enum') {
     const names = [...field.enumType!.byName.keys()];
-    const suggestion = closestName(text, names);
+    const suggestion = suggestEnumValue(text, field);
     const message = `${shown} is not a value of ${field.enumType!.fullName} (field "${field.name}").` +
-      (suggestion ? ` Did you mean ${suggestion}?` : ` Use one of: ${names.slice(0, 8).join(', ')}${names.length > 8 ? ', ...' : ''}.`);
+      (suggestion ? ` Did you mean ${suggestion}?` : ` Use one of: ${names.slice(0, 16).join(', ')}${names.length > 16 ? ', ...' : ''}.`);
     const result: Decoded = { ok: false, ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', message };
     if (suggestion) {
       result.fix = { description: `Replace with ${suggestion}`, edits: [{ start: node.span.start.offset, end: node.span.end.offset, text: suggestion }], safe: false };
@@ -184,7 +201,14 @@ function describeFailure(node: ScalarNode, text: string, field: FieldInfo): Deco
     return { ok: false, ruleId: 'SYNTAX_WRONG_VALUE_TYPE', message: `Field "${field.name}" expects an integer (${scalar}), found ${shown}.` };
   }
   if (scalar === 'bool') {
-    return { ok: false, ruleId: 'SYNTAX_WRONG_VALUE_TYPE', message: `Field "${field.name}" is a bool; write true or false, not ${shown}.` };
+    const lower = text.toLowerCase();
+    const result: Decoded = { ok: false, ruleId: 'SYNTAX_WRONG_VALUE_TYPE', message: `Field "${field.name}" is a bool; write true or false, not ${shown}.` };
+    // TRUE/FALSE in another case can only mean one thing; yes/no/on/off are likely but not certain.
+    const meant = lower === 'true' || lower === 'false' ? lower : ({ yes: 'true', on: 'true', no: 'false', off: 'false' } as Record<string, string>)[lower];
+    if (meant) {
+      result.fix = { description: `Replace with ${meant}`, edits: [{ start: node.span.start.offset, end: node.span.end.offset, text: meant }], safe: lower === meant };
+    }
+    return result;
   }
   return { ok: false, ruleId: 'SYNTAX_WRONG_VALUE_TYPE', message: `Field "${field.name}" expects a number (${scalar}), found ${shown}.` };
 }

@@ -5,6 +5,7 @@
  * tolerated, so that one run finds every instance: `//` comments, typographic quotes, and
  * non-ASCII spaces or a byte-order mark.
  */
+import type { Fix, TextEdit } from '../diagnostic.js';
 import type { DiagnosticSink } from './source.js';
 
 export type Token =
@@ -72,7 +73,7 @@ export class Tokenizer {
     let end = start;
     for (; end < text.length; end++) {
       const code = text.charCodeAt(end);
-      if (!isWordChar(code) || (code === 47 /* / */ && text.charCodeAt(end + 1) === 47)) break;
+      if (!isWordChar(code) || (code === 47 /* / */ && (text.charCodeAt(end + 1) === 47 || text.charCodeAt(end + 1) === 42))) break;
     }
     if (end === start) end = start + 1; // a lone '/' of a comment-like token: never loop forever
     this.pos = end;
@@ -94,6 +95,8 @@ export class Tokenizer {
             fix: { description: 'Replace "//" with "#"', edits: [{ start, end: start + 2, text: '#' }], safe: true },
           });
         this.skipToLineEnd();
+      } else if (code === 47 /* / */ && text.charCodeAt(this.pos + 1) === 42 /* * */) {
+        this.skipBlockComment();
       } else if (isForeignSpace(code)) {
         const start = this.pos;
         const ch = text[start]!;
@@ -108,6 +111,33 @@ export class Tokenizer {
         return;
       }
     }
+  }
+
+  /**
+   * A C-style comment, reported and skipped. The fix turns it into "#" comments when nothing
+   * follows its end on the same line (otherwise code after it would become comment text).
+   */
+  private skipBlockComment(): void {
+    const text = this.text;
+    const start = this.pos;
+    const close = text.indexOf('*/', start + 2);
+    const end = close === -1 ? text.length : close + 2;
+    this.pos = end;
+    const lineEnd = text.indexOf('\n', end);
+    const rest = text.slice(end, lineEnd === -1 ? text.length : lineEnd);
+    const options: { fix?: Fix } = {};
+    if (close !== -1 && rest.trim() === '') {
+      const edits: TextEdit[] = [{ start, end: start + 2, text: '#' }];
+      for (let nl = text.indexOf('\n', start); nl !== -1 && nl < close; nl = text.indexOf('\n', nl + 1)) {
+        let at = nl + 1;
+        while (text[at] === ' ' || text[at] === '\t') at++;
+        if (at <= close) edits.push({ start: at, end: at, text: '# ' });
+      }
+      edits.push({ start: close, end: close + 2, text: '' });
+      options.fix = { description: 'Turn the /* */ comment into "#" comments', edits, safe: true };
+    }
+    this.sink.report('SYNTAX_SLASH_COMMENT', start, Math.min(start + 2, end),
+      `Protobuf text format has no "/* */" comments; start each comment line with "#" instead.${close === -1 ? ' This one is never closed, so the rest of the file is ignored.' : ''}`, options);
   }
 
   private skipToLineEnd(): void {

@@ -51,8 +51,19 @@ export interface Gears {
   batchSizes: number[] | undefined;
 }
 
-/** The gears a GE config compiles, when both options are present and well-formed. */
+const gearsCache = new WeakMap<ModelConfig, Gears | null>();
+
+/** The gears a GE config compiles, when both options are present and well-formed (cached per config). */
 export function gearsOf(config: ModelConfig): Gears | undefined {
+  let gears = gearsCache.get(config);
+  if (gears === undefined) {
+    gears = computeGears(config) ?? null;
+    gearsCache.set(config, gears);
+  }
+  return gears ?? undefined;
+}
+
+function computeGears(config: ModelConfig): Gears | undefined {
   const shapeText = parameter(config, 'graph.ge.inputShape');
   const dimsText = parameter(config, 'graph.ge.dynamicDims');
   if (shapeText === undefined || dimsText === undefined) return undefined;

@@ -15,15 +15,21 @@ export interface TensorRef {
   label: string;
 }
 
+const tensorCache = new WeakMap<ModelConfig, TensorRef[]>();
+
+/** The config's inputs then outputs with their paths (computed once per config: most rules ask). */
 export function tensors(config: ModelConfig, which: 'input' | 'output' | 'both' = 'both'): TensorRef[] {
-  const out: TensorRef[] = [];
-  for (const io of ['input', 'output'] as const) {
-    if (which !== 'both' && which !== io) continue;
-    (config[io] ?? []).forEach((tensor, index) => {
-      out.push({ io, index, tensor, path: [io, index], label: `model ${io} '${tensor.name ?? ''}'` });
-    });
+  let all = tensorCache.get(config);
+  if (!all) {
+    all = [];
+    for (const io of ['input', 'output'] as const) {
+      (config[io] ?? []).forEach((tensor, index) => {
+        all!.push({ io, index, tensor, path: [io, index], label: `model ${io} '${tensor.name ?? ''}'` });
+      });
+    }
+    tensorCache.set(config, all);
   }
-  return out;
+  return which === 'both' ? all : all.filter((t) => t.io === which);
 }
 
 const PLATFORM_BACKENDS: Record<string, string> = {
@@ -113,4 +119,25 @@ export function parameter(config: ModelConfig, key: string): string | undefined 
 
 export function quote(s: string): string {
   return JSON.stringify(s);
+}
+
+/**
+ * An edit deleting one field (name through value, a trailing separator, and its whole line when
+ * nothing else is on it), leaving every other byte as it was.
+ */
+export function deleteFieldEdit(text: string, nameSpan: Span, valueSpan: Span): { start: number; end: number; text: string } {
+  let start = nameSpan.start.offset;
+  let end = valueSpan.end.offset;
+  while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
+  if (text[end] === ',' || text[end] === ';') {
+    end++;
+    while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
+  }
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const onlyOnLine = /^[ \t]*$/.test(text.slice(lineStart, start)) && (end === text.length || text[end] === '\n' || text.startsWith('\r\n', end));
+  if (onlyOnLine) {
+    start = lineStart;
+    end = text.startsWith('\r\n', end) ? end + 2 : Math.min(end + 1, text.length);
+  }
+  return { start, end, text: '' };
 }

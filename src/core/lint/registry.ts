@@ -16,19 +16,23 @@ import { rule as DUPLICATE_TENSOR_NAME } from './rules/duplicate-tensor-name.js'
 import { rule as ENSEMBLE_DATAFLOW } from './rules/ensemble-dataflow.js';
 import { rule as ENSEMBLE_FORBIDDEN_FIELD } from './rules/ensemble-forbidden-field.js';
 import { rule as ENSEMBLE_SCHEDULING_MISMATCH } from './rules/ensemble-scheduling-mismatch.js';
+import { rule as ENSEMBLE_STEP_MODEL } from './rules/ensemble-step-model.js';
 import { rule as FILE_UNREADABLE } from './rules/file-unreadable.js';
 import { rule as GE_DYNAMIC_DIMS } from './rules/ge-dynamic-dims.js';
 import { rule as GE_GPU_IGNORED } from './rules/ge-gpu-ignored.js';
 import { rule as GE_INPUT_SHAPE } from './rules/ge-input-shape.js';
+import { rule as GE_MAX_BATCH_EXCEEDS_GEARS } from './rules/ge-max-batch-exceeds-gears.js';
 import { rule as GE_MODEL_FILE_MISSING } from './rules/ge-model-file-missing.js';
 import { rule as GE_MULTIPLE_ONNX } from './rules/ge-multiple-onnx.js';
 import { rule as GE_OM_ONLY } from './rules/ge-om-only.js';
 import { rule as GE_PARAMETER_UNKNOWN } from './rules/ge-parameter-unknown.js';
 import { rule as GE_PARAMETER_VALUE } from './rules/ge-parameter-value.js';
 import { rule as GE_PREFERRED_NOT_GEAR } from './rules/ge-preferred-not-gear.js';
+import { rule as GE_STATIC_MODEL_BATCHING } from './rules/ge-static-model-batching.js';
 import { rule as GPU_ID_NEGATIVE } from './rules/gpu-id-negative.js';
 import { rule as INSTANCE_GROUP_COUNT } from './rules/instance-group-count.js';
 import { rule as INSTANCE_GROUP_KIND_GPUS } from './rules/instance-group-kind-gpus.js';
+import { rule as LABEL_FILE_MISSING } from './rules/label-file-missing.js';
 import { rule as MAX_BATCH_SIZE_NEGATIVE } from './rules/max-batch-size-negative.js';
 import { rule as MODEL_DATA_TYPE_MISMATCH } from './rules/model-data-type-mismatch.js';
 import { rule as MODEL_DIMS_MISMATCH } from './rules/model-dims-mismatch.js';
@@ -74,19 +78,23 @@ export const RULES: readonly Rule[] = [
   ENSEMBLE_DATAFLOW,
   ENSEMBLE_FORBIDDEN_FIELD,
   ENSEMBLE_SCHEDULING_MISMATCH,
+  ENSEMBLE_STEP_MODEL,
   FILE_UNREADABLE,
   GE_DYNAMIC_DIMS,
   GE_GPU_IGNORED,
   GE_INPUT_SHAPE,
+  GE_MAX_BATCH_EXCEEDS_GEARS,
   GE_MODEL_FILE_MISSING,
   GE_MULTIPLE_ONNX,
   GE_OM_ONLY,
   GE_PARAMETER_UNKNOWN,
   GE_PARAMETER_VALUE,
   GE_PREFERRED_NOT_GEAR,
+  GE_STATIC_MODEL_BATCHING,
   GPU_ID_NEGATIVE,
   INSTANCE_GROUP_COUNT,
   INSTANCE_GROUP_KIND_GPUS,
+  LABEL_FILE_MISSING,
   MAX_BATCH_SIZE_NEGATIVE,
   MODEL_DATA_TYPE_MISMATCH,
   MODEL_DIMS_MISMATCH,

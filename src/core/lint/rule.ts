@@ -55,6 +55,11 @@ export interface ConfigContext extends BaseContext {
   model?: ModelEntry;
   /** The model files Triton would load for this config, inspected (empty for a config alone). */
   modelFiles(): ModelFileInfo[];
+  /**
+   * Another model of the repository by name (set only when a whole repository is validated):
+   * its entry, and its config when that parses without syntax errors.
+   */
+  peer?: (name: string) => { model: ModelEntry; config?: ModelConfig } | undefined;
 }
 
 /** A model directory; the config is present only when it parsed without syntax errors. */

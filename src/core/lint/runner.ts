@@ -6,6 +6,7 @@
  */
 import { parseModelConfig } from '../config/index.js';
 import type { ParseResult, Span } from '../config/ast.js';
+import type { ModelConfig } from '../config/model-config.js';
 import type { Diagnostic, Severity } from '../diagnostic.js';
 import { inspectModelFile, type ModelFileInfo } from '../model/inspect.js';
 import { selectVersions } from '../repository/versions.js';
@@ -131,15 +132,32 @@ class TargetLinter {
     for (const model of this.target.models) this.lintModel(model);
   }
 
-  private parse(source: ConfigSource): ParseResult | undefined {
-    if (source.text === undefined) {
-      this.configs.push({ source });
-      return undefined;
+  private readonly parsed = new Map<ConfigSource, ParseResult>();
+
+  /** Parses a config once, whether a rule asked for it as a peer first or it is linted first. */
+  private parseOnce(source: ConfigSource): ParseResult | undefined {
+    if (source.text === undefined) return undefined;
+    let parse = this.parsed.get(source);
+    if (!parse) {
+      parse = parseModelConfig(source.text, source.display);
+      this.parsed.set(source, parse);
     }
-    const parse = parseModelConfig(source.text, source.display);
-    this.configs.push({ source, parse });
     return parse;
   }
+
+  private parse(source: ConfigSource): ParseResult | undefined {
+    const parse = this.parseOnce(source);
+    this.configs.push(parse ? { source, parse } : { source });
+    return parse;
+  }
+
+  /** Another model of the same repository, by name: its config when it parses without errors. */
+  private peerConfig = (name: string): { model: ModelEntry; config?: ModelConfig } | undefined => {
+    const model = this.target.models.find((m) => m.name === name);
+    if (!model) return undefined;
+    const parse = model.config ? this.parseOnce(model.config) : undefined;
+    return { model, config: parse && !hasSyntaxErrors(parse, this.options.overrides) ? parse.config : undefined };
+  };
 
   /** Lints a config's text; returns the parse when it is clean enough for semantic rules. */
   private lintConfig(source: ConfigSource, model: ModelEntry | undefined): ParseResult | undefined {
@@ -149,7 +167,10 @@ class TargetLinter {
     const clean = !hasSyntaxErrors(parse, this.options.overrides);
     if (clean) {
       let modelFiles: ModelFileInfo[] | undefined;
-      const ctxBase = {
+      // One context per config, reporting for whichever rule runs: thousands of models × dozens
+      // of rules make per-rule context objects a measurable cost.
+      let current: ConfigRule = this.configRules[0]!;
+      const ctx: ConfigContext = {
         target: this.target,
         inspect: this.inspect,
         config: parse.config,
@@ -158,9 +179,11 @@ class TargetLinter {
         text: source.text!,
         model,
         modelFiles: () => (modelFiles ??= this.modelFiles(parse, model)),
+        peer: this.target.kind === 'repository' ? this.peerConfig : undefined,
+        report: (report) => found.push(toDiagnostic(current, report.file ?? source.display, report.file !== undefined ? report.span ?? FILE_START : locateReport(parse, report), report)),
       };
       for (const rule of this.configRules) {
-        const ctx: ConfigContext = { ...ctxBase, report: this.reporter(rule, source, parse, found) };
+        current = rule;
         rule.check(ctx);
       }
     }

@@ -54,8 +54,8 @@ export function readConfigSource(fs: ScanFileSystem, file: string, display: stri
   let bytes: Buffer;
   try {
     const stat = fs.stat(file);
-    if (stat.isDirectory()) {
-      problem('unreadable', `${path.basename(file)} is a directory, not a file: the config must be a text file`);
+    if (!stat.isFile()) {
+      problem('unreadable', `${path.basename(file)} is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}: the config must be a text file`);
       return source;
     }
     if (stat.size > MAX_CONFIG_BYTES) {

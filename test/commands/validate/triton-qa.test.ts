@@ -1,7 +1,7 @@
 /**
  * Triton's own QA cases, both directions:
  * - every noautofill_platform case, prepared as test.sh does (platform lines dropped,
- *   platform "onnxruntime_onnx" appended), makes `gebe validate <config>` report an error that says
+ *   platform "onnxruntime_onnx" appended; also "tensorrt_plan" and "pytorch_libtorch"), makes `gebe validate <config>` report an error that says
  *   what Triton's expected fragment says;
  * - every expected* file of the autofill_noplatform_success cases (complete configs Triton loads)
  *   makes `gebe validate <file>` report no error.
@@ -34,31 +34,34 @@ async function validateFile(file: string): Promise<{ code: number; out: JsonOutp
 const failing = qaCases('noautofill_platform');
 const succeeding = qaCases('autofill_noplatform_success');
 
-describe('Triton QA: noautofill_platform cases fail validation with Triton\'s message', () => {
-  it('finds all 58 cases', () => expect(failing).toHaveLength(58));
+// test.sh runs each case once per platform; onnxruntime_onnx is the one the issue names.
+for (const platform of ['onnxruntime_onnx', 'tensorrt_plan', 'pytorch_libtorch']) {
+  describe(`Triton QA: noautofill_platform cases with platform "${platform}" fail validation with Triton's message`, () => {
+    it('finds all 58 cases', () => expect(failing).toHaveLength(58));
 
-  for (const c of failing) {
-    const exception = QA_EXCEPTIONS[c.id];
-    it(`${c.id} ${c.model}${exception ? ` (exception: ${exception.treatment})` : ''}`, async () => {
-      const file = path.join(tmp, `${c.id}-config.pbtxt`);
-      fs.writeFileSync(file, withPlatform(fs.readFileSync(path.join(c.dir, 'config.pbtxt'), 'utf8'), 'onnxruntime_onnx'));
-      const { code, out } = await validateFile(file);
-      const errors = out.diagnostics.filter((d) => d.severity === 'error');
-      const patterns = expectedFiles(c.dir).map((f) => expectedMessage(fs.readFileSync(f, 'utf8'), c.model));
-      const matched = errors.some((d) => patterns.some((p) => p.test(d.message)));
-      if (exception?.treatment === 'no-error') {
-        expect(errors).toEqual([]);
-        expect(code).toBe(0);
-        return;
-      }
-      expect(errors.length, 'at least one error').toBeGreaterThan(0);
-      expect(code).toBe(1);
-      expect(out.diagnostics.every((d) => d.line >= 1)).toBe(true);
-      if (exception?.treatment === 'other-message') expect(matched, 'the exception is stale: the message now matches').toBe(false);
-      else expect(matched, `no error says ${patterns.map(String).join(' or ')}; got ${errors.map((d) => d.message).join(' | ')}`).toBe(true);
-    });
-  }
-});
+    for (const c of failing) {
+      const exception = QA_EXCEPTIONS[c.id];
+      it(`${c.id} ${c.model}${exception ? ` (exception: ${exception.treatment})` : ''}`, async () => {
+        const file = path.join(tmp, `${c.id}-${platform}-config.pbtxt`);
+        fs.writeFileSync(file, withPlatform(fs.readFileSync(path.join(c.dir, 'config.pbtxt'), 'utf8'), platform));
+        const { code, out } = await validateFile(file);
+        const errors = out.diagnostics.filter((d) => d.severity === 'error');
+        const patterns = expectedFiles(c.dir).map((f) => expectedMessage(fs.readFileSync(f, 'utf8'), c.model));
+        const matched = errors.some((d) => patterns.some((p) => p.test(d.message)));
+        if (exception?.treatment === 'no-error') {
+          expect(errors).toEqual([]);
+          expect(code).toBe(0);
+          return;
+        }
+        expect(errors.length, 'at least one error').toBeGreaterThan(0);
+        expect(code).toBe(1);
+        expect(out.diagnostics.every((d) => d.line >= 1)).toBe(true);
+        if (exception?.treatment === 'other-message') expect(matched, 'the exception is stale: the message now matches').toBe(false);
+        else expect(matched, `no error says ${patterns.map(String).join(' or ')}; got ${errors.map((d) => d.message).join(' | ')}`).toBe(true);
+      });
+    }
+  });
+}
 
 describe('Triton QA: autofill_noplatform_success expected configs pass validation', () => {
   it('finds all 41 cases', () => expect(succeeding).toHaveLength(41));

@@ -28,7 +28,9 @@ function random(seed: number): () => number {
 
 const SNIPPETS = ['}', '{', ',', ';', ':', '"', '#', '[', ']', '-', '0x', ' 1', ' -1', 'name: "x" ', 'dims: 3 ', 'max_batch_size: 2 ',
   '<', '>', "'", 'inf', 'true', '\n', 'foo: 1 ', 'parameters {} ', ' 1.5', ' 4294967296', ' t', ' 010', ' 09', '"a" "b"', '\\', ' =',
-  'dynamic_batching { } ', 'sequence_batching { } ', 'kind: 7 ', ' []', ' [1,]', 'data_type: 5 '];
+  'dynamic_batching { } ', 'sequence_batching { } ', 'kind: 7 ', ' []', ' [1,]', 'data_type: 5 ', '"\\x"', "'\\u00e9'", ' 1e5',
+  ' -inf', ' nan', ' 1f', ' .5', 'input <> ', ' : <', '[ext]: 1 ', ' True', ' -0', ' 0b1', ' 1_000', ':-', '# //', ' 0X1F', ' -9223372036854775809',
+  ' 18446744073709551616', 'zero_data: 1 ', 'random_data: f ', ' "\\q"', ' 1.', ' 00', ' 0x', '//'];
 
 function mutate(text: string, next: () => number): string {
   const at = Math.floor(next() * (text.length + 1));
@@ -62,7 +64,7 @@ describe.skipIf(!hasProtoc)('agreement with protoc (C++ TextFormat)', () => {
     const mismatches: string[] = [];
     let accepted = 0;
     let rejected = 0;
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 150; i++) {
       const id = ids[Math.floor(next() * ids.length)]!;
       let text = readFileSync(path.join(casesDir, id, 'config.pbtxt'), 'utf8');
       const rounds = 1 + Math.floor(next() * 2);
@@ -89,8 +91,8 @@ describe.skipIf(!hasProtoc)('agreement with protoc (C++ TextFormat)', () => {
     }
     expect(mismatches).toEqual([]);
     // The mutations must exercise both outcomes for the comparison to mean anything.
-    expect(accepted).toBeGreaterThan(30);
-    expect(rejected).toBeGreaterThan(30);
+    expect(accepted).toBeGreaterThan(15);
+    expect(rejected).toBeGreaterThan(15);
   });
 });
 

@@ -107,6 +107,15 @@ ${warmupText}max_batch_size: 4
     expect(writeModelWarmup(writeModelWarmup(withOld, 'c', warmup), 'c', warmup)).toBe(writeModelWarmup(withOld, 'c', warmup));
   });
 
+  it('keeps CRLF line endings in CRLF files', () => {
+    const crlf = original.replace(/\n/g, '\r\n');
+    expect(setScalar(crlf, 'c', ['dynamic_batching', 'max_queue_delay_microseconds'], 100)).toBe(
+      setScalar(original, 'c', ['dynamic_batching', 'max_queue_delay_microseconds'], 100).replace(/\n/g, '\r\n'));
+    expect(writeModelWarmup(crlf, 'c', warmup)).toBe((original + warmupText).replace(/\n/g, '\r\n'));
+    const withOld = 'name: "m"\r\nmodel_warmup { name: "old" }\r\nmax_batch_size: 4\r\n';
+    expect(writeModelWarmup(withOld, 'c', warmup)).toBe(`name: "m"\r\n${warmupText.replace(/\n/g, '\r\n')}max_batch_size: 4\r\n`);
+  });
+
   it('replaces a field that shares its line with others without touching them', () => {
     const text = 'name: "m" max_batch_size: 4, backend: "x"\n';
     const result = parseModelConfig(text, 'c');

@@ -37,6 +37,31 @@ const cases: Case[] = [
     output: 'name: "a" # the name\n# a whole line\nmax_batch_size: 8\n',
   },
   {
+    title: '/* */ comments, fixed when nothing follows them on their last line',
+    code: '/* header\n   more */\nname: "a" /* inline */ max_batch_size: 1\n',
+    errors: [
+      { ruleId: 'SYNTAX_SLASH_COMMENT', line: 1, column: 1, endColumn: 3, message: /"\/\* \*\/"/ },
+      { ruleId: 'SYNTAX_SLASH_COMMENT', line: 3, column: 11 },
+    ],
+    output: '# header\n   # more \nname: "a" /* inline */ max_batch_size: 1\n',
+  },
+  {
+    title: 'a JSON document instead of text format',
+    code: '{\n  "name": "m",\n  "max_batch_size": 8\n}\n',
+    errors: [
+      { ruleId: 'SYNTAX_JSON_CONFIG', line: 1, column: 1, message: /looks like JSON/ },
+      { ruleId: 'SYNTAX_QUOTED_FIELD_NAME', line: 2, column: 3 },
+      { ruleId: 'SYNTAX_QUOTED_FIELD_NAME', line: 3, column: 3 },
+      { ruleId: 'SYNTAX_UNEXPECTED_TOKEN', line: 4, column: 1, message: /no open block/ },
+    ],
+    output: '{\n  name: "m",\n  max_batch_size: 8\n}\n',
+  },
+  {
+    title: 'a map key given twice',
+    code: 'parameters { key: "a" value { string_value: "1" } }\nparameters { key: "a" value { string_value: "2" } }\n',
+    errors: [{ ruleId: 'SYNTAX_DUPLICATE_MAP_KEY', line: 2, column: 12, severity: 'warning', message: /key "a" more than once \(first at line 1\)/ }],
+  },
+  {
     title: 'typographic double and single quotes',
     code: 'name: \u201Cresnet\u201D\nplatform: \u2018onnxruntime_onnx\u2019\n',
     errors: [
@@ -60,18 +85,24 @@ const cases: Case[] = [
   },
   {
     title: 'unquoted string values',
-    code: 'name: my_model\nbackend: onnxruntime-gpu.so\ndefault_model_filename: model.onnx,\n',
+    code: 'name: my_model\nbackend: onnxruntime-gpu.so\ndefault_model_filename: model.onnx,\nplatform: onnx runtime # comment\nmax_batch_size: 8\n',
     errors: [
       { ruleId: 'SYNTAX_UNQUOTED_STRING', line: 1, column: 7, endColumn: 15, message: /name: "my_model"/ },
       { ruleId: 'SYNTAX_UNQUOTED_STRING', line: 2, column: 10, endColumn: 28 },
       { ruleId: 'SYNTAX_UNQUOTED_STRING', line: 3, column: 25, endColumn: 35 },
+      { ruleId: 'SYNTAX_UNQUOTED_STRING', line: 4, column: 11, endColumn: 23, message: /platform: "onnx runtime"/ },
     ],
-    output: 'name: "my_model"\nbackend: "onnxruntime-gpu.so"\ndefault_model_filename: "model.onnx",\n',
+    output: 'name: "my_model"\nbackend: "onnxruntime-gpu.so"\ndefault_model_filename: "model.onnx",\nplatform: "onnx runtime" # comment\nmax_batch_size: 8\n',
   },
   {
     title: 'a missing } before the next top-level field is reported where the block opened',
     code: 'input {\n  name: "x"\n  dims: [ 1 ]\n\noutput { name: "y" }\n',
     errors: [{ ruleId: 'SYNTAX_UNCLOSED_BLOCK', line: 1, column: 7, endColumn: 8, message: /opened at line 1, column 7 .* before line 5/, suggestion: 'input {\n  name: "x"\n  dims: [ 1 ]\n\n}\noutput { name: "y" }\n' }],
+  },
+  {
+    title: 'a top-level field misplaced inside a block that is closed is an unknown field, not a missing }',
+    code: 'input {\n  name: "x"\nbackend: "onnxruntime"\n}\n',
+    errors: [{ ruleId: 'SYNTAX_UNKNOWN_FIELD', line: 3, column: 1, message: /"backend" does not exist in ModelInput; it belongs to ModelConfig\. Move it out/ }],
   },
   {
     title: 'a missing } at the end of the file',
@@ -144,6 +175,23 @@ const cases: Case[] = [
     ],
   },
   {
+    title: 'data type names from ONNX, NumPy and KServe',
+    code: 'input { data_type: FLOAT }\noutput { data_type: BYTES }\n',
+    errors: [
+      { ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', line: 1, column: 20, message: /Did you mean TYPE_FP32\?/, suggestion: 'input { data_type: TYPE_FP32 }\noutput { data_type: BYTES }\n' },
+      { ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', line: 2, column: 21, message: /Did you mean TYPE_STRING\?/ },
+    ],
+  },
+  {
+    title: 'booleans in other spellings',
+    code: 'dynamic_batching { preserve_ordering: TRUE }\ninput { optional: yes }\n',
+    errors: [
+      { ruleId: 'SYNTAX_WRONG_VALUE_TYPE', line: 1, column: 39, message: /write true or false, not "TRUE"/ },
+      { ruleId: 'SYNTAX_WRONG_VALUE_TYPE', line: 2, column: 19, suggestion: 'dynamic_batching { preserve_ordering: TRUE }\ninput { optional: true }\n' },
+    ],
+    output: 'dynamic_batching { preserve_ordering: true }\ninput { optional: yes }\n',
+  },
+  {
     title: 'a non-repeated field given twice',
     code: 'name: "a"\nname: "b"\nmax_batch_size: 0\nmax_batch_size: 4\ndynamic_batching { }\ndynamic_batching { }\n',
     errors: [
@@ -185,7 +233,7 @@ const cases: Case[] = [
     code: '\uFEFFname: "C:\\models"\nplatform: "onnx\nbackend:\u00A0"ge"\n',
     errors: [
       { ruleId: 'SYNTAX_INVALID_CHARACTER', line: 1, column: 1, message: /byte-order mark/ },
-      { ruleId: 'SYNTAX_INVALID_ESCAPE', line: 1, column: 11, endColumn: 13, message: /"\\m" is not a valid escape/ },
+      { ruleId: 'SYNTAX_INVALID_ESCAPE', line: 1, column: 11, endColumn: 13, message: /"\\m" is not a valid escape sequence in string "C:\\models"; write/ },
       { ruleId: 'SYNTAX_UNTERMINATED_STRING', line: 2, column: 11, endColumn: 16 },
       { ruleId: 'SYNTAX_INVALID_CHARACTER', line: 3, column: 9, message: /U\+00A0/ },
     ],
@@ -208,6 +256,14 @@ const cases: Case[] = [
       { ruleId: 'SYNTAX_MISSING_VALUE', line: 1, column: 9, message: /found "\}"/ },
       { ruleId: 'SYNTAX_UNEXPECTED_TOKEN', line: 2, column: 1, message: /Expected a field name, found "2name"/ },
       { ruleId: 'SYNTAX_MISSING_VALUE', line: 4, column: 1, message: /the end of the file/ },
+    ],
+  },
+  {
+    title: 'field names with characters other than letters, digits and "_"',
+    code: 'max-batch-size: 8\nname: "\\377"\n',
+    errors: [
+      { ruleId: 'SYNTAX_INVALID_FIELD_NAME', line: 1, column: 1, endColumn: 15, message: /"max-batch-size" is not a valid field name/ },
+      { ruleId: 'SYNTAX_INVALID_UTF8', line: 2, column: 8, message: /not valid UTF-8/ },
     ],
   },
   {

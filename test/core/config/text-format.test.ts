@@ -7,7 +7,7 @@ import { parseModelConfig, toProtoJson } from '../../../src/core/config/index.js
 
 function json(text: string): unknown {
   const result = parseModelConfig(text, 'c.pbtxt');
-  expect(result.diagnostics).toEqual([]);
+  expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return toProtoJson(result);
 }
 
@@ -68,6 +68,8 @@ dynamic_batching { priority_queue_policy { key: 4294967296 value { max_queue_siz
       dynamic_batching: { priority_queue_policy: { 4294967296: { max_queue_size: 2 } } },
       parameters: { a: { string_value: '3' }, b: { string_value: '2' }, '': {} },
     });
+    expect(parseModelConfig('parameters { key: "a" } parameters { key: "a" }', 'c').diagnostics.map((d) => [d.ruleId, d.severity]))
+      .toEqual([['SYNTAX_DUPLICATE_MAP_KEY', 'warning']]);
   });
 
   it('leaves out defaults but keeps oneof members and empty messages that were written', () => {
@@ -77,6 +79,13 @@ dynamic_batching { priority_queue_policy { key: 4294967296 value { max_queue_siz
 
   it('skips comments anywhere, including a last line without a newline', () => {
     expect(json('# header\nname: # why\n  "a" # after\n# end')).toEqual({ name: 'a' });
+  });
+
+  it('reads CRLF files with positions on the right lines', () => {
+    const result = parseModelConfig('name: "a"\r\nmax_batch_size: 8\r\ninput { dims: [ 1 ] }\r\n', 'c.pbtxt');
+    expect(result.diagnostics).toEqual([]);
+    expect(result.locate(['input', 0, 'dims', 0])?.start).toMatchObject({ line: 3, column: 17 });
+    expect(parseModelConfig('name: "a\r\n', 'c').diagnostics[0]).toMatchObject({ ruleId: 'SYNTAX_UNTERMINATED_STRING', line: 1, column: 7, endColumn: 9 });
   });
 
   it('lists fields in field-number order whatever order they were written in', () => {

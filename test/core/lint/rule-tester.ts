@@ -34,6 +34,8 @@ export interface RuleCase {
   model?: string;
   /** Expected findings of the rule under test (invalid cases). */
   errors?: ExpectedFinding[];
+  /** For fixable rules: the config text after the rule's safe fixes are applied. */
+  output?: string;
 }
 
 export interface RuleCases {

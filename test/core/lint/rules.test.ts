@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { applyFixes } from '../../../src/core/config/edits.js';
 import { RULES } from '../../../src/core/lint/registry.js';
-import { renderRuleDoc } from '../../../scripts/gen-rule-docs.js';
+import { renderRuleDoc, renderRuleIndex } from '../../../scripts/gen-rule-docs.js';
 import { expectedFile, runCase, type RuleCases } from './rule-tester.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -42,6 +43,9 @@ describe('rule registry', () => {
       expect(cases!.valid.length, `${rule.id} has no valid case`).toBeGreaterThan(0);
       expect(cases!.invalid.length, `${rule.id} has no invalid case`).toBeGreaterThan(0);
       for (const c of cases!.invalid) expect(c.errors?.length, `${rule.id}: an invalid case lists no expected finding`).toBeGreaterThan(0);
+      const withOutput = cases!.invalid.filter((c) => c.output !== undefined).length;
+      if (rule.fixable) expect(withOutput, `${rule.id} is fixable: give an invalid case its fixed output`).toBeGreaterThan(0);
+      else expect(withOutput, `${rule.id} is not fixable but a case has a fixed output`).toBe(0);
     }
     for (const id of casesById.keys()) expect(RULES.map((r) => r.id), `cases for unknown rule ${id}`).toContain(id);
   });
@@ -55,6 +59,8 @@ describe('rule registry', () => {
       expect(text).toContain('## Good');
       expect(text, `docs/rules/${rule.id}.md is out of date (run npx tsx scripts/gen-rule-docs.ts)`).toBe(renderRuleDoc(rule, casesById.get(rule.id)!));
     }
+    const index = fs.readFileSync(path.join(repoRoot, 'docs', 'rules', 'README.md'), 'utf8');
+    expect(index, 'docs/rules/README.md is out of date (run npx tsx scripts/gen-rule-docs.ts)').toBe(renderRuleIndex(RULES));
   });
 });
 
@@ -82,6 +88,9 @@ for (const rule of RULES) {
           else if (e.message) expect(found[k]!.message).toContain(e.message);
           expect(found[k]!.severity).toBe(rule.severity);
         });
+        const safe = found.flatMap((d) => (d.fix?.safe && d.fix.edits.length > 0 ? [d.fix] : []));
+        if (!rule.fixable) expect(safe, `${rule.id} is not marked fixable but offers a safe fix`).toEqual([]);
+        if (c.output !== undefined) expect(applyFixes(c.config ?? '', safe).text).toBe(c.output);
       });
     });
   });

@@ -12,7 +12,7 @@ async function expectSameAsOrt(bytes: Uint8Array): Promise<void> {
   const view = (list: typeof info.inputs) => list.map((t) => ({ name: t.name, type: t.elemType, shape: t.dims }));
   const ortView = (meta: readonly ort.InferenceSession.ValueMetadata[]) =>
     meta.map((m) => {
-      const t = m as { name: string; type: string; shape: Array<number | string> };
+      const t = m as { name: string; type: string; shape: ReadonlyArray<number | string> };
       return { name: t.name, type: ORT_TYPES[t.type], shape: t.shape };
     });
   expect(view(info.inputs)).toEqual(ortView(session.inputMetadata));

@@ -114,9 +114,9 @@ describe('scanTarget', () => {
       },
     };
     const t = scanTarget('m', root, { fs: fsDenying });
-    expect(t.problems.map((p) => [p.kind, p.display, p.message])).toEqual([
-      ['unreadable', 'm/config.pbtxt', 'cannot read config.pbtxt: permission denied'],
+    expect(t.problems.map((p) => [p.kind, p.display, p.message]).sort()).toEqual([
       ['unreadable', 'm/1', 'cannot list directory m/1: permission denied'],
+      ['unreadable', 'm/config.pbtxt', 'cannot read config.pbtxt: permission denied'],
     ]);
   });
 

@@ -1,11 +1,21 @@
-import { isGe } from '../helpers.js';
-import { hint, type ConfigRule } from '../rule.js';
+import { deleteFieldEdit, isGe } from '../helpers.js';
+import type { Fix } from '../../diagnostic.js';
+import type { ConfigContext, ConfigRule } from '../rule.js';
+
+function deleteFix(ctx: ConfigContext, path: Array<string | number>, description: string): Fix | undefined {
+  const name = ctx.parse.locate(path, { name: true });
+  const value = ctx.parse.locate(path);
+  if (!name || !value) return undefined;
+  return { description, safe: true, edits: [deleteFieldEdit(ctx.text, name, value)] };
+}
 
 export const rule: ConfigRule = {
   id: 'GE_GPU_IGNORED',
   purpose: "Checks that GE-backend instance groups do not rely on kind KIND_GPU or 'gpus', which the GE backend ignores.",
   severity: 'warning',
-  fixable: false,
+  // Deleting settings the backend ignores leaves what runs unchanged, and spares Triton's core
+  // looking for CUDA GPUs an Ascend host does not have.
+  fixable: true,
   scope: 'config',
   check(ctx) {
     if (!isGe(ctx.config)) return;
@@ -15,13 +25,14 @@ export const rule: ConfigRule = {
           at: ['instance_group', i, 'gpus'],
           name: true,
           message: `the GE backend ignores 'gpus'; NPUs are chosen with parameters device_ids`,
-          fix: hint('remove gpus and set parameters { key: "device_ids" value: { string_value: "0" } }'),
+          fix: deleteFix(ctx, ['instance_group', i, 'gpus'], 'remove gpus (choose NPUs with parameters { key: "device_ids" value: { string_value: "0" } })'),
         });
-      } else if (g.kind === 'KIND_GPU') {
+      }
+      if (g.kind === 'KIND_GPU') {
         ctx.report({
           at: ['instance_group', i, 'kind'],
-          message: `the GE backend ignores kind KIND_GPU; the model runs on the NPUs in parameters device_ids`,
-          fix: hint('use kind: KIND_CPU (or leave kind out) and choose NPUs with device_ids'),
+          message: `the GE backend ignores kind KIND_GPU, and Triton itself then looks for CUDA GPUs; the model runs on the NPUs in parameters device_ids`,
+          fix: deleteFix(ctx, ['instance_group', i, 'kind'], 'remove kind: KIND_GPU'),
         });
       }
     });

@@ -11,7 +11,8 @@ export const rule: ConfigRule = {
     for (const t of tensors(ctx.config, 'input')) {
       const format = t.tensor.format;
       if (format !== 'FORMAT_NHWC' && format !== 'FORMAT_NCHW') continue;
-      const dims = t.tensor.reshape?.shape ?? t.tensor.dims ?? [];
+      // Triton checks the dims clients send, not the reshape the model sees.
+      const dims = t.tensor.dims ?? [];
       if (dims.length === 3) continue;
       ctx.report({
         at: [...t.path, 'format'],

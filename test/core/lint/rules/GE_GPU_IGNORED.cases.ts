@@ -19,12 +19,26 @@ export default {
     {
       name: 'GPU settings copied from an ONNX Runtime config',
       config: config('    kind: KIND_GPU\n    gpus: [ 0, 1 ]\n'),
-      errors: [{ line: 7, column: 5, message: "the GE backend ignores 'gpus'" }],
+      errors: [
+        { line: 6, column: 11, message: 'the GE backend ignores kind KIND_GPU' },
+        { line: 7, column: 5, message: "the GE backend ignores 'gpus'" },
+      ],
+      output: config(''),
     },
     {
       name: 'kind KIND_GPU alone',
       config: config('    kind: KIND_GPU\n'),
       errors: [{ line: 6, column: 11, message: 'the GE backend ignores kind KIND_GPU' }],
+      output: config(''),
+    },
+    {
+      name: 'an instance group written on one line',
+      config: 'name: "m"\nbackend: "ge"\ninstance_group [ { count: 1, kind: KIND_GPU, gpus: [ 0 ] } ]\n',
+      errors: [
+        { line: 3, column: 36, message: 'the GE backend ignores kind KIND_GPU' },
+        { line: 3, column: 46, message: "the GE backend ignores 'gpus'" },
+      ],
+      output: 'name: "m"\nbackend: "ge"\ninstance_group [ { count: 1, } ]\n',
     },
   ],
 } satisfies RuleCases;

@@ -14,6 +14,9 @@ input [
 `;
 
 export default {
-  valid: [{ config: config('[ 3, 224, 224 ]') }],
+  valid: [
+    { config: config('[ 3, 224, 224 ]') },
+    { name: 'a reshape to the model\'s 4-D shape (Triton checks dims)', config: config('[ 3, 224, 224 ]\n    reshape { shape: [ 1, 3, 224, 224 ] }') },
+  ],
   invalid: [{ config: config('[ 224, 224 ]'), errors: [{ line: 8, column: 13, message: "model input 'image' has format FORMAT_NCHW but 2 dims" }] }],
 } satisfies RuleCases;
