@@ -52,6 +52,14 @@ describe('gebe convert with a stand-in atc', () => {
     expect(fs.readFileSync(path.join(versionDir(), 'atc.log'), 'utf8')).toContain('ATC run success, welcome to the next use.');
   });
 
+  it('shows a spinner with the elapsed time on stderr when it is a terminal, and none otherwise', async () => {
+    const io = memoryIO({ cwd: tmp, env: { PATH: `${fakeDir}:${nodeDir}` }, stderrIsTTY: true });
+    expect(await main(['node', 'gebe', 'convert', '--soc-version', 'Ascend310P3'], io)).toBe(0);
+    expect(io.err()).toMatch(/atc: compiling mnist_classifier v1 \(\d+\.\d s\)/);
+    expect(io.err()).toMatch(/atc finished: mnist_classifier v1 \(\d+\.\d s\)\n$/);
+    expect((await gebe(['convert', '--soc-version', 'Ascend310P3'])).err).toBe('');
+  });
+
   it('detects --soc_version with npu-smi info when the flag is absent', async () => {
     const r = await gebe(['convert', 'model_repository/mnist_classifier']);
     expect(r.code).toBe(0);
