@@ -41,6 +41,11 @@ export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<In
       io.stdout.write(`${c.bold(model.name)} v${model.version} ${c.dim(`(${target.where})`)}\n`);
       for (const note of built.notes) io.stdout.write(`${c.dim(`input: ${note}`)}\n`);
       io.stdout.write(formatReports(reports));
+      for (const output of target.config?.output ?? []) {
+        if (output.label_filename && !target.labels[output.name]) {
+          io.stdout.write(c.dim(`(no classes for "${output.name}": its ${output.label_filename} is not readable here${opts.url ? '; pass --repo with a local copy of the repository' : ''})\n`));
+        }
+      }
     }
     return result;
   } finally {

@@ -141,6 +141,13 @@ describe('gebe infer -u (KServe v2 HTTP)', () => {
     expect(top1(r.out)).toBe('9');
   });
 
+  it('prints the scores without classes when the label file is not available locally', async () => {
+    const r = await gebe(['infer', '-m', 'mnist_classifier', '-u', url, '--repo', 'elsewhere', '--input', path.join(samples, 'digit-4.png')]);
+    expect(r.code).toBe(0);
+    expect(r.out).not.toContain('top 3');
+    expect(r.out).toContain('(no classes for "logits": its labels.txt is not readable here; pass --repo with a local copy of the repository)');
+  });
+
   it('says when the server is not there or lacks the model', async () => {
     const missing = await gebe(['infer', '-m', 'other', '-u', url, '--random']);
     expect(missing.code).toBe(2);
