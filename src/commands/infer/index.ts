@@ -12,7 +12,7 @@ export function registerInfer(program: Command, ctx: CommandContext): void {
     .option('--model-version <n>', 'version (default: the highest)')
     .option('-u, --url <host:port>', 'a running KServe v2 server (gebe serve, Triton) instead of in process')
     .option('-i, --protocol <http|grpc>', 'protocol for -u (default: http)')
-    .option('--input <[name=]file>', 'a PNG/PGM image, or a JSON file {"data": [{"<input>": [...]}]} (repeatable)', collect)
+    .option('--input <[name=]file>', 'a PNG/PGM image (repeat to batch several), or a JSON file {"data": [{"<input>": [...]}]}', collect)
     .option('--random', 'random values for every input')
     .option('--shape <name:dims>', 'dims for dynamic inputs, without the batch (repeatable)', collect)
     .option('-k, --top-k <n>', 'classes to show for outputs with a label_filename', '3')

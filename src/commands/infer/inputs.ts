@@ -67,8 +67,24 @@ export function buildInferInputs(model: ModelDescription, formats: Record<string
     }
     const image = readImage(path.resolve(cwd, file));
     const built = imageToTensor(image, input, batched, formats[input.name], spec.invert, file);
-    tensors.push(built.tensor);
-    notes.push(`${file} → ${input.name} [${built.tensor.shape.join(', ')}]${built.steps.length ? `: ${built.steps.join(', ')}` : ''}`);
+    const earlier = tensors.findIndex((t) => t.name === input.name);
+    if (earlier >= 0) {
+      // Several images for one input of a batching model: one request, one batch item per image.
+      if (!batched) {
+        throw new UsageError(`--input ${entry}: input "${input.name}" already has an image and model "${model.name}" does not batch (max_batch_size 0)`, 'pass one image per input');
+      }
+      const items = tensors[earlier]!.shape[0]! + 1;
+      if (items > model.maxBatchSize) {
+        throw new UsageError(`${items} images for input "${input.name}" exceed max_batch_size ${model.maxBatchSize} of model "${model.name}"`, `pass at most ${model.maxBatchSize} images per request`);
+      }
+      const joined = new Uint8Array(tensors[earlier]!.data.byteLength + built.tensor.data.byteLength);
+      joined.set(tensors[earlier]!.data);
+      joined.set(built.tensor.data, tensors[earlier]!.data.byteLength);
+      tensors[earlier] = { ...tensors[earlier]!, shape: [items, ...built.tensor.shape.slice(1)], data: joined };
+    } else {
+      tensors.push(built.tensor);
+    }
+    notes.push(`${file} → ${input.name}${earlier >= 0 ? ` item ${tensors[earlier]!.shape[0]! - 1}` : ` [${built.tensor.shape.join(', ')}]`}${built.steps.length ? `: ${built.steps.join(', ')}` : ''}`);
   }
   const missing = model.inputs.filter((i) => !tensors.some((t) => t.name === i.name));
   if (missing.length > 0) {

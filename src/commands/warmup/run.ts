@@ -30,15 +30,26 @@ export async function runWarmup(opts: WarmupOptions, deps: { io: IO }): Promise<
   const repo = path.resolve(io.cwd, opts.repo);
   const names = opts.model !== undefined ? [opts.model] : listModels(repo, io.cwd);
   const results: ModelWarmupResult[] = [];
+  const failed: string[] = [];
   for (const name of names) {
-    const target = opts.url ? await openHttpTarget(opts.url, name, undefined, repo) : await openLocalTarget(repo, name, undefined, io.cwd);
     try {
-      results.push(await warmOne(target, opts, io));
-    } finally {
-      await target.close();
+      const target = opts.url ? await openHttpTarget(opts.url, name, undefined, repo) : await openLocalTarget(repo, name, undefined, io.cwd);
+      try {
+        results.push(await warmOne(target, opts, io));
+      } finally {
+        await target.close();
+      }
+    } catch (err) {
+      // One broken model must not hide the others' results; the command still fails at the end.
+      if (names.length === 1 || !(err instanceof GebeError)) throw err;
+      failed.push(name);
+      io.stderr.write(`${colors(io, 'stderr').red('error')}: ${name}: ${err.message}\n`);
     }
   }
   if (opts.json) io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  if (failed.length > 0) {
+    throw new GebeError(`warmup failed for ${failed.length} of ${names.length} models (${failed.join(', ')})`, { hint: 'gebe validate shows what is wrong with them' });
+  }
   return results;
 }
 

@@ -42,6 +42,21 @@ describe('gebe infer in process', () => {
     }
   });
 
+  it('sends several images for one input as one batch, up to max_batch_size', async () => {
+    const files = [7, 2, 1].map((d) => path.join(samples, `digit-${d}.png`));
+    const r = await gebe(['infer', '-m', 'mnist_classifier', '--json', '-k', '1', ...files.flatMap((f) => ['--input', f])]);
+    const result = JSON.parse(r.out) as { outputs: Array<{ shape: number[]; topK: Array<Array<{ label: string }>> }> };
+    expect(result.outputs[0]!.shape).toEqual([3, 10]);
+    expect(result.outputs[0]!.topK.map((item) => item[0]!.label)).toEqual(['7', '2', '1']);
+    const text = await gebe(['infer', '-m', 'mnist_classifier', ...files.flatMap((f) => ['--input', f])]);
+    expect(text.out).toContain(`${files[1]} → image item 1`);
+    expect(text.out).toContain('item 2 top 3:\n    "1"');
+    const many = Array.from({ length: 17 }, () => ['--input', files[0]!]).flat();
+    const tooMany = await gebe(['infer', '-m', 'mnist_classifier', ...many]);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.err).toContain('17 images for input "image" exceed max_batch_size 16');
+  });
+
   it('reads PGM, and resizes and inverts a dark-on-light picture', async () => {
     const pgm = await gebe(['infer', '-m', 'mnist_classifier', '--input', path.join(samples, 'digit-2.pgm')]);
     expect(top1(pgm.out)).toBe('2');

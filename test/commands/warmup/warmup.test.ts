@@ -70,6 +70,24 @@ describe('gebe warmup in process', () => {
   });
 });
 
+describe('gebe warmup with a broken model in the repository', () => {
+  it('warms the others, reports the broken one, and exits 2', async () => {
+    const broken = path.join(tmp, 'model_repository', 'broken');
+    fs.mkdirSync(path.join(broken, '1'), { recursive: true });
+    fs.writeFileSync(path.join(broken, 'config.pbtxt'), 'name: "broken"\nbackend: "ge"\nmax_batch_size: 2\n');
+    fs.writeFileSync(path.join(broken, '1', 'model.onnx'), 'not an onnx model');
+    try {
+      const r = await gebe(['warmup', '--runs', '1']);
+      expect(r.code).toBe(2);
+      expect(r.out).toContain('mnist_classifier v1');
+      expect(r.err).toContain('error: broken: ');
+      expect(r.err).toContain('warmup failed for 1 of 2 models (broken)');
+    } finally {
+      fs.rmSync(broken, { recursive: true });
+    }
+  });
+});
+
 describe('gebe warmup -u', () => {
   let server: GebeServer;
   let url: string;
