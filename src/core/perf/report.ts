@@ -55,7 +55,8 @@ export interface PerfReport {
 export function toRow(result: SettingResult): ReportRow {
   const m = result.measurement;
   const l = m.latency;
-  const serverUs = m.server ? m.server.queueUs + m.server.computeInputUs + m.server.computeInferUs + m.server.computeOutputUs : 0;
+  const known = (v: number) => (Number.isFinite(v) ? v : 0);
+  const serverUs = m.server ? known(m.server.queueUs) + known(m.server.computeInputUs) + known(m.server.computeInferUs) + known(m.server.computeOutputUs) : 0;
   const clientUs = (m.clientSendUs ?? 0) + (m.clientRecvUs ?? 0);
   return {
     batchSize: result.setting.batchSize,

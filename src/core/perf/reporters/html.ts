@@ -5,7 +5,7 @@
 import { settingLabel, type PerfReport } from '../report.js';
 import { escapeXml, lineChart, type Series } from './svg-chart.js';
 
-const ms = (us: number | undefined) => (us === undefined ? '–' : (us / 1000).toFixed(2));
+const ms = (us: number | undefined) => (us === undefined || !Number.isFinite(us) ? '–' : (us / 1000).toFixed(2));
 
 export function formatHtml(report: PerfReport, generatedAt: Date): string {
   const batchSizes = [...new Set(report.rows.map((r) => r.batchSize))];
