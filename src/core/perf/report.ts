@@ -50,6 +50,8 @@ export interface PerfReport {
   clientThreads: number;
   rows: ReportRow[];
   summary: PerfSummary;
+  /** Set when the sweep stopped early: why. The rows are the settings measured before it. */
+  incomplete?: string;
 }
 
 export function toRow(result: SettingResult): ReportRow {

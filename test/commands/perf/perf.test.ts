@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli.js';
 import { memoryIO } from '../../../src/io.js';
 import type { PerfReport } from '../../../src/core/perf/report.js';
+import { parsePerfFlags } from '../../../src/commands/perf/options.js';
+import { runPerf } from '../../../src/commands/perf/run.js';
 import { startPerfServer, type PerfServer } from '../../helpers/perf-server.js';
 import { writePerfRepository } from '../../helpers/perf-repository.js';
 
@@ -82,6 +84,20 @@ describe('target choice', () => {
     const none = await perfIn(empty, '-m', 'trivial', ...FAST);
     expect(none.code).toBe(2);
     expect(none.err).toBe('error: no target: pass -u host:port for a running KServe v2 server, or --model-repository <dir> to run the model in process\n');
+  });
+});
+
+describe('a sweep that fails part-way', () => {
+  it('still reports the settings measured before the failure, then fails with its error', async () => {
+    const own = await startPerfServer(writePerfRepository(mkdtempSync(path.join(tmpdir(), 'gebe-perf-partial-'))));
+    const io = memoryIO({ cwd: tmp });
+    const opts = parsePerfFlags({ model: 'trivial', url: own.http, concurrency: '1,2', measurementInterval: '60', stabilityPercentage: '1000', maxTrials: '10', clientThreads: '0' }, tmp);
+    // The server goes away as soon as the first level is measured.
+    const run = runPerf(opts, { io, observe: (g) => g.once('result', () => void own.stop()) });
+    await expect(run).rejects.toThrow(/server at http:\/\/127\.0\.0\.1:\d+|cannot reach a KServe v2 server/);
+    const lines = io.out().split('\n');
+    expect(lines.slice(2, 3).map((l) => l.trim().split(/\s+/).slice(0, 2))).toEqual([['1', '1']]);
+    expect(io.out()).toContain('incomplete: the sweep stopped after 1 setting (the error follows)');
   });
 });
 

@@ -35,6 +35,9 @@ export function formatTable(report: PerfReport, c: ChalkInstance): string {
       out.push(`${c.yellow(`no setting kept ${s.latencyMetric} latency under ${s.latencyThresholdMs} ms`)}; try lower concurrency or a smaller batch`);
     }
   }
+  if (report.incomplete !== undefined) {
+    out.push(c.yellow(`incomplete: the sweep stopped after ${report.rows.length} setting${report.rows.length === 1 ? '' : 's'} (the error follows)`));
+  }
   if (s.clientSaturated.length > 0) {
     out.push(`${c.yellow('* client saturated a core')} at ${s.clientSaturated.map(settingLabel).join('; ')}: those figures may be client-bound; raise --client-threads (now ${report.clientThreads})`);
   }
