@@ -63,6 +63,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
       model: { name: model.name, version: model.version },
       target: target.label,
       load: opts.load,
+      mode: opts.target.kind === 'in-process' ? 'in-process' : opts.target.protocol,
       clientThreads: target.usesClientThreads ? opts.clientThreads : 0,
       rows,
       summary: summarize(rows, opts.measurement.percentile, opts.latencyThresholdMs),

@@ -47,6 +47,8 @@ export interface PerfReport {
   model: { name: string; version: string };
   target: string;
   load: 'concurrency' | 'request-rate';
+  /** Where the load ran: in process on the executor, or against a server over HTTP or gRPC. */
+  mode: 'in-process' | 'http' | 'grpc';
   clientThreads: number;
   rows: ReportRow[];
   summary: PerfSummary;

@@ -39,7 +39,10 @@ export function formatTable(report: PerfReport, c: ChalkInstance): string {
     out.push(c.yellow(`incomplete: the sweep stopped after ${report.rows.length} setting${report.rows.length === 1 ? '' : 's'} (the error follows)`));
   }
   if (s.clientSaturated.length > 0) {
-    out.push(`${c.yellow('* client saturated a core')} at ${s.clientSaturated.map(settingLabel).join('; ')}: those figures may be client-bound; raise --client-threads (now ${report.clientThreads})`);
+    const fix = report.mode === 'in-process'
+      ? 'one JS thread feeds the executor in process; use larger batches, or measure through `gebe serve` with -u'
+      : `raise --client-threads (now ${report.clientThreads})`;
+    out.push(`${c.yellow('* client saturated a core')} at ${s.clientSaturated.map(settingLabel).join('; ')}: those figures may be client-bound; ${fix}`);
   }
   return `${out.join('\n')}\n`;
 }
