@@ -5,7 +5,9 @@
 import type { ChalkInstance } from 'chalk';
 import { settingLabel, type PerfReport, type ReportRow } from '../report.js';
 
-const ms = (us: number | undefined) => (us === undefined || !Number.isFinite(us) ? '-' : (us / 1000).toFixed(us >= 100_000 ? 0 : us >= 10_000 ? 1 : 2));
+/** Milliseconds with the digits that matter: 3 significant-ish places from 0.001 ms up. */
+const ms = (us: number | undefined) => (us === undefined || !Number.isFinite(us) ? '-'
+  : (us / 1000).toFixed(us >= 100_000 ? 0 : us >= 10_000 ? 1 : us >= 100 ? 2 : 3));
 const rate = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
 
 export function formatTable(report: PerfReport, c: ChalkInstance): string {
