@@ -1,13 +1,28 @@
-import type { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { CommandContext } from '../../cli.js';
-import { NotImplementedError } from '../../errors.js';
+import { resolveServeOptions, type ServeFlags } from './options.js';
+import { processStopSignal, runServe } from './run.js';
+import { defaultServeDeps } from './deps.js';
 
-export function registerServe(program: Command, _ctx: CommandContext): void {
+export function registerServe(program: Command, ctx: CommandContext): void {
   program
     .command('serve [repo]')
     .description('serve a model repository over KServe v2 (HTTP, gRPC, metrics)')
-    .allowUnknownOption()
-    .action(() => {
-      throw new NotImplementedError('serve');
+    .option('--model-repository <dir>', 'the model repository (same as the [repo] argument; default ./model_repository)')
+    .option('--host <address>', 'address to listen on (0.0.0.0 for containers)', '127.0.0.1')
+    .option('--http-port <port>', 'HTTP port (0 = any free port)', '8000')
+    .option('--grpc-port <port>', 'gRPC port (0 = any free port)', '8001')
+    .option('--metrics-port <port>', 'Prometheus metrics port (0 = any free port)', '8002')
+    .addOption(new Option('--model-control-mode <mode>', 'none: load all at start; poll: also reload changes; explicit: load via API / --load-model').choices(['none', 'poll', 'explicit']).default('none'))
+    .option('--load-model <name>', 'model to load at start in explicit mode (repeatable; * = all)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--repository-poll-secs <s>', 'seconds between repository polls in poll mode', '15')
+    .option('--exit-on-error', 'exit when any model fails to load', false)
+    .option('--exit-timeout-secs <s>', 'on SIGINT/SIGTERM, how long in-flight requests may take to finish', '30')
+    .option('--log-verbose', 'log every request', false)
+    .addOption(new Option('--log-format <format>', 'log line format').choices(['text', 'json']).default('text'))
+    .option('--http-max-body <size>', 'largest request body accepted (bytes, or with KiB/MiB/GiB)', '64MiB')
+    .action(async (repo: string | undefined, flags: ServeFlags) => {
+      const opts = resolveServeOptions(repo, flags, ctx.io.cwd);
+      await runServe(opts, { ...(await defaultServeDeps(ctx.io)), waitForStop: processStopSignal });
     });
 }

@@ -1,25 +1,13 @@
 /**
- * ModelConfig as JSON, both ways: the `config` endpoint answers with it, and a load request's
- * `config` parameter carries it. Protobuf's JSON mapping writes 64-bit integers as strings
- * ("dims": ["-1", "28"]); those are turned back into numbers here so the rest of gebe sees one shape.
+ * A load request's `config` parameter: a ModelConfig as JSON. Protobuf's JSON mapping writes 64-bit
+ * integers as strings ("dims": ["-1", "28"]); those become numbers here, so the rest of gebe sees
+ * the plain config the config core produces (which is also what the `config` endpoint answers,
+ * with numbers, as Triton's does).
  */
 import type { ModelConfig } from '../config/model-config.js';
 import { ProtocolError } from './protocol-error.js';
 
-/** The JSON answer of GET .../config: the plain config with Triton's field names. */
-export function toConfigJson(config: ModelConfig): ModelConfig {
-  return config;
-}
-
 const INTEGER = /^-?[0-9]+$/;
-
-function normalise(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(normalise);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, normalise(v)]));
-  }
-  return value;
-}
 
 /** Numeric strings become numbers only in fields that are numeric in model_config.proto. */
 const NUMERIC_FIELDS = new Set([
@@ -47,7 +35,7 @@ export function configFromJson(text: string, model: string): ModelConfig {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw ProtocolError.badRequest(`load parameter 'config' for '${model}' must be a JSON object (a ModelConfig)`);
   }
-  const config = numericStrings(normalise(parsed)) as ModelConfig;
+  const config = numericStrings(parsed) as ModelConfig;
   if (config.name !== undefined && config.name !== model) {
     throw ProtocolError.badRequest(`load parameter 'config' names model '${String(config.name)}' but the request loads '${model}'; make them agree`);
   }

@@ -217,12 +217,16 @@ export class ModelManager {
       }
       return status.model;
     }
-    const ready = this.readyVersions(record);
-    if (ready.length === 0) {
+    // The highest READY version, found without sorting (this runs on every request).
+    let best: VersionStatus | undefined;
+    for (const v of record.versions.values()) {
+      if (v.state === 'READY' && v.model && (!best || Number(v.version) > Number(best.version))) best = v;
+    }
+    if (!best) {
       const reason = [...record.versions.values()].map((v) => v.reason).find(Boolean);
       throw ProtocolError.unavailable(`Request for unknown model: '${name}' has no available versions${reason ? ` (${reason})` : ''}`);
     }
-    return ready[ready.length - 1]!.model!;
+    return best.model!;
   }
 
   /** Whether a model (or one version) is ready; throws 404 for unknown names only. */

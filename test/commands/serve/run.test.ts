@@ -8,6 +8,10 @@ import type { ServeOptions } from '../../../src/commands/serve/options.js';
 import { DiskModelSource } from '../../../src/core/server/disk-source.js';
 import type { GebeServer, ServerPorts } from '../../../src/core/server/server.js';
 import { identityFromConfig } from '../../core/server/helpers/js-model.js';
+import { OnnxGraphBuilder } from '../../../src/core/model/onnx-builder.js';
+
+/** A real ONNX file matching CONFIG (the validate rules inspect it): Y = Identity(X), [batch, n]. */
+const identityOnnx = (n = 2) => new OnnxGraphBuilder('identity').input('X', 'FLOAT', ['batch', n]).output('Y', 'FLOAT', ['batch', n]).node('Identity', ['X'], ['Y']).encode();
 
 const CONFIG = (name: string, extra = '') => `name: "${name}"\nbackend: "ge"\nmax_batch_size: 4\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]\n${extra}`;
 
@@ -17,7 +21,7 @@ beforeEach(() => {
   for (const name of ['alpha', 'beta']) {
     mkdirSync(path.join(repo, name, '1'), { recursive: true });
     writeFileSync(path.join(repo, name, 'config.pbtxt'), CONFIG(name));
-    writeFileSync(path.join(repo, name, '1', 'model.onnx'), 'x');
+    writeFileSync(path.join(repo, name, '1', 'model.onnx'), identityOnnx());
   }
   mkdirSync(path.join(repo, 'gamma', '1'), { recursive: true });
   writeFileSync(path.join(repo, 'gamma', 'config.pbtxt'), 'name: "gamma"\nmax_batch_size: 4\n// a C++ comment\n');
@@ -107,13 +111,32 @@ describe('gebe serve (run)', () => {
     await s.done;
   });
 
+  it('validates a load request\'s config parameter with the validate rules before loading it', async () => {
+    const s = start(options({ controlMode: 'explicit', loadModels: ['alpha'] }));
+    const { ports } = await s.ready;
+    const load = (config: unknown) => fetch(`http://127.0.0.1:${ports.http}/v2/repository/models/alpha/load`, { method: 'POST', body: JSON.stringify({ parameters: { config: JSON.stringify(config) } }) });
+    const base = { name: 'alpha', backend: 'ge', max_batch_size: 2, input: [{ name: 'X', data_type: 'TYPE_FP32', dims: ['2'] }], output: [{ name: 'Y', data_type: 'TYPE_FP32', dims: ['2'] }] };
+    const bogus = await load({ ...base, bogus: 1 });
+    expect(bogus.status).toBe(400);
+    expect(((await bogus.json()) as { error: string }).error).toMatch(/not a valid ModelConfig: field bogus: inference.ModelConfig has no such field/);
+    const mismatch = await load({ ...base, input: [{ name: 'X', data_type: 'TYPE_FP32', dims: [3] }] });
+    expect(mismatch.status).toBe(400);
+    expect(((await mismatch.json()) as { error: string }).error).toMatch(/alpha\/config.pbtxt \(from the load request's 'config'\):\d+:\d+ [A-Z_]+ /);
+    expect((await load(base)).status).toBe(200);
+    const config = (await (await fetch(`http://127.0.0.1:${ports.http}/v2/models/alpha/config`)).json()) as { max_batch_size: number };
+    expect(config.max_batch_size).toBe(2);
+    s.stop();
+    await s.done;
+  });
+
   it('reloads changed configs and new models in poll mode', async () => {
     const s = start(options({ controlMode: 'poll' }));
     const { ports, server } = await s.ready;
     const url = `http://127.0.0.1:${ports.http}`;
     writeFileSync(path.join(repo, 'alpha', 'config.pbtxt'), CONFIG('alpha').replace(/dims: \[ 2 \]/g, 'dims: [ 3 ]'));
+    writeFileSync(path.join(repo, 'alpha', '1', 'model.onnx'), identityOnnx(3));
     mkdirSync(path.join(repo, 'delta', '1'), { recursive: true });
-    writeFileSync(path.join(repo, 'delta', '1', 'model.onnx'), 'x');
+    writeFileSync(path.join(repo, 'delta', '1', 'model.onnx'), identityOnnx());
     writeFileSync(path.join(repo, 'delta', 'config.pbtxt'), CONFIG('delta'));
     await server.models.poll(); // the same poll the timer runs
     const meta = (await (await fetch(`${url}/v2/models/alpha`)).json()) as { inputs: Array<{ shape: number[] }> };

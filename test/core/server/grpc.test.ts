@@ -158,10 +158,17 @@ describe('gRPC ModelInfer', () => {
 
   it('answers RESOURCE_EXHAUSTED when the queue is full', async () => {
     const req = { model_name: 'queued', inputs: simpleInputs, raw_input_contents: [f32(1, 2, 3, 4), f32(1, 2, 3, 4)] };
-    const results = await Promise.allSettled([0, 1, 2].map(() => call(client, 'ModelInfer', req)));
-    const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    expect(rejected).toHaveLength(2);
-    expect(rejected[0]!.reason.code).toBe(status.RESOURCE_EXHAUSTED);
+    const model = t.models.get('queued/1')!;
+    let open!: () => void;
+    model.gate = new Promise((r) => (open = r));
+    const first = call(client, 'ModelInfer', req);
+    while (model.pendingCount() === 0) await new Promise((r) => setTimeout(r, 2));
+    const err = await callError(client, 'ModelInfer', req);
+    open();
+    model.gate = undefined;
+    await first;
+    expect(err.code).toBe(status.RESOURCE_EXHAUSTED);
+    expect(err.details).toMatch(/Exceeds maximum queue size/);
   });
 });
 

@@ -163,10 +163,17 @@ describe('HTTP infer errors', () => {
       { name: 'INPUT0', datatype: 'FP32', shape: [1, 4], data: [1, 2, 3, 4] },
       { name: 'INPUT1', datatype: 'FP32', shape: [1, 4], data: [1, 2, 3, 4] },
     ] };
-    const results = await Promise.all([0, 1, 2].map(() => postJson(`${t.http}/v2/models/queued/infer`, body)));
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 503, 503]);
-    expect(results.find((r) => r.status === 503)!.body.error).toMatch(/Exceeds maximum queue size/);
+    const model = t.models.get('queued/1')!;
+    let open!: () => void;
+    model.gate = new Promise((r) => (open = r));
+    const first = postJson(`${t.http}/v2/models/queued/infer`, body);
+    while (model.pendingCount() === 0) await new Promise((r) => setTimeout(r, 2));
+    const rejected = await Promise.all([0, 1].map(() => postJson(`${t.http}/v2/models/queued/infer`, body)));
+    open();
+    model.gate = undefined;
+    expect((await first).status).toBe(200);
+    expect(rejected.map((r) => r.status)).toEqual([503, 503]);
+    expect(rejected[0]!.body.error).toMatch(/Exceeds maximum queue size/);
   });
 });
 

@@ -115,7 +115,7 @@ function decodeInput(raw: unknown, index: number, body: Buffer, offset: number):
   if (binarySize === undefined) {
     // Each JSON element takes at least one byte, so a larger count cannot be honest: refuse before allocating.
     if (count > body.byteLength) {
-      throw ProtocolError.badRequest(`input '${name}' declares shape [${shape.join(',')}] (${count} elements) but the request is only ${body.byteLength} bytes`);
+      throw ProtocolError.badRequest(`unexpected number of elements in 'data' of input '${name}': its shape [${shape.join(',')}] needs ${count}, more than this ${body.byteLength}-byte request can carry`);
     }
     if (input.data === undefined) {
       throw ProtocolError.badRequest(`input '${name}' has neither 'data' nor the 'binary_data_size' parameter`);

@@ -5,7 +5,6 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { decodeGrpcInferRequest, encodeGrpcInferResponse, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
-import { toConfigJson } from '../config-json.js';
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../protocol-error.js';
@@ -107,7 +106,7 @@ export class GrpcFrontend {
         });
         call.on('error', () => undefined);
       },
-      ModelConfig: unary(log, (r) => ({ config: toConfigJson(s.modelConfig(r.name, version(r.version))) })),
+      ModelConfig: unary(log, (r) => ({ config: s.modelConfig(r.name, version(r.version)) })),
       ModelStatistics: unary(log, (r) => ({ model_stats: s.statistics(r.name || undefined, version(r.version)) })),
       RepositoryIndex: unary(log, async (r) => ({ models: (await s.models.index(Boolean(r.ready))).map((e) => ({ name: e.name, version: e.version ?? '', state: e.state ?? '', reason: e.reason ?? '' })) })),
       RepositoryModelLoad: unary(log, async (r) => {

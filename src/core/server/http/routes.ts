@@ -8,7 +8,6 @@ import { encodeHttpInferResponse } from '../codec/http-infer-response.js';
 import type { InferenceService } from '../inference-service.js';
 import { ProtocolError } from '../protocol-error.js';
 import { parseLoadParameters } from '../repository-parameters.js';
-import { toConfigJson } from '../config-json.js';
 import { readBody } from './body.js';
 import { sendEmpty, sendInferResponse, sendJson } from './respond.js';
 
@@ -48,7 +47,7 @@ const MODEL_ROUTES: Record<string, Route> = {
   '': { method: 'GET', handler: ({ res, service, model, version }) => sendJson(res, 200, service.modelMetadata(model!, version)) },
   ready: { method: 'GET', handler: ({ res, service, model, version }) => sendEmpty(res, service.modelReady(model!, version) ? 200 : 400) },
   infer: { method: 'POST', handler: handleInfer },
-  config: { method: 'GET', handler: ({ res, service, model, version }) => sendJson(res, 200, toConfigJson(service.modelConfig(model!, version))) },
+  config: { method: 'GET', handler: ({ res, service, model, version }) => sendJson(res, 200, service.modelConfig(model!, version)) },
   stats: { method: 'GET', handler: ({ res, service, model, version }) => sendJson(res, 200, { model_stats: service.statistics(model, version) }) },
   status: { method: 'GET', handler: handleStatus },
 };

@@ -54,6 +54,11 @@ export class HttpFrontend {
     });
   }
 
+  /** Requests accepted and not yet answered. */
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+
   listen(): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);

@@ -19,8 +19,10 @@ export class JsModel implements LoadedModel {
   private pending = 0;
   unloaded = false;
   private readonly statistics: ModelStatistics;
-  /** Holds each request this long (ms) before computing, so tests can fill the queue. */
+  /** Holds each request this long (ms) before computing. */
   delayMs = 0;
+  /** While set, every admitted request waits for it: tests fill the queue deterministically. */
+  gate?: Promise<void>;
 
   constructor(
     readonly name: string,
@@ -63,6 +65,7 @@ export class JsModel implements LoadedModel {
         }
       }
       if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+      if (this.gate) await this.gate;
       const outputs = this.compute(byName).filter((o) => !request.outputs || request.outputs.includes(o.name));
       const ns = Number(process.hrtime.bigint() - start);
       const s = this.statistics;

@@ -52,7 +52,6 @@ export async function startTestServer(options: { mode?: ControlMode; load?: stri
   const manager = new ModelManager(source, async (dir, version, config) => {
     const name = config.name!;
     const model = identityFromConfig(name, version, config, name === 'queued' ? 1 : 0);
-    if (name === 'queued') model.delayMs = 200;
     models.set(`${name}/${version}`, model);
     return model;
   }, silentLogger, options.mode ?? 'none');

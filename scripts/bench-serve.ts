@@ -1,0 +1,158 @@
+/**
+ * `npm run bench:serve`: the MNIST CNN (instance count 2, dynamic batching) served by `gebe serve`
+ * in its own process, measured over HTTP JSON, HTTP binary (both with Debian's `wrk`) and gRPC
+ * (a @grpc/grpc-js client loop), side by side with the same model driven in-process through the
+ * executor, at concurrency 1, 4 and 16, all in one run. Prints one table with the ratios.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as hdr from 'hdr-histogram-js';
+import { parseModelConfig } from '../src/core/config/index.js';
+import { loadModel } from '../src/core/executor/index.js';
+import { serviceDefinition } from '../src/core/server/grpc/proto.js';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const CONCURRENCY = [1, 4, 16];
+
+interface Row { mode: string; concurrency: number; throughput: number; p50: number; p99: number }
+
+function histogram(): hdr.Histogram {
+  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+}
+
+/** Closed loop: `concurrency` workers each issue the next request when the last one finishes. */
+async function closedLoop(concurrency: number, once: () => Promise<unknown>): Promise<Omit<Row, 'mode' | 'concurrency'>> {
+  const warmEnd = performance.now() + 500;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < warmEnd) await once();
+  }));
+  const h = histogram();
+  let count = 0;
+  const start = performance.now();
+  const end = start + SECONDS * 1000;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      await once();
+      h.recordValue(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+      count++;
+    }
+  }));
+  const elapsed = (performance.now() - start) / 1000;
+  return { throughput: count / elapsed, p50: h.getValueAtPercentile(50), p99: h.getValueAtPercentile(99) };
+}
+
+/** A wrk Lua script that POSTs `body` (any bytes) with `headers`. */
+function wrkScript(body: Buffer, headers: Record<string, string>, file: string): void {
+  const escaped = Array.from(body, (b) => `\\${b}`).join('');
+  const hdrs = Object.entries(headers).map(([k, v]) => `wrk.headers["${k}"] = "${v}"`).join('\n');
+  writeFileSync(file, `wrk.method = "POST"\nwrk.body = "${escaped}"\n${hdrs}\n`);
+}
+
+function toMicros(value: string): number {
+  const m = /^([0-9.]+)(us|ms|s)$/.exec(value.trim());
+  if (!m) throw new Error(`unexpected wrk latency '${value}'`);
+  return Number(m[1]) * (m[2] === 'us' ? 1 : m[2] === 'ms' ? 1000 : 1_000_000);
+}
+
+function wrk(url: string, script: string, concurrency: number): Omit<Row, 'mode' | 'concurrency'> {
+  const threads = Math.min(2, concurrency);
+  execFileSync('wrk', ['-t1', `-c${concurrency}`, '-d1s', '-s', script, url], { encoding: 'utf8' }); // warm-up
+  const out = execFileSync('wrk', [`-t${threads}`, `-c${concurrency}`, `-d${SECONDS}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
+  const rps = /Requests\/sec:\s+([0-9.]+)/.exec(out);
+  const p50 = /^\s+50%\s+(\S+)/m.exec(out);
+  const p99 = /^\s+99%\s+(\S+)/m.exec(out);
+  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (!rps || !p50 || !p99) throw new Error(`could not read wrk's output:\n${out}`);
+  if (errors) throw new Error(`wrk saw ${errors[1]} error responses:\n${out}`);
+  return { throughput: Number(rps[1]), p50: toMicros(p50[1]!), p99: toMicros(p99[1]!) };
+}
+
+async function startServer(repo: string): Promise<{ http: number; grpc: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(root, 'bin/gebe.js'), 'serve', repo, '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const ports = await new Promise<{ http: number; grpc: number }>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      const h = /HTTP\s+http:\/\/[^:]+:(\d+)/.exec(out);
+      const g = /gRPC\s+[^:]+:(\d+)/.exec(out);
+      if (h && g) resolve({ http: Number(h[1]), grpc: Number(g[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`gebe serve exited with ${code}:\n${out}\n${err}`)));
+  });
+  return {
+    ...ports,
+    stop: () => new Promise((resolve) => {
+      child.on('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+async function main(): Promise<void> {
+  const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-bench-serve-'));
+  const modelDir = path.join(repo, 'mnist');
+  cpSync(path.join(root, 'templates/mnist'), modelDir, { recursive: true });
+  const configText = readFileSync(path.join(modelDir, 'config.pbtxt'), 'utf8');
+  const config = parseModelConfig(configText, 'config.pbtxt').config;
+  const pixels = new Float32Array(784).map((_, i) => ((i * 37) % 255) / 255);
+  const bytes = new Uint8Array(pixels.buffer);
+  const rows: Row[] = [];
+
+  console.error('in-process executor …');
+  const model = await loadModel(modelDir, '1', config);
+  for (const c of CONCURRENCY) {
+    rows.push({ mode: 'in-process', concurrency: c, ...(await closedLoop(c, () => model.infer({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: bytes }] }))) });
+  }
+  await model.unload();
+
+  console.error('gebe serve …');
+  const server = await startServer(repo);
+  const url = `http://127.0.0.1:${server.http}/v2/models/mnist/infer`;
+  try {
+    const jsonLua = path.join(repo, 'json.lua');
+    wrkScript(Buffer.from(JSON.stringify({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: Array.from(pixels) }] })), { 'Content-Type': 'application/json' }, jsonLua);
+    const header = Buffer.from(JSON.stringify({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], parameters: { binary_data_size: bytes.byteLength } }], outputs: [{ name: 'logits', parameters: { binary_data: true } }] }));
+    const binLua = path.join(repo, 'binary.lua');
+    wrkScript(Buffer.concat([header, Buffer.from(bytes.buffer)]), { 'Inference-Header-Content-Length': String(header.byteLength), 'Content-Type': 'application/octet-stream' }, binLua);
+    for (const c of CONCURRENCY) rows.push({ mode: 'HTTP JSON', concurrency: c, ...wrk(url, jsonLua, c) });
+    for (const c of CONCURRENCY) rows.push({ mode: 'HTTP binary', concurrency: c, ...wrk(url, binLua, c) });
+
+    const Client = grpc.makeGenericClientConstructor(serviceDefinition('inference.GRPCInferenceService', 'client'), 'GRPCInferenceService');
+    const client = new Client(`127.0.0.1:${server.grpc}`, grpc.credentials.createInsecure()) as grpc.Client & Record<string, Function>;
+    const request = { model_name: 'mnist', inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] }], raw_input_contents: [Buffer.from(bytes.buffer)] };
+    const once = () => new Promise<void>((resolve, reject) => client.ModelInfer!(request, (e: Error | null) => (e ? reject(e) : resolve())));
+    for (const c of CONCURRENCY) rows.push({ mode: 'gRPC', concurrency: c, ...(await closedLoop(c, once)) });
+    client.close();
+  } finally {
+    await server.stop();
+    rmSync(repo, { recursive: true, force: true });
+  }
+  printTable(rows);
+}
+
+function printTable(rows: Row[]): void {
+  const base = new Map(rows.filter((r) => r.mode === 'in-process').map((r) => [r.concurrency, r]));
+  const header = ['mode', 'conc', 'infer/s', 'p50 µs', 'p99 µs', 'infer/s vs in-process', 'added p50 µs'];
+  const body = rows.map((r) => {
+    const b = base.get(r.concurrency)!;
+    return [r.mode, String(r.concurrency), r.throughput.toFixed(0), r.p50.toFixed(0), r.p99.toFixed(0),
+      r.mode === 'in-process' ? '1.00×' : `${(r.throughput / b.throughput).toFixed(2)}×`,
+      r.mode === 'in-process' ? '-' : (r.p50 - b.p50).toFixed(0)];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(`gebe serve vs in-process executor: MNIST CNN (templates/mnist: instance count 2, dynamic batching), ${SECONDS}s per cell, ${os.cpus().length} CPUs`);
+  console.log('HTTP load from wrk (keep-alive), gRPC and in-process load from a closed loop in this process');
+  console.log(line(header));
+  for (const row of body) console.log(line(row));
+}
+
+await main();

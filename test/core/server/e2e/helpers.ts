@@ -1,0 +1,50 @@
+/** Real servers over the real executor, for the end-to-end tests. */
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadModel } from '../../../../src/core/executor/index.js';
+import { DiskModelSource } from '../../../../src/core/server/disk-source.js';
+import { silentLogger } from '../../../../src/core/server/logger.js';
+import { ModelManager, type ControlMode } from '../../../../src/core/server/model-manager.js';
+import { GebeServer } from '../../../../src/core/server/server.js';
+
+export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+
+export interface RealServer {
+  repo: string;
+  server: GebeServer;
+  http: string;
+  grpc: string;
+  metrics: string;
+  stop(): Promise<void>;
+}
+
+/** A temporary repository holding a copy of the MNIST template (and any extra models). */
+export function mnistRepository(extra: Record<string, { config: string; model: Uint8Array }> = {}): string {
+  const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-e2e-'));
+  cpSync(path.join(repoRoot, 'templates/mnist'), path.join(repo, 'mnist'), { recursive: true });
+  for (const [name, m] of Object.entries(extra)) {
+    mkdirSync(path.join(repo, name, '1'), { recursive: true });
+    writeFileSync(path.join(repo, name, 'config.pbtxt'), m.config);
+    writeFileSync(path.join(repo, name, '1', 'model.onnx'), m.model);
+  }
+  return repo;
+}
+
+export async function startRealServer(repo: string, mode: ControlMode = 'none'): Promise<RealServer> {
+  const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, mode);
+  await manager.start();
+  const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 8 << 20 }, silentLogger);
+  const ports = await server.listen();
+  return {
+    repo, server,
+    http: `http://127.0.0.1:${ports.http}`,
+    grpc: `127.0.0.1:${ports.grpc}`,
+    metrics: `http://127.0.0.1:${ports.metrics}/metrics`,
+    stop: async () => {
+      await server.stop(5000);
+      rmSync(repo, { recursive: true, force: true });
+    },
+  };
+}
