@@ -90,10 +90,13 @@ async function startServe(): Promise<Server> {
   const child = spawn(process.execPath, serveCommand(), { stdio: ['ignore', 'pipe', 'pipe'], cwd: root });
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
+    let found = false;
     const onData = (chunk: Buffer) => {
+      // Keep draining the pipes after the port is known, but stop collecting (a server log can be long).
+      if (found) return;
       output += chunk.toString();
-      const m = /HTTP\s+http:\/\/[^:]+:(\d+)\/v2/.exec(output);
-      if (m) resolve(Number(m[1]));
+      const m = /HTTP\s+http:\/\/\S+:(\d+)\/v2/.exec(output);
+      if (m) { found = true; resolve(Number(m[1])); }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);

@@ -85,6 +85,9 @@ function oneOf<T extends string>(flag: string, text: string | undefined, allowed
 function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
   const protocol = oneOf('-i/--protocol', flags.protocol, ['http', 'grpc'] as const, 'http');
   if (flags.url !== undefined) {
+    if (/^https:\/\//i.test(flags.url)) {
+      throw new UsageError(`-u ${flags.url}: TLS is not supported by gebe perf; measure the server's plain HTTP port (gebe serve and Triton listen on http), e.g. -u host:8000`);
+    }
     if (flags.modelRepository !== undefined) {
       throw new UsageError('-u/--url and --model-repository both given; use -u for a running server or --model-repository to run in process');
     }

@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { GebeError } from '../../errors.js';
 import { colors, type IO } from '../../io.js';
 import { buildRequests, checkBatchSize, resolveSampleDims } from '../../core/perf/inputs.js';
-import { LoadGenerator } from '../../core/perf/load-generator.js';
+import { LoadGenerator, type SettingResult } from '../../core/perf/load-generator.js';
 import { summarize, toRow, type PerfReport } from '../../core/perf/report.js';
 import { formatCsv } from '../../core/perf/reporters/csv.js';
 import { formatHtml } from '../../core/perf/reporters/html.js';
@@ -23,6 +23,8 @@ export interface PerfDeps {
   now?: () => Date;
   /** The executor's model loader for in-process runs (default: the native executor facade). */
   loadModel?: () => Promise<LoadModelFn>;
+  /** Sees the load generator before the sweep starts (its events), e.g. for tests. */
+  observe?: (generator: LoadGenerator) => void;
 }
 
 export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfReport> {
@@ -35,9 +37,14 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
     const requestsByBatch = new Map(opts.batchSizes.map((b) => [b, buildRequests(model, b, sampleDims, opts.inputData)]));
     const generator = new LoadGenerator(target, opts.measurement);
     const stopProgress = attachProgress(generator, io, !opts.json);
-    let results;
+    // Settings measured before a failure (an unstable level, a server that went away) are still
+    // reported, so a long sweep is not lost to its last level; then the error ends the run.
+    const results: SettingResult[] = [];
+    generator.on('result', (r) => results.push(r));
+    deps.observe?.(generator);
+    let failure: unknown;
     try {
-      results = await generator.run({
+      await generator.run({
         batchSizes: opts.batchSizes,
         levels: opts.levels,
         kind: opts.load === 'concurrency' ? 'concurrency' : 'rate',
@@ -45,19 +52,25 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
         clientThreads: opts.clientThreads,
         requests: (b) => requestsByBatch.get(b)!,
       });
+    } catch (err) {
+      failure = err;
     } finally {
       stopProgress();
     }
+    if (results.length === 0) throw failure;
     const rows = results.map(toRow);
     const report: PerfReport = {
       model: { name: model.name, version: model.version },
       target: target.label,
       load: opts.load,
+      mode: opts.target.kind === 'in-process' ? 'in-process' : opts.target.protocol,
       clientThreads: target.usesClientThreads ? opts.clientThreads : 0,
       rows,
       summary: summarize(rows, opts.measurement.percentile, opts.latencyThresholdMs),
+      ...(failure !== undefined ? { incomplete: failure instanceof Error ? failure.message : String(failure) } : {}),
     };
     await writeOutputs(report, opts, deps);
+    if (failure !== undefined) throw failure;
     return report;
   } finally {
     await target.close();

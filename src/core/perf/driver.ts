@@ -74,11 +74,20 @@ export class LoadDriver {
     return window;
   }
 
-  /** Stops sending and resolves once every outstanding request has finished. */
-  async stop(): Promise<void> {
+  /**
+   * Stops sending and resolves once every outstanding request has finished, or after
+   * `graceMs` (a hung server must not hang the sweep; closing the client then cancels the rest).
+   */
+  async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
-    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (this.inFlight === 0) return;
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+      new Promise<void>((resolve) => { timeout = setTimeout(resolve, graceMs); }),
+    ]);
+    clearTimeout(timeout);
   }
 
   private record(startedAt: number, timing: { sendUs: number; recvUs: number } | undefined): void {

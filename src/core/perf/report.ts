@@ -47,15 +47,20 @@ export interface PerfReport {
   model: { name: string; version: string };
   target: string;
   load: 'concurrency' | 'request-rate';
+  /** Where the load ran: in process on the executor, or against a server over HTTP or gRPC. */
+  mode: 'in-process' | 'http' | 'grpc';
   clientThreads: number;
   rows: ReportRow[];
   summary: PerfSummary;
+  /** Set when the sweep stopped early: why. The rows are the settings measured before it. */
+  incomplete?: string;
 }
 
 export function toRow(result: SettingResult): ReportRow {
   const m = result.measurement;
   const l = m.latency;
-  const serverUs = m.server ? m.server.queueUs + m.server.computeInputUs + m.server.computeInferUs + m.server.computeOutputUs : 0;
+  const known = (v: number) => (Number.isFinite(v) ? v : 0);
+  const serverUs = m.server ? known(m.server.queueUs) + known(m.server.computeInputUs) + known(m.server.computeInferUs) + known(m.server.computeOutputUs) : 0;
   const clientUs = (m.clientSendUs ?? 0) + (m.clientRecvUs ?? 0);
   return {
     batchSize: result.setting.batchSize,

@@ -16,6 +16,7 @@ export interface ServerDelta {
   computeOutputNs: number;
 }
 
+/** Phases the server's statistics could not account for are NaN. */
 export interface ServerBreakdown {
   /** Inferences the server counted (batch-weighted) and model executions. */
   inferenceCount: number;
@@ -27,8 +28,17 @@ export interface ServerBreakdown {
   computeOutputUs: number;
 }
 
+/**
+ * A counter past 2^53 cannot be subtracted exactly in JS, and in practice means the server
+ * recorded a negative duration as an unsigned 64-bit value; such a phase is reported as unknown
+ * (NaN → "-") rather than as a nonsense average.
+ */
+function trustworthy(v: number): boolean {
+  return Number.isFinite(Number(v)) && Number(v) >= 0 && Number(v) <= Number.MAX_SAFE_INTEGER;
+}
+
 export function statisticsDelta(before: ModelStatistics, after: ModelStatistics): ServerDelta {
-  const d = (a: number, b: number) => Math.max(0, Number(a) - Number(b));
+  const d = (a: number, b: number) => (trustworthy(a) && trustworthy(b) ? Math.max(0, Number(a) - Number(b)) : Number.NaN);
   const s = after.inference_stats;
   const p = before.inference_stats;
   return {

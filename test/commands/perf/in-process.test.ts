@@ -29,6 +29,15 @@ describe('gebe perf in process (native executor, real ONNX model)', () => {
     expect(io.out()).toContain('best throughput');
   });
 
+  it('sends the --shape it is given for dynamic dims', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'gebe-perf-inproc-'));
+    writePerfRepository(cwd);
+    const io = memoryIO({ cwd });
+    const report = await runPerf(parsePerfFlags({ model: 'dynamic', shape: ['INPUT0:16'], batchSize: '2', ...FAST }, cwd), { io });
+    expect(report.rows).toHaveLength(1);
+    expect(report.rows[0]!.server!.inferenceCount).toBe(report.rows[0]!.server!.executionCount * 2);
+  });
+
   it('names a missing model, a missing version and a missing --shape with the fix', async () => {
     const repo = writePerfRepository(mkdtempSync(path.join(tmpdir(), 'gebe-perf-inproc-')));
     const io = memoryIO();

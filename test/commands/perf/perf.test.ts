@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli.js';
 import { memoryIO } from '../../../src/io.js';
 import type { PerfReport } from '../../../src/core/perf/report.js';
+import { parsePerfFlags } from '../../../src/commands/perf/options.js';
+import { runPerf } from '../../../src/commands/perf/run.js';
 import { startPerfServer, type PerfServer } from '../../helpers/perf-server.js';
 import { writePerfRepository } from '../../helpers/perf-repository.js';
 
@@ -85,6 +87,20 @@ describe('target choice', () => {
   });
 });
 
+describe('a sweep that fails part-way', () => {
+  it('still reports the settings measured before the failure, then fails with its error', async () => {
+    const own = await startPerfServer(writePerfRepository(mkdtempSync(path.join(tmpdir(), 'gebe-perf-partial-'))));
+    const io = memoryIO({ cwd: tmp });
+    const opts = parsePerfFlags({ model: 'trivial', url: own.http, concurrency: '1,2', measurementInterval: '60', stabilityPercentage: '1000', maxTrials: '10', clientThreads: '0' }, tmp);
+    // The server goes away as soon as the first level is measured.
+    const run = runPerf(opts, { io, observe: (g) => g.once('result', () => void own.stop()) });
+    await expect(run).rejects.toThrow(/server at http:\/\/127\.0\.0\.1:\d+|cannot reach a KServe v2 server/);
+    const lines = io.out().split('\n');
+    expect(lines.slice(2, 3).map((l) => l.trim().split(/\s+/).slice(0, 2))).toEqual([['1', '1']]);
+    expect(io.out()).toContain('incomplete: the sweep stopped after 1 setting (the error follows)');
+  });
+});
+
 describe('stability', () => {
   it('fails with exit 2 and names the flags to change when windows never agree within -s', async () => {
     // 0.001%: three windows of a real server never agree that closely.
@@ -135,6 +151,7 @@ describe('gebe perf bad input: one-line errors, exit 2', () => {
       return ['-m', 'trivial', '-u', server.http, '--input-data', file];
     }, /data\[0\] names input "INPUT1", which model "trivial" does not have/],
     ['no model', async () => ['-u', server.http], /-m\/--model is required/],
+    ['an https URL', async () => ['-m', 'trivial', '-u', 'https://example.com:8000'], /TLS is not supported by gebe perf/],
   ];
   for (const [name, args, expected] of cases) {
     it(name, async () => {

@@ -74,3 +74,12 @@ describe('splitPlan', () => {
     expect(splitPlan({ kind: 'rate', requestsPerSecond: 300, distribution: 'poisson' }, 3).map((p) => p.kind === 'rate' && p.requestsPerSecond)).toEqual([100, 100, 100]);
   });
 });
+
+describe('LoadDriver.stop', () => {
+  it('gives up waiting for a request that never answers after the grace period', async () => {
+    const driver = new LoadDriver({ infer: () => new Promise(() => {}), close: async () => {} }, () => {});
+    driver.start({ kind: 'concurrency', concurrency: 2 });
+    await driver.stop(30);
+    expect(driver.snapshot().requests).toBe(0);
+  });
+});

@@ -18,7 +18,7 @@ function row(batchSize: number, concurrency: number, throughput: number, p99: nu
 
 function report(rows: ReportRow[], thresholdMs?: number): PerfReport {
   return {
-    model: { name: 'resnet<50>', version: '1' }, target: 'http://127.0.0.1:8000 (HTTP)', load: 'concurrency', clientThreads: 2,
+    model: { name: 'resnet<50>', version: '1' }, target: 'http://127.0.0.1:8000 (HTTP)', load: 'concurrency', mode: 'http', clientThreads: 2,
     rows, summary: summarize(rows, undefined, thresholdMs),
   };
 }
@@ -69,7 +69,8 @@ describe('table', () => {
     expect(lines.slice(2, 6).map((l) => l.trim().split(/\s+/).slice(0, 3))).toEqual([['1', '1', '900'], ['1', '4', '2500'], ['8', '1', '4000'], ['8', '4', '5200*']]);
     expect(text).toContain('best throughput: batch 8, concurrency 4 → 5200 infer/s');
     expect(text).toContain('best under 4 ms (avg): batch 1, concurrency 4 → 2500 infer/s at 3.00 ms');
-    expect(text).toContain('client saturated a core at batch 8, concurrency 4');
+    expect(text).toContain('client saturated a core at batch 8, concurrency 4: those figures may be client-bound; raise --client-threads (now 2)');
+    expect(formatTable({ ...report(rows), mode: 'in-process', clientThreads: 0 }, new Chalk({ level: 0 }))).toContain('client-bound; one JS thread feeds the executor in process');
   });
 });
 

@@ -14,7 +14,8 @@ export function formatCsv(report: PerfReport): string {
   const multiBatch = new Set(report.rows.map((r) => r.batchSize)).size > 1;
   const first = report.load === 'concurrency' ? 'Concurrency' : 'Request Rate';
   const header = [first, 'Inferences/Second', ...LATENCY_COLUMNS, ...(multiBatch ? ['Batch Size'] : [])];
-  const us = (v: number | undefined) => String(Math.round(v ?? 0));
+  // A phase the server could not account for (NaN) is left empty rather than written as 0.
+  const us = (v: number | undefined) => (v !== undefined && !Number.isFinite(v) ? '' : String(Math.round(v ?? 0)));
   const lines = report.rows.map((r) => [
     String(r.concurrency ?? r.requestRate),
     String(Math.round(r.throughput * 100) / 100),

@@ -5,7 +5,7 @@
 import { settingLabel, type PerfReport } from '../report.js';
 import { escapeXml, lineChart, type Series } from './svg-chart.js';
 
-const ms = (us: number | undefined) => (us === undefined ? '–' : (us / 1000).toFixed(2));
+const ms = (us: number | undefined) => (us === undefined || !Number.isFinite(us) ? '–' : (us / 1000).toFixed(2));
 
 export function formatHtml(report: PerfReport, generatedAt: Date): string {
   const batchSizes = [...new Set(report.rows.map((r) => r.batchSize))];
@@ -33,7 +33,7 @@ export function formatHtml(report: PerfReport, generatedAt: Date): string {
 </head><body>
 <h1>${escapeXml(title)}</h1>
 <p>Target: ${escapeXml(report.target)} · load: ${escapeXml(loadName)} · generated ${escapeXml(generatedAt.toISOString())}</p>
-<ul><li>Best throughput: <b>${escapeXml(settingLabel(s.best))}</b>, ${s.best.throughput.toFixed(1)} infer/s at ${s.latencyMetric} ${ms(s.best.latencyUs)} ms</li>${threshold}${saturated}</ul>
+${report.incomplete !== undefined ? `<p><b>Incomplete:</b> ${escapeXml(report.incomplete)}</p>\n` : ''}<ul><li>Best throughput: <b>${escapeXml(settingLabel(s.best))}</b>, ${s.best.throughput.toFixed(1)} infer/s at ${s.latencyMetric} ${ms(s.best.latencyUs)} ms</li>${threshold}${saturated}</ul>
 <div class="charts">
 ${lineChart({ title: `Throughput vs ${loadName}`, xLabel: loadName, yLabel: 'inferences / s', series: throughputSeries })}
 ${lineChart({ title: 'Latency vs throughput', xLabel: 'inferences / s', yLabel: 'latency (ms)', series: latencySeries })}

@@ -5,7 +5,9 @@
 import type { ChalkInstance } from 'chalk';
 import { settingLabel, type PerfReport, type ReportRow } from '../report.js';
 
-const ms = (us: number | undefined) => (us === undefined ? '-' : (us / 1000).toFixed(us >= 100_000 ? 0 : us >= 10_000 ? 1 : 2));
+/** Milliseconds with the digits that matter: 3 significant-ish places from 0.001 ms up. */
+const ms = (us: number | undefined) => (us === undefined || !Number.isFinite(us) ? '-'
+  : (us / 1000).toFixed(us >= 100_000 ? 0 : us >= 10_000 ? 1 : us >= 100 ? 2 : 3));
 const rate = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
 
 export function formatTable(report: PerfReport, c: ChalkInstance): string {
@@ -35,8 +37,14 @@ export function formatTable(report: PerfReport, c: ChalkInstance): string {
       out.push(`${c.yellow(`no setting kept ${s.latencyMetric} latency under ${s.latencyThresholdMs} ms`)}; try lower concurrency or a smaller batch`);
     }
   }
+  if (report.incomplete !== undefined) {
+    out.push(c.yellow(`incomplete: the sweep stopped after ${report.rows.length} setting${report.rows.length === 1 ? '' : 's'} (the error follows)`));
+  }
   if (s.clientSaturated.length > 0) {
-    out.push(`${c.yellow('* client saturated a core')} at ${s.clientSaturated.map(settingLabel).join('; ')}: those figures may be client-bound; raise --client-threads (now ${report.clientThreads})`);
+    const fix = report.mode === 'in-process'
+      ? 'one JS thread feeds the executor in process; use larger batches, or measure through `gebe serve` with -u'
+      : `raise --client-threads (now ${report.clientThreads})`;
+    out.push(`${c.yellow('* client saturated a core')} at ${s.clientSaturated.map(settingLabel).join('; ')}: those figures may be client-bound; ${fix}`);
   }
   return `${out.join('\n')}\n`;
 }

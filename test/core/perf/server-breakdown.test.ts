@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelStatistics } from '../../../src/core/executor/types.js';
+import { addDeltas, breakdown, statisticsDelta } from '../../../src/core/perf/server-breakdown.js';
+
+function stats(requests: number, inferences: number, queueNs: number, inferNs: number): ModelStatistics {
+  const d = (count: number, ns: number) => ({ count, ns });
+  return {
+    name: 'm', version: '1', last_inference: 0, inference_count: inferences, execution_count: requests,
+    inference_stats: { success: d(requests, 0), fail: d(0, 0), queue: d(requests, queueNs), compute_input: d(requests, requests * 1000), compute_infer: d(requests, inferNs), compute_output: d(requests, 0) },
+    batch_stats: [],
+  };
+}
+
+describe('server breakdown from statistics deltas', () => {
+  it('averages each phase per request over the window, as perf_analyzer does', () => {
+    const delta = statisticsDelta(stats(10, 80, 5_000, 100_000), stats(30, 240, 45_000, 500_000));
+    expect(delta).toMatchObject({ requests: 20, inferenceCount: 160, executionCount: 20 });
+    expect(breakdown(delta)).toEqual({ inferenceCount: 160, executionCount: 20, queueUs: 2, computeInputUs: 1, computeInferUs: 20, computeOutputUs: 0 });
+  });
+
+  it('adds windows before averaging', () => {
+    const a = statisticsDelta(stats(0, 0, 0, 0), stats(10, 10, 10_000, 0));
+    const b = statisticsDelta(stats(10, 10, 10_000, 0), stats(40, 40, 40_000, 0));
+    expect(breakdown(addDeltas([a, b])).queueUs).toBe(1);
+  });
+
+  it('reports a phase as unknown when the server sent a wrapped 64-bit counter', () => {
+    const wrapped = 18446744073709552000;
+    const result = breakdown(statisticsDelta(stats(1, 1, wrapped, 10_000), stats(5, 5, wrapped, 50_000)));
+    expect(result.queueUs).toBeNaN();
+    expect(result.computeInferUs).toBe(10);
+  });
+});
