@@ -54,10 +54,16 @@ function renderCase(c: RuleCase): string {
     if (/[\u0000-\u0008\u000e-\u001f]/.test(c.config)) out.push(`\`${where}\` holds the bytes \`${JSON.stringify(c.config).slice(1, -1)}\``, '');
     else out.push(`\`${where}\`:`, '', '```protobuf', c.config.replace(/\n$/, ''), '```', '');
   }
-  const files = Object.entries(c.files ?? {});
+  const prefix = kind === 'repository' ? 'repo/' : `${c.model ?? 'm'}/`;
+  // Other models' configs read best as configs; every other file is described in one line.
+  const isShownConfig = ([rel, content]: [string, string | Uint8Array]) => typeof content === 'string' && rel.endsWith('.pbtxt') && content.length <= 4000;
+  const entries = Object.entries(c.files ?? {});
+  for (const [rel, content] of entries.filter(isShownConfig)) {
+    out.push(`\`${prefix}${rel}\`:`, '', '```protobuf', (content as string).replace(/\n$/, ''), '```', '');
+  }
+  const files = entries.filter((e) => !isShownConfig(e));
   if (files.length > 0) {
-    const prefix = kind === 'repository' ? 'repo/' : `${c.model ?? 'm'}/`;
-    out.push('Files:', '');
+    out.push(entries.length > files.length ? 'Other files:' : 'Files:', '');
     for (const [rel, content] of files) out.push(`- ${describeFile(prefix + rel, content)}`);
     out.push('');
   }
@@ -84,7 +90,7 @@ export function renderRuleDoc(rule: Rule, cases: RuleCases): string {
     '| --- | --- |',
     `| Default severity | ${rule.severity} |`,
     `| Fixable by \`--fix\` | ${rule.fixable ? 'yes' : 'no'} |`,
-    `| Runs on | ${SCOPE_TEXT[rule.scope]} |`,
+    `| Runs on | ${rule.needs === 'model-directory' ? 'every config.pbtxt in a model directory (not a config checked alone)' : rule.needs === 'repository' ? 'every config.pbtxt when a whole repository is validated' : SCOPE_TEXT[rule.scope]} |`,
     '',
     '## Bad',
     '',

@@ -13,9 +13,18 @@ export async function runOrt(model: string | Uint8Array, inputs: CpuTensor[], th
   return result;
 }
 
-/** Largest |a - b| / max(|b|, floor) over two float arrays; throws when lengths differ. */
-export function maxRelativeError(a: ArrayLike<number>, b: ArrayLike<number>, floor = 1e-3): number {
+/**
+ * Largest |a - b| / max(|b|, floor) over two float arrays; throws when lengths differ. The floor
+ * defaults to 1e-3 × the reference's largest magnitude: elements a thousand times smaller than
+ * the tensor's scale carry rounding noise from the rest of the network, not a relative signal.
+ */
+export function maxRelativeError(a: ArrayLike<number>, b: ArrayLike<number>, floor?: number): number {
   if (a.length !== b.length) throw new Error(`length ${a.length} vs ${b.length}`);
+  if (floor === undefined) {
+    let scale = 0;
+    for (let i = 0; i < b.length; i++) scale = Math.max(scale, Math.abs(b[i]));
+    floor = Math.max(1e-3 * scale, 1e-12);
+  }
   let worst = 0;
   for (let i = 0; i < a.length; i++) {
     const err = Math.abs(a[i] - b[i]) / Math.max(Math.abs(b[i]), floor);

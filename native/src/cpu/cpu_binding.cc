@@ -167,6 +167,9 @@ class CpuSessionWrap : public Napi::ObjectWrap<CpuSessionWrap> {
     CpuSession& s = session(info.Env());
     Napi::Object o = ModelInfoToJs(info.Env(), s.info(), s.inputs(), s.outputs());
     o.Set("threads", Napi::Number::New(info.Env(), s.threads()));
+    Napi::Object optimized = Napi::Object::New(info.Env());
+    for (const auto& [op, count] : s.optimized_operators()) optimized.Set(op, Napi::Number::New(info.Env(), count));
+    o.Set("optimizedOperators", optimized);
     o.Set("steps", Napi::Number::New(info.Env(), double(s.step_count())));
     return o;
   }
@@ -186,9 +189,11 @@ class CpuSessionWrap : public Napi::ObjectWrap<CpuSessionWrap> {
       shapes.push_back(std::move(ns));
     }
     CompileReport report;
+    CpuSession::PlanSummary summary;
     try {
       std::lock_guard<std::mutex> lock(holder_->mu);
       report = s.compile(shapes);
+      summary = s.plan_summary(shapes);
     } catch (const std::exception& e) {
       throw Napi::Error::New(env, e.what());
     }
@@ -196,6 +201,12 @@ class CpuSessionWrap : public Napi::ObjectWrap<CpuSessionWrap> {
     o.Set("compileMs", report.compile_ms);
     o.Set("arenaBytes", Napi::Number::New(env, double(report.arena_bytes)));
     o.Set("cached", report.cached);
+    Napi::Object steps = Napi::Object::New(env);
+    steps.Set("run", summary.run);
+    steps.Set("dynamic", summary.dynamic);
+    steps.Set("folded", summary.folded);
+    steps.Set("aliased", summary.aliased);
+    o.Set("steps", steps);
     return o;
   }
 

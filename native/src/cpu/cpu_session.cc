@@ -71,7 +71,33 @@ const Plan& CpuSession::PlanFor(const std::vector<Shape>& shapes, CompileReport*
   return *(plans_[shapes] = std::move(plan));
 }
 
+std::map<std::string, int> CpuSession::optimized_operators() const {
+  std::map<std::string, int> histogram;
+  for (const Step& step : program_->steps) histogram[step.kernel->node().op_type]++;
+  return histogram;
+}
+
+CpuSession::PlanSummary CpuSession::plan_summary(const std::vector<NamedShape>& shapes) {
+  const Plan& plan = PlanFor(OrderShapes(shapes), nullptr);
+  PlanSummary summary;
+  for (StepMode mode : plan.modes) {
+    switch (mode) {
+      case StepMode::kStatic: summary.run++; break;
+      case StepMode::kDynamic: summary.dynamic++; break;
+      case StepMode::kFolded: summary.folded++; break;
+      case StepMode::kAlias: summary.aliased++; break;
+    }
+  }
+  return summary;
+}
+
 CompileReport CpuSession::compile(const std::vector<NamedShape>& shapes) {
+  CompileReport report;
+  PlanFor(OrderShapes(shapes), &report);
+  return report;
+}
+
+std::vector<Shape> CpuSession::OrderShapes(const std::vector<NamedShape>& shapes) const {
   std::vector<Shape> ordered(program_->inputs.size());
   std::vector<bool> seen(program_->inputs.size(), false);
   for (const auto& s : shapes) {
@@ -84,9 +110,7 @@ CompileReport CpuSession::compile(const std::vector<NamedShape>& shapes) {
   for (size_t i = 0; i < seen.size(); ++i) {
     if (!seen[i]) throw EngineError("compile: no shape given for input '" + program_->inputs[i].name + "'");
   }
-  CompileReport report;
-  PlanFor(ordered, &report);
-  return report;
+  return ordered;
 }
 
 void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) {
@@ -161,7 +185,7 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
   };
 
   for (size_t k = 0; k < program.steps.size(); ++k) {
-    if (plan.modes[k] == StepMode::kFolded) continue;
+    if (plan.modes[k] == StepMode::kFolded || plan.modes[k] == StepMode::kAlias) continue;
     const Step& step = program.steps[k];
     std::vector<const TensorRef*> in;
     for (int id : step.inputs) in.push_back(id < 0 ? nullptr : &values[size_t(id)]);

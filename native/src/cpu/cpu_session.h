@@ -23,12 +23,20 @@ class CpuSession : public Session {
   const char* engine_name() const override { return "cpu"; }
 
   const ModelInfo& info() const { return program_->info; }
+  // Operator histogram of the optimised program (what actually runs, before per-shape folding).
+  std::map<std::string, int> optimized_operators() const;
+  // How the plan for these shapes treats the program's steps (compiles it when needed).
+  struct PlanSummary {
+    int run = 0, dynamic = 0, folded = 0, aliased = 0;
+  };
+  PlanSummary plan_summary(const std::vector<NamedShape>& shapes);
   size_t step_count() const { return program_->steps.size(); }
   int threads() const { return pool_->size(); }
 
  private:
   // Validates shapes against the declared inputs and returns the cached or new plan.
   const Plan& PlanFor(const std::vector<Shape>& shapes, CompileReport* report);
+  std::vector<Shape> OrderShapes(const std::vector<NamedShape>& shapes) const;
   void CheckShape(size_t input, const Shape& shape) const;
 
   SessionOptions options_;

@@ -384,10 +384,13 @@ Graph ParseGraph(WireReader r, const std::string& base_dir, const ReadOptions& o
 Model ReadOnnxBytes(const uint8_t* data, size_t size, const std::string& what, const std::string& base_dir,
                     const ReadOptions& options) {
   if (size == 0) throw EngineError(what + " is empty; expected an ONNX ModelProto");
-  // A ModelProto starts with a field key; ONNX exporters write ir_version (field 1, varint) first.
-  // Anything whose first byte is not a plausible key is not an ONNX file at all.
+  // A ModelProto starts with the key of one of its fields (exporters write ir_version, 0x08,
+  // first). Any other first byte means the file is not an ONNX model at all.
+  static const uint8_t kModelKeys[] = {0x08, 0x12, 0x1a, 0x22, 0x28, 0x32, 0x3a, 0x42, 0x72, 0xa2, 0xca};
   uint8_t first = data[0];
-  if ((first & 7) > 5 || (first >> 3) == 0) {
+  bool plausible = false;
+  for (uint8_t k : kModelKeys) plausible = plausible || first == k;
+  if (!plausible) {
     throw EngineError(what + " is not an ONNX model (wrong magic: first byte 0x" +
                       std::string(1, "0123456789abcdef"[first >> 4]) + std::string(1, "0123456789abcdef"[first & 15]) +
                       " is not a protobuf field key)");

@@ -15,6 +15,7 @@ enum class StepMode : uint8_t {
   kFolded,   // value known at compile time; not run
   kStatic,   // shapes known; outputs in the arena (or in the caller's output tensors)
   kDynamic,  // an output shape depends on runtime values; shapes inferred and memory allocated per run
+  kAlias,    // a view (Reshape, Flatten, ...) whose output shares its input's arena bytes; not run
 };
 
 struct Plan {

@@ -120,16 +120,34 @@ std::unique_ptr<Plan> BuildPlan(const Program& program, const std::vector<Shape>
     }
   }
 
-  // Lifetimes of arena values: produced by a static step, not a graph output.
+  // Views whose input is an arena value share its bytes: the view's output becomes an alias of
+  // the root buffer, whose lifetime then covers the alias's consumers too.
+  std::vector<int> root(n_values);
+  for (size_t id = 0; id < n_values; ++id) root[id] = int(id);
+  std::vector<bool> arena_value(n_values, false);
+  for (size_t k = 0; k < program.steps.size(); ++k) {
+    const Step& step = program.steps[k];
+    if (plan->modes[k] != StepMode::kStatic) continue;
+    if (step.kernel->IsView() && step.inputs[0] >= 0 && step.outputs[0] >= 0 &&
+        arena_value[size_t(step.inputs[0])] && !is_output[size_t(step.outputs[0])]) {
+      root[size_t(step.outputs[0])] = root[size_t(step.inputs[0])];
+      arena_value[size_t(step.outputs[0])] = true;
+      plan->modes[k] = StepMode::kAlias;
+      continue;
+    }
+    for (int id : step.outputs)
+      if (id >= 0 && !is_output[size_t(id)]) arena_value[size_t(id)] = true;
+  }
+  // Lifetimes of arena buffers (by root value): from the producing step to the last reader.
   std::vector<int> first(n_values, -1), last(n_values, -1);
   for (size_t k = 0; k < program.steps.size(); ++k) {
     if (plan->modes[k] == StepMode::kFolded) continue;
     const Step& step = program.steps[k];
     for (int id : step.inputs)
-      if (id >= 0) last[size_t(id)] = int(k);
+      if (id >= 0) last[size_t(root[size_t(id)])] = std::max(last[size_t(root[size_t(id)])], int(k));
     if (plan->modes[k] != StepMode::kStatic) continue;
     for (int id : step.outputs) {
-      if (id >= 0 && !is_output[size_t(id)]) {
+      if (id >= 0 && arena_value[size_t(id)] && root[size_t(id)] == id) {
         first[size_t(id)] = int(k);
         last[size_t(id)] = std::max(last[size_t(id)], int(k));
       }
@@ -140,6 +158,9 @@ std::unique_ptr<Plan> BuildPlan(const Program& program, const std::vector<Shape>
     if (first[id] >= 0) intervals.push_back({int(id), first[id], last[id], plan->values[id].bytes()});
   }
   plan->arena_bytes = AssignOffsets(intervals, plan->arena_offset);
+  for (size_t id = 0; id < n_values; ++id) {
+    if (root[id] != int(id)) plan->arena_offset[id] = plan->arena_offset[size_t(root[id])];
+  }
   plan->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return plan;
 }

@@ -194,7 +194,21 @@ std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions&
     Scratch scratch;
     RunContext ctx{&pool, &scratch};
     FoldConstants(*program, ctx);
+    FuseConvBatchNorm(*program);
+    FuseMatMulBias(*program);
+    FuseActivations(*program);
     RemoveDeadSteps(*program);
+  }
+  for (Step& step : program->steps) {
+    std::vector<TensorRef> refs(step.inputs.size());
+    std::vector<const TensorRef*> constants(step.inputs.size(), nullptr);
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      if (program->is_const(step.inputs[i])) {
+        refs[i] = program->constants[size_t(step.inputs[i])].ref();
+        constants[i] = &refs[i];
+      }
+    }
+    step.kernel->PrepareConstants(constants);
   }
   return program;
 }

@@ -52,6 +52,9 @@ ModelCore::ModelCore(ModelOptions options, std::vector<std::unique_ptr<Session>>
 }
 
 ModelCore::~ModelCore() {
+  // Reached from the thread-safe function's finalizer (environment teardown) or after unload;
+  // either way nobody in JS waits for answers any more.
+  torn_down_.store(true);
   if (scheduler_) scheduler_->Stop();
   if (closer_.joinable()) closer_.join();
 }
@@ -63,10 +66,11 @@ void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr
   // The loop is kept alive only while requests are outstanding (see Infer / CallJs).
   tsfn_.Unref(env);
   scheduler_ = std::make_unique<ModelScheduler>(options_.model_name, options_.policy, options_.batched,
-                                                std::move(sessions_), this);
+                                                std::move(sessions_), this, options_.idle_spin_us);
 }
 
 void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
+  if (torn_down_.load()) return;
   CompletedBatch* raw = batch.release();
   napi_status status = tsfn_.NonBlockingCall(raw, [this](Napi::Env env, Napi::Function callback, CompletedBatch* b) {
     CallJs(env, callback, b);

@@ -7,6 +7,7 @@
 
 #include <napi.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -61,6 +62,7 @@ class ModelCore : public CompletionSink {
   std::unique_ptr<ModelScheduler> scheduler_;
   Napi::ThreadSafeFunction tsfn_;
   bool unloading_ = false;
+  std::atomic<bool> torn_down_{false};  // the environment is going away: deliver nothing
   std::thread closer_;
   std::mutex use_mu_;
   std::condition_variable use_cv_;

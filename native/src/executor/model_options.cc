@@ -48,6 +48,7 @@ ModelOptions ReadModelOptions(const Napi::Object& options) {
   out.instance_count = static_cast<int>(Number(options, "instanceCount", 1));
   if (out.instance_count < 1) out.instance_count = 1;
   out.session.intra_op_threads = static_cast<int>(Number(options, "intraOpThreads", 0));
+  out.idle_spin_us = static_cast<int64_t>(Number(options, "idleSpinUs", 0));
   for (int64_t d : Ints(options, "deviceIds")) out.device_ids.push_back(static_cast<int>(d));
 
   Napi::Value params = options.Get("parameters");

@@ -20,6 +20,7 @@ struct ModelOptions {
   BatchPolicy policy;    // gears: from the config; the engine's own gears win at load
   SessionOptions session;
   std::vector<int> device_ids;  // instance i runs on device_ids[i % size]
+  int64_t idle_spin_us = 0;     // see ModelScheduler
 };
 
 ModelOptions ReadModelOptions(const Napi::Object& options);

@@ -2,6 +2,7 @@
 
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -10,8 +11,13 @@
 namespace gebe {
 
 ModelScheduler::ModelScheduler(std::string model_name, BatchPolicy policy, bool batched,
-                               std::vector<std::unique_ptr<Session>> sessions, CompletionSink* sink)
-    : model_name_(std::move(model_name)), policy_(std::move(policy)), batched_(batched), sink_(sink), queues_(policy_) {
+                               std::vector<std::unique_ptr<Session>> sessions, CompletionSink* sink, int64_t idle_spin_us)
+    : model_name_(std::move(model_name)),
+      policy_(std::move(policy)),
+      batched_(batched),
+      sink_(sink),
+      idle_spin_us_(idle_spin_us),
+      queues_(policy_) {
   for (auto& session : sessions) {
     auto instance = std::make_unique<Instance>();
     instance->session = std::move(session);
@@ -37,6 +43,7 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
     return false;
   }
   Rejected expired;
+  Wakeups wakeups;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) {
@@ -53,13 +60,19 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
       return false;
     }
     pending_.fetch_add(1, std::memory_order_relaxed);
-    WakeBatcherIfEarlierLocked(DispatchLocked(now_ns / 1000, expired));
+    WakeBatcherIfEarlierLocked(DispatchLocked(now_ns / 1000, expired, wakeups), wakeups);
   }
+  wakeups.Notify(batcher_cv_);
   RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
   return true;
 }
 
-int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired) {
+void ModelScheduler::Wakeups::Notify(std::condition_variable& batcher_cv) const {
+  for (Instance* instance : instances) instance->cv.notify_one();
+  if (batcher) batcher_cv.notify_one();
+}
+
+int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired, Wakeups& wakeups) {
   for (auto& r : queues_.ExpireDue(now_us)) expired.push_back(std::move(r));
   int64_t wake = RequestQueues<ScheduledRequest>::kNever;
   while (!idle_.empty() && !queues_.empty()) {
@@ -75,19 +88,20 @@ int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired) {
     batch->padded_rows = decision.padded_rows;
     batch->seq = next_seq_++;
     const int64_t now_ns = now_us * 1000;
-    for (auto& r : batch->requests) r->dispatch_ns = now_ns;
+    for (auto& r : batch->requests) r->dispatch_ns = std::max(now_ns, r->enqueue_ns);
     Instance& instance = *instances_[idle_.back()];
     idle_.pop_back();
     instance.next = std::move(batch);
-    instance.cv.notify_one();
+    instance.assigned.store(true, std::memory_order_release);
+    wakeups.instances.push_back(&instance);
   }
   return std::min(wake, queues_.NextDeadline());
 }
 
-void ModelScheduler::WakeBatcherIfEarlierLocked(int64_t wake_us) {
+void ModelScheduler::WakeBatcherIfEarlierLocked(int64_t wake_us, Wakeups& wakeups) {
   if (wake_us < batcher_wake_us_) {
     batcher_wake_us_ = wake_us;
-    batcher_cv_.notify_one();
+    wakeups.batcher = true;
   }
 }
 
@@ -98,9 +112,11 @@ void ModelScheduler::BatcherLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     Rejected expired;
-    const int64_t wake = DispatchLocked(SteadyNowNs() / 1000, expired);
-    if (!expired.empty()) {
+    Wakeups wakeups;
+    const int64_t wake = DispatchLocked(SteadyNowNs() / 1000, expired, wakeups);
+    if (!expired.empty() || !wakeups.instances.empty()) {
       lock.unlock();
+      wakeups.Notify(batcher_cv_);
       RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
       lock.lock();
       continue;
@@ -117,19 +133,30 @@ void ModelScheduler::BatcherLoop() {
 void ModelScheduler::InstanceLoop(size_t index) {
   Instance& instance = *instances_[index];
   std::unique_lock<std::mutex> lock(mu_);
+  bool ran = false;
   for (;;) {
+    if (ran && idle_spin_us_ > 0 && !instance.next && !stopping_) {
+      lock.unlock();
+      const int64_t until = SteadyNowNs() + idle_spin_us_ * 1000;
+      while (!instance.assigned.load(std::memory_order_acquire) && SteadyNowNs() < until) std::this_thread::yield();
+      lock.lock();
+    }
     instance.cv.wait(lock, [&] { return instance.next != nullptr || stopping_; });
     if (!instance.next) return;  // stopping and nothing assigned
     std::unique_ptr<Batch> batch = std::move(instance.next);
+    instance.assigned.store(false, std::memory_order_relaxed);
+    ran = true;
     lock.unlock();
     Execute(instance, *batch);
     lock.lock();
     idle_.push_back(index);
     if (stopping_) continue;
     Rejected expired;
-    WakeBatcherIfEarlierLocked(DispatchLocked(SteadyNowNs() / 1000, expired));
-    if (!expired.empty()) {
+    Wakeups wakeups;
+    WakeBatcherIfEarlierLocked(DispatchLocked(SteadyNowNs() / 1000, expired, wakeups), wakeups);
+    if (!expired.empty() || !wakeups.instances.empty() || wakeups.batcher) {
       lock.unlock();
+      wakeups.Notify(batcher_cv_);
       RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
       lock.lock();
     }

@@ -32,8 +32,10 @@ namespace gebe {
 class ModelScheduler {
  public:
   // batched: the model has a batch dimension (max_batch_size > 0).
+  // idle_spin_us: after a batch, an instance polls for the next one this long (yielding the
+  // CPU between polls) before it sleeps, so back-to-back requests skip a futex wake-up.
   ModelScheduler(std::string model_name, BatchPolicy policy, bool batched, std::vector<std::unique_ptr<Session>> sessions,
-                 CompletionSink* sink);
+                 CompletionSink* sink, int64_t idle_spin_us = 0);
   ~ModelScheduler();
   ModelScheduler(const ModelScheduler&) = delete;
   ModelScheduler& operator=(const ModelScheduler&) = delete;
@@ -71,6 +73,7 @@ class ModelScheduler {
     std::mutex session_mu;                 // held while the session runs (one driver at a time)
     std::condition_variable cv;            // waits on mu_ for `next`
     std::unique_ptr<Batch> next;           // guarded by mu_
+    std::atomic<bool> assigned{false};     // mirrors next != nullptr, for the lock-free idle spin
     GatherArena arena;                     // instance thread only
     std::thread thread;
   };
@@ -78,9 +81,16 @@ class ModelScheduler {
 
   void BatcherLoop();
   void InstanceLoop(size_t index);
+  // Threads to wake once mu_ is released (waking them under the lock would make them block
+  // on it straight away: two context switches instead of one).
+  struct Wakeups {
+    std::vector<Instance*> instances;
+    bool batcher = false;
+    void Notify(std::condition_variable& batcher_cv) const;
+  };
   // Expires deadlines and hands batches to idle instances. Returns when to decide again.
-  int64_t DispatchLocked(int64_t now_us, Rejected& expired);
-  void WakeBatcherIfEarlierLocked(int64_t wake_us);
+  int64_t DispatchLocked(int64_t now_us, Rejected& expired, Wakeups& wakeups);
+  void WakeBatcherIfEarlierLocked(int64_t wake_us, Wakeups& wakeups);
   void Execute(Instance& instance, Batch& batch);
   void RejectAll(Rejected& requests, FailureReason reason, int status, const std::string& message);
   void Complete(uint64_t seq, std::unique_ptr<CompletedBatch> batch);
@@ -90,6 +100,7 @@ class ModelScheduler {
   const BatchPolicy policy_;
   const bool batched_;
   CompletionSink* const sink_;
+  const int64_t idle_spin_us_;
   std::vector<std::unique_ptr<Instance>> instances_;
   ModelStatistics stats_;
   std::atomic<size_t> pending_{0};

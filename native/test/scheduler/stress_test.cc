@@ -91,7 +91,8 @@ void RunStress(size_t total, int callers, size_t stop_after) {
     pool[c].resize(8 * 3 * 64);
     for (size_t i = 0; i < pool[c].size(); ++i) pool[c][i] = static_cast<float>(i % 977) + 0.5f;
   }
-  gebe::ModelScheduler s("stress", StressPolicy(), true, Sessions(3, {1, 2, 4, 8}), &sink);
+  // Instances poll 20 µs for their next batch before sleeping: both idle paths get exercised.
+  gebe::ModelScheduler s("stress", StressPolicy(), true, Sessions(3, {1, 2, 4, 8}), &sink, 20);
   std::atomic<size_t> next{0};
   std::atomic<uint64_t> rejected{0};
   std::atomic<bool> stopped{false};
@@ -145,6 +146,9 @@ void RunStress(size_t total, int callers, size_t stop_after) {
   CHECK_EQ(st.fail.count, sink.errors_.load() + rejected.load());
   CHECK_EQ(st.inference_count, sink.ok_rows_.load());
   CHECK_EQ(st.compute_infer.count, st.success.count);
+  // Each request's total time holds its queue time and its batch's compute phases.
+  CHECK(st.queue.ns <= st.success.ns);
+  CHECK(st.compute_input.ns + st.compute_infer.ns + st.compute_output.ns <= st.success.ns);
   uint64_t executions = 0;
   for (const auto& [size, b] : st.batch_stats) executions += b.compute_infer.count;
   CHECK_EQ(executions, st.execution_count);

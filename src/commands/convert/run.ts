@@ -73,7 +73,8 @@ async function convertOne(io: IO, atc: string, model: ConvertibleModel, plan: At
   const shownLog = relativeTo(io.cwd, logFile);
   // A stale .om from an earlier run must not pass for this run's result.
   fs.rmSync(plan.omFile, { force: true });
-  const run = await runAtc(atc, plan.args, { io, logFile, label: `${model.name} v${model.version}`, cwd: model.versionDir });
+  // ATC leaves fusion_result.json and kernel_meta/ in its working directory: the user's, as if they had run it.
+  const run = await runAtc(atc, plan.args, { io, logFile, label: `${model.name} v${model.version}`, cwd: io.cwd });
   const codes = findErrorCodes(run.output);
   if (run.exitCode !== 0 || run.signal) {
     io.stderr.write(`${err.red('error')}: atc failed for model "${model.name}" (${run.signal ? `signal ${run.signal}` : `exit code ${run.exitCode}`})\n`);
@@ -95,9 +96,9 @@ async function convertOne(io: IO, atc: string, model: ConvertibleModel, plan: At
   const gears = plan.batchSizes ? `batch sizes ${plan.batchSizes.join(', ')}` : plan.gears.values.length > 0 ? `dims ${plan.gears.values.map((g) => g.join(',')).join('; ')}` : 'static shape';
   io.stdout.write(`${c.green('converted')} ${model.name} v${model.version} → ${shownOm} (${formatBytes(size)}, ${gears})\n`);
   if (header.format === 'om') {
-    const dynamic = header.isUnknownModel ? 'dynamic' : 'static';
+    const dynamic = header.isDynamic ? 'dynamic' : 'static';
     io.stdout.write(`  header: IMOD, name "${header.name}", ${dynamic}${header.platformVersion ? `, platform ${header.platformVersion}` : ''}\n`);
-    if (plan.gears.values.length > 0 && !header.isUnknownModel) {
+    if (plan.gears.values.length > 0 && !header.isDynamic) {
       io.stdout.write(`  ${c.yellow('note')}: gears were requested but the header's is_unknow_model flag is 0; check the log\n`);
     }
   } else {

@@ -50,6 +50,9 @@ export async function httpInfer(url: string, inferPath: string, inputs: InferTen
     if (size === undefined) {
       throw new GebeError(`the server at ${base} sent output "${o.name}" as JSON although binary data was requested`);
     }
+    if (!Number.isInteger(size) || size < 0 || offset + size > body.byteLength) {
+      throw new GebeError(`the server at ${base} sent output "${o.name}" with binary_data_size ${size}, beyond the ${body.byteLength}-byte response`);
+    }
     const data = new Uint8Array(body.buffer, body.byteOffset + offset, size);
     offset += size;
     return { name: o.name, datatype: o.datatype, shape: o.shape.map(Number), data: Uint8Array.prototype.slice.call(data) };

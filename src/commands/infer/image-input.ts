@@ -31,7 +31,9 @@ export function imageToTensor(
   invertMode: InvertMode,
   source: string,
 ): ImageTensor {
-  const dims = batched ? input.shape.slice(1) : input.shape;
+  // A non-batching model whose input still has a leading batch-like dim ([-1 or 1, C, H, W]).
+  const leading = !batched && input.shape.length === 4 && (input.shape[0] === -1 || input.shape[0] === 1);
+  const dims = batched || leading ? input.shape.slice(1) : input.shape;
   const layout = layoutOf(dims, format, image, input, source);
   const steps: string[] = [];
   let img = toChannels(image, layout.channels);
@@ -57,7 +59,7 @@ export function imageToTensor(
     throw new UsageError(`${source}: input "${input.name}" is ${input.datatype}; an image can fill only an FP32 or UINT8 input`, 'pass the tensor as a JSON file instead');
   }
   const itemShape = layout.kind === 'CHW' ? [layout.channels, layout.height, layout.width] : layout.kind === 'HWC' ? [layout.height, layout.width, layout.channels] : [layout.height, layout.width];
-  return { tensor: { name: input.name, datatype: input.datatype, shape: batched ? [1, ...itemShape] : itemShape, data }, steps };
+  return { tensor: { name: input.name, datatype: input.datatype, shape: batched || leading ? [1, ...itemShape] : itemShape, data }, steps };
 }
 
 function layoutOf(dims: number[], format: string | undefined, image: Image, input: TensorMetadata, source: string): Layout {

@@ -7,6 +7,7 @@ export interface InferOptions {
   repo: string;
   modelVersion?: string;
   url?: string;
+  protocol: 'http' | 'grpc';
   inputs: string[];
   random: boolean;
   shapes: Record<string, number[]>;
@@ -20,6 +21,7 @@ export interface RawInferOptions {
   repo?: string;
   modelVersion?: string;
   url?: string;
+  protocol?: string;
   input?: string[];
   random?: boolean;
   shape?: string[];
@@ -37,11 +39,15 @@ export function parseInferOptions(raw: RawInferOptions): InferOptions {
   if (!Number.isInteger(topK) || topK < 1) throw new UsageError(`--top-k must be a positive integer, got "${raw.topK}"`);
   const invert = (raw.invert ?? 'auto') as InvertMode;
   if (!['auto', 'yes', 'no'].includes(invert)) throw new UsageError(`--invert must be auto, yes or no, got "${raw.invert}"`);
+  const protocol = (raw.protocol ?? 'http') as 'http' | 'grpc';
+  if (protocol !== 'http' && protocol !== 'grpc') throw new UsageError(`-i/--protocol must be http or grpc, got "${raw.protocol}"`);
+  if (raw.protocol !== undefined && raw.url === undefined) throw new UsageError('-i/--protocol applies to -u <host:port>', 'add -u with the server address');
   return {
     model: raw.model,
     repo: raw.repo ?? 'model_repository',
     modelVersion: raw.modelVersion,
     url: raw.url,
+    protocol,
     inputs: raw.input ?? [],
     random: raw.random ?? false,
     shapes: parseShapes(raw.shape ?? []),

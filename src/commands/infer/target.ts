@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { InferTensor } from '../../core/executor/types.js';
+import type { CompileReport, InferTensor } from '../../core/executor/types.js';
 import type { ModelDescription } from '../../core/perf/clients/types.js';
 import type { ModelConfig } from '../../core/config/model-config.js';
 
@@ -14,6 +14,15 @@ export interface InferTarget {
   formats: Record<string, string | undefined>;
   /** Output name → class labels, for outputs with a label_filename whose file could be read. */
   labels: Record<string, string[]>;
+  /** The model directory and config file on this machine, when there is a local copy. */
+  modelDir?: string;
+  configFile?: string;
+  /** The model's config: read from the repository, or from the server's config extension. */
+  config?: ModelConfig;
+  /** Batch sizes the engine compiled (gears); empty when any size runs or unknown. */
+  gears: number[];
+  /** Pre-compiles shapes (in process only). */
+  compile?(shapes: Record<string, number[]>): Promise<CompileReport>;
   /** Where the model runs, for messages: "in process (cpu engine)" or the server URL. */
   where: string;
   infer(inputs: InferTensor[], outputs: string[]): Promise<InferTensor[]>;

@@ -1,15 +1,13 @@
 /**
- * Reads an ONNX model's graph inputs and outputs (names, element types, dims) for `init --from`.
- * A minimal read over the project's onnx.proto; the model inspection in src/core/model is the
- * general tool, this only needs the signature.
+ * Reads an ONNX model's graph inputs and outputs for `init --from`, through the model inspection
+ * in src/core/model, turning its errors into messages that name the file and the fix.
  */
 import fs from 'node:fs';
 import { GebeError } from '../../errors.js';
 import type { DataTypeName } from '../../core/config/model-config.js';
-import { onnxRoot } from '../../core/model/onnx-builder.js';
+import { inspectOnnx, OnnxParseError, type OnnxDim } from '../../core/model/index.js';
 
-/** A dim: a size, a symbolic name ('batch'), or null when the model leaves it unknown. */
-export type OnnxDim = number | string | null;
+export type { OnnxDim };
 
 export interface OnnxTensorSignature {
   name: string;
@@ -34,11 +32,6 @@ export function tritonType(elemType: number): DataTypeName | undefined {
   return TRITON_TYPES[elemType];
 }
 
-interface ValueInfoObject {
-  name?: string;
-  type?: { tensorType?: { elemType?: number; shape?: { dim?: Array<{ dimValue?: number; dimParam?: string }> } } };
-}
-
 export function readOnnxSignature(file: string): OnnxSignature {
   let bytes: Buffer;
   try {
@@ -49,31 +42,18 @@ export function readOnnxSignature(file: string): OnnxSignature {
       cause: err,
     });
   }
-  const ModelProto = onnxRoot().lookupType('onnx.ModelProto');
-  let model: { graph?: { input?: ValueInfoObject[]; output?: ValueInfoObject[]; initializer?: Array<{ name?: string }> } };
   try {
-    model = ModelProto.toObject(ModelProto.decode(bytes), { longs: Number, defaults: false }) as typeof model;
+    const info = inspectOnnx(bytes);
+    if (info.outputs.length === 0) throw new OnnxParseError('the graph has no outputs');
+    const toSignature = (t: { name: string; elemType: number; dims: OnnxDim[] | undefined }): OnnxTensorSignature => ({
+      name: t.name, elemType: t.elemType, dims: t.dims ?? null,
+    });
+    return { inputs: info.inputs.map(toSignature), outputs: info.outputs.map(toSignature) };
   } catch (err) {
-    throw new GebeError(`${file} is not a valid ONNX model: ${(err as Error).message}`, {
+    if (!(err instanceof OnnxParseError)) throw err;
+    throw new GebeError(`${file} is not a valid ONNX model: ${err.message}`, {
       hint: 'export the model again (e.g. torch.onnx.export) and pass the .onnx file to --from',
       cause: err,
     });
   }
-  if (!model.graph || !model.graph.output?.length) {
-    throw new GebeError(`${file} has no graph outputs: it is not an ONNX model`, {
-      hint: 'pass the .onnx file of a model to --from',
-    });
-  }
-  // Before IR version 4, initializers were also listed as graph inputs: they are weights, not inputs.
-  const weights = new Set((model.graph.initializer ?? []).map((t) => t.name));
-  const inputs = (model.graph.input ?? []).filter((v) => !weights.has(v.name));
-  return { inputs: inputs.map(toSignature), outputs: model.graph.output.map(toSignature) };
-}
-
-function toSignature(info: ValueInfoObject): OnnxTensorSignature {
-  const tensor = info.type?.tensorType;
-  const dims = tensor?.shape
-    ? (tensor.shape.dim ?? []).map((d): OnnxDim => (d.dimValue !== undefined ? d.dimValue : d.dimParam ? d.dimParam : null))
-    : null;
-  return { name: info.name ?? '', elemType: tensor?.elemType ?? 0, dims };
 }

@@ -3,6 +3,7 @@
  * The real prompter uses @inquirer/prompts and is only created when stdin and stdout are terminals.
  */
 import { input, number, select } from '@inquirer/prompts';
+import { GebeError } from '../../errors.js';
 
 export interface Choice<T extends string> {
   name: string;
@@ -18,8 +19,18 @@ export interface Prompter {
 
 export function inquirerPrompter(): Prompter {
   return {
-    select: (q) => select(q),
-    number: async (q) => (await number({ ...q, required: true, step: 1 })) ?? q.default,
-    text: (q) => input(q),
+    select: (q) => cancellable(select(q)),
+    number: async (q) => (await cancellable(number({ ...q, required: true, step: 1 }))) ?? q.default,
+    text: (q) => cancellable(input(q)),
   };
+}
+
+/** Ctrl-C in a prompt rejects with ExitPromptError: a user's choice, not a crash. */
+async function cancellable<T>(answer: Promise<T>): Promise<T> {
+  try {
+    return await answer;
+  } catch (err) {
+    if ((err as Error).name === 'ExitPromptError') throw new GebeError('gebe init was cancelled; nothing was written', { cause: err });
+    throw err;
+  }
 }

@@ -81,7 +81,7 @@ export function renderConfig(spec: ConfigSpec): string {
       '# Requests wait up to max_queue_delay_microseconds to be merged into a preferred size;',
       '# `gebe convert` compiles these sizes and max_batch_size as the NPU gears.',
       'dynamic_batching {',
-      `  preferred_batch_size: ${list(spec.preferredBatchSizes)}`,
+      ...(spec.preferredBatchSizes.length > 0 ? [`  preferred_batch_size: ${list(spec.preferredBatchSizes)}`] : []),
       `  max_queue_delay_microseconds: ${spec.maxQueueDelayUs}`,
       '}',
     );

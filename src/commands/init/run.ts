@@ -66,7 +66,12 @@ export async function runInit(opts: InitOptions, deps: InitDeps): Promise<InitRe
     name: opts.modelName,
     ...settings,
     ...(source.kind === 'template'
-      ? { header: source.template.header, inputs: source.template.inputs, outputs: source.template.outputs, skeleton: source.template.skeleton }
+      ? {
+          header: source.template.header,
+          inputs: unbatched(source.template.inputs, settings.maxBatchSize),
+          outputs: unbatched(source.template.outputs, settings.maxBatchSize),
+          skeleton: source.template.skeleton,
+        }
       : {
           header: [
             `Scaffolded by \`gebe init --from ${path.basename(source.file)}\`: inputs and outputs match the`,
@@ -79,6 +84,16 @@ export async function runInit(opts: InitOptions, deps: InitDeps): Promise<InitRe
   const files = writeModel(modelDir, spec, source, opts.force);
   printNextSteps(io, opts, modelDir, files, source);
   return { modelDir, files, settings, source: source.kind === 'template' ? source.template.name : source.file };
+}
+
+/**
+ * Template tensors are written per item (the model has a batch dim). Without batching, dims are
+ * the model's full shapes, so the batch dim comes back as -1; a format then no longer applies,
+ * as Triton allows FORMAT_NCHW/NHWC only with exactly 3 dims.
+ */
+function unbatched(tensors: TensorSpec[], maxBatchSize: number): TensorSpec[] {
+  if (maxBatchSize > 0) return tensors;
+  return tensors.map(({ format: _format, ...t }) => ({ ...t, dims: [-1, ...t.dims] }));
 }
 
 function checkTarget(modelDir: string, opts: InitOptions): void {
@@ -156,9 +171,17 @@ async function chooseSettings(opts: InitOptions, source: Source, prompter: Promp
       `use sizes up to ${maxBatchSize}, or raise --max-batch-size`,
     );
   }
+  // Preferred sizes without a delay are never waited for (validate warns), so a delay is required then.
+  const minDelay = preferredBatchSizes.length > 0 ? 1 : 0;
   const maxQueueDelayUs = opts.maxQueueDelayUs ?? (prompter
-    ? await prompter.number({ message: 'Max queue delay (microseconds a request may wait to be batched)', default: defaults.maxQueueDelayUs, min: 0 })
+    ? await prompter.number({ message: 'Max queue delay (microseconds a request may wait to be batched)', default: Math.max(minDelay, defaults.maxQueueDelayUs), min: minDelay })
     : defaults.maxQueueDelayUs);
+  if (maxQueueDelayUs < minDelay) {
+    throw new UsageError(
+      '--max-queue-delay-us 0 with preferred batch sizes: the batcher would never wait to fill them',
+      'pass a delay such as --max-queue-delay-us 100, or --preferred-batch-sizes "" to batch whatever is queued',
+    );
+  }
   const instanceCount = opts.instanceCount ?? (prompter ? await askInstances(prompter, defaults) : defaults.instanceCount);
   return { backend, maxBatchSize, preferredBatchSizes, maxQueueDelayUs, instanceCount };
 }

@@ -14,16 +14,20 @@ import { formatJson } from '../../core/perf/reporters/json.js';
 import { attachProgress } from '../../core/perf/reporters/progress.js';
 import { formatTable } from '../../core/perf/reporters/table.js';
 import { openTarget } from '../../core/perf/targets.js';
+import type { LoadModelFn } from '../../core/perf/in-process-target.js';
+import { executorLoader } from './executor-loader.js';
 import type { PerfOptions } from './options.js';
 
 export interface PerfDeps {
   io: IO;
   now?: () => Date;
+  /** The executor's model loader for in-process runs (default: the native executor facade). */
+  loadModel?: () => Promise<LoadModelFn>;
 }
 
 export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfReport> {
   const { io } = deps;
-  const target = await openTarget(opts);
+  const target = await openTarget(opts, { loadModel: deps.loadModel ?? executorLoader });
   try {
     const model = await target.describe();
     for (const b of opts.batchSizes) checkBatchSize(model, b);

@@ -36,6 +36,8 @@ export interface CpuSessionInfo extends CpuModelInfo {
   threads: number;
   /** Nodes left after optimisation (folding, fusion, dead-node removal). */
   steps: number;
+  /** Operator histogram of the optimised graph (fused nodes disappear: Conv absorbs Relu and BatchNormalization). */
+  optimizedOperators: Record<string, number>;
 }
 
 export interface CpuSessionOptions {
@@ -55,9 +57,13 @@ export interface CpuTensor {
 }
 
 export interface CpuCompileReport {
+  /** Time spent planning this signature (0 when the plan was cached). */
   compileMs: number;
+  /** Intermediate memory planned for the signature, with buffers reused across value lifetimes. */
   arenaBytes: number;
   cached: boolean;
+  /** What the plan does with each optimised node: run it, run it with runtime shapes, fold it, or alias it (views). */
+  steps: { run: number; dynamic: number; folded: number; aliased: number };
 }
 
 interface NativeCpuSession {

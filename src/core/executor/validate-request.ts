@@ -57,10 +57,16 @@ function countStrings(data: Uint8Array): number {
   return count;
 }
 
+const inputIndexes = new WeakMap<RequestContract, Map<string, number>>();
+
 export function validateRequest(model: RequestContract, request: InferRequest): ValidatedRequest {
   const m = model.name;
   if (!request || !Array.isArray(request.inputs)) throw new InferError(`inference request for model '${m}' has no inputs array`);
-  const index = new Map(model.inputs.map((t, i) => [t.name, i]));
+  let index = inputIndexes.get(model);
+  if (!index) {
+    index = new Map(model.inputs.map((t, i) => [t.name, i]));
+    inputIndexes.set(model, index);
+  }
   const datas: Uint8Array[] = new Array(model.inputs.length);
   const shapes: number[][] = new Array(model.inputs.length);
   let batch = -1;

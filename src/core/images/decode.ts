@@ -17,6 +17,15 @@ export interface Image {
 
 export const IMAGE_EXTENSIONS = ['.png', '.pgm'];
 
+/** Larger pictures are refused before decoding: a header can claim any size. */
+export const MAX_PIXELS = 64 * 1024 * 1024;
+
+function checkSize(width: number, height: number, file: string): void {
+  if (width * height > MAX_PIXELS) {
+    throw new GebeError(`${file} is ${width}x${height} pixels, more than the ${MAX_PIXELS} gebe infer reads`, { hint: 'scale the picture down first' });
+  }
+}
+
 export function isImageFile(file: string): boolean {
   return IMAGE_EXTENSIONS.includes(path.extname(file).toLowerCase());
 }
@@ -36,6 +45,8 @@ export function readImage(file: string): Image {
 }
 
 export function decodePng(bytes: Buffer, file: string): Image {
+  // IHDR follows the signature: width and height are big-endian u32 at bytes 16 and 20.
+  if (bytes.length >= 24) checkSize(bytes.readUInt32BE(16), bytes.readUInt32BE(20), file);
   let png: PNG;
   try {
     png = PNG.sync.read(bytes);
@@ -78,6 +89,7 @@ export function decodePgm(bytes: Buffer, file: string): Image {
   if (width < 1 || height < 1 || maxval < 1 || maxval > 65535) {
     throw new GebeError(`${file}: PGM header says ${width}x${height}, maxval ${maxval}; expected positive sizes and maxval 1..65535`);
   }
+  checkSize(width, height, file);
   const n = width * height;
   const data = new Uint8Array(n);
   const scale = (v: number) => Math.round((v * 255) / maxval);

@@ -4,6 +4,7 @@
  * test fails until all three exist.
  */
 import type { Rule } from './rule.js';
+import { rule as BACKEND_NAME_TYPO } from './rules/backend-name-typo.js';
 import { rule as BATCH_INPUT_INVALID } from './rules/batch-input-invalid.js';
 import { rule as BATCH_OUTPUT_INVALID } from './rules/batch-output-invalid.js';
 import { rule as CONFIG_MISSING } from './rules/config-missing.js';
@@ -66,6 +67,7 @@ import { rule as WARMUP_DATA_FILE_MISSING } from './rules/warmup-data-file-missi
 import { rule as WARMUP_INPUTS_MISMATCH } from './rules/warmup-inputs-mismatch.js';
 
 export const RULES: readonly Rule[] = [
+  BACKEND_NAME_TYPO,
   BATCH_INPUT_INVALID,
   BATCH_OUTPUT_INVALID,
   CONFIG_MISSING,

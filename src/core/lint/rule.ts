@@ -18,6 +18,12 @@ export interface RuleMeta {
   severity: Severity;
   /** Whether the rule offers a safe fix that --fix applies. */
   fixable: boolean;
+  /**
+   * What a config rule needs besides the config: its model directory (files, model, directory
+   * name) or the whole repository (other models). Without it the runner skips the rule, so a
+   * config checked alone gets only the rules that can judge it alone.
+   */
+  needs?: 'model-directory' | 'repository';
 }
 
 export interface Report {

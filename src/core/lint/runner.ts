@@ -183,6 +183,8 @@ class TargetLinter {
         report: (report) => found.push(toDiagnostic(current, report.file ?? source.display, report.file !== undefined ? report.span ?? FILE_START : locateReport(parse, report), report)),
       };
       for (const rule of this.configRules) {
+        if (rule.needs === 'model-directory' && !model) continue;
+        if (rule.needs === 'repository' && this.target.kind !== 'repository') continue;
         current = rule;
         rule.check(ctx);
       }

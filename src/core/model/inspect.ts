@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { inspectOnnx, OnnxParseError, type OnnxModelInfo } from './onnx.js';
+import { OnnxParseError, type OnnxModelInfo } from './onnx.js';
+import { inspectOnnxFile } from './onnx-file.js';
 import { OM_HEADER_SIZE, OmParseError, readOmHeader, type Om2Header, type OmHeader } from './om.js';
 
 export type ModelFileInfo =
@@ -13,42 +14,12 @@ export type ModelFileInfo =
   | { kind: 'invalid'; path: string; format: 'onnx' | 'om'; message: string }
   | { kind: 'other'; path: string };
 
-/**
- * Reads a whole file into a buffer reused across calls (grown as needed): scanning a repository of
- * a thousand models would otherwise leave a thousand model-sized buffers for the garbage collector.
- * The returned view is only valid until the next call.
- */
-let shared = Buffer.allocUnsafe(1 << 20);
-const MAX_ONNX_BYTES = 2 ** 31;
-function readWhole(file: string): Uint8Array {
-  // O_NONBLOCK: a FIFO named model.onnx must not hang validation waiting for a writer.
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) throw new OnnxParseError('it is not a regular file');
-    const size = stat.size;
-    if (size > MAX_ONNX_BYTES) {
-      throw new OnnxParseError(`it is ${(size / 2 ** 30).toFixed(1)} GiB, over the 2 GiB protobuf limit (models this large keep their weights in external data files)`);
-    }
-    if (size > shared.length) shared = Buffer.allocUnsafe(Math.max(size, shared.length * 2));
-    let read = 0;
-    while (read < size) {
-      const n = fs.readSync(fd, shared, read, size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return shared.subarray(0, read);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 export const MODEL_EXTENSIONS = ['.onnx', '.pb', '.om', '.plan', '.pt', '.savedmodel', '.graphdef'];
 
 export function inspectModelFile(file: string): ModelFileInfo {
   const ext = path.extname(file).toLowerCase();
   try {
-    if (ext === '.onnx') return { kind: 'onnx', path: file, info: inspectOnnx(readWhole(file)) };
+    if (ext === '.onnx') return { kind: 'onnx', path: file, info: inspectOnnxFile(file) };
     if (ext === '.om') {
       const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
       try {

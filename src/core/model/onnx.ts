@@ -1,10 +1,22 @@
 /**
  * ONNX model inspection: graph inputs (minus initializers), outputs, element types, dims, opset and
- * operators. The ModelProto is walked field by field with protobufjs's Reader so that weights
- * (initializer raw_data, attribute tensors) are skipped as byte ranges and never become JS objects:
- * inspecting a 500 MB model costs a scan over its bytes, not a copy of them.
+ * operators. The ModelProto is walked field by field so that weights (initializer raw_data,
+ * attribute tensors) are skipped as byte ranges and never become JS objects. In memory the walk
+ * uses protobufjs's Reader; on disk (onnx-file.ts) a windowed reader with the same interface skips
+ * weights without even reading them, so inspecting a 2 GB model reads kilobytes.
  */
 import protobuf from 'protobufjs';
+
+/** The part of protobufjs's Reader the walk uses; FileWireReader implements it over a file. */
+export interface WireReader {
+  pos: number;
+  readonly len: number;
+  uint32(): number;
+  int32(): number;
+  int64(): number | { toString(): string };
+  string(): string;
+  skipType(wire: number): unknown;
+}
 
 /** A dim is a number, a symbolic name ('batch'), or null when the model leaves it unknown. */
 export type OnnxDim = number | string | null;
@@ -53,7 +65,7 @@ export class OnnxParseError extends Error {
 const WIRE_LEN = 2;
 
 /** Reads every field of the message between reader.pos and end, handing each to visit. */
-function forEachField(reader: protobuf.Reader, end: number, visit: (field: number, wire: number) => boolean): void {
+function forEachField(reader: WireReader, end: number, visit: (field: number, wire: number) => boolean): void {
   while (reader.pos < end) {
     const tag = reader.uint32();
     const field = tag >>> 3;
@@ -65,7 +77,7 @@ function forEachField(reader: protobuf.Reader, end: number, visit: (field: numbe
 }
 
 /** Opens a length-delimited sub-message; returns its end offset. */
-function openMessage(reader: protobuf.Reader, wire: number): number {
+function openMessage(reader: WireReader, wire: number): number {
   if (wire !== WIRE_LEN) throw new OnnxParseError(`expected a length-delimited field, got wire type ${wire}`);
   const length = reader.uint32();
   const end = reader.pos + length;
@@ -73,12 +85,12 @@ function openMessage(reader: protobuf.Reader, wire: number): number {
   return end;
 }
 
-function int64(reader: protobuf.Reader): number {
+function int64(reader: WireReader): number {
   const v = reader.int64();
   return typeof v === 'number' ? v : Number(v.toString());
 }
 
-function readShape(reader: protobuf.Reader, end: number): OnnxDim[] {
+function readShape(reader: WireReader, end: number): OnnxDim[] {
   const dims: OnnxDim[] = [];
   forEachField(reader, end, (field, wire) => {
     if (field !== 1) return false;
@@ -96,7 +108,7 @@ function readShape(reader: protobuf.Reader, end: number): OnnxDim[] {
   return dims;
 }
 
-function readValueInfo(reader: protobuf.Reader, end: number): OnnxTensorInfo {
+function readValueInfo(reader: WireReader, end: number): OnnxTensorInfo {
   const info: OnnxTensorInfo = { name: '', elemType: 0, dims: undefined };
   forEachField(reader, end, (field, wire) => {
     if (field === 1) info.name = reader.string();
@@ -120,7 +132,7 @@ function readValueInfo(reader: protobuf.Reader, end: number): OnnxTensorInfo {
 }
 
 /** Reads only the name of an initializer (TensorProto field 8); its data is skipped. */
-function readTensorName(reader: protobuf.Reader, end: number): string {
+function readTensorName(reader: WireReader, end: number): string {
   let name = '';
   forEachField(reader, end, (field) => {
     if (field !== 8) return false;
@@ -130,7 +142,7 @@ function readTensorName(reader: protobuf.Reader, end: number): string {
   return name;
 }
 
-function readNodeOp(reader: protobuf.Reader, end: number): string {
+function readNodeOp(reader: WireReader, end: number): string {
   let op = '';
   let domain = '';
   forEachField(reader, end, (field) => {
@@ -144,7 +156,11 @@ function readNodeOp(reader: protobuf.Reader, end: number): string {
 
 /** Inspects an encoded ModelProto. Throws OnnxParseError when the bytes are not a valid ONNX model. */
 export function inspectOnnx(bytes: Uint8Array): OnnxModelInfo {
-  const reader = protobuf.Reader.create(bytes);
+  return inspectModelProto(protobuf.Reader.create(bytes));
+}
+
+/** Walks a ModelProto from a reader positioned at its start and spanning all of it. */
+export function inspectModelProto(reader: WireReader): OnnxModelInfo {
   const info: OnnxModelInfo = {
     irVersion: 0, opset: 0, opsetImports: [], producerName: '', inputs: [], outputs: [], operators: [], nodeCount: 0,
   };
@@ -153,7 +169,7 @@ export function inspectOnnx(bytes: Uint8Array): OnnxModelInfo {
   const declaredInputs: OnnxTensorInfo[] = [];
   const ops = new Set<string>();
   try {
-    forEachField(reader, bytes.length, (field, wire) => {
+    forEachField(reader, reader.len, (field, wire) => {
       if (field === 1 && wire === 0) info.irVersion = int64(reader);
       else if (field === 2 && wire === WIRE_LEN) info.producerName = reader.string();
       else if (field === 8) {

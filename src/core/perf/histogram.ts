@@ -23,10 +23,11 @@ export function createLatencyHistogram(): Histogram {
   });
 }
 
-/** Records one latency, clamped into the histogram's range (a 0 µs reading becomes 1 µs). */
-export function recordLatency(h: Histogram, micros: number): void {
+/** Records one latency, clamped into the histogram's range (a 0 µs reading becomes 1 µs); returns what it recorded. */
+export function recordLatency(h: Histogram, micros: number): number {
   const v = Math.min(Math.max(1, Math.round(micros)), HISTOGRAM_RANGE.highestTrackableValue);
   h.recordValue(v);
+  return v;
 }
 
 /** The single aggregate function: a fresh histogram holding the sum of all given ones. */
@@ -62,12 +63,17 @@ export interface LatencySummary {
   percentileUs?: number;
 }
 
-export function summarizeLatency(h: Histogram, percentile?: number): LatencySummary {
+/**
+ * Percentiles from the histogram; the average from the exact sum of recorded values, because
+ * hdr-histogram-js computes `mean` by iterating every bucket (tens of ms on the event loop that
+ * also drives the load).
+ */
+export function summarizeLatency(h: Histogram, sumUs: number, percentile?: number): LatencySummary {
   const empty = h.totalCount === 0;
   const at = (p: number) => (empty ? 0 : h.getValueAtPercentile(p));
   return {
     count: h.totalCount,
-    avgUs: empty ? 0 : h.mean,
+    avgUs: empty ? 0 : sumUs / h.totalCount,
     minUs: empty ? 0 : h.minNonZeroValue,
     // The percentile view, not h.maxValue: it agrees before and after merging or decoding.
     maxUs: at(100),

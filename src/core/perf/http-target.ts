@@ -3,15 +3,13 @@
  * load on worker threads (each with its own event loop and keep-alive connections), or on the main
  * thread when clientThreads is 0.
  */
-import { HttpInferClient, HttpModelEndpoint, normalizeBaseUrl } from './clients/http.js';
+import { HttpModelEndpoint, normalizeBaseUrl } from './clients/http.js';
+import { HttpInferClient } from './clients/http-load-client.js';
 import { encodeBinaryInferRequest } from './clients/kserve-binary.js';
 import type { ModelDescription, RequestInputs } from './clients/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { WorkerThreadDriver } from './worker-driver.js';
-
-/** Sockets per driver: one per outstanding request, with room for the highest concurrency anyone sweeps. */
-const MAX_SOCKETS = 4096;
 
 export class HttpTarget implements LoadTarget {
   readonly label: string;
@@ -34,14 +32,13 @@ export class HttpTarget implements LoadTarget {
     const bodies = requests.map((r) => encodeBinaryInferRequest(r, outputs));
     const inferPath = this.endpoint.inferPath();
     if (!this.usesClientThreads) {
-      return [new InThreadDriver(new HttpInferClient(this.url, inferPath, bodies, MAX_SOCKETS))];
+      return [new InThreadDriver(new HttpInferClient(normalizeBaseUrl(this.url), inferPath, bodies))];
     }
     const drivers = Array.from({ length: Math.max(1, count) }, () => new WorkerThreadDriver({
       transport: 'http',
-      baseUrl: this.url,
+      baseUrl: normalizeBaseUrl(this.url),
       inferPath,
       bodies: bodies.map((b) => ({ body: new Uint8Array(b.body), headerLength: b.headerLength })),
-      maxSockets: MAX_SOCKETS,
     }));
     try {
       await Promise.all(drivers.map((d) => d.whenReady()));

@@ -96,7 +96,7 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
       const drivers = await this.target.createDrivers(requests, threads);
       for (const d of drivers) d.onError((err) => { this.failure ??= err; });
       try {
-        await this.warmup(drivers, batchSize);
+        await this.warmup(drivers);
         for (const level of plan.levels) {
           const setting = settings.find((s) => s.batchSize === batchSize && (s.concurrency ?? s.requestRate) === level)!;
           this.emit('setting', { setting, index: results.length, total: settings.length });
@@ -121,7 +121,7 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
   }
 
   /** Sends --warmup-request-count requests one at a time before measuring (compiles shapes, fills caches). */
-  private async warmup(drivers: DriverHandle[], _batchSize: number): Promise<void> {
+  private async warmup(drivers: DriverHandle[]): Promise<void> {
     const count = this.options.warmupRequestCount;
     if (count <= 0) return;
     const driver = drivers[0]!;

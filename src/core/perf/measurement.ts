@@ -26,11 +26,11 @@ export interface Measurement {
   clientLoopBusy: number;
   clientSaturated: boolean;
   /** Kept for merging; not part of reports. */
-  raw: { histogram: Histogram; timedRequests: number; sendUsSum: number; recvUsSum: number; server?: ServerDelta };
+  raw: { histogram: Histogram; latencySumUs: number; timedRequests: number; sendUsSum: number; recvUsSum: number; server?: ServerDelta };
 }
 
 function finish(
-  durationMs: number, requests: number, batchSize: number, histogram: Histogram,
+  durationMs: number, requests: number, batchSize: number, histogram: Histogram, latencySumUs: number,
   timed: { timedRequests: number; sendUsSum: number; recvUsSum: number }, loopBusy: number,
   server: ServerDelta | undefined, percentile: number | undefined,
 ): Measurement {
@@ -40,7 +40,7 @@ function finish(
     requests,
     inferences,
     throughput: durationMs > 0 ? inferences / (durationMs / 1000) : 0,
-    latency: summarizeLatency(histogram, percentile),
+    latency: summarizeLatency(histogram, latencySumUs, percentile),
     ...(timed.timedRequests > 0 ? {
       clientSendUs: timed.sendUsSum / timed.timedRequests,
       clientRecvUs: timed.recvUsSum / timed.timedRequests,
@@ -48,7 +48,7 @@ function finish(
     ...(server ? { server: breakdown(server) } : {}),
     clientLoopBusy: loopBusy,
     clientSaturated: loopBusy >= SATURATED_LOOP,
-    raw: { histogram, ...timed, ...(server ? { server } : {}) },
+    raw: { histogram, latencySumUs, ...timed, ...(server ? { server } : {}) },
   };
 }
 
@@ -58,7 +58,7 @@ export function windowFromDrivers(
 ): Measurement {
   const sum = (f: (w: DriverWindow) => number) => parts.reduce((a, w) => a + f(w), 0);
   return finish(
-    durationMs, sum((w) => w.requests), batchSize, aggregateHistograms(parts.map((w) => w.histogram)),
+    durationMs, sum((w) => w.requests), batchSize, aggregateHistograms(parts.map((w) => w.histogram)), sum((w) => w.latencySumUs),
     { timedRequests: sum((w) => w.timedRequests), sendUsSum: sum((w) => w.sendUsSum), recvUsSum: sum((w) => w.recvUsSum) },
     Math.max(0, ...parts.map((w) => w.loopBusy)), server, percentile,
   );
@@ -69,7 +69,7 @@ export function mergeMeasurements(windows: readonly Measurement[], batchSize: nu
   const servers = windows.map((w) => w.raw.server);
   const server = servers.every((s): s is ServerDelta => s !== undefined) && servers.length > 0 ? addDeltas(servers) : undefined;
   return finish(
-    sum((w) => w.durationMs), sum((w) => w.requests), batchSize, aggregateHistograms(windows.map((w) => w.raw.histogram)),
+    sum((w) => w.durationMs), sum((w) => w.requests), batchSize, aggregateHistograms(windows.map((w) => w.raw.histogram)), sum((w) => w.raw.latencySumUs),
     { timedRequests: sum((w) => w.raw.timedRequests), sendUsSum: sum((w) => w.raw.sendUsSum), recvUsSum: sum((w) => w.raw.recvUsSum) },
     Math.max(0, ...windows.map((w) => w.clientLoopBusy)), server, percentile,
   );

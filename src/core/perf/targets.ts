@@ -1,7 +1,7 @@
 /** Opens the target a perf run measures: a remote server (HTTP or gRPC) or the model in process. */
-import { GebeError } from '../../errors.js';
 import type { ModelDescription } from './clients/types.js';
 import { HttpTarget } from './http-target.js';
+import type { LoadModelFn } from './in-process-target.js';
 import type { LoadTarget } from './load-generator.js';
 
 export interface OpenTarget extends LoadTarget {
@@ -18,14 +18,20 @@ export interface TargetOptions {
   clientThreads: number;
 }
 
-export async function openTarget(opts: TargetOptions): Promise<OpenTarget> {
+export interface TargetDeps {
+  /** The executor's loader for in-process runs (injected so tests and tools can choose). */
+  loadModel: () => Promise<LoadModelFn>;
+}
+
+export async function openTarget(opts: TargetOptions, deps: TargetDeps): Promise<OpenTarget> {
   const t = opts.target;
   if (t.kind === 'remote' && t.protocol === 'http') {
     return new HttpTarget(t.url, opts.model, opts.modelVersion, opts.clientThreads > 0);
   }
-  if (t.kind === 'remote' && t.protocol === 'grpc') {
+  if (t.kind === 'remote') {
     const { GrpcTarget } = await import('./grpc-target.js');
     return new GrpcTarget(t.url.replace(/^grpc:\/\//, ''), opts.model, opts.modelVersion, opts.clientThreads > 0);
   }
-  throw new GebeError(`${t.kind === 'remote' ? 'gRPC' : 'in-process'} mode is not available in this build yet; use -u host:port with -i http`);
+  const { InProcessTarget } = await import('./in-process-target.js');
+  return InProcessTarget.open(t.repository, opts.model, opts.modelVersion, await deps.loadModel());
 }

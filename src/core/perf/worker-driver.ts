@@ -32,7 +32,7 @@ export class WorkerThreadDriver implements DriverHandle {
   private readonly worker: Worker;
   private lastCompleted = 0;
   private errorListener: (err: unknown) => void = () => {};
-  private pending = new Map<number, (reply: WorkerReply) => void>();
+  private pending = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (err: Error) => void }>();
   private nextId = 1;
   private readonly ready: Promise<void>;
   private exited = false;
@@ -48,20 +48,26 @@ export class WorkerThreadDriver implements DriverHandle {
       else if (msg.type === 'progress') this.lastCompleted = msg.completed;
       else if (msg.type === 'error') this.errorListener(msg.userCaused ? new GebeError(msg.message) : new Error(msg.message));
       else {
-        this.pending.get(msg.id)?.(msg);
+        this.pending.get(msg.id)?.resolve(msg);
         this.pending.delete(msg.id);
       }
     });
     this.worker.on('error', (err) => { failReady(err); this.errorListener(err); });
-    this.worker.on('exit', () => { this.exited = true; });
+    this.worker.on('exit', (code) => {
+      this.exited = true;
+      // Nothing will answer now: fail what is waiting instead of hanging the sweep.
+      for (const { reject } of this.pending.values()) reject(new Error(`a client thread exited (code ${code}) during the run`));
+      this.pending.clear();
+    });
   }
 
   whenReady(): Promise<void> { return this.ready; }
 
   private call(req: { type: 'snapshot' | 'stop' }): Promise<WorkerReply> {
     const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+    if (this.exited) return Promise.reject(new Error('a client thread exited during the run'));
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ ...req, id } as WorkerRequest);
     });
   }

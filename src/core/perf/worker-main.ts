@@ -3,14 +3,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { GebeError } from '../../errors.js';
 import { LoadDriver } from './driver.js';
 import { encodeHistogram } from './histogram.js';
-import { HttpInferClient } from './clients/http.js';
+import { HttpInferClient } from './clients/http-load-client.js';
 import type { InferClient } from './clients/types.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './worker-protocol.js';
 
 async function createClient(init: WorkerInit): Promise<InferClient> {
   if (init.transport === 'http') {
     const bodies = init.bodies.map((b) => ({ body: Buffer.from(b.body.buffer, b.body.byteOffset, b.body.byteLength), headerLength: b.headerLength }));
-    return new HttpInferClient(init.baseUrl, init.inferPath, bodies, init.maxSockets);
+    return new HttpInferClient(init.baseUrl, init.inferPath, bodies);
   }
   const { GrpcInferClient } = await import('./clients/grpc.js');
   return new GrpcInferClient(init.address, init.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)));

@@ -3,7 +3,7 @@ import type { LoadPlan } from './driver.js';
 
 /** How a worker builds its own client: the transport and the prebuilt requests to cycle through. */
 export type WorkerInit =
-  | { transport: 'http'; baseUrl: string; inferPath: string; bodies: Array<{ body: Uint8Array; headerLength: number }>; maxSockets: number }
+  | { transport: 'http'; baseUrl: string; inferPath: string; bodies: Array<{ body: Uint8Array; headerLength: number }> }
   | { transport: 'grpc'; address: string; requests: Uint8Array[] };
 
 export type WorkerRequest =
@@ -13,6 +13,7 @@ export type WorkerRequest =
 
 export interface EncodedWindow {
   histogram: string;
+  latencySumUs: number;
   requests: number;
   timedRequests: number;
   sendUsSum: number;

@@ -52,6 +52,14 @@ describe('gebe convert with a stand-in atc', () => {
     expect(fs.readFileSync(path.join(versionDir(), 'atc.log'), 'utf8')).toContain('ATC run success, welcome to the next use.');
   });
 
+  it('shows a spinner with the elapsed time on stderr when it is a terminal, and none otherwise', async () => {
+    const io = memoryIO({ cwd: tmp, env: { PATH: `${fakeDir}:${nodeDir}` }, stderrIsTTY: true });
+    expect(await main(['node', 'gebe', 'convert', '--soc-version', 'Ascend310P3'], io)).toBe(0);
+    expect(io.err()).toMatch(/atc: compiling mnist_classifier v1 \(\d+\.\d s\)/);
+    expect(io.err()).toMatch(/atc finished: mnist_classifier v1 \(\d+\.\d s\)\n$/);
+    expect((await gebe(['convert', '--soc-version', 'Ascend310P3'])).err).toBe('');
+  });
+
   it('detects --soc_version with npu-smi info when the flag is absent', async () => {
     const r = await gebe(['convert', 'model_repository/mnist_classifier']);
     expect(r.code).toBe(0);
@@ -73,7 +81,7 @@ describe('gebe convert with a stand-in atc', () => {
   it('fails when atc reports success but the .om has no OM header', async () => {
     const r = await gebe(['convert', '--soc-version', 'Ascend310P3'], { PATH: `${fakeDir}:${nodeDir}`, FAKE_ATC_MODE: 'bad-om' });
     expect(r.code).toBe(2);
-    expect(r.err).toContain('model.om is not a valid offline model: 20 bytes, shorter than the 256-byte OM header');
+    expect(r.err).toContain('model.om is not a valid offline model: the file has 20 bytes, fewer than the 256-byte OM header');
   });
 
   it('--dry-run prints the exact command and runs nothing, even without CANN', async () => {

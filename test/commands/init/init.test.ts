@@ -112,7 +112,7 @@ describe('gebe init on a terminal', () => {
   });
 
   it('does not ask what a flag already answered, and --yes asks nothing', async () => {
-    const prompter = scriptedPrompter({ Backend: 'ge', 'Preferred batch sizes': '8', 'Max queue delay': 0, 'Instance count': 1 });
+    const prompter = scriptedPrompter({ Backend: 'ge', 'Preferred batch sizes': '8', 'Max queue delay': 100, 'Instance count': 1 });
     const io = memoryIO({ cwd: tmp, stdinIsTTY: true, stdoutIsTTY: true });
     await runInit(parseInitOptions('m', { template: 'mnist', maxBatchSize: '8' }), { io, prompter: () => prompter });
     expect(prompter.asked.map((q) => q.split(' ')[0])).toEqual(['Backend', 'Preferred', 'Max', 'Instance']);
@@ -148,6 +148,7 @@ describe('gebe init guards', () => {
     [['init', 'm', '--yes', '--preferred-batch-sizes', '4,x'], '--preferred-batch-sizes must be a comma-separated list'],
     [['init', 'm', '--yes', '--max-batch-size', '8', '--preferred-batch-sizes', '4,16'], '--preferred-batch-sizes 16 exceed max_batch_size 8'],
     [['init', 'm', '--yes', '--from', 'x.onnx', '--template', 'mnist'], '--template and --from cannot be used together'],
+    [['init', 'm', '--yes', '--max-queue-delay-us', '0'], '--max-queue-delay-us 0 with preferred batch sizes'],
   ])('rejects %j with a message naming the problem', async (args, message) => {
     const r = await gebe(args);
     expect(r.code).toBe(2);
@@ -221,5 +222,24 @@ describe('gebe init --from model.onnx', () => {
     const complex = await gebe(['init', 'c', '--yes', '--from', 'complex.onnx']);
     expect(complex.code).toBe(2);
     expect(complex.err).toContain('complex.onnx: tensor "o" has ONNX element type 14');
+  });
+});
+
+describe('what gebe init writes passes gebe validate with zero findings', () => {
+  it('every template, --from, and the setting variations', async () => {
+    for (const args of [
+      ['init', 'mnist_classifier', '--yes'],
+      ['init', 'skeleton', '--yes', '--template', 'blank'],
+      ['init', 'unbatched', '--yes', '--max-batch-size', '0'],
+      ['init', 'blank_unbatched', '--yes', '--template', 'blank', '--max-batch-size', '0'],
+      ['init', 'tuned', '--yes', '--max-batch-size', '32', '--preferred-batch-sizes', '2,32', '--max-queue-delay-us', '50', '--instance-count', '4'],
+      ['init', 'no_preferred', '--yes', '--preferred-batch-sizes', '', '--max-queue-delay-us', '0'],
+      ['init', 'imported', '--yes', '--from', path.join(TEMPLATES_DIR, 'mnist', '1', 'model.onnx')],
+    ]) {
+      expect((await gebe(args)).code).toBe(0);
+    }
+    const r = await gebe(['validate']);
+    expect(r.out).toContain('no problems (7 models, 7 config files checked)');
+    expect(r.code).toBe(0);
   });
 });

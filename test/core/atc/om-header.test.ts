@@ -2,25 +2,24 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildOmHeader, inspectOm, parseOmHeader } from '../../../src/core/atc/om-header.js';
+import { inspectOm } from '../../../src/core/atc/om-header.js';
+import { encodeOmHeader } from '../../../src/core/model/index.js';
 
-describe('OM header', () => {
-  it('reads magic, name, dynamic flag and lengths from a GE-layout header', () => {
-    const header = parseOmHeader(buildOmHeader({ name: 'mnist', isUnknownModel: true, length: 1234, platformVersion: '7.0' }));
-    expect(header).toMatchObject({ format: 'om', headSize: 256, name: 'mnist', isUnknownModel: true, length: 1234, platformVersion: '7.0', modelLength: 1234n });
-  });
-
-  it('reports a wrong magic, a short file, a missing file, and recognises OM2 archives', () => {
-    const bad = buildOmHeader({ name: 'x', isUnknownModel: false, length: 0 });
-    bad.write('NOPE', 0, 'latin1');
-    expect(parseOmHeader(bad)).toEqual({ format: 'invalid', problem: 'magic is "NOPE" (0x45504f4e), expected "IMOD"' });
-    expect(parseOmHeader(Buffer.from('IMOD'))).toEqual({ format: 'invalid', problem: '4 bytes, shorter than the 256-byte OM header' });
-    expect(parseOmHeader(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0]))).toEqual({ format: 'om2' });
-    const missing = inspectOm(path.join(os.tmpdir(), 'gebe-no-such-file.om'));
-    expect(missing.format).toBe('invalid');
+describe('inspectOm', () => {
+  it('reads the header of a file, and reports bad or missing files as data', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gebe-om-'));
-    fs.writeFileSync(path.join(dir, 'm.om'), Buffer.concat([buildOmHeader({ name: 'm', isUnknownModel: false, length: 3 }), Buffer.from('abc')]));
-    expect(inspectOm(path.join(dir, 'm.om'))).toMatchObject({ format: 'om', name: 'm', isUnknownModel: false });
+    const file = (name: string, bytes: Uint8Array | string) => {
+      fs.writeFileSync(path.join(dir, name), bytes);
+      return path.join(dir, name);
+    };
+    expect(inspectOm(file('m.om', Buffer.concat([encodeOmHeader({ name: 'mnist', isDynamic: true }), Buffer.from('body')]))))
+      .toMatchObject({ format: 'om', name: 'mnist', isDynamic: true });
+    expect(inspectOm(file('short.om', 'IMOD'))).toEqual({ format: 'invalid', problem: 'the file has 4 bytes, fewer than the 256-byte OM header' });
+    const wrong = encodeOmHeader({ name: 'x' });
+    wrong.set(Buffer.from('NOPE'), 0);
+    expect(inspectOm(file('wrong.om', wrong))).toEqual({ format: 'invalid', problem: 'the file does not start with the OM magic "IMOD" (found 0x4e4f5045)' });
+    expect(inspectOm(file('zip.om', Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 0])))).toEqual({ format: 'om2' });
+    expect(inspectOm(path.join(dir, 'missing.om')).format).toBe('invalid');
     fs.rmSync(dir, { recursive: true });
   });
 });

@@ -189,9 +189,17 @@ describe('ascend engine', () => {
       writeFakeOm(work, 'double', { gears: [1, 2, 4, 8] }),
       config({ dynamic_batching: { preferred_batch_size: [4, 8], max_queue_delay_microseconds: 10_000_000 } }),
     );
+    // Count the native completion calls: one per finished batch, not one per request.
+    const calls: number[] = [];
+    const deliver = model.onComplete;
+    (model as unknown as { onComplete: typeof deliver }).onComplete = (results) => {
+      if (results) calls.push(results.length);
+      deliver(results);
+    };
     const responses = await Promise.all(
       Array.from({ length: 8 }, (_, i) => model.infer({ inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 4], data: x(1, 100 * i) }] })),
     );
+    expect(calls).toEqual([4, 4]);
     responses.forEach((r, i) => expect(floats(r.outputs[0]!.data)).toEqual([0, 1, 2, 3].map((k) => 2 * (100 * i + k))));
     const stats = model.stats();
     expect(stats.execution_count).toBe(2);

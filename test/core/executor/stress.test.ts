@@ -56,8 +56,11 @@ async function drive(model: ExecutorModel, count: number, callers: number, midwa
   let next = 0;
   let seed = 42;
   const random = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed % n;
+    // xorshift32: the low bits of a power-of-two LCG repeat every few calls.
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
   };
   const caller = async () => {
     while (next < count) {
@@ -100,6 +103,9 @@ describe(`executor stress (${total} requests)`, () => {
     expect(s.inference_stats.fail.count).toBe(tally.failed);
     expect(s.inference_count).toBe(tally.okRows);
     expect(s.batch_stats.reduce((n, b) => n + b.compute_infer.count, 0)).toBe(s.execution_count);
+    const is = s.inference_stats;
+    expect(is.queue.ns).toBeLessThanOrEqual(is.success.ns);
+    expect(is.compute_input.ns + is.compute_infer.ns + is.compute_output.ns).toBeLessThanOrEqual(is.success.ns);
     for (const message of tally.reasons.keys()) {
       expect(['Request timeout expired', "Exceeds maximum queue size for model 'stress'"].some((m) => message.startsWith(m))).toBe(true);
     }

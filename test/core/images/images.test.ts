@@ -39,6 +39,12 @@ describe('readImage', () => {
     fs.writeFileSync(path.join(dir, 'x.jpg'), 'JFIF');
     expect(() => readImage(path.join(dir, 'x.jpg'))).toThrow('is neither a PNG nor a PGM');
     expect(() => decodePgm(Buffer.from('P5 4 4 255\n\x00\x01'), 'short.pgm')).toThrow('short.pgm: PGM has 2 pixel bytes, expected 16 for 4x4');
+    expect(() => decodePgm(Buffer.from('P5 100000 100000 255\n'), 'huge.pgm')).toThrow('huge.pgm is 100000x100000 pixels');
+    const hugePng = Buffer.from(PNG.sync.write(Object.assign(new PNG({ width: 1, height: 1 }), { data: Buffer.alloc(4) })));
+    hugePng.writeUInt32BE(70000, 16);
+    hugePng.writeUInt32BE(70000, 20);
+    fs.writeFileSync(path.join(dir, 'huge.png'), hugePng);
+    expect(() => readImage(path.join(dir, 'huge.png'))).toThrow('is 70000x70000 pixels');
     fs.rmSync(dir, { recursive: true });
   });
 });

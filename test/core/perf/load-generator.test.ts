@@ -3,11 +3,15 @@ import { HttpTarget } from '../../../src/core/perf/http-target.js';
 import { buildRequests } from '../../../src/core/perf/inputs.js';
 import { LoadGenerator, type MeasurementOptions } from '../../../src/core/perf/load-generator.js';
 import type { Measurement } from '../../../src/core/perf/measurement.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { startPerfServer, type PerfServer } from '../../helpers/perf-server.js';
+import { writePerfRepository } from '../../helpers/perf-repository.js';
 
 let server: PerfServer;
 beforeAll(async () => {
-  server = await startPerfServer();
+  server = await startPerfServer(writePerfRepository(mkdtempSync(path.join(tmpdir(), 'gebe-perf-lg-'))));
 });
 afterAll(async () => server?.stop());
 
@@ -16,7 +20,7 @@ const options: MeasurementOptions = {
 };
 
 async function sweep(batchSizes: number[], levels: number[], clientThreads: number, measurement = options) {
-  const target = new HttpTarget(server.http, 'ident', undefined, clientThreads > 0);
+  const target = new HttpTarget(server.http, 'trivial', undefined, clientThreads > 0);
   const model = await target.describe();
   const generator = new LoadGenerator(target, measurement);
   const events: string[] = [];

@@ -16,8 +16,20 @@ constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 72;   // multiple of kMR
 constexpr int64_t kNC = 512;  // multiple of kNR
 
+float DotPortable(const float* a, const float* b, int64_t n) {
+  // Eight partial sums let the compiler vectorise without reassociating one accumulator.
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
+  float sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
 struct Dispatch {
   MicroKernel kernel = MicroKernelPortable;
+  DotKernel dot = DotPortable;
   const char* isa = "portable";
   Dispatch() {
     if (MicroKernel k = MicroKernelNeon()) {
@@ -29,6 +41,7 @@ struct Dispatch {
         kernel = k;
         isa = "avx2+fma";
       }
+      if (DotKernel d = DotAvx2()) dot = d;
     }
   }
 };
@@ -39,7 +52,7 @@ const Dispatch& GetDispatch() {
 }
 
 // Packs op(B)[k0:k0+kc, j0:j0+NR) panels: panel p holds kc rows of NR floats (zero-padded).
-void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out) {
+void PackPanelsB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out) {
   for (int64_t j = 0; j < nc; j += kNR) {
     int64_t w = std::min<int64_t>(kNR, nc - j);
     float* dst = out + (j / kNR) * kc * kNR;
@@ -118,25 +131,58 @@ void MicroKernelPortable(int64_t kc, const float* a, const float* b, float* c, i
 
 const char* SgemmIsa() { return GetDispatch().isa; }
 
-void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-           const float* b, int64_t ldb, float beta, float* c, int64_t ldc, ThreadPool* pool) {
-  if (m <= 0 || n <= 0) return;
-  if (k <= 0 || alpha == 0.f) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.f ? 0.f : c[i * ldc + j] * beta;
-    return;
+namespace {
+
+// Matrix-vector products (m < kMR): packing would cost more than it saves.
+void Gemv(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float beta, float* c, int64_t ldc, ThreadPool* pool) {
+  DotKernel dot = GetDispatch().dot;
+  std::vector<float> row;
+  for (int64_t i = 0; i < m; ++i) {
+    const float* arow = a + i * lda;
+    if (trans_a) {
+      row.resize(size_t(k));
+      for (int64_t p = 0; p < k; ++p) row[size_t(p)] = a[p * lda + i];
+      arow = row.data();
+    }
+    float* crow = c + i * ldc;
+    if (trans_b) {
+      // B is [n, k]: every output is a contiguous dot product.
+      auto body = [&](int64_t j0, int64_t j1) {
+        for (int64_t j = j0; j < j1; ++j) {
+          float v = alpha * dot(arow, b + j * ldb, k);
+          crow[j] = beta == 0.f ? v : v + beta * crow[j];
+        }
+      };
+      if (pool) pool->ParallelFor(n, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, k)), body);
+      else body(0, n);
+    } else {
+      // B is [k, n]: accumulate scaled rows of B.
+      auto body = [&](int64_t j0, int64_t j1) {
+        for (int64_t j = j0; j < j1; ++j) crow[j] = beta == 0.f ? 0.f : crow[j] * beta;
+        for (int64_t p = 0; p < k; ++p) {
+          float av = alpha * arow[p];
+          const float* brow = b + p * ldb;
+          for (int64_t j = j0; j < j1; ++j) crow[j] += av * brow[j];
+        }
+      };
+      if (pool) pool->ParallelFor(n, 256, body);
+      else body(0, n);
+    }
   }
-  if (m * n * k < 8192 || (m < 4 && n < 32)) {
-    SmallGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return;
-  }
+}
+
+// The blocked driver. `packed` (when not null) supplies op(B) already packed.
+void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+             const float* b, int64_t ldb, const PackedB* packed, float beta, float* c, int64_t ldc, ThreadPool* pool) {
   if (beta != 0.f && beta != 1.f) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) c[i * ldc + j] *= beta;
   }
   MicroKernel kernel = GetDispatch().kernel;
   int64_t n_padded = (n + kNR - 1) / kNR * kNR;
-  std::vector<float> packed_b(size_t(std::min(kKC, k) * n_padded));
+  std::vector<float> packed_b;
+  if (!packed) packed_b.resize(size_t(std::min(kKC, k) * n_padded));
   int threads = pool ? pool->size() : 1;
   // Tile the output so every thread gets work even when m is small (convolutions: m = channels).
   int64_t mc = kMC, nc = kNC;
@@ -149,14 +195,20 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
     int64_t kc = std::min(kKC, k - k0);
     bool accumulate = k0 > 0 || beta != 0.f;
     int64_t panels = n_padded / kNR;
-    auto pack = [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        int64_t j = p * kNR;
-        PackB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(kNR, n - j), packed_b.data() + p * kc * kNR);
-      }
-    };
-    if (pool) pool->ParallelFor(panels, 8, pack);
-    else pack(0, panels);
+    const float* bblock;
+    if (packed) {
+      bblock = packed->data.data() + k0 * n_padded;
+    } else {
+      auto pack = [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          int64_t j = p * kNR;
+          PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(kNR, n - j), packed_b.data() + p * kc * kNR);
+        }
+      };
+      if (pool) pool->ParallelFor(panels, 8, pack);
+      else pack(0, panels);
+      bblock = packed_b.data();
+    }
 
     auto tile = [&](int64_t t0, int64_t t1) {
       thread_local std::vector<float> packed_a;
@@ -167,7 +219,7 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
         int64_t mh = std::min(mc, m - i0), nw = std::min(nc, n - j0);
         PackA(trans_a, a, lda, i0, mh, k0, kc, alpha, packed_a.data());
         for (int64_t j = 0; j < nw; j += kNR) {
-          const float* bp = packed_b.data() + ((j0 + j) / kNR) * kc * kNR;
+          const float* bp = bblock + ((j0 + j) / kNR) * kc * kNR;
           int64_t w = std::min<int64_t>(kNR, nw - j);
           for (int64_t i = 0; i < mh; i += kMR) {
             const float* ap = packed_a.data() + (i / kMR) * kc * kMR;
@@ -190,6 +242,83 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
     if (pool) pool->ParallelFor(m_blocks * n_blocks, 1, tile);
     else tile(0, m_blocks * n_blocks);
   }
+}
+
+bool Degenerate(int64_t m, int64_t n, int64_t k, float alpha, float beta, float* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return true;
+  if (k <= 0 || alpha == 0.f) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.f ? 0.f : c[i * ldc + j] * beta;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+           const float* b, int64_t ldb, float beta, float* c, int64_t ldc, ThreadPool* pool) {
+  if (Degenerate(m, n, k, alpha, beta, c, ldc)) return;
+  if (m < kMR) {
+    Gemv(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, pool);
+    return;
+  }
+  if (m * n * k < 8192) {
+    SmallGemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  Blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, nullptr, beta, c, ldc, pool);
+}
+
+PackedB PackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb) {
+  PackedB packed;
+  packed.k = k;
+  packed.n = n;
+  packed.source = b;
+  int64_t n_padded = (n + kNR - 1) / kNR * kNR;
+  packed.data.resize(size_t(k * n_padded));
+  for (int64_t k0 = 0; k0 < k; k0 += kKC) {
+    int64_t kc = std::min(kKC, k - k0);
+    float* block = packed.data.data() + k0 * n_padded;
+    for (int64_t j = 0; j < n; j += kNR) PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(kNR, n - j), block + (j / kNR) * kc * kNR);
+  }
+  // Keep the layout the blocked driver expects, plus the original for the matrix-vector path.
+  return packed;
+}
+
+void SgemmPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const float* a, int64_t lda, float beta,
+                 float* c, int64_t ldc, ThreadPool* pool) {
+  if (Degenerate(m, b.n, b.k, alpha, beta, c, ldc)) return;
+  if (m < kMR) {
+    // The source layout is unknown here (transposed or not), so the packed panels serve as B:
+    // each kc × NR panel is row-major over its NR columns.
+    int64_t n_padded = (b.n + kNR - 1) / kNR * kNR;
+    for (int64_t i = 0; i < m; ++i) {
+      float* crow = c + i * ldc;
+      auto body = [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          float acc[kNR] = {};
+          for (int64_t k0 = 0; k0 < b.k; k0 += kKC) {
+            int64_t kc = std::min(kKC, b.k - k0);
+            const float* panel = b.data.data() + k0 * n_padded + p * kc * kNR;
+            for (int64_t q = 0; q < kc; ++q) {
+              float av = trans_a ? a[(k0 + q) * lda + i] : a[i * lda + k0 + q];
+              for (int j = 0; j < kNR; ++j) acc[j] += av * panel[q * kNR + j];
+            }
+          }
+          for (int64_t j = 0; j < kNR && p * kNR + j < b.n; ++j) {
+            float v = alpha * acc[j];
+            crow[p * kNR + j] = beta == 0.f ? v : v + beta * crow[p * kNR + j];
+          }
+        }
+      };
+      int64_t panels = n_padded / kNR;
+      if (pool) pool->ParallelFor(panels, std::max<int64_t>(1, 2048 / std::max<int64_t>(1, b.k)), body);
+      else body(0, panels);
+    }
+    return;
+  }
+  Blocked(trans_a, false, m, b.n, b.k, alpha, a, lda, nullptr, 0, &b, beta, c, ldc, pool);
 }
 
 }  // namespace gebe::cpu

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "cpu/thread_pool.h"
 
@@ -12,6 +13,17 @@ namespace gebe::cpu {
 
 void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc, ThreadPool* pool);
+
+// op(B) packed once ahead of time (constant weights of Gemm/MatMul), so runs skip re-packing.
+struct PackedB {
+  int64_t k = 0, n = 0;
+  const float* source = nullptr;  // the weights it was packed from (to detect a change)
+  std::vector<float> data;        // per KC block of k: n rounded up to NR, kc × NR per panel
+};
+PackedB PackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb);
+// C = alpha * op(A) * B + beta * C with B pre-packed.
+void SgemmPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const float* a, int64_t lda, float beta,
+                 float* c, int64_t ldc, ThreadPool* pool);
 
 // The micro-kernel ISA in use ("avx2+fma", "neon", "portable"), for introspection and benchmarks.
 const char* SgemmIsa();
@@ -25,6 +37,9 @@ void MicroKernelPortable(int64_t kc, const float* a, const float* b, float* c, i
 MicroKernel MicroKernelAvx2();  // nullptr when not built for x86-64
 MicroKernel MicroKernelNeon();  // nullptr when not built for aarch64
 bool CpuHasAvx2Fma();
+// Dot product of n floats (used by the matrix-vector path).
+using DotKernel = float (*)(const float* a, const float* b, int64_t n);
+DotKernel DotAvx2();  // nullptr when not built for x86-64
 }  // namespace gemm_detail
 
 }  // namespace gebe::cpu

@@ -45,7 +45,27 @@ __attribute__((target("avx2,fma"))) void MicroKernel6x16(int64_t kc, const float
 
 }  // namespace
 
+__attribute__((target("avx2,fma"))) float DotAvx2Impl(const float* a, const float* b, int64_t n) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+    s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
+    s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
+  }
+  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+  __m256 s = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
+  __m128 lo = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+  lo = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
+  lo = _mm_add_ss(lo, _mm_shuffle_ps(lo, lo, 1));
+  float sum = _mm_cvtss_f32(lo);
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
 MicroKernel MicroKernelAvx2() { return MicroKernel6x16; }
+DotKernel DotAvx2() { return DotAvx2Impl; }
 
 bool CpuHasAvx2Fma() {
   __builtin_cpu_init();
@@ -58,6 +78,7 @@ bool CpuHasAvx2Fma() {
 
 namespace gebe::cpu::gemm_detail {
 MicroKernel MicroKernelAvx2() { return nullptr; }
+DotKernel DotAvx2() { return nullptr; }
 bool CpuHasAvx2Fma() { return false; }
 }  // namespace gebe::cpu::gemm_detail
 

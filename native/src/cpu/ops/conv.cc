@@ -29,6 +29,11 @@ void Im2Col(const float* x, int64_t channels, const Geo2& g, float* col, ThreadP
       int64_t kw = r % g.kw, kh = (r / g.kw) % g.kh, c = r / (g.kw * g.kh);
       const float* xc = x + c * g.ih * g.iw;
       float* dst = col + r * ohw;
+      // Output columns [lo, hi) read inside the row; the rest are padding zeros.
+      int64_t off = kw * g.dw - g.pw;
+      int64_t lo = off >= 0 ? 0 : std::min(g.ow, (-off + g.sw - 1) / g.sw);
+      int64_t hi = g.iw - 1 - off < 0 ? 0 : std::min(g.ow, (g.iw - 1 - off) / g.sw + 1);
+      hi = std::max(hi, lo);
       for (int64_t oh = 0; oh < g.oh; ++oh) {
         int64_t ih = oh * g.sh - g.ph + kh * g.dh;
         float* d = dst + oh * g.ow;
@@ -37,15 +42,13 @@ void Im2Col(const float* x, int64_t channels, const Geo2& g, float* col, ThreadP
           continue;
         }
         const float* xr = xc + ih * g.iw;
-        int64_t off = kw * g.dw - g.pw;
-        if (g.sw == 1 && off >= 0 && off + g.ow <= g.iw) {
-          std::memcpy(d, xr + off, sizeof(float) * size_t(g.ow));
-          continue;
+        for (int64_t ow = 0; ow < lo; ++ow) d[ow] = 0.f;
+        if (g.sw == 1) {
+          if (hi > lo) std::memcpy(d + lo, xr + lo + off, sizeof(float) * size_t(hi - lo));
+        } else {
+          for (int64_t ow = lo; ow < hi; ++ow) d[ow] = xr[ow * g.sw + off];
         }
-        for (int64_t ow = 0; ow < g.ow; ++ow) {
-          int64_t iw = ow * g.sw + off;
-          d[ow] = (iw >= 0 && iw < g.iw) ? xr[iw] : 0.f;
-        }
+        for (int64_t ow = hi; ow < g.ow; ++ow) d[ow] = 0.f;
       }
     }
   });
@@ -61,21 +64,32 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
       const float* wc = w + m * g.kh * g.kw;
       float* yc = y + p * g.oh * g.ow;
       float b = bias ? bias[m] : 0.f;
+      // Per kernel column, the output range whose input column is inside the image: the inner
+      // loop then has no bounds checks and vectorises (stride 1).
+      std::vector<int64_t> lo(size_t(g.kw)), hi(size_t(g.kw));
+      for (int64_t kw = 0; kw < g.kw; ++kw) {
+        int64_t off = kw * g.dw - g.pw;
+        int64_t l = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+        int64_t h = g.iw - 1 - off < 0 ? 0 : (g.iw - 1 - off) / g.sw + 1;
+        lo[size_t(kw)] = std::min(l, g.ow);
+        hi[size_t(kw)] = std::min(h, g.ow);
+      }
       for (int64_t oh = 0; oh < g.oh; ++oh) {
-        for (int64_t ow = 0; ow < g.ow; ++ow) {
-          float sum = b;
-          int64_t ih0 = oh * g.sh - g.ph, iw0 = ow * g.sw - g.pw;
-          for (int64_t kh = 0; kh < g.kh; ++kh) {
-            int64_t ih = ih0 + kh * g.dh;
-            if (ih < 0 || ih >= g.ih) continue;
-            const float* xr = xc + ih * g.iw;
-            const float* wr = wc + kh * g.kw;
-            for (int64_t kw = 0; kw < g.kw; ++kw) {
-              int64_t iw = iw0 + kw * g.dw;
-              if (iw >= 0 && iw < g.iw) sum += xr[iw] * wr[kw];
+        float* yr = yc + oh * g.ow;
+        for (int64_t ow = 0; ow < g.ow; ++ow) yr[ow] = b;
+        for (int64_t kh = 0; kh < g.kh; ++kh) {
+          int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+          if (ih < 0 || ih >= g.ih) continue;
+          const float* xr = xc + ih * g.iw;
+          for (int64_t kw = 0; kw < g.kw; ++kw) {
+            float wv = wc[kh * g.kw + kw];
+            int64_t off = kw * g.dw - g.pw;
+            if (g.sw == 1) {
+              for (int64_t ow = lo[size_t(kw)]; ow < hi[size_t(kw)]; ++ow) yr[ow] += wv * xr[ow + off];
+            } else {
+              for (int64_t ow = lo[size_t(kw)]; ow < hi[size_t(kw)]; ++ow) yr[ow] += wv * xr[ow * g.sw + off];
             }
           }
-          yc[oh * g.ow + ow] = sum;
         }
       }
       act.Apply(yc, g.oh * g.ow);

@@ -22,6 +22,13 @@ class GemmKernel : public Kernel {
     act_ = act;
     return true;
   }
+  void PrepareConstants(const std::vector<const TensorRef*>& constants) override {
+    const TensorRef* b = constants.size() > 1 ? constants[1] : nullptr;
+    if (!b || b->dtype != DataType::kFloat32 || b->rank() != 2) return;
+    int64_t k = trans_b_ ? b->shape[1] : b->shape[0], n = trans_b_ ? b->shape[0] : b->shape[1];
+    packed_ = PackB(trans_b_, k, n, b->as<const float>(), b->shape[1]);
+  }
+
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& a = Input(in, 0, "A");
     const TensorRef& b = Input(in, 1, "B");
@@ -53,11 +60,16 @@ class GemmKernel : public Kernel {
         for (int64_t j = 0; j < n; ++j) y[i * n + j] = beta_ * pc[i * st[0] + j * st[1]];
       beta = 1.f;
     }
-    Sgemm(trans_a_, trans_b_, m, n, k, alpha_, a.as<const float>(), a.shape[1], b.as<const float>(), b.shape[1], beta, y, n, ctx.pool);
+    if (packed_.source != nullptr && packed_.source == b.data) {
+      SgemmPacked(trans_a_, m, packed_, alpha_, a.as<const float>(), a.shape[1], beta, y, n, ctx.pool);
+    } else {
+      Sgemm(trans_a_, trans_b_, m, n, k, alpha_, a.as<const float>(), a.shape[1], b.as<const float>(), b.shape[1], beta, y, n, ctx.pool);
+    }
     act_.Apply(y, m * n);
   }
 
  private:
+  PackedB packed_;
   float alpha_, beta_;
   bool trans_a_, trans_b_;
   Activation act_;
@@ -67,6 +79,11 @@ class GemmKernel : public Kernel {
 class MatMulKernel : public Kernel {
  public:
   MatMulKernel(const Node& node, int64_t) : Kernel(node) {}
+  void PrepareConstants(const std::vector<const TensorRef*>& constants) override {
+    const TensorRef* b = constants.size() > 1 ? constants[1] : nullptr;
+    if (!b || b->dtype != DataType::kFloat32 || b->rank() != 2) return;
+    packed_ = PackB(false, b->shape[0], b->shape[1], b->as<const float>(), b->shape[1]);
+  }
   bool FuseActivation(const Activation& act) override {
     if (act_.kind != Activation::Kind::kNone) return false;
     act_ = act;
@@ -124,12 +141,17 @@ class MatMulKernel : public Kernel {
         for (int64_t i = 0; i < m; ++i) std::memcpy(y + i * n, bias, sizeof(float) * size_t(n));
         beta = 1.f;
       }
-      Sgemm(false, false, m, n, k, 1.f, pa + oa * m * k, k, pb + ob * k * n, n, beta, y, n, ctx.pool);
+      if (packed_.source != nullptr && packed_.source == b.data && b.rank() == 2) {
+        SgemmPacked(false, m, packed_, 1.f, pa + oa * m * k, k, beta, y, n, ctx.pool);
+      } else {
+        Sgemm(false, false, m, n, k, 1.f, pa + oa * m * k, k, pb + ob * k * n, n, beta, y, n, ctx.pool);
+      }
     }
     act_.Apply(py, out[0].count());
   }
 
  private:
+  PackedB packed_;
   Activation act_;
 };
 

@@ -66,8 +66,14 @@ class Kernel {
                    const RunContext& ctx) = 0;
   // True when the outputs depend on the inputs' shapes only (Shape, Size): foldable once shapes are known.
   virtual bool ShapeOnly() const { return false; }
+  // True when output 0 is input 0's bytes under another shape (Reshape, Flatten, Squeeze,
+  // Unsqueeze, Identity): the planner then aliases the buffers and skips the copy.
+  virtual bool IsView() const { return false; }
   // Kernels that can absorb a following activation return true and apply it in Run.
   virtual bool FuseActivation(const Activation& act) { return false; }
+  // Called once after optimisation with the inputs that are constants (nullptr for the others),
+  // so kernels can pre-pack weights. Constants outlive the kernel's program.
+  virtual void PrepareConstants(const std::vector<const TensorRef*>& constants) {}
 
   const Node& node() const { return node_; }
 

@@ -17,6 +17,7 @@ void CopyData(const TensorRef& from, TensorRef& to) {
 class ViewKernel : public Kernel {
  public:
   using Kernel::Kernel;
+  bool IsView() const override { return true; }
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
     CopyData(*in[0], out[0]);
   }

@@ -8,6 +8,7 @@ export const rule: ConfigRule = {
   severity: 'error',
   fixable: false,
   scope: 'config',
+  needs: 'model-directory',
   check(ctx) {
     const mbs = maxBatchSize(ctx.config);
     if (mbs <= 0) return;

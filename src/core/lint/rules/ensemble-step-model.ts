@@ -13,6 +13,7 @@ export const rule: ConfigRule = {
   severity: 'error',
   fixable: false,
   scope: 'config',
+  needs: 'repository',
   check(ctx) {
     if (!ctx.peer || !isEnsemble(ctx.config)) return;
     const names = ctx.target.models.map((m) => m.name);

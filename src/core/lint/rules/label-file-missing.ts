@@ -7,6 +7,7 @@ export const rule: ConfigRule = {
   severity: 'error',
   fixable: false,
   scope: 'config',
+  needs: 'model-directory',
   check(ctx) {
     const model = ctx.model;
     if (!model) return; // a config alone has no directory to look in

@@ -8,6 +8,7 @@ export const rule: ConfigRule = {
   severity: 'error',
   fixable: false,
   scope: 'config',
+  needs: 'model-directory',
   check(ctx) {
     const mbs = maxBatchSize(ctx.config);
     for (const model of onnxModels(ctx)) {

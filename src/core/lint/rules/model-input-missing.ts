@@ -10,6 +10,7 @@ export const rule: ConfigRule = {
   severity: 'error',
   fixable: false,
   scope: 'config',
+  needs: 'model-directory',
   check(ctx) {
     const declared = ctx.config.input ?? [];
     if (declared.length === 0) return; // the GE backend fills in inputs from the model

@@ -7,6 +7,7 @@ export const rule: ConfigRule = {
   severity: 'error',
   fixable: false,
   scope: 'config',
+  needs: 'model-directory',
   check(ctx) {
     const dir = ctx.model?.name;
     const { name } = ctx.config;

@@ -9,6 +9,7 @@ export const rule: ConfigRule = {
   severity: 'error',
   fixable: false,
   scope: 'config',
+  needs: 'model-directory',
   check(ctx) {
     for (const model of onnxModels(ctx)) {
       for (const t of tensors(ctx.config)) {

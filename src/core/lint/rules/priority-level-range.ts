@@ -9,16 +9,8 @@ export const rule: ConfigRule = {
   check(ctx) {
     const db = ctx.config.dynamic_batching;
     const levels = Number(db?.priority_levels ?? 0);
-    if (!db || levels === 0) {
-      if (db?.default_priority_level !== undefined && Number(db.default_priority_level) !== 0) {
-        ctx.report({
-          at: ['dynamic_batching', 'default_priority_level'],
-          message: `default_priority_level is ${db.default_priority_level} but priority_levels is not set, so priorities are off`,
-          fix: hint('set priority_levels, or remove default_priority_level'),
-        });
-      }
-      return;
-    }
+    // Triton checks the levels only when priorities are on (priority_levels > 0).
+    if (!db || levels === 0) return;
     const range = `[1, ${levels}]`;
     const dflt = Number(db.default_priority_level ?? 0);
     if (dflt < 1 || dflt > levels) {

@@ -1,13 +1,12 @@
 /**
- * KServe v2 over HTTP/1.1 with keep-alive: the model's control plane (metadata, readiness, config,
- * statistics) and a data-plane client that sends prebuilt binary-extension bodies.
+ * KServe v2 over HTTP/1.1: the model's control plane (metadata, readiness, config, statistics).
+ * The data plane is HttpInferClient (http-load-client.ts).
  */
 import http from 'node:http';
 import { GebeError } from '../../../errors.js';
 import type { Datatype, ModelStatistics, TensorMetadata } from '../../executor/types.js';
-import type { EncodedHttpRequest } from './kserve-binary.js';
 import { unreachable } from './http-errors.js';
-import type { InferClient, ModelDescription, ModelEndpoint, RequestTiming } from './types.js';
+import type { ModelDescription, ModelEndpoint } from './types.js';
 
 /** `host:port`, `http://host:port` or a URL with a path prefix → base URL without trailing slash. */
 export function normalizeBaseUrl(url: string): string {
@@ -107,63 +106,6 @@ export class HttpModelEndpoint implements ModelEndpoint {
   /** The infer path for the version describe() settled on. */
   inferPath(): string {
     return `${this.modelPath()}/infer`;
-  }
-
-  async close(): Promise<void> {
-    this.agent.destroy();
-  }
-}
-
-/** Sends prebuilt bodies round-robin over keep-alive connections, one socket per outstanding request. */
-export class HttpInferClient implements InferClient {
-  private readonly agent: http.Agent;
-  private readonly url: URL;
-  private next = 0;
-
-  constructor(baseUrl: string, inferPath: string, private readonly bodies: EncodedHttpRequest[], maxSockets: number) {
-    this.url = new URL(`${normalizeBaseUrl(baseUrl)}${inferPath}`);
-    this.agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'lifo' });
-  }
-
-  infer(): Promise<RequestTiming> {
-    const payload = this.bodies[this.next]!;
-    this.next = (this.next + 1) % this.bodies.length;
-    return new Promise((resolve, reject) => {
-      const t0 = performance.now();
-      let sent = t0;
-      const req = http.request({
-        agent: this.agent,
-        hostname: this.url.hostname,
-        port: this.url.port,
-        path: this.url.pathname,
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/octet-stream',
-          'Content-Length': payload.body.byteLength,
-          'Inference-Header-Content-Length': payload.headerLength,
-        },
-      }, (res) => {
-        const got = performance.now();
-        const chunks: Buffer[] = [];
-        const failed = res.statusCode !== 200;
-        res.on('data', (c: Buffer) => { if (failed) chunks.push(c); });
-        res.on('end', () => {
-          if (failed) {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let message = text;
-            try { message = errorText(JSON.parse(text)); } catch { /* plain text */ }
-            reject(new GebeError(`the server answered HTTP ${res.statusCode} to an inference request: ${message}`));
-            return;
-          }
-          const end = performance.now();
-          resolve({ sendUs: (sent - t0) * 1000, recvUs: (end - got) * 1000 });
-        });
-        res.on('error', reject);
-      });
-      req.on('finish', () => { sent = performance.now(); });
-      req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(`${this.url.protocol}//${this.url.host}`, err)));
-      req.end(payload.body);
-    });
   }
 
   async close(): Promise<void> {

@@ -9,7 +9,8 @@ import { settingLabel } from '../report.js';
 
 export function attachProgress(generator: LoadGenerator, io: IO, enabled: boolean): () => void {
   if (!enabled || !io.stderrIsTTY) return () => {};
-  let spinner: Ora | undefined = ora({ stream: io.stderr as NodeJS.WritableStream, text: 'starting' }).start();
+  // The terminal decision is made here (io.stderrIsTTY), so ora is told, and never touches stdin.
+  let spinner: Ora | undefined = ora({ stream: io.stderr as NodeJS.WritableStream, text: 'starting', isEnabled: true, discardStdin: false }).start();
   let current = '';
   let lastRate = '';
   generator.on('setting', ({ setting, index, total }) => {

@@ -1,13 +1,14 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { committedFixtures, fixtureModelPath, fixtureModelsDir } from '../../../helpers/onnx-fixtures.js';
+import { committedFixtures, fixtureModelPath } from '../../../helpers/onnx-fixtures.js';
 
 describe('committed ONNX fixtures', () => {
   for (const [name, build] of Object.entries(committedFixtures)) {
     it(`${name} matches its generator`, () => {
       const bytes = build();
       if (process.env.GEBE_WRITE_FIXTURES === '1') {
-        mkdirSync(fixtureModelsDir, { recursive: true });
+        mkdirSync(path.dirname(fixtureModelPath(name)), { recursive: true });
         writeFileSync(fixtureModelPath(name), bytes);
       }
       expect(existsSync(fixtureModelPath(name))).toBe(true);

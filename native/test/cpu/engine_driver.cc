@@ -1,0 +1,199 @@
+// A plain C++ driver for the cpu engine, built with AddressSanitizer + UndefinedBehaviorSanitizer
+// by `npm run test:native:asan` (run-asan.sh). It goes through the engine registry exactly as the
+// scheduler does, and exercises: the MNIST fixture at several batch sizes and thread counts, every
+// bad-model fixture, truncated copies of a real model, and (when libonnx-testdata is installed)
+// every ONNX node test the engine loads. Numeric agreement is checked by the vitest suites; here
+// the point is that nothing reads or writes out of bounds, leaks or hits undefined behaviour.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/onnx_reader.h"
+#include "engine/engine_registry.h"
+
+using namespace gebe;
+
+namespace {
+
+int failures = 0;
+
+void Check(bool ok, const std::string& what) {
+  if (!ok) {
+    std::fprintf(stderr, "FAIL: %s\n", what.c_str());
+    ++failures;
+  }
+}
+
+std::unique_ptr<Session> Load(const std::string& path, int threads, size_t cap = size_t(4) << 30) {
+  const EngineEntry* engine = FindEngineForPath(path);
+  if (!engine) throw std::runtime_error("no engine registered for " + path);
+  SessionOptions options;
+  options.intra_op_threads = threads;
+  options.max_tensor_bytes = cap;
+  options.parameters["allow_non_finite_inputs"] = "true";
+  return engine->load(path, options);
+}
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+void RunMnist(const std::string& root) {
+  std::string model = root + "/fixtures/models/mnist-cnn.onnx";
+  for (int threads : {1, 3}) {
+    auto session = Load(model, threads);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    for (int64_t batch : {1, 5, 16}) {
+      std::vector<float> data(size_t(batch * 784));
+      for (auto& v : data) v = dist(rng);
+      TensorView in{"input", DataType::kFloat32, {batch, 1, 28, 28}, data.data(), data.size() * 4};
+      std::vector<Tensor> out;
+      session->run({in}, out);
+      Check(out.size() == 1 && out[0].shape == std::vector<int64_t>{batch, 10}, "mnist output shape");
+      const float* p = static_cast<const float*>(out[0].buffer.data());
+      for (int64_t b = 0; b < batch; ++b) {
+        float sum = 0;
+        for (int k = 0; k < 10; ++k) sum += p[b * 10 + k];
+        Check(std::fabs(sum - 1.f) < 1e-4f, "mnist softmax row sums to 1");
+      }
+    }
+    CompileReport again = session->compile({{"input", {5, 1, 28, 28}}});
+    Check(again.cached, "plan for batch 5 is cached");
+    // Wrong inputs must throw, not crash.
+    std::vector<float> small(10);
+    std::vector<Tensor> out;
+    for (const TensorView& bad : {TensorView{"input", DataType::kFloat32, {1, 1, 28, 28}, small.data(), small.size() * 4},
+                                  TensorView{"input", DataType::kInt32, {1, 1, 28, 28}, small.data(), 784 * 4},
+                                  TensorView{"nope", DataType::kFloat32, {1, 1, 28, 28}, small.data(), 784 * 4}}) {
+      bool threw = false;
+      try {
+        session->run({bad}, out);
+      } catch (const EngineError&) {
+        threw = true;
+      }
+      Check(threw, "bad input throws EngineError");
+    }
+  }
+}
+
+void RunBadModels(const std::string& root) {
+  std::string dir = root + "/fixtures/models/bad";
+  for (const std::string& name : ListDir(dir)) {
+    bool threw = false;
+    try {
+      auto session = Load(dir + "/" + name, 1, size_t(1) << 20);
+      session->compile({});
+    } catch (const EngineError&) {
+      threw = true;
+    }
+    if (name == "huge-intermediate.onnx") {
+      // Loads fine; the cap bites at run time.
+      auto session = Load(dir + "/" + name, 1, size_t(1) << 20);
+      int64_t shape[2] = {4096, 4096};
+      std::vector<Tensor> out;
+      threw = false;
+      try {
+        session->run({TensorView{"shape", DataType::kInt64, {2}, shape, sizeof shape}}, out);
+      } catch (const EngineError&) {
+        threw = true;
+      }
+    }
+    Check(threw, "bad model " + name + " is refused");
+  }
+  // Truncations of a real model at many cut points.
+  std::ifstream in(root + "/fixtures/models/mnist-cnn.onnx", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string tmp = "/tmp/gebe-asan-truncated.onnx";
+  for (size_t cut = 1; cut < bytes.size(); cut += 997) {
+    std::ofstream(tmp, std::ios::binary).write(bytes.data(), std::streamsize(cut));
+    bool threw = false;
+    try {
+      Load(tmp, 1);
+    } catch (const EngineError&) {
+      threw = true;
+    }
+    Check(threw, "truncated model at " + std::to_string(cut) + " is refused");
+  }
+  std::remove(tmp.c_str());
+}
+
+void RunConformance(const std::string& node_dir) {
+  int loaded = 0, ran = 0, threw = 0;
+  for (const std::string& test : ListDir(node_dir)) {
+    std::string dir = node_dir + "/" + test;
+    std::unique_ptr<Session> session;
+    try {
+      session = Load(dir + "/model.onnx", 2);
+    } catch (const EngineError&) {
+      continue;
+    }
+    ++loaded;
+    for (const std::string& set : ListDir(dir)) {
+      if (set.rfind("test_data_set_", 0) != 0) continue;
+      std::vector<cpu::ConstTensor> tensors;
+      std::vector<TensorView> views;
+      bool usable = true;
+      for (size_t i = 0; Exists(dir + "/" + set + "/input_" + std::to_string(i) + ".pb"); ++i) {
+        if (i >= session->inputs().size()) { usable = false; break; }
+        tensors.push_back(cpu::ReadTensorProtoFile(dir + "/" + set + "/input_" + std::to_string(i) + ".pb", nullptr));
+        const auto& t = tensors.back();
+        views.push_back({session->inputs()[i].name, t.dtype, t.shape, t.storage ? t.storage->data() : nullptr,
+                         t.storage ? t.storage->size() : 0});
+      }
+      if (!usable) continue;
+      std::vector<Tensor> out;
+      try {
+        session->run(views, out);
+        ++ran;
+      } catch (const EngineError&) {
+        ++threw;
+      }
+    }
+  }
+  std::printf("conformance under sanitizers: %d models loaded, %d data sets ran, %d refused with an error\n", loaded, ran, threw);
+  Check(ran > 0, "some conformance data sets ran");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string root = argc > 1 ? argv[1] : ".";
+  try {
+    RunMnist(root);
+    RunBadModels(root);
+    std::string node_dir = "/usr/share/libonnx-testdata/data/node";
+    if (Exists(node_dir)) RunConformance(node_dir);
+    else std::printf("libonnx-testdata not installed; conformance models skipped\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "FAIL: unexpected exception: %s\n", e.what());
+    return 1;
+  }
+  if (failures) {
+    std::fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  std::printf("engine driver: all checks passed under ASan+UBSan\n");
+  return 0;
+}

@@ -1,0 +1,159 @@
+/**
+ * `npm run bench:engine`: the cpu engine side by side with onnxruntime-node, in one run, on the
+ * same generated models and inputs, at the same thread counts (1 and all cores). Prints p50
+ * latency per row with the gebe/ORT ratio, and the peak RSS of a fresh process after loading
+ * each model in each engine.
+ *
+ *   GEBE_BENCH_ITERS=n   timed iterations per row (default 20; warm-up is 3)
+ *   GEBE_BENCH_ONLY=re   only rows whose name matches the regular expression
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as OrtModule from 'onnxruntime-node';
+import { CpuSession, cpuGemmIsa, type CpuTensor } from '../src/core/executor/cpu-session.js';
+import { randomValues } from '../src/core/model/onnx-builder.js';
+import { bertEncoder, mnistCnn, mobilenetV2, resnet18 } from '../test/helpers/onnx-models.js';
+
+interface Row {
+  name: string;
+  model: string;
+  inputs: CpuTensor[];
+}
+
+// Loaded on first use so the RSS child measuring gebe never maps ONNX Runtime's libraries.
+let ortModule: typeof OrtModule | undefined;
+async function loadOrt(): Promise<typeof OrtModule> {
+  ortModule ??= await import('onnxruntime-node');
+  return ortModule;
+}
+
+const ortTypes = { FP32: 'float32', INT64: 'int64', INT32: 'int32', BOOL: 'bool' } as const;
+
+function percentile50(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function timeIt(run: () => Promise<unknown>, iters: number): Promise<number> {
+  for (let i = 0; i < 3; i++) await run();
+  const samples: number[] = [];
+  for (let i = 0; i < iters; i++) {
+    const t0 = process.hrtime.bigint();
+    await run();
+    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return percentile50(samples);
+}
+
+async function latency(row: Row, threads: number, iters: number): Promise<{ gebe: number; ort: number }> {
+  const ort = await loadOrt();
+  const gebe = CpuSession.load(row.model, { intraOpThreads: threads });
+  const ortSession = await ort.InferenceSession.create(row.model, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const feeds: Record<string, OrtModule.Tensor> = {};
+  for (const t of row.inputs) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype], t.data, t.dims);
+  // Interleave the two engines row by row so machine noise hits both alike.
+  const g = await timeIt(() => gebe.run(row.inputs), iters);
+  const o = await timeIt(() => ortSession.run(feeds), iters);
+  gebe.close();
+  await ortSession.release();
+  return { gebe: g, ort: o };
+}
+
+/** Child-process mode: load one model in one engine, run once, print peak RSS in bytes. */
+async function rssChild(engine: string, model: string, inputsFile: string): Promise<void> {
+  const { default: fs } = await import('node:fs');
+  const inputs = JSON.parse(fs.readFileSync(inputsFile, 'utf8')) as Array<{ name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number }>;
+  const tensors: CpuTensor[] = inputs.map(makeInput);
+  if (engine === 'gebe') {
+    const s = CpuSession.load(model, { intraOpThreads: 1 });
+    await s.run(tensors);
+  } else {
+    const ort = await loadOrt();
+    const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 });
+    const feeds: Record<string, OrtModule.Tensor> = {};
+    for (const t of tensors) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype], t.data, t.dims);
+    await s.run(feeds);
+  }
+  // VmHWM belongs to this process image: getrusage's maxRSS would include the peak of the
+  // benchmark process this child was forked from.
+  const status = fs.readFileSync('/proc/self/status', 'utf8');
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+  process.stdout.write(String(hwm ? Number(hwm[1]) * 1024 : process.resourceUsage().maxRSS * 1024));
+}
+
+function makeInput(spec: { name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number }): CpuTensor {
+  const count = spec.dims.reduce((a, b) => a * b, 1);
+  if (spec.datatype === 'INT64') {
+    const ids = randomValues(count, spec.seed, 1);
+    return { name: spec.name, datatype: 'INT64', dims: spec.dims, data: BigInt64Array.from(ids, (v) => BigInt(Math.floor(Math.abs(v) * 999))) };
+  }
+  if (spec.name === 'attention_mask') return { name: spec.name, datatype: 'FP32', dims: spec.dims, data: new Float32Array(count).fill(1) };
+  return { name: spec.name, datatype: 'FP32', dims: spec.dims, data: randomValues(count, spec.seed, 1) };
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--rss') return rssChild(process.argv[3], process.argv[4], process.argv[5]);
+  const iters = Number(process.env.GEBE_BENCH_ITERS ?? 20);
+  const only = process.env.GEBE_BENCH_ONLY ? new RegExp(process.env.GEBE_BENCH_ONLY) : undefined;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-bench-'));
+  const write = (name: string, bytes: Uint8Array) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, bytes);
+    return file;
+  };
+  const models = {
+    mnist: write('mnist.onnx', mnistCnn()),
+    resnet18: write('resnet18.onnx', resnet18()),
+    mobilenetv2: write('mobilenetv2.onnx', mobilenetV2()),
+    bert: write('bert.onnx', bertEncoder({ layers: 4, hidden: 256, heads: 4, vocab: 1000 })),
+  };
+  const specs: Array<{ name: string; model: string; inputs: Array<{ name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number }> }> = [
+    { name: 'MNIST CNN b1', model: models.mnist, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 1, 28, 28], seed: 1 }] },
+    { name: 'MNIST CNN b16', model: models.mnist, inputs: [{ name: 'input', datatype: 'FP32', dims: [16, 1, 28, 28], seed: 2 }] },
+    { name: 'ResNet-18 224 b1', model: models.resnet18, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 224, 224], seed: 3 }] },
+    { name: 'MobileNetV2 224 b1', model: models.mobilenetv2, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 224, 224], seed: 4 }] },
+    {
+      name: 'BERT enc s128 b1', model: models.bert, inputs: [
+        { name: 'input_ids', datatype: 'INT64', dims: [1, 128], seed: 5 },
+        { name: 'attention_mask', datatype: 'FP32', dims: [1, 128], seed: 6 },
+      ],
+    },
+  ];
+  const ort = await loadOrt();
+  const cores = os.availableParallelism();
+  const threadCounts = cores > 1 ? [1, cores] : [1];
+  console.log(`gebe cpu engine vs onnxruntime-node ${ort.env.versions.common}: GEMM ${cpuGemmIsa()}, ${cores} cores, p50 of ${iters} runs`);
+  console.log(`${pad('model', 22)}${pad('threads', 9)}${pad('gebe ms', 11)}${pad('ORT ms', 11)}gebe/ORT`);
+  for (const spec of specs) {
+    if (only && !only.test(spec.name)) continue;
+    const row: Row = { name: spec.name, model: spec.model, inputs: spec.inputs.map(makeInput) };
+    for (const threads of threadCounts) {
+      const r = await latency(row, threads, iters);
+      console.log(`${pad(spec.name, 22)}${pad(String(threads), 9)}${pad(r.gebe.toFixed(2), 11)}${pad(r.ort.toFixed(2), 11)}${(r.gebe / r.ort).toFixed(2)}`);
+    }
+  }
+  console.log('');
+  console.log(`${pad('peak RSS after load', 22)}${pad('', 9)}${pad('gebe MiB', 11)}${pad('ORT MiB', 11)}gebe/ORT`);
+  const self = fileURLToPath(import.meta.url);
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    if (only && !only.test(spec.name)) continue;
+    if (seen.has(spec.model)) continue;
+    seen.add(spec.model);
+    const inputsFile = path.join(dir, `${path.basename(spec.model)}.inputs.json`);
+    writeFileSync(inputsFile, JSON.stringify(spec.inputs));
+    const rss = (engine: string) => Number(execFileSync(process.execPath, [self, '--rss', engine, spec.model, inputsFile], { encoding: 'utf8' })) / 2 ** 20;
+    const g = rss('gebe'), o = rss('ort');
+    console.log(`${pad(spec.name.replace(/ b\d+$/, ''), 22)}${pad('', 9)}${pad(g.toFixed(1), 11)}${pad(o.toFixed(1), 11)}${(g / o).toFixed(2)}`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();

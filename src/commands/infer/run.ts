@@ -1,0 +1,54 @@
+/**
+ * `gebe infer -m <model>`: one request, in process (the executor, cpu engine here) or against a
+ * running server (`-u host:port`, KServe v2 HTTP). Prints the outputs and, for outputs with a
+ * label_filename, the top-k classes.
+ */
+import path from 'node:path';
+import type { IO } from '../../io.js';
+import { colors } from '../../io.js';
+import { openGrpcTarget } from './grpc-target.js';
+import { openHttpTarget } from './http-target.js';
+import { openLocalTarget } from './local-target.js';
+import { buildInferInputs } from './inputs.js';
+import type { InferOptions } from './options.js';
+import { formatReports, reportOutput, type OutputReport } from './outputs.js';
+import type { InferTarget } from './target.js';
+
+export interface InferResult {
+  model: string;
+  version: string;
+  outputs: OutputReport[];
+}
+
+export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<InferResult> {
+  const { io } = deps;
+  const repo = path.resolve(io.cwd, opts.repo);
+  const target: InferTarget = !opts.url
+    ? await openLocalTarget(repo, opts.model, opts.modelVersion, io.cwd)
+    : opts.protocol === 'grpc'
+      ? await openGrpcTarget(opts.url, opts.model, opts.modelVersion, repo)
+      : await openHttpTarget(opts.url, opts.model, opts.modelVersion, repo);
+  try {
+    const model = target.description;
+    const built = buildInferInputs(model, target.formats, { files: opts.inputs, random: opts.random, shapes: opts.shapes, invert: opts.invert }, io.cwd);
+    const outputs = await target.infer(built.tensors, model.outputs.map((o) => o.name));
+    const reports = outputs.map((t) => reportOutput(t, target.labels[t.name], opts.topK, model.maxBatchSize > 0));
+    const result: InferResult = { model: model.name, version: model.version, outputs: reports };
+    if (opts.json) {
+      io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    } else {
+      const c = colors(io);
+      io.stdout.write(`${c.bold(model.name)} v${model.version} ${c.dim(`(${target.where})`)}\n`);
+      for (const note of built.notes) io.stdout.write(`${c.dim(`input: ${note}`)}\n`);
+      io.stdout.write(formatReports(reports));
+      for (const output of target.config?.output ?? []) {
+        if (output.label_filename && !target.labels[output.name]) {
+          io.stdout.write(c.dim(`(no classes for "${output.name}": its ${output.label_filename} is not readable here${opts.url ? '; pass --repo with a local copy of the repository' : ''})\n`));
+        }
+      }
+    }
+    return result;
+  } finally {
+    await target.close();
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The model loaded into the executor in this process as a load target: no network, the model's
+ * own capacity. One in-thread driver suffices because the executor's scheduler and instances run
+ * on native threads; the JS side only enqueues and collects completions.
+ */
+import type { ModelConfig } from '../config/model-config.js';
+import type { LoadedModel, ModelStatistics } from '../executor/types.js';
+import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from './clients/types.js';
+import { InThreadDriver, type DriverHandle } from './driver-handle.js';
+import type { LoadTarget } from './load-generator.js';
+import { resolveRepositoryModel } from './repository-model.js';
+
+/** The executor facade's loader (same signature the server's model manager uses). */
+export type LoadModelFn = (modelDir: string, version: string, config: ModelConfig) => Promise<LoadedModel>;
+
+const nothing = (): undefined => undefined;
+
+class InProcessClient implements InferClient {
+  private next = 0;
+  constructor(private readonly model: LoadedModel, private readonly requests: RequestInputs[]) {}
+
+  infer(): Promise<undefined> {
+    const inputs = this.requests[this.next]!;
+    this.next = (this.next + 1) % this.requests.length;
+    // No async wrapper: one promise per request is all the executor's completion needs.
+    return this.model.infer({ inputs }).then(nothing);
+  }
+
+  async close(): Promise<void> {}
+}
+
+class LoadedModelEndpoint implements ModelEndpoint {
+  constructor(private readonly model: LoadedModel) {}
+
+  async describe(): Promise<ModelDescription> {
+    const m = this.model;
+    return { name: m.name, version: m.version, maxBatchSize: m.maxBatchSize, inputs: [...m.inputs], outputs: [...m.outputs] };
+  }
+
+  async statistics(): Promise<ModelStatistics> {
+    // A copy: the window deltas need the counts as they were, whatever the model does with its object.
+    return structuredClone(this.model.stats());
+  }
+
+  async close(): Promise<void> {}
+}
+
+export class InProcessTarget implements LoadTarget {
+  readonly usesClientThreads = false;
+  readonly endpoint: LoadedModelEndpoint;
+
+  private constructor(readonly label: string, private readonly model: LoadedModel) {
+    this.endpoint = new LoadedModelEndpoint(model);
+  }
+
+  static async open(repository: string, model: string, version: string | undefined, loadModel: LoadModelFn): Promise<InProcessTarget> {
+    const ref = await resolveRepositoryModel(repository, model, version);
+    const loaded = await loadModel(ref.dir, ref.version, ref.config);
+    return new InProcessTarget(`in process (${loaded.engine} engine, ${ref.dir})`, loaded);
+  }
+
+  describe(): Promise<ModelDescription> {
+    return this.endpoint.describe();
+  }
+
+  async createDrivers(requests: RequestInputs[]): Promise<DriverHandle[]> {
+    return [new InThreadDriver(new InProcessClient(this.model, requests))];
+  }
+
+  async close(): Promise<void> {
+    await this.model.unload();
+  }
+}

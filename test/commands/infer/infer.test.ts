@@ -1,0 +1,156 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli.js';
+import { memoryIO } from '../../../src/io.js';
+import { parseModelConfig } from '../../../src/core/config/index.js';
+import { loadModel } from '../../../src/core/executor/index.js';
+import { ModelManager } from '../../../src/core/server/model-manager.js';
+import { GebeServer } from '../../../src/core/server/server.js';
+import { silentLogger } from '../../../src/core/server/logger.js';
+import type { ModelSource } from '../../../src/core/server/model-source.js';
+import { TEMPLATES_DIR } from '../../../src/commands/init/templates.js';
+
+const samples = path.join(TEMPLATES_DIR, 'mnist', 'samples');
+let tmp: string;
+
+async function gebe(args: string[]) {
+  const io = memoryIO({ cwd: tmp });
+  const code = await main(['node', 'gebe', ...args], io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+/** The top-1 label `gebe infer` printed. */
+const top1 = (out: string) => /top \d+:\n {4}"([^"]+)"/.exec(out)?.[1];
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gebe-infer-'));
+  expect((await gebe(['init', 'mnist_classifier', '--yes'])).code).toBe(0);
+});
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('gebe infer in process', () => {
+  it('prints the right digit for every PNG sample of the template', async () => {
+    for (let digit = 0; digit < 10; digit++) {
+      const r = await gebe(['infer', '-m', 'mnist_classifier', '--input', path.join(samples, `digit-${digit}.png`)]);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      expect(top1(r.out)).toBe(String(digit));
+    }
+  });
+
+  it('reads PGM, and resizes and inverts a dark-on-light picture', async () => {
+    const pgm = await gebe(['infer', '-m', 'mnist_classifier', '--input', path.join(samples, 'digit-2.pgm')]);
+    expect(top1(pgm.out)).toBe('2');
+    const paper = await gebe(['infer', '-m', 'mnist_classifier', '--input', path.join(samples, 'paper-3.png')]);
+    expect(paper.out).toContain('resized 84x84 → 28x28, inverted (dark on light background), scaled to pixel/255');
+    expect(top1(paper.out)).toBe('3');
+    const notInverted = await gebe(['infer', '-m', 'mnist_classifier', '--input', path.join(samples, 'paper-3.png'), '--invert', 'no']);
+    expect(notInverted.out).not.toContain('inverted');
+  });
+
+  it('prints the same result as JSON, and takes JSON input and --random', async () => {
+    const json = await gebe(['infer', '-m', 'mnist_classifier', '--input', path.join(samples, 'digit-7.png'), '--json', '-k', '1']);
+    const result = JSON.parse(json.out) as { model: string; outputs: Array<{ name: string; shape: number[]; data: number[]; topK: Array<Array<{ label: string }>> }> };
+    expect(result.model).toBe('mnist_classifier');
+    expect(result.outputs[0]).toMatchObject({ name: 'logits', shape: [1, 10] });
+    expect(result.outputs[0]!.topK[0]).toEqual([expect.objectContaining({ label: '7', index: 7 })]);
+    // The same pixels as a JSON file give the same logits.
+    const pixels = Array.from(fs.readFileSync(path.join(samples, 'digit-7.pgm')).subarray(-784), (v) => v / 255);
+    fs.writeFileSync(path.join(tmp, 'seven.json'), JSON.stringify({ data: [{ image: pixels }] }));
+    const fromJson = JSON.parse((await gebe(['infer', '-m', 'mnist_classifier', '--input', 'seven.json', '--json'])).out) as typeof result;
+    expect(fromJson.outputs[0]!.data).toEqual(result.outputs[0]!.data);
+    const random = await gebe(['infer', '-m', 'mnist_classifier', '--random']);
+    expect(random.code).toBe(0);
+    expect(random.out).toContain('logits FP32 [1, 10]');
+  });
+
+  it('fills a non-batching model input [-1, 1, 28, 28], and refuses an image for a non-image input', async () => {
+    expect((await gebe(['init', 'flat', '--yes', '--max-batch-size', '0'])).code).toBe(0);
+    const flat = await gebe(['infer', '-m', 'flat', '--input', path.join(samples, 'digit-5.png')]);
+    expect(flat.out).toContain('image [1, 1, 28, 28]');
+    expect(top1(flat.out)).toBe('5');
+    expect((await gebe(['init', 'blank', '--yes', '--template', 'blank'])).code).toBe(0);
+    const image = await gebe(['infer', '-m', 'blank', '--input', path.join(samples, 'digit-5.png')]);
+    expect(image.code).toBe(2);
+    expect(image.err).toContain('input "input" has shape [-1, 4], which is not an image');
+    const random = await gebe(['infer', '-m', 'blank', '--random', '--json']);
+    const out = JSON.parse(random.out) as { outputs: Array<{ name: string; shape: number[]; data: number[] }> };
+    expect(out.outputs[0]).toMatchObject({ name: 'output', shape: [1, 4] });
+    fs.writeFileSync(path.join(tmp, 'broken.png'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('garbage')]));
+    const broken = await gebe(['infer', '-m', 'mnist_classifier', '--input', 'broken.png']);
+    expect(broken.code).toBe(2);
+    expect(broken.err).toContain('broken.png is not a valid PNG');
+  });
+
+  it('names the problem: unknown model, no input, a wrong file', async () => {
+    const unknown = await gebe(['infer', '-m', 'nope', '--random']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('model "nope" is not in model_repository');
+    expect(unknown.err).toContain('models there: blank, flat, mnist_classifier');
+    const none = await gebe(['infer', '-m', 'mnist_classifier']);
+    expect(none.err).toContain('pass --input <image.png|image.pgm|data.json> or --random');
+    fs.writeFileSync(path.join(tmp, 'bad.json'), JSON.stringify({ data: [{ image: [1, 2, 3] }] }));
+    const bad = await gebe(['infer', '-m', 'mnist_classifier', '--input', 'bad.json']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--input');
+    expect(bad.err).toContain('has 3 values but one sample of shape [1,28,28] needs 784');
+    const wrongName = await gebe(['infer', '-m', 'mnist_classifier', '--input', `pixels=${path.join(samples, 'digit-1.png')}`]);
+    expect(wrongName.err).toContain('model "mnist_classifier" has no input "pixels"');
+  });
+});
+
+describe('gebe infer -u (KServe v2 HTTP)', () => {
+  let server: GebeServer;
+  let url: string;
+  let grpcAddress: string;
+
+  beforeAll(async () => {
+    const modelDir = path.join(tmp, 'model_repository', 'mnist_classifier');
+    const configFile = path.join(modelDir, 'config.pbtxt');
+    const config = parseModelConfig(fs.readFileSync(configFile, 'utf8'), configFile).config;
+    const source: ModelSource = {
+      list: async () => ['mnist_classifier'],
+      read: async (name) => (name === 'mnist_classifier' ? { name, dir: modelDir, config, versions: ['1'], errors: [], fingerprint: '1' } : undefined),
+    };
+    const manager = new ModelManager(source, loadModel, silentLogger, 'none');
+    await manager.start();
+    server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 20 }, silentLogger);
+    const ports = await server.listen();
+    url = `127.0.0.1:${ports.http}`;
+    grpcAddress = `127.0.0.1:${ports.grpc}`;
+  });
+  afterAll(async () => {
+    await server?.stop(2000);
+  });
+
+  it('sends the image to the server and labels the result from the local repository', async () => {
+    const r = await gebe(['infer', '-m', 'mnist_classifier', '-u', url, '--input', path.join(samples, 'digit-4.png')]);
+    expect(r.err).toBe('');
+    expect(r.out).toContain(`mnist_classifier v1 (http://${url})`);
+    expect(top1(r.out)).toBe('4');
+  });
+
+  it('does the same over gRPC with -i grpc', async () => {
+    const r = await gebe(['infer', '-m', 'mnist_classifier', '-u', grpcAddress, '-i', 'grpc', '--input', path.join(samples, 'digit-9.png')]);
+    expect(r.err).toBe('');
+    expect(r.out).toContain(`mnist_classifier v1 (grpc://${grpcAddress})`);
+    expect(top1(r.out)).toBe('9');
+  });
+
+  it('prints the scores without classes when the label file is not available locally', async () => {
+    const r = await gebe(['infer', '-m', 'mnist_classifier', '-u', url, '--repo', 'elsewhere', '--input', path.join(samples, 'digit-4.png')]);
+    expect(r.code).toBe(0);
+    expect(r.out).not.toContain('top 3');
+    expect(r.out).toContain('(no classes for "logits": its labels.txt is not readable here; pass --repo with a local copy of the repository)');
+  });
+
+  it('says when the server is not there or lacks the model', async () => {
+    const missing = await gebe(['infer', '-m', 'other', '-u', url, '--random']);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('model "other" is not on the server');
+  });
+});
