@@ -9,7 +9,7 @@
 //    non-batch shapes as the first (shape_key) and the rows still fit in max_batch_size (capped
 //    by the largest gear). The first request that does not fit ends the batch.
 //  * Dispatch at once when the batch reached the largest target size (preferred sizes, or the
-//    gears when none are configured) or the maximum batch, or when a queued request could not
+//    gears above 1 when none are configured) or the maximum batch, or when a queued request could not
 //    join (waiting cannot grow the batch), or when max_queue_delay is 0.
 //  * Once the oldest request in the batch has waited max_queue_delay, dispatch all of it.
 //  * Otherwise, when some prefix of the batch is exactly a target size, dispatch that prefix;

@@ -12,6 +12,7 @@
 // Item: any type with a public `PendingInfo info` member; the queues own queued items.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -48,6 +49,8 @@ class RequestQueues {
     }
     uint64_t timeout = qp.default_timeout_us;
     if (qp.allow_timeout_override && timeout_us > 0) timeout = timeout_us;
+    // No deadline beyond ~35 years: keeps now + timeout far from overflowing.
+    timeout = std::min<uint64_t>(timeout, uint64_t(1) << 50);
     auto* entry = new Entry{std::move(item), level_index, qp.timeout_action, {}, false};
     entry->item->info.enqueue_us = now_us;
     if (timeout > 0) {

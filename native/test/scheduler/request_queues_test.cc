@@ -158,3 +158,12 @@ TEST(QueuesPopAcrossLevelsAndDrain) {
   CHECK(q.empty());
   CHECK(q.ExpireDue(100).empty());  // popped requests left no deadlines behind
 }
+
+TEST(QueuesClampAbsurdTimeoutsInsteadOfOverflowing) {
+  gebe::BatchPolicy p = Levels(0, 0);
+  p.default_queue_policy.allow_timeout_override = true;
+  Queues q(p);
+  Push(q, 1, 0, ~uint64_t(0), 1000);
+  CHECK(q.NextDeadline() > 1000);  // far in the future, not wrapped into the past
+  CHECK(q.ExpireDue(1000000).empty());
+}

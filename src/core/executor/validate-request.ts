@@ -154,11 +154,11 @@ export function validateRequest(model: RequestContract, request: InferRequest): 
   }
 
   const priority = request.priority ?? 0;
-  if (!Number.isInteger(priority) || priority < 0) {
+  if (!Number.isSafeInteger(priority) || priority < 0 || priority > 0xffffffff) {
     throw new InferError(`Expected a non-negative integer for the priority of a request to '${m}' but received ${priority}`);
   }
   const timeoutUs = request.timeoutUs ?? 0;
-  if (!Number.isInteger(timeoutUs) || timeoutUs < 0) {
+  if (!Number.isSafeInteger(timeoutUs) || timeoutUs < 0) {
     throw new InferError(`Expected a non-negative integer for the timeout (µs) of a request to '${m}' but received ${timeoutUs}`);
   }
   return { datas, shapes, outputMask, outputIndexes, priority, timeoutUs };
