@@ -72,7 +72,8 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   if (opts.controlMode === 'poll') manager.startPolling(opts.pollSeconds);
   deps.onListening?.(server, ports);
   const signal = await stop;
-  log.info('received signal, stopping', { signal });
+  // The handler is gone now, so a second signal ends the process at once (Node's default).
+  log.info('received signal, stopping (send it again to stop at once)', { signal });
   await server.stop(opts.exitTimeoutSeconds * 1000);
 }
 

@@ -72,7 +72,7 @@ describe('gebe serve (run)', () => {
     expect(res.status).toBe(200);
     s.stop();
     await s.done;
-    expect(s.io.err()).toMatch(/ I received signal, stopping signal=SIGTERM/);
+    expect(s.io.err()).toMatch(/ I received signal, stopping \(send it again to stop at once\) signal=SIGTERM/);
     expect(s.io.err()).toMatch(/ I server stopped/);
     await expect(fetch(`http://127.0.0.1:${ports.http}/v2/health/live`)).rejects.toThrow();
   });

@@ -86,6 +86,14 @@ describe('gRPC health and metadata', () => {
     expect(missing.code).toBe(status.NOT_FOUND);
   });
 
+  it('answers INVALID_ARGUMENT for bytes that are not the request message', async () => {
+    const raw = await new Promise<{ code: number; details: string }>((resolve) => {
+      client.makeUnaryRequest('/inference.GRPCInferenceService/ModelInfer', (b: Buffer) => b, (b: Buffer) => b, Buffer.from([0x0a, 0xff, 0xff, 0x01]), (err) => resolve(err as never));
+    });
+    expect(raw.code).toBe(status.INVALID_ARGUMENT);
+    expect(raw.details).toMatch(/not a valid inference.ModelInferRequest message/);
+  });
+
   it('answers UNIMPLEMENTED with a message for the rest', async () => {
     const err = await callError(client, 'SystemSharedMemoryStatus', {});
     expect(err.code).toBe(status.UNIMPLEMENTED);

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { binaryBody, postBinary, postJson } from './helpers/http-client.js';
@@ -174,6 +175,28 @@ describe('HTTP infer errors', () => {
     expect((await first).status).toBe(200);
     expect(rejected.map((r) => r.status)).toEqual([503, 503]);
     expect(rejected[0]!.body.error).toMatch(/Exceeds maximum queue size/);
+  });
+});
+
+describe('HTTP request compression', () => {
+  const body = JSON.stringify({ inputs: [
+    { name: 'INPUT0', datatype: 'FP32', shape: [1, 4], data: [1, 2, 3, 4] },
+    { name: 'INPUT1', datatype: 'FP32', shape: [1, 4], data: [5, 6, 7, 8] },
+  ] });
+
+  it('accepts gzip and deflate bodies, and refuses broken or oversized ones', async () => {
+    for (const [encoding, data] of [['gzip', gzipSync(body)], ['deflate', deflateSync(body)]] as const) {
+      const res = await fetch(`${t.http}/v2/models/simple/infer`, { method: 'POST', headers: { 'Content-Encoding': encoding }, body: data });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as any).outputs[1].data).toEqual([5, 6, 7, 8]);
+    }
+    const broken = await fetch(`${t.http}/v2/models/simple/infer`, { method: 'POST', headers: { 'Content-Encoding': 'gzip' }, body: 'not gzip' });
+    expect(broken.status).toBe(400);
+    const bomb = await fetch(`${t.http}/v2/models/simple/infer`, { method: 'POST', headers: { 'Content-Encoding': 'gzip' }, body: gzipSync(Buffer.alloc(1 << 20)) });
+    expect(bomb.status).toBe(413);
+    const br = await fetch(`${t.http}/v2/models/simple/infer`, { method: 'POST', headers: { 'Content-Encoding': 'br' }, body });
+    expect(br.status).toBe(400);
+    expect(((await br.json()) as any).error).toMatch(/unsupported Content-Encoding 'br'/);
   });
 });
 

@@ -32,6 +32,18 @@ export function grpcRoot(): protobuf.Root {
 export const TO_OBJECT: protobuf.IConversionOptions = { longs: Number, enums: String, bytes: Buffer, defaults: true, arrays: true, objects: true, oneofs: true };
 
 /**
+ * What the server receives instead of a message when the bytes do not decode: handlers answer it
+ * with INVALID_ARGUMENT (grpc-js would answer a throwing deserializer with INTERNAL).
+ */
+export class UndecodableMessage {
+  constructor(readonly type: string, readonly reason: string) {}
+
+  get message(): string {
+    return `the request is not a valid ${this.type} message: ${this.reason}`;
+  }
+}
+
+/**
  * A grpc-js service definition. The server receives decoded message instances (cheap: bytes
  * fields are views over the received buffer) and sends plain objects; `plainRequests` makes a
  * client-side definition that decodes responses into plain objects instead.
@@ -47,7 +59,14 @@ export function serviceDefinition(serviceName: string, side: 'server' | 'client'
       requestStream: Boolean(method.requestStream),
       responseStream: Boolean(method.responseStream),
       requestSerialize: (value: object) => Buffer.from(req.encode(req.fromObject(value as Record<string, unknown>)).finish()),
-      requestDeserialize: (buffer: Buffer) => req.decode(buffer),
+      requestDeserialize: (buffer: Buffer) => {
+        if (side === 'client') return req.decode(buffer);
+        try {
+          return req.decode(buffer);
+        } catch (err) {
+          return new UndecodableMessage(req.fullName.replace(/^\./, ''), (err as Error).message);
+        }
+      },
       responseSerialize: (value: object) => Buffer.from(res.encode(res.fromObject(value as Record<string, unknown>)).finish()),
       responseDeserialize: (buffer: Buffer) => (side === 'client' ? res.toObject(res.decode(buffer), TO_OBJECT) : res.decode(buffer)),
       originalName: method.name,

@@ -9,7 +9,7 @@ import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../protocol-error.js';
 import { parseLoadParameters } from '../repository-parameters.js';
-import { serviceDefinition, toNumber } from './proto.js';
+import { serviceDefinition, toNumber, UndecodableMessage } from './proto.js';
 
 export interface GrpcOptions {
   host: string;
@@ -23,6 +23,10 @@ type Unary = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData
 function unary(log: Logger, fn: (request: any) => unknown | Promise<unknown>): Unary {
   return (call, callback) => {
     if (log.verboseEnabled) log.verbose('grpc call', { method: call.getPath() });
+    if (call.request instanceof UndecodableMessage) {
+      callback({ code: grpc.status.INVALID_ARGUMENT, details: call.request.message });
+      return;
+    }
     Promise.resolve()
       .then(() => fn(call.request))
       .then((response) => callback(null, response as object), (err) => callback(grpcError(err, log)));
@@ -90,7 +94,11 @@ export class GrpcFrontend {
         const maybeEnd = (): void => {
           if (ended && pending === 0) call.end();
         };
-        call.on('data', (msg: GrpcInferRequestMessage) => {
+        call.on('data', (msg: GrpcInferRequestMessage | UndecodableMessage) => {
+          if (msg instanceof UndecodableMessage) {
+            call.write({ error_message: msg.message, infer_response: {} });
+            return;
+          }
           pending++;
           infer(msg)
             .then((infer_response) => call.write({ error_message: '', infer_response }))
@@ -134,7 +142,11 @@ export class GrpcFrontend {
   private healthHandlers(): grpc.UntypedServiceImplementation {
     const s = this.service;
     return {
-      Check: (call: grpc.ServerUnaryCall<{ service: string }, object>, callback: grpc.sendUnaryData<object>) => {
+      Check: (call: grpc.ServerUnaryCall<{ service: string } | UndecodableMessage, object>, callback: grpc.sendUnaryData<object>) => {
+        if (call.request instanceof UndecodableMessage) {
+          callback({ code: grpc.status.INVALID_ARGUMENT, details: call.request.message });
+          return;
+        }
         const name = call.request.service;
         if (name !== '' && name !== 'inference.GRPCInferenceService') {
           callback({ code: grpc.status.NOT_FOUND, details: `unknown service '${name}'; gebe serves '' and 'inference.GRPCInferenceService'` });

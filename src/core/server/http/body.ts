@@ -4,7 +4,12 @@
  * never buffered whole.
  */
 import type { IncomingMessage } from 'node:http';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import { ProtocolError } from '../protocol-error.js';
+
+const gunzip = promisify(zlib.gunzip);
+const inflate = promisify(zlib.inflate);
 
 export class BodyTooLargeError extends ProtocolError {
   constructor(limit: number, declared?: number) {
@@ -17,7 +22,27 @@ export class BodyTooLargeError extends ProtocolError {
   }
 }
 
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Reads the body and undoes `Content-Encoding: gzip|deflate` (tritonclient's request compression);
+ * the decompressed size is held to the same limit.
+ */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
+    throw new ProtocolError(`unsupported Content-Encoding '${encoding}'; send the body as is, or with gzip or deflate`, 400);
+  }
+  const raw = await readRawBody(req, limit);
+  if (encoding === 'identity') return raw;
+  try {
+    return await (encoding === 'gzip' ? gunzip : inflate)(raw, { maxOutputLength: limit });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ERR_BUFFER_TOO_LARGE') throw new BodyTooLargeError(limit);
+    throw ProtocolError.badRequest(`request body is not valid ${encoding} data: ${e.message}`);
+  }
+}
+
+function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declaredHeader = req.headers['content-length'];
   const declared = declaredHeader !== undefined ? Number(declaredHeader) : undefined;
   if (declared !== undefined && declared > limit) return Promise.reject(new BodyTooLargeError(limit, declared));

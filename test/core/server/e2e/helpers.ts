@@ -21,13 +21,14 @@ export interface RealServer {
 }
 
 /** A temporary repository holding a copy of the MNIST template (and any extra models). */
-export function mnistRepository(extra: Record<string, { config: string; model: Uint8Array }> = {}): string {
+export function mnistRepository(extra: Record<string, { config: string; model: Uint8Array; files?: Record<string, Uint8Array> }> = {}): string {
   const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-e2e-'));
   cpSync(path.join(repoRoot, 'templates/mnist'), path.join(repo, 'mnist'), { recursive: true });
   for (const [name, m] of Object.entries(extra)) {
     mkdirSync(path.join(repo, name, '1'), { recursive: true });
     writeFileSync(path.join(repo, name, 'config.pbtxt'), m.config);
     writeFileSync(path.join(repo, name, '1', 'model.onnx'), m.model);
+    for (const [file, content] of Object.entries(m.files ?? {})) writeFileSync(path.join(repo, name, file), content);
   }
   return repo;
 }
@@ -35,6 +36,8 @@ export function mnistRepository(extra: Record<string, { config: string; model: U
 export async function startRealServer(repo: string, mode: ControlMode = 'none'): Promise<RealServer> {
   const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, mode);
   await manager.start();
+  const failed = manager.statuses().filter((v) => v.state !== 'READY');
+  if (failed.length > 0) throw new Error(`models failed to load: ${failed.map((f) => `${f.name}: ${f.reason}`).join('; ')}`);
   const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 8 << 20 }, silentLogger);
   const ports = await server.listen();
   return {

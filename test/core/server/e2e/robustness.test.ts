@@ -43,13 +43,14 @@ describe('the real executor behind the protocol layer', () => {
       .replace('name: "mnist"', 'name: "tiny_queue"')
       .replace(/max_queue_delay_microseconds: \d+/, 'max_queue_delay_microseconds: 100\n  default_queue_policy { max_queue_size: 1 }')
       .replace(/count: \d+/, 'count: 1');
-    const s = await startRealServer(mnistRepository({ tiny_queue: { config, model: readFileSync(path.join(repoRoot, 'templates/mnist/1/model.onnx')) } }));
+    const s = await startRealServer(mnistRepository({ tiny_queue: { config, model: readFileSync(path.join(repoRoot, 'templates/mnist/1/model.onnx')), files: { 'labels.txt': readFileSync(path.join(repoRoot, 'templates/mnist/labels.txt')) } } }));
     try {
       const batch = { name: 'image', datatype: 'FP32', shape: [16, 1, 28, 28], bytes: new Uint8Array(16 * 784 * 4) };
       const req = binaryBody({}, [batch]);
       const results = await Promise.all(Array.from({ length: 64 }, () => postBinary(`${s.http}/v2/models/tiny_queue/infer`, req.body, req.headerLength)));
       const rejected = results.filter((r) => r.status === 503);
       expect(rejected.length).toBeGreaterThan(0);
+      expect(rejected[0]!.json.error).toMatch(/Exceeds maximum queue size for model 'tiny_queue'/);
       expect(results.every((r) => r.status === 200 || r.status === 503)).toBe(true);
       const client = grpcClient(s.grpc);
       const grpcResults = await Promise.allSettled(Array.from({ length: 64 }, () => call(client, 'ModelInfer', { model_name: 'tiny_queue', inputs: [{ name: 'image', datatype: 'FP32', shape: batch.shape }], raw_input_contents: [Buffer.from(batch.bytes)] })));

@@ -37,7 +37,8 @@ export async function fuzzHttp(base: string, model: string, inputs: FuzzInput[],
   return bad;
 }
 
-const CLIENT_ERRORS = new Set([grpc.status.INVALID_ARGUMENT, grpc.status.NOT_FOUND, grpc.status.INTERNAL, grpc.status.RESOURCE_EXHAUSTED, grpc.status.UNAVAILABLE]);
+/** Client errors only: INTERNAL would mean the server failed on a bad message. */
+const CLIENT_ERRORS = new Set([grpc.status.INVALID_ARGUMENT, grpc.status.NOT_FOUND, grpc.status.RESOURCE_EXHAUSTED, grpc.status.UNAVAILABLE]);
 
 /**
  * Sends `count` malformed ModelInfer messages (random bytes, and valid messages with broken
