@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { EXIT_FATAL } from '../../errors.js';
 import { parseConvertOptions, type RawConvertOptions } from './options.js';
-import { runConvert } from './run.js';
 
 export function registerConvert(program: Command, ctx: CommandContext): void {
   program
@@ -16,6 +15,7 @@ export function registerConvert(program: Command, ctx: CommandContext): void {
     .option('--dry-run', 'print the atc command(s) without running them')
     .addHelpText('after', '\nThe .om is written next to the ONNX file as <version>/model.om, with the full ATC log in <version>/atc.log.')
     .action(async (target: string | undefined, raw: RawConvertOptions) => {
+      const { runConvert } = await import('./run.js');
       const result = await runConvert(parseConvertOptions(target, raw), { io: ctx.io });
       if (result.failed > 0) ctx.setExitCode(EXIT_FATAL);
     });

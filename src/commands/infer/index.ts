@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { collect, parseInferOptions, type RawInferOptions } from './options.js';
-import { runInfer } from './run.js';
 
 export function registerInfer(program: Command, ctx: CommandContext): void {
   program
@@ -19,6 +18,7 @@ export function registerInfer(program: Command, ctx: CommandContext): void {
     .option('--invert <mode>', 'grey images: auto (invert dark-on-light), yes, no', 'auto')
     .option('--json', 'print the result as JSON')
     .action(async (raw: RawInferOptions) => {
+      const { runInfer } = await import('./run.js');
       await runInfer(parseInferOptions(raw), { io: ctx.io });
     });
 }

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { parseInitOptions, DEFAULT_REPO, type RawInitOptions } from './options.js';
-import { inquirerPrompter } from './prompter.js';
-import { runInit } from './run.js';
 import { TEMPLATE_NAMES } from './templates.js';
 
 export function registerInit(program: Command, ctx: CommandContext): void {
@@ -20,6 +18,7 @@ export function registerInit(program: Command, ctx: CommandContext): void {
     .option('--max-queue-delay-us <n>', 'dynamic_batching.max_queue_delay_microseconds')
     .option('--instance-count <n>', 'instance_group count')
     .action(async (modelName: string, raw: RawInitOptions) => {
+      const [{ runInit }, { inquirerPrompter }] = await Promise.all([import('./run.js'), import('./prompter.js')]);
       await runInit(parseInitOptions(modelName, raw), { io: ctx.io, prompter: inquirerPrompter });
     });
 }

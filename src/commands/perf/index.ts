@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { parsePerfFlags, type PerfFlags } from './options.js';
-import { runPerf } from './run.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -35,6 +34,7 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--report <file.html>', 'write a self-contained HTML report with charts')
     .action(async (flags: PerfFlags) => {
       const opts = parsePerfFlags(flags, ctx.io.cwd);
+      const { runPerf } = await import('./run.js');
       await runPerf(opts, { io: ctx.io });
       ctx.setExitCode(0);
     });

@@ -1,8 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { resolveServeOptions, type ServeFlags } from './options.js';
-import { processStopSignal, runServe } from './run.js';
-import { defaultServeDeps } from './deps.js';
 
 export function registerServe(program: Command, ctx: CommandContext): void {
   program
@@ -23,6 +21,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--http-max-body <size>', 'largest request body accepted (bytes, or with KiB/MiB/GiB)', '64MiB')
     .action(async (repo: string | undefined, flags: ServeFlags) => {
       const opts = resolveServeOptions(repo, flags, ctx.io.cwd);
+      const [{ processStopSignal, runServe }, { defaultServeDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);
       await runServe(opts, { ...(await defaultServeDeps(ctx.io)), waitForStop: processStopSignal });
     });
 }

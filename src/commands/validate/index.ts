@@ -2,9 +2,7 @@ import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { FORMATTERS } from '../../core/lint/formatters/index.js';
 import { toValidateOptions, type ValidateFlags } from './options.js';
-import { runValidate } from './run.js';
 
-export { runValidate } from './run.js';
 export { toValidateOptions, type ValidateOptions } from './options.js';
 
 export function registerValidate(program: Command, ctx: CommandContext): void {
@@ -16,6 +14,7 @@ export function registerValidate(program: Command, ctx: CommandContext): void {
     .option('--strict', 'warnings fail too (exit 1)')
     .option('--rule <ID=level>', 'set a rule to off|info|warning|error (repeatable)', (value: string, prev: string[] = []) => [...prev, value])
     .action(async (paths: string[], flags: ValidateFlags) => {
+      const { runValidate } = await import('./run.js');
       ctx.setExitCode(await runValidate(toValidateOptions(paths, flags), ctx.io));
     });
 }

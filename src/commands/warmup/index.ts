@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { parseWarmupOptions, type RawWarmupOptions } from './options.js';
-import { runWarmup } from './run.js';
 
 export function registerWarmup(program: Command, ctx: CommandContext): void {
   program
@@ -13,6 +12,7 @@ export function registerWarmup(program: Command, ctx: CommandContext): void {
     .option('--runs <n>', 'steady-state runs per batch size after the warmup', '10')
     .option('--json', 'print the results as JSON')
     .action(async (repo: string | undefined, raw: RawWarmupOptions) => {
+      const { runWarmup } = await import('./run.js');
       await runWarmup(parseWarmupOptions(repo, raw), { io: ctx.io });
     });
 }
