@@ -131,6 +131,8 @@ void MicroKernelPortable(int64_t kc, const float* a, const float* b, float* c, i
 
 const char* SgemmIsa() { return GetDispatch().isa; }
 
+int64_t BalancedKc(int64_t k);
+
 namespace {
 
 // Matrix-vector products (m < kMR): packing would cost more than it saves.
@@ -191,8 +193,11 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
   nc = std::max<int64_t>(kNR, nc / kNR * kNR);
   int64_t n_blocks = (n + nc - 1) / nc;
 
-  for (int64_t k0 = 0; k0 < k; k0 += kKC) {
-    int64_t kc = std::min(kKC, k - k0);
+  // Equal k blocks (288 → 144 + 144, not 256 + 32): a thin last block would cost a full extra
+  // read-modify-write pass over C for little work. Pre-packed B fixes its own blocking.
+  int64_t kblock = packed ? packed->kc : BalancedKc(k);
+  for (int64_t k0 = 0; k0 < k; k0 += kblock) {
+    int64_t kc = std::min(kblock, k - k0);
     bool accumulate = k0 > 0 || beta != 0.f;
     int64_t panels = n_padded / kNR;
     const float* bblock;
@@ -244,6 +249,15 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
   }
 }
 
+}  // namespace
+
+int64_t BalancedKc(int64_t k) {
+  int64_t blocks = (k + kKC - 1) / kKC;
+  return (k + blocks - 1) / blocks;
+}
+
+namespace {
+
 bool Degenerate(int64_t m, int64_t n, int64_t k, float alpha, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return true;
   if (k <= 0 || alpha == 0.f) {
@@ -275,10 +289,11 @@ PackedB PackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb) {
   packed.k = k;
   packed.n = n;
   packed.source = b;
+  packed.kc = BalancedKc(k);
   int64_t n_padded = (n + kNR - 1) / kNR * kNR;
   packed.data.resize(size_t(k * n_padded));
-  for (int64_t k0 = 0; k0 < k; k0 += kKC) {
-    int64_t kc = std::min(kKC, k - k0);
+  for (int64_t k0 = 0; k0 < k; k0 += packed.kc) {
+    int64_t kc = std::min(packed.kc, k - k0);
     float* block = packed.data.data() + k0 * n_padded;
     for (int64_t j = 0; j < n; j += kNR) PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(kNR, n - j), block + (j / kNR) * kc * kNR);
   }
@@ -298,8 +313,8 @@ void SgemmPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const f
       auto body = [&](int64_t p0, int64_t p1) {
         for (int64_t p = p0; p < p1; ++p) {
           float acc[kNR] = {};
-          for (int64_t k0 = 0; k0 < b.k; k0 += kKC) {
-            int64_t kc = std::min(kKC, b.k - k0);
+          for (int64_t k0 = 0; k0 < b.k; k0 += b.kc) {
+            int64_t kc = std::min(b.kc, b.k - k0);
             const float* panel = b.data.data() + k0 * n_padded + p * kc * kNR;
             for (int64_t q = 0; q < kc; ++q) {
               float av = trans_a ? a[(k0 + q) * lda + i] : a[i * lda + k0 + q];

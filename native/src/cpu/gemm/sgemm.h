@@ -17,6 +17,7 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 // op(B) packed once ahead of time (constant weights of Gemm/MatMul), so runs skip re-packing.
 struct PackedB {
   int64_t k = 0, n = 0;
+  int64_t kc = 0;                 // k block size the panels were packed with
   const float* source = nullptr;  // the weights it was packed from (to detect a change)
   std::vector<float> data;        // per KC block of k: n rounded up to NR, kc × NR per panel
 };
