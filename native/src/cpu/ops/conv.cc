@@ -146,7 +146,7 @@ class ConvKernel : public Kernel {
     const float* px = x.as<const float>();
     const float* pw = w.as<const float>();
     float* py = out[0].as<float>();
-    if (cg == 1 && group_ == c) {
+    if (cg == 1 && group_ == c && c > 1) {
       Depthwise(px, pw, bias, py, n * m, c, mg, g, act_, ctx.pool);
       return;
     }
