@@ -81,7 +81,31 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
           int64_t ih = oh * g.sh - g.ph + kh * g.dh;
           if (ih < 0 || ih >= g.ih) continue;
           const float* xr = xc + ih * g.iw;
-          for (int64_t kw = 0; kw < g.kw; ++kw) {
+          int64_t kw_begin = 0, kw_end = g.kw;
+          if (g.kw == 3) {
+            // The common 3-wide kernel: one pass over the columns where all three taps are
+            // inside the row, then the borders tap by tap below.
+            int64_t a = std::max(lo[0], std::max(lo[1], lo[2]));
+            int64_t e = std::max(a, std::min(hi[0], std::min(hi[1], hi[2])));  // empty interior: e == a
+            const float w0 = wc[kh * 3], w1 = wc[kh * 3 + 1], w2 = wc[kh * 3 + 2];
+            int64_t o0 = -g.pw, o1 = g.dw - g.pw, o2 = 2 * g.dw - g.pw;
+            if (g.sw == 1) {
+              for (int64_t ow = a; ow < e; ++ow) yr[ow] += w0 * xr[ow + o0] + w1 * xr[ow + o1] + w2 * xr[ow + o2];
+            } else {
+              for (int64_t ow = a; ow < e; ++ow) {
+                int64_t base = ow * g.sw;
+                yr[ow] += w0 * xr[base + o0] + w1 * xr[base + o1] + w2 * xr[base + o2];
+              }
+            }
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              float wv = wc[kh * 3 + kw];
+              int64_t off = kw * g.dw - g.pw;
+              for (int64_t ow = lo[size_t(kw)]; ow < std::min(a, hi[size_t(kw)]); ++ow) yr[ow] += wv * xr[ow * g.sw + off];
+              for (int64_t ow = std::max(e, lo[size_t(kw)]); ow < hi[size_t(kw)]; ++ow) yr[ow] += wv * xr[ow * g.sw + off];
+            }
+            kw_end = 0;
+          }
+          for (int64_t kw = kw_begin; kw < kw_end; ++kw) {
             float wv = wc[kh * g.kw + kw];
             int64_t off = kw * g.dw - g.pw;
             if (g.sw == 1) {

@@ -46,6 +46,13 @@ class PoolKernel : public Kernel {
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
     int64_t* pi = out.size() > 1 && out[1].data ? out[1].as<int64_t>() : nullptr;
+    // Kernel columns inside the input for every output column (the divisions are done once).
+    std::vector<int64_t> bx0(static_cast<size_t>(ow)), bx1(static_cast<size_t>(ow));
+    for (int64_t xo = 0; xo < ow; ++xo) {
+      int64_t x0 = xo * sw - pw;
+      bx0[size_t(xo)] = x0 >= 0 ? 0 : (-x0 + dw - 1) / dw;
+      bx1[size_t(xo)] = std::min<int64_t>(kw, x0 >= iw ? 0 : (iw - 1 - x0) / dw + 1);
+    }
     ctx.pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
         const float* xc = px + p * ih * iw;
@@ -57,11 +64,17 @@ class PoolKernel : public Kernel {
           int64_t a1 = std::min<int64_t>(kh, y0 >= ih ? 0 : (ih - 1 - y0) / dh + 1);
           for (int64_t xo = 0; xo < ow; ++xo) {
             int64_t x0 = xo * sw - pw;
-            int64_t b0 = x0 >= 0 ? 0 : (-x0 + dw - 1) / dw;
-            int64_t b1 = std::min<int64_t>(kw, x0 >= iw ? 0 : (iw - 1 - x0) / dw + 1);
+            int64_t b0 = bx0[size_t(xo)], b1 = bx1[size_t(xo)];
             int64_t count = std::max<int64_t>(0, a1 - a0) * std::max<int64_t>(0, b1 - b0);
             float* dst = yc + y * ow + xo;
-            if (max_) {
+            if (max_ && !pi) {
+              float best = -std::numeric_limits<float>::infinity();
+              for (int64_t a = a0; a < a1; ++a) {
+                const float* row = xc + (y0 + a * dh) * iw;
+                for (int64_t b = b0; b < b1; ++b) best = std::max(best, row[x0 + b * dw]);
+              }
+              *dst = best;
+            } else if (max_) {
               float best = -std::numeric_limits<float>::infinity();
               int64_t best_index = -1;
               for (int64_t a = a0; a < a1; ++a) {
