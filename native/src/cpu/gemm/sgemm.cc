@@ -74,7 +74,7 @@ void PackPanelsB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t 
 }
 
 // Packs alpha * op(A)[i0:i0+mc, k0:k0+kc] into MR-row panels: panel p holds kc columns of MR floats.
-void PackA(bool trans_a, const float* a, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc, float alpha,
+void PackPanelsA(bool trans_a, const float* a, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc, float alpha,
            float* out) {
   for (int64_t i = 0; i < mc; i += kMR) {
     int64_t h = std::min<int64_t>(kMR, mc - i);
@@ -176,7 +176,8 @@ void Gemv(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
 
 // The blocked driver. `packed` (when not null) supplies op(B) already packed.
 void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-             const float* b, int64_t ldb, const PackedB* packed, float beta, float* c, int64_t ldc, ThreadPool* pool) {
+             const float* b, int64_t ldb, const PackedB* packed, float beta, float* c, int64_t ldc, ThreadPool* pool,
+             const PackedA* packed_a_all = nullptr) {
   if (beta != 0.f && beta != 1.f) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) c[i * ldc + j] *= beta;
@@ -195,7 +196,8 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
 
   // Equal k blocks (288 → 144 + 144, not 256 + 32): a thin last block would cost a full extra
   // read-modify-write pass over C for little work. Pre-packed B fixes its own blocking.
-  int64_t kblock = packed ? packed->kc : BalancedKc(k);
+  int64_t kblock = packed ? packed->kc : packed_a_all ? packed_a_all->kc : BalancedKc(k);
+  int64_t m_padded = (m + kMR - 1) / kMR * kMR;
   for (int64_t k0 = 0; k0 < k; k0 += kblock) {
     int64_t kc = std::min(kblock, k - k0);
     bool accumulate = k0 > 0 || beta != 0.f;
@@ -222,12 +224,19 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
       for (int64_t t = t0; t < t1; ++t) {
         int64_t i0 = (t / n_blocks) * mc, j0 = (t % n_blocks) * nc;
         int64_t mh = std::min(mc, m - i0), nw = std::min(nc, n - j0);
-        PackA(trans_a, a, lda, i0, mh, k0, kc, alpha, packed_a.data());
+        // Panels of rows i0.. of this k block: pre-packed (constant weights) or packed now.
+        const float* apanels;
+        if (packed_a_all) {
+          apanels = packed_a_all->data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
+        } else {
+          PackPanelsA(trans_a, a, lda, i0, mh, k0, kc, alpha, packed_a.data());
+          apanels = packed_a.data();
+        }
         for (int64_t j = 0; j < nw; j += kNR) {
           const float* bp = bblock + ((j0 + j) / kNR) * kc * kNR;
           int64_t w = std::min<int64_t>(kNR, nw - j);
           for (int64_t i = 0; i < mh; i += kMR) {
-            const float* ap = packed_a.data() + (i / kMR) * kc * kMR;
+            const float* ap = apanels + (i / kMR) * kc * kMR;
             int64_t h = std::min<int64_t>(kMR, mh - i);
             float* cp = c + (i0 + i) * ldc + j0 + j;
             if (h == kMR && w == kNR) {
@@ -282,6 +291,27 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
     return;
   }
   Blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, nullptr, beta, c, ldc, pool);
+}
+
+PackedA PackA(int64_t m, int64_t k, const float* a, int64_t lda) {
+  PackedA packed;
+  packed.m = m;
+  packed.k = k;
+  packed.source = a;
+  packed.kc = BalancedKc(k);
+  int64_t m_padded = (m + kMR - 1) / kMR * kMR;
+  packed.data.resize(size_t(k * m_padded));
+  for (int64_t k0 = 0; k0 < k; k0 += packed.kc) {
+    int64_t kc = std::min(packed.kc, k - k0);
+    PackPanelsA(false, a, lda, 0, m, k0, kc, 1.f, packed.data.data() + k0 * m_padded);
+  }
+  return packed;
+}
+
+void SgemmPackedA(const PackedA& a, int64_t n, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+                  ThreadPool* pool) {
+  if (Degenerate(a.m, n, a.k, 1.f, beta, c, ldc)) return;
+  Blocked(false, false, a.m, n, a.k, 1.f, nullptr, 0, b, ldb, nullptr, beta, c, ldc, pool, &a);
 }
 
 PackedB PackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb) {

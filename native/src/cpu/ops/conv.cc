@@ -171,6 +171,17 @@ class ConvKernel : public Kernel {
     return true;
   }
 
+  // Constant weights are packed once per group into GEMM panels (not for depthwise convs,
+  // which do not use GEMM, nor for groups thinner than a micro-kernel).
+  void PrepareConstants(const std::vector<const TensorRef*>& constants) override {
+    const TensorRef* w = constants.size() > 1 ? constants[1] : nullptr;
+    if (!w || w->dtype != DataType::kFloat32 || w->rank() < 3 || w->shape[0] % group_ != 0) return;
+    int64_t mg = w->shape[0] / group_, kdim = w->count() / std::max<int64_t>(1, w->shape[0]);
+    if (w->shape[1] == 1 && group_ > 1) return;
+    if (mg < gemm_detail::kMR) return;
+    for (int64_t gi = 0; gi < group_; ++gi) packed_.push_back(PackA(mg, kdim, w->as<const float>() + gi * mg * kdim, kdim));
+  }
+
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "X");
     const TensorRef& w = Input(in, 1, "W");
@@ -223,7 +234,11 @@ class ConvKernel : public Kernel {
           src = col;
         }
         float* yg = py + (b * m + gi * mg) * ohw;
-        Sgemm(false, false, mg, ohw, kdim, 1.f, pw + gi * mg * kdim, kdim, src, ohw, 0.f, yg, ohw, ctx.pool);
+        if (size_t(group_) == packed_.size() && packed_[0].source == pw && packed_[size_t(gi)].k == kdim) {
+          SgemmPackedA(packed_[size_t(gi)], ohw, src, ohw, 0.f, yg, ohw, ctx.pool);
+        } else {
+          Sgemm(false, false, mg, ohw, kdim, 1.f, pw + gi * mg * kdim, kdim, src, ohw, 0.f, yg, ohw, ctx.pool);
+        }
       }
     }
     if (bias || act_.kind != Activation::Kind::kNone) {
@@ -244,6 +259,7 @@ class ConvKernel : public Kernel {
   ConvAttributes attrs_;
   int64_t group_;
   Activation act_;
+  std::vector<PackedA> packed_;  // per group, when W is a constant
 };
 
 // ConvTranspose 2-D: Y = col2im(W^T · X) + B, with output_padding / output_shape.
