@@ -51,25 +51,32 @@ const Dispatch& GetDispatch() {
   return d;
 }
 
-// Packs op(B)[k0:k0+kc, j0:j0+NR) panels: panel p holds kc rows of NR floats (zero-padded).
+// Packs op(B)[k0:k0+kc, j0:j0+nc) into NR-column panels: panel p holds kc rows of NR floats
+// (zero-padded). Rows are walked in the outer loop so B is read sequentially, not panel by panel
+// down its columns (which strides through memory by a whole row per load).
 void PackPanelsB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out) {
-  for (int64_t j = 0; j < nc; j += kNR) {
-    int64_t w = std::min<int64_t>(kNR, nc - j);
-    float* dst = out + (j / kNR) * kc * kNR;
+  int64_t full = nc / kNR, tail = nc % kNR;
+  if (!trans_b) {
     for (int64_t k = 0; k < kc; ++k) {
-      float* row = dst + k * kNR;
-      if (!trans_b) {
-        const float* src = b + (k0 + k) * ldb + j0 + j;
-        if (w == kNR) std::memcpy(row, src, sizeof(float) * kNR);
-        else {
-          for (int64_t x = 0; x < w; ++x) row[x] = src[x];
-          for (int64_t x = w; x < kNR; ++x) row[x] = 0.f;
-        }
-      } else {
-        for (int64_t x = 0; x < w; ++x) row[x] = b[(j0 + j + x) * ldb + k0 + k];
-        for (int64_t x = w; x < kNR; ++x) row[x] = 0.f;
+      const float* src = b + (k0 + k) * ldb + j0;
+      for (int64_t p = 0; p < full; ++p) std::memcpy(out + p * kc * kNR + k * kNR, src + p * kNR, sizeof(float) * kNR);
+      if (tail) {
+        float* row = out + full * kc * kNR + k * kNR;
+        for (int64_t x = 0; x < tail; ++x) row[x] = src[full * kNR + x];
+        for (int64_t x = tail; x < kNR; ++x) row[x] = 0.f;
       }
     }
+    return;
+  }
+  for (int64_t p = 0; p * kNR < nc; ++p) {
+    int64_t w = std::min<int64_t>(kNR, nc - p * kNR);
+    float* dst = out + p * kc * kNR;
+    for (int64_t x = 0; x < w; ++x) {
+      const float* src = b + (j0 + p * kNR + x) * ldb + k0;
+      for (int64_t k = 0; k < kc; ++k) dst[k * kNR + x] = src[k];
+    }
+    for (int64_t x = w; x < kNR; ++x)
+      for (int64_t k = 0; k < kc; ++k) dst[k * kNR + x] = 0.f;
   }
 }
 
@@ -207,10 +214,8 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
       bblock = packed->data.data() + k0 * n_padded;
     } else {
       auto pack = [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          int64_t j = p * kNR;
-          PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(kNR, n - j), packed_b.data() + p * kc * kNR);
-        }
+        int64_t j = p0 * kNR;
+        PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(p1 * kNR, n) - j, packed_b.data() + p0 * kc * kNR);
       };
       if (pool) pool->ParallelFor(panels, 8, pack);
       else pack(0, panels);
@@ -325,7 +330,7 @@ PackedB PackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb) {
   for (int64_t k0 = 0; k0 < k; k0 += packed.kc) {
     int64_t kc = std::min(packed.kc, k - k0);
     float* block = packed.data.data() + k0 * n_padded;
-    for (int64_t j = 0; j < n; j += kNR) PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(kNR, n - j), block + (j / kNR) * kc * kNR);
+    PackPanelsB(trans_b, b, ldb, k0, kc, 0, n, block);
   }
   // Keep the layout the blocked driver expects, plus the original for the matrix-vector path.
   return packed;
