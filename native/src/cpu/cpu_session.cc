@@ -10,7 +10,8 @@ namespace gebe::cpu {
 namespace {
 
 // Plans kept per session; a serving workload sees a handful of batch sizes, a fuzzing client
-// could send endless shapes, so the cache is bounded (oldest signature dropped first).
+// could send endless shapes, so the cache is bounded (when full, the lowest signature in map
+// order is dropped: eviction only has to bound memory, and warmup re-plans what it needs).
 constexpr size_t kMaxPlans = 64;
 
 void CheckFinite(const TensorView& t) {

@@ -183,9 +183,13 @@ ConstTensor BuildTensor(const TensorParts& t, const std::string& what, const std
     in.seekg(0, std::ios::end);
     uint64_t file_size = uint64_t(in.tellg());
     if (length == std::numeric_limits<uint64_t>::max()) length = file_size >= offset ? file_size - offset : 0;
-    if (length != bytes || offset > file_size || file_size - offset < length) {
+    if (offset > file_size || file_size - offset < length) {
+      throw EngineError(label + ": external data file '" + location + "' has " + std::to_string(file_size) +
+                        " bytes, too short for offset " + std::to_string(offset) + " + length " + std::to_string(length));
+    }
+    if (length != bytes) {
       throw EngineError(label + ": external data '" + location + "' holds " + std::to_string(length) +
-                        " bytes at offset " + std::to_string(offset) + " but the shape needs " + std::to_string(bytes));
+                        " bytes but the shape " + ShapeToString(out.shape) + " needs " + std::to_string(bytes));
     }
     in.seekg(std::streamoff(offset));
     if (bytes && !in.read(reinterpret_cast<char*>(dst), std::streamsize(bytes))) {

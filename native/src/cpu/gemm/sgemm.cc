@@ -51,30 +51,37 @@ const Dispatch& GetDispatch() {
   return d;
 }
 
-// Packs op(B)[k0:k0+kc, j0:j0+NR) panels: panel p holds kc rows of NR floats (zero-padded).
+// Packs op(B)[k0:k0+kc, j0:j0+nc) into NR-column panels: panel p holds kc rows of NR floats
+// (zero-padded). Rows are walked in the outer loop so B is read sequentially, not panel by panel
+// down its columns (which strides through memory by a whole row per load).
 void PackPanelsB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out) {
-  for (int64_t j = 0; j < nc; j += kNR) {
-    int64_t w = std::min<int64_t>(kNR, nc - j);
-    float* dst = out + (j / kNR) * kc * kNR;
+  int64_t full = nc / kNR, tail = nc % kNR;
+  if (!trans_b) {
     for (int64_t k = 0; k < kc; ++k) {
-      float* row = dst + k * kNR;
-      if (!trans_b) {
-        const float* src = b + (k0 + k) * ldb + j0 + j;
-        if (w == kNR) std::memcpy(row, src, sizeof(float) * kNR);
-        else {
-          for (int64_t x = 0; x < w; ++x) row[x] = src[x];
-          for (int64_t x = w; x < kNR; ++x) row[x] = 0.f;
-        }
-      } else {
-        for (int64_t x = 0; x < w; ++x) row[x] = b[(j0 + j + x) * ldb + k0 + k];
-        for (int64_t x = w; x < kNR; ++x) row[x] = 0.f;
+      const float* src = b + (k0 + k) * ldb + j0;
+      for (int64_t p = 0; p < full; ++p) std::memcpy(out + p * kc * kNR + k * kNR, src + p * kNR, sizeof(float) * kNR);
+      if (tail) {
+        float* row = out + full * kc * kNR + k * kNR;
+        for (int64_t x = 0; x < tail; ++x) row[x] = src[full * kNR + x];
+        for (int64_t x = tail; x < kNR; ++x) row[x] = 0.f;
       }
     }
+    return;
+  }
+  for (int64_t p = 0; p * kNR < nc; ++p) {
+    int64_t w = std::min<int64_t>(kNR, nc - p * kNR);
+    float* dst = out + p * kc * kNR;
+    for (int64_t x = 0; x < w; ++x) {
+      const float* src = b + (j0 + p * kNR + x) * ldb + k0;
+      for (int64_t k = 0; k < kc; ++k) dst[k * kNR + x] = src[k];
+    }
+    for (int64_t x = w; x < kNR; ++x)
+      for (int64_t k = 0; k < kc; ++k) dst[k * kNR + x] = 0.f;
   }
 }
 
 // Packs alpha * op(A)[i0:i0+mc, k0:k0+kc] into MR-row panels: panel p holds kc columns of MR floats.
-void PackA(bool trans_a, const float* a, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc, float alpha,
+void PackPanelsA(bool trans_a, const float* a, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc, float alpha,
            float* out) {
   for (int64_t i = 0; i < mc; i += kMR) {
     int64_t h = std::min<int64_t>(kMR, mc - i);
@@ -131,6 +138,8 @@ void MicroKernelPortable(int64_t kc, const float* a, const float* b, float* c, i
 
 const char* SgemmIsa() { return GetDispatch().isa; }
 
+int64_t BalancedKc(int64_t k);
+
 namespace {
 
 // Matrix-vector products (m < kMR): packing would cost more than it saves.
@@ -174,7 +183,8 @@ void Gemv(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
 
 // The blocked driver. `packed` (when not null) supplies op(B) already packed.
 void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-             const float* b, int64_t ldb, const PackedB* packed, float beta, float* c, int64_t ldc, ThreadPool* pool) {
+             const float* b, int64_t ldb, const PackedB* packed, float beta, float* c, int64_t ldc, ThreadPool* pool,
+             const PackedA* packed_a_all = nullptr) {
   if (beta != 0.f && beta != 1.f) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) c[i * ldc + j] *= beta;
@@ -191,8 +201,12 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
   nc = std::max<int64_t>(kNR, nc / kNR * kNR);
   int64_t n_blocks = (n + nc - 1) / nc;
 
-  for (int64_t k0 = 0; k0 < k; k0 += kKC) {
-    int64_t kc = std::min(kKC, k - k0);
+  // Equal k blocks (288 → 144 + 144, not 256 + 32): a thin last block would cost a full extra
+  // read-modify-write pass over C for little work. Pre-packed B fixes its own blocking.
+  int64_t kblock = packed ? packed->kc : packed_a_all ? packed_a_all->kc : BalancedKc(k);
+  int64_t m_padded = (m + kMR - 1) / kMR * kMR;
+  for (int64_t k0 = 0; k0 < k; k0 += kblock) {
+    int64_t kc = std::min(kblock, k - k0);
     bool accumulate = k0 > 0 || beta != 0.f;
     int64_t panels = n_padded / kNR;
     const float* bblock;
@@ -200,10 +214,8 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
       bblock = packed->data.data() + k0 * n_padded;
     } else {
       auto pack = [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          int64_t j = p * kNR;
-          PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(kNR, n - j), packed_b.data() + p * kc * kNR);
-        }
+        int64_t j = p0 * kNR;
+        PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(p1 * kNR, n) - j, packed_b.data() + p0 * kc * kNR);
       };
       if (pool) pool->ParallelFor(panels, 8, pack);
       else pack(0, panels);
@@ -217,12 +229,19 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
       for (int64_t t = t0; t < t1; ++t) {
         int64_t i0 = (t / n_blocks) * mc, j0 = (t % n_blocks) * nc;
         int64_t mh = std::min(mc, m - i0), nw = std::min(nc, n - j0);
-        PackA(trans_a, a, lda, i0, mh, k0, kc, alpha, packed_a.data());
+        // Panels of rows i0.. of this k block: pre-packed (constant weights) or packed now.
+        const float* apanels;
+        if (packed_a_all) {
+          apanels = packed_a_all->data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
+        } else {
+          PackPanelsA(trans_a, a, lda, i0, mh, k0, kc, alpha, packed_a.data());
+          apanels = packed_a.data();
+        }
         for (int64_t j = 0; j < nw; j += kNR) {
           const float* bp = bblock + ((j0 + j) / kNR) * kc * kNR;
           int64_t w = std::min<int64_t>(kNR, nw - j);
           for (int64_t i = 0; i < mh; i += kMR) {
-            const float* ap = packed_a.data() + (i / kMR) * kc * kMR;
+            const float* ap = apanels + (i / kMR) * kc * kMR;
             int64_t h = std::min<int64_t>(kMR, mh - i);
             float* cp = c + (i0 + i) * ldc + j0 + j;
             if (h == kMR && w == kNR) {
@@ -243,6 +262,15 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
     else tile(0, m_blocks * n_blocks);
   }
 }
+
+}  // namespace
+
+int64_t BalancedKc(int64_t k) {
+  int64_t blocks = (k + kKC - 1) / kKC;
+  return (k + blocks - 1) / blocks;
+}
+
+namespace {
 
 bool Degenerate(int64_t m, int64_t n, int64_t k, float alpha, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return true;
@@ -270,17 +298,39 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
   Blocked(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, nullptr, beta, c, ldc, pool);
 }
 
+PackedA PackA(int64_t m, int64_t k, const float* a, int64_t lda) {
+  PackedA packed;
+  packed.m = m;
+  packed.k = k;
+  packed.source = a;
+  packed.kc = BalancedKc(k);
+  int64_t m_padded = (m + kMR - 1) / kMR * kMR;
+  packed.data.resize(size_t(k * m_padded));
+  for (int64_t k0 = 0; k0 < k; k0 += packed.kc) {
+    int64_t kc = std::min(packed.kc, k - k0);
+    PackPanelsA(false, a, lda, 0, m, k0, kc, 1.f, packed.data.data() + k0 * m_padded);
+  }
+  return packed;
+}
+
+void SgemmPackedA(const PackedA& a, int64_t n, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+                  ThreadPool* pool) {
+  if (Degenerate(a.m, n, a.k, 1.f, beta, c, ldc)) return;
+  Blocked(false, false, a.m, n, a.k, 1.f, nullptr, 0, b, ldb, nullptr, beta, c, ldc, pool, &a);
+}
+
 PackedB PackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb) {
   PackedB packed;
   packed.k = k;
   packed.n = n;
   packed.source = b;
+  packed.kc = BalancedKc(k);
   int64_t n_padded = (n + kNR - 1) / kNR * kNR;
   packed.data.resize(size_t(k * n_padded));
-  for (int64_t k0 = 0; k0 < k; k0 += kKC) {
-    int64_t kc = std::min(kKC, k - k0);
+  for (int64_t k0 = 0; k0 < k; k0 += packed.kc) {
+    int64_t kc = std::min(packed.kc, k - k0);
     float* block = packed.data.data() + k0 * n_padded;
-    for (int64_t j = 0; j < n; j += kNR) PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(kNR, n - j), block + (j / kNR) * kc * kNR);
+    PackPanelsB(trans_b, b, ldb, k0, kc, 0, n, block);
   }
   // Keep the layout the blocked driver expects, plus the original for the matrix-vector path.
   return packed;
@@ -298,8 +348,8 @@ void SgemmPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const f
       auto body = [&](int64_t p0, int64_t p1) {
         for (int64_t p = p0; p < p1; ++p) {
           float acc[kNR] = {};
-          for (int64_t k0 = 0; k0 < b.k; k0 += kKC) {
-            int64_t kc = std::min(kKC, b.k - k0);
+          for (int64_t k0 = 0; k0 < b.k; k0 += b.kc) {
+            int64_t kc = std::min(b.kc, b.k - k0);
             const float* panel = b.data.data() + k0 * n_padded + p * kc * kNR;
             for (int64_t q = 0; q < kc; ++q) {
               float av = trans_a ? a[(k0 + q) * lda + i] : a[i * lda + k0 + q];

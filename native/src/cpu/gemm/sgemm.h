@@ -17,6 +17,7 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 // op(B) packed once ahead of time (constant weights of Gemm/MatMul), so runs skip re-packing.
 struct PackedB {
   int64_t k = 0, n = 0;
+  int64_t kc = 0;                 // k block size the panels were packed with
   const float* source = nullptr;  // the weights it was packed from (to detect a change)
   std::vector<float> data;        // per KC block of k: n rounded up to NR, kc × NR per panel
 };
@@ -24,6 +25,19 @@ PackedB PackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb);
 // C = alpha * op(A) * B + beta * C with B pre-packed.
 void SgemmPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const float* a, int64_t lda, float beta,
                  float* c, int64_t ldc, ThreadPool* pool);
+
+// op(A) = alpha·A packed once ahead of time (constant convolution weights): runs skip packing the
+// weights, which for late, spatially small layers costs as much as a tenth of the GEMM.
+struct PackedA {
+  int64_t m = 0, k = 0;
+  int64_t kc = 0;                 // k block size the panels were packed with
+  const float* source = nullptr;  // the weights it was packed from (to detect a change)
+  std::vector<float> data;        // per KC block of k: m rounded up to MR, kc × MR per panel
+};
+PackedA PackA(int64_t m, int64_t k, const float* a, int64_t lda);
+// C = A · B + beta · C with A pre-packed (m >= 6; callers use Sgemm for thinner A).
+void SgemmPackedA(const PackedA& a, int64_t n, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+                  ThreadPool* pool);
 
 // The micro-kernel ISA in use ("avx2+fma", "neon", "portable"), for introspection and benchmarks.
 const char* SgemmIsa();

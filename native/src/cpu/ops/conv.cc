@@ -54,9 +54,45 @@ void Im2Col(const float* x, int64_t channels, const Geo2& g, float* col, ThreadP
   });
 }
 
+// y[i] += w0 * x0[i] + w1 * x1[i] + w2 * x2[i]: the stride-1 row of a 3-wide depthwise kernel.
+void Row3Portable(float* y, const float* x0, const float* x1, const float* x2, int64_t n, float w0, float w1, float w2) {
+  for (int64_t i = 0; i < n; ++i) y[i] += w0 * x0[i] + w1 * x1[i] + w2 * x2[i];
+}
+
+#if defined(__x86_64__) || defined(_M_X64)
+// The same loop compiled for AVX2+FMA (8 lanes); only called after the cpuid check.
+__attribute__((target("avx2,fma"))) void Row3Avx2(float* y, const float* x0, const float* x1, const float* x2, int64_t n,
+                                                   float w0, float w1, float w2) {
+  for (int64_t i = 0; i < n; ++i) y[i] += w0 * x0[i] + w1 * x1[i] + w2 * x2[i];
+}
+#endif
+
+// Stride 2: y[i] += w0 * x0[2i] + w1 * x1[2i] + w2 * x2[2i].
+void Row3Stride2Portable(float* y, const float* x0, const float* x1, const float* x2, int64_t n, float w0, float w1, float w2) {
+  for (int64_t i = 0; i < n; ++i) y[i] += w0 * x0[2 * i] + w1 * x1[2 * i] + w2 * x2[2 * i];
+}
+
+#if defined(__x86_64__) || defined(_M_X64)
+__attribute__((target("avx2,fma"))) void Row3Stride2Avx2(float* y, const float* x0, const float* x1, const float* x2,
+                                                          int64_t n, float w0, float w1, float w2) {
+  for (int64_t i = 0; i < n; ++i) y[i] += w0 * x0[2 * i] + w1 * x1[2 * i] + w2 * x2[2 * i];
+}
+#endif
+
+using Row3Fn = void (*)(float*, const float*, const float*, const float*, int64_t, float, float, float);
+
+Row3Fn PickRow3(bool stride2) {
+#if defined(__x86_64__) || defined(_M_X64)
+  if (gemm_detail::CpuHasAvx2Fma()) return stride2 ? Row3Stride2Avx2 : Row3Avx2;
+#endif
+  return stride2 ? Row3Stride2Portable : Row3Portable;
+}
+
 void Depthwise(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
                int64_t multiplier, const Geo2& g, const Activation& act, ThreadPool* pool) {
   // planes = N * out_channels; output channel m reads input channel m / multiplier.
+  static const Row3Fn row3 = PickRow3(false);
+  static const Row3Fn row3_s2 = PickRow3(true);
   pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       int64_t m = p % (channels * multiplier), n = p / (channels * multiplier);
@@ -81,7 +117,33 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
           int64_t ih = oh * g.sh - g.ph + kh * g.dh;
           if (ih < 0 || ih >= g.ih) continue;
           const float* xr = xc + ih * g.iw;
-          for (int64_t kw = 0; kw < g.kw; ++kw) {
+          int64_t kw_begin = 0, kw_end = g.kw;
+          if (g.kw == 3) {
+            // The common 3-wide kernel: one pass over the columns where all three taps are
+            // inside the row, then the borders tap by tap below.
+            int64_t a = std::max(lo[0], std::max(lo[1], lo[2]));
+            int64_t e = std::max(a, std::min(hi[0], std::min(hi[1], hi[2])));  // empty interior: e == a
+            const float w0 = wc[kh * 3], w1 = wc[kh * 3 + 1], w2 = wc[kh * 3 + 2];
+            int64_t o0 = -g.pw, o1 = g.dw - g.pw, o2 = 2 * g.dw - g.pw;
+            if (g.sw == 1) {
+              if (e > a) row3(yr + a, xr + a + o0, xr + a + o1, xr + a + o2, e - a, w0, w1, w2);
+            } else if (g.sw == 2) {
+              if (e > a) row3_s2(yr + a, xr + 2 * a + o0, xr + 2 * a + o1, xr + 2 * a + o2, e - a, w0, w1, w2);
+            } else {
+              for (int64_t ow = a; ow < e; ++ow) {
+                int64_t base = ow * g.sw;
+                yr[ow] += w0 * xr[base + o0] + w1 * xr[base + o1] + w2 * xr[base + o2];
+              }
+            }
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              float wv = wc[kh * 3 + kw];
+              int64_t off = kw * g.dw - g.pw;
+              for (int64_t ow = lo[size_t(kw)]; ow < std::min(a, hi[size_t(kw)]); ++ow) yr[ow] += wv * xr[ow * g.sw + off];
+              for (int64_t ow = std::max(e, lo[size_t(kw)]); ow < hi[size_t(kw)]; ++ow) yr[ow] += wv * xr[ow * g.sw + off];
+            }
+            kw_end = 0;
+          }
+          for (int64_t kw = kw_begin; kw < kw_end; ++kw) {
             float wv = wc[kh * g.kw + kw];
             int64_t off = kw * g.dw - g.pw;
             if (g.sw == 1) {
@@ -107,6 +169,17 @@ class ConvKernel : public Kernel {
     if (act_.kind != Activation::Kind::kNone) return false;
     act_ = act;
     return true;
+  }
+
+  // Constant weights are packed once per group into GEMM panels (not for depthwise convs,
+  // which do not use GEMM, nor for groups thinner than a micro-kernel).
+  void PrepareConstants(const std::vector<const TensorRef*>& constants) override {
+    const TensorRef* w = constants.size() > 1 ? constants[1] : nullptr;
+    if (!w || w->dtype != DataType::kFloat32 || w->rank() < 3 || w->shape[0] % group_ != 0) return;
+    int64_t mg = w->shape[0] / group_, kdim = w->count() / std::max<int64_t>(1, w->shape[0]);
+    if (w->shape[1] == 1 && group_ > 1) return;
+    if (mg < gemm_detail::kMR) return;
+    for (int64_t gi = 0; gi < group_; ++gi) packed_.push_back(PackA(mg, kdim, w->as<const float>() + gi * mg * kdim, kdim));
   }
 
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
@@ -146,7 +219,7 @@ class ConvKernel : public Kernel {
     const float* px = x.as<const float>();
     const float* pw = w.as<const float>();
     float* py = out[0].as<float>();
-    if (cg == 1 && group_ == c) {
+    if (cg == 1 && group_ == c && c > 1) {
       Depthwise(px, pw, bias, py, n * m, c, mg, g, act_, ctx.pool);
       return;
     }
@@ -161,7 +234,11 @@ class ConvKernel : public Kernel {
           src = col;
         }
         float* yg = py + (b * m + gi * mg) * ohw;
-        Sgemm(false, false, mg, ohw, kdim, 1.f, pw + gi * mg * kdim, kdim, src, ohw, 0.f, yg, ohw, ctx.pool);
+        if (size_t(group_) == packed_.size() && packed_[0].source == pw && packed_[size_t(gi)].k == kdim) {
+          SgemmPackedA(packed_[size_t(gi)], ohw, src, ohw, 0.f, yg, ohw, ctx.pool);
+        } else {
+          Sgemm(false, false, mg, ohw, kdim, 1.f, pw + gi * mg * kdim, kdim, src, ohw, 0.f, yg, ohw, ctx.pool);
+        }
       }
     }
     if (bias || act_.kind != Activation::Kind::kNone) {
@@ -182,6 +259,7 @@ class ConvKernel : public Kernel {
   ConvAttributes attrs_;
   int64_t group_;
   Activation act_;
+  std::vector<PackedA> packed_;  // per group, when W is a constant
 };
 
 // ConvTranspose 2-D: Y = col2im(W^T · X) + B, with output_padding / output_shape.

@@ -104,6 +104,7 @@ class ConcatKernel : public Kernel {
     int64_t offset = 0;
     for (const TensorRef* t : in) {
       int64_t row = SizeFrom(t->shape, axis) * int64_t(es);
+      if (row == 0) continue;  // an empty input (its data pointer may be null)
       const uint8_t* src = t->as<const uint8_t>();
       for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * out_row + offset, src + o * row, size_t(row));
       offset += row;
@@ -151,6 +152,7 @@ class SplitKernel : public Kernel {
     int64_t offset = 0;
     for (auto& o : out) {
       int64_t row = SizeFrom(o.shape, axis) * int64_t(es);
+      if (row == 0) continue;
       for (int64_t k = 0; k < outer; ++k) std::memcpy(o.as<uint8_t>() + k * row, x.as<const uint8_t>() + k * in_row + offset, size_t(row));
       offset += row;
     }
@@ -270,6 +272,7 @@ class GatherKernel : public Kernel {
     const uint8_t* src = x.as<const uint8_t>();
     uint8_t* dst = out[0].as<uint8_t>();
     int64_t n = int64_t(indices.size());
+    if (inner == 0) return;
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t k = 0; k < n; ++k)
         std::memcpy(dst + (o * n + k) * inner, src + (o * dim + indices[size_t(k)]) * inner, size_t(inner));

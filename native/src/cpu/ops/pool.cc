@@ -46,38 +46,59 @@ class PoolKernel : public Kernel {
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
     int64_t* pi = out.size() > 1 && out[1].data ? out[1].as<int64_t>() : nullptr;
+    // Kernel columns inside the input for every output column (the divisions are done once).
+    std::vector<int64_t> bx0(static_cast<size_t>(ow)), bx1(static_cast<size_t>(ow));
+    for (int64_t xo = 0; xo < ow; ++xo) {
+      int64_t x0 = xo * sw - pw;
+      bx0[size_t(xo)] = x0 >= 0 ? 0 : (-x0 + dw - 1) / dw;
+      bx1[size_t(xo)] = std::min<int64_t>(kw, x0 >= iw ? 0 : (iw - 1 - x0) / dw + 1);
+    }
     ctx.pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
         const float* xc = px + p * ih * iw;
         float* yc = py + p * oh * ow;
         for (int64_t y = 0; y < oh; ++y) {
+          int64_t y0 = y * sh - ph;
+          // Kernel rows inside the input: [a0, a1).
+          int64_t a0 = y0 >= 0 ? 0 : (-y0 + dh - 1) / dh;
+          int64_t a1 = std::min<int64_t>(kh, y0 >= ih ? 0 : (ih - 1 - y0) / dh + 1);
           for (int64_t xo = 0; xo < ow; ++xo) {
-            int64_t y0 = y * sh - ph, x0 = xo * sw - pw;
-            float best = -std::numeric_limits<float>::infinity();
-            int64_t best_index = -1;
-            float sum = 0;
-            int64_t count = 0;
-            for (int64_t a = 0; a < kh; ++a) {
-              int64_t yy = y0 + a * dh;
-              if (yy < 0 || yy >= ih) continue;
-              for (int64_t b = 0; b < kw; ++b) {
-                int64_t xx = x0 + b * dw;
-                if (xx < 0 || xx >= iw) continue;
-                float v = xc[yy * iw + xx];
-                if (v > best || best_index < 0) {
-                  best = v;
-                  best_index = yy * iw + xx;
-                }
-                sum += v;
-                ++count;
+            int64_t x0 = xo * sw - pw;
+            int64_t b0 = bx0[size_t(xo)], b1 = bx1[size_t(xo)];
+            int64_t count = std::max<int64_t>(0, a1 - a0) * std::max<int64_t>(0, b1 - b0);
+            float* dst = yc + y * ow + xo;
+            if (max_ && !pi) {
+              float best = -std::numeric_limits<float>::infinity();
+              for (int64_t a = a0; a < a1; ++a) {
+                const float* row = xc + (y0 + a * dh) * iw;
+                for (int64_t b = b0; b < b1; ++b) best = std::max(best, row[x0 + b * dw]);
               }
-            }
-            if (max_) {
-              yc[y * ow + xo] = best;
-              // Indices are flat offsets into X; storage_order=1 counts them column-major within a plane.
-              int64_t local = column_major_ ? (best_index % iw) * ih + best_index / iw : best_index;
-              if (pi) pi[p * oh * ow + y * ow + xo] = p * ih * iw + local;
+              *dst = best;
+            } else if (max_) {
+              float best = -std::numeric_limits<float>::infinity();
+              int64_t best_index = -1;
+              for (int64_t a = a0; a < a1; ++a) {
+                const float* row = xc + (y0 + a * dh) * iw;
+                for (int64_t b = b0; b < b1; ++b) {
+                  float v = row[x0 + b * dw];
+                  if (v > best || best_index < 0) {
+                    best = v;
+                    best_index = (y0 + a * dh) * iw + x0 + b * dw;
+                  }
+                }
+              }
+              *dst = best;
+              if (pi) {
+                // Indices are flat offsets into X; storage_order=1 counts them column-major within a plane.
+                int64_t local = column_major_ ? (best_index % iw) * ih + best_index / iw : best_index;
+                pi[p * oh * ow + y * ow + xo] = p * ih * iw + local;
+              }
             } else {
+              float sum = 0;
+              for (int64_t a = a0; a < a1; ++a) {
+                const float* row = xc + (y0 + a * dh) * iw;
+                for (int64_t b = b0; b < b1; ++b) sum += row[x0 + b * dw];
+              }
               int64_t denom = count;
               if (count_include_pad_) {
                 // Windows are clipped to the padded input (the part in ceil_mode overhang is not counted).
@@ -85,7 +106,7 @@ class PoolKernel : public Kernel {
                 int64_t hx0 = std::max<int64_t>(x0, -pw), hx1 = std::min<int64_t>(x0 + (kw - 1) * dw + 1, iw + pew);
                 denom = ((hy1 - hy0 + dh - 1) / dh) * ((hx1 - hx0 + dw - 1) / dw);
               }
-              yc[y * ow + xo] = denom > 0 ? sum / float(denom) : 0.f;
+              *dst = denom > 0 ? sum / float(denom) : 0.f;
             }
           }
         }

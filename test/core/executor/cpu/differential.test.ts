@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../../../src/core/executor/cpu-session.js';
-import { randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder, randomValues } from '../../../../src/core/model/onnx-builder.js';
 import { bertEncoder, mnistCnn, mobilenetV2, resnet18 } from '../../../helpers/onnx-models.js';
 import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 
@@ -76,5 +76,26 @@ describe('cpu engine vs ONNX Runtime', () => {
       expect(ops.MatMul).toBe(2 * 6 + 2 * 2);
       expect(ops.Add).toBe(1 + 2 * 4);
     });
+  });
+});
+
+describe('depthwise convolution edge cases vs ONNX Runtime', () => {
+  // Narrow inputs, stride 2, dilation and asymmetric pads exercise the border paths of the
+  // 3-wide depthwise kernel (interior empty or one column wide).
+  it.each([
+    { width: 1, stride: 1, dilation: 1, pads: [1, 1, 1, 1] },
+    { width: 2, stride: 2, dilation: 1, pads: [1, 0, 1, 2] },
+    { width: 5, stride: 2, dilation: 2, pads: [2, 2, 2, 2] },
+    { width: 9, stride: 1, dilation: 1, pads: [0, 1, 0, 1] },
+  ])('width $width stride $stride dilation $dilation pads $pads', async ({ width, stride, dilation, pads }) => {
+    const channels = 4;
+    const g = new OnnxGraphBuilder('dw', 13)
+      .input('input', 'FLOAT', [1, channels, 6, width])
+      .initializer('w', 'FLOAT', [channels, 1, 3, 3], randomValues(channels * 9, 21, 1))
+      .initializer('b', 'FLOAT', [channels], randomValues(channels, 22, 1))
+      .node('Conv', ['input', 'w', 'b'], ['y'], { kernel_shape: [3, 3], strides: [stride, stride], dilations: [dilation, dilation], pads, group: channels })
+      .output('y', 'FLOAT');
+    const model = save(`dw-${width}-${stride}-${dilation}.onnx`, g.encode());
+    await expectAgreement(model, [{ name: 'input', datatype: 'FP32', dims: [1, channels, 6, width], data: randomValues(channels * 6 * width, 23, 1) }], 1);
   });
 });
