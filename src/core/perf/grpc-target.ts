@@ -3,7 +3,7 @@ import { encodeGrpcInferRequest, GrpcInferClient, GrpcModelEndpoint } from './cl
 import type { ModelDescription, RequestInputs } from './clients/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
-import { WorkerThreadDriver } from './worker-driver.js';
+import { startWorkerDrivers } from './worker-driver.js';
 
 export class GrpcTarget implements LoadTarget {
   readonly label: string;
@@ -24,16 +24,9 @@ export class GrpcTarget implements LoadTarget {
     const model = await this.describe();
     const encoded = requests.map((r) => encodeGrpcInferRequest(model.name, model.version, r, model.outputs.map((o) => o.name)));
     if (!this.usesClientThreads) return [new InThreadDriver(new GrpcInferClient(this.address, encoded))];
-    const drivers = Array.from({ length: Math.max(1, count) }, () => new WorkerThreadDriver({
+    return startWorkerDrivers(count, () => ({
       transport: 'grpc', address: this.address, requests: encoded.map((b) => new Uint8Array(b)),
     }));
-    try {
-      await Promise.all(drivers.map((d) => d.whenReady()));
-    } catch (err) {
-      await Promise.all(drivers.map((d) => d.close()));
-      throw err;
-    }
-    return drivers;
   }
 
   async close(): Promise<void> {

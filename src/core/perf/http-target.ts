@@ -9,7 +9,7 @@ import { encodeBinaryInferRequest } from './clients/kserve-binary.js';
 import type { ModelDescription, RequestInputs } from './clients/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
-import { WorkerThreadDriver } from './worker-driver.js';
+import { startWorkerDrivers } from './worker-driver.js';
 
 export class HttpTarget implements LoadTarget {
   readonly label: string;
@@ -34,19 +34,12 @@ export class HttpTarget implements LoadTarget {
     if (!this.usesClientThreads) {
       return [new InThreadDriver(new HttpInferClient(normalizeBaseUrl(this.url), inferPath, bodies))];
     }
-    const drivers = Array.from({ length: Math.max(1, count) }, () => new WorkerThreadDriver({
+    return startWorkerDrivers(count, () => ({
       transport: 'http',
       baseUrl: normalizeBaseUrl(this.url),
       inferPath,
       bodies: bodies.map((b) => ({ body: new Uint8Array(b.body), headerLength: b.headerLength })),
     }));
-    try {
-      await Promise.all(drivers.map((d) => d.whenReady()));
-    } catch (err) {
-      await Promise.all(drivers.map((d) => d.close()));
-      throw err;
-    }
-    return drivers;
   }
 
   async close(): Promise<void> {

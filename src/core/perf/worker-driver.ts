@@ -95,3 +95,15 @@ export class WorkerThreadDriver implements DriverHandle {
 
   onError(listener: (err: unknown) => void): void { this.errorListener = listener; }
 }
+
+/** Starts `count` (at least one) client threads with the same requests; all are ready, or none is left running. */
+export async function startWorkerDrivers(count: number, init: () => WorkerInit): Promise<WorkerThreadDriver[]> {
+  const drivers = Array.from({ length: Math.max(1, count) }, () => new WorkerThreadDriver(init()));
+  try {
+    await Promise.all(drivers.map((d) => d.whenReady()));
+  } catch (err) {
+    await Promise.all(drivers.map((d) => d.close()));
+    throw err;
+  }
+  return drivers;
+}
