@@ -1,0 +1,15 @@
+// Array versions of the transcendental functions that dominate transformer activations (Erf,
+// Gelu). On x86-64 with AVX2+FMA (checked once at run time) they use 8-lane polynomial
+// approximations accurate to a few float ulps; elsewhere they call std::erf per element.
+#pragma once
+
+#include <cstdint>
+
+namespace gebe::cpu {
+
+// y[i] = erf(x[i]); x and y may be the same array.
+void ErfArray(const float* x, float* y, int64_t n);
+// y[i] = 0.5 x[i] (1 + erf(x[i] / sqrt 2)); x and y may be the same array.
+void GeluArray(const float* x, float* y, int64_t n);
+
+}  // namespace gebe::cpu
