@@ -95,7 +95,41 @@ __attribute__((target("avx2,fma"))) void Avx2Loop(const float* x, float* y, int6
   }
 }
 
+__attribute__((target("avx2,fma"))) inline __m256 ExpShifted8(__m256 d, __m256 lo) {
+  __m256 e = ExpNonPositive(d);
+  e = _mm256_andnot_ps(_mm256_cmp_ps(d, lo, _CMP_LT_OQ), e);  // underflow (and -inf) gives 0
+  return _mm256_blendv_ps(e, d, _mm256_cmp_ps(d, d, _CMP_UNORD_Q));
+}
+
+__attribute__((target("avx2,fma"))) float ExpShiftedSumAvx2(const float* x, float* y, int64_t n, float shift) {
+  const __m256 sh = _mm256_set1_ps(shift), low = _mm256_set1_ps(-87.3f);
+  __m256 acc = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 e = ExpShifted8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh), low);
+    _mm256_storeu_ps(y + i, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  for (; i < n; ++i) {
+    y[i] = std::exp(x[i] - shift);
+    sum += y[i];
+  }
+  return sum;
+}
+
 #endif
+
+float ExpShiftedSumPortable(const float* x, float* y, int64_t n, float shift) {
+  float sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = std::exp(x[i] - shift);
+    sum += y[i];
+  }
+  return sum;
+}
 
 using ArrayFn = void (*)(const float*, float*, int64_t);
 
@@ -111,6 +145,14 @@ ArrayFn Pick(bool gelu) {
 void ErfArray(const float* x, float* y, int64_t n) {
   static const ArrayFn fn = Pick(false);
   fn(x, y, n);
+}
+
+float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const bool avx2 = gemm_detail::CpuHasAvx2Fma();
+  if (avx2) return ExpShiftedSumAvx2(x, y, n, shift);
+#endif
+  return ExpShiftedSumPortable(x, y, n, shift);
 }
 
 void GeluArray(const float* x, float* y, int64_t n) {

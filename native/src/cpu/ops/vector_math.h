@@ -12,4 +12,8 @@ void ErfArray(const float* x, float* y, int64_t n);
 // y[i] = 0.5 x[i] (1 + erf(x[i] / sqrt 2)); x and y may be the same array.
 void GeluArray(const float* x, float* y, int64_t n);
 
+// y[i] = exp(x[i] - shift) for x[i] <= shift (Softmax after subtracting the row maximum);
+// returns the sum of the y[i]. NaN passes through; results below float range are 0.
+float ExpShiftedSum(const float* x, float* y, int64_t n, float shift);
+
 }  // namespace gebe::cpu
