@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "cpu/ops/op_util.h"
+#include "cpu/ops/vector_math.h"
 
 namespace gebe::cpu {
 
@@ -103,10 +104,8 @@ class UnaryKernel : public Kernel {
         for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] + std::log1p(std::exp(-x[i])) : std::log1p(std::exp(x[i]));
         break;
       case Unary::kSoftsign: for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1.f + std::fabs(x[i])); break;
-      case Unary::kErf: for (int64_t i = 0; i < n; ++i) y[i] = std::erf(x[i]); break;
-      case Unary::kGelu:
-        for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * 0.70710678118654752f));
-        break;
+      case Unary::kErf: ErfArray(x, y, n); break;  // vectorised: BERT's Gelu is Div, Erf, Add, Mul
+      case Unary::kGelu: GeluArray(x, y, n); break;
       case Unary::kGeluTanh:
         for (int64_t i = 0; i < n; ++i) {
           float v = x[i];

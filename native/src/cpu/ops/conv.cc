@@ -79,6 +79,46 @@ __attribute__((target("avx2,fma"))) void Row3Stride2Avx2(float* y, const float* 
 }
 #endif
 
+// y[i] = b + sum over the 9 taps t of w[t] * p[t][S * i]: the interior of a 3×3 depthwise output
+// row in one pass (instead of initialising y and adding one kernel row at a time).
+template <int S>
+void Row9Portable(float* __restrict y, const float* const* p, int64_t n, const float* w, float b) {
+  const float* __restrict p0 = p[0]; const float* __restrict p1 = p[1]; const float* __restrict p2 = p[2];
+  const float* __restrict p3 = p[3]; const float* __restrict p4 = p[4]; const float* __restrict p5 = p[5];
+  const float* __restrict p6 = p[6]; const float* __restrict p7 = p[7]; const float* __restrict p8 = p[8];
+  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t j = S * i;
+    y[i] = b + (w0 * p0[j] + w1 * p1[j] + w2 * p2[j]) + (w3 * p3[j] + w4 * p4[j] + w5 * p5[j]) +
+           (w6 * p6[j] + w7 * p7[j] + w8 * p8[j]);
+  }
+}
+
+#if defined(__x86_64__) || defined(_M_X64)
+template <int S>
+__attribute__((target("avx2,fma"))) void Row9Avx2(float* __restrict y, const float* const* p, int64_t n, const float* w,
+                                                   float b) {
+  const float* __restrict p0 = p[0]; const float* __restrict p1 = p[1]; const float* __restrict p2 = p[2];
+  const float* __restrict p3 = p[3]; const float* __restrict p4 = p[4]; const float* __restrict p5 = p[5];
+  const float* __restrict p6 = p[6]; const float* __restrict p7 = p[7]; const float* __restrict p8 = p[8];
+  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t j = S * i;
+    y[i] = b + (w0 * p0[j] + w1 * p1[j] + w2 * p2[j]) + (w3 * p3[j] + w4 * p4[j] + w5 * p5[j]) +
+           (w6 * p6[j] + w7 * p7[j] + w8 * p8[j]);
+  }
+}
+#endif
+
+using Row9Fn = void (*)(float*, const float* const*, int64_t, const float*, float);
+
+Row9Fn PickRow9(bool stride2) {
+#if defined(__x86_64__) || defined(_M_X64)
+  if (gemm_detail::CpuHasAvx2Fma()) return stride2 ? Row9Avx2<2> : Row9Avx2<1>;
+#endif
+  return stride2 ? Row9Portable<2> : Row9Portable<1>;
+}
+
 using Row3Fn = void (*)(float*, const float*, const float*, const float*, int64_t, float, float, float);
 
 Row3Fn PickRow3(bool stride2) {
@@ -93,7 +133,10 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
   // planes = N * out_channels; output channel m reads input channel m / multiplier.
   static const Row3Fn row3 = PickRow3(false);
   static const Row3Fn row3_s2 = PickRow3(true);
+  static const Row9Fn row9 = PickRow9(false);
+  static const Row9Fn row9_s2 = PickRow9(true);
   pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+    std::vector<float> zeros;  // stands in for input rows above and below the image
     for (int64_t p = p0; p < p1; ++p) {
       int64_t m = p % (channels * multiplier), n = p / (channels * multiplier);
       const float* xc = x + (n * channels + m / multiplier) * g.ih * g.iw;
@@ -110,8 +153,40 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
         lo[size_t(kw)] = std::min(l, g.ow);
         hi[size_t(kw)] = std::min(h, g.ow);
       }
+      // 3×3, stride 1 or 2: the interior columns of each output row in one fused pass; rows
+      // above/below the image read a zero row, the border columns go tap by tap.
+      bool fused9 = g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2);
+      int64_t a9 = 0, e9 = 0;
+      if (fused9) {
+        a9 = std::max(lo[0], std::max(lo[1], lo[2]));
+        e9 = std::max(a9, std::min(hi[0], std::min(hi[1], hi[2])));
+        if (e9 > a9 && zeros.size() < size_t(g.iw)) zeros.assign(size_t(g.iw), 0.f);
+      }
       for (int64_t oh = 0; oh < g.oh; ++oh) {
         float* yr = yc + oh * g.ow;
+        if (fused9 && e9 > a9) {
+          const float* taps[9];
+          for (int64_t kh = 0; kh < 3; ++kh) {
+            int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+            const float* xr = ih < 0 || ih >= g.ih ? zeros.data() : xc + ih * g.iw;
+            for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = xr + a9 * g.sw + kw * g.dw - g.pw;
+          }
+          (g.sw == 1 ? row9 : row9_s2)(yr + a9, taps, e9 - a9, wc, b);
+          for (int64_t ow = 0; ow < a9; ++ow) yr[ow] = b;
+          for (int64_t ow = e9; ow < g.ow; ++ow) yr[ow] = b;
+          for (int64_t kh = 0; kh < 3; ++kh) {
+            int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+            if (ih < 0 || ih >= g.ih) continue;
+            const float* xr = xc + ih * g.iw;
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              float wv = wc[kh * 3 + kw];
+              int64_t off = kw * g.dw - g.pw;
+              for (int64_t ow = lo[size_t(kw)]; ow < std::min(a9, hi[size_t(kw)]); ++ow) yr[ow] += wv * xr[ow * g.sw + off];
+              for (int64_t ow = std::max(e9, lo[size_t(kw)]); ow < hi[size_t(kw)]; ++ow) yr[ow] += wv * xr[ow * g.sw + off];
+            }
+          }
+          continue;
+        }
         for (int64_t ow = 0; ow < g.ow; ++ow) yr[ow] = b;
         for (int64_t kh = 0; kh < g.kh; ++kh) {
           int64_t ih = oh * g.sh - g.ph + kh * g.dh;

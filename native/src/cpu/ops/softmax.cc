@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cpu/ops/op_util.h"
+#include "cpu/ops/vector_math.h"
 
 namespace gebe::cpu {
 
@@ -44,6 +45,13 @@ class SoftmaxKernel : public Kernel {
         float mx = -INFINITY;
         for (int64_t d = 0; d < dim; ++d) mx = std::fmax(mx, xs[d * inner]);
         float sum = 0;
+        if (inner == 1 && !log_) {
+          // The common last-axis case: contiguous, vectorised exp.
+          sum = ExpShiftedSum(xs, ys, dim, mx);
+          float inv = 1.f / sum;
+          for (int64_t d = 0; d < dim; ++d) ys[d] *= inv;
+          continue;
+        }
         for (int64_t d = 0; d < dim; ++d) {
           float e = std::exp(xs[d * inner] - mx);
           if (!log_) ys[d * inner] = e;
