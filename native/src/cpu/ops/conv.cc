@@ -81,8 +81,10 @@ __attribute__((target("avx2,fma"))) void Row3Stride2Avx2(float* y, const float* 
 
 // y[i] = b + sum over the 9 taps t of w[t] * p[t][S * i]: the interior of a 3×3 depthwise output
 // row in one pass (instead of initialising y and adding one kernel row at a time).
+// One body, compiled once per target below: always inlined, so each caller's target options apply.
 template <int S>
-void Row9Portable(float* __restrict y, const float* const* p, int64_t n, const float* w, float b) {
+inline __attribute__((always_inline)) void Row9Body(float* __restrict y, const float* const* p, int64_t n,
+                                                     const float* w, float b) {
   const float* __restrict p0 = p[0]; const float* __restrict p1 = p[1]; const float* __restrict p2 = p[2];
   const float* __restrict p3 = p[3]; const float* __restrict p4 = p[4]; const float* __restrict p5 = p[5];
   const float* __restrict p6 = p[6]; const float* __restrict p7 = p[7]; const float* __restrict p8 = p[8];
@@ -94,19 +96,16 @@ void Row9Portable(float* __restrict y, const float* const* p, int64_t n, const f
   }
 }
 
+template <int S>
+void Row9Portable(float* __restrict y, const float* const* p, int64_t n, const float* w, float b) {
+  Row9Body<S>(y, p, n, w, b);
+}
+
 #if defined(__x86_64__) || defined(_M_X64)
 template <int S>
 __attribute__((target("avx2,fma"))) void Row9Avx2(float* __restrict y, const float* const* p, int64_t n, const float* w,
                                                    float b) {
-  const float* __restrict p0 = p[0]; const float* __restrict p1 = p[1]; const float* __restrict p2 = p[2];
-  const float* __restrict p3 = p[3]; const float* __restrict p4 = p[4]; const float* __restrict p5 = p[5];
-  const float* __restrict p6 = p[6]; const float* __restrict p7 = p[7]; const float* __restrict p8 = p[8];
-  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t j = S * i;
-    y[i] = b + (w0 * p0[j] + w1 * p1[j] + w2 * p2[j]) + (w3 * p3[j] + w4 * p4[j] + w5 * p5[j]) +
-           (w6 * p6[j] + w7 * p7[j] + w8 * p8[j]);
-  }
+  Row9Body<S>(y, p, n, w, b);
 }
 #endif
 
