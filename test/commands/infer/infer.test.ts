@@ -2,24 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli.js';
-import { memoryIO } from '../../../src/io.js';
-import { parseModelConfig } from '../../../src/core/config/index.js';
-import { loadModel } from '../../../src/core/executor/index.js';
-import { ModelManager } from '../../../src/core/server/model-manager.js';
-import { GebeServer } from '../../../src/core/server/server.js';
-import { silentLogger } from '../../../src/core/server/logger.js';
-import type { ModelSource } from '../../../src/core/server/model-source.js';
+import type { GebeServer } from '../../../src/core/server/server.js';
+import { runGebe } from '../../helpers/gebe-cli.js';
+import { serveModelDir } from '../../helpers/model-server.js';
 import { TEMPLATES_DIR } from '../../../src/commands/init/templates.js';
 
 const samples = path.join(TEMPLATES_DIR, 'mnist', 'samples');
 let tmp: string;
 
-async function gebe(args: string[]) {
-  const io = memoryIO({ cwd: tmp });
-  const code = await main(['node', 'gebe', ...args], io);
-  return { code, out: io.out(), err: io.err() };
-}
+const gebe = (args: string[]) => runGebe(args, { cwd: tmp });
 
 /** The top-1 label `gebe infer` printed. */
 const top1 = (out: string) => /top \d+:\n {4}"([^"]+)"/.exec(out)?.[1];
@@ -124,19 +115,7 @@ describe('gebe infer -u (KServe v2 HTTP)', () => {
   let grpcAddress: string;
 
   beforeAll(async () => {
-    const modelDir = path.join(tmp, 'model_repository', 'mnist_classifier');
-    const configFile = path.join(modelDir, 'config.pbtxt');
-    const config = parseModelConfig(fs.readFileSync(configFile, 'utf8'), configFile).config;
-    const source: ModelSource = {
-      list: async () => ['mnist_classifier'],
-      read: async (name) => (name === 'mnist_classifier' ? { name, dir: modelDir, config, versions: ['1'], errors: [], fingerprint: '1' } : undefined),
-    };
-    const manager = new ModelManager(source, loadModel, silentLogger, 'none');
-    await manager.start();
-    server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 20 }, silentLogger);
-    const ports = await server.listen();
-    url = `127.0.0.1:${ports.http}`;
-    grpcAddress = `127.0.0.1:${ports.grpc}`;
+    ({ server, http: url, grpc: grpcAddress } = await serveModelDir(path.join(tmp, 'model_repository', 'mnist_classifier')));
   });
   afterAll(async () => {
     await server?.stop(2000);
