@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "engine/engine.h"
@@ -27,9 +28,21 @@ float DotPortable(const float* a, const float* b, int64_t n) {
   return sum;
 }
 
+void PanelRowsPortable(int64_t m, int64_t kc, const float* a, int64_t a_row, int64_t a_col, const float* panel,
+                       float* acc) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* ai = acc + i * kNR;
+    for (int64_t q = 0; q < kc; ++q) {
+      float av = a[i * a_row + q * a_col];
+      for (int j = 0; j < kNR; ++j) ai[j] += av * panel[q * kNR + j];
+    }
+  }
+}
+
 struct Dispatch {
   MicroKernel kernel = MicroKernelPortable;
   DotKernel dot = DotPortable;
+  PanelRowsKernel panel_rows = PanelRowsPortable;
   const char* isa = "portable";
   Dispatch() {
     if (MicroKernel k = MicroKernelNeon()) {
@@ -42,6 +55,7 @@ struct Dispatch {
         isa = "avx2+fma";
       }
       if (DotKernel d = DotAvx2()) dot = d;
+      if (PanelRowsKernel p = PanelRowsAvx2()) panel_rows = p;
     }
   }
 };
@@ -191,8 +205,9 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
   }
   MicroKernel kernel = GetDispatch().kernel;
   int64_t n_padded = (n + kNR - 1) / kNR * kNR;
-  std::vector<float> packed_b;
-  if (!packed) packed_b.resize(size_t(std::min(kKC, k) * n_padded));
+  // Uninitialised (every float is written by the packing before it is read).
+  std::unique_ptr<float[]> packed_b;
+  if (!packed) packed_b.reset(new float[size_t(std::min(BalancedKc(k), k) * n_padded)]);
   int threads = pool ? pool->size() : 1;
   // Tile the output so every thread gets work even when m is small (convolutions: m = channels).
   int64_t mc = kMC, nc = kNC;
@@ -215,11 +230,11 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
     } else {
       auto pack = [&](int64_t p0, int64_t p1) {
         int64_t j = p0 * kNR;
-        PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(p1 * kNR, n) - j, packed_b.data() + p0 * kc * kNR);
+        PackPanelsB(trans_b, b, ldb, k0, kc, j, std::min<int64_t>(p1 * kNR, n) - j, packed_b.get() + p0 * kc * kNR);
       };
       if (pool) pool->ParallelFor(panels, 8, pack);
       else pack(0, panels);
-      bblock = packed_b.data();
+      bblock = packed_b.get();
     }
 
     auto tile = [&](int64_t t0, int64_t t1) {
@@ -341,34 +356,107 @@ void SgemmPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const f
   if (Degenerate(m, b.n, b.k, alpha, beta, c, ldc)) return;
   if (m < kMR) {
     // The source layout is unknown here (transposed or not), so the packed panels serve as B:
-    // each kc × NR panel is row-major over its NR columns.
+    // each kc × NR panel is row-major over its NR columns. All m rows go through a panel at once
+    // so the weights (the whole cost at batch 1) are read once.
+    PanelRowsKernel panel_rows = GetDispatch().panel_rows;
     int64_t n_padded = (b.n + kNR - 1) / kNR * kNR;
-    for (int64_t i = 0; i < m; ++i) {
-      float* crow = c + i * ldc;
-      auto body = [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          float acc[kNR] = {};
-          for (int64_t k0 = 0; k0 < b.k; k0 += b.kc) {
-            int64_t kc = std::min(b.kc, b.k - k0);
-            const float* panel = b.data.data() + k0 * n_padded + p * kc * kNR;
-            for (int64_t q = 0; q < kc; ++q) {
-              float av = trans_a ? a[(k0 + q) * lda + i] : a[i * lda + k0 + q];
-              for (int j = 0; j < kNR; ++j) acc[j] += av * panel[q * kNR + j];
-            }
-          }
+    int64_t a_row = trans_a ? 1 : lda, a_col = trans_a ? lda : 1;
+    auto body = [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        float acc[kMR * kNR] = {};
+        for (int64_t k0 = 0; k0 < b.k; k0 += b.kc) {
+          int64_t kc = std::min(b.kc, b.k - k0);
+          panel_rows(m, kc, a + k0 * a_col, a_row, a_col, b.data.data() + k0 * n_padded + p * kc * kNR, acc);
+        }
+        for (int64_t i = 0; i < m; ++i) {
+          float* crow = c + i * ldc;
           for (int64_t j = 0; j < kNR && p * kNR + j < b.n; ++j) {
-            float v = alpha * acc[j];
+            float v = alpha * acc[i * kNR + j];
             crow[p * kNR + j] = beta == 0.f ? v : v + beta * crow[p * kNR + j];
           }
         }
-      };
-      int64_t panels = n_padded / kNR;
-      if (pool) pool->ParallelFor(panels, std::max<int64_t>(1, 2048 / std::max<int64_t>(1, b.k)), body);
-      else body(0, panels);
-    }
+      }
+    };
+    int64_t panels = n_padded / kNR;
+    if (pool) pool->ParallelFor(panels, std::max<int64_t>(1, 2048 / std::max<int64_t>(1, b.k)), body);
+    else body(0, panels);
     return;
   }
   Blocked(trans_a, false, m, b.n, b.k, alpha, a, lda, nullptr, 0, &b, beta, c, ldc, pool);
+}
+
+int64_t PackedBFloats(int64_t k, int64_t n) { return k * ((n + kNR - 1) / kNR * kNR); }
+
+void PackBRow(const float* row, int64_t r, int64_t k, int64_t n, int64_t kc, float* packed) {
+  int64_t n_padded = (n + kNR - 1) / kNR * kNR;
+  int64_t k0 = r / kc * kc, kcb = std::min(kc, k - k0);
+  float* dst = packed + k0 * n_padded + (r - k0) * kNR;
+  int64_t full = n / kNR, tail = n % kNR;
+  for (int64_t p = 0; p < full; ++p) std::memcpy(dst + p * kcb * kNR, row + p * kNR, sizeof(float) * kNR);
+  if (tail) {
+    float* d = dst + full * kcb * kNR;
+    std::memcpy(d, row + full * kNR, sizeof(float) * size_t(tail));
+    std::memset(d + tail, 0, sizeof(float) * size_t(kNR - tail));
+  }
+}
+
+void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c, int64_t ldc, const RowEpilogue& ep,
+                    ThreadPool* pool) {
+  int64_t m = a.m, k = a.k, kblock = a.kc;
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  MicroKernel kernel = GetDispatch().kernel;
+  int64_t n_padded = (n + kNR - 1) / kNR * kNR, m_padded = (m + kMR - 1) / kMR * kMR;
+  int threads = pool ? pool->size() : 1;
+  // Equal m blocks (a thin last block would leave one thread idle at the end).
+  int64_t m_blocks = (m + kMC - 1) / kMC;
+  int64_t mc = ((m + m_blocks - 1) / m_blocks + kMR - 1) / kMR * kMR;
+  m_blocks = (m + mc - 1) / mc;
+  int64_t nc = kNC;
+  while (threads > 1 && m_blocks * ((n + nc - 1) / nc) < threads * 4 && nc > kNR * 2) nc /= 2;
+  int64_t n_blocks = (n + nc - 1) / nc;
+  auto tile = [&](int64_t t0, int64_t t1) {
+    alignas(64) float edge[kMR * kNR];
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t i0 = (t / n_blocks) * mc, j0 = (t % n_blocks) * nc;
+      int64_t mh = std::min(mc, m - i0), nw = std::min(nc, n - j0);
+      for (int64_t k0 = 0; k0 < k; k0 += kblock) {
+        int64_t kc = std::min(kblock, k - k0);
+        bool accumulate = k0 > 0;
+        const float* apanels = a.data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
+        const float* bblock = packed_b + k0 * n_padded;
+        for (int64_t j = 0; j < nw; j += kNR) {
+          const float* bp = bblock + ((j0 + j) / kNR) * kc * kNR;
+          int64_t w = std::min<int64_t>(kNR, nw - j);
+          for (int64_t i = 0; i < mh; i += kMR) {
+            const float* ap = apanels + (i / kMR) * kc * kMR;
+            int64_t h = std::min<int64_t>(kMR, mh - i);
+            float* cp = c + (i0 + i) * ldc + j0 + j;
+            if (h == kMR && w == kNR) {
+              kernel(kc, ap, bp, cp, ldc, accumulate);
+            } else {
+              kernel(kc, ap, bp, edge, kNR, false);
+              for (int64_t y = 0; y < h; ++y)
+                for (int64_t x = 0; x < w; ++x) {
+                  float v = edge[y * kNR + x];
+                  cp[y * ldc + x] = accumulate ? cp[y * ldc + x] + v : v;
+                }
+            }
+          }
+        }
+      }
+      if (ep.empty()) continue;
+      for (int64_t y = 0; y < mh; ++y) {
+        float* row = c + (i0 + y) * ldc + j0;
+        if (ep.bias) {
+          float bv = ep.bias[i0 + y];
+          for (int64_t x = 0; x < nw; ++x) row[x] += bv;
+        }
+        if (ep.activation) ep.activation(ep.ctx, row, nw);
+      }
+    }
+  };
+  if (pool && m_blocks * n_blocks > 1) pool->ParallelFor(m_blocks * n_blocks, 1, tile);
+  else tile(0, m_blocks * n_blocks);
 }
 
 }  // namespace gebe::cpu

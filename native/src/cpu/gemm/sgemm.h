@@ -39,6 +39,26 @@ PackedA PackA(int64_t m, int64_t k, const float* a, int64_t lda);
 void SgemmPackedA(const PackedA& a, int64_t n, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
                   ThreadPool* pool);
 
+// Applied to each finished output tile while it is still in cache (instead of another pass over C):
+// row i of C gets bias[i] added, then the activation callback runs over the row segment.
+struct RowEpilogue {
+  const float* bias = nullptr;
+  void (*activation)(const void* ctx, float* row, int64_t n) = nullptr;
+  const void* ctx = nullptr;
+  bool empty() const { return bias == nullptr && activation == nullptr; }
+};
+
+// The packed-B layout the blocked driver reads: per block of kc rows of k (kc = a PackedA's kc),
+// n rounded up to NR columns stored as NR-wide panels of that block's rows. Callers that produce B
+// themselves (convolution im2col) write it straight into this layout, row by row.
+int64_t PackedBFloats(int64_t k, int64_t n);
+// Writes row r (n floats) of a k × n matrix B into `packed` (zero-filling the padding columns).
+void PackBRow(const float* row, int64_t r, int64_t k, int64_t n, int64_t kc, float* packed);
+// C[m, n] = A · B with A and B both pre-packed, then the epilogue; no barrier per k block, so
+// the whole product is one parallel pass over output tiles (pool may be null: run inline).
+void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c, int64_t ldc, const RowEpilogue& ep,
+                    ThreadPool* pool);
+
 // The micro-kernel ISA in use ("avx2+fma", "neon", "portable"), for introspection and benchmarks.
 const char* SgemmIsa();
 
@@ -54,6 +74,11 @@ bool CpuHasAvx2Fma();
 // Dot product of n floats (used by the matrix-vector path).
 using DotKernel = float (*)(const float* a, const float* b, int64_t n);
 DotKernel DotAvx2();  // nullptr when not built for x86-64
+// m (1..kMR-1) rows of A times one kc × NR panel of packed B: acc[i][0..NR) += sum_q a_i[q] * panel[q*NR + j],
+// a_i = a + i * a_row (a_col apart for consecutive q). The thin-A path of pre-packed Gemm/MatMul.
+using PanelRowsKernel = void (*)(int64_t m, int64_t kc, const float* a, int64_t a_row, int64_t a_col, const float* panel,
+                                 float* acc);
+PanelRowsKernel PanelRowsAvx2();  // nullptr when not built for x86-64
 }  // namespace gemm_detail
 
 }  // namespace gebe::cpu

@@ -5,6 +5,8 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 
+#include <algorithm>
+
 namespace gebe::cpu::gemm_detail {
 
 namespace {
@@ -64,7 +66,47 @@ __attribute__((target("avx2,fma"))) float DotAvx2Impl(const float* a, const floa
   return sum;
 }
 
+// M rows of A against one packed panel; M is a template parameter so the 2·M accumulators stay in registers.
+template <int M>
+__attribute__((target("avx2,fma"))) void PanelRowsM(int64_t kc, const float* a, int64_t a_row, int64_t a_col,
+                                                    const float* panel, float* acc) {
+  __m256 c0[M], c1[M];
+  for (int i = 0; i < M; ++i) {
+    c0[i] = _mm256_loadu_ps(acc + i * kNR);
+    c1[i] = _mm256_loadu_ps(acc + i * kNR + 8);
+  }
+  for (int64_t q = 0; q < kc; ++q) {
+    __m256 b0 = _mm256_loadu_ps(panel + q * kNR), b1 = _mm256_loadu_ps(panel + q * kNR + 8);
+    for (int i = 0; i < M; ++i) {
+      __m256 av = _mm256_broadcast_ss(a + i * a_row + q * a_col);
+      c0[i] = _mm256_fmadd_ps(av, b0, c0[i]);
+      c1[i] = _mm256_fmadd_ps(av, b1, c1[i]);
+    }
+  }
+  for (int i = 0; i < M; ++i) {
+    _mm256_storeu_ps(acc + i * kNR, c0[i]);
+    _mm256_storeu_ps(acc + i * kNR + 8, c1[i]);
+  }
+}
+
+void PanelRowsAvx2Impl(int64_t m, int64_t kc, const float* a, int64_t a_row, int64_t a_col, const float* panel,
+                       float* acc) {
+  switch (m) {
+    case 1: return PanelRowsM<1>(kc, a, a_row, a_col, panel, acc);
+    case 2: return PanelRowsM<2>(kc, a, a_row, a_col, panel, acc);
+    case 3: return PanelRowsM<3>(kc, a, a_row, a_col, panel, acc);
+    case 4: return PanelRowsM<4>(kc, a, a_row, a_col, panel, acc);
+    default:
+      for (int64_t i = 0; i < m; i += 5) {
+        int64_t h = std::min<int64_t>(5, m - i);
+        if (h == 5) PanelRowsM<5>(kc, a + i * a_row, a_row, a_col, panel, acc + i * kNR);
+        else PanelRowsAvx2Impl(h, kc, a + i * a_row, a_row, a_col, panel, acc + i * kNR);
+      }
+  }
+}
+
 MicroKernel MicroKernelAvx2() { return MicroKernel6x16; }
+PanelRowsKernel PanelRowsAvx2() { return PanelRowsAvx2Impl; }
 DotKernel DotAvx2() { return DotAvx2Impl; }
 
 bool CpuHasAvx2Fma() {
@@ -78,6 +120,7 @@ bool CpuHasAvx2Fma() {
 
 namespace gebe::cpu::gemm_detail {
 MicroKernel MicroKernelAvx2() { return nullptr; }
+PanelRowsKernel PanelRowsAvx2() { return nullptr; }
 DotKernel DotAvx2() { return nullptr; }
 bool CpuHasAvx2Fma() { return false; }
 }  // namespace gebe::cpu::gemm_detail

@@ -1,7 +1,9 @@
 // Convolutions: Conv (1-D and 2-D, groups, depthwise, dilations, pads, auto_pad) via im2col +
 // blocked GEMM (1×1 stride-1 convolutions skip im2col; depthwise ones use a direct loop), with
 // fused bias and activation; ConvTranspose (2-D) via GEMM + col2im.
+#include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "cpu/gemm/sgemm.h"
 #include "cpu/ops/conv_geometry.h"
@@ -22,36 +24,59 @@ Geo2 To2D(const ConvGeometry& g) {
           g.dilation[0], g.dilation[1], g.pad_begin[0], g.pad_begin[1]};
 }
 
+// Row r = (c, kh, kw) of the im2col matrix: the ohw input values that kernel tap reads.
+void Im2ColRow(const float* x, const Geo2& g, int64_t r, float* dst) {
+  int64_t kw = r % g.kw, kh = (r / g.kw) % g.kh, c = r / (g.kw * g.kh);
+  const float* xc = x + c * g.ih * g.iw;
+  // Output columns [lo, hi) read inside the row; the rest are padding zeros.
+  int64_t off = kw * g.dw - g.pw;
+  int64_t lo = off >= 0 ? 0 : std::min(g.ow, (-off + g.sw - 1) / g.sw);
+  int64_t hi = g.iw - 1 - off < 0 ? 0 : std::min(g.ow, (g.iw - 1 - off) / g.sw + 1);
+  hi = std::max(hi, lo);
+  for (int64_t oh = 0; oh < g.oh; ++oh) {
+    int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+    float* d = dst + oh * g.ow;
+    if (ih < 0 || ih >= g.ih) {
+      std::memset(d, 0, sizeof(float) * size_t(g.ow));
+      continue;
+    }
+    const float* xr = xc + ih * g.iw;
+    for (int64_t ow = 0; ow < lo; ++ow) d[ow] = 0.f;
+    if (g.sw == 1) {
+      if (hi > lo) std::memcpy(d + lo, xr + lo + off, sizeof(float) * size_t(hi - lo));
+    } else {
+      for (int64_t ow = lo; ow < hi; ++ow) d[ow] = xr[ow * g.sw + off];
+    }
+    for (int64_t ow = hi; ow < g.ow; ++ow) d[ow] = 0.f;
+  }
+}
+
 void Im2Col(const float* x, int64_t channels, const Geo2& g, float* col, ThreadPool* pool) {
   int64_t rows = channels * g.kh * g.kw, ohw = g.oh * g.ow;
   pool->ParallelFor(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, ohw)), [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      int64_t kw = r % g.kw, kh = (r / g.kw) % g.kh, c = r / (g.kw * g.kh);
-      const float* xc = x + c * g.ih * g.iw;
-      float* dst = col + r * ohw;
-      // Output columns [lo, hi) read inside the row; the rest are padding zeros.
-      int64_t off = kw * g.dw - g.pw;
-      int64_t lo = off >= 0 ? 0 : std::min(g.ow, (-off + g.sw - 1) / g.sw);
-      int64_t hi = g.iw - 1 - off < 0 ? 0 : std::min(g.ow, (g.iw - 1 - off) / g.sw + 1);
-      hi = std::max(hi, lo);
-      for (int64_t oh = 0; oh < g.oh; ++oh) {
-        int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-        float* d = dst + oh * g.ow;
-        if (ih < 0 || ih >= g.ih) {
-          std::memset(d, 0, sizeof(float) * size_t(g.ow));
-          continue;
-        }
-        const float* xr = xc + ih * g.iw;
-        for (int64_t ow = 0; ow < lo; ++ow) d[ow] = 0.f;
-        if (g.sw == 1) {
-          if (hi > lo) std::memcpy(d + lo, xr + lo + off, sizeof(float) * size_t(hi - lo));
-        } else {
-          for (int64_t ow = lo; ow < hi; ++ow) d[ow] = xr[ow * g.sw + off];
-        }
-        for (int64_t ow = hi; ow < g.ow; ++ow) d[ow] = 0.f;
-      }
-    }
+    for (int64_t r = r0; r < r1; ++r) Im2ColRow(x, g, r, col + r * ohw);
   });
+}
+
+// im2col written straight into the GEMM's packed-B layout (no separate packing pass). A pointwise
+// convolution's rows are the input channels themselves. pool may be null (run inline).
+void Im2ColPacked(const float* x, int64_t channels, const Geo2& g, bool pointwise, int64_t kc, float* packed,
+                  ThreadPool* pool) {
+  int64_t rows = channels * g.kh * g.kw, ohw = g.oh * g.ow;
+  auto body = [&](int64_t r0, int64_t r1) {
+    thread_local std::vector<float> row;
+    if (!pointwise && row.size() < size_t(ohw)) row.resize(size_t(ohw));
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* src = x + r * ohw;
+      if (!pointwise) {
+        Im2ColRow(x, g, r, row.data());
+        src = row.data();
+      }
+      PackBRow(src, r, rows, ohw, kc, packed);
+    }
+  };
+  if (pool) pool->ParallelFor(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, ohw)), body);
+  else body(0, rows);
 }
 
 // y[i] += w0 * x0[i] + w1 * x1[i] + w2 * x2[i]: the stride-1 row of a 3-wide depthwise kernel.
@@ -298,6 +323,10 @@ class ConvKernel : public Kernel {
       return;
     }
     bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.ih && g.ow == g.iw;
+    if (size_t(group_) == packed_.size() && packed_[0].source == pw && packed_[0].k == kdim && packed_[0].m == mg) {
+      RunPrepacked(px, bias, py, n, c, m, g, pointwise, ctx);
+      return;
+    }
     float* col = pointwise ? nullptr : ctx.scratch->Floats(size_t(kdim * ohw));
     for (int64_t b = 0; b < n; ++b) {
       for (int64_t gi = 0; gi < group_; ++gi) {
@@ -330,6 +359,45 @@ class ConvKernel : public Kernel {
   }
 
  private:
+  // Constant weights: per image and group, im2col into packed panels, then one GEMM pass with
+  // bias and activation applied to each output tile while it is in cache. A batch is spread over
+  // the threads image by image (each image's GEMM single-threaded, its own panels) when that
+  // divides evenly; otherwise each image's GEMM uses all threads.
+  void RunPrepacked(const float* px, const float* bias, float* py, int64_t n, int64_t c, int64_t m, const Geo2& g,
+                    bool pointwise, const RunContext& ctx) {
+    int64_t cg = c / group_, mg = m / group_, ohw = g.oh * g.ow, ihw = g.ih * g.iw;
+    int64_t kdim = packed_[0].k, kc = packed_[0].kc;
+    int threads = ctx.pool->size();
+    bool by_image = threads > 1 && n > 1 && (n % threads == 0 || n >= 4 * threads);
+    int64_t slots = by_image ? threads : 1;
+    // Slot buffers start on cache lines.
+    int64_t slot_floats = (PackedBFloats(kdim, ohw) + 15) / 16 * 16;
+    float* buffers = ctx.scratch->Floats(size_t(slots * slot_floats));
+    RowEpilogue ep;
+    if (act_.kind != Activation::Kind::kNone) {
+      ep.activation = [](const void* a, float* row, int64_t len) { static_cast<const Activation*>(a)->Apply(row, len); };
+      ep.ctx = &act_;
+    }
+    auto image = [&](int64_t b, float* panels, ThreadPool* pool) {
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        Im2ColPacked(px + (b * c + gi * cg) * ihw, cg, g, pointwise, kc, panels, pool);
+        RowEpilogue gep = ep;
+        gep.bias = bias ? bias + gi * mg : nullptr;
+        SgemmPrepacked(packed_[size_t(gi)], ohw, panels, py + (b * m + gi * mg) * ohw, ohw, gep, pool);
+      }
+    };
+    if (!by_image) {
+      for (int64_t b = 0; b < n; ++b) image(b, buffers, ctx.pool);
+      return;
+    }
+    // One chunk per slot; each slot claims images until none are left (a slow thread takes fewer).
+    std::atomic<int64_t> next{0};
+    ctx.pool->ParallelFor(slots, 1, [&](int64_t s0, int64_t s1) {
+      for (int64_t s = s0; s < s1; ++s)
+        for (int64_t b = next.fetch_add(1); b < n; b = next.fetch_add(1)) image(b, buffers + s * slot_floats, nullptr);
+    });
+  }
+
   ConvAttributes attrs_;
   int64_t group_;
   Activation act_;

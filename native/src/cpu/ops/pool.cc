@@ -53,7 +53,16 @@ class PoolKernel : public Kernel {
       bx0[size_t(xo)] = x0 >= 0 ? 0 : (-x0 + dw - 1) / dw;
       bx1[size_t(xo)] = std::min<int64_t>(kw, x0 >= iw ? 0 : (iw - 1 - x0) / dw + 1);
     }
-    ctx.pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+    // Output columns whose whole window is inside the row: [xa, xb). MaxPool without indices does
+    // them tap by tap over the row (vectorised), leaving only the borders to the per-output loop.
+    int64_t xa = 0, xb = 0;
+    if (max_ && !pi) {
+      while (xa < ow && bx0[size_t(xa)] != 0) ++xa;
+      xb = xa;
+      while (xb < ow && bx0[size_t(xb)] == 0 && bx1[size_t(xb)] == kw) ++xb;
+    }
+    ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, oh * ow * kh * kw)),
+                          [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
         const float* xc = px + p * ih * iw;
         float* yc = py + p * oh * ow;
@@ -62,7 +71,10 @@ class PoolKernel : public Kernel {
           // Kernel rows inside the input: [a0, a1).
           int64_t a0 = y0 >= 0 ? 0 : (-y0 + dh - 1) / dh;
           int64_t a1 = std::min<int64_t>(kh, y0 >= ih ? 0 : (ih - 1 - y0) / dh + 1);
+          if (xb > xa) MaxInterior(xc, iw, y0, a0, a1, dh, kw, dw, sw, xa * sw - pw, yc + y * ow + xa, xb - xa);
           for (int64_t xo = 0; xo < ow; ++xo) {
+            if (xo == xa && xb > xa) xo = xb;
+            if (xo >= ow) break;
             int64_t x0 = xo * sw - pw;
             int64_t b0 = bx0[size_t(xo)], b1 = bx1[size_t(xo)];
             int64_t count = std::max<int64_t>(0, a1 - a0) * std::max<int64_t>(0, b1 - b0);
@@ -115,6 +127,27 @@ class PoolKernel : public Kernel {
   }
 
  private:
+  // dst[i] = max over window taps of the input, for n outputs whose windows are all inside the
+  // row; x0 is the first one's leftmost input column. Same comparison order as the scalar loop
+  // (NaN inputs are skipped the same way).
+  static void MaxInterior(const float* xc, int64_t iw, int64_t y0, int64_t a0, int64_t a1, int64_t dh, int64_t kw,
+                          int64_t dw, int64_t sw, int64_t x0, float* __restrict dst, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = -std::numeric_limits<float>::infinity();
+    for (int64_t a = a0; a < a1; ++a) {
+      const float* row = xc + (y0 + a * dh) * iw + x0;
+      for (int64_t b = 0; b < kw; ++b) {
+        const float* __restrict src = row + b * dw;
+        if (sw == 1) {
+          for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i] ? src[i] : dst[i];
+        } else if (sw == 2) {
+          for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[2 * i] ? src[2 * i] : dst[i];
+        } else {
+          for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i * sw] ? src[i * sw] : dst[i];
+        }
+      }
+    }
+  }
+
   ConvGeometry Geometry(const TensorRef& x) const {
     return ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), {}, ceil_mode_);
   }
