@@ -1,6 +1,8 @@
 #include "cpu/gemm/sgemm.h"
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -10,6 +12,22 @@
 namespace gebe::cpu {
 
 using namespace gemm_detail;
+
+// Runs fn(i) for i in [0, count) with every participant claiming one item at a time: work items here
+// are large and uneven in number (25 column blocks on 2 threads), so claiming them singly keeps the
+// threads finishing together where fixed chunks of several items would not.
+void ForEachClaimed(ThreadPool* pool, int64_t count, const std::function<void(int64_t)>& fn) {
+  int64_t slots = pool ? std::min<int64_t>(pool->size(), count) : 1;
+  if (slots <= 1) {
+    for (int64_t i = 0; i < count; ++i) fn(i);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  pool->ParallelFor(slots, 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s)
+      for (int64_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) fn(i);
+  });
+}
 
 namespace {
 
@@ -414,9 +432,9 @@ void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c
   int64_t nc = kNC;
   while (threads > 1 && m_blocks * ((n + nc - 1) / nc) < threads * 4 && nc > kNR * 2) nc /= 2;
   int64_t n_blocks = (n + nc - 1) / nc;
-  auto tile = [&](int64_t t0, int64_t t1) {
+  auto tile = [&](int64_t t) {
     alignas(64) float edge[kMR * kNR];
-    for (int64_t t = t0; t < t1; ++t) {
+    {
       int64_t i0 = (t / n_blocks) * mc, j0 = (t % n_blocks) * nc;
       int64_t mh = std::min(mc, m - i0), nw = std::min(nc, n - j0);
       for (int64_t k0 = 0; k0 < k; k0 += kblock) {
@@ -444,7 +462,7 @@ void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c
           }
         }
       }
-      if (ep.empty()) continue;
+      if (ep.empty()) return;
       for (int64_t y = 0; y < mh; ++y) {
         float* row = c + (i0 + y) * ldc + j0;
         if (ep.bias) {
@@ -455,8 +473,96 @@ void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c
       }
     }
   };
-  if (pool && m_blocks * n_blocks > 1) pool->ParallelFor(m_blocks * n_blocks, 1, tile);
-  else tile(0, m_blocks * n_blocks);
+  ForEachClaimed(pool, m_blocks * n_blocks, tile);
+}
+
+namespace {
+
+// One thread, columns [j0, j1) of C: k slices outermost; each slice of B (kc × nb) is packed into
+// `slice` right before use, so it is read from L2 by every row block of A, and the C block (m × nb)
+// stays in L2 between slices. The epilogue runs on each row block after the last slice.
+void BlockKOuter(const PackedA& a, const BRowSource& b, int64_t n, int64_t j0, int64_t j1, float* c, int64_t ldc,
+                 const RowEpilogue& ep, float* slice) {
+  MicroKernel kernel = GetDispatch().kernel;
+  int64_t m = a.m, k = a.k, nb = j1 - j0, m_padded = (m + kMR - 1) / kMR * kMR;
+  thread_local std::vector<float> row;
+  if (!b.direct && row.size() < size_t(nb)) row.resize(size_t(nb));
+  alignas(64) float edge[kMR * kNR];
+  for (int64_t k0 = 0; k0 < k; k0 += a.kc) {
+    int64_t kc = std::min(a.kc, k - k0);
+    bool accumulate = k0 > 0, last = k0 + kc >= k;
+    for (int64_t r = k0; r < k0 + kc; ++r) {
+      const float* src = b.direct ? b.direct + r * n + j0 : row.data();
+      if (!b.direct) b.fill(b.ctx, r, j0, j1, row.data());
+      PackBRow(src, r - k0, kc, nb, kc, slice);
+    }
+    for (int64_t i0 = 0; i0 < m; i0 += kMC) {
+      int64_t mh = std::min(kMC, m - i0);
+      const float* apanels = a.data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
+      for (int64_t j = 0; j < nb; j += kNR) {
+        const float* bp = slice + (j / kNR) * kc * kNR;
+        int64_t w = std::min<int64_t>(kNR, nb - j);
+        for (int64_t i = 0; i < mh; i += kMR) {
+          const float* ap = apanels + (i / kMR) * kc * kMR;
+          int64_t h = std::min<int64_t>(kMR, mh - i);
+          float* cp = c + (i0 + i) * ldc + j;
+          if (h == kMR && w == kNR) {
+            kernel(kc, ap, bp, cp, ldc, accumulate);
+          } else {
+            kernel(kc, ap, bp, edge, kNR, false);
+            for (int64_t y = 0; y < h; ++y)
+              for (int64_t x = 0; x < w; ++x) cp[y * ldc + x] = accumulate ? cp[y * ldc + x] + edge[y * kNR + x] : edge[y * kNR + x];
+          }
+        }
+      }
+      if (!last || ep.empty()) continue;
+      for (int64_t y = 0; y < mh; ++y) {
+        float* crow = c + (i0 + y) * ldc;
+        if (ep.bias) {
+          float bv = ep.bias[i0 + y];
+          for (int64_t x = 0; x < nb; ++x) crow[x] += bv;
+        }
+        if (ep.activation) ep.activation(ep.ctx, crow, nb);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float* c, int64_t ldc, const RowEpilogue& ep,
+                        float* b_buffer, ThreadPool* pool) {
+  int64_t k = a.k;
+  if (a.m <= 0 || n <= 0 || k <= 0) return;
+  int threads = pool ? pool->size() : 1;
+  // Column block width: a k slice of B (kc × nb) and the C block (m × nb) each within about a
+  // quarter of a typical L2; then equal blocks.
+  int64_t nb = std::max<int64_t>(kNR, std::min<int64_t>({kNC, 65536 / a.kc, 65536 / std::max<int64_t>(1, a.m)}));
+  int64_t blocks = (n + nb - 1) / nb;
+  nb = ((n + blocks - 1) / blocks + kNR - 1) / kNR * kNR;
+  blocks = (n + nb - 1) / nb;
+  if (threads > 1 && blocks < 2 * threads) {
+    // Too few column blocks to share: pack all of B (rows in parallel), then split the tiles.
+    auto pack = [&](int64_t r0, int64_t r1) {
+      thread_local std::vector<float> row;
+      if (!b.direct && row.size() < size_t(n)) row.resize(size_t(n));
+      for (int64_t r = r0; r < r1; ++r) {
+        const float* src = b.direct ? b.direct + r * n : row.data();
+        if (!b.direct) b.fill(b.ctx, r, 0, n, row.data());
+        PackBRow(src, r, k, n, a.kc, b_buffer);
+      }
+    };
+    pool->ParallelFor(k, std::max<int64_t>(1, 4096 / n), pack);
+    SgemmPrepacked(a, n, b_buffer, c, ldc, ep, pool);
+    return;
+  }
+  ForEachClaimed(pool, blocks, [&](int64_t q) {
+    thread_local std::vector<float> slice;
+    size_t need = size_t(PackedBFloats(a.kc, nb));
+    if (slice.size() < need) slice.resize(need);
+    int64_t j0 = q * nb, j1 = std::min(n, j0 + nb);
+    BlockKOuter(a, b, n, j0, j1, c + j0, ldc, ep, slice.data());
+  });
 }
 
 }  // namespace gebe::cpu

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "cpu/thread_pool.h"
@@ -58,6 +59,23 @@ void PackBRow(const float* row, int64_t r, int64_t k, int64_t n, int64_t kc, flo
 // the whole product is one parallel pass over output tiles (pool may be null: run inline).
 void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c, int64_t ldc, const RowEpilogue& ep,
                     ThreadPool* pool);
+
+// B supplied row segment by row segment (convolutions generate im2col rows on the fly), so B is
+// packed one L2-sized column block at a time right before that block is multiplied.
+struct BRowSource {
+  // Writes B[r, j0:j1) to dst.
+  void (*fill)(const void* ctx, int64_t r, int64_t j0, int64_t j1, float* dst) = nullptr;
+  const void* ctx = nullptr;
+  const float* direct = nullptr;  // instead of fill: B is row-major with row stride n, read in place
+};
+// C[m, n] = A · B + epilogue. Wide outputs: column blocks in parallel, each packed into a per-thread
+// buffer and multiplied while hot. Narrow outputs (too few blocks for the threads): B is packed
+// whole into b_buffer (PackedBFloats(k, n) floats), then SgemmPrepacked. pool may be null.
+void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float* c, int64_t ldc, const RowEpilogue& ep,
+                        float* b_buffer, ThreadPool* pool);
+
+// fn(i) for every i in [0, count), items claimed one at a time by the pool's threads (pool may be null).
+void ForEachClaimed(ThreadPool* pool, int64_t count, const std::function<void(int64_t)>& fn);
 
 // The micro-kernel ISA in use ("avx2+fma", "neon", "portable"), for introspection and benchmarks.
 const char* SgemmIsa();

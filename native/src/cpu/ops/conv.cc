@@ -58,26 +58,41 @@ void Im2Col(const float* x, int64_t channels, const Geo2& g, float* col, ThreadP
   });
 }
 
-// im2col written straight into the GEMM's packed-B layout (no separate packing pass). A pointwise
-// convolution's rows are the input channels themselves. pool may be null (run inline).
-void Im2ColPacked(const float* x, int64_t channels, const Geo2& g, bool pointwise, int64_t kc, float* packed,
-                  ThreadPool* pool) {
-  int64_t rows = channels * g.kh * g.kw, ohw = g.oh * g.ow;
-  auto body = [&](int64_t r0, int64_t r1) {
-    thread_local std::vector<float> row;
-    if (!pointwise && row.size() < size_t(ohw)) row.resize(size_t(ohw));
-    for (int64_t r = r0; r < r1; ++r) {
-      const float* src = x + r * ohw;
-      if (!pointwise) {
-        Im2ColRow(x, g, r, row.data());
-        src = row.data();
-      }
-      PackBRow(src, r, rows, ohw, kc, packed);
+// Columns [j0, j1) of im2col row r (output positions j = oh * ow + ow): what SgemmPrepackedRows
+// asks for when it packs one column block.
+void Im2ColRowRange(const float* x, const Geo2& g, int64_t r, int64_t j0, int64_t j1, float* dst) {
+  int64_t kw = r % g.kw, kh = (r / g.kw) % g.kh, c = r / (g.kw * g.kh);
+  const float* xc = x + c * g.ih * g.iw;
+  int64_t off = kw * g.dw - g.pw;
+  int64_t lo = off >= 0 ? 0 : std::min(g.ow, (-off + g.sw - 1) / g.sw);
+  int64_t hi = g.iw - 1 - off < 0 ? 0 : std::min(g.ow, (g.iw - 1 - off) / g.sw + 1);
+  for (int64_t j = j0; j < j1;) {
+    int64_t oh = j / g.ow, o0 = j % g.ow, o1 = std::min(g.ow, o0 + (j1 - j));
+    float* d = dst + (j - j0) - o0;  // d[ow] is output column ow of this row
+    int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+    int64_t a = std::max(o0, lo), e = std::min(o1, hi);
+    if (ih < 0 || ih >= g.ih || a >= e) {
+      std::memset(d + o0, 0, sizeof(float) * size_t(o1 - o0));
+    } else {
+      const float* xr = xc + ih * g.iw + off;
+      for (int64_t ow = o0; ow < a; ++ow) d[ow] = 0.f;
+      if (g.sw == 1) std::memcpy(d + a, xr + a, sizeof(float) * size_t(e - a));
+      else if (g.sw == 2) for (int64_t ow = a; ow < e; ++ow) d[ow] = xr[2 * ow];
+      else for (int64_t ow = a; ow < e; ++ow) d[ow] = xr[ow * g.sw];
+      for (int64_t ow = e; ow < o1; ++ow) d[ow] = 0.f;
     }
-  };
-  if (pool) pool->ParallelFor(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, ohw)), body);
-  else body(0, rows);
+    j += o1 - o0;
+  }
 }
+
+struct Im2ColSource {
+  const float* x;
+  const Geo2* g;
+  static void Fill(const void* ctx, int64_t r, int64_t j0, int64_t j1, float* dst) {
+    auto* s = static_cast<const Im2ColSource*>(ctx);
+    Im2ColRowRange(s->x, *s->g, r, j0, j1, dst);
+  }
+};
 
 // y[i] += w0 * x0[i] + w1 * x1[i] + w2 * x2[i]: the stride-1 row of a 3-wide depthwise kernel.
 void Row3Portable(float* y, const float* x0, const float* x1, const float* x2, int64_t n, float w0, float w1, float w2) {
@@ -366,13 +381,12 @@ class ConvKernel : public Kernel {
   void RunPrepacked(const float* px, const float* bias, float* py, int64_t n, int64_t c, int64_t m, const Geo2& g,
                     bool pointwise, const RunContext& ctx) {
     int64_t cg = c / group_, mg = m / group_, ohw = g.oh * g.ow, ihw = g.ih * g.iw;
-    int64_t kdim = packed_[0].k, kc = packed_[0].kc;
+    int64_t kdim = packed_[0].k;
     int threads = ctx.pool->size();
     bool by_image = threads > 1 && n > 1 && (n % threads == 0 || n >= 4 * threads);
-    int64_t slots = by_image ? threads : 1;
-    // Slot buffers start on cache lines.
-    int64_t slot_floats = (PackedBFloats(kdim, ohw) + 15) / 16 * 16;
-    float* buffers = ctx.scratch->Floats(size_t(slots * slot_floats));
+    // Only a multi-threaded GEMM over a narrow output packs all of B at once (single-threaded ones
+    // pack per column block into per-thread buffers).
+    float* b_buffer = by_image || threads == 1 ? nullptr : ctx.scratch->Floats(size_t(PackedBFloats(kdim, ohw)));
     RowEpilogue ep;
     if (act_.kind != Activation::Kind::kNone) {
       ep.activation = [](const void* a, float* row, int64_t len) { static_cast<const Activation*>(a)->Apply(row, len); };
@@ -380,22 +394,26 @@ class ConvKernel : public Kernel {
     }
     auto image = [&](int64_t b, float* panels, ThreadPool* pool) {
       for (int64_t gi = 0; gi < group_; ++gi) {
-        Im2ColPacked(px + (b * c + gi * cg) * ihw, cg, g, pointwise, kc, panels, pool);
+        const float* xg = px + (b * c + gi * cg) * ihw;
+        Im2ColSource im2col{xg, &g};
+        BRowSource src;
+        if (pointwise) {
+          src.direct = xg;
+        } else {
+          src.fill = Im2ColSource::Fill;
+          src.ctx = &im2col;
+        }
         RowEpilogue gep = ep;
         gep.bias = bias ? bias + gi * mg : nullptr;
-        SgemmPrepacked(packed_[size_t(gi)], ohw, panels, py + (b * m + gi * mg) * ohw, ohw, gep, pool);
+        SgemmPrepackedRows(packed_[size_t(gi)], ohw, src, py + (b * m + gi * mg) * ohw, ohw, gep, panels, pool);
       }
     };
     if (!by_image) {
-      for (int64_t b = 0; b < n; ++b) image(b, buffers, ctx.pool);
+      for (int64_t b = 0; b < n; ++b) image(b, b_buffer, ctx.pool);
       return;
     }
-    // One chunk per slot; each slot claims images until none are left (a slow thread takes fewer).
-    std::atomic<int64_t> next{0};
-    ctx.pool->ParallelFor(slots, 1, [&](int64_t s0, int64_t s1) {
-      for (int64_t s = s0; s < s1; ++s)
-        for (int64_t b = next.fetch_add(1); b < n; b = next.fetch_add(1)) image(b, buffers + s * slot_floats, nullptr);
-    });
+    // Each thread claims whole images (single-threaded GEMMs) until none are left.
+    ForEachClaimed(ctx.pool, n, [&](int64_t b) { image(b, nullptr, nullptr); });
   }
 
   ConvAttributes attrs_;
