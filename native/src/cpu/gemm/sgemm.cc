@@ -405,19 +405,6 @@ void SgemmPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const f
 
 int64_t PackedBFloats(int64_t k, int64_t n) { return k * ((n + kNR - 1) / kNR * kNR); }
 
-void PackBRow(const float* row, int64_t r, int64_t k, int64_t n, int64_t kc, float* packed) {
-  int64_t n_padded = (n + kNR - 1) / kNR * kNR;
-  int64_t k0 = r / kc * kc, kcb = std::min(kc, k - k0);
-  float* dst = packed + k0 * n_padded + (r - k0) * kNR;
-  int64_t full = n / kNR, tail = n % kNR;
-  for (int64_t p = 0; p < full; ++p) std::memcpy(dst + p * kcb * kNR, row + p * kNR, sizeof(float) * kNR);
-  if (tail) {
-    float* d = dst + full * kcb * kNR;
-    std::memcpy(d, row + full * kNR, sizeof(float) * size_t(tail));
-    std::memset(d + tail, 0, sizeof(float) * size_t(kNR - tail));
-  }
-}
-
 void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c, int64_t ldc, const RowEpilogue& ep,
                     ThreadPool* pool) {
   int64_t m = a.m, k = a.k, kblock = a.kc;
@@ -485,16 +472,16 @@ void BlockKOuter(const PackedA& a, const BRowSource& b, int64_t n, int64_t j0, i
                  const RowEpilogue& ep, float* slice) {
   MicroKernel kernel = GetDispatch().kernel;
   int64_t m = a.m, k = a.k, nb = j1 - j0, m_padded = (m + kMR - 1) / kMR * kMR;
-  thread_local std::vector<float> row;
-  if (!b.direct && row.size() < size_t(nb)) row.resize(size_t(nb));
+  int64_t nb_padded = (nb + kNR - 1) / kNR * kNR;
   alignas(64) float edge[kMR * kNR];
   for (int64_t k0 = 0; k0 < k; k0 += a.kc) {
     int64_t kc = std::min(a.kc, k - k0);
     bool accumulate = k0 > 0, last = k0 + kc >= k;
     for (int64_t r = k0; r < k0 + kc; ++r) {
-      const float* src = b.direct ? b.direct + r * n + j0 : row.data();
-      if (!b.direct) b.fill(b.ctx, r, j0, j1, row.data());
-      PackBRow(src, r - k0, kc, nb, kc, slice);
+      PanelRow dst{slice + (r - k0) * kNR, kc * kNR};
+      if (b.direct) dst.Put(0, b.direct + r * n + j0, nb);
+      else b.fill(b.ctx, r, j0, j1, dst);
+      dst.Zero(nb, nb_padded - nb);
     }
     for (int64_t i0 = 0; i0 < m; i0 += kMC) {
       int64_t mh = std::min(kMC, m - i0);
@@ -543,13 +530,14 @@ void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float*
   blocks = (n + nb - 1) / nb;
   if (threads > 1 && blocks < 2 * threads) {
     // Too few column blocks to share: pack all of B (rows in parallel), then split the tiles.
+    int64_t n_padded = (n + kNR - 1) / kNR * kNR;
     auto pack = [&](int64_t r0, int64_t r1) {
-      thread_local std::vector<float> row;
-      if (!b.direct && row.size() < size_t(n)) row.resize(size_t(n));
       for (int64_t r = r0; r < r1; ++r) {
-        const float* src = b.direct ? b.direct + r * n : row.data();
-        if (!b.direct) b.fill(b.ctx, r, 0, n, row.data());
-        PackBRow(src, r, k, n, a.kc, b_buffer);
+        int64_t k0 = r / a.kc * a.kc, kcb = std::min(a.kc, k - k0);
+        PanelRow dst{b_buffer + k0 * n_padded + (r - k0) * kNR, kcb * kNR};
+        if (b.direct) dst.Put(0, b.direct + r * n, n);
+        else b.fill(b.ctx, r, 0, n, dst);
+        dst.Zero(n, n_padded - n);
       }
     };
     pool->ParallelFor(k, std::max<int64_t>(1, 4096 / n), pack);
