@@ -59,6 +59,7 @@ void PanelRowsPortable(int64_t m, int64_t kc, const float* a, int64_t a_row, int
 
 struct Dispatch {
   MicroKernel kernel = MicroKernelPortable;
+  MicroKernel kernel8 = nullptr;  // a 6×8 kernel, where the ISA has one
   DotKernel dot = DotPortable;
   PanelRowsKernel panel_rows = PanelRowsPortable;
   const char* isa = "portable";
@@ -70,6 +71,7 @@ struct Dispatch {
     if (CpuHasAvx2Fma()) {
       if (MicroKernel k = MicroKernelAvx2()) {
         kernel = k;
+        kernel8 = MicroKernel8Avx2();
         isa = "avx2+fma";
       }
       if (DotKernel d = DotAvx2()) dot = d;
@@ -145,6 +147,21 @@ void SmallGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, c
       }
     }
   }
+}
+
+// A partial tile (h ≤ MR rows, w ≤ NR columns) of C: through the 6×8 kernel when w ≤ 8, into
+// a scratch tile when the kernel would write outside C.
+inline void EdgeTile(int64_t kc, const float* ap, const float* bp, float* cp, int64_t ldc, bool accumulate, int64_t h,
+                     int64_t w, float* edge) {
+  const Dispatch& d = GetDispatch();
+  bool narrow = d.kernel8 && w <= kNR / 2;
+  if (narrow && h == kMR && w == kNR / 2) {
+    d.kernel8(kc, ap, bp, cp, ldc, accumulate);
+    return;
+  }
+  (narrow ? d.kernel8 : d.kernel)(kc, ap, bp, edge, kNR, false);
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < w; ++x) cp[y * ldc + x] = accumulate ? cp[y * ldc + x] + edge[y * kNR + x] : edge[y * kNR + x];
 }
 
 }  // namespace
@@ -280,12 +297,7 @@ void Blocked(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float 
             if (h == kMR && w == kNR) {
               kernel(kc, ap, bp, cp, ldc, accumulate);
             } else {
-              kernel(kc, ap, bp, edge, kNR, false);
-              for (int64_t y = 0; y < h; ++y)
-                for (int64_t x = 0; x < w; ++x) {
-                  float v = edge[y * kNR + x];
-                  cp[y * ldc + x] = accumulate ? cp[y * ldc + x] + v : v;
-                }
+              EdgeTile(kc, ap, bp, cp, ldc, accumulate, h, w, edge);
             }
           }
         }
@@ -369,6 +381,59 @@ PackedB PackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb) {
   return packed;
 }
 
+namespace {
+
+// A few rows (a batch of flattened images through a fully connected layer) against pre-packed B:
+// A is packed whole once, then groups of B's column panels are claimed by the threads, each
+// running through all of k for its columns. Every B panel (the bulk of the bytes) is read once,
+// and there is one join instead of one per k block.
+void ThinPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const float* a, int64_t lda, float beta,
+                float* c, int64_t ldc, ThreadPool* pool) {
+  int64_t n = b.n, k = b.k, kblock = b.kc;
+  if (beta != 0.f && beta != 1.f) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] *= beta;
+  }
+  MicroKernel kernel = GetDispatch().kernel;
+  int64_t m_padded = (m + kMR - 1) / kMR * kMR, n_padded = (n + kNR - 1) / kNR * kNR;
+  std::unique_ptr<float[]> ap(new float[size_t(m_padded * k)]);
+  int64_t kblocks = (k + kblock - 1) / kblock;
+  auto pack = [&](int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; ++q) {
+      int64_t k0 = q * kblock;
+      PackPanelsA(trans_a, a, lda, 0, m, k0, std::min(kblock, k - k0), alpha, ap.get() + k0 * m_padded);
+    }
+  };
+  if (pool) pool->ParallelFor(kblocks, 4, pack);
+  else pack(0, kblocks);
+  int threads = pool ? pool->size() : 1;
+  int64_t panels = n_padded / kNR;
+  int64_t per_group = std::max<int64_t>(1, panels / (threads * 4));
+  int64_t groups = (panels + per_group - 1) / per_group;
+  ForEachClaimed(pool, groups, [&](int64_t gi) {
+    alignas(64) float edge[kMR * kNR];
+    int64_t p0 = gi * per_group, p1 = std::min(panels, p0 + per_group);
+    for (int64_t k0 = 0; k0 < k; k0 += kblock) {
+      int64_t kc = std::min(kblock, k - k0);
+      bool accumulate = k0 > 0 || beta != 0.f;
+      const float* apanels = ap.get() + k0 * m_padded;
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* bp = b.data.data() + k0 * n_padded + p * kc * kNR;
+        int64_t w = std::min<int64_t>(kNR, n - p * kNR);
+        for (int64_t i = 0; i < m; i += kMR) {
+          int64_t h = std::min<int64_t>(kMR, m - i);
+          const float* apanel = apanels + (i / kMR) * kc * kMR;
+          float* cp = c + i * ldc + p * kNR;
+          if (h == kMR && w == kNR) kernel(kc, apanel, bp, cp, ldc, accumulate);
+          else EdgeTile(kc, apanel, bp, cp, ldc, accumulate, h, w, edge);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void SgemmPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const float* a, int64_t lda, float beta,
                  float* c, int64_t ldc, ThreadPool* pool) {
   if (Degenerate(m, b.n, b.k, alpha, beta, c, ldc)) return;
@@ -398,6 +463,10 @@ void SgemmPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const f
     int64_t panels = n_padded / kNR;
     if (pool) pool->ParallelFor(panels, std::max<int64_t>(1, 2048 / std::max<int64_t>(1, b.k)), body);
     else body(0, panels);
+    return;
+  }
+  if (m <= kMC) {
+    ThinPacked(trans_a, m, b, alpha, a, lda, beta, c, ldc, pool);
     return;
   }
   Blocked(trans_a, false, m, b.n, b.k, alpha, a, lda, nullptr, 0, &b, beta, c, ldc, pool);
@@ -439,12 +508,7 @@ void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c
             if (h == kMR && w == kNR) {
               kernel(kc, ap, bp, cp, ldc, accumulate);
             } else {
-              kernel(kc, ap, bp, edge, kNR, false);
-              for (int64_t y = 0; y < h; ++y)
-                for (int64_t x = 0; x < w; ++x) {
-                  float v = edge[y * kNR + x];
-                  cp[y * ldc + x] = accumulate ? cp[y * ldc + x] + v : v;
-                }
+              EdgeTile(kc, ap, bp, cp, ldc, accumulate, h, w, edge);
             }
           }
         }
@@ -496,9 +560,7 @@ void BlockKOuter(const PackedA& a, const BRowSource& b, int64_t n, int64_t j0, i
           if (h == kMR && w == kNR) {
             kernel(kc, ap, bp, cp, ldc, accumulate);
           } else {
-            kernel(kc, ap, bp, edge, kNR, false);
-            for (int64_t y = 0; y < h; ++y)
-              for (int64_t x = 0; x < w; ++x) cp[y * ldc + x] = accumulate ? cp[y * ldc + x] + edge[y * kNR + x] : edge[y * kNR + x];
+            EdgeTile(kc, ap, bp, cp, ldc, accumulate, h, w, edge);
           }
         }
       }

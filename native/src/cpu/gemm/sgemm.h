@@ -86,6 +86,8 @@ constexpr int kNR = 16;
 using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate);
 void MicroKernelPortable(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate);
 MicroKernel MicroKernelAvx2();  // nullptr when not built for x86-64
+// Same contract for the left kNR / 2 columns only (c is written for 8 columns).
+MicroKernel MicroKernel8Avx2();  // nullptr when not built for x86-64
 MicroKernel MicroKernelNeon();  // nullptr when not built for aarch64
 bool CpuHasAvx2Fma();
 // Dot product of n floats (used by the matrix-vector path).
