@@ -25,6 +25,7 @@ interface ConvCase {
   strides?: number[];
   pads?: number[];
   group?: number;
+  dilations?: number[];
   activation?: 'Relu' | 'Clip';
 }
 
@@ -37,7 +38,7 @@ function convModel(c: ConvCase): string {
   const wdims = [c.out, cin, ...c.kernel];
   g.initializer('w', 'FLOAT', wdims, randomValues(wdims.reduce((a, b) => a * b, 1), seed++, 0.3));
   g.initializer('b', 'FLOAT', [c.out], randomValues(c.out, seed++, 0.5));
-  const attrs = { kernel_shape: c.kernel, strides: c.strides ?? c.kernel.map(() => 1), pads: c.pads ?? c.kernel.map(() => 0).concat(c.kernel.map(() => 0)), group: c.group ?? 1 };
+  const attrs = { kernel_shape: c.kernel, strides: c.strides ?? c.kernel.map(() => 1), pads: c.pads ?? c.kernel.map(() => 0).concat(c.kernel.map(() => 0)), group: c.group ?? 1, ...(c.dilations ? { dilations: c.dilations } : {}) };
   g.node('Conv', ['input', 'w', 'b'], [c.activation ? 'y' : 'output'], attrs, 'conv');
   if (c.activation === 'Relu') g.node('Relu', ['y'], ['output'], {}, 'relu');
   if (c.activation === 'Clip') {
@@ -63,6 +64,14 @@ const cases: ConvCase[] = [
   { name: 'asymmetric pads', input: [1, 5, 20, 17], out: 14, kernel: [3, 2], pads: [0, 1, 2, 1] },
   { name: 'grouped', input: [1, 12, 20, 20], out: 18, kernel: [3, 3], pads: [1, 1, 1, 1], group: 3 },
   { name: '1-D', input: [1, 8, 200], out: 10, kernel: [5], pads: [2, 2] },
+  // Depthwise 3×3: zero-bordered copy (pads, stride 2, asymmetric pads, dilation), in place (no
+  // pads), tiny planes, a channel multiplier of 2.
+  { name: 'depthwise pad 1 + Clip', input: [1, 6, 15, 15], out: 6, kernel: [3, 3], pads: [1, 1, 1, 1], group: 6, activation: 'Clip' },
+  { name: 'depthwise stride 2 asymmetric pads', input: [1, 5, 16, 13], out: 5, kernel: [3, 3], strides: [2, 2], pads: [0, 1, 1, 0], group: 5 },
+  { name: 'depthwise dilation 2', input: [1, 4, 12, 12], out: 4, kernel: [3, 3], pads: [2, 2, 2, 2], dilations: [2, 2], group: 4 },
+  { name: 'depthwise no pads', input: [1, 3, 9, 10], out: 3, kernel: [3, 3], group: 3 },
+  { name: 'depthwise 3x3 on 3x3 planes', input: [1, 8, 3, 3], out: 8, kernel: [3, 3], pads: [1, 1, 1, 1], strides: [2, 2], group: 8 },
+  { name: 'depthwise multiplier 2', input: [1, 4, 10, 10], out: 8, kernel: [3, 3], pads: [1, 1, 1, 1], group: 4 },
 ];
 
 describe('convolution paths vs ONNX Runtime', () => {
