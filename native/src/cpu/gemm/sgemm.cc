@@ -149,6 +149,19 @@ void SmallGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, c
   }
 }
 
+// Row r of a packed B slice: column t goes to base[(t / NR) * panel_stride + t % NR]; whole
+// panels move as fixed 64-byte copies, the padding columns of the last panel are zeroed.
+void ScatterRow(const float* src, int64_t n, int64_t n_padded, float* base, int64_t panel_stride) {
+  int64_t full = n / kNR;
+  for (int64_t p = 0; p < full; ++p) std::memcpy(base + p * panel_stride, src + p * kNR, sizeof(float) * kNR);
+  if (n_padded > full * kNR) {
+    float* d = base + full * panel_stride;
+    int64_t tail = n - full * kNR;
+    for (int64_t x = 0; x < tail; ++x) d[x] = src[full * kNR + x];
+    for (int64_t x = tail; x < kNR; ++x) d[x] = 0.f;
+  }
+}
+
 // A partial tile (h ≤ MR rows, w ≤ NR columns) of C: through the 6×8 kernel when w ≤ 8, into
 // a scratch tile when the kernel would write outside C.
 inline void EdgeTile(int64_t kc, const float* ap, const float* bp, float* cp, int64_t ldc, bool accumulate, int64_t h,
@@ -537,15 +550,16 @@ void BlockKOuter(const PackedA& a, const BRowSource& b, int64_t n, int64_t j0, i
   MicroKernel kernel = GetDispatch().kernel;
   int64_t m = a.m, k = a.k, nb = j1 - j0, m_padded = (m + kMR - 1) / kMR * kMR;
   int64_t nb_padded = (nb + kNR - 1) / kNR * kNR;
+  thread_local std::vector<float> row;
+  if (!b.direct && row.size() < size_t(nb)) row.resize(size_t(nb));
   alignas(64) float edge[kMR * kNR];
   for (int64_t k0 = 0; k0 < k; k0 += a.kc) {
     int64_t kc = std::min(a.kc, k - k0);
     bool accumulate = k0 > 0, last = k0 + kc >= k;
     for (int64_t r = k0; r < k0 + kc; ++r) {
-      PanelRow dst{slice + (r - k0) * kNR, kc * kNR};
-      if (b.direct) dst.Put(0, b.direct + r * n + j0, nb);
-      else b.fill(b.ctx, r, j0, j1, dst);
-      dst.Zero(nb, nb_padded - nb);
+      const float* src = b.direct ? b.direct + r * n + j0 : row.data();
+      if (!b.direct) b.fill(b.ctx, r, j0, j1, row.data());
+      ScatterRow(src, nb, nb_padded, slice + (r - k0) * kNR, kc * kNR);
     }
     for (int64_t i0 = 0; i0 < m; i0 += kMC) {
       int64_t mh = std::min(kMC, m - i0);
@@ -594,12 +608,13 @@ void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float*
     // Too few column blocks to share: pack all of B (rows in parallel), then split the tiles.
     int64_t n_padded = (n + kNR - 1) / kNR * kNR;
     auto pack = [&](int64_t r0, int64_t r1) {
+      thread_local std::vector<float> row;
+      if (!b.direct && row.size() < size_t(n)) row.resize(size_t(n));
       for (int64_t r = r0; r < r1; ++r) {
         int64_t k0 = r / a.kc * a.kc, kcb = std::min(a.kc, k - k0);
-        PanelRow dst{b_buffer + k0 * n_padded + (r - k0) * kNR, kcb * kNR};
-        if (b.direct) dst.Put(0, b.direct + r * n, n);
-        else b.fill(b.ctx, r, 0, n, dst);
-        dst.Zero(n, n_padded - n);
+        const float* src = b.direct ? b.direct + r * n : row.data();
+        if (!b.direct) b.fill(b.ctx, r, 0, n, row.data());
+        ScatterRow(src, n, n_padded, b_buffer + k0 * n_padded + (r - k0) * kNR, kcb * kNR);
       }
     };
     pool->ParallelFor(k, std::max<int64_t>(1, 4096 / n), pack);

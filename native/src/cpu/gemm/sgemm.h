@@ -4,7 +4,6 @@
 // so the build never needs -march flags.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -51,7 +50,7 @@ struct RowEpilogue {
 };
 
 // The packed-B layout the blocked driver reads: per block of kc rows of k (kc = a PackedA's kc),
-// n rounded up to NR columns stored as NR-wide panels of that block's rows (see PanelRow).
+// n rounded up to NR columns stored as NR-wide panels of that block's rows.
 int64_t PackedBFloats(int64_t k, int64_t n);
 // C[m, n] = A · B with A and B both pre-packed, then the epilogue; no barrier per k block, so
 // the whole product is one parallel pass over output tiles (pool may be null: run inline).
@@ -60,10 +59,9 @@ void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c
 
 // B supplied row segment by row segment (convolutions generate im2col rows on the fly), so B is
 // packed one L2-sized column block at a time right before that block is multiplied.
-struct PanelRow;
 struct BRowSource {
-  // Writes B[r, j0 + t] for t in [0, j1 - j0) through dst (straight into the packed panels).
-  void (*fill)(const void* ctx, int64_t r, int64_t j0, int64_t j1, const PanelRow& dst) = nullptr;
+  // Writes B[r, j0:j1) to dst (contiguous; the GEMM then scatters it into its panels).
+  void (*fill)(const void* ctx, int64_t r, int64_t j0, int64_t j1, float* dst) = nullptr;
   const void* ctx = nullptr;
   const float* direct = nullptr;  // instead of fill: B is row-major with row stride n, read in place
 };
@@ -100,36 +98,5 @@ using PanelRowsKernel = void (*)(int64_t m, int64_t kc, const float* a, int64_t 
 PanelRowsKernel PanelRowsAvx2();  // nullptr when not built for x86-64
 }  // namespace gemm_detail
 
-// One row of a packed B slice: column t lives at base[(t / NR) * panel_stride + t % NR]. Runs are
-// split at panel boundaries and copied with plain loops (the runs are short: one image row).
-struct PanelRow {
-  float* base;
-  int64_t panel_stride;
-  float* At(int64_t t) const { return base + (t / gemm_detail::kNR) * panel_stride + t % gemm_detail::kNR; }
-  void Put(int64_t t, const float* src, int64_t len) const {
-    while (len > 0) {
-      int64_t take = std::min<int64_t>(gemm_detail::kNR - t % gemm_detail::kNR, len);
-      float* d = At(t);
-      for (int64_t i = 0; i < take; ++i) d[i] = src[i];
-      t += take, src += take, len -= take;
-    }
-  }
-  void PutStrided(int64_t t, const float* src, int64_t stride, int64_t len) const {
-    while (len > 0) {
-      int64_t take = std::min<int64_t>(gemm_detail::kNR - t % gemm_detail::kNR, len);
-      float* d = At(t);
-      for (int64_t i = 0; i < take; ++i) d[i] = src[i * stride];
-      t += take, src += take * stride, len -= take;
-    }
-  }
-  void Zero(int64_t t, int64_t len) const {
-    while (len > 0) {
-      int64_t take = std::min<int64_t>(gemm_detail::kNR - t % gemm_detail::kNR, len);
-      float* d = At(t);
-      for (int64_t i = 0; i < take; ++i) d[i] = 0.f;
-      t += take, len -= take;
-    }
-  }
-};
 
 }  // namespace gebe::cpu

@@ -58,27 +58,38 @@ void Im2Col(const float* x, int64_t channels, const Geo2& g, float* col, ThreadP
   });
 }
 
-// Columns [j0, j1) of im2col row r (output positions j = oh * ow + ow), written straight into
-// the GEMM's packed panels: what SgemmPrepackedRows asks for when it packs one column block.
-void Im2ColRowRange(const float* x, const Geo2& g, int64_t r, int64_t j0, int64_t j1, const PanelRow& dst) {
+// n floats; whole 8-float groups as fixed-size copies (a loop the compiler would otherwise turn
+// into a memcpy call, which costs more than the copy for one image row).
+inline void CopyFloats(float* d, const float* s, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) std::memcpy(d + i, s + i, sizeof(float) * 8);
+  for (; i < n; ++i) d[i] = s[i];
+}
+
+// Columns [j0, j1) of im2col row r (output positions j = oh * ow + ow) into dst: what
+// SgemmPrepackedRows asks for when it packs one column block.
+void Im2ColRowRange(const float* x, const Geo2& g, int64_t r, int64_t j0, int64_t j1, float* dst) {
   int64_t kw = r % g.kw, kh = (r / g.kw) % g.kh, c = r / (g.kw * g.kh);
   const float* xc = x + c * g.ih * g.iw;
   int64_t off = kw * g.dw - g.pw;
   int64_t lo = off >= 0 ? 0 : std::min(g.ow, (-off + g.sw - 1) / g.sw);
   int64_t hi = g.iw - 1 - off < 0 ? 0 : std::min(g.ow, (g.iw - 1 - off) / g.sw + 1);
-  for (int64_t j = j0; j < j1;) {
-    int64_t oh = j / g.ow, o0 = j % g.ow, o1 = std::min(g.ow, o0 + (j1 - j));
-    int64_t t = j - j0 - o0;  // panel column of output column 0 of this row
+  // One division for the block, none per output row.
+  int64_t oh = j0 / g.ow, o0 = j0 % g.ow;
+  for (int64_t j = j0; j < j1; ++oh, o0 = 0) {
+    int64_t o1 = std::min(g.ow, o0 + (j1 - j));
+    float* d = dst + (j - j0) - o0;  // d[ow] is output column ow of this row
     int64_t ih = oh * g.sh - g.ph + kh * g.dh;
     int64_t a = std::max(o0, lo), e = std::min(o1, hi);
     if (ih < 0 || ih >= g.ih || a >= e) {
-      dst.Zero(t + o0, o1 - o0);
+      for (int64_t ow = o0; ow < o1; ++ow) d[ow] = 0.f;
     } else {
       const float* xr = xc + ih * g.iw + off;
-      dst.Zero(t + o0, a - o0);
-      if (g.sw == 1) dst.Put(t + a, xr + a, e - a);
-      else dst.PutStrided(t + a, xr + a * g.sw, g.sw, e - a);
-      dst.Zero(t + e, o1 - e);
+      for (int64_t ow = o0; ow < a; ++ow) d[ow] = 0.f;
+      if (g.sw == 1) CopyFloats(d + a, xr + a, e - a);
+      else if (g.sw == 2) for (int64_t ow = a; ow < e; ++ow) d[ow] = xr[2 * ow];
+      else for (int64_t ow = a; ow < e; ++ow) d[ow] = xr[ow * g.sw];
+      for (int64_t ow = e; ow < o1; ++ow) d[ow] = 0.f;
     }
     j += o1 - o0;
   }
@@ -87,7 +98,7 @@ void Im2ColRowRange(const float* x, const Geo2& g, int64_t r, int64_t j0, int64_
 struct Im2ColSource {
   const float* x;
   const Geo2* g;
-  static void Fill(const void* ctx, int64_t r, int64_t j0, int64_t j1, const PanelRow& dst) {
+  static void Fill(const void* ctx, int64_t r, int64_t j0, int64_t j1, float* dst) {
     auto* s = static_cast<const Im2ColSource*>(ctx);
     Im2ColRowRange(s->x, *s->g, r, j0, j1, dst);
   }
