@@ -177,48 +177,38 @@ Row3Fn PickRow3(bool stride2) {
   return stride2 ? Row3Stride2Portable : Row3Portable;
 }
 
-// 3×3 depthwise (stride 1 or 2, any pads and dilations): each input plane is copied into a
-// zero-bordered buffer first, so every output row is one fused 9-tap pass with no border cases.
-// On the small late planes of a MobileNet (7×7, 14×14) the border handling and per-plane setup
-// otherwise cost more than the arithmetic.
-void Depthwise3x3Padded(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
+// 3×3 depthwise, stride S = 1 or 2 (equal in both directions), any pads and dilations, as ONE
+// fused 9-tap pass per plane: the input plane is copied into a zero-bordered buffer of even width
+// wp (for S = 2 its even rows first, then its odd rows), so that output (oh, ow) reads
+// tap_base[S·i] with i = oh·(wp / S) + ow for every tap; the pass runs over all i (computing
+// wp / S − ow throw-away columns per row) and the rows are compacted after. On the small late
+// planes of a MobileNet (7×7, 14×14) per-row calls and border cases otherwise cost more than the
+// arithmetic.
+void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
                         int64_t multiplier, const Geo2& g, const Activation& act, Row9Fn row9, ThreadPool* pool) {
-  // Padded extent: everything any output's window touches.
-  int64_t hp = std::max(g.ih + g.ph, (g.oh - 1) * g.sh + 2 * g.dh + 1);
-  int64_t wp = std::max(g.iw + g.pw, (g.ow - 1) * g.sw + 2 * g.dw + 1);
-  bool in_place = g.ph == 0 && g.pw == 0 && hp <= g.ih && wp <= g.iw;
-  if (in_place) hp = g.ih, wp = g.iw;
-  int64_t ohw = g.oh * g.ow;
+  int64_t s = g.sw;
+  int64_t hp = std::max(g.ih + g.ph, (g.oh - 1) * s + 2 * g.dh + 1);
+  int64_t wp = std::max(g.iw + g.pw, (g.ow - 1) * s + 2 * g.dw + 1);
+  wp = (wp + 1) / 2 * 2;
+  hp = (hp + 1) / 2 * 2;
+  int64_t wq = wp / s, ohw = g.oh * g.ow, wide = (g.oh - 1) * wq + g.ow;
+  // Padded row r lives at row_of(r) · wp.
+  auto row_of = [&](int64_t r) { return s == 1 ? r : (r % 2) * (hp / 2) + r / 2; };
   pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * ohw)), [&](int64_t p0, int64_t p1) {
-    thread_local std::vector<float> padded;
-    if (!in_place && padded.size() < size_t(hp * wp)) padded.resize(size_t(hp * wp));
+    thread_local std::vector<float> padded, out;
+    // Borders are zeroed once per chunk: every plane rewrites only the interior.
+    padded.assign(size_t(hp * wp), 0.f);
+    if (out.size() < size_t(wide)) out.resize(size_t(wide));
+    const float* taps[9];
+    for (int64_t kh = 0; kh < 3; ++kh)
+      for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = padded.data() + row_of(kh * g.dh) * wp + kw * g.dw;
     for (int64_t p = p0; p < p1; ++p) {
       int64_t m = p % (channels * multiplier), n = p / (channels * multiplier);
       const float* xc = x + (n * channels + m / multiplier) * g.ih * g.iw;
-      const float* src = xc;
-      if (!in_place) {
-        float* d = padded.data();
-        for (int64_t r = 0; r < hp; ++r, d += wp) {
-          int64_t ih = r - g.ph;
-          if (ih < 0 || ih >= g.ih) {
-            std::memset(d, 0, sizeof(float) * size_t(wp));
-            continue;
-          }
-          std::memset(d, 0, sizeof(float) * size_t(g.pw));
-          std::memcpy(d + g.pw, xc + ih * g.iw, sizeof(float) * size_t(g.iw));
-          std::memset(d + g.pw + g.iw, 0, sizeof(float) * size_t(wp - g.pw - g.iw));
-        }
-        src = padded.data();
-      }
-      const float* wc = w + m * 9;
+      for (int64_t r = 0; r < g.ih; ++r) CopyFloats(padded.data() + row_of(r + g.ph) * wp + g.pw, xc + r * g.iw, g.iw);
+      row9(out.data(), taps, wide, w + m * 9, bias ? bias[m] : 0.f);
       float* yc = y + p * ohw;
-      float b = bias ? bias[m] : 0.f;
-      for (int64_t oh = 0; oh < g.oh; ++oh) {
-        const float* taps[9];
-        for (int64_t kh = 0; kh < 3; ++kh)
-          for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = src + (oh * g.sh + kh * g.dh) * wp + kw * g.dw;
-        row9(yc + oh * g.ow, taps, g.ow, wc, b);
-      }
+      for (int64_t oh = 0; oh < g.oh; ++oh) CopyFloats(yc + oh * g.ow, out.data() + oh * wq, g.ow);
       act.Apply(yc, ohw);
     }
   });
@@ -231,8 +221,8 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
   static const Row3Fn row3_s2 = PickRow3(true);
   static const Row9Fn row9 = PickRow9(false);
   static const Row9Fn row9_s2 = PickRow9(true);
-  if (g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2)) {
-    Depthwise3x3Padded(x, w, bias, y, planes, channels, multiplier, g, act, g.sw == 1 ? row9 : row9_s2, pool);
+  if (g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2) && g.sh == g.sw) {
+    Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, g.sw == 1 ? row9 : row9_s2, pool);
     return;
   }
   pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
