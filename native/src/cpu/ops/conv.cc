@@ -178,34 +178,50 @@ Row3Fn PickRow3(bool stride2) {
 }
 
 // 3×3 depthwise, stride S = 1 or 2 (equal in both directions), any pads and dilations, as ONE
-// fused 9-tap pass per plane: the input plane is copied into a zero-bordered buffer of even width
-// wp (for S = 2 its even rows first, then its odd rows), so that output (oh, ow) reads
-// tap_base[S·i] with i = oh·(wp / S) + ow for every tap; the pass runs over all i (computing
-// wp / S − ow throw-away columns per row) and the rows are compacted after. On the small late
-// planes of a MobileNet (7×7, 14×14) per-row calls and border cases otherwise cost more than the
-// arithmetic.
+// contiguous fused 9-tap pass per plane. The input plane is copied into a zero-bordered buffer
+// (even height and width): for S = 1 as is; for S = 2 split into four sub-planes by row and
+// column parity, which turns every stride-2 tap into a unit-stride one. Output (oh, ow) then reads
+// tap_base[i] with i = oh·(wp / S) + ow for every tap, so the pass runs over all i (computing
+// wp / S − ow throw-away columns per row) and the rows are compacted after. Per-row calls, border
+// cases and stride-2 gathers otherwise cost more than the arithmetic.
 void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
                         int64_t multiplier, const Geo2& g, const Activation& act, Row9Fn row9, ThreadPool* pool) {
   int64_t s = g.sw;
   int64_t hp = std::max(g.ih + g.ph, (g.oh - 1) * s + 2 * g.dh + 1);
   int64_t wp = std::max(g.iw + g.pw, (g.ow - 1) * s + 2 * g.dw + 1);
-  wp = (wp + 1) / 2 * 2;
   hp = (hp + 1) / 2 * 2;
+  wp = (wp + 1) / 2 * 2;
   int64_t wq = wp / s, ohw = g.oh * g.ow, wide = (g.oh - 1) * wq + g.ow;
-  // Padded row r lives at row_of(r) · wp.
-  auto row_of = [&](int64_t r) { return s == 1 ? r : (r % 2) * (hp / 2) + r / 2; };
+  int64_t sub = (hp / 2) * (wp / 2);
+  // Offset of padded element (r, c) in the buffer.
+  auto at = [&](int64_t r, int64_t c) {
+    return s == 1 ? r * wp + c : ((r % 2) * 2 + c % 2) * sub + (r / 2) * (wp / 2) + c / 2;
+  };
   pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * ohw)), [&](int64_t p0, int64_t p1) {
     thread_local std::vector<float> padded, out;
     // Borders are zeroed once per chunk: every plane rewrites only the interior.
     padded.assign(size_t(hp * wp), 0.f);
     if (out.size() < size_t(wide)) out.resize(size_t(wide));
+    float* buf = padded.data();
     const float* taps[9];
     for (int64_t kh = 0; kh < 3; ++kh)
-      for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = padded.data() + row_of(kh * g.dh) * wp + kw * g.dw;
+      for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = buf + at(kh * g.dh, kw * g.dw);
+    // Input columns landing on even / odd padded columns (S = 2).
+    int64_t x_even = g.pw % 2, x_odd = 1 - g.pw % 2;
     for (int64_t p = p0; p < p1; ++p) {
       int64_t m = p % (channels * multiplier), n = p / (channels * multiplier);
       const float* xc = x + (n * channels + m / multiplier) * g.ih * g.iw;
-      for (int64_t r = 0; r < g.ih; ++r) CopyFloats(padded.data() + row_of(r + g.ph) * wp + g.pw, xc + r * g.iw, g.iw);
+      for (int64_t r = 0; r < g.ih; ++r) {
+        const float* src = xc + r * g.iw;
+        if (s == 1) {
+          CopyFloats(buf + at(r + g.ph, g.pw), src, g.iw);
+          continue;
+        }
+        float* __restrict de = buf + at(r + g.ph, g.pw + x_even);
+        float* __restrict dodd = buf + at(r + g.ph, g.pw + x_odd);
+        for (int64_t j = 0; x_even + 2 * j < g.iw; ++j) de[j] = src[x_even + 2 * j];
+        for (int64_t j = 0; x_odd + 2 * j < g.iw; ++j) dodd[j] = src[x_odd + 2 * j];
+      }
       row9(out.data(), taps, wide, w + m * 9, bias ? bias[m] : 0.f);
       float* yc = y + p * ohw;
       for (int64_t oh = 0; oh < g.oh; ++oh) CopyFloats(yc + oh * g.ow, out.data() + oh * wq, g.ow);
@@ -222,7 +238,7 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
   static const Row9Fn row9 = PickRow9(false);
   static const Row9Fn row9_s2 = PickRow9(true);
   if (g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2) && g.sh == g.sw) {
-    Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, g.sw == 1 ? row9 : row9_s2, pool);
+    Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, row9, pool);
     return;
   }
   pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
