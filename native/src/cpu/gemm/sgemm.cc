@@ -60,6 +60,7 @@ void PanelRowsPortable(int64_t m, int64_t kc, const float* a, int64_t a_row, int
 struct Dispatch {
   MicroKernel kernel = MicroKernelPortable;
   MicroKernel kernel8 = nullptr;  // a 6×8 kernel, where the ISA has one
+  MicroKernelEpi kernel_epi = nullptr;  // the 6×16 kernel with its epilogue fused, where the ISA has one
   DotKernel dot = DotPortable;
   PanelRowsKernel panel_rows = PanelRowsPortable;
   const char* isa = "portable";
@@ -72,6 +73,7 @@ struct Dispatch {
       if (MicroKernel k = MicroKernelAvx2()) {
         kernel = k;
         kernel8 = MicroKernel8Avx2();
+        kernel_epi = MicroKernelEpiAvx2();
         isa = "avx2+fma";
       }
       if (DotKernel d = DotAvx2()) dot = d;
@@ -177,9 +179,51 @@ inline void EdgeTile(int64_t kc, const float* ap, const float* bp, float* cp, in
     for (int64_t x = 0; x < w; ++x) cp[y * ldc + x] = accumulate ? cp[y * ldc + x] + edge[y * kNR + x] : edge[y * kNR + x];
 }
 
+// Bias and Relu/Clip can be applied per micro tile (in registers); a callback activation cannot.
+bool FusableEpilogue(const RowEpilogue& ep, TileEpilogue* out) {
+  if (ep.activation || (ep.bias == nullptr && ep.clamp == RowEpilogue::kNone)) return false;
+  out->bias = ep.bias;
+  out->clamp = ep.clamp == RowEpilogue::kRelu ? TileEpilogue::kRelu : ep.clamp == RowEpilogue::kClip ? TileEpilogue::kClip : TileEpilogue::kNone;
+  out->lo = ep.lo;
+  out->hi = ep.hi;
+  return true;
+}
+
+// The last k slice of a tile: the micro-kernel, then (when given) the epilogue on the finished
+// tile while it is in registers or L1.
+inline void FinalTile(int64_t kc, const float* ap, const float* bp, float* cp, int64_t ldc, bool accumulate, int64_t h,
+                      int64_t w, float* edge, const TileEpilogue* ep) {
+  if (h == kMR && w == kNR) {
+    const Dispatch& d = GetDispatch();
+    if (ep && d.kernel_epi) {
+      d.kernel_epi(kc, ap, bp, cp, ldc, accumulate, *ep);
+      return;
+    }
+    d.kernel(kc, ap, bp, cp, ldc, accumulate);
+  } else {
+    EdgeTile(kc, ap, bp, cp, ldc, accumulate, h, w, edge);
+  }
+  if (ep) ApplyTileEpilogue(*ep, cp, ldc, h, w);
+}
+
 }  // namespace
 
 namespace gemm_detail {
+void ApplyTileEpilogue(const TileEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w) {
+  for (int64_t y = 0; y < h; ++y) {
+    float* row = c + y * ldc;
+    if (ep.bias) {
+      float bv = ep.bias[y];
+      for (int64_t x = 0; x < w; ++x) row[x] += bv;
+    }
+    if (ep.clamp == TileEpilogue::kRelu) {
+      for (int64_t x = 0; x < w; ++x) row[x] = row[x] > ep.lo ? row[x] : ep.lo;
+    } else if (ep.clamp == TileEpilogue::kClip) {
+      for (int64_t x = 0; x < w; ++x) row[x] = std::min(std::max(row[x], ep.lo), ep.hi);
+    }
+  }
+}
+
 void MicroKernelPortable(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate) {
   float acc[kMR][kNR] = {};
   for (int64_t k = 0; k < kc; ++k) {
@@ -501,6 +545,8 @@ void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c
   int64_t nc = kNC;
   while (threads > 1 && m_blocks * ((n + nc - 1) / nc) < threads * 4 && nc > kNR * 2) nc /= 2;
   int64_t n_blocks = (n + nc - 1) / nc;
+  TileEpilogue tile_ep;
+  bool fused = FusableEpilogue(ep, &tile_ep);
   auto tile = [&](int64_t t) {
     alignas(64) float edge[kMR * kNR];
     {
@@ -508,7 +554,7 @@ void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c
       int64_t mh = std::min(mc, m - i0), nw = std::min(nc, n - j0);
       for (int64_t k0 = 0; k0 < k; k0 += kblock) {
         int64_t kc = std::min(kblock, k - k0);
-        bool accumulate = k0 > 0;
+        bool accumulate = k0 > 0, fuse = fused && k0 + kc >= k;
         const float* apanels = a.data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
         const float* bblock = packed_b + k0 * n_padded;
         for (int64_t j = 0; j < nw; j += kNR) {
@@ -518,7 +564,11 @@ void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c
             const float* ap = apanels + (i / kMR) * kc * kMR;
             int64_t h = std::min<int64_t>(kMR, mh - i);
             float* cp = c + (i0 + i) * ldc + j0 + j;
-            if (h == kMR && w == kNR) {
+            if (fuse) {
+              TileEpilogue te = tile_ep;
+              if (te.bias) te.bias += i0 + i;
+              FinalTile(kc, ap, bp, cp, ldc, accumulate, h, w, edge, &te);
+            } else if (h == kMR && w == kNR) {
               kernel(kc, ap, bp, cp, ldc, accumulate);
             } else {
               EdgeTile(kc, ap, bp, cp, ldc, accumulate, h, w, edge);
@@ -526,7 +576,7 @@ void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c
           }
         }
       }
-      if (ep.empty()) return;
+      if (fused || ep.empty()) return;
       for (int64_t y = 0; y < mh; ++y) {
         float* row = c + (i0 + y) * ldc + j0;
         if (ep.bias) {
@@ -552,6 +602,8 @@ void BlockKOuter(const PackedA& a, const BRowSource& b, int64_t n, int64_t j0, i
   int64_t nb_padded = (nb + kNR - 1) / kNR * kNR;
   thread_local std::vector<float> row;
   if (!b.direct && row.size() < size_t(nb)) row.resize(size_t(nb));
+  TileEpilogue tile_ep;
+  bool fused = FusableEpilogue(ep, &tile_ep);
   alignas(64) float edge[kMR * kNR];
   for (int64_t k0 = 0; k0 < k; k0 += a.kc) {
     int64_t kc = std::min(a.kc, k - k0);
@@ -571,14 +623,18 @@ void BlockKOuter(const PackedA& a, const BRowSource& b, int64_t n, int64_t j0, i
           const float* ap = apanels + (i / kMR) * kc * kMR;
           int64_t h = std::min<int64_t>(kMR, mh - i);
           float* cp = c + (i0 + i) * ldc + j;
-          if (h == kMR && w == kNR) {
+          if (last && fused) {
+            TileEpilogue te = tile_ep;
+            if (te.bias) te.bias += i0 + i;
+            FinalTile(kc, ap, bp, cp, ldc, accumulate, h, w, edge, &te);
+          } else if (h == kMR && w == kNR) {
             kernel(kc, ap, bp, cp, ldc, accumulate);
           } else {
             EdgeTile(kc, ap, bp, cp, ldc, accumulate, h, w, edge);
           }
         }
       }
-      if (!last || ep.empty()) continue;
+      if (!last || fused || ep.empty()) continue;
       for (int64_t y = 0; y < mh; ++y) {
         float* crow = c + (i0 + y) * ldc;
         if (ep.bias) {

@@ -43,10 +43,15 @@ void SgemmPackedA(const PackedA& a, int64_t n, const float* b, int64_t ldb, floa
 // Applied to each finished output tile while it is still in cache (instead of another pass over C):
 // row i of C gets bias[i] added, then the activation callback runs over the row segment.
 struct RowEpilogue {
+  enum Clamp { kNone, kRelu, kClip };
   const float* bias = nullptr;
+  // Relu (x > lo ? x : lo) and Clip (min(max(x, lo), hi)) are applied to each micro tile in
+  // registers; any other activation goes through the callback over finished rows.
+  Clamp clamp = kNone;
+  float lo = 0.f, hi = 0.f;
   void (*activation)(const void* ctx, float* row, int64_t n) = nullptr;
   const void* ctx = nullptr;
-  bool empty() const { return bias == nullptr && activation == nullptr; }
+  bool empty() const { return bias == nullptr && activation == nullptr && clamp == kNone; }
 };
 
 // The packed-B layout the blocked driver reads: per block of kc rows of k (kc = a PackedA's kc),
@@ -86,6 +91,19 @@ void MicroKernelPortable(int64_t kc, const float* a, const float* b, float* c, i
 MicroKernel MicroKernelAvx2();  // nullptr when not built for x86-64
 // Same contract for the left kNR / 2 columns only (c is written for 8 columns).
 MicroKernel MicroKernel8Avx2();  // nullptr when not built for x86-64
+// The finished tile's epilogue: row i gets bias[i] (when bias is set), then the clamp.
+struct TileEpilogue {
+  enum Clamp { kNone, kRelu, kClip };
+  const float* bias = nullptr;
+  Clamp clamp = kNone;
+  float lo = 0.f, hi = 0.f;
+};
+// The 6×16 micro-kernel followed by the epilogue in registers.
+using MicroKernelEpi = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate,
+                                const TileEpilogue& ep);
+MicroKernelEpi MicroKernelEpiAvx2();  // nullptr when not built for x86-64
+// The same epilogue over an h × w block of C (other ISAs, partial tiles).
+void ApplyTileEpilogue(const TileEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w);
 MicroKernel MicroKernelNeon();  // nullptr when not built for aarch64
 bool CpuHasAvx2Fma();
 // Dot product of n floats (used by the matrix-vector path).

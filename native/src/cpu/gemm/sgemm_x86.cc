@@ -11,8 +11,12 @@ namespace gebe::cpu::gemm_detail {
 
 namespace {
 
-__attribute__((target("avx2,fma"))) void MicroKernel6x16(int64_t kc, const float* a, const float* b, float* c,
-                                                           int64_t ldc, bool accumulate) {
+// The 6×16 tile; with kEpi, the finished tile also gets its rows' bias and clamp (Relu/Clip)
+// while still in registers, instead of in another pass over C.
+template <bool kEpi>
+__attribute__((target("avx2,fma"), always_inline)) inline void Tile6x16(int64_t kc, const float* a, const float* b,
+                                                                       float* c, int64_t ldc, bool accumulate,
+                                                                       const TileEpilogue* ep) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -35,14 +39,41 @@ __attribute__((target("avx2,fma"))) void MicroKernel6x16(int64_t kc, const float
   __m256 rows[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
   for (int i = 0; i < 6; ++i) {
     float* row = c + i * ldc;
+    __m256 v0 = rows[i][0], v1 = rows[i][1];
     if (accumulate) {
-      _mm256_storeu_ps(row, _mm256_add_ps(_mm256_loadu_ps(row), rows[i][0]));
-      _mm256_storeu_ps(row + 8, _mm256_add_ps(_mm256_loadu_ps(row + 8), rows[i][1]));
-    } else {
-      _mm256_storeu_ps(row, rows[i][0]);
-      _mm256_storeu_ps(row + 8, rows[i][1]);
+      v0 = _mm256_add_ps(_mm256_loadu_ps(row), v0);
+      v1 = _mm256_add_ps(_mm256_loadu_ps(row + 8), v1);
     }
+    if (kEpi) {
+      if (ep->bias) {
+        __m256 bv = _mm256_set1_ps(ep->bias[i]);
+        v0 = _mm256_add_ps(v0, bv);
+        v1 = _mm256_add_ps(v1, bv);
+      }
+      __m256 lo = _mm256_set1_ps(ep->lo), hi = _mm256_set1_ps(ep->hi);
+      if (ep->clamp == TileEpilogue::kRelu) {
+        // x > lo ? x : lo (NaN gives lo), as the Relu pass does.
+        v0 = _mm256_max_ps(v0, lo);
+        v1 = _mm256_max_ps(v1, lo);
+      } else if (ep->clamp == TileEpilogue::kClip) {
+        // min(max(x, lo), hi) with NaN kept, as std::min/std::max in the Clip pass.
+        v0 = _mm256_min_ps(hi, _mm256_max_ps(lo, v0));
+        v1 = _mm256_min_ps(hi, _mm256_max_ps(lo, v1));
+      }
+    }
+    _mm256_storeu_ps(row, v0);
+    _mm256_storeu_ps(row + 8, v1);
   }
+}
+
+__attribute__((target("avx2,fma"))) void MicroKernel6x16(int64_t kc, const float* a, const float* b, float* c,
+                                                           int64_t ldc, bool accumulate) {
+  Tile6x16<false>(kc, a, b, c, ldc, accumulate, nullptr);
+}
+
+__attribute__((target("avx2,fma"))) void MicroKernel6x16Epi(int64_t kc, const float* a, const float* b, float* c,
+                                                              int64_t ldc, bool accumulate, const TileEpilogue& ep) {
+  Tile6x16<true>(kc, a, b, c, ldc, accumulate, &ep);
 }
 
 // The left 8 columns of a 6×16 tile (B panels keep their 16-float row stride): output edges of
@@ -131,6 +162,7 @@ void PanelRowsAvx2Impl(int64_t m, int64_t kc, const float* a, int64_t a_row, int
 
 MicroKernel MicroKernelAvx2() { return MicroKernel6x16; }
 MicroKernel MicroKernel8Avx2() { return MicroKernel6x8; }
+MicroKernelEpi MicroKernelEpiAvx2() { return MicroKernel6x16Epi; }
 PanelRowsKernel PanelRowsAvx2() { return PanelRowsAvx2Impl; }
 DotKernel DotAvx2() { return DotAvx2Impl; }
 
@@ -146,6 +178,7 @@ bool CpuHasAvx2Fma() {
 namespace gebe::cpu::gemm_detail {
 MicroKernel MicroKernelAvx2() { return nullptr; }
 MicroKernel MicroKernel8Avx2() { return nullptr; }
+MicroKernelEpi MicroKernelEpiAvx2() { return nullptr; }
 PanelRowsKernel PanelRowsAvx2() { return nullptr; }
 DotKernel DotAvx2() { return nullptr; }
 bool CpuHasAvx2Fma() { return false; }

@@ -486,7 +486,13 @@ class ConvKernel : public Kernel {
     // pack per column block into per-thread buffers).
     float* b_buffer = by_image || threads == 1 ? nullptr : ctx.scratch->Floats(size_t(PackedBFloats(kdim, ohw)));
     RowEpilogue ep;
-    if (act_.kind != Activation::Kind::kNone) {
+    if (act_.kind == Activation::Kind::kRelu) {
+      ep.clamp = RowEpilogue::kRelu;
+    } else if (act_.kind == Activation::Kind::kClip) {
+      ep.clamp = RowEpilogue::kClip;
+      ep.lo = act_.alpha;
+      ep.hi = act_.beta;
+    } else if (act_.kind != Activation::Kind::kNone) {
       ep.activation = [](const void* a, float* row, int64_t len) { static_cast<const Activation*>(a)->Apply(row, len); };
       ep.ctx = &act_;
     }
