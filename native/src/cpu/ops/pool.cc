@@ -2,6 +2,7 @@
 // GlobalMaxPool. 1-D and 2-D.
 #include <cfloat>
 #include <limits>
+#include <vector>
 
 #include "cpu/ops/conv_geometry.h"
 #include "cpu/ops/op_util.h"
@@ -147,18 +148,27 @@ class PoolKernel : public Kernel {
       }
       return;
     }
-    for (int64_t i = 0; i < n; ++i) dst[i] = lowest;
+    // Column maxima over the window's rows first (unit-stride passes), then the maxima of kw
+    // columns per output: kh + kw passes instead of kh · kw strided ones. NaNs are skipped either
+    // way, so the order does not change the result.
+    int64_t span = (n - 1) * sw + (kw - 1) * dw + 1;
+    thread_local std::vector<float> column;
+    if (column.size() < size_t(span)) column.resize(size_t(span));
+    float* __restrict v = column.data();
+    for (int64_t x = 0; x < span; ++x) v[x] = lowest;
     for (int64_t a = a0; a < a1; ++a) {
-      const float* row = xc + (y0 + a * dh) * iw + x0;
-      for (int64_t b = 0; b < kw; ++b) {
-        const float* __restrict src = row + b * dw;
-        if (sw == 1) {
-          for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i] ? src[i] : dst[i];
-        } else if (sw == 2) {
-          for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[2 * i] ? src[2 * i] : dst[i];
-        } else {
-          for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i * sw] ? src[i * sw] : dst[i];
-        }
+      const float* __restrict row = xc + (y0 + a * dh) * iw + x0;
+      for (int64_t x = 0; x < span; ++x) v[x] = v[x] < row[x] ? row[x] : v[x];
+    }
+    for (int64_t i = 0; i < n; ++i) dst[i] = lowest;
+    for (int64_t b = 0; b < kw; ++b) {
+      const float* __restrict src = v + b * dw;
+      if (sw == 1) {
+        for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i] ? src[i] : dst[i];
+      } else if (sw == 2) {
+        for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[2 * i] ? src[2 * i] : dst[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i * sw] ? src[i * sw] : dst[i];
       }
     }
   }
