@@ -6,6 +6,8 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 namespace gebe::cpu::gemm_detail {
 
@@ -167,6 +169,12 @@ PanelRowsKernel PanelRowsAvx2() { return PanelRowsAvx2Impl; }
 DotKernel DotAvx2() { return DotAvx2Impl; }
 
 bool CpuHasAvx2Fma() {
+  // GEBE_CPU_ISA=portable forces the portable kernels, so their paths can be tested on any machine.
+  static const bool forced_portable = [] {
+    const char* isa = std::getenv("GEBE_CPU_ISA");
+    return isa != nullptr && std::strcmp(isa, "portable") == 0;
+  }();
+  if (forced_portable) return false;
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
