@@ -222,7 +222,10 @@ void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float
   int64_t wp = std::max(g.iw + g.pw, (g.ow - 1) * s + 2 * g.dw + 1);
   hp = (hp + 1) / 2 * 2;
   wp = (wp + 1) / 2 * 2;
-  int64_t wq = wp / s, ohw = g.oh * g.ow, wide = (g.oh - 1) * wq + g.ow;
+  int64_t wq = wp / s, ohw = g.oh * g.ow;
+  // Whole vectors only (no scalar tail): the extra outputs read up to 7 floats past the last
+  // window, which the buffer's slack covers; they are thrown away with the rest.
+  int64_t wide = ((g.oh - 1) * wq + g.ow + 7) / 8 * 8;
   int64_t sub = (hp / 2) * (wp / 2);
   // Offset of padded element (r, c) in the buffer.
   auto at = [&](int64_t r, int64_t c) {
@@ -231,7 +234,7 @@ void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float
   pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * ohw)), [&](int64_t p0, int64_t p1) {
     thread_local std::vector<float> padded, out;
     // Borders are zeroed once per chunk: every plane rewrites only the interior.
-    padded.assign(size_t(hp * wp), 0.f);
+    padded.assign(size_t(hp * wp + 8), 0.f);
     if (out.size() < size_t(wide)) out.resize(size_t(wide));
     float* buf = padded.data();
     const float* taps[9];
