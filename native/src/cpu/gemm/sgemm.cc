@@ -61,6 +61,7 @@ struct Dispatch {
   MicroKernel kernel = MicroKernelPortable;
   MicroKernel kernel8 = nullptr;  // a 6×8 kernel, where the ISA has one
   MicroKernelEpi kernel_epi = nullptr;  // the 6×16 kernel with its epilogue fused, where the ISA has one
+  MicroKernelStrided kernel_strided = nullptr;  // the 6×16 kernel reading B in place, where the ISA has one
   DotKernel dot = DotPortable;
   PanelRowsKernel panel_rows = PanelRowsPortable;
   const char* isa = "portable";
@@ -74,6 +75,7 @@ struct Dispatch {
         kernel = k;
         kernel8 = MicroKernel8Avx2();
         kernel_epi = MicroKernelEpiAvx2();
+        kernel_strided = MicroKernelStridedAvx2();
         isa = "avx2+fma";
       }
       if (DotKernel d = DotAvx2()) dot = d;
@@ -204,6 +206,20 @@ inline void FinalTile(int64_t kc, const float* ap, const float* bp, float* cp, i
     EdgeTile(kc, ap, bp, cp, ldc, accumulate, h, w, edge);
   }
   if (ep) ApplyTileEpilogue(*ep, cp, ldc, h, w);
+}
+
+// A 16-column tile of C with B read in place (rows ldb apart); h ≤ MR rows.
+inline void StridedTile(int64_t kc, const float* ap, const float* bp, int64_t ldb, float* cp, int64_t ldc,
+                        bool accumulate, int64_t h, float* edge, const TileEpilogue* ep) {
+  MicroKernelStrided kernel = GetDispatch().kernel_strided;
+  if (h == kMR) {
+    kernel(kc, ap, bp, ldb, cp, ldc, accumulate, ep);
+    return;
+  }
+  kernel(kc, ap, bp, ldb, edge, kNR, false, nullptr);
+  for (int64_t y = 0; y < h; ++y)
+    for (int64_t x = 0; x < kNR; ++x) cp[y * ldc + x] = accumulate ? cp[y * ldc + x] + edge[y * kNR + x] : edge[y * kNR + x];
+  if (ep) ApplyTileEpilogue(*ep, cp, ldc, h, kNR);
 }
 
 }  // namespace
@@ -605,25 +621,34 @@ void BlockKOuter(const PackedA& a, const BRowSource& b, int64_t n, int64_t j0, i
   TileEpilogue tile_ep;
   bool fused = FusableEpilogue(ep, &tile_ep);
   alignas(64) float edge[kMR * kNR];
+  // Few rows of A: packing B would cost about as much as the multiply, so a B that is a plain
+  // matrix (pointwise convolutions) is read in place; only a partial last panel is packed.
+  bool in_place = b.direct && GetDispatch().kernel_strided && m <= 48;
+  int64_t full = in_place ? nb / kNR * kNR : 0;  // columns read in place
   for (int64_t k0 = 0; k0 < k; k0 += a.kc) {
     int64_t kc = std::min(a.kc, k - k0);
     bool accumulate = k0 > 0, last = k0 + kc >= k;
-    for (int64_t r = k0; r < k0 + kc; ++r) {
+    for (int64_t r = k0; r < k0 + kc && full < nb; ++r) {
       const float* src = b.direct ? b.direct + r * n + j0 : row.data();
       if (!b.direct) b.fill(b.ctx, r, j0, j1, row.data());
-      ScatterRow(src, nb, nb_padded, slice + (r - k0) * kNR, kc * kNR);
+      // Panels are numbered from column `full` on (in place: only the last, partial one).
+      ScatterRow(src + full, nb - full, nb_padded - full, slice + (r - k0) * kNR, kc * kNR);
     }
     for (int64_t i0 = 0; i0 < m; i0 += kMC) {
       int64_t mh = std::min(kMC, m - i0);
       const float* apanels = a.data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
       for (int64_t j = 0; j < nb; j += kNR) {
-        const float* bp = slice + (j / kNR) * kc * kNR;
+        const float* bp = slice + ((j - full) / kNR) * kc * kNR;
         int64_t w = std::min<int64_t>(kNR, nb - j);
         for (int64_t i = 0; i < mh; i += kMR) {
           const float* ap = apanels + (i / kMR) * kc * kMR;
           int64_t h = std::min<int64_t>(kMR, mh - i);
           float* cp = c + (i0 + i) * ldc + j;
-          if (last && fused) {
+          if (j < full) {
+            TileEpilogue te = tile_ep;
+            if (te.bias) te.bias += i0 + i;
+            StridedTile(kc, ap, b.direct + k0 * n + j0 + j, n, cp, ldc, accumulate, h, edge, last && fused ? &te : nullptr);
+          } else if (last && fused) {
             TileEpilogue te = tile_ep;
             if (te.bias) te.bias += i0 + i;
             FinalTile(kc, ap, bp, cp, ldc, accumulate, h, w, edge, &te);

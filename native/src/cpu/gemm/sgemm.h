@@ -102,6 +102,11 @@ struct TileEpilogue {
 using MicroKernelEpi = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate,
                                 const TileEpilogue& ep);
 MicroKernelEpi MicroKernelEpiAvx2();  // nullptr when not built for x86-64
+// The 6×16 kernel reading B in place (row k of the tile's 16 columns at b + k·ldb) instead of
+// from a packed panel; ep may be null.
+using MicroKernelStrided = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                                    bool accumulate, const TileEpilogue* ep);
+MicroKernelStrided MicroKernelStridedAvx2();  // nullptr when not built for x86-64
 // The same epilogue over an h × w block of C (other ISAs, partial tiles).
 void ApplyTileEpilogue(const TileEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w);
 MicroKernel MicroKernelNeon();  // nullptr when not built for aarch64

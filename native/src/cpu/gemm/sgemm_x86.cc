@@ -15,10 +15,11 @@ namespace {
 
 // The 6×16 tile; with kEpi, the finished tile also gets its rows' bias and clamp (Relu/Clip)
 // while still in registers, instead of in another pass over C.
+// B rows are ldb floats apart (kNR in packed panels; the source row length when B is read in place).
 template <bool kEpi>
 __attribute__((target("avx2,fma"), always_inline)) inline void Tile6x16(int64_t kc, const float* a, const float* b,
-                                                                       float* c, int64_t ldc, bool accumulate,
-                                                                       const TileEpilogue* ep) {
+                                                                       int64_t ldb, float* c, int64_t ldc,
+                                                                       bool accumulate, const TileEpilogue* ep) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -36,7 +37,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline void Tile6x16(int64_t 
     av = _mm256_broadcast_ss(a + 4); c40 = _mm256_fmadd_ps(av, b0, c40); c41 = _mm256_fmadd_ps(av, b1, c41);
     av = _mm256_broadcast_ss(a + 5); c50 = _mm256_fmadd_ps(av, b0, c50); c51 = _mm256_fmadd_ps(av, b1, c51);
     a += kMR;
-    b += kNR;
+    b += ldb;
   }
   __m256 rows[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
   for (int i = 0; i < 6; ++i) {
@@ -70,12 +71,19 @@ __attribute__((target("avx2,fma"), always_inline)) inline void Tile6x16(int64_t 
 
 __attribute__((target("avx2,fma"))) void MicroKernel6x16(int64_t kc, const float* a, const float* b, float* c,
                                                            int64_t ldc, bool accumulate) {
-  Tile6x16<false>(kc, a, b, c, ldc, accumulate, nullptr);
+  Tile6x16<false>(kc, a, b, kNR, c, ldc, accumulate, nullptr);
 }
 
 __attribute__((target("avx2,fma"))) void MicroKernel6x16Epi(int64_t kc, const float* a, const float* b, float* c,
                                                               int64_t ldc, bool accumulate, const TileEpilogue& ep) {
-  Tile6x16<true>(kc, a, b, c, ldc, accumulate, &ep);
+  Tile6x16<true>(kc, a, b, kNR, c, ldc, accumulate, &ep);
+}
+
+__attribute__((target("avx2,fma"))) void MicroKernel6x16Strided(int64_t kc, const float* a, const float* b, int64_t ldb,
+                                                                  float* c, int64_t ldc, bool accumulate,
+                                                                  const TileEpilogue* ep) {
+  if (ep) Tile6x16<true>(kc, a, b, ldb, c, ldc, accumulate, ep);
+  else Tile6x16<false>(kc, a, b, ldb, c, ldc, accumulate, nullptr);
 }
 
 // The left 8 columns of a 6×16 tile (B panels keep their 16-float row stride): output edges of
@@ -165,6 +173,7 @@ void PanelRowsAvx2Impl(int64_t m, int64_t kc, const float* a, int64_t a_row, int
 MicroKernel MicroKernelAvx2() { return MicroKernel6x16; }
 MicroKernel MicroKernel8Avx2() { return MicroKernel6x8; }
 MicroKernelEpi MicroKernelEpiAvx2() { return MicroKernel6x16Epi; }
+MicroKernelStrided MicroKernelStridedAvx2() { return MicroKernel6x16Strided; }
 PanelRowsKernel PanelRowsAvx2() { return PanelRowsAvx2Impl; }
 DotKernel DotAvx2() { return DotAvx2Impl; }
 
@@ -187,6 +196,7 @@ namespace gebe::cpu::gemm_detail {
 MicroKernel MicroKernelAvx2() { return nullptr; }
 MicroKernel MicroKernel8Avx2() { return nullptr; }
 MicroKernelEpi MicroKernelEpiAvx2() { return nullptr; }
+MicroKernelStrided MicroKernelStridedAvx2() { return nullptr; }
 PanelRowsKernel PanelRowsAvx2() { return nullptr; }
 DotKernel DotAvx2() { return nullptr; }
 bool CpuHasAvx2Fma() { return false; }

@@ -59,7 +59,10 @@ const cases: ConvCase[] = [
   { name: 'stem 7x7 stride 2 pad 3', input: [1, 3, 61, 61], out: 16, kernel: [7, 7], strides: [2, 2], pads: [3, 3, 3, 3] },
   // Few output columns, deep k: split by row blocks over a B packed whole; k spans several blocks.
   { name: 'narrow deep 3x3 + Clip', input: [1, 70, 7, 7], out: 130, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Clip' },
+  // Pointwise with few output channels reads B in place (only a partial last panel is packed).
   { name: 'pointwise 1x1', input: [1, 40, 30, 30], out: 33, kernel: [1, 1], activation: 'Relu' },
+  { name: 'pointwise 1x1, 16 channels, whole panels', input: [1, 24, 16, 16], out: 16, kernel: [1, 1], activation: 'Clip' },
+  { name: 'pointwise 1x1, deep k', input: [1, 300, 10, 10], out: 20, kernel: [1, 1] },
   { name: 'strided 1x1', input: [1, 24, 15, 15], out: 12, kernel: [1, 1], strides: [2, 2] },
   { name: 'asymmetric pads', input: [1, 5, 20, 17], out: 14, kernel: [3, 2], pads: [0, 1, 2, 1] },
   { name: 'grouped', input: [1, 12, 20, 20], out: 18, kernel: [3, 3], pads: [1, 1, 1, 1], group: 3 },
