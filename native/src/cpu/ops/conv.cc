@@ -67,6 +67,10 @@ void Im2Col(const float* x, int64_t channels, const Geo2& g, float* col, ThreadP
 inline void CopyFloats(float* d, const float* s, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) std::memcpy(d + i, s + i, sizeof(float) * 8);
+  if (i + 4 <= n) {
+    std::memcpy(d + i, s + i, sizeof(float) * 4);
+    i += 4;
+  }
   for (; i < n; ++i) d[i] = s[i];
 }
 
@@ -242,9 +246,11 @@ void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float
       for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = buf + at(kh * g.dh, kw * g.dw);
     // Input columns landing on even / odd padded columns (S = 2).
     int64_t x_even = g.pw % 2, x_odd = 1 - g.pw % 2;
-    for (int64_t p = p0; p < p1; ++p) {
-      int64_t m = p % (channels * multiplier), n = p / (channels * multiplier);
-      const float* xc = x + (n * channels + m / multiplier) * g.ih * g.iw;
+    // Output channel m of image n (counted along, not divided out per plane: small planes are
+    // cheap enough that three divisions would show).
+    int64_t cm = channels * multiplier, m = p0 % cm, n = p0 / cm;
+    for (int64_t p = p0; p < p1; ++p, m = m + 1 == cm ? 0 : m + 1, n += m == 0) {
+      const float* xc = x + (n * channels + (multiplier == 1 ? m : m / multiplier)) * g.ih * g.iw;
       for (int64_t r = 0; r < g.ih; ++r) {
         const float* src = xc + r * g.iw;
         if (s == 1) {
@@ -258,8 +264,63 @@ void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float
       }
       row9(out.data(), taps, wide, w + m * 9, bias ? bias[m] : 0.f);
       float* yc = y + p * ohw;
-      for (int64_t oh = 0; oh < g.oh; ++oh) CopyFloats(yc + oh * g.ow, out.data() + oh * wq, g.ow);
-      act.Apply(yc, ohw);
+      // Compaction and activation in one pass (Relu and Clip as Activation::Apply computes them).
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        float* __restrict d = yc + oh * g.ow;
+        const float* __restrict v = out.data() + oh * wq;
+        if (act.kind == Activation::Kind::kRelu) {
+          for (int64_t i = 0; i < g.ow; ++i) d[i] = v[i] > 0 ? v[i] : 0;
+        } else if (act.kind == Activation::Kind::kClip) {
+          for (int64_t i = 0; i < g.ow; ++i) d[i] = std::min(std::max(v[i], act.alpha), act.beta);
+        } else {
+          CopyFloats(d, v, g.ow);
+        }
+      }
+      if (act.kind != Activation::Kind::kRelu && act.kind != Activation::Kind::kClip) act.Apply(yc, ohw);
+    }
+  });
+}
+
+// 3×3, stride 1, pad 1 ("same") depthwise read straight from the input, no copies: output and
+// input planes share one layout, so outputs iw + 1 .. (ih − 1)·iw − 2 are one fused 9-tap pass over
+// a single index (each tap a fixed offset). That pass wraps around row ends for the first and
+// last column; those columns and the first and last rows are then recomputed with bounds.
+void Depthwise3x3Same(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
+                      int64_t multiplier, const Geo2& g, const Activation& act, Row9Fn row9, ThreadPool* pool) {
+  int64_t ih = g.ih, iw = g.iw, hw = ih * iw;
+  pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * hw)), [&](int64_t p0, int64_t p1) {
+    int64_t cm = channels * multiplier, m = p0 % cm, n = p0 / cm;
+    for (int64_t p = p0; p < p1; ++p, m = m + 1 == cm ? 0 : m + 1, n += m == 0) {
+      const float* xc = x + (n * channels + (multiplier == 1 ? m : m / multiplier)) * hw;
+      const float* wc = w + m * 9;
+      float b = bias ? bias[m] : 0.f;
+      float* yc = y + p * hw;
+      const float* taps[9];
+      for (int64_t kh = 0; kh < 3; ++kh)
+        for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = xc + (kh - 1) * iw + (kw - 1) + iw + 1;
+      row9(yc + iw + 1, taps, (ih - 1) * iw - 1 - (iw + 1), wc, b);
+      // The border outputs, with the taps outside the image left out.
+      auto border = [&](int64_t oh, int64_t ow) {
+        float sum = b;
+        for (int64_t kh = 0; kh < 3; ++kh) {
+          int64_t r = oh + kh - 1;
+          if (r < 0 || r >= ih) continue;
+          for (int64_t kw = 0; kw < 3; ++kw) {
+            int64_t c = ow + kw - 1;
+            if (c >= 0 && c < iw) sum += wc[kh * 3 + kw] * xc[r * iw + c];
+          }
+        }
+        yc[oh * iw + ow] = sum;
+      };
+      for (int64_t ow = 0; ow < iw; ++ow) {
+        border(0, ow);
+        border(ih - 1, ow);
+      }
+      for (int64_t oh = 1; oh < ih - 1; ++oh) {
+        border(oh, 0);
+        border(oh, iw - 1);
+      }
+      act.Apply(yc, hw);
     }
   });
 }
@@ -271,6 +332,11 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
   static const Row3Fn row3_s2 = PickRow3(true);
   static const Row9Fn row9 = PickRow9(false);
   static const Row9Fn row9_s2 = PickRow9(true);
+  if (g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.ph == 1 && g.pw == 1 &&
+      g.oh == g.ih && g.ow == g.iw && g.ih >= 3 && g.iw >= 3) {
+    Depthwise3x3Same(x, w, bias, y, planes, channels, multiplier, g, act, row9, pool);
+    return;
+  }
   if (g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2) && g.sh == g.sw) {
     Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, row9, pool);
     return;

@@ -74,6 +74,7 @@ const cases: ConvCase[] = [
   { name: 'depthwise dilation 2', input: [1, 4, 12, 12], out: 4, kernel: [3, 3], pads: [2, 2, 2, 2], dilations: [2, 2], group: 4 },
   { name: 'depthwise stride 2 dilation 2 odd sizes', input: [1, 3, 17, 15], out: 3, kernel: [3, 3], strides: [2, 2], pads: [1, 2, 2, 1], dilations: [2, 2], group: 3 },
   { name: 'depthwise no pads', input: [1, 3, 9, 10], out: 3, kernel: [3, 3], group: 3 },
+  { name: 'depthwise same-padded on 3x4 planes', input: [1, 5, 3, 4], out: 5, kernel: [3, 3], pads: [1, 1, 1, 1], group: 5, activation: 'Relu' },
   { name: 'depthwise 3x3 on 3x3 planes', input: [1, 8, 3, 3], out: 8, kernel: [3, 3], pads: [1, 1, 1, 1], strides: [2, 2], group: 8 },
   { name: 'depthwise multiplier 2', input: [1, 4, 10, 10], out: 8, kernel: [3, 3], pads: [1, 1, 1, 1], group: 4 },
 ];
