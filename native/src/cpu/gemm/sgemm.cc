@@ -62,6 +62,7 @@ struct Dispatch {
   MicroKernel kernel8 = nullptr;  // a 6×8 kernel, where the ISA has one
   MicroKernelEpi kernel_epi = nullptr;  // the 6×16 kernel with its epilogue fused, where the ISA has one
   MicroKernelStrided kernel_strided = nullptr;  // the 6×16 kernel reading B in place, where the ISA has one
+  MicroKernelIndirect kernel_indirect = nullptr;  // the 6×16 kernel with per-row B offsets, where the ISA has one
   DotKernel dot = DotPortable;
   PanelRowsKernel panel_rows = PanelRowsPortable;
   const char* isa = "portable";
@@ -76,6 +77,7 @@ struct Dispatch {
         kernel8 = MicroKernel8Avx2();
         kernel_epi = MicroKernelEpiAvx2();
         kernel_strided = MicroKernelStridedAvx2();
+        kernel_indirect = MicroKernelIndirectAvx2();
         isa = "avx2+fma";
       }
       if (DotKernel d = DotAvx2()) dot = d;
@@ -709,6 +711,80 @@ void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float*
     int64_t j0 = q * nb, j1 = std::min(n, j0 + nb);
     BlockKOuter(a, b, n, j0, j1, c + j0, ldc, ep, slice.data());
   });
+}
+
+bool SgemmImplicit(const PackedA& a, int64_t n, const float* x, const int64_t* offs, float* c, int64_t ldc,
+                   const RowEpilogue& ep, ThreadPool* pool) {
+  MicroKernelIndirect kernel = GetDispatch().kernel_indirect;
+  if (!kernel) return false;
+  int64_t m = a.m, k = a.k, m_padded = (m + kMR - 1) / kMR * kMR;
+  if (m <= 0 || n <= 0 || k <= 0) return true;
+  TileEpilogue tile_ep;
+  bool fused = FusableEpilogue(ep, &tile_ep);
+  // Column blocks as in the packed path (the C block stays in L2 across k slices).
+  int threads = pool ? pool->size() : 1;
+  int64_t nb = std::max<int64_t>(kNR, std::min<int64_t>({kNC, 65536 / std::max<int64_t>(1, m)}) / kNR * kNR);
+  int64_t blocks = (n + nb - 1) / nb;
+  if (threads > 1 && blocks < 2 * threads) {
+    nb = std::max<int64_t>(kNR, ((n + 2 * threads - 1) / (2 * threads) + kNR - 1) / kNR * kNR);
+    blocks = (n + nb - 1) / nb;
+  }
+  ForEachClaimed(pool, blocks, [&](int64_t q) {
+    int64_t j0 = q * nb, nbw = std::min(nb, n - j0);
+    alignas(64) float edge[kMR * kNR];
+    // The last partial panel of the whole output is packed (reading it in place would run past
+    // the input's end); full panels read the input through the tap offsets.
+    thread_local std::vector<float> tail;
+    int64_t full = (j0 + nbw == n) ? nbw / kNR * kNR : nbw;
+    for (int64_t k0 = 0; k0 < k; k0 += a.kc) {
+      int64_t kc = std::min(a.kc, k - k0);
+      bool accumulate = k0 > 0, last = k0 + kc >= k;
+      if (full < nbw) {
+        if (tail.size() < size_t(kc * kNR)) tail.resize(size_t(kc * kNR));
+        for (int64_t r = 0; r < kc; ++r)
+          for (int64_t x2 = 0; x2 < kNR; ++x2)
+            tail[size_t(r * kNR + x2)] = full + x2 < nbw ? x[offs[k0 + r] + j0 + full + x2] : 0.f;
+      }
+      for (int64_t i0 = 0; i0 < m; i0 += kMC) {
+        int64_t mh = std::min(kMC, m - i0);
+        const float* apanels = a.data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
+        for (int64_t j = 0; j < nbw; j += kNR) {
+          int64_t w = std::min<int64_t>(kNR, nbw - j);
+          for (int64_t i = 0; i < mh; i += kMR) {
+            const float* ap = apanels + (i / kMR) * kc * kMR;
+            int64_t h = std::min<int64_t>(kMR, mh - i);
+            float* cp = c + (i0 + i) * ldc + j0 + j;
+            TileEpilogue te = tile_ep;
+            if (te.bias) te.bias += i0 + i;
+            const TileEpilogue* tep = last && fused ? &te : nullptr;
+            if (j < full) {
+              if (h == kMR) {
+                kernel(kc, ap, x + j0 + j, offs + k0, cp, ldc, accumulate, tep);
+              } else {
+                kernel(kc, ap, x + j0 + j, offs + k0, edge, kNR, false, nullptr);
+                for (int64_t y = 0; y < h; ++y)
+                  for (int64_t x2 = 0; x2 < kNR; ++x2)
+                    cp[y * ldc + x2] = accumulate ? cp[y * ldc + x2] + edge[y * kNR + x2] : edge[y * kNR + x2];
+                if (tep) ApplyTileEpilogue(*tep, cp, ldc, h, kNR);
+              }
+            } else {
+              FinalTile(kc, ap, tail.data(), cp, ldc, accumulate, h, w, edge, tep);
+            }
+          }
+        }
+        if (!last || fused || ep.empty()) continue;
+        for (int64_t y = 0; y < mh; ++y) {
+          float* crow = c + (i0 + y) * ldc + j0;
+          if (ep.bias) {
+            float bv = ep.bias[i0 + y];
+            for (int64_t x2 = 0; x2 < nbw; ++x2) crow[x2] += bv;
+          }
+          if (ep.activation) ep.activation(ep.ctx, crow, nbw);
+        }
+      }
+    }
+  });
+  return true;
 }
 
 }  // namespace gebe::cpu

@@ -76,6 +76,14 @@ struct BRowSource {
 void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float* c, int64_t ldc, const RowEpilogue& ep,
                         float* b_buffer, ThreadPool* pool);
 
+// Implicit-im2col GEMM for stride-1 convolutions over an input with no padding to apply:
+// B[r, j] = x[offs[r] + j] (offs: each kernel tap's offset into the input), over n "wide" output
+// positions j = oh · row + ow that include (row − ow) throw-away columns per output row. C gets
+// the n wide columns (ldc apart rows). False when this machine has no kernel for it (use the
+// packed path).
+bool SgemmImplicit(const PackedA& a, int64_t n, const float* x, const int64_t* offs, float* c, int64_t ldc,
+                   const RowEpilogue& ep, ThreadPool* pool);
+
 // fn(i) for every i in [0, count), items claimed one at a time by the pool's threads (pool may be null).
 void ForEachClaimed(ThreadPool* pool, int64_t count, const std::function<void(int64_t)>& fn);
 
@@ -107,6 +115,10 @@ MicroKernelEpi MicroKernelEpiAvx2();  // nullptr when not built for x86-64
 using MicroKernelStrided = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                                     bool accumulate, const TileEpilogue* ep);
 MicroKernelStrided MicroKernelStridedAvx2();  // nullptr when not built for x86-64
+// The 6×16 kernel with row k of B at b + offs[k] (implicit im2col); ep may be null.
+using MicroKernelIndirect = void (*)(int64_t kc, const float* a, const float* b, const int64_t* offs, float* c,
+                                     int64_t ldc, bool accumulate, const TileEpilogue* ep);
+MicroKernelIndirect MicroKernelIndirectAvx2();  // nullptr when not built for x86-64
 // The same epilogue over an h × w block of C (other ISAs, partial tiles).
 void ApplyTileEpilogue(const TileEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w);
 MicroKernel MicroKernelNeon();  // nullptr when not built for aarch64

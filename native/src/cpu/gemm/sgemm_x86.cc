@@ -16,10 +16,12 @@ namespace {
 // The 6×16 tile; with kEpi, the finished tile also gets its rows' bias and clamp (Relu/Clip)
 // while still in registers, instead of in another pass over C.
 // B rows are ldb floats apart (kNR in packed panels; the source row length when B is read in place).
-template <bool kEpi>
+// With kIndirect, row k of B is at b + offs[k] (an implicit im2col: offs are the kernel taps' input offsets).
+template <bool kEpi, bool kIndirect = false>
 __attribute__((target("avx2,fma"), always_inline)) inline void Tile6x16(int64_t kc, const float* a, const float* b,
                                                                        int64_t ldb, float* c, int64_t ldc,
-                                                                       bool accumulate, const TileEpilogue* ep) {
+                                                                       bool accumulate, const TileEpilogue* ep,
+                                                                       const int64_t* offs = nullptr) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -27,8 +29,9 @@ __attribute__((target("avx2,fma"), always_inline)) inline void Tile6x16(int64_t 
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
   for (int64_t k = 0; k < kc; ++k) {
-    __m256 b0 = _mm256_loadu_ps(b);
-    __m256 b1 = _mm256_loadu_ps(b + 8);
+    const float* bk = kIndirect ? b + offs[k] : b;
+    __m256 b0 = _mm256_loadu_ps(bk);
+    __m256 b1 = _mm256_loadu_ps(bk + 8);
     __m256 av;
     av = _mm256_broadcast_ss(a + 0); c00 = _mm256_fmadd_ps(av, b0, c00); c01 = _mm256_fmadd_ps(av, b1, c01);
     av = _mm256_broadcast_ss(a + 1); c10 = _mm256_fmadd_ps(av, b0, c10); c11 = _mm256_fmadd_ps(av, b1, c11);
@@ -37,7 +40,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline void Tile6x16(int64_t 
     av = _mm256_broadcast_ss(a + 4); c40 = _mm256_fmadd_ps(av, b0, c40); c41 = _mm256_fmadd_ps(av, b1, c41);
     av = _mm256_broadcast_ss(a + 5); c50 = _mm256_fmadd_ps(av, b0, c50); c51 = _mm256_fmadd_ps(av, b1, c51);
     a += kMR;
-    b += ldb;
+    if (!kIndirect) b += ldb;
   }
   __m256 rows[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
   for (int i = 0; i < 6; ++i) {
@@ -84,6 +87,13 @@ __attribute__((target("avx2,fma"))) void MicroKernel6x16Strided(int64_t kc, cons
                                                                   const TileEpilogue* ep) {
   if (ep) Tile6x16<true>(kc, a, b, ldb, c, ldc, accumulate, ep);
   else Tile6x16<false>(kc, a, b, ldb, c, ldc, accumulate, nullptr);
+}
+
+__attribute__((target("avx2,fma"))) void MicroKernel6x16Indirect(int64_t kc, const float* a, const float* b,
+                                                                   const int64_t* offs, float* c, int64_t ldc,
+                                                                   bool accumulate, const TileEpilogue* ep) {
+  if (ep) Tile6x16<true, true>(kc, a, b, 0, c, ldc, accumulate, ep, offs);
+  else Tile6x16<false, true>(kc, a, b, 0, c, ldc, accumulate, nullptr, offs);
 }
 
 // The left 8 columns of a 6×16 tile (B panels keep their 16-float row stride): output edges of
@@ -174,6 +184,7 @@ MicroKernel MicroKernelAvx2() { return MicroKernel6x16; }
 MicroKernel MicroKernel8Avx2() { return MicroKernel6x8; }
 MicroKernelEpi MicroKernelEpiAvx2() { return MicroKernel6x16Epi; }
 MicroKernelStrided MicroKernelStridedAvx2() { return MicroKernel6x16Strided; }
+MicroKernelIndirect MicroKernelIndirectAvx2() { return MicroKernel6x16Indirect; }
 PanelRowsKernel PanelRowsAvx2() { return PanelRowsAvx2Impl; }
 DotKernel DotAvx2() { return DotAvx2Impl; }
 
@@ -197,6 +208,7 @@ MicroKernel MicroKernelAvx2() { return nullptr; }
 MicroKernel MicroKernel8Avx2() { return nullptr; }
 MicroKernelEpi MicroKernelEpiAvx2() { return nullptr; }
 MicroKernelStrided MicroKernelStridedAvx2() { return nullptr; }
+MicroKernelIndirect MicroKernelIndirectAvx2() { return nullptr; }
 PanelRowsKernel PanelRowsAvx2() { return nullptr; }
 DotKernel DotAvx2() { return nullptr; }
 bool CpuHasAvx2Fma() { return false; }

@@ -64,6 +64,10 @@ const cases: ConvCase[] = [
   { name: 'pointwise 1x1, 16 channels, whole panels', input: [1, 24, 16, 16], out: 16, kernel: [1, 1], activation: 'Clip' },
   { name: 'pointwise 1x1, deep k', input: [1, 300, 10, 10], out: 20, kernel: [1, 1] },
   { name: 'strided 1x1', input: [1, 24, 15, 15], out: 12, kernel: [1, 1], strides: [2, 2] },
+  // Stride 1 without pads: the GEMM reads the input through the taps' offsets (implicit im2col).
+  { name: 'no pads 3x3 + Relu', input: [1, 7, 30, 33], out: 20, kernel: [3, 3], activation: 'Relu' },
+  { name: 'no pads 3x3 dilation 2, grouped', input: [1, 6, 40, 40], out: 10, kernel: [3, 3], dilations: [2, 2], group: 2 },
+  { name: 'no pads 5x5, two input channels', input: [1, 2, 70, 90], out: 9, kernel: [5, 5] },
   { name: 'asymmetric pads', input: [1, 5, 20, 17], out: 14, kernel: [3, 2], pads: [0, 1, 2, 1] },
   { name: 'grouped', input: [1, 12, 20, 20], out: 18, kernel: [3, 3], pads: [1, 1, 1, 1], group: 3 },
   { name: '1-D', input: [1, 8, 200], out: 10, kernel: [5], pads: [2, 2] },
