@@ -1,6 +1,7 @@
-// Convolutions: Conv (1-D and 2-D, groups, depthwise, dilations, pads, auto_pad) via im2col +
-// blocked GEMM (1×1 stride-1 convolutions skip im2col; depthwise ones use a direct loop), with
-// fused bias and activation; ConvTranspose (2-D) via GEMM + col2im.
+// Convolutions: Conv (1-D and 2-D, groups, depthwise, dilations, pads, auto_pad) on the blocked
+// GEMM with pre-packed weights: implicit im2col for stride-1 convs, im2col rows generated into
+// packed panels for the rest, the input read in place for pointwise ones, 3×3 depthwise as one
+// fused 9-tap pass per plane; bias and activation fused. ConvTranspose (2-D) via GEMM + col2im.
 #include <atomic>
 #include <cstring>
 #include <vector>
