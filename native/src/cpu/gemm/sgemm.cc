@@ -685,6 +685,8 @@ void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float*
   // quarter of a typical L2; then equal blocks.
   int64_t nb = std::max<int64_t>(kNR, std::min<int64_t>({kNC, 65536 / a.kc, 65536 / std::max<int64_t>(1, a.m)}));
   int64_t blocks = (n + nb - 1) / nb;
+  // Shared by several threads: a multiple of the thread count (no thread one block behind).
+  if (threads > 1 && blocks >= 2 * threads) blocks = (blocks + threads - 1) / threads * threads;
   nb = ((n + blocks - 1) / blocks + kNR - 1) / kNR * kNR;
   blocks = (n + nb - 1) / nb;
   if (threads > 1 && blocks < 2 * threads) {
@@ -725,8 +727,12 @@ bool SgemmImplicit(const PackedA& a, int64_t n, const float* x, const int64_t* o
   int threads = pool ? pool->size() : 1;
   int64_t nb = std::max<int64_t>(kNR, std::min<int64_t>({kNC, 65536 / std::max<int64_t>(1, m)}) / kNR * kNR);
   int64_t blocks = (n + nb - 1) / nb;
-  if (threads > 1 && blocks < 2 * threads) {
-    nb = std::max<int64_t>(kNR, ((n + 2 * threads - 1) / (2 * threads) + kNR - 1) / kNR * kNR);
+  if (threads > 1) {
+    // At least four blocks per thread and a multiple of the thread count, so that no thread is
+    // left with one block more than the others at the end (7 blocks on 2 threads idle one an eighth).
+    int64_t want = std::max<int64_t>(blocks, 4 * threads);
+    want = (want + threads - 1) / threads * threads;
+    nb = std::max<int64_t>(4 * kNR, ((n + want - 1) / want + kNR - 1) / kNR * kNR);
     blocks = (n + nb - 1) / nb;
   }
   ForEachClaimed(pool, blocks, [&](int64_t q) {
