@@ -573,16 +573,28 @@ class ConvKernel : public Kernel {
     // matrix). Worth it while the throw-away columns stay within a tenth (measured: 56/58 and
     // 24/26 gain, 14/16 loses) and k is deep enough for per-row offsets (the MNIST stem, k = 9,
     // is faster packed).
-    int64_t hp = (g.oh - 1) + (g.kh - 1) * g.dh + 1, wp = (g.ow - 1) + (g.kw - 1) * g.dw + 1;
-    bool implicit = !pointwise && kdim >= 32 && g.sh == 1 && g.sw == 1 && g.ow * 10 >= wp * 9;
-    bool copy = implicit && !(g.ph == 0 && g.pw == 0 && hp == g.ih && wp == g.iw);
-    int64_t n_wide = (g.oh - 1) * wp + g.ow, hwp = hp * wp;
+    // Stride 2 works the same way over the four row/column parity sub-planes of the padded input
+    // (tap (kh, kw) of output (oh, ow) is sub-plane (kh % 2, kw % 2) at (oh + kh / 2, ow + kw / 2)),
+    // but only pays for its copy of the whole input with big kernels (measured on ResNet-18: the
+    // 7×7 stem gains; 3×3 and 1×1 stride-2 convs lose, as their im2col is only ~2× the input).
+    int64_t s = g.sh;
+    int64_t hp = (g.oh - 1) * s + (g.kh - 1) * g.dh + 1, wp = (g.ow - 1) * s + (g.kw - 1) * g.dw + 1;
+    if (s == 2) hp = (hp + 1) / 2 * 2, wp = (wp + 1) / 2 * 2;
+    int64_t ws = wp / std::max<int64_t>(1, s);  // row stride of the wide output
+    bool implicit = !pointwise && kdim >= 32 && g.sh == g.sw && (s == 1 || (s == 2 && g.kh * g.kw >= 25)) &&
+                    g.ow * 10 >= ws * 9;
+    bool copy = implicit && (s == 2 || !(g.ph == 0 && g.pw == 0 && hp == g.ih && wp == g.iw));
+    int64_t n_wide = (g.oh - 1) * ws + g.ow, hwp = hp * wp, sub = (hp / 2) * (wp / 2);
+    // Offset of padded element (r, col) within one channel's buffer.
+    auto at = [&](int64_t r, int64_t col) {
+      return s == 1 ? r * wp + col : ((r % 2) * 2 + col % 2) * sub + (r / 2) * (wp / 2) + col / 2;
+    };
     std::vector<int64_t> offs;
     if (implicit) {
       offs.resize(size_t(kdim));
       for (int64_t r = 0; r < kdim; ++r) {
         int64_t kw = r % g.kw, kh = (r / g.kw) % g.kh, ch = r / (g.kw * g.kh);
-        offs[size_t(r)] = ch * hwp + kh * g.dh * wp + kw * g.dw;
+        offs[size_t(r)] = ch * hwp + at(kh * g.dh, kw * g.dw);
       }
     }
     auto image = [&](int64_t b, float* panels, ThreadPool* pool) {
@@ -598,6 +610,20 @@ class ConvKernel : public Kernel {
             auto fill = [&](int64_t c0, int64_t c1) {
               for (int64_t ch = c0; ch < c1; ++ch) {
                 float* d = dst + ch * hwp;
+                if (s == 2) {
+                  std::memset(d, 0, sizeof(float) * size_t(hwp));
+                  for (int64_t ih = 0; ih < g.ih && ih + g.ph < hp; ++ih) {
+                    const float* src = xg + ch * ihw + ih * g.iw;
+                    int64_t r = ih + g.ph;
+                    // Input columns x land on padded column x + pw: even ones, then odd ones.
+                    for (int64_t par = 0; par < 2; ++par) {
+                      int64_t x0 = ((par - g.pw) % 2 + 2) % 2;  // first x with (x + pw) % 2 == par
+                      float* __restrict out = d + at(r, x0 + g.pw);
+                      for (int64_t j = 0; x0 + 2 * j < g.iw && x0 + 2 * j + g.pw < wp; ++j) out[j] = src[x0 + 2 * j];
+                    }
+                  }
+                  continue;
+                }
                 for (int64_t r = 0; r < hp; ++r) {
                   int64_t ih = r - g.ph;
                   float* row = d + r * wp;
@@ -623,7 +649,7 @@ class ConvKernel : public Kernel {
             const float* src = wide.data();
             auto compact = [&](int64_t r0, int64_t r1) {
               for (int64_t r = r0; r < r1; ++r)
-                for (int64_t oh = 0; oh < g.oh; ++oh) CopyFloats(yg + r * ohw + oh * g.ow, src + r * n_wide + oh * wp, g.ow);
+                for (int64_t oh = 0; oh < g.oh; ++oh) CopyFloats(yg + r * ohw + oh * g.ow, src + r * n_wide + oh * ws, g.ow);
             };
             if (pool) pool->ParallelFor(mg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw)), compact);
             else compact(0, mg);

@@ -68,6 +68,11 @@ const cases: ConvCase[] = [
   { name: 'no pads 3x3 + Relu', input: [1, 7, 30, 33], out: 20, kernel: [3, 3], activation: 'Relu' },
   { name: 'no pads 3x3 dilation 2, grouped', input: [1, 6, 40, 40], out: 10, kernel: [3, 3], dilations: [2, 2], group: 2 },
   { name: 'no pads 5x5, two input channels', input: [1, 2, 70, 90], out: 9, kernel: [5, 5] },
+  // Stride 2: big kernels through the four parity sub-planes (implicit im2col), small ones packed.
+  { name: 'stride 2 5x5 pad 2, dilation 1', input: [1, 4, 41, 38], out: 11, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2] },
+  { name: 'stride 2 3x3 pad 1 + Relu', input: [1, 8, 40, 40], out: 12, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], activation: 'Relu' },
+  { name: 'stride 2 1x1, 40 channels', input: [1, 40, 20, 19], out: 10, kernel: [1, 1], strides: [2, 2] },
+  { name: 'stride 2 odd sizes asymmetric pads', input: [1, 6, 33, 29], out: 7, kernel: [3, 3], strides: [2, 2], pads: [0, 1, 1, 0] },
   { name: 'asymmetric pads', input: [1, 5, 20, 17], out: 14, kernel: [3, 2], pads: [0, 1, 2, 1] },
   { name: 'grouped', input: [1, 12, 20, 20], out: 18, kernel: [3, 3], pads: [1, 1, 1, 1], group: 3 },
   { name: '1-D', input: [1, 8, 200], out: 10, kernel: [5], pads: [2, 2] },
