@@ -92,6 +92,24 @@ describe('HTTP infer bodies and responses of every size', () => {
     expect(json.body).toMatchObject({ id: 'härte-测试', outputs: [{ data: [1, 2] }] });
   });
 
+  it('decodes a header it has seen before with each request\'s own bytes, and still checks the body size', async () => {
+    const header = { id: 'same', outputs: [{ name: 'OUT', parameters: { binary_data: true } }] };
+    for (let round = 0; round < 5; round++) {
+      const bytes = Uint8Array.from({ length: 64 }, (_, i) => (i + round * 13) % 256);
+      const { body, headerLength } = binaryBody(header, [{ name: 'IN', datatype: 'UINT8', shape: [64], bytes }]);
+      const res = await postBinary(url(), body, headerLength);
+      expect(res.json.id).toBe('same');
+      expect(Buffer.compare(res.binary.get('OUT')!, Buffer.from(bytes))).toBe(0);
+    }
+    const { body, headerLength } = binaryBody(header, [{ name: 'IN', datatype: 'UINT8', shape: [64], bytes: new Uint8Array(64) }]);
+    const short = await postBinary(url(), body.subarray(0, body.byteLength - 1), headerLength);
+    expect(short.status).toBe(400);
+    expect(short.json.error).toMatch(/binary_data_size 64 but only 63 bytes/);
+    const long = await postBinary(url(), Buffer.concat([body, Buffer.from([1])]), headerLength);
+    expect(long.status).toBe(400);
+    expect(long.json.error).toMatch(/unexpected 1 bytes of binary data after the last input/);
+  });
+
   it('reads bodies that arrive in many pieces, with and without Content-Length', async () => {
     const bytes = pattern(30_000);
     const { body, headerLength } = binaryBody({ outputs: [{ name: 'OUT', parameters: { binary_data: true } }] }, [{ name: 'IN', datatype: 'UINT8', shape: [30_000], bytes }]);
