@@ -13,10 +13,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long an idle worker keeps polling before it parks: first with the CPU's pause hint (the
-// next kernel of the same run usually follows within microseconds), then with sched_yield so a
-// loaded machine's other processes get the core, then asleep on a condition variable.
-constexpr auto kPauseSpin = std::chrono::microseconds(100);
+// How long an idle worker keeps polling before it parks: first briefly with the CPU's pause hint,
+// then with sched_yield, then asleep on a condition variable. The pause phase is kept short: on
+// an oversubscribed machine a pause-spinning worker that shares a core with the caller holds that
+// core while the caller (the only thread that can publish work) waits; yield hands it back at
+// once, and still notices a new job within a microsecond when the machine is idle.
+constexpr auto kPauseSpin = std::chrono::microseconds(5);
 constexpr auto kYieldSpin = std::chrono::microseconds(2000);
 
 inline void CpuRelax() {
