@@ -51,7 +51,17 @@ void ErfAndGelu(std::mt19937& rng) {
       Check(std::fabs(g[i] - gref) <= 1e-6 * std::fmax(1.0, std::fabs(gref)), "gelu(" + std::to_string(x[i]) + ")");
     }
   }
+  for (size_t n = 1; n <= 70; ++n) {
+    std::vector<float> x = Random(n, 40.f, rng), y(n);
+    SigmoidArray(x.data(), y.data(), int64_t(n));
+    for (size_t i = 0; i < n; ++i) {
+      double ref = 1 / (1 + std::exp(-double(x[i])));
+      Check(std::fabs(y[i] - ref) <= 1e-6 * ref + 1e-30, "sigmoid(" + std::to_string(x[i]) + ") = " + std::to_string(y[i]));
+    }
+  }
   float special[3] = {std::numeric_limits<float>::quiet_NaN(), 0.f, -0.f}, out[3];
+  SigmoidArray(special, out, 3);
+  Check(std::isnan(out[0]) && out[1] == 0.5f && out[2] == 0.5f, "sigmoid passes NaN and maps zeros to one half");
   ErfArray(special, out, 3);
   Check(std::isnan(out[0]) && out[1] == 0.f && out[2] == 0.f, "erf passes NaN and keeps zeros");
   // In place.

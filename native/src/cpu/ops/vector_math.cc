@@ -22,6 +22,19 @@ void GeluPortable(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * 0.70710678118654752f));
 }
 
+void SigmoidPortable(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    // Split by sign so exp never overflows.
+    float v = x[i];
+    if (v >= 0) {
+      y[i] = 1.f / (1.f + std::exp(-v));
+    } else {
+      float e = std::exp(v);
+      y[i] = e / (1.f + e);
+    }
+  }
+}
+
 void SoftmaxRowPortable(const float* x, const float* bias, float scale, float* y, int64_t n) {
   float mx = -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < n; ++i) {
@@ -163,6 +176,24 @@ __attribute__((target("avx2,fma"))) float ExpShiftedSumAvx2(const float* x, floa
   return sum;
 }
 
+// 1 / (1 + e^-x) from e = exp(-|x|) <= 1 (never overflows): 1 / (1 + e) for x >= 0, e / (1 + e)
+// below. NaN passes through.
+__attribute__((target("avx2,fma"))) inline __m256 Sigmoid8(__m256 v) {
+  const __m256 one = _mm256_set1_ps(1.f);
+  __m256 e = ExpNonPositive(_mm256_or_ps(v, _mm256_set1_ps(-0.f)));  // exp(-|v|)
+  __m256 r = _mm256_div_ps(_mm256_blendv_ps(one, e, v), _mm256_add_ps(one, e));  // v's sign bit picks e
+  return _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+__attribute__((target("avx2,fma"))) void SigmoidAvx2(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Sigmoid8(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    const __m256i tail = TailMask(n - i);
+    _mm256_maskstore_ps(y + i, tail, Sigmoid8(_mm256_maskload_ps(x + i, tail)));
+  }
+}
+
 __attribute__((target("avx2,fma"))) void SoftmaxRowAvx2(const float* x, const float* bias, float scale, float* y,
                                                          int64_t n) {
   const __m256 vs = _mm256_set1_ps(scale), neg_inf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
@@ -290,6 +321,14 @@ float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
 void GeluArray(const float* x, float* y, int64_t n) {
   static const ArrayFn fn = Pick(true);
   fn(x, y, n);
+}
+
+void SigmoidArray(const float* x, float* y, int64_t n) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const bool avx2 = gemm_detail::CpuHasAvx2Fma();
+  if (avx2) return SigmoidAvx2(x, y, n);
+#endif
+  SigmoidPortable(x, y, n);
 }
 
 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n) {

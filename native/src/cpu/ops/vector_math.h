@@ -17,6 +17,9 @@ void GeluArray(const float* x, float* y, int64_t n);
 // returns the sum of the y[i]. NaN passes through; results below float range are 0.
 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift);
 
+// y[i] = 1 / (1 + exp(-x[i])); x and y may be the same array.
+void SigmoidArray(const float* x, float* y, int64_t n);
+
 // y = softmax(x * scale + bias) over n contiguous values; bias may be nullptr. y must not alias
 // bias (it may alias x). A NaN anywhere in the row makes the whole row NaN.
 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n);
