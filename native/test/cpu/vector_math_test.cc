@@ -1,7 +1,8 @@
-// Tests of the row kernels in ops/vector_math.* against double-precision references, for every
-// row length from 1 to 70 (vector bodies and masked tails). The binary provides the CPU check
-// itself, so run-asan.sh runs it twice: once on the AVX2 path (where the CPU has it) and once with
-// GEBE_TEST_PORTABLE=1 on the portable path that aarch64 and older x86 CPUs use.
+// Tests of the row kernels in ops/vector_math.* (Erf, Gelu, Tanh, Sigmoid, Softmax and LayerNorm
+// rows) against double-precision references, for every row length from 1 to 70 (vector bodies
+// and masked tails). The binary provides the CPU check itself, so run-asan.sh runs it twice: once
+// on the AVX2 path (where the CPU has it) and once with GEBE_TEST_PORTABLE=1 on the portable path
+// that aarch64 and older x86 CPUs use.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -59,7 +60,22 @@ void ErfAndGelu(std::mt19937& rng) {
       Check(std::fabs(y[i] - ref) <= 1e-6 * ref + 1e-30, "sigmoid(" + std::to_string(x[i]) + ") = " + std::to_string(y[i]));
     }
   }
+  for (size_t n = 1; n <= 70; ++n) {
+    for (float scale : {0.7f, 12.f}) {
+      std::vector<float> x = Random(n, scale, rng), y(n);
+      TanhArray(x.data(), y.data(), int64_t(n));
+      for (size_t i = 0; i < n; ++i) {
+        double ref = std::tanh(double(x[i]));
+        Check(std::fabs(y[i] - ref) <= 1e-6 * std::fabs(ref) + 1e-30, "tanh(" + std::to_string(x[i]) + ") = " + std::to_string(y[i]));
+      }
+    }
+  }
+  float tiny[2] = {1e-20f, -3e-6f}, tiny_out[2];
+  TanhArray(tiny, tiny_out, 2);
+  Check(tiny_out[0] == 1e-20f && std::fabs(tiny_out[1] + 3e-6f) <= 1e-12f, "tanh keeps tiny inputs' precision");
   float special[3] = {std::numeric_limits<float>::quiet_NaN(), 0.f, -0.f}, out[3];
+  TanhArray(special, out, 3);
+  Check(std::isnan(out[0]) && out[1] == 0.f && out[2] == 0.f, "tanh passes NaN and keeps zeros");
   SigmoidArray(special, out, 3);
   Check(std::isnan(out[0]) && out[1] == 0.5f && out[2] == 0.5f, "sigmoid passes NaN and maps zeros to one half");
   ErfArray(special, out, 3);

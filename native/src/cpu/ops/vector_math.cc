@@ -22,6 +22,10 @@ void GeluPortable(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * 0.70710678118654752f));
 }
 
+void TanhPortable(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
+}
+
 void SigmoidPortable(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     // Split by sign so exp never overflows.
@@ -185,6 +189,33 @@ __attribute__((target("avx2,fma"))) inline __m256 Sigmoid8(__m256 v) {
   return _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
 }
 
+// tanh on 8 lanes (Cephes tanhf): |x| < 0.625: x + x·x²·P(x²), so small inputs keep their
+// relative precision; above: (1 - e) / (1 + e) with e = exp(-2|x|) <= 1, sign restored. NaN passes.
+__attribute__((target("avx2,fma"))) inline __m256 Tanh8(__m256 v) {
+  const __m256 sign_mask = _mm256_set1_ps(-0.f), one = _mm256_set1_ps(1.f);
+  __m256 ax = _mm256_andnot_ps(sign_mask, v);
+  __m256 z = _mm256_mul_ps(v, v);
+  __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(-5.70498872745e-3f), z, _mm256_set1_ps(2.06390887954e-2f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-5.37397155531e-2f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(1.33314422036e-1f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-3.33332819422e-1f));
+  __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(p, z), v, v);
+  __m256 e = ExpNonPositive(_mm256_mul_ps(ax, _mm256_set1_ps(-2.f)));
+  __m256 large = _mm256_div_ps(_mm256_sub_ps(one, e), _mm256_add_ps(one, e));
+  large = _mm256_or_ps(large, _mm256_and_ps(v, sign_mask));
+  __m256 r = _mm256_blendv_ps(large, small, _mm256_cmp_ps(ax, _mm256_set1_ps(0.625f), _CMP_LT_OQ));
+  return _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+__attribute__((target("avx2,fma"))) void TanhAvx2(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Tanh8(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    const __m256i tail = TailMask(n - i);
+    _mm256_maskstore_ps(y + i, tail, Tanh8(_mm256_maskload_ps(x + i, tail)));
+  }
+}
+
 __attribute__((target("avx2,fma"))) void SigmoidAvx2(const float* x, float* y, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Sigmoid8(_mm256_loadu_ps(x + i)));
@@ -321,6 +352,14 @@ float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
 void GeluArray(const float* x, float* y, int64_t n) {
   static const ArrayFn fn = Pick(true);
   fn(x, y, n);
+}
+
+void TanhArray(const float* x, float* y, int64_t n) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const bool avx2 = gemm_detail::CpuHasAvx2Fma();
+  if (avx2) return TanhAvx2(x, y, n);
+#endif
+  TanhPortable(x, y, n);
 }
 
 void SigmoidArray(const float* x, float* y, int64_t n) {
