@@ -4,7 +4,8 @@
  * latency per row with the gebe/ORT ratio, and the peak RSS of a fresh process after loading
  * each model in each engine.
  *
- *   GEBE_BENCH_ITERS=n   timed iterations per row (default 20; warm-up is 3)
+ *   GEBE_BENCH_ITERS=n   least timed iterations per row and engine (default 20; warm-up is 3)
+ *   GEBE_BENCH_SECONDS=s time per row past which no more iterations start (default 1.5)
  *   GEBE_BENCH_ONLY=re   only rows whose name matches the regular expression
  */
 import { execFileSync } from 'node:child_process';
@@ -37,26 +38,43 @@ function percentile50(samples: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function timeIt(run: () => Promise<unknown>, iters: number): Promise<number> {
-  for (let i = 0; i < 3; i++) await run();
-  const samples: number[] = [];
-  for (let i = 0; i < iters; i++) {
-    const t0 = process.hrtime.bigint();
+/**
+ * p50 latency (ms) of two engines, timed in alternating blocks of calls so that machine noise
+ * hits both alike: at least `minIters` calls each, and more until `budgetMs` has passed (small
+ * models get hundreds of samples instead of 20, which on a shared machine is the difference
+ * between a median and a guess). Each block starts with one untimed call: both engines' workers
+ * spin for a while after a run, and the first call after a switch would pay for the other's.
+ */
+async function timePair(a: () => Promise<unknown>, b: () => Promise<unknown>, minIters: number, budgetMs: number): Promise<[number, number]> {
+  const BLOCK = 8;
+  const samples: [number[], number[]] = [[], []];
+  const block = async (run: () => Promise<unknown>, into: number[]) => {
     await run();
-    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    for (let i = 0; i < BLOCK; i++) {
+      const t0 = process.hrtime.bigint();
+      await run();
+      into.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  };
+  for (let i = 0; i < 3; i++) {
+    await a();
+    await b();
   }
-  return percentile50(samples);
+  const end = performance.now() + budgetMs;
+  while (samples[0].length < 5000 && (samples[0].length < minIters || performance.now() < end)) {
+    await block(a, samples[0]);
+    await block(b, samples[1]);
+  }
+  return [percentile50(samples[0]), percentile50(samples[1])];
 }
 
-async function latency(row: Row, threads: number, iters: number): Promise<{ gebe: number; ort: number }> {
+async function latency(row: Row, threads: number, iters: number, budgetMs: number): Promise<{ gebe: number; ort: number }> {
   const ort = await loadOrt();
   const gebe = CpuSession.load(row.model, { intraOpThreads: threads });
   const ortSession = await ort.InferenceSession.create(row.model, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
   const feeds: Record<string, OrtModule.Tensor> = {};
   for (const t of row.inputs) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype], t.data, t.dims);
-  // Interleave the two engines row by row so machine noise hits both alike.
-  const g = await timeIt(() => gebe.run(row.inputs), iters);
-  const o = await timeIt(() => ortSession.run(feeds), iters);
+  const [g, o] = await timePair(() => gebe.run(row.inputs), () => ortSession.run(feeds), iters, budgetMs);
   gebe.close();
   await ortSession.release();
   return { gebe: g, ort: o };
@@ -101,6 +119,7 @@ function pad(s: string, n: number): string {
 async function main(): Promise<void> {
   if (process.argv[2] === '--rss') return rssChild(process.argv[3], process.argv[4], process.argv[5]);
   const iters = Number(process.env.GEBE_BENCH_ITERS ?? 20);
+  const budgetMs = 1000 * Number(process.env.GEBE_BENCH_SECONDS ?? 1.5);
   const only = process.env.GEBE_BENCH_ONLY ? new RegExp(process.env.GEBE_BENCH_ONLY) : undefined;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-bench-'));
   const write = (name: string, bytes: Uint8Array) => {
@@ -129,13 +148,13 @@ async function main(): Promise<void> {
   const ort = await loadOrt();
   const cores = os.availableParallelism();
   const threadCounts = cores > 1 ? [1, cores] : [1];
-  console.log(`gebe cpu engine vs onnxruntime-node ${ort.env.versions.common}: GEMM ${cpuGemmIsa()}, ${cores} cores, p50 of ${iters} runs`);
+  console.log(`gebe cpu engine vs onnxruntime-node ${ort.env.versions.common}: GEMM ${cpuGemmIsa()}, ${cores} cores, p50 of >= ${iters} runs per row (blocks of 8 calls alternate between the engines; rows get ${budgetMs / 1000} s)`);
   console.log(`${pad('model', 22)}${pad('threads', 9)}${pad('gebe ms', 11)}${pad('ORT ms', 11)}gebe/ORT`);
   for (const spec of specs) {
     if (only && !only.test(spec.name)) continue;
     const row: Row = { name: spec.name, model: spec.model, inputs: spec.inputs.map(makeInput) };
     for (const threads of threadCounts) {
-      const r = await latency(row, threads, iters);
+      const r = await latency(row, threads, iters, budgetMs);
       console.log(`${pad(spec.name, 22)}${pad(String(threads), 9)}${pad(r.gebe.toFixed(2), 11)}${pad(r.ort.toFixed(2), 11)}${(r.gebe / r.ort).toFixed(2)}`);
     }
   }

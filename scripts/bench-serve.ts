@@ -1,10 +1,29 @@
 /**
  * `npm run bench:serve`: the MNIST CNN (instance count 2, dynamic batching) served by `gebe serve`
- * in its own process, measured over HTTP JSON, HTTP binary (both with Debian's `wrk`) and gRPC
- * (a @grpc/grpc-js client loop), side by side with the same model driven in-process through the
- * executor, at concurrency 1, 4 and 16, all in one run. Prints one table with the ratios.
+ * in its own process, measured over HTTP JSON, HTTP binary (both with Debian's `wrk`) and gRPC,
+ * side by side with the same model driven in-process through the executor, at concurrency 1, 4
+ * and 16, all in one run. Prints one table with the ratios.
+ *
+ * Method, and why:
+ * - The in-process model and the served one use the same config (templates/mnist as it is). Both
+ *   stay loaded for the whole run, and the cells are interleaved by concurrency (in-process c1,
+ *   then every protocol at c1, then c4, ...): on a small machine shared with other work the load
+ *   drifts over a minute, and each ratio should compare figures taken seconds apart.
+ * - Load generators run on the same cores as the server (the in-process baseline pays no client
+ *   at all), so they must be cheap: HTTP load comes from `wrk`, gRPC load from nghttp2's `h2load`
+ *   (Debian package nghttp2-client; one HTTP/2 connection with `conc` concurrent streams, as one
+ *   gRPC channel), both C programs. Every gRPC request is checked: one ModelInfer through
+ *   @grpc/grpc-js first, then the server's success count must cover every request h2load
+ *   completed (grpc-status travels in trailers, which h2load does not read).
+ * - The "gRPC grpc-js client" rows drive the same server from a @grpc/grpc-js client in this
+ *   process: on this hardware that client costs 2-3x more CPU per call than the server, so those
+ *   rows mostly measure the client. They are kept to show the difference.
+ * - CPU per request is printed beside throughput (from /proc for the server, bash's `time` for
+ *   wrk/h2load, process.cpuUsage here): when other work shares the cores, throughput ratios swing
+ *   from run to run, while CPU per request says what serving costs. "CPU/req vs in-process" adds
+ *   the client's CPU, since on this machine it runs on the same cores as the server.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,26 +32,74 @@ import * as grpc from '@grpc/grpc-js';
 import * as hdr from 'hdr-histogram-js';
 import { parseModelConfig } from '../src/core/config/index.js';
 import { loadModel } from '../src/core/executor/index.js';
-import { serviceDefinition } from '../src/core/server/grpc/proto.js';
+import { grpcRoot, serviceDefinition } from '../src/core/server/grpc/proto.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = [1, 4, 16];
 
-interface Row { mode: string; concurrency: number; throughput: number; p50: number; p99: number }
+interface Row {
+  mode: string;
+  concurrency: number;
+  throughput: number;
+  p50: number;
+  p99: number;
+  /** CPU µs per request of the process that runs the model (this one in-process, else gebe serve). */
+  cpu?: number;
+  /** CPU µs per request of the load generator, where it is another process or (grpc-js) this one. */
+  clientCpu?: number;
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU time (user + system, all threads) a process has used so far, in µs; undefined without /proc. */
+function processCpuMicros(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+function selfCpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/** Runs a load generator; returns its stdout and the CPU it used (bash's `time`, children included). */
+function runTimed(cmd: string, args: string[]): { out: string; cpu?: number } {
+  const r = spawnSync('bash', ['-c', 'TIMEFORMAT="cpu %3U %3S"; time "$@"', 'bash', cmd, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  const t = /cpu ([0-9.]+) ([0-9.]+)\s*$/.exec(r.stderr);
+  return { out: r.stdout, cpu: t ? (Number(t[1]) + Number(t[2])) * 1e6 : undefined };
+}
+
+/** Server CPU over `run`, per request. */
+function perRequest(before: number | undefined, after: number | undefined, requests: number): number | undefined {
+  return before === undefined || after === undefined || requests === 0 ? undefined : (after - before) / requests;
+}
 
 function histogram(): hdr.Histogram {
   return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
 }
 
 /** Closed loop: `concurrency` workers each issue the next request when the last one finishes. */
-async function closedLoop(concurrency: number, once: () => Promise<unknown>): Promise<Omit<Row, 'mode' | 'concurrency'>> {
+async function closedLoop(concurrency: number, once: () => Promise<unknown>, serverPid?: number): Promise<Omit<Row, 'mode' | 'concurrency'>> {
   const warmEnd = performance.now() + 500;
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (performance.now() < warmEnd) await once();
   }));
   const h = histogram();
   let count = 0;
+  const self0 = selfCpuMicros();
+  const server0 = serverPid === undefined ? undefined : processCpuMicros(serverPid);
   const start = performance.now();
   const end = start + SECONDS * 1000;
   await Promise.all(Array.from({ length: concurrency }, async () => {
@@ -44,7 +111,10 @@ async function closedLoop(concurrency: number, once: () => Promise<unknown>): Pr
     }
   }));
   const elapsed = (performance.now() - start) / 1000;
-  return { throughput: count / elapsed, p50: h.getValueAtPercentile(50), p99: h.getValueAtPercentile(99) };
+  const selfCpu = (selfCpuMicros() - self0) / count;
+  const times = { throughput: count / elapsed, p50: h.getValueAtPercentile(50), p99: h.getValueAtPercentile(99) };
+  if (serverPid === undefined) return { ...times, cpu: selfCpu };
+  return { ...times, cpu: perRequest(server0, processCpuMicros(serverPid), count), clientCpu: selfCpu };
 }
 
 /** A wrk Lua script that POSTs `body` (any bytes) with `headers`. */
@@ -60,21 +130,27 @@ function toMicros(value: string): number {
   return Number(m[1]) * (m[2] === 'us' ? 1 : m[2] === 'ms' ? 1000 : 1_000_000);
 }
 
-function wrk(url: string, script: string, concurrency: number): Omit<Row, 'mode' | 'concurrency'> {
+function wrk(url: string, script: string, concurrency: number, serverPid: number): Omit<Row, 'mode' | 'concurrency'> {
   // One wrk thread drives 16 connections easily and leaves the second core to the server.
-  const threads = 1;
   execFileSync('wrk', ['-t1', `-c${concurrency}`, '-d1s', '-s', script, url], { encoding: 'utf8' }); // warm-up
-  const out = execFileSync('wrk', [`-t${threads}`, `-c${concurrency}`, `-d${SECONDS}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
+  const server0 = processCpuMicros(serverPid);
+  const { out, cpu } = runTimed('wrk', ['-t1', `-c${concurrency}`, `-d${SECONDS}s`, '--latency', '-s', script, url]);
+  const server1 = processCpuMicros(serverPid);
   const rps = /Requests\/sec:\s+([0-9.]+)/.exec(out);
+  const requests = /(\d+) requests in/.exec(out);
   const p50 = /^\s+50%\s+(\S+)/m.exec(out);
   const p99 = /^\s+99%\s+(\S+)/m.exec(out);
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  if (!rps || !p50 || !p99) throw new Error(`could not read wrk's output:\n${out}`);
+  if (!rps || !p50 || !p99 || !requests) throw new Error(`could not read wrk's output:\n${out}`);
   if (errors) throw new Error(`wrk saw ${errors[1]} error responses:\n${out}`);
-  return { throughput: Number(rps[1]), p50: toMicros(p50[1]!), p99: toMicros(p99[1]!) };
+  const n = Number(requests[1]);
+  return {
+    throughput: Number(rps[1]), p50: toMicros(p50[1]!), p99: toMicros(p99[1]!),
+    cpu: perRequest(server0, server1, n), clientCpu: cpu === undefined ? undefined : cpu / n,
+  };
 }
 
-async function startServer(repo: string): Promise<{ http: number; grpc: number; stop(): Promise<void> }> {
+async function startServer(repo: string): Promise<{ http: number; grpc: number; pid: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [path.join(root, 'bin/gebe.js'), 'serve', repo, '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -90,11 +166,63 @@ async function startServer(repo: string): Promise<{ http: number; grpc: number; 
   });
   return {
     ...ports,
+    pid: child.pid!,
     stop: () => new Promise((resolve) => {
       child.on('exit', () => resolve());
       child.kill('SIGTERM');
     }),
   };
+}
+
+/** Percentile (0-100) of sorted values. */
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+async function successCount(httpPort: number): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${httpPort}/v2/models/mnist/stats`);
+  const body = (await res.json()) as { model_stats: Array<{ inference_stats: { success: { count: number } } }> };
+  return body.model_stats[0]!.inference_stats.success.count;
+}
+
+/**
+ * gRPC ModelInfer load from h2load: one connection, `concurrency` streams. Latency percentiles come
+ * from h2load's per-request log; the server's success count must cover every completed request.
+ */
+async function h2load(port: number, httpPort: number, serverPid: number, frame: string, concurrency: number, dir: string): Promise<Omit<Row, 'mode' | 'concurrency'>> {
+  const url = `http://127.0.0.1:${port}/inference.GRPCInferenceService/ModelInfer`;
+  const args = ['-c1', `-m${concurrency}`, '-t1', '-d', frame, '-H', 'content-type: application/grpc', '-H', 'te: trailers'];
+  execFileSync('h2load', [...args, '-D', '1', url], { encoding: 'utf8' }); // warm-up
+  const log = path.join(dir, `h2load-${concurrency}.log`);
+  const before = await successCount(httpPort);
+  const server0 = processCpuMicros(serverPid);
+  const { out, cpu } = runTimed('h2load', [...args, '-D', String(SECONDS), `--log-file=${log}`, url]);
+  const server1 = processCpuMicros(serverPid);
+  const after = await successCount(httpPort);
+  const counts = /requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);
+  const rps = /finished in [0-9.]+s, ([0-9.]+) req\/s/.exec(out);
+  if (!counts || !rps) throw new Error(`could not read h2load's output:\n${out}`);
+  const [started, done, succeeded] = [Number(counts[2]), Number(counts[3]), Number(counts[4])];
+  if (succeeded !== done) throw new Error(`h2load saw ${done - succeeded} failed gRPC requests:\n${out}`);
+  // Up to `concurrency` requests the warm-up run left in flight may complete inside this window.
+  if (after - before < done || after - before > started + concurrency) {
+    throw new Error(`the server counted ${after - before} successful inferences while h2load completed ${done} gRPC requests: some answered with an error status`);
+  }
+  const latencies = readFileSync(log, 'utf8').trim().split('\n').map((line) => Number(line.split('\t')[2])).sort((a, b) => a - b);
+  return {
+    throughput: Number(rps[1]), p50: percentile(latencies, 50), p99: percentile(latencies, 99),
+    cpu: perRequest(server0, server1, done), clientCpu: cpu === undefined ? undefined : cpu / done,
+  };
+}
+
+/** A gRPC length-prefixed frame holding one ModelInferRequest, for h2load's request body. */
+function grpcFrame(bytes: Uint8Array, file: string): void {
+  const type = grpcRoot().lookupType('inference.ModelInferRequest');
+  const message = type.encode(type.fromObject({ model_name: 'mnist', inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] }], raw_input_contents: [bytes] })).finish();
+  const frame = Buffer.alloc(5 + message.byteLength);
+  frame.writeUInt32BE(message.byteLength, 1);
+  frame.set(message, 5);
+  writeFileSync(file, frame);
 }
 
 async function main(): Promise<void> {
@@ -106,34 +234,51 @@ async function main(): Promise<void> {
   const pixels = new Float32Array(784).map((_, i) => ((i * 37) % 255) / 255);
   const bytes = new Uint8Array(pixels.buffer);
   const rows: Row[] = [];
+  const haveH2load = (() => {
+    try {
+      execFileSync('h2load', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      console.error('h2load not found (apt-get install nghttp2-client): gRPC is measured with the grpc-js client only');
+      return false;
+    }
+  })();
 
-  console.error('in-process executor …');
+  // Both stay up for the whole run; idle, neither uses the CPU.
   const model = await loadModel(modelDir, '1', config);
-  for (const c of CONCURRENCY) {
-    rows.push({ mode: 'in-process', concurrency: c, ...(await closedLoop(c, () => model.infer({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: bytes }] }))) });
-  }
-  await model.unload();
-
-  console.error('gebe serve …');
   const server = await startServer(repo);
   const url = `http://127.0.0.1:${server.http}/v2/models/mnist/infer`;
+  const Client = grpc.makeGenericClientConstructor(serviceDefinition('inference.GRPCInferenceService', 'client'), 'GRPCInferenceService');
+  const client = new Client(`127.0.0.1:${server.grpc}`, grpc.credentials.createInsecure()) as grpc.Client & Record<string, Function>;
   try {
     const jsonLua = path.join(repo, 'json.lua');
     wrkScript(Buffer.from(JSON.stringify({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: Array.from(pixels) }] })), { 'Content-Type': 'application/json' }, jsonLua);
     const header = Buffer.from(JSON.stringify({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], parameters: { binary_data_size: bytes.byteLength } }], outputs: [{ name: 'logits', parameters: { binary_data: true } }] }));
     const binLua = path.join(repo, 'binary.lua');
     wrkScript(Buffer.concat([header, Buffer.from(bytes.buffer)]), { 'Inference-Header-Content-Length': String(header.byteLength), 'Content-Type': 'application/octet-stream' }, binLua);
-    for (const c of CONCURRENCY) rows.push({ mode: 'HTTP JSON', concurrency: c, ...wrk(url, jsonLua, c) });
-    for (const c of CONCURRENCY) rows.push({ mode: 'HTTP binary', concurrency: c, ...wrk(url, binLua, c) });
+    const frame = path.join(repo, 'infer.grpc');
+    grpcFrame(bytes, frame);
 
-    const Client = grpc.makeGenericClientConstructor(serviceDefinition('inference.GRPCInferenceService', 'client'), 'GRPCInferenceService');
-    const client = new Client(`127.0.0.1:${server.grpc}`, grpc.credentials.createInsecure()) as grpc.Client & Record<string, Function>;
     const request = { model_name: 'mnist', inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] }], raw_input_contents: [Buffer.from(bytes.buffer)] };
-    const once = () => new Promise<void>((resolve, reject) => client.ModelInfer!(request, (e: Error | null) => (e ? reject(e) : resolve())));
-    for (const c of CONCURRENCY) rows.push({ mode: 'gRPC', concurrency: c, ...(await closedLoop(c, once)) });
-    client.close();
+    const grpcOnce = () => new Promise<Record<string, any>>((resolve, reject) => client.ModelInfer!(request, (e: Error | null, r: Record<string, any>) => (e ? reject(e) : resolve(r))));
+    // The request h2load replays must be one the server answers with the model's output.
+    const check = await grpcOnce();
+    if (check.outputs?.[0]?.name !== 'logits' || check.raw_output_contents?.[0]?.byteLength !== 40) {
+      throw new Error(`unexpected ModelInfer response: ${JSON.stringify(check).slice(0, 300)}`);
+    }
+
+    for (const c of CONCURRENCY) {
+      console.error(`concurrency ${c} …`);
+      rows.push({ mode: 'in-process', concurrency: c, ...(await closedLoop(c, () => model.infer({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: bytes }] }))) });
+      rows.push({ mode: 'HTTP JSON', concurrency: c, ...wrk(url, jsonLua, c, server.pid) });
+      rows.push({ mode: 'HTTP binary', concurrency: c, ...wrk(url, binLua, c, server.pid) });
+      if (haveH2load) rows.push({ mode: 'gRPC', concurrency: c, ...(await h2load(server.grpc, server.http, server.pid, frame, c, repo)) });
+      rows.push({ mode: 'gRPC grpc-js client', concurrency: c, ...(await closedLoop(c, grpcOnce, server.pid)) });
+    }
   } finally {
+    client.close();
     await server.stop();
+    await model.unload();
     rmSync(repo, { recursive: true, force: true });
   }
   printTable(rows);
@@ -141,17 +286,25 @@ async function main(): Promise<void> {
 
 function printTable(rows: Row[]): void {
   const base = new Map(rows.filter((r) => r.mode === 'in-process').map((r) => [r.concurrency, r]));
-  const header = ['mode', 'conc', 'infer/s', 'p50 µs', 'p99 µs', 'infer/s vs in-process', 'added p50 µs'];
+  const us = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(0));
+  const header = ['mode', 'conc', 'infer/s', 'p50 µs', 'p99 µs', 'infer/s vs in-process', 'added p50 µs', 'CPU µs/req', 'client CPU µs/req', 'CPU/req vs in-process'];
   const body = rows.map((r) => {
     const b = base.get(r.concurrency)!;
+    const inProcess = r.mode === 'in-process';
+    const total = r.cpu === undefined ? undefined : r.cpu + (r.clientCpu ?? 0);
     return [r.mode, String(r.concurrency), r.throughput.toFixed(0), r.p50.toFixed(0), r.p99.toFixed(0),
-      r.mode === 'in-process' ? '1.00×' : `${(r.throughput / b.throughput).toFixed(2)}×`,
-      r.mode === 'in-process' ? '-' : (r.p50 - b.p50).toFixed(0)];
+      inProcess ? '1.00×' : `${(r.throughput / b.throughput).toFixed(2)}×`,
+      inProcess ? '-' : (r.p50 - b.p50).toFixed(0),
+      us(r.cpu), us(r.clientCpu),
+      total === undefined || b.cpu === undefined ? '-' : `${(total / b.cpu).toFixed(2)}×`];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(`gebe serve vs in-process executor: MNIST CNN (templates/mnist: instance count 2, dynamic batching), ${SECONDS}s per cell, ${os.cpus().length} CPUs`);
-  console.log('HTTP load from wrk (keep-alive), gRPC and in-process load from a closed loop in this process');
+  console.log('HTTP load from wrk (keep-alive, conc connections), gRPC from h2load (one connection, conc streams), in-process and');
+  console.log('"grpc-js client" load from a closed loop in this process; cells interleaved by concurrency');
+  console.log('CPU µs/req: the model\'s process (in-process: this one, with its load loop); client: wrk/h2load, or this process for');
+  console.log('grpc-js; CPU/req vs in-process: (CPU + client CPU) over the in-process CPU, all on the same cores');
   console.log(line(header));
   for (const row of body) console.log(line(row));
 }

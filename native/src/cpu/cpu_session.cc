@@ -115,6 +115,7 @@ std::vector<Shape> CpuSession::OrderShapes(const std::vector<NamedShape>& shapes
 }
 
 void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) {
+  pool_->Prewarm();  // parked workers wake while the inputs are checked
   const Program& program = *program_;
   std::vector<const TensorView*> by_input(program.inputs.size(), nullptr);
   for (const auto& view : inputs) {
@@ -128,7 +129,8 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
     if (by_input[i]) throw EngineError("input '" + view.name + "' was given twice");
     by_input[i] = &view;
   }
-  std::vector<Shape> shapes;
+  std::vector<Shape>& shapes = run_shapes_;
+  shapes.resize(program.inputs.size());
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const TensorDesc& d = program.inputs[i];
     const TensorView* v = by_input[i];
@@ -146,13 +148,16 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
     }
     if (v->byte_size && v->data == nullptr) throw EngineError("input '" + d.name + "' has no data");
     if (!allow_non_finite_) CheckFinite(*v);
-    shapes.push_back(v->shape);
+    shapes[i] = v->shape;
   }
   const Plan& plan = PlanFor(shapes, nullptr);
   if (arena_.size() < plan.arena_bytes) arena_ = AlignedBuffer(plan.arena_bytes);
   uint8_t* arena = static_cast<uint8_t*>(arena_.data());
 
-  std::vector<TensorRef> values = plan.values;
+  // The per-run value table is a member: assigning the plan's table into it reuses every shape
+  // vector's storage, so a steady stream of same-shaped runs does not allocate for it.
+  std::vector<TensorRef>& values = run_values_;
+  values = plan.values;
   for (size_t i = 0; i < program.input_ids.size(); ++i) {
     values[size_t(program.input_ids[i])].data = const_cast<void*>(by_input[i]->data);
   }
@@ -185,13 +190,16 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
     return dynamic_buffers.back().data();
   };
 
+  std::vector<const TensorRef*>& in = step_inputs_;
+  std::vector<TensorRef>& out = step_outputs_;
   for (size_t k = 0; k < program.steps.size(); ++k) {
     if (plan.modes[k] == StepMode::kFolded || plan.modes[k] == StepMode::kAlias) continue;
     const Step& step = program.steps[k];
-    std::vector<const TensorRef*> in;
+    in.clear();
     for (int id : step.inputs) in.push_back(id < 0 ? nullptr : &values[size_t(id)]);
-    std::vector<TensorRef> out(step.outputs.size());
+    out.resize(step.outputs.size());
     if (plan.modes[k] == StepMode::kDynamic) {
+      for (TensorRef& o : out) o = TensorRef();
       if (!step.kernel->Infer(in, out)) {
         throw EngineError(step.kernel->node().label() + ": could not infer output shapes from the runtime inputs");
       }

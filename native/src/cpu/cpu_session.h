@@ -46,6 +46,12 @@ class CpuSession : public Session {
   std::map<std::vector<Shape>, std::unique_ptr<Plan>> plans_;
   AlignedBuffer arena_;
   Scratch scratch_;
+  // Working state of run(), kept between runs (a session is driven by one thread at a time) so
+  // steady-state runs reuse its storage instead of allocating it per run and per step.
+  std::vector<Shape> run_shapes_;
+  std::vector<TensorRef> run_values_;
+  std::vector<const TensorRef*> step_inputs_;
+  std::vector<TensorRef> step_outputs_;
 };
 
 }  // namespace gebe::cpu

@@ -52,6 +52,8 @@ void FoldConstants(Program& program, const RunContext& ctx);
 void FuseConvBatchNorm(Program& program);
 void FuseActivations(Program& program);
 void FuseMatMulBias(Program& program);
+// Gelu and attention-softmax chains (elementwise_fusion.cc).
+void FuseElementwiseChains(Program& program);
 void RemoveDeadSteps(Program& program);
 
 }  // namespace gebe::cpu

@@ -197,6 +197,7 @@ std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions&
     FuseConvBatchNorm(*program);
     FuseMatMulBias(*program);
     FuseActivations(*program);
+    FuseElementwiseChains(*program);
     RemoveDeadSteps(*program);
   }
   for (Step& step : program->steps) {

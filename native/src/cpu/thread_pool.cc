@@ -1,13 +1,54 @@
 #include "cpu/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
+
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace gebe::cpu {
 
 namespace {
-// Polls before a worker sleeps (about a millisecond at most): long enough to catch the next kernel of
-// the same run, short enough not to burn a core between requests.
-constexpr int kSpinPolls = 1000;
+
+using Clock = std::chrono::steady_clock;
+
+// How long an idle worker keeps polling before it parks: first briefly with the CPU's pause hint,
+// then with sched_yield, then asleep on a condition variable. The pause phase is kept short: on
+// an oversubscribed machine a pause-spinning worker that shares a core with the caller holds that
+// core while the caller (the only thread that can publish work) waits; yield hands it back at
+// once, and still notices a new job within a microsecond when the machine is idle.
+constexpr auto kPauseSpin = std::chrono::microseconds(5);
+constexpr auto kYieldSpin = std::chrono::microseconds(2000);
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// Polls `ready` with pause for up to `pause_for`, then with yield up to `yield_for`; true once ready.
+template <typename Ready>
+bool SpinUntil(Ready ready, Clock::duration pause_for, Clock::duration yield_for) {
+  if (ready()) return true;
+  const auto start = Clock::now();
+  for (int i = 1;; ++i) {
+    if (ready()) return true;
+    // Reading the clock every few dozen polls keeps it off the fast path.
+    if ((i & 31) == 0) {
+      auto spent = Clock::now() - start;
+      if (spent >= yield_for) return false;
+      if (spent >= pause_for) {
+        std::this_thread::yield();
+        continue;
+      }
+    }
+    CpuRelax();
+  }
+}
+
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
@@ -18,70 +59,97 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-    generation_.fetch_add(1);
+    stop_.store(true);
   }
   wake_.notify_all();
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::RunChunks(Job& job) {
+void ThreadPool::Wake() {
+  // Pairs with the worker's sleepers_ increment + re-check under mu_: either the worker sees the
+  // new state before it waits, or it is waiting and gets this notification.
+  if (sleepers_.load() > 0) {
+    { std::lock_guard<std::mutex> lock(mu_); }
+    wake_.notify_all();
+  }
+}
+
+void ThreadPool::Prewarm() {
+  if (!workers_.empty()) Wake();
+}
+
+void ThreadPool::Work(uint64_t epoch) {
   for (;;) {
-    int64_t c = job.next.fetch_add(1);
-    if (c >= job.chunks) return;
-    int64_t begin = c * job.chunk;
-    (*job.fn)(begin, std::min(job.n, begin + job.chunk));
-    job.done.fetch_add(1, std::memory_order_acq_rel);
+    uint64_t s = state_.load(std::memory_order_acquire);
+    if ((s >> kEpochShift) != epoch) return;
+    int64_t chunks = int64_t((s >> kChunksShift) & kMaxChunks), index = int64_t(s & kMaxChunks);
+    if (index >= chunks) return;
+    // Read before the claim. A successful claim means the job was still running, so the caller
+    // cannot have replaced these with the next job's yet: they are this epoch's.
+    int64_t n = n_.load(std::memory_order_relaxed), chunk = chunk_.load(std::memory_order_relaxed);
+    void* fn = fn_.load(std::memory_order_relaxed);
+    auto call = call_.load(std::memory_order_relaxed);
+    if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) continue;
+    int64_t begin = index * chunk;
+    try {
+      call(fn, begin, std::min(n, begin + chunk));
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    done_.fetch_add(1, std::memory_order_acq_rel);
   }
 }
 
 void ThreadPool::WorkerLoop() {
-  uint64_t seen = 0;
+  uint64_t seen = state_.load() >> kEpochShift;
+  auto fresh = [&] { return (state_.load() >> kEpochShift) != seen || stop_.load(); };
   for (;;) {
-    for (int i = 0; i < kSpinPolls && generation_.load(std::memory_order_acquire) == seen; ++i) std::this_thread::yield();
-    std::shared_ptr<Job> job;
-    {
+    if (!SpinUntil(fresh, kPauseSpin, kYieldSpin)) {
       std::unique_lock<std::mutex> lock(mu_);
-      wake_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
-      if (stop_) return;
-      seen = generation_.load();
-      job = job_;
+      sleepers_.fetch_add(1);
+      // seq_cst increment, then the state check: pairs with Run's store, then sleepers_ read.
+      if (!fresh()) wake_.wait(lock);
+      sleepers_.fetch_sub(1);
+      continue;  // a new job, a Prewarm or a spurious wake-up: spin (and work) again
     }
-    if (!job) continue;
-    RunChunks(*job);
-    if (job->done.load(std::memory_order_acquire) == job->chunks) {
-      std::lock_guard<std::mutex> lock(mu_);
-      finished_.notify_all();
-    }
+    if (stop_.load()) return;
+    seen = state_.load(std::memory_order_acquire) >> kEpochShift;
+    Work(seen);
   }
 }
 
-void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void ThreadPool::Run(int64_t n, int64_t grain, Body body) {
   if (n <= 0) return;
   grain = std::max<int64_t>(1, grain);
   int64_t max_chunks = (n + grain - 1) / grain;
-  if (workers_.empty() || max_chunks <= 1) {
-    fn(0, n);
+  if (workers_.empty() || max_chunks <= 1 || busy_.exchange(true, std::memory_order_acquire)) {
+    body.call(body.fn, 0, n);
     return;
   }
-  // A few chunks per participant balances uneven work without much claiming overhead.
-  auto job = std::make_shared<Job>();
-  int64_t chunks = std::min<int64_t>(max_chunks, int64_t(size()) * 4);
-  job->fn = &fn;
-  job->n = n;
-  job->chunk = (n + chunks - 1) / chunks;
-  job->chunks = (n + job->chunk - 1) / job->chunk;
+  // A few chunks per participant balance uneven work and late workers without much claiming.
+  int64_t chunks = std::min<int64_t>({max_chunks, int64_t(size()) * 4, int64_t(kMaxChunks)});
+  int64_t chunk = (n + chunks - 1) / chunks;
+  chunks = (n + chunk - 1) / chunk;
+  fn_.store(body.fn, std::memory_order_relaxed);
+  call_.store(body.call, std::memory_order_relaxed);
+  n_.store(n, std::memory_order_relaxed);
+  chunk_.store(chunk, std::memory_order_relaxed);
+  done_.store(0, std::memory_order_relaxed);
+  uint64_t epoch = ++epoch_;
+  // seq_cst: publishes the job, and is ordered before Wake's read of sleepers_.
+  state_.store(epoch << kEpochShift | uint64_t(chunks) << kChunksShift);
+  Wake();
+  Work(epoch);
+  // Every chunk is claimed; wait for the ones still running on workers (each is at most one chunk).
+  SpinUntil([&] { return done_.load(std::memory_order_acquire) == chunks; }, kPauseSpin, Clock::duration::max());
+  std::exception_ptr error;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    job_ = job;
-    generation_.fetch_add(1, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(error_mu_);
+    std::swap(error, error_);
   }
-  wake_.notify_all();
-  RunChunks(*job);
-  for (int i = 0; i < kSpinPolls && job->done.load(std::memory_order_acquire) < job->chunks; ++i) std::this_thread::yield();
-  std::unique_lock<std::mutex> lock(mu_);
-  finished_.wait(lock, [&] { return job->done.load(std::memory_order_acquire) == job->chunks; });
-  job_.reset();
+  busy_.store(false, std::memory_order_release);
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace gebe::cpu

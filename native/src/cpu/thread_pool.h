@@ -1,18 +1,27 @@
 // A fixed-size intra-op thread pool. ParallelFor splits [0, n) into chunks that the caller and
-// the workers claim from a shared counter; it returns as soon as every chunk is done, without
-// waiting for workers that have not woken up yet (on a busy machine a sleeping worker must not
-// stall the caller). Workers spin briefly before sleeping so back-to-back kernels of one run
-// do not pay a wake-up each. One pool per session: a session is driven by one thread at a time,
-// so a pool never sees two ParallelFor calls at once.
+// the workers claim from one shared counter; it returns as soon as every chunk is done, never
+// waiting for a worker that has not woken up yet (on a busy machine a sleeping worker must not
+// stall the caller). Workers spin briefly before parking so the back-to-back kernels of one run
+// do not pay a wake-up each.
+//
+// Per call there is no allocation and no lock: the job (a non-owning reference to the caller's
+// callable plus the chunking) sits in the pool, published by bumping an epoch that shares one
+// atomic word with the chunk count and the next chunk index, so a worker that wakes late can only
+// ever claim a chunk of the job that is current (its compare-and-swap fails once the epoch moved
+// on), and a claim that succeeds proves the job's other fields it read belong to that epoch.
+//
+// One pool per session and a session is driven by one thread at a time; a second, concurrent or
+// nested ParallelFor (a kernel body that itself calls ParallelFor) simply runs inline.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace gebe::cpu {
@@ -27,30 +36,54 @@ class ThreadPool {
 
   int size() const { return int(workers_.size()) + 1; }
 
-  // Calls fn(begin, end) over chunks of [0, n); chunks hold at least `grain` items.
-  void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+  // Calls fn(begin, end) over chunks of [0, n); chunks hold at least `grain` items. Work of a
+  // single chunk runs inline on the caller without touching the workers. An exception thrown by
+  // fn is rethrown here once every started chunk has finished.
+  template <typename F>
+  void ParallelFor(int64_t n, int64_t grain, F&& fn) {
+    using Fn = std::remove_reference_t<F>;
+    Run(n, grain, Body{const_cast<void*>(static_cast<const void*>(std::addressof(fn))),
+                       [](void* f, int64_t begin, int64_t end) { (*static_cast<Fn*>(f))(begin, end); }});
+  }
+
+  // Wakes parked workers so they are spinning by the time the first ParallelFor of a run comes
+  // (a wake-up costs tens of microseconds on a loaded machine). Cheap when nobody is parked.
+  void Prewarm();
 
  private:
-  // One ParallelFor call. Shared with workers by shared_ptr: a worker that wakes after the call
-  // returned still holds a valid job, finds no chunk left and never touches `fn`.
-  struct Job {
-    const std::function<void(int64_t, int64_t)>* fn = nullptr;
-    int64_t n = 0, chunk = 0, chunks = 0;
-    std::atomic<int64_t> next{0};
-    std::atomic<int64_t> done{0};
+  struct Body {
+    void* fn;
+    void (*call)(void* fn, int64_t begin, int64_t end);
   };
 
+  void Run(int64_t n, int64_t grain, Body body);
   void WorkerLoop();
-  static void RunChunks(Job& job);
+  // Claims and runs chunks of the job published under `epoch` until none is left.
+  void Work(uint64_t epoch);
+  void Wake();
+
+  // state_ = epoch << 32 | chunks << 16 | next chunk index: one word, so a claim succeeds only
+  // for the job it was meant for and only while that job has chunks left.
+  static constexpr int kEpochShift = 32;
+  static constexpr int kChunksShift = 16;
+  static constexpr uint64_t kMaxChunks = 0xffff;
 
   std::vector<std::thread> workers_;
+  alignas(64) std::atomic<uint64_t> state_{0};
+  // The current job; written by the caller before it publishes a new epoch, read by claimers
+  // (relaxed atomics: a claimer only uses what it read if its claim on that epoch succeeds).
+  alignas(64) std::atomic<void*> fn_{nullptr};
+  std::atomic<void (*)(void*, int64_t, int64_t)> call_{nullptr};
+  std::atomic<int64_t> n_{0}, chunk_{0};
+  alignas(64) std::atomic<int64_t> done_{0};  // chunks of the current job finished
+  alignas(64) std::atomic<int> sleepers_{0};  // workers parked (or about to park) on wake_
+  std::atomic<bool> busy_{false};             // a ParallelFor is in flight
+  std::atomic<bool> stop_{false};
+  uint32_t epoch_ = 0;  // the caller's side of the epoch (only touched while busy_ is held)
   std::mutex mu_;
-  std::condition_variable wake_;      // workers wait for a new job
-  std::condition_variable finished_;  // the caller waits for the last chunk
-  // Guarded by mu_ (and published through generation_ for the spinning fast path).
-  std::shared_ptr<Job> job_;
-  std::atomic<uint64_t> generation_{0};
-  bool stop_ = false;
+  std::condition_variable wake_;
+  std::mutex error_mu_;
+  std::exception_ptr error_;  // first exception thrown by a chunk of the current job
 };
 
 }  // namespace gebe::cpu

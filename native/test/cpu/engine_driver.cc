@@ -194,6 +194,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;
   }
-  std::printf("engine driver: all checks passed under ASan+UBSan\n");
+  std::printf("engine driver: all checks passed under sanitizers\n");
   return 0;
 }

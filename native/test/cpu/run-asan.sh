@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the cpu engine and engine_driver.cc with AddressSanitizer + UndefinedBehaviorSanitizer
-# (no N-API: the engine does not depend on JS) and runs the driver. Any sanitizer report fails.
+# (no N-API: the engine does not depend on JS) and runs the driver, then the thread pool tests and
+# the row-math tests (AVX2 and portable paths).
+# Any sanitizer report fails.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=build/asan
@@ -23,3 +25,8 @@ $CXX $CXXFLAGS "$out"/obj/*.o -o "$out/engine_driver"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 "$out/engine_driver" "$PWD"
+$CXX $CXXFLAGS native/src/cpu/thread_pool.cc native/test/cpu/thread_pool_test.cc -o "$out/thread_pool_test"
+"$out/thread_pool_test"
+$CXX $CXXFLAGS native/src/cpu/ops/vector_math.cc native/test/cpu/vector_math_test.cc -o "$out/vector_math_test"
+"$out/vector_math_test"
+GEBE_TEST_PORTABLE=1 "$out/vector_math_test"

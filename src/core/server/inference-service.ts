@@ -90,16 +90,26 @@ export class InferenceService {
    * Runs one request. Names of inputs and requested outputs are checked against the model first
    * (Triton's wording); shapes and sizes are the executor's to check.
    */
-  async infer(name: string, version: string | undefined, request: InferRequest): Promise<InferResponse> {
-    const model = this.models.resolve(name, version);
-    checkNames(model, request);
+  infer(name: string, version: string | undefined, request: InferRequest): Promise<InferResponse> {
+    let model: LoadedModel;
+    let response: Promise<InferResponse>;
     try {
-      return await model.infer(request);
+      model = this.models.resolve(name, version);
+      checkNames(model, request);
     } catch (err) {
-      const reason = err instanceof InferError ? err.reason : 'OTHER';
-      this.metrics?.recordFailure(model.name, model.version, reason);
-      throw err;
+      return Promise.reject(err);
     }
+    try {
+      response = model.infer(request);
+    } catch (err) {
+      response = Promise.reject(err);
+    }
+    // Failures are counted on the side; the caller gets the executor's own promise (one hop less).
+    const metrics = this.metrics;
+    if (metrics) {
+      response.catch((err: unknown) => metrics.recordFailure(model.name, model.version, err instanceof InferError ? err.reason : 'OTHER'));
+    }
+    return response;
   }
 }
 

@@ -67,6 +67,81 @@ describe('HTTP infer round trips per datatype', () => {
   });
 });
 
+describe('HTTP infer bodies and responses of every size', () => {
+  const url = () => `${t.http}/v2/models/id_uint8/infer`;
+  /** Every byte value, `n` bytes long. */
+  const pattern = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 7 + 3) % 256);
+
+  it('returns every byte value unchanged, in small (one write) and large (streamed) responses', async () => {
+    for (const n of [256, 20_000, 60_000]) {
+      const bytes = pattern(n);
+      const { body, headerLength } = binaryBody({ outputs: [{ name: 'OUT', parameters: { binary_data: true } }] }, [{ name: 'IN', datatype: 'UINT8', shape: [n], bytes }]);
+      const res = await postBinary(url(), body, headerLength);
+      expect(res.status).toBe(200);
+      expect(Buffer.compare(res.binary.get('OUT')!, Buffer.from(bytes))).toBe(0);
+    }
+  });
+
+  it('answers with non-ASCII request ids in both binary and JSON responses', async () => {
+    const bytes = pattern(10);
+    const { body, headerLength } = binaryBody({ id: 'härte-测试', outputs: [{ name: 'OUT', parameters: { binary_data: true } }] }, [{ name: 'IN', datatype: 'UINT8', shape: [10], bytes }]);
+    const res = await postBinary(url(), body, headerLength);
+    expect(res.json.id).toBe('härte-测试');
+    expect(Buffer.compare(res.binary.get('OUT')!, Buffer.from(bytes))).toBe(0);
+    const json = await postJson(url(), { id: 'härte-测试', inputs: [{ name: 'IN', datatype: 'UINT8', shape: [2], data: [1, 2] }] });
+    expect(json.body).toMatchObject({ id: 'härte-测试', outputs: [{ data: [1, 2] }] });
+  });
+
+  it('decodes a header it has seen before with each request\'s own bytes, and still checks the body size', async () => {
+    const header = { id: 'same', outputs: [{ name: 'OUT', parameters: { binary_data: true } }] };
+    for (let round = 0; round < 5; round++) {
+      const bytes = Uint8Array.from({ length: 64 }, (_, i) => (i + round * 13) % 256);
+      const { body, headerLength } = binaryBody(header, [{ name: 'IN', datatype: 'UINT8', shape: [64], bytes }]);
+      const res = await postBinary(url(), body, headerLength);
+      expect(res.json.id).toBe('same');
+      expect(Buffer.compare(res.binary.get('OUT')!, Buffer.from(bytes))).toBe(0);
+    }
+    const { body, headerLength } = binaryBody(header, [{ name: 'IN', datatype: 'UINT8', shape: [64], bytes: new Uint8Array(64) }]);
+    const short = await postBinary(url(), body.subarray(0, body.byteLength - 1), headerLength);
+    expect(short.status).toBe(400);
+    expect(short.json.error).toMatch(/binary_data_size 64 but only 63 bytes/);
+    const long = await postBinary(url(), Buffer.concat([body, Buffer.from([1])]), headerLength);
+    expect(long.status).toBe(400);
+    expect(long.json.error).toMatch(/unexpected 1 bytes of binary data after the last input/);
+  });
+
+  it('reads bodies that arrive in many pieces, with and without Content-Length', async () => {
+    const bytes = pattern(30_000);
+    const { body, headerLength } = binaryBody({ outputs: [{ name: 'OUT', parameters: { binary_data: true } }] }, [{ name: 'IN', datatype: 'UINT8', shape: [30_000], bytes }]);
+    for (const declared of [true, false]) {
+      const headers: Record<string, string> = { 'Inference-Header-Content-Length': String(headerLength) };
+      if (declared) headers['Content-Length'] = String(body.byteLength);
+      const answer = await new Promise<Buffer>((resolve, reject) => {
+        const req = http.request(url(), { method: 'POST', headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+        });
+        req.on('error', reject);
+        let offset = 0;
+        const next = (): void => {
+          if (offset >= body.byteLength) {
+            req.end();
+            return;
+          }
+          req.write(body.subarray(offset, offset + 4000));
+          offset += 4000;
+          setTimeout(next, 2);
+        };
+        next();
+      });
+      const json = JSON.parse(answer.toString('utf8', 0, answer.indexOf('}]}') + 3));
+      expect(json.outputs[0].parameters.binary_data_size).toBe(30_000);
+      expect(Buffer.compare(answer.subarray(answer.byteLength - 30_000), Buffer.from(bytes))).toBe(0);
+    }
+  });
+});
+
 describe('HTTP infer options', () => {
   const inputs = [
     { name: 'INPUT0', datatype: 'FP32', shape: [2, 4], data: [[1, 2, 3, 4], [5, 6, 7, 8]] },

@@ -79,15 +79,8 @@ class UnaryKernel : public Kernel {
     switch (op_) {
       case Unary::kRelu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0.f; break;
       case Unary::kLeakyRelu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : a * x[i]; break;
-      case Unary::kSigmoid:
-        for (int64_t i = 0; i < n; ++i) {
-          // Split by sign so exp never overflows.
-          float v = x[i];
-          if (v >= 0) y[i] = 1.f / (1.f + std::exp(-v));
-          else { float e = std::exp(v); y[i] = e / (1.f + e); }
-        }
-        break;
-      case Unary::kTanh: for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]); break;
+      case Unary::kSigmoid: SigmoidArray(x, y, n); break;  // vectorised
+      case Unary::kTanh: TanhArray(x, y, n); break;  // vectorised
       case Unary::kHardSigmoid: for (int64_t i = 0; i < n; ++i) y[i] = std::fmax(0.f, std::fmin(1.f, a * x[i] + b)); break;
       case Unary::kHardSwish:
         for (int64_t i = 0; i < n; ++i) y[i] = x[i] * std::fmax(0.f, std::fmin(1.f, x[i] / 6.f + 0.5f));

@@ -34,6 +34,36 @@ void StridedCopy(const T* src, const Shape& shape, const std::vector<int64_t>& s
   }
 }
 
+// For every index of the outer dims (shape `outer`, input strides `outer_strides`), a rows × cols
+// block with dst[i][j] = src[i + j * col_stride]: done in 8 × 8 tiles so both sides stay in
+// cache lines, and split across the pool by outer index and row tile when large.
+template <typename T>
+void TiledTranspose(const T* src, const Shape& outer, const std::vector<int64_t>& outer_strides, int64_t rows,
+                    int64_t cols, int64_t col_stride, T* dst, ThreadPool* pool) {
+  constexpr int64_t kTile = 8;
+  const int64_t planes = ElementCount(outer), row_tiles = (rows + kTile - 1) / kTile;
+  const int64_t tile_elements = kTile * cols;
+  pool->ParallelFor(planes * row_tiles, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, tile_elements)),
+                    [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t plane = t / row_tiles, i0 = (t % row_tiles) * kTile;
+      int64_t offset = 0, rem = plane;
+      for (size_t d = outer.size(); d-- > 0;) {
+        offset += (rem % outer[d]) * outer_strides[d];
+        rem /= outer[d];
+      }
+      const T* s = src + offset;
+      T* o = dst + plane * rows * cols;
+      int64_t i1 = std::min(rows, i0 + kTile);
+      for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+        int64_t j1 = std::min(cols, j0 + kTile);
+        for (int64_t i = i0; i < i1; ++i)
+          for (int64_t j = j0; j < j1; ++j) o[i * cols + j] = s[i + j * col_stride];
+      }
+    }
+  });
+}
+
 class TransposeKernel : public Kernel {
  public:
   TransposeKernel(const Node& node, int64_t) : Kernel(node), perm_(node.get_ints("perm")) {}
@@ -45,13 +75,38 @@ class TransposeKernel : public Kernel {
     out[0] = {x.dtype, s, nullptr};
     return true;
   }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef& x = *in[0];
     std::vector<int64_t> perm = Perm(x.rank());
     auto xs = Strides(x.shape);
+    // The output's dims with their input strides, without size-1 dims and with neighbours that
+    // stay neighbours in the input merged: [1,128,4,64] by (0,2,3,1) becomes 4 × 64 × 128 with
+    // strides 64, 1, 256.
+    Shape shape;
     std::vector<int64_t> strides;
-    for (int64_t p : perm) strides.push_back(xs[size_t(p)]);
-    GEBE_DISPATCH_BY_SIZE(ElementSize(x.dtype), { StridedCopy(x.as<const T>(), out[0].shape, strides, out[0].as<T>()); });
+    for (int64_t p : perm) {
+      int64_t size = x.shape[size_t(p)], stride = xs[size_t(p)];
+      if (size == 1) continue;
+      if (!shape.empty() && strides.back() == stride * size) {
+        shape.back() *= size;
+        strides.back() = stride;
+        continue;
+      }
+      shape.push_back(size);
+      strides.push_back(stride);
+    }
+    size_t rank = shape.size();
+    GEBE_DISPATCH_BY_SIZE(ElementSize(x.dtype), {
+      const T* src = x.as<const T>();
+      T* dst = out[0].as<T>();
+      if (rank >= 2 && strides[rank - 2] == 1 && strides[rank - 1] != 1) {
+        // The input's contiguous dim is the output's second-to-last: 2-D transposes in tiles.
+        TiledTranspose(src, Shape(shape.begin(), shape.end() - 2), std::vector<int64_t>(strides.begin(), strides.end() - 2),
+                       shape[rank - 2], shape[rank - 1], strides[rank - 1], dst, ctx.pool);
+      } else {
+        StridedCopy(src, shape, strides, dst);
+      }
+    });
   }
 
  private:

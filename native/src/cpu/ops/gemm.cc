@@ -127,7 +127,7 @@ class MatMulKernel : public Kernel {
       m *= batches;
       batches = 1;
     }
-    for (int64_t t = 0; t < batches; ++t) {
+    auto one = [&](int64_t t, ThreadPool* pool) {
       int64_t rem = t, oa = 0, ob = 0;
       for (size_t d = batch.size(); d-- > 0;) {
         int64_t i = rem % batch[d];
@@ -142,10 +142,20 @@ class MatMulKernel : public Kernel {
         beta = 1.f;
       }
       if (packed_.source != nullptr && packed_.source == b.data && b.rank() == 2) {
-        SgemmPacked(false, m, packed_, 1.f, pa + oa * m * k, k, beta, y, n, ctx.pool);
+        SgemmPacked(false, m, packed_, 1.f, pa + oa * m * k, k, beta, y, n, pool);
       } else {
-        Sgemm(false, false, m, n, k, 1.f, pa + oa * m * k, k, pb + ob * k * n, n, beta, y, n, ctx.pool);
+        Sgemm(false, false, m, n, k, 1.f, pa + oa * m * k, k, pb + ob * k * n, n, beta, y, n, pool);
       }
+    };
+    // Batches of separate products (attention heads): with at least one per thread, whole
+    // products run in parallel, each single-threaded, instead of splitting every small product
+    // across the pool with its own packing step and barrier.
+    if (batches > 1 && ctx.pool->size() > 1 && batches >= ctx.pool->size()) {
+      ctx.pool->ParallelFor(batches, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) one(t, nullptr);
+      });
+    } else {
+      for (int64_t t = 0; t < batches; ++t) one(t, ctx.pool);
     }
     act_.Apply(py, out[0].count());
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu/ops/vector_math.h"
+
 namespace gebe::cpu {
 
 std::map<std::string, KernelFactory>& KernelRegistry::Entries() {
@@ -43,7 +45,7 @@ void Activation::Apply(float* data, int64_t n) const {
       for (int64_t i = 0; i < n; ++i) data[i] = data[i] >= 0 ? data[i] : data[i] * alpha;
       return;
     case Kind::kSigmoid:
-      for (int64_t i = 0; i < n; ++i) data[i] = 1.f / (1.f + std::exp(-data[i]));
+      SigmoidArray(data, data, n);
       return;
     case Kind::kHardSwish:
       for (int64_t i = 0; i < n; ++i) data[i] = data[i] * std::min(1.f, std::max(0.f, data[i] / 6.f + 0.5f));

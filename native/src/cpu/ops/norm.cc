@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "cpu/ops/op_util.h"
+#include "cpu/ops/vector_math.h"
 
 namespace gebe::cpu {
 
@@ -113,31 +114,36 @@ class LayerNormKernel : public Kernel {
     size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
     int64_t rows = SizeTo(x.shape, axis), size = SizeFrom(x.shape, axis);
     Shape norm(x.shape.begin() + long(axis), x.shape.end());
-    std::vector<float> scale = Expand(*in[1], norm), bias;
-    if (in.size() > 2 && in[2]) bias = Expand(*in[2], norm);
+    // Scale and B usually have exactly the normalised shape; only broadcast ones are expanded.
+    std::vector<float> scale_buf, bias_buf;
+    const float* scale = Row(*in[1], norm, scale_buf);
+    const float* bias = in.size() > 2 && in[2] ? Row(*in[2], norm, bias_buf) : nullptr;
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
     float* mean_out = out.size() > 1 && out[1].data ? out[1].as<float>() : nullptr;
     float* inv_out = out.size() > 2 && out[2].data ? out[2].as<float>() : nullptr;
-    ctx.pool->ParallelFor(rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(1, size)), [&](int64_t r0, int64_t r1) {
+    float eps = epsilon_;
+    if (size == 0) {  // empty rows: nothing to normalise, statistics undefined
+      for (int64_t r = 0; r < rows; ++r) {
+        if (mean_out) mean_out[r] = NAN;
+        if (inv_out) inv_out[r] = NAN;
+      }
+      return;
+    }
+    ctx.pool->ParallelFor(rows, std::max<int64_t>(1, 8192 / size), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
-        const float* xs = px + r * size;
-        float* ys = py + r * size;
-        float mean = 0;
-        for (int64_t i = 0; i < size; ++i) mean += xs[i];
-        mean /= float(size);
-        float var = 0;
-        for (int64_t i = 0; i < size; ++i) var += (xs[i] - mean) * (xs[i] - mean);
-        var /= float(size);
-        float inv = 1.f / std::sqrt(var + epsilon_);
-        for (int64_t i = 0; i < size; ++i) ys[i] = (xs[i] - mean) * inv * scale[size_t(i)] + (bias.empty() ? 0.f : bias[size_t(i)]);
-        if (mean_out) mean_out[r] = mean;
-        if (inv_out) inv_out[r] = inv;
+        LayerNormRow(px + r * size, scale, bias, eps, py + r * size, size, mean_out ? mean_out + r : nullptr,
+                     inv_out ? inv_out + r : nullptr);
       }
     });
   }
 
  private:
+  static const float* Row(const TensorRef& t, const Shape& norm, std::vector<float>& buffer) {
+    if (t.count() == ElementCount(norm)) return t.as<const float>();
+    buffer = Expand(t, norm);
+    return buffer.data();
+  }
   static std::vector<float> Expand(const TensorRef& t, const Shape& to) {
     std::vector<float> v(size_t(ElementCount(to)));
     auto st = BroadcastStrides(t.shape, to);

@@ -1,7 +1,10 @@
 // Softmax and LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis` (default 1) and
 // normalised over the flattened tail; from 13 on over the single `axis` (default -1).
+// Also the fused attention softmax, Softmax(X * scale + bias) over the last axis, that the
+// optimiser builds from Mul/Div + Add + Softmax (see fused_kernels.h).
 #include <cmath>
 
+#include "cpu/ops/fused_kernels.h"
 #include "cpu/ops/op_util.h"
 #include "cpu/ops/vector_math.h"
 
@@ -35,23 +38,21 @@ class SoftmaxKernel : public Kernel {
       dim = x.shape[axis];
       inner = SizeFrom(x.shape, axis + 1);
     }
+    if (dim == 0) return;
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
-    ctx.pool->ParallelFor(outer * inner, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, dim)), [&](int64_t r0, int64_t r1) {
+    ctx.pool->ParallelFor(outer * inner, std::max<int64_t>(1, 4096 / dim), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         int64_t o = r / inner, i = r % inner;
         const float* xs = px + o * dim * inner + i;
         float* ys = py + o * dim * inner + i;
+        if (inner == 1 && !log_) {
+          SoftmaxRow(xs, nullptr, 1.f, ys, dim);  // the common last-axis case, vectorised
+          continue;
+        }
         float mx = -INFINITY;
         for (int64_t d = 0; d < dim; ++d) mx = std::fmax(mx, xs[d * inner]);
         float sum = 0;
-        if (inner == 1 && !log_) {
-          // The common last-axis case: contiguous, vectorised exp.
-          sum = ExpShiftedSum(xs, ys, dim, mx);
-          float inv = 1.f / sum;
-          for (int64_t d = 0; d < dim; ++d) ys[d] *= inv;
-          continue;
-        }
         for (int64_t d = 0; d < dim; ++d) {
           float e = std::exp(xs[d * inner] - mx);
           if (!log_) ys[d * inner] = e;
@@ -80,7 +81,76 @@ struct LogSoftmax : SoftmaxKernel {
   LogSoftmax(const Node& node, int64_t opset) : SoftmaxKernel(node, opset, true) {}
 };
 
+// Softmax(X * scale + bias) over the last axis; inputs X and (optional) bias broadcast together
+// like the Mul and Add they replace, and `scale_shape` is the shape of the replaced Mul/Div's
+// constant (it takes part in the broadcast too, as it did in the original graph).
+class ScaledSoftmaxKernel : public Kernel {
+ public:
+  ScaledSoftmaxKernel(const Node& node, float scale, Shape scale_shape)
+      : Kernel(node), scale_(scale), scale_shape_(std::move(scale_shape)) {}
+
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "input");
+    ExpectType(x, "input", {DataType::kFloat32});
+    Shape s = BroadcastShapes(*this, x.shape, scale_shape_);
+    if (in.size() > 1 && in[1]) {
+      ExpectType(*in[1], "bias", {DataType::kFloat32});
+      s = BroadcastShapes(*this, s, in[1]->shape);
+    }
+    if (s.empty()) Fail("input must not be a scalar");
+    out[0] = {DataType::kFloat32, s, nullptr};
+    return true;
+  }
+
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const Shape& shape = out[0].shape;
+    const TensorRef& x = *in[0];
+    const TensorRef* bias = in.size() > 1 ? in[1] : nullptr;
+    const size_t rank = shape.size();
+    const int64_t dim = shape.back(), rows = SizeTo(shape, rank - 1);
+    if (dim == 0) return;
+    auto xs = BroadcastStrides(x.shape, shape);
+    std::vector<int64_t> bs = bias ? BroadcastStrides(bias->shape, shape) : std::vector<int64_t>(rank, 0);
+    // Both operands contiguous along the axis: rows go straight to the vector kernel; otherwise
+    // (a broadcast last axis) each row is gathered first.
+    const bool direct = xs[rank - 1] == 1 && (!bias || bs[rank - 1] == 1);
+    const float* px = x.as<const float>();
+    const float* pb = bias ? bias->as<const float>() : nullptr;
+    float* py = out[0].as<float>();
+    const float scale = scale_;
+    ctx.pool->ParallelFor(rows, std::max<int64_t>(1, 4096 / dim), [&](int64_t r0, int64_t r1) {
+      std::vector<float> row(direct ? 0 : size_t(dim));
+      for (int64_t r = r0; r < r1; ++r) {
+        int64_t rem = r, ox = 0, ob = 0;
+        for (size_t d = rank - 1; d-- > 0;) {
+          int64_t i = rem % shape[d];
+          rem /= shape[d];
+          ox += i * xs[d];
+          ob += i * bs[d];
+        }
+        float* y = py + r * dim;
+        if (direct) {
+          SoftmaxRow(px + ox, pb ? pb + ob : nullptr, scale, y, dim);
+          continue;
+        }
+        for (int64_t j = 0; j < dim; ++j) {
+          row[size_t(j)] = px[ox + j * xs[rank - 1]] * scale + (pb ? pb[ob + j * bs[rank - 1]] : 0.f);
+        }
+        SoftmaxRow(row.data(), nullptr, 1.f, y, dim);
+      }
+    });
+  }
+
+ private:
+  float scale_;
+  Shape scale_shape_;
+};
+
 }  // namespace
+
+std::unique_ptr<Kernel> MakeScaledSoftmax(const Node& node, float scale, const Shape& scale_shape) {
+  return std::make_unique<ScaledSoftmaxKernel>(node, scale, scale_shape);
+}
 
 GEBE_CPU_KERNEL("Softmax", Softmax);
 GEBE_CPU_KERNEL("LogSoftmax", LogSoftmax);

@@ -1,6 +1,7 @@
-// Array versions of the transcendental functions that dominate transformer activations (Erf,
-// Gelu). On x86-64 with AVX2+FMA (checked once at run time) they use 8-lane polynomial
-// approximations accurate to a few float ulps; elsewhere they call std::erf per element.
+// Array versions of the element-wise and row operations that dominate models outside GEMM (Erf,
+// Gelu, Tanh, Sigmoid, Softmax and LayerNormalization rows). On x86-64 with AVX2+FMA (checked once
+// at run time) they use 8-lane code with polynomial approximations accurate to about 1e-6
+// relative (erf: 4e-7 absolute); elsewhere plain loops over the standard library.
 #pragma once
 
 #include <cstdint>
@@ -15,5 +16,19 @@ void GeluArray(const float* x, float* y, int64_t n);
 // y[i] = exp(x[i] - shift) for x[i] <= shift (Softmax after subtracting the row maximum);
 // returns the sum of the y[i]. NaN passes through; results below float range are 0.
 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift);
+
+// y[i] = tanh(x[i]); x and y may be the same array.
+void TanhArray(const float* x, float* y, int64_t n);
+// y[i] = 1 / (1 + exp(-x[i])); x and y may be the same array.
+void SigmoidArray(const float* x, float* y, int64_t n);
+
+// y = softmax(x * scale + bias) over n contiguous values; bias may be nullptr. y must not alias
+// bias (it may alias x). A NaN anywhere in the row makes the whole row NaN.
+void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n);
+
+// y = (x - mean) / sqrt(var + epsilon) * gamma + beta over n contiguous values (beta may be
+// nullptr); the row's mean and 1/sqrt(var + epsilon) are stored where the pointers are non-null.
+void LayerNormRow(const float* x, const float* gamma, const float* beta, float epsilon, float* y, int64_t n,
+                  float* mean_out, float* inv_std_out);
 
 }  // namespace gebe::cpu

@@ -7,6 +7,7 @@ import type { Datatype, InferRequest, InferTensor } from '../../executor/types.j
 import { DATATYPE_SIZE, isDatatype } from '../datatypes.js';
 import { ProtocolError } from '../protocol-error.js';
 import { countBytesElements } from './bytes-elements.js';
+import { fromTemplate, rememberTemplate } from './header-templates.js';
 import { jsonDataToBytes } from './json-tensor.js';
 import { describe, elementCount, parseShape } from './shape.js';
 
@@ -30,7 +31,17 @@ export function decodeHttpInferRequest(body: Buffer, headerLength: number | unde
   if (jsonEnd > body.byteLength) {
     throw ProtocolError.badRequest(`Inference-Header-Content-Length is ${jsonEnd} but the body has only ${body.byteLength} bytes`);
   }
-  const header = parseJsonObject(body, jsonEnd);
+  const text = body.toString('utf8', 0, jsonEnd);
+  if (headerLength === undefined) return decodeHeader(text, body, jsonEnd).decoded;
+  const known = fromTemplate(text, body, jsonEnd);
+  if (known) return known;
+  const { decoded, allBinary } = decodeHeader(text, body, jsonEnd);
+  rememberTemplate(text, decoded, allBinary);
+  return decoded;
+}
+
+function decodeHeader(text: string, body: Buffer, jsonEnd: number): { decoded: DecodedHttpInfer; allBinary: boolean } {
+  const header = parseJsonObject(text);
   const params = optionalObject(header.parameters, 'parameters');
   const request: InferRequest = { inputs: [] };
   if (header.id !== undefined) {
@@ -43,10 +54,12 @@ export function decodeHttpInferRequest(body: Buffer, headerLength: number | unde
     throw ProtocolError.badRequest(`request must have a non-empty 'inputs' array, got ${describe(header.inputs)}`);
   }
   let offset = jsonEnd;
+  let allBinary = true;
   for (const [i, raw] of header.inputs.entries()) {
-    const { tensor, consumed } = decodeInput(raw, i, body, offset);
+    const { tensor, consumed, binary } = decodeInput(raw, i, body, offset);
     request.inputs.push(tensor);
     offset += consumed;
+    allBinary &&= binary;
   }
   if (offset !== body.byteLength) {
     throw ProtocolError.badRequest(`unexpected ${body.byteLength - offset} bytes of binary data after the last input; 'binary_data_size' of the inputs adds up to ${offset - jsonEnd}`);
@@ -56,13 +69,13 @@ export function decodeHttpInferRequest(body: Buffer, headerLength: number | unde
     if (!Array.isArray(header.outputs)) throw ProtocolError.badRequest(`'outputs' must be an array, got ${describe(header.outputs)}`);
     request.outputs = header.outputs.map((o, i) => decodeRequestedOutput(o, i, encoding));
   }
-  return { request, encoding };
+  return { decoded: { request, encoding }, allBinary };
 }
 
-function parseJsonObject(body: Buffer, end: number): Json {
+function parseJsonObject(text: string): Json {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8', 0, end));
+    parsed = JSON.parse(text);
   } catch (err) {
     throw ProtocolError.badRequest(`failed to parse the request JSON buffer: ${(err as Error).message}`);
   }
@@ -97,7 +110,7 @@ export function applyRequestParameters(params: Json, request: InferRequest): voi
   }
 }
 
-function decodeInput(raw: unknown, index: number, body: Buffer, offset: number): { tensor: InferTensor; consumed: number } {
+function decodeInput(raw: unknown, index: number, body: Buffer, offset: number): { tensor: InferTensor; consumed: number; binary: boolean } {
   const input = optionalObject(raw, `inputs[${index}]`);
   if (!input) throw ProtocolError.badRequest(`inputs[${index}] must be an object`);
   if (typeof input.name !== 'string' || input.name === '') {
@@ -120,7 +133,7 @@ function decodeInput(raw: unknown, index: number, body: Buffer, offset: number):
     if (input.data === undefined) {
       throw ProtocolError.badRequest(`input '${name}' has neither 'data' nor the 'binary_data_size' parameter`);
     }
-    return { tensor: { name, datatype, shape, data: jsonDataToBytes(input.data, datatype, count, name) }, consumed: 0 };
+    return { tensor: { name, datatype, shape, data: jsonDataToBytes(input.data, datatype, count, name) }, consumed: 0, binary: false };
   }
   if (typeof binarySize !== 'number' || !Number.isSafeInteger(binarySize) || binarySize < 0) {
     throw ProtocolError.badRequest(`parameter 'binary_data_size' of input '${name}' must be a non-negative integer, got ${JSON.stringify(binarySize)}`);
@@ -133,7 +146,7 @@ function decodeInput(raw: unknown, index: number, body: Buffer, offset: number):
   }
   const data = body.subarray(offset, offset + binarySize);
   checkByteSize(name, datatype, shape, count, data);
-  return { tensor: { name, datatype, shape, data }, consumed: binarySize };
+  return { tensor: { name, datatype, shape, data }, consumed: binarySize, binary: true };
 }
 
 /** Binary data must match the shape exactly: fixed-size types by bytes, BYTES by element count. */

@@ -1,6 +1,6 @@
 /**
  * Encodes an infer response for HTTP: plain JSON, or (when any output travels binary) a JSON header
- * followed by the raw output bytes, which are written as they are (no copies).
+ * followed by the raw output bytes.
  */
 import type { InferResponse } from '../../executor/types.js';
 import { isBinaryOnly } from '../datatypes.js';
@@ -8,8 +8,12 @@ import type { OutputEncoding } from './http-infer-request.js';
 import { bytesToJsonText } from './json-tensor.js';
 
 export interface EncodedHttpResponse {
-  /** Chunks to write in order: the JSON header first. */
-  chunks: Uint8Array[];
+  /** The JSON (all of a JSON response, or the header before binary data). */
+  json: string;
+  /** Its length in UTF-8 bytes. */
+  jsonBytes: number;
+  /** Raw output bytes that follow the JSON, in order. */
+  binaries: Uint8Array[];
   contentLength: number;
   /** Set when binary data follows the JSON header. */
   headerLength?: number;
@@ -30,12 +34,8 @@ export function encodeHttpInferResponse(response: InferResponse, encoding: Outpu
   }
   const id = response.id !== undefined ? `,"id":${JSON.stringify(response.id)}` : '';
   const json = `{"model_name":${JSON.stringify(response.modelName)},"model_version":${JSON.stringify(response.modelVersion)}${id},"outputs":[${parts.join(',')}]}`;
-  const header = Buffer.from(json, 'utf8');
-  let contentLength = header.byteLength;
+  const jsonBytes = Buffer.byteLength(json, 'utf8');
+  let contentLength = jsonBytes;
   for (const b of binaries) contentLength += b.byteLength;
-  return {
-    chunks: [header, ...binaries],
-    contentLength,
-    headerLength: binaries.length > 0 ? header.byteLength : undefined,
-  };
+  return { json, jsonBytes, binaries, contentLength, headerLength: binaries.length > 0 ? jsonBytes : undefined };
 }

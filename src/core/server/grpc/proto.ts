@@ -44,6 +44,13 @@ export class UndecodableMessage {
 }
 
 /**
+ * Responses the server builds itself with exactly the types protobufjs encodes (strings, numbers,
+ * Uint8Arrays, no enums or oneofs): they skip fromObject, a full copy of the message that
+ * profiles as a tenth of a ModelInfer call.
+ */
+const PLAIN_RESPONSES = new Set(['.inference.ModelInferResponse']);
+
+/**
  * A grpc-js service definition. The server receives decoded message instances (cheap: bytes
  * fields are views over the received buffer) and sends plain objects; `plainRequests` makes a
  * client-side definition that decodes responses into plain objects instead.
@@ -67,7 +74,9 @@ export function serviceDefinition(serviceName: string, side: 'server' | 'client'
           return new UndecodableMessage(req.fullName.replace(/^\./, ''), (err as Error).message);
         }
       },
-      responseSerialize: (value: object) => Buffer.from(res.encode(res.fromObject(value as Record<string, unknown>)).finish()),
+      responseSerialize: PLAIN_RESPONSES.has(res.fullName) && side === 'server'
+        ? (value: object) => Buffer.from(res.encode(value).finish())
+        : (value: object) => Buffer.from(res.encode(res.fromObject(value as Record<string, unknown>)).finish()),
       responseDeserialize: (buffer: Buffer) => (side === 'client' ? res.toObject(res.decode(buffer), TO_OBJECT) : res.decode(buffer)),
       originalName: method.name,
     };

@@ -2,14 +2,14 @@
  * Reads a request body up to a limit. A declared Content-Length over the limit is refused before
  * a byte is read; a chunked body is refused as soon as it passes the limit, so an oversized body is
  * never buffered whole.
+ *
+ * The core is callback-based and reads the few headers it needs from `rawHeaders`: the infer route
+ * runs it on every request, and Node's lazily built `req.headers` object and a chain of promises
+ * cost measurably more than the body itself.
  */
 import type { IncomingMessage } from 'node:http';
-import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { ProtocolError } from '../protocol-error.js';
-
-const gunzip = promisify(zlib.gunzip);
-const inflate = promisify(zlib.inflate);
 
 export class BodyTooLargeError extends ProtocolError {
   constructor(limit: number, declared?: number) {
@@ -22,69 +22,134 @@ export class BodyTooLargeError extends ProtocolError {
   }
 }
 
-/**
- * Reads the body and undoes `Content-Encoding: gzip|deflate` (tritonclient's request compression);
- * the decompressed size is held to the same limit.
- */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
-    throw new ProtocolError(`unsupported Content-Encoding '${encoding}'; send the body as is, or with gzip or deflate`, 400);
-  }
-  const raw = await readRawBody(req, limit);
-  if (encoding === 'identity') return raw;
-  try {
-    return await (encoding === 'gzip' ? gunzip : inflate)(raw, { maxOutputLength: limit });
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ERR_BUFFER_TOO_LARGE') throw new BodyTooLargeError(limit);
-    throw ProtocolError.badRequest(`request body is not valid ${encoding} data: ${e.message}`);
-  }
+/** The request headers the body readers and the infer route look at. */
+export interface BodyHeaders {
+  contentLength?: string;
+  contentEncoding?: string;
+  inferenceHeaderContentLength?: string;
 }
 
-function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declaredHeader = req.headers['content-length'];
-  const declared = declaredHeader !== undefined ? Number(declaredHeader) : undefined;
-  if (declared !== undefined && declared > limit) return Promise.reject(new BodyTooLargeError(limit, declared));
-  return new Promise((resolve, reject) => {
-    // With a known length the chunks are copied once into one buffer; otherwise they are joined at the end.
-    const exact = declared !== undefined && Number.isSafeInteger(declared) ? Buffer.allocUnsafe(declared) : undefined;
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer): void => {
-      if (received + chunk.byteLength > (exact ? exact.byteLength : limit)) {
-        cleanup();
-        req.resume();
-        reject(exact ? ProtocolError.badRequest('request body is longer than its Content-Length') : new BodyTooLargeError(limit));
-        return;
+/**
+ * Picks the headers of BodyHeaders out of `rawHeaders` with Node's rules for duplicates:
+ * Content-Length keeps the first (llhttp already refuses conflicting ones), the others are
+ * joined with ", " (which the callers then refuse as malformed).
+ */
+export function bodyHeaders(req: IncomingMessage): BodyHeaders {
+  const raw = req.rawHeaders;
+  const out: BodyHeaders = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    // Only names of the right lengths are lower-cased and compared.
+    if (name.length === 14) {
+      if (out.contentLength === undefined && name.toLowerCase() === 'content-length') out.contentLength = raw[i + 1]!;
+    } else if (name.length === 16) {
+      if (name.toLowerCase() === 'content-encoding') out.contentEncoding = join(out.contentEncoding, raw[i + 1]!);
+    } else if (name.length === 31) {
+      if (name.toLowerCase() === 'inference-header-content-length') {
+        out.inferenceHeaderContentLength = join(out.inferenceHeaderContentLength, raw[i + 1]!);
       }
-      if (exact) chunk.copy(exact, received);
-      else chunks.push(chunk);
-      received += chunk.byteLength;
-    };
-    const onEnd = (): void => {
-      cleanup();
-      if (exact) {
-        if (received !== exact.byteLength) reject(ProtocolError.badRequest(`request body has ${received} bytes but Content-Length says ${exact.byteLength}`));
-        else resolve(exact);
-      } else {
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
-      }
-    };
-    const onError = (err: Error): void => {
-      cleanup();
-      reject(ProtocolError.badRequest(`request body could not be read: ${err.message}`));
-    };
-    const onAborted = (): void => onError(new Error('the client closed the connection'));
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onAborted);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
+    }
+  }
+  return out;
+}
+
+function join(previous: string | undefined, value: string): string {
+  return previous === undefined ? value : `${previous}, ${value}`;
+}
+
+export type BodyCallback = (err: Error | undefined, body?: Buffer) => void;
+
+/**
+ * Reads the body and undoes `Content-Encoding: gzip|deflate` (tritonclient's request compression);
+ * the decompressed size is held to the same limit. `done` is called exactly once.
+ */
+export function collectBody(req: IncomingMessage, headers: BodyHeaders, limit: number, done: BodyCallback): void {
+  const encoding = (headers.contentEncoding ?? 'identity').toLowerCase();
+  if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
+    done(new ProtocolError(`unsupported Content-Encoding '${encoding}'; send the body as is, or with gzip or deflate`, 400));
+    return;
+  }
+  if (encoding === 'identity') {
+    readRawBody(req, headers.contentLength, limit, done);
+    return;
+  }
+  readRawBody(req, headers.contentLength, limit, (err, raw) => {
+    if (err) {
+      done(err);
+      return;
+    }
+    const inflate = encoding === 'gzip' ? zlib.gunzip : zlib.inflate;
+    inflate(raw!, { maxOutputLength: limit }, (e, out) => {
+      if (!e) done(undefined, out);
+      else if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') done(new BodyTooLargeError(limit));
+      else done(ProtocolError.badRequest(`request body is not valid ${encoding} data: ${e.message}`));
+    });
   });
+}
+
+/** The promise form, for routes that are not on the hot path. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => collectBody(req, bodyHeaders(req), limit, (err, body) => (err ? reject(err) : resolve(body!))));
+}
+
+function readRawBody(req: IncomingMessage, declaredHeader: string | undefined, limit: number, done: BodyCallback): void {
+  const declared = declaredHeader !== undefined ? Number(declaredHeader) : undefined;
+  if (declared !== undefined && declared > limit) {
+    done(new BodyTooLargeError(limit, declared));
+    return;
+  }
+  const known = declared !== undefined && Number.isSafeInteger(declared);
+  const max = known ? declared : limit;
+  // A body that arrives in one chunk (the usual case for small requests) is used as it is; with a
+  // known length several chunks are copied once into one buffer, otherwise joined at the end.
+  let first: Buffer | undefined;
+  let exact: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
+  let received = 0;
+  const onData = (chunk: Buffer): void => {
+    if (received + chunk.byteLength > max) {
+      cleanup();
+      req.resume();
+      done(known ? ProtocolError.badRequest('request body is longer than its Content-Length') : new BodyTooLargeError(limit));
+      return;
+    }
+    if (received === 0) {
+      first = chunk;
+    } else if (known) {
+      if (!exact) {
+        exact = Buffer.allocUnsafe(declared);
+        first!.copy(exact, 0);
+      }
+      chunk.copy(exact, received);
+    } else {
+      chunks ??= [first!];
+      chunks.push(chunk);
+    }
+    received += chunk.byteLength;
+  };
+  const onEnd = (): void => {
+    cleanup();
+    if (known && received !== declared) {
+      done(ProtocolError.badRequest(`request body has ${received} bytes but Content-Length says ${declared}`));
+    } else if (received === 0) {
+      done(undefined, Buffer.alloc(0));
+    } else {
+      done(undefined, exact ?? (chunks ? Buffer.concat(chunks, received) : first!));
+    }
+  };
+  const onError = (err: Error): void => {
+    cleanup();
+    done(ProtocolError.badRequest(`request body could not be read: ${err.message}`));
+  };
+  const onAborted = (): void => onError(new Error('the client closed the connection'));
+  const cleanup = (): void => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onError);
+    req.off('aborted', onAborted);
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onError);
+  req.on('aborted', onAborted);
 }

@@ -8,7 +8,7 @@ import { encodeHttpInferResponse } from '../codec/http-infer-response.js';
 import type { InferenceService } from '../inference-service.js';
 import { ProtocolError } from '../protocol-error.js';
 import { parseLoadParameters } from '../repository-parameters.js';
-import { readBody } from './body.js';
+import { bodyHeaders, collectBody, readBody } from './body.js';
 import { sendEmpty, sendInferResponse, sendJson } from './respond.js';
 
 export interface RouteContext {
@@ -19,6 +19,8 @@ export interface RouteContext {
   /** Path parameters: model, version. */
   model?: string;
   version?: string;
+  /** Answers the request with an error; for handlers that finish in callbacks instead of a promise. */
+  fail: (err: unknown) => void;
 }
 
 type Handler = (ctx: RouteContext) => Promise<void> | void;
@@ -60,8 +62,34 @@ const FIXED_ROUTES: Record<string, Route> = {
   '/v2/repository/index': { method: 'POST', handler: handleIndex },
 };
 
+export interface RouteMatch {
+  route: Route;
+  model?: string;
+  version?: string;
+}
+
+/**
+ * Matches found before, by method and URL: clients send the same few URLs again and again, and
+ * splitting and percent-decoding them on every request shows in profiles. Bounded: a client
+ * cycling through endless URLs only empties it now and then.
+ */
+const matches = new Map<string, RouteMatch>();
+const MAX_CACHED_MATCHES = 1024;
+
 /** Finds the route for a request; throws 404/405 ProtocolErrors for the rest. */
-export function route(method: string, url: string): { route: Route; model?: string; version?: string } {
+export function route(method: string, url: string): RouteMatch {
+  const key = `${method} ${url}`;
+  const cached = matches.get(key);
+  if (cached) return cached;
+  const match = findRoute(method, url);
+  if (url.length <= 256) {
+    if (matches.size >= MAX_CACHED_MATCHES) matches.clear();
+    matches.set(key, match);
+  }
+  return match;
+}
+
+function findRoute(method: string, url: string): RouteMatch {
   const q = url.indexOf('?');
   const path = q >= 0 ? url.slice(0, q) : url;
   const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
@@ -99,19 +127,44 @@ function safeDecode(segment: string): string {
   }
 }
 
-async function handleInfer(ctx: RouteContext): Promise<void> {
-  const body = await readBody(ctx.req, ctx.maxBody);
-  const headerValue = ctx.req.headers['inference-header-content-length'];
-  let headerLength: number | undefined;
-  if (headerValue !== undefined) {
-    headerLength = Number(headerValue);
-    if (!/^[0-9]+$/.test(String(headerValue)) || !Number.isSafeInteger(headerLength)) {
-      throw ProtocolError.badRequest(`Inference-Header-Content-Length must be a non-negative integer, got '${String(headerValue)}'`);
+/**
+ * The hot path: callbacks and one promise (the executor's) per request, no async layers; every
+ * error goes to ctx.fail.
+ */
+function handleInfer(ctx: RouteContext): void {
+  const headers = bodyHeaders(ctx.req);
+  collectBody(ctx.req, headers, ctx.maxBody, (err, body) => {
+    if (err) {
+      ctx.fail(err);
+      return;
     }
+    let decoded;
+    let response;
+    try {
+      decoded = decodeHttpInferRequest(body!, parseHeaderLength(headers.inferenceHeaderContentLength));
+      response = ctx.service.infer(ctx.model!, ctx.version, decoded.request);
+    } catch (e) {
+      ctx.fail(e);
+      return;
+    }
+    const { encoding } = decoded;
+    response.then((r) => {
+      try {
+        sendInferResponse(ctx.res, encodeHttpInferResponse(r, encoding));
+      } catch (e) {
+        ctx.fail(e);
+      }
+    }, ctx.fail);
+  });
+}
+
+function parseHeaderLength(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n)) {
+    throw ProtocolError.badRequest(`Inference-Header-Content-Length must be a non-negative integer, got '${value}'`);
   }
-  const { request, encoding } = decodeHttpInferRequest(body, headerLength);
-  const response = await ctx.service.infer(ctx.model!, ctx.version, request);
-  sendInferResponse(ctx.res, encodeHttpInferResponse(response, encoding));
+  return n;
 }
 
 /** GET /v2/models/{m}/status, the form some Ascend guides use. */

@@ -72,9 +72,15 @@ describe('cpu engine vs ONNX Runtime', () => {
       { name: 'input_ids', datatype: 'INT64', dims: [batch, seq], data: ids },
       { name: 'attention_mask', datatype: 'FP32', dims: [batch, seq], data: mask },
     ], threads, (ops) => {
-      // Each layer's six Linear layers become MatMul with a fused bias: only residual, mask and GELU Adds remain.
+      // Each layer's six Linear layers become MatMul with a fused bias; the Div/Erf/Add/Mul/Mul GELU
+      // chain becomes one Gelu and the scale Mul + mask Add join the Softmax: only the embedding
+      // and residual Adds and the mask's (1 - mask) · -10000 Mul remain.
       expect(ops.MatMul).toBe(2 * 6 + 2 * 2);
-      expect(ops.Add).toBe(1 + 2 * 4);
+      expect(ops.Add).toBe(1 + 2 * 2);
+      expect(ops.Gelu).toBe(2);
+      expect(ops.Erf).toBeUndefined();
+      expect(ops.Softmax).toBe(2);
+      expect(ops.Mul).toBe(1);
     });
   });
 });

@@ -1,0 +1,128 @@
+/**
+ * The element-wise chain fusions (native/src/cpu/elementwise_fusion.cc): every operand order
+ * exporters emit for GELU (erf form) and for the attention softmax (scale, additive mask,
+ * Softmax) is fused into one step, chains whose intermediates are read elsewhere are left alone,
+ * and in every case the result agrees with ONNX Runtime running the unfused graph.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CpuSession, type CpuTensor } from '../../../../src/core/executor/cpu-session.js';
+import { OnnxGraphBuilder, randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-fusion-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let saved = 0;
+async function expectFusedAgreement(g: OnnxGraphBuilder, inputs: CpuTensor[], expected: Record<string, number | undefined>): Promise<void> {
+  const model = path.join(dir, `m${saved++}.onnx`);
+  writeFileSync(model, g.encode());
+  const session = CpuSession.load(model, { intraOpThreads: 2 });
+  try {
+    const ops = session.info().optimizedOperators;
+    for (const [op, count] of Object.entries(expected)) expect(ops[op], op).toBe(count);
+    const outputs = await session.run(inputs);
+    const reference = await runOrt(model, inputs);
+    for (const out of outputs) {
+      expect(out.dims).toEqual(reference[out.name].dims.map(Number));
+      expect(maxRelativeError(out.data as Float32Array, reference[out.name].data as Float32Array)).toBeLessThan(1e-4);
+    }
+  } finally {
+    session.close();
+  }
+}
+
+function floatInput(name: string, dims: number[], seed: number, scale = 3): CpuTensor {
+  return { name, datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed, scale) };
+}
+
+function scalars(g: OnnxGraphBuilder): void {
+  g.initializer('sqrt2', 'FLOAT', [], [Math.SQRT2]);
+  g.initializer('inv_sqrt2', 'FLOAT', [], [Math.SQRT1_2]);
+  g.initializer('one', 'FLOAT', [], [1]);
+  g.initializer('half', 'FLOAT', [], [0.5]);
+}
+
+describe('GELU chain fusion', () => {
+  const dims = [3, 37]; // 111 elements: vector body plus a masked tail
+  const orders: Array<[string, (g: OnnxGraphBuilder) => void]> = [
+    ['x · (1 + erf(x / √2)) · ½', (g) => {
+      g.node('Div', ['x', 'sqrt2'], ['a']).node('Erf', ['a'], ['b']).node('Add', ['b', 'one'], ['c'])
+        .node('Mul', ['x', 'c'], ['d']).node('Mul', ['d', 'half'], ['y']);
+    }],
+    ['(x · ½) · (1 + erf(x · 1/√2))', (g) => {
+      g.node('Mul', ['inv_sqrt2', 'x'], ['a']).node('Erf', ['a'], ['b']).node('Add', ['one', 'b'], ['c'])
+        .node('Mul', ['x', 'half'], ['h']).node('Mul', ['h', 'c'], ['y']);
+    }],
+    ['((1 + erf(x / √2)) · ½) · x', (g) => {
+      g.node('Div', ['x', 'sqrt2'], ['a']).node('Erf', ['a'], ['b']).node('Add', ['b', 'one'], ['c'])
+        .node('Mul', ['c', 'half'], ['d']).node('Mul', ['x', 'd'], ['y']);
+    }],
+  ];
+  it.each(orders)('fuses %s into one Gelu', async (_, build) => {
+    const g = new OnnxGraphBuilder('gelu', 17).input('x', 'FLOAT', dims);
+    scalars(g);
+    build(g);
+    g.output('y', 'FLOAT', dims);
+    await expectFusedAgreement(g, [floatInput('x', dims, 1)], { Gelu: 1, Erf: undefined, Mul: undefined, Add: undefined });
+  });
+
+  it('leaves the chain alone when an intermediate is also a graph output', async () => {
+    const g = new OnnxGraphBuilder('gelu', 17).input('x', 'FLOAT', dims);
+    scalars(g);
+    orders[0][1](g);
+    g.output('y', 'FLOAT', dims).output('b', 'FLOAT', dims);
+    await expectFusedAgreement(g, [floatInput('x', dims, 2)], { Gelu: undefined, Erf: 1 });
+  });
+
+  it('does not fuse a constant that is not ½ into the GELU', async () => {
+    const g = new OnnxGraphBuilder('gelu', 17).input('x', 'FLOAT', dims);
+    scalars(g);
+    g.initializer('third', 'FLOAT', [], [1 / 3]);
+    g.node('Div', ['x', 'sqrt2'], ['a']).node('Erf', ['a'], ['b']).node('Add', ['b', 'one'], ['c'])
+      .node('Mul', ['x', 'c'], ['d']).node('Mul', ['d', 'third'], ['y']);
+    g.output('y', 'FLOAT', dims);
+    await expectFusedAgreement(g, [floatInput('x', dims, 3)], { Gelu: undefined, Erf: 1 });
+  });
+});
+
+describe('attention softmax fusion', () => {
+  const scores = [2, 3, 5, 13]; // batch, heads, queries, keys (13: vector body plus a masked tail)
+  const cases: Array<[string, number[], (g: OnnxGraphBuilder) => void, Record<string, number | undefined>]> = [
+    ['Mul(scale) + Add(mask [b,1,1,k])', [2, 1, 1, 13], (g) => {
+      g.node('Mul', ['s', 'scale'], ['a']).node('Add', ['a', 'mask'], ['b']).node('Softmax', ['b'], ['y'], { axis: -1 });
+    }, { Softmax: 1, Mul: undefined, Add: undefined }],
+    ['Div(scale) + Add(mask first)', [2, 1, 5, 13], (g) => {
+      g.node('Div', ['s', 'scale'], ['a']).node('Add', ['mask', 'a'], ['b']).node('Softmax', ['b'], ['y'], { axis: -1 });
+    }, { Softmax: 1, Div: undefined, Add: undefined }],
+    ['a mask broadcast along the softmax axis', [2, 3, 5, 1], (g) => {
+      g.node('Mul', ['scale', 's'], ['a']).node('Add', ['a', 'mask'], ['b']).node('Softmax', ['b'], ['y'], { axis: -1 });
+    }, { Softmax: 1, Mul: undefined, Add: undefined }],
+    ['Add alone', [1, 1, 5, 13], (g) => {
+      g.node('Add', ['s', 'mask'], ['b']).node('Softmax', ['b'], ['y'], { axis: -1 });
+    }, { Softmax: 1, Add: undefined }],
+    ['a mask larger than the scores (the Add broadcasts the scores)', [2, 3, 5, 13], (g) => {
+      g.node('Mul', ['s', 'scale'], ['a']).node('Add', ['a', 'mask'], ['b']).node('Softmax', ['b'], ['y'], { axis: -1 });
+    }, { Softmax: 1, Mul: undefined, Add: undefined }],
+  ];
+  it.each(cases)('fuses %s', async (name, maskDims, build, expected) => {
+    const scoreDims = name.startsWith('a mask larger') ? [2, 1, 5, 13] : scores;
+    const g = new OnnxGraphBuilder('attention', 17).input('s', 'FLOAT', scoreDims).input('mask', 'FLOAT', maskDims);
+    g.initializer('scale', 'FLOAT', [], [0.125]);
+    build(g);
+    g.output('y', 'FLOAT');
+    const mask = floatInput('mask', maskDims, 5, 4);
+    (mask.data as Float32Array).forEach((v, i, a) => { a[i] = v > 2 ? -10000 : v; });
+    await expectFusedAgreement(g, [floatInput('s', scoreDims, 4, 20), mask], expected);
+  });
+
+  it('keeps Softmax over another axis unfused', async () => {
+    const g = new OnnxGraphBuilder('attention', 17).input('s', 'FLOAT', scores).input('mask', 'FLOAT', [2, 1, 1, 13]);
+    g.initializer('scale', 'FLOAT', [], [0.125]);
+    g.node('Mul', ['s', 'scale'], ['a']).node('Add', ['a', 'mask'], ['b']).node('Softmax', ['b'], ['y'], { axis: 2 });
+    g.output('y', 'FLOAT');
+    await expectFusedAgreement(g, [floatInput('s', scores, 6, 20), floatInput('mask', [2, 1, 1, 13], 7)], { Mul: 1, Add: 1, Softmax: 1 });
+  });
+});
