@@ -1,7 +1,8 @@
 /**
  * `npm run bench:engine`: the cpu engine side by side with onnxruntime-node, in one run, on the
  * same generated models and inputs, at the same thread counts (1 and all cores). Prints p50
- * latency per row with the gebe/ORT ratio, and the peak RSS of a fresh process after loading
+ * latency per row with the gebe/ORT ratio (gebe's synchronous run against ORT's, which also runs
+ * on the JS thread) and gebe's Promise-based run beside it, and the peak RSS of a fresh process after loading
  * each model in each engine.
  *
  *   GEBE_BENCH_ITERS=n   least timed iterations per row and engine (default 20; warm-up is 3)
@@ -39,45 +40,45 @@ function percentile50(samples: number[]): number {
 }
 
 /**
- * p50 latency (ms) of two engines, timed in alternating blocks of calls so that machine noise
- * hits both alike: at least `minIters` calls each, and more until `budgetMs` has passed (small
- * models get hundreds of samples instead of 20, which on a shared machine is the difference
- * between a median and a guess). Each block starts with one untimed call: both engines' workers
- * spin for a while after a run, and the first call after a switch would pay for the other's.
+ * p50 latency (ms) of each runner, timed in alternating blocks of calls so that machine noise hits
+ * all alike: at least `minIters` calls each, and more until `budgetMs` has passed (small models
+ * get hundreds of samples instead of 20, which on a shared machine is the difference between a
+ * median and a guess). Each block starts with one untimed call: the engines' workers spin for a
+ * while after a run, and the first call after a switch would pay for the other's.
  */
-async function timePair(a: () => Promise<unknown>, b: () => Promise<unknown>, minIters: number, budgetMs: number): Promise<[number, number]> {
+async function timeBlocks(runs: Array<() => unknown>, minIters: number, budgetMs: number): Promise<number[]> {
   const BLOCK = 8;
-  const samples: [number[], number[]] = [[], []];
-  const block = async (run: () => Promise<unknown>, into: number[]) => {
-    await run();
-    for (let i = 0; i < BLOCK; i++) {
-      const t0 = process.hrtime.bigint();
-      await run();
-      into.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  };
-  for (let i = 0; i < 3; i++) {
-    await a();
-    await b();
-  }
+  const samples = runs.map(() => [] as number[]);
+  for (let i = 0; i < 3; i++) for (const run of runs) await run();
   const end = performance.now() + budgetMs;
   while (samples[0].length < 5000 && (samples[0].length < minIters || performance.now() < end)) {
-    await block(a, samples[0]);
-    await block(b, samples[1]);
+    for (const [r, run] of runs.entries()) {
+      await run();
+      for (let i = 0; i < BLOCK; i++) {
+        const t0 = process.hrtime.bigint();
+        await run();
+        samples[r].push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    }
   }
-  return [percentile50(samples[0]), percentile50(samples[1])];
+  return samples.map(percentile50);
 }
 
-async function latency(row: Row, threads: number, iters: number, budgetMs: number): Promise<{ gebe: number; ort: number }> {
+/**
+ * onnxruntime-node runs a session on the JS thread (inside a setImmediate), so the like-for-like
+ * gebe figure is runSync; gebe's Promise-based run (off the JS thread, what serve and perf use) is
+ * printed beside it, and the difference is the cost of the thread hop.
+ */
+async function latency(row: Row, threads: number, iters: number, budgetMs: number): Promise<{ gebe: number; ort: number; gebeAsync: number }> {
   const ort = await loadOrt();
   const gebe = CpuSession.load(row.model, { intraOpThreads: threads });
   const ortSession = await ort.InferenceSession.create(row.model, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
   const feeds: Record<string, OrtModule.Tensor> = {};
   for (const t of row.inputs) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype], t.data, t.dims);
-  const [g, o] = await timePair(() => gebe.run(row.inputs), () => ortSession.run(feeds), iters, budgetMs);
+  const [g, o, a] = await timeBlocks([() => gebe.runSync(row.inputs), () => ortSession.run(feeds), () => gebe.run(row.inputs)], iters, budgetMs);
   gebe.close();
   await ortSession.release();
-  return { gebe: g, ort: o };
+  return { gebe: g, ort: o, gebeAsync: a };
 }
 
 /** Child-process mode: load one model in one engine, run once, print peak RSS in bytes. */
@@ -149,13 +150,17 @@ async function main(): Promise<void> {
   const cores = os.availableParallelism();
   const threadCounts = cores > 1 ? [1, cores] : [1];
   console.log(`gebe cpu engine vs onnxruntime-node ${ort.env.versions.common}: GEMM ${cpuGemmIsa()}, ${cores} cores, p50 of >= ${iters} runs per row (blocks of 8 calls alternate between the engines; rows get ${budgetMs / 1000} s)`);
-  console.log(`${pad('model', 22)}${pad('threads', 9)}${pad('gebe ms', 11)}${pad('ORT ms', 11)}gebe/ORT`);
+  console.log('gebe ms: runSync on the JS thread, as onnxruntime-node runs; gebe run(): the Promise API off the JS thread');
+  console.log(`${pad('model', 22)}${pad('threads', 9)}${pad('gebe ms', 11)}${pad('ORT ms', 11)}${pad('gebe/ORT', 11)}${pad('gebe run() ms', 15)}run()/ORT`);
   for (const spec of specs) {
     if (only && !only.test(spec.name)) continue;
     const row: Row = { name: spec.name, model: spec.model, inputs: spec.inputs.map(makeInput) };
     for (const threads of threadCounts) {
       const r = await latency(row, threads, iters, budgetMs);
-      console.log(`${pad(spec.name, 22)}${pad(String(threads), 9)}${pad(r.gebe.toFixed(2), 11)}${pad(r.ort.toFixed(2), 11)}${(r.gebe / r.ort).toFixed(2)}`);
+      console.log(
+        `${pad(spec.name, 22)}${pad(String(threads), 9)}${pad(r.gebe.toFixed(2), 11)}${pad(r.ort.toFixed(2), 11)}${pad((r.gebe / r.ort).toFixed(2), 11)}` +
+          `${pad(r.gebeAsync.toFixed(2), 15)}${(r.gebeAsync / r.ort).toFixed(2)}`,
+      );
     }
   }
   console.log('');

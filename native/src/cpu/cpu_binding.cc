@@ -79,6 +79,48 @@ struct SessionHolder {
   std::unique_ptr<CpuSession> session;
 };
 
+// The engine's outputs as [{name, datatype, dims, data: ArrayBuffer}] (copied out of native memory).
+Napi::Array OutputsToJs(Napi::Env env, const std::vector<Tensor>& outputs) {
+  Napi::Array list = Napi::Array::New(env, outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& t = outputs[i];
+    size_t bytes = t.buffer.size();
+    Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, bytes);
+    if (bytes) std::memcpy(ab.Data(), t.buffer.data(), bytes);
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("name", t.name);
+    o.Set("datatype", DataTypeName(t.dtype));
+    o.Set("dims", DimsToJs(env, t.shape));
+    o.Set("data", ab);
+    list.Set(uint32_t(i), o);
+  }
+  return list;
+}
+
+// Views over the caller's typed arrays, [{name, datatype, dims, data}] (no copy). `keep` receives
+// each array when the views must outlive this call (an asynchronous run).
+std::vector<TensorView> InputsFromJs(Napi::Env env, const Napi::Value& value, std::vector<Napi::ObjectReference>* keep) {
+  if (!value.IsArray()) throw Napi::TypeError::New(env, "run([{name, datatype, dims, data}])");
+  Napi::Array list = value.As<Napi::Array>();
+  std::vector<TensorView> inputs;
+  for (uint32_t i = 0; i < list.Length(); ++i) {
+    Napi::Object o = list.Get(i).As<Napi::Object>();
+    TensorView v;
+    v.name = o.Get("name").ToString();
+    v.dtype = DataTypeFromName(o.Get("datatype").ToString());
+    Napi::Array dims = o.Get("dims").As<Napi::Array>();
+    for (uint32_t k = 0; k < dims.Length(); ++k) v.shape.push_back(int64_t(dims.Get(k).ToNumber().DoubleValue()));
+    Napi::Value data = o.Get("data");
+    if (!data.IsTypedArray()) throw Napi::TypeError::New(env, "input '" + v.name + "': data must be a typed array");
+    Napi::TypedArray ta = data.As<Napi::TypedArray>();
+    v.data = static_cast<const uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
+    v.byte_size = ta.ByteLength();
+    if (keep) keep->push_back(Napi::Persistent(data.As<Napi::Object>()));
+    inputs.push_back(std::move(v));
+  }
+  return inputs;
+}
+
 class RunWorker : public Napi::AsyncWorker {
  public:
   RunWorker(Napi::Env env, std::shared_ptr<SessionHolder> holder)
@@ -98,23 +140,7 @@ class RunWorker : public Napi::AsyncWorker {
     }
   }
 
-  void OnOK() override {
-    Napi::Env env = Env();
-    Napi::Array list = Napi::Array::New(env, outputs_.size());
-    for (size_t i = 0; i < outputs_.size(); ++i) {
-      const Tensor& t = outputs_[i];
-      size_t bytes = t.buffer.size();
-      Napi::ArrayBuffer ab = Napi::ArrayBuffer::New(env, bytes);
-      if (bytes) std::memcpy(ab.Data(), t.buffer.data(), bytes);
-      Napi::Object o = Napi::Object::New(env);
-      o.Set("name", t.name);
-      o.Set("datatype", DataTypeName(t.dtype));
-      o.Set("dims", DimsToJs(env, t.shape));
-      o.Set("data", ab);
-      list.Set(uint32_t(i), o);
-    }
-    deferred_.Resolve(list);
-  }
+  void OnOK() override { deferred_.Resolve(OutputsToJs(Env(), outputs_)); }
 
   void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
@@ -129,7 +155,8 @@ class CpuSessionWrap : public Napi::ObjectWrap<CpuSessionWrap> {
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "CpuSession",
                        {InstanceMethod("info", &CpuSessionWrap::Info), InstanceMethod("compile", &CpuSessionWrap::Compile),
-                        InstanceMethod("run", &CpuSessionWrap::Run), InstanceMethod("close", &CpuSessionWrap::Close)});
+                        InstanceMethod("run", &CpuSessionWrap::Run),
+                        InstanceMethod("runSync", &CpuSessionWrap::RunSync), InstanceMethod("close", &CpuSessionWrap::Close)});
   }
 
   CpuSessionWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<CpuSessionWrap>(info) {
@@ -213,32 +240,32 @@ class CpuSessionWrap : public Napi::ObjectWrap<CpuSessionWrap> {
   Napi::Value Run(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     session(env);
-    if (info.Length() < 1 || !info[0].IsArray()) throw Napi::TypeError::New(env, "run([{name, datatype, dims, data}])");
     auto* worker = new RunWorker(env, holder_);
     Napi::Promise promise = worker->promise();
-    Napi::Array list = info[0].As<Napi::Array>();
     try {
-      for (uint32_t i = 0; i < list.Length(); ++i) {
-        Napi::Object o = list.Get(i).As<Napi::Object>();
-        TensorView v;
-        v.name = o.Get("name").ToString();
-        v.dtype = DataTypeFromName(o.Get("datatype").ToString());
-        Napi::Array dims = o.Get("dims").As<Napi::Array>();
-        for (uint32_t k = 0; k < dims.Length(); ++k) v.shape.push_back(int64_t(dims.Get(k).ToNumber().DoubleValue()));
-        Napi::Value data = o.Get("data");
-        if (!data.IsTypedArray()) throw Napi::TypeError::New(env, "input '" + v.name + "': data must be a typed array");
-        Napi::TypedArray ta = data.As<Napi::TypedArray>();
-        v.data = static_cast<const uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
-        v.byte_size = ta.ByteLength();
-        worker->keep_alive.push_back(Napi::Persistent(data.As<Napi::Object>()));
-        worker->inputs.push_back(std::move(v));
-      }
+      worker->inputs = InputsFromJs(env, info[0], &worker->keep_alive);
     } catch (...) {
       delete worker;
       throw;
     }
     worker->Queue();
     return promise;
+  }
+
+  // The same run on the calling (JS) thread, blocking it: what onnxruntime-node's binding does, so
+  // benchmarks can compare the engines' compute alike; everything else uses the Promise-based run.
+  Napi::Value RunSync(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    CpuSession& s = session(env);
+    std::vector<TensorView> inputs = InputsFromJs(env, info[0], nullptr);
+    std::vector<Tensor> outputs;
+    try {
+      std::lock_guard<std::mutex> lock(holder_->mu);
+      s.run(inputs, outputs);
+    } catch (const std::exception& e) {
+      throw Napi::Error::New(env, e.what());
+    }
+    return OutputsToJs(env, outputs);
   }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {

@@ -66,12 +66,14 @@ export interface CpuCompileReport {
   steps: { run: number; dynamic: number; folded: number; aliased: number };
 }
 
+type NativeInput = { name: string; datatype: string; dims: number[]; data: CpuTypedArray };
+type NativeOutput = { name: string; datatype: string; dims: number[]; data: ArrayBuffer };
+
 interface NativeCpuSession {
   info(): CpuSessionInfo;
   compile(shapes: Array<{ name: string; dims: number[] }>): CpuCompileReport;
-  run(inputs: Array<{ name: string; datatype: string; dims: number[]; data: CpuTypedArray }>): Promise<
-    Array<{ name: string; datatype: string; dims: number[]; data: ArrayBuffer }>
-  >;
+  run(inputs: NativeInput[]): Promise<NativeOutput[]>;
+  runSync(inputs: NativeInput[]): NativeOutput[];
   close(): void;
 }
 
@@ -189,6 +191,33 @@ export class CpuSession {
 
   /** Runs the model off the JS thread. */
   async run(inputs: CpuTensor[]): Promise<CpuTensor[]> {
+    this.checkInputs(inputs);
+    let outputs;
+    try {
+      outputs = await this.native.run(inputs);
+    } catch (err) {
+      throw engineError(err, this.path);
+    }
+    return this.toTensors(outputs);
+  }
+
+  /**
+   * Runs the model on the calling thread, blocking the event loop for the whole run, as
+   * onnxruntime-node's `run` does. For benchmarks that compare the engines' compute alike and for
+   * scripts with nothing else to do; a server must use `run`.
+   */
+  runSync(inputs: CpuTensor[]): CpuTensor[] {
+    this.checkInputs(inputs);
+    let outputs;
+    try {
+      outputs = this.native.runSync(inputs);
+    } catch (err) {
+      throw engineError(err, this.path);
+    }
+    return this.toTensors(outputs);
+  }
+
+  private checkInputs(inputs: CpuTensor[]): void {
     this.assertOpen();
     expect(Array.isArray(inputs), 'an array of tensors', 'inputs', inputs);
     inputs.forEach((t, i) => {
@@ -201,12 +230,9 @@ export class CpuSession {
       const count = t.dims.reduce((a, b) => a * b, 1);
       expect(t.data.length === count, `${count} elements (dims [${t.dims.join(', ')}])`, `inputs[${i}].data (${t.name})`, t.data);
     });
-    let outputs;
-    try {
-      outputs = await this.native.run(inputs);
-    } catch (err) {
-      throw engineError(err, this.path);
-    }
+  }
+
+  private toTensors(outputs: NativeOutput[]): CpuTensor[] {
     return outputs.map((o) => {
       const type = arrayTypes[o.datatype as CpuDatatype];
       if (!type) throw new GebeError(`${this.path}: output '${o.name}' has type ${o.datatype}, which the cpu facade cannot return`);

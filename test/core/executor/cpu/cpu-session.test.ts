@@ -52,6 +52,18 @@ describe('CpuSession on the MNIST CNN fixture', () => {
     results.forEach((r, i) => expect(r[0].dims).toEqual([i + 1, 10]));
   });
 
+  it('runSync returns exactly what run returns, and the same engine errors', async () => {
+    const input = { name: 'input', datatype: 'FP32' as const, dims: [2, 1, 28, 28], data: randomValues(2 * 784, 7, 1) };
+    const [sync] = session.runSync([input]);
+    const [async] = await session.run([input]);
+    expect(sync.dims).toEqual([2, 10]);
+    expect(Array.from(sync.data as Float32Array)).toEqual(Array.from(async.data as Float32Array));
+    const wrongRank = { ...input, dims: [2, 784], data: input.data };
+    const asyncError = await session.run([wrongRank]).catch((e: Error) => e.message);
+    expect(() => session.runSync([wrongRank])).toThrow(asyncError as string);
+    expect(asyncError).toContain('input');
+  });
+
   it('inspects a model without loading it', () => {
     expect(inspectOnnxModel(mnist).operators.Conv).toBe(2);
   });
@@ -69,7 +81,11 @@ describe('CpuSession argument validation', () => {
       'Expected a BigInt64Array for inputs[0].data (input)',
     );
     expect(() => session.compile({ input: [1.5] })).toThrow('Expected an array of non-negative integers for shapes.input');
+    expect(() => session.runSync([{ name: 'input', datatype: 'FP32', dims: [1, 1, 28, 28], data: new Float32Array(3) }])).toThrow(
+      'Expected 784 elements (dims [1, 1, 28, 28]) for inputs[0].data (input) but received a Float32Array of length 3',
+    );
     session.close();
     expect(() => session.info()).toThrow('the session is closed');
+    expect(() => session.runSync([])).toThrow('the session is closed');
   });
 });
