@@ -36,18 +36,21 @@ export interface NativeModelOptions {
 
 /**
  * How long an instance polls for its next batch before sleeping (µs). Polling yields the CPU
- * between checks and saves a thread wake-up when requests come back to back, but on a busy
- * machine with few cores the poller competes with the JS thread: measured on 2 shared cores it
- * cut the submit cost (15 → 3 µs) yet raised end-to-end p50 (25 → 31-53 µs). Off by default;
- * `parameters { key: "gebe_idle_spin_us" value: { string_value: "50" } }` turns it on.
+ * between checks and saves a thread wake-up when requests come back to back. Waking a sleeping
+ * thread on another core is what costs: on the 2-core VMs gebe is built on, a condition-variable
+ * ping-pong between two threads takes 66 µs per round trip across cores and 11 µs on one core,
+ * and without the poll the executor added 102-130 µs per request over calling the engine
+ * directly (bench:executor, concurrency 1); with a 50 µs poll it added 7-9 µs. An idle instance
+ * spends at most this long per batch polling. `parameters { key: "gebe_idle_spin_us" value:
+ * { string_value: "0" } }` turns it off.
  */
-export const DEFAULT_IDLE_SPIN_US = 0;
+export const DEFAULT_IDLE_SPIN_US = 50;
 
 /** Overrides a caller (perf, warmup, tests) may set on top of the config. */
 export interface LoadOverrides {
   instanceCount?: number;
   intraOpThreads?: number;
-  /** 0 disables the idle poll; config parameter `gebe_idle_spin_us` sets it per model. */
+  /** 0 disables the idle poll (default DEFAULT_IDLE_SPIN_US); config parameter `gebe_idle_spin_us` sets it per model. */
   idleSpinUs?: number;
 }
 

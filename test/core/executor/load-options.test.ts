@@ -77,8 +77,8 @@ describe('nativeOptions', () => {
     expect(() => parseDeviceIds('0,x')).toThrow('parameters.device_ids "0,x" is not a comma-separated list of device numbers');
     expect(parseDynamicDimsGears('1,224;2,224')).toEqual([]);  // not batch-only gears
     expect(parseDynamicDimsGears('4;2;2')).toEqual([2, 4]);
-    expect(nativeOptions('m', {}).idleSpinUs).toBe(0);
-    expect(nativeOptions('m', { parameters: { gebe_idle_spin_us: { string_value: '50' } } }).idleSpinUs).toBe(50);
+    expect(nativeOptions('m', {}).idleSpinUs).toBe(50);
+    expect(nativeOptions('m', { parameters: { gebe_idle_spin_us: { string_value: '0' } } }).idleSpinUs).toBe(0);
     expect(() => nativeOptions('m', { parameters: { gebe_idle_spin_us: { string_value: 'lots' } } })).toThrow(
       'parameters.gebe_idle_spin_us "lots" is not a number of microseconds between 0 and 10000',
     );
