@@ -164,10 +164,35 @@ __attribute__((target("avx2,fma"))) void PanelRowsM(int64_t kc, const float* a, 
   }
 }
 
+// One row of A (a fully connected layer at batch 1): the loop only streams the weight panel, so it
+// keeps four accumulators, two k steps apart, instead of two; with two, every FMA waited on the
+// previous one's latency and the stream ran at half the speed the caches deliver.
+__attribute__((target("avx2,fma"))) void PanelRow1(int64_t kc, const float* a, int64_t a_col, const float* panel,
+                                                   float* acc) {
+  __m256 c0 = _mm256_loadu_ps(acc), c1 = _mm256_loadu_ps(acc + 8);
+  __m256 d0 = _mm256_setzero_ps(), d1 = _mm256_setzero_ps();
+  int64_t q = 0;
+  for (; q + 2 <= kc; q += 2) {
+    const float* p = panel + q * kNR;
+    __m256 a0 = _mm256_broadcast_ss(a + q * a_col), a1 = _mm256_broadcast_ss(a + (q + 1) * a_col);
+    c0 = _mm256_fmadd_ps(a0, _mm256_loadu_ps(p), c0);
+    c1 = _mm256_fmadd_ps(a0, _mm256_loadu_ps(p + 8), c1);
+    d0 = _mm256_fmadd_ps(a1, _mm256_loadu_ps(p + kNR), d0);
+    d1 = _mm256_fmadd_ps(a1, _mm256_loadu_ps(p + kNR + 8), d1);
+  }
+  if (q < kc) {
+    __m256 a0 = _mm256_broadcast_ss(a + q * a_col);
+    c0 = _mm256_fmadd_ps(a0, _mm256_loadu_ps(panel + q * kNR), c0);
+    c1 = _mm256_fmadd_ps(a0, _mm256_loadu_ps(panel + q * kNR + 8), c1);
+  }
+  _mm256_storeu_ps(acc, _mm256_add_ps(c0, d0));
+  _mm256_storeu_ps(acc + 8, _mm256_add_ps(c1, d1));
+}
+
 void PanelRowsAvx2Impl(int64_t m, int64_t kc, const float* a, int64_t a_row, int64_t a_col, const float* panel,
                        float* acc) {
   switch (m) {
-    case 1: return PanelRowsM<1>(kc, a, a_row, a_col, panel, acc);
+    case 1: return PanelRow1(kc, a, a_col, panel, acc);
     case 2: return PanelRowsM<2>(kc, a, a_row, a_col, panel, acc);
     case 3: return PanelRowsM<3>(kc, a, a_row, a_col, panel, acc);
     case 4: return PanelRowsM<4>(kc, a, a_row, a_col, panel, acc);
