@@ -61,9 +61,14 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
     }
     pending_.fetch_add(1, std::memory_order_relaxed);
     WakeBatcherIfEarlierLocked(DispatchLocked(now_ns / 1000, expired, wakeups), wakeups);
+    if (!expired.empty()) ++enqueue_handoffs_;
   }
   wakeups.Notify(batcher_cv_);
-  RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
+  if (!expired.empty()) {
+    RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--enqueue_handoffs_ == 0) enqueue_handoffs_cv_.notify_all();
+  }
   return true;
 }
 
@@ -258,6 +263,11 @@ void ModelScheduler::Stop() {
   if (batcher_.joinable()) batcher_.join();
   for (auto& instance : instances_) {
     if (instance->thread.joinable()) instance->thread.join();
+  }
+  {
+    // An Enqueue that saw the model running may still be handing its timed-out requests over.
+    std::unique_lock<std::mutex> lock(mu_);
+    enqueue_handoffs_cv_.wait(lock, [&] { return enqueue_handoffs_ == 0; });
   }
   auto closed = std::make_unique<CompletedBatch>();
   closed->closed = true;

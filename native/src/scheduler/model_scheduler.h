@@ -111,6 +111,10 @@ class ModelScheduler {
   bool stopping_ = false;                   // guarded by mu_
   int64_t batcher_wake_us_ = 0;             // guarded by mu_: when the sleeping batcher wakes
   uint64_t next_seq_ = 0;                   // guarded by mu_: dispatch order
+  // guarded by mu_: Enqueue calls handing timed-out requests to the sink after unlocking. Stop()
+  // waits for them, so nothing reaches the sink after its `closed` batch.
+  int enqueue_handoffs_ = 0;
+  std::condition_variable enqueue_handoffs_cv_;
   std::condition_variable batcher_cv_;
   std::thread batcher_;
 
