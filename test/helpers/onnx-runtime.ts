@@ -1,6 +1,7 @@
 /** Runs a model through onnxruntime-node (the reference) and compares results. */
 import * as ort from 'onnxruntime-node';
-import type { CpuTensor } from '../../src/core/executor/cpu-session.js';
+import { expect } from 'vitest';
+import { CpuSession, type CpuTensor } from '../../src/core/executor/cpu-session.js';
 
 const ortTypes = { FP32: 'float32', INT64: 'int64', INT32: 'int32', BOOL: 'bool' } as const;
 
@@ -31,4 +32,21 @@ export function maxRelativeError(a: ArrayLike<number>, b: ArrayLike<number>, flo
     if (!(err <= worst)) worst = Number.isNaN(err) ? Infinity : err;
   }
   return worst;
+}
+
+/**
+ * Runs a one-input, one-output model (output named "output") on gebe's cpu engine with `threads`
+ * intra-op threads and on ONNX Runtime, and expects the same dims and a largest relative error
+ * below `rtol`.
+ */
+export async function expectCpuMatchesOrt(model: string, input: CpuTensor, threads: number, rtol: number): Promise<void> {
+  const session = CpuSession.load(model, { intraOpThreads: threads });
+  try {
+    const [out] = await session.run([input]);
+    const ref = (await runOrt(model, [input])).output;
+    expect(out.dims).toEqual(ref.dims.map(Number));
+    expect(maxRelativeError(out.data as Float32Array, ref.data as Float32Array)).toBeLessThan(rtol);
+  } finally {
+    session.close();
+  }
 }

@@ -9,10 +9,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CpuSession, type CpuTensor } from '../../../../src/core/executor/cpu-session.js';
+import { afterAll, describe, it } from 'vitest';
+import type { CpuTensor } from '../../../../src/core/executor/cpu-session.js';
 import { OnnxGraphBuilder, randomValues } from '../../../../src/core/model/onnx-builder.js';
-import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
+import { expectCpuMatchesOrt } from '../../../helpers/onnx-runtime.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-conv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -95,18 +95,10 @@ describe('convolution paths vs ONNX Runtime', () => {
       const model = convModel(c);
       const dims = [batch, ...c.input.slice(1)];
       const input: CpuTensor = { name: 'input', datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed++, 1) };
-      const session = CpuSession.load(model, { intraOpThreads: threads });
-      try {
-        const [out] = await session.run([input]);
-        const ref = (await runOrt(model, [input])).output;
-        expect(out.dims).toEqual(ref.dims.map(Number));
-        // ONNX's own rtol: one deep conv of uniform random data has many outputs near zero whose
-        // relative error against ORT (which sums in another order) is rounding noise around 1e-4;
-        // an indexing or epilogue mistake is off by far more than this.
-        expect(maxRelativeError(out.data as Float32Array, ref.data as Float32Array)).toBeLessThan(1e-3);
-      } finally {
-        session.close();
-      }
+      // ONNX's own rtol: one deep conv of uniform random data has many outputs near zero whose
+      // relative error against ORT (which sums in another order) is rounding noise around 1e-4;
+      // an indexing or epilogue mistake is off by far more than this.
+      await expectCpuMatchesOrt(model, input, threads, 1e-3);
     });
   }
 });
