@@ -1,0 +1,84 @@
+// The seam between the native HTTP server (connections, parsing, limits, the proxy to the JS
+// server) and the native infer route that answers binary KServe v2 infer requests without JS.
+//
+// The server parses every request. A complete request that may be an infer request is offered
+// to the fast path first; whatever the fast path declines is forwarded untouched to the JS
+// server (node:http), which answers it with the usual wording. So the fast path only ever takes
+// requests it fully understands and has fully validated; every error stays the JS server's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gebe {
+
+class ModelCore;
+
+// One complete request, as parsed (chunked bodies already joined).
+struct HttpRequest {
+  std::string method;   // "POST"
+  std::string url;      // as sent: "/v2/models/mnist/infer"
+  // Header names lower-cased, values as sent, in arrival order.
+  std::vector<std::pair<std::string, std::string>> headers;
+  // The body. Its first byte is 64-byte aligned when the request carries an
+  // Inference-Header-Content-Length, the binary part starts at body.data() + that length.
+  std::shared_ptr<std::vector<uint8_t>> body_owner;  // keeps the bytes below alive
+  const uint8_t* body = nullptr;
+  size_t body_size = 0;
+  bool keep_alive = true;
+
+  const std::string* Header(const char* lower_name) const {
+    for (const auto& h : headers) if (h.first == lower_name) return &h.second;
+    return nullptr;
+  }
+};
+
+// A response of the fast path. The server writes the status line, Content-Length and
+// Connection itself; `headers` are the other header lines, each ending in "\r\n".
+struct HttpResponse {
+  int status = 200;
+  std::string headers;
+  // Body pieces written in order without copying; `hold` keeps their memory alive until written.
+  std::vector<std::pair<const uint8_t*, size_t>> pieces;
+  std::string owned_body;            // a piece the response owns (the JSON header, an error)
+  std::shared_ptr<const void> hold;  // e.g. the batch's output tensors
+};
+
+// Called exactly once per taken request, from any thread (usually a scheduler thread).
+using Respond = std::function<void(HttpResponse)>;
+
+// One model version the infer route may run.
+struct PublishedVersion {
+  std::string version;
+  std::shared_ptr<ModelCore> core;
+};
+
+// Failed fast-path requests, for nv_inference_request_failure{reason}.
+struct FailureCount {
+  std::string model, version, reason;  // reason: REJECTED, CANCELED, BACKEND, OTHER
+  uint64_t count = 0;
+};
+
+class FastPath {
+ public:
+  virtual ~FastPath() = default;
+  // Server loop thread. True: taken; `respond` will be called exactly once. False: declined; the
+  // server forwards the request to the JS server. `request` stays valid until `respond` is called
+  // if taken (the fast path keeps `body_owner`).
+  virtual bool TryHandle(HttpRequest& request, Respond respond) = 0;
+  // JS thread. Replaces what the infer URLs of `model` may reach. default_version is the version
+  // an unversioned URL means ("" when none is ready: such requests are declined).
+  // An empty `versions` withdraws the model.
+  virtual void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) = 0;
+  // JS thread. Failures counted since the last call (then reset).
+  virtual std::vector<FailureCount> TakeFailures() = 0;
+};
+
+// The binary infer route (fast_infer.cc).
+std::unique_ptr<FastPath> MakeFastInfer();
+
+}  // namespace gebe
