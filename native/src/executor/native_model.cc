@@ -67,6 +67,11 @@ Napi::Object NativeModel::New(Napi::Env env, std::shared_ptr<ModelCore> core) {
   return g_constructor->New({Napi::External<std::shared_ptr<ModelCore>>::New(env, &core)});
 }
 
+std::shared_ptr<ModelCore> NativeModel::CoreOf(Napi::Value value) {
+  if (g_constructor == nullptr || !value.IsObject() || !value.As<Napi::Object>().InstanceOf(g_constructor->Value())) return nullptr;
+  return Unwrap(value.As<Napi::Object>())->core_;
+}
+
 NativeModel::NativeModel(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeModel>(info) {
   if (info.Length() != 1 || !info[0].IsExternal()) {
     throw Napi::TypeError::New(info.Env(), "NativeModel is created by loadModel(), not with new");

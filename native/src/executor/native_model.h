@@ -15,6 +15,8 @@ class NativeModel : public Napi::ObjectWrap<NativeModel> {
   static Napi::Function Define(Napi::Env env);
   static Napi::Object New(Napi::Env env, std::shared_ptr<ModelCore> core);
   explicit NativeModel(const Napi::CallbackInfo& info);
+  // The core behind a NativeModel JS object; null when `value` is not one (for the HTTP fast path).
+  static std::shared_ptr<ModelCore> CoreOf(Napi::Value value);
 
  private:
   Napi::Value Metadata(const Napi::CallbackInfo& info);

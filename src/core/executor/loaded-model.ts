@@ -76,6 +76,11 @@ export class ExecutorModel implements LoadedModel {
     };
   }
 
+  /** @internal The native handle while loaded, for the native HTTP infer route (publishReadyModels). */
+  nativeHandle(): NativeModel | undefined {
+    return this.unloading ? undefined : this.native;
+  }
+
   attach(native: NativeModel): void {
     this.native = native;
   }

@@ -11,6 +11,8 @@ export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
 export class ServerMetrics {
   readonly registry = new Registry();
   private readonly failures = new Map<string, number>();
+  /** Failures counted elsewhere (the native infer route), taken at scrape time. */
+  private readonly failureSources: Array<() => Array<{ model: string; version: string; reason: FailureReason; count: number }>> = [];
 
   constructor(models: () => LoadedModel[]) {
     collectDefaultMetrics({ register: this.registry });
@@ -32,12 +34,18 @@ export class ServerMetrics {
     };
     counter('nv_inference_request_success', 'Number of successful inference requests, all batch sizes', (s) => s.inference_stats.success.count, true);
     const failures = this.failures;
+    const takeOtherFailures = (): void => {
+      for (const source of this.failureSources) {
+        for (const f of source()) this.addFailures(f.model, f.version, f.reason, f.count);
+      }
+    };
     new Counter({
       name: 'nv_inference_request_failure',
       help: 'Number of failed inference requests, all batch sizes',
       labelNames: ['model', 'version', 'reason'],
       registers: [this.registry],
       collect() {
+        takeOtherFailures();
         this.reset();
         for (const [key, count] of failures) {
           const [model, version, reason] = key.split('\u0000') as [string, string, string];
@@ -65,8 +73,17 @@ export class ServerMetrics {
   }
 
   recordFailure(model: string, version: string, reason: FailureReason): void {
+    this.addFailures(model, version, reason, 1);
+  }
+
+  /** Adds a source of failures counted outside JS; `take` returns the counts since its last call. */
+  addFailureSource(take: () => Array<{ model: string; version: string; reason: FailureReason; count: number }>): void {
+    this.failureSources.push(take);
+  }
+
+  private addFailures(model: string, version: string, reason: FailureReason, count: number): void {
     const key = `${model}\u0000${version}\u0000${reason}`;
-    this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
+    this.failures.set(key, (this.failures.get(key) ?? 0) + count);
   }
 
   async text(): Promise<string> {

@@ -42,6 +42,7 @@ export class ModelManager {
   private readonly records = new Map<string, ModelRecord>();
   private pollTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
+  private readonly readyListeners = new Set<(name: string) => void>();
 
   constructor(
     private readonly source: ModelSource,
@@ -49,6 +50,19 @@ export class ModelManager {
     private readonly log: Logger,
     readonly mode: ControlMode = 'none',
   ) {}
+
+  /**
+   * Calls `listener(name)` whenever the READY versions of model `name` may have changed: after a
+   * load swaps versions in, and before a version unloads. Returns the unsubscribe function.
+   */
+  onReadyChange(listener: (name: string) => void): () => void {
+    this.readyListeners.add(listener);
+    return () => this.readyListeners.delete(listener);
+  }
+
+  private notifyReady(name: string): void {
+    for (const listener of this.readyListeners) listener(name);
+  }
 
   /** Loads what the mode asks for: every model, or (explicit) the named ones ('*' = all). */
   async start(loadModels: string[] = []): Promise<void> {
@@ -92,6 +106,7 @@ export class ModelManager {
       this.log.info('model removed from the repository, unloading', { model: name });
       await this.unload(name);
       this.records.delete(name);
+      this.notifyReady(name);
     }
   }
 
@@ -143,6 +158,7 @@ export class ModelManager {
     record.versions = next;
     record.source = configOverride ? undefined : model;
     record.config = model.config;
+    this.notifyReady(name);
     await Promise.all([...old.values()].filter((v) => v.model && next.get(v.version)?.model !== v.model).map((v) => this.unloadVersion(v)));
     if (reasons.length > 0) throw new ProtocolError(`failed to load '${name}': ${reasons.join('; ')}`, 400);
   }
@@ -168,6 +184,7 @@ export class ModelManager {
     if (!model) return;
     status.state = 'UNLOADING';
     status.model = undefined;
+    this.notifyReady(status.name);
     try {
       await model.unload();
       this.log.info('model unloaded', { model: status.name, version: status.version });

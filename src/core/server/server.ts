@@ -5,7 +5,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GrpcFrontend } from './grpc/server.js';
-import { HttpFrontend } from './http/server.js';
+import { NativeHttpFrontend, type HttpListener } from './http/native-frontend.js';
+import { publishReadyModels } from './http/publish-models.js';
+import { HttpFrontend, type HttpOptions } from './http/server.js';
 import { InferenceService } from './inference-service.js';
 import type { Logger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
@@ -22,7 +24,14 @@ export interface ServerOptions {
   enableMetrics?: boolean;
   maxBodyBytes: number;
   headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
   timeoutCheckIntervalMs?: number;
+  /**
+   * native (default): the addon's HTTP server owns the port, answers binary infer requests itself
+   * and forwards the rest to node:http on 127.0.0.1. node: node:http on the port, as before.
+   */
+  httpFrontend?: 'native' | 'node';
 }
 
 export interface ServerPorts {
@@ -34,8 +43,9 @@ export interface ServerPorts {
 export class GebeServer {
   readonly service: InferenceService;
   readonly metrics: ServerMetrics;
-  readonly http?: HttpFrontend;
+  readonly http?: HttpListener;
   private readonly grpc?: GrpcFrontend;
+  private unpublish?: () => void;
   private metricsServer?: http.Server;
   ports: ServerPorts = {};
 
@@ -43,10 +53,20 @@ export class GebeServer {
     this.metrics = new ServerMetrics(() => models.readyModels());
     this.service = new InferenceService(models, this.metrics);
     if (options.enableHttp !== false) {
-      this.http = new HttpFrontend(this.service, {
+      const httpOptions: HttpOptions = {
         host: options.host, port: options.httpPort, maxBodyBytes: options.maxBodyBytes,
-        headersTimeoutMs: options.headersTimeoutMs, timeoutCheckIntervalMs: options.timeoutCheckIntervalMs,
-      }, log);
+        headersTimeoutMs: options.headersTimeoutMs, requestTimeoutMs: options.requestTimeoutMs,
+        keepAliveTimeoutMs: options.keepAliveTimeoutMs, timeoutCheckIntervalMs: options.timeoutCheckIntervalMs,
+      };
+      if (options.httpFrontend === 'node') {
+        this.http = new HttpFrontend(this.service, httpOptions, log);
+      } else {
+        const native = new NativeHttpFrontend(this.service, httpOptions, log);
+        this.http = native;
+        this.metrics.addFailureSource(() => native.takeFailures());
+        // With verbose logging every request goes through JS (and is logged): nothing is published.
+        if (!log.verboseEnabled) this.unpublish = publishReadyModels(models, native);
+      }
     }
     if (options.enableGrpc !== false) {
       this.grpc = new GrpcFrontend(this.service, { host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes }, log);
@@ -96,6 +116,7 @@ export class GebeServer {
     this.log.info('shutting down: no new connections; waiting for in-flight requests', { timeout_s: timeoutMs / 1000 });
     await Promise.all([this.http?.close(timeoutMs), this.grpc?.close(timeoutMs)]);
     await this.models.stop();
+    this.unpublish?.();
     await new Promise<void>((resolve) => (this.metricsServer ? this.metricsServer.close(() => resolve()) : resolve()));
     this.metricsServer?.closeAllConnections();
     this.log.info('server stopped');

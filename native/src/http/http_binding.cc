@@ -1,0 +1,157 @@
+// JS exports of the native HTTP front end: class NativeHttpServer(options) with listen() -> port,
+// close(timeoutMs) -> Promise, counters() -> {accepted, answered, inFlight}, publish(model,
+// versions, defaultVersion) and takeFailures() for the fast infer route.
+#include <napi.h>
+
+#include <memory>
+
+#include "executor/native_model.h"
+#include "http/fast_path.h"
+#include "http/http_server.h"
+#include "module_registry.h"
+
+namespace gebe {
+
+namespace {
+
+uint64_t OptionalU64(Napi::Object o, const char* key, uint64_t fallback) {
+  Napi::Value v = o.Get(key);
+  if (v.IsUndefined()) return fallback;
+  if (!v.IsNumber() || v.As<Napi::Number>().DoubleValue() < 0) {
+    throw Napi::TypeError::New(o.Env(), std::string("NativeHttpServer option '") + key + "' must be a number >= 0");
+  }
+  return uint64_t(v.As<Napi::Number>().DoubleValue());
+}
+
+// Waits off the JS thread for the loop to drain and end.
+class CloseWorker : public Napi::AsyncWorker {
+ public:
+  CloseWorker(Napi::Object owner, HttpServer* server, uint64_t timeout_ms)
+      : Napi::AsyncWorker(owner.Env()), deferred_(Napi::Promise::Deferred::New(owner.Env())), owner_(Napi::Persistent(owner)),
+        server_(server), timeout_ms_(timeout_ms) {}
+  Napi::Promise Promise() { return deferred_.Promise(); }
+  void Execute() override {
+    server_->BeginClose(timeout_ms_);
+    server_->Join();
+  }
+  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference owner_;  // keeps the server object (and so the HttpServer) alive until closed
+  HttpServer* server_;
+  uint64_t timeout_ms_;
+};
+
+class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "NativeHttpServer",
+                       {InstanceMethod("listen", &NativeHttpServer::Listen), InstanceMethod("close", &NativeHttpServer::Close),
+                        InstanceMethod("counters", &NativeHttpServer::Counters), InstanceMethod("publish", &NativeHttpServer::Publish),
+                        InstanceMethod("takeFailures", &NativeHttpServer::TakeFailures)});
+  }
+
+  explicit NativeHttpServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeHttpServer>(info) {
+    Napi::Env env = info.Env();
+    if (info.Length() != 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "Expected (options) for new NativeHttpServer");
+    Napi::Object o = info[0].As<Napi::Object>();
+    HttpServerOptions options;
+    if (!o.Get("host").IsString()) throw Napi::TypeError::New(env, "NativeHttpServer option 'host' must be a string");
+    options.host = o.Get("host").As<Napi::String>().Utf8Value();
+    options.port = int(OptionalU64(o, "port", 0));
+    options.upstream_port = int(OptionalU64(o, "upstreamPort", 0));
+    options.max_body_bytes = OptionalU64(o, "maxBodyBytes", options.max_body_bytes);
+    options.headers_timeout_ms = OptionalU64(o, "headersTimeoutMs", options.headers_timeout_ms);
+    options.request_timeout_ms = OptionalU64(o, "requestTimeoutMs", options.request_timeout_ms);
+    options.keep_alive_timeout_ms = OptionalU64(o, "keepAliveTimeoutMs", options.keep_alive_timeout_ms);
+    options.max_header_bytes = size_t(OptionalU64(o, "maxHeaderBytes", options.max_header_bytes));
+    if (options.port > 65535 || options.upstream_port <= 0 || options.upstream_port > 65535) {
+      throw Napi::RangeError::New(env, "NativeHttpServer needs port 0-65535 and upstreamPort 1-65535");
+    }
+    fast_path_ = std::shared_ptr<FastPath>(MakeFastInfer());
+    server_ = std::make_unique<HttpServer>(std::move(options), fast_path_);
+  }
+
+ private:
+  Napi::Value Listen(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    try {
+      return Napi::Number::New(env, server_->Listen());
+    } catch (const UvError& e) {
+      Napi::Error error = Napi::Error::New(env, e.message);
+      error.Set("code", e.code);
+      throw error;
+    }
+  }
+
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    uint64_t timeout = info.Length() > 0 && info[0].IsNumber() ? uint64_t(std::max(0.0, info[0].As<Napi::Number>().DoubleValue())) : 0;
+    auto* worker = new CloseWorker(info.This().As<Napi::Object>(), server_.get(), timeout);
+    Napi::Promise promise = worker->Promise();
+    worker->Queue();
+    return promise;
+  }
+
+  Napi::Value Counters(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    uint64_t accepted = server_->accepted(), answered = server_->answered();
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("accepted", double(accepted));
+    o.Set("answered", double(answered));
+    o.Set("inFlight", double(accepted >= answered ? accepted - answered : 0));
+    return o;
+  }
+
+  Napi::Value Publish(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (info.Length() != 3 || !info[0].IsString() || !info[1].IsArray() || !info[2].IsString()) {
+      throw Napi::TypeError::New(env, "Expected (model, [{version, model: NativeModel}], defaultVersion) for publish");
+    }
+    std::vector<PublishedVersion> versions;
+    Napi::Array list = info[1].As<Napi::Array>();
+    for (uint32_t i = 0; i < list.Length(); ++i) {
+      Napi::Value entry = list.Get(i);
+      if (!entry.IsObject() || !entry.As<Napi::Object>().Get("version").IsString()) {
+        throw Napi::TypeError::New(env, "publish: every version must be {version: string, model: NativeModel}");
+      }
+      Napi::Object e = entry.As<Napi::Object>();
+      std::shared_ptr<ModelCore> core = NativeModel::CoreOf(e.Get("model"));
+      if (!core) throw Napi::TypeError::New(env, "publish: 'model' must be a NativeModel from executor.loadModel()");
+      versions.push_back(PublishedVersion{e.Get("version").As<Napi::String>().Utf8Value(), std::move(core)});
+    }
+    fast_path_->Publish(info[0].As<Napi::String>().Utf8Value(), std::move(versions), info[2].As<Napi::String>().Utf8Value());
+    return env.Undefined();
+  }
+
+  Napi::Value TakeFailures(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::vector<FailureCount> failures = fast_path_->TakeFailures();
+    Napi::Array out = Napi::Array::New(env, failures.size());
+    for (size_t i = 0; i < failures.size(); ++i) {
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("model", failures[i].model);
+      o.Set("version", failures[i].version);
+      o.Set("reason", failures[i].reason);
+      o.Set("count", double(failures[i].count));
+      out.Set(uint32_t(i), o);
+    }
+    return out;
+  }
+
+  std::shared_ptr<FastPath> fast_path_;
+  std::unique_ptr<HttpServer> server_;
+};
+
+void Init(Napi::Env env, Napi::Object exports) {
+  Napi::Object http = Napi::Object::New(env);
+  http.Set("NativeHttpServer", NativeHttpServer::Define(env));
+  exports.Set("http", http);
+}
+
+}  // namespace
+
+GEBE_REGISTER_MODULE(http, Init);
+
+}  // namespace gebe

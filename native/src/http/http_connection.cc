@@ -1,0 +1,517 @@
+#include "http/http_connection.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "http/http_server.h"
+#include "http/http_text.h"
+#include "http/upstream_relay.h"
+
+namespace gebe {
+
+namespace {
+
+constexpr size_t kRelayLowWater = 1 << 20;
+constexpr uint64_t kLingerMs = 1000;  // after a final answer, wait this long for the client's FIN
+
+HttpConnection* Self(llhttp_t* p) { return static_cast<HttpConnection*>(p->data); }
+
+// One pending uv_write and what its buffers point into.
+struct WriteReq {
+  uv_write_t req;
+  HttpConnection* connection;
+  void* owner;
+  void (*release)(void*);
+};
+
+struct FastAnswer {
+  std::string head;
+  HttpResponse response;
+};
+
+const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+}  // namespace
+
+HttpConnection::HttpConnection(HttpServer* server, uint64_t id) : server_(server), id_(id) {
+  llhttp_init(&parser_, HTTP_REQUEST, Settings());
+  parser_.data = this;
+}
+
+const llhttp_settings_t* HttpConnection::Settings() {
+  static const llhttp_settings_t settings = [] {
+    llhttp_settings_t s;
+    llhttp_settings_init(&s);
+    s.on_message_begin = &HttpConnection::OnMessageBegin;
+    s.on_url = &HttpConnection::OnUrl;
+    s.on_header_field = &HttpConnection::OnHeaderField;
+    s.on_header_value = &HttpConnection::OnHeaderValue;
+    s.on_headers_complete = &HttpConnection::OnHeadersComplete;
+    s.on_body = &HttpConnection::OnBody;
+    s.on_message_complete = &HttpConnection::OnMessageComplete;
+    return s;
+  }();
+  return &settings;
+}
+
+bool HttpConnection::Accept(uv_stream_t* listener) {
+  uv_tcp_init(server_->loop(), &client_);
+  client_.data = this;
+  uv_timer_init(server_->loop(), &timer_);
+  timer_.data = this;
+  open_handles_ = 2;
+  if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(&client_)) != 0) {
+    Close();
+    return false;
+  }
+  uv_tcp_nodelay(&client_, 1);
+  ArmTimer(server_->options().headers_timeout_ms);
+  ResumeReading();
+  return true;
+}
+
+// ---- reading and parsing ----
+
+void HttpConnection::OnAlloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
+  auto* self = static_cast<HttpConnection*>(handle->data);
+  *buf = uv_buf_init(self->read_buffer_, sizeof(self->read_buffer_));
+}
+
+void HttpConnection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
+  auto* self = static_cast<HttpConnection*>(stream->data);
+  if (nread > 0) {
+    if (self->state_ == State::kReading) self->Parse(buf->base, size_t(nread));
+    // Closing: the rest of what the client sends is read and dropped (so closing sends a FIN,
+    // not a reset that could destroy the answer before the client reads it).
+    return;
+  }
+  if (nread == 0) return;
+  if (nread == UV_EOF && self->state_ == State::kAnswering) {
+    // The client finished sending: answer what it asked, then close.
+    self->client_eof_ = true;
+    uv_read_stop(stream);
+    self->reading_ = false;
+    return;
+  }
+  self->client_eof_ = nread == UV_EOF;
+  self->Close();
+}
+
+void HttpConnection::Parse(const char* data, size_t length) {
+  llhttp_errno_t err = llhttp_execute(&parser_, data, length);
+  if (err == HPE_OK) return;
+  if (err == HPE_PAUSED || err == HPE_PAUSED_UPGRADE) {
+    const char* pos = llhttp_get_error_pos(&parser_);
+    size_t used = pos != nullptr && pos >= data && pos <= data + length ? size_t(pos - data) : length;
+    if (err == HPE_PAUSED_UPGRADE) {
+      // Upgrades (websocket, h2c, CONNECT) are not served: answer as a plain request, then close.
+      request_.keep_alive = false;
+      pending_.clear();
+    } else {
+      pending_.assign(data + used, length - used);
+    }
+    Dispatch();
+    return;
+  }
+  if (reject_status_ != 0) {
+    Reject(reject_status_, reject_message_);
+  } else {
+    Reject(400, std::string("malformed HTTP request: Parse Error: ") + llhttp_get_error_reason(&parser_));
+  }
+}
+
+void HttpConnection::ResumeReading() {
+  if (!pending_.empty()) {
+    std::string data;
+    data.swap(pending_);
+    Parse(data.data(), data.size());
+    if (state_ != State::kReading) return;
+  }
+  if (client_eof_) {
+    Close();
+    return;
+  }
+  if (!reading_) {
+    uv_read_start(reinterpret_cast<uv_stream_t*>(&client_), &HttpConnection::OnAlloc, &HttpConnection::OnRead);
+    reading_ = true;
+  }
+}
+
+bool HttpConnection::AddHeaderBytes(size_t length) {
+  header_bytes_ += length;
+  if (header_bytes_ <= server_->options().max_header_bytes) return true;
+  reject_status_ = 431;
+  reject_message_ = "request headers exceed the limit of " + std::to_string(server_->options().max_header_bytes) + " bytes";
+  return false;
+}
+
+int HttpConnection::OnMessageBegin(llhttp_t* p) {
+  HttpConnection* self = Self(p);
+  self->request_ = HttpRequest{};
+  self->in_message_ = true;
+  self->headers_done_ = false;
+  self->last_was_value_ = false;
+  self->upgrade_ = false;
+  self->header_bytes_ = 0;
+  self->body_.reset();
+  self->body_offset_ = 0;
+  self->body_size_ = 0;
+  self->has_inference_header_ = false;
+  self->inference_header_length_ = 0;
+  self->reject_status_ = 0;
+  self->request_start_ms_ = uv_now(self->server_->loop());
+  self->ArmTimer(self->server_->options().headers_timeout_ms);
+  return 0;
+}
+
+int HttpConnection::OnUrl(llhttp_t* p, const char* at, size_t length) {
+  HttpConnection* self = Self(p);
+  if (!self->AddHeaderBytes(length)) return -1;
+  self->request_.url.append(at, length);
+  return 0;
+}
+
+int HttpConnection::OnHeaderField(llhttp_t* p, const char* at, size_t length) {
+  HttpConnection* self = Self(p);
+  if (!self->AddHeaderBytes(length)) return -1;
+  auto& headers = self->request_.headers;
+  if (headers.empty() || self->last_was_value_) headers.emplace_back();
+  self->last_was_value_ = false;
+  std::string& name = headers.back().first;
+  for (size_t i = 0; i < length; ++i) {
+    char c = at[i];
+    name.push_back(c >= 'A' && c <= 'Z' ? char(c + 32) : c);
+  }
+  return 0;
+}
+
+int HttpConnection::OnHeaderValue(llhttp_t* p, const char* at, size_t length) {
+  HttpConnection* self = Self(p);
+  if (!self->AddHeaderBytes(length)) return -1;
+  if (self->request_.headers.empty()) self->request_.headers.emplace_back();
+  self->request_.headers.back().second.append(at, length);
+  self->last_was_value_ = true;
+  return 0;
+}
+
+int HttpConnection::OnHeadersComplete(llhttp_t* p) {
+  HttpConnection* self = Self(p);
+  const HttpServerOptions& options = self->server_->options();
+  self->headers_done_ = true;
+  self->request_.method = llhttp_method_name(llhttp_method_t(p->method));
+  self->upgrade_ = p->upgrade != 0;
+  if (const std::string* v = self->request_.Header("inference-header-content-length")) {
+    size_t n = 0;
+    bool ok = !v->empty() && v->size() < 19;
+    for (char c : *v) ok = ok && c >= '0' && c <= '9', n = n * 10 + size_t(c - '0');
+    // A malformed value is the JS server's to refuse; here it only steers alignment.
+    self->has_inference_header_ = ok;
+    self->inference_header_length_ = ok ? n : 0;
+  }
+  bool has_length = (p->flags & F_CONTENT_LENGTH) != 0;
+  if (has_length && p->content_length > options.max_body_bytes) {
+    self->reject_status_ = 413;
+    self->reject_message_ = "request body of " + std::to_string(p->content_length) + " bytes exceeds the limit of " +
+                            std::to_string(options.max_body_bytes) + " bytes (raise it with --http-max-body)";
+    return -1;
+  }
+  if (const std::string* expect = self->request_.Header("expect")) {
+    if (EqualsIgnoreCase(*expect, "100-continue")) {
+      uv_buf_t buf = uv_buf_init(const_cast<char*>(kContinue), sizeof(kContinue) - 1);
+      self->Write(&buf, 1, nullptr, nullptr);
+    }
+  }
+  self->PrepareBody(has_length ? size_t(p->content_length) : 0);
+  uint64_t elapsed = uv_now(self->server_->loop()) - self->request_start_ms_;
+  self->ArmTimer(options.request_timeout_ms > elapsed ? options.request_timeout_ms - elapsed : 1);
+  return 0;
+}
+
+// The body's first byte goes where body + Inference-Header-Content-Length is 64-byte aligned.
+static size_t AlignedOffset(const uint8_t* base, size_t header_length) {
+  return (64 - (reinterpret_cast<uintptr_t>(base) + header_length) % 64) % 64;
+}
+
+void HttpConnection::PrepareBody(size_t declared) {
+  body_ = std::make_shared<std::vector<uint8_t>>();
+  if (declared > 0) {
+    body_->resize(declared + 64);
+    body_offset_ = AlignedOffset(body_->data(), inference_header_length_);
+  }
+}
+
+int HttpConnection::OnBody(llhttp_t* p, const char* at, size_t length) {
+  HttpConnection* self = Self(p);
+  uint64_t limit = self->server_->options().max_body_bytes;
+  if (self->body_size_ + length > limit) {
+    self->reject_status_ = 413;
+    self->reject_message_ = "request body exceeds the limit of " + std::to_string(limit) + " bytes (raise it with --http-max-body)";
+    return -1;
+  }
+  std::vector<uint8_t>& body = *self->body_;
+  size_t need = self->body_offset_ + self->body_size_ + length;
+  if (need > body.size()) body.resize(std::max(need + 64, body.size() * 2));  // chunked: grow
+  std::memcpy(body.data() + self->body_offset_ + self->body_size_, at, length);
+  self->body_size_ += length;
+  return 0;
+}
+
+int HttpConnection::OnMessageComplete(llhttp_t* p) {
+  HttpConnection* self = Self(p);
+  self->in_message_ = false;
+  HttpRequest& request = self->request_;
+  if (self->body_ && self->body_size_ > 0) {
+    std::vector<uint8_t>& body = *self->body_;
+    size_t want = AlignedOffset(body.data(), self->inference_header_length_);
+    if (want != self->body_offset_) {  // a chunked body grew and moved: realign once
+      if (body.size() < want + self->body_size_) body.resize(want + self->body_size_);
+      std::memmove(body.data() + want, body.data() + self->body_offset_, self->body_size_);
+      self->body_offset_ = want;
+    }
+    request.body = body.data() + self->body_offset_;
+  }
+  request.body_owner = self->body_;
+  request.body_size = self->body_size_;
+  request.keep_alive = llhttp_should_keep_alive(p) != 0;
+  // One request at a time: stop here; what follows is parsed once this one is answered.
+  return HPE_PAUSED;
+}
+
+// ---- answering ----
+
+static bool LooksLikeInfer(const HttpRequest& r) {
+  static const char kSuffix[] = "/infer";
+  const std::string& u = r.url;
+  return r.method == "POST" && u.size() > 16 && u.compare(0, 11, "/v2/models/") == 0 &&
+         u.compare(u.size() - (sizeof(kSuffix) - 1), sizeof(kSuffix) - 1, kSuffix) == 0;
+}
+
+void HttpConnection::Dispatch() {
+  state_ = State::kAnswering;
+  uv_read_stop(reinterpret_cast<uv_stream_t*>(&client_));
+  reading_ = false;
+  uv_timer_stop(&timer_);
+  ++request_seq_;
+  writes_pending_ = 0;
+  answer_complete_ = false;
+  answer_counted_ = false;
+  if (upgrade_) request_.keep_alive = false;
+  close_after_answer_ = !request_.keep_alive || server_->draining();
+  request_.keep_alive = !close_after_answer_;
+  server_->CountAccepted();
+  FastPath* fast = server_->fast_path();
+  if (fast != nullptr && LooksLikeInfer(request_) && fast->TryHandle(request_, server_->MakeRespond(id_, request_seq_))) return;
+  if (relay_ == nullptr) relay_ = new UpstreamRelay(server_, this);
+  relay_->Forward(request_, close_after_answer_);
+}
+
+void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {
+  if (state_ != State::kAnswering || seq != request_seq_ || answer_complete_) return;
+  if (server_->draining()) close_after_answer_ = true;
+  size_t length = response.owned_body.size();
+  for (const auto& piece : response.pieces) length += piece.second;
+  auto* answer = new FastAnswer{std::string(), std::move(response)};
+  HttpResponse& r = answer->response;
+  std::string& head = answer->head;
+  head.reserve(96 + r.headers.size());
+  head += "HTTP/1.1 ";
+  head += std::to_string(r.status);
+  head += ' ';
+  head += ReasonPhrase(r.status);
+  head += "\r\nContent-Length: ";
+  head += std::to_string(length);
+  head += close_after_answer_ ? "\r\nConnection: close\r\n" : "\r\nConnection: keep-alive\r\n";
+  head += r.headers;
+  head += "\r\n";
+  std::vector<uv_buf_t> bufs;
+  bufs.reserve(2 + r.pieces.size());
+  bufs.push_back(uv_buf_init(const_cast<char*>(head.data()), unsigned(head.size())));
+  if (!r.owned_body.empty()) bufs.push_back(uv_buf_init(const_cast<char*>(r.owned_body.data()), unsigned(r.owned_body.size())));
+  for (const auto& piece : r.pieces) {
+    if (piece.second > 0) bufs.push_back(uv_buf_init(reinterpret_cast<char*>(const_cast<uint8_t*>(piece.first)), unsigned(piece.second)));
+  }
+  answer_complete_ = true;
+  Write(bufs.data(), unsigned(bufs.size()), answer, [](void* a) { delete static_cast<FastAnswer*>(a); });
+}
+
+void HttpConnection::RelayBytes(char* data, size_t length) {
+  if (state_ != State::kAnswering) {
+    std::free(data);
+    return;
+  }
+  uv_buf_t buf = uv_buf_init(data, unsigned(length));
+  Write(&buf, 1, data, &std::free);
+}
+
+void HttpConnection::RelayDone(bool close_after) {
+  if (state_ != State::kAnswering) return;
+  answer_complete_ = true;
+  close_after_answer_ = close_after_answer_ || close_after;
+  if (writes_pending_ == 0) FinishAnswer(close_after_answer_);
+}
+
+void HttpConnection::RelayFailed(const std::string& why) {
+  if (state_ != State::kAnswering) return;
+  close_after_answer_ = true;
+  std::string body = JsonError("the server's HTTP handler did not answer: " + why);
+  auto* text = new std::string(ErrorHead(502, body.size()) + body);
+  uv_buf_t buf = uv_buf_init(const_cast<char*>(text->data()), unsigned(text->size()));
+  answer_complete_ = true;
+  Write(&buf, 1, text, [](void* t) { delete static_cast<std::string*>(t); });
+}
+
+size_t HttpConnection::ClientWriteQueueSize() const {
+  return uv_stream_get_write_queue_size(reinterpret_cast<const uv_stream_t*>(&client_));
+}
+
+void HttpConnection::FinishAnswer(bool close_after) {
+  answer_counted_ = true;
+  if (close_after || client_eof_ || server_->draining()) {
+    ShutdownAndLinger();
+  } else {
+    state_ = State::kReading;
+    llhttp_resume(&parser_);
+    ArmTimer(server_->options().keep_alive_timeout_ms);
+  }
+  // Last: while draining, the count can close every connection, this one included.
+  server_->CountAnswered();
+  if (state_ == State::kReading) ResumeReading();
+}
+
+void HttpConnection::Reject(int status, const std::string& message) {
+  if (state_ == State::kClosing || state_ == State::kClosed) return;
+  // A body over the limit is an answer to a request, as in the JS server; the rest are not.
+  bool counts = status == 413;
+  state_ = State::kClosing;
+  uv_read_stop(reinterpret_cast<uv_stream_t*>(&client_));
+  reading_ = false;
+  uv_timer_stop(&timer_);
+  std::string body = JsonError(message);
+  auto* text = new std::string(ErrorHead(status, body.size()) + body);
+  uv_buf_t buf = uv_buf_init(const_cast<char*>(text->data()), unsigned(text->size()));
+  if (counts) server_->CountAccepted();
+  Write(&buf, 1, text, [](void* t) { delete static_cast<std::string*>(t); });
+  if (counts) server_->CountAnswered();
+}
+
+// ---- writing ----
+
+void HttpConnection::Write(uv_buf_t* bufs, unsigned count, void* owner, void (*release)(void*)) {
+  if (state_ == State::kClosed) {
+    if (release != nullptr) release(owner);
+    return;
+  }
+  auto* w = new WriteReq{uv_write_t{}, this, owner, release};
+  w->req.data = w;
+  ++writes_pending_;
+  int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&client_), bufs, count, &HttpConnection::OnWrite);
+  if (rc != 0) {
+    --writes_pending_;
+    if (release != nullptr) release(owner);
+    delete w;
+    Close();
+  }
+}
+
+void HttpConnection::OnWrite(uv_write_t* req, int status) {
+  auto* w = static_cast<WriteReq*>(req->data);
+  HttpConnection* self = w->connection;
+  if (w->release != nullptr) w->release(w->owner);
+  delete w;
+  --self->writes_pending_;
+  if (self->state_ == State::kClosed) return;
+  if (status < 0) {
+    self->Close();
+    return;
+  }
+  self->WriteDone();
+}
+
+void HttpConnection::WriteDone() {
+  if (writes_pending_ != 0) {
+    if (relay_ != nullptr && ClientWriteQueueSize() < kRelayLowWater) relay_->ResumeIfPaused();
+    return;
+  }
+  if (state_ == State::kAnswering) {
+    if (answer_complete_) FinishAnswer(close_after_answer_);
+    else if (relay_ != nullptr) relay_->ResumeIfPaused();
+  } else if (state_ == State::kClosing && !linger_) {
+    ShutdownAndLinger();
+  }
+}
+
+// ---- closing ----
+
+void HttpConnection::ShutdownAndLinger() {
+  if (state_ == State::kClosed) return;
+  state_ = State::kClosing;
+  if (writes_pending_ > 0 || linger_) return;  // WriteDone comes back here once the answer is out
+  linger_ = true;
+  if (client_eof_) {
+    Close();
+    return;
+  }
+  // Send our FIN, then read (and drop) until the client's, so unread request bytes never turn
+  // the close into a reset that could destroy the answer before the client reads it.
+  auto* req = new uv_shutdown_t;
+  if (uv_shutdown(req, reinterpret_cast<uv_stream_t*>(&client_), &HttpConnection::OnShutdown) != 0) {
+    delete req;
+    Close();
+    return;
+  }
+  ArmTimer(kLingerMs);
+  if (!reading_) {
+    uv_read_start(reinterpret_cast<uv_stream_t*>(&client_), &HttpConnection::OnAlloc, &HttpConnection::OnRead);
+    reading_ = true;
+  }
+}
+
+void HttpConnection::OnShutdown(uv_shutdown_t* req, int) {
+  delete req;
+}
+
+void HttpConnection::CloseWhenIdle() {
+  if (state_ == State::kReading && !in_message_ && pending_.empty()) Close();
+  else if (state_ == State::kAnswering) close_after_answer_ = true;
+}
+
+void HttpConnection::Close() {
+  if (state_ == State::kClosed) return;
+  bool in_flight = state_ == State::kAnswering && !answer_counted_;
+  state_ = State::kClosed;
+  if (relay_ != nullptr) {
+    relay_->Detach();
+    relay_ = nullptr;
+  }
+  uv_close(reinterpret_cast<uv_handle_t*>(&client_), &HttpConnection::OnHandleClosed);
+  uv_close(reinterpret_cast<uv_handle_t*>(&timer_), &HttpConnection::OnHandleClosed);
+  server_->Forget(id_);
+  if (in_flight) {
+    answer_counted_ = true;
+    server_->CountAnswered();
+  }
+}
+
+void HttpConnection::OnHandleClosed(uv_handle_t* handle) {
+  auto* self = static_cast<HttpConnection*>(handle->data);
+  if (--self->open_handles_ == 0) delete self;
+}
+
+// ---- timeouts ----
+
+void HttpConnection::ArmTimer(uint64_t ms) {
+  uv_timer_start(&timer_, &HttpConnection::OnTimer, ms, 0);
+}
+
+void HttpConnection::OnTimer(uv_timer_t* timer) {
+  auto* self = static_cast<HttpConnection*>(timer->data);
+  if (self->state_ != State::kReading || !self->in_message_) {
+    self->Close();  // idle keep-alive connection, a silent client, or the end of a linger
+    return;
+  }
+  // Node's wording for both its headers and its request timeout.
+  self->Reject(408, "request headers were not received in time");
+}
+
+}  // namespace gebe

@@ -1,0 +1,114 @@
+// One client connection of the native HTTP server (loop thread only): parses requests with
+// llhttp, enforces the limits and timeouts, answers one request at a time (pipelined requests
+// wait, parsing paused), and writes fast-path answers or relays the JS server's answers.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "http/fast_path.h"
+#include "llhttp.h"
+
+namespace gebe {
+
+class HttpServer;
+class UpstreamRelay;
+
+class HttpConnection {
+ public:
+  HttpConnection(HttpServer* server, uint64_t id);
+  // Accepts the pending connection on `listener` and starts reading; false (and closes) on failure.
+  bool Accept(uv_stream_t* listener);
+  uint64_t id() const { return id_; }
+
+  // The fast path's answer to request `seq` (ignored unless it is the one being answered).
+  void Deliver(uint64_t seq, HttpResponse response);
+  // Closes at once; a request in flight counts as answered.
+  void Close();
+  // Graceful close: closes now when nothing is being received or answered; otherwise the current
+  // answer goes out with Connection: close and the connection closes after it.
+  void CloseWhenIdle();
+
+  // For the relay: response bytes for the client (takes `data`, malloc'd), the end of the
+  // answer, and a failure before any byte was relayed.
+  void RelayBytes(char* data, size_t length);
+  void RelayDone(bool close_after);
+  void RelayFailed(const std::string& why);
+  size_t ClientWriteQueueSize() const;
+
+ private:
+  enum class State { kReading, kAnswering, kClosing, kClosed };
+
+  static void OnAlloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf);
+  static void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
+  static void OnTimer(uv_timer_t* timer);
+  static void OnHandleClosed(uv_handle_t* handle);
+  static void OnShutdown(uv_shutdown_t* req, int status);
+
+  // llhttp callbacks.
+  static int OnMessageBegin(llhttp_t* p);
+  static int OnUrl(llhttp_t* p, const char* at, size_t length);
+  static int OnHeaderField(llhttp_t* p, const char* at, size_t length);
+  static int OnHeaderValue(llhttp_t* p, const char* at, size_t length);
+  static int OnHeadersComplete(llhttp_t* p);
+  static int OnBody(llhttp_t* p, const char* at, size_t length);
+  static int OnMessageComplete(llhttp_t* p);
+  static const llhttp_settings_t* Settings();
+
+  void Parse(const char* data, size_t length);
+  void Dispatch();
+  void FinishAnswer(bool close_after);
+  void ResumeReading();
+  bool AddHeaderBytes(size_t length);
+  void PrepareBody(size_t declared);
+  // Writes an error answer (JSON body), then closes the connection gracefully.
+  void Reject(int status, const std::string& message);
+  void Write(uv_buf_t* bufs, unsigned count, void* owner, void (*release)(void*));
+  static void OnWrite(uv_write_t* req, int status);
+  void WriteDone();
+  void ShutdownAndLinger();
+  void ArmTimer(uint64_t ms);
+
+  HttpServer* server_;
+  uint64_t id_;
+  uv_tcp_t client_{};
+  uv_timer_t timer_{};
+  int open_handles_ = 0;
+  State state_ = State::kReading;
+  llhttp_t parser_{};
+  char read_buffer_[65536];
+  std::string pending_;  // bytes read past a complete request, parsed once it is answered
+  bool reading_ = false;
+  bool client_eof_ = false;
+  UpstreamRelay* relay_ = nullptr;
+
+  // The request being received or answered.
+  HttpRequest request_;
+  uint64_t request_seq_ = 0;
+  bool in_message_ = false;
+  bool headers_done_ = false;
+  bool last_was_value_ = false;
+  bool upgrade_ = false;
+  size_t header_bytes_ = 0;
+  uint64_t request_start_ms_ = 0;
+  std::shared_ptr<std::vector<uint8_t>> body_;
+  size_t body_offset_ = 0;   // where the body starts in *body_ (for alignment)
+  size_t body_size_ = 0;
+  size_t inference_header_length_ = 0;
+  bool has_inference_header_ = false;
+  // A limit hit inside a callback: answered after llhttp returns.
+  int reject_status_ = 0;
+  std::string reject_message_;
+
+  // The answer in progress.
+  int writes_pending_ = 0;
+  bool answer_complete_ = false;
+  bool close_after_answer_ = false;
+  bool answer_counted_ = false;
+  bool linger_ = false;
+};
+
+}  // namespace gebe

@@ -1,0 +1,193 @@
+#include "http/http_server.h"
+
+#include <cstring>
+#include <utility>
+
+#include "http/http_connection.h"
+
+namespace gebe {
+
+namespace {
+
+UvError MakeUvError(int code, const std::string& what) {
+  return UvError{uv_err_name(code), what + ": " + uv_strerror(code)};
+}
+
+}  // namespace
+
+void ResponseMailbox::Post(uint64_t connection_id, uint64_t request_seq, HttpResponse response) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (async == nullptr) return;  // the server is gone: nobody to answer
+  items.push_back(Item{connection_id, request_seq, std::move(response)});
+  uv_async_send(async);
+}
+
+HttpServer::HttpServer(HttpServerOptions options, std::shared_ptr<FastPath> fast_path)
+    : options_(std::move(options)), fast_path_(std::move(fast_path)) {}
+
+HttpServer::~HttpServer() {
+  if (thread_started_ && !joined_) {
+    BeginClose(0);
+    Join();
+  } else if (loop_initialized_ && !thread_started_) {
+    // Listen failed after the loop was made: close what exists and run the loop dry.
+    uv_walk(&loop_, [](uv_handle_t* h, void*) { if (!uv_is_closing(h)) uv_close(h, nullptr); }, nullptr);
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    uv_loop_close(&loop_);
+  }
+}
+
+int HttpServer::Listen() {
+  int rc = uv_ip4_addr("127.0.0.1", options_.upstream_port, reinterpret_cast<sockaddr_in*>(&upstream_addr_));
+  if (rc != 0) throw MakeUvError(rc, "bad upstream address");
+  sockaddr_storage addr{};
+  rc = uv_ip4_addr(options_.host.c_str(), options_.port, reinterpret_cast<sockaddr_in*>(&addr));
+  if (rc != 0) rc = uv_ip6_addr(options_.host.c_str(), options_.port, reinterpret_cast<sockaddr_in6*>(&addr));
+  if (rc != 0) throw UvError{"EADDRNOTAVAIL", "cannot listen on host '" + options_.host + "': not an IP address"};
+
+  rc = uv_loop_init(&loop_);
+  if (rc != 0) throw MakeUvError(rc, "uv_loop_init");
+  loop_initialized_ = true;
+  uv_tcp_init(&loop_, &listener_);
+  listener_.data = this;
+  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 511, &HttpServer::OnConnection);
+  if (rc != 0) throw MakeUvError(rc, "listen " + options_.host + ":" + std::to_string(options_.port));
+  sockaddr_storage bound{};
+  int len = sizeof(bound);
+  uv_tcp_getsockname(&listener_, reinterpret_cast<sockaddr*>(&bound), &len);
+  int port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                                         : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+
+  uv_async_init(&loop_, &async_, &HttpServer::OnAsync);
+  async_.data = this;
+  uv_timer_init(&loop_, &drain_timer_);
+  drain_timer_.data = this;
+  {
+    std::lock_guard<std::mutex> lock(mailbox_->mutex);
+    mailbox_->async = &async_;
+  }
+  rc = uv_thread_create(&thread_, &HttpServer::ThreadMain, this);
+  if (rc != 0) {
+    std::lock_guard<std::mutex> lock(mailbox_->mutex);
+    mailbox_->async = nullptr;
+    throw MakeUvError(rc, "uv_thread_create");
+  }
+  thread_started_ = true;
+  return port;
+}
+
+void HttpServer::ThreadMain(void* self) {
+  auto* server = static_cast<HttpServer*>(self);
+  uv_run(&server->loop_, UV_RUN_DEFAULT);
+  // Everything is closed; run once more so close callbacks of the last handles complete.
+  uv_run(&server->loop_, UV_RUN_NOWAIT);
+  uv_loop_close(&server->loop_);
+}
+
+void HttpServer::BeginClose(uint64_t timeout_ms) {
+  close_timeout_ms_.store(timeout_ms);
+  close_requested_.store(true);
+  std::lock_guard<std::mutex> lock(mailbox_->mutex);
+  if (mailbox_->async != nullptr) uv_async_send(mailbox_->async);
+}
+
+void HttpServer::Join() {
+  if (thread_started_ && !joined_) {
+    uv_thread_join(&thread_);
+    joined_ = true;
+  }
+}
+
+void HttpServer::OnConnection(uv_stream_t* listener, int status) {
+  auto* server = static_cast<HttpServer*>(listener->data);
+  if (status != 0 || server->draining_) return;
+  uint64_t id = server->next_connection_id_++;
+  auto* connection = new HttpConnection(server, id);
+  // On failure the connection closes and frees itself.
+  if (connection->Accept(listener)) server->connections_.emplace(id, connection);
+}
+
+void HttpServer::OnAsync(uv_async_t* async) {
+  auto* server = static_cast<HttpServer*>(async->data);
+  server->DeliverResponses();
+  if (server->close_requested_.load() && !server->draining_) server->StartDrain();
+}
+
+void HttpServer::DeliverResponses() {
+  std::vector<ResponseMailbox::Item> items;
+  {
+    std::lock_guard<std::mutex> lock(mailbox_->mutex);
+    items.swap(mailbox_->items);
+  }
+  for (auto& item : items) {
+    auto it = connections_.find(item.connection_id);
+    if (it != connections_.end()) it->second->Deliver(item.request_seq, std::move(item.response));
+    // else: the client went away; its request was counted as answered when it did.
+  }
+}
+
+Respond HttpServer::MakeRespond(uint64_t connection_id, uint64_t request_seq) {
+  std::shared_ptr<ResponseMailbox> mailbox = mailbox_;
+  return [mailbox, connection_id, request_seq](HttpResponse response) {
+    mailbox->Post(connection_id, request_seq, std::move(response));
+  };
+}
+
+void HttpServer::CountAnswered() {
+  answered_.fetch_add(1, std::memory_order_relaxed);
+  if (draining_) CheckDrained();
+}
+
+void HttpServer::Forget(uint64_t connection_id) {
+  connections_.erase(connection_id);
+  if (draining_) CheckDrained();
+}
+
+void HttpServer::StartDrain() {
+  draining_ = true;
+  uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+  uv_timer_start(&drain_timer_, &HttpServer::OnDrainTimeout, close_timeout_ms_.load(), 0);
+  // Copy: closing a connection removes it from the map.
+  std::vector<HttpConnection*> all;
+  for (auto& entry : connections_) all.push_back(entry.second);
+  for (HttpConnection* c : all) c->CloseWhenIdle();
+  CheckDrained();
+}
+
+void HttpServer::CheckDrained() {
+  // Closing a connection calls back here (Forget); the flag keeps that from recursing.
+  if (closed_all_ || checking_ || accepted() != answered()) return;
+  checking_ = true;
+  // Nothing in flight: the connections left are idle or half-received; close them.
+  std::vector<HttpConnection*> all;
+  for (auto& entry : connections_) all.push_back(entry.second);
+  for (HttpConnection* c : all) c->Close();
+  checking_ = false;
+  if (connections_.empty()) CloseEverything();
+}
+
+void HttpServer::OnDrainTimeout(uv_timer_t* timer) {
+  auto* server = static_cast<HttpServer*>(timer->data);
+  server->checking_ = true;
+  std::vector<HttpConnection*> all;
+  for (auto& entry : server->connections_) all.push_back(entry.second);
+  for (HttpConnection* c : all) c->Close();
+  server->checking_ = false;
+  server->CloseEverything();
+}
+
+void HttpServer::CloseEverything() {
+  if (closed_all_) return;
+  closed_all_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mailbox_->mutex);
+    mailbox_->async = nullptr;
+    mailbox_->items.clear();
+  }
+  uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&drain_timer_), nullptr);
+  // The connections' own handles close on their own; uv_run returns once all are closed.
+}
+
+}  // namespace gebe

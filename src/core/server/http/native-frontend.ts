@@ -1,0 +1,89 @@
+/**
+ * The native HTTP front end: a libuv server in the addon owns the public port and answers binary
+ * infer requests of published models without JS; everything else it forwards to the node:http
+ * front end (HttpFrontend, unchanged, listening on 127.0.0.1 as its internal upstream) and relays
+ * the answer byte for byte, so every route and error wording stays in one place.
+ */
+import type { InferenceService } from '../inference-service.js';
+import type { Logger } from '../logger.js';
+import type { NativeModel } from '../../executor/executor-addon.js';
+import { createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
+import { HttpFrontend, type HttpOptions } from './server.js';
+
+/** What GebeServer needs of either front end. */
+export interface HttpListener {
+  listen(): Promise<number>;
+  close(timeoutMs: number): Promise<void>;
+  readonly accepted: number;
+  readonly answered: number;
+  readonly inFlightCount: number;
+}
+
+/** The upstream keeps idle connections open longer than the native side keeps its clients'. */
+const UPSTREAM_EXTRA_KEEPALIVE_MS = 60_000;
+
+export class NativeHttpFrontend implements HttpListener {
+  private readonly upstream: HttpFrontend;
+  private native?: NativeHttpServer;
+
+  constructor(service: InferenceService, private readonly options: HttpOptions, log: Logger) {
+    this.upstream = new HttpFrontend(service, {
+      ...options,
+      host: '127.0.0.1',
+      port: 0,
+      keepAliveTimeoutMs: (options.keepAliveTimeoutMs ?? 65_000) + UPSTREAM_EXTRA_KEEPALIVE_MS,
+    }, log);
+  }
+
+  async listen(): Promise<number> {
+    const upstreamPort = await this.upstream.listen();
+    try {
+      this.native = createNativeHttpServer({
+        host: this.options.host,
+        port: this.options.port,
+        upstreamPort,
+        maxBodyBytes: this.options.maxBodyBytes,
+        headersTimeoutMs: this.options.headersTimeoutMs,
+        requestTimeoutMs: this.options.requestTimeoutMs,
+        keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,
+      });
+      return this.native.listen();
+    } catch (err) {
+      this.native = undefined;
+      await this.upstream.close(0);
+      throw err;
+    }
+  }
+
+  get accepted(): number {
+    return this.native?.counters().accepted ?? 0;
+  }
+
+  get answered(): number {
+    return this.native?.counters().answered ?? 0;
+  }
+
+  get inFlightCount(): number {
+    return this.native?.counters().inFlight ?? 0;
+  }
+
+  /** Replaces what the native infer route may run for `model`; an empty list withdraws it. */
+  publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void {
+    this.native?.publish(model, versions, defaultVersion);
+  }
+
+  takeFailures(): NativeFailureCount[] {
+    return this.native?.takeFailures() ?? [];
+  }
+
+  /** The native server drains first (its forwarded requests need the upstream), then the upstream. */
+  async close(timeoutMs: number): Promise<void> {
+    if (!this.closing) this.closing = (async () => {
+      await this.native?.close(timeoutMs);
+      await this.upstream.close(timeoutMs);
+    })();
+    return this.closing;
+  }
+
+  private closing?: Promise<void>;
+}

@@ -1,0 +1,49 @@
+/** The native HTTP front end part of the addon, typed (see native/src/http/). */
+import { GebeError } from '../../../errors.js';
+import type { NativeModel } from '../../executor/executor-addon.js';
+import { loadNativeAddon } from '../../executor/native.js';
+
+export interface NativeHttpServerOptions {
+  host: string;
+  port: number;
+  /** The JS server (node:http) on 127.0.0.1 that answers everything the native side does not. */
+  upstreamPort: number;
+  maxBodyBytes: number;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  maxHeaderBytes?: number;
+}
+
+/** Failures of the native infer route since the last call, for nv_inference_request_failure. */
+export interface NativeFailureCount {
+  model: string;
+  version: string;
+  reason: 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+  count: number;
+}
+
+export interface NativeHttpServer {
+  /** Binds and starts the server's own thread; the port. Throws an Error with `code` (EADDRINUSE, ...). */
+  listen(): number;
+  /** Graceful close; resolves once the server's thread has ended. */
+  close(timeoutMs: number): Promise<void>;
+  counters(): { accepted: number; answered: number; inFlight: number };
+  /** What the native infer route may run for `model` (an empty list withdraws it). */
+  publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void;
+  takeFailures(): NativeFailureCount[];
+}
+
+interface NativeHttpModule {
+  NativeHttpServer: new (options: NativeHttpServerOptions) => NativeHttpServer;
+}
+
+export function createNativeHttpServer(options: NativeHttpServerOptions): NativeHttpServer {
+  const http = loadNativeAddon().http as NativeHttpModule | undefined;
+  if (!http) {
+    throw new GebeError('the native addon was built without the HTTP front end', {
+      hint: 'rebuild it from this checkout with `npm run build:native`, or serve with --http-frontend node',
+    });
+  }
+  return new http.NativeHttpServer(options);
+}

@@ -1,0 +1,45 @@
+/**
+ * Keeps the native infer route's view of the models current: whenever a model's READY versions
+ * change, the native handles of those versions (and the version an unversioned URL means) are
+ * published; models served by something other than the native executor are never published, so
+ * their requests go through JS.
+ */
+import type { NativeModel } from '../../executor/executor-addon.js';
+import { ExecutorModel } from '../../executor/loaded-model.js';
+import type { LoadedModel } from '../../executor/types.js';
+import type { ModelManager } from '../model-manager.js';
+
+export interface PublishTarget {
+  publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void;
+}
+
+function nativeHandleOf(model: LoadedModel | undefined): NativeModel | undefined {
+  return model instanceof ExecutorModel ? model.nativeHandle() : undefined;
+}
+
+/** Publishes every model now and after every change; returns the function that stops it. */
+export function publishReadyModels(models: ModelManager, target: PublishTarget): () => void {
+  const publish = (name: string): void => {
+    const versions: Array<{ version: string; model: NativeModel }> = [];
+    let statuses: ReturnType<ModelManager['versions']> = [];
+    try {
+      statuses = models.versions(name);
+    } catch {
+      // Unknown (removed) model: withdraw it.
+    }
+    for (const status of statuses) {
+      const handle = status.state === 'READY' ? nativeHandleOf(status.model) : undefined;
+      if (handle) versions.push({ version: status.version, model: handle });
+    }
+    let defaultVersion = '';
+    try {
+      const chosen = models.resolve(name);
+      if (versions.some((v) => v.version === chosen.version)) defaultVersion = chosen.version;
+    } catch {
+      // No READY version: unversioned URLs are declined (JS answers them with the reason).
+    }
+    target.publish(name, versions, defaultVersion);
+  };
+  for (const name of new Set(models.statuses().map((s) => s.name))) publish(name);
+  return models.onReadyChange(publish);
+}
