@@ -13,7 +13,8 @@ namespace gebe {
 namespace {
 
 constexpr size_t kRelayLowWater = 1 << 20;
-constexpr uint64_t kLingerMs = 1000;  // after a final answer, wait this long for the client's FIN
+constexpr uint64_t kLingerMs = 1000;
+constexpr size_t kMaxPendingWhileAnswering = 256 * 1024;  // after a final answer, wait this long for the client's FIN
 
 HttpConnection* Self(llhttp_t* p) { return static_cast<HttpConnection*>(p->data); }
 
@@ -81,14 +82,23 @@ void HttpConnection::OnAlloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
 void HttpConnection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   auto* self = static_cast<HttpConnection*>(stream->data);
   if (nread > 0) {
-    if (self->state_ == State::kReading) self->Parse(buf->base, size_t(nread));
-    // Closing: the rest of what the client sends is read and dropped (so closing sends a FIN,
-    // not a reset that could destroy the answer before the client reads it).
+    if (self->state_ == State::kReading) {
+      self->Parse(buf->base, size_t(nread));
+    } else if (self->state_ == State::kAnswering) {
+      // Pipelined bytes wait for the current answer. Reading on meanwhile notices a client that
+      // goes away; past a bound, reading stops until the answer is out.
+      self->pending_.append(buf->base, size_t(nread));
+      if (self->pending_.size() > kMaxPendingWhileAnswering) {
+        uv_read_stop(stream);
+        self->reading_ = false;
+      }
+    }
+    // Closing: the rest of what the client sends is read and dropped.
     return;
   }
   if (nread == 0) return;
   if (nread == UV_EOF && self->state_ == State::kAnswering) {
-    // The client finished sending: answer what it asked, then close.
+    // The client finished sending (a half-close): answer what it asked, then close.
     self->client_eof_ = true;
     uv_read_stop(stream);
     self->reading_ = false;
@@ -289,8 +299,6 @@ static bool LooksLikeInfer(const HttpRequest& r) {
 
 void HttpConnection::Dispatch() {
   state_ = State::kAnswering;
-  uv_read_stop(reinterpret_cast<uv_stream_t*>(&client_));
-  reading_ = false;
   uv_timer_stop(&timer_);
   ++request_seq_;
   writes_pending_ = 0;

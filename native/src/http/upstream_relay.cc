@@ -55,9 +55,14 @@ void UpstreamRelay::Forward(const HttpRequest& request, bool close_after) {
     head_ += "\r\n";
   }
   if (close_after) head_ += "Connection: close\r\n";
-  head_ += "Content-Length: ";
-  head_ += std::to_string(request.body_size);
-  head_ += "\r\n\r\n";
+  // A request that came without a body goes on without one (a Content-Length: 0 would make the
+  // JS server see an unread body and close the connection after an error).
+  if (request.body_size > 0 || request.Header("content-length") != nullptr || request.Header("transfer-encoding") != nullptr) {
+    head_ += "Content-Length: ";
+    head_ += std::to_string(request.body_size);
+    head_ += "\r\n";
+  }
+  head_ += "\r\n";
   body_owner_ = request.body_owner;
   body_ = request.body;
   body_size_ = request.body_size;

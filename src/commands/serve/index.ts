@@ -16,9 +16,10 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--repository-poll-secs <s>', 'seconds between repository polls in poll mode', '15')
     .option('--exit-on-error', 'exit when any model fails to load', false)
     .option('--exit-timeout-secs <s>', 'on SIGINT/SIGTERM, how long in-flight requests may take to finish', '30')
-    .option('--log-verbose', 'log every request', false)
+    .option('--log-verbose', 'log every request (every HTTP request then goes through the JS server, also binary infer requests the native front end would answer itself)', false)
     .addOption(new Option('--log-format <format>', 'log line format').choices(['text', 'json']).default('text'))
     .option('--http-max-body <size>', 'largest request body accepted (bytes, or with KiB/MiB/GiB)', '64MiB')
+    .addOption(new Option('--http-frontend <kind>', 'native: the addon\'s HTTP server owns the port and answers binary infer requests without JS, forwarding the rest to node:http; node: node:http only').choices(['native', 'node']).default('native'))
     .action(async (repo: string | undefined, flags: ServeFlags) => {
       const opts = resolveServeOptions(repo, flags, ctx.io.cwd);
       const [{ processStopSignal, runServe }, { defaultServeDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);

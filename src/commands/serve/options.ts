@@ -18,6 +18,8 @@ export interface ServeOptions {
   logVerbose: boolean;
   logFormat: LogFormat;
   maxBodyBytes: number;
+  /** native (default) or node. */
+  httpFrontend?: 'native' | 'node';
 }
 
 /** What commander hands the action (strings as typed by the user). */
@@ -35,6 +37,8 @@ export interface ServeFlags {
   logVerbose: boolean;
   logFormat: string;
   httpMaxBody: string;
+  /** native (default) or node. */
+  httpFrontend?: string;
 }
 
 function port(value: string, flag: string): number {
@@ -72,6 +76,10 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
   if (flags.logFormat !== 'text' && flags.logFormat !== 'json') {
     throw new UsageError(`--log-format must be text or json, got '${flags.logFormat}'`);
   }
+  const httpFrontend = flags.httpFrontend ?? 'native';
+  if (httpFrontend !== 'native' && httpFrontend !== 'node') {
+    throw new UsageError(`--http-frontend must be native or node, got '${httpFrontend}'`);
+  }
   if (flags.loadModel.length > 0 && mode !== 'explicit') {
     throw new UsageError('--load-model only applies with --model-control-mode explicit', 'add --model-control-mode explicit, or drop --load-model to load every model');
   }
@@ -96,5 +104,6 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     logVerbose: flags.logVerbose,
     logFormat: flags.logFormat,
     maxBodyBytes: parseSize(flags.httpMaxBody, '--http-max-body'),
+    httpFrontend,
   };
 }

@@ -59,6 +59,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   }
   const server = new GebeServer(manager, {
     host: opts.host, httpPort: opts.httpPort, grpcPort: opts.grpcPort, metricsPort: opts.metricsPort, maxBodyBytes: opts.maxBodyBytes,
+    httpFrontend: opts.httpFrontend,
   }, log);
   let ports: ServerPorts;
   try {
