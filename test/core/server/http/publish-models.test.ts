@@ -1,0 +1,41 @@
+/**
+ * Publication of the READY native models to the native infer route: on start, on unload (before
+ * the model goes), and through the real addon binding, which takes only real NativeModel handles.
+ */
+import { rmSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadModel } from '../../../../src/core/executor/index.js';
+import type { NativeModel } from '../../../../src/core/executor/executor-addon.js';
+import { DiskModelSource } from '../../../../src/core/server/disk-source.js';
+import { createNativeHttpServer } from '../../../../src/core/server/http/native-http-addon.js';
+import { publishReadyModels } from '../../../../src/core/server/http/publish-models.js';
+import { silentLogger } from '../../../../src/core/server/logger.js';
+import { ModelManager } from '../../../../src/core/server/model-manager.js';
+import { mnistRepository } from '../e2e/helpers.js';
+
+describe('publishReadyModels', () => {
+  it('publishes READY native versions with the default version, withdraws them on unload, and the binding accepts them', async () => {
+    const repo = mnistRepository();
+    const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'explicit');
+    // The real binding (not listening): publish must unwrap each handle to its model core.
+    const native = createNativeHttpServer({ host: '127.0.0.1', port: 0, upstreamPort: 1, maxBodyBytes: 1024 });
+    const seen: Array<{ model: string; versions: string[]; defaultVersion: string }> = [];
+    const stop = publishReadyModels(manager, {
+      publish(model, versions, defaultVersion) {
+        native.publish(model, versions, defaultVersion);
+        seen.push({ model, versions: versions.map((v) => v.version), defaultVersion });
+      },
+    });
+    try {
+      await manager.load('mnist');
+      expect(seen.at(-1)).toEqual({ model: 'mnist', versions: ['1'], defaultVersion: '1' });
+      await manager.unload('mnist');
+      expect(seen.at(-1)).toEqual({ model: 'mnist', versions: [], defaultVersion: '' });
+      expect(() => native.publish('x', [{ version: '1', model: {} as NativeModel }], '1')).toThrow(/must be a NativeModel/);
+    } finally {
+      stop();
+      await manager.stop();
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+});
