@@ -19,3 +19,6 @@ $CXX $CXXFLAGS native/src/cpu/thread_pool.cc native/test/cpu/thread_pool_test.cc
 $CXX $CXXFLAGS native/src/cpu/ops/vector_math.cc native/test/cpu/vector_math_test.cc -o "$out/vector_math_test"
 "$out/vector_math_test"
 GEBE_TEST_PORTABLE=1 "$out/vector_math_test"
+
+# The native HTTP server (native/src/http/) with its own driver.
+bash native/test/http/run-sanitized.sh address,undefined

@@ -14,3 +14,6 @@ export TSAN_OPTIONS=halt_on_error=1
 source native/test/cpu/build-engine-driver.sh
 build_engine_driver "${TSAN_JOBS:-$(nproc)}"
 "$out/engine_driver" "$PWD"
+
+# The native HTTP server: the fast-path answers cross threads through its mailbox.
+bash native/test/http/run-sanitized.sh thread

@@ -1,0 +1,315 @@
+// The native HTTP server without N-API, under the sanitizers: a threaded fake JS server as the
+// upstream, a fake fast path answering from its own threads (as the scheduler does), and clients
+// on real sockets: keep-alive traffic on both routes, pipelining, clients that vanish while
+// their answer is on the way, a graceful close under load, and an answer after the server is gone.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "http/http_server.h"
+
+using namespace gebe;
+
+#define CHECK(cond)                                                                \
+  do {                                                                             \
+    if (!(cond)) {                                                                 \
+      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                \
+    }                                                                              \
+  } while (0)
+
+namespace {
+
+int Connect(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(uint16_t(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  CHECK(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  return fd;
+}
+
+void SendAll(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    off += size_t(n);
+  }
+}
+
+// Reads one answer framed by Content-Length; "" when the connection ends first.
+std::string ReadAnswer(int fd, std::string& buffer, int* status) {
+  for (;;) {
+    size_t end = buffer.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      size_t cl = buffer.find("Content-Length: ");
+      size_t length = cl != std::string::npos && cl < end ? std::strtoul(buffer.c_str() + cl + 16, nullptr, 10) : 0;
+      if (buffer.size() >= end + 4 + length) {
+        *status = std::atoi(buffer.c_str() + 9);
+        std::string body = buffer.substr(end + 4, length);
+        buffer.erase(0, end + 4 + length);
+        return body;
+      }
+    }
+    char chunk[65536];
+    ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+    if (n <= 0) {
+      *status = 0;
+      return "";
+    }
+    buffer.append(chunk, size_t(n));
+  }
+}
+
+// The stand-in for node:http: answers every request with "upstream:<method> <url> <body>".
+class FakeUpstream {
+ public:
+  FakeUpstream() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+    CHECK(listen(fd_, 128) == 0);
+    socklen_t len = sizeof(a);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    acceptor_ = std::thread([this] { Accept(); });
+  }
+  ~FakeUpstream() {
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    acceptor_.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& t : workers_) t.join();
+  }
+  int port() const { return port_; }
+
+ private:
+  void Accept() {
+    for (;;) {
+      int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      std::lock_guard<std::mutex> lock(mutex_);
+      workers_.emplace_back([c] { Serve(c); });
+    }
+  }
+  static void Serve(int c) {
+    std::string buffer;
+    char chunk[65536];
+    for (;;) {
+      size_t end;
+      while ((end = buffer.find("\r\n\r\n")) == std::string::npos) {
+        ssize_t n = recv(c, chunk, sizeof(chunk), 0);
+        if (n <= 0) {
+          close(c);
+          return;
+        }
+        buffer.append(chunk, size_t(n));
+      }
+      std::string head = buffer.substr(0, end);
+      CHECK(head.find("transfer-encoding") == std::string::npos && head.find("expect") == std::string::npos);
+      size_t cl = head.find("Content-Length: ");
+      size_t length = cl != std::string::npos ? std::strtoul(head.c_str() + cl + 16, nullptr, 10) : 0;
+      while (buffer.size() < end + 4 + length) {
+        ssize_t n = recv(c, chunk, sizeof(chunk), 0);
+        if (n <= 0) {
+          close(c);
+          return;
+        }
+        buffer.append(chunk, size_t(n));
+      }
+      std::string line = head.substr(0, head.find(" HTTP/1.1"));
+      std::string body = "upstream:" + line + " " + buffer.substr(end + 4, length);
+      bool close_after = head.find("Connection: close") != std::string::npos;
+      buffer.erase(0, end + 4 + length);
+      std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
+                           (close_after ? "\r\nConnection: close" : "\r\nConnection: keep-alive") + "\r\n\r\n" + body;
+      SendAll(c, answer);
+      if (close_after) {
+        close(c);
+        return;
+      }
+    }
+  }
+  int fd_;
+  int port_;
+  std::thread acceptor_;
+  std::mutex mutex_;
+  std::vector<std::thread> workers_;
+};
+
+// Takes POST /v2/models/fast/infer (answers "fast:<body>" from another thread, the body as a
+// borrowed piece) and /v2/models/slow/infer (answers after 30 ms); declines the rest.
+class FakeFastPath : public FastPath {
+ public:
+  ~FakeFastPath() override {
+    for (auto& t : threads_) t.join();
+  }
+  bool TryHandle(HttpRequest& request, Respond respond) override {
+    bool slow = request.url == "/v2/models/slow/infer";
+    if (request.url != "/v2/models/fast/infer" && !slow) return false;
+    if (const std::string* h = request.Header("inference-header-content-length")) {
+      CHECK(request.body_size >= std::stoul(*h));
+      CHECK((reinterpret_cast<uintptr_t>(request.body) + std::stoul(*h)) % 64 == 0);
+    }
+    auto body = request.body_owner;
+    const uint8_t* data = request.body;
+    size_t size = request.body_size;
+    std::lock_guard<std::mutex> lock(mutex_);
+    taken_++;
+    threads_.emplace_back([this, respond, body, data, size, slow] {
+      if (slow) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      HttpResponse r;
+      r.headers = "Content-Type: text/plain\r\n";
+      r.owned_body = "fast:";
+      r.pieces.push_back({data, size});
+      r.hold = body;
+      respond(std::move(r));
+      if (slow) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        late_ = respond;
+      }
+    });
+    return true;
+  }
+  void Publish(const std::string&, std::vector<PublishedVersion>, const std::string&) override {}
+  std::vector<FailureCount> TakeFailures() override { return {}; }
+  Respond late() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return late_;
+  }
+  int taken() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return taken_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::thread> threads_;
+  Respond late_;
+  int taken_ = 0;
+};
+
+std::string Post(const std::string& url, const std::string& body, const std::string& extra = "") {
+  return "POST " + url + " HTTP/1.1\r\nHost: t\r\n" + extra + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+}  // namespace
+
+int main() {
+  FakeUpstream upstream;
+  auto fast = std::make_shared<FakeFastPath>();
+  Respond late;
+  {
+    HttpServerOptions options;
+    options.upstream_port = upstream.port();
+    options.max_body_bytes = 1 << 20;
+    options.headers_timeout_ms = 2000;
+    HttpServer server(options, fast);
+    int port = server.Listen();
+
+    // Keep-alive traffic on both routes from several clients at once.
+    std::vector<std::thread> clients;
+    for (int c = 0; c < 4; ++c) {
+      clients.emplace_back([port, c] {
+        int fd = Connect(port);
+        std::string buffer;
+        for (int i = 0; i < 200; ++i) {
+          std::string payload = "payload-c" + std::to_string(c) + "i" + std::to_string(i);
+          bool use_fast = i % 2 == 0;
+          SendAll(fd, Post(use_fast ? "/v2/models/fast/infer" : "/v2/models/m/infer", payload,
+                           "Inference-Header-Content-Length: " + std::to_string(i % 7) + "\r\n"));
+          int status = 0;
+          std::string body = ReadAnswer(fd, buffer, &status);
+          CHECK(status == 200);
+          CHECK(body == (use_fast ? "fast:" + payload : "upstream:POST /v2/models/m/infer " + payload));
+        }
+        close(fd);
+      });
+    }
+    for (auto& t : clients) t.join();
+
+    // Pipelined: three requests in one write, answered in order.
+    {
+      int fd = Connect(port);
+      SendAll(fd, Post("/v2/models/fast/infer", "one") + "GET /v2 HTTP/1.1\r\nHost: t\r\n\r\n" + Post("/v2/models/fast/infer", "three"));
+      std::string buffer;
+      int status = 0;
+      CHECK(ReadAnswer(fd, buffer, &status) == "fast:one" && status == 200);
+      CHECK(ReadAnswer(fd, buffer, &status) == "upstream:GET /v2 " && status == 200);
+      CHECK(ReadAnswer(fd, buffer, &status) == "fast:three" && status == 200);
+      close(fd);
+    }
+
+    // Chunked body, joined before the fast path sees it.
+    {
+      int fd = Connect(port);
+      SendAll(fd, "POST /v2/models/fast/infer HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n");
+      std::string buffer;
+      int status = 0;
+      CHECK(ReadAnswer(fd, buffer, &status) == "fast:abcde" && status == 200);
+      close(fd);
+    }
+
+    // Clients that vanish while their answer is on the way (fast path and relay).
+    for (int i = 0; i < 20; ++i) {
+      int fd = Connect(port);
+      SendAll(fd, Post(i % 2 ? "/v2/models/slow/infer" : "/v2/models/m/infer", "gone"));
+      linger l{1, 0};  // close with a reset
+      setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+      close(fd);
+    }
+
+    // Every request of the vanished clients counts as answered (dropped) in the end.
+    while (server.accepted() != server.answered()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    uint64_t before = server.accepted();
+
+    // Graceful close with slow requests in flight: each is answered, with Connection: close.
+    std::vector<std::thread> inflight;
+    std::atomic<int> ok{0};
+    for (int i = 0; i < 4; ++i) {
+      inflight.emplace_back([port, &ok] {
+        int fd = Connect(port);
+        SendAll(fd, Post("/v2/models/slow/infer", "drain"));
+        std::string buffer;
+        int status = 0;
+        if (ReadAnswer(fd, buffer, &status) == "fast:drain" && status == 200) ok++;
+        close(fd);
+      });
+    }
+    while (server.accepted() - before < 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    server.BeginClose(5000);
+    server.Join();
+    for (auto& t : inflight) t.join();
+    if (ok != 4) std::fprintf(stderr, "answered during the close: %d of 4\n", ok.load());
+    CHECK(ok == 4);
+    CHECK(server.accepted() == server.answered());
+    std::printf("http server test: %llu requests accepted and answered, %d taken by the fast path\n",
+                static_cast<unsigned long long>(server.accepted()), fast->taken());
+    late = fast->late();
+  }
+  // An answer after the server is gone is dropped, not a crash.
+  CHECK(late != nullptr);
+  late(HttpResponse{});
+  std::printf("ok\n");
+  return 0;
+}
