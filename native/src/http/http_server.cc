@@ -1,5 +1,7 @@
 #include "http/http_server.h"
 
+#include <netdb.h>
+
 #include <cstring>
 #include <utility>
 
@@ -11,6 +13,26 @@ namespace {
 
 UvError MakeUvError(int code, const std::string& what) {
   return UvError{uv_err_name(code), what + ": " + uv_strerror(code)};
+}
+
+// An IP address as is; a name (localhost) through the resolver, as node's listen() does.
+sockaddr_storage ResolveHost(const std::string& host, int port) {
+  sockaddr_storage addr{};
+  if (uv_ip4_addr(host.c_str(), port, reinterpret_cast<sockaddr_in*>(&addr)) == 0) return addr;
+  if (uv_ip6_addr(host.c_str(), port, reinterpret_cast<sockaddr_in6*>(&addr)) == 0) return addr;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (rc != 0 || found == nullptr) {
+    throw UvError{"ENOTFOUND", "getaddrinfo ENOTFOUND " + host + (rc != 0 ? std::string(": ") + gai_strerror(rc) : "")};
+  }
+  std::memcpy(&addr, found->ai_addr, found->ai_addrlen);
+  freeaddrinfo(found);
+  if (addr.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port = htons(uint16_t(port));
+  else reinterpret_cast<sockaddr_in*>(&addr)->sin_port = htons(uint16_t(port));
+  return addr;
 }
 
 }  // namespace
@@ -40,10 +62,7 @@ HttpServer::~HttpServer() {
 int HttpServer::Listen() {
   int rc = uv_ip4_addr("127.0.0.1", options_.upstream_port, reinterpret_cast<sockaddr_in*>(&upstream_addr_));
   if (rc != 0) throw MakeUvError(rc, "bad upstream address");
-  sockaddr_storage addr{};
-  rc = uv_ip4_addr(options_.host.c_str(), options_.port, reinterpret_cast<sockaddr_in*>(&addr));
-  if (rc != 0) rc = uv_ip6_addr(options_.host.c_str(), options_.port, reinterpret_cast<sockaddr_in6*>(&addr));
-  if (rc != 0) throw UvError{"EADDRNOTAVAIL", "cannot listen on host '" + options_.host + "': not an IP address"};
+  sockaddr_storage addr = ResolveHost(options_.host, options_.port);
 
   rc = uv_loop_init(&loop_);
   if (rc != 0) throw MakeUvError(rc, "uv_loop_init");

@@ -29,6 +29,7 @@ describe('serve options', () => {
       [{ logFormat: 'xml' }, /--log-format/],
       [{ exitTimeoutSecs: '-1' }, /--exit-timeout-secs/],
       [{ httpMaxBody: '12 parsecs' }, /--http-max-body must be a size/],
+      [{ httpFrontend: 'nginx' }, /--http-frontend must be native or node, got 'nginx'/],
     ];
     for (const [flags, message] of bad) {
       const run = () => resolveServeOptions(undefined, { ...defaults, ...flags }, '/w');
@@ -36,6 +37,11 @@ describe('serve options', () => {
       expect(run).toThrow(message);
     }
     expect(resolveServeOptions(undefined, { ...defaults, httpPort: '0', grpcPort: '0', metricsPort: '0' }, '/w').httpPort).toBe(0);
+  });
+
+  it('serves HTTP with the native front end unless --http-frontend node', () => {
+    expect(resolveServeOptions(undefined, defaults, '/w').httpFrontend).toBe('native');
+    expect(resolveServeOptions(undefined, { ...defaults, httpFrontend: 'node' }, '/w').httpFrontend).toBe('node');
   });
 
   it('parses sizes with units', () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpFrontend } from '../../../src/core/server/http/server.js';
 import { NativeHttpFrontend } from '../../../src/core/server/http/native-frontend.js';
 import { binaryBody, postBinary } from './helpers/http-client.js';
+import { silentLogger } from '../../../src/core/server/logger.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 
 const LIMIT = 8 << 20;
@@ -179,6 +180,19 @@ describe('native HTTP front end', () => {
     const res = await postBinary(`${t.http}/v2/models/id_uint8/infer`, body, headerLength);
     expect(res.status).toBe(200);
     expect(Buffer.compare(res.binary.get('OUT')!, Buffer.from(bytes))).toBe(0);
+  });
+});
+
+describe('native listen', () => {
+  it('reports a port in use with its code, and resolves host names', async () => {
+    const t = await startTestServer({ server: { host: 'localhost' } });
+    try {
+      expect((await fetch(`http://localhost:${new URL(t.http).port}/v2/health/live`)).status).toBe(200);
+      const clash = new NativeHttpFrontend(t.server.service, { host: '127.0.0.1', port: Number(new URL(t.http).port), maxBodyBytes: 1024 }, silentLogger);
+      await expect(clash.listen()).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    } finally {
+      await t.stop();
+    }
   });
 });
 
