@@ -76,7 +76,7 @@ bool HttpConnection::Accept(uv_stream_t* listener) {
 
 void HttpConnection::OnAlloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
   auto* self = static_cast<HttpConnection*>(handle->data);
-  *buf = uv_buf_init(self->read_buffer_, sizeof(self->read_buffer_));
+  *buf = MakeBuf(self->server_->read_buffer(), HttpServer::kReadBufferSize);
 }
 
 void HttpConnection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
@@ -228,7 +228,7 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
   }
   if (const std::string* expect = self->request_.Header("expect")) {
     if (EqualsIgnoreCase(*expect, "100-continue")) {
-      uv_buf_t buf = uv_buf_init(const_cast<char*>(kContinue), sizeof(kContinue) - 1);
+      uv_buf_t buf = MakeBuf(kContinue, sizeof(kContinue) - 1);
       self->Write(&buf, 1, nullptr, nullptr);
     }
   }
@@ -334,22 +334,35 @@ void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {
   head += "\r\n";
   std::vector<uv_buf_t> bufs;
   bufs.reserve(2 + r.pieces.size());
-  bufs.push_back(uv_buf_init(const_cast<char*>(head.data()), unsigned(head.size())));
-  if (!r.owned_body.empty()) bufs.push_back(uv_buf_init(const_cast<char*>(r.owned_body.data()), unsigned(r.owned_body.size())));
+  bufs.push_back(MakeBuf(head.data(), head.size()));
+  if (!r.owned_body.empty()) bufs.push_back(MakeBuf(r.owned_body.data(), r.owned_body.size()));
   for (const auto& piece : r.pieces) {
-    if (piece.second > 0) bufs.push_back(uv_buf_init(reinterpret_cast<char*>(const_cast<uint8_t*>(piece.first)), unsigned(piece.second)));
+    if (piece.second > 0) bufs.push_back(MakeBuf(piece.first, piece.second));
   }
   answer_complete_ = true;
   Write(bufs.data(), unsigned(bufs.size()), answer, [](void* a) { delete static_cast<FastAnswer*>(a); });
 }
 
-void HttpConnection::RelayBytes(char* data, size_t length) {
-  if (state_ != State::kAnswering) {
-    std::free(data);
-    return;
+void HttpConnection::RelayBytes(const char* data, size_t length) {
+  if (state_ != State::kAnswering) return;
+  if (writes_pending_ == 0) {
+    // Usually the socket takes it all at once: no copy, no allocation.
+    uv_buf_t buf = MakeBuf(data, length);
+    int n = uv_try_write(reinterpret_cast<uv_stream_t*>(&client_), &buf, 1);
+    if (n < 0 && n != UV_EAGAIN) {
+      Close();
+      return;
+    }
+    if (n > 0) {
+      data += n;
+      length -= size_t(n);
+    }
+    if (length == 0) return;
   }
-  uv_buf_t buf = uv_buf_init(data, unsigned(length));
-  Write(&buf, 1, data, &std::free);
+  char* copy = static_cast<char*>(std::malloc(length));
+  std::memcpy(copy, data, length);
+  uv_buf_t buf = MakeBuf(copy, length);
+  Write(&buf, 1, copy, &std::free);
 }
 
 void HttpConnection::RelayDone(bool close_after) {
@@ -364,7 +377,7 @@ void HttpConnection::RelayFailed(const std::string& why) {
   close_after_answer_ = true;
   std::string body = JsonError("the server's HTTP handler did not answer: " + why);
   auto* text = new std::string(ErrorHead(502, body.size()) + body);
-  uv_buf_t buf = uv_buf_init(const_cast<char*>(text->data()), unsigned(text->size()));
+  uv_buf_t buf = MakeBuf(text->data(), text->size());
   answer_complete_ = true;
   Write(&buf, 1, text, [](void* t) { delete static_cast<std::string*>(t); });
 }
@@ -397,7 +410,7 @@ void HttpConnection::Reject(int status, const std::string& message) {
   uv_timer_stop(&timer_);
   std::string body = JsonError(message);
   auto* text = new std::string(ErrorHead(status, body.size()) + body);
-  uv_buf_t buf = uv_buf_init(const_cast<char*>(text->data()), unsigned(text->size()));
+  uv_buf_t buf = MakeBuf(text->data(), text->size());
   if (counts) server_->CountAccepted();
   Write(&buf, 1, text, [](void* t) { delete static_cast<std::string*>(t); });
   if (counts) server_->CountAnswered();

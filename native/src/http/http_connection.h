@@ -32,9 +32,9 @@ class HttpConnection {
   // answer goes out with Connection: close and the connection closes after it.
   void CloseWhenIdle();
 
-  // For the relay: response bytes for the client (takes `data`, malloc'd), the end of the
+  // For the relay: response bytes for the client (written at once or copied), the end of the
   // answer, and a failure before any byte was relayed.
-  void RelayBytes(char* data, size_t length);
+  void RelayBytes(const char* data, size_t length);
   void RelayDone(bool close_after);
   void RelayFailed(const std::string& why);
   size_t ClientWriteQueueSize() const;
@@ -79,7 +79,6 @@ class HttpConnection {
   int open_handles_ = 0;
   State state_ = State::kReading;
   llhttp_t parser_{};
-  char read_buffer_[65536];
   std::string pending_;  // bytes read past a complete request, parsed once it is answered
   bool reading_ = false;
   bool client_eof_ = false;

@@ -20,6 +20,14 @@ namespace gebe {
 
 class HttpConnection;
 
+// A uv_buf_t of any length (uv_buf_init takes an unsigned int).
+inline uv_buf_t MakeBuf(const void* data, size_t length) {
+  uv_buf_t buf;
+  buf.base = static_cast<char*>(const_cast<void*>(data));
+  buf.len = length;
+  return buf;
+}
+
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;
@@ -68,6 +76,9 @@ class HttpServer {
 
   // Loop thread only, for connections.
   uv_loop_t* loop() { return &loop_; }
+  // One read buffer for every socket of the loop: each read is parsed (or copied) before the next.
+  static constexpr size_t kReadBufferSize = 65536;
+  char* read_buffer() { return read_buffer_.get(); }
   const HttpServerOptions& options() const { return options_; }
   const sockaddr_storage& upstream_address() const { return upstream_addr_; }
   bool draining() const { return draining_; }
@@ -91,6 +102,7 @@ class HttpServer {
   std::shared_ptr<ResponseMailbox> mailbox_ = std::make_shared<ResponseMailbox>();
   sockaddr_storage upstream_addr_{};
 
+  std::unique_ptr<char[]> read_buffer_{new char[kReadBufferSize]};
   uv_loop_t loop_{};
   uv_tcp_t listener_{};
   uv_async_t async_{};

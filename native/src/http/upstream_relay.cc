@@ -1,6 +1,5 @@
 #include "http/upstream_relay.h"
 
-#include <cstdlib>
 #include <cstring>
 
 #include "http/http_connection.h"
@@ -10,7 +9,6 @@ namespace gebe {
 
 namespace {
 
-constexpr size_t kReadSize = 65536;
 constexpr size_t kRelayHighWater = 4 << 20;  // client write queue above this: stop reading upstream
 
 struct ForwardWrite {
@@ -117,8 +115,7 @@ void UpstreamRelay::OnConnect(uv_connect_t* req, int status) {
 void UpstreamRelay::Send() {
   auto* w = new ForwardWrite{uv_write_t{}, this, body_owner_};
   w->req.data = w;
-  uv_buf_t bufs[2] = {uv_buf_init(const_cast<char*>(head_.data()), unsigned(head_.size())),
-                      uv_buf_init(reinterpret_cast<char*>(const_cast<uint8_t*>(body_)), unsigned(body_size_))};
+  uv_buf_t bufs[2] = {MakeBuf(head_.data(), head_.size()), MakeBuf(body_, body_size_)};
   int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(sock_), bufs, body_size_ > 0 ? 2 : 1, &UpstreamRelay::OnWrite);
   if (rc != 0) {
     delete w;
@@ -140,8 +137,9 @@ void UpstreamRelay::OnWrite(uv_write_t* req, int status) {
   }
 }
 
-void UpstreamRelay::OnAlloc(uv_handle_t*, size_t, uv_buf_t* buf) {
-  *buf = uv_buf_init(static_cast<char*>(std::malloc(kReadSize)), unsigned(kReadSize));
+void UpstreamRelay::OnAlloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
+  auto* self = static_cast<UpstreamRelay*>(handle->data);
+  *buf = MakeBuf(self->server_->read_buffer(), HttpServer::kReadBufferSize);
 }
 
 int UpstreamRelay::OnHeadersComplete(llhttp_t* p) {
@@ -156,14 +154,10 @@ int UpstreamRelay::OnMessageComplete(llhttp_t* p) {
 
 void UpstreamRelay::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   auto* self = static_cast<UpstreamRelay*>(stream->data);
-  if (stream != reinterpret_cast<uv_stream_t*>(self->sock_)) {
-    std::free(buf->base);
-    return;
-  }
+  if (stream != reinterpret_cast<uv_stream_t*>(self->sock_)) return;
   if (nread > 0) {
     if (!self->active_ || self->connection_ == nullptr || self->message_complete_) {
       // Bytes nobody asked for: this connection is out of step; drop it.
-      std::free(buf->base);
       self->CloseUpstream();
       return;
     }
@@ -173,16 +167,13 @@ void UpstreamRelay::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* b
       const char* pos = llhttp_get_error_pos(&self->parser_);
       if (pos != nullptr && pos >= buf->base && pos <= buf->base + nread) used = size_t(pos - buf->base);
     } else if (err != HPE_OK) {
-      std::free(buf->base);
       self->CloseUpstream();
       self->Fail(std::string("its answer could not be parsed: ") + llhttp_get_error_reason(&self->parser_));
       return;
     }
     if (used > 0) {
       self->relayed_ += used;
-      self->connection_->RelayBytes(buf->base, used);  // takes the buffer
-    } else {
-      std::free(buf->base);
+      self->connection_->RelayBytes(buf->base, used);
     }
     if (self->connection_ == nullptr) return;  // the client went away while writing
     if (self->message_complete_) {
@@ -193,7 +184,6 @@ void UpstreamRelay::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* b
     }
     return;
   }
-  std::free(buf->base);
   if (nread == 0) return;
   // The JS server closed the connection (or it broke).
   if (!self->active_) {

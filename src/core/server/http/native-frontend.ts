@@ -19,20 +19,14 @@ export interface HttpListener {
   readonly inFlightCount: number;
 }
 
-/** The upstream keeps idle connections open longer than the native side keeps its clients'. */
-const UPSTREAM_EXTRA_KEEPALIVE_MS = 60_000;
-
 export class NativeHttpFrontend implements HttpListener {
   private readonly upstream: HttpFrontend;
   private native?: NativeHttpServer;
 
   constructor(service: InferenceService, private readonly options: HttpOptions, log: Logger) {
-    this.upstream = new HttpFrontend(service, {
-      ...options,
-      host: '127.0.0.1',
-      port: 0,
-      keepAliveTimeoutMs: (options.keepAliveTimeoutMs ?? 65_000) + UPSTREAM_EXTRA_KEEPALIVE_MS,
-    }, log);
+    // Same keep-alive timeout as the public side: the Keep-Alive header the upstream writes is
+    // relayed to clients as is. An upstream connection closed while idle is reopened on demand.
+    this.upstream = new HttpFrontend(service, { ...options, host: '127.0.0.1', port: 0 }, log);
   }
 
   async listen(): Promise<number> {
