@@ -144,7 +144,8 @@ class FakeUpstream {
       std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
                            (close_after ? "\r\nConnection: close" : "\r\nConnection: keep-alive") + "\r\n\r\n" + body;
       SendAll(c, answer);
-      if (close_after) {
+      // /close-silently: keep-alive promised, then the connection goes (as at a keep-alive timeout).
+      if (close_after || line.find("/close-silently") != std::string::npos) {
         close(c);
         return;
       }
@@ -260,6 +261,28 @@ int main() {
       close(fd);
     }
 
+    // The upstream drops its connection after an answer: the next request opens a fresh one.
+    // A client's Connection: close reaches the upstream and ends the client connection.
+    {
+      int fd = Connect(port);
+      std::string buffer;
+      int status = 0;
+      SendAll(fd, Post("/close-silently", "a"));
+      CHECK(ReadAnswer(fd, buffer, &status) == "upstream:POST /close-silently a" && status == 200);
+      for (int i = 0; i < 3; ++i) {
+        SendAll(fd, Post("/v2/models/m/infer", "b"));
+        CHECK(ReadAnswer(fd, buffer, &status) == "upstream:POST /v2/models/m/infer b" && status == 200);
+        SendAll(fd, Post("/close-silently", "c"));
+        CHECK(ReadAnswer(fd, buffer, &status) == "upstream:POST /close-silently c" && status == 200);
+      }
+      SendAll(fd, Post("/last", "d", "Connection: close\r\n"));
+      CHECK(ReadAnswer(fd, buffer, &status) == "upstream:POST /last d" && status == 200);
+      CHECK(buffer.find("Connection: close") == std::string::npos);  // (consumed with the answer)
+      ReadAnswer(fd, buffer, &status);
+      CHECK(status == 0);  // closed after the answer
+      close(fd);
+    }
+
     // Chunked body, joined before the fast path sees it.
     {
       int fd = Connect(port);
@@ -279,7 +302,9 @@ int main() {
       close(fd);
     }
 
-    // Every request of the vanished clients counts as answered (dropped) in the end.
+    // Every request of the vanished clients counts as answered (dropped) in the end. They settle
+    // first, so that below only the draining clients' requests are counted.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     while (server.accepted() != server.answered()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     uint64_t before = server.accepted();
 
@@ -289,14 +314,20 @@ int main() {
     for (int i = 0; i < 4; ++i) {
       inflight.emplace_back([port, &ok] {
         int fd = Connect(port);
-        SendAll(fd, Post("/v2/models/slow/infer", "drain"));
         std::string buffer;
         int status = 0;
-        if (ReadAnswer(fd, buffer, &status) == "fast:drain" && status == 200) ok++;
+        SendAll(fd, Post("/v2/models/fast/infer", "warm"));  // the connection is in use first
+        CHECK(ReadAnswer(fd, buffer, &status) == "fast:warm");
+        SendAll(fd, Post("/v2/models/slow/infer", "drain"));
+        std::string got = ReadAnswer(fd, buffer, &status);
+        if (got == "fast:drain" && status == 200 && buffer.empty()) ok++;
+        else std::fprintf(stderr, "drain answer: %d '%s'\n", status, got.c_str());
+        ReadAnswer(fd, buffer, &status);
+        CHECK(status == 0);  // and the connection closes after it
         close(fd);
       });
     }
-    while (server.accepted() - before < 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    while (server.accepted() - before < 8) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     server.BeginClose(5000);
     server.Join();
     for (auto& t : inflight) t.join();

@@ -183,6 +183,23 @@ describe('native HTTP front end', () => {
   });
 });
 
+describe('native timeouts', () => {
+  it('closes idle keep-alive connections and answers 408 to a body that does not finish in time', async () => {
+    const t = await startTestServer({ server: { keepAliveTimeoutMs: 100, headersTimeoutMs: 200, requestTimeoutMs: 300 } });
+    const port = Number(new URL(t.http).port);
+    try {
+      // The answer arrives, then the idle connection is closed by the server.
+      const [live] = answers(await exchange(port, ['GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n']));
+      expect(live!.status).toBe(200);
+      expect(live!.headers.connection).toBe('keep-alive');
+      const [slow] = answers(await exchange(port, ['POST /v2/models/simple/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"inputs"']));
+      expect(slow!.status).toBe(408);
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
 describe('native listen', () => {
   it('reports a port in use with its code, and resolves host names', async () => {
     const t = await startTestServer({ server: { host: 'localhost' } });
