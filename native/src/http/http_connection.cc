@@ -110,7 +110,7 @@ void HttpConnection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* 
 
 void HttpConnection::Parse(const char* data, size_t length) {
   llhttp_errno_t err = llhttp_execute(&parser_, data, length);
-  if (err == HPE_OK) return;
+  if (err == HPE_OK || state_ == State::kClosed) return;  // (closed: a write inside a callback failed)
   if (err == HPE_PAUSED || err == HPE_PAUSED_UPGRADE) {
     const char* pos = llhttp_get_error_pos(&parser_);
     size_t used = pos != nullptr && pos >= data && pos <= data + length ? size_t(pos - data) : length;
@@ -388,7 +388,8 @@ size_t HttpConnection::ClientWriteQueueSize() const {
 
 void HttpConnection::FinishAnswer(bool close_after) {
   answer_counted_ = true;
-  if (close_after || client_eof_ || server_->draining()) {
+  // A client that half-closed after pipelining requests still gets them all answered.
+  if (close_after || (client_eof_ && pending_.empty()) || server_->draining()) {
     ShutdownAndLinger();
   } else {
     state_ = State::kReading;

@@ -253,11 +253,14 @@ int main() {
     {
       int fd = Connect(port);
       SendAll(fd, Post("/v2/models/fast/infer", "one") + "GET /v2 HTTP/1.1\r\nHost: t\r\n\r\n" + Post("/v2/models/fast/infer", "three"));
+      shutdown(fd, SHUT_WR);  // a half-close: all three are still answered, then the server closes
       std::string buffer;
       int status = 0;
       CHECK(ReadAnswer(fd, buffer, &status) == "fast:one" && status == 200);
       CHECK(ReadAnswer(fd, buffer, &status) == "upstream:GET /v2 " && status == 200);
       CHECK(ReadAnswer(fd, buffer, &status) == "fast:three" && status == 200);
+      ReadAnswer(fd, buffer, &status);
+      CHECK(status == 0);
       close(fd);
     }
 
