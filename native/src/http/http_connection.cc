@@ -116,7 +116,7 @@ void HttpConnection::Parse(const char* data, size_t length) {
     size_t used = pos != nullptr && pos >= data && pos <= data + length ? size_t(pos - data) : length;
     if (err == HPE_PAUSED_UPGRADE) {
       // Upgrades (websocket, h2c, CONNECT) are not served: answer as a plain request, then close.
-      request_.keep_alive = false;
+      request_->keep_alive = false;
       pending_.clear();
     } else {
       pending_.assign(data + used, length - used);
@@ -158,7 +158,7 @@ bool HttpConnection::AddHeaderBytes(size_t length) {
 
 int HttpConnection::OnMessageBegin(llhttp_t* p) {
   HttpConnection* self = Self(p);
-  self->request_ = HttpRequest{};
+  self->request_ = std::make_shared<HttpRequest>();
   self->in_message_ = true;
   self->headers_done_ = false;
   self->last_was_value_ = false;
@@ -178,14 +178,14 @@ int HttpConnection::OnMessageBegin(llhttp_t* p) {
 int HttpConnection::OnUrl(llhttp_t* p, const char* at, size_t length) {
   HttpConnection* self = Self(p);
   if (!self->AddHeaderBytes(length)) return -1;
-  self->request_.url.append(at, length);
+  self->request_->url.append(at, length);
   return 0;
 }
 
 int HttpConnection::OnHeaderField(llhttp_t* p, const char* at, size_t length) {
   HttpConnection* self = Self(p);
   if (!self->AddHeaderBytes(length)) return -1;
-  auto& headers = self->request_.headers;
+  auto& headers = self->request_->headers;
   if (headers.empty() || self->last_was_value_) headers.emplace_back();
   self->last_was_value_ = false;
   std::string& name = headers.back().first;
@@ -199,8 +199,8 @@ int HttpConnection::OnHeaderField(llhttp_t* p, const char* at, size_t length) {
 int HttpConnection::OnHeaderValue(llhttp_t* p, const char* at, size_t length) {
   HttpConnection* self = Self(p);
   if (!self->AddHeaderBytes(length)) return -1;
-  if (self->request_.headers.empty()) self->request_.headers.emplace_back();
-  self->request_.headers.back().second.append(at, length);
+  if (self->request_->headers.empty()) self->request_->headers.emplace_back();
+  self->request_->headers.back().second.append(at, length);
   self->last_was_value_ = true;
   return 0;
 }
@@ -209,9 +209,9 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
   HttpConnection* self = Self(p);
   const HttpServerOptions& options = self->server_->options();
   self->headers_done_ = true;
-  self->request_.method = llhttp_method_name(llhttp_method_t(p->method));
+  self->request_->method = llhttp_method_name(llhttp_method_t(p->method));
   self->upgrade_ = p->upgrade != 0;
-  if (const std::string* v = self->request_.Header("inference-header-content-length")) {
+  if (const std::string* v = self->request_->Header("inference-header-content-length")) {
     size_t n = 0;
     bool ok = !v->empty() && v->size() < 19;
     for (char c : *v) ok = ok && c >= '0' && c <= '9', n = n * 10 + size_t(c - '0');
@@ -226,7 +226,7 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
                             std::to_string(options.max_body_bytes) + " bytes (raise it with --http-max-body)";
     return -1;
   }
-  if (const std::string* expect = self->request_.Header("expect")) {
+  if (const std::string* expect = self->request_->Header("expect")) {
     if (EqualsIgnoreCase(*expect, "100-continue")) {
       uv_buf_t buf = MakeBuf(kContinue, sizeof(kContinue) - 1);
       self->Write(&buf, 1, nullptr, nullptr);
@@ -270,7 +270,7 @@ int HttpConnection::OnBody(llhttp_t* p, const char* at, size_t length) {
 int HttpConnection::OnMessageComplete(llhttp_t* p) {
   HttpConnection* self = Self(p);
   self->in_message_ = false;
-  HttpRequest& request = self->request_;
+  HttpRequest& request = *self->request_;
   if (self->body_ && self->body_size_ > 0) {
     std::vector<uint8_t>& body = *self->body_;
     size_t want = AlignedOffset(body.data(), self->inference_header_length_);
@@ -304,14 +304,14 @@ void HttpConnection::Dispatch() {
   writes_pending_ = 0;
   answer_complete_ = false;
   answer_counted_ = false;
-  if (upgrade_) request_.keep_alive = false;
-  close_after_answer_ = !request_.keep_alive || server_->draining();
-  request_.keep_alive = !close_after_answer_;
+  if (upgrade_) request_->keep_alive = false;
+  close_after_answer_ = !request_->keep_alive || server_->draining();
+  request_->keep_alive = !close_after_answer_;
   server_->CountAccepted();
   FastPath* fast = server_->fast_path();
-  if (fast != nullptr && LooksLikeInfer(request_) && fast->TryHandle(request_, server_->MakeRespond(id_, request_seq_))) return;
+  if (fast != nullptr && LooksLikeInfer(*request_) && fast->TryHandle(*request_, server_->MakeRespond(id_, request_seq_, request_))) return;
   if (relay_ == nullptr) relay_ = new UpstreamRelay(server_, this);
-  relay_->Forward(request_, close_after_answer_);
+  relay_->Forward(*request_, close_after_answer_);
 }
 
 void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {

@@ -84,8 +84,9 @@ class HttpConnection {
   bool client_eof_ = false;
   UpstreamRelay* relay_ = nullptr;
 
-  // The request being received or answered.
-  HttpRequest request_;
+  // The request being received or answered. Shared with the fast path's Respond, which keeps it
+  // valid until it is called even if this connection is gone by then.
+  std::shared_ptr<HttpRequest> request_ = std::make_shared<HttpRequest>();
   uint64_t request_seq_ = 0;
   bool in_message_ = false;
   bool headers_done_ = false;

@@ -146,9 +146,9 @@ void HttpServer::DeliverResponses() {
   }
 }
 
-Respond HttpServer::MakeRespond(uint64_t connection_id, uint64_t request_seq) {
+Respond HttpServer::MakeRespond(uint64_t connection_id, uint64_t request_seq, std::shared_ptr<HttpRequest> request) {
   std::shared_ptr<ResponseMailbox> mailbox = mailbox_;
-  return [mailbox, connection_id, request_seq](HttpResponse response) {
+  return [mailbox, connection_id, request_seq, request](HttpResponse response) {
     mailbox->Post(connection_id, request_seq, std::move(response));
   };
 }

@@ -85,7 +85,8 @@ class HttpServer {
   void CountAccepted() { accepted_.fetch_add(1, std::memory_order_relaxed); }
   void CountAnswered();
   void Forget(uint64_t connection_id);
-  Respond MakeRespond(uint64_t connection_id, uint64_t request_seq);
+  // The Respond for a taken request; it keeps `request` alive until it is called and dropped.
+  Respond MakeRespond(uint64_t connection_id, uint64_t request_seq, std::shared_ptr<HttpRequest> request);
 
  private:
   static void OnConnection(uv_stream_t* listener, int status);

@@ -177,8 +177,11 @@ class FakeFastPath : public FastPath {
     size_t size = request.body_size;
     std::lock_guard<std::mutex> lock(mutex_);
     taken_++;
-    threads_.emplace_back([this, respond, body, data, size, slow] {
+    HttpRequest* kept = &request;
+    threads_.emplace_back([this, respond, body, data, size, slow, kept] {
       if (slow) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      // The request stays valid until respond is called, even when its client is gone by now.
+      CHECK(kept->url == (slow ? "/v2/models/slow/infer" : "/v2/models/fast/infer"));
       HttpResponse r;
       r.headers = "Content-Type: text/plain\r\n";
       r.owned_body = "fast:";
