@@ -19,9 +19,13 @@ export interface HttpListener {
   readonly inFlightCount: number;
 }
 
+type Publication = [versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string];
+
 export class NativeHttpFrontend implements HttpListener {
   private readonly upstream: HttpFrontend;
   private native?: NativeHttpServer;
+  /** What is published, kept so that what was published before listen() reaches the server. */
+  private readonly published = new Map<string, Publication>();
 
   constructor(service: InferenceService, private readonly options: HttpOptions, log: Logger) {
     // Same keep-alive timeout as the public side: the Keep-Alive header the upstream writes is
@@ -41,6 +45,7 @@ export class NativeHttpFrontend implements HttpListener {
         requestTimeoutMs: this.options.requestTimeoutMs,
         keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,
       });
+      for (const [model, [versions, defaultVersion]] of this.published) this.native.publish(model, versions, defaultVersion);
       return this.native.listen();
     } catch (err) {
       this.native = undefined;
@@ -63,7 +68,16 @@ export class NativeHttpFrontend implements HttpListener {
 
   /** Replaces what the native infer route may run for `model`; an empty list withdraws it. */
   publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void {
+    if (versions.length > 0) this.published.set(model, [versions, defaultVersion]);
+    else this.published.delete(model);
     this.native?.publish(model, versions, defaultVersion);
+  }
+
+  /** The models the native infer route may answer for, with their versions (for tests and diagnostics). */
+  publishedModels(): Record<string, { versions: string[]; defaultVersion: string }> {
+    const out: Record<string, { versions: string[]; defaultVersion: string }> = {};
+    for (const [model, [versions, defaultVersion]] of this.published) out[model] = { versions: versions.map((v) => v.version), defaultVersion };
+    return out;
   }
 
   takeFailures(): NativeFailureCount[] {

@@ -11,6 +11,8 @@ import { createNativeHttpServer } from '../../../../src/core/server/http/native-
 import { publishReadyModels } from '../../../../src/core/server/http/publish-models.js';
 import { silentLogger } from '../../../../src/core/server/logger.js';
 import { ModelManager } from '../../../../src/core/server/model-manager.js';
+import { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
+import { GebeServer } from '../../../../src/core/server/server.js';
 import { mnistRepository } from '../e2e/helpers.js';
 
 describe('publishReadyModels', () => {
@@ -35,6 +37,27 @@ describe('publishReadyModels', () => {
     } finally {
       stop();
       await manager.stop();
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('GebeServer with the native front end', () => {
+  it('publishes the models loaded before it listens, and nothing with verbose logging', async () => {
+    const repo = mnistRepository();
+    const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'none');
+    await manager.start();
+    const quiet = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, enableGrpc: false, enableMetrics: false, maxBodyBytes: 1 << 20 }, silentLogger);
+    const verbose = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, enableGrpc: false, enableMetrics: false, maxBodyBytes: 1 << 20 }, { ...silentLogger, verboseEnabled: true });
+    try {
+      await quiet.listen();
+      await verbose.listen();
+      expect((quiet.http as NativeHttpFrontend).publishedModels()).toEqual({ mnist: { versions: ['1'], defaultVersion: '1' } });
+      expect((verbose.http as NativeHttpFrontend).publishedModels()).toEqual({});
+    } finally {
+      await verbose.http!.close(0);
+      await quiet.stop(1000);
+      expect((quiet.http as NativeHttpFrontend).publishedModels()).toEqual({});
       rmSync(repo, { recursive: true, force: true });
     }
   });
