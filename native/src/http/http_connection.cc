@@ -301,7 +301,6 @@ void HttpConnection::Dispatch() {
   state_ = State::kAnswering;
   uv_timer_stop(&timer_);
   ++request_seq_;
-  writes_pending_ = 0;
   answer_complete_ = false;
   answer_counted_ = false;
   if (upgrade_) request_->keep_alive = false;

@@ -129,6 +129,16 @@ describe('native HTTP front end', () => {
     expect(JSON.parse(answer!.body).outputs[0].data).toEqual([1, 2, 3, 4]);
   });
 
+  it('answers a request that sends its body with its Expect: 100-continue at once', async () => {
+    const body = JSON.stringify({ inputs: [
+      { name: 'INPUT0', datatype: 'FP32', shape: [1, 4], data: [1, 2, 3, 4] },
+      { name: 'INPUT1', datatype: 'FP32', shape: [1, 4], data: [5, 6, 7, 8] },
+    ] });
+    const request = (close: boolean): string => `POST /v2/models/simple/infer HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n${close ? 'Connection: close\r\n' : ''}Content-Length: ${body.length}\r\n\r\n${body}`;
+    const got = answers(await exchange(port, [request(false) + request(true)]));
+    expect(got.map((a) => a.status)).toEqual([100, 200, 100, 200]);
+  });
+
   it('answers pipelined requests one after the other, in order', async () => {
     const raw = await exchange(port, ['GET /v2/models/simple HTTP/1.1\r\nHost: x\r\n\r\nGET /v2 HTTP/1.1\r\nHost: x\r\n\r\nGET /v2/health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
     const got = answers(raw);
