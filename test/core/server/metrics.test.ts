@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServerMetrics } from '../../../src/core/server/metrics.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { postJson } from './helpers/http-client.js';
 
@@ -36,5 +37,21 @@ describe('Prometheus metrics', () => {
   it('answers 404 elsewhere on the metrics port', async () => {
     const res = await fetch(t.metrics.replace('/metrics', '/other'));
     expect(res.status).toBe(404);
+  });
+});
+
+describe('failures counted outside JS', () => {
+  it('adds what a failure source reports since its last call (the native infer route) to nv_inference_request_failure', async () => {
+    const metrics = new ServerMetrics(() => []);
+    const batches = [
+      [{ model: 'mnist', version: '1', reason: 'REJECTED' as const, count: 3 }],
+      [{ model: 'mnist', version: '1', reason: 'REJECTED' as const, count: 2 }, { model: 'mnist', version: '1', reason: 'BACKEND' as const, count: 1 }],
+    ];
+    metrics.addFailureSource(() => batches.shift() ?? []);
+    metrics.recordFailure('mnist', '1', 'REJECTED');
+    expect(await metrics.text()).toContain('nv_inference_request_failure{model="mnist",version="1",reason="REJECTED"} 4');
+    const second = await metrics.text();
+    expect(second).toContain('nv_inference_request_failure{model="mnist",version="1",reason="REJECTED"} 6');
+    expect(second).toContain('nv_inference_request_failure{model="mnist",version="1",reason="BACKEND"} 1');
   });
 });
