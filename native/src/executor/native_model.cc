@@ -58,7 +58,8 @@ Napi::Function NativeModel::Define(Napi::Env env) {
                                      InstanceMethod("pendingCount", &NativeModel::PendingCount),
                                      InstanceMethod("compile", &NativeModel::Compile),
                                      InstanceMethod("runDirect", &NativeModel::RunDirect),
-                                     InstanceMethod("unload", &NativeModel::Unload)});
+                                     InstanceMethod("unload", &NativeModel::Unload),
+                                     InstanceMethod("setClientShapes", &NativeModel::SetClientShapes)});
   g_constructor = new Napi::FunctionReference(Napi::Persistent(ctor));
   return ctor;
 }
@@ -90,7 +91,26 @@ Napi::Value NativeModel::Metadata(const Napi::CallbackInfo& info) {
   return o;
 }
 
+std::shared_ptr<ModelCore> NativeModel::CoreOf(const Napi::Value& value) {
+  if (g_constructor == nullptr || !value.IsObject() || !value.As<Napi::Object>().InstanceOf(g_constructor->Value())) {
+    return nullptr;
+  }
+  return Unwrap(value.As<Napi::Object>())->core_;
+}
+
 Napi::Value NativeModel::Infer(const Napi::CallbackInfo& info) { return core_->Infer(info); }
+
+Napi::Value NativeModel::SetClientShapes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray() || info[0].As<Napi::Array>().Length() != core_->inputs().size()) {
+    throw Napi::TypeError::New(env, "Expected one shape per model input, in the model's input order, for setClientShapes");
+  }
+  Napi::Array list = info[0].As<Napi::Array>();
+  std::vector<std::vector<int64_t>> shapes;
+  for (uint32_t i = 0; i < list.Length(); ++i) shapes.push_back(IntsFromJs(list.Get(i), "setClientShapes shape"));
+  core_->SetClientShapes(std::move(shapes));
+  return env.Undefined();
+}
 
 Napi::Value NativeModel::Stats(const Napi::CallbackInfo& info) {
   ModelScheduler* s = core_->scheduler();
