@@ -13,7 +13,13 @@ import { DiskModelSource } from '../../../src/core/server/disk-source.js';
 import { silentLogger } from '../../../src/core/server/logger.js';
 import { ModelManager } from '../../../src/core/server/model-manager.js';
 import { GebeServer } from '../../../src/core/server/server.js';
+import { parseModelConfig } from '../../../src/core/config/index.js';
 import { mnistRepository, repoRoot } from './e2e/helpers.js';
+
+function parseConfig(dir: string) {
+  const file = path.join(dir, 'config.pbtxt');
+  return parseModelConfig(readFileSync(file, 'utf8'), file).config;
+}
 
 interface NativeAnswer {
   status: number;
@@ -151,6 +157,49 @@ describe('the native infer route answers what it takes exactly as the JS server 
     expect(timeout.body.toString()).toBe(expired.body.toString());
     expect(fast.takeFailures()).toEqual([{ model: 'mnist_queue', version: '1', reason: 'REJECTED', count: 3 }]);
     expect(fast.takeFailures()).toEqual([]);
+  });
+});
+
+describe('native and JS requests on one model', () => {
+  it('share batches: concurrent requests of both kinds all get their own rows', async () => {
+    const mnist = manager.resolve('mnist') as ExecutorModel;
+    const images = Array.from({ length: 16 }, (_, k) => new Uint8Array(Float32Array.from({ length: 784 }, (_, i) => ((i * (k + 3)) % 256) / 255).buffer));
+    const reference = await Promise.all(images.map((data) => mnist.infer({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data }] })));
+    const answers = await Promise.all(images.map((data, k) => {
+      const b = body({ id: `r${k}`, inputs: [image(1)], outputs: logitsBinary }, data);
+      return k % 2 === 0 ? viaNative('/v2/models/mnist/infer', b)! : viaJs('/v2/models/mnist/infer', b);
+    }));
+    answers.forEach((answer, k) => {
+      expect(answer.status).toBe(200);
+      const headerLength = answer.body.indexOf(']}') + 2;
+      expect(JSON.parse(answer.body.subarray(0, headerLength).toString()).id).toBe(`r${k}`);
+      const logits = new Float32Array(Uint8Array.from(answer.body.subarray(headerLength)).buffer);
+      const expected = new Float32Array(Uint8Array.from(reference[k]!.outputs[0]!.data).buffer);
+      expect(logits.length).toBe(10);
+      // Batches of other sizes may round differently in the last bits.
+      logits.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 3));
+    });
+  });
+
+  it('unloading answers every request taken natively exactly once', async () => {
+    // Requests wait in the queue (10 s batch delay) until the unload rejects them.
+    const dir = path.join(repo, 'mnist');
+    const config = parseConfig(dir);
+    config.dynamic_batching = { preferred_batch_size: [16], max_queue_delay_microseconds: 10_000_000 };
+    const model = await loadModel(dir, '1', config);
+    const solo = new FastInfer();
+    solo.publish('solo', [['1', model.nativeHandle]], '1');
+    const b = body({ inputs: [image(1)], outputs: logitsBinary }, pixels(1));
+    const send = () => solo.handle('POST', '/v2/models/solo/infer', [['inference-header-content-length', String(b.headerLength)]], b.bytes);
+    const taken = Array.from({ length: 5 }, send);
+    await model.unload();
+    const answers = await Promise.all(taken.map((t) => t!));
+    for (const a of answers) {
+      expect(a.status).toBe(503);
+      expect(JSON.parse(a.body.toString()).error).toMatch(/unloaded before the request ran/);
+    }
+    expect(solo.takeFailures()).toEqual([{ model: 'mnist', version: '1', reason: 'REJECTED', count: 5 }]);
+    expect(send()).toBeNull();
   });
 });
 
