@@ -81,7 +81,7 @@ class FastInferForTest : public Napi::ObjectWrap<FastInferForTest> {
     pending->tsfn = Napi::ThreadSafeFunction::New(env, Napi::Function::New(env, [](const Napi::CallbackInfo&) {}), "gebe-fast-infer-test", 0, 1);
     Respond respond = [pending](HttpResponse response) {
       auto* moved = new HttpResponse(std::move(response));
-      napi_status status = pending->tsfn.BlockingCall(moved, [pending](Napi::Env env, Napi::Function, HttpResponse* r) {
+      napi_status status = pending->tsfn.NonBlockingCall(moved, [pending](Napi::Env env, Napi::Function, HttpResponse* r) {
         std::unique_ptr<HttpResponse> owned(r);
         if (env == nullptr) return;
         size_t size = owned->owned_body.size();
