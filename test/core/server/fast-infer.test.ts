@@ -136,6 +136,33 @@ describe('the native infer route answers what it takes exactly as the JS server 
     await expectSameAnswer('/v2/models/mnist/infer', body(text, pixels(1)));
   });
 
+  it('damaged headers: whatever the route still takes, the JS server answers the same way', async () => {
+    const valid = JSON.stringify({ id: 'abc', inputs: [image(1)], outputs: logitsBinary, parameters: { priority: 0 } });
+    const alphabet = ['{', '}', '[', ']', '"', ',', ':', '\\', ' ', '\n', '0', '1', '9', '-', '.', 'e', 'u', 'é', '\u2028', '😀', 'x', '\u0001'];
+    let seed = 12345;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    let taken = 0;
+    for (let round = 0; round < 400; round += 1) {
+      let text = valid;
+      for (let e = 0; e < 1 + random(2); e += 1) {
+        const at = random(text.length);
+        const c = alphabet[random(alphabet.length)]!;
+        const kind = random(3);
+        text = kind === 0 ? text.slice(0, at) + text.slice(at + 1) : kind === 1 ? text.slice(0, at) + c + text.slice(at) : text.slice(0, at) + c + text.slice(at + 1);
+      }
+      const b = body(text, pixels(1));
+      const probe = viaNative('/v2/models/mnist/infer', b);
+      if (probe === null) continue;
+      await probe; // alone, so the next request is not batched with it (other batch sizes may round differently)
+      taken += 1;
+      await expectSameAnswer('/v2/models/mnist/infer', b);
+    }
+    expect(taken).toBeGreaterThan(0);
+  });
+
   it('tensor bytes off their alignment in the body (copied before the engine reads them)', async () => {
     for (const misalign of [1, 2, 3]) {
       await expectSameAnswer('/v2/models/mnist/infer', body({ inputs: [image(2)], outputs: logitsBinary }, pixels(2)), misalign);
