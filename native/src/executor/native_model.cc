@@ -68,6 +68,11 @@ Napi::Object NativeModel::New(Napi::Env env, std::shared_ptr<ModelCore> core) {
   return g_constructor->New({Napi::External<std::shared_ptr<ModelCore>>::New(env, &core)});
 }
 
+std::shared_ptr<ModelCore> NativeModel::CoreOf(Napi::Value value) {
+  if (g_constructor == nullptr || !value.IsObject() || !value.As<Napi::Object>().InstanceOf(g_constructor->Value())) return nullptr;
+  return Unwrap(value.As<Napi::Object>())->core_;
+}
+
 NativeModel::NativeModel(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeModel>(info) {
   if (info.Length() != 1 || !info[0].IsExternal()) {
     throw Napi::TypeError::New(info.Env(), "NativeModel is created by loadModel(), not with new");
@@ -91,26 +96,7 @@ Napi::Value NativeModel::Metadata(const Napi::CallbackInfo& info) {
   return o;
 }
 
-std::shared_ptr<ModelCore> NativeModel::CoreOf(const Napi::Value& value) {
-  if (g_constructor == nullptr || !value.IsObject() || !value.As<Napi::Object>().InstanceOf(g_constructor->Value())) {
-    return nullptr;
-  }
-  return Unwrap(value.As<Napi::Object>())->core_;
-}
-
 Napi::Value NativeModel::Infer(const Napi::CallbackInfo& info) { return core_->Infer(info); }
-
-Napi::Value NativeModel::SetClientShapes(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsArray() || info[0].As<Napi::Array>().Length() != core_->inputs().size()) {
-    throw Napi::TypeError::New(env, "Expected one shape per model input, in the model's input order, for setClientShapes");
-  }
-  Napi::Array list = info[0].As<Napi::Array>();
-  std::vector<std::vector<int64_t>> shapes;
-  for (uint32_t i = 0; i < list.Length(); ++i) shapes.push_back(IntsFromJs(list.Get(i), "setClientShapes shape"));
-  core_->SetClientShapes(std::move(shapes));
-  return env.Undefined();
-}
 
 Napi::Value NativeModel::Stats(const Napi::CallbackInfo& info) {
   ModelScheduler* s = core_->scheduler();
@@ -166,6 +152,18 @@ Napi::Value NativeModel::RunDirect(const Napi::CallbackInfo& info) {
 Napi::Value NativeModel::Unload(const Napi::CallbackInfo& info) {
   core_->BeginUnload(info.Env());
   return info.Env().Undefined();
+}
+
+Napi::Value NativeModel::SetClientShapes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray() || info[0].As<Napi::Array>().Length() != core_->inputs().size()) {
+    throw Napi::TypeError::New(env, "Expected one shape per model input, in the model's input order, for setClientShapes");
+  }
+  Napi::Array list = info[0].As<Napi::Array>();
+  std::vector<std::vector<int64_t>> shapes;
+  for (uint32_t i = 0; i < list.Length(); ++i) shapes.push_back(IntsFromJs(list.Get(i), "setClientShapes shape"));
+  core_->SetClientShapes(std::move(shapes));
+  return env.Undefined();
 }
 
 }  // namespace gebe

@@ -1,5 +1,5 @@
 // The JS handle of one loaded model (class NativeModel): metadata, infer, stats, pendingCount,
-// compile, runDirect, unload, setClientShapes. A thin shell over ModelCore.
+// compile, runDirect, unload. A thin shell over ModelCore.
 #pragma once
 
 #include <napi.h>
@@ -15,9 +15,8 @@ class NativeModel : public Napi::ObjectWrap<NativeModel> {
   static Napi::Function Define(Napi::Env env);
   static Napi::Object New(Napi::Env env, std::shared_ptr<ModelCore> core);
   explicit NativeModel(const Napi::CallbackInfo& info);
-  // The core behind a NativeModel handle (for native code that takes models from JS, such as
-  // the HTTP fast path); null when `value` is not a NativeModel.
-  static std::shared_ptr<ModelCore> CoreOf(const Napi::Value& value);
+  // The core behind a NativeModel JS object; null when `value` is not one (for the HTTP fast path).
+  static std::shared_ptr<ModelCore> CoreOf(Napi::Value value);
 
  private:
   Napi::Value Metadata(const Napi::CallbackInfo& info);

@@ -76,14 +76,13 @@ export class ExecutorModel implements LoadedModel {
     };
   }
 
-  attach(native: NativeModel): void {
-    native.setClientShapes(this.inputs.map((t) => t.shape));
-    this.native = native;
+  /** @internal The native handle while loaded, for the native HTTP infer route (publishReadyModels). */
+  nativeHandle(): NativeModel | undefined {
+    return this.unloading ? undefined : this.native;
   }
 
-  /** The native handle while loaded, for native code that serves this model directly (the HTTP fast path). */
-  get nativeHandle(): NativeModel | undefined {
-    return this.unloading ? undefined : this.native;
+  attach(native: NativeModel): void {
+    this.native = native;
   }
 
   /** The completion callback handed to the native loader: one call per finished batch. */
