@@ -15,11 +15,6 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 "$out/engine_driver" "$PWD"
 $CXX $CXXFLAGS native/src/cpu/thread_pool.cc native/test/cpu/thread_pool_test.cc -o "$out/thread_pool_test"
-# The native infer route's pure parts (JSON subset reader, URL/header checks, plan, response encoder).
-$CXX $CXXFLAGS -Inative/test/scheduler native/src/http/infer_header.cc native/src/http/infer_plan.cc \
-  native/src/http/infer_response.cc native/src/engine/tensor.cc native/test/fast_infer/*.cc native/test/scheduler/test_main.cc \
-  -o "$out/fast_infer_tests"
-"$out/fast_infer_tests" | tail -1
 "$out/thread_pool_test"
 # The native infer route's pure parts (JSON subset reader, URL/header checks, plan, response encoder).
 $CXX $CXXFLAGS -Inative/test/scheduler native/src/http/infer_header.cc native/src/http/infer_plan.cc \
