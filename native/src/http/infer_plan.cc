@@ -25,6 +25,10 @@ bool MatchInferUrl(std::string_view url, InferUrl* out) {
   std::string_view rest = url.substr(kModelsPrefix.size());
   // Percent-escapes, queries and fragments: the JS router decodes or strips them; leave them to it.
   if (rest.find_first_of("%?#") != std::string_view::npos) return false;
+  // Node reads request targets as latin1, so bytes past ASCII name another model there.
+  for (char c : rest) {
+    if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7F) return false;
+  }
   std::vector<std::string_view> segments;
   size_t start = 0;
   for (;;) {

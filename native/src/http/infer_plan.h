@@ -20,7 +20,7 @@ namespace gebe {
 
 // /v2/models/{model}/infer or /v2/models/{model}/versions/{version}/infer. Refuses anything the
 // JS router would treat specially (percent-escapes, a query, a trailing slash, empty or extra
-// segments, a non-numeric version).
+// segments, a non-numeric version, bytes outside printable ASCII).
 struct InferUrl {
   std::string_view model;
   std::string_view version;  // empty when the URL names none

@@ -68,7 +68,8 @@ TEST(url_matches_infer_paths_only) {
                           "/v2/models/mnist/versions//infer", "/v2/models/mnist/versions/infer", "/v2/models/mnist/versions/1/infer/x",
                           "/v2/models/mnist/ready", "/v2/models/mnist", "/v2/models/", "/v2/models", "/v2//models/mnist/infer",
                           "/V2/models/mnist/infer", "v2/models/mnist/infer", "http://h/v2/models/mnist/infer", "",
-                          "/v2/models/mnist/versions/1/x/infer", "/v2/models/a/b/infer", "/v2/models/mnist/inferx"}) {
+                          "/v2/models/mnist/versions/1/x/infer", "/v2/models/a/b/infer", "/v2/models/mnist/inferx",
+                          "/v2/models/caf\xC3\xA9/infer", "/v2/models/a b/infer", "/v2/models/a\tb/infer", "/v2/models/a\x7f/infer"}) {
     CHECK_EQ_CTX(Url(url), false, url);
   }
 }
