@@ -1,6 +1,9 @@
 #include "cpu/cpu_session.h"
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "engine/engine_registry.h"
@@ -37,6 +40,22 @@ CpuSession::CpuSession(const std::string& path, const SessionOptions& options) :
   load.optimize = opt == options.parameters.end() || opt->second != "false";
   program_ = LoadProgram(path, load);
   pool_ = std::make_unique<ThreadPool>(options.intra_op_threads);
+  const char* profile = std::getenv("GEBE_CPU_PROFILE");
+  profile_ = profile != nullptr && profile[0] != '\0' && std::strcmp(profile, "0") != 0;
+  if (profile_) profile_ns_.assign(program_->steps.size(), 0);
+}
+
+CpuSession::~CpuSession() {
+  if (!profile_ || profile_runs_ == 0) return;
+  int64_t total = 0;
+  for (int64_t ns : profile_ns_) total += ns;
+  std::fprintf(stderr, "gebe cpu profile: %lld runs, %d threads, %.1f us per run\n", static_cast<long long>(profile_runs_),
+               pool_->size(), double(total) / 1e3 / double(profile_runs_));
+  for (size_t k = 0; k < profile_ns_.size(); ++k) {
+    if (profile_ns_[k] == 0) continue;
+    std::fprintf(stderr, "  %8.1f us %5.1f%%  %s\n", double(profile_ns_[k]) / 1e3 / double(profile_runs_),
+                 100.0 * double(profile_ns_[k]) / double(total), program_->steps[k].kernel->node().label().c_str());
+  }
 }
 
 void CpuSession::CheckShape(size_t input, const Shape& shape) const {
@@ -190,6 +209,7 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
     return dynamic_buffers.back().data();
   };
 
+  if (profile_) ++profile_runs_;
   std::vector<const TensorRef*>& in = step_inputs_;
   std::vector<TensorRef>& out = step_outputs_;
   for (size_t k = 0; k < program.steps.size(); ++k) {
@@ -233,7 +253,13 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
         if (out[o].data == nullptr) out[o].data = bind_output(id, out[o]);
       }
     }
-    step.kernel->Run(in, out, ctx);
+    if (profile_) {
+      auto t0 = std::chrono::steady_clock::now();
+      step.kernel->Run(in, out, ctx);
+      profile_ns_[k] += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    } else {
+      step.kernel->Run(in, out, ctx);
+    }
     for (size_t o = 0; o < out.size(); ++o) {
       if (step.outputs[o] >= 0) values[size_t(step.outputs[o])] = out[o];
     }

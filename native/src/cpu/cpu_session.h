@@ -15,6 +15,7 @@ namespace gebe::cpu {
 class CpuSession : public Session {
  public:
   CpuSession(const std::string& path, const SessionOptions& options);
+  ~CpuSession() override;
 
   const std::vector<TensorDesc>& inputs() const override { return program_->inputs; }
   const std::vector<TensorDesc>& outputs() const override { return program_->outputs; }
@@ -52,6 +53,11 @@ class CpuSession : public Session {
   std::vector<TensorRef> run_values_;
   std::vector<const TensorRef*> step_inputs_;
   std::vector<TensorRef> step_outputs_;
+  // GEBE_CPU_PROFILE=1: wall time per step, summed over runs and printed to stderr when the
+  // session closes (what ORT's profiling answers: which operators the time goes to).
+  bool profile_ = false;
+  std::vector<int64_t> profile_ns_;
+  int64_t profile_runs_ = 0;
 };
 
 }  // namespace gebe::cpu

@@ -70,6 +70,24 @@ void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr
 }
 
 void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
+  // Natively taken requests go to their own sinks here, on this thread, even while the
+  // environment goes away: each must be answered exactly once. The rest goes on to JS.
+  bool any_native = false;
+  for (const auto& r : batch->requests) any_native = any_native || r->native_call != nullptr;
+  if (any_native) {
+    std::vector<std::unique_ptr<ScheduledRequest>> to_js;
+    for (auto& r : batch->requests) {
+      if (!r->native_call) {
+        to_js.push_back(std::move(r));
+        continue;
+      }
+      std::unique_ptr<NativeCall> call = std::move(r->native_call);
+      std::shared_ptr<BatchOutputs> outputs = r->ok() ? batch->outputs : nullptr;
+      call->Finished(std::move(r), std::move(outputs));
+    }
+    batch->requests = std::move(to_js);
+    if (batch->requests.empty() && !batch->closed) return;
+  }
   if (torn_down_.load()) return;
   CompletedBatch* raw = batch.release();
   napi_status status = tsfn_.NonBlockingCall(raw, [this](Napi::Env env, Napi::Function callback, CompletedBatch* b) {
@@ -131,6 +149,7 @@ uint64_t ModelCore::ShapeKey(const std::vector<TensorView>& inputs) {
   // Requests batch together only with identical non-batch shapes: the key is an interned id of
   // the shapes (exact, no hash collisions). The table is reset when clients send too many
   // distinct shapes; new ids keep growing, so an old key is never reused for another shape.
+  std::lock_guard<std::mutex> lock(shape_mu_);
   signature_.clear();
   for (const auto& in : inputs) {
     signature_.push_back(static_cast<int64_t>(in.shape.size()));
@@ -202,6 +221,17 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   }
   if (outstanding_++ == 0 && !unloading_) tsfn_.Ref(env);
   return env.Undefined();
+}
+
+ModelCore::NativeEnqueue ModelCore::EnqueueNative(std::unique_ptr<ScheduledRequest>& request, uint32_t priority,
+                                                  uint64_t timeout_us) {
+  // The use keeps the scheduler from being stopped (and freed) while this thread enqueues; once
+  // queued, the scheduler answers the request before its closing hand-back.
+  if (!AcquireUse()) return NativeEnqueue::kRefused;
+  request->info.shape_key = ShapeKey(request->inputs);
+  const bool queued = scheduler_->Enqueue(request, priority, timeout_us);
+  ReleaseUse();
+  return queued ? NativeEnqueue::kQueued : NativeEnqueue::kRejected;
 }
 
 void ModelCore::BeginUnload(Napi::Env env) {

@@ -2,7 +2,8 @@
 // function that carries finished batches to JS, and the engine metadata. Shared (shared_ptr)
 // between the JS handle and the thread-safe function, so whichever goes last frees it.
 //
-// Threads: scheduler threads only call Deliver(); everything else runs on the JS thread.
+// Threads: scheduler threads only call Deliver(); EnqueueNative may run on any thread (the
+// native HTTP server's loop); everything else runs on the JS thread.
 #pragma once
 
 #include <napi.h>
@@ -35,6 +36,17 @@ class ModelCore : public CompletionSink {
 
   // JS thread. Returns undefined when queued, or [status, message, reason] when rejected now.
   Napi::Value Infer(const Napi::CallbackInfo& info);
+  // Any thread: queues a request built natively (inputs, rows, output_mask and native_call set;
+  // shape_key is filled in here). Its completion goes to request->native_call, never to JS, and
+  // it does not keep the JS loop alive. kRefused: the model is unloading or unloaded (nothing
+  // happened; the request stays with the caller). kRejected: the scheduler refused it now; the
+  // request stays with the caller with its error set.
+  enum class NativeEnqueue { kQueued, kRefused, kRejected };
+  NativeEnqueue EnqueueNative(std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us);
+  // JS thread: the input shapes clients must send (config dims, -1 for the batch dimension),
+  // in the engine's input order. Empty until the facade sets them.
+  void SetClientShapes(std::vector<std::vector<int64_t>> shapes) { client_shapes_ = std::move(shapes); }
+  const std::vector<std::vector<int64_t>>& client_shapes() const { return client_shapes_; }
   // JS thread: begins unloading; the completion callback gets `null` when everything is freed.
   void BeginUnload(Napi::Env env);
   // Work outside the scheduler (compile, direct runs) holds a use; unloading frees the sessions
@@ -70,9 +82,12 @@ class ModelCore : public CompletionSink {
   bool closing_ = false;    // guarded by use_mu_
   // JS thread only:
   size_t outstanding_ = 0;  // requests queued through Infer and not yet answered (keeps the loop alive)
-  std::map<std::vector<int64_t>, uint64_t> shape_keys_;
-  std::vector<int64_t> signature_;
-  uint64_t next_shape_key_ = 1;
+  std::vector<std::vector<int64_t>> client_shapes_;
+  // Shape keys are interned from the JS thread and the native HTTP loop alike.
+  std::mutex shape_mu_;
+  std::map<std::vector<int64_t>, uint64_t> shape_keys_;  // guarded by shape_mu_
+  std::vector<int64_t> signature_;                       // guarded by shape_mu_
+  uint64_t next_shape_key_ = 1;                          // guarded by shape_mu_
 };
 
 }  // namespace gebe

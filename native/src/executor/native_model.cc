@@ -58,7 +58,8 @@ Napi::Function NativeModel::Define(Napi::Env env) {
                                      InstanceMethod("pendingCount", &NativeModel::PendingCount),
                                      InstanceMethod("compile", &NativeModel::Compile),
                                      InstanceMethod("runDirect", &NativeModel::RunDirect),
-                                     InstanceMethod("unload", &NativeModel::Unload)});
+                                     InstanceMethod("unload", &NativeModel::Unload),
+                                     InstanceMethod("setClientShapes", &NativeModel::SetClientShapes)});
   g_constructor = new Napi::FunctionReference(Napi::Persistent(ctor));
   return ctor;
 }
@@ -151,6 +152,18 @@ Napi::Value NativeModel::RunDirect(const Napi::CallbackInfo& info) {
 Napi::Value NativeModel::Unload(const Napi::CallbackInfo& info) {
   core_->BeginUnload(info.Env());
   return info.Env().Undefined();
+}
+
+Napi::Value NativeModel::SetClientShapes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray() || info[0].As<Napi::Array>().Length() != core_->inputs().size()) {
+    throw Napi::TypeError::New(env, "Expected one shape per model input, in the model's input order, for setClientShapes");
+  }
+  Napi::Array list = info[0].As<Napi::Array>();
+  std::vector<std::vector<int64_t>> shapes;
+  for (uint32_t i = 0; i < list.Length(); ++i) shapes.push_back(IntsFromJs(list.Get(i), "setClientShapes shape"));
+  core_->SetClientShapes(std::move(shapes));
+  return env.Undefined();
 }
 
 }  // namespace gebe

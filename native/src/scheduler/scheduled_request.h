@@ -23,6 +23,19 @@ struct OutputSlice {
 
 enum class FailureReason { kNone, kRejected, kCanceled, kBackend, kOther };
 
+struct ScheduledRequest;
+struct BatchOutputs;
+
+// A request taken by native code (the HTTP fast path) rather than by JS. Its owner's completion
+// sink hands it here instead of batching it into the JS callback. Finished runs on the thread that
+// completes the request (an instance thread, the batcher, or an enqueuing thread handing over
+// timed-out requests) and must not block; `outputs` is null when the request failed.
+class NativeCall {
+ public:
+  virtual ~NativeCall() = default;
+  virtual void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> outputs) = 0;
+};
+
 struct ScheduledRequest {
   PendingInfo info;                 // read by the queues and DecideBatch
   uint64_t token = 0;               // the caller's id for this request
@@ -37,6 +50,9 @@ struct ScheduledRequest {
   std::string error;
   size_t row_offset = 0;            // first row of this request inside the batch
   std::vector<OutputSlice> outputs; // one per session output, on success
+
+  // Set for requests taken by native code; travels with the request (see NativeCall).
+  std::unique_ptr<NativeCall> native_call;
 
   bool ok() const { return failure == FailureReason::kNone; }
   void Fail(FailureReason reason, int http_status, std::string message) {

@@ -44,6 +44,8 @@ export interface NativeModel {
   compile(shapes: Array<{ name: string; shape: number[] }>): Promise<{ compileMs: number; arenaBytes: number; cached: boolean }>;
   runDirect(datas: Uint8Array[], shapes: number[][]): Array<Uint8Array | number[]>;
   unload(): void;
+  /** The input shapes clients must send (config dims, -1 for the batch dimension), in the engine's input order, for native request checks. */
+  setClientShapes(shapes: number[][]): void;
 }
 
 export interface NativeExecutor {

@@ -68,6 +68,8 @@ export async function loadModel(
     native.unload();
     throw err;
   }
+  // The native HTTP infer route checks requests against these shapes (the config's, not the engine's).
+  native.setClientShapes(model.inputs.map((t) => t.shape));
   model.attach(native);
   return model;
 }
