@@ -66,6 +66,11 @@ export class NativeHttpFrontend implements HttpListener {
     return this.native?.counters().inFlight ?? 0;
   }
 
+  /** Requests the native server forwarded to the JS server (the rest it answered itself). */
+  get forwarded(): number {
+    return this.upstream.accepted;
+  }
+
   /** Replaces what the native infer route may run for `model`; an empty list withdraws it. */
   publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void {
     if (versions.length > 0) this.published.set(model, [versions, defaultVersion]);
