@@ -87,6 +87,10 @@ void HttpConnection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* 
     } else if (self->state_ == State::kAnswering) {
       // Pipelined bytes wait for the current answer. Reading on meanwhile notices a client that
       // goes away; past a bound, reading stops until the answer is out.
+      if (self->pending_pos_ > 0) {  // drop what was parsed already (one copy per read at most)
+        self->pending_.erase(0, self->pending_pos_);
+        self->pending_pos_ = 0;
+      }
       self->pending_.append(buf->base, size_t(nread));
       if (self->pending_.size() > kMaxPendingWhileAnswering) {
         uv_read_stop(stream);
@@ -110,6 +114,7 @@ void HttpConnection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* 
 
 void HttpConnection::Parse(const char* data, size_t length) {
   llhttp_errno_t err = llhttp_execute(&parser_, data, length);
+  if (err == HPE_OK && parsing_pending_) pending_pos_ = pending_.size();
   if (err == HPE_OK || state_ == State::kClosed) return;  // (closed: a write inside a callback failed)
   if (err == HPE_PAUSED || err == HPE_PAUSED_UPGRADE) {
     const char* pos = llhttp_get_error_pos(&parser_);
@@ -117,9 +122,12 @@ void HttpConnection::Parse(const char* data, size_t length) {
     if (err == HPE_PAUSED_UPGRADE) {
       // Upgrades (websocket, h2c, CONNECT) are not served: answer as a plain request, then close.
       request_->keep_alive = false;
-      pending_.clear();
+      pending_pos_ = pending_.size();
+    } else if (parsing_pending_) {
+      pending_pos_ += used;  // `data` is pending_ from pending_pos_: just move past this request
     } else {
       pending_.assign(data + used, length - used);
+      pending_pos_ = 0;
     }
     Dispatch();
     return;
@@ -132,10 +140,15 @@ void HttpConnection::Parse(const char* data, size_t length) {
 }
 
 void HttpConnection::ResumeReading() {
-  if (!pending_.empty()) {
-    std::string data;
-    data.swap(pending_);
-    Parse(data.data(), data.size());
+  if (HasPending()) {
+    // Parsed in place: many small pipelined requests must not cost a copy of the rest each.
+    parsing_pending_ = true;
+    Parse(pending_.data() + pending_pos_, pending_.size() - pending_pos_);
+    parsing_pending_ = false;
+    if (!HasPending()) {
+      pending_.clear();
+      pending_pos_ = 0;
+    }
     if (state_ != State::kReading) return;
   }
   if (client_eof_) {
@@ -388,7 +401,7 @@ size_t HttpConnection::ClientWriteQueueSize() const {
 void HttpConnection::FinishAnswer(bool close_after) {
   answer_counted_ = true;
   // A client that half-closed after pipelining requests still gets them all answered.
-  if (close_after || (client_eof_ && pending_.empty()) || server_->draining()) {
+  if (close_after || (client_eof_ && !HasPending()) || server_->draining()) {
     ShutdownAndLinger();
   } else {
     state_ = State::kReading;
@@ -493,7 +506,7 @@ void HttpConnection::OnShutdown(uv_shutdown_t* req, int) {
 }
 
 void HttpConnection::CloseWhenIdle() {
-  if (state_ == State::kReading && !in_message_ && pending_.empty()) Close();
+  if (state_ == State::kReading && !in_message_ && !HasPending()) Close();
   else if (state_ == State::kAnswering) close_after_answer_ = true;
 }
 

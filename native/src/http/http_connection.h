@@ -80,6 +80,9 @@ class HttpConnection {
   State state_ = State::kReading;
   llhttp_t parser_{};
   std::string pending_;  // bytes read past a complete request, parsed once it is answered
+  size_t pending_pos_ = 0;        // how much of pending_ is parsed already
+  bool parsing_pending_ = false;  // Parse() is reading from pending_
+  bool HasPending() const { return pending_pos_ < pending_.size(); }
   bool reading_ = false;
   bool client_eof_ = false;
   UpstreamRelay* relay_ = nullptr;

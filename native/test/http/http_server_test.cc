@@ -267,6 +267,23 @@ int main() {
       close(fd);
     }
 
+    // Many small pipelined requests in one burst (more than the server buffers while answering).
+    {
+      int fd = Connect(port);
+      std::string burst;
+      const int kBurst = 3000;
+      for (int i = 0; i < kBurst; ++i) burst += i % 3 == 2 ? "GET /p" + std::to_string(i) + " HTTP/1.1\r\nHost: t\r\n\r\n" : Post("/v2/models/fast/infer", std::to_string(i));
+      std::thread writer([fd, &burst] { SendAll(fd, burst); });
+      std::string buffer;
+      int status = 0;
+      for (int i = 0; i < kBurst; ++i) {
+        std::string expected = i % 3 == 2 ? "upstream:GET /p" + std::to_string(i) + " " : "fast:" + std::to_string(i);
+        CHECK(ReadAnswer(fd, buffer, &status) == expected && status == 200);
+      }
+      writer.join();
+      close(fd);
+    }
+
     // The upstream drops its connection after an answer: the next request opens a fresh one.
     // A client's Connection: close reaches the upstream and ends the client connection.
     {
