@@ -14,7 +14,10 @@ constexpr size_t kRelayHighWater = 4 << 20;  // client write queue above this: s
 struct ForwardWrite {
   uv_write_t req;
   UpstreamRelay* relay;
-  std::shared_ptr<std::vector<uint8_t>> body;  // the request body, alive until written
+  // The request's head and body, alive until written (the next request may be forwarded before
+  // this write ends, when the JS server answered early).
+  std::shared_ptr<const std::string> head;
+  std::shared_ptr<std::vector<uint8_t>> body;
 };
 
 // Headers the relay regenerates or must not pass on (the body is sent joined, with a length).
@@ -39,28 +42,30 @@ const llhttp_settings_t* UpstreamRelay::Settings() {
 }
 
 void UpstreamRelay::Forward(const HttpRequest& request, bool close_after) {
-  head_.clear();
-  head_.reserve(256);
-  head_ += request.method;
-  head_ += ' ';
-  head_ += request.url;
-  head_ += " HTTP/1.1\r\n";
+  auto built = std::make_shared<std::string>();
+  std::string& head = *built;
+  head.reserve(256);
+  head += request.method;
+  head += ' ';
+  head += request.url;
+  head += " HTTP/1.1\r\n";
   for (const auto& h : request.headers) {
     if (Dropped(h.first)) continue;
-    head_ += h.first;
-    head_ += ": ";
-    head_ += h.second;
-    head_ += "\r\n";
+    head += h.first;
+    head += ": ";
+    head += h.second;
+    head += "\r\n";
   }
-  if (close_after) head_ += "Connection: close\r\n";
+  if (close_after) head += "Connection: close\r\n";
   // A request that came without a body goes on without one (a Content-Length: 0 would make the
   // JS server see an unread body and close the connection after an error).
   if (request.body_size > 0 || request.Header("content-length") != nullptr || request.Header("transfer-encoding") != nullptr) {
-    head_ += "Content-Length: ";
-    head_ += std::to_string(request.body_size);
-    head_ += "\r\n";
+    head += "Content-Length: ";
+    head += std::to_string(request.body_size);
+    head += "\r\n";
   }
-  head_ += "\r\n";
+  head += "\r\n";
+  head_ = std::move(built);
   body_owner_ = request.body_owner;
   body_ = request.body;
   body_size_ = request.body_size;
@@ -113,9 +118,9 @@ void UpstreamRelay::OnConnect(uv_connect_t* req, int status) {
 }
 
 void UpstreamRelay::Send() {
-  auto* w = new ForwardWrite{uv_write_t{}, this, body_owner_};
+  auto* w = new ForwardWrite{uv_write_t{}, this, head_, body_owner_};
   w->req.data = w;
-  uv_buf_t bufs[2] = {MakeBuf(head_.data(), head_.size()), MakeBuf(body_, body_size_)};
+  uv_buf_t bufs[2] = {MakeBuf(head_->data(), head_->size()), MakeBuf(body_, body_size_)};
   int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(sock_), bufs, body_size_ > 0 ? 2 : 1, &UpstreamRelay::OnWrite);
   if (rc != 0) {
     delete w;

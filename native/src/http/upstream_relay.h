@@ -62,7 +62,7 @@ class UpstreamRelay {
   llhttp_t parser_{};
 
   // The request being forwarded (kept for one retry on a fresh connection).
-  std::string head_;
+  std::shared_ptr<const std::string> head_;
   std::shared_ptr<std::vector<uint8_t>> body_owner_;
   const uint8_t* body_ = nullptr;
   size_t body_size_ = 0;
