@@ -183,6 +183,14 @@ describe('native HTTP front end', () => {
     expect((await fetch(`${t.http}/v2/health/live`)).status).toBe(200);
   });
 
+  it('relays an answer the JS server gives before it has read a big body', async () => {
+    // An encoding the JS server refuses before reading a byte of the body.
+    const res = await fetch(`${t.http}/v2/models/simple/infer`, { method: 'POST', headers: { 'Content-Encoding': 'br' }, body: Buffer.alloc(6 << 20, 0x20) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(/unsupported Content-Encoding 'br'/);
+    expect((await fetch(`${t.http}/v2/health/live`)).status).toBe(200);
+  });
+
   it('relays a multi-MiB answer from the JS server intact', async () => {
     const bytes = new Uint8Array(6 << 20);
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 12)) & 0xff;
