@@ -4,6 +4,9 @@
  * side by side with the same model driven in-process through the executor, at concurrency 1, 4
  * and 16, all in one run. Prints one table with the ratios.
  *
+ * HTTP is measured twice: through the native front end (the default) and through node:http
+ * (`--http-frontend node`, a second server process), so the table shows what the native one saves.
+ *
  * Method, and why:
  * - The in-process model and the served one use the same config (templates/mnist as it is). Both
  *   stay loaded for the whole run, and the cells are interleaved by concurrency (in-process c1,
@@ -150,8 +153,8 @@ function wrk(url: string, script: string, concurrency: number, serverPid: number
   };
 }
 
-async function startServer(repo: string): Promise<{ http: number; grpc: number; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/gebe.js'), 'serve', repo, '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function startServer(repo: string, extraArgs: string[] = []): Promise<{ http: number; grpc: number; pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(root, 'bin/gebe.js'), 'serve', repo, '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -247,7 +250,10 @@ async function main(): Promise<void> {
   // Both stay up for the whole run; idle, neither uses the CPU.
   const model = await loadModel(modelDir, '1', config);
   const server = await startServer(repo);
+  // The same server on Node's own HTTP stack (--http-frontend node), for the HTTP rows beside the native front end.
+  const nodeServer = await startServer(repo, ['--http-frontend', 'node']);
   const url = `http://127.0.0.1:${server.http}/v2/models/mnist/infer`;
+  const nodeUrl = `http://127.0.0.1:${nodeServer.http}/v2/models/mnist/infer`;
   const Client = grpc.makeGenericClientConstructor(serviceDefinition('inference.GRPCInferenceService', 'client'), 'GRPCInferenceService');
   const client = new Client(`127.0.0.1:${server.grpc}`, grpc.credentials.createInsecure()) as grpc.Client & Record<string, Function>;
   try {
@@ -272,12 +278,14 @@ async function main(): Promise<void> {
       rows.push({ mode: 'in-process', concurrency: c, ...(await closedLoop(c, () => model.infer({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: bytes }] }))) });
       rows.push({ mode: 'HTTP JSON', concurrency: c, ...wrk(url, jsonLua, c, server.pid) });
       rows.push({ mode: 'HTTP binary', concurrency: c, ...wrk(url, binLua, c, server.pid) });
+      rows.push({ mode: 'HTTP JSON, node:http', concurrency: c, ...wrk(nodeUrl, jsonLua, c, nodeServer.pid) });
+      rows.push({ mode: 'HTTP binary, node:http', concurrency: c, ...wrk(nodeUrl, binLua, c, nodeServer.pid) });
       if (haveH2load) rows.push({ mode: 'gRPC', concurrency: c, ...(await h2load(server.grpc, server.http, server.pid, frame, c, repo)) });
       rows.push({ mode: 'gRPC grpc-js client', concurrency: c, ...(await closedLoop(c, grpcOnce, server.pid)) });
     }
   } finally {
     client.close();
-    await server.stop();
+    await Promise.all([server.stop(), nodeServer.stop()]);
     await model.unload();
     rmSync(repo, { recursive: true, force: true });
   }
