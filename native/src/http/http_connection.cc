@@ -341,7 +341,9 @@ void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {
   head += ReasonPhrase(r.status);
   head += "\r\nContent-Length: ";
   head += std::to_string(length);
-  head += close_after_answer_ ? "\r\nConnection: close\r\n" : "\r\nConnection: keep-alive\r\n";
+  head += "\r\n";
+  head += DateHeaderLine();
+  head += close_after_answer_ ? "Connection: close\r\n" : "Connection: keep-alive\r\n";
   head += r.headers;
   head += "\r\n";
   std::vector<uv_buf_t> bufs;

@@ -74,6 +74,7 @@ describe('native HTTP front end', () => {
     const [answer] = answers(raw);
     expect(answer!.status).toBe(413);
     expect(answer!.headers.connection).toBe('close');
+    expect(answer!.headers.date).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
     expect(JSON.parse(answer!.body)).toEqual({ error: `request body of ${LIMIT + 1} bytes exceeds the limit of ${LIMIT} bytes (raise it with --http-max-body)` });
   });
 

@@ -35,10 +35,13 @@ function binaryRequest(rows: number): { body: Buffer; headerLength: number } {
   return { body: Buffer.concat([header, pixels]), headerLength: header.byteLength };
 }
 
-async function post(base: string, r: { body: Buffer; headerLength: number }): Promise<{ status: number; body: Buffer; headerLength: string | null }> {
+async function post(base: string, r: { body: Buffer; headerLength: number }): Promise<{ status: number; body: Buffer; headerLength: string | null; date: string | null }> {
   const res = await fetch(`${base}/v2/models/mnist/infer`, { method: 'POST', headers: { 'Inference-Header-Content-Length': String(r.headerLength) }, body: r.body });
-  return { status: res.status, body: Buffer.from(await res.arrayBuffer()), headerLength: res.headers.get('inference-header-content-length') };
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()), headerLength: res.headers.get('inference-header-content-length'), date: res.headers.get('date') };
 }
+
+/** RFC 9110's IMF-fixdate, as node:http writes it. */
+const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 describe('native infer route behind the native front end', () => {
   it('answers binary infer requests itself, exactly as the JS server does; forwards the rest', async () => {
@@ -52,6 +55,9 @@ describe('native infer route behind the native front end', () => {
       expect(native.status).toBe(200);
       expect(native.headerLength).toBe(js.headerLength);
       expect(native.body.equals(js.body)).toBe(true);
+      // A server with a clock dates its answers (RFC 9110); the native one as node:http does.
+      expect(native.date).toMatch(IMF_FIXDATE);
+      expect(Math.abs(Date.parse(native.date!) - Date.now())).toBeLessThan(60_000);
     }
     const before = front.forwarded;
     expect((await fetch(`${s.http}/v2/models/mnist`)).status).toBe(200);
