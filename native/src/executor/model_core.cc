@@ -6,15 +6,6 @@ namespace gebe {
 
 namespace {
 
-const char* ReasonName(FailureReason reason) {
-  switch (reason) {
-    case FailureReason::kRejected: return "REJECTED";
-    case FailureReason::kCanceled: return "CANCELED";
-    case FailureReason::kBackend: return "BACKEND";
-    default: return "OTHER";
-  }
-}
-
 Napi::Array ShapeArray(Napi::Env env, const std::vector<int64_t>& shape) {
   Napi::Array a = Napi::Array::New(env, shape.size());
   for (size_t i = 0; i < shape.size(); ++i) a.Set(static_cast<uint32_t>(i), Napi::Number::New(env, double(shape[i])));
@@ -135,7 +126,7 @@ void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* r
     } else {
       entry.Set(1u, Napi::Number::New(env, r->status == 0 ? 500 : r->status));
       entry.Set(2u, Napi::String::New(env, r->error));
-      entry.Set(3u, Napi::String::New(env, ReasonName(r->failure)));
+      entry.Set(3u, Napi::String::New(env, FailureReasonName(r->failure)));
     }
     results.Set(n++, entry);
   }
@@ -217,7 +208,7 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   const auto priority = static_cast<uint32_t>(info[4].As<Napi::Number>().Uint32Value());
   const auto timeout_us = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
   if (!scheduler_->Enqueue(request, priority, timeout_us)) {
-    return reject(request->status, request->error, ReasonName(request->failure));
+    return reject(request->status, request->error, FailureReasonName(request->failure));
   }
   if (outstanding_++ == 0 && !unloading_) tsfn_.Ref(env);
   return env.Undefined();

@@ -19,14 +19,6 @@ namespace gebe {
 
 namespace {
 
-const char* ReasonName(FailureReason reason) {
-  switch (reason) {
-    case FailureReason::kRejected: return "REJECTED";
-    case FailureReason::kCanceled: return "CANCELED";
-    case FailureReason::kBackend: return "BACKEND";
-    default: return "OTHER";
-  }
-}
 
 // Failed requests by (model, version, reason). Shared with the calls in flight, which may finish
 // after the fast path itself is gone.
@@ -72,7 +64,7 @@ class FastCall : public NativeCall {
       return;
     }
     if (request->ok()) request->Fail(FailureReason::kOther, 500, "internal error: the batch outputs do not match the model's outputs");
-    failures_->Count(contract_->model_name, contract_->version, ReasonName(request->failure));
+    failures_->Count(contract_->model_name, contract_->version, FailureReasonName(request->failure));
     // As loaded-model.ts and respond.ts: the native status (500 when unset) and {"error": message}.
     response.status = request->status == 0 ? 500 : request->status;
     response.headers = "Content-Type: application/json\r\n";

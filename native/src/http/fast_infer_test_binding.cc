@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "executor/native_model.h"
+#include "http/failure_counts_js.h"
 #include "http/fast_path.h"
 #include "module_registry.h"
 
@@ -110,20 +111,7 @@ class FastInferForTest : public Napi::ObjectWrap<FastInferForTest> {
     return pending->deferred.Promise();
   }
 
-  Napi::Value TakeFailures(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    std::vector<FailureCount> failures = path_->TakeFailures();
-    Napi::Array out = Napi::Array::New(env, failures.size());
-    for (size_t i = 0; i < failures.size(); ++i) {
-      Napi::Object f = Napi::Object::New(env);
-      f.Set("model", failures[i].model);
-      f.Set("version", failures[i].version);
-      f.Set("reason", failures[i].reason);
-      f.Set("count", Napi::Number::New(env, double(failures[i].count)));
-      out.Set(uint32_t(i), f);
-    }
-    return out;
-  }
+  Napi::Value TakeFailures(const Napi::CallbackInfo& info) { return FailureCountsToJs(info.Env(), path_->TakeFailures()); }
 
   std::unique_ptr<FastPath> path_;
 };

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "executor/native_model.h"
+#include "http/failure_counts_js.h"
 #include "http/fast_path.h"
 #include "http/http_server.h"
 #include "module_registry.h"
@@ -125,20 +126,7 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     return env.Undefined();
   }
 
-  Napi::Value TakeFailures(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    std::vector<FailureCount> failures = fast_path_->TakeFailures();
-    Napi::Array out = Napi::Array::New(env, failures.size());
-    for (size_t i = 0; i < failures.size(); ++i) {
-      Napi::Object o = Napi::Object::New(env);
-      o.Set("model", failures[i].model);
-      o.Set("version", failures[i].version);
-      o.Set("reason", failures[i].reason);
-      o.Set("count", double(failures[i].count));
-      out.Set(uint32_t(i), o);
-    }
-    return out;
-  }
+  Napi::Value TakeFailures(const Napi::CallbackInfo& info) { return FailureCountsToJs(info.Env(), fast_path_->TakeFailures()); }
 
   std::shared_ptr<FastPath> fast_path_;
   std::unique_ptr<HttpServer> server_;

@@ -1,5 +1,7 @@
 #include "http/infer_response.h"
 
+#include "http/utf8.h"
+
 namespace gebe {
 
 namespace {
@@ -20,20 +22,8 @@ void AppendCodePoint(uint32_t cp, std::string* out) {
     out->append("\\u00");
     out->push_back(kHex[cp >> 4]);
     out->push_back(kHex[cp & 0xF]);
-  } else if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    AppendUtf8(cp, out);
   }
 }
 

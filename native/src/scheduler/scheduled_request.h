@@ -23,6 +23,16 @@ struct OutputSlice {
 
 enum class FailureReason { kNone, kRejected, kCanceled, kBackend, kOther };
 
+// Triton's reason label of nv_inference_request_failure.
+inline const char* FailureReasonName(FailureReason reason) {
+  switch (reason) {
+    case FailureReason::kRejected: return "REJECTED";
+    case FailureReason::kCanceled: return "CANCELED";
+    case FailureReason::kBackend: return "BACKEND";
+    default: return "OTHER";
+  }
+}
+
 struct ScheduledRequest;
 struct BatchOutputs;
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "check.h"
+#include "contract_fixture.h"
 #include "http/infer_header.h"
 #include "http/infer_plan.h"
 
@@ -29,16 +30,6 @@ const std::string kValid =
     R"({"name":"A","datatype":"FP32","shape":[3,4],"parameters":{"binary_data_size":48}}],)"
     R"("outputs":[{"name":"X","parameters":{"binary_data":true}},{"name":"Y"}],"parameters":{"binary_data_output":true,"priority":1}})";
 
-InferContract Contract() {
-  InferContract c;
-  c.model_name = "simple";
-  c.version = "1";
-  c.batched = true;
-  c.max_request_batch = 8;
-  c.inputs = {{"A", DataType::kFloat32, {-1, 4}}, {"B", DataType::kInt64, {-1, 2, -1}}};
-  c.outputs = {{"X", DataType::kFloat32, {-1, 4}}, {"Y", DataType::kInt32, {-1}}};
-  return c;
-}
 
 // Bytes that make interesting damage in JSON.
 const char kAlphabet[] = "{}[]\",:\\ 0123456789-.eEtrufalsn\x00\x01\x7f\x80\xc3\xa9\xed\xf0\xff/u";
@@ -46,7 +37,7 @@ const char kAlphabet[] = "{}[]\",:\\ 0123456789-.eEtrufalsn\x00\x01\x7f\x80\xc3\
 }  // namespace
 
 TEST(fuzz_damaged_headers_never_crash) {
-  const InferContract contract = Contract();
+  const InferContract contract = TwoInputContract();
   InferHeader header;
   InferPlan plan;
   CHECK(ReadInferHeader(kValid.data(), kValid.size(), &header));

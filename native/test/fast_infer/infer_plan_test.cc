@@ -3,6 +3,7 @@
 #include <string>
 
 #include "check.h"
+#include "contract_fixture.h"
 #include "http/infer_plan.h"
 
 using namespace gebe;
@@ -14,17 +15,6 @@ bool Url(std::string_view url, InferUrl* out = nullptr) {  // views into `url`, 
   return MatchInferUrl(url, out ? out : &tmp);
 }
 
-// A batched model with two FP32 inputs ([-1, 4] and [-1, 2, -1]) and two outputs.
-InferContract Batched() {
-  InferContract c;
-  c.model_name = "simple";
-  c.version = "1";
-  c.batched = true;
-  c.max_request_batch = 8;
-  c.inputs = {{"A", DataType::kFloat32, {-1, 4}}, {"B", DataType::kInt64, {-1, 2, -1}}};
-  c.outputs = {{"X", DataType::kFloat32, {-1, 4}}, {"Y", DataType::kInt32, {-1}}};
-  return c;
-}
 
 HeaderInput In(const std::string& name, const std::string& dt, std::vector<int64_t> shape, uint64_t size) {
   HeaderInput in;
@@ -45,7 +35,7 @@ InferHeader Valid() {
   return h;
 }
 
-bool Plans(const InferHeader& h, const InferContract& c = Batched(), size_t binary = 288) {
+bool Plans(const InferHeader& h, const InferContract& c = TwoInputContract(), size_t binary = 288) {
   InferPlan plan;
   return PlanInfer(h, c, binary, &plan);
 }
@@ -99,7 +89,7 @@ TEST(binary_header_length_rules) {
 
 TEST(plan_orders_inputs_by_model_and_offsets_by_body) {
   InferPlan plan;
-  CHECK(PlanInfer(Valid(), Batched(), 288, &plan));
+  CHECK(PlanInfer(Valid(), TwoInputContract(), 288, &plan));
   CHECK_EQ(plan.inputs.size(), size_t(2));
   CHECK_EQ(plan.inputs[0].model_index, size_t(0));
   CHECK_EQ(plan.inputs[0].body_offset, size_t(240));  // A's bytes follow B's
@@ -126,20 +116,20 @@ TEST(plan_requested_outputs_and_parameters) {
   h.has_timeout = true;
   h.timeout = 9007199254740991ull;
   InferPlan plan;
-  CHECK(PlanInfer(h, Batched(), 288, &plan));
+  CHECK(PlanInfer(h, TwoInputContract(), 288, &plan));
   CHECK_EQ(plan.outputs, (std::vector<size_t>{1, 0}));
   CHECK_EQ(plan.output_mask, uint64_t(3));
   CHECK_EQ(plan.priority, uint32_t(0xffffffffu));
   CHECK_EQ(plan.timeout_us, uint64_t(9007199254740991ull));
   h.outputs = {{"Y", 1}};
-  CHECK(PlanInfer(h, Batched(), 288, &plan));
+  CHECK(PlanInfer(h, TwoInputContract(), 288, &plan));
   CHECK_EQ(plan.output_mask, uint64_t(2));
   h.priority = 0x100000000ull;
   CHECK(!Plans(h));
 }
 
 TEST(plan_wide_models_ask_for_every_output) {
-  InferContract c = Batched();
+  InferContract c = TwoInputContract();
   for (int i = 0; i < 40; ++i) c.outputs.push_back({"O" + std::to_string(i), DataType::kFloat32, {-1}});
   InferHeader h = Valid();
   h.has_outputs = true;
@@ -157,26 +147,26 @@ TEST(plan_declines_what_the_js_path_refuses) {
     return h;
   };
   CHECK(Plans(Valid()));
-  CHECK(!Plans(Valid(), Batched(), 287));  // bytes missing
-  CHECK(!Plans(Valid(), Batched(), 289));  // bytes left over
+  CHECK(!Plans(Valid(), TwoInputContract(), 287));  // bytes missing
+  CHECK(!Plans(Valid(), TwoInputContract(), 289));  // bytes left over
   CHECK(!Plans(edit([](InferHeader& h) { h.inputs.clear(); })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs.pop_back(); }), Batched(), 240));  // A missing
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs.push_back(h.inputs[1]); }), Batched(), 336));  // A twice
+  CHECK(!Plans(edit([](InferHeader& h) { h.inputs.pop_back(); }), TwoInputContract(), 240));  // A missing
+  CHECK(!Plans(edit([](InferHeader& h) { h.inputs.push_back(h.inputs[1]); }), TwoInputContract(), 336));  // A twice
   CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].name = "C"; })));
   CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].has_binary_data_size = false; })));
   CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].datatype = "FP64"; })));
   CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].datatype = "fp32"; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].shape = {3, 5}; h.inputs[1].binary_data_size = 60; }), Batched(), 300));
+  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].shape = {3, 5}; h.inputs[1].binary_data_size = 60; }), TwoInputContract(), 300));
   CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].shape = {12}; })));
   CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].shape = {3, 4, 1}; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].shape = {2, 4}; h.inputs[1].binary_data_size = 32; }), Batched(), 272));  // rows differ
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].binary_data_size = 44; }), Batched(), 284));
+  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].shape = {2, 4}; h.inputs[1].binary_data_size = 32; }), TwoInputContract(), 272));  // rows differ
+  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].binary_data_size = 44; }), TwoInputContract(), 284));
   CHECK(!Plans(edit([](InferHeader& h) {  // zero rows
           h.inputs[0].shape[0] = 0; h.inputs[0].binary_data_size = 0;
-          h.inputs[1].shape[0] = 0; h.inputs[1].binary_data_size = 0; }), Batched(), 0));
+          h.inputs[1].shape[0] = 0; h.inputs[1].binary_data_size = 0; }), TwoInputContract(), 0));
   CHECK(!Plans(edit([](InferHeader& h) {  // more rows than max_batch_size
           h.inputs[0].shape[0] = 9; h.inputs[0].binary_data_size = 720;
-          h.inputs[1].shape[0] = 9; h.inputs[1].binary_data_size = 144; }), Batched(), 864));
+          h.inputs[1].shape[0] = 9; h.inputs[1].binary_data_size = 144; }), TwoInputContract(), 864));
   CHECK(!Plans(edit([](InferHeader& h) { h.binary_data_output = 0; })));
   CHECK(!Plans(edit([](InferHeader& h) { h.binary_data_output = -1; })));
   CHECK(!Plans(edit([](InferHeader& h) { h.has_outputs = true; })));  // an empty outputs list
@@ -186,14 +176,14 @@ TEST(plan_declines_what_the_js_path_refuses) {
 }
 
 TEST(plan_declines_special_datatypes) {
-  InferContract c = Batched();
+  InferContract c = TwoInputContract();
   c.outputs[1].dtype = DataType::kFloat16;
   CHECK(!Plans(Valid(), c));
   InferHeader h = Valid();
   h.has_outputs = true;
   h.outputs = {{"X", 1}};
   CHECK(Plans(h, c));  // the FP16 output is not asked for
-  c = Batched();
+  c = TwoInputContract();
   c.inputs[1].dtype = DataType::kString;
   InferHeader bytes = Valid();
   bytes.inputs[1].datatype = "BYTES";
