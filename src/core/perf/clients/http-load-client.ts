@@ -19,6 +19,18 @@ interface Waiter {
   firstByteAt: number;
 }
 
+/**
+ * Socket errors as one-line errors that say what happened: nothing listening, or a server that
+ * went away mid-request (a reset, e.g. when it stops with requests unanswered, reads like a close).
+ */
+function transportError(origin: string, err: NodeJS.ErrnoException): Error {
+  if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EHOSTUNREACH') return unreachable(origin, err);
+  if (err.code === 'ECONNRESET' || err.code === 'EPIPE') {
+    return new GebeError(`the server at ${origin} closed the connection during a request (${err.code}); is it still running?`);
+  }
+  return err;
+}
+
 class Connection {
   private readonly socket: net.Socket;
   private readonly parser = new HttpResponseParser();
@@ -28,7 +40,7 @@ class Connection {
   constructor(host: string, port: number, private readonly origin: string, private readonly onDone: (c: Connection) => void) {
     this.socket = net.connect({ host, port, noDelay: true });
     this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    this.socket.on('error', (err: NodeJS.ErrnoException) => this.fail(err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EHOSTUNREACH' ? unreachable(origin, err) : err));
+    this.socket.on('error', (err: NodeJS.ErrnoException) => this.fail(transportError(origin, err)));
     this.socket.on('close', () => this.fail(new GebeError(`the server at ${origin} closed the connection during a request`)));
   }
 
