@@ -18,6 +18,14 @@ bool AllDigits(std::string_view s) {
   return true;
 }
 
+// Index of the tensor called `name`, or tensors.size() when the model has none by that name.
+size_t IndexByName(const std::vector<ContractTensor>& tensors, const std::string& name) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].name == name) return i;
+  }
+  return tensors.size();
+}
+
 }  // namespace
 
 bool MatchInferUrl(std::string_view url, InferUrl* out) {
@@ -101,13 +109,7 @@ bool PlanInfer(const InferHeader& header, const InferContract& contract, size_t 
   int64_t rows = -1;
   for (const HeaderInput& in : header.inputs) {
     if (!in.has_binary_data_size) return false;  // JSON `data`: the JS codec decodes it
-    size_t index = n_inputs;
-    for (size_t i = 0; i < n_inputs; ++i) {
-      if (contract.inputs[i].name == in.name) {
-        index = i;
-        break;
-      }
-    }
+    const size_t index = IndexByName(contract.inputs, in.name);
     if (index == n_inputs || present[index]) return false;
     present[index] = true;
     const ContractTensor& meta = contract.inputs[index];
@@ -158,13 +160,7 @@ bool PlanInfer(const InferHeader& header, const InferContract& contract, size_t 
     std::vector<bool> asked(n_outputs, false);
     bool wide = false;
     for (const HeaderOutput& out : header.outputs) {
-      size_t index = n_outputs;
-      for (size_t o = 0; o < n_outputs; ++o) {
-        if (contract.outputs[o].name == out.name) {
-          index = o;
-          break;
-        }
-      }
+      const size_t index = IndexByName(contract.outputs, out.name);
       if (index == n_outputs || asked[index]) return false;
       asked[index] = true;
       const bool binary = out.binary_data != -1 ? out.binary_data == 1 : binary_by_default;

@@ -18,18 +18,11 @@
 #include "cpu/onnx_reader.h"
 #include "engine/engine_registry.h"
 
+#include "check.h"
+
 using namespace gebe;
 
 namespace {
-
-int failures = 0;
-
-void Check(bool ok, const std::string& what) {
-  if (!ok) {
-    std::fprintf(stderr, "FAIL: %s\n", what.c_str());
-    ++failures;
-  }
-}
 
 std::unique_ptr<Session> Load(const std::string& path, int threads, size_t cap = size_t(4) << 30) {
   const EngineEntry* engine = FindEngineForPath(path);

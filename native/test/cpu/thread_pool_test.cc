@@ -13,18 +13,11 @@
 
 #include "cpu/thread_pool.h"
 
+#include "check.h"
+
 using gebe::cpu::ThreadPool;
 
 namespace {
-
-int failures = 0;
-
-void Check(bool ok, const std::string& what) {
-  if (!ok) {
-    std::fprintf(stderr, "FAIL: %s\n", what.c_str());
-    ++failures;
-  }
-}
 
 // Runs one ParallelFor and checks each index in [0, n) was visited exactly once.
 void CheckCoverage(ThreadPool& pool, int64_t n, int64_t grain, const std::string& what) {

@@ -13,6 +13,8 @@
 
 #include "cpu/ops/vector_math.h"
 
+#include "check.h"
+
 namespace gebe::cpu::gemm_detail {
 bool CpuHasAvx2Fma() {
 #if defined(__x86_64__) || defined(_M_X64)
@@ -26,12 +28,6 @@ bool CpuHasAvx2Fma() {
 using namespace gebe::cpu;
 
 namespace {
-
-int failures = 0;
-
-void Check(bool ok, const std::string& what) {
-  if (!ok && failures++ < 20) std::fprintf(stderr, "FAIL: %s\n", what.c_str());
-}
 
 std::vector<float> Random(size_t n, float scale, std::mt19937& rng) {
   std::uniform_real_distribution<float> d(-scale, scale);
@@ -137,6 +133,7 @@ void LayerNorm(std::mt19937& rng) {
 }  // namespace
 
 int main() {
+  cpu_test::print_limit = 20;  // a wrong kernel fails thousands of elements
   std::mt19937 rng(42);
   ErfAndGelu(rng);
   Softmax(rng);

@@ -35,15 +35,9 @@ void ForEachBroadcastRun(const Shape& out, const Shape& a, const Shape& b, Threa
   int64_t rows = total / inner;
   int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1));
   pool->ParallelFor(rows, grain, [&](int64_t r0, int64_t r1) {
-    std::vector<int64_t> idx(rank, 0);
     for (int64_t r = r0; r < r1; ++r) {
-      int64_t rem = r, oa = 0, ob = 0;
-      for (size_t d = rank - 1; d-- > 0;) {
-        int64_t i = rem % out[d];
-        rem /= out[d];
-        oa += i * sa[d];
-        ob += i * sb[d];
-      }
+      int64_t oa, ob;
+      BroadcastRowOffsets(r, out, sa, sb, &oa, &ob);
       fn(r * inner, inner, oa, sa[rank - 1], ob, sb[rank - 1]);
     }
   });

@@ -40,6 +40,21 @@ inline std::vector<int64_t> BroadcastStrides(const Shape& shape, const Shape& ou
   return strides;
 }
 
+// Where row r of `out` (all dimensions but the last) starts in two operands broadcast to it with
+// strides sa and sb (from BroadcastStrides): *oa and *ob, in elements.
+inline void BroadcastRowOffsets(int64_t r, const Shape& out, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb,
+                                int64_t* oa, int64_t* ob) {
+  int64_t rem = r, a = 0, b = 0;
+  for (size_t d = out.size() - 1; d-- > 0;) {
+    int64_t i = rem % out[d];
+    rem /= out[d];
+    a += i * sa[d];
+    b += i * sb[d];
+  }
+  *oa = a;
+  *ob = b;
+}
+
 inline std::vector<int64_t> Strides(const Shape& shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];

@@ -121,13 +121,8 @@ class ScaledSoftmaxKernel : public Kernel {
     ctx.pool->ParallelFor(rows, std::max<int64_t>(1, 4096 / dim), [&](int64_t r0, int64_t r1) {
       std::vector<float> row(direct ? 0 : size_t(dim));
       for (int64_t r = r0; r < r1; ++r) {
-        int64_t rem = r, ox = 0, ob = 0;
-        for (size_t d = rank - 1; d-- > 0;) {
-          int64_t i = rem % shape[d];
-          rem /= shape[d];
-          ox += i * xs[d];
-          ob += i * bs[d];
-        }
+        int64_t ox, ob;
+        BroadcastRowOffsets(r, shape, xs, bs, &ox, &ob);
         float* y = py + r * dim;
         if (direct) {
           SoftmaxRow(px + ox, pb ? pb + ob : nullptr, scale, y, dim);
