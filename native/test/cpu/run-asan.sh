@@ -16,11 +16,9 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 "$out/engine_driver" "$PWD"
 $CXX $CXXFLAGS native/src/cpu/thread_pool.cc native/test/cpu/thread_pool_test.cc -o "$out/thread_pool_test"
 "$out/thread_pool_test"
-# The native infer route's pure parts (JSON subset reader, URL/header checks, plan, response encoder).
-$CXX $CXXFLAGS -Inative/test/scheduler native/src/http/infer_header.cc native/src/http/infer_plan.cc \
-  native/src/http/infer_response.cc native/src/engine/tensor.cc native/test/fast_infer/*.cc native/test/scheduler/test_main.cc \
-  -o "$out/fast_infer_tests"
-"$out/fast_infer_tests" | tail -1
+# The native infer route's pure parts (JSON subset reader, URL/header checks, plan, response encoder),
+# built by their own Makefile (one list of sources) with the same sanitizers.
+make -s --no-print-directory -C native/test/fast_infer run SAN=address,undefined | tail -1
 $CXX $CXXFLAGS native/src/cpu/ops/vector_math.cc native/test/cpu/vector_math_test.cc -o "$out/vector_math_test"
 "$out/vector_math_test"
 GEBE_TEST_PORTABLE=1 "$out/vector_math_test"
