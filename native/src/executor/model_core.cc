@@ -66,6 +66,7 @@ void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
   bool any_native = false;
   for (const auto& r : batch->requests) any_native = any_native || r->native_call != nullptr;
   if (any_native) {
+    NativeAnswerBatch answers;  // the writers are woken once, after the last answer is queued
     std::vector<std::unique_ptr<ScheduledRequest>> to_js;
     for (auto& r : batch->requests) {
       if (!r->native_call) {

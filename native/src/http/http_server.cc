@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "http/http_connection.h"
+#include "scheduler/scheduled_request.h"
 
 namespace gebe {
 
@@ -38,10 +39,18 @@ sockaddr_storage ResolveHost(const std::string& host, int port) {
 }  // namespace
 
 void ResponseMailbox::Post(uint64_t connection_id, uint64_t request_seq, HttpResponse response) {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (async == nullptr) return;  // the server is gone: nobody to answer
-  items.push_back(Item{connection_id, request_seq, std::move(response)});
-  uv_async_send(async);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (async == nullptr) return;  // the server is gone: nobody to answer
+    items.push_back(Item{connection_id, request_seq, std::move(response)});
+  }
+  NativeAnswerBatch::Defer(shared_from_this(), &ResponseMailbox::Wake);
+}
+
+void ResponseMailbox::Wake(const std::shared_ptr<void>& target) {
+  auto* mailbox = static_cast<ResponseMailbox*>(target.get());
+  std::lock_guard<std::mutex> lock(mailbox->mutex);
+  if (mailbox->async != nullptr) uv_async_send(mailbox->async);
 }
 
 HttpServer::HttpServer(HttpServerOptions options, std::shared_ptr<FastPath> fast_path)

@@ -41,7 +41,7 @@ struct HttpServerOptions {
 
 // Fast-path responses travel from scheduler threads to the loop through this mailbox. It outlives
 // the server (each Respond holds it), so a late answer after close is dropped, never a crash.
-struct ResponseMailbox {
+struct ResponseMailbox : std::enable_shared_from_this<ResponseMailbox> {
   struct Item {
     uint64_t connection_id;
     uint64_t request_seq;
@@ -51,7 +51,12 @@ struct ResponseMailbox {
   std::vector<Item> items;
   uv_async_t* async = nullptr;  // null once the loop is gone
 
+  // Queues an answer; the loop is woken now, or at the end of the NativeAnswerBatch open on
+  // this thread.
   void Post(uint64_t connection_id, uint64_t request_seq, HttpResponse response);
+
+ private:
+  static void Wake(const std::shared_ptr<void>& mailbox);
 };
 
 class HttpServer {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/engine.h"
@@ -44,6 +45,41 @@ class NativeCall {
  public:
   virtual ~NativeCall() = default;
   virtual void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> outputs) = 0;
+};
+
+// The native answers of one completed batch usually go to one writer thread (the HTTP loop).
+// While a NativeAnswerBatch is open on this thread, a sink queues its answer and defers waking
+// the writer to the batch's end, so the writer wakes once per batch with every answer ready,
+// instead of once per request and then contending for the queue with the rest of the hand-out.
+class NativeAnswerBatch {
+ public:
+  using Wake = void (*)(const std::shared_ptr<void>& target);
+
+  NativeAnswerBatch() : outer_(current_) { current_ = this; }
+  ~NativeAnswerBatch() {
+    current_ = outer_;
+    for (auto& [target, wake] : wakes_) wake(target);
+  }
+  NativeAnswerBatch(const NativeAnswerBatch&) = delete;
+  NativeAnswerBatch& operator=(const NativeAnswerBatch&) = delete;
+
+  // Runs wake(target) when the open batch ends (once per target), or now when none is open.
+  static void Defer(const std::shared_ptr<void>& target, Wake wake) {
+    NativeAnswerBatch* open = current_;
+    if (open == nullptr) {
+      wake(target);
+      return;
+    }
+    for (const auto& entry : open->wakes_) {
+      if (entry.first == target) return;
+    }
+    open->wakes_.emplace_back(target, wake);
+  }
+
+ private:
+  static inline thread_local NativeAnswerBatch* current_ = nullptr;
+  NativeAnswerBatch* const outer_;
+  std::vector<std::pair<std::shared_ptr<void>, Wake>> wakes_;
 };
 
 struct ScheduledRequest {
