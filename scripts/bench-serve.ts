@@ -12,6 +12,11 @@
  *   stay loaded for the whole run, and the cells are interleaved by concurrency (in-process c1,
  *   then every protocol at c1, then c4, ...): on a small machine shared with other work the load
  *   drifts over a minute, and each ratio should compare figures taken seconds apart.
+ * - The headline pair, in-process against HTTP binary, is measured in BENCH_ROUNDS alternating
+ *   rounds (default 3) at each concurrency: on this kind of shared VM one 3-second cell swings by
+ *   10-15% from minute to minute, so a single pair can land anywhere in that band. Their row is the
+ *   total over the rounds (requests / seconds; p50 and p99 are the median round's), and the ratio
+ *   of every round is printed under the table.
  * - Load generators run on the same cores as the server (the in-process baseline pays no client
  *   at all), so they must be cheap: HTTP load comes from `wrk`, gRPC load from nghttp2's `h2load`
  *   (Debian package nghttp2-client; one HTTP/2 connection with `conc` concurrent streams, as one
@@ -39,6 +44,7 @@ import { grpcRoot, serviceDefinition } from '../src/core/server/grpc/proto.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const CONCURRENCY = [1, 4, 16];
 
 interface Row {
@@ -51,6 +57,29 @@ interface Row {
   cpu?: number;
   /** CPU µs per request of the load generator, where it is another process or (grpc-js) this one. */
   clientCpu?: number;
+  /** Requests completed and seconds measured: what rounds are summed by. */
+  requests: number;
+  seconds: number;
+}
+
+type Cell = Omit<Row, 'mode' | 'concurrency'>;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+/** Rounds of one cell as one: totals for throughput and CPU, the median round for latency. */
+function combine(cells: Cell[]): Cell {
+  const requests = cells.reduce((sum, c) => sum + c.requests, 0);
+  const seconds = cells.reduce((sum, c) => sum + c.seconds, 0);
+  const weighted = (pick: (c: Cell) => number | undefined): number | undefined =>
+    cells.some((c) => pick(c) === undefined) ? undefined : cells.reduce((sum, c) => sum + pick(c)! * c.requests, 0) / requests;
+  return {
+    requests, seconds, throughput: requests / seconds,
+    p50: median(cells.map((c) => c.p50)), p99: median(cells.map((c) => c.p99)),
+    cpu: weighted((c) => c.cpu), clientCpu: weighted((c) => c.clientCpu),
+  };
 }
 
 const CLOCK_TICKS = (() => {
@@ -94,7 +123,7 @@ function histogram(): hdr.Histogram {
 }
 
 /** Closed loop: `concurrency` workers each issue the next request when the last one finishes. */
-async function closedLoop(concurrency: number, once: () => Promise<unknown>, serverPid?: number): Promise<Omit<Row, 'mode' | 'concurrency'>> {
+async function closedLoop(concurrency: number, once: () => Promise<unknown>, serverPid?: number): Promise<Cell> {
   const warmEnd = performance.now() + 500;
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (performance.now() < warmEnd) await once();
@@ -115,7 +144,7 @@ async function closedLoop(concurrency: number, once: () => Promise<unknown>, ser
   }));
   const elapsed = (performance.now() - start) / 1000;
   const selfCpu = (selfCpuMicros() - self0) / count;
-  const times = { throughput: count / elapsed, p50: h.getValueAtPercentile(50), p99: h.getValueAtPercentile(99) };
+  const times = { requests: count, seconds: elapsed, throughput: count / elapsed, p50: h.getValueAtPercentile(50), p99: h.getValueAtPercentile(99) };
   if (serverPid === undefined) return { ...times, cpu: selfCpu };
   return { ...times, cpu: perRequest(server0, processCpuMicros(serverPid), count), clientCpu: selfCpu };
 }
@@ -133,14 +162,14 @@ function toMicros(value: string): number {
   return Number(m[1]) * (m[2] === 'us' ? 1 : m[2] === 'ms' ? 1000 : 1_000_000);
 }
 
-function wrk(url: string, script: string, concurrency: number, serverPid: number): Omit<Row, 'mode' | 'concurrency'> {
+function wrk(url: string, script: string, concurrency: number, serverPid: number): Cell {
   // One wrk thread drives 16 connections easily and leaves the second core to the server.
   execFileSync('wrk', ['-t1', `-c${concurrency}`, '-d1s', '-s', script, url], { encoding: 'utf8' }); // warm-up
   const server0 = processCpuMicros(serverPid);
   const { out, cpu } = runTimed('wrk', ['-t1', `-c${concurrency}`, `-d${SECONDS}s`, '--latency', '-s', script, url]);
   const server1 = processCpuMicros(serverPid);
   const rps = /Requests\/sec:\s+([0-9.]+)/.exec(out);
-  const requests = /(\d+) requests in/.exec(out);
+  const requests = /(\d+) requests in ([0-9.]+)(us|ms|s),/.exec(out);
   const p50 = /^\s+50%\s+(\S+)/m.exec(out);
   const p99 = /^\s+99%\s+(\S+)/m.exec(out);
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
@@ -148,6 +177,7 @@ function wrk(url: string, script: string, concurrency: number, serverPid: number
   if (errors) throw new Error(`wrk saw ${errors[1]} error responses:\n${out}`);
   const n = Number(requests[1]);
   return {
+    requests: n, seconds: toMicros(`${requests[2]}${requests[3]}`) / 1e6,
     throughput: Number(rps[1]), p50: toMicros(p50[1]!), p99: toMicros(p99[1]!),
     cpu: perRequest(server0, server1, n), clientCpu: cpu === undefined ? undefined : cpu / n,
   };
@@ -192,7 +222,7 @@ async function successCount(httpPort: number): Promise<number> {
  * gRPC ModelInfer load from h2load: one connection, `concurrency` streams. Latency percentiles come
  * from h2load's per-request log; the server's success count must cover every completed request.
  */
-async function h2load(port: number, httpPort: number, serverPid: number, frame: string, concurrency: number, dir: string): Promise<Omit<Row, 'mode' | 'concurrency'>> {
+async function h2load(port: number, httpPort: number, serverPid: number, frame: string, concurrency: number, dir: string): Promise<Cell> {
   const url = `http://127.0.0.1:${port}/inference.GRPCInferenceService/ModelInfer`;
   const args = ['-c1', `-m${concurrency}`, '-t1', '-d', frame, '-H', 'content-type: application/grpc', '-H', 'te: trailers'];
   execFileSync('h2load', [...args, '-D', '1', url], { encoding: 'utf8' }); // warm-up
@@ -203,7 +233,7 @@ async function h2load(port: number, httpPort: number, serverPid: number, frame: 
   const server1 = processCpuMicros(serverPid);
   const after = await successCount(httpPort);
   const counts = /requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);
-  const rps = /finished in [0-9.]+s, ([0-9.]+) req\/s/.exec(out);
+  const rps = /finished in ([0-9.]+)s, ([0-9.]+) req\/s/.exec(out);
   if (!counts || !rps) throw new Error(`could not read h2load's output:\n${out}`);
   const [started, done, succeeded] = [Number(counts[2]), Number(counts[3]), Number(counts[4])];
   if (succeeded !== done) throw new Error(`h2load saw ${done - succeeded} failed gRPC requests:\n${out}`);
@@ -213,7 +243,8 @@ async function h2load(port: number, httpPort: number, serverPid: number, frame: 
   }
   const latencies = readFileSync(log, 'utf8').trim().split('\n').map((line) => Number(line.split('\t')[2])).sort((a, b) => a - b);
   return {
-    throughput: Number(rps[1]), p50: percentile(latencies, 50), p99: percentile(latencies, 99),
+    requests: done, seconds: Number(rps[1]),
+    throughput: Number(rps[2]), p50: percentile(latencies, 50), p99: percentile(latencies, 99),
     cpu: perRequest(server0, server1, done), clientCpu: cpu === undefined ? undefined : cpu / done,
   };
 }
@@ -237,6 +268,7 @@ async function main(): Promise<void> {
   const pixels = new Float32Array(784).map((_, i) => ((i * 37) % 255) / 255);
   const bytes = new Uint8Array(pixels.buffer);
   const rows: Row[] = [];
+  const rounds = new Map<number, number[]>();  // concurrency -> HTTP binary / in-process, per round
   const haveH2load = (() => {
     try {
       execFileSync('h2load', ['--version'], { stdio: 'ignore' });
@@ -275,9 +307,16 @@ async function main(): Promise<void> {
 
     for (const c of CONCURRENCY) {
       console.error(`concurrency ${c} …`);
-      rows.push({ mode: 'in-process', concurrency: c, ...(await closedLoop(c, () => model.infer({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: bytes }] }))) });
+      const inProcess: Cell[] = [];
+      const binary: Cell[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        inProcess.push(await closedLoop(c, () => model.infer({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: bytes }] })));
+        binary.push(wrk(url, binLua, c, server.pid));
+      }
+      rounds.set(c, binary.map((b, i) => b.throughput / inProcess[i]!.throughput));
+      rows.push({ mode: 'in-process', concurrency: c, ...combine(inProcess) });
+      rows.push({ mode: 'HTTP binary', concurrency: c, ...combine(binary) });
       rows.push({ mode: 'HTTP JSON', concurrency: c, ...wrk(url, jsonLua, c, server.pid) });
-      rows.push({ mode: 'HTTP binary', concurrency: c, ...wrk(url, binLua, c, server.pid) });
       rows.push({ mode: 'HTTP JSON, node:http', concurrency: c, ...wrk(nodeUrl, jsonLua, c, nodeServer.pid) });
       rows.push({ mode: 'HTTP binary, node:http', concurrency: c, ...wrk(nodeUrl, binLua, c, nodeServer.pid) });
       if (haveH2load) rows.push({ mode: 'gRPC', concurrency: c, ...(await h2load(server.grpc, server.http, server.pid, frame, c, repo)) });
@@ -289,10 +328,10 @@ async function main(): Promise<void> {
     await model.unload();
     rmSync(repo, { recursive: true, force: true });
   }
-  printTable(rows);
+  printTable(rows, rounds);
 }
 
-function printTable(rows: Row[]): void {
+function printTable(rows: Row[], rounds: Map<number, number[]>): void {
   const base = new Map(rows.filter((r) => r.mode === 'in-process').map((r) => [r.concurrency, r]));
   const us = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(0));
   const header = ['mode', 'conc', 'infer/s', 'p50 µs', 'p99 µs', 'infer/s vs in-process', 'added p50 µs', 'CPU µs/req', 'client CPU µs/req', 'CPU/req vs in-process'];
@@ -309,12 +348,16 @@ function printTable(rows: Row[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(`gebe serve vs in-process executor: MNIST CNN (templates/mnist: instance count 2, dynamic batching), ${SECONDS}s per cell, ${os.cpus().length} CPUs`);
+  console.log(`in-process and HTTP binary: ${ROUNDS} alternating rounds per concurrency, summed (p50/p99: the median round)`);
   console.log('HTTP load from wrk (keep-alive, conc connections), gRPC from h2load (one connection, conc streams), in-process and');
   console.log('"grpc-js client" load from a closed loop in this process; cells interleaved by concurrency');
   console.log('CPU µs/req: the model\'s process (in-process: this one, with its load loop); client: wrk/h2load, or this process for');
   console.log('grpc-js; CPU/req vs in-process: (CPU + client CPU) over the in-process CPU, all on the same cores');
   console.log(line(header));
   for (const row of body) console.log(line(row));
+  for (const [c, ratios] of rounds) {
+    console.log(`HTTP binary / in-process at concurrency ${c}, each round: ${ratios.map((r) => `${r.toFixed(2)}×`).join(', ')}`);
+  }
 }
 
 await main();
