@@ -17,6 +17,11 @@
  *   10-15% from minute to minute, so a single pair can land anywhere in that band. Their row is the
  *   total over the rounds (requests / seconds; p50 and p99 are the median round's), and the ratio
  *   of every round is printed under the table.
+ * - On 2 cores the load generator takes CPU the in-process baseline never pays for. So at
+ *   concurrency 16 the pair is measured once more with the load generator on a core of its own:
+ *   this process and gebe serve are confined to the first allowed CPU (taskset, all threads) and
+ *   wrk runs on the second. That is how a server is used (the clients run elsewhere), on a
+ *   smaller budget: one core for the model either way.
  * - Load generators run on the same cores as the server (the in-process baseline pays no client
  *   at all), so they must be cheap: HTTP load comes from `wrk`, gRPC load from nghttp2's `h2load`
  *   (Debian package nghttp2-client; one HTTP/2 connection with `conc` concurrent streams, as one
@@ -162,11 +167,32 @@ function toMicros(value: string): number {
   return Number(m[1]) * (m[2] === 'us' ? 1 : m[2] === 'ms' ? 1000 : 1_000_000);
 }
 
-function wrk(url: string, script: string, concurrency: number, serverPid: number): Cell {
+/** The CPUs this process may run on (taskset's list), or undefined without taskset. */
+function allowedCpus(): string[] | undefined {
+  try {
+    const out = execFileSync('taskset', ['-c', '-p', String(process.pid)], { encoding: 'utf8' });
+    const list = /list:\s*(\S+)/.exec(out)?.[1];
+    return list?.split(',').flatMap((part) => {
+      const [a, b] = part.split('-').map(Number);
+      return b === undefined ? [String(a)] : Array.from({ length: b - a! + 1 }, (_, i) => String(a! + i));
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Confines every thread of `pid` to `cpus` (a taskset list). */
+function pin(pid: number, cpus: string): void {
+  execFileSync('taskset', ['-a', '-c', '-p', cpus, String(pid)], { stdio: 'ignore' });
+}
+
+/** `clientCpu`: a taskset CPU list for wrk itself; by default it runs wherever the kernel puts it. */
+function wrk(url: string, script: string, concurrency: number, serverPid: number, clientCpu?: string): Cell {
+  const [cmd, pre] = clientCpu === undefined ? ['wrk', []] : ['taskset', ['-c', clientCpu, 'wrk']];
   // One wrk thread drives 16 connections easily and leaves the second core to the server.
-  execFileSync('wrk', ['-t1', `-c${concurrency}`, '-d1s', '-s', script, url], { encoding: 'utf8' }); // warm-up
+  execFileSync(cmd, [...pre, '-t1', `-c${concurrency}`, '-d1s', '-s', script, url], { encoding: 'utf8' }); // warm-up
   const server0 = processCpuMicros(serverPid);
-  const { out, cpu } = runTimed('wrk', ['-t1', `-c${concurrency}`, `-d${SECONDS}s`, '--latency', '-s', script, url]);
+  const { out, cpu } = runTimed(cmd, [...pre, '-t1', `-c${concurrency}`, `-d${SECONDS}s`, '--latency', '-s', script, url]);
   const server1 = processCpuMicros(serverPid);
   const rps = /Requests\/sec:\s+([0-9.]+)/.exec(out);
   const requests = /(\d+) requests in ([0-9.]+)(us|ms|s),/.exec(out);
@@ -269,6 +295,7 @@ async function main(): Promise<void> {
   const bytes = new Uint8Array(pixels.buffer);
   const rows: Row[] = [];
   const rounds = new Map<number, number[]>();  // concurrency -> HTTP binary / in-process, per round
+  let ownCore: OwnCorePair | undefined;
   const haveH2load = (() => {
     try {
       execFileSync('h2load', ['--version'], { stdio: 'ignore' });
@@ -322,6 +349,27 @@ async function main(): Promise<void> {
       if (haveH2load) rows.push({ mode: 'gRPC', concurrency: c, ...(await h2load(server.grpc, server.http, server.pid, frame, c, repo)) });
       rows.push({ mode: 'gRPC grpc-js client', concurrency: c, ...(await closedLoop(c, grpcOnce, server.pid)) });
     }
+    const cpus = allowedCpus();
+    if (cpus !== undefined && cpus.length >= 2) {
+      const c = CONCURRENCY[CONCURRENCY.length - 1]!;
+      console.error(`concurrency ${c}, load generator on its own core …`);
+      const inProcess: Cell[] = [];
+      const binary: Cell[] = [];
+      pin(process.pid, cpus[0]!);
+      pin(server.pid, cpus[0]!);
+      try {
+        for (let round = 0; round < ROUNDS; round++) {
+          inProcess.push(await closedLoop(c, () => model.infer({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: bytes }] })));
+          binary.push(wrk(url, binLua, c, server.pid, cpus[1]!));
+        }
+      } finally {
+        pin(process.pid, cpus.join(','));
+        pin(server.pid, cpus.join(','));
+      }
+      ownCore = { concurrency: c, model: cpus[0]!, client: cpus[1]!, inProcess: combine(inProcess), binary: combine(binary), rounds: binary.map((b, i) => b.throughput / inProcess[i]!.throughput) };
+    } else {
+      console.error('taskset not found or a single CPU: the pair with the load generator on its own core is left out');
+    }
   } finally {
     client.close();
     await Promise.all([server.stop(), nodeServer.stop()]);
@@ -329,6 +377,23 @@ async function main(): Promise<void> {
     rmSync(repo, { recursive: true, force: true });
   }
   printTable(rows, rounds);
+  if (ownCore) printOwnCore(ownCore);
+}
+
+/** The in-process / HTTP binary pair measured with the load generator on a core of its own. */
+interface OwnCorePair {
+  concurrency: number;
+  model: string;
+  client: string;
+  inProcess: Cell;
+  binary: Cell;
+  rounds: number[];
+}
+
+function printOwnCore(p: OwnCorePair): void {
+  console.log(`\nLoad generator on its own core, concurrency ${p.concurrency}: this process and gebe serve on CPU ${p.model}, wrk on CPU ${p.client}`);
+  console.log(`in-process ${p.inProcess.throughput.toFixed(0)} infer/s (p50 ${p.inProcess.p50.toFixed(0)} µs), HTTP binary ${p.binary.throughput.toFixed(0)} infer/s (p50 ${p.binary.p50.toFixed(0)} µs): ` +
+    `${(p.binary.throughput / p.inProcess.throughput).toFixed(2)}× (each round: ${p.rounds.map((r) => `${r.toFixed(2)}×`).join(', ')})`);
 }
 
 function printTable(rows: Row[], rounds: Map<number, number[]>): void {
