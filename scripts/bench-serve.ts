@@ -161,10 +161,12 @@ function wrkScript(body: Buffer, headers: Record<string, string>, file: string):
   writeFileSync(file, `wrk.method = "POST"\nwrk.body = "${escaped}"\n${hdrs}\n`);
 }
 
+/** A wrk duration (its units: us, ms, s, m, h) in µs. */
 function toMicros(value: string): number {
-  const m = /^([0-9.]+)(us|ms|s)$/.exec(value.trim());
-  if (!m) throw new Error(`unexpected wrk latency '${value}'`);
-  return Number(m[1]) * (m[2] === 'us' ? 1 : m[2] === 'ms' ? 1000 : 1_000_000);
+  const units: Record<string, number> = { us: 1, ms: 1e3, s: 1e6, m: 60e6, h: 3600e6 };
+  const m = /^([0-9.]+)(us|ms|s|m|h)$/.exec(value.trim());
+  if (!m) throw new Error(`unexpected wrk duration '${value}'`);
+  return Number(m[1]) * units[m[2]!]!;
 }
 
 /** The CPUs this process may run on (taskset's list), or undefined without taskset. */
@@ -195,7 +197,7 @@ function wrk(url: string, script: string, concurrency: number, serverPid: number
   const { out, cpu } = runTimed(cmd, [...pre, '-t1', `-c${concurrency}`, `-d${SECONDS}s`, '--latency', '-s', script, url]);
   const server1 = processCpuMicros(serverPid);
   const rps = /Requests\/sec:\s+([0-9.]+)/.exec(out);
-  const requests = /(\d+) requests in ([0-9.]+)(us|ms|s),/.exec(out);
+  const requests = /(\d+) requests in ([0-9.]+(?:us|ms|s|m|h)),/.exec(out);
   const p50 = /^\s+50%\s+(\S+)/m.exec(out);
   const p99 = /^\s+99%\s+(\S+)/m.exec(out);
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
@@ -203,7 +205,7 @@ function wrk(url: string, script: string, concurrency: number, serverPid: number
   if (errors) throw new Error(`wrk saw ${errors[1]} error responses:\n${out}`);
   const n = Number(requests[1]);
   return {
-    requests: n, seconds: toMicros(`${requests[2]}${requests[3]}`) / 1e6,
+    requests: n, seconds: toMicros(requests[2]!) / 1e6,
     throughput: Number(rps[1]), p50: toMicros(p50[1]!), p99: toMicros(p99[1]!),
     cpu: perRequest(server0, server1, n), clientCpu: cpu === undefined ? undefined : cpu / n,
   };
