@@ -6,6 +6,7 @@
 
 #include "http/http_server.h"
 #include "http/http_text.h"
+#include "http/infer_response.h"
 #include "http/upstream_relay.h"
 
 namespace gebe {
@@ -13,8 +14,8 @@ namespace gebe {
 namespace {
 
 constexpr size_t kRelayLowWater = 1 << 20;
-constexpr uint64_t kLingerMs = 1000;
-constexpr size_t kMaxPendingWhileAnswering = 256 * 1024;  // after a final answer, wait this long for the client's FIN
+constexpr uint64_t kLingerMs = 1000;  // after a final answer, wait this long for the client's FIN
+constexpr size_t kMaxPendingWhileAnswering = 256 * 1024;  // pipelined bytes read on while answering
 
 HttpConnection* Self(llhttp_t* p) { return static_cast<HttpConnection*>(p->data); }
 
@@ -180,7 +181,6 @@ int HttpConnection::OnMessageBegin(llhttp_t* p) {
   self->body_.reset();
   self->body_offset_ = 0;
   self->body_size_ = 0;
-  self->has_inference_header_ = false;
   self->inference_header_length_ = 0;
   self->reject_status_ = 0;
   self->request_start_ms_ = uv_now(self->server_->loop());
@@ -229,7 +229,6 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
     bool ok = !v->empty() && v->size() < 19;
     for (char c : *v) ok = ok && c >= '0' && c <= '9', n = n * 10 + size_t(c - '0');
     // A malformed value is the JS server's to refuse; here it only steers alignment.
-    self->has_inference_header_ = ok;
     self->inference_header_length_ = ok ? n : 0;
   }
   bool has_length = (p->flags & F_CONTENT_LENGTH) != 0;
@@ -389,11 +388,8 @@ void HttpConnection::RelayDone(bool close_after) {
 void HttpConnection::RelayFailed(const std::string& why) {
   if (state_ != State::kAnswering) return;
   close_after_answer_ = true;
-  std::string body = JsonError("the server's HTTP handler did not answer: " + why);
-  auto* text = new std::string(ErrorHead(502, body.size()) + body);
-  uv_buf_t buf = MakeBuf(text->data(), text->size());
   answer_complete_ = true;
-  Write(&buf, 1, text, [](void* t) { delete static_cast<std::string*>(t); });
+  WriteError(502, "the server's HTTP handler did not answer: " + why);
 }
 
 size_t HttpConnection::ClientWriteQueueSize() const {
@@ -423,15 +419,20 @@ void HttpConnection::Reject(int status, const std::string& message) {
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&client_));
   reading_ = false;
   uv_timer_stop(&timer_);
-  std::string body = JsonError(message);
-  auto* text = new std::string(ErrorHead(status, body.size()) + body);
-  uv_buf_t buf = MakeBuf(text->data(), text->size());
   if (counts) server_->CountAccepted();
-  Write(&buf, 1, text, [](void* t) { delete static_cast<std::string*>(t); });
+  WriteError(status, message);
   if (counts) server_->CountAnswered();
 }
 
 // ---- writing ----
+
+void HttpConnection::WriteError(int status, const std::string& message) {
+  // The JS server's error body, byte for byte (respond.ts: JSON.stringify({error})).
+  std::string body = EncodeErrorBody(message);
+  auto* text = new std::string(ErrorHead(status, body.size()) + body);
+  uv_buf_t buf = MakeBuf(text->data(), text->size());
+  Write(&buf, 1, text, [](void* t) { delete static_cast<std::string*>(t); });
+}
 
 void HttpConnection::Write(uv_buf_t* bufs, unsigned count, void* owner, void (*release)(void*)) {
   if (state_ == State::kClosed) {

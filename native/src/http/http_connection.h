@@ -67,6 +67,8 @@ class HttpConnection {
   // Writes an error answer (JSON body), then closes the connection gracefully.
   void Reject(int status, const std::string& message);
   void Write(uv_buf_t* bufs, unsigned count, void* owner, void (*release)(void*));
+  // A whole {"error": message} answer with Connection: close.
+  void WriteError(int status, const std::string& message);
   static void OnWrite(uv_write_t* req, int status);
   void WriteDone();
   void ShutdownAndLinger();
@@ -101,7 +103,6 @@ class HttpConnection {
   size_t body_offset_ = 0;   // where the body starts in *body_ (for alignment)
   size_t body_size_ = 0;
   size_t inference_header_length_ = 0;
-  bool has_inference_header_ = false;
   // A limit hit inside a callback: answered after llhttp returns.
   int reject_status_ = 0;
   std::string reject_message_;

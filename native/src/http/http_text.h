@@ -36,24 +36,6 @@ inline bool EqualsIgnoreCase(const std::string& a, const char* b) {
   return i == a.size() && b[i] == '\0';
 }
 
-inline std::string JsonError(const std::string& message) {
-  std::string out = "{\"error\":\"";
-  for (unsigned char c : message) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char esc[8];
-      std::snprintf(esc, sizeof(esc), "\\u%04x", c);
-      out += esc;
-    } else {
-      out += char(c);
-    }
-  }
-  out += "\"}";
-  return out;
-}
-
 // "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n" (RFC 9110's IMF-fixdate, which a server with a
 // clock must send, as node:http does). Built once per second per thread: answers are written on
 // the server's loop thread only. Day and month names are spelled out, not taken from the locale.
