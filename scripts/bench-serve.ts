@@ -48,8 +48,19 @@ import { loadModel } from '../src/core/executor/index.js';
 import { grpcRoot, serviceDefinition } from '../src/core/server/grpc/proto.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+/** A positive number from the environment (whole when `whole`); anything else stops the run with one line. */
+function fromEnv(name: string, fallback: number, whole: boolean): number {
+  const raw = process.env[name];
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) {
+    console.error(`error: ${name} must be a ${whole ? 'whole number' : 'number'} above 0, got '${raw}'`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const SECONDS = fromEnv('BENCH_SECONDS', 3, false);
+const ROUNDS = fromEnv('BENCH_ROUNDS', 3, true);
 const CONCURRENCY = [1, 4, 16];
 
 interface Row {
