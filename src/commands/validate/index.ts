@@ -13,6 +13,13 @@ export function registerValidate(program: Command, ctx: CommandContext): void {
     .option('--fix', 'apply safe fixes in place, then report what remains')
     .option('--strict', 'warnings fail too (exit 1)')
     .option('--rule <ID=level>', 'set a rule to off|info|warning|error (repeatable)', (value: string, prev: string[] = []) => [...prev, value])
+    .option('--against <baseline>', 'also report breaking changes against a git ref, a directory or a tarball')
+    .option('--against-rule <ID=level>', 'set a breaking-change rule to off|info|warning|error (repeatable)', (value: string, prev: string[] = []) => [...prev, value])
+    .option('--changed', 'report only models that differ from the --against baseline')
+    .option('--max-warnings <n>', 'more warnings than n fail the run (exit 1)')
+    .option('--config <file>', `use this config file instead of the nearest gebe.config.json`)
+    .option('--print-config <path>', 'print the effective settings for a path (JSON) and exit')
+    .option('--explain <RULE_ID>', "print a rule's documentation and exit")
     .action(async (paths: string[], flags: ValidateFlags) => {
       const { runValidate } = await import('./run.js');
       ctx.setExitCode(await runValidate(toValidateOptions(paths, flags), ctx.io));

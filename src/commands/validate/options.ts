@@ -5,6 +5,7 @@
 import { UsageError } from '../../errors.js';
 import { FORMATTERS, type FormatName } from '../../core/lint/formatters/index.js';
 import { parseRuleOverrides, type RuleSetting } from '../../core/lint/severity.js';
+import { BREAKING_IDS, LINT_IDS } from './gating.js';
 
 export interface ValidateOptions {
   /** Repositories, model directories or config files; default ./model_repository. */
@@ -15,6 +16,19 @@ export interface ValidateOptions {
   /** Warnings fail too (exit 1). */
   strict: boolean;
   rules: Map<string, RuleSetting>;
+  /** Baseline for breaking-change checks: a git ref, a directory or a tarball. */
+  against?: string;
+  againstRules: Map<string, RuleSetting>;
+  /** Report only models that differ from the baseline. */
+  changed: boolean;
+  /** More warnings than this fail the run (exit 1). */
+  maxWarnings?: number;
+  /** A repository config file instead of the nearest gebe.config.json. */
+  config?: string;
+  /** Print a rule's docs and exit. */
+  explain?: string;
+  /** Print the effective settings for this path and exit. */
+  printConfig?: string;
 }
 
 export interface ValidateFlags {
@@ -22,6 +36,13 @@ export interface ValidateFlags {
   fix?: boolean;
   strict?: boolean;
   rule?: string[];
+  against?: string;
+  againstRule?: string[];
+  changed?: boolean;
+  maxWarnings?: string;
+  config?: string;
+  explain?: string;
+  printConfig?: string;
 }
 
 export const DEFAULT_PATH = './model_repository';
@@ -36,6 +57,19 @@ export function toValidateOptions(paths: string[], flags: ValidateFlags): Valida
     format: format as FormatName,
     fix: Boolean(flags.fix),
     strict: Boolean(flags.strict),
-    rules: parseRuleOverrides(flags.rule ?? []),
+    rules: parseRuleOverrides(flags.rule ?? [], { ids: LINT_IDS, flag: '--rule' }),
+    against: flags.against,
+    againstRules: parseRuleOverrides(flags.againstRule ?? [], { ids: BREAKING_IDS, flag: '--against-rule' }),
+    changed: Boolean(flags.changed),
+    maxWarnings: flags.maxWarnings === undefined ? undefined : parseMaxWarnings(flags.maxWarnings),
+    config: flags.config,
+    explain: flags.explain,
+    printConfig: flags.printConfig,
   };
+}
+
+function parseMaxWarnings(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`--max-warnings expects a non-negative integer, got "${text}"`, 'e.g. --max-warnings 0');
+  return n;
 }

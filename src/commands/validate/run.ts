@@ -10,7 +10,9 @@ import { applyFixes } from '../../core/config/edits.js';
 import { FORMATTERS, summarize, type LintReport } from '../../core/lint/formatters/index.js';
 import { lintTargets, type LintResult } from '../../core/lint/runner.js';
 import { scanTarget } from '../../core/repository/scan.js';
+import { explainRule, gate, loadRunSettings, printConfig, type RunSettings } from './gating.js';
 import type { ValidateOptions } from './options.js';
+import type { ScanTarget } from '../../core/repository/types.js';
 
 const require = createRequire(import.meta.url);
 const MAX_FIX_PASSES = 5;
@@ -26,15 +28,15 @@ function gebeVersion(): string {
   return '0.0.0';
 }
 
-function lint(opts: ValidateOptions, io: IO): LintResult {
+function lint(opts: ValidateOptions, io: IO, run: RunSettings): LintResult & { targets: ScanTarget[] } {
   const targets = opts.paths.map((p) => scanTarget(p, io.cwd));
-  return lintTargets(targets, { overrides: opts.rules });
+  return { ...lintTargets(targets, { overrides: run.settings.global('rules') }), targets };
 }
 
 /** Applies safe fixes until none are left (fixes can uncover others); returns how many applied. */
-function applySafeFixes(opts: ValidateOptions, io: IO): { result: LintResult; fixed: Map<string, number> } {
+function applySafeFixes(opts: ValidateOptions, io: IO, run: RunSettings): { result: ReturnType<typeof lint>; fixed: Map<string, number> } {
   const fixed = new Map<string, number>();
-  let result = lint(opts, io);
+  let result = lint(opts, io, run);
   for (let pass = 0; pass < MAX_FIX_PASSES; pass++) {
     let appliedThisPass = 0;
     for (const { source } of result.configs) {
@@ -49,29 +51,41 @@ function applySafeFixes(opts: ValidateOptions, io: IO): { result: LintResult; fi
       appliedThisPass += applied.length;
     }
     if (appliedThisPass === 0) break;
-    result = lint(opts, io);
+    result = lint(opts, io, run);
   }
   return { result, fixed };
 }
 
 export async function runValidate(opts: ValidateOptions, io: IO): Promise<number> {
-  let result: LintResult;
+  if (opts.explain) {
+    io.stdout.write(explainRule(opts.explain));
+    return EXIT_OK;
+  }
+  const run = loadRunSettings(opts, io);
+  if (opts.printConfig) {
+    io.stdout.write(printConfig(opts.printConfig, run));
+    return EXIT_OK;
+  }
+  let result: ReturnType<typeof lint>;
   if (opts.fix) {
-    const outcome = applySafeFixes(opts, io);
+    const outcome = applySafeFixes(opts, io, run);
     result = outcome.result;
     for (const [file, n] of outcome.fixed) io.stderr.write(`fixed ${n} problem${n === 1 ? '' : 's'} in ${file}\n`);
   } else {
-    result = lint(opts, io);
+    result = lint(opts, io, run);
   }
+  const diagnostics = gate(result, result.targets, run, opts, io);
   const sources = new Map<string, string>();
   for (const { source } of result.configs) if (source.text !== undefined) sources.set(source.display, source.text);
   const report: LintReport = {
-    diagnostics: result.diagnostics,
-    summary: summarize(result.diagnostics, result.models, result.files),
+    diagnostics,
+    summary: summarize(diagnostics, result.models, result.files),
     sources,
   };
   const color = opts.format === 'text' && colorEnabled(io, 'stdout');
-  io.stdout.write(FORMATTERS[opts.format](report, { color, strict: opts.strict, version: gebeVersion() }));
-  const failing = report.summary.errors > 0 || (opts.strict && report.summary.warnings > 0);
+  io.stdout.write(FORMATTERS[opts.format](report, { color, strict: run.strict, version: gebeVersion() }));
+  const tooManyWarnings = run.maxWarnings !== undefined && report.summary.warnings > run.maxWarnings;
+  if (tooManyWarnings) io.stderr.write(`gebe found too many warnings: ${report.summary.warnings} (--max-warnings ${run.maxWarnings})\n`);
+  const failing = report.summary.errors > 0 || (run.strict && report.summary.warnings > 0) || tooManyWarnings;
   return failing ? EXIT_FINDINGS : EXIT_OK;
 }

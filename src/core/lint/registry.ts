@@ -3,7 +3,9 @@
  * docs page (docs/rules/<ID>.md) and its cases (test/core/lint/rules/<ID>.cases.ts); the registry
  * test fails until all three exist.
  */
-import type { Rule } from './rule.js';
+import { BREAKING_RULES } from './breaking/rules.js';
+import type { Rule, RuleMeta } from './rule.js';
+import { SUPPRESSION_UNUSED } from './unused-suppressions.js';
 import { rule as BACKEND_NAME_TYPO } from './rules/backend-name-typo.js';
 import { rule as BATCH_INPUT_INVALID } from './rules/batch-input-invalid.js';
 import { rule as BATCH_OUTPUT_INVALID } from './rules/batch-output-invalid.js';
@@ -130,8 +132,9 @@ export const RULES: readonly Rule[] = [
   WARMUP_INPUTS_MISMATCH,
 ];
 
-const byId = new Map(RULES.map((r) => [r.id, r]));
+// Rules outside the lint registry that findings can carry: --against's and unused suppressions.
+const byId = new Map<string, RuleMeta>([...RULES, ...BREAKING_RULES, SUPPRESSION_UNUSED].map((r) => [r.id, r]));
 
-export function findRule(id: string): Rule | undefined {
+export function findRule(id: string): RuleMeta | undefined {
   return byId.get(id);
 }

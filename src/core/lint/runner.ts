@@ -32,11 +32,13 @@ export interface LintResult {
   models: number;
   files: number;
   configs: LintedConfig[];
+  /** Findings that a `# gebe-ignore` comment silenced (to report comments that silence nothing). */
+  suppressed: Diagnostic[];
 }
 
-const FILE_START: Span = { start: { line: 1, column: 1, offset: 0 }, end: { line: 1, column: 1, offset: 0 } };
+export const FILE_START: Span = { start: { line: 1, column: 1, offset: 0 }, end: { line: 1, column: 1, offset: 0 } };
 
-function locateReport(parse: ParseResult | undefined, report: Report): Span {
+export function locateReport(parse: ParseResult | undefined, report: Report): Span {
   if (report.span) return report.span;
   if (!parse || !report.at) return FILE_START;
   const exact = parse.locate(report.at, { name: report.name });
@@ -93,6 +95,7 @@ export function sortAndDedupe(diagnostics: Diagnostic[]): Diagnostic[] {
 class TargetLinter {
   readonly diagnostics: Diagnostic[] = [];
   readonly configs: LintedConfig[] = [];
+  readonly suppressed: Diagnostic[] = [];
   private readonly inspected = new Map<string, ModelFileInfo>();
   private readonly configRules: ConfigRule[];
   private readonly modelRules: ModelRule[];
@@ -223,7 +226,10 @@ class TargetLinter {
   private collect(found: Diagnostic[], source: ConfigSource | undefined): void {
     const suppressions = source?.text !== undefined ? findSuppressions(source.text) : undefined;
     for (const d of found) {
-      if (suppressions && isSuppressed(d, source!.display, suppressions)) continue;
+      if (suppressions && isSuppressed(d, source!.display, suppressions)) {
+        this.suppressed.push(d);
+        continue;
+      }
       this.diagnostics.push(d);
     }
   }
@@ -243,12 +249,14 @@ function applyOverrides(diagnostics: Diagnostic[], overrides: RuleOverrides | un
 export function lintTargets(targets: ScanTarget[], options: LintOptions = {}): LintResult {
   const all: Diagnostic[] = [];
   const configs: LintedConfig[] = [];
+  const suppressed: Diagnostic[] = [];
   let models = 0;
   for (const target of targets) {
     const linter = new TargetLinter(target, options);
     linter.run();
     all.push(...linter.diagnostics);
     configs.push(...linter.configs);
+    suppressed.push(...linter.suppressed);
     models += target.kind === 'config' ? 1 : target.models.length;
   }
   return {
@@ -256,5 +264,6 @@ export function lintTargets(targets: ScanTarget[], options: LintOptions = {}): L
     models,
     files: configs.length,
     configs,
+    suppressed,
   };
 }

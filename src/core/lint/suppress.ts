@@ -37,3 +37,20 @@ export function isSuppressed(d: Diagnostic, configFile: string, s: Suppressions)
   if (d.file === configFile) return s.byLine.get(d.line)?.has(d.ruleId) ?? false;
   return s.anywhere.has(d.ruleId);
 }
+
+export interface SuppressionComment {
+  line: number;
+  column: number;
+  ids: string[];
+}
+
+/** Every `# gebe-ignore` comment with its position, to report those that silence nothing. */
+export function suppressionComments(text: string): SuppressionComment[] {
+  if (!text.includes('gebe-ignore')) return [];
+  const out: SuppressionComment[] = [];
+  text.split('\n').forEach((line, i) => {
+    const m = PATTERN.exec(line);
+    if (m) out.push({ line: i + 1, column: m.index + 1, ids: m[1]!.split(/[\s,]+/).filter(Boolean) });
+  });
+  return out;
+}
