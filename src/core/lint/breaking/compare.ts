@@ -76,11 +76,14 @@ function compareTensors(oldSide: ModelSide, newSide: ModelSide, ctx: CompareCont
     const before = tensorsOf(oldSide.parse.config, io);
     const after = tensorsOf(newSide.parse.config, io);
     const added = [...after.values()].filter((t) => !before.has(t.tensor.name));
+    // A rename is reported once, as the removal (with the new name suggested).
+    const renames = new Set<string>();
     for (const [name, old] of before) {
       const now = after.get(name);
       const oldAt: ConfigPath = [io, old.index];
       if (!now) {
-        const renamed = added.find((t) => sameShape(t.tensor, old.tensor));
+        const renamed = added.find((t) => !renames.has(t.tensor.name) && sameShape(t.tensor, old.tensor));
+        if (renamed) renames.add(renamed.tensor.name);
         out.push({
           ruleId: ensemble ? 'BREAKING_ENSEMBLE_INTERFACE' : 'BREAKING_TENSOR_REMOVED',
           at: renamed ? [io, renamed.index, 'name'] : [io],
@@ -118,7 +121,7 @@ function compareTensors(oldSide: ModelSide, newSide: ModelSide, ctx: CompareCont
     }
     if (io === 'input') {
       for (const t of added) {
-        if (t.tensor.optional === true) continue;
+        if (t.tensor.optional === true || renames.has(t.tensor.name)) continue;
         out.push({
           ruleId: ensemble ? 'BREAKING_ENSEMBLE_INTERFACE' : 'BREAKING_INPUT_REQUIRED',
           at: ['input', t.index, 'name'],
@@ -153,7 +156,7 @@ function compareGears(oldSide: ModelSide, newSide: ModelSide, ctx: CompareContex
   const kept = new Set(after.gears.map((g) => g.join(',')));
   const removed = before.gears.map((g) => g.join(',')).filter((g) => !kept.has(g));
   if (removed.length === 0) return;
-  const at: ConfigPath = ['parameters', 'graph.ge.dynamicDims'];
+  const at: ConfigPath = ['parameters', 'graph.ge.dynamicDims', 'string_value'];
   out.push({
     ruleId: 'BREAKING_GEAR_REMOVED',
     at,
