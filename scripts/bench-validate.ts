@@ -19,7 +19,9 @@ const TARGET_MS = 2000;
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const example = path.join(repoRoot, 'fixtures', 'model_repository', 'digits_linear');
 
-function generate(dir: string): void {
+export const MODEL_COUNT = MODELS;
+
+export function generate(dir: string): void {
   const config = fs.readFileSync(path.join(example, 'config.pbtxt'), 'utf8');
   const onnx = fs.readFileSync(path.join(example, '1', 'model.onnx'));
   for (let i = 0; i < MODELS; i++) {
@@ -87,4 +89,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Run when executed, not when bench-validate-against.ts imports generate().
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

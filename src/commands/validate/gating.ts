@@ -65,7 +65,7 @@ export function gate(result: LintResult, targets: ScanTarget[], run: RunSettings
   if (run.against) {
     const baseline = openBaseline(run.against, io.cwd, targets);
     try {
-      const found = checkAgainst(targets, result.configs, baseline, io.cwd, settings.global('againstRules'));
+      const found = checkAgainst(targets, result.configs, baseline, io.cwd, settings.global('againstRules'), opts.changed);
       breaking = settings.apply(found.diagnostics, 'againstRules');
       breakingSuppressed = found.suppressed;
       if (opts.changed) changed = found.changedModels;

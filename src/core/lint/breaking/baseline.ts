@@ -21,9 +21,10 @@ export interface BaselineSide {
   label(absPath: string): string;
   /**
    * Files (absolute, in the working tree) that differ from the baseline, for --changed;
-   * undefined when the baseline kind cannot tell cheaply (then every file is compared).
+   * undefined when the baseline kind cannot tell cheaply (then every file is compared). Computed
+   * on first call: only --changed needs it.
    */
-  changedFiles?: Set<string>;
+  changedFiles?: () => Set<string>;
 }
 
 export interface Baseline {
@@ -141,16 +142,21 @@ function gitBaseline(ref: string): Baseline {
       tree.prefetch(target.kind === 'config' ? [targetReal] : tree.filesUnder(targetReal, CONFIG_FILE));
       side = scanTarget(targetReal, top, { fs: tree });
       side = { ...side, given: target.given };
-      const changed = new Set<string>();
-      const names = (args: string[]) => git(real, args).toString('utf8').split('\0').filter(Boolean);
-      const pathspec = under || '.';
-      for (const rel of names(['diff', '--name-only', '-z', '--no-renames', verified, '--', pathspec])) changed.add(path.join(real, rel));
-      for (const rel of names(['ls-files', '-z', '--others', '--exclude-standard', '--', pathspec])) changed.add(path.join(real, rel));
+      let changed: Set<string> | undefined;
+      const changedFiles = () => {
+        if (changed) return changed;
+        changed = new Set<string>();
+        const names = (args: string[]) => git(real, args).toString('utf8').split('\0').filter(Boolean);
+        const pathspec = under || '.';
+        for (const rel of names(['diff', '--name-only', '-z', '--no-renames', verified, '--', pathspec])) changed.add(path.join(real, rel));
+        for (const rel of names(['ls-files', '-z', '--others', '--exclude-standard', '--', pathspec])) changed.add(path.join(real, rel));
+        return changed;
+      };
       return {
         target: side,
         fs: tree,
         label: (p) => `${ref}:${path.relative(real, p).split(path.sep).join('/')}`,
-        changedFiles: changed,
+        changedFiles,
       };
     },
     dispose() {},

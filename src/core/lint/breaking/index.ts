@@ -25,7 +25,7 @@ export interface AgainstResult {
   diagnostics: Diagnostic[];
   /** Breaking findings silenced by `# gebe-ignore`. */
   suppressed: Diagnostic[];
-  /** Display paths of the models that differ from the baseline (added ones included). */
+  /** Display paths of the models that differ from the baseline (added ones included); filled when asked for. */
   changedModels: Set<string>;
 }
 
@@ -42,7 +42,7 @@ class AgainstChecker {
   readonly suppressed: Diagnostic[] = [];
   readonly changedModels = new Set<string>();
 
-  constructor(private readonly parses: Map<string, ParseResult | undefined>, private readonly overrides: RuleOverrides) {}
+  constructor(private readonly parses: Map<string, ParseResult | undefined>, private readonly overrides: RuleOverrides, private readonly wantChanged: boolean) {}
 
   private newSide(source: ConfigSource | undefined, model: ModelEntry | undefined, fsys: ScanFileSystem): ModelSide | undefined {
     if (source?.text === undefined) return undefined;
@@ -104,7 +104,7 @@ class AgainstChecker {
         continue;
       }
       if (now.config) compare(oldSide, this.newSide(now.config, now, nodeFileSystem), now.config);
-      if (modelChanged(now, old, side)) this.changedModels.add(now.display);
+      if (this.wantChanged && modelChanged(now, old, side)) this.changedModels.add(now.display);
     }
     for (const m of added) this.changedModels.add(m.display);
   }
@@ -127,16 +127,16 @@ function modelChanged(now: ModelEntry, old: ModelEntry, side: BaselineSide): boo
     } catch {
       return true;
     }
-    for (const f of side.changedFiles) if (f.startsWith(`${dir}${path.sep}`)) return true;
+    for (const f of side.changedFiles()) if (f.startsWith(`${dir}${path.sep}`)) return true;
     return false;
   }
   if (now.files.join('\n') !== old.files.join('\n')) return true;
   return now.files.some((f) => !sameBytes(path.join(now.dir, f), nodeFileSystem, path.join(old.dir, f), side.fs));
 }
 
-export function checkAgainst(targets: ScanTarget[], configs: LintedConfig[], baseline: Baseline, cwd: string, overrides: RuleOverrides): AgainstResult {
+export function checkAgainst(targets: ScanTarget[], configs: LintedConfig[], baseline: Baseline, cwd: string, overrides: RuleOverrides, wantChanged = false): AgainstResult {
   const parses = new Map(configs.map((c) => [c.source.path, c.parse]));
-  const checker = new AgainstChecker(parses, overrides);
+  const checker = new AgainstChecker(parses, overrides, wantChanged);
   for (const target of targets) checker.check(target, baseline.side(target, cwd));
   return { diagnostics: checker.diagnostics, suppressed: checker.suppressed, changedModels: checker.changedModels };
 }
