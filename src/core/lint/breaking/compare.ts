@@ -3,6 +3,7 @@
  * config (the field that changed, or the nearest one written) and quote the old value with its
  * place in the baseline, so a reviewer sees both sides without checking out the base branch.
  */
+import path from 'node:path';
 import type { ConfigPath, ParseResult, Span } from '../../config/ast.js';
 import type { ModelConfig, ModelTensorConfig } from '../../config/model-config.js';
 import type { ScanFileSystem } from '../../repository/fs.js';
@@ -165,11 +166,15 @@ function compareGears(oldSide: ModelSide, newSide: ModelSide, ctx: CompareContex
   });
 }
 
+/** Label files hold one line per class: beyond this the file is not one (and is not compared). */
+const MAX_LABEL_FILE_BYTES = 16 * 1024 * 1024;
+
 /** Reads a label file of a model directory (one label per line), or undefined. */
 function readLabels(side: ModelSide, file: string): string[] | undefined {
   if (!side.model || !side.model.files.includes(file)) return undefined;
   try {
-    const lines = side.fs.readFile(`${side.model.dir}/${file}`).toString('utf8').split('\n').map((l) => l.replace(/\r$/, ''));
+    if (side.fs.stat(path.join(side.model.dir, file)).size > MAX_LABEL_FILE_BYTES) return undefined;
+    const lines = side.fs.readFile(path.join(side.model.dir, file)).toString('utf8').split('\n').map((l) => l.replace(/\r$/, ''));
     if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
     return lines;
   } catch {
@@ -198,7 +203,7 @@ function compareLabels(oldSide: ModelSide, newSide: ModelSide, ctx: CompareConte
     out.push({
       ruleId: 'BREAKING_LABELS_CHANGED',
       at,
-      message: `label ${index} of model output '${name}' was "${before[index]}" and is now ${now_ === undefined ? 'missing' : `"${now_}"`} (${now.tensor.label_filename} line ${index + 1}): clients that map class indexes to labels get the wrong class; the baseline file is ${ctx.oldLabel(`${oldSide.model!.dir}/${oldFile}`, index + 1)}`,
+      message: `label ${index} of model output '${name}' was "${before[index]}" and is now ${now_ === undefined ? 'missing' : `"${now_}"`} (${now.tensor.label_filename} line ${index + 1}): clients that map class indexes to labels get the wrong class; the baseline file is ${ctx.oldLabel(path.join(oldSide.model!.dir, oldFile), index + 1)}`,
       hint: 'keep every existing label on its line and append new labels at the end',
     });
   }

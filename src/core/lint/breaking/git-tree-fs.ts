@@ -9,6 +9,7 @@ import type fs from 'node:fs';
 import path from 'node:path';
 import { GebeError } from '../../../errors.js';
 import type { ScanFileSystem } from '../../repository/fs.js';
+import { MAX_CONFIG_BYTES } from '../../repository/read-config.js';
 
 interface TreeEntry {
   kind: 'file' | 'dir';
@@ -97,7 +98,8 @@ export class GitTreeFileSystem implements ScanFileSystem {
     const wanted = new Map<string, string>();
     for (const p of paths) {
       const entry = this.entries.get(path.resolve(p));
-      if (entry?.oid && !this.blobs.has(entry.oid)) wanted.set(entry.oid, entry.oid);
+      // An oversized config is reported from its size (the scanner stats first): never read it.
+      if (entry?.oid && entry.size <= MAX_CONFIG_BYTES && !this.blobs.has(entry.oid)) wanted.set(entry.oid, entry.oid);
     }
     if (wanted.size === 0) return;
     const out = git(this.top, ['cat-file', '--batch'], [...wanted.keys()].join('\n') + '\n');
