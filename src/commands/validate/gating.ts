@@ -51,7 +51,9 @@ function repositoryConfig(opts: ValidateOptions, cwd: string): RepositoryConfig 
 export function loadRunSettings(opts: ValidateOptions, io: IO): RunSettings {
   const config = repositoryConfig(opts, io.cwd);
   const settings = new Settings(config, { rules: opts.rules, againstRules: opts.againstRules }, io.cwd);
-  const against = opts.against ?? config?.against;
+  // A directory or tarball named in the config file is relative to that file, as its globs are.
+  const fromConfig = config?.against !== undefined && fs.existsSync(path.resolve(config.dir, config.against)) ? path.resolve(config.dir, config.against) : config?.against;
+  const against = opts.against ?? fromConfig;
   if (opts.changed && !against) throw new UsageError('--changed needs a baseline', 'pass --against <ref|dir|tarball>, or set "against" in gebe.config.json');
   return { settings, strict: opts.strict || config?.strict === true, maxWarnings: opts.maxWarnings ?? config?.maxWarnings, against };
 }
