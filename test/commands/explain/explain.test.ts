@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli.js';
 import { runExplain } from '../../../src/commands/explain/run.js';
 import { runValidate } from '../../../src/commands/validate/run.js';
 import { toValidateOptions } from '../../../src/commands/validate/options.js';
@@ -101,6 +102,11 @@ describe('gebe explain: Triton L0_model_config reject cases', () => {
     const io = memoryIO({ cwd: tmp });
     expect(await runExplain({ log: 'clean.log', format: 'text' }, io)).toBe(0);
     expect(io.out()).toBe('no model-load failures in the log\n');
+    const cli = memoryIO({ cwd: tmp });
+    expect(await main(['node', 'gebe', 'explain', 'clean.log'], cli)).toBe(0);
+    expect(await main(['node', 'gebe', 'explain', 'tritonserver.log', '--model-repository', 'model_repository', '--format', 'json'], cli)).toBe(1);
+    expect(await main(['node', 'gebe', 'explain', 'missing.log'], cli)).toBe(2);
+    expect(cli.err()).toContain('missing.log does not exist');
   });
 });
 
