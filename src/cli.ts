@@ -13,6 +13,7 @@ import { registerWarmup } from './commands/warmup/index.js';
 import { registerServe } from './commands/serve/index.js';
 import { registerPerf } from './commands/perf/index.js';
 import { registerInfer } from './commands/infer/index.js';
+import { registerCompare } from './commands/compare/index.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../package.json') as { version: string };
@@ -35,7 +36,7 @@ export function buildProgram(ctx: CommandContext): Command {
       writeErr: (s) => ctx.io.stderr.write(s),
     })
     .exitOverride();
-  for (const register of [registerInit, registerValidate, registerConvert, registerWarmup, registerServe, registerPerf, registerInfer]) {
+  for (const register of [registerInit, registerValidate, registerConvert, registerWarmup, registerServe, registerPerf, registerInfer, registerCompare]) {
     register(program, ctx);
   }
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
