@@ -60,7 +60,7 @@ export function parseNpy(bytes: Uint8Array, file: string): NpyArray {
   if (buf.byteLength - dataStart !== count * size) {
     throw new NpyError(`${file} has ${buf.byteLength - dataStart} data bytes but shape (${shape.join(', ')}) of ${descr} needs ${count * size}`);
   }
-  const data = Uint8Array.prototype.slice.call(buf.subarray(dataStart)) as Uint8Array;
+  const data = new Uint8Array(buf.subarray(dataStart)); // a copy, not a view of the file's buffer
   if (order === '>' && size > 1) swapBytes(data, size);
   return { datatype, shape, data };
 }
