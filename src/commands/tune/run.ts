@@ -67,7 +67,7 @@ export async function runTune(opts: TuneOptions, deps: TuneDeps): Promise<TuneRe
     const key = candidateKey(candidate);
     if (!order.includes(key)) order.push(key);
     const done = checkpoint.trials.get(key);
-    if (done) return done;
+    if (done && measured(done)) return done;
     const trial = await measureCandidate(candidate, settings);
     checkpoint.record(trial);
     if (!opts.json) io.stderr.write(c.dim(`trial ${checkpoint.trials.size}: ${key}: ${trial.error ? `failed: ${trial.error}` : `${trial.throughput.toFixed(1)} infer/s, p99 ${(trial.latencyUs.p99 / 1000).toFixed(2)} ms`}\n`));

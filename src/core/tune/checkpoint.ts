@@ -1,7 +1,7 @@
 /**
  * The search's checkpoint: every finished trial, written after each one (to a temporary file,
  * then renamed, so an interrupt never leaves half a file), and read back on the next run so an
- * interrupted search resumes where it stopped. Trials only count when the fingerprint (model,
+ * interrupted search resumes where it stopped (trials that failed are measured again). Trials only count when the fingerprint (model,
  * config, measurement settings) is the one they were measured under.
  */
 import fs from 'node:fs';
@@ -36,7 +36,7 @@ export class Checkpoint {
       }
       if (parsed.fingerprint === fingerprint) for (const t of parsed.trials) trials.set(t.key, t);
     }
-    return new Checkpoint(file, fingerprint, trials, trials.size);
+    return new Checkpoint(file, fingerprint, trials, [...trials.values()].filter((t) => t.error === undefined).length);
   }
 
   record(trial: Trial): void {

@@ -1,0 +1,82 @@
+/**
+ * gebe tune end to end on the mnist template in process. Trials are short (200 ms windows, one
+ * concurrency level) because the test machine is small; what is checked are ratios measured in
+ * the same run, never absolute times.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseModelConfig } from '../../../src/core/config/index.js';
+import type { TuneReport } from '../../../src/core/tune/report.js';
+import { runGebe } from '../../helpers/gebe-cli.js';
+
+let tmp: string;
+const gebe = (args: string[]) => runGebe(args, { cwd: tmp });
+// A loose stability rule: the machine is shared, and a trial that never stabilises proves nothing here.
+const SHORT = ['--concurrency', '1', '--measurement-interval', '200', '-s', '25', '-r', '20', '--max-instance-count', '2', '--max-queue-delays', '0,500'];
+const configFile = () => path.join(tmp, 'model_repository', 'mnist', 'config.pbtxt');
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gebe-tune-'));
+  expect((await gebe(['init', 'mnist', '--yes'])).code).toBe(0);
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe('gebe tune on the mnist template', () => {
+  let report: TuneReport;
+
+  it('finds a config that beats the template under a generous budget, and resumes from its checkpoint', async () => {
+    const r = await gebe(['tune', '-m', 'mnist', ...SHORT, '--latency-budget', 'p99=1s', '--json', '--report', 'tune.html', '--checkpoint', 'ck.json']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    report = JSON.parse(r.out) as TuneReport;
+    const baseline = report.baseline[0]!;
+    // The template waits up to 500 µs to fill a preferred batch; one request at a time never fills one.
+    expect(baseline.candidate).toMatchObject({ instanceCount: 2, batching: { preferredBatchSizes: [4, 8, 16], maxQueueDelayUs: 500 } });
+    expect(report.winner).toBeDefined();
+    expect(report.winner!.key).not.toBe(baseline.key);
+    expect(report.speedup).toBeCloseTo(report.winner!.throughput / baseline.throughput, 9);
+    expect(report.speedup).toBeGreaterThan(1.2);
+    expect(report.pareto).toContain(report.winner!.key);
+    expect(report.resumed).toBe(0);
+    const html = fs.readFileSync(path.join(tmp, 'tune.html'), 'utf8');
+    expect(html).toContain('Pareto front');
+    expect(html).toContain('<svg');
+    // The same search again: every trial comes back from the checkpoint, none is measured anew.
+    const again = JSON.parse((await gebe(['tune', '-m', 'mnist', ...SHORT, '--latency-budget', 'p99=1s', '--json', '--checkpoint', 'ck.json'])).out) as TuneReport;
+    expect(again.resumed).toBe(report.trials.length);
+    expect(again.trials).toEqual(report.trials);
+  });
+
+  it('reports that nothing qualifies under an impossible budget (exit 1), with the closest trial', async () => {
+    const r = await gebe(['tune', '-m', 'mnist', ...SHORT, '--latency-budget', 'p99=1us', '--checkpoint', 'ck.json']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/no trial meets the constraints \(p99 ≤ 0\.001 ms\); closest: 1 instance/);
+  });
+
+  it('--write puts the winner into config.pbtxt: comments kept, valid, and measured as the new baseline', async () => {
+    const before = fs.readFileSync(configFile(), 'utf8');
+    const r = await gebe(['tune', '-m', 'mnist', ...SHORT, '--write', '--json', '--checkpoint', 'ck.json']);
+    expect(r.code).toBe(0);
+    const written = JSON.parse(r.out) as TuneReport;
+    expect(written.written).toBe(configFile());
+    const after = fs.readFileSync(configFile(), 'utf8');
+    for (const line of before.split('\n').filter((l) => l.startsWith('#'))) expect(after).toContain(line);
+    const parsed = parseModelConfig(after, configFile());
+    expect(parsed.diagnostics).toEqual([]);
+    expect((await gebe(['validate', path.join('model_repository', 'mnist')])).code).toBe(0);
+    // The written config is now what the next run measures as its baseline.
+    const next = JSON.parse((await gebe(['tune', '-m', 'mnist', ...SHORT, '--json', '--checkpoint', 'ck.json', '--trial-limit', '1'])).out) as TuneReport;
+    expect(next.resumed).toBe(0);
+    expect(next.baseline[0]!.key).toBe(written.winner!.key);
+  });
+
+  it('refuses bad flags with the fix (exit 2)', async () => {
+    const budget = await gebe(['tune', '-m', 'mnist', '--latency-budget', 'p99<5']);
+    expect(budget.code).toBe(2);
+    expect(budget.err).toContain('--latency-budget "p99<5" is not <metric>=<time>');
+    const objective = await gebe(['tune', '-m', 'mnist', '--objective', 'fastest']);
+    expect(objective.err).toContain('--objective "fastest" is not one of throughput, latency, weighted');
+  });
+});
