@@ -14,7 +14,11 @@ import { parsePerfFlags, type PerfFlags } from '../perf/options.js';
 export interface TuneOptions {
   model: string;
   modelVersion?: string;
-  repository: string;
+  /** The repository the model runs from in process; with -u, the local copy --write edits (optional). */
+  repository?: string;
+  /** A server (HTTP, explicit model control) to reload the model on per trial, instead of in process. */
+  url?: string;
+  clientThreads: number;
   batchSize: number;
   concurrencies: number[];
   measurement: MeasurementOptions;
@@ -34,7 +38,7 @@ export interface TuneOptions {
 }
 
 export type TuneFlags = Pick<PerfFlags, 'model' | 'modelVersion' | 'modelRepository' | 'url' | 'concurrency' | 'batchSize' | 'measurementInterval' | 'measurementMode' |
-  'measurementRequestCount' | 'stabilityPercentage' | 'maxTrials' | 'percentile' | 'shape' | 'inputData' | 'warmupRequestCount' | 'json' | 'report'> & {
+  'measurementRequestCount' | 'stabilityPercentage' | 'maxTrials' | 'percentile' | 'shape' | 'inputData' | 'warmupRequestCount' | 'json' | 'report' | 'clientThreads'> & {
   latencyBudget?: string[];
   minThroughput?: string;
   objective?: string;
@@ -86,11 +90,15 @@ function parseObjective(flags: TuneFlags): Objective {
 
 export function parseTuneFlags(flags: TuneFlags, cwd: string): TuneOptions {
   if (!flags.model) throw new UsageError('-m/--model is required; name the model to tune, e.g. gebe tune -m mnist --latency-budget p99=5ms');
-  if (flags.url !== undefined) {
-    throw new UsageError('gebe tune loads each trial configuration itself, in process; it does not tune a remote server', 'run gebe tune on a copy of the repository (--model-repository), then serve the written config');
-  }
-  const perf = parsePerfFlags({ ...flags, concurrency: flags.concurrency ?? '1,2,4,8', measurementInterval: flags.measurementInterval ?? DEFAULT_INTERVAL_MS, report: undefined, json: false }, cwd);
-  if (perf.target.kind !== 'in-process') throw new UsageError('gebe tune runs in process; pass --model-repository <dir>');
+  // perf's parser takes one target; with -u the repository is only where --write edits.
+  const perf = parsePerfFlags({
+    ...flags, ...(flags.url !== undefined ? { modelRepository: undefined } : {}),
+    concurrency: flags.concurrency ?? '1,2,4,8', measurementInterval: flags.measurementInterval ?? DEFAULT_INTERVAL_MS, report: undefined, json: false,
+  }, cwd);
+  if (perf.target.kind === 'remote' && /^grpc:\/\//i.test(perf.target.url)) throw new UsageError('gebe tune reloads the model over HTTP (the model-control API); give the server\'s HTTP address to -u');
+  const repository = perf.target.kind === 'in-process' ? perf.target.repository
+    : flags.modelRepository !== undefined ? path.resolve(cwd, flags.modelRepository) : undefined;
+  if (flags.write && repository === undefined) throw new UsageError('--write with -u needs --model-repository: the local repository whose config.pbtxt to edit');
   if (perf.batchSizes.length !== 1) throw new UsageError('-b/--batch-size takes one client batch size for gebe tune (the server-side batching is what it searches)');
   const delays = flags.maxQueueDelays === undefined ? DEFAULT_DELAYS_US : flags.maxQueueDelays.split(',').map((d) => Number(d.trim()));
   if (delays.some((d) => !Number.isInteger(d) || d < 0 || d > 10_000_000)) {
@@ -100,7 +108,9 @@ export function parseTuneFlags(flags: TuneFlags, cwd: string): TuneOptions {
   return {
     model: flags.model,
     ...(perf.modelVersion !== undefined ? { modelVersion: perf.modelVersion } : {}),
-    repository: perf.target.repository,
+    ...(repository !== undefined ? { repository } : {}),
+    ...(perf.target.kind === 'remote' ? { url: perf.target.url } : {}),
+    clientThreads: perf.clientThreads,
     batchSize: perf.batchSizes[0]!,
     concurrencies: perf.levels,
     measurement: perf.measurement,

@@ -16,7 +16,11 @@ import { parseModelConfig } from '../../core/config/index.js';
 import { candidateFromConfig, candidateKey, type Candidate } from '../../core/tune/candidate.js';
 import { Checkpoint } from '../../core/tune/checkpoint.js';
 import { formatTuneHtml } from '../../core/tune/html.js';
-import { measureCandidate, type TrialSettings } from '../../core/tune/measure.js';
+import { measureCandidate, type TrialSettings, type TrialTarget } from '../../core/tune/measure.js';
+import { fetchServerConfig, loadOnServer } from '../../core/tune/server-control.js';
+import type { ModelConfig } from '../../core/config/model-config.js';
+import { HttpModelEndpoint, normalizeBaseUrl } from '../../core/perf/clients/http.js';
+import type { ModelDescription } from '../../core/perf/clients/types.js';
 import { compareTrials, paretoFront, violation } from '../../core/tune/objective.js';
 import type { TuneReport } from '../../core/tune/report.js';
 import { search } from '../../core/tune/search.js';
@@ -34,32 +38,83 @@ export interface TuneDeps {
 }
 
 export async function runTune(opts: TuneOptions, deps: TuneDeps): Promise<TuneReport> {
-  const { io } = deps;
-  const loadModel = await (deps.loadModel ?? executorLoader)();
-  const ref = await resolveRepositoryModel(opts.repository, opts.model, opts.modelVersion);
+  const setup = opts.url ? await remoteSetup(opts, opts.url) : await inProcessSetup(opts, await (deps.loadModel ?? executorLoader)());
+  const { description } = setup;
+  checkBatchSize(description, opts.batchSize);
+  buildRequests(description, opts.batchSize, resolveSampleDims(description, opts.shapes), opts.inputData);
+  try {
+    return await tune(opts, deps, setup);
+  } finally {
+    // Leave the server with the config it had, not the last trial's.
+    if (opts.url) await loadOnServer(opts.url, opts.model, setup.ref.config);
+  }
+}
+
+interface Setup {
+  ref: { version: string; config: ModelConfig };
+  description: ModelDescription;
+  gears: number[];
+  /** config.pbtxt on this machine (what --write edits) and its text, when there is one. */
+  configFile?: string;
+  configText?: string;
+  target: TrialTarget;
+  label: string;
+  /** What the checkpoint's trials depend on besides the measurement flags. */
+  identity: unknown;
+}
+
+async function inProcessSetup(opts: TuneOptions, loadModel: LoadModelFn): Promise<Setup> {
+  const ref = await resolveRepositoryModel(opts.repository!, opts.model, opts.modelVersion);
   const configFile = path.join(ref.dir, 'config.pbtxt');
   const configText = fs.readFileSync(configFile, 'utf8');
   // One load as written: the engine's gears (a .om's compiled set) and a check of the inputs before any trial.
   const probe = await loadModel(ref.dir, ref.version, ref.config);
-  let gears: number[];
   try {
-    gears = [...probe.gears];
-    const description = { name: probe.name, version: probe.version, maxBatchSize: probe.maxBatchSize, inputs: [...probe.inputs], outputs: [...probe.outputs] };
-    checkBatchSize(description, opts.batchSize);
-    buildRequests(description, opts.batchSize, resolveSampleDims(description, opts.shapes), opts.inputData);
+    return {
+      ref, gears: [...probe.gears], configFile, configText,
+      description: { name: probe.name, version: probe.version, maxBatchSize: probe.maxBatchSize, inputs: [...probe.inputs], outputs: [...probe.outputs] },
+      target: { kind: 'in-process', repository: opts.repository!, loadModel },
+      label: `in process (${ref.dir})`,
+      identity: { config: configText, modelFiles: modelFileStamps(path.join(ref.dir, ref.version)) },
+    };
   } finally {
     await probe.unload();
   }
+}
+
+async function remoteSetup(opts: TuneOptions, url: string): Promise<Setup> {
+  const endpoint = new HttpModelEndpoint(url, opts.model, opts.modelVersion);
+  let description: ModelDescription;
+  try {
+    description = await endpoint.describe();
+  } finally {
+    await endpoint.close();
+  }
+  const config = await fetchServerConfig(url, opts.model);
+  const configFile = opts.repository ? path.join(opts.repository, opts.model, 'config.pbtxt') : undefined;
+  if (configFile && opts.write && !fs.existsSync(configFile)) throw new GebeError(`--write: ${configFile} does not exist`, { hint: 'point --model-repository at the local copy of the repository the server runs' });
+  return {
+    ref: { version: description.version, config }, description, gears: [],
+    ...(configFile && fs.existsSync(configFile) ? { configFile, configText: fs.readFileSync(configFile, 'utf8') } : {}),
+    target: { kind: 'remote', url, clientThreads: opts.clientThreads, config },
+    label: `${normalizeBaseUrl(url)} (reloaded per trial)`,
+    identity: { url: normalizeBaseUrl(url), config },
+  };
+}
+
+async function tune(opts: TuneOptions, deps: TuneDeps, setup: Setup): Promise<TuneReport> {
+  const { io } = deps;
+  const { ref, gears } = setup;
   const space = buildSpace({ maxBatchSize: Number(ref.config.max_batch_size ?? 0), gears, maxInstanceCount: opts.maxInstanceCount, delaysUs: opts.delaysUs, concurrencies: opts.concurrencies });
   const fingerprint = createHash('sha256').update(JSON.stringify({
-    model: opts.model, version: ref.version, config: configText, modelFiles: modelFileStamps(path.join(ref.dir, ref.version)),
+    model: opts.model, version: ref.version, ...(setup.identity as object),
     batchSize: opts.batchSize, measurement: opts.measurement, shapes: opts.shapes, inputData: opts.inputData,
   })).digest('hex');
   const checkpoint = Checkpoint.open(opts.checkpointFile, fingerprint, opts.fresh);
   const order: string[] = [];
   const settings: TrialSettings = {
-    repository: opts.repository, model: opts.model, version: ref.version, batchSize: opts.batchSize,
-    shapes: opts.shapes, inputData: opts.inputData, measurement: opts.measurement, loadModel,
+    target: setup.target, model: opts.model, version: ref.version, batchSize: opts.batchSize,
+    shapes: opts.shapes, inputData: opts.inputData, measurement: opts.measurement,
     observe: (generator) => attachProgress(generator, io, !opts.json),
   };
   const c = colors(io, 'stderr');
@@ -85,7 +140,7 @@ export async function runTune(opts: TuneOptions, deps: TuneDeps): Promise<TuneRe
   const base = baseline.find((t) => t.candidate.concurrency === best.candidate.concurrency);
   const report: TuneReport = {
     model: { name: opts.model, version: ref.version },
-    target: `in process (${ref.dir})`,
+    target: setup.label,
     search: opts.exhaustive ? 'exhaustive' : 'quick',
     constraints: opts.constraints,
     objective: opts.objective,
@@ -96,8 +151,9 @@ export async function runTune(opts: TuneOptions, deps: TuneDeps): Promise<TuneRe
     ...(qualifies ? { winner: best } : { closest: best }),
     ...(qualifies && base && measured(base) && base.throughput > 0 ? { speedup: best.throughput / base.throughput } : {}),
   };
-  if (qualifies && opts.write) {
-    const text = writeCandidate(configText, configFile, best.candidate);
+  if (qualifies && opts.write && setup.configFile && setup.configText !== undefined) {
+    const configFile = setup.configFile;
+    const text = writeCandidate(setup.configText, configFile, best.candidate);
     const check = parseModelConfig(text, configFile).diagnostics.find((d) => d.severity === 'error');
     if (check) throw new GebeError(`the winner's settings would make ${configFile} invalid (${check.message}); it was not written`);
     fs.writeFileSync(configFile, text);

@@ -9,6 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseModelConfig } from '../../../src/core/config/index.js';
 import type { TuneReport } from '../../../src/core/tune/report.js';
+import { loadModel } from '../../../src/core/executor/index.js';
+import { DiskModelSource } from '../../../src/core/server/disk-source.js';
+import { silentLogger } from '../../../src/core/server/logger.js';
+import { ModelManager, type ControlMode } from '../../../src/core/server/model-manager.js';
+import { GebeServer } from '../../../src/core/server/server.js';
 import { runGebe } from '../../helpers/gebe-cli.js';
 
 let tmp: string;
@@ -78,5 +83,45 @@ describe('gebe tune on the mnist template', () => {
     expect(budget.err).toContain('--latency-budget "p99<5" is not <metric>=<time>');
     const objective = await gebe(['tune', '-m', 'mnist', '--objective', 'fastest']);
     expect(objective.err).toContain('--objective "fastest" is not one of throughput, latency, weighted');
+  });
+});
+
+describe('gebe tune against a server', () => {
+  async function serve(mode: ControlMode): Promise<{ server: GebeServer; url: string }> {
+    const manager = new ModelManager(new DiskModelSource(path.join(tmp, 'model_repository')), loadModel, silentLogger, mode);
+    await manager.start(['mnist']);
+    const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 20 }, silentLogger);
+    const ports = await server.listen();
+    return { server, url: `http://127.0.0.1:${ports.http}` };
+  }
+
+  it('reloads the model per trial through the model-control API, and restores its config after', async () => {
+    const { server, url } = await serve('explicit');
+    try {
+      const before = await (await fetch(`${url}/v2/models/mnist/config`)).json() as { instance_group: Array<{ count: number }> };
+      const r = await gebe(['tune', '-m', 'mnist', '-u', url, ...SHORT, '--trial-limit', '3', '--client-threads', '0', '--json', '--checkpoint', 'remote.json']);
+      expect(r.err).toBe('');
+      const report = JSON.parse(r.out) as TuneReport;
+      expect(report.target).toContain('reloaded per trial');
+      expect(report.trials).toHaveLength(3);
+      expect(report.trials.every((t) => t.error === undefined && t.throughput > 0)).toBe(true);
+      // Trials ran different instance counts on the server; the config it had is back.
+      expect(new Set(report.trials.map((t) => t.candidate.instanceCount)).size).toBeGreaterThan(1);
+      const after = await (await fetch(`${url}/v2/models/mnist/config`)).json() as { instance_group: Array<{ count: number }> };
+      expect(after.instance_group[0]!.count).toBe(before.instance_group[0]!.count);
+    } finally {
+      await server.stop(2000);
+    }
+  });
+
+  it('says to use explicit model control when the server refuses to reload (exit 2)', async () => {
+    const { server, url } = await serve('none');
+    try {
+      const r = await gebe(['tune', '-m', 'mnist', '-u', url, ...SHORT, '--checkpoint', 'refused.json']);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain('--model-control-mode explicit');
+    } finally {
+      await server.stop(2000);
+    }
   });
 });
