@@ -125,3 +125,24 @@ describe('gebe tune against a server', () => {
     }
   });
 });
+
+describe('gebe tune of a model with gears', () => {
+  // Gears reach tune as the loaded model's gears: compiled into a .om, or (here, on the cpu engine)
+  // from graph.ge.dynamicDims. The fake AscendCL's .om files are not real OM files, which the
+  // repository checks in front of in-process runs refuse, so the gear path is exercised this way.
+  beforeAll(() => {
+    const dir = path.join(tmp, 'model_repository', 'geared');
+    fs.cpSync(path.join(tmp, 'model_repository', 'mnist'), dir, { recursive: true });
+    const text = fs.readFileSync(path.join(dir, 'config.pbtxt'), 'utf8').replace('name: "mnist"', 'name: "geared"');
+    fs.writeFileSync(path.join(dir, 'config.pbtxt'), `${text}parameters { key: "graph.ge.inputShape" value: { string_value: "image:-1,1,28,28" } }\n` +
+      'parameters { key: "graph.ge.dynamicDims" value: { string_value: "2;4;16" } }\n');
+  });
+
+  it('draws preferred batch sizes from the gears', async () => {
+    const r = await gebe(['tune', '-m', 'geared', ...SHORT, '--max-instance-count', '1', '--max-queue-delays', '0', '--exhaustive', '--json', '--checkpoint', 'geared.json']);
+    expect(r.err).toBe('');
+    const report = JSON.parse(r.out) as TuneReport;
+    const preferred = report.trials.slice(report.baseline.length).map((t) => t.candidate.batching?.preferredBatchSizes.join(',') ?? 'off');
+    expect(preferred).toEqual(['off', '', '4,16', '16']);
+  });
+});
