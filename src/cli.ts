@@ -14,6 +14,8 @@ import { registerServe } from './commands/serve/index.js';
 import { registerPerf } from './commands/perf/index.js';
 import { registerInfer } from './commands/infer/index.js';
 import { registerExplain } from './commands/explain/index.js';
+import { registerCompare } from './commands/compare/index.js';
+import { registerTune } from './commands/tune/index.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../package.json') as { version: string };
@@ -36,7 +38,7 @@ export function buildProgram(ctx: CommandContext): Command {
       writeErr: (s) => ctx.io.stderr.write(s),
     })
     .exitOverride();
-  for (const register of [registerInit, registerValidate, registerConvert, registerWarmup, registerServe, registerPerf, registerInfer, registerExplain]) {
+  for (const register of [registerInit, registerValidate, registerConvert, registerWarmup, registerServe, registerPerf, registerInfer, registerCompare, registerTune, registerExplain]) {
     register(program, ctx);
   }
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(program.configureOutput());
