@@ -34,7 +34,7 @@ type Source =
 
 /** Settings for `--from` models, which bring no defaults of their own. */
 const ONNX_DEFAULTS: ScaffoldSettings = {
-  backend: 'ge', maxBatchSize: 16, preferredBatchSizes: [4, 8, 16], maxQueueDelayUs: 500, instanceCount: 1,
+  backend: 'ge', maxBatchSize: 16, preferredBatchSizes: [4, 8, 16], maxQueueDelayUs: 100, instanceCount: 1,
 };
 
 const SETTING_FLAGS = '--backend, --max-batch-size, --preferred-batch-sizes, --max-queue-delay-us, --instance-count';

@@ -10,7 +10,8 @@ export function registerValidate(program: Command, ctx: CommandContext): void {
     .command('validate [path...]')
     .description('lint config.pbtxt, repository layout and config/model agreement (default path: ./model_repository)')
     .addOption(new Option('--format <format>', 'output format').choices(Object.keys(FORMATTERS)).default('text'))
-    .option('--fix', 'apply safe fixes in place, then report what remains')
+    .option('--fix', 'apply the fixes that cannot change meaning, in place, then report what remains')
+    .option('--fix-dry-run', 'print those fixes as a unified diff (per file, git style) without writing; exit as validate would')
     .option('--strict', 'warnings fail too (exit 1)')
     .option('--rule <ID=level>', 'set a rule to off|info|warning|error (repeatable)', (value: string, prev: string[] = []) => [...prev, value])
     .action(async (paths: string[], flags: ValidateFlags) => {

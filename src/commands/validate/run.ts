@@ -1,19 +1,21 @@
 /**
- * `gebe validate`: scan → lint → (--fix: apply safe fixes, re-lint) → format. Returns the exit
- * code: 0 without error-level findings, 1 with them (or with warnings under --strict).
+ * `gebe validate`: scan → lint → (--fix: apply safe fixes and write; --fix-dry-run: print them
+ * as a diff) → format. Returns the exit code: 0 without error-level findings, 1 with them (or
+ * with warnings under --strict).
  */
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { colorEnabled, type IO } from '../../io.js';
-import { applyFixes } from '../../core/config/edits.js';
+import { unifiedDiff } from '../../core/lint/fix-diff.js';
+import { writeFileAtomic } from '../../core/lint/fix-writer.js';
+import { applySafeFixesInMemory } from '../../core/lint/fixes.js';
 import { FORMATTERS, summarize, type LintReport } from '../../core/lint/formatters/index.js';
 import { lintTargets, type LintResult } from '../../core/lint/runner.js';
 import { scanTarget } from '../../core/repository/scan.js';
+import type { ScanTarget } from '../../core/repository/types.js';
 import type { ValidateOptions } from './options.js';
 
 const require = createRequire(import.meta.url);
-const MAX_FIX_PASSES = 5;
 
 function gebeVersion(): string {
   for (const rel of ['../../../package.json', '../../../../package.json']) {
@@ -26,42 +28,38 @@ function gebeVersion(): string {
   return '0.0.0';
 }
 
-function lint(opts: ValidateOptions, io: IO): LintResult {
-  const targets = opts.paths.map((p) => scanTarget(p, io.cwd));
-  return lintTargets(targets, { overrides: opts.rules });
-}
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** Applies safe fixes until none are left (fixes can uncover others); returns how many applied. */
-function applySafeFixes(opts: ValidateOptions, io: IO): { result: LintResult; fixed: Map<string, number> } {
-  const fixed = new Map<string, number>();
-  let result = lint(opts, io);
-  for (let pass = 0; pass < MAX_FIX_PASSES; pass++) {
-    let appliedThisPass = 0;
-    for (const { source } of result.configs) {
-      // A file with invalid UTF-8 was decoded lossily: writing it back would destroy bytes.
-      if (source.text === undefined || source.invalidUtf8) continue;
-      const fixes = result.diagnostics.flatMap((d) => (d.file === source.display && d.fix?.safe && d.fix.edits.length > 0 ? [d.fix] : []));
-      if (fixes.length === 0) continue;
-      const { text, applied } = applyFixes(source.text, fixes);
-      if (applied.length === 0 || text === source.text) continue;
-      fs.writeFileSync(source.path, text);
-      fixed.set(source.display, (fixed.get(source.display) ?? 0) + applied.length);
-      appliedThisPass += applied.length;
-    }
-    if (appliedThisPass === 0) break;
-    result = lint(opts, io);
-  }
-  return { result, fixed };
+function failing(result: LintResult, opts: ValidateOptions): boolean {
+  const s = summarize(result.diagnostics, result.models, result.files);
+  return s.errors > 0 || (opts.strict && s.warnings > 0);
 }
 
 export async function runValidate(opts: ValidateOptions, io: IO): Promise<number> {
+  const scan = (): ScanTarget[] => opts.paths.map((p) => scanTarget(p, io.cwd));
+  const lint = (targets: ScanTarget[]) => lintTargets(targets, { overrides: opts.rules });
+  if (opts.fixDryRun) {
+    // The files stay as they are, so the exit code is that of the files as they are.
+    const before = lint(scan());
+    const { result, files } = applySafeFixesInMemory(scan(), lint);
+    io.stdout.write(unifiedDiff(files));
+    const applied = files.reduce((n, f) => n + f.applied, 0);
+    const remaining = result.diagnostics.length;
+    io.stderr.write(files.length === 0
+      ? `no safe fixes to apply; ${plural(remaining, 'problem')} need a decision (run without --fix-dry-run to see them)\n`
+      : `--fix would fix ${plural(applied, 'problem')} in ${plural(files.length, 'file')}; ${plural(remaining, 'problem')} would remain\n`);
+    return failing(before, opts) ? EXIT_FINDINGS : EXIT_OK;
+  }
   let result: LintResult;
   if (opts.fix) {
-    const outcome = applySafeFixes(opts, io);
+    const outcome = applySafeFixesInMemory(scan(), lint);
+    for (const file of outcome.files) {
+      writeFileAtomic(file.path, file.after);
+      io.stderr.write(`fixed ${plural(file.applied, 'problem')} in ${file.display}\n`);
+    }
     result = outcome.result;
-    for (const [file, n] of outcome.fixed) io.stderr.write(`fixed ${n} problem${n === 1 ? '' : 's'} in ${file}\n`);
   } else {
-    result = lint(opts, io);
+    result = lint(scan());
   }
   const sources = new Map<string, string>();
   for (const { source } of result.configs) if (source.text !== undefined) sources.set(source.display, source.text);
@@ -72,6 +70,5 @@ export async function runValidate(opts: ValidateOptions, io: IO): Promise<number
   };
   const color = opts.format === 'text' && colorEnabled(io, 'stdout');
   io.stdout.write(FORMATTERS[opts.format](report, { color, strict: opts.strict, version: gebeVersion() }));
-  const failing = report.summary.errors > 0 || (opts.strict && report.summary.warnings > 0);
-  return failing ? EXIT_FINDINGS : EXIT_OK;
+  return failing(result, opts) ? EXIT_FINDINGS : EXIT_OK;
 }
