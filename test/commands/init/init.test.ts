@@ -188,6 +188,20 @@ describe('gebe init --from model.onnx', () => {
     expect(config).toMatch(/name: "threshold"\n {4}data_type: TYPE_FP32\n {4}dims: \[ 1 \]\n {4}reshape: \{ shape: \[ \] \}/);
     expect(config).toMatch(/name: "boxes"\n {4}data_type: TYPE_FP32\n {4}dims: \[ 3, -1, -1 \]/);
     expect(config).not.toContain('"w"');
+    // ATC compiles fixed shapes: the free height and width are a decision, in the config and the output.
+    expect(config).toContain('# Before `gebe convert`: the model leaves "pixels" dims[1] ("height"), "pixels" dims[2] ("width") free (-1 below).');
+    expect(config).toContain('#   parameters { key: "graph.ge.dynamicDims" value: { string_value: "4,<height>,<width>,4;8,<height>,<width>,8;16,<height>,<width>,16" } }');
+    expect(r.out).toContain('Decide: Before `gebe convert`: the model leaves "pixels" dims[1] ("height")');
+    const v = await gebe(['validate']);
+    expect(v.out).toContain('GE_DYNAMIC_DIM_WITHOUT_GEARS input "pixels" has a variable dim (dims[1] = -1)');
+    // Filled in as the comment says, the config validates clean and converts with --dynamic_dims.
+    const file = path.join(tmp, 'model_repository', 'detector', 'config.pbtxt');
+    fs.appendFileSync(file, 'parameters { key: "graph.ge.inputShape" value: { string_value: "pixels:-1,3,-1,-1;threshold:-1" } }\n' +
+      'parameters { key: "graph.ge.dynamicDims" value: { string_value: "4,224,224,4;8,224,224,8;16,224,224,16" } }\n');
+    expect((await gebe(['validate'])).out).toMatch(/no problems/);
+    const dry = await gebe(['convert', '--dry-run', '--soc-version', 'Ascend310P3']);
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain("--input_shape='pixels:-1,3,-1,-1;threshold:-1' --input_format=ND --dynamic_dims='4,224,224,4;8,224,224,8;16,224,224,16'");
     expect(fs.readFileSync(path.join(tmp, 'model_repository', 'detector', '1', 'model.onnx')).equals(fs.readFileSync(path.join(tmp, 'detector.onnx')))).toBe(true);
   });
 
@@ -198,6 +212,7 @@ describe('gebe init --from model.onnx', () => {
     expect(config).toContain('max_batch_size: 0\n');
     expect(config).toMatch(/name: "x"\n {4}data_type: TYPE_INT64\n {4}dims: \[ 1, -1 \]/);
     expect(config).not.toContain('dynamic_batching');
+    expect(config).toContain('"x" dims[1] ("seq") free');
     const forced = await gebe(['init', 'fixed2', '--yes', '--from', 'fixed.onnx', '--max-batch-size', '8']);
     expect(forced.code).toBe(2);
     expect(forced.err).toContain('fixed.onnx has a fixed first dimension');
