@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import { colors, type IO } from '../../io.js';
+import { cliInvocation } from '../../cli-invocation.js';
 import { buildAtcCommand, formatCommand, relativeTo, type AtcCommand } from '../../core/atc/command.js';
 import { findErrorCodes } from '../../core/atc/error-codes.js';
 import { findAtc } from '../../core/atc/find-atc.js';
@@ -112,7 +113,7 @@ async function convertOne(io: IO, atc: string, model: ConvertibleModel, plan: At
     io.stdout.write('  header: OM2 archive (ZIP); its header is not checked\n');
   }
   for (const code of codes.filter((x) => x.code.startsWith('W'))) io.stdout.write(`  ${c.yellow(code.code)}  ${code.hint}\n`);
-  io.stdout.write(`  log: ${shownLog}\n  next: gebe warmup ${relativeTo(io.cwd, path.dirname(model.modelDir))} -m ${model.name}\n`);
+  io.stdout.write(`  log: ${shownLog}\n  next: ${cliInvocation(io)} warmup ${relativeTo(io.cwd, path.dirname(model.modelDir))} -m ${model.name}\n`);
   return true;
 }
 

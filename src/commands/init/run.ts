@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GebeError, UsageError } from '../../errors.js';
 import { colors, type IO } from '../../io.js';
+import { cliInvocation } from '../../cli-invocation.js';
 import type { InitOptions } from './options.js';
 import { DEFAULT_REPO } from './options.js';
 import type { Prompter } from './prompter.js';
@@ -241,7 +242,8 @@ function printNextSteps(io: IO, opts: InitOptions, modelDir: string, files: stri
   const shown = path.relative(io.cwd, modelDir) || '.';
   const origin = source.kind === 'template' ? `template ${source.template.name}` : `from ${path.basename(source.file)}`;
   const repoArg = opts.repo === DEFAULT_REPO ? '' : ` ${shellQuote(opts.repo)}`;
-  const repoFlag = opts.repo === DEFAULT_REPO ? '' : ` --repo ${shellQuote(opts.repo)}`;
+  const repoFlag = opts.repo === DEFAULT_REPO ? '' : ` --model-repository ${shellQuote(opts.repo)}`;
+  const gebe = cliInvocation(io);
   const samples = source.kind === 'template' ? templateSamples(source.template).filter((f) => f.endsWith('.png')) : [];
   const sample = samples.find((f) => path.basename(f) === 'digit-7.png') ?? samples[0];
   const inferInput = sample ? `--input ${shellQuote(sample)}` : '--random';
@@ -249,9 +251,9 @@ function printNextSteps(io: IO, opts: InitOptions, modelDir: string, files: stri
     `${c.green('Created')} ${shown} (${origin}):\n` +
       files.map((f) => `  ${f}\n`).join('') +
       `\nNext steps:\n` +
-      `  gebe validate${repoArg}   ${c.dim('# lint the repository')}\n` +
-      `  gebe serve${repoArg}      ${c.dim('# serve it over KServe v2 HTTP/gRPC')}\n` +
-      `  gebe infer -m ${opts.modelName}${repoFlag} ${inferInput}\n`,
+      `  ${gebe} validate${repoArg}   ${c.dim('# lint the repository')}\n` +
+      `  ${gebe} serve${repoArg}      ${c.dim('# serve it over KServe v2 HTTP/gRPC')}\n` +
+      `  ${gebe} infer -m ${opts.modelName}${repoFlag} ${inferInput}\n`,
   );
 }
 

@@ -20,6 +20,7 @@ export interface ValidateOptions {
 }
 
 export interface ValidateFlags {
+  modelRepository?: string;
   format?: string;
   fix?: boolean;
   fixDryRun?: boolean;

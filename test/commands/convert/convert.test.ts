@@ -48,7 +48,7 @@ describe('gebe convert with a stand-in atc', () => {
     expect(r.out).toContain(`converted mnist_classifier v1 → model_repository/mnist_classifier/1/model.om (${om.length} B, batch sizes 4, 8, 16)`);
     expect(r.out).toContain('header: IMOD, name "model", dynamic');
     expect(r.out).toContain('log: model_repository/mnist_classifier/1/atc.log');
-    expect(r.out).toContain('next: gebe warmup model_repository -m mnist_classifier');
+    expect(r.out).toMatch(/next: node \S+bin\/gebe\.js warmup model_repository -m mnist_classifier/);
     expect(fs.readFileSync(path.join(versionDir(), 'atc.log'), 'utf8')).toContain('ATC run success, welcome to the next use.');
   });
 

@@ -61,9 +61,11 @@ describe('gebe init --yes (mnist template)', () => {
     expect(config).toContain('label_filename: "labels.txt"');
     expect(config).toContain('preferred_batch_size: [ 4, 8, 16 ]');
     expect(r.out).toContain('Created model_repository/mnist_classifier (template mnist)');
-    expect(r.out).toContain('gebe validate');
-    expect(r.out).toContain('gebe serve');
-    expect(r.out).toMatch(/gebe infer -m mnist_classifier --input \S+digit-7\.png/);
+    // From a clone gebe is not on PATH: the next steps run the clone's own launcher.
+    const launcher = `node ${path.resolve(import.meta.dirname, '..', '..', '..', 'bin', 'gebe.js')}`;
+    expect(r.out).toContain(`  ${launcher} validate `);
+    expect(r.out).toContain(`  ${launcher} serve `);
+    expect(r.out).toMatch(/bin\/gebe\.js infer -m mnist_classifier --input \S+digit-7\.png/);
   });
 
   it('matches the committed templates/mnist/config.pbtxt apart from the name', async () => {
@@ -72,8 +74,13 @@ describe('gebe init --yes (mnist template)', () => {
     expect(rendered).toBe(fs.readFileSync(path.join(TEMPLATES_DIR, 'mnist', 'config.pbtxt'), 'utf8'));
   });
 
-  it('takes flags over the defaults and honours --repo', async () => {
-    const r = await gebe(['init', 'digits', '--yes', '--repo', 'repo2', '--max-batch-size', '32', '--preferred-batch-sizes', '16,8,32',
+  it('takes flags over the defaults and honours --model-repository (and the deprecated --repo)', async () => {
+    const old = await gebe(['init', 'old', '--yes', '--repo', 'repo3']);
+    expect(old.code).toBe(0);
+    expect(old.err).toContain('warning: --repo is deprecated; use --model-repository');
+    expect(fs.existsSync(path.join(tmp, 'repo3', 'old', 'config.pbtxt'))).toBe(true);
+    expect((await gebe(['init', 'x', '--yes', '--repo', 'a', '--model-repository', 'b'])).code).toBe(2);
+    const r = await gebe(['init', 'digits', '--yes', '--model-repository', 'repo2', '--max-batch-size', '32', '--preferred-batch-sizes', '16,8,32',
       '--max-queue-delay-us', '100', '--instance-count', '3']);
     expect(r.code).toBe(0);
     const config = read('repo2', 'digits', 'config.pbtxt');
@@ -81,7 +88,8 @@ describe('gebe init --yes (mnist template)', () => {
     expect(config).toContain('preferred_batch_size: [ 8, 16, 32 ]');
     expect(config).toContain('max_queue_delay_microseconds: 100\n');
     expect(config).toContain('count: 3\n');
-    expect(r.out).toContain('gebe infer -m digits --repo repo2');
+    expect(r.out).toContain(' infer -m digits --model-repository repo2');
+    expect(r.err).toBe('');
   });
 });
 
