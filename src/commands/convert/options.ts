@@ -14,6 +14,7 @@ export interface ConvertOptions {
 }
 
 export interface RawConvertOptions {
+  modelRepository?: string;
   model?: string;
   modelVersion?: string;
   socVersion?: string;

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import { colors, type IO } from '../../io.js';
+import { cliInvocation } from '../../cli-invocation.js';
 import { buildAtcCommand, formatCommand, relativeTo, type AtcCommand } from '../../core/atc/command.js';
 import { findErrorCodes } from '../../core/atc/error-codes.js';
 import { findAtc } from '../../core/atc/find-atc.js';
@@ -35,7 +36,8 @@ export async function runConvert(opts: ConvertOptions, deps: ConvertDeps): Promi
   const { io } = deps;
   const c = colors(io);
   const models = findConvertibleModels(path.resolve(io.cwd, opts.target), opts, io);
-  const socVersion = await resolveSocVersion(opts, io);
+  const soc = await resolveSocVersion(opts, io);
+  const socVersion = soc.socVersion ?? SOC_PLACEHOLDER;
   // Looked up before anything runs, so a shell without CANN fails once, up front.
   const atc = opts.dryRun ? 'atc' : findAtc(io.env);
 
@@ -50,14 +52,20 @@ export async function runConvert(opts: ConvertOptions, deps: ConvertDeps): Promi
       precisionMode: opts.precisionMode,
       log: opts.log,
     });
-    const command = formatCommand(atc, plan.args);
+    // The placeholder stays visible as <SOC> (unquoted, so a shell refuses to run it as is).
+    const command = formatCommand(atc, plan.args).replace(`'--soc_version=${SOC_PLACEHOLDER}'`, `--soc_version=${SOC_PLACEHOLDER}`).replace(`--soc_version='${SOC_PLACEHOLDER}'`, `--soc_version=${SOC_PLACEHOLDER}`);
     if (opts.dryRun) {
       io.stdout.write(`${command}\n`);
+      const padding = paddingNote(plan);
+      if (padding) io.stderr.write(`${c.dim('note')}: ${model.name}: ${padding}\n`);
       outcomes.push({ model: model.name, command, omFile: plan.omFile, ok: true });
       continue;
     }
     const ok = await convertOne(io, atc, model, plan);
     outcomes.push({ model: model.name, command, omFile: plan.omFile, ok });
+  }
+  if (opts.dryRun && !soc.socVersion) {
+    io.stderr.write(`${c.dim('note')}: --soc_version=${SOC_PLACEHOLDER} is a placeholder (${soc.reason}): on the Ascend host, run \`npu-smi info\` and pass "Ascend" + the chip name it lists, e.g. --soc-version Ascend310P3\n`);
   }
   const failed = outcomes.filter((o) => !o.ok).length;
   if (!opts.dryRun && models.length > 1) {
@@ -105,17 +113,31 @@ async function convertOne(io: IO, atc: string, model: ConvertibleModel, plan: At
     io.stdout.write('  header: OM2 archive (ZIP); its header is not checked\n');
   }
   for (const code of codes.filter((x) => x.code.startsWith('W'))) io.stdout.write(`  ${c.yellow(code.code)}  ${code.hint}\n`);
-  io.stdout.write(`  log: ${shownLog}\n  next: gebe warmup ${relativeTo(io.cwd, path.dirname(model.modelDir))} -m ${model.name}\n`);
+  io.stdout.write(`  log: ${shownLog}\n  next: ${cliInvocation(io)} warmup ${relativeTo(io.cwd, path.dirname(model.modelDir))} -m ${model.name}\n`);
   return true;
 }
 
-async function resolveSocVersion(opts: ConvertOptions, io: IO): Promise<string> {
-  if (opts.socVersion) return opts.socVersion;
+const SOC_PLACEHOLDER = '<SOC>';
+
+/** The SoC from --soc-version or npu-smi; a dry run goes on without one (the command shows a placeholder). */
+async function resolveSocVersion(opts: ConvertOptions, io: IO): Promise<{ socVersion?: string; reason?: string }> {
+  if (opts.socVersion) return { socVersion: opts.socVersion };
   const detected = await detectSocVersion(io.env);
-  if (detected.socVersion) return detected.socVersion;
+  if (detected.socVersion) return { socVersion: detected.socVersion };
+  if (opts.dryRun) return { reason: detected.reason };
   throw new GebeError(`--soc-version is needed: ${detected.reason}`, {
     hint: 'pass the target chip, e.g. --soc-version Ascend310P3 (run npu-smi info on the target host for its name)',
   });
+}
+
+/** How the executor runs a batch between gears: padded with zeroed rows up to the next gear. */
+function paddingNote(plan: AtcCommand): string | undefined {
+  const sizes = plan.batchSizes;
+  if (!sizes || sizes.length === 0 || sizes[0] === 1) return undefined;
+  const smallest = sizes[0]!;
+  return `the .om runs batch sizes ${sizes.join(', ')} only: a lone request runs padded to a batch of ${smallest} ` +
+    `(${smallest - 1} zeroed row${smallest === 2 ? '' : 's'} computed and dropped), and any batch between two gears up to the next; ` +
+    `to run single requests unpadded, compile a gear of 1 with parameters "graph.ge.inputShape" "${plan.inputShape}" and "graph.ge.dynamicDims" "${[1, ...sizes].join(';')}"`;
 }
 
 function lastLines(text: string, n: number): string {

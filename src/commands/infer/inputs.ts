@@ -27,6 +27,14 @@ export interface BuiltInputs {
 
 export function buildInferInputs(model: ModelDescription, formats: Record<string, string | undefined>, spec: InputSpec, cwd: string): BuiltInputs {
   const batched = model.maxBatchSize > 0;
+  // --input zero / --input random, as perf's --input-data (whose reader words the errors for both).
+  const generated = spec.files.filter((f) => f === 'zero' || f === 'random');
+  if (generated.length > 0) {
+    if (spec.files.length > 1 || spec.random) throw new UsageError(`--input ${generated[0]} gives every input; pass it alone`, 'drop the other --input values and --random');
+    const dims = resolveSampleDims(model, spec.shapes);
+    const kind = generated[0] as 'zero' | 'random';
+    return { tensors: buildRequests(model, 1, dims, { kind })[0]!, notes: [`${kind === 'zero' ? 'zeros' : 'random values'} for every input`] };
+  }
   if (spec.random) {
     if (spec.files.length > 0) throw new UsageError('--random and --input cannot be used together', 'pass one of them');
     const dims = resolveSampleDims(model, spec.shapes);

@@ -23,7 +23,7 @@ export function findLocalModel(repo: string, name: string, version: string | und
   if (!fs.existsSync(configFile)) {
     const models = fs.existsSync(repo) ? fs.readdirSync(repo).filter((d) => fs.existsSync(path.join(repo, d, 'config.pbtxt'))) : [];
     throw new GebeError(`model "${name}" is not in ${path.relative(cwd, repo) || '.'} (no ${shown}/config.pbtxt)`, {
-      hint: models.length > 0 ? `models there: ${models.sort().join(', ')}; or pass --repo` : 'pass --repo <dir>, or create the model with gebe init',
+      hint: models.length > 0 ? `models there: ${models.sort().join(', ')}; or pass --model-repository <dir>` : 'pass --model-repository <dir>, or create the model with gebe init',
     });
   }
   const shownConfig = path.relative(cwd, configFile);

@@ -1,5 +1,6 @@
 /** Flag parsing for `gebe infer`. */
 import { UsageError } from '../../errors.js';
+import { DEFAULT_REPOSITORY } from '../repository-option.js';
 import type { InvertMode } from './image-input.js';
 
 export interface InferOptions {
@@ -18,6 +19,8 @@ export interface InferOptions {
 
 export interface RawInferOptions {
   model?: string;
+  modelRepository?: string;
+  /** Deprecated spelling of modelRepository (see commands/repository-option.ts). */
   repo?: string;
   modelVersion?: string;
   url?: string;
@@ -44,7 +47,7 @@ export function parseInferOptions(raw: RawInferOptions): InferOptions {
   if (raw.protocol !== undefined && raw.url === undefined) throw new UsageError('-i/--protocol applies to -u <host:port>', 'add -u with the server address');
   return {
     model: raw.model,
-    repo: raw.repo ?? 'model_repository',
+    repo: raw.modelRepository ?? DEFAULT_REPOSITORY,
     modelVersion: raw.modelVersion,
     url: raw.url,
     protocol,

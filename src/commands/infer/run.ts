@@ -43,7 +43,7 @@ export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<In
       io.stdout.write(formatReports(reports));
       for (const output of target.config?.output ?? []) {
         if (output.label_filename && !target.labels[output.name]) {
-          io.stdout.write(c.dim(`(no classes for "${output.name}": its ${output.label_filename} is not readable here${opts.url ? '; pass --repo with a local copy of the repository' : ''})\n`));
+          io.stdout.write(c.dim(`(no classes for "${output.name}": its ${output.label_filename} is not readable here${opts.url ? '; pass --model-repository with a local copy of the repository' : ''})\n`));
         }
       }
     }

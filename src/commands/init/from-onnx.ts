@@ -12,6 +12,16 @@ export interface OnnxConfigTensors {
   outputs: TensorSpec[];
   /** Every input and output has a variable first dimension, so it can be Triton's batch dim. */
   batchable: boolean;
+  /** Input dims the model leaves free (written as -1): ATC needs a size or gears for each. */
+  freeInputDims: FreeDim[];
+}
+
+export interface FreeDim {
+  input: string;
+  /** Index into the config's dims. */
+  axis: number;
+  /** The model's name for the dim ("seq"), when it has one. */
+  symbol?: string;
 }
 
 const isVariable = (d: OnnxDim): boolean => d === null || typeof d === 'string' || d < 0;
@@ -27,7 +37,13 @@ export function configTensorsFromOnnx(signature: OnnxSignature, file: string): O
     if (dims.length === 0) return { ...spec, dims: [1], reshape: [] };
     return spec;
   };
-  return { inputs: signature.inputs.map(toSpec), outputs: signature.outputs.map(toSpec), batchable };
+  const freeInputDims: FreeDim[] = [];
+  for (const t of signature.inputs) {
+    (batchable ? t.dims!.slice(1) : t.dims!).forEach((d, axis) => {
+      if (isVariable(d)) freeInputDims.push({ input: t.name, axis, ...(typeof d === 'string' && d !== '' ? { symbol: d } : {}) });
+    });
+  }
+  return { inputs: signature.inputs.map(toSpec), outputs: signature.outputs.map(toSpec), batchable, freeInputDims };
 }
 
 function checkTensor(t: OnnxTensorSignature, file: string): void {

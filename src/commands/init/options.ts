@@ -1,5 +1,6 @@
 /** Flag parsing for `gebe init`: raw commander values → typed options, with errors that name the flag. */
 import { UsageError } from '../../errors.js';
+import { DEFAULT_REPOSITORY } from '../repository-option.js';
 import { isTemplateName, TEMPLATE_NAMES, type TemplateName } from './templates.js';
 
 export interface InitOptions {
@@ -17,6 +18,8 @@ export interface InitOptions {
 }
 
 export interface RawInitOptions {
+  modelRepository?: string;
+  /** Deprecated spelling of modelRepository (see commands/repository-option.ts). */
   repo?: string;
   template?: string;
   from?: string;
@@ -29,7 +32,7 @@ export interface RawInitOptions {
   instanceCount?: string;
 }
 
-export const DEFAULT_REPO = 'model_repository';
+export const DEFAULT_REPO = DEFAULT_REPOSITORY;
 
 /** Triton rejects names with '/' or '..'; the rest keeps names safe in URLs, paths and shells. */
 const MODEL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
@@ -50,7 +53,7 @@ export function parseInitOptions(modelName: string, raw: RawInitOptions): InitOp
   if (raw.backend !== undefined && raw.backend.trim() === '') throw new UsageError('--backend must not be empty', 'for example: --backend ge');
   return {
     modelName,
-    repo: raw.repo ?? DEFAULT_REPO,
+    repo: raw.modelRepository ?? DEFAULT_REPO,
     template: raw.template as TemplateName | undefined,
     from: raw.from,
     yes: raw.yes ?? false,

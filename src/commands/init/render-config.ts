@@ -78,8 +78,13 @@ export function renderConfig(spec: ConfigSpec): string {
   lines.push(...tensorBlock('input', spec.inputs), ...tensorBlock('output', spec.outputs));
   if (spec.maxBatchSize > 0) {
     lines.push(
-      '# Requests wait up to max_queue_delay_microseconds to be merged into a preferred size;',
-      '# `gebe convert` compiles these sizes and max_batch_size as the NPU gears.',
+      '# Requests that arrive close together are merged into one batch. A request waits at most',
+      '# max_queue_delay_microseconds for others to join; a lone request (concurrency 1) always',
+      '# waits the whole delay, so keep it near one batch-1 inference: 100 us adds little to a',
+      '# lone request and still merges concurrent ones. Raise it when throughput under load',
+      '# matters more than latency at low load (`gebe perf --concurrency 1,8` shows both).',
+      '# `gebe convert` compiles the preferred sizes and max_batch_size as the NPU gears; a batch',
+      '# between two gears runs padded up to the next one.',
       'dynamic_batching {',
       ...(spec.preferredBatchSizes.length > 0 ? [`  preferred_batch_size: ${list(spec.preferredBatchSizes)}`] : []),
       `  max_queue_delay_microseconds: ${spec.maxQueueDelayUs}`,

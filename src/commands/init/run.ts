@@ -6,13 +6,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GebeError, UsageError } from '../../errors.js';
 import { colors, type IO } from '../../io.js';
+import { cliInvocation } from '../../cli-invocation.js';
 import type { InitOptions } from './options.js';
 import { DEFAULT_REPO } from './options.js';
 import type { Prompter } from './prompter.js';
 import { renderConfig, type ConfigSpec, type ScaffoldSettings, type TensorSpec } from './render-config.js';
 import { loadTemplate, TEMPLATE_NAMES, templateSamples, type Template, type TemplateName } from './templates.js';
 import { readOnnxSignature } from './onnx-signature.js';
-import { configTensorsFromOnnx } from './from-onnx.js';
+import { configTensorsFromOnnx, type FreeDim } from './from-onnx.js';
+import { freeDimDecisions } from './decisions.js';
+import { gearsFromConfig } from '../../core/atc/gears.js';
+import type { ModelConfig } from '../../core/config/model-config.js';
 
 export interface InitDeps {
   io: IO;
@@ -30,11 +34,11 @@ export interface InitResult {
 /** Where the model comes from: a template, or the user's ONNX file. */
 type Source =
   | { kind: 'template'; template: Template }
-  | { kind: 'onnx'; file: string; inputs: TensorSpec[]; outputs: TensorSpec[]; batchable: boolean };
+  | { kind: 'onnx'; file: string; inputs: TensorSpec[]; outputs: TensorSpec[]; batchable: boolean; freeInputDims: FreeDim[] };
 
 /** Settings for `--from` models, which bring no defaults of their own. */
 const ONNX_DEFAULTS: ScaffoldSettings = {
-  backend: 'ge', maxBatchSize: 16, preferredBatchSizes: [4, 8, 16], maxQueueDelayUs: 500, instanceCount: 1,
+  backend: 'ge', maxBatchSize: 16, preferredBatchSizes: [4, 8, 16], maxQueueDelayUs: 100, instanceCount: 1,
 };
 
 const SETTING_FLAGS = '--backend, --max-batch-size, --preferred-batch-sizes, --max-queue-delay-us, --instance-count';
@@ -62,20 +66,24 @@ export async function runInit(opts: InitOptions, deps: InitDeps): Promise<InitRe
   const source = await chooseSource(opts, io.cwd, ask());
   const settings = await chooseSettings(opts, source, ask());
 
+  const decisions = source.kind === 'onnx'
+    ? freeDimDecisions(source.freeInputDims, source.inputs, settings.maxBatchSize, gearSizes(settings), settings.backend)
+    : [];
   const spec: ConfigSpec = {
     name: opts.modelName,
     ...settings,
     ...(source.kind === 'template'
       ? {
           header: source.template.header,
-          inputs: unbatched(source.template.inputs, settings.maxBatchSize),
-          outputs: unbatched(source.template.outputs, settings.maxBatchSize),
+          inputs: unbatched(source.template.inputs, settings),
+          outputs: unbatched(source.template.outputs, settings),
           skeleton: source.template.skeleton,
         }
       : {
           header: [
             `Scaffolded by \`gebe init --from ${path.basename(source.file)}\`: inputs and outputs match the`,
             "model's graph (names, datatypes, dims; -1 where the model leaves a dim free).",
+            ...(decisions.length > 0 ? ['', ...decisions] : []),
           ],
           inputs: source.inputs,
           outputs: source.outputs,
@@ -83,17 +91,26 @@ export async function runInit(opts: InitOptions, deps: InitDeps): Promise<InitRe
   };
   const files = writeModel(modelDir, spec, source, opts.force);
   printNextSteps(io, opts, modelDir, files, source);
+  if (decisions.length > 0) io.stdout.write(`\n${colors(io).yellow('Decide')}: ${decisions.join('\n        ')}\n`);
   return { modelDir, files, settings, source: source.kind === 'template' ? source.template.name : source.file };
 }
 
 /**
  * Template tensors are written per item (the model has a batch dim). Without batching, dims are
- * the model's full shapes, so the batch dim comes back as -1; a format then no longer applies,
- * as Triton allows FORMAT_NCHW/NHWC only with exactly 3 dims.
+ * the model's full shapes, so the batch dim comes back: as 1 for the GE backend, whose ATC-compiled
+ * graph has fixed shapes (one item per request), as -1 for the others. A format then no longer
+ * applies, as Triton allows FORMAT_NCHW/NHWC only with exactly 3 dims.
  */
-function unbatched(tensors: TensorSpec[], maxBatchSize: number): TensorSpec[] {
-  if (maxBatchSize > 0) return tensors;
-  return tensors.map(({ format: _format, ...t }) => ({ ...t, dims: [-1, ...t.dims] }));
+function unbatched(tensors: TensorSpec[], settings: ScaffoldSettings): TensorSpec[] {
+  if (settings.maxBatchSize > 0) return tensors;
+  const batch = settings.backend === 'ge' ? 1 : -1;
+  return tensors.map(({ format: _format, ...t }) => ({ ...t, dims: [batch, ...t.dims] }));
+}
+
+/** The batch gears `gebe convert` will compile for these settings. */
+function gearSizes(settings: ScaffoldSettings): number[] {
+  const gears = gearsFromConfig({ max_batch_size: settings.maxBatchSize, dynamic_batching: { preferred_batch_size: settings.preferredBatchSizes } } as ModelConfig);
+  return gears.ok ? gears.value.values.map((g) => g[0]!) : [];
 }
 
 function checkTarget(modelDir: string, opts: InitOptions): void {
@@ -225,7 +242,8 @@ function printNextSteps(io: IO, opts: InitOptions, modelDir: string, files: stri
   const shown = path.relative(io.cwd, modelDir) || '.';
   const origin = source.kind === 'template' ? `template ${source.template.name}` : `from ${path.basename(source.file)}`;
   const repoArg = opts.repo === DEFAULT_REPO ? '' : ` ${shellQuote(opts.repo)}`;
-  const repoFlag = opts.repo === DEFAULT_REPO ? '' : ` --repo ${shellQuote(opts.repo)}`;
+  const repoFlag = opts.repo === DEFAULT_REPO ? '' : ` --model-repository ${shellQuote(opts.repo)}`;
+  const gebe = cliInvocation(io);
   const samples = source.kind === 'template' ? templateSamples(source.template).filter((f) => f.endsWith('.png')) : [];
   const sample = samples.find((f) => path.basename(f) === 'digit-7.png') ?? samples[0];
   const inferInput = sample ? `--input ${shellQuote(sample)}` : '--random';
@@ -233,9 +251,9 @@ function printNextSteps(io: IO, opts: InitOptions, modelDir: string, files: stri
     `${c.green('Created')} ${shown} (${origin}):\n` +
       files.map((f) => `  ${f}\n`).join('') +
       `\nNext steps:\n` +
-      `  gebe validate${repoArg}   ${c.dim('# lint the repository')}\n` +
-      `  gebe serve${repoArg}      ${c.dim('# serve it over KServe v2 HTTP/gRPC')}\n` +
-      `  gebe infer -m ${opts.modelName}${repoFlag} ${inferInput}\n`,
+      `  ${gebe} validate${repoArg}   ${c.dim('# lint the repository')}\n` +
+      `  ${gebe} serve${repoArg}      ${c.dim('# serve it over KServe v2 HTTP/gRPC')}\n` +
+      `  ${gebe} infer -m ${opts.modelName}${repoFlag} ${inferInput}\n`,
   );
 }
 

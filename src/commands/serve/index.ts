@@ -6,7 +6,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
   program
     .command('serve [repo]')
     .description('serve a model repository over KServe v2 (HTTP, gRPC, metrics)')
-    .option('--model-repository <dir>', 'the model repository (same as the [repo] argument; default ./model_repository)')
+    .option('--model-repository <dir>', 'the model repository (same as the [repo] argument) (default: ./model_repository)')
     .option('--host <address>', 'address to listen on (0.0.0.0 for containers)', '127.0.0.1')
     .option('--http-port <port>', 'HTTP port (0 = any free port)', '8000')
     .option('--grpc-port <port>', 'gRPC port (0 = any free port)', '8001')

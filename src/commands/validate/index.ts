@@ -1,16 +1,20 @@
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { FORMATTERS } from '../../core/lint/formatters/index.js';
+import { repositoryOptions, takeRepository } from '../repository-option.js';
 import { toValidateOptions, type ValidateFlags } from './options.js';
 
 export { toValidateOptions, type ValidateOptions } from './options.js';
 
 export function registerValidate(program: Command, ctx: CommandContext): void {
-  program
+  const cmd = program
     .command('validate [path...]')
-    .description('lint config.pbtxt, repository layout and config/model agreement (default path: ./model_repository)')
+    .description('lint config.pbtxt, repository layout and config/model agreement ([path] default: ./model_repository)');
+  cmd.addOption(repositoryOptions('a model repository to validate, as a [path] argument')[0]!);
+  cmd
     .addOption(new Option('--format <format>', 'output format').choices(Object.keys(FORMATTERS)).default('text'))
-    .option('--fix', 'apply safe fixes in place, then report what remains')
+    .option('--fix', 'apply the fixes that cannot change meaning, in place, then report what remains')
+    .option('--fix-dry-run', 'print those fixes as a unified diff (per file, git style) without writing; exit as validate would')
     .option('--strict', 'warnings fail too (exit 1)')
     .option('--rule <ID=level>', 'set a rule to off|info|warning|error (repeatable)', (value: string, prev: string[] = []) => [...prev, value])
     .option('--against <baseline>', 'also report breaking changes against a git ref, a directory or a tarball')
@@ -22,6 +26,7 @@ export function registerValidate(program: Command, ctx: CommandContext): void {
     .option('--explain <RULE_ID>', "print a rule's documentation and exit")
     .action(async (paths: string[], flags: ValidateFlags) => {
       const { runValidate } = await import('./run.js');
-      ctx.setExitCode(await runValidate(toValidateOptions(paths, flags), ctx.io));
+      const repo = takeRepository({ modelRepository: flags.modelRepository }, ctx.io);
+      ctx.setExitCode(await runValidate(toValidateOptions(repo !== undefined ? [...paths, repo] : paths, flags), ctx.io));
     });
 }

@@ -13,6 +13,8 @@ export interface ValidateOptions {
   format: FormatName;
   /** Apply safe fixes in place, then report what remains. */
   fix: boolean;
+  /** Print the safe fixes as a unified diff instead of applying them. */
+  fixDryRun: boolean;
   /** Warnings fail too (exit 1). */
   strict: boolean;
   rules: Map<string, RuleSetting>;
@@ -32,8 +34,10 @@ export interface ValidateOptions {
 }
 
 export interface ValidateFlags {
+  modelRepository?: string;
   format?: string;
   fix?: boolean;
+  fixDryRun?: boolean;
   strict?: boolean;
   rule?: string[];
   against?: string;
@@ -52,10 +56,17 @@ export function toValidateOptions(paths: string[], flags: ValidateFlags): Valida
   if (!(format in FORMATTERS)) {
     throw new UsageError(`unknown --format "${flags.format}"`, `use one of: ${Object.keys(FORMATTERS).join(', ')}`);
   }
+  if (flags.fix && flags.fixDryRun) {
+    throw new UsageError('--fix and --fix-dry-run both given', 'use --fix-dry-run to see the diff, then --fix to apply it');
+  }
+  if (flags.fixDryRun && format !== 'text') {
+    throw new UsageError(`--fix-dry-run prints a diff, not --format ${format}`, 'drop --format, or run --fix-dry-run and --format in separate runs');
+  }
   return {
     paths: paths.length > 0 ? paths : [DEFAULT_PATH],
     format: format as FormatName,
     fix: Boolean(flags.fix),
+    fixDryRun: Boolean(flags.fixDryRun),
     strict: Boolean(flags.strict),
     rules: parseRuleOverrides(flags.rule ?? [], { ids: LINT_IDS, flag: '--rule' }),
     against: flags.against,

@@ -1,21 +1,23 @@
 /**
- * `gebe validate`: scan → lint → (--fix: apply safe fixes, re-lint) → format. Returns the exit
- * code: 0 without error-level findings, 1 with them (or with warnings under --strict).
+ * `gebe validate`: scan → lint → (--fix: apply safe fixes and write; --fix-dry-run: print them
+ * as a diff) → gate (config file, --against, unused suppressions) → format. Returns the exit code:
+ * 0 without error-level findings, 1 with them (or with warnings under --strict, or more than
+ * --max-warnings).
  */
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { colorEnabled, type IO } from '../../io.js';
-import { applyFixes } from '../../core/config/edits.js';
+import { unifiedDiff } from '../../core/lint/fix-diff.js';
+import { writeFileAtomic } from '../../core/lint/fix-writer.js';
+import { applySafeFixesInMemory } from '../../core/lint/fixes.js';
 import { FORMATTERS, summarize, type LintReport } from '../../core/lint/formatters/index.js';
 import { lintTargets, type LintResult } from '../../core/lint/runner.js';
 import { scanTarget } from '../../core/repository/scan.js';
+import type { ScanTarget } from '../../core/repository/types.js';
 import { explainRule, gate, loadRunSettings, printConfig, type RunSettings } from './gating.js';
 import type { ValidateOptions } from './options.js';
-import type { ScanTarget } from '../../core/repository/types.js';
 
 const require = createRequire(import.meta.url);
-const MAX_FIX_PASSES = 5;
 
 function gebeVersion(): string {
   for (const rel of ['../../../package.json', '../../../../package.json']) {
@@ -28,64 +30,65 @@ function gebeVersion(): string {
   return '0.0.0';
 }
 
-function lint(opts: ValidateOptions, io: IO, run: RunSettings): LintResult & { targets: ScanTarget[] } {
-  const targets = opts.paths.map((p) => scanTarget(p, io.cwd));
-  return { ...lintTargets(targets, { overrides: run.settings.global('rules') }), targets };
-}
-
-/** Applies safe fixes until none are left (fixes can uncover others); returns how many applied. */
-function applySafeFixes(opts: ValidateOptions, io: IO, run: RunSettings): { result: ReturnType<typeof lint>; fixed: Map<string, number> } {
-  const fixed = new Map<string, number>();
-  let result = lint(opts, io, run);
-  for (let pass = 0; pass < MAX_FIX_PASSES; pass++) {
-    let appliedThisPass = 0;
-    for (const { source } of result.configs) {
-      // A file with invalid UTF-8 was decoded lossily: writing it back would destroy bytes.
-      if (source.text === undefined || source.invalidUtf8) continue;
-      const fixes = result.diagnostics.flatMap((d) => (d.file === source.display && d.fix?.safe && d.fix.edits.length > 0 ? [d.fix] : []));
-      if (fixes.length === 0) continue;
-      const { text, applied } = applyFixes(source.text, fixes);
-      if (applied.length === 0 || text === source.text) continue;
-      fs.writeFileSync(source.path, text);
-      fixed.set(source.display, (fixed.get(source.display) ?? 0) + applied.length);
-      appliedThisPass += applied.length;
-    }
-    if (appliedThisPass === 0) break;
-    result = lint(opts, io, run);
-  }
-  return { result, fixed };
-}
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export async function runValidate(opts: ValidateOptions, io: IO): Promise<number> {
   if (opts.explain) {
     io.stdout.write(explainRule(opts.explain));
     return EXIT_OK;
   }
-  const run = loadRunSettings(opts, io);
+  const run: RunSettings = loadRunSettings(opts, io);
   if (opts.printConfig) {
     io.stdout.write(printConfig(opts.printConfig, run));
     return EXIT_OK;
   }
-  let result: ReturnType<typeof lint>;
-  if (opts.fix) {
-    const outcome = applySafeFixes(opts, io, run);
-    result = outcome.result;
-    for (const [file, n] of outcome.fixed) io.stderr.write(`fixed ${n} problem${n === 1 ? '' : 's'} in ${file}\n`);
-  } else {
-    result = lint(opts, io, run);
+  const scan = (): ScanTarget[] => opts.paths.map((p) => scanTarget(p, io.cwd));
+  const lint = (targets: ScanTarget[]) => lintTargets(targets, { overrides: run.settings.global('rules') });
+  /** Findings after the gate, and whether they fail the run. */
+  const judge = (result: LintResult, targets: ScanTarget[]) => {
+    const diagnostics = gate(result, targets, run, opts, io);
+    const summary = summarize(diagnostics, result.models, result.files);
+    const tooManyWarnings = run.maxWarnings !== undefined && summary.warnings > run.maxWarnings;
+    const failing = summary.errors > 0 || (run.strict && summary.warnings > 0) || tooManyWarnings;
+    return { diagnostics, summary, tooManyWarnings, failing };
+  };
+
+  if (opts.fixDryRun) {
+    // The files stay as they are, so the exit code is that of the files as they are.
+    const targets = scan();
+    const before = judge(lint(targets), targets);
+    const { result, files } = applySafeFixesInMemory(scan(), lint);
+    io.stdout.write(unifiedDiff(files));
+    const applied = files.reduce((n, f) => n + f.applied, 0);
+    const remaining = result.diagnostics.length;
+    io.stderr.write(files.length === 0
+      ? `no safe fixes to apply; ${plural(remaining, 'problem')} need a decision (run without --fix-dry-run to see them)\n`
+      : `--fix would fix ${plural(applied, 'problem')} in ${plural(files.length, 'file')}; ${plural(remaining, 'problem')} would remain\n`);
+    return before.failing ? EXIT_FINDINGS : EXIT_OK;
   }
-  const diagnostics = gate(result, result.targets, run, opts, io);
+  let result: LintResult;
+  let targets = scan();
+  if (opts.fix) {
+    const outcome = applySafeFixesInMemory(targets, lint);
+    for (const file of outcome.files) {
+      writeFileAtomic(file.path, file.after);
+      io.stderr.write(`fixed ${plural(file.applied, 'problem')} in ${file.display}\n`);
+    }
+    result = outcome.result;
+    // The gate compares the files as written (--against reads the working tree).
+    if (outcome.files.length > 0) {
+      targets = scan();
+      result = lint(targets);
+    }
+  } else {
+    result = lint(targets);
+  }
+  const judged = judge(result, targets);
   const sources = new Map<string, string>();
   for (const { source } of result.configs) if (source.text !== undefined) sources.set(source.display, source.text);
-  const report: LintReport = {
-    diagnostics,
-    summary: summarize(diagnostics, result.models, result.files),
-    sources,
-  };
+  const report: LintReport = { diagnostics: judged.diagnostics, summary: judged.summary, sources };
   const color = opts.format === 'text' && colorEnabled(io, 'stdout');
   io.stdout.write(FORMATTERS[opts.format](report, { color, strict: run.strict, version: gebeVersion() }));
-  const tooManyWarnings = run.maxWarnings !== undefined && report.summary.warnings > run.maxWarnings;
-  if (tooManyWarnings) io.stderr.write(`gebe found too many warnings: ${report.summary.warnings} (--max-warnings ${run.maxWarnings})\n`);
-  const failing = report.summary.errors > 0 || (run.strict && report.summary.warnings > 0) || tooManyWarnings;
-  return failing ? EXIT_FINDINGS : EXIT_OK;
+  if (judged.tooManyWarnings) io.stderr.write(`gebe found too many warnings: ${report.summary.warnings} (--max-warnings ${run.maxWarnings})\n`);
+  return judged.failing ? EXIT_FINDINGS : EXIT_OK;
 }

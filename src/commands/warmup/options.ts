@@ -11,6 +11,7 @@ export interface WarmupOptions {
 }
 
 export interface RawWarmupOptions {
+  modelRepository?: string;
   model?: string;
   url?: string;
   write?: boolean;

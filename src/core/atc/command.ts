@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import type { ModelConfig } from '../config/model-config.js';
-import { gearsFromConfig, INPUT_SHAPE_KEY, parameter, type Gears } from './gears.js';
+import type { Gears } from './gears.js';
+import { planAtcShapes } from './shape-plan.js';
 
 export interface AtcCommandInput {
   config: ModelConfig;
@@ -33,106 +34,20 @@ export interface AtcCommand {
 const FRAMEWORK_ONNX = '5';
 export const ATC_LOG_LEVELS = ['debug', 'info', 'warning', 'error', 'null'] as const;
 
-interface ShapeEntry {
-  name: string;
-  dims: number[];
-}
-
+/** Throws the first problem planAtcShapes finds (the lint rules report them all), naming the config. */
 export function buildAtcCommand(input: AtcCommandInput): AtcCommand {
-  const { config, configFile } = input;
-  const entries = inputShapeEntries(config, configFile);
-  const inputShape = entries.map((e) => `${e.name}:${e.dims.join(',')}`).join(';');
-  const dynamicCount = entries.reduce((n, e) => n + e.dims.filter((d) => d === -1).length, 0);
-  const gears = gearsFromConfig(config);
-  const args = [`--model=${input.modelFile}`, `--framework=${FRAMEWORK_ONNX}`, `--output=${input.outputBase}`, `--input_shape=${inputShape}`];
-
-  let gearArg: string | undefined;
-  let format = inputFormat(config, configFile);
-  if (gears.values.length === 0) {
-    if (dynamicCount > 0) {
-      // The known ATC trap: -1 without gears compiles a model that is not dynamic at all.
-      throw new GebeError(`${configFile}: the input shape "${inputShape}" has -1 but the config gives no gears to compile`, {
-        hint: `set max_batch_size (and dynamic_batching.preferred_batch_size), or parameters "${INPUT_SHAPE_KEY}"/"graph.ge.dynamicDims"`,
-      });
-    }
-  } else if (gears.source !== 'graph.ge.dynamicDims') {
-    // Batch gears: every input's batch dim is the one -1 (inputShapeEntries rejects other -1s).
-    gearArg = `--dynamic_batch_size=${gears.values.map((g) => g[0]).join(',')}`;
-  } else {
-    // GE's dynamicDims: one value per -1 across all inputs, in order.
-    const wrong = gears.values.find((g) => g.length !== dynamicCount);
-    if (wrong) {
-      throw new GebeError(
-        `${configFile}: gear "${wrong.join(',')}" (from ${gears.source}) has ${wrong.length} value(s) but the input shape "${inputShape}" has ${dynamicCount} -1 dim(s)`,
-        { hint: 'give one value per -1 dim in each gear (gears separated by ";", values by ",")' },
-      );
-    }
-    const batchOnly = entries.every((e) => e.dims.slice(1).every((d) => d !== -1) && e.dims[0] === -1);
-    const sameValues = gears.values.every((g) => g.every((v) => v === g[0]));
-    if (batchOnly && sameValues) {
-      gearArg = `--dynamic_batch_size=${gears.values.map((g) => g[0]).join(',')}`;
-    } else {
-      // ATC takes dynamic dims other than the batch only with the ND format.
-      gearArg = `--dynamic_dims=${gears.values.map((g) => g.join(',')).join(';')}`;
-      format = 'ND';
-    }
+  const planned = planAtcShapes(input.config);
+  if (!planned.ok) {
+    const first = planned.problems[0]!;
+    throw new GebeError(`${input.configFile}: ${first.message}`, { hint: first.hint });
   }
-  args.push(`--input_format=${format}`);
-  if (gearArg) args.push(gearArg);
+  const { plan } = planned;
+  const args = [`--model=${input.modelFile}`, `--framework=${FRAMEWORK_ONNX}`, `--output=${input.outputBase}`, `--input_shape=${plan.inputShape}`, `--input_format=${plan.format}`];
+  if (plan.gearArg) args.push(plan.gearArg);
   args.push(`--soc_version=${input.socVersion}`);
   if (input.precisionMode) args.push(`--precision_mode=${input.precisionMode}`);
   if (input.log) args.push(`--log=${input.log}`);
-  const sizes = gearArg?.startsWith('--dynamic_batch_size') ? gears.values.map((g) => g[0]!) : undefined;
-  return { args, inputShape, gears, batchSizes: sizes, omFile: `${input.outputBase}.om` };
-}
-
-/** From `graph.ge.inputShape` when set, else the config inputs with the batch dim as -1. */
-function inputShapeEntries(config: ModelConfig, configFile: string): ShapeEntry[] {
-  const explicit = parameter(config, INPUT_SHAPE_KEY);
-  if (explicit !== undefined) return parseInputShape(explicit, configFile);
-  const inputs = config.input ?? [];
-  if (inputs.length === 0) {
-    throw new GebeError(`${configFile}: no input entries, so the input shapes for ATC are unknown`, {
-      hint: 'add input [ { name, data_type, dims } ] matching the ONNX model (gebe init --from model.onnx writes them)',
-    });
-  }
-  const batched = (config.max_batch_size ?? 0) > 0;
-  return inputs.map((t, i) => {
-    // reshape is the shape the model itself sees; dims is what clients send.
-    const shape = t.reshape ? t.reshape.shape : t.dims;
-    const at = shape.findIndex((d) => d < 0);
-    if (at >= 0 && parameter(config, 'graph.ge.dynamicDims') === undefined) {
-      throw new GebeError(
-        `${configFile}: input "${t.name}" (input[${i}]) has a variable dim (${t.reshape ? 'reshape.shape' : 'dims'}[${at}] = -1); ATC compiles fixed shapes`,
-        { hint: `write the real size in ${t.reshape ? 'reshape.shape' : 'dims'}, or set parameters "${INPUT_SHAPE_KEY}" and "graph.ge.dynamicDims" with gears for it` },
-      );
-    }
-    return { name: t.name, dims: batched ? [-1, ...shape] : [...shape] };
-  });
-}
-
-function parseInputShape(text: string, configFile: string): ShapeEntry[] {
-  return text.split(';').map((part) => {
-    const colon = part.lastIndexOf(':');
-    const dims = part.slice(colon + 1).split(',').map((d) => Number(d.trim()));
-    if (colon <= 0 || dims.some((d) => !Number.isInteger(d) || (d < 1 && d !== -1))) {
-      throw new GebeError(`${configFile}: parameters "${INPUT_SHAPE_KEY}" has "${part}", expected "name:d1,d2,..." (-1 for a dynamic dim)`, {
-        hint: 'for example: "image:-1,3,224,224"; separate inputs with ";"',
-      });
-    }
-    return { name: part.slice(0, colon), dims };
-  });
-}
-
-function inputFormat(config: ModelConfig, configFile: string): string {
-  const formats = new Set((config.input ?? []).map((t) => t.format).filter((f) => f && f !== 'FORMAT_NONE'));
-  if (formats.size > 1) {
-    throw new GebeError(`${configFile}: inputs mix FORMAT_NCHW and FORMAT_NHWC; ATC takes one --input_format for all inputs`, {
-      hint: 'use one format for every input, or convert the model by hand with atc',
-    });
-  }
-  // NCHW is ATC's default for ONNX models.
-  return formats.has('FORMAT_NHWC') ? 'NHWC' : 'NCHW';
+  return { args, inputShape: plan.inputShape, gears: plan.gears, batchSizes: plan.batchSizes, omFile: `${input.outputBase}.om` };
 }
 
 /** The command as a user would paste it into a shell. */

@@ -3,6 +3,9 @@
  * those batch sizes, so the executor pads a merged batch up to the next gear.
  */
 import type { ModelConfig } from '../config/model-config.js';
+import { DYNAMIC_DIMS_KEY, INPUT_SHAPE_KEY, parseDynamicDims, type Parsed } from './ge-parameters.js';
+
+export { DYNAMIC_DIMS_KEY, INPUT_SHAPE_KEY };
 
 export interface Gears {
   /** Each gear: one value per -1 in the input shape (one value for a plain batch gear). */
@@ -10,9 +13,6 @@ export interface Gears {
   /** Where they came from, for messages. */
   source: 'graph.ge.dynamicDims' | 'dynamic_batching' | 'max_batch_size' | 'none';
 }
-
-export const DYNAMIC_DIMS_KEY = 'graph.ge.dynamicDims';
-export const INPUT_SHAPE_KEY = 'graph.ge.inputShape';
 
 export function parameter(config: ModelConfig, key: string): string | undefined {
   return config.parameters?.[key]?.string_value;
@@ -22,28 +22,17 @@ export function parameter(config: ModelConfig, key: string): string | undefined 
  * `graph.ge.dynamicDims` when the config sets it (the GE backend compiles exactly those), otherwise
  * preferred_batch_size ∪ max_batch_size for a batching model, otherwise none (a static graph).
  */
-export function gearsFromConfig(config: ModelConfig): Gears {
+export function gearsFromConfig(config: ModelConfig): Parsed<Gears> {
   const dims = parameter(config, DYNAMIC_DIMS_KEY);
-  if (dims !== undefined) return { values: parseDynamicDims(dims), source: 'graph.ge.dynamicDims' };
-  const max = config.max_batch_size ?? 0;
-  if (max <= 0) return { values: [], source: 'none' };
-  const preferred = config.dynamic_batching?.preferred_batch_size ?? [];
+  if (dims !== undefined) {
+    const parsed = parseDynamicDims(dims);
+    return parsed.ok ? { ok: true, value: { values: parsed.value, source: 'graph.ge.dynamicDims' } } : parsed;
+  }
+  const max = Number(config.max_batch_size ?? 0);
+  if (max <= 0) return { ok: true, value: { values: [], source: 'none' } };
+  const preferred = (config.dynamic_batching?.preferred_batch_size ?? []).map(Number);
   const sizes = [...new Set([...preferred.filter((s) => s > 0 && s <= max), max])].sort((a, b) => a - b);
-  return { values: sizes.map((s) => [s]), source: preferred.length > 0 ? 'dynamic_batching' : 'max_batch_size' };
-}
-
-/** "1;2;4;8" → [[1],[2],[4],[8]]; "1,224;2,224" → [[1,224],[2,224]]. Throws with the bad piece. */
-export function parseDynamicDims(text: string): number[][] {
-  const gears = text.split(';').map((gear) =>
-    gear.split(',').map((v) => {
-      const n = Number(v.trim());
-      if (v.trim() === '' || !Number.isInteger(n) || n < 1) {
-        throw new Error(`"${gear}" in "${text}" is not a list of positive integers`);
-      }
-      return n;
-    }),
-  );
-  return gears;
+  return { ok: true, value: { values: sizes.map((s) => [s]), source: preferred.length > 0 ? 'dynamic_batching' : 'max_batch_size' } };
 }
 
 /** The batch sizes of batch-only gears ([[1],[2]] → [1, 2]); undefined when gears have several values. */

@@ -10,7 +10,7 @@ import type { FieldNode, MessageNode, ScalarNode } from './ast.js';
 import { decodeScalar, isDefaultScalar, type ScalarValue } from './scalars.js';
 import type { FieldInfo, MessageInfo } from './schema.js';
 import type { DiagnosticSink } from './source.js';
-import { closestName } from './suggest.js';
+import { closestName, respelledName } from './suggest.js';
 
 /** A map entry as written; `key` is the canonical string the plain config and JSON use. */
 export interface MapEntry {
@@ -62,7 +62,7 @@ export class Interpreter {
     for (const fieldNode of node.fields) {
       const field = type.byName.get(fieldNode.name);
       if (!field) {
-        this.reportUnknownField(fieldNode, type, enclosing);
+        this.reportUnknownField(fieldNode, type, enclosing, node);
         continue;
       }
       if (field.oneof) {
@@ -101,7 +101,7 @@ export class Interpreter {
     return undefined;
   }
 
-  private reportUnknownField(fieldNode: FieldNode, type: MessageInfo, enclosing: MessageInfo[]): void {
+  private reportUnknownField(fieldNode: FieldNode, type: MessageInfo, enclosing: MessageInfo[], block: MessageNode): void {
     if (type.isMapEntry) {
       const valueType = type.fields[1]!.messageType;
       if (valueType?.byName.has(fieldNode.name)) {
@@ -119,12 +119,13 @@ export class Interpreter {
       return;
     }
     const candidates = type.fields.map((f) => f.name);
-    const suggestion = closestName(fieldNode.name, candidates);
+    const respelled = respelledName(fieldNode.name, candidates);
+    const suggestion = respelled ?? closestName(fieldNode.name, candidates);
     const where = type.isMapEntry ? 'a map entry (which has only "key" and "value")' : shortName(type);
     const { start, end } = fieldNode.nameSpan;
     this.sink.report('SYNTAX_UNKNOWN_FIELD', start.offset, end.offset,
       `Field "${fieldNode.name}" does not exist in ${where}` + (suggestion ? `; did you mean "${suggestion}"?` : '.'), suggestion
-        ? { fix: { description: `Rename to ${suggestion}`, edits: [{ start: start.offset, end: end.offset, text: suggestion }], safe: false } }
+        ? { fix: { description: `Rename to ${suggestion}`, edits: [{ start: start.offset, end: end.offset, text: suggestion }], safe: suggestion === respelled && renameIsFree(block, type, suggestion) } }
         : {});
   }
 
@@ -231,4 +232,14 @@ export class Interpreter {
       (severity === 'error' ? 'Triton rejects the config. Remove one of them.' : 'the first value is the default, so this one silently replaces it. Remove one of them.'),
       { severity });
   }
+}
+
+/**
+ * Whether a field renamed to `name` in `block` stays alone: a non-repeated field already written
+ * there, or another member of its oneof, would turn the rename into a conflict.
+ */
+function renameIsFree(block: MessageNode, type: MessageInfo, name: string): boolean {
+  const field = type.byName.get(name)!;
+  if (field.repeated || field.map) return true;
+  return !block.fields.some((f) => f.name === name || (field.oneof !== undefined && type.byName.get(f.name)?.oneof === field.oneof));
 }

@@ -149,7 +149,7 @@ function article(type: string): string {
 function enumHint(text: string, field: FieldInfo): string {
   if (field.kind !== 'enum') return '';
   const suggestion = suggestEnumValue(text, field);
-  return suggestion ? ` Did you mean ${suggestion}?` : '';
+  return suggestion ? ` Did you mean ${suggestion.value}?` : '';
 }
 
 /**
@@ -162,11 +162,27 @@ const DATA_TYPE_ALIASES: Record<string, string> = {
   STRING: 'TYPE_STRING', STR: 'TYPE_STRING', BOOLEAN: 'TYPE_BOOL',
 };
 
-function suggestEnumValue(text: string, field: FieldInfo): string | undefined {
+/**
+ * Aliases with one meaning in every tool that uses them. FLOAT (fp64 in Python), INT and LONG
+ * (sized by the platform) are guesses, so their replacement stays a suggestion.
+ */
+const EXACT_DATA_TYPE_ALIASES = new Set(['FLOAT32', 'FLOAT16', 'HALF', 'DOUBLE', 'FLOAT64', 'BFLOAT16', 'BYTES', 'STRING', 'STR', 'BOOLEAN']);
+
+/**
+ * The enum value a misspelling most likely means, and whether replacing it cannot change the
+ * meaning: the same name in another case, the value without its prefix (`FP32` for `TYPE_FP32`,
+ * KServe's wire names), or an exact alias (`TYPE_BYTES` → `TYPE_STRING`).
+ */
+function suggestEnumValue(text: string, field: FieldInfo): { value: string; safe: boolean } | undefined {
   const names = [...field.enumType!.byName.keys()];
-  const alias = DATA_TYPE_ALIASES[text.toUpperCase().replace(/^(TYPE_|DT_|NP\.)/, '')];
-  if (field.enumType!.fullName === 'inference.DataType' && alias) return alias;
-  return closestName(text, names);
+  const bare = text.toUpperCase().replace(/^(TYPE_|DT_|NP\.)/, '');
+  const alias = DATA_TYPE_ALIASES[bare];
+  if (field.enumType!.fullName === 'inference.DataType' && alias) return { value: alias, safe: EXACT_DATA_TYPE_ALIASES.has(bare) };
+  const value = closestName(text, names);
+  if (value === undefined) return undefined;
+  const lower = text.toLowerCase();
+  const unprefixed = names.filter((n) => n.toLowerCase().endsWith(`_${lower}`));
+  return { value, safe: value.toLowerCase() === lower || (unprefixed.length === 1 && unprefixed[0] === value) };
 }
 
 function describeFailure(node: ScalarNode, text: string, field: FieldInfo): Decoded {
@@ -175,10 +191,10 @@ function describeFailure(node: ScalarNode, text: string, field: FieldInfo): Deco
     const names = [...field.enumType!.byName.keys()];
     const suggestion = suggestEnumValue(text, field);
     const message = `${shown} is not a value of ${field.enumType!.fullName} (field "${field.name}").` +
-      (suggestion ? ` Did you mean ${suggestion}?` : ` Use one of: ${names.slice(0, 16).join(', ')}${names.length > 16 ? ', ...' : ''}.`);
+      (suggestion ? ` Did you mean ${suggestion.value}?` : ` Use one of: ${names.slice(0, 16).join(', ')}${names.length > 16 ? ', ...' : ''}.`);
     const result: Decoded = { ok: false, ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', message };
     if (suggestion) {
-      result.fix = { description: `Replace with ${suggestion}`, edits: [{ start: node.span.start.offset, end: node.span.end.offset, text: suggestion }], safe: false };
+      result.fix = { description: `Replace with ${suggestion.value}`, edits: [{ start: node.span.start.offset, end: node.span.end.offset, text: suggestion.value }], safe: suggestion.safe };
     }
     return result;
   }

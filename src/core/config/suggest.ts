@@ -40,3 +40,20 @@ export function closestName(written: string, candidates: Iterable<string>): stri
   const limit = Math.max(2, Math.floor(written.length / 3));
   return bestDistance <= limit ? best : undefined;
 }
+
+/** A name reduced to what a respelling keeps: lower case, no '_' or '-', no plural 's'. */
+function spellingKey(name: string): string {
+  return name.toLowerCase().replace(/[_-]/g, '').replace(/s$/, '');
+}
+
+/**
+ * The one candidate that `written` merely respells (case, '_'/'-' separators, a plural 's':
+ * `datatype` → `data_type`, `max_queue_delay_microsecond` → `max_queue_delay_microseconds`),
+ * or undefined when none or several do. Renaming to it cannot change what the user meant, so
+ * `validate --fix` applies it; any other "did you mean" stays a suggestion.
+ */
+export function respelledName(written: string, candidates: Iterable<string>): string | undefined {
+  const key = spellingKey(written);
+  const matches = [...candidates].filter((c) => c !== written && spellingKey(c) === key);
+  return matches.length === 1 ? matches[0] : undefined;
+}

@@ -3,46 +3,10 @@
  * and `graph.ge.dynamicDims` (gears: one value per -1 in inputShape, gears separated by ';').
  */
 import type { ModelConfig } from '../config/model-config.js';
+import { parseDynamicDims, parseInputShape, type ShapeEntry } from '../atc/ge-parameters.js';
 import { parameter } from './helpers.js';
 
-export interface ShapeEntry {
-  name: string;
-  dims: number[];
-}
-
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
-
-export function parseInputShape(text: string): Parsed<ShapeEntry[]> {
-  const entries: ShapeEntry[] = [];
-  for (const part of text.split(';')) {
-    if (part.trim() === '') return { ok: false, message: `empty entry in "${text}" (entries are name:dims separated by ';')` };
-    const colon = part.lastIndexOf(':');
-    if (colon <= 0) return { ok: false, message: `"${part}" is not of the form name:d1,d2,...` };
-    const name = part.slice(0, colon).trim();
-    const dimsText = part.slice(colon + 1).trim();
-    const dims: number[] = [];
-    for (const d of dimsText.split(',')) {
-      if (!/^(-1|\d+)$/.test(d.trim())) return { ok: false, message: `dim "${d}" of "${name}" is not an integer or -1` };
-      dims.push(Number(d));
-    }
-    entries.push({ name, dims });
-  }
-  return { ok: true, value: entries };
-}
-
-export function parseDynamicDims(text: string): Parsed<number[][]> {
-  const gears: number[][] = [];
-  for (const gear of text.split(';')) {
-    if (gear.trim() === '') return { ok: false, message: `empty gear in "${text}" (gears are separated by ';', values in a gear by ',')` };
-    const values: number[] = [];
-    for (const v of gear.split(',')) {
-      if (!/^[1-9]\d*$/.test(v.trim())) return { ok: false, message: `gear value "${v}" in "${gear}" is not a positive integer` };
-      values.push(Number(v));
-    }
-    gears.push(values);
-  }
-  return { ok: true, value: gears };
-}
+export { dynamicDimCount, parseDynamicDims, parseInputShape, type Parsed, type ShapeEntry } from '../atc/ge-parameters.js';
 
 export interface Gears {
   shape: ShapeEntry[];

@@ -20,7 +20,7 @@ export function modelTensor(model: OnnxModelInfo, io: 'input' | 'output', name: 
   return (io === 'input' ? model.inputs : model.outputs).find((t) => t.name === name);
 }
 
-/** The dims the model sees for a config tensor: the reshape when present, else dims. */
+/** The dims the model sees for a config tensor: the reshape when present (`shape: [ ]` is a scalar), else dims. */
 export function modelFacingDims(tensor: { dims?: number[]; reshape?: { shape?: number[] } }): number[] {
-  return (tensor.reshape?.shape ?? tensor.dims ?? []).map(Number);
+  return (tensor.reshape ? tensor.reshape.shape ?? [] : tensor.dims ?? []).map(Number);
 }

@@ -21,12 +21,16 @@ import { rule as ENSEMBLE_FORBIDDEN_FIELD } from './rules/ensemble-forbidden-fie
 import { rule as ENSEMBLE_SCHEDULING_MISMATCH } from './rules/ensemble-scheduling-mismatch.js';
 import { rule as ENSEMBLE_STEP_MODEL } from './rules/ensemble-step-model.js';
 import { rule as FILE_UNREADABLE } from './rules/file-unreadable.js';
+import { rule as GE_BATCH_GEARS_FIXED_BATCH } from './rules/ge-batch-gears-fixed-batch.js';
+import { rule as GE_DYNAMIC_DIM_WITHOUT_GEARS } from './rules/ge-dynamic-dim-without-gears.js';
 import { rule as GE_DYNAMIC_DIMS } from './rules/ge-dynamic-dims.js';
 import { rule as GE_GPU_IGNORED } from './rules/ge-gpu-ignored.js';
 import { rule as GE_INPUT_SHAPE } from './rules/ge-input-shape.js';
 import { rule as GE_MAX_BATCH_EXCEEDS_GEARS } from './rules/ge-max-batch-exceeds-gears.js';
+import { rule as GE_MIXED_INPUT_FORMATS } from './rules/ge-mixed-input-formats.js';
 import { rule as GE_MODEL_FILE_MISSING } from './rules/ge-model-file-missing.js';
 import { rule as GE_MULTIPLE_ONNX } from './rules/ge-multiple-onnx.js';
+import { rule as GE_NO_INPUT_SHAPES } from './rules/ge-no-input-shapes.js';
 import { rule as GE_OM_ONLY } from './rules/ge-om-only.js';
 import { rule as GE_PARAMETER_UNKNOWN } from './rules/ge-parameter-unknown.js';
 import { rule as GE_PARAMETER_VALUE } from './rules/ge-parameter-value.js';
@@ -84,12 +88,16 @@ export const RULES: readonly Rule[] = [
   ENSEMBLE_SCHEDULING_MISMATCH,
   ENSEMBLE_STEP_MODEL,
   FILE_UNREADABLE,
+  GE_BATCH_GEARS_FIXED_BATCH,
   GE_DYNAMIC_DIMS,
+  GE_DYNAMIC_DIM_WITHOUT_GEARS,
   GE_GPU_IGNORED,
   GE_INPUT_SHAPE,
   GE_MAX_BATCH_EXCEEDS_GEARS,
+  GE_MIXED_INPUT_FORMATS,
   GE_MODEL_FILE_MISSING,
   GE_MULTIPLE_ONNX,
+  GE_NO_INPUT_SHAPES,
   GE_OM_ONLY,
   GE_PARAMETER_UNKNOWN,
   GE_PARAMETER_VALUE,
@@ -120,10 +128,10 @@ export const RULES: readonly Rule[] = [
   SEQUENCE_CONTROL_INVALID,
   SEQUENCE_OLDEST_PREFERRED_SIZE,
   SYMLINK_LOOP,
+  TENSORRT_ONLY_FIELD,
   TENSOR_DIM_INVALID,
   TENSOR_FIELD_MISSING,
   TENSOR_FORMAT_DIMS,
-  TENSORRT_ONLY_FIELD,
   VERSION_DIR_INVALID,
   VERSION_MISSING,
   VERSION_POLICY_MISSING_VERSION,

@@ -48,7 +48,7 @@ describe('gebe convert with a stand-in atc', () => {
     expect(r.out).toContain(`converted mnist_classifier v1 → model_repository/mnist_classifier/1/model.om (${om.length} B, batch sizes 4, 8, 16)`);
     expect(r.out).toContain('header: IMOD, name "model", dynamic');
     expect(r.out).toContain('log: model_repository/mnist_classifier/1/atc.log');
-    expect(r.out).toContain('next: gebe warmup model_repository -m mnist_classifier');
+    expect(r.out).toMatch(/next: node \S+bin\/gebe\.js warmup model_repository -m mnist_classifier/);
     expect(fs.readFileSync(path.join(versionDir(), 'atc.log'), 'utf8')).toContain('ATC run success, welcome to the next use.');
   });
 
@@ -92,6 +92,9 @@ describe('gebe convert with a stand-in atc', () => {
         "--input_shape=image:-1,1,28,28 --input_format=NCHW --dynamic_batch_size=4,8,16 --soc_version=Ascend310P3 --log=info\n",
     );
     expect(fs.existsSync(path.join(versionDir(), 'atc.log'))).toBe(false);
+    // How the gears treat a lone request, on stderr so stdout stays the command alone.
+    expect(r.err).toContain('note: mnist_classifier: the .om runs batch sizes 4, 8, 16 only: a lone request runs padded to a batch of 4 (3 zeroed rows computed and dropped)');
+    expect(r.err).toContain('"graph.ge.dynamicDims" "1;4;8;16"');
   });
 
   it('tells the user to source set_env.sh, naming the missing variable, when atc is not on PATH', async () => {
@@ -103,10 +106,14 @@ describe('gebe convert with a stand-in atc', () => {
     expect(withHome.err).toContain('PATH lacks /opt/cann/bin');
   });
 
-  it('needs --soc-version when npu-smi is not there', async () => {
-    const r = await gebe(['convert', '--dry-run'], { PATH: nodeDir });
+  it('needs --soc-version when npu-smi is not there; a dry run prints <SOC> and says how to fill it', async () => {
+    const r = await gebe(['convert'], { PATH: nodeDir });
     expect(r.code).toBe(2);
     expect(r.err).toContain('--soc-version is needed: npu-smi is not on PATH');
+    const dry = await gebe(['convert', '--dry-run'], { PATH: nodeDir });
+    expect(dry.code).toBe(0);
+    expect(dry.out).toMatch(/ --soc_version=<SOC>\n$/);
+    expect(dry.err).toContain('note: --soc_version=<SOC> is a placeholder (npu-smi is not on PATH (no Ascend driver here)): on the Ascend host, run `npu-smi info`');
   });
 
   it('converts every ge model of a repository, skipping other backends, or one with -m', async () => {

@@ -23,6 +23,11 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+function writeZeros(): string {
+  fs.writeFileSync(path.join(tmp, 'zeros.json'), JSON.stringify({ data: [{ image: new Array(784).fill(0) }] }));
+  return 'zeros.json';
+}
+
 describe('gebe infer in process', () => {
   it('prints the right digit for every PNG sample of the template', async () => {
     for (let digit = 0; digit < 10; digit++) {
@@ -72,6 +77,18 @@ describe('gebe infer in process', () => {
     const random = await gebe(['infer', '-m', 'mnist_classifier', '--random']);
     expect(random.code).toBe(0);
     expect(random.out).toContain('logits FP32 [1, 10]');
+    // --input zero / random, as the JSON reader's error offers (and perf's --input-data takes).
+    for (const kind of ['zero', 'random']) {
+      const r = await gebe(['infer', '-m', 'mnist_classifier', '--input', kind, '--json']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out).outputs[0]).toMatchObject({ name: 'logits', shape: [1, 10] });
+    }
+    const zeros = JSON.parse((await gebe(['infer', '-m', 'mnist_classifier', '--input', 'zero', '--json'])).out) as typeof result;
+    const zeroJson = JSON.parse((await gebe(['infer', '-m', 'mnist_classifier', '--input', writeZeros(), '--json'])).out) as typeof result;
+    expect(zeros.outputs[0]!.data).toEqual(zeroJson.outputs[0]!.data);
+    const both = await gebe(['infer', '-m', 'mnist_classifier', '--input', 'random', '--random']);
+    expect(both.code).toBe(2);
+    expect(both.err).toContain('--input random gives every input; pass it alone');
   });
 
   it('fills a non-batching model input [-1, 1, 28, 28], and refuses an image for a non-image input', async () => {
@@ -136,10 +153,14 @@ describe('gebe infer -u (KServe v2 HTTP)', () => {
   });
 
   it('prints the scores without classes when the label file is not available locally', async () => {
-    const r = await gebe(['infer', '-m', 'mnist_classifier', '-u', url, '--repo', 'elsewhere', '--input', path.join(samples, 'digit-4.png')]);
+    const r = await gebe(['infer', '-m', 'mnist_classifier', '-u', url, '--model-repository', 'elsewhere', '--input', path.join(samples, 'digit-4.png')]);
     expect(r.code).toBe(0);
     expect(r.out).not.toContain('top 3');
-    expect(r.out).toContain('(no classes for "logits": its labels.txt is not readable here; pass --repo with a local copy of the repository)');
+    expect(r.out).toContain('(no classes for "logits": its labels.txt is not readable here; pass --model-repository with a local copy of the repository)');
+    // The old spelling still works, with a one-line note.
+    const old = await gebe(['infer', '-m', 'mnist_classifier', '-u', url, '--repo', 'elsewhere', '--input', path.join(samples, 'digit-4.png')]);
+    expect(old.code).toBe(0);
+    expect(old.err).toBe("warning: --repo is deprecated; use --model-repository (Triton's spelling)\n");
   });
 
   it('says when the server is not there or lacks the model', async () => {

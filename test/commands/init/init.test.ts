@@ -61,9 +61,11 @@ describe('gebe init --yes (mnist template)', () => {
     expect(config).toContain('label_filename: "labels.txt"');
     expect(config).toContain('preferred_batch_size: [ 4, 8, 16 ]');
     expect(r.out).toContain('Created model_repository/mnist_classifier (template mnist)');
-    expect(r.out).toContain('gebe validate');
-    expect(r.out).toContain('gebe serve');
-    expect(r.out).toMatch(/gebe infer -m mnist_classifier --input \S+digit-7\.png/);
+    // From a clone gebe is not on PATH: the next steps run the clone's own launcher.
+    const launcher = `node ${path.resolve(import.meta.dirname, '..', '..', '..', 'bin', 'gebe.js')}`;
+    expect(r.out).toContain(`  ${launcher} validate `);
+    expect(r.out).toContain(`  ${launcher} serve `);
+    expect(r.out).toMatch(/bin\/gebe\.js infer -m mnist_classifier --input \S+digit-7\.png/);
   });
 
   it('matches the committed templates/mnist/config.pbtxt apart from the name', async () => {
@@ -72,8 +74,13 @@ describe('gebe init --yes (mnist template)', () => {
     expect(rendered).toBe(fs.readFileSync(path.join(TEMPLATES_DIR, 'mnist', 'config.pbtxt'), 'utf8'));
   });
 
-  it('takes flags over the defaults and honours --repo', async () => {
-    const r = await gebe(['init', 'digits', '--yes', '--repo', 'repo2', '--max-batch-size', '32', '--preferred-batch-sizes', '16,8,32',
+  it('takes flags over the defaults and honours --model-repository (and the deprecated --repo)', async () => {
+    const old = await gebe(['init', 'old', '--yes', '--repo', 'repo3']);
+    expect(old.code).toBe(0);
+    expect(old.err).toContain('warning: --repo is deprecated; use --model-repository');
+    expect(fs.existsSync(path.join(tmp, 'repo3', 'old', 'config.pbtxt'))).toBe(true);
+    expect((await gebe(['init', 'x', '--yes', '--repo', 'a', '--model-repository', 'b'])).code).toBe(2);
+    const r = await gebe(['init', 'digits', '--yes', '--model-repository', 'repo2', '--max-batch-size', '32', '--preferred-batch-sizes', '16,8,32',
       '--max-queue-delay-us', '100', '--instance-count', '3']);
     expect(r.code).toBe(0);
     const config = read('repo2', 'digits', 'config.pbtxt');
@@ -81,7 +88,8 @@ describe('gebe init --yes (mnist template)', () => {
     expect(config).toContain('preferred_batch_size: [ 8, 16, 32 ]');
     expect(config).toContain('max_queue_delay_microseconds: 100\n');
     expect(config).toContain('count: 3\n');
-    expect(r.out).toContain('gebe infer -m digits --repo repo2');
+    expect(r.out).toContain(' infer -m digits --model-repository repo2');
+    expect(r.err).toBe('');
   });
 });
 
@@ -188,6 +196,20 @@ describe('gebe init --from model.onnx', () => {
     expect(config).toMatch(/name: "threshold"\n {4}data_type: TYPE_FP32\n {4}dims: \[ 1 \]\n {4}reshape: \{ shape: \[ \] \}/);
     expect(config).toMatch(/name: "boxes"\n {4}data_type: TYPE_FP32\n {4}dims: \[ 3, -1, -1 \]/);
     expect(config).not.toContain('"w"');
+    // ATC compiles fixed shapes: the free height and width are a decision, in the config and the output.
+    expect(config).toContain('# Before `gebe convert`: the model leaves "pixels" dims[1] ("height"), "pixels" dims[2] ("width") free (-1 below).');
+    expect(config).toContain('#   parameters { key: "graph.ge.dynamicDims" value: { string_value: "4,<height>,<width>,4;8,<height>,<width>,8;16,<height>,<width>,16" } }');
+    expect(r.out).toContain('Decide: Before `gebe convert`: the model leaves "pixels" dims[1] ("height")');
+    const v = await gebe(['validate']);
+    expect(v.out).toContain('GE_DYNAMIC_DIM_WITHOUT_GEARS input "pixels" has a variable dim (dims[1] = -1)');
+    // Filled in as the comment says, the config validates clean and converts with --dynamic_dims.
+    const file = path.join(tmp, 'model_repository', 'detector', 'config.pbtxt');
+    fs.appendFileSync(file, 'parameters { key: "graph.ge.inputShape" value: { string_value: "pixels:-1,3,-1,-1;threshold:-1" } }\n' +
+      'parameters { key: "graph.ge.dynamicDims" value: { string_value: "4,224,224,4;8,224,224,8;16,224,224,16" } }\n');
+    expect((await gebe(['validate'])).out).toMatch(/no problems/);
+    const dry = await gebe(['convert', '--dry-run', '--soc-version', 'Ascend310P3']);
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain("--input_shape='pixels:-1,3,-1,-1;threshold:-1' --input_format=ND --dynamic_dims='4,224,224,4;8,224,224,8;16,224,224,16'");
     expect(fs.readFileSync(path.join(tmp, 'model_repository', 'detector', '1', 'model.onnx')).equals(fs.readFileSync(path.join(tmp, 'detector.onnx')))).toBe(true);
   });
 
@@ -198,6 +220,7 @@ describe('gebe init --from model.onnx', () => {
     expect(config).toContain('max_batch_size: 0\n');
     expect(config).toMatch(/name: "x"\n {4}data_type: TYPE_INT64\n {4}dims: \[ 1, -1 \]/);
     expect(config).not.toContain('dynamic_batching');
+    expect(config).toContain('"x" dims[1] ("seq") free');
     const forced = await gebe(['init', 'fixed2', '--yes', '--from', 'fixed.onnx', '--max-batch-size', '8']);
     expect(forced.code).toBe(2);
     expect(forced.err).toContain('fixed.onnx has a fixed first dimension');

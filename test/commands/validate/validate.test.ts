@@ -60,7 +60,7 @@ describe('gebe validate', () => {
       '  7 |     data_type: TYPE_FP32',
       '> 8 |     dims: [ 1, 1, 28, 28 ]',
       '    |           ^^^^^^^^^^^^^^^^',
-      '  fix: drop the first dim: dims: [ 1, 28, 28 ]',
+      '  fix (--fix applies it): drop the first dim: dims: [ 1, 28, 28 ]',
     ].join('\n'));
     expect(r.out).toContain("broken/om_only/1/model.om:1:1 error GE_OM_ONLY version directory broken/om_only/1 holds only model.om: Triton's GE backend loads .onnx or .pb models, not .om offline models (gebe serve can run an .om with its ascend engine)");
     expect(r.out).toMatch(/✖ 9 problems \(8 errors, 1 warning, 0 infos\) in 4 models, 4 config files checked\n$/);
@@ -105,10 +105,73 @@ describe('gebe validate', () => {
     expect(r.out).toContain('broken/typo_comment/1:1:1 error GE_MODEL_FILE_MISSING');
     expect(r.out).not.toContain('SYNTAX_');
     expect(r.code).toBe(1);
-    // Unsafe suggestions are never applied.
-    const before = fs.readFileSync(path.join(cwd, 'broken/digits_batch_dims/config.pbtxt'), 'utf8');
-    await validate(['broken/digits_batch_dims'], { fix: true });
-    expect(fs.readFileSync(path.join(cwd, 'broken/digits_batch_dims/config.pbtxt'), 'utf8')).toBe(before);
+    // Unsafe suggestions are never applied: wrong_name's name could be fixed either way.
+    const before = fs.readFileSync(path.join(cwd, 'broken/wrong_name/config.pbtxt'), 'utf8');
+    await validate(['broken/wrong_name'], { fix: true });
+    expect(fs.readFileSync(path.join(cwd, 'broken/wrong_name/config.pbtxt'), 'utf8')).toBe(before);
+  });
+
+  const MESSY = [
+    'name: "m"', 'backend: "GE"', 'max_batch_size: 8',
+    'input [ { name: "image" datatype: TYPE_FP32 dims: [ 1, 1, 28, 28 ] } ]',
+    'output [ { name: "probability" data_type: FP32 dims: [ 10 ] } ]',
+    'dynamic_batching { preferred_batch_sizes: [ 4, 8 ] max_queue_delay_microsecond: 100 }',
+    'instance_group [ { count: 1 gpus: [ 0 ] } ]', '',
+  ].join('\n');
+  const FIXED = [
+    'name: "m"', 'backend: "ge"', 'max_batch_size: 8',
+    'input [ { name: "image" data_type: TYPE_FP32 dims: [ 1, 28, 28 ] } ]',
+    'output [ { name: "probabilities" data_type: TYPE_FP32 dims: [ 10 ] } ]',
+    'dynamic_batching { preferred_batch_size: [ 4, 8 ] max_queue_delay_microseconds: 100 }',
+    'instance_group [ { count: 1 } ]', '',
+  ].join('\n');
+
+  function writeMessy(): string {
+    fs.cpSync(path.join(cwd, 'broken', 'digits_batch_dims', '1'), path.join(cwd, 'messy', 'm', '1'), { recursive: true });
+    write('messy/m/config.pbtxt', MESSY);
+    fs.chmodSync(path.join(cwd, 'messy/m/config.pbtxt'), 0o640);
+    return path.join(cwd, 'messy/m/config.pbtxt');
+  }
+
+  it('applies every fix that cannot change meaning, over several passes, and writes the file atomically', async () => {
+    const file = writeMessy();
+    const r = await validate(['messy'], { fix: true });
+    expect(r.err).toBe('fixed 8 problems in messy/m/config.pbtxt\n');
+    expect(fs.readFileSync(file, 'utf8')).toBe(FIXED);
+    expect(r.out).toMatch(/^✔ no problems/);
+    expect(r.code).toBe(0);
+    // Written through a temporary file and a rename: nothing is left beside it, and the mode is kept.
+    expect(fs.readdirSync(path.dirname(file)).sort()).toEqual(['1', 'config.pbtxt']);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o640);
+  });
+
+  it('prints the fixes as a git-style unified diff with --fix-dry-run, writes nothing, and exits as validate would', async () => {
+    const file = writeMessy();
+    const r = await validate(['messy'], { fixDryRun: true });
+    expect(fs.readFileSync(file, 'utf8')).toBe(MESSY);
+    expect(r.code).toBe(1);
+    expect(r.out.split('\n').slice(0, 4)).toEqual([
+      'diff --git a/messy/m/config.pbtxt b/messy/m/config.pbtxt',
+      '--- a/messy/m/config.pbtxt',
+      '+++ b/messy/m/config.pbtxt',
+      '@@ -1,7 +1,7 @@',
+    ]);
+    expect(r.out).toContain('-backend: "GE"\n+backend: "ge"\n');
+    expect(r.out).toContain(' max_batch_size: 8\n');
+    expect(r.err).toBe('--fix would fix 8 problems in 1 file; 0 problems would remain\n');
+    // The diff applies with git to give what --fix writes.
+    fs.writeFileSync(path.join(cwd, 'fix.patch'), r.out);
+    execFileSync('git', ['apply', 'fix.patch'], { cwd });
+    expect(fs.readFileSync(file, 'utf8')).toBe(FIXED);
+    // Nothing to fix: no diff, exit as validate.
+    const clean = await validate(['messy'], { fixDryRun: true });
+    expect(clean).toMatchObject({ code: 0, out: '' });
+    expect(clean.err).toContain('no safe fixes to apply');
+  });
+
+  it('refuses --fix with --fix-dry-run, and --fix-dry-run with another --format (exit 2)', async () => {
+    expect(await main(['node', 'gebe', 'validate', 'broken', '--fix', '--fix-dry-run'], memoryIO({ cwd }))).toBe(2);
+    expect(await main(['node', 'gebe', 'validate', 'broken', '--fix-dry-run', '--format', 'json'], memoryIO({ cwd }))).toBe(2);
   });
 
   it('makes warnings fail with --strict', async () => {

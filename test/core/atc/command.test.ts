@@ -61,15 +61,31 @@ describe('buildAtcCommand', () => {
       throw new Error('expected an error');
     };
     expect(fail({ ...mnist, input: [{ name: 'image', data_type: 'TYPE_FP32', dims: [1, -1, 28] }] }))
-      .toBe('repo/m/config.pbtxt: input "image" (input[0]) has a variable dim (dims[1] = -1); ATC compiles fixed shapes');
+      .toBe('repo/m/config.pbtxt: input "image" has a variable dim (dims[1] = -1); ATC compiles fixed shapes, and no graph.ge.dynamicDims gear gives this dim a size');
     expect(fail({ ...mnist, parameters: { 'graph.ge.inputShape': { string_value: 'x:-1,-1' }, 'graph.ge.dynamicDims': { string_value: '1;2' } } }))
-      .toContain('gear "1" (from graph.ge.dynamicDims) has 1 value(s) but the input shape "x:-1,-1" has 2 -1 dim(s)');
-    expect(fail({ ...mnist, parameters: { 'graph.ge.inputShape': { string_value: 'x=1,2' } } })).toContain('parameters "graph.ge.inputShape" has "x=1,2"');
+      .toContain('gear 1 "1" of graph.ge.dynamicDims has 1 value, but graph.ge.inputShape "x:-1,-1" has 2 -1 dims');
+    expect(fail({ ...mnist, parameters: { 'graph.ge.inputShape': { string_value: 'x=1,2' } } })).toContain('parameters "graph.ge.inputShape" is malformed: "x=1,2" is not of the form name:d1,d2,...');
+    expect(fail({ ...mnist, parameters: { 'graph.ge.dynamicDims': { string_value: '1;x' } } })).toContain('parameters "graph.ge.dynamicDims" is malformed');
+    expect(fail({ ...mnist, parameters: { 'graph.ge.inputShape': { string_value: 'image:1,1,28,28' } } }))
+      .toContain('fixes the batch dim of "image" (ATC\'s --dynamic_batch_size needs -1 there)');
+    expect(fail({ ...mnist, parameters: { 'graph.ge.inputShape': { string_value: 'image:-1,1,-1,28' } } }))
+      .toContain('frees a dim other than the batch of "image"');
     expect(fail({ ...mnist, input: [] })).toContain('no input entries');
     expect(fail({ name: 'm', backend: 'ge', max_batch_size: 0, parameters: { 'graph.ge.inputShape': { string_value: 'x:-1,3' } } }))
       .toContain('has -1 but the config gives no gears');
     expect(fail({ ...mnist, input: [mnist.input![0]!, { name: 'y', data_type: 'TYPE_FP32', format: 'FORMAT_NHWC', dims: [2, 2, 3] }] }))
-      .toContain('mix FORMAT_NCHW and FORMAT_NHWC');
+      .toContain('inputs mix FORMAT_NCHW ("image") and FORMAT_NHWC ("y")');
+  });
+});
+
+describe('the input format', () => {
+  it('is ND for inputs that are not rank 4 (NCHW/NHWC describe images), NCHW or NHWC for rank-4 inputs', () => {
+    const tokens = build({ name: 'bert', backend: 'ge', max_batch_size: 8, input: [{ name: 'ids', data_type: 'TYPE_INT64', dims: [128] }] });
+    expect(tokens.args).toContain('--input_format=ND');
+    expect(tokens.args).toContain('--input_shape=ids:-1,128');
+    const seq = build({ name: 's', backend: 'ge', max_batch_size: 0, input: [{ name: 'x', data_type: 'TYPE_FP32', dims: [1, 16, 8] }] });
+    expect(seq.args).toContain('--input_format=ND');
+    expect(build(mnist).args).toContain('--input_format=NCHW');
   });
 });
 

@@ -170,17 +170,32 @@ const cases: Case[] = [
     title: 'enum names: unknown, suggested, and numbers',
     code: 'input { data_type: FP32 format: FORMAT_NCHW }\ninstance_group { kind: GPU }\ninstance_group { kind: 2 }\n',
     errors: [
-      { ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', line: 1, column: 20, endColumn: 24, message: /Did you mean TYPE_FP32/, suggestion: 'input { data_type: TYPE_FP32 format: FORMAT_NCHW }\ninstance_group { kind: GPU }\ninstance_group { kind: 2 }\n' },
+      { ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', line: 1, column: 20, endColumn: 24, message: /Did you mean TYPE_FP32/ },
       { ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', line: 2, column: 24, message: /Did you mean KIND_GPU/ },
     ],
+    // The value without its prefix (KServe's wire name) means exactly one value: a safe fix.
+    output: 'input { data_type: TYPE_FP32 format: FORMAT_NCHW }\ninstance_group { kind: KIND_GPU }\ninstance_group { kind: 2 }\n',
   },
   {
     title: 'data type names from ONNX, NumPy and KServe',
     code: 'input { data_type: FLOAT }\noutput { data_type: BYTES }\n',
     errors: [
+      // FLOAT is fp32 in ONNX but fp64 in Python: a suggestion. BYTES is KServe's TYPE_STRING: safe.
       { ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', line: 1, column: 20, message: /Did you mean TYPE_FP32\?/, suggestion: 'input { data_type: TYPE_FP32 }\noutput { data_type: BYTES }\n' },
       { ruleId: 'SYNTAX_UNKNOWN_ENUM_VALUE', line: 2, column: 21, message: /Did you mean TYPE_STRING\?/ },
     ],
+    output: 'input { data_type: FLOAT }\noutput { data_type: TYPE_STRING }\n',
+  },
+  {
+    title: 'unknown field names that only respell a field: safe renames, unless the field is already set',
+    code: 'input { datatype: TYPE_FP32 }\ndynamic_batching { max_queue_delay_microsecond: 100 preferred_batch_sizes: [ 4 ] }\nmaxBatchSize: 8\nmax_batch_size: 4\n',
+    errors: [
+      { ruleId: 'SYNTAX_UNKNOWN_FIELD', line: 1, column: 9, message: /did you mean "data_type"/ },
+      { ruleId: 'SYNTAX_UNKNOWN_FIELD', line: 2, column: 20, message: /did you mean "max_queue_delay_microseconds"/ },
+      { ruleId: 'SYNTAX_UNKNOWN_FIELD', line: 2, column: 53, message: /did you mean "preferred_batch_size"/ },
+      { ruleId: 'SYNTAX_UNKNOWN_FIELD', line: 3, column: 1, message: /did you mean "max_batch_size"/, suggestion: 'input { datatype: TYPE_FP32 }\ndynamic_batching { max_queue_delay_microsecond: 100 preferred_batch_sizes: [ 4 ] }\nmax_batch_size: 8\nmax_batch_size: 4\n' },
+    ],
+    output: 'input { data_type: TYPE_FP32 }\ndynamic_batching { max_queue_delay_microseconds: 100 preferred_batch_size: [ 4 ] }\nmaxBatchSize: 8\nmax_batch_size: 4\n',
   },
   {
     title: 'booleans in other spellings',

@@ -90,6 +90,27 @@ describe('sarif formatter', () => {
     expect(run.results[0].message.text).toContain('Fix: drop the first dim');
     // A zero-width location still gets a region GitHub accepts (endColumn > startColumn on one line).
     expect(run.results[1].locations[0].physicalLocation.region).toEqual({ startLine: 1, startColumn: 1, endLine: 1, endColumn: 2 });
+    // A suggestion is not a SARIF fix: a consumer may apply those unasked.
+    expect(run.results[0].fixes).toBeUndefined();
+  });
+
+  it('ends the message with one period before "Fix:", and gives safe fixes as SARIF fixes with line/column regions', () => {
+    const text = 'name: "m"\nbackend: "GE"\n';
+    const d: Diagnostic = {
+      file: './m/config.pbtxt', line: 2, column: 10, endLine: 2, endColumn: 14, ruleId: 'BACKEND_NAME_TYPO', severity: 'warning',
+      message: 'Protobuf text format has no "//" comments; start the comment with "#" instead.',
+      fix: { description: 'use backend: "ge"', edits: [{ start: 19, end: 23, text: '"ge"' }], safe: true },
+    };
+    const sarif = JSON.parse(formatSarif({ diagnostics: [d], summary: summarize([d], 1, 1), sources: new Map([[d.file, text]]) }, options));
+    const result = sarif.runs[0].results[0];
+    expect(result.message.text).toBe('Protobuf text format has no "//" comments; start the comment with "#" instead. Fix: use backend: "ge"');
+    expect(result.fixes).toEqual([{
+      description: { text: 'use backend: "ge"' },
+      artifactChanges: [{
+        artifactLocation: { uri: 'm/config.pbtxt' },
+        replacements: [{ deletedRegion: { startLine: 2, startColumn: 10, endLine: 2, endColumn: 14 }, insertedContent: { text: '"ge"' } }],
+      }],
+    }]);
   });
 });
 

@@ -6,7 +6,7 @@ export const rule: ConfigRule = {
   id: 'DIMS_INCLUDE_BATCH',
   purpose: 'Checks, against the model file, that dims leave out the batch dimension when max_batch_size > 0 (Triton prepends it).',
   severity: 'error',
-  fixable: false,
+  fixable: true,
   scope: 'config',
   needs: 'model-directory',
   check(ctx) {
@@ -19,12 +19,19 @@ export const rule: ConfigRule = {
         const dims = modelFacingDims(t.tensor);
         if (dims.length === 0 || m.dims.length !== dims.length) continue;
         const span = ctx.parse.locate([...t.path, 'dims']);
+        // The model proves the first dim is the batch when it leaves that dim free and the rest
+        // agree with the config: then dropping it is the only reading, and --fix applies it.
+        const proven = !isFixed(m.dims[0]) && dims.slice(1).every((d, i) => d === -1 || !isFixed(m.dims![i + 1]) || m.dims![i + 1] === d);
         ctx.report({
           at: [...t.path, 'dims'],
           message: `dims ${formatDims(dims)} of ${t.label} include the batch dimension: the model's ${t.io} has rank ${m.dims.length} ${formatDims(m.dims)}, and with max_batch_size ${mbs} Triton prepends the batch, expecting ${formatDims([-1, ...dims])}`,
-          fix: replaceFix(span, `[ ${dims.slice(1).join(', ')} ]`, `drop the first dim: dims: [ ${dims.slice(1).join(', ')} ]`, false),
+          fix: replaceFix(span, `[ ${dims.slice(1).join(', ')} ]`, `drop the first dim: dims: [ ${dims.slice(1).join(', ')} ]`, proven),
         });
       }
     }
   },
 };
+
+function isFixed(d: number | string | null | undefined): d is number {
+  return typeof d === 'number' && d >= 0;
+}

@@ -1,5 +1,6 @@
 import { isGe, parameter } from '../helpers.js';
-import { parseDynamicDims, parseInputShape } from '../ge-options.js';
+import { planAtcShapes } from '../../atc/shape-plan.js';
+import { dynamicDimCount, parseDynamicDims, parseInputShape } from '../ge-options.js';
 import { hint, type ConfigRule } from '../rule.js';
 
 export const rule: ConfigRule = {
@@ -25,18 +26,13 @@ export const rule: ConfigRule = {
     }
     const shape = parseInputShape(shapeText);
     if (!shape.ok) return; // GE_INPUT_SHAPE reports it
-    const wildcards = shape.value.reduce((n, e) => n + e.dims.filter((d) => d === -1).length, 0);
-    if (wildcards === 0) {
+    if (dynamicDimCount(shape.value) === 0) {
       ctx.report({ at, message: `graph.ge.dynamicDims is set but graph.ge.inputShape "${shapeText}" has no -1 dim to fill`, fix: hint('mark the dynamic dims with -1 in graph.ge.inputShape, or remove dynamicDims') });
       return;
     }
-    gears.value.forEach((gear, i) => {
-      if (gear.length === wildcards) return;
-      ctx.report({
-        at,
-        message: `gear ${i + 1} "${gear.join(',')}" of graph.ge.dynamicDims has ${gear.length} value${gear.length === 1 ? '' : 's'}, but graph.ge.inputShape "${shapeText}" has ${wildcards} -1 dim${wildcards === 1 ? '' : 's'}`,
-        fix: hint(`give every gear ${wildcards} comma-separated value${wildcards === 1 ? '' : 's'}, one per -1`),
-      });
-    });
+    // The same check gebe convert makes before it runs ATC.
+    const plan = planAtcShapes(ctx.config);
+    if (plan.ok) return;
+    for (const p of plan.problems) if (p.kind === 'gear-arity') ctx.report({ at, message: p.message, fix: hint(p.hint) });
   },
 };

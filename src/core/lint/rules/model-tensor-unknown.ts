@@ -7,7 +7,7 @@ export const rule: ConfigRule = {
   id: 'MODEL_TENSOR_UNKNOWN',
   purpose: 'Checks that every config input and output exists in the ONNX model under the same name.',
   severity: 'error',
-  fixable: false,
+  fixable: true,
   scope: 'config',
   needs: 'model-directory',
   check(ctx) {
@@ -16,11 +16,14 @@ export const rule: ConfigRule = {
         if (!t.tensor.name || modelTensor(model.info, t.io, t.tensor.name)) continue;
         const names = (t.io === 'input' ? model.info.inputs : model.info.outputs).map((m) => m.name);
         const suggestion = closest(t.tensor.name, names);
+        // With one model tensor and one config tensor of this kind, the name has only one answer.
+        const only = names.length === 1 && tensors(ctx.config, t.io).length === 1 ? names[0] : undefined;
+        const rename = only ?? suggestion;
         ctx.report({
           at: [...t.path, 'name'],
           message: `${t.label} is not an ${t.io} of ${path.basename(model.path)}${suggestion ? `; did you mean '${suggestion}'?` : ''} (model ${t.io}s: ${names.join(', ') || 'none'})`,
-          fix: suggestion
-            ? replaceFix(ctx.parse.locate([...t.path, 'name']), JSON.stringify(suggestion), `rename it to "${suggestion}"`, false)
+          fix: rename
+            ? replaceFix(ctx.parse.locate([...t.path, 'name']), JSON.stringify(rename), `rename it to "${rename}"`, rename === only)
             : { description: `use the model's ${t.io} names: ${names.join(', ')}`, edits: [], safe: false },
         });
       }

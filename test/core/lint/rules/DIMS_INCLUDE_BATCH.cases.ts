@@ -16,6 +16,15 @@ export default {
       config: DIGITS_CONFIG.replace('dims: [ 1, 28, 28 ]', 'dims: [ 1, 1, 28, 28 ]'),
       files: { '1/model.onnx': digitsModel() },
       errors: [{ line: 8, column: 11, message: 'include the batch dimension' }],
+      // The model's rank and its free first dim prove it: --fix drops it.
+      output: DIGITS_CONFIG,
+    },
+    {
+      name: 'the rest disagrees with the model, so dropping the first dim is only a suggestion',
+      config: DIGITS_CONFIG.replace('dims: [ 1, 28, 28 ]', 'dims: [ 1, 1, 28, 29 ]'),
+      files: { '1/model.onnx': digitsModel() },
+      errors: [{ line: 8, column: 11, message: 'include the batch dimension' }],
+      output: DIGITS_CONFIG.replace('dims: [ 1, 28, 28 ]', 'dims: [ 1, 1, 28, 29 ]'),
     },
   ],
 } satisfies RuleCases;

@@ -18,7 +18,7 @@ export default {
     {
       name: 'dims separated by x',
       config: config('image:-1x3x224x224'),
-      errors: [{ line: 5, column: 64, message: 'graph.ge.inputShape is malformed: dim "-1x3x224x224" of "image" is not an integer or -1' }],
+      errors: [{ line: 5, column: 64, message: 'graph.ge.inputShape is malformed: dim "-1x3x224x224" of "image" is not a positive integer or -1' }],
     },
   ],
 } satisfies RuleCases;

@@ -12,6 +12,8 @@ export default {
         { line: 6, column: 11, message: "model input 'images' is not an input of model.onnx; did you mean 'image'?" },
         { line: 13, column: 11, message: "model output 'output0' is not an output of model.onnx (model outputs: probabilities)" },
       ],
+      // One model input and one config input (the same for outputs): each name has one answer.
+      output: DIGITS_CONFIG,
     },
   ],
 } satisfies RuleCases;
