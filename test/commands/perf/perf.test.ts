@@ -128,11 +128,25 @@ describe('gebe perf over gRPC', () => {
   it('names an unknown model and an unreachable server in one line', async () => {
     const unknown = await perf('-m', 'nope', '-u', server.grpc, '-i', 'grpc', ...FAST);
     expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/^error: model "nope" is not on the gRPC server at .*; check -m\/--model-version\n$/);
+    expect(unknown.err).toMatch(/^error: model "nope" is not on the server at grpc:\/\/127\.0\.0\.1:\d+ \(.*\); the server has "dynamic", "trivial"; check -m\/--model-version\n$/);
     const gone = await perf('-m', 'trivial', '-u', `127.0.0.1:${await freePort()}`, '-i', 'grpc', ...FAST);
     expect(gone.code).toBe(2);
     expect(gone.err).toMatch(/^error: cannot reach a KServe v2 gRPC server at 127\.0\.0\.1:\d+ .*\n$/);
   });
+});
+
+describe('gebe perf: gRPC refusals read as HTTP ones do', () => {
+  // The server answers UNAVAILABLE over gRPC for a model that is not ready, which is not an unreachable server.
+  for (const [name, model] of [['a model that is not ready', 'broken'], ['an unknown model', 'nope']] as const) {
+    it(name, async () => {
+      const overHttp = await perf('-m', model, '-u', server.http, ...FAST);
+      const overGrpc = await perf('-m', model, '-u', server.grpc, '-i', 'grpc', ...FAST);
+      expect(overGrpc.code).toBe(2);
+      const shape = (err: string) => err.replace(/(http|grpc):\/\/127\.0\.0\.1:\d+/g, '<server>');
+      expect(shape(overGrpc.err)).toBe(shape(overHttp.err));
+      expect(overGrpc.err).not.toMatch(/cannot reach/);
+    });
+  }
 });
 
 describe('gebe perf bad input: one-line errors, exit 2', () => {

@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import { GebeError } from '../../../errors.js';
-import { unreachable } from './http-errors.js';
+import { inferenceRefused, unreachable } from './server-errors.js';
 import { HttpResponseParser, type ParsedResponse } from './http-response-parser.js';
 import type { EncodedHttpRequest } from './kserve-binary.js';
 import type { InferClient, RequestTiming } from './types.js';
@@ -24,7 +24,7 @@ interface Waiter {
  * went away mid-request (a reset, e.g. when it stops with requests unanswered, reads like a close).
  */
 function transportError(origin: string, err: NodeJS.ErrnoException): Error {
-  if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EHOSTUNREACH') return unreachable(origin, err);
+  if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EHOSTUNREACH') return unreachable(origin, err.code ?? err.message);
   if (err.code === 'ECONNRESET' || err.code === 'EPIPE') {
     return new GebeError(`the server at ${origin} closed the connection during a request (${err.code}); is it still running?`);
   }
@@ -70,7 +70,7 @@ class Connection {
     if (response.status !== 200) {
       let message = response.errorBody ?? '';
       try { message = String((JSON.parse(message) as { error?: unknown }).error ?? message); } catch { /* plain text */ }
-      w.reject(new GebeError(`the server answered HTTP ${response.status} to an inference request: ${message}`));
+      w.reject(inferenceRefused(this.origin, { http: response.status }, message));
     } else {
       const end = performance.now();
       const sentAt = w.sentAt || w.firstByteAt;

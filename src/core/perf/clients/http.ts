@@ -3,9 +3,8 @@
  * The data plane is HttpInferClient (http-load-client.ts).
  */
 import http from 'node:http';
-import { GebeError } from '../../../errors.js';
 import type { Datatype, ModelStatistics, TensorMetadata } from '../../executor/types.js';
-import { unreachable } from './http-errors.js';
+import { modelRefused, unreachable } from './server-errors.js';
 import type { ModelDescription, ModelEndpoint } from './types.js';
 
 /** `host:port`, `http://host:port` or a URL with a path prefix → base URL without trailing slash. */
@@ -32,7 +31,7 @@ function getJson(agent: http.Agent, base: string, path: string): Promise<JsonRep
       });
       res.on('error', reject);
     });
-    req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(base, err)));
+    req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(base, err.code ?? err.message)));
   });
 }
 
@@ -58,17 +57,15 @@ export class HttpModelEndpoint implements ModelEndpoint {
 
   async describe(): Promise<ModelDescription> {
     const meta = await getJson(this.agent, this.base, this.modelPath());
-    if (meta.status === 404 || meta.status === 400) {
-      const index = await getJson(this.agent, this.base, '/v2/models/stats').catch(() => undefined);
-      const names = (index?.body as { model_stats?: Array<{ name: string }> } | undefined)?.model_stats?.map((s) => s.name);
-      const known = names && names.length ? `; the server has ${[...new Set(names)].map((n) => `"${n}"`).join(', ')}` : '';
+    if (meta.status !== 200) {
       const what = this.version ? `model "${this.model}" version ${this.version}` : `model "${this.model}"`;
-      throw new GebeError(`${what} is not on the server at ${this.base} (${errorText(meta.body)})${known}; check -m/--model-version`);
+      let known: string[] = [];
+      if (meta.status === 404 || meta.status === 400) {
+        const index = await getJson(this.agent, this.base, '/v2/models/stats').catch(() => undefined);
+        known = (index?.body as { model_stats?: Array<{ name: string }> } | undefined)?.model_stats?.map((s) => s.name) ?? [];
+      }
+      throw modelRefused(what, this.base, { http: meta.status }, errorText(meta.body), known);
     }
-    if (meta.status === 503) {
-      throw new GebeError(`model "${this.model}" is not ready on ${this.base} (${errorText(meta.body)}); fix what the server reports, or wait for the model to load`);
-    }
-    if (meta.status !== 200) throw new GebeError(`model metadata request to ${this.base}${this.modelPath()} failed with HTTP ${meta.status}: ${errorText(meta.body)}`);
     const body = meta.body as { name: string; versions?: string[]; inputs: TensorMetadata[]; outputs: TensorMetadata[] };
     // Address one version explicitly so statistics and inference refer to the same one.
     if (!this.version && body.versions && body.versions.length > 0) {
@@ -76,7 +73,7 @@ export class HttpModelEndpoint implements ModelEndpoint {
     }
     const ready = await getJson(this.agent, this.base, `${this.modelPath()}/ready`);
     if (ready.status !== 200) {
-      throw new GebeError(`model "${this.model}"${this.version ? ` version ${this.version}` : ''} is not ready on ${this.base} (HTTP ${ready.status}); wait for it to load, or check the server log`);
+      throw modelRefused(`model "${this.model}"${this.version ? ` version ${this.version}` : ''}`, this.base, { http: 503 }, `ready answered HTTP ${ready.status}`);
     }
     const config = await getJson(this.agent, this.base, `${this.modelPath()}/config`);
     let maxBatchSize: number;
