@@ -18,7 +18,29 @@ interface JsonReply {
   body: unknown;
 }
 
-function getJson(agent: http.Agent, base: string, path: string): Promise<JsonReply> {
+/**
+ * GET on the keep-alive agent. A server may close an idle keep-alive socket just as the agent
+ * reuses it (EPIPE or ECONNRESET on a reused socket); the request, a GET, is sent once more on a
+ * fresh socket, as HTTP clients do, instead of reporting a healthy server as unreachable.
+ */
+async function getJson(agent: http.Agent, base: string, path: string): Promise<JsonReply> {
+  try {
+    return await getJsonOnce(agent, base, path);
+  } catch (err) {
+    if (!(err instanceof StaleSocket)) throw err;
+    return getJsonOnce(agent, base, path).catch((again: unknown) => {
+      throw again instanceof StaleSocket ? unreachable(base, again.code) : again;
+    });
+  }
+}
+
+class StaleSocket extends Error {
+  constructor(readonly code: string) {
+    super(`a reused keep-alive socket failed (${code})`);
+  }
+}
+
+function getJsonOnce(agent: http.Agent, base: string, path: string): Promise<JsonReply> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${base}${path}`, { agent }, (res) => {
       const chunks: Buffer[] = [];
@@ -31,7 +53,10 @@ function getJson(agent: http.Agent, base: string, path: string): Promise<JsonRep
       });
       res.on('error', reject);
     });
-    req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(base, err.code ?? err.message)));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      reject(stale ? new StaleSocket(err.code!) : unreachable(base, err.code ?? err.message));
+    });
   });
 }
 
