@@ -37,7 +37,8 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
     const requestsByBatch = new Map(opts.batchSizes.map((b) => [b, buildRequests(model, b, sampleDims, opts.inputData)]));
     const generator = new LoadGenerator(target, opts.measurement);
     const stopProgress = attachProgress(generator, io, !opts.json);
-    // Settings measured before a failure (an unstable level, a server that went away) are still
+    // Unstable and failed settings are rows of their own (the generator goes on past them); a target
+    // that stopped serving the model ends the sweep, and the settings measured before it are still
     // reported, so a long sweep is not lost to its last level; then the error ends the run.
     const results: SettingResult[] = [];
     generator.on('result', (r) => results.push(r));
@@ -57,7 +58,9 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
     } finally {
       stopProgress();
     }
-    if (results.length === 0) throw failure;
+    if (!results.some((r) => r.status !== 'failed')) {
+      throw failure ?? new GebeError(`no setting could be measured: ${results[0]?.note ?? 'the sweep was empty'}`);
+    }
     const rows = results.map(toRow);
     const report: PerfReport = {
       model: { name: model.name, version: model.version },

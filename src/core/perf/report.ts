@@ -3,7 +3,7 @@
  * Latencies are in microseconds, throughput in inferences per second.
  */
 import type { ServerBreakdown } from './server-breakdown.js';
-import type { SettingResult } from './load-generator.js';
+import type { SettingResult, SettingStatus } from './load-generator.js';
 
 export interface ReportRow {
   batchSize: number;
@@ -18,8 +18,12 @@ export interface ReportRow {
   /** Latency not spent in the client or in the server's queue and compute: the network and server I/O. */
   networkServerUs?: number;
   server?: ServerBreakdown;
-  /** Windows measured until the last ones were stable. */
+  /** Windows measured until the last ones were stable (or -r ran out). */
   windows: number;
+  /** stable; unstable: -r windows never agreed within -s (the figures are the last windows'); failed: see note. */
+  status: SettingStatus;
+  /** Why a setting is unstable or failed, and what to change. */
+  note?: string;
   clientLoopBusy: number;
   clientSaturated: boolean;
 }
@@ -56,8 +60,26 @@ export interface PerfReport {
   incomplete?: string;
 }
 
+/** A failed setting's row: no figures (NaN, null in JSON), only the status and the error. */
+function failedRow(result: SettingResult): ReportRow {
+  return {
+    batchSize: result.setting.batchSize,
+    ...(result.setting.concurrency !== undefined ? { concurrency: result.setting.concurrency } : {}),
+    ...(result.setting.requestRate !== undefined ? { requestRate: result.setting.requestRate } : {}),
+    throughput: 0,
+    requestsPerSecond: 0,
+    latencyUs: { avg: NaN, p50: NaN, p90: NaN, p95: NaN, p99: NaN },
+    windows: result.windows.length,
+    clientLoopBusy: 0,
+    clientSaturated: false,
+    status: 'failed',
+    ...(result.note !== undefined ? { note: result.note } : {}),
+  };
+}
+
 export function toRow(result: SettingResult): ReportRow {
   const m = result.measurement;
+  if (!m) return failedRow(result);
   const l = m.latency;
   const known = (v: number) => (Number.isFinite(v) ? v : 0);
   const serverUs = m.server ? known(m.server.queueUs) + known(m.server.computeInputUs) + known(m.server.computeInferUs) + known(m.server.computeOutputUs) : 0;
@@ -77,6 +99,8 @@ export function toRow(result: SettingResult): ReportRow {
     windows: result.windows.length,
     clientLoopBusy: m.clientLoopBusy,
     clientSaturated: m.clientSaturated,
+    status: result.status,
+    ...(result.note !== undefined ? { note: result.note } : {}),
   };
 }
 
@@ -98,14 +122,15 @@ function best(rows: ReportRow[]): BestSetting | null {
 }
 
 export function summarize(rows: ReportRow[], percentile: number | undefined, latencyThresholdMs: number | undefined): PerfSummary {
-  const overall = best(rows);
+  const measured = rows.filter((r) => r.status !== 'failed');
+  const overall = best(measured);
   if (!overall) throw new Error('summarize needs at least one measured setting');
   return {
     latencyMetric: percentile !== undefined ? `p${percentile}` : 'avg',
     best: overall,
     ...(latencyThresholdMs !== undefined ? {
       latencyThresholdMs,
-      bestUnderThreshold: best(rows.filter((r) => judged(r) <= latencyThresholdMs * 1000)),
+      bestUnderThreshold: best(measured.filter((r) => judged(r) <= latencyThresholdMs * 1000)),
     } : {}),
     clientSaturated: rows.filter((r) => r.clientSaturated).map((r) => ({
       batchSize: r.batchSize,

@@ -12,7 +12,7 @@ function row(batchSize: number, concurrency: number, throughput: number, p99: nu
     latencyUs: { avg: p99 / 2, p50: p99 / 2, p90: p99 * 0.8, p95: p99 * 0.9, p99 },
     clientSendUs: 10, clientRecvUs: 20, networkServerUs: 30,
     server: { inferenceCount: 1000, executionCount: 500, queueUs: 40.4, computeInputUs: 5, computeInferUs: 300.6, computeOutputUs: 6 },
-    windows: 3, clientLoopBusy: saturated ? 0.99 : 0.3, clientSaturated: saturated,
+    windows: 3, clientLoopBusy: saturated ? 0.99 : 0.3, clientSaturated: saturated, status: 'stable',
   };
 }
 
@@ -65,7 +65,7 @@ describe('table', () => {
   it('shows one row per setting, the summary and the saturation note', () => {
     const text = formatTable(report(rows, 4), new Chalk({ level: 0 }));
     const lines = text.split('\n');
-    expect(lines[1]).toMatch(/^batch\s+concurrency\s+infer\/s\s+avg ms\s+p50\s+p90\s+p95\s+p99\s+queue\s+c\.input\s+c\.infer\s+c\.output$/);
+    expect(lines[1]).toMatch(/^batch\s+concurrency\s+infer\/s\s+avg ms\s+p50\s+p90\s+p95\s+p99\s+queue\s+c\.input\s+c\.infer\s+c\.output\s+status$/);
     expect(lines.slice(2, 6).map((l) => l.trim().split(/\s+/).slice(0, 3))).toEqual([['1', '1', '900'], ['1', '4', '2500'], ['8', '1', '4000'], ['8', '4', '5200*']]);
     expect(text).toContain('best throughput: batch 8, concurrency 4 → 5200 infer/s');
     expect(text).toContain('best under 4 ms (avg): batch 1, concurrency 4 → 2500 infer/s at 3.00 ms');
