@@ -51,8 +51,10 @@ export interface SettingResult {
   /** The merge of the last (stable, or for an unstable setting the last tried) windows; none when failed. */
   measurement?: Measurement;
   windows: Measurement[];
-  /** Why the setting is unstable or failed, and what to change. */
+  /** Why the setting is unstable or failed. */
   note?: string;
+  /** What to change, for an unstable setting (the same for every such setting of a run). */
+  hint?: string;
 }
 
 export interface SweepPlan {
@@ -179,7 +181,7 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
         windowStart = windowEnd;
       }
       return {
-        setting, status: 'unstable', windows, note: this.unstable(windows),
+        setting, status: 'unstable', windows, ...this.unstable(windows),
         measurement: mergeMeasurements(windows.slice(-STABILITY_WINDOWS), setting.batchSize, this.options.percentile),
       };
     } finally {
@@ -214,13 +216,15 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
     }
   }
 
-  private unstable(windows: Measurement[]): string {
+  private unstable(windows: Measurement[]): { note: string; hint: string } {
     const verdict = judgeStability(windows.map((w) => ({ throughput: w.throughput, latencyUs: judgedLatencyUs(w) })), this.options.stabilityPercentage);
     const pct = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)}%` : 'a window with no completed requests');
     const o = this.options;
     const windowFlag = o.mode === 'time_windows' ? `--measurement-interval (now ${o.intervalMs} ms)` : `--measurement-request-count (now ${o.requestCount})`;
-    return `did not stabilise within ${o.maxTrials} windows ` +
-      `(last ${STABILITY_WINDOWS}: throughput varied ${pct(verdict.throughputSpreadPct)}, latency ${pct(verdict.latencySpreadPct)}, allowed ${o.stabilityPercentage}%); ` +
-      `raise ${windowFlag}, -s/--stability-percentage or -r/--max-trials`;
+    return {
+      note: `did not stabilise within ${o.maxTrials} windows ` +
+        `(last ${STABILITY_WINDOWS}: throughput varied ${pct(verdict.throughputSpreadPct)}, latency ${pct(verdict.latencySpreadPct)}, allowed ${o.stabilityPercentage}%)`,
+      hint: `for stable figures raise ${windowFlag}, -s/--stability-percentage or -r/--max-trials (now ${o.maxTrials})`,
+    };
   }
 }

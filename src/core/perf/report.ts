@@ -22,8 +22,10 @@ export interface ReportRow {
   windows: number;
   /** stable; unstable: -r windows never agreed within -s (the figures are the last windows'); failed: see note. */
   status: SettingStatus;
-  /** Why a setting is unstable or failed, and what to change. */
+  /** Why a setting is unstable or failed. */
   note?: string;
+  /** What to change for an unstable setting. */
+  hint?: string;
   clientLoopBusy: number;
   clientSaturated: boolean;
 }
@@ -47,8 +49,35 @@ export interface PerfSummary {
   clientSaturated: Array<{ batchSize: number; concurrency?: number; requestRate?: number }>;
 }
 
+/** Where the run happened, so a report read alone says what it measured. */
+export interface RunEnvironment {
+  gebeVersion: string;
+  node: string;
+  /** The machine gebe perf ran on (for -u runs, the client's; the server may be elsewhere). */
+  os: string;
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+}
+
+/** The run's measurement settings, as the flags set them. */
+export interface RunSettings {
+  measurementMode: 'time_windows' | 'count_windows';
+  measurementIntervalMs: number;
+  measurementRequestCount: number;
+  stabilityPercentage: number;
+  maxTrials: number;
+  percentile?: number;
+  inputData: string;
+  warmupRequestCount: number;
+}
+
 export interface PerfReport {
   model: { name: string; version: string };
+  /** The parts of the model configuration that decide its performance, as the target runs it. */
+  modelConfig?: Record<string, unknown>;
+  environment?: RunEnvironment;
+  settings?: RunSettings;
   target: string;
   load: 'concurrency' | 'request-rate';
   /** Where the load ran: in process on the executor, or against a server over HTTP or gRPC. */
@@ -101,6 +130,7 @@ export function toRow(result: SettingResult): ReportRow {
     clientSaturated: m.clientSaturated,
     status: result.status,
     ...(result.note !== undefined ? { note: result.note } : {}),
+    ...(result.hint !== undefined ? { hint: result.hint } : {}),
   };
 }
 

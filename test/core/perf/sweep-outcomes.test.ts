@@ -60,7 +60,8 @@ describe('a sweep with settings that fail or never stabilise', () => {
     expect(results.map((r) => r.status)).toEqual(['unstable', 'unstable']);
     expect(results[0]!.windows).toHaveLength(3);
     expect(results[0]!.measurement!.requests).toBe(results[0]!.windows.reduce((a, w) => a + w.requests, 0));
-    expect(results[0]!.note).toMatch(/^did not stabilise within 3 windows .*raise --measurement-interval \(now 100 ms\), -s\/--stability-percentage or -r\/--max-trials$/);
+    expect(results[0]!.note).toMatch(/^did not stabilise within 3 windows \(last 3: throughput varied [\d.]+%, latency [\d.]+%, allowed 0.0001%\)$/);
+    expect(results[0]!.hint).toBe('for stable figures raise --measurement-interval (now 100 ms), -s/--stability-percentage or -r/--max-trials (now 3)');
   });
 
   it('ends the sweep when the target stops serving the model', async () => {

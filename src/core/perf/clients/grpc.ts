@@ -108,6 +108,7 @@ export class GrpcModelEndpoint implements ModelEndpoint {
       maxBatchSize: Number((config.config as { max_batch_size?: number } | undefined)?.max_batch_size ?? 0),
       inputs: tensors(meta.inputs),
       outputs: tensors(meta.outputs),
+      ...(config.config ? { config: config.config as Record<string, unknown> } : {}),
     };
   }
 

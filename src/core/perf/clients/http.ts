@@ -114,6 +114,7 @@ export class HttpModelEndpoint implements ModelEndpoint {
       maxBatchSize,
       inputs: body.inputs.map((i) => ({ name: i.name, datatype: i.datatype as Datatype, shape: i.shape.map(Number) })),
       outputs: body.outputs.map((o) => ({ name: o.name, datatype: o.datatype as Datatype, shape: o.shape.map(Number) })),
+      ...(config.status === 200 && config.body && typeof config.body === 'object' ? { config: config.body as Record<string, unknown> } : {}),
     };
   }
 

@@ -30,9 +30,11 @@ export function formatTable(report: PerfReport, c: ChalkInstance): string {
   for (const row of cells) out.push(line(row));
   out.push(c.dim('latency in ms; queue/c.* = server-side averages per request (statistics extension)'));
   for (const r of report.rows) {
-    if (r.status === 'unstable') out.push(`${c.yellow('unstable')} ${settingLabel(r)}: ${r.note ?? ''} (its figures are the last windows')`);
+    if (r.status === 'unstable') out.push(`${c.yellow('unstable')} ${settingLabel(r)}: ${r.note ?? ''}`);
     if (r.status === 'failed') out.push(`${c.red('failed')} ${settingLabel(r)}: ${r.note ?? ''}`);
   }
+  const hints = [...new Set(report.rows.flatMap((r) => (r.hint ? [r.hint] : [])))];
+  for (const hint of hints) out.push(c.dim(`unstable rows show their last windows; ${hint}`));
   out.push('');
   const s = report.summary;
   out.push(`${c.green('best throughput')}: ${settingLabel(s.best)} → ${rate(s.best.throughput)} infer/s at ${s.latencyMetric} ${ms(s.best.latencyUs)} ms`);
