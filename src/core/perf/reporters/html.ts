@@ -12,7 +12,7 @@ const msValue = (us: number | undefined) => (us === undefined || !Number.isFinit
 const PERCENTILES = ['p50', 'p90', 'p95', 'p99'] as const;
 
 /** Segments of the average latency, client to server and back, in the order perf_analyzer lists them. */
-const BREAKDOWN = ['client send', 'network + server I/O', 'server queue', 'server compute input', 'server compute infer', 'server compute output', 'client recv'];
+const BREAKDOWN = ['client send', 'network + I/O', 'queue', 'compute input', 'compute infer', 'compute output', 'client recv'];
 
 function breakdown(r: ReportRow): number[] {
   return [r.clientSendUs, r.networkServerUs, r.server?.queueUs, r.server?.computeInputUs, r.server?.computeInferUs, r.server?.computeOutputUs, r.clientRecvUs].map(msValue);
