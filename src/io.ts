@@ -21,7 +21,26 @@ export interface IO {
   cwd: string;
 }
 
+const guarded = new WeakSet<NodeJS.WriteStream>();
+
+/**
+ * A reader that went away (`gebe … | head -1`) ends the program quietly with exit 0, as `cat` and
+ * `grep` do: node ignores SIGPIPE, so a write to a closed pipe surfaces as an EPIPE 'error' event
+ * that, unhandled, crashes the process. On stderr the lost text is dropped and the exit code stays
+ * the command's own. Other stream errors stay errors.
+ */
+export function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream, onClosed: () => void): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    onClosed();
+  });
+}
+
 export function processIO(): IO {
+  endQuietlyOnClosedPipe(process.stdout, () => process.exit(0));
+  endQuietlyOnClosedPipe(process.stderr, () => {});
   return {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -5,7 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import { GebeError } from '../../errors.js';
 import type { ModelConfig } from '../../core/config/model-config.js';
 import type { Datatype, InferTensor } from '../../core/executor/types.js';
-import { encodeGrpcInferRequest, GrpcModelEndpoint } from '../../core/perf/clients/grpc.js';
+import { encodeGrpcInferRequest, GrpcModelEndpoint, inferFailure } from '../../core/perf/clients/grpc.js';
 import { grpcRoot, TO_OBJECT } from '../../core/server/grpc/proto.js';
 import { inputFormats, readLabels, type InferTarget } from './target.js';
 
@@ -68,8 +68,7 @@ async function grpcInfer(client: grpc.Client, address: string, model: string, ve
   try {
     reply = await unary(client, 'ModelInfer', encodeGrpcInferRequest(model, version, inputs, outputs));
   } catch (err) {
-    const e = err as grpc.ServiceError;
-    throw new GebeError(`the gRPC server at ${address} answered ${grpc.status[e.code]}: ${e.details}`);
+    throw inferFailure(client, address, err as grpc.ServiceError);
   }
   const res = grpcRoot().lookupType('inference.ModelInferResponse');
   const message = res.toObject(res.decode(reply), TO_OBJECT) as {

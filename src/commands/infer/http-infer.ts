@@ -7,7 +7,7 @@ import { GebeError } from '../../errors.js';
 import type { Datatype, InferTensor } from '../../core/executor/types.js';
 import { encodeBinaryInferRequest } from '../../core/perf/clients/kserve-binary.js';
 import { normalizeBaseUrl } from '../../core/perf/clients/http.js';
-import { unreachable } from '../../core/perf/clients/http-errors.js';
+import { inferenceRefused, unreachable } from '../../core/perf/clients/server-errors.js';
 
 interface ResponseHeader {
   outputs?: Array<{ name: string; datatype: Datatype; shape: number[]; parameters?: { binary_data_size?: number }; data?: unknown[] }>;
@@ -32,7 +32,7 @@ export async function httpInfer(url: string, inferPath: string, inputs: InferTen
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
-    req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(base, err)));
+    req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(base, err.code ?? err.message)));
     req.end(payload.body);
   });
   const lengthHeader = headers['inference-header-content-length'];
@@ -43,7 +43,7 @@ export async function httpInfer(url: string, inferPath: string, inputs: InferTen
   } catch {
     throw new GebeError(`the server at ${base} answered HTTP ${status} with a body that is not KServe v2 JSON: ${body.subarray(0, 200).toString('utf8')}`);
   }
-  if (status !== 200) throw new GebeError(`the server at ${base} answered HTTP ${status}: ${header.error ?? JSON.stringify(header)}`);
+  if (status !== 200) throw inferenceRefused(base, { http: status }, header.error ?? JSON.stringify(header));
   let offset = headerLength;
   return (header.outputs ?? []).map((o) => {
     const size = o.parameters?.binary_data_size;

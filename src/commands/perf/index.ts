@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
+import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { parsePerfFlags, type PerfFlags } from './options.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -35,7 +36,8 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .action(async (flags: PerfFlags) => {
       const opts = parsePerfFlags(flags, ctx.io.cwd);
       const { runPerf } = await import('./run.js');
-      await runPerf(opts, { io: ctx.io });
-      ctx.setExitCode(0);
+      const report = await runPerf(opts, { io: ctx.io });
+      // 1, as for findings: every setting ran, and some failed (their rows say why).
+      ctx.setExitCode(report.rows.some((r) => r.status === 'failed') ? EXIT_FINDINGS : EXIT_OK);
     });
 }

@@ -3,11 +3,14 @@
  * sweep, and hand the report to the reporters (table or --json on stdout, -f CSV, --report HTML).
  */
 import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import { GebeError } from '../../errors.js';
 import { colors, type IO } from '../../io.js';
 import { buildRequests, checkBatchSize, resolveSampleDims } from '../../core/perf/inputs.js';
 import { LoadGenerator, type SettingResult } from '../../core/perf/load-generator.js';
-import { summarize, toRow, type PerfReport } from '../../core/perf/report.js';
+import { summarize, toRow, type PerfReport, type RunEnvironment, type RunSettings } from '../../core/perf/report.js';
+import type { ModelDescription } from '../../core/perf/clients/types.js';
 import { formatCsv } from '../../core/perf/reporters/csv.js';
 import { formatHtml } from '../../core/perf/reporters/html.js';
 import { formatJson } from '../../core/perf/reporters/json.js';
@@ -37,7 +40,8 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
     const requestsByBatch = new Map(opts.batchSizes.map((b) => [b, buildRequests(model, b, sampleDims, opts.inputData)]));
     const generator = new LoadGenerator(target, opts.measurement);
     const stopProgress = attachProgress(generator, io, !opts.json);
-    // Settings measured before a failure (an unstable level, a server that went away) are still
+    // Unstable and failed settings are rows of their own (the generator goes on past them); a target
+    // that stopped serving the model ends the sweep, and the settings measured before it are still
     // reported, so a long sweep is not lost to its last level; then the error ends the run.
     const results: SettingResult[] = [];
     generator.on('result', (r) => results.push(r));
@@ -57,10 +61,15 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
     } finally {
       stopProgress();
     }
-    if (results.length === 0) throw failure;
+    if (!results.some((r) => r.status !== 'failed')) {
+      throw failure ?? new GebeError(`no setting could be measured: ${results[0]?.note ?? 'the sweep was empty'}`);
+    }
     const rows = results.map(toRow);
     const report: PerfReport = {
       model: { name: model.name, version: model.version },
+      ...(model.config ? { modelConfig: performanceConfig(model.config) } : {}),
+      environment: runEnvironment(),
+      settings: runSettings(opts),
       target: target.label,
       load: opts.load,
       mode: opts.target.kind === 'in-process' ? 'in-process' : opts.target.protocol,
@@ -75,6 +84,39 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
   } finally {
     await target.close();
   }
+}
+
+/** The configuration fields that decide a model's performance (the rest is I/O the table already shows). */
+const PERFORMANCE_FIELDS = ['platform', 'backend', 'max_batch_size', 'instance_group', 'dynamic_batching', 'sequence_batching', 'optimization', 'parameters'];
+
+function performanceConfig(config: NonNullable<ModelDescription['config']>): Record<string, unknown> {
+  return Object.fromEntries(PERFORMANCE_FIELDS.filter((k) => config[k] !== undefined).map((k) => [k, config[k]]));
+}
+
+function runEnvironment(): RunEnvironment {
+  const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
+  return {
+    gebeVersion: version,
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
+    cores: os.availableParallelism(),
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+  };
+}
+
+function runSettings(opts: PerfOptions): RunSettings {
+  const m = opts.measurement;
+  return {
+    measurementMode: m.mode,
+    measurementIntervalMs: m.intervalMs,
+    measurementRequestCount: m.requestCount,
+    stabilityPercentage: m.stabilityPercentage,
+    maxTrials: m.maxTrials,
+    ...(m.percentile !== undefined ? { percentile: m.percentile } : {}),
+    inputData: opts.inputData.kind === 'file' ? opts.inputData.path : opts.inputData.kind,
+    warmupRequestCount: m.warmupRequestCount,
+  };
 }
 
 async function writeOutputs(report: PerfReport, opts: PerfOptions, deps: PerfDeps): Promise<void> {

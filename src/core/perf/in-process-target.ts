@@ -30,11 +30,14 @@ class InProcessClient implements InferClient {
 }
 
 class LoadedModelEndpoint implements ModelEndpoint {
-  constructor(private readonly model: LoadedModel) {}
+  constructor(private readonly model: LoadedModel, private readonly config: ModelConfig) {}
 
   async describe(): Promise<ModelDescription> {
     const m = this.model;
-    return { name: m.name, version: m.version, maxBatchSize: m.maxBatchSize, inputs: [...m.inputs], outputs: [...m.outputs] };
+    return {
+      name: m.name, version: m.version, maxBatchSize: m.maxBatchSize, inputs: [...m.inputs], outputs: [...m.outputs],
+      config: this.config as unknown as Record<string, unknown>,
+    };
   }
 
   async statistics(): Promise<ModelStatistics> {
@@ -49,14 +52,14 @@ export class InProcessTarget implements LoadTarget {
   readonly usesClientThreads = false;
   readonly endpoint: LoadedModelEndpoint;
 
-  private constructor(readonly label: string, private readonly model: LoadedModel) {
-    this.endpoint = new LoadedModelEndpoint(model);
+  private constructor(readonly label: string, private readonly model: LoadedModel, config: ModelConfig) {
+    this.endpoint = new LoadedModelEndpoint(model, config);
   }
 
   static async open(repository: string, model: string, version: string | undefined, loadModel: LoadModelFn): Promise<InProcessTarget> {
     const ref = await resolveRepositoryModel(repository, model, version);
     const loaded = await loadModel(ref.dir, ref.version, ref.config);
-    return new InProcessTarget(`in process (${loaded.engine} engine, ${ref.dir})`, loaded);
+    return new InProcessTarget(`in process (${loaded.engine} engine, ${ref.dir})`, loaded, ref.config);
   }
 
   describe(): Promise<ModelDescription> {

@@ -2,10 +2,14 @@
  * The load generator: sweeps batch sizes × load levels, measures each in windows until
  * perf_analyzer's stability rule holds, and emits events (start, setting, tick, window, result, done).
  * It never prints; reporters listen.
+ *
+ * A setting that does not stabilise within -r windows is kept, marked unstable (the merge of its last
+ * windows), and one whose requests fail is kept, marked failed, with the error; either way the
+ * sweep goes on, as perf_analyzer's does. Only a target that no longer describes the model (the
+ * server went away, the model was unloaded) ends the sweep early.
  */
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { GebeError } from '../../errors.js';
 import type { ModelStatistics } from '../executor/types.js';
 import type { ModelEndpoint, RequestInputs } from './clients/types.js';
 import { splitPlan, type DriverHandle } from './driver-handle.js';
@@ -39,11 +43,18 @@ export interface Setting {
   requestRate?: number;
 }
 
+export type SettingStatus = 'stable' | 'unstable' | 'failed';
+
 export interface SettingResult {
   setting: Setting;
-  /** The merge of the last stable windows: what the report shows. */
-  measurement: Measurement;
+  status: SettingStatus;
+  /** The merge of the last (stable, or for an unstable setting the last tried) windows; none when failed. */
+  measurement?: Measurement;
   windows: Measurement[];
+  /** Why the setting is unstable or failed. */
+  note?: string;
+  /** What to change, for an unstable setting (the same for every such setting of a run). */
+  hint?: string;
 }
 
 export interface SweepPlan {
@@ -72,11 +83,6 @@ const COUNT_POLL_MS = 10;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function describeSetting(s: Setting): string {
-  const load = s.concurrency !== undefined ? `concurrency ${s.concurrency}` : `request rate ${s.requestRate}/s`;
-  return `batch ${s.batchSize}, ${load}`;
-}
-
 export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
   private failure?: unknown;
 
@@ -103,7 +109,7 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
           const loadPlan: LoadPlan = plan.kind === 'concurrency'
             ? { kind: 'concurrency', concurrency: level }
             : { kind: 'rate', requestsPerSecond: level, distribution: plan.distribution };
-          const result = await this.measureSetting(drivers, setting, loadPlan);
+          const result = await this.measureOrMark(drivers, setting, loadPlan);
           results.push(result);
           this.emit('result', result);
         }
@@ -114,6 +120,18 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
     }
     this.emit('done', results);
     return results;
+  }
+
+  /** Measures a setting; a failure is the setting's own unless the target stopped serving the model. */
+  private async measureOrMark(drivers: DriverHandle[], setting: Setting, loadPlan: LoadPlan): Promise<SettingResult> {
+    this.failure = undefined;
+    try {
+      return await this.measureSetting(drivers, setting, loadPlan);
+    } catch (err) {
+      this.failure = undefined;
+      await this.target.endpoint.describe().catch(() => { throw err; });
+      return { setting, status: 'failed', windows: [], note: err instanceof Error ? err.message : String(err) };
+    }
   }
 
   private throwIfFailed(): void {
@@ -157,12 +175,15 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
         );
         this.emit('window', { setting, trial, measurement, verdict });
         if (verdict.stable) {
-          return { setting, windows, measurement: mergeMeasurements(windows.slice(-STABILITY_WINDOWS), setting.batchSize, this.options.percentile) };
+          return { setting, status: 'stable', windows, measurement: mergeMeasurements(windows.slice(-STABILITY_WINDOWS), setting.batchSize, this.options.percentile) };
         }
         before = after;
         windowStart = windowEnd;
       }
-      throw this.unstable(setting, windows);
+      return {
+        setting, status: 'unstable', windows, ...this.unstable(windows),
+        measurement: mergeMeasurements(windows.slice(-STABILITY_WINDOWS), setting.batchSize, this.options.percentile),
+      };
     } finally {
       await Promise.all(active.map((d) => d.stop()));
     }
@@ -195,15 +216,15 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
     }
   }
 
-  private unstable(setting: Setting, windows: Measurement[]): GebeError {
+  private unstable(windows: Measurement[]): { note: string; hint: string } {
     const verdict = judgeStability(windows.map((w) => ({ throughput: w.throughput, latencyUs: judgedLatencyUs(w) })), this.options.stabilityPercentage);
     const pct = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)}%` : 'a window with no completed requests');
     const o = this.options;
     const windowFlag = o.mode === 'time_windows' ? `--measurement-interval (now ${o.intervalMs} ms)` : `--measurement-request-count (now ${o.requestCount})`;
-    return new GebeError(
-      `measurements at ${describeSetting(setting)} did not stabilise within ${o.maxTrials} windows ` +
-      `(last ${STABILITY_WINDOWS}: throughput varied ${pct(verdict.throughputSpreadPct)}, latency ${pct(verdict.latencySpreadPct)}, allowed ${o.stabilityPercentage}%); ` +
-      `raise ${windowFlag}, -s/--stability-percentage or -r/--max-trials`,
-    );
+    return {
+      note: `did not stabilise within ${o.maxTrials} windows ` +
+        `(last ${STABILITY_WINDOWS}: throughput varied ${pct(verdict.throughputSpreadPct)}, latency ${pct(verdict.latencySpreadPct)}, allowed ${o.stabilityPercentage}%)`,
+      hint: `for stable figures raise ${windowFlag}, -s/--stability-percentage or -r/--max-trials (now ${o.maxTrials})`,
+    };
   }
 }

@@ -3,7 +3,7 @@
  * Latencies are in microseconds, throughput in inferences per second.
  */
 import type { ServerBreakdown } from './server-breakdown.js';
-import type { SettingResult } from './load-generator.js';
+import type { SettingResult, SettingStatus } from './load-generator.js';
 
 export interface ReportRow {
   batchSize: number;
@@ -18,8 +18,14 @@ export interface ReportRow {
   /** Latency not spent in the client or in the server's queue and compute: the network and server I/O. */
   networkServerUs?: number;
   server?: ServerBreakdown;
-  /** Windows measured until the last ones were stable. */
+  /** Windows measured until the last ones were stable (or -r ran out). */
   windows: number;
+  /** stable; unstable: -r windows never agreed within -s (the figures are the last windows'); failed: see note. */
+  status: SettingStatus;
+  /** Why a setting is unstable or failed. */
+  note?: string;
+  /** What to change for an unstable setting. */
+  hint?: string;
   clientLoopBusy: number;
   clientSaturated: boolean;
 }
@@ -43,8 +49,35 @@ export interface PerfSummary {
   clientSaturated: Array<{ batchSize: number; concurrency?: number; requestRate?: number }>;
 }
 
+/** Where the run happened, so a report read alone says what it measured. */
+export interface RunEnvironment {
+  gebeVersion: string;
+  node: string;
+  /** The machine gebe perf ran on (for -u runs, the client's; the server may be elsewhere). */
+  os: string;
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+}
+
+/** The run's measurement settings, as the flags set them. */
+export interface RunSettings {
+  measurementMode: 'time_windows' | 'count_windows';
+  measurementIntervalMs: number;
+  measurementRequestCount: number;
+  stabilityPercentage: number;
+  maxTrials: number;
+  percentile?: number;
+  inputData: string;
+  warmupRequestCount: number;
+}
+
 export interface PerfReport {
   model: { name: string; version: string };
+  /** The parts of the model configuration that decide its performance, as the target runs it. */
+  modelConfig?: Record<string, unknown>;
+  environment?: RunEnvironment;
+  settings?: RunSettings;
   target: string;
   load: 'concurrency' | 'request-rate';
   /** Where the load ran: in process on the executor, or against a server over HTTP or gRPC. */
@@ -56,8 +89,26 @@ export interface PerfReport {
   incomplete?: string;
 }
 
+/** A failed setting's row: no figures (NaN, null in JSON), only the status and the error. */
+function failedRow(result: SettingResult): ReportRow {
+  return {
+    batchSize: result.setting.batchSize,
+    ...(result.setting.concurrency !== undefined ? { concurrency: result.setting.concurrency } : {}),
+    ...(result.setting.requestRate !== undefined ? { requestRate: result.setting.requestRate } : {}),
+    throughput: 0,
+    requestsPerSecond: 0,
+    latencyUs: { avg: NaN, p50: NaN, p90: NaN, p95: NaN, p99: NaN },
+    windows: result.windows.length,
+    clientLoopBusy: 0,
+    clientSaturated: false,
+    status: 'failed',
+    ...(result.note !== undefined ? { note: result.note } : {}),
+  };
+}
+
 export function toRow(result: SettingResult): ReportRow {
   const m = result.measurement;
+  if (!m) return failedRow(result);
   const l = m.latency;
   const known = (v: number) => (Number.isFinite(v) ? v : 0);
   const serverUs = m.server ? known(m.server.queueUs) + known(m.server.computeInputUs) + known(m.server.computeInferUs) + known(m.server.computeOutputUs) : 0;
@@ -77,6 +128,9 @@ export function toRow(result: SettingResult): ReportRow {
     windows: result.windows.length,
     clientLoopBusy: m.clientLoopBusy,
     clientSaturated: m.clientSaturated,
+    status: result.status,
+    ...(result.note !== undefined ? { note: result.note } : {}),
+    ...(result.hint !== undefined ? { hint: result.hint } : {}),
   };
 }
 
@@ -98,14 +152,15 @@ function best(rows: ReportRow[]): BestSetting | null {
 }
 
 export function summarize(rows: ReportRow[], percentile: number | undefined, latencyThresholdMs: number | undefined): PerfSummary {
-  const overall = best(rows);
+  const measured = rows.filter((r) => r.status !== 'failed');
+  const overall = best(measured);
   if (!overall) throw new Error('summarize needs at least one measured setting');
   return {
     latencyMetric: percentile !== undefined ? `p${percentile}` : 'avg',
     best: overall,
     ...(latencyThresholdMs !== undefined ? {
       latencyThresholdMs,
-      bestUnderThreshold: best(rows.filter((r) => judged(r) <= latencyThresholdMs * 1000)),
+      bestUnderThreshold: best(measured.filter((r) => judged(r) <= latencyThresholdMs * 1000)),
     } : {}),
     clientSaturated: rows.filter((r) => r.clientSaturated).map((r) => ({
       batchSize: r.batchSize,

@@ -29,6 +29,7 @@ let progress: NodeJS.Timeout | undefined;
 
 port.on('message', (msg: WorkerRequest) => {
   if (msg.type === 'start') {
+    reportedError = false; // each setting reports its own first failure
     driver.start(msg.plan);
     progress = setInterval(() => post({ type: 'progress', completed: driver.completed() }), 50);
   } else if (msg.type === 'snapshot') {

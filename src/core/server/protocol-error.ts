@@ -7,7 +7,8 @@ import { InferError } from '../executor/types.js';
 
 export type HttpStatus = 400 | 404 | 413 | 500 | 501 | 503;
 
-const GRPC_BY_HTTP: Record<HttpStatus, GrpcStatus> = {
+/** Triton's pairing of HTTP statuses and gRPC codes (clients read it backwards: server-errors.ts). */
+export const GRPC_BY_HTTP: Record<HttpStatus, GrpcStatus> = {
   400: GrpcStatus.INVALID_ARGUMENT,
   404: GrpcStatus.NOT_FOUND,
   413: GrpcStatus.RESOURCE_EXHAUSTED,

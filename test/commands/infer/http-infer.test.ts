@@ -45,7 +45,7 @@ describe('httpInfer', () => {
   it('turns every malformed or failed answer into one error message', async () => {
     await expect(httpInfer(base, '/overrun', x, ['y'])).rejects.toThrow('binary_data_size 1048576, beyond the');
     await expect(httpInfer(base, '/json-output', x, ['y'])).rejects.toThrow('sent output "y" as JSON although binary data was requested');
-    await expect(httpInfer(base, '/error', x, ['y'])).rejects.toThrow("answered HTTP 400: unexpected shape for input 'x'");
+    await expect(httpInfer(base, '/error', x, ['y'])).rejects.toThrow("answered HTTP 400 to an inference request: unexpected shape for input 'x'");
     await expect(httpInfer(base, '/html', x, ['y'])).rejects.toThrow('answered HTTP 502 with a body that is not KServe v2 JSON: <html>bad gateway</html>');
     await expect(httpInfer('127.0.0.1:1', '/ok', x, ['y'])).rejects.toThrow(/127\.0\.0\.1:1/);
   });

@@ -43,7 +43,7 @@ async function freePort(): Promise<number> {
 describe('gebe perf sweeps', () => {
   it('--concurrency 1:16 yields 16 rows in order', async () => {
     const { code, out, err } = await perf('-m', 'trivial', '-u', server.http, '--concurrency', '1:16', '--json', ...FAST);
-    expect(err).toBe('');
+    expect(err.trimEnd().split('\n').map((l) => /^\[(\d+)\/16\] batch 1, concurrency (\d+): .* \(stable after \d+ windows?\)$/.exec(l)?.slice(1, 3).join(','))).toEqual(Array.from({ length: 16 }, (_, i) => `${i + 1},${i + 1}`));
     expect(code).toBe(0);
     const report = JSON.parse(out) as PerfReport;
     expect(report.rows.map((r) => r.concurrency)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
@@ -102,19 +102,28 @@ describe('a sweep that fails part-way', () => {
 });
 
 describe('stability', () => {
-  it('fails with exit 2 and names the flags to change when windows never agree within -s', async () => {
+  it('marks a setting whose windows never agree within -s, names the flags to change, and goes on', async () => {
     // 0.001%: three windows of a real server never agree that closely.
-    const { code, err, out } = await perf('-m', 'trivial', '-u', server.http, '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '0.001', '-r', '3', '--client-threads', '0');
-    expect(code).toBe(2);
-    expect(out).toBe('');
-    expect(err).toMatch(/^error: measurements at batch 1, concurrency 1 did not stabilise within 3 windows \(last 3: throughput varied [\d.]+%, latency [\d.]+%, allowed 0.001%\); raise --measurement-request-count \(now 20\), -s\/--stability-percentage or -r\/--max-trials\n$/);
+    const csv = path.join(tmp, 'unstable.csv');
+    const { code, err, out } = await perf('-m', 'trivial', '-u', server.http, '--concurrency', '1,2', '-f', csv, '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '0.001', '-r', '3', '--client-threads', '0');
+    expect(code).toBe(0);
+    const note = 'did not stabilise within 3 windows \\(last 3: throughput varied [\\d.]+%, latency [\\d.]+%, allowed 0.001%\\)';
+    expect(out).toMatch(new RegExp(`^unstable batch 1, concurrency 1: ${note}$`, 'm'));
+    expect(out).toMatch(/^unstable batch 1, concurrency 2: /m);
+    expect(out).toContain('unstable rows show their last windows; for stable figures raise --measurement-request-count (now 20), -s/--stability-percentage or -r/--max-trials (now 3)\n');
+    expect(out.split('\n').slice(2, 4).map((l) => l.trim().split(/\s+/).at(-1))).toEqual(['unstable', 'unstable']);
+    // One progress line per finished setting on a stderr that is not a terminal.
+    expect(err).toMatch(new RegExp(`^\\[1/2\\] batch 1, concurrency 1: [\\d.]+ infer/s, avg [\\d.]+ ms, p99 [\\d.]+ ms \\(unstable: ${note}\\)\n\\[2/2\\] batch 1, concurrency 2: `));
+    const rows = readFileSync(csv, 'utf8').trim().split('\n');
+    expect(rows[0]!.endsWith(',p99 latency,Status')).toBe(true);
+    expect(rows.slice(1).map((r) => r.split(',').at(-1))).toEqual(['unstable', 'unstable']);
   });
 });
 
 describe('gebe perf over gRPC', () => {
   it('sweeps batch × concurrency with the server-side breakdown', async () => {
     const { code, out, err } = await perf('-m', 'trivial', '-u', server.grpc, '-i', 'grpc', '-b', '1,8', '--concurrency', '1,2', '--json', ...FAST);
-    expect(err).toBe('');
+    expect(err).not.toMatch(/error|failed|unstable/);
     expect(code).toBe(0);
     const report = JSON.parse(out) as PerfReport;
     expect(report.target).toBe(`${server.grpc} (gRPC)`);
@@ -128,11 +137,25 @@ describe('gebe perf over gRPC', () => {
   it('names an unknown model and an unreachable server in one line', async () => {
     const unknown = await perf('-m', 'nope', '-u', server.grpc, '-i', 'grpc', ...FAST);
     expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/^error: model "nope" is not on the gRPC server at .*; check -m\/--model-version\n$/);
+    expect(unknown.err).toMatch(/^error: model "nope" is not on the server at grpc:\/\/127\.0\.0\.1:\d+ \(.*\); the server has "dynamic", "trivial"; check -m\/--model-version\n$/);
     const gone = await perf('-m', 'trivial', '-u', `127.0.0.1:${await freePort()}`, '-i', 'grpc', ...FAST);
     expect(gone.code).toBe(2);
     expect(gone.err).toMatch(/^error: cannot reach a KServe v2 gRPC server at 127\.0\.0\.1:\d+ .*\n$/);
   });
+});
+
+describe('gebe perf: gRPC refusals read as HTTP ones do', () => {
+  // The server answers UNAVAILABLE over gRPC for a model that is not ready, which is not an unreachable server.
+  for (const [name, model] of [['a model that is not ready', 'broken'], ['an unknown model', 'nope']] as const) {
+    it(name, async () => {
+      const overHttp = await perf('-m', model, '-u', server.http, ...FAST);
+      const overGrpc = await perf('-m', model, '-u', server.grpc, '-i', 'grpc', ...FAST);
+      expect(overGrpc.code).toBe(2);
+      const shape = (err: string) => err.replace(/(http|grpc):\/\/127\.0\.0\.1:\d+/g, '<server>');
+      expect(shape(overGrpc.err)).toBe(shape(overHttp.err));
+      expect(overGrpc.err).not.toMatch(/cannot reach/);
+    });
+  }
 });
 
 describe('gebe perf bad input: one-line errors, exit 2', () => {

@@ -69,7 +69,7 @@ describe('LoadGenerator against a KServe v2 server', () => {
   it('merges the last three windows into the reported result', async () => {
     const { results, windows } = await sweep([1], [1], 0);
     const sum = windows.reduce((a, w) => a + w.m.requests, 0);
-    expect(results[0]!.measurement.requests).toBe(sum);
-    expect(results[0]!.measurement.latency.count).toBe(sum);
+    expect(results[0]!.measurement!.requests).toBe(sum);
+    expect(results[0]!.measurement!.latency.count).toBe(sum);
   });
 });

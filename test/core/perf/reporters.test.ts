@@ -12,7 +12,7 @@ function row(batchSize: number, concurrency: number, throughput: number, p99: nu
     latencyUs: { avg: p99 / 2, p50: p99 / 2, p90: p99 * 0.8, p95: p99 * 0.9, p99 },
     clientSendUs: 10, clientRecvUs: 20, networkServerUs: 30,
     server: { inferenceCount: 1000, executionCount: 500, queueUs: 40.4, computeInputUs: 5, computeInferUs: 300.6, computeOutputUs: 6 },
-    windows: 3, clientLoopBusy: saturated ? 0.99 : 0.3, clientSaturated: saturated,
+    windows: 3, clientLoopBusy: saturated ? 0.99 : 0.3, clientSaturated: saturated, status: 'stable',
   };
 }
 
@@ -65,7 +65,7 @@ describe('table', () => {
   it('shows one row per setting, the summary and the saturation note', () => {
     const text = formatTable(report(rows, 4), new Chalk({ level: 0 }));
     const lines = text.split('\n');
-    expect(lines[1]).toMatch(/^batch\s+concurrency\s+infer\/s\s+avg ms\s+p50\s+p90\s+p95\s+p99\s+queue\s+c\.input\s+c\.infer\s+c\.output$/);
+    expect(lines[1]).toMatch(/^batch\s+concurrency\s+infer\/s\s+avg ms\s+p50\s+p90\s+p95\s+p99\s+queue\s+c\.input\s+c\.infer\s+c\.output\s+status$/);
     expect(lines.slice(2, 6).map((l) => l.trim().split(/\s+/).slice(0, 3))).toEqual([['1', '1', '900'], ['1', '4', '2500'], ['8', '1', '4000'], ['8', '4', '5200*']]);
     expect(text).toContain('best throughput: batch 8, concurrency 4 → 5200 infer/s');
     expect(text).toContain('best under 4 ms (avg): batch 1, concurrency 4 → 2500 infer/s at 3.00 ms');
@@ -82,13 +82,37 @@ describe('HTML report', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
   });
 
-  it('draws both charts as inline SVG with a line per batch size and per percentile', () => {
+  it('draws throughput, a percentile chart per batch size and the latency breakdown as inline SVG', () => {
     const svgs = html.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
-    expect(svgs).toHaveLength(2);
-    expect(svgs[0]).toContain('Throughput vs concurrency');
+    expect(svgs.map((svg) => /aria-label="([^"]*)"/.exec(svg)![1])).toEqual([
+      'Throughput vs concurrency', 'Latency percentiles, batch 1', 'Latency percentiles, batch 8', 'Where the average latency went',
+    ]);
     expect(svgs[0]!.match(/<polyline/g)).toHaveLength(2);
-    expect(svgs[1]).toContain('Latency vs throughput');
-    expect(svgs[1]!.match(/<polyline/g)).toHaveLength(6);
+    // p50, p90, p95 and p99, each with its own dash pattern.
+    expect(svgs[1]!.match(/<polyline/g)).toHaveLength(4);
+    expect(new Set(svgs[1]!.match(/<polyline[^>]*/g)!.map((l) => /stroke-dasharray="([^"]*)"/.exec(l)?.[1] ?? 'solid')).size).toBe(4);
+    // One stacked bar per setting: client send, network, queue, compute input/infer/output, client recv.
+    expect(svgs[3]!.match(/<rect [^>]*><title>b8 c4: /g)).toHaveLength(7);
+  });
+
+  it('puts a unit on every figure column and says what was measured', () => {
+    const head = /<thead>([\s\S]*?)<\/thead>/.exec(html)![1]!;
+    for (const th of head.match(/<th>[^<]*<\/th>/g)!.slice(2, 12)) expect(th).toMatch(/\((ms|infer\/s)\)/);
+    const withFacts = formatHtml({
+      ...report(rows),
+      environment: { gebeVersion: '0.1.0', node: 'v20.0.0', os: 'Linux 6 x64', cpu: 'Test CPU', cores: 2, memoryGiB: 4 },
+      settings: { measurementMode: 'time_windows', measurementIntervalMs: 500, measurementRequestCount: 50, stabilityPercentage: 10, maxTrials: 5, inputData: 'zero', warmupRequestCount: 0 },
+      modelConfig: { max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 100 } },
+    }, new Date());
+    expect(withFacts).toContain('<dd>Test CPU, 2 cores, 4 GiB</dd>');
+    expect(withFacts).toContain('<dd>500 ms time windows</dd>');
+    expect(withFacts).toContain('&quot;max_queue_delay_microseconds&quot;: 100');
+  });
+
+  it('marks unstable and failed settings in their rows', () => {
+    const marked = formatHtml(report([rows[0]!, { ...rows[1]!, status: 'unstable', note: 'did not stabilise' }, { ...rows[2]!, status: 'failed', note: 'HTTP 503' }]), new Date());
+    expect(marked).toContain('<td class="unstable" title="did not stabilise">unstable</td>');
+    expect(marked).toContain('<li><b class="failed">failed</b> batch 8, concurrency 1: HTTP 503</li>');
   });
 
   it('escapes names that look like markup', () => {

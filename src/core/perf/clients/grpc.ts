@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { GebeError } from '../../../errors.js';
 import type { Datatype, ModelStatistics } from '../../executor/types.js';
 import { grpcRoot, TO_OBJECT } from '../../server/grpc/proto.js';
+import { inferenceRefused, modelRefused, unreachable } from './server-errors.js';
 import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from './types.js';
 
 const SERVICE = 'inference.GRPCInferenceService';
@@ -26,8 +27,24 @@ function callUnary(client: grpc.Client, method: string, payload: Buffer, deadlin
   });
 }
 
-function unreachable(address: string, err: grpc.ServiceError): GebeError {
-  return new GebeError(`cannot reach a KServe v2 gRPC server at ${address} (${err.details || grpc.status[err.code]}); start one with \`gebe serve <repo>\` or pass the right -u host:port with -i grpc`);
+/**
+ * A transport failure (nothing listening, the connection lost) and a status the server sent can
+ * share a code: a server answers UNAVAILABLE for a model that is not ready. The channel tells
+ * them apart: it is READY only while connected to a server that answered.
+ */
+function transportFailed(client: grpc.Client, err: grpc.ServiceError): boolean {
+  if (err.code !== grpc.status.UNAVAILABLE && err.code !== grpc.status.DEADLINE_EXCEEDED) return false;
+  return client.getChannel().getConnectivityState(false) !== grpc.connectivityState.READY;
+}
+
+function unreachableGrpc(address: string, err: grpc.ServiceError): GebeError {
+  return unreachable(address, err.details || grpc.status[err.code] || String(err.code), 'grpc');
+}
+
+/** A failed ModelInfer as `infer` and `perf` report it, with the wording HTTP gets for the same status. */
+export function inferFailure(client: grpc.Client, address: string, err: grpc.ServiceError): GebeError {
+  if (transportFailed(client, err)) return unreachableGrpc(address, err);
+  return inferenceRefused(`grpc://${address}`, { grpc: err.code }, err.details);
 }
 
 async function rpc(client: grpc.Client, address: string, method: string, requestType: string, responseType: string, request: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -39,7 +56,7 @@ async function rpc(client: grpc.Client, address: string, method: string, request
     return res.toObject(res.decode(reply), TO_OBJECT);
   } catch (err) {
     const e = err as grpc.ServiceError;
-    if (e.code === grpc.status.UNAVAILABLE || e.code === grpc.status.DEADLINE_EXCEEDED) throw unreachable(address, e);
+    if (transportFailed(client, e)) throw unreachableGrpc(address, e);
     throw err;
   }
 }
@@ -68,17 +85,21 @@ export class GrpcModelEndpoint implements ModelEndpoint {
 
   async describe(): Promise<ModelDescription> {
     const what = () => (this.version ? `model "${this.model}" version ${this.version}` : `model "${this.model}"`);
+    const where = `grpc://${this.address}`;
     let meta: Record<string, unknown>;
     try {
       meta = await rpc(this.client, this.address, 'ModelMetadata', 'ModelMetadataRequest', 'ModelMetadataResponse', { name: this.model, version: this.version });
     } catch (err) {
       if (err instanceof GebeError) throw err;
-      throw new GebeError(`${what()} is not on the gRPC server at ${this.address} (${(err as grpc.ServiceError).details}); check -m/--model-version`);
+      const e = err as grpc.ServiceError;
+      const known = e.code === grpc.status.NOT_FOUND ? await this.modelNames() : [];
+      throw modelRefused(what(), where, { grpc: e.code }, e.details, known);
     }
     const versions = (meta.versions as string[] | undefined) ?? [];
     if (!this.version && versions.length > 0) this.version = [...versions].sort((a, b) => Number(b) - Number(a))[0]!;
-    const ready = await rpc(this.client, this.address, 'ModelReady', 'ModelReadyRequest', 'ModelReadyResponse', { name: this.model, version: this.version }).catch(() => ({ ready: false }));
-    if (!ready.ready) throw new GebeError(`${what()} is not ready on ${this.address}; wait for it to load, or check the server log`);
+    const ready = await rpc(this.client, this.address, 'ModelReady', 'ModelReadyRequest', 'ModelReadyResponse', { name: this.model, version: this.version })
+      .catch((err: unknown) => ({ ready: false, why: (err as grpc.ServiceError).details }));
+    if (!ready.ready) throw modelRefused(what(), where, { grpc: grpc.status.UNAVAILABLE }, String(ready.why ?? 'ModelReady answered false'));
     const config = await rpc(this.client, this.address, 'ModelConfig', 'ModelConfigRequest', 'ModelConfigResponse', { name: this.model, version: this.version });
     const tensors = (list: unknown) => (list as Array<{ name: string; datatype: string; shape: number[] }>).map((t) => ({ name: t.name, datatype: t.datatype as Datatype, shape: t.shape.map(Number) }));
     return {
@@ -87,6 +108,7 @@ export class GrpcModelEndpoint implements ModelEndpoint {
       maxBatchSize: Number((config.config as { max_batch_size?: number } | undefined)?.max_batch_size ?? 0),
       inputs: tensors(meta.inputs),
       outputs: tensors(meta.outputs),
+      ...(config.config ? { config: config.config as Record<string, unknown> } : {}),
     };
   }
 
@@ -97,6 +119,16 @@ export class GrpcModelEndpoint implements ModelEndpoint {
       return stats?.find((s) => s.version === this.version) ?? stats?.[0];
     } catch {
       return undefined;
+    }
+  }
+
+  /** The models the server has statistics for (empty when it will not say). */
+  private async modelNames(): Promise<string[]> {
+    try {
+      const reply = await rpc(this.client, this.address, 'ModelStatistics', 'ModelStatisticsRequest', 'ModelStatisticsResponse', { name: '' });
+      return ((reply.model_stats as Array<{ name: string }> | undefined) ?? []).map((s) => s.name);
+    } catch {
+      return [];
     }
   }
 
@@ -122,9 +154,8 @@ export class GrpcInferClient implements InferClient {
     this.next = (this.next + 1) % this.requests.length;
     return new Promise((resolve, reject) => {
       this.client.makeUnaryRequest(`/${SERVICE}/ModelInfer`, identity, identity, payload, (err) => {
-        if (!err) { resolve(undefined); return; }
-        if (err.code === grpc.status.UNAVAILABLE) reject(unreachable(this.address, err));
-        else reject(new GebeError(`the server answered ${grpc.status[err.code]} to an inference request: ${err.details}`));
+        if (!err) resolve(undefined);
+        else reject(inferFailure(this.client, this.address, err));
       });
     });
   }

@@ -3,17 +3,23 @@
  * (request line, headers, binary-extension body) are serialised once, and every send is one write
  * on a keep-alive socket, answered by an incremental parser. One request per connection at a time
  * (no pipelining), one connection per outstanding request — what concurrency N means.
+ *
+ * A server may close a keep-alive connection while it sits idle (its keep-alive timeout, a restart
+ * of its front end), and the close can cross the next request on the wire. Like every HTTP client,
+ * a request that fails that way on a reused connection, before any byte of its answer, is sent once
+ * more on a fresh one; a failure on a fresh connection is the server's and is reported.
  */
 import net from 'node:net';
 import { GebeError } from '../../../errors.js';
-import { unreachable } from './http-errors.js';
+import { inferenceRefused, unreachable } from './server-errors.js';
 import { HttpResponseParser, type ParsedResponse } from './http-response-parser.js';
 import type { EncodedHttpRequest } from './kserve-binary.js';
 import type { InferClient, RequestTiming } from './types.js';
 
 interface Waiter {
   resolve: (timing: RequestTiming) => void;
-  reject: (err: unknown) => void;
+  /** `stale`: the connection had answered before and failed before this request's first byte back. */
+  reject: (err: unknown, stale: boolean) => void;
   startedAt: number;
   sentAt: number;
   firstByteAt: number;
@@ -24,7 +30,7 @@ interface Waiter {
  * went away mid-request (a reset, e.g. when it stops with requests unanswered, reads like a close).
  */
 function transportError(origin: string, err: NodeJS.ErrnoException): Error {
-  if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EHOSTUNREACH') return unreachable(origin, err);
+  if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EHOSTUNREACH') return unreachable(origin, err.code ?? err.message);
   if (err.code === 'ECONNRESET' || err.code === 'EPIPE') {
     return new GebeError(`the server at ${origin} closed the connection during a request (${err.code}); is it still running?`);
   }
@@ -35,6 +41,7 @@ class Connection {
   private readonly socket: net.Socket;
   private readonly parser = new HttpResponseParser();
   private waiter?: Waiter;
+  private answered = 0;
   closed = false;
 
   constructor(host: string, port: number, private readonly origin: string, private readonly onDone: (c: Connection) => void) {
@@ -65,12 +72,13 @@ class Connection {
     }
     if (!done) return;
     this.waiter = undefined;
+    this.answered++;
     const { response } = done;
     if (response.close) this.destroy();
     if (response.status !== 200) {
       let message = response.errorBody ?? '';
       try { message = String((JSON.parse(message) as { error?: unknown }).error ?? message); } catch { /* plain text */ }
-      w.reject(new GebeError(`the server answered HTTP ${response.status} to an inference request: ${message}`));
+      w.reject(inferenceRefused(this.origin, { http: response.status }, message), false);
     } else {
       const end = performance.now();
       const sentAt = w.sentAt || w.firstByteAt;
@@ -83,7 +91,7 @@ class Connection {
     this.closed = true;
     const w = this.waiter;
     this.waiter = undefined;
-    w?.reject(err);
+    w?.reject(err, this.answered > 0 && w.firstByteAt === 0);
     this.socket.destroy();
   }
 
@@ -102,6 +110,7 @@ export class HttpInferClient implements InferClient {
   private readonly port: number;
   private readonly origin: string;
   private next = 0;
+  private closing = false;
 
   constructor(baseUrl: string, inferPath: string, bodies: EncodedHttpRequest[]) {
     const url = new URL(baseUrl);
@@ -125,22 +134,35 @@ export class HttpInferClient implements InferClient {
   infer(): Promise<RequestTiming> {
     const bytes = this.requests[this.next]!;
     this.next = (this.next + 1) % this.requests.length;
-    let connection = this.idle.pop();
-    if (!connection) {
-      connection = new Connection(this.host, this.port, this.origin, (c) => this.idle.push(c));
-      this.all.add(connection);
-    }
-    const c = connection;
+    const startedAt = performance.now();
     return new Promise((resolve, reject) => {
-      c.send(bytes, {
-        resolve,
-        reject: (err) => { this.all.delete(c); reject(err); },
-        startedAt: performance.now(), sentAt: 0, firstByteAt: 0,
-      });
+      const attempt = (retried: boolean) => {
+        const c = this.connection();
+        c.send(bytes, {
+          resolve,
+          reject: (err, stale) => {
+            this.all.delete(c);
+            if (stale && !retried && !this.closing) attempt(true);
+            else reject(err);
+          },
+          // A retried request's latency still runs from its first send: the reconnect is part of it.
+          startedAt, sentAt: 0, firstByteAt: 0,
+        });
+      };
+      attempt(false);
     });
   }
 
+  /** An idle connection the server has not closed, or a new one. */
+  private connection(): Connection {
+    for (let c = this.idle.pop(); c; c = this.idle.pop()) if (!c.closed) return c;
+    const c = new Connection(this.host, this.port, this.origin, (done) => this.idle.push(done));
+    this.all.add(c);
+    return c;
+  }
+
   async close(): Promise<void> {
+    this.closing = true;
     for (const c of this.all) c.destroy();
     this.all.clear();
     this.idle.length = 0;

@@ -3,9 +3,8 @@
  * The data plane is HttpInferClient (http-load-client.ts).
  */
 import http from 'node:http';
-import { GebeError } from '../../../errors.js';
 import type { Datatype, ModelStatistics, TensorMetadata } from '../../executor/types.js';
-import { unreachable } from './http-errors.js';
+import { modelRefused, unreachable } from './server-errors.js';
 import type { ModelDescription, ModelEndpoint } from './types.js';
 
 /** `host:port`, `http://host:port` or a URL with a path prefix → base URL without trailing slash. */
@@ -19,7 +18,29 @@ interface JsonReply {
   body: unknown;
 }
 
-function getJson(agent: http.Agent, base: string, path: string): Promise<JsonReply> {
+/**
+ * GET on the keep-alive agent. A server may close an idle keep-alive socket just as the agent
+ * reuses it (EPIPE or ECONNRESET on a reused socket); the request, a GET, is sent once more on a
+ * fresh socket, as HTTP clients do, instead of reporting a healthy server as unreachable.
+ */
+async function getJson(agent: http.Agent, base: string, path: string): Promise<JsonReply> {
+  try {
+    return await getJsonOnce(agent, base, path);
+  } catch (err) {
+    if (!(err instanceof StaleSocket)) throw err;
+    return getJsonOnce(agent, base, path).catch((again: unknown) => {
+      throw again instanceof StaleSocket ? unreachable(base, again.code) : again;
+    });
+  }
+}
+
+class StaleSocket extends Error {
+  constructor(readonly code: string) {
+    super(`a reused keep-alive socket failed (${code})`);
+  }
+}
+
+function getJsonOnce(agent: http.Agent, base: string, path: string): Promise<JsonReply> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${base}${path}`, { agent }, (res) => {
       const chunks: Buffer[] = [];
@@ -32,7 +53,10 @@ function getJson(agent: http.Agent, base: string, path: string): Promise<JsonRep
       });
       res.on('error', reject);
     });
-    req.on('error', (err: NodeJS.ErrnoException) => reject(unreachable(base, err)));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      reject(stale ? new StaleSocket(err.code!) : unreachable(base, err.code ?? err.message));
+    });
   });
 }
 
@@ -58,17 +82,15 @@ export class HttpModelEndpoint implements ModelEndpoint {
 
   async describe(): Promise<ModelDescription> {
     const meta = await getJson(this.agent, this.base, this.modelPath());
-    if (meta.status === 404 || meta.status === 400) {
-      const index = await getJson(this.agent, this.base, '/v2/models/stats').catch(() => undefined);
-      const names = (index?.body as { model_stats?: Array<{ name: string }> } | undefined)?.model_stats?.map((s) => s.name);
-      const known = names && names.length ? `; the server has ${[...new Set(names)].map((n) => `"${n}"`).join(', ')}` : '';
+    if (meta.status !== 200) {
       const what = this.version ? `model "${this.model}" version ${this.version}` : `model "${this.model}"`;
-      throw new GebeError(`${what} is not on the server at ${this.base} (${errorText(meta.body)})${known}; check -m/--model-version`);
+      let known: string[] = [];
+      if (meta.status === 404 || meta.status === 400) {
+        const index = await getJson(this.agent, this.base, '/v2/models/stats').catch(() => undefined);
+        known = (index?.body as { model_stats?: Array<{ name: string }> } | undefined)?.model_stats?.map((s) => s.name) ?? [];
+      }
+      throw modelRefused(what, this.base, { http: meta.status }, errorText(meta.body), known);
     }
-    if (meta.status === 503) {
-      throw new GebeError(`model "${this.model}" is not ready on ${this.base} (${errorText(meta.body)}); fix what the server reports, or wait for the model to load`);
-    }
-    if (meta.status !== 200) throw new GebeError(`model metadata request to ${this.base}${this.modelPath()} failed with HTTP ${meta.status}: ${errorText(meta.body)}`);
     const body = meta.body as { name: string; versions?: string[]; inputs: TensorMetadata[]; outputs: TensorMetadata[] };
     // Address one version explicitly so statistics and inference refer to the same one.
     if (!this.version && body.versions && body.versions.length > 0) {
@@ -76,7 +98,7 @@ export class HttpModelEndpoint implements ModelEndpoint {
     }
     const ready = await getJson(this.agent, this.base, `${this.modelPath()}/ready`);
     if (ready.status !== 200) {
-      throw new GebeError(`model "${this.model}"${this.version ? ` version ${this.version}` : ''} is not ready on ${this.base} (HTTP ${ready.status}); wait for it to load, or check the server log`);
+      throw modelRefused(`model "${this.model}"${this.version ? ` version ${this.version}` : ''}`, this.base, { http: 503 }, `ready answered HTTP ${ready.status}`);
     }
     const config = await getJson(this.agent, this.base, `${this.modelPath()}/config`);
     let maxBatchSize: number;
@@ -92,6 +114,7 @@ export class HttpModelEndpoint implements ModelEndpoint {
       maxBatchSize,
       inputs: body.inputs.map((i) => ({ name: i.name, datatype: i.datatype as Datatype, shape: i.shape.map(Number) })),
       outputs: body.outputs.map((o) => ({ name: o.name, datatype: o.datatype as Datatype, shape: o.shape.map(Number) })),
+      ...(config.status === 200 && config.body && typeof config.body === 'object' ? { config: config.body as Record<string, unknown> } : {}),
     };
   }
 

@@ -11,6 +11,8 @@ export interface ModelDescription {
   maxBatchSize: number;
   inputs: TensorMetadata[];
   outputs: TensorMetadata[];
+  /** The model configuration as the target runs it (Triton's config extension), when it says. */
+  config?: Record<string, unknown>;
 }
 
 /** Where one measured request's client time went, when the transport can tell (µs). */

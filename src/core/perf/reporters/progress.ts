@@ -1,14 +1,32 @@
 /**
- * Live progress on stderr while a sweep runs: an ora spinner with the current setting, window and
- * infer/s. Only on a terminal (and never with --json); otherwise nothing is written.
+ * Progress on stderr while a sweep runs. On a terminal (and not with --json): an ora spinner with
+ * the current setting, window and infer/s. Otherwise (a log, CI, `2>file`): one plain line per
+ * finished setting, so a long sweep shows it is alive and a killed one shows how far it got.
  */
 import ora, { type Ora } from 'ora';
 import type { IO } from '../../../io.js';
-import type { LoadGenerator } from '../load-generator.js';
+import type { LoadGenerator, SettingResult } from '../load-generator.js';
 import { settingLabel } from '../report.js';
 
-export function attachProgress(generator: LoadGenerator, io: IO, enabled: boolean): () => void {
-  if (!enabled || !io.stderrIsTTY) return () => {};
+/** The line for one finished setting: its figures, or why it is unstable or failed. */
+export function settingLine(r: SettingResult, index: number, total: number): string {
+  const head = `[${index + 1}/${total}] ${settingLabel(r.setting)}`;
+  if (!r.measurement) return `${head}: failed: ${r.note ?? 'no result'}`;
+  const m = r.measurement;
+  const figures = `${m.throughput.toFixed(1)} infer/s, avg ${(m.latency.avgUs / 1000).toFixed(2)} ms, p99 ${(m.latency.p99Us / 1000).toFixed(2)} ms`;
+  const windows = `${r.windows.length} window${r.windows.length === 1 ? '' : 's'}`;
+  return r.status === 'stable' ? `${head}: ${figures} (stable after ${windows})` : `${head}: ${figures} (unstable: ${r.note ?? windows})`;
+}
+
+export function attachProgress(generator: LoadGenerator, io: IO, spinnerAllowed: boolean): () => void {
+  if (!io.stderrIsTTY) {
+    let total = 0;
+    let done = 0;
+    generator.on('start', ({ settings }) => { total = settings.length; });
+    generator.on('result', (r) => { io.stderr.write(`${settingLine(r, done++, total)}\n`); });
+    return () => {};
+  }
+  if (!spinnerAllowed) return () => {};
   // The terminal decision is made here (io.stderrIsTTY), so ora is told, and never touches stdin.
   let spinner: Ora | undefined = ora({ stream: io.stderr as NodeJS.WritableStream, text: 'starting', isEnabled: true, discardStdin: false }).start();
   let current = '';

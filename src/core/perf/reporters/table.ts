@@ -12,21 +12,29 @@ const rate = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
 
 export function formatTable(report: PerfReport, c: ChalkInstance): string {
   const loadHeader = report.load === 'concurrency' ? 'concurrency' : 'req/s';
-  const headers = ['batch', loadHeader, 'infer/s', 'avg ms', 'p50', 'p90', 'p95', 'p99', 'queue', 'c.input', 'c.infer', 'c.output'];
+  const headers = ['batch', loadHeader, 'infer/s', 'avg ms', 'p50', 'p90', 'p95', 'p99', 'queue', 'c.input', 'c.infer', 'c.output', 'status'];
   const cells = report.rows.map((r: ReportRow) => [
     String(r.batchSize),
     String(r.concurrency ?? r.requestRate),
     rate(r.throughput) + (r.clientSaturated ? '*' : ''),
     ms(r.latencyUs.avg), ms(r.latencyUs.p50), ms(r.latencyUs.p90), ms(r.latencyUs.p95), ms(r.latencyUs.p99),
     ms(r.server?.queueUs), ms(r.server?.computeInputUs), ms(r.server?.computeInferUs), ms(r.server?.computeOutputUs),
+    r.status,
   ]);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((cell, i) => cell.padStart(widths[i]!)).join('  ');
+  const last = headers.length - 1;
+  const line = (row: string[]) => row.map((cell, i) => (i === last ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
   const out: string[] = [];
   out.push(c.bold(`${report.model.name} v${report.model.version} · ${report.target}`));
   out.push(c.dim(line(headers)));
   for (const row of cells) out.push(line(row));
   out.push(c.dim('latency in ms; queue/c.* = server-side averages per request (statistics extension)'));
+  for (const r of report.rows) {
+    if (r.status === 'unstable') out.push(`${c.yellow('unstable')} ${settingLabel(r)}: ${r.note ?? ''}`);
+    if (r.status === 'failed') out.push(`${c.red('failed')} ${settingLabel(r)}: ${r.note ?? ''}`);
+  }
+  const hints = [...new Set(report.rows.flatMap((r) => (r.hint ? [r.hint] : [])))];
+  for (const hint of hints) out.push(c.dim(`unstable rows show their last windows; ${hint}`));
   out.push('');
   const s = report.summary;
   out.push(`${c.green('best throughput')}: ${settingLabel(s.best)} → ${rate(s.best.throughput)} infer/s at ${s.latencyMetric} ${ms(s.best.latencyUs)} ms`);

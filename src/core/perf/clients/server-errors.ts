@@ -1,0 +1,52 @@
+/**
+ * What a KServe v2 server's refusals mean, worded once for HTTP and gRPC alike: `infer`, `perf` and
+ * `warmup` show the same message for the same condition whichever protocol carried it. gRPC codes
+ * are read as the HTTP statuses Triton pairs them with, so one table decides both.
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { GebeError } from '../../../errors.js';
+import { GRPC_BY_HTTP, type HttpStatus } from '../../server/protocol-error.js';
+
+const HTTP_BY_GRPC = new Map<GrpcStatus, HttpStatus>(
+  (Object.entries(GRPC_BY_HTTP) as Array<[string, GrpcStatus]>).map(([http, code]) => [code, Number(http) as HttpStatus]),
+);
+
+/** A server's answer: an HTTP status, or a gRPC code (shown by name, judged as its HTTP pair). */
+export type ServerStatus = { http: number } | { grpc: GrpcStatus };
+
+function httpEquivalent(s: ServerStatus): number {
+  return 'http' in s ? s.http : HTTP_BY_GRPC.get(s.grpc) ?? 500;
+}
+
+function statusLabel(s: ServerStatus): string {
+  return 'http' in s ? `HTTP ${s.http}` : `gRPC ${GrpcStatus[s.grpc] ?? s.grpc}`;
+}
+
+/** Nothing answered at `where`: no server, a wrong port, or the wrong protocol. */
+export function unreachable(where: string, why: string, protocol: 'http' | 'grpc' = 'http'): GebeError {
+  return protocol === 'http'
+    ? new GebeError(`cannot reach a KServe v2 server at ${where} (${why}); start one with \`gebe serve <repo>\` or pass the right -u host:port`)
+    : new GebeError(`cannot reach a KServe v2 gRPC server at ${where} (${why}); start one with \`gebe serve <repo>\` or pass the right -u host:port with -i grpc`);
+}
+
+/**
+ * The server refused to describe the model: not there (404), not ready (503), or something else.
+ * `known` lists the models the server has, when it said.
+ */
+export function modelRefused(what: string, where: string, status: ServerStatus, detail: string, known: string[] = []): GebeError {
+  const code = httpEquivalent(status);
+  if (code === 404 || code === 400) {
+    const has = known.length > 0 ? `; the server has ${[...new Set(known)].map((n) => `"${n}"`).join(', ')}` : '';
+    return new GebeError(`${what} is not on the server at ${where} (${detail})${has}; check -m/--model-version`);
+  }
+  if (code === 503) {
+    return new GebeError(`${what} is not ready on ${where} (${detail}); fix what the server reports, or wait for the model to load`);
+  }
+  return new GebeError(`the server at ${where} answered ${statusLabel(status)} when asked about ${what}: ${detail}`);
+}
+
+/** The server answered an inference request with an error. */
+export function inferenceRefused(where: string, status: ServerStatus, detail: string): GebeError {
+  const ready = httpEquivalent(status) === 503 ? '; the model may be loading, unloaded or overloaded: check `/v2/models/<name>/ready` and the server log' : '';
+  return new GebeError(`the server at ${where} answered ${statusLabel(status)} to an inference request: ${detail}${ready}`);
+}
