@@ -115,7 +115,8 @@ async function tune(opts: TuneOptions, deps: TuneDeps, setup: Setup): Promise<Tu
   const settings: TrialSettings = {
     target: setup.target, model: opts.model, version: ref.version, batchSize: opts.batchSize,
     shapes: opts.shapes, inputData: opts.inputData, measurement: opts.measurement,
-    observe: (generator) => attachProgress(generator, io, !opts.json),
+    // Off a terminal tune writes one line per trial itself; perf's per-setting lines would repeat them.
+    observe: (generator) => (io.stderrIsTTY ? attachProgress(generator, io, !opts.json) : () => {}),
   };
   const c = colors(io, 'stderr');
   const measure = async (candidate: Candidate): Promise<Trial> => {

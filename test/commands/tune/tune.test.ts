@@ -38,8 +38,8 @@ describe('gebe tune on the mnist template', () => {
     expect(r.code).toBe(0);
     report = JSON.parse(r.out) as TuneReport;
     const baseline = report.baseline[0]!;
-    // The template waits up to 500 µs to fill a preferred batch; one request at a time never fills one.
-    expect(baseline.candidate).toMatchObject({ instanceCount: 2, batching: { preferredBatchSizes: [4, 8, 16], maxQueueDelayUs: 500 } });
+    // The template waits up to 100 µs to fill a preferred batch; one request at a time never fills one.
+    expect(baseline.candidate).toMatchObject({ instanceCount: 2, batching: { preferredBatchSizes: [4, 8, 16], maxQueueDelayUs: 100 } });
     expect(report.winner).toBeDefined();
     expect(report.winner!.key).not.toBe(baseline.key);
     expect(report.speedup).toBeCloseTo(report.winner!.throughput / baseline.throughput, 9);
