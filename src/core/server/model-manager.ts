@@ -46,6 +46,8 @@ export class ModelManager {
   private pollTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private readonly readyListeners = new Set<(name: string) => void>();
+  /** Set by stop(): start() and poll() load nothing more. */
+  private stopped = false;
 
   constructor(
     private readonly source: ModelSource,
@@ -72,6 +74,7 @@ export class ModelManager {
     const names = await this.source.list();
     const wanted = this.mode === 'explicit' && !loadModels.includes('*') ? loadModels : names;
     for (const name of wanted) {
+      if (this.stopped) return;
       if (!names.includes(name)) {
         this.recordFailure(name, `model '${name}' is not in the repository (found: ${names.join(', ') || 'none'})`);
         continue;
@@ -92,6 +95,7 @@ export class ModelManager {
   async poll(): Promise<void> {
     const names = await this.source.list();
     for (const name of names) {
+      if (this.stopped) return;
       const record = this.records.get(name);
       if (!record) {
         await this.load(name).catch(() => undefined);
@@ -209,6 +213,7 @@ export class ModelManager {
 
   /** Stops polling and unloads everything (graceful shutdown). */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
     await this.polling;
     await Promise.all([...this.records.keys()].map((name) => this.unload(name).catch(() => undefined)));
