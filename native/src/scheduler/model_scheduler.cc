@@ -176,6 +176,7 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
   auto done = std::make_unique<CompletedBatch>();
   ExecutionTimes times;
   bool ok = false;
+  bool client_error = false;
   std::string error;
   auto outputs = std::make_shared<BatchOutputs>();
   const int64_t t0 = SteadyNowNs();
@@ -190,6 +191,9 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
     t2 = SteadyNowNs();
     SliceOutputs(outputs->tensors, batch.requests, batch.padded_rows, batched_);
     ok = true;
+  } catch (const InputError& e) {
+    error = e.what();
+    client_error = true;
   } catch (const std::exception& e) {
     error = e.what();
   } catch (...) {
@@ -208,7 +212,7 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
     done->outputs = std::move(outputs);
   } else {
     for (auto& r : batch.requests) {
-      r->Fail(FailureReason::kBackend, 500,
+      r->Fail(client_error ? FailureReason::kOther : FailureReason::kBackend, client_error ? 400 : 500,
               "failed to run model '" + model_name_ + "' (" + instance.session->engine_name() + " engine): " + error);
       stats_.RecordFailure(static_cast<uint64_t>(t3 - r->enqueue_ns));
     }

@@ -3,6 +3,7 @@
  * code: 0 without error-level findings, 1 with them (or with warnings under --strict).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { colorEnabled, type IO } from '../../io.js';
@@ -10,6 +11,7 @@ import { applyFixes } from '../../core/config/edits.js';
 import { FORMATTERS, summarize, type LintReport } from '../../core/lint/formatters/index.js';
 import { lintTargets, type LintResult } from '../../core/lint/runner.js';
 import { scanTarget } from '../../core/repository/scan.js';
+import { writeFixedConfig } from '../../core/lint/write-fixed.js';
 import type { ValidateOptions } from './options.js';
 
 const require = createRequire(import.meta.url);
@@ -31,6 +33,16 @@ function lint(opts: ValidateOptions, io: IO): LintResult {
   return lintTargets(targets, { overrides: opts.rules });
 }
 
+/** The validated path (repository, model or config's folder) a fixed file must stay inside. */
+function fixRoot(opts: ValidateOptions, io: IO, file: string): string {
+  for (const given of opts.paths) {
+    const abs = path.resolve(io.cwd, given);
+    const dir = fs.statSync(abs).isDirectory() ? abs : path.dirname(abs);
+    if (!path.relative(dir, file).startsWith('..')) return dir;
+  }
+  return path.dirname(file);
+}
+
 /** Applies safe fixes until none are left (fixes can uncover others); returns how many applied. */
 function applySafeFixes(opts: ValidateOptions, io: IO): { result: LintResult; fixed: Map<string, number> } {
   const fixed = new Map<string, number>();
@@ -44,7 +56,11 @@ function applySafeFixes(opts: ValidateOptions, io: IO): { result: LintResult; fi
       if (fixes.length === 0) continue;
       const { text, applied } = applyFixes(source.text, fixes);
       if (applied.length === 0 || text === source.text) continue;
-      fs.writeFileSync(source.path, text);
+      const written = writeFixedConfig(source.path, text, fixRoot(opts, io, source.path));
+      if (!written.ok) {
+        io.stderr.write(`not fixed: ${source.display}: ${written.reason}\n`);
+        continue;
+      }
       fixed.set(source.display, (fixed.get(source.display) ?? 0) + applied.length);
       appliedThisPass += applied.length;
     }

@@ -34,6 +34,12 @@ export const DEFAULT_CONFIG_LIMITS: Readonly<ConfigLimits> = {
   rank: 64, // NumPy's (2.x) limit on dimensions
 };
 
+/**
+ * How deeply blocks and lists may nest in a config, text format or JSON. Real configs nest a few
+ * levels; the bound keeps hostile input from exhausting the stack of a recursive parser or printer.
+ */
+export const MAX_CONFIG_NESTING = 200;
+
 /** The highest `--max-instances-per-model` accepts: the native executor's own cap. */
 export const MAX_INSTANCES_CAP = 4096;
 

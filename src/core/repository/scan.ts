@@ -51,6 +51,7 @@ interface Walk {
 /**
  * Lists files under dir recursively (sorted per directory). Directory symlinks are followed only
  * while they stay inside the repository (the model directory's parent) or the model directory,
+ * file symlinks only inside the model directory,
  * and never around a loop; the search stops at MAX_WALK_DEPTH levels and MAX_WALK_ENTRIES entries.
  * Real paths are computed with a system call only for symlinks: a plain subdirectory's real path
  * is its parent's plus its name, which keeps a 1,000-model scan to a few calls per model.
@@ -115,15 +116,19 @@ function walkInto(w: Walk, dir: string, real: string, display: string, depth: nu
     if (entry.isSymbolicLink()) {
       try {
         isDir = w.fs.stat(full).isDirectory();
-        if (isDir) entryReal = w.fs.realpath(full);
+        entryReal = w.fs.realpath(full);
       } catch (err) {
         const { code, reason } = describeFsError(err);
         w.problems.push({ kind: code === 'ELOOP' ? 'symlink-loop' : 'unreadable', path: full, display: entryDisplay, message: `cannot follow symlink ${entryDisplay}: ${reason}` });
         continue;
       }
-      if (isDir && !w.roots.some((root) => isWithin(root, entryReal))) {
-        // Named without its target: the report must not describe the file system outside.
-        w.problems.push({ kind: 'symlink-outside', path: full, display: entryDisplay, message: `${entryDisplay} is a symlink to a directory outside the model repository; gebe does not follow it` });
+      // A directory may lead anywhere in the repository; a file must stay in its model, where
+      // every path a config names must resolve (inside.ts).
+      if (isDir ? !w.roots.some((root) => isWithin(root, entryReal)) : !isWithin(w.roots[0]!, entryReal)) {
+        // Named without its target: the report must not describe the file system outside, and
+        // nothing reads the file (a model inspection would reveal its first bytes).
+        const where = isDir ? 'a directory outside the model repository' : 'a file outside its model directory';
+        w.problems.push({ kind: 'symlink-outside', path: full, display: entryDisplay, message: `${entryDisplay} is a symlink to ${where}; gebe does not follow it` });
         continue;
       }
     }
