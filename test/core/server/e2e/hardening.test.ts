@@ -191,3 +191,14 @@ describe('requests (item 8)', () => {
     expect(err.details).toContain("output 'y' of model 'liar' has shape [3]");
   });
 });
+
+describe('--max-instances-per-model raises the instance bound for serve (item 2)', () => {
+  it('lets a DiskModelSource with a raised limit read a config that the default refuses', async () => {
+    const { DiskModelSource } = await import('../../../../src/core/server/disk-source.js');
+    const override = { ...mnistConfig({ instance_group: [{ count: 200 }] }) } as never;
+    const byDefault = await new DiskModelSource(s.repo).read('mnist', override);
+    expect(byDefault!.errors.join('\n')).toMatch(/CONFIG_LIMIT .* is 200, over the limit of 128/);
+    const raised = await new DiskModelSource(s.repo, { instancesPerModel: 256 }).read('mnist', override);
+    expect(raised!.errors.filter((e) => e.includes('CONFIG_LIMIT'))).toEqual([]);
+  });
+});
