@@ -6,13 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isWithin } from '../repository/inside.js';
 
 export type WriteOutcome = { ok: true } | { ok: false; reason: string };
-
-function isWithin(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
 
 export function writeFixedConfig(file: string, text: string, root: string): WriteOutcome {
   let target: string;

@@ -21,9 +21,10 @@ function quotePrefix(value: string): string {
   return value.length > 200 ? `${value.slice(0, 200)}…` : value;
 }
 
-function isWithin(root: string, p: string): boolean {
+/** Whether absolute path `p` is `root` or below it (no file-system access). */
+export function isWithin(root: string, p: string): boolean {
   const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 /**

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
 import { describeFsError, nodeFileSystem, type ScanFileSystem } from './fs.js';
+import { isWithin } from './inside.js';
 import { readConfigSource } from './read-config.js';
 import type { ModelEntry, ScanProblem, ScanTarget, SkippedEntry, VersionDir } from './types.js';
 import { isVersionName, NON_VERSION_DIRS } from './versions.js';
@@ -31,10 +32,6 @@ function displayJoin(base: string, ...parts: string[]): string {
 export interface WalkResult {
   files: string[];
   dirs: string[];
-}
-
-function isWithin(root: string, p: string): boolean {
-  return p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
 }
 
 interface Walk {
