@@ -4,7 +4,6 @@
  * caller's bytes; the caller's tensors stay referenced until the answer arrives. Answers come
  * back one native call per finished batch.
  */
-import { formatShape } from './format-shape.js';
 import type { NativeModel, NativeResult, NativeStats } from './executor-addon.js';
 import type {
   CompileReport,
@@ -100,11 +99,7 @@ export class ExecutorModel implements LoadedModel {
         continue;
       }
       this.pending.delete(result[0]);
-      if (result[1] === 0) {
-        const wrong = this.outputShapeError(entry.outputIndexes, result[2]);
-        if (wrong) entry.reject(wrong);
-        else entry.resolve(this.response(entry, result[2]));
-      }
+      if (result[1] === 0) entry.resolve(this.response(entry, result[2]));
       else entry.reject(new InferError(result[2], result[1], result[3]));
     }
   };
@@ -126,24 +121,6 @@ export class ExecutorModel implements LoadedModel {
     return new Promise<InferResponse>((resolve, reject) => {
       this.pending.set(token, { request, outputIndexes: valid.outputIndexes, resolve, reject });
     });
-  }
-
-  /**
-   * An output whose shape disagrees with the config (rank, or a fixed dimension) is the model's
-   * error, not a result: the engine computed something other than what the config promises.
-   */
-  private outputShapeError(indexes: number[], outputs: Array<Uint8Array | number[] | null>): InferError | undefined {
-    for (const i of indexes) {
-      const declared = this.outputs[i]!.shape;
-      const got = outputs[2 * i + 1] as number[];
-      if (got.length !== declared.length || got.some((d, k) => declared[k] !== -1 && declared[k] !== d)) {
-        return new InferError(
-          `output '${this.outputs[i]!.name}' of model '${this.name}' has shape ${formatShape(got)}, but its config declares ${formatShape(declared)}; fix dims in config.pbtxt or the model`,
-          500, 'BACKEND',
-        );
-      }
-    }
-    return undefined;
   }
 
   private response(entry: Pending, outputs: Array<Uint8Array | number[] | null>): InferResponse {

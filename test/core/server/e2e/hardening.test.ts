@@ -187,6 +187,11 @@ describe('requests (item 8)', () => {
     const r = await postJson(`${s.http}/v2/models/liar/infer`, { inputs: [{ name: 'x', datatype: 'FP32', shape: [3], data: [1, 2, 3] }] });
     expect(r.status).toBe(500);
     expect(r.body.error).toBe("output 'y' of model 'liar' has shape [3], but its config declares [4]; fix dims in config.pbtxt or the model");
+    // A binary request, which the native front end answers without JS: the same check, in the native core.
+    const { body, headerLength } = binaryBody({ outputs: [{ name: 'y', parameters: { binary_data: true } }] }, [{ name: 'x', datatype: 'FP32', shape: [3], bytes: new Uint8Array(12) }]);
+    const binary = await postBinary(`${s.http}/v2/models/liar/infer`, body, headerLength);
+    expect(binary.status).toBe(500);
+    expect(binary.json.error).toBe("output 'y' of model 'liar' has shape [3], but its config declares [4]; fix dims in config.pbtxt or the model");
     const err = await callError(client, 'ModelInfer', { model_name: 'liar', inputs: [{ name: 'x', datatype: 'FP32', shape: [3] }], raw_input_contents: [Buffer.alloc(12)] });
     expect(err.details).toContain("output 'y' of model 'liar' has shape [3]");
   });
