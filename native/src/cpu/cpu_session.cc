@@ -23,8 +23,8 @@ void CheckFinite(const TensorView& t) {
   size_t n = t.byte_size / 4;
   for (size_t i = 0; i < n; ++i) {
     if (!std::isfinite(p[i])) {
-      throw EngineError("input '" + t.name + "' holds " + (std::isnan(p[i]) ? "NaN" : "Inf") + " at element " +
-                        std::to_string(i) + "; send finite values (or set the model parameter allow_non_finite_inputs)");
+      throw InputError("input '" + t.name + "' holds " + (std::isnan(p[i]) ? "NaN" : "Inf") + " at element " +
+                        std::to_string(i) + ", which this model refuses (its parameter allow_non_finite_inputs is false); send finite values");
     }
   }
 }
@@ -33,7 +33,8 @@ void CheckFinite(const TensorView& t) {
 
 CpuSession::CpuSession(const std::string& path, const SessionOptions& options) : options_(options) {
   auto it = options.parameters.find("allow_non_finite_inputs");
-  allow_non_finite_ = it != options.parameters.end() && (it->second == "true" || it->second == "1");
+  // As in Triton, NaN and Inf go through by default: a model that computes NaN is not an error.
+  allow_non_finite_ = it == options.parameters.end() || (it->second != "false" && it->second != "0");
   LoadOptions load;
   load.max_tensor_bytes = options.max_tensor_bytes;
   auto opt = options.parameters.find("optimize");

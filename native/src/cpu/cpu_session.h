@@ -41,7 +41,7 @@ class CpuSession : public Session {
   void CheckShape(size_t input, const Shape& shape) const;
 
   SessionOptions options_;
-  bool allow_non_finite_ = false;
+  bool allow_non_finite_ = true;
   std::unique_ptr<Program> program_;
   std::unique_ptr<ThreadPool> pool_;
   std::map<std::vector<Shape>, std::unique_ptr<Plan>> plans_;

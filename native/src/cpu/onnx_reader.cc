@@ -1,8 +1,10 @@
 #include "cpu/onnx_reader.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <set>
 
 #include "cpu/wire_reader.h"
@@ -132,6 +134,18 @@ TensorParts ParseTensorParts(WireReader r) {
   return t;
 }
 
+// Whether `relative` under `base_dir`, after symlinks, is still inside base_dir. A path that
+// does not resolve counts as inside here: opening it then fails with "cannot open", which
+// says nothing about anything outside.
+bool ResolvesInside(const std::string& base_dir, const std::string& relative) {
+  std::unique_ptr<char, decltype(&std::free)> root(realpath(base_dir.c_str(), nullptr), &std::free);
+  std::unique_ptr<char, decltype(&std::free)> real(realpath((base_dir + "/" + relative).c_str(), nullptr), &std::free);
+  if (!real) return true;
+  if (!root) return false;
+  const size_t n = std::strlen(root.get());
+  return std::strncmp(real.get(), root.get(), n) == 0 && (real.get()[n] == '/' || real.get()[n] == '\0');
+}
+
 bool UnsafeRelativePath(const std::string& p) {
   if (p.empty() || p[0] == '/' || p[0] == '\\' || p.find(':') != std::string::npos) return true;
   size_t start = 0;
@@ -174,9 +188,9 @@ ConstTensor BuildTensor(const TensorParts& t, const std::string& what, const std
       else if (k == "length") length = std::stoull(v);
     }
     if (base_dir.empty()) throw EngineError(label + " uses external data, which needs a model file on disk");
-    if (UnsafeRelativePath(location)) {
+    if (UnsafeRelativePath(location) || !ResolvesInside(base_dir, location)) {
       throw EngineError(label + " has external data location '" + location +
-                        "'; only paths inside the model directory are allowed (no '..', no absolute paths)");
+                        "'; only paths inside the model directory are allowed (no '..', no absolute paths, no symlinks out)");
     }
     std::ifstream in(base_dir + "/" + location, std::ios::binary);
     if (!in) throw EngineError(label + ": cannot open external data file '" + location + "' next to the model");

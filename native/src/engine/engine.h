@@ -117,6 +117,13 @@ class EngineError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An engine failure the request's own data caused (a value the model refuses to take): the
+// scheduler answers it as a client error (400 / INVALID_ARGUMENT), not a server error.
+class InputError : public EngineError {
+ public:
+  using EngineError::EngineError;
+};
+
 // One loaded model in one engine. A session is driven by one thread at a time (one session per
 // model instance); different sessions may run concurrently.
 class Session {

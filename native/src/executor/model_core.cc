@@ -60,7 +60,41 @@ void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr
                                                 std::move(sessions_), this, options_.idle_spin_us);
 }
 
+namespace {
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size() && i < 16; ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + (shape.size() > 16 ? ",… (" + std::to_string(shape.size()) + " dimensions)]" : "]");
+}
+
+bool ShapeAgrees(const std::vector<int64_t>& declared, const std::vector<int64_t>& got) {
+  if (declared.size() != got.size()) return false;
+  for (size_t k = 0; k < got.size(); ++k) {
+    if (declared[k] != -1 && declared[k] != got[k]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void ModelCore::FailWrongOutputShapes(CompletedBatch& batch) const {
+  if (client_output_shapes_.size() != outputs_.size()) return;
+  for (auto& r : batch.requests) {
+    if (!r->ok()) continue;
+    for (size_t o = 0; o < r->outputs.size() && o < outputs_.size(); ++o) {
+      const std::vector<int64_t>& got = r->outputs[o].shape;
+      if (ShapeAgrees(client_output_shapes_[o], got)) continue;
+      r->Fail(FailureReason::kBackend, 500,
+              "output '" + outputs_[o].name + "' of model '" + options_.model_name + "' has shape " + ShapeText(got) +
+                  ", but its config declares " + ShapeText(client_output_shapes_[o]) + "; fix dims in config.pbtxt or the model");
+      break;
+    }
+  }
+}
+
 void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
+  FailWrongOutputShapes(*batch);
   // Natively taken requests go to their own sinks here, on this thread, even while the
   // environment goes away: each must be answered exactly once. The rest goes on to JS.
   bool any_native = false;

@@ -45,7 +45,12 @@ class ModelCore : public CompletionSink {
   NativeEnqueue EnqueueNative(std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us);
   // JS thread: the input shapes clients must send (config dims, -1 for the batch dimension),
   // in the engine's input order. Empty until the facade sets them.
-  void SetClientShapes(std::vector<std::vector<int64_t>> shapes) { client_shapes_ = std::move(shapes); }
+  // The output shapes the config promises (same convention, engine output order): an answer
+  // whose output disagrees fails here, once, for JS and native callers alike.
+  void SetClientShapes(std::vector<std::vector<int64_t>> shapes, std::vector<std::vector<int64_t>> output_shapes = {}) {
+    client_shapes_ = std::move(shapes);
+    client_output_shapes_ = std::move(output_shapes);
+  }
   const std::vector<std::vector<int64_t>>& client_shapes() const { return client_shapes_; }
   // JS thread: begins unloading; the completion callback gets `null` when everything is freed.
   void BeginUnload(Napi::Env env);
@@ -66,6 +71,8 @@ class ModelCore : public CompletionSink {
   // JS thread: turns one finished batch into one call of the completion callback.
   void CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* batch);
   uint64_t ShapeKey(const std::vector<TensorView>& inputs);
+  // Scheduler threads: fails each answer whose output shapes disagree with the config's.
+  void FailWrongOutputShapes(CompletedBatch& batch) const;
 
   ModelOptions options_;
   std::vector<TensorDesc> inputs_, outputs_;
@@ -83,6 +90,7 @@ class ModelCore : public CompletionSink {
   // JS thread only:
   size_t outstanding_ = 0;  // requests queued through Infer and not yet answered (keeps the loop alive)
   std::vector<std::vector<int64_t>> client_shapes_;
+  std::vector<std::vector<int64_t>> client_output_shapes_;  // set before the first request; read by Deliver
   // Shape keys are interned from the JS thread and the native HTTP loop alike.
   std::mutex shape_mu_;
   std::map<std::vector<int64_t>, uint64_t> shape_keys_;  // guarded by shape_mu_

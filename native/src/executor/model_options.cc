@@ -4,7 +4,24 @@ namespace gebe {
 
 namespace {
 
+// The executor's own caps on what allocates per unit (threads, queues, gears). The config
+// limits users see (src/core/config/limits.ts, rule CONFIG_LIMIT) are tighter and checked
+// before a load reaches this; these only keep a caller that skipped them from exhausting the host.
+constexpr double kMaxInstances = 4096;      // MAX_INSTANCES_CAP in limits.ts
+constexpr double kMaxPriorityLevels = 1 << 16;
+constexpr uint32_t kMaxListLength = 4096;   // preferred sizes, gears, device ids
+
 Napi::Value Field(const Napi::Object& obj, const char* name) { return obj.Get(name); }
+
+double Bounded(const Napi::Object& obj, const char* name, double fallback, double max) {
+  Napi::Value v = Field(obj, name);
+  if (v.IsUndefined() || v.IsNull()) return fallback;
+  const double n = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+  if (!(n >= 0 && n <= max)) {
+    throw Napi::RangeError::New(obj.Env(), std::string("Expected a number from 0 to ") + std::to_string(int64_t(max)) + " for options." + name);
+  }
+  return n;
+}
 
 double Number(const Napi::Object& obj, const char* name, double fallback) {
   Napi::Value v = Field(obj, name);
@@ -26,6 +43,9 @@ std::vector<int64_t> Ints(const Napi::Object& obj, const char* name) {
   if (v.IsUndefined() || v.IsNull()) return out;
   if (!v.IsArray()) throw Napi::TypeError::New(obj.Env(), std::string("Expected an array for options.") + name);
   Napi::Array a = v.As<Napi::Array>();
+  if (a.Length() > kMaxListLength) {
+    throw Napi::RangeError::New(obj.Env(), std::string("Expected at most ") + std::to_string(kMaxListLength) + " entries in options." + name);
+  }
   for (uint32_t i = 0; i < a.Length(); ++i) out.push_back(static_cast<int64_t>(a.Get(i).As<Napi::Number>().Int64Value()));
   return out;
 }
@@ -45,7 +65,7 @@ ModelOptions ReadModelOptions(const Napi::Object& options) {
   ModelOptions out;
   Napi::Value name = options.Get("modelName");
   out.model_name = name.IsString() ? name.As<Napi::String>().Utf8Value() : "model";
-  out.instance_count = static_cast<int>(Number(options, "instanceCount", 1));
+  out.instance_count = static_cast<int>(Bounded(options, "instanceCount", 1, kMaxInstances));
   if (out.instance_count < 1) out.instance_count = 1;
   out.session.intra_op_threads = static_cast<int>(Number(options, "intraOpThreads", 0));
   out.idle_spin_us = static_cast<int64_t>(Number(options, "idleSpinUs", 0));
@@ -69,13 +89,14 @@ ModelOptions ReadModelOptions(const Napi::Object& options) {
   policy.preferred_batch_sizes = Ints(options, "preferredBatchSizes");
   policy.max_queue_delay_us = static_cast<uint64_t>(Number(options, "maxQueueDelayUs", 0));
   policy.preserve_ordering = Bool(options, "preserveOrdering");
-  policy.priority_levels = static_cast<uint32_t>(Number(options, "priorityLevels", 0));
+  policy.priority_levels = static_cast<uint32_t>(Bounded(options, "priorityLevels", 0, kMaxPriorityLevels));
   policy.default_priority_level = static_cast<uint32_t>(Number(options, "defaultPriorityLevel", 0));
   Napi::Value dq = options.Get("defaultQueuePolicy");
   if (dq.IsObject()) policy.default_queue_policy = ReadQueuePolicy(dq.As<Napi::Object>());
   Napi::Value pq = options.Get("priorityQueuePolicy");
   if (pq.IsArray()) {
     Napi::Array entries = pq.As<Napi::Array>();
+    if (entries.Length() > kMaxPriorityLevels) throw Napi::RangeError::New(options.Env(), "Expected at most one options.priorityQueuePolicy entry per priority level");
     for (uint32_t i = 0; i < entries.Length(); ++i) {
       Napi::Object entry = entries.Get(i).As<Napi::Object>();
       const auto level = static_cast<uint32_t>(Number(entry, "level", 0));

@@ -162,7 +162,15 @@ Napi::Value NativeModel::SetClientShapes(const Napi::CallbackInfo& info) {
   Napi::Array list = info[0].As<Napi::Array>();
   std::vector<std::vector<int64_t>> shapes;
   for (uint32_t i = 0; i < list.Length(); ++i) shapes.push_back(IntsFromJs(list.Get(i), "setClientShapes shape"));
-  core_->SetClientShapes(std::move(shapes));
+  std::vector<std::vector<int64_t>> output_shapes;
+  if (info.Length() > 1 && !info[1].IsUndefined()) {
+    if (!info[1].IsArray() || info[1].As<Napi::Array>().Length() != core_->outputs().size()) {
+      throw Napi::TypeError::New(env, "Expected one shape per model output, in the model's output order, for setClientShapes");
+    }
+    Napi::Array outs = info[1].As<Napi::Array>();
+    for (uint32_t i = 0; i < outs.Length(); ++i) output_shapes.push_back(IntsFromJs(outs.Get(i), "setClientShapes output shape"));
+  }
+  core_->SetClientShapes(std::move(shapes), std::move(output_shapes));
   return env.Undefined();
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <limits>
 
 #include "scheduler/clock.h"
 
@@ -46,7 +47,7 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
   Wakeups wakeups;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) {
+    if (stopping_ || draining_) {
       request->Fail(FailureReason::kRejected, 503, "model '" + model_name_ + "' is unloading; the request was not run");
       stats_.RecordFailure(0);
       return false;
@@ -80,8 +81,10 @@ void ModelScheduler::Wakeups::Notify(std::condition_variable& batcher_cv) const 
 int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired, Wakeups& wakeups) {
   for (auto& r : queues_.ExpireDue(now_us)) expired.push_back(std::move(r));
   int64_t wake = RequestQueues<ScheduledRequest>::kNever;
+  // While Stop() drains, a queue delay no longer waits for more requests: what is queued goes now.
+  const int64_t decide_us = draining_ ? std::numeric_limits<int64_t>::max() / 2 : now_us;
   while (!idle_.empty() && !queues_.empty()) {
-    BatchDecision decision = DecideBatch(queues_, policy_, now_us);
+    BatchDecision decision = DecideBatch(queues_, policy_, decide_us);
     if (decision.kind == BatchDecision::Kind::kWait) {
       wake = now_us + decision.wait_us;
       break;
@@ -155,6 +158,7 @@ void ModelScheduler::InstanceLoop(size_t index) {
     Execute(instance, *batch);
     lock.lock();
     idle_.push_back(index);
+    if (draining_) drained_cv_.notify_all();
     if (stopping_) continue;
     Rejected expired;
     Wakeups wakeups;
@@ -172,6 +176,7 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
   auto done = std::make_unique<CompletedBatch>();
   ExecutionTimes times;
   bool ok = false;
+  bool client_error = false;
   std::string error;
   auto outputs = std::make_shared<BatchOutputs>();
   const int64_t t0 = SteadyNowNs();
@@ -186,6 +191,9 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
     t2 = SteadyNowNs();
     SliceOutputs(outputs->tensors, batch.requests, batch.padded_rows, batched_);
     ok = true;
+  } catch (const InputError& e) {
+    error = e.what();
+    client_error = true;
   } catch (const std::exception& e) {
     error = e.what();
   } catch (...) {
@@ -204,7 +212,7 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
     done->outputs = std::move(outputs);
   } else {
     for (auto& r : batch.requests) {
-      r->Fail(FailureReason::kBackend, 500,
+      r->Fail(client_error ? FailureReason::kOther : FailureReason::kBackend, client_error ? 400 : 500,
               "failed to run model '" + model_name_ + "' (" + instance.session->engine_name() + " engine): " + error);
       stats_.RecordFailure(static_cast<uint64_t>(t3 - r->enqueue_ns));
     }
@@ -250,16 +258,20 @@ void ModelScheduler::Stop() {
   std::lock_guard<std::mutex> stop_lock(stop_mu_);
   if (stopped_) return;
   stopped_ = true;
-  Rejected queued;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    // Drain: Enqueue refuses from now on, and the batcher and instances go on dispatching what
+    // is queued without waiting out queue delays; the periodic check covers requests that
+    // leave the queue by expiring rather than through an instance.
+    draining_ = true;
+    batcher_cv_.notify_all();
+    while (!(queues_.empty() && idle_.size() == instances_.size())) {
+      drained_cv_.wait_for(lock, std::chrono::milliseconds(5));
+    }
     stopping_ = true;
-    queued = queues_.DrainAll();
     batcher_cv_.notify_all();
     for (auto& instance : instances_) instance->cv.notify_all();
   }
-  RejectAll(queued, FailureReason::kRejected, 503,
-            "model '" + model_name_ + "' was unloaded before the request ran; send it again once the model is loaded");
   if (batcher_.joinable()) batcher_.join();
   for (auto& instance : instances_) {
     if (instance->thread.joinable()) instance->thread.join();

@@ -44,7 +44,8 @@ class ModelScheduler {
   // stays with the caller with its error set.
   bool Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us);
 
-  // Rejects everything queued, lets in-flight batches finish, joins the threads, then hands the
+  // Refuses new requests, runs everything already queued (Triton drains a model before it
+  // unloads: a request it accepted is answered, not failed), joins the threads, then hands the
   // sink a CompletedBatch with closed = true (the last thing it delivers). Idempotent.
   void Stop();
 
@@ -109,6 +110,8 @@ class ModelScheduler {
   RequestQueues<ScheduledRequest> queues_;  // guarded by mu_
   std::vector<size_t> idle_;                // guarded by mu_: instances without a batch
   bool stopping_ = false;                   // guarded by mu_
+  bool draining_ = false;                   // guarded by mu_: Stop() waits for the queue to empty
+  std::condition_variable drained_cv_;      // waits on mu_ for an empty queue and idle instances
   int64_t batcher_wake_us_ = 0;             // guarded by mu_: when the sleeping batcher wakes
   uint64_t next_seq_ = 0;                   // guarded by mu_: dispatch order
   // guarded by mu_: Enqueue calls handing timed-out requests to the sink after unlocking. Stop()

@@ -18,6 +18,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--exit-timeout-secs <s>', 'on SIGINT/SIGTERM, how long in-flight requests may take to finish', '30')
     .option('--log-verbose', 'log every request (every HTTP request then goes through the JS server, also binary infer requests the native front end would answer itself)', false)
     .addOption(new Option('--log-format <format>', 'log line format').choices(['text', 'json']).default('text'))
+    .option('--max-instances-per-model <n>', 'most instances (instance_group count, summed) a model may ask for', '128')
     .option('--http-max-body <size>', 'largest request body accepted (bytes, or with KiB/MiB/GiB)', '64MiB')
     .addOption(new Option('--http-frontend <kind>', 'native: the addon\'s HTTP server owns the port and answers binary infer requests without JS, forwarding the rest to node:http; node: node:http only').choices(['native', 'node']).default('native'))
     .action(async (repo: string | undefined, flags: ServeFlags) => {

@@ -1,6 +1,7 @@
 /** `gebe serve` flags → typed, checked options. Every bad value is a UsageError naming the flag. */
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
+import { DEFAULT_CONFIG_LIMITS, MAX_INSTANCES_CAP } from '../../core/config/limits.js';
 import type { ControlMode } from '../../core/server/model-manager.js';
 import type { LogFormat } from '../../core/server/logger.js';
 
@@ -18,6 +19,8 @@ export interface ServeOptions {
   logVerbose: boolean;
   logFormat: LogFormat;
   maxBodyBytes: number;
+  /** CONFIG_LIMIT's bound on instances per model. */
+  maxInstancesPerModel?: number;
   /** native (default) or node. */
   httpFrontend?: 'native' | 'node';
 }
@@ -37,6 +40,7 @@ export interface ServeFlags {
   logVerbose: boolean;
   logFormat: string;
   httpMaxBody: string;
+  maxInstancesPerModel?: string;
   /** native (default) or node. */
   httpFrontend?: string;
 }
@@ -63,6 +67,14 @@ export function parseSize(value: string, flag: string): number {
     throw new UsageError(`${flag} must be a size such as 67108864, 512KiB or 64MiB, got '${value}'`);
   }
   return Math.floor(Number(m[1]) * unit);
+}
+
+function instanceLimit(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n < 1 || n > MAX_INSTANCES_CAP) {
+    throw new UsageError(`--max-instances-per-model must be a whole number from 1 to ${MAX_INSTANCES_CAP}, got '${value}'`);
+  }
+  return n;
 }
 
 export function resolveServeOptions(repoArg: string | undefined, flags: ServeFlags, cwd: string): ServeOptions {
@@ -104,6 +116,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     logVerbose: flags.logVerbose,
     logFormat: flags.logFormat,
     maxBodyBytes: parseSize(flags.httpMaxBody, '--http-max-body'),
+    maxInstancesPerModel: instanceLimit(flags.maxInstancesPerModel ?? String(DEFAULT_CONFIG_LIMITS.instancesPerModel)),
     httpFrontend,
   };
 }

@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { GebeError } from '../../errors.js';
 import type { IO } from '../../io.js';
+import type { ConfigLimits } from '../../core/config/limits.js';
 import { createLogger } from '../../core/server/logger.js';
 import { ModelManager, type LoadModelFn } from '../../core/server/model-manager.js';
 import type { ModelSource } from '../../core/server/model-source.js';
@@ -16,7 +17,7 @@ import { endpointLines, modelTable } from './table.js';
 export interface ServeDeps {
   io: IO;
   loadModel: LoadModelFn;
-  createSource(repository: string): ModelSource;
+  createSource(repository: string, limits?: Partial<ConfigLimits>): ModelSource;
   /** Resolves with the signal name when the server should stop. */
   waitForStop(): Promise<string>;
   /** Called once the server listens (tests use it to find the ports). */
@@ -44,9 +45,15 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   }
   const log = createLogger(deps.io.stderr, opts.logFormat, opts.logVerbose);
   const stop = deps.waitForStop();
-  const manager = new ModelManager(deps.createSource(opts.repository), deps.loadModel, log, opts.controlMode);
+  const manager = new ModelManager(deps.createSource(opts.repository, { instancesPerModel: opts.maxInstancesPerModel }), deps.loadModel, log, opts.controlMode);
   log.info('loading model repository', { repository: opts.repository, mode: opts.controlMode });
-  await manager.start(opts.loadModels);
+  // A signal during start-up (a slow repository, a slow model) stops it there.
+  const early = await Promise.race([manager.start(opts.loadModels).then(() => undefined), stop]);
+  if (early !== undefined) {
+    log.info('received signal during start-up, stopping', { signal: early });
+    await manager.stop();
+    return;
+  }
   const statuses = manager.statuses();
   deps.io.stdout.write(modelTable(statuses));
   const failed = statuses.filter((s) => s.state !== 'READY');

@@ -4,14 +4,16 @@
  * 0 without error-level findings, 1 with them (or with warnings under --strict, or more than
  * --max-warnings).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { colorEnabled, type IO } from '../../io.js';
 import { unifiedDiff } from '../../core/lint/fix-diff.js';
-import { writeFileAtomic } from '../../core/lint/fix-writer.js';
 import { applySafeFixesInMemory } from '../../core/lint/fixes.js';
 import { FORMATTERS, summarize, type LintReport } from '../../core/lint/formatters/index.js';
 import { lintTargets, type LintResult } from '../../core/lint/runner.js';
+import { writeFixedConfig } from '../../core/lint/write-fixed.js';
 import { scanTarget } from '../../core/repository/scan.js';
 import type { ScanTarget } from '../../core/repository/types.js';
 import { explainRule, gate, loadRunSettings, printConfig, type RunSettings } from './gating.js';
@@ -31,6 +33,16 @@ function gebeVersion(): string {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The validated path (repository, model or config's folder) a fixed file must stay inside. */
+function fixRoot(opts: ValidateOptions, io: IO, file: string): string {
+  for (const given of opts.paths) {
+    const abs = path.resolve(io.cwd, given);
+    const dir = fs.statSync(abs).isDirectory() ? abs : path.dirname(abs);
+    if (!path.relative(dir, file).startsWith('..')) return dir;
+  }
+  return path.dirname(file);
+}
 
 export async function runValidate(opts: ValidateOptions, io: IO): Promise<number> {
   if (opts.explain) {
@@ -71,8 +83,8 @@ export async function runValidate(opts: ValidateOptions, io: IO): Promise<number
   if (opts.fix) {
     const outcome = applySafeFixesInMemory(targets, lint);
     for (const file of outcome.files) {
-      writeFileAtomic(file.path, file.after);
-      io.stderr.write(`fixed ${plural(file.applied, 'problem')} in ${file.display}\n`);
+      const written = writeFixedConfig(file.path, file.after, fixRoot(opts, io, file.path));
+      io.stderr.write(written.ok ? `fixed ${plural(file.applied, 'problem')} in ${file.display}\n` : `not fixed: ${file.display}: ${written.reason}\n`);
     }
     result = outcome.result;
     // The gate compares the files as written (--against reads the working tree).

@@ -4,6 +4,7 @@
  * from <model>/warmup/; count executions, at least one), or, without entries, one zero-data warmup
  * per gear / preferred batch size / max_batch_size.
  */
+import { outsideMessage, resolveInside } from '../../core/repository/inside.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
@@ -93,6 +94,10 @@ function stepFromEntry(entry: ModelWarmupConfig, index: number, config: ModelCon
 function readWarmupFile(modelDir: string | undefined, file: string, datatype: Datatype, n: number, where: string): Uint8Array {
   if (!modelDir) throw new GebeError(`${where} reads input_data_file "${file}", which needs the model directory`, { hint: 'pass the repository so warmup/ can be read' });
   const full = path.join(modelDir, 'warmup', file);
+  const inside = resolveInside(modelDir, path.join(modelDir, 'warmup'), file);
+  if (!inside.ok && inside.reason === 'outside') {
+    throw new GebeError(`${where}: ${outsideMessage('input_data_file', file)}`, { hint: `put the file in ${path.join(modelDir, 'warmup')}/ and name it relative to that folder` });
+  }
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(full);

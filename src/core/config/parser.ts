@@ -4,6 +4,7 @@
  * model_config.proto happens afterwards (interpret.ts). Syntax errors are reported to the sink
  * and the parser recovers at the next plausible field, so one run reports every problem.
  */
+import { MAX_CONFIG_NESTING } from './limits.js';
 import type { FieldNode, ListNode, MessageNode, ScalarNode, Span } from './ast.js';
 import type { MessageInfo } from './schema.js';
 import { DiagnosticSink, quoteSnippet, type SourceText } from './source.js';
@@ -29,7 +30,7 @@ export class TextFormatParser {
   private readonly text: string;
   /** Nesting depth of open blocks and lists, bounded so hostile input cannot exhaust the stack. */
   private depth = 0;
-  private static readonly MAX_DEPTH = 200;
+  private static readonly MAX_DEPTH = MAX_CONFIG_NESTING;
 
   /**
    * `schema` is optional and used only for recovery: knowing which fields belong to which message

@@ -45,7 +45,8 @@ export interface NativeModel {
   runDirect(datas: Uint8Array[], shapes: number[][]): Array<Uint8Array | number[]>;
   unload(): void;
   /** The input shapes clients must send (config dims, -1 for the batch dimension), in the engine's input order, for native request checks. */
-  setClientShapes(shapes: number[][]): void;
+  /** Input shapes clients must send and (optional) output shapes answers must have, config dims with -1 for the batch. */
+  setClientShapes(shapes: number[][], outputShapes?: number[][]): void;
 }
 
 export interface NativeExecutor {

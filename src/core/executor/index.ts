@@ -68,8 +68,9 @@ export async function loadModel(
     native.unload();
     throw err;
   }
-  // The native HTTP infer route checks requests against these shapes (the config's, not the engine's).
-  native.setClientShapes(model.inputs.map((t) => t.shape));
+  // The native core checks requests against these shapes (the config's, not the engine's), and
+  // fails an answer whose outputs break the config's promise, for every caller.
+  native.setClientShapes(model.inputs.map((t) => t.shape), model.outputs.map((t) => t.shape));
   model.attach(native);
   return model;
 }

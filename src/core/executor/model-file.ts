@@ -6,6 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import type { ModelConfig } from '../config/model-config.js';
+import { outsideMessage, resolveInside } from '../repository/inside.js';
 import type { EngineName } from './types.js';
 
 const engineByExtension: Record<string, EngineName> = { '.onnx': 'cpu', '.om': 'ascend' };
@@ -24,8 +25,14 @@ export function findModelFile(modelDir: string, version: string, config: ModelCo
     });
   }
   if (config.default_model_filename) {
+    const named = resolveInside(modelDir, versionDir, config.default_model_filename);
+    if (!named.ok && named.reason === 'outside') {
+      throw new GebeError(outsideMessage('default_model_filename', config.default_model_filename), {
+        hint: `name a file in ${versionDir}/, relative to it`,
+      });
+    }
     const file = path.join(versionDir, config.default_model_filename);
-    if (!existsSync(file)) {
+    if (!named.ok) {
       throw new GebeError(`default_model_filename "${config.default_model_filename}" names ${file}, which does not exist`, {
         hint: `put the model file there or fix default_model_filename in ${path.join(modelDir, 'config.pbtxt')}`,
       });
@@ -42,6 +49,11 @@ export function findModelFile(modelDir: string, version: string, config: ModelCo
   if (!pick) {
     throw new GebeError(`no model file in ${versionDir}: looked for *.onnx, then *.om`, {
       hint: 'put model.onnx (or model.om) there, or set default_model_filename in config.pbtxt',
+    });
+  }
+  if (!resolveInside(modelDir, versionDir, pick).ok) {
+    throw new GebeError(`the model file ${path.join(versionDir, pick)} is a symlink out of the model directory`, {
+      hint: 'copy the model file into the version directory instead of linking to it',
     });
   }
   return path.join(versionDir, pick);

@@ -3,6 +3,7 @@
  * messages users know from Triton. Works on shapes and byte lengths only (no per-element work,
  * except counting BYTES elements, whose sizes live in the data).
  */
+import { formatShape } from './format-shape.js';
 import { elementSize } from './datatypes.js';
 import type { InferRequest, TensorMetadata } from './types.js';
 import { InferError } from './types.js';
@@ -30,7 +31,7 @@ export interface ValidatedRequest {
   timeoutUs: number;
 }
 
-const fmt = (shape: readonly number[]): string => `[${shape.join(',')}]`;
+const fmt = formatShape;
 const list = (names: string[]): string => `[${names.map((n) => `'${n}'`).join(',')}]`;
 
 const batchNote =

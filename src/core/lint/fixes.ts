@@ -2,7 +2,7 @@
  * `validate --fix` and `--fix-dry-run` without touching the disk: applies every safe fix to the
  * configs' text in memory, re-linting between passes (one fix can uncover another, e.g. a renamed
  * field that now gets checked), and returns each changed file's text before and after. Writing the
- * files (fix-writer.ts) or printing the diff (fix-diff.ts) is the caller's choice.
+ * files (write-fixed.ts) or printing the diff (fix-diff.ts) is the caller's choice.
  */
 import { applyFixes } from '../config/edits.js';
 import type { ConfigSource, ScanTarget } from '../repository/types.js';

@@ -9,6 +9,7 @@ import { SUPPRESSION_UNUSED } from './unused-suppressions.js';
 import { rule as BACKEND_NAME_TYPO } from './rules/backend-name-typo.js';
 import { rule as BATCH_INPUT_INVALID } from './rules/batch-input-invalid.js';
 import { rule as BATCH_OUTPUT_INVALID } from './rules/batch-output-invalid.js';
+import { rule as CONFIG_LIMIT } from './rules/config-limit.js';
 import { rule as CONFIG_MISSING } from './rules/config-missing.js';
 import { rule as CONFIG_NOT_TEXT } from './rules/config-not-text.js';
 import { rule as CONFIG_NOT_UTF8 } from './rules/config-not-utf8.js';
@@ -49,6 +50,7 @@ import { rule as MODEL_NAME_INVALID } from './rules/model-name-invalid.js';
 import { rule as MODEL_NAME_MISMATCH } from './rules/model-name-mismatch.js';
 import { rule as MODEL_TENSOR_UNKNOWN } from './rules/model-tensor-unknown.js';
 import { rule as NAME_MISSING } from './rules/name-missing.js';
+import { rule as PATH_OUTSIDE_MODEL } from './rules/path-outside-model.js';
 import { rule as PLATFORM_BACKEND_MISMATCH } from './rules/platform-backend-mismatch.js';
 import { rule as PLATFORM_BACKEND_MISSING } from './rules/platform-backend-missing.js';
 import { rule as PLATFORM_UNKNOWN } from './rules/platform-unknown.js';
@@ -61,6 +63,7 @@ import { rule as RESHAPE_SIZE_MISMATCH } from './rules/reshape-size-mismatch.js'
 import { rule as SEQUENCE_CONTROL_INVALID } from './rules/sequence-control-invalid.js';
 import { rule as SEQUENCE_OLDEST_PREFERRED_SIZE } from './rules/sequence-oldest-preferred-size.js';
 import { rule as SYMLINK_LOOP } from './rules/symlink-loop.js';
+import { rule as SYMLINK_OUTSIDE_REPOSITORY } from './rules/symlink-outside-repository.js';
 import { rule as TENSOR_DIM_INVALID } from './rules/tensor-dim-invalid.js';
 import { rule as TENSOR_FIELD_MISSING } from './rules/tensor-field-missing.js';
 import { rule as TENSOR_FORMAT_DIMS } from './rules/tensor-format-dims.js';
@@ -68,6 +71,7 @@ import { rule as TENSORRT_ONLY_FIELD } from './rules/tensorrt-only-field.js';
 import { rule as VERSION_DIR_INVALID } from './rules/version-dir-invalid.js';
 import { rule as VERSION_MISSING } from './rules/version-missing.js';
 import { rule as VERSION_POLICY_MISSING_VERSION } from './rules/version-policy-missing-version.js';
+import { rule as WALK_LIMIT } from './rules/walk-limit.js';
 import { rule as WARMUP_BATCH_SIZE } from './rules/warmup-batch-size.js';
 import { rule as WARMUP_DATA_FILE_MISSING } from './rules/warmup-data-file-missing.js';
 import { rule as WARMUP_INPUTS_MISMATCH } from './rules/warmup-inputs-mismatch.js';
@@ -76,6 +80,7 @@ export const RULES: readonly Rule[] = [
   BACKEND_NAME_TYPO,
   BATCH_INPUT_INVALID,
   BATCH_OUTPUT_INVALID,
+  CONFIG_LIMIT,
   CONFIG_MISSING,
   CONFIG_NOT_TEXT,
   CONFIG_NOT_UTF8,
@@ -116,6 +121,7 @@ export const RULES: readonly Rule[] = [
   MODEL_NAME_MISMATCH,
   MODEL_TENSOR_UNKNOWN,
   NAME_MISSING,
+  PATH_OUTSIDE_MODEL,
   PLATFORM_BACKEND_MISMATCH,
   PLATFORM_BACKEND_MISSING,
   PLATFORM_UNKNOWN,
@@ -128,6 +134,7 @@ export const RULES: readonly Rule[] = [
   SEQUENCE_CONTROL_INVALID,
   SEQUENCE_OLDEST_PREFERRED_SIZE,
   SYMLINK_LOOP,
+  SYMLINK_OUTSIDE_REPOSITORY,
   TENSORRT_ONLY_FIELD,
   TENSOR_DIM_INVALID,
   TENSOR_FIELD_MISSING,
@@ -135,6 +142,7 @@ export const RULES: readonly Rule[] = [
   VERSION_DIR_INVALID,
   VERSION_MISSING,
   VERSION_POLICY_MISSING_VERSION,
+  WALK_LIMIT,
   WARMUP_BATCH_SIZE,
   WARMUP_DATA_FILE_MISSING,
   WARMUP_INPUTS_MISMATCH,

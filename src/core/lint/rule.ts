@@ -3,6 +3,7 @@
  * files themselves; the runner hands each one a context with everything already read.
  */
 import type { ConfigPath, ParseResult, Span } from '../config/ast.js';
+import type { ConfigLimits } from '../config/limits.js';
 import type { ModelConfig } from '../config/model-config.js';
 import type { Fix, Severity } from '../diagnostic.js';
 import type { ModelFileInfo } from '../model/inspect.js';
@@ -59,6 +60,8 @@ export interface ConfigContext extends BaseContext {
   source: ConfigSource;
   text: string;
   model?: ModelEntry;
+  /** The bounds CONFIG_LIMIT checks (`gebe serve --max-instances-per-model` raises one). */
+  limits: ConfigLimits;
   /** The model files Triton would load for this config, inspected (empty for a config alone). */
   modelFiles(): ModelFileInfo[];
   /**

@@ -6,6 +6,7 @@
  */
 import { parseModelConfig } from '../config/index.js';
 import type { ParseResult, Span } from '../config/ast.js';
+import { DEFAULT_CONFIG_LIMITS, type ConfigLimits } from '../config/limits.js';
 import type { ModelConfig } from '../config/model-config.js';
 import type { Diagnostic, Severity } from '../diagnostic.js';
 import { inspectModelFile, type ModelFileInfo } from '../model/inspect.js';
@@ -20,6 +21,8 @@ import { findSuppressions, isSuppressed } from './suppress.js';
 export interface LintOptions {
   overrides?: RuleOverrides;
   rules?: readonly Rule[];
+  /** Bounds for CONFIG_LIMIT other than the defaults (serve's --max-instances-per-model). */
+  limits?: Partial<ConfigLimits>;
 }
 
 export interface LintedConfig {
@@ -181,6 +184,7 @@ class TargetLinter {
         source,
         text: source.text!,
         model,
+        limits: { ...DEFAULT_CONFIG_LIMITS, ...this.options.limits },
         modelFiles: () => (modelFiles ??= this.modelFiles(parse, model)),
         peer: this.target.kind === 'repository' ? this.peerConfig : undefined,
         report: (report) => found.push(toDiagnostic(current, report.file ?? source.display, report.file !== undefined ? report.span ?? FILE_START : locateReport(parse, report), report)),

@@ -6,13 +6,18 @@
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
 import { describeFsError, nodeFileSystem, type ScanFileSystem } from './fs.js';
+import { isWithin } from './inside.js';
 import { readConfigSource } from './read-config.js';
 import type { ModelEntry, ScanProblem, ScanTarget, SkippedEntry, VersionDir } from './types.js';
 import { isVersionName, NON_VERSION_DIRS } from './versions.js';
 
 export const CONFIG_FILE = 'config.pbtxt';
-/** A recursive search deeper than this is almost surely a loop or a mistake. */
-const MAX_DEPTH = 12;
+/**
+ * Bounds on one model directory's search. Real models are a few levels deep and hold a handful of
+ * files; past these the search stops (WALK_LIMIT) instead of covering whatever the tree holds.
+ */
+export const MAX_WALK_DEPTH = 32;
+export const MAX_WALK_ENTRIES = 100_000;
 
 export interface ScanOptions {
   fs?: ScanFileSystem;
@@ -29,46 +34,77 @@ export interface WalkResult {
   dirs: string[];
 }
 
+interface Walk {
+  fs: ScanFileSystem;
+  problems: ScanProblem[];
+  /** Real paths a directory symlink may lead into: the repository and the model directory. */
+  roots: string[];
+  ancestors: Set<string>;
+  entries: number;
+  stopped: boolean;
+  out: WalkResult;
+}
+
 /**
- * Lists files under dir recursively (sorted per directory), following symlinks but not loops.
+ * Lists files under dir recursively (sorted per directory). Directory symlinks are followed only
+ * while they stay inside the repository (the model directory's parent) or the model directory,
+ * file symlinks only inside the model directory,
+ * and never around a loop; the search stops at MAX_WALK_DEPTH levels and MAX_WALK_ENTRIES entries.
  * Real paths are computed with a system call only for symlinks: a plain subdirectory's real path
  * is its parent's plus its name, which keeps a 1,000-model scan to a few calls per model.
  */
 export function walkFiles(fs: ScanFileSystem, dir: string, display: string, problems: ScanProblem[]): WalkResult {
   const out: WalkResult = { files: [], dirs: [] };
   let real: string;
+  const roots: string[] = [];
   try {
     real = fs.realpath(dir);
+    roots.push(real);
+    roots.push(fs.realpath(path.dirname(path.resolve(dir))));
   } catch (err) {
     const { code, reason } = describeFsError(err);
     problems.push({ kind: code === 'ELOOP' ? 'symlink-loop' : 'unreadable', path: dir, display, message: `cannot open directory ${display}: ${reason}` });
     return out;
   }
-  walkInto(fs, dir, real, display, problems, new Set(), 0, '', out);
+  if (isWithin(real, roots[1]!)) {
+    // The model directory is a symlink to the repository or above it (to / say): searching it
+    // would search the repository again, and everything around it.
+    problems.push({ kind: 'symlink-loop', path: dir, display, message: `${display} is a symlink to a directory that contains the model repository itself; gebe does not search it` });
+    return out;
+  }
+  walkInto({ fs, problems, roots, ancestors: new Set(), entries: 0, stopped: false, out }, dir, real, display, 0, '');
   return out;
 }
 
-function walkInto(
-  fs: ScanFileSystem, dir: string, real: string, display: string, problems: ScanProblem[],
-  ancestors: Set<string>, depth: number, prefix: string, out: WalkResult,
-): void {
-  if (ancestors.has(real) || depth > MAX_DEPTH) {
-    problems.push({
+function walkInto(w: Walk, dir: string, real: string, display: string, depth: number, prefix: string): void {
+  if (w.ancestors.has(real)) {
+    w.problems.push({
       kind: 'symlink-loop', path: dir, display,
       message: `${display} leads back into a directory already being searched (a symlink loop); Triton's recursive search would not end`,
     });
     return;
   }
+  if (depth > MAX_WALK_DEPTH) {
+    w.stopped = true;
+    w.problems.push({ kind: 'walk-limit', path: dir, display, message: `${display} is more than ${MAX_WALK_DEPTH} directory levels deep inside its model; the search stops there` });
+    return;
+  }
   let entries;
   try {
-    entries = fs.readdir(dir);
+    entries = w.fs.readdir(dir);
   } catch (err) {
-    problems.push({ kind: 'unreadable', path: dir, display, message: `cannot list directory ${display}: ${describeFsError(err).reason}` });
+    w.problems.push({ kind: 'unreadable', path: dir, display, message: `cannot list directory ${display}: ${describeFsError(err).reason}` });
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  ancestors.add(real);
+  w.ancestors.add(real);
   for (const entry of entries) {
+    if (w.stopped) break;
+    if (++w.entries > MAX_WALK_ENTRIES) {
+      w.stopped = true;
+      w.problems.push({ kind: 'walk-limit', path: dir, display, message: `the model directory holds more than ${MAX_WALK_ENTRIES} files and directories; the search stopped in ${display}` });
+      break;
+    }
     const full = path.join(dir, entry.name);
     const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
     const entryDisplay = displayJoin(display, entry.name);
@@ -76,20 +112,29 @@ function walkInto(
     let entryReal = `${real}/${entry.name}`;
     if (entry.isSymbolicLink()) {
       try {
-        isDir = fs.stat(full).isDirectory();
-        if (isDir) entryReal = fs.realpath(full);
+        isDir = w.fs.stat(full).isDirectory();
+        entryReal = w.fs.realpath(full);
       } catch (err) {
         const { code, reason } = describeFsError(err);
-        problems.push({ kind: code === 'ELOOP' ? 'symlink-loop' : 'unreadable', path: full, display: entryDisplay, message: `cannot follow symlink ${entryDisplay}: ${reason}` });
+        w.problems.push({ kind: code === 'ELOOP' ? 'symlink-loop' : 'unreadable', path: full, display: entryDisplay, message: `cannot follow symlink ${entryDisplay}: ${reason}` });
+        continue;
+      }
+      // A directory may lead anywhere in the repository; a file must stay in its model, where
+      // every path a config names must resolve (inside.ts).
+      if (isDir ? !w.roots.some((root) => isWithin(root, entryReal)) : !isWithin(w.roots[0]!, entryReal)) {
+        // Named without its target: the report must not describe the file system outside, and
+        // nothing reads the file (a model inspection would reveal its first bytes).
+        const where = isDir ? 'a directory outside the model repository' : 'a file outside its model directory';
+        w.problems.push({ kind: 'symlink-outside', path: full, display: entryDisplay, message: `${entryDisplay} is a symlink to ${where}; gebe does not follow it` });
         continue;
       }
     }
     if (isDir) {
-      out.dirs.push(rel);
-      walkInto(fs, full, entryReal, entryDisplay, problems, ancestors, depth + 1, rel, out);
-    } else out.files.push(rel);
+      w.out.dirs.push(rel);
+      walkInto(w, full, entryReal, entryDisplay, depth + 1, rel);
+    } else w.out.files.push(rel);
   }
-  ancestors.delete(real);
+  w.ancestors.delete(real);
 }
 
 function statKind(fs: ScanFileSystem, p: string): 'file' | 'dir' | 'missing' | { error: unknown } {

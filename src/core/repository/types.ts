@@ -5,7 +5,7 @@
 
 /** A file-system problem found while scanning; `display` is the path as the user will see it. */
 export interface ScanProblem {
-  kind: 'unreadable' | 'binary' | 'too-large' | 'symlink-loop';
+  kind: 'unreadable' | 'binary' | 'too-large' | 'symlink-loop' | 'symlink-outside' | 'walk-limit';
   path: string;
   display: string;
   message: string;

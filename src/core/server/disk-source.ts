@@ -7,18 +7,20 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { printModelConfig } from '../config/index.js';
+import type { ConfigLimits } from '../config/limits.js';
 import type { ModelConfig } from '../config/model-config.js';
 import type { Diagnostic } from '../diagnostic.js';
 import { lintTargets } from '../lint/runner.js';
 import { nodeFileSystem } from '../repository/fs.js';
 import { CONFIG_FILE, scanModel } from '../repository/scan.js';
-import type { ScanProblem } from '../repository/types.js';
+import type { ScanProblem, VersionDir } from '../repository/types.js';
 import { selectVersions } from '../repository/versions.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
 import { ProtocolError } from './protocol-error.js';
 
 export class DiskModelSource implements ModelSource {
-  constructor(readonly repository: string) {}
+  /** `limits`: CONFIG_LIMIT bounds other than the defaults (serve's --max-instances-per-model). */
+  constructor(readonly repository: string, private readonly limits: Partial<ConfigLimits> = {}) {}
 
   async list(): Promise<string[]> {
     return readdirSync(this.repository, { withFileTypes: true })
@@ -44,12 +46,13 @@ export class DiskModelSource implements ModelSource {
       entry.config = { path: path.join(dir, CONFIG_FILE), display: `${name}/${CONFIG_FILE} (from the load request's 'config')`, text };
     }
     if (!entry.config) return undefined;
-    const result = lintTargets([{ kind: 'model', given: name, path: dir, models: [entry], problems }]);
+    const result = lintTargets([{ kind: 'model', given: name, path: dir, models: [entry], problems }], { limits: this.limits });
     const parse = result.configs[0]?.parse;
     const config: ModelConfig | undefined = parse ? { ...parse.config, name: parse.config.name || name } : undefined;
     const errors = result.diagnostics.filter((d) => d.severity === 'error').map(formatFinding);
     const versions = config ? selectVersions(config, entry.versions).selected.map((v) => String(v.version)) : [];
-    return { name, dir, config, versions, errors, fingerprint: fingerprint(dir, versions, entry.config.text ?? '') };
+    const served = entry.versions.filter((v) => versions.includes(String(v.version)));
+    return { name, dir, config, versions, errors, fingerprint: fingerprint(served, entry.config.text ?? '') };
   }
 }
 
@@ -57,19 +60,22 @@ function formatFinding(d: Diagnostic): string {
   return `${d.file}:${d.line}:${d.column} ${d.ruleId} ${d.message}`;
 }
 
-/** Changes with the config text and with any file (size, mtime) in a served version directory. */
-function fingerprint(dir: string, versions: string[], configText: string): string {
+/**
+ * Changes with the config text and with any file (size, mtime) in a served version directory:
+ * the files the repository scan listed, so the walk's bounds and symlink rules hold here too.
+ */
+function fingerprint(versions: VersionDir[], configText: string): string {
   const hash = createHash('sha1').update(configText);
-  const visit = (p: string): void => {
-    for (const entry of readdirSync(p, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const full = path.join(p, entry.name);
-      if (entry.isDirectory()) visit(full);
-      else if (entry.isFile()) {
+  for (const v of versions) {
+    for (const file of v.files) {
+      const full = path.join(v.path, file);
+      try {
         const st = statSync(full);
         hash.update(`${full}\0${st.size}\0${st.mtimeMs}\n`);
+      } catch {
+        hash.update(`${full}\0gone\n`);
       }
     }
-  };
-  for (const v of versions) visit(path.join(dir, v));
+  }
   return hash.digest('hex');
 }

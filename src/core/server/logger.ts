@@ -1,6 +1,8 @@
 /**
  * One line per server event, as text (`2026-01-01T00:00:00.000Z I model ready model=mnist`) or as
  * JSON objects (`--log-format json`) for log collectors. Verbose lines only with `--log-verbose`.
+ * Warnings and errors are rate-limited per message: a client sending bad requests in a loop cannot
+ * flood the log; the lines left out are counted on the next one that is written.
  */
 import type { Writable } from '../../io.js';
 
@@ -17,6 +19,17 @@ export interface Logger {
 
 const LEVEL_LETTER = { info: 'I', warn: 'W', error: 'E', verbose: 'V' } as const;
 
+/** Lines of one warn/error message written per second; the rest are counted, not written. */
+export const LOG_LINES_PER_SECOND = 10;
+/** Messages tracked at once (a bound on the limiter's own memory). */
+const TRACKED_MESSAGES = 1000;
+
+interface Window {
+  start: number;
+  written: number;
+  suppressed: number;
+}
+
 export function createLogger(out: Writable, format: LogFormat = 'text', verbose = false, now: () => Date = () => new Date()): Logger {
   const write = (level: keyof typeof LEVEL_LETTER, message: string, fields: LogFields = {}): void => {
     const time = now().toISOString();
@@ -30,10 +43,28 @@ export function createLogger(out: Writable, format: LogFormat = 'text', verbose 
       .join(' ');
     out.write(`${time} ${LEVEL_LETTER[level]} ${message}${extra ? ` ${extra}` : ''}\n`);
   };
+  const windows = new Map<string, Window>();
+  const limited = (level: 'warn' | 'error', message: string, fields?: LogFields): void => {
+    const t = now().getTime();
+    let w = windows.get(message);
+    if (!w || t - w.start >= 1000) {
+      const suppressed = w?.suppressed ?? 0;
+      if (!w && windows.size >= TRACKED_MESSAGES) windows.clear();
+      w = { start: t, written: 0, suppressed: 0 };
+      windows.set(message, w);
+      if (suppressed > 0) fields = { ...fields, suppressed_before: suppressed };
+    }
+    if (w.written >= LOG_LINES_PER_SECOND) {
+      w.suppressed++;
+      return;
+    }
+    w.written++;
+    write(level, message, fields);
+  };
   return {
     info: (m, f) => write('info', m, f),
-    warn: (m, f) => write('warn', m, f),
-    error: (m, f) => write('error', m, f),
+    warn: (m, f) => limited('warn', m, f),
+    error: (m, f) => limited('error', m, f),
     verbose: (m, f) => (verbose ? write('verbose', m, f) : undefined),
     verboseEnabled: verbose,
   };

@@ -1,7 +1,8 @@
 /**
  * Owns the loaded models: start-up loading, explicit load/unload, repository polling, and the
  * lookups every endpoint makes. A reload loads the new versions before the old ones are unloaded,
- * so requests in flight on the old model finish and new requests go to the new one.
+ * so requests in flight on the old model finish and new requests go to the new one; as in Triton,
+ * a reload that fails leaves the versions that were serving untouched.
  */
 import type { ModelConfig } from '../config/model-config.js';
 import type { LoadedModel } from '../executor/types.js';
@@ -29,6 +30,8 @@ interface ModelRecord {
   versions: Map<string, VersionStatus>;
   /** A load or unload in progress: operations on one model run one after the other. */
   busy: Promise<void>;
+  /** The fingerprint of the last load that failed: poll mode does not retry it until files change. */
+  failedFingerprint?: string;
 }
 
 export interface IndexEntry {
@@ -43,6 +46,8 @@ export class ModelManager {
   private pollTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private readonly readyListeners = new Set<(name: string) => void>();
+  /** Set by stop(): start() and poll() load nothing more. */
+  private stopped = false;
 
   constructor(
     private readonly source: ModelSource,
@@ -69,6 +74,7 @@ export class ModelManager {
     const names = await this.source.list();
     const wanted = this.mode === 'explicit' && !loadModels.includes('*') ? loadModels : names;
     for (const name of wanted) {
+      if (this.stopped) return;
       if (!names.includes(name)) {
         this.recordFailure(name, `model '${name}' is not in the repository (found: ${names.join(', ') || 'none'})`);
         continue;
@@ -89,6 +95,7 @@ export class ModelManager {
   async poll(): Promise<void> {
     const names = await this.source.list();
     for (const name of names) {
+      if (this.stopped) return;
       const record = this.records.get(name);
       if (!record) {
         await this.load(name).catch(() => undefined);
@@ -96,7 +103,7 @@ export class ModelManager {
       }
       if (record.config && record.source === undefined) continue; // loaded from a `config` override: keep it
       const fresh = await this.source.read(name);
-      if (fresh && fresh.fingerprint !== record.source?.fingerprint) {
+      if (fresh && fresh.fingerprint !== record.source?.fingerprint && fresh.fingerprint !== record.failedFingerprint) {
         this.log.info('model changed on disk, reloading', { model: name });
         await this.load(name).catch(() => undefined);
       }
@@ -131,9 +138,11 @@ export class ModelManager {
     const reasons: string[] = [];
     if (model.errors.length > 0 || !model.config) {
       const reason = model.errors.length > 0 ? model.errors.join('; ') : 'config.pbtxt could not be read';
+      record.failedFingerprint = model.fingerprint;
       throw this.recordFailure(name, `failed to load '${name}': ${reason}`, 400, model);
     }
     if (model.versions.length === 0) {
+      record.failedFingerprint = model.fingerprint;
       throw this.recordFailure(name, `failed to load '${name}': no version directory to serve under its version policy (expected ${model.dir}/<version>/ with a model file)`, 400, model);
     }
     const next = new Map<string, VersionStatus>();
@@ -153,8 +162,17 @@ export class ModelManager {
         this.log.error('model failed to load', { model: name, version, reason: status.reason });
       }
     }
-    // Swap in the new versions, then let the old ones drain and unload.
     const old = record.versions;
+    if (reasons.length > 0 && [...old.values()].some((v) => v.state === 'READY')) {
+      // A failed reload: what served before keeps serving (the failed versions show their reason
+      // beside it); the versions this attempt did load go again.
+      record.failedFingerprint = model.fingerprint;
+      await Promise.all([...next.values()].filter((v) => v.model).map((v) => this.unloadVersion(v)));
+      for (const v of next.values()) if (old.get(v.version) === v && v.state !== 'UNAVAILABLE') old.delete(v.version);
+      throw new ProtocolError(`failed to load '${name}': ${reasons.join('; ')}; the versions that were serving keep serving`, 400);
+    }
+    // Swap in the new versions, then let the old ones drain and unload.
+    record.failedFingerprint = undefined;
     record.versions = next;
     record.source = configOverride ? undefined : model;
     record.config = model.config;
@@ -195,6 +213,7 @@ export class ModelManager {
 
   /** Stops polling and unloads everything (graceful shutdown). */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
     await this.polling;
     await Promise.all([...this.records.keys()].map((name) => this.unload(name).catch(() => undefined)));

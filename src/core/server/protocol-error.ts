@@ -17,12 +17,25 @@ export const GRPC_BY_HTTP: Record<HttpStatus, GrpcStatus> = {
   503: GrpcStatus.UNAVAILABLE,
 };
 
+/** The longest text a message quotes from what a client sent. */
+export const MAX_QUOTED_CHARS = 120;
+/**
+ * The longest message an error carries. gRPC sends it as `grpc-message` metadata (8 KiB limit by
+ * default) and a log line repeats it; past this it is cut, whatever a caller put in it.
+ */
+export const MAX_MESSAGE_CHARS = 4096;
+
+/** A bounded prefix of client-sent text, for quoting in an error message. */
+export function clientText(text: string, max = MAX_QUOTED_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
 export class ProtocolError extends Error {
   readonly httpStatus: HttpStatus;
   readonly grpcCode: GrpcStatus;
 
   constructor(message: string, httpStatus: HttpStatus, grpcCode: GrpcStatus = GRPC_BY_HTTP[httpStatus]) {
-    super(message);
+    super(message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}… (message cut at ${MAX_MESSAGE_CHARS} characters)` : message);
     this.name = 'ProtocolError';
     this.httpStatus = httpStatus;
     this.grpcCode = grpcCode;

@@ -13,6 +13,11 @@ describe('serve options', () => {
     expect(o).toMatchObject({ repository: '/work/model_repository', host: '127.0.0.1', httpPort: 8000, grpcPort: 8001, metricsPort: 8002, maxBodyBytes: 64 * 1024 * 1024, exitTimeoutSeconds: 30 });
   });
 
+  it('takes --max-instances-per-model (default 128)', () => {
+    expect(resolveServeOptions(undefined, defaults, '/w').maxInstancesPerModel).toBe(128);
+    expect(resolveServeOptions(undefined, { ...defaults, maxInstancesPerModel: '512' }, '/w').maxInstancesPerModel).toBe(512);
+  });
+
   it('accepts --model-repository as an alias of the argument', () => {
     expect(resolveServeOptions(undefined, { ...defaults, modelRepository: 'repo' }, '/w').repository).toBe('/w/repo');
     expect(resolveServeOptions('repo', { ...defaults, modelRepository: './repo' }, '/w').repository).toBe('/w/repo');
@@ -28,6 +33,8 @@ describe('serve options', () => {
       [{ loadModel: ['m'] }, /--load-model only applies with --model-control-mode explicit/],
       [{ logFormat: 'xml' }, /--log-format/],
       [{ exitTimeoutSecs: '-1' }, /--exit-timeout-secs/],
+      [{ maxInstancesPerModel: '0' }, /--max-instances-per-model must be a whole number from 1 to 4096/],
+      [{ maxInstancesPerModel: '5000' }, /--max-instances-per-model/],
       [{ httpMaxBody: '12 parsecs' }, /--http-max-body must be a size/],
       [{ httpFrontend: 'nginx' }, /--http-frontend must be native or node, got 'nginx'/],
     ];

@@ -58,6 +58,31 @@ function start(opts: ServeOptions, io = memoryIO()) {
 }
 
 describe('gebe serve (run)', () => {
+  it('stops during start-up on a signal, without loading the rest or opening ports', async () => {
+    let loads = 0;
+    let stop!: (signal: string) => void;
+    const stopped = new Promise<string>((r) => (stop = r));
+    let listened = false;
+    const io = memoryIO();
+    const deps: ServeDeps = {
+      io,
+      // Each load is slow; the signal arrives during the first.
+      loadModel: async (_dir, version, config) => {
+        loads++;
+        if (loads === 1) setTimeout(() => stop('SIGTERM'), 10);
+        await new Promise((r) => setTimeout(r, 100));
+        return identityFromConfig(config.name!, version, config);
+      },
+      createSource: (r) => new DiskModelSource(r),
+      waitForStop: () => stopped,
+      onListening: () => (listened = true),
+    };
+    await runServe(options(), deps);
+    expect(listened).toBe(false);
+    expect(loads).toBe(1);
+    expect(io.err()).toMatch(/received signal during start-up, stopping signal=SIGTERM/);
+  });
+
   it('prints the model table and the endpoints, serves, and stops on a signal', async () => {
     const s = start(options());
     const { ports } = await s.ready;

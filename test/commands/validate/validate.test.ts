@@ -45,6 +45,20 @@ function write(rel: string, content: string | Buffer): void {
 }
 
 describe('gebe validate', () => {
+  it('reports a 2 MB config of 1e6 \\x escapes or 1e6 nested lists as findings, not an internal error', async () => {
+    write('esc/config.pbtxt', `name: "${'\\x'.repeat(1_000_000)}"\n`);
+    write('nest/config.pbtxt', `dims: ${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}\n`);
+    for (const dir of ['esc', 'nest']) {
+      const text = await validate([`${dir}/config.pbtxt`]);
+      expect(text.code).toBe(1);
+      expect(text.out.length).toBeLessThan(100_000);
+      expect(text.out).toMatch(/more problems not shown/);
+      const { code, json } = await validateJson([`${dir}/config.pbtxt`]);
+      expect(code).toBe(1);
+      expect(json.diagnostics.length).toBeGreaterThan(50);
+    }
+  });
+
   it('passes the bundled example repository with zero findings (default path ./model_repository)', async () => {
     const r = await validate([]);
     // Other tracks add models to the example repository: any number of them must pass.

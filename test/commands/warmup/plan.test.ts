@@ -57,6 +57,9 @@ describe('warmup plan', () => {
     expect(rand).toMatchObject({ count: 1 });
     fs.writeFileSync(path.join(dir, 'warmup', 'seven.bin'), 'short');
     expect(() => planWarmup(withEntries, model, [], dir, 'config.pbtxt')).toThrow('config.pbtxt: model_warmup[0] "file": input "image": input_data_file warmup/seven.bin has 5 bytes, but 784 FP32 values need 3136');
+    const outside = structuredClone(withEntries);
+    outside.model_warmup![0]!.inputs!.image!.input_data_file = '../../../etc/passwd';
+    expect(() => planWarmup(outside, model, [], dir, 'config.pbtxt')).toThrow('input_data_file "../../../etc/passwd" is not a path inside the model directory');
     fs.rmSync(dir, { recursive: true });
   });
 

@@ -216,7 +216,7 @@ describe('ascend engine', () => {
     await expect(model.compile({ x: [3, 4] })).rejects.toThrow(/batch size 3 is not a gear of .*model\.om \(gears 1,2,4,8\)/);
   });
 
-  it('unload finishes in-flight requests, rejects queued ones and frees the device', async () => {
+  it('unload finishes in-flight and queued requests and frees the device', async () => {
     const model = await loadModel(
       writeFakeOm(work, 'double', { gears: [1, 2, 4, 8] }),
       '1',
@@ -224,18 +224,11 @@ describe('ascend engine', () => {
     );
     const request = (i: number) => model.infer({ inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 4], data: x(1, i) }] });
     const first = [0, 1, 2, 3].map(request);  // a preferred batch: dispatched at once
-    const queued = [4, 5].map(request);        // waits for the 60 s delay
+    const queued = [4, 5].map(request);        // would wait for the 60 s delay; the unload drains them
     const settled = Promise.allSettled([...first, ...queued]);
     await model.unload();
     const results = await settled;
-    expect(results.slice(0, 4).every((r) => r.status === 'fulfilled')).toBe(true);
-    for (const r of results.slice(4)) {
-      expect(r.status).toBe('rejected');
-      expect(((r as PromiseRejectedResult).reason as InferError).message).toBe(
-        "model 'double' was unloaded before the request ran; send it again once the model is loaded",
-      );
-      expect(((r as PromiseRejectedResult).reason as InferError).status).toBe(503);
-    }
+    expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
     expect(logLines().some((l) => l.startsWith('aclmdlUnload'))).toBe(true);
     expect(logLines()).toContain('aclrtResetDevice 0');
     await expect(request(9)).rejects.toThrow("model 'double' version 1 is not loaded");

@@ -131,4 +131,11 @@ describe('executor facade on the cpu engine', () => {
     );
     expect((wrongType as Error).message).toContain("declares input 'image' as TYPE_FP16, but the model file has FP32");
   });
+
+  it('refuses, natively, instance counts and priority levels past its own caps (a caller that skipped CONFIG_LIMIT)', async () => {
+    const rssBefore = process.memoryUsage().rss;
+    await expect(loadModel(dir, '1', base, { instanceCount: 1_000_000 })).rejects.toThrow('Expected a number from 0 to 4096 for options.instanceCount');
+    await expect(loadModel(dir, '1', { ...base, dynamic_batching: { priority_levels: 1e9 } })).rejects.toThrow('Expected a number from 0 to 65536 for options.priorityLevels');
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 << 20); // no threads were started
+  });
 });

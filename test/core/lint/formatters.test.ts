@@ -35,6 +35,25 @@ describe('text formatter', () => {
     ].join('\n'));
   });
 
+  it('cuts code frames of long lines to a window around the span and counts findings past 50 per file', () => {
+    const long = `name: "${'\\x'.repeat(1_000_000)}"`;
+    const many: Diagnostic[] = Array.from({ length: 1000 }, (_, i) => ({
+      file: 'c.pbtxt', line: 1, column: 8 + 2 * i, endLine: 1, endColumn: 10 + 2 * i, ruleId: 'SYNTAX_INVALID_ESCAPE', severity: 'error' as const, message: 'bad escape',
+    }));
+    const text = formatText({ diagnostics: many, summary: summarize(many, 1, 1), sources: new Map([['c.pbtxt', long]]) }, options);
+    expect(text.length).toBeLessThan(50 * 400);
+    expect(text).toContain('c.pbtxt: 950 more problems not shown (the first 50 are above; --format json lists all)');
+    const frame = text.split('\n').slice(0, 3);
+    expect(frame[1]).toBe(`> 1 | ${long.slice(0, 120)}…`);
+    expect(frame[2]).toBe('    |        ^^');
+    // A span far into the line: the window starts 40 characters before it.
+    const far = formatText({ diagnostics: [many[999]!], summary: summarize([many[999]!], 1, 1), sources: new Map([['c.pbtxt', long]]) }, options).split('\n');
+    expect(far[1]).toBe(`> 1 | …${long.slice(2005 - 40, 2005 - 40 + 120)}…`);
+    expect(far[2]).toBe(`    | ${' '.repeat(41)}^^`);
+    // JSON stays complete.
+    expect(JSON.parse(formatJson({ diagnostics: many, summary: summarize(many, 1, 1), sources: new Map() }, options)).diagnostics).toHaveLength(1000);
+  });
+
   it('colours only when asked', () => {
     expect(formatText(report, options)).not.toMatch(/\u001b\[/);
     expect(formatText(report, { ...options, color: true })).toMatch(/\u001b\[31merror/);

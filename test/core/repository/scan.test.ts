@@ -83,6 +83,40 @@ describe('scanTarget', () => {
     expect(utf.text).toBe('name: "x"\n# caf\ufffd\n');
   });
 
+  it('does not follow a directory symlink out of the repository: a link to / is reported, not searched', () => {
+    write('repo/m/config.pbtxt', 'name: "m"');
+    write('repo/m/1/model.onnx');
+    fs.symlinkSync('/', path.join(root, 'repo/m/1/root'));
+    fs.symlinkSync('/', path.join(root, 'repo/everything'));
+    const t = scanTarget('repo', root);
+    expect(t.problems.map((p) => [p.kind, p.display]).sort()).toEqual([
+      ['symlink-loop', 'repo/everything'],
+      ['symlink-outside', 'repo/m/1/root'],
+    ]);
+    expect(t.problems.every((p) => !p.message.includes('/proc'))).toBe(true);
+    expect(t.models.find((m) => m.name === 'm')!.files).toEqual(['1/model.onnx', 'config.pbtxt']);
+  });
+
+  it('reports a real 1,000-level directory tree as a depth limit, not a symlink loop', () => {
+    write('m/config.pbtxt', 'name: "m"');
+    const deep = path.join(root, 'm/1', ...Array.from({ length: 1000 }, () => 'd'));
+    fs.mkdirSync(deep, { recursive: true });
+    const t = scanTarget('m', root);
+    expect(t.problems.map((p) => p.kind)).toEqual(['walk-limit']);
+    expect(t.problems[0]!.message).toMatch(/more than 32 directory levels deep/);
+  });
+
+  it('stops a model directory search after 100,000 entries', () => {
+    write('m/config.pbtxt', 'name: "m"');
+    // A stand-in file system: one directory that lists 200,000 files, each name made up.
+    const entries = Array.from({ length: 200_000 }, (_, i) => ({ name: `f${i}`, isDirectory: () => false, isSymbolicLink: () => false }));
+    const big: ScanFileSystem = { ...nodeFileSystem, readdir: (p) => (p.endsWith(`${path.sep}1`) ? (entries as unknown as fs.Dirent[]) : nodeFileSystem.readdir(p)) };
+    write('m/1/model.onnx');
+    const t = scanTarget('m', root, { fs: big });
+    expect(t.problems.map((p) => p.kind)).toEqual(['walk-limit']);
+    expect(t.models[0]!.files.length).toBeLessThanOrEqual(100_000);
+  });
+
   it('reports symlink loops and dangling links without following them forever', () => {
     write('m/config.pbtxt', 'name: "m"');
     write('m/1/model.onnx');

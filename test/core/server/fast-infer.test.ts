@@ -208,8 +208,8 @@ describe('native and JS requests on one model', () => {
     });
   });
 
-  it('unloading answers every request taken natively exactly once', async () => {
-    // Requests wait in the queue (10 s batch delay) until the unload rejects them.
+  it('unloading runs every request taken natively, exactly once, and then refuses', async () => {
+    // Requests wait in the queue (10 s batch delay); the unload drains them instead of failing them.
     const dir = path.join(repo, 'mnist');
     const config = parseConfig(dir);
     config.dynamic_batching = { preferred_batch_size: [16], max_queue_delay_microseconds: 10_000_000 };
@@ -219,13 +219,10 @@ describe('native and JS requests on one model', () => {
     const b = body({ inputs: [image(1)], outputs: logitsBinary }, pixels(1));
     const send = () => solo.handle('POST', '/v2/models/solo/infer', [['inference-header-content-length', String(b.headerLength)]], b.bytes);
     const taken = Array.from({ length: 5 }, send);
-    await model.unload();
+    await model.unload(); // within the test timeout: the 10 s delay is not waited out
     const answers = await Promise.all(taken.map((t) => t!));
-    for (const a of answers) {
-      expect(a.status).toBe(503);
-      expect(JSON.parse(a.body.toString()).error).toMatch(/unloaded before the request ran/);
-    }
-    expect(solo.takeFailures()).toEqual([{ model: 'mnist', version: '1', reason: 'REJECTED', count: 5 }]);
+    for (const a of answers) expect(a.status).toBe(200);
+    expect(solo.takeFailures()).toEqual([]);
     expect(send()).toBeNull();
   });
 });

@@ -58,6 +58,34 @@ describe('ModelManager', () => {
     expect(m.resolve('simple')).toBe(before);
   });
 
+  it('keeps the working version when the new model file fails to load, and poll does not retry it until files change', async () => {
+    const source = protocolModels();
+    let attempts = 0;
+    let failing = false;
+    const m = new ModelManager(source, async (_dir, version, config) => {
+      attempts++;
+      if (failing) throw new Error('broken.onnx is not an ONNX model');
+      return identityFromConfig(config.name!, version, config);
+    }, silentLogger, 'poll');
+    await m.start();
+    const before = m.resolve('simple');
+    failing = true;
+    source.models.get('simple')!.fingerprint = 'broken';
+    const tries = attempts;
+    await m.poll();
+    expect(attempts).toBeGreaterThan(tries);
+    expect(m.resolve('simple')).toBe(before);
+    expect((before as JsModel).unloaded).toBe(false);
+    const afterFirst = attempts;
+    await m.poll(); // same files: not loaded again
+    expect(attempts).toBe(afterFirst);
+    failing = false;
+    source.models.get('simple')!.fingerprint = 'fixed';
+    await m.poll();
+    expect(m.resolve('simple')).not.toBe(before);
+    expect((before as JsModel).unloaded).toBe(true);
+  });
+
   it('unloads models removed from the repository and forgets them', async () => {
     const { m, source } = manager();
     await m.start();

@@ -1,4 +1,5 @@
 import { tensors } from '../helpers.js';
+import { isOutside } from './path-outside-model.js';
 import { hint, type ConfigRule } from '../rule.js';
 
 export const rule: ConfigRule = {
@@ -13,7 +14,7 @@ export const rule: ConfigRule = {
     if (!model) return; // a config alone has no directory to look in
     for (const t of tensors(ctx.config, 'output')) {
       const file = t.tensor.label_filename;
-      if (!file || model.files.includes(file)) continue;
+      if (!file || model.files.includes(file) || isOutside(model.dir, model.dir, file)) continue; // PATH_OUTSIDE_MODEL reports those
       const elsewhere = model.files.find((f) => f.endsWith(`/${file}`));
       ctx.report({
         at: [...t.path, 'label_filename'],

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { hint, type ConfigRule } from '../rule.js';
+import { isOutside } from './path-outside-model.js';
 
 export const rule: ConfigRule = {
   id: 'WARMUP_DATA_FILE_MISSING',
@@ -14,7 +16,7 @@ export const rule: ConfigRule = {
     (ctx.config.model_warmup ?? []).forEach((w, i) => {
       for (const [input, spec] of Object.entries(w.inputs ?? {})) {
         const file = spec?.input_data_file;
-        if (!file || present.has(file)) continue;
+        if (!file || present.has(file) || isOutside(model.dir, path.join(model.dir, 'warmup'), file)) continue; // PATH_OUTSIDE_MODEL reports those
         ctx.report({
           at: ['model_warmup', i, 'inputs', input, 'input_data_file'],
           message: `warmup '${w.name ?? ''}' reads input '${input}' from ${model.display}/warmup/${file}, which does not exist`,

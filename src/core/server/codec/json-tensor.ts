@@ -94,8 +94,15 @@ function elementError(tensor: string, index: number, value: unknown, expected: s
 
 /**
  * Serializes output bytes as the JSON text of a flat `data` array. Integers of 64 bits are written
- * exactly (from BigInt); non-finite floats become null because JSON has no NaN or Infinity.
+ * exactly (from BigInt). Non-finite floats are written as Triton writes them (rapidjson's
+ * kWriteNanAndInfFlag): the literals NaN, Infinity and -Infinity, which Python's json and
+ * tritonclient read back; strict JSON has no spelling for them, and null would lose which it was.
  */
+function nonFiniteLiteral(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  return v === Infinity ? 'Infinity' : v === -Infinity ? '-Infinity' : String(v);
+}
+
 export function bytesToJsonText(datatype: Datatype, bytes: Uint8Array, tensor: string): string {
   if (isBinaryOnly(datatype)) {
     throw ProtocolError.badRequest(`output '${tensor}' has datatype ${datatype}, which has no JSON representation; request it with "binary_data": true`);
@@ -109,7 +116,7 @@ export function bytesToJsonText(datatype: Datatype, bytes: Uint8Array, tensor: s
   if (datatype === 'FP32' || datatype === 'FP64') {
     const floats = view as Float32Array;
     for (let i = 0; i < floats.length; i++) {
-      if (!Number.isFinite(floats[i])) return JSON.stringify(Array.from(floats, (v) => (Number.isFinite(v) ? v : null)));
+      if (!Number.isFinite(floats[i])) return `[${Array.from(floats, nonFiniteLiteral).join(',')}]`;
     }
   }
   return `[${view.join(',')}]`;

@@ -2,7 +2,8 @@
  * Shapes as clients send them: validated before anything is allocated, so a huge declared shape
  * costs nothing but an error.
  */
-import { ProtocolError } from '../protocol-error.js';
+import { formatShape } from '../../executor/format-shape.js';
+import { clientText, ProtocolError } from '../protocol-error.js';
 
 /** The largest element count one tensor may declare (bounded again by the body size). */
 export const MAX_ELEMENTS = 2 ** 31;
@@ -14,9 +15,10 @@ export function parseShape(value: unknown, tensor: string): number[] {
   }
   const shape: number[] = new Array(value.length);
   for (let i = 0; i < value.length; i++) {
-    const d = Number(value[i]);
-    if (typeof value[i] === 'boolean' || !Number.isSafeInteger(d) || d < 0) {
-      throw ProtocolError.badRequest(`shape of input '${tensor}' has an invalid dimension ${JSON.stringify(value[i]) ?? String(value[i])} at index ${i}; dimensions are non-negative integers`);
+    // JSON integers only: "1", "0x1" and "1e0" are strings, not shapes (Triton refuses them too).
+    const d = value[i];
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
+      throw ProtocolError.badRequest(`shape of input '${clientText(tensor)}' has an invalid dimension ${clientText(JSON.stringify(d) ?? String(d))} at index ${i}; dimensions are non-negative integers`);
     }
     shape[i] = d;
   }
@@ -29,7 +31,7 @@ export function elementCount(shape: readonly number[], tensor: string): number {
   for (const d of shape) {
     n *= d;
     if (n > MAX_ELEMENTS) {
-      throw ProtocolError.badRequest(`input '${tensor}' declares shape [${shape.join(',')}], more than ${MAX_ELEMENTS} elements`);
+      throw ProtocolError.badRequest(`input '${clientText(tensor)}' declares shape ${formatShape(shape)}, more than ${MAX_ELEMENTS} elements`);
     }
   }
   return n;
@@ -38,5 +40,5 @@ export function elementCount(shape: readonly number[], tensor: string): number {
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${clientText(JSON.stringify(value) ?? String(value))}`;
 }

@@ -1,0 +1,104 @@
+/**
+ * The bounds on every count a config names that costs memory or threads per unit: instances,
+ * gears, priority levels, preferred sizes, queue sizes, warmup samples, tensors, dims. One table,
+ * checked by one function: `gebe validate` reports its findings (rule CONFIG_LIMIT) and `gebe
+ * serve` refuses to load a config (from disk or a load request) that has any, before anything is
+ * allocated. The native executor defends again with coarser caps of its own (model_options.cc).
+ */
+import type { ConfigPath } from './ast.js';
+import type { ModelConfig, ModelTensorConfig } from './model-config.js';
+
+export interface ConfigLimits {
+  /** Instances per model, summed over instance_group (a thread and a session each). */
+  instancesPerModel: number;
+  preferredBatchSizes: number;
+  priorityLevels: number;
+  maxQueueSize: number;
+  /** Gears in graph.ge.dynamicDims / ge.dynamicBatchSize (a compiled graph each). */
+  gears: number;
+  warmupEntries: number;
+  warmupCount: number;
+  tensors: number;
+  rank: number;
+}
+
+export const DEFAULT_CONFIG_LIMITS: Readonly<ConfigLimits> = {
+  instancesPerModel: 128,
+  preferredBatchSizes: 64,
+  priorityLevels: 1024,
+  maxQueueSize: 1 << 20,
+  gears: 100, // ATC's own limit on dynamic batch/dims gears
+  warmupEntries: 64,
+  warmupCount: 1000,
+  tensors: 1024,
+  rank: 64, // NumPy's (2.x) limit on dimensions
+};
+
+/**
+ * How deeply blocks and lists may nest in a config, text format or JSON. Real configs nest a few
+ * levels; the bound keeps hostile input from exhausting the stack of a recursive parser or printer.
+ */
+export const MAX_CONFIG_NESTING = 200;
+
+/** The highest `--max-instances-per-model` accepts: the native executor's own cap. */
+export const MAX_INSTANCES_CAP = 4096;
+
+export interface LimitFinding {
+  at: ConfigPath;
+  message: string;
+}
+
+/** GE parameters holding gears, separated by ';' (ge-options.ts reads them). */
+const GEAR_PARAMETERS = ['graph.ge.dynamicDims'];
+
+function over(at: ConfigPath, what: string, got: number, max: number, hint = ''): LimitFinding {
+  return { at, message: `${what} is ${got}, over the limit of ${max}${hint}` };
+}
+
+/** Every place `config` exceeds `limits`, each naming the field and the bound. */
+export function configLimitFindings(config: ModelConfig, limits: ConfigLimits = DEFAULT_CONFIG_LIMITS): LimitFinding[] {
+  const out: LimitFinding[] = [];
+  const groups = config.instance_group ?? [];
+  const instances = groups.reduce((sum, g) => sum + Math.max(0, Number(g.count ?? 1)), 0);
+  if (instances > limits.instancesPerModel) {
+    const at: ConfigPath = groups.length === 1 ? ['instance_group', 0, 'count'] : ['instance_group'];
+    out.push(over(at, 'the instance count (instance_group count, summed)', instances, limits.instancesPerModel,
+      ' instances per model; lower count, or start `gebe serve` with --max-instances-per-model'));
+  }
+  const db = config.dynamic_batching;
+  const preferred = db?.preferred_batch_size?.length ?? 0;
+  if (preferred > limits.preferredBatchSizes) {
+    out.push(over(['dynamic_batching', 'preferred_batch_size'], 'the number of dynamic_batching.preferred_batch_size entries', preferred, limits.preferredBatchSizes));
+  }
+  const levels = Number(db?.priority_levels ?? 0);
+  if (levels > limits.priorityLevels) {
+    out.push(over(['dynamic_batching', 'priority_levels'], 'dynamic_batching.priority_levels', levels, limits.priorityLevels));
+  }
+  const queue = (at: ConfigPath, size: unknown) => {
+    if (Number(size ?? 0) > limits.maxQueueSize) out.push(over(at, at.join('.'), Number(size), limits.maxQueueSize));
+  };
+  queue(['dynamic_batching', 'default_queue_policy', 'max_queue_size'], db?.default_queue_policy?.max_queue_size);
+  for (const [level, policy] of Object.entries(db?.priority_queue_policy ?? {})) {
+    queue(['dynamic_batching', 'priority_queue_policy', level, 'max_queue_size'], policy?.max_queue_size);
+  }
+  for (const key of GEAR_PARAMETERS) {
+    const value = config.parameters?.[key]?.string_value;
+    const gears = typeof value === 'string' ? value.split(';').length : 0;
+    if (gears > limits.gears) out.push(over(['parameters', key], `the number of gears in parameters "${key}"`, gears, limits.gears));
+  }
+  const warmups = config.model_warmup ?? [];
+  if (warmups.length > limits.warmupEntries) out.push(over(['model_warmup'], 'the number of model_warmup entries', warmups.length, limits.warmupEntries));
+  warmups.slice(0, limits.warmupEntries).forEach((w, i) => {
+    if (Number(w.count ?? 0) > limits.warmupCount) out.push(over(['model_warmup', i, 'count'], `model_warmup[${i}].count`, Number(w.count), limits.warmupCount));
+  });
+  for (const kind of ['input', 'output'] as const) {
+    const list: ModelTensorConfig[] = config[kind] ?? [];
+    if (list.length > limits.tensors) out.push(over([kind], `the number of ${kind}s`, list.length, limits.tensors));
+    list.slice(0, limits.tensors).forEach((t, i) => {
+      if ((t.dims?.length ?? 0) > limits.rank) out.push(over([kind, i, 'dims'], `the rank of ${kind} '${t.name ?? i}'`, t.dims.length, limits.rank, ' dimensions'));
+      const reshape = t.reshape?.shape?.length ?? 0;
+      if (reshape > limits.rank) out.push(over([kind, i, 'reshape', 'shape'], `the rank of ${kind} '${t.name ?? i}' reshape`, reshape, limits.rank, ' dimensions'));
+    });
+  }
+  return out;
+}
