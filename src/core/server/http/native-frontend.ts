@@ -116,6 +116,8 @@ export class NativeHttpFrontend implements HttpListener {
   /** The native server drains first (its forwarded requests need the upstream), then the upstream. */
   async close(timeoutMs: number): Promise<void> {
     if (!this.closing) this.closing = (async () => {
+      // Answers relayed from now on (also those being computed) say Connection: close.
+      this.upstream.closeAfterAnswers();
       await this.native?.close(timeoutMs);
       await this.upstream.close(timeoutMs);
       rmSync(this.socketDir, { recursive: true, force: true });

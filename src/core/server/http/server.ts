@@ -52,6 +52,9 @@ export class HttpFrontend {
   accepted = 0;
   answered = 0;
   private draining = false;
+  /** Answers from now on say Connection: close (set by close(), or by the native front end's drain). */
+  private closingAnswers = false;
+  private readonly unanswered = new Set<http.ServerResponse>();
   private drained?: () => void;
   private connections = 0;
   private readonly refused = new WeakSet<Socket>();
@@ -119,11 +122,12 @@ export class HttpFrontend {
     });
   }
 
-  /** One listener for every response (a closure per request shows in profiles). */
-  private readonly onResponseClose = (): void => {
-    this.answered++;
-    if (--this.inFlight === 0 && this.draining) this.drained?.();
-  };
+  /** One listener for every response (a closure per request shows in profiles); `this` is the response. */
+  private readonly onResponseClose = ((frontend: HttpFrontend) => function (this: http.ServerResponse): void {
+    frontend.answered++;
+    frontend.unanswered.delete(this);
+    if (--frontend.inFlight === 0 && frontend.draining) frontend.drained?.();
+  })(this);
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     if (this.refused.has(req.socket)) {
@@ -132,7 +136,8 @@ export class HttpFrontend {
     }
     this.inFlight++;
     this.accepted++;
-    if (this.draining) res.setHeader('Connection', 'close');
+    if (this.closingAnswers) res.setHeader('Connection', 'close');
+    else this.unanswered.add(res);
     res.on('close', this.onResponseClose);
     if (this.log.verboseEnabled) this.log.verbose('http request', { method: req.method, url: req.url });
     const fail = (err: unknown): void => this.finishWithError(req, res, err);
@@ -167,6 +172,14 @@ export class HttpFrontend {
     if (!req.complete) req.resume();
   }
 
+  /** Every answer not yet begun (and every later one) says Connection: close. */
+  closeAfterAnswers(): void {
+    if (this.closingAnswers) return;
+    this.closingAnswers = true;
+    for (const res of this.unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
+    this.unanswered.clear();
+  }
+
   /**
    * Stops accepting, answers every request already on an open connection (those arriving now get
    * Connection: close), gives idle keep-alive connections DRAIN_IDLE_GRACE_MS for a request sent
@@ -175,6 +188,7 @@ export class HttpFrontend {
    */
   async close(timeoutMs: number): Promise<void> {
     this.draining = true;
+    this.closeAfterAnswers();
     // net.Server's close: stop listening. http.Server's close would also drop idle keep-alive
     // connections at once, losing a request that is on its way on one of them.
     const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(this.server, () => resolve()));
