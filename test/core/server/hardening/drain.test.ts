@@ -46,3 +46,30 @@ describe.each(['native', 'node'] as const)('%s front end drain', (frontend) => {
     expect(t.server.http!.accepted).toBe(t.server.http!.answered);
   });
 });
+
+describe('gRPC drain', () => {
+  it('finishes calls running at the stop, then refuses new ones', async () => {
+    const { grpcClient, call } = await import('../helpers/grpc-client.js');
+    const t = await startTestServer();
+    const client = grpcClient(t.grpc);
+    const f32 = (...v: number[]) => Buffer.from(new Float32Array(v).buffer);
+    const request = {
+      model_name: 'simple',
+      inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 4] }, { name: 'INPUT1', datatype: 'FP32', shape: [1, 4] }],
+      raw_input_contents: [f32(1, 2, 3, 4), f32(1, 2, 3, 4)],
+    };
+    await call(client, 'ModelInfer', request);  // connected
+    for (const m of t.models.values()) m.delayMs = 100;
+    // Counts calls that reached the service: the stop comes once all 8 run.
+    let arrived = 0;
+    const infer = t.server.service.infer.bind(t.server.service);
+    t.server.service.infer = (...args: Parameters<typeof infer>) => (arrived++, infer(...args));
+    const running = Array.from({ length: 8 }, () => call(client, 'ModelInfer', request).then(() => 'ok', (e: Error) => e.message));
+    while (arrived < 8) await new Promise((r) => setTimeout(r, 2));
+    const stopped = t.server.stop(5000);
+    expect(await Promise.all(running)).toEqual(Array(8).fill('ok'));
+    await stopped;
+    await expect(call(client, 'ModelInfer', request)).rejects.toThrow(/UNAVAILABLE/);
+    client.close();
+  });
+});
