@@ -30,6 +30,7 @@ struct HttpRequest {
   const uint8_t* body = nullptr;
   size_t body_size = 0;
   bool keep_alive = true;
+  bool http10 = false;  // HTTP/1.0 (may come without Host)
 
   const std::string* Header(const char* lower_name) const {
     for (const auto& h : headers) if (h.first == lower_name) return &h.second;

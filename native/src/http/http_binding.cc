@@ -2,6 +2,7 @@
 // close(timeoutMs) -> Promise, counters() -> {accepted, answered, inFlight}, publish(model,
 // versions, defaultVersion) and takeFailures() for the fast infer route.
 #include <napi.h>
+#include <sys/resource.h>
 
 #include <memory>
 
@@ -62,14 +63,19 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     if (!o.Get("host").IsString()) throw Napi::TypeError::New(env, "NativeHttpServer option 'host' must be a string");
     options.host = o.Get("host").As<Napi::String>().Utf8Value();
     options.port = int(OptionalU64(o, "port", 0));
-    options.upstream_port = int(OptionalU64(o, "upstreamPort", 0));
+    if (!o.Get("upstreamPath").IsString()) throw Napi::TypeError::New(env, "NativeHttpServer option 'upstreamPath' must be a string");
+    options.upstream_path = o.Get("upstreamPath").As<Napi::String>().Utf8Value();
+    options.max_inflight_body_bytes = OptionalU64(o, "maxInflightBodyBytes", options.max_inflight_body_bytes);
+    options.max_connections = size_t(OptionalU64(o, "maxConnections", options.max_connections));
+    if (o.Get("busyMessage").IsString()) options.busy_message = o.Get("busyMessage").As<Napi::String>().Utf8Value();
+    if (o.Get("fullMessage").IsString()) options.full_message = o.Get("fullMessage").As<Napi::String>().Utf8Value();
     options.max_body_bytes = OptionalU64(o, "maxBodyBytes", options.max_body_bytes);
     options.headers_timeout_ms = OptionalU64(o, "headersTimeoutMs", options.headers_timeout_ms);
     options.request_timeout_ms = OptionalU64(o, "requestTimeoutMs", options.request_timeout_ms);
     options.keep_alive_timeout_ms = OptionalU64(o, "keepAliveTimeoutMs", options.keep_alive_timeout_ms);
     options.max_header_bytes = size_t(OptionalU64(o, "maxHeaderBytes", options.max_header_bytes));
-    if (options.port > 65535 || options.upstream_port <= 0 || options.upstream_port > 65535) {
-      throw Napi::RangeError::New(env, "NativeHttpServer needs port 0-65535 and upstreamPort 1-65535");
+    if (options.port > 65535 || options.upstream_path.empty()) {
+      throw Napi::RangeError::New(env, "NativeHttpServer needs port 0-65535 and an upstreamPath");
     }
     fast_path_ = std::shared_ptr<FastPath>(MakeFastInfer());
     server_ = std::make_unique<HttpServer>(std::move(options), fast_path_);
@@ -102,6 +108,7 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     o.Set("accepted", double(accepted));
     o.Set("answered", double(answered));
     o.Set("inFlight", double(accepted >= answered ? accepted - answered : 0));
+    o.Set("bodyBytes", double(server_->body_bytes()));
     return o;
   }
 
@@ -132,8 +139,22 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
   std::unique_ptr<HttpServer> server_;
 };
 
+// Raises the soft open-file limit to the hard one (each connection costs descriptors) and returns
+// the soft limit now in force, which sizes --max-connections by default.
+Napi::Value RaiseFdLimit(const Napi::CallbackInfo& info) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return Napi::Number::New(info.Env(), 1024);
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return Napi::Number::New(info.Env(), limit.rlim_cur == RLIM_INFINITY ? 1048576.0 : double(limit.rlim_cur));
+}
+
 void Init(Napi::Env env, Napi::Object exports) {
   Napi::Object http = Napi::Object::New(env);
+  http.Set("raiseFdLimit", Napi::Function::New(env, RaiseFdLimit));
   http.Set("NativeHttpServer", NativeHttpServer::Define(env));
   exports.Set("http", http);
 }

@@ -1,5 +1,8 @@
 #include "http/http_connection.h"
 
+#include <sys/socket.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -16,6 +19,10 @@ namespace {
 constexpr size_t kRelayLowWater = 1 << 20;
 constexpr uint64_t kLingerMs = 1000;  // after a final answer, wait this long for the client's FIN
 constexpr size_t kMaxPendingWhileAnswering = 256 * 1024;  // pipelined bytes read on while answering
+// A body's first buffer: one read's worth at most, then it doubles as more bytes arrive, so a
+// client pays in bytes sent for the memory it holds (a 64 MiB Content-Length alone gets 64 KiB).
+constexpr size_t kFirstBodyBuffer = 64 * 1024;
+constexpr size_t kAlignSlack = 64;  // room to move the body to a 64-byte boundary without reallocating
 
 HttpConnection* Self(llhttp_t* p) { return static_cast<HttpConnection*>(p->data); }
 
@@ -50,6 +57,7 @@ const llhttp_settings_t* HttpConnection::Settings() {
     s.on_header_field = &HttpConnection::OnHeaderField;
     s.on_header_value = &HttpConnection::OnHeaderValue;
     s.on_headers_complete = &HttpConnection::OnHeadersComplete;
+    s.on_chunk_header = &HttpConnection::OnChunkHeader;
     s.on_body = &HttpConnection::OnBody;
     s.on_message_complete = &HttpConnection::OnMessageComplete;
     return s;
@@ -134,9 +142,10 @@ void HttpConnection::Parse(const char* data, size_t length) {
     return;
   }
   if (reject_status_ != 0) {
-    Reject(reject_status_, reject_message_);
+    // A body over a limit is an answer to a request, as in the JS server; the rest are not.
+    Reject(reject_status_, reject_message_, reject_status_ == 413 || reject_status_ == 503);
   } else {
-    Reject(400, std::string("malformed HTTP request: Parse Error: ") + llhttp_get_error_reason(&parser_));
+    Reject(400, std::string("malformed HTTP request: Parse Error: ") + llhttp_get_error_reason(&parser_), false);
   }
 }
 
@@ -181,6 +190,7 @@ int HttpConnection::OnMessageBegin(llhttp_t* p) {
   self->body_.reset();
   self->body_offset_ = 0;
   self->body_size_ = 0;
+  self->body_declared_ = 0;
   self->inference_header_length_ = 0;
   self->reject_status_ = 0;
   self->request_start_ms_ = uv_now(self->server_->loop());
@@ -223,6 +233,7 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
   const HttpServerOptions& options = self->server_->options();
   self->headers_done_ = true;
   self->request_->method = llhttp_method_name(llhttp_method_t(p->method));
+  self->request_->http10 = p->http_major == 1 && p->http_minor == 0;
   self->upgrade_ = p->upgrade != 0;
   if (const std::string* v = self->request_->Header("inference-header-content-length")) {
     size_t n = 0;
@@ -238,6 +249,7 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
                             std::to_string(options.max_body_bytes) + " bytes (raise it with --http-max-body)";
     return -1;
   }
+
   if (const std::string* expect = self->request_->Header("expect")) {
     if (EqualsIgnoreCase(*expect, "100-continue")) {
       uv_buf_t buf = MakeBuf(kContinue, sizeof(kContinue) - 1);
@@ -256,25 +268,53 @@ static size_t AlignedOffset(const uint8_t* base, size_t header_length) {
 }
 
 void HttpConnection::PrepareBody(size_t declared) {
-  body_ = std::make_shared<std::vector<uint8_t>>();
-  if (declared > 0) {
-    body_->resize(declared + 64);
-    body_offset_ = AlignedOffset(body_->data(), inference_header_length_);
+  body_ = server_->NewBody();  // no bytes yet: the buffer comes with the first body bytes
+  body_declared_ = declared;
+}
+
+bool HttpConnection::GrowBody(size_t more) {
+  std::vector<uint8_t>& body = *body_;
+  size_t need = body_offset_ + body_size_ + more;  // (the offset is 0 until the first buffer)
+  if (need + kAlignSlack > body.capacity()) {
+    size_t before = body.capacity();
+    size_t capacity = std::max({need + 2 * kAlignSlack, before * 2, std::min(kFirstBodyBuffer, body_declared_ + 2 * kAlignSlack)});
+    if (body_declared_ > 0) capacity = std::min(capacity, std::max(need, body_declared_) + 2 * kAlignSlack);
+    if (!server_->ChargeBody(capacity - before)) {
+      reject_status_ = 503;
+      reject_message_ = server_->options().busy_message;
+      return false;
+    }
+    body.reserve(capacity);
+    server_->AdjustBody(body.capacity() - capacity);  // what reserve() really allocated (exact in libstdc++)
+    if (before == 0) {
+      body_offset_ = AlignedOffset(body.data(), inference_header_length_);
+      need = body_offset_ + more;
+    }
   }
+  body.resize(need);
+  return true;
+}
+
+bool HttpConnection::RejectOverLimit(uint64_t total) {
+  uint64_t limit = server_->options().max_body_bytes;
+  if (total <= limit) return false;
+  reject_status_ = 413;
+  reject_message_ = "request body exceeds the limit of " + std::to_string(limit) + " bytes (raise it with --http-max-body)";
+  return true;
+}
+
+int HttpConnection::OnChunkHeader(llhttp_t* p) {
+  // A chunk size (up to ffffffffffffffff) is checked when it is announced, not after its bytes.
+  HttpConnection* self = Self(p);
+  uint64_t size = p->content_length;
+  return self->RejectOverLimit(size > UINT64_MAX - self->body_size_ ? UINT64_MAX : self->body_size_ + size) ? -1 : 0;
 }
 
 int HttpConnection::OnBody(llhttp_t* p, const char* at, size_t length) {
   HttpConnection* self = Self(p);
-  uint64_t limit = self->server_->options().max_body_bytes;
-  if (self->body_size_ + length > limit) {
-    self->reject_status_ = 413;
-    self->reject_message_ = "request body exceeds the limit of " + std::to_string(limit) + " bytes (raise it with --http-max-body)";
-    return -1;
-  }
-  std::vector<uint8_t>& body = *self->body_;
-  size_t need = self->body_offset_ + self->body_size_ + length;
-  if (need > body.size()) body.resize(std::max(need + 64, body.size() * 2));  // chunked: grow
-  std::memcpy(body.data() + self->body_offset_ + self->body_size_, at, length);
+  if (self->RejectOverLimit(uint64_t(self->body_size_) + length)) return -1;
+  if (!self->GrowBody(length)) return -1;
+  std::memcpy(self->body_->data() + self->body_offset_ + self->body_size_, at, length);
   self->body_size_ += length;
   return 0;
 }
@@ -287,7 +327,7 @@ int HttpConnection::OnMessageComplete(llhttp_t* p) {
     std::vector<uint8_t>& body = *self->body_;
     size_t want = AlignedOffset(body.data(), self->inference_header_length_);
     if (want != self->body_offset_) {  // a chunked body grew and moved: realign once
-      if (body.size() < want + self->body_size_) body.resize(want + self->body_size_);
+      if (body.size() < want + self->body_size_) body.resize(want + self->body_size_);  // within the slack
       std::memmove(body.data() + want, body.data() + self->body_offset_, self->body_size_);
       self->body_offset_ = want;
     }
@@ -411,10 +451,8 @@ void HttpConnection::FinishAnswer(bool close_after) {
   if (state_ == State::kReading) ResumeReading();
 }
 
-void HttpConnection::Reject(int status, const std::string& message) {
+void HttpConnection::Reject(int status, const std::string& message, bool counts) {
   if (state_ == State::kClosing || state_ == State::kClosed) return;
-  // A body over the limit is an answer to a request, as in the JS server; the rest are not.
-  bool counts = status == 413;
   state_ = State::kClosing;
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&client_));
   reading_ = false;
@@ -509,8 +547,19 @@ void HttpConnection::OnShutdown(uv_shutdown_t* req, int) {
 }
 
 void HttpConnection::CloseWhenIdle() {
-  if (state_ == State::kReading && !in_message_ && !HasPending()) Close();
+  if (state_ == State::kReading && !in_message_ && !HasPending() && !SocketHasBytes()) Close();
   else if (state_ == State::kAnswering) close_after_answer_ = true;
+}
+
+bool HttpConnection::SocketHasBytes() const {
+  uv_os_fd_t fd;
+  if (uv_fileno(reinterpret_cast<const uv_handle_t*>(&client_), &fd) != 0) return false;
+  char byte;
+  return recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+void HttpConnection::Refuse(int status, const std::string& message) {
+  Reject(status, message, false);  // nothing was read: not a request, so not counted
 }
 
 void HttpConnection::Close() {
@@ -548,7 +597,7 @@ void HttpConnection::OnTimer(uv_timer_t* timer) {
     return;
   }
   // Node's wording for both its headers and its request timeout.
-  self->Reject(408, "request headers were not received in time");
+  self->Reject(408, "request headers were not received in time", false);
 }
 
 }  // namespace gebe

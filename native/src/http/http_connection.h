@@ -28,9 +28,12 @@ class HttpConnection {
   void Deliver(uint64_t seq, HttpResponse response);
   // Closes at once; a request in flight counts as answered.
   void Close();
-  // Graceful close: closes now when nothing is being received or answered; otherwise the current
-  // answer goes out with Connection: close and the connection closes after it.
+  // Graceful close: closes now when nothing is being received, answered or waiting unread in the
+  // socket; otherwise the current (or waiting) request is answered with Connection: close, then
+  // the connection closes.
   void CloseWhenIdle();
+  // Answers `status` with `message` before reading anything, then closes (over --max-connections).
+  void Refuse(int status, const std::string& message);
 
   // For the relay: response bytes for the client (written at once or copied), the end of the
   // answer, and a failure before any byte was relayed.
@@ -54,6 +57,7 @@ class HttpConnection {
   static int OnHeaderField(llhttp_t* p, const char* at, size_t length);
   static int OnHeaderValue(llhttp_t* p, const char* at, size_t length);
   static int OnHeadersComplete(llhttp_t* p);
+  static int OnChunkHeader(llhttp_t* p);
   static int OnBody(llhttp_t* p, const char* at, size_t length);
   static int OnMessageComplete(llhttp_t* p);
   static const llhttp_settings_t* Settings();
@@ -64,8 +68,15 @@ class HttpConnection {
   void ResumeReading();
   bool AddHeaderBytes(size_t length);
   void PrepareBody(size_t declared);
+  // Makes room for `need` body bytes, growing with what arrived (never to a declared size at once)
+  // and charging the growth to the server's in-flight body budget; false (a 503 set) when it is full.
+  bool GrowBody(size_t more);
+  bool RejectOverLimit(uint64_t total);
+  // Bytes wait unread in the socket (a request sent just before a drain began).
+  bool SocketHasBytes() const;
   // Writes an error answer (JSON body), then closes the connection gracefully.
-  void Reject(int status, const std::string& message);
+  // `counts`: it answers a request (for the accepted/answered counters).
+  void Reject(int status, const std::string& message, bool counts);
   void Write(uv_buf_t* bufs, unsigned count, void* owner, void (*release)(void*));
   // A whole {"error": message} answer with Connection: close.
   void WriteError(int status, const std::string& message);
@@ -102,6 +113,7 @@ class HttpConnection {
   std::shared_ptr<std::vector<uint8_t>> body_;
   size_t body_offset_ = 0;   // where the body starts in *body_ (for alignment)
   size_t body_size_ = 0;
+  size_t body_declared_ = 0;  // Content-Length, 0 for chunked (bounds the growth, not the first buffer)
   size_t inference_header_length_ = 0;
   // A limit hit inside a callback: answered after llhttp returns.
   int reject_status_ = 0;

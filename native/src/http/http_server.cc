@@ -1,6 +1,7 @@
 #include "http/http_server.h"
 
 #include <netdb.h>
+#include <sys/socket.h>
 
 #include <cstring>
 #include <utility>
@@ -69,11 +70,10 @@ HttpServer::~HttpServer() {
 }
 
 int HttpServer::Listen() {
-  int rc = uv_ip4_addr("127.0.0.1", options_.upstream_port, reinterpret_cast<sockaddr_in*>(&upstream_addr_));
-  if (rc != 0) throw MakeUvError(rc, "bad upstream address");
+  if (options_.upstream_path.empty()) throw UvError{"EINVAL", "the native HTTP server needs the JS server's socket path"};
   sockaddr_storage addr = ResolveHost(options_.host, options_.port);
 
-  rc = uv_loop_init(&loop_);
+  int rc = uv_loop_init(&loop_);
   if (rc != 0) throw MakeUvError(rc, "uv_loop_init");
   loop_initialized_ = true;
   uv_tcp_init(&loop_, &listener_);
@@ -132,8 +132,12 @@ void HttpServer::OnConnection(uv_stream_t* listener, int status) {
   if (status != 0 || server->draining_) return;
   uint64_t id = server->next_connection_id_++;
   auto* connection = new HttpConnection(server, id);
+  bool full = server->connections_.size() >= server->options_.max_connections;
   // On failure the connection closes and frees itself.
-  if (connection->Accept(listener)) server->connections_.emplace(id, connection);
+  if (!connection->Accept(listener)) return;
+  server->connections_.emplace(id, connection);
+  // Over the limit: a polite 503 and a close, instead of running out of file descriptors.
+  if (full) connection->Refuse(503, server->options_.full_message);
 }
 
 void HttpServer::OnAsync(uv_async_t* async) {
@@ -162,6 +166,23 @@ Respond HttpServer::MakeRespond(uint64_t connection_id, uint64_t request_seq, st
   };
 }
 
+bool HttpServer::ChargeBody(size_t bytes) {
+  uint64_t used = body_bytes_->load(std::memory_order_relaxed);
+  do {
+    if (used + bytes > options_.max_inflight_body_bytes) return false;
+  } while (!body_bytes_->compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
+  return true;
+}
+
+std::shared_ptr<std::vector<uint8_t>> HttpServer::NewBody() {
+  std::shared_ptr<std::atomic<uint64_t>> used = body_bytes_;
+  // The buffer may be dropped on a scheduler thread after the server is gone: the counter is shared.
+  return std::shared_ptr<std::vector<uint8_t>>(new std::vector<uint8_t>(), [used](std::vector<uint8_t>* body) {
+    used->fetch_sub(body->capacity(), std::memory_order_relaxed);
+    delete body;
+  });
+}
+
 void HttpServer::CountAnswered() {
   answered_.fetch_add(1, std::memory_order_relaxed);
   if (draining_) CheckDrained();
@@ -176,22 +197,26 @@ void HttpServer::StartDrain() {
   draining_ = true;
   uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
   uv_timer_start(&drain_timer_, &HttpServer::OnDrainTimeout, close_timeout_ms_.load(), 0);
+  // Requests in flight finish with Connection: close; requests still arriving are read to the end
+  // and answered the same way; idle keep-alive connections close, unless a request is already
+  // waiting in their socket (sent before the signal), which is then answered too.
+  CloseIdle();
+  CheckDrained();
+}
+
+void HttpServer::CloseIdle() {
+  checking_ = true;
   // Copy: closing a connection removes it from the map.
   std::vector<HttpConnection*> all;
   for (auto& entry : connections_) all.push_back(entry.second);
   for (HttpConnection* c : all) c->CloseWhenIdle();
-  CheckDrained();
+  checking_ = false;
 }
 
 void HttpServer::CheckDrained() {
   // Closing a connection calls back here (Forget); the flag keeps that from recursing.
-  if (closed_all_ || checking_ || accepted() != answered()) return;
-  checking_ = true;
-  // Nothing in flight: the connections left are idle or half-received; close them.
-  std::vector<HttpConnection*> all;
-  for (auto& entry : connections_) all.push_back(entry.second);
-  for (HttpConnection* c : all) c->Close();
-  checking_ = false;
+  if (closed_all_ || checking_) return;
+  if (accepted() == answered()) CloseIdle();
   if (connections_.empty()) CloseEverything();
 }
 

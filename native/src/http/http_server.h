@@ -1,6 +1,6 @@
 // The native HTTP front end: a libuv loop on its own thread that owns the public port, parses
 // requests with llhttp, offers infer requests to the FastPath and forwards everything else to
-// the JS server (node:http on 127.0.0.1, the "upstream"), relaying its answers byte for byte.
+// the JS server (node:http on a private Unix socket, the "upstream"), relaying its answers byte for byte.
 // Only framing lives here; every route and error wording of the API stays in JS.
 #pragma once
 
@@ -31,8 +31,17 @@ inline uv_buf_t MakeBuf(const void* data, size_t length) {
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;
-  int upstream_port = 0;  // the JS server, on 127.0.0.1
+  // The JS server's Unix socket (in a private directory, mode 0600: no other local user reaches it).
+  std::string upstream_path;
   uint64_t max_body_bytes = 64ull << 20;
+  // All request bodies being received or answered together may hold at most this much; past it a
+  // request is answered 503 with busy_message. Buffers grow as bytes arrive, never to a declared size.
+  uint64_t max_inflight_body_bytes = 1ull << 30;
+  // Open client connections; one more is answered 503 with full_message and closed.
+  size_t max_connections = 4096;
+  // The wording of those two answers, written by the JS side (src/core/server/limits.ts).
+  std::string busy_message = "the server is receiving too many request bodies at once; retry later";
+  std::string full_message = "the server has too many open connections; retry later";
   uint64_t headers_timeout_ms = 30000;
   uint64_t request_timeout_ms = 300000;
   uint64_t keep_alive_timeout_ms = 65000;
@@ -85,8 +94,14 @@ class HttpServer {
   static constexpr size_t kReadBufferSize = 65536;
   char* read_buffer() { return read_buffer_.get(); }
   const HttpServerOptions& options() const { return options_; }
-  const sockaddr_storage& upstream_address() const { return upstream_addr_; }
+  // Charges `bytes` more of body buffer to the in-flight budget; false (nothing charged) when full.
+  bool ChargeBody(size_t bytes);
+  void AdjustBody(size_t bytes) { body_bytes_->fetch_add(bytes, std::memory_order_relaxed); }
+  // An empty body buffer whose capacity is refunded to the budget when the last holder drops it.
+  std::shared_ptr<std::vector<uint8_t>> NewBody();
   bool draining() const { return draining_; }
+  uint64_t body_bytes() const { return body_bytes_->load(std::memory_order_relaxed); }
+  size_t connection_count() const { return connections_.size(); }
   void CountAccepted() { accepted_.fetch_add(1, std::memory_order_relaxed); }
   void CountAnswered();
   void Forget(uint64_t connection_id);
@@ -100,13 +115,16 @@ class HttpServer {
   static void ThreadMain(void* self);
   void DeliverResponses();
   void StartDrain();
+  // Closes the connections with nothing received, answered or waiting in the socket.
+  void CloseIdle();
   void CheckDrained();
   void CloseEverything();
 
   HttpServerOptions options_;
   std::shared_ptr<FastPath> fast_path_;
   std::shared_ptr<ResponseMailbox> mailbox_ = std::make_shared<ResponseMailbox>();
-  sockaddr_storage upstream_addr_{};
+  // Body bytes held by all requests; shared with body buffers that outlive the server.
+  std::shared_ptr<std::atomic<uint64_t>> body_bytes_ = std::make_shared<std::atomic<uint64_t>>(0);
 
   std::unique_ptr<char[]> read_buffer_{new char[kReadBufferSize]};
   uv_loop_t loop_{};

@@ -56,6 +56,8 @@ void UpstreamRelay::Forward(const HttpRequest& request, bool close_after) {
     head += h.second;
     head += "\r\n";
   }
+  // HTTP/1.0 may leave out Host; the JS server speaks HTTP/1.1 with the relay, where it is required.
+  if (request.http10 && request.Header("host") == nullptr) head += "Host: localhost\r\n";
   if (close_after) head += "Connection: close\r\n";
   // A request that came without a body goes on without one (a Content-Length: 0 would make the
   // JS server see an unread body and close the connection after an error).
@@ -85,21 +87,16 @@ void UpstreamRelay::Forward(const HttpRequest& request, bool close_after) {
 }
 
 void UpstreamRelay::Connect() {
-  sock_ = new uv_tcp_t;
-  uv_tcp_init(server_->loop(), sock_);
+  sock_ = new uv_pipe_t;
+  uv_pipe_init(server_->loop(), sock_, 0);
   sock_->data = this;
   ++open_sockets_;
-  uv_tcp_nodelay(sock_, 1);
   upstream_ = Upstream::kConnecting;
   reused_ = false;
   auto* req = new uv_connect_t;
   req->data = this;
-  int rc = uv_tcp_connect(req, sock_, reinterpret_cast<const sockaddr*>(&server_->upstream_address()), &UpstreamRelay::OnConnect);
-  if (rc != 0) {
-    delete req;
-    CloseUpstream();
-    Fail(std::string("cannot connect to it: ") + uv_strerror(rc));
-  }
+  // The JS server listens on a Unix socket in a private directory (no other local user reaches it).
+  uv_pipe_connect(req, sock_, server_->options().upstream_path.c_str(), &UpstreamRelay::OnConnect);
 }
 
 void UpstreamRelay::OnConnect(uv_connect_t* req, int status) {
@@ -250,7 +247,7 @@ void UpstreamRelay::CloseUpstream() {
 
 void UpstreamRelay::OnClosed(uv_handle_t* handle) {
   auto* self = static_cast<UpstreamRelay*>(handle->data);
-  delete reinterpret_cast<uv_tcp_t*>(handle);
+  delete reinterpret_cast<uv_pipe_t*>(handle);
   --self->open_sockets_;
   self->MaybeDelete();
 }

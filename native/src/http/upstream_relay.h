@@ -1,4 +1,4 @@
-// Forwards one request at a time to the JS server (node:http on 127.0.0.1) over a lazily opened,
+// Forwards one request at a time to the JS server (node:http on a private Unix socket) over a lazily opened,
 // kept-alive connection, and relays its answer to the client byte for byte, using llhttp in
 // response mode only to find where the answer ends.
 #pragma once
@@ -49,7 +49,7 @@ class UpstreamRelay {
 
   HttpServer* server_;
   HttpConnection* connection_;  // null once detached
-  uv_tcp_t* sock_ = nullptr;     // the current upstream connection (each is heap-allocated,
+  uv_pipe_t* sock_ = nullptr;     // the current upstream connection (each is heap-allocated,
   int open_sockets_ = 0;         // freed when closed; the relay goes once all are closed)
   Upstream upstream_ = Upstream::kNone;
   bool reused_ = false;          // the request went over a connection that answered before

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -81,17 +82,16 @@ std::string ReadAnswer(int fd, std::string& buffer, int* status) {
 class FakeUpstream {
  public:
   FakeUpstream() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char dir[] = "/tmp/gebe-http-test-XXXXXX";
+    CHECK(mkdtemp(dir) != nullptr);
+    dir_ = dir;
+    path_ = dir_ + "/upstream.sock";
+    fd_ = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::snprintf(a.sun_path, sizeof(a.sun_path), "%s", path_.c_str());
     CHECK(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
     CHECK(listen(fd_, 128) == 0);
-    socklen_t len = sizeof(a);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
     acceptor_ = std::thread([this] { Accept(); });
   }
   ~FakeUpstream() {
@@ -100,8 +100,10 @@ class FakeUpstream {
     acceptor_.join();
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& t : workers_) t.join();
+    unlink(path_.c_str());
+    rmdir(dir_.c_str());
   }
-  int port() const { return port_; }
+  const std::string& path() const { return path_; }
 
  private:
   void Accept() {
@@ -152,7 +154,7 @@ class FakeUpstream {
     }
   }
   int fd_;
-  int port_;
+  std::string dir_, path_;
   std::thread acceptor_;
   std::mutex mutex_;
   std::vector<std::thread> workers_;
@@ -225,7 +227,7 @@ int main() {
   Respond late;
   {
     HttpServerOptions options;
-    options.upstream_port = upstream.port();
+    options.upstream_path = upstream.path();
     options.max_body_bytes = 1 << 20;
     options.headers_timeout_ms = 2000;
     HttpServer server(options, fast);
@@ -281,6 +283,35 @@ int main() {
         CHECK(ReadAnswer(fd, buffer, &status) == expected && status == 200);
       }
       writer.join();
+      close(fd);
+    }
+
+    // Memory follows bytes that arrive: 20 connections each declaring the 1 MiB limit and sending
+    // 10 bytes hold a first buffer each (64 KiB at most), not 20 MiB.
+    {
+      std::vector<int> fds;
+      for (int i = 0; i < 20; ++i) {
+        int fd = Connect(port);
+        SendAll(fd, "POST /v2/models/m/infer HTTP/1.1\r\nHost: t\r\nContent-Length: 1048576\r\n\r\n0123456789");
+        fds.push_back(fd);
+      }
+      for (int spins = 0; server.body_bytes() < 20 * 10 && spins < 2000; ++spins) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      uint64_t held = server.body_bytes();
+      if (held > 20 * (64 * 1024 + 256)) std::fprintf(stderr, "body bytes held: %llu\n", static_cast<unsigned long long>(held));
+      CHECK(held >= 20 * 10 && held <= 20 * (64 * 1024 + 256));
+      for (int fd : fds) close(fd);
+      for (int spins = 0; server.body_bytes() != 0 && spins < 2000; ++spins) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      CHECK(server.body_bytes() == 0);
+    }
+
+    // A chunk size past the body limit is refused when announced, not after its bytes.
+    {
+      int fd = Connect(port);
+      SendAll(fd, "POST /v2/models/m/infer HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nab");
+      std::string buffer;
+      int status = 0;
+      std::string body = ReadAnswer(fd, buffer, &status);
+      CHECK(status == 413 && body.find("exceeds the limit of 1048576 bytes") != std::string::npos);
       close(fd);
     }
 
@@ -351,12 +382,66 @@ int main() {
       });
     }
     while (server.accepted() - before < 8) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // An idle keep-alive connection whose request is sent just before the close, and a request
+    // whose body is still arriving when it begins: both are answered (with Connection: close).
+    int idle = Connect(port);
+    std::string idle_buffer;
+    int idle_status = 0;
+    SendAll(idle, Post("/v2/models/fast/infer", "before"));
+    CHECK(ReadAnswer(idle, idle_buffer, &idle_status) == "fast:before");
+    int partial = Connect(port);
+    SendAll(partial, "POST /v2/models/fast/infer HTTP/1.1\r\nHost: t\r\nContent-Length: 8\r\n\r\nhalf");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // (the server has read "half")
+    SendAll(idle, Post("/v2/models/fast/infer", "at-close"));
     server.BeginClose(5000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    SendAll(partial, "-end");
+    std::string partial_buffer;
+    for (int fd : {idle, partial}) {
+      std::string& buffer = fd == idle ? idle_buffer : partial_buffer;
+      int status = 0;
+      std::string got = ReadAnswer(fd, buffer, &status);
+      if (status != 200) std::fprintf(stderr, "drain: %d '%s'\n", status, got.c_str());
+      CHECK(status == 200 && got == (fd == idle ? "fast:at-close" : "fast:half-end"));
+      ReadAnswer(fd, buffer, &status);
+      CHECK(status == 0);
+      close(fd);
+    }
     server.Join();
     for (auto& t : inflight) t.join();
     if (ok != 4) std::fprintf(stderr, "answered during the close: %d of 4\n", ok.load());
     CHECK(ok == 4);
     CHECK(server.accepted() == server.answered());
+    // Over the connection limit: a 503 with the wording given, then the close.
+    {
+      HttpServerOptions limited = options;
+      limited.max_connections = 2;
+      limited.full_message = "full";
+      HttpServer small(limited, fast);
+      int small_port = small.Listen();
+      int a = Connect(small_port), b = Connect(small_port), c = Connect(small_port);
+      std::string buffer;
+      int status = 0;
+      CHECK(ReadAnswer(c, buffer, &status) == "{\"error\":\"full\"}" && status == 503);
+      SendAll(a, Post("/v2/models/fast/infer", "a"));
+      CHECK(ReadAnswer(a, buffer, &status) == "fast:a" && status == 200);
+      // The in-flight body budget: a body that would pass it is answered 503.
+      HttpServerOptions tight = options;
+      tight.max_inflight_body_bytes = 4096;
+      tight.busy_message = "busy";
+      HttpServer budget(tight, fast);
+      int budget_port = budget.Listen();
+      int d = Connect(budget_port);
+      SendAll(d, Post("/v2/models/m/infer", std::string(8192, 'x')));
+      buffer.clear();
+      CHECK(ReadAnswer(d, buffer, &status) == "{\"error\":\"busy\"}" && status == 503);
+      CHECK(budget.body_bytes() == 0 || budget.body_bytes() <= 4096);
+      for (int fd : {a, b, c, d}) close(fd);
+      small.BeginClose(1000);
+      budget.BeginClose(1000);
+      small.Join();
+      budget.Join();
+    }
     std::printf("http server test: %llu requests accepted and answered, %d taken by the fast path\n",
                 static_cast<unsigned long long>(server.accepted()), fast->taken());
     late = fast->late();

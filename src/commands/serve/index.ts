@@ -1,6 +1,9 @@
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../../cli.js';
+import { RESTRICTED_APIS } from '../../core/server/restricted-api.js';
 import { resolveServeOptions, type ServeFlags } from './options.js';
+
+const collect = (v: string, acc: string[]): string[] => [...acc, v];
 
 export function registerServe(program: Command, ctx: CommandContext): void {
   program
@@ -21,6 +24,18 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--max-instances-per-model <n>', 'most instances (instance_group count, summed) a model may ask for', '128')
     .option('--http-max-body <size>', 'largest request body accepted (bytes, or with KiB/MiB/GiB)', '64MiB')
     .addOption(new Option('--http-frontend <kind>', 'native: the addon\'s HTTP server owns the port and answers binary infer requests without JS, forwarding the rest to node:http; node: node:http only').choices(['native', 'node']).default('native'))
+    .option('--http-max-inflight-body <size>', 'request bodies all connections may hold together; past it requests are answered 503 (default: 1GiB or twice --http-max-body)')
+    .option('--max-connections <n>', 'open HTTP connections; one more is answered 503 and closed (default: sized from the open-file limit, which serve raises to its hard limit)')
+    .option('--http-restricted-api <apis:header=value>', `HTTP APIs (${RESTRICTED_APIS.join(', ')}) that need header <header> set to <value>; else 403 (repeatable, as Triton)`, collect, [] as string[])
+    .option('--grpc-restricted-protocol <apis:key=value>', 'gRPC APIs that need metadata triton-grpc-protocol-<key> set to <value>; else UNAVAILABLE (repeatable, as Triton)', collect, [] as string[])
+    .option('--http-use-ssl [bool]', 'serve HTTPS (gebe\'s flag; Triton has none). The native front end steps aside: node:https serves the same routes')
+    .option('--http-server-cert <file>', 'PEM certificate (chain) for --http-use-ssl')
+    .option('--http-server-key <file>', 'PEM private key for --http-use-ssl')
+    .option('--grpc-use-ssl [bool]', 'serve gRPC over TLS (as Triton)')
+    .option('--grpc-use-ssl-mutual [bool]', 'also require client certificates signed by --grpc-root-cert (as Triton)')
+    .option('--grpc-server-cert <file>', 'PEM certificate (chain) for --grpc-use-ssl')
+    .option('--grpc-server-key <file>', 'PEM private key for --grpc-use-ssl')
+    .option('--grpc-root-cert <file>', 'PEM CA certificate that signs client certificates (--grpc-use-ssl-mutual)')
     .action(async (repo: string | undefined, flags: ServeFlags) => {
       const opts = resolveServeOptions(repo, flags, ctx.io.cwd);
       const [{ processStopSignal, runServe }, { defaultServeDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);

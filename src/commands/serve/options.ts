@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { DEFAULT_CONFIG_LIMITS, MAX_INSTANCES_CAP } from '../../core/config/limits.js';
 import type { ControlMode } from '../../core/server/model-manager.js';
 import type { LogFormat } from '../../core/server/logger.js';
+import { parseRestrictions, type Restriction, type RestrictedApi } from '../../core/server/restricted-api.js';
 
 export interface ServeOptions {
   repository: string;
@@ -23,6 +24,15 @@ export interface ServeOptions {
   maxInstancesPerModel?: number;
   /** native (default) or node. */
   httpFrontend?: 'native' | 'node';
+  /** Undefined: the default of limits.ts. */
+  maxInflightBodyBytes?: number;
+  /** Undefined: sized from the open-file limit at start. */
+  maxConnections?: number;
+  httpRestrictions?: Map<RestrictedApi, Restriction>;
+  grpcRestrictions?: Map<RestrictedApi, Restriction>;
+  /** Paths (resolved) of the PEM files. */
+  httpTls?: { cert: string; key: string };
+  grpcTls?: { cert: string; key: string; rootCert?: string; mutual: boolean };
 }
 
 /** What commander hands the action (strings as typed by the user). */
@@ -43,6 +53,47 @@ export interface ServeFlags {
   maxInstancesPerModel?: string;
   /** native (default) or node. */
   httpFrontend?: string;
+  httpMaxInflightBody?: string;
+  maxConnections?: string;
+  httpRestrictedApi?: string[];
+  grpcRestrictedProtocol?: string[];
+  httpUseSsl?: boolean | string;
+  httpServerCert?: string;
+  httpServerKey?: string;
+  grpcUseSsl?: boolean | string;
+  grpcUseSslMutual?: boolean | string;
+  grpcServerCert?: string;
+  grpcServerKey?: string;
+  grpcRootCert?: string;
+}
+
+/** Triton's boolean flags take an optional value: --grpc-use-ssl, --grpc-use-ssl=true, =false. */
+function flagBool(value: boolean | string | undefined, flag: string): boolean {
+  if (value === undefined || value === false) return false;
+  if (value === true || value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new UsageError(`${flag} takes true or false, got '${value}'`);
+}
+
+function tlsOptions(flags: ServeFlags, cwd: string) {
+  const file = (value: string | undefined) => (value === undefined ? undefined : path.resolve(cwd, value));
+  let httpTls: ServeOptions['httpTls'];
+  if (flagBool(flags.httpUseSsl, '--http-use-ssl')) {
+    if (!flags.httpServerCert || !flags.httpServerKey) throw new UsageError('--http-use-ssl needs --http-server-cert and --http-server-key', 'give the PEM files of the certificate and its private key');
+    httpTls = { cert: file(flags.httpServerCert)!, key: file(flags.httpServerKey)! };
+  } else if (flags.httpServerCert || flags.httpServerKey) {
+    throw new UsageError('--http-server-cert and --http-server-key only apply with --http-use-ssl', 'add --http-use-ssl');
+  }
+  let grpcTls: ServeOptions['grpcTls'];
+  const mutual = flagBool(flags.grpcUseSslMutual, '--grpc-use-ssl-mutual');
+  if (flagBool(flags.grpcUseSsl, '--grpc-use-ssl') || mutual) {
+    if (!flags.grpcServerCert || !flags.grpcServerKey) throw new UsageError('--grpc-use-ssl needs --grpc-server-cert and --grpc-server-key', 'give the PEM files of the certificate and its private key');
+    if (mutual && !flags.grpcRootCert) throw new UsageError('--grpc-use-ssl-mutual needs --grpc-root-cert', 'give the PEM file of the CA that signs the client certificates');
+    grpcTls = { cert: file(flags.grpcServerCert)!, key: file(flags.grpcServerKey)!, rootCert: file(flags.grpcRootCert), mutual };
+  } else if (flags.grpcServerCert || flags.grpcServerKey || flags.grpcRootCert) {
+    throw new UsageError('--grpc-server-cert, --grpc-server-key and --grpc-root-cert only apply with --grpc-use-ssl', 'add --grpc-use-ssl');
+  }
+  return { httpTls, grpcTls };
 }
 
 function port(value: string, flag: string): number {
@@ -54,6 +105,12 @@ function port(value: string, flag: string): number {
 function seconds(value: string, flag: string, min: number): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < min) throw new UsageError(`${flag} must be a number of seconds >= ${min}, got '${value}'`);
+  return n;
+}
+
+function count(value: string, flag: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n < 1 || !Number.isSafeInteger(n)) throw new UsageError(`${flag} must be a whole number >= 1, got '${value}'`);
   return n;
 }
 
@@ -118,5 +175,10 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     maxBodyBytes: parseSize(flags.httpMaxBody, '--http-max-body'),
     maxInstancesPerModel: instanceLimit(flags.maxInstancesPerModel ?? String(DEFAULT_CONFIG_LIMITS.instancesPerModel)),
     httpFrontend,
+    maxInflightBodyBytes: flags.httpMaxInflightBody !== undefined ? parseSize(flags.httpMaxInflightBody, '--http-max-inflight-body') : undefined,
+    maxConnections: flags.maxConnections !== undefined ? count(flags.maxConnections, '--max-connections') : undefined,
+    httpRestrictions: parseRestrictions(flags.httpRestrictedApi ?? [], '--http-restricted-api'),
+    grpcRestrictions: parseRestrictions(flags.grpcRestrictedProtocol ?? [], '--grpc-restricted-protocol'),
+    ...tlsOptions(flags, cwd),
   };
 }

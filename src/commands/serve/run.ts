@@ -3,7 +3,8 @@
  * SIGINT/SIGTERM, then stop gracefully. Streams, the model loader, the repository reader and the
  * stop signal are injected so tests drive it in-process on port 0.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { GebeError } from '../../errors.js';
 import type { IO } from '../../io.js';
 import type { ConfigLimits } from '../../core/config/limits.js';
@@ -11,6 +12,9 @@ import { createLogger } from '../../core/server/logger.js';
 import { ModelManager, type LoadModelFn } from '../../core/server/model-manager.js';
 import type { ModelSource } from '../../core/server/model-source.js';
 import { GebeServer, type ServerPorts } from '../../core/server/server.js';
+import { raiseFdLimit } from '../../core/server/http/native-http-addon.js';
+import { defaultMaxConnections } from '../../core/server/limits.js';
+import type { Logger } from '../../core/server/logger.js';
 import type { ServeOptions } from './options.js';
 import { endpointLines, modelTable } from './table.js';
 
@@ -64,9 +68,18 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
       hint: 'run `gebe validate` on the repository for details, or drop --exit-on-error to serve the models that load',
     });
   }
+  const fdLimit = raiseFdLimit();
+  warnIfExposed(opts, log);
   const server = new GebeServer(manager, {
     host: opts.host, httpPort: opts.httpPort, grpcPort: opts.grpcPort, metricsPort: opts.metricsPort, maxBodyBytes: opts.maxBodyBytes,
-    httpFrontend: opts.httpFrontend,
+    httpFrontend: opts.httpFrontend, maxInflightBodyBytes: opts.maxInflightBodyBytes,
+    maxConnections: opts.maxConnections ?? defaultMaxConnections(fdLimit),
+    httpRestrictions: opts.httpRestrictions, grpcRestrictions: opts.grpcRestrictions,
+    httpTls: opts.httpTls && { cert: pem(opts.httpTls.cert, '--http-server-cert'), key: pem(opts.httpTls.key, '--http-server-key') },
+    grpcTls: opts.grpcTls && {
+      cert: pem(opts.grpcTls.cert, '--grpc-server-cert'), key: pem(opts.grpcTls.key, '--grpc-server-key'),
+      rootCert: opts.grpcTls.rootCert !== undefined ? pem(opts.grpcTls.rootCert, '--grpc-root-cert') : undefined, mutual: opts.grpcTls.mutual,
+    },
   }, log);
   let ports: ServerPorts;
   try {
@@ -83,6 +96,32 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   // The handler is gone now, so a second signal ends the process at once (Node's default).
   log.info('received signal, stopping (send it again to stop at once)', { signal });
   await server.stop(opts.exitTimeoutSeconds * 1000);
+}
+
+function pem(file: string, flag: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new GebeError(`${flag} '${file}' cannot be read: ${(err as Error).message}`, { hint: 'give the path of a PEM file' });
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+/** Anyone who reaches a public address may load and unload models unless the API is restricted. */
+function warnIfExposed(opts: ServeOptions, log: Logger): void {
+  if (isLoopback(opts.host)) return;
+  const open = [
+    !opts.httpRestrictions?.has('model-repository') && '--http-restricted-api',
+    !opts.grpcRestrictions?.has('model-repository') && '--grpc-restricted-protocol',
+  ].filter(Boolean);
+  if (open.length > 0) {
+    log.warn(`listening on ${opts.host} (not loopback) with the model-repository API unrestricted: any client that reaches it can load and unload models`, {
+      hint: `restrict it with ${open.join(' and ')} model-repository:<header>=<secret>`,
+    });
+  }
 }
 
 function listenError(err: unknown, opts: ServeOptions): GebeError {

@@ -12,6 +12,7 @@ import { InferenceService } from './inference-service.js';
 import type { Logger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
 import type { ModelManager } from './model-manager.js';
+import type { Restrictions } from './restricted-api.js';
 
 export interface ServerOptions {
   host: string;
@@ -32,6 +33,15 @@ export interface ServerOptions {
    * and forwards the rest to node:http on 127.0.0.1. node: node:http on the port, as before.
    */
   httpFrontend?: 'native' | 'node';
+  /** All request bodies being received together (default from limits.ts). */
+  maxInflightBodyBytes?: number;
+  /** Open HTTP connections (each front end); one more is answered 503 and closed. */
+  maxConnections?: number;
+  httpRestrictions?: Restrictions;
+  grpcRestrictions?: Restrictions;
+  /** HTTPS: served by node:https with the same routes (the native front end steps aside). */
+  httpTls?: { cert: Buffer; key: Buffer };
+  grpcTls?: { cert: Buffer; key: Buffer; rootCert?: Buffer; mutual: boolean };
 }
 
 export interface ServerPorts {
@@ -57,19 +67,24 @@ export class GebeServer {
         host: options.host, port: options.httpPort, maxBodyBytes: options.maxBodyBytes,
         headersTimeoutMs: options.headersTimeoutMs, requestTimeoutMs: options.requestTimeoutMs,
         keepAliveTimeoutMs: options.keepAliveTimeoutMs, timeoutCheckIntervalMs: options.timeoutCheckIntervalMs,
+        maxInflightBodyBytes: options.maxInflightBodyBytes, maxConnections: options.maxConnections,
+        restrictions: options.httpRestrictions, tls: options.httpTls,
       };
-      if (options.httpFrontend === 'node') {
+      if (options.httpFrontend === 'node' || options.httpTls) {
         this.http = new HttpFrontend(this.service, httpOptions, log);
       } else {
         const native = new NativeHttpFrontend(this.service, httpOptions, log);
         this.http = native;
         this.metrics.addFailureSource(() => native.takeFailures());
-        // With verbose logging every request goes through JS (and is logged): nothing is published.
-        if (!log.verboseEnabled) this.unpublish = publishReadyModels(models, native);
+        // With verbose logging every request goes through JS (and is logged), and with a restricted
+        // inference API every request has its header checked there: nothing is published.
+        if (!log.verboseEnabled && !options.httpRestrictions?.has('inference')) this.unpublish = publishReadyModels(models, native);
       }
     }
     if (options.enableGrpc !== false) {
-      this.grpc = new GrpcFrontend(this.service, { host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes }, log);
+      this.grpc = new GrpcFrontend(this.service, {
+        host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes, restrictions: options.grpcRestrictions, tls: options.grpcTls,
+      }, log);
     }
   }
 

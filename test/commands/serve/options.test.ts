@@ -58,3 +58,39 @@ describe('serve options', () => {
     expect(parseSize('2GiB', 'x')).toBe(2 * 1024 ** 3);
   });
 });
+
+describe('serve hardening flags', () => {
+  it('parses limits, restricted APIs (as Triton) and TLS files', () => {
+    const o = resolveServeOptions(undefined, {
+      ...defaults, httpMaxInflightBody: '2GiB', maxConnections: '500',
+      httpRestrictedApi: ['model-repository,statistics:Admin-Key=s=x'], grpcRestrictedProtocol: ['inference:infer-key=go'],
+      httpUseSsl: true, httpServerCert: 'c.pem', httpServerKey: 'k.pem',
+      grpcUseSsl: 'true', grpcUseSslMutual: 'true', grpcServerCert: 'c.pem', grpcServerKey: 'k.pem', grpcRootCert: 'ca.pem',
+    }, '/w');
+    expect(o.maxInflightBodyBytes).toBe(2 * 1024 ** 3);
+    expect(o.maxConnections).toBe(500);
+    expect(o.httpRestrictions?.get('statistics')).toEqual({ key: 'admin-key', value: 's=x' });
+    expect(o.grpcRestrictions?.get('inference')).toEqual({ key: 'infer-key', value: 'go' });
+    expect(o.httpTls).toEqual({ cert: '/w/c.pem', key: '/w/k.pem' });
+    expect(o.grpcTls).toEqual({ cert: '/w/c.pem', key: '/w/k.pem', rootCert: '/w/ca.pem', mutual: true });
+  });
+
+  it('refuses bad hardening flags with a UsageError naming the flag', () => {
+    const bad: Array<[Partial<ServeFlags>, RegExp]> = [
+      [{ httpRestrictedApi: ['inference'] }, /--http-restricted-api must be <api list>:<header>=<value>/],
+      [{ httpRestrictedApi: ['infer:k=v'] }, /unknown API 'infer'/],
+      [{ grpcRestrictedProtocol: ['health:a=1', 'health:b=2'] }, /API 'health' is in more than one group/],
+      [{ maxConnections: '0' }, /--max-connections must be a whole number >= 1/],
+      [{ httpMaxInflightBody: 'lots' }, /--http-max-inflight-body must be a size/],
+      [{ httpUseSsl: true }, /--http-use-ssl needs --http-server-cert and --http-server-key/],
+      [{ httpServerCert: 'c.pem' }, /only apply with --http-use-ssl/],
+      [{ grpcUseSslMutual: true, grpcServerCert: 'c', grpcServerKey: 'k' }, /--grpc-use-ssl-mutual needs --grpc-root-cert/],
+      [{ grpcUseSsl: 'maybe' }, /--grpc-use-ssl takes true or false/],
+    ];
+    for (const [flags, message] of bad) {
+      const run = () => resolveServeOptions(undefined, { ...defaults, ...flags }, '/w');
+      expect(run).toThrow(UsageError);
+      expect(run).toThrow(message);
+    }
+  });
+});

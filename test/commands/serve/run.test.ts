@@ -174,3 +174,24 @@ describe('gebe serve (run)', () => {
     await s.done;
   });
 });
+
+describe('gebe serve exposure warning', () => {
+  it('warns on a non-loopback address with the model-repository API unrestricted, not once it is restricted', async () => {
+    const open = start(options({ host: '0.0.0.0' }));
+    await open.ready;
+    open.stop();
+    await open.done;
+    expect(open.io.err()).toMatch(/listening on 0\.0\.0\.0 \(not loopback\) with the model-repository API unrestricted/);
+    const restriction = new Map([['model-repository' as const, { key: 'admin-key', value: 'x' }]]);
+    const closed = start(options({ host: '0.0.0.0', httpRestrictions: restriction, grpcRestrictions: restriction }));
+    await closed.ready;
+    closed.stop();
+    await closed.done;
+    expect(closed.io.err()).not.toMatch(/unrestricted/);
+    const local = start(options());
+    await local.ready;
+    local.stop();
+    await local.done;
+    expect(local.io.err()).not.toMatch(/unrestricted/);
+  });
+});

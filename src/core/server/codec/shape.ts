@@ -38,6 +38,7 @@ export function elementCount(shape: readonly number[], tensor: string): number {
 }
 
 export function describe(value: unknown): string {
+  if (value === undefined) return 'none';  // (a field left out: not "undefined undefined")
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `${typeof value} ${clientText(JSON.stringify(value) ?? String(value))}`;

@@ -9,6 +9,7 @@ import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../protocol-error.js';
 import { parseLoadParameters } from '../repository-parameters.js';
+import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
 import { serviceDefinition, toNumber, UndecodableMessage } from './proto.js';
 
 export interface GrpcOptions {
@@ -16,6 +17,44 @@ export interface GrpcOptions {
   port: number;
   /** Largest message accepted, in bytes (the same limit as the HTTP body). */
   maxMessageBytes: number;
+  /** --grpc-restricted-protocol. */
+  restrictions?: Restrictions;
+  /** --grpc-use-ssl: PEM server certificate and key; root certificate for --grpc-use-ssl-mutual. */
+  tls?: { cert: Buffer; key: Buffer; rootCert?: Buffer; mutual: boolean };
+}
+
+/** Triton's API group of each RPC, for --grpc-restricted-protocol. */
+const RPC_API: Record<string, RestrictedApi> = {
+  ServerLive: 'health', ServerReady: 'health', ModelReady: 'health', Check: 'health', Watch: 'health',
+  ServerMetadata: 'metadata', ModelMetadata: 'metadata',
+  ModelInfer: 'inference', ModelStreamInfer: 'inference',
+  ModelConfig: 'model-config', ModelStatistics: 'statistics',
+  RepositoryIndex: 'model-repository', RepositoryModelLoad: 'model-repository', RepositoryModelUnload: 'model-repository',
+  SystemSharedMemoryStatus: 'shared-memory', SystemSharedMemoryRegister: 'shared-memory', SystemSharedMemoryUnregister: 'shared-memory',
+  CudaSharedMemoryStatus: 'shared-memory', CudaSharedMemoryRegister: 'shared-memory', CudaSharedMemoryUnregister: 'shared-memory',
+  TraceSetting: 'trace', LogSettings: 'logging',
+};
+
+/** Wraps each handler of a restricted API with Triton's check of its metadata key. */
+function restrict(handlers: grpc.UntypedServiceImplementation, restrictions: Restrictions | undefined): grpc.UntypedServiceImplementation {
+  if (!restrictions || restrictions.size === 0) return handlers;
+  const out: grpc.UntypedServiceImplementation = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    const r = RPC_API[name] !== undefined ? restrictions.get(RPC_API[name]!) : undefined;
+    if (!r) {
+      out[name] = handler;
+      continue;
+    }
+    const key = GRPC_RESTRICTED_PREFIX + r.key;
+    const denied = { code: grpc.status.UNAVAILABLE, details: grpcRestrictedMessage(r.key) };
+    out[name] = (call: any, callback?: grpc.sendUnaryData<any>) => {
+      const got = (call.metadata as grpc.Metadata).get(key);
+      if (got.length === 1 && String(got[0]) === r.value) return (handler as (c: any, cb?: any) => void)(call, callback);
+      if (callback) callback(denied);
+      else call.emit('error', denied);  // streams
+    };
+  }
+  return out;
 }
 
 type Unary = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => void;
@@ -74,8 +113,8 @@ export class GrpcFrontend {
       // gebe serves no channelz service; its per-call bookkeeping showed as 5% of a ModelInfer call.
       'grpc.enable_channelz': 0,
     });
-    this.server.addService(serviceDefinition('inference.GRPCInferenceService', 'server'), this.inferenceHandlers());
-    this.server.addService(serviceDefinition('grpc.health.v1.Health', 'server'), this.healthHandlers());
+    this.server.addService(serviceDefinition('inference.GRPCInferenceService', 'server'), restrict(this.inferenceHandlers(), options.restrictions));
+    this.server.addService(serviceDefinition('grpc.health.v1.Health', 'server'), restrict(this.healthHandlers(), options.restrictions));
   }
 
   private inferenceHandlers(): grpc.UntypedServiceImplementation {
@@ -180,7 +219,11 @@ export class GrpcFrontend {
   listen(): Promise<number> {
     return new Promise((resolve, reject) => {
       const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
-      this.server.bindAsync(`${host}:${this.options.port}`, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+      const tls = this.options.tls;
+      const credentials = tls
+        ? grpc.ServerCredentials.createSsl(tls.rootCert ?? null, [{ private_key: tls.key, cert_chain: tls.cert }], tls.mutual)
+        : grpc.ServerCredentials.createInsecure();
+      this.server.bindAsync(`${host}:${this.options.port}`, credentials, (err, port) => (err ? reject(err) : resolve(port)));
     });
   }
 

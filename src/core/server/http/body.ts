@@ -1,7 +1,9 @@
 /**
  * Reads a request body up to a limit. A declared Content-Length over the limit is refused before
  * a byte is read; a chunked body is refused as soon as it passes the limit, so an oversized body is
- * never buffered whole.
+ * never buffered whole. Memory follows the bytes that arrive, never the declared length, and every
+ * byte held counts against the front end's BodyBudget (503 when all connections together hold too
+ * much).
  *
  * The core is callback-based and reads the few headers it needs from `rawHeaders`: the infer route
  * runs it on every request, and Node's lazily built `req.headers` object and a chain of promises
@@ -9,6 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
+import { inflightBodyMessage, type BodyBudget } from '../limits.js';
 import { ProtocolError } from '../protocol-error.js';
 
 export class BodyTooLargeError extends ProtocolError {
@@ -63,17 +66,17 @@ export type BodyCallback = (err: Error | undefined, body?: Buffer) => void;
  * Reads the body and undoes `Content-Encoding: gzip|deflate` (tritonclient's request compression);
  * the decompressed size is held to the same limit. `done` is called exactly once.
  */
-export function collectBody(req: IncomingMessage, headers: BodyHeaders, limit: number, done: BodyCallback): void {
+export function collectBody(req: IncomingMessage, headers: BodyHeaders, limit: number, budget: BodyBudget, done: BodyCallback): void {
   const encoding = (headers.contentEncoding ?? 'identity').toLowerCase();
   if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
     done(new ProtocolError(`unsupported Content-Encoding '${encoding}'; send the body as is, or with gzip or deflate`, 400));
     return;
   }
   if (encoding === 'identity') {
-    readRawBody(req, headers.contentLength, limit, done);
+    readRawBody(req, headers.contentLength, limit, budget, done);
     return;
   }
-  readRawBody(req, headers.contentLength, limit, (err, raw) => {
+  readRawBody(req, headers.contentLength, limit, budget, (err, raw) => {
     if (err) {
       done(err);
       return;
@@ -88,11 +91,11 @@ export function collectBody(req: IncomingMessage, headers: BodyHeaders, limit: n
 }
 
 /** The promise form, for routes that are not on the hot path. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => collectBody(req, bodyHeaders(req), limit, (err, body) => (err ? reject(err) : resolve(body!))));
+export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget): Promise<Buffer> {
+  return new Promise((resolve, reject) => collectBody(req, bodyHeaders(req), limit, budget, (err, body) => (err ? reject(err) : resolve(body!))));
 }
 
-function readRawBody(req: IncomingMessage, declaredHeader: string | undefined, limit: number, done: BodyCallback): void {
+function readRawBody(req: IncomingMessage, declaredHeader: string | undefined, limit: number, budget: BodyBudget, done: BodyCallback): void {
   const declared = declaredHeader !== undefined ? Number(declaredHeader) : undefined;
   if (declared !== undefined && declared > limit) {
     done(new BodyTooLargeError(limit, declared));
@@ -100,12 +103,12 @@ function readRawBody(req: IncomingMessage, declaredHeader: string | undefined, l
   }
   const known = declared !== undefined && Number.isSafeInteger(declared);
   const max = known ? declared : limit;
-  // A body that arrives in one chunk (the usual case for small requests) is used as it is; with a
-  // known length several chunks are copied once into one buffer, otherwise joined at the end.
+  // A body that arrives in one chunk (the usual case for small requests) is used as it is;
+  // several are joined once at the end. Node's chunks are what arrived, so memory follows bytes.
   let first: Buffer | undefined;
-  let exact: Buffer | undefined;
   let chunks: Buffer[] | undefined;
   let received = 0;
+  let held = 0;  // charged to the budget; given back when the body is handed on or dropped
   const onData = (chunk: Buffer): void => {
     if (received + chunk.byteLength > max) {
       cleanup();
@@ -113,14 +116,15 @@ function readRawBody(req: IncomingMessage, declaredHeader: string | undefined, l
       done(known ? ProtocolError.badRequest('request body is longer than its Content-Length') : new BodyTooLargeError(limit));
       return;
     }
+    if (!budget.charge(chunk.byteLength)) {
+      cleanup();
+      req.resume();
+      done(ProtocolError.unavailable(inflightBodyMessage(budget.limit)));
+      return;
+    }
+    held += chunk.byteLength;
     if (received === 0) {
       first = chunk;
-    } else if (known) {
-      if (!exact) {
-        exact = Buffer.allocUnsafe(declared);
-        first!.copy(exact, 0);
-      }
-      chunk.copy(exact, received);
     } else {
       chunks ??= [first!];
       chunks.push(chunk);
@@ -134,7 +138,7 @@ function readRawBody(req: IncomingMessage, declaredHeader: string | undefined, l
     } else if (received === 0) {
       done(undefined, Buffer.alloc(0));
     } else {
-      done(undefined, exact ?? (chunks ? Buffer.concat(chunks, received) : first!));
+      done(undefined, chunks ? Buffer.concat(chunks, received) : first!);
     }
   };
   const onError = (err: Error): void => {
@@ -143,6 +147,8 @@ function readRawBody(req: IncomingMessage, declaredHeader: string | undefined, l
   };
   const onAborted = (): void => onError(new Error('the client closed the connection'));
   const cleanup = (): void => {
+    budget.release(held);
+    held = 0;
     req.off('data', onData);
     req.off('end', onEnd);
     req.off('error', onError);

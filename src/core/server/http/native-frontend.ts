@@ -1,12 +1,17 @@
 /**
  * The native HTTP front end: a libuv server in the addon owns the public port and answers binary
  * infer requests of published models without JS; everything else it forwards to the node:http
- * front end (HttpFrontend, unchanged, listening on 127.0.0.1 as its internal upstream) and relays
- * the answer byte for byte, so every route and error wording stays in one place.
+ * front end (HttpFrontend, unchanged, listening on a Unix socket in a private directory as its
+ * internal upstream, so no other local user can reach it) and relays the answer byte for byte, so
+ * every route and error wording stays in one place.
  */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import type { NativeModel } from '../../executor/executor-addon.js';
+import { defaultMaxInflightBodyBytes, inflightBodyMessage, maxConnectionsMessage } from '../limits.js';
 import { createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
 import { HttpFrontend, type HttpOptions } from './server.js';
 
@@ -27,20 +32,33 @@ export class NativeHttpFrontend implements HttpListener {
   /** What is published, kept so that what was published before listen() reaches the server. */
   private readonly published = new Map<string, Publication>();
 
+  /** The directory (mode 0700) of the upstream's socket, removed at close. */
+  private readonly socketDir: string;
+
   constructor(service: InferenceService, private readonly options: HttpOptions, log: Logger) {
     // Same keep-alive timeout as the public side: the Keep-Alive header the upstream writes is
     // relayed to clients as is. An upstream connection closed while idle is reopened on demand.
-    this.upstream = new HttpFrontend(service, { ...options, host: '127.0.0.1', port: 0 }, log);
+    // The native server counts connections and bodies; the upstream only sees its relays.
+    this.socketDir = mkdtempSync(path.join(os.tmpdir(), 'gebe-http-'));
+    this.upstream = new HttpFrontend(service, { ...options, path: path.join(this.socketDir, 'upstream.sock'), maxConnections: undefined }, log);
   }
 
   async listen(): Promise<number> {
-    const upstreamPort = await this.upstream.listen();
+    await this.upstream.listen();
+    const upstreamPath = path.join(this.socketDir, 'upstream.sock');
+    chmodSync(upstreamPath, 0o600);
+    const maxInflight = this.options.maxInflightBodyBytes ?? defaultMaxInflightBodyBytes(this.options.maxBodyBytes);
+    const maxConnections = this.options.maxConnections ?? 1 << 30;
     try {
       this.native = createNativeHttpServer({
         host: this.options.host,
         port: this.options.port,
-        upstreamPort,
+        upstreamPath,
         maxBodyBytes: this.options.maxBodyBytes,
+        maxInflightBodyBytes: maxInflight,
+        maxConnections,
+        busyMessage: inflightBodyMessage(maxInflight),
+        fullMessage: maxConnectionsMessage(maxConnections),
         headersTimeoutMs: this.options.headersTimeoutMs,
         requestTimeoutMs: this.options.requestTimeoutMs,
         keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,
@@ -50,6 +68,7 @@ export class NativeHttpFrontend implements HttpListener {
     } catch (err) {
       this.native = undefined;
       await this.upstream.close(0);
+      rmSync(this.socketDir, { recursive: true, force: true });
       throw err;
     }
   }
@@ -64,6 +83,11 @@ export class NativeHttpFrontend implements HttpListener {
 
   get inFlightCount(): number {
     return this.native?.counters().inFlight ?? 0;
+  }
+
+  /** Body bytes the native server holds now (charged to --http-max-inflight-body). */
+  get bodyBytes(): number {
+    return this.native?.counters().bodyBytes ?? 0;
   }
 
   /** Requests the native server forwarded to the JS server (the rest it answered itself). */
@@ -92,8 +116,11 @@ export class NativeHttpFrontend implements HttpListener {
   /** The native server drains first (its forwarded requests need the upstream), then the upstream. */
   async close(timeoutMs: number): Promise<void> {
     if (!this.closing) this.closing = (async () => {
+      // Answers relayed from now on (also those being computed) say Connection: close.
+      this.upstream.closeAfterAnswers();
       await this.native?.close(timeoutMs);
       await this.upstream.close(timeoutMs);
+      rmSync(this.socketDir, { recursive: true, force: true });
     })();
     return this.closing;
   }

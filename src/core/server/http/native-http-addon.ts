@@ -6,9 +6,14 @@ import { loadNativeAddon } from '../../executor/native.js';
 export interface NativeHttpServerOptions {
   host: string;
   port: number;
-  /** The JS server (node:http) on 127.0.0.1 that answers everything the native side does not. */
-  upstreamPort: number;
+  /** The JS server's (node:http) Unix socket; it answers everything the native side does not. */
+  upstreamPath: string;
   maxBodyBytes: number;
+  maxInflightBodyBytes?: number;
+  maxConnections?: number;
+  /** The 503 answers' wording for those two limits (from ../limits.ts). */
+  busyMessage?: string;
+  fullMessage?: string;
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
@@ -28,7 +33,7 @@ export interface NativeHttpServer {
   listen(): number;
   /** Graceful close; resolves once the server's thread has ended. */
   close(timeoutMs: number): Promise<void>;
-  counters(): { accepted: number; answered: number; inFlight: number };
+  counters(): { accepted: number; answered: number; inFlight: number; bodyBytes: number };
   /** What the native infer route may run for `model` (an empty list withdraws it). */
   publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void;
   takeFailures(): NativeFailureCount[];
@@ -36,6 +41,20 @@ export interface NativeHttpServer {
 
 interface NativeHttpModule {
   NativeHttpServer: new (options: NativeHttpServerOptions) => NativeHttpServer;
+  raiseFdLimit(): number;
+}
+
+/**
+ * Raises the soft open-file limit to the hard one and returns the limit now in force; without the
+ * addon's HTTP part, the limit cannot be read and a conservative 1024 is assumed.
+ */
+export function raiseFdLimit(): number {
+  try {
+    const http = loadNativeAddon().http as NativeHttpModule | undefined;
+    return http ? http.raiseFdLimit() : 1024;
+  } catch {
+    return 1024;
+  }
 }
 
 export function createNativeHttpServer(options: NativeHttpServerOptions): NativeHttpServer {

@@ -6,7 +6,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeHttpInferRequest } from '../codec/http-infer-request.js';
 import { encodeHttpInferResponse } from '../codec/http-infer-response.js';
 import type { InferenceService } from '../inference-service.js';
+import type { BodyBudget } from '../limits.js';
 import { ProtocolError } from '../protocol-error.js';
+import type { RestrictedApi } from '../restricted-api.js';
 import { parseLoadParameters } from '../repository-parameters.js';
 import { bodyHeaders, collectBody, readBody } from './body.js';
 import { sendEmpty, sendInferResponse, sendJson } from './respond.js';
@@ -16,6 +18,8 @@ export interface RouteContext {
   res: ServerResponse;
   service: InferenceService;
   maxBody: number;
+  /** Body bytes all connections of the front end may hold together. */
+  budget: BodyBudget;
   /** Path parameters: model, version. */
   model?: string;
   version?: string;
@@ -27,6 +31,8 @@ type Handler = (ctx: RouteContext) => Promise<void> | void;
 
 interface Route {
   method: 'GET' | 'POST';
+  /** Triton's API group, for --http-restricted-api. */
+  api: RestrictedApi;
   handler: Handler;
 }
 
@@ -46,21 +52,24 @@ function parseModelPath(segments: string[]): { model: string; version?: string; 
 }
 
 const MODEL_ROUTES: Record<string, Route> = {
-  '': { method: 'GET', handler: ({ res, service, model, version }) => sendJson(res, 200, service.modelMetadata(model!, version)) },
-  ready: { method: 'GET', handler: ({ res, service, model, version }) => sendEmpty(res, service.modelReady(model!, version) ? 200 : 400) },
-  infer: { method: 'POST', handler: handleInfer },
-  config: { method: 'GET', handler: ({ res, service, model, version }) => sendJson(res, 200, service.modelConfig(model!, version)) },
-  stats: { method: 'GET', handler: ({ res, service, model, version }) => sendJson(res, 200, { model_stats: service.statistics(model, version) }) },
-  status: { method: 'GET', handler: handleStatus },
+  '': { method: 'GET', api: 'metadata', handler: ({ res, service, model, version }) => sendJson(res, 200, service.modelMetadata(model!, version)) },
+  ready: { method: 'GET', api: 'health', handler: ({ res, service, model, version }) => sendEmpty(res, service.modelReady(model!, version) ? 200 : 400) },
+  infer: { method: 'POST', api: 'inference', handler: handleInfer },
+  config: { method: 'GET', api: 'model-config', handler: ({ res, service, model, version }) => sendJson(res, 200, service.modelConfig(model!, version)) },
+  stats: { method: 'GET', api: 'statistics', handler: ({ res, service, model, version }) => sendJson(res, 200, { model_stats: service.statistics(model, version) }) },
+  status: { method: 'GET', api: 'health', handler: handleStatus },
 };
 
 const FIXED_ROUTES: Record<string, Route> = {
-  '/v2': { method: 'GET', handler: ({ res, service }) => sendJson(res, 200, service.serverMetadata()) },
-  '/v2/health/live': { method: 'GET', handler: ({ res }) => sendEmpty(res, 200) },
-  '/v2/health/ready': { method: 'GET', handler: ({ res, service }) => sendEmpty(res, service.serverReady() ? 200 : 400) },
-  '/v2/models/stats': { method: 'GET', handler: ({ res, service }) => sendJson(res, 200, { model_stats: service.statistics() }) },
-  '/v2/repository/index': { method: 'POST', handler: handleIndex },
+  '/v2': { method: 'GET', api: 'metadata', handler: ({ res, service }) => sendJson(res, 200, service.serverMetadata()) },
+  '/v2/health/live': { method: 'GET', api: 'health', handler: ({ res }) => sendEmpty(res, 200) },
+  '/v2/health/ready': { method: 'GET', api: 'health', handler: ({ res, service }) => sendEmpty(res, service.serverReady() ? 200 : 400) },
+  '/v2/models/stats': { method: 'GET', api: 'statistics', handler: ({ res, service }) => sendJson(res, 200, { model_stats: service.statistics() }) },
+  '/v2/repository/index': { method: 'POST', api: 'model-repository', handler: handleIndex },
 };
+
+const LOAD_ROUTE: Route = { method: 'POST', api: 'model-repository', handler: handleLoad };
+const UNLOAD_ROUTE: Route = { method: 'POST', api: 'model-repository', handler: handleUnload };
 
 export interface RouteMatch {
   route: Route;
@@ -100,7 +109,7 @@ function findRoute(method: string, url: string): RouteMatch {
     const segments = trimmed.split('/').slice(1).map(safeDecode);
     const repo = segments.length === 5 && segments[0] === 'v2' && segments[1] === 'repository' && segments[2] === 'models' ? segments : undefined;
     if (repo && (repo[4] === 'load' || repo[4] === 'unload')) {
-      found = { method: 'POST', handler: repo[4] === 'load' ? handleLoad : handleUnload };
+      found = repo[4] === 'load' ? LOAD_ROUTE : UNLOAD_ROUTE;
       model = repo[3];
     } else {
       const parsed = parseModelPath(segments);
@@ -133,7 +142,7 @@ function safeDecode(segment: string): string {
  */
 function handleInfer(ctx: RouteContext): void {
   const headers = bodyHeaders(ctx.req);
-  collectBody(ctx.req, headers, ctx.maxBody, (err, body) => {
+  collectBody(ctx.req, headers, ctx.maxBody, ctx.budget, (err, body) => {
     if (err) {
       ctx.fail(err);
       return;
@@ -183,7 +192,7 @@ function handleStatus({ res, service, model, version }: RouteContext): void {
 }
 
 async function readJsonBody(ctx: RouteContext): Promise<Record<string, unknown>> {
-  const body = await readBody(ctx.req, ctx.maxBody);
+  const body = await readBody(ctx.req, ctx.maxBody, ctx.budget);
   if (body.byteLength === 0) return {};
   let parsed: unknown;
   try {

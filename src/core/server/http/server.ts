@@ -1,19 +1,31 @@
 /**
- * The HTTP front end on node:http: keep-alive, header and request timeouts (slow header senders are
- * cut off), a body limit, and a drain that lets accepted requests finish before the server closes.
+ * The HTTP front end on node:http (or node:https with --http-use-ssl): keep-alive, header and
+ * request timeouts (slow header senders are cut off), a body limit and a budget for all bodies
+ * together, a connection limit, Triton's restricted APIs, and a drain that answers every request
+ * already on an open connection before the server closes.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import net from 'node:net';
 import type { InferenceService } from '../inference-service.js';
+import { BodyBudget, defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, maxConnectionsMessage } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError } from '../protocol-error.js';
-import { sendError } from './respond.js';
+import { httpRestrictedMessage, type Restrictions } from '../restricted-api.js';
+import { sendError, sendJson } from './respond.js';
 import { route } from './routes.js';
 
 export interface HttpOptions {
   host: string;
   port: number;
+  /** Listen on this Unix socket instead of host:port (the native front end's private upstream). */
+  path?: string;
   maxBodyBytes: number;
+  /** All bodies being received together (default: defaultMaxInflightBodyBytes). */
+  maxInflightBodyBytes?: number;
+  /** Open connections; one more gets a 503 and is closed. Unlimited when left out. */
+  maxConnections?: number;
   /** A client must finish sending its headers within this time (Node's headersTimeout). */
   headersTimeoutMs?: number;
   /** A whole request must arrive within this time (Node's requestTimeout). */
@@ -21,6 +33,16 @@ export interface HttpOptions {
   keepAliveTimeoutMs?: number;
   /** How often Node checks those timeouts. */
   timeoutCheckIntervalMs?: number;
+  /** --http-restricted-api. */
+  restrictions?: Restrictions;
+  /** PEM certificate and key: serve HTTPS. */
+  tls?: { cert: Buffer; key: Buffer };
+}
+
+/** A raw error answer on a socket that is not (or no longer) in an HTTP exchange. */
+function rawError(status: number, reason: string, message: string): string {
+  const body = JSON.stringify({ error: message });
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 export class HttpFrontend {
@@ -30,28 +52,56 @@ export class HttpFrontend {
   accepted = 0;
   answered = 0;
   private draining = false;
+  /** Answers from now on say Connection: close (set by close(), or by the native front end's drain). */
+  private closingAnswers = false;
+  private readonly unanswered = new Set<http.ServerResponse>();
   private drained?: () => void;
+  private connections = 0;
+  private readonly refused = new WeakSet<Socket>();
+  readonly budget: BodyBudget;
 
   constructor(private readonly service: InferenceService, private readonly options: HttpOptions, private readonly log: Logger) {
-    this.server = http.createServer({
+    this.budget = new BodyBudget(options.maxInflightBodyBytes ?? defaultMaxInflightBodyBytes(options.maxBodyBytes));
+    const serverOptions: http.ServerOptions = {
       keepAlive: true,
       headersTimeout: options.headersTimeoutMs ?? 30_000,
       requestTimeout: options.requestTimeoutMs ?? 300_000,
       connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 5_000,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 65_000,
       noDelay: true,
-    }, (req, res) => this.handle(req, res));
+      // Checked in handle(), so that the answer is a JSON error like every other (and HTTP/1.0,
+      // which may leave Host out, passes).
+      requireHostHeader: false,
+    };
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.handle(req, res);
+    this.server = options.tls ? https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, handler) : http.createServer(serverOptions, handler);
+    this.server.on(options.tls ? 'secureConnection' : 'connection', (socket: Socket) => this.onConnection(socket));
+    // CONNECT is not a route: without this listener node would drop the connection unanswered.
+    this.server.on('connect', (req: http.IncomingMessage, socket: Socket) => {
+      this.accepted++;
+      socket.end(rawError(405, 'Method Not Allowed', `${req.method} is not allowed; gebe serves the KServe v2 protocol under /v2`));
+      this.answered++;
+    });
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       // Malformed requests and header timeouts: answer when the socket still can, never crash.
-      if (socket.writable) {
+      if (socket.writable && !this.refused.has(socket as Socket)) {
         const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT' ? 408 : 400;
-        const body = JSON.stringify({ error: status === 408 ? 'request headers were not received in time' : `malformed HTTP request: ${err.message}` });
-        socket.end(`HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        socket.end(rawError(status, status === 408 ? 'Request Timeout' : 'Bad Request', status === 408 ? 'request headers were not received in time' : `malformed HTTP request: ${err.message}`));
       } else {
         socket.destroy();
       }
       this.log.verbose('http client error', { error: err.message });
     });
+  }
+
+  private onConnection(socket: Socket): void {
+    this.connections++;
+    socket.once('close', () => this.connections--);
+    const max = this.options.maxConnections;
+    if (max !== undefined && this.connections > max) {
+      this.refused.add(socket);
+      socket.end(rawError(503, 'Service Unavailable', maxConnectionsMessage(max)));
+    }
   }
 
   /** Requests accepted and not yet answered. */
@@ -62,30 +112,49 @@ export class HttpFrontend {
   listen(): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.options.port, this.options.host, () => {
+      const ready = (): void => {
         this.server.off('error', reject);
-        resolve((this.server.address() as AddressInfo).port);
-      });
+        const address = this.server.address();
+        resolve(typeof address === 'object' && address !== null ? (address as AddressInfo).port : 0);
+      };
+      if (this.options.path !== undefined) this.server.listen(this.options.path, ready);
+      else this.server.listen(this.options.port, this.options.host, ready);
     });
   }
 
-  /** One listener for every response (a closure per request shows in profiles). */
-  private readonly onResponseClose = (): void => {
-    this.answered++;
-    if (--this.inFlight === 0 && this.draining) this.drained?.();
-  };
+  /** One listener for every response (a closure per request shows in profiles); `this` is the response. */
+  private readonly onResponseClose = ((frontend: HttpFrontend) => function (this: http.ServerResponse): void {
+    frontend.answered++;
+    frontend.unanswered.delete(this);
+    if (--frontend.inFlight === 0 && frontend.draining) frontend.drained?.();
+  })(this);
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (this.refused.has(req.socket)) {
+      req.socket.destroy();  // answered 503 at connect; what it sends after is not read
+      return;
+    }
     this.inFlight++;
     this.accepted++;
-    if (this.draining) res.setHeader('Connection', 'close');
+    if (this.closingAnswers) res.setHeader('Connection', 'close');
+    else this.unanswered.add(res);
     res.on('close', this.onResponseClose);
     if (this.log.verboseEnabled) this.log.verbose('http request', { method: req.method, url: req.url });
     const fail = (err: unknown): void => this.finishWithError(req, res, err);
     let result: Promise<void> | void;
     try {
+      if (req.httpVersionMinor === 1 && req.headers.host === undefined) {
+        throw ProtocolError.badRequest('an HTTP/1.1 request must have a Host header');
+      }
       const target = route(req.method ?? 'GET', req.url ?? '/');
-      result = target.route.handler({ req, res, service: this.service, maxBody: this.options.maxBodyBytes, model: target.model, version: target.version, fail });
+      const restriction = this.options.restrictions?.get(target.route.api);
+      if (restriction && req.headers[restriction.key] !== restriction.value) {
+        if (!req.complete) res.setHeader('Connection', 'close');
+        sendJson(res, 403, { error: httpRestrictedMessage(restriction.key) });
+        if (!req.complete) req.resume();
+        return;
+      }
+      result = target.route.handler({ req, res, service: this.service, maxBody: this.options.maxBodyBytes, budget: this.budget, model: target.model, version: target.version, fail });
     } catch (err) {
       fail(err);
       return;
@@ -103,17 +172,37 @@ export class HttpFrontend {
     if (!req.complete) req.resume();
   }
 
-  /** Stops accepting, waits for accepted requests (up to `timeoutMs`), then closes every connection. */
+  /** Every answer not yet begun (and every later one) says Connection: close. */
+  closeAfterAnswers(): void {
+    if (this.closingAnswers) return;
+    this.closingAnswers = true;
+    for (const res of this.unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
+    this.unanswered.clear();
+  }
+
+  /**
+   * Stops accepting, answers every request already on an open connection (those arriving now get
+   * Connection: close), gives idle keep-alive connections DRAIN_IDLE_GRACE_MS for a request sent
+   * just before the signal, and closes every connection once nothing is in flight (or after
+   * `timeoutMs`).
+   */
   async close(timeoutMs: number): Promise<void> {
     this.draining = true;
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeIdleConnections();
-    if (this.inFlight > 0) {
+    this.closeAfterAnswers();
+    // net.Server's close: stop listening. http.Server's close would also drop idle keep-alive
+    // connections at once, losing a request that is on its way on one of them.
+    const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(this.server, () => resolve()));
+    const deadline = Date.now() + timeoutMs;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_IDLE_GRACE_MS, timeoutMs)).unref());
+    while (this.inFlight > 0 && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         this.drained = resolve;
-        setTimeout(resolve, timeoutMs).unref();
+        setTimeout(resolve, deadline - Date.now()).unref();
       });
+      // A request may have come in on an idle connection meanwhile: a short grace for the next.
+      if (this.inFlight === 0) await new Promise((resolve) => setTimeout(resolve, Math.min(10, Math.max(0, deadline - Date.now()))).unref());
     }
+    this.server.closeIdleConnections();
     this.server.closeAllConnections();
     await closed;
   }

@@ -1,0 +1,55 @@
+/**
+ * The serving limits that both HTTP front ends (node:http and the native one) apply, their defaults
+ * and the wording of their answers, in one place: the native server gets the numbers and the
+ * messages from here (see NativeHttpFrontend), so the two never disagree.
+ */
+
+/** Bodies being received by all connections together default to this, or twice --http-max-body. */
+export const DEFAULT_MAX_INFLIGHT_BODY_BYTES = 1024 ** 3;
+
+export function defaultMaxInflightBodyBytes(maxBodyBytes: number): number {
+  return Math.max(DEFAULT_MAX_INFLIGHT_BODY_BYTES, 2 * maxBodyBytes);
+}
+
+/**
+ * Descriptors kept free for model files, the repository walk, gRPC and metrics, and what one HTTP
+ * connection costs behind the native front end (client socket, relay socket, the JS server's end).
+ */
+const RESERVED_FDS = 256;
+const FDS_PER_CONNECTION = 3;
+
+/** --max-connections by default: what the open-file limit allows, with room to spare. */
+export function defaultMaxConnections(fdLimit: number): number {
+  return Math.max(16, Math.floor((fdLimit - RESERVED_FDS) / FDS_PER_CONNECTION));
+}
+
+export function inflightBodyMessage(limit: number): string {
+  return `the server is receiving request bodies of ${limit} bytes in total, its limit (--http-max-inflight-body); retry later`;
+}
+
+export function maxConnectionsMessage(limit: number): string {
+  return `the server has ${limit} open connections, its limit (--max-connections); retry later`;
+}
+
+/**
+ * At a drain, an idle keep-alive connection stays open this long for a request its client sent
+ * just before the signal (answered with Connection: close) before it is closed.
+ */
+export const DRAIN_IDLE_GRACE_MS = 100;
+
+/** Bytes of request bodies held, shared by every connection of a front end. */
+export class BodyBudget {
+  used = 0;
+  constructor(readonly limit: number) {}
+
+  /** Takes `bytes` more; false (nothing taken) when that would pass the limit. */
+  charge(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  release(bytes: number): void {
+    this.used -= bytes;
+  }
+}
