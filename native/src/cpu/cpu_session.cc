@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cpu/isa.h"
 #include "engine/engine_registry.h"
 
 namespace gebe::cpu {
@@ -32,6 +33,9 @@ void CheckFinite(const TensorView& t) {
 }  // namespace
 
 CpuSession::CpuSession(const std::string& path, const SessionOptions& options) : options_(options) {
+  // A forced ISA the CPU lacks is refused rather than silently replaced: a test or benchmark that
+  // asked for avx512 must not pass on the avx2 kernels.
+  if (!IsaError().empty()) throw EngineError(IsaError());
   auto it = options.parameters.find("allow_non_finite_inputs");
   allow_non_finite_ = it != options.parameters.end() && (it->second == "true" || it->second == "1");
   LoadOptions load;

@@ -11,6 +11,7 @@
 #endif
 
 #include "cpu/gemm/sgemm.h"
+#include "cpu/isa.h"
 #include "cpu/ops/conv_geometry.h"
 #include "cpu/ops/op_util.h"
 
@@ -199,7 +200,7 @@ using Row9Fn = void (*)(float*, const float* const*, int64_t, const float*, floa
 
 Row9Fn PickRow9(bool stride2) {
 #if defined(__x86_64__) || defined(_M_X64)
-  if (gemm_detail::CpuHasAvx2Fma()) return stride2 ? Row9Avx2<2> : Row9FmaAvx2;
+  if (ActiveIsa() >= Isa::kAvx2) return stride2 ? Row9Avx2<2> : Row9FmaAvx2;
 #endif
   return stride2 ? Row9Portable<2> : Row9Portable<1>;
 }
@@ -208,7 +209,7 @@ using Row3Fn = void (*)(float*, const float*, const float*, const float*, int64_
 
 Row3Fn PickRow3(bool stride2) {
 #if defined(__x86_64__) || defined(_M_X64)
-  if (gemm_detail::CpuHasAvx2Fma()) return stride2 ? Row3Stride2Avx2 : Row3Avx2;
+  if (ActiveIsa() >= Isa::kAvx2) return stride2 ? Row3Stride2Avx2 : Row3Avx2;
 #endif
   return stride2 ? Row3Stride2Portable : Row3Portable;
 }
