@@ -26,70 +26,103 @@ GEBE_AVX512 inline __mmask16 FirstLanes(int64_t n) {
   return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n)) - 1u);
 }
 
-// R rows (1..12: panel 0 holds rows 0..5, panel 1 rows 6..11, a_stride floats later) × V column
-// vectors of 16 (1 or 2; the last stored through `last`). B: kPacked, vector v at b + v·b_stride
-// (the next panel) with rows kNR apart; kStrided, rows b_stride apart, vector v at +16v;
-// kIndirect, row q at b + offs[q].
-template <int R, int V, BSource S>
+// R rows (1..12: panel 0 holds rows 0..5, panel 1 rows 6..11, a_stride floats later) × V zmm
+// column vectors of 16 (0..2), then with kHalf one ymm vector of 8: an edge of at most 8 columns
+// costs half a zmm FMA per row (on CPUs that split 512-bit work in two, exactly half). The last
+// vector is loaded and stored through `last`. B: kPacked, columns 16·v.. at b + v·b_stride (the
+// next panel) with rows kNR apart; kStrided, rows b_stride apart; kIndirect, row q at b + offs[q].
+template <int R, int V, bool kHalf, BSource S>
 GEBE_AVX512 __attribute__((always_inline)) inline void Tile(int64_t kc, const float* a, int64_t a_stride,
                                                             const float* b, int64_t b_stride, const int64_t* offs,
                                                             float* c, int64_t ldc, __mmask16 last, bool accumulate,
                                                             const TileEpilogue* ep) {
-  __m512 acc[R][V];
+  constexpr int VZ = V > 0 ? V : 1;  // array extent (unused when V == 0)
+  __m512 acc[R][VZ];
+  __m256 acc_half[R];
 #pragma GCC unroll 12
-  for (int r = 0; r < R; ++r)
+  for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
+    if (kHalf) acc_half[r] = _mm256_setzero_ps();
+  }
   const float* a0 = a;
   const float* a1 = a + a_stride;
   for (int64_t q = 0; q < kc; ++q) {
     const float* bq = S == BSource::kPacked ? b + q * kNR : S == BSource::kStrided ? b + q * b_stride : b + offs[q];
-    __m512 bv[V];
+    __m512 bv[VZ];
+    __m256 bh = _mm256_setzero_ps();
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(S == BSource::kPacked ? bq + v * b_stride : bq + 16 * v);
+    if (kHalf) bh = _mm256_loadu_ps(S == BSource::kPacked ? bq + V * b_stride : bq + 16 * V);
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
-      __m512 av = _mm512_set1_ps(r < kMR ? a0[r] : a1[r - kMR]);
+      const float* ar = r < kMR ? a0 + r : a1 + (r - kMR);
+      __m512 av = _mm512_set1_ps(*ar);
 #pragma GCC unroll 2
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+      if (kHalf) acc_half[r] = _mm256_fmadd_ps(_mm512_castps512_ps256(av), bh, acc_half[r]);
     }
     a0 += kMR;
     a1 += kMR;
   }
-  __m512 lo = _mm512_set1_ps(ep ? ep->lo : 0.f), hi = _mm512_set1_ps(ep ? ep->hi : 0.f);
+  const bool relu = ep && ep->clamp == TileEpilogue::kRelu, clip = ep && ep->clamp == TileEpilogue::kClip;
+  const float lo = ep ? ep->lo : 0.f, hi = ep ? ep->hi : 0.f;
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
     float* row = c + r * ldc;
-    __m512 bias = _mm512_set1_ps(ep && ep->bias ? ep->bias[r] : 0.f);
+    const float bias = ep && ep->bias ? ep->bias[r] : 0.f;
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) {
-      __mmask16 m = v == V - 1 ? last : __mmask16(0xFFFF);
+      __mmask16 m = v == V - 1 && !kHalf ? last : __mmask16(0xFFFF);
       __m512 x = acc[r][v];
       if (accumulate) x = _mm512_add_ps(_mm512_maskz_loadu_ps(m, row + 16 * v), x);
       if (ep) {
-        x = _mm512_add_ps(x, bias);
+        x = _mm512_add_ps(x, _mm512_set1_ps(bias));
         // Relu: x > lo ? x : lo (NaN gives lo), as the Relu pass does. Clip: min(max(x, lo), hi)
         // with NaN kept, as std::min/std::max in the Clip pass.
-        if (ep->clamp == TileEpilogue::kRelu) x = _mm512_max_ps(x, lo);
-        else if (ep->clamp == TileEpilogue::kClip) x = _mm512_min_ps(hi, _mm512_max_ps(lo, x));
+        if (relu) x = _mm512_max_ps(x, _mm512_set1_ps(lo));
+        else if (clip) x = _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), x));
       }
       _mm512_mask_storeu_ps(row + 16 * v, m, x);
+    }
+    if (kHalf) {
+      __mmask8 m = __mmask8(last);
+      __m256 x = acc_half[r];
+      if (accumulate) x = _mm256_add_ps(_mm256_maskz_loadu_ps(m, row + 16 * V), x);
+      if (ep) {
+        x = _mm256_add_ps(x, _mm256_set1_ps(bias));
+        if (relu) x = _mm256_max_ps(x, _mm256_set1_ps(lo));
+        else if (clip) x = _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), x));
+      }
+      _mm256_mask_storeu_ps(row + 16 * V, m, x);
     }
   }
 }
 
-template <int V, BSource S>
+template <int V, bool kHalf, BSource S>
 GEBE_AVX512 void TileRows(int64_t h, int64_t kc, const float* a, int64_t a_stride, const float* b, int64_t b_stride,
                           const int64_t* offs, float* c, int64_t ldc, __mmask16 last, bool accumulate,
                           const TileEpilogue* ep) {
   switch (h) {
 #define GEBE_TILE_CASE(R) \
-  case R: return Tile<R, V, S>(kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
+  case R: return Tile<R, V, kHalf, S>(kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
     GEBE_TILE_CASE(1) GEBE_TILE_CASE(2) GEBE_TILE_CASE(3) GEBE_TILE_CASE(4) GEBE_TILE_CASE(5) GEBE_TILE_CASE(6)
     GEBE_TILE_CASE(7) GEBE_TILE_CASE(8) GEBE_TILE_CASE(9) GEBE_TILE_CASE(10) GEBE_TILE_CASE(11) GEBE_TILE_CASE(12)
 #undef GEBE_TILE_CASE
     default: return;
   }
+}
+
+// The tile for w (1..32) columns: whole zmm vectors, the last one masked, or a ymm for the last ≤ 8.
+template <BSource S>
+GEBE_AVX512 inline void TileColumns(int64_t w, int64_t h, int64_t kc, const float* a, int64_t a_stride, const float* b,
+                                    int64_t b_stride, const int64_t* offs, float* c, int64_t ldc, bool accumulate,
+                                    const TileEpilogue* ep) {
+  __mmask16 last = FirstLanes(w > kNR ? w - kNR : w);
+  if (w > 24) TileRows<2, false, S>(h, kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
+  else if (w > 16) TileRows<1, true, S>(h, kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
+  else if (w > 8) TileRows<1, false, S>(h, kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
+  else TileRows<0, true, S>(h, kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
 }
 
 // Rows outer (12 at a time: their A panels stay in L1 while B streams past), 32 columns inner.
@@ -111,8 +144,7 @@ GEBE_AVX512 void Block(int64_t kc, const float* a, int64_t mh, const float* b, i
       const float* bj = S == BSource::kPacked ? b + (j / kNR) * panel : b + j;
       int64_t bs = S == BSource::kPacked ? panel : ldb;
       float* cp = c + i * ldc + j;
-      if (w > kNR) TileRows<2, S>(h, kc, ai, a_stride, bj, bs, offs, cp, ldc, FirstLanes(w - kNR), accumulate, tep);
-      else TileRows<1, S>(h, kc, ai, a_stride, bj, bs, offs, cp, ldc, FirstLanes(w), accumulate, tep);
+      TileColumns<S>(w, h, kc, ai, a_stride, bj, bs, offs, cp, ldc, accumulate, tep);
     }
   }
 }
