@@ -3,6 +3,15 @@
 #include "cpu/ops/conv_depthwise_rows.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
+
+// GCC vectorises loops with 256-bit vectors even for AVX-512 unless told otherwise; clang's
+// target attribute has no such option (it uses 512-bit vectors where profitable).
+#if defined(__clang__)
+#define GEBE_AVX512_LOOPS "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"
+#else
+#define GEBE_AVX512_LOOPS "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,prefer-vector-width=512"
+#endif
+
 #include <immintrin.h>
 
 namespace gebe::cpu {
@@ -11,7 +20,7 @@ namespace {
 
 using namespace depthwise_detail;
 
-#define GEBE_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,prefer-vector-width=512")))
+#define GEBE_AVX512 __attribute__((target(GEBE_AVX512_LOOPS)))
 
 // Stride 2 (compiler-vectorised: even lanes of two loads per tap).
 GEBE_AVX512 void Row9Stride2(float* __restrict y, const float* const* p, int64_t n, const float* w, float b) {
