@@ -133,6 +133,25 @@ function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
 
+/**
+ * What batching buys each engine on the MNIST CNN: time per row at batch 1 over time per row at
+ * batch 16 (from the rows above). Above 1: a batch-16 row costs less than a batch-1 row; the last
+ * column is gebe's gain over ORT's (goal: at least 1).
+ */
+function printBatchGain(measured: Map<string, { gebe: number; ort: number }>, threadCounts: number[]): void {
+  const lines: string[] = [];
+  for (const threads of threadCounts) {
+    const b1 = measured.get(`MNIST CNN b1@${threads}`), b16 = measured.get(`MNIST CNN b16@${threads}`);
+    if (!b1 || !b16) continue;
+    const gebe = b1.gebe / (b16.gebe / 16), ort = b1.ort / (b16.ort / 16);
+    lines.push(`${pad('MNIST CNN b16 vs b1', 22)}${pad(String(threads), 9)}${pad(gebe.toFixed(2), 11)}${pad(ort.toFixed(2), 11)}${(gebe / ort).toFixed(2)}`);
+  }
+  if (lines.length === 0) return;
+  console.log('');
+  console.log(`${pad('per-row gain of b16', 22)}${pad('threads', 9)}${pad('gebe', 11)}${pad('ORT', 11)}gebe/ORT (ms per row at b1 / at b16)`);
+  for (const line of lines) console.log(line);
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === '--rss') return rssChild(process.argv[3], process.argv[4], process.argv[5]);
   const iters = Number(process.env.GEBE_BENCH_ITERS ?? 20);
@@ -165,20 +184,23 @@ async function main(): Promise<void> {
   const ort = await loadOrt();
   const cores = os.availableParallelism();
   const threadCounts = cores > 1 ? [1, cores] : [1];
-  console.log(`gebe cpu engine vs onnxruntime-node ${ort.env.versions.common}: GEMM ${cpuGemmIsa()}, ${cores} cores, p50 of >= ${iters} runs per row (blocks of 8 calls alternate between the engines; rows get ${budgetMs / 1000} s)`);
+  console.log(`gebe cpu engine vs onnxruntime-node ${ort.env.versions.common}: kernels ${cpuGemmIsa()}, ${cores} cores, p50 of >= ${iters} runs per row (blocks of 8 calls alternate between the engines; rows get ${budgetMs / 1000} s)`);
   console.log('gebe ms: runSync on the JS thread, as onnxruntime-node runs; gebe run(): the Promise API off the JS thread');
   console.log(`${pad('model', 22)}${pad('threads', 9)}${pad('gebe ms', 11)}${pad('ORT ms', 11)}${pad('gebe/ORT', 11)}${pad('gebe run() ms', 15)}run()/ORT`);
+  const measured = new Map<string, { gebe: number; ort: number }>();
   for (const spec of specs) {
     if (only && !only.test(spec.name)) continue;
     const row: Row = { name: spec.name, model: spec.model, inputs: spec.inputs.map(makeInput) };
     for (const threads of threadCounts) {
       const r = await latency(row, threads, iters, budgetMs);
+      measured.set(`${spec.name}@${threads}`, r);
       console.log(
         `${pad(spec.name, 22)}${pad(String(threads), 9)}${pad(r.gebe.toFixed(2), 11)}${pad(r.ort.toFixed(2), 11)}${pad((r.gebe / r.ort).toFixed(2), 11)}` +
           `${pad(r.gebeAsync.toFixed(2), 15)}${(r.gebeAsync / r.ort).toFixed(2)}`,
       );
     }
   }
+  printBatchGain(measured, threadCounts);
   console.log('');
   console.log(`${pad('peak RSS after load', 22)}${pad('', 9)}${pad('gebe MiB', 11)}${pad('ORT MiB', 11)}gebe/ORT`);
   const self = fileURLToPath(import.meta.url);

@@ -10,6 +10,7 @@
 
 #include "cpu/cpu_session.h"
 #include "cpu/gemm/sgemm.h"
+#include "cpu/isa.h"
 #include "module_registry.h"
 
 namespace gebe::cpu {
@@ -303,6 +304,13 @@ void Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cpuSupportedOperators", Napi::Function::New(env, SupportedOperators));
   exports.Set("cpuGemmIsa", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                 return Napi::String::New(info.Env(), SgemmIsa());
+              }));
+  exports.Set("cpuSupportedIsas", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                Napi::Array list = Napi::Array::New(info.Env());
+                uint32_t i = 0;
+                for (Isa isa : {Isa::kPortable, Isa::kAvx2, Isa::kAvx512})
+                  if (CpuSupports(isa)) list.Set(i++, IsaName(isa));
+                return list;
               }));
 }
 

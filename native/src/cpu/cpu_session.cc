@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cpu/isa.h"
 #include "engine/engine_registry.h"
 
 namespace gebe::cpu {
@@ -32,6 +33,9 @@ void CheckFinite(const TensorView& t) {
 }  // namespace
 
 CpuSession::CpuSession(const std::string& path, const SessionOptions& options) : options_(options) {
+  // A forced ISA the CPU lacks is refused rather than silently replaced: a test or benchmark that
+  // asked for avx512 must not pass on the avx2 kernels.
+  if (!IsaError().empty()) throw EngineError(IsaError());
   auto it = options.parameters.find("allow_non_finite_inputs");
   // As in Triton, NaN and Inf go through by default: a model that computes NaN is not an error.
   allow_non_finite_ = it == options.parameters.end() || (it->second != "false" && it->second != "0");
@@ -134,8 +138,7 @@ std::vector<Shape> CpuSession::OrderShapes(const std::vector<NamedShape>& shapes
   return ordered;
 }
 
-void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) {
-  pool_->Prewarm();  // parked workers wake while the inputs are checked
+std::vector<const TensorView*> CpuSession::MatchInputs(const std::vector<TensorView>& inputs) const {
   const Program& program = *program_;
   std::vector<const TensorView*> by_input(program.inputs.size(), nullptr);
   for (const auto& view : inputs) {
@@ -149,67 +152,152 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
     if (by_input[i]) throw EngineError("input '" + view.name + "' was given twice");
     by_input[i] = &view;
   }
-  std::vector<Shape>& shapes = run_shapes_;
-  shapes.resize(program.inputs.size());
-  for (size_t i = 0; i < program.inputs.size(); ++i) {
-    const TensorDesc& d = program.inputs[i];
-    const TensorView* v = by_input[i];
-    if (!v) throw EngineError("input '" + d.name + "' is missing");
-    if (v->dtype != d.dtype) {
-      throw EngineError("input '" + d.name + "' has type " + DataTypeName(v->dtype) + " but the model expects " +
-                        DataTypeName(d.dtype));
-    }
-    CheckShape(i, v->shape);
-    int64_t count = CheckedElementCount(v->shape, "input '" + d.name + "'");
-    if (size_t(count) * ElementSize(d.dtype) != v->byte_size) {
-      throw EngineError("input '" + d.name + "' of shape " + ShapeToString(v->shape) + " needs " +
-                        std::to_string(size_t(count) * ElementSize(d.dtype)) + " bytes but " +
-                        std::to_string(v->byte_size) + " were given");
-    }
-    if (v->byte_size && v->data == nullptr) throw EngineError("input '" + d.name + "' has no data");
-    if (!allow_non_finite_) CheckFinite(*v);
-    shapes[i] = v->shape;
-  }
-  const Plan& plan = PlanFor(shapes, nullptr);
-  if (arena_.size() < plan.arena_bytes) arena_ = AlignedBuffer(plan.arena_bytes);
-  uint8_t* arena = static_cast<uint8_t*>(arena_.data());
+  return by_input;
+}
 
-  // The per-run value table is a member: assigning the plan's table into it reuses every shape
-  // vector's storage, so a steady stream of same-shaped runs does not allocate for it.
-  std::vector<TensorRef>& values = run_values_;
-  values = plan.values;
-  for (size_t i = 0; i < program.input_ids.size(); ++i) {
-    values[size_t(program.input_ids[i])].data = const_cast<void*>(by_input[i]->data);
+void CpuSession::CheckInput(size_t i, const TensorView* v) const {
+  const TensorDesc& d = program_->inputs[i];
+  if (!v) throw EngineError("input '" + d.name + "' is missing");
+  if (v->dtype != d.dtype) {
+    throw EngineError("input '" + d.name + "' has type " + DataTypeName(v->dtype) + " but the model expects " +
+                      DataTypeName(d.dtype));
   }
-  for (size_t id = 0; id < values.size(); ++id) {
-    if (plan.arena_offset[id] >= 0) values[id].data = arena + plan.arena_offset[id];
+  CheckShape(i, v->shape);
+  int64_t count = CheckedElementCount(v->shape, "input '" + d.name + "'");
+  if (size_t(count) * ElementSize(d.dtype) != v->byte_size) {
+    throw EngineError("input '" + d.name + "' of shape " + ShapeToString(v->shape) + " needs " +
+                      std::to_string(size_t(count) * ElementSize(d.dtype)) + " bytes but " +
+                      std::to_string(v->byte_size) + " were given");
   }
-  // Graph outputs produced by statically shaped steps are written straight into the result.
-  outputs.clear();
-  outputs.resize(program.output_ids.size());
-  std::vector<int> output_slot(values.size(), -1);
-  for (size_t o = 0; o < program.output_ids.size(); ++o) {
-    int id = program.output_ids[o];
-    outputs[o].name = program.outputs[o].name;
-    if (output_slot[size_t(id)] < 0) output_slot[size_t(id)] = int(o);
+  if (v->byte_size && v->data == nullptr) throw EngineError("input '" + d.name + "' has no data");
+  if (!allow_non_finite_) CheckFinite(*v);
+}
+
+// Where one run's graph outputs go: those produced by steps are written straight into the result
+// tensors; other tensors a dynamic step produces get buffers that live for the run.
+class CpuSession::OutputBinder {
+ public:
+  OutputBinder(const Program& program, size_t values, std::vector<Tensor>& outputs)
+      : outputs_(outputs), slot_(values, -1), written_(program.output_ids.size(), false) {
+    outputs.clear();
+    outputs.resize(program.output_ids.size());
+    for (size_t o = 0; o < program.output_ids.size(); ++o) {
+      int id = program.output_ids[o];
+      outputs[o].name = program.outputs[o].name;
+      if (slot_[size_t(id)] < 0) slot_[size_t(id)] = int(o);
+    }
   }
-  std::vector<bool> written(outputs.size(), false);
-  std::vector<AlignedBuffer> dynamic_buffers;
-  RunContext ctx{pool_.get(), &scratch_};
-  auto bind_output = [&](int id, const TensorRef& ref) -> void* {
-    int slot = output_slot[size_t(id)];
+  // Memory for value `id` (negative: an omitted optional output) described by ref.
+  void* Bind(int id, const TensorRef& ref) {
+    int slot = id >= 0 ? slot_[size_t(id)] : -1;
     if (slot >= 0) {
-      Tensor& t = outputs[size_t(slot)];
-      written[size_t(slot)] = true;
+      Tensor& t = outputs_[size_t(slot)];
+      written_[size_t(slot)] = true;
       t.dtype = ref.dtype;
       t.shape = ref.shape;
       t.buffer = AlignedBuffer(ref.bytes());
       return t.buffer.data();
     }
-    dynamic_buffers.emplace_back(ref.bytes());
-    return dynamic_buffers.back().data();
-  };
+    dynamic_.emplace_back(ref.bytes());
+    return dynamic_.back().data();
+  }
+  // Outputs no step wrote in place (constants, graph inputs, duplicates) are copied from values.
+  void CopyUnwritten(const Program& program, const std::vector<TensorRef>& values) {
+    for (size_t o = 0; o < program.output_ids.size(); ++o) {
+      if (written_[o]) continue;
+      Tensor& t = outputs_[o];
+      const TensorRef& v = values[size_t(program.output_ids[o])];
+      t.dtype = v.dtype;
+      t.shape = v.shape;
+      t.buffer = AlignedBuffer(v.bytes());
+      if (v.bytes()) std::memcpy(t.buffer.data(), v.data, v.bytes());
+    }
+  }
 
+ private:
+  std::vector<Tensor>& outputs_;
+  std::vector<int> slot_;
+  std::vector<bool> written_;
+  std::vector<AlignedBuffer> dynamic_;
+};
+
+void CpuSession::BindValues(const Plan& plan, const std::vector<const TensorView*>& by_input) {
+  if (arena_.size() < plan.arena_bytes) arena_ = AlignedBuffer(plan.arena_bytes);
+  uint8_t* arena = static_cast<uint8_t*>(arena_.data());
+  // The per-run value table is a member: assigning the plan's table into it reuses every shape
+  // vector's storage, so a steady stream of same-shaped runs does not allocate for it.
+  std::vector<TensorRef>& values = run_values_;
+  values = plan.values;
+  for (size_t i = 0; i < program_->input_ids.size(); ++i) {
+    values[size_t(program_->input_ids[i])].data = const_cast<void*>(by_input[i]->data);
+  }
+  for (size_t id = 0; id < values.size(); ++id) {
+    if (plan.arena_offset[id] >= 0) values[id].data = arena + plan.arena_offset[id];
+  }
+}
+
+// A step whose output shapes depend on run-time values: shapes now, memory from the binder.
+void CpuSession::BindDynamicOutputs(const Step& step, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
+                                    OutputBinder& binder) {
+  for (TensorRef& o : out) o = TensorRef();
+  if (!step.kernel->Infer(in, out)) {
+    throw EngineError(step.kernel->node().label() + ": could not infer output shapes from the runtime inputs");
+  }
+  for (size_t o = 0; o < out.size(); ++o) {
+    CheckedElementCount(out[o].shape, step.kernel->node().label() + " output");
+    if (out[o].bytes() > options_.max_tensor_bytes) {
+      throw EngineError(step.kernel->node().label() + ": output of shape " + ShapeToString(out[o].shape) +
+                        " is above the memory cap of " + std::to_string(options_.max_tensor_bytes) +
+                        " bytes (SessionOptions.max_tensor_bytes)");
+    }
+    out[o].data = binder.Bind(step.outputs[o], out[o]);
+  }
+}
+
+// A statically planned step: outputs from the plan's table (arena or graph output).
+void CpuSession::BindStaticOutputs(const Step& step, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
+                                   OutputBinder& binder) {
+  const std::vector<TensorRef>& values = run_values_;
+  for (size_t o = 0; o < out.size(); ++o) {
+    int id = step.outputs[o];
+    if (id < 0) {
+      // An omitted optional output still needs somewhere to go; Infer gives its size.
+      std::vector<TensorRef> shapes(step.outputs.size());
+      step.kernel->Infer(in, shapes);
+      out[o] = shapes[o];
+      out[o].data = binder.Bind(-1, out[o]);
+      continue;
+    }
+    out[o] = values[size_t(id)];
+    if (out[o].data == nullptr) out[o].data = binder.Bind(id, out[o]);
+  }
+}
+
+void CpuSession::RunStep(size_t k, const RunContext& ctx) {
+  const Step& step = program_->steps[k];
+  if (!profile_) {
+    step.kernel->Run(step_inputs_, step_outputs_, ctx);
+    return;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  step.kernel->Run(step_inputs_, step_outputs_, ctx);
+  profile_ns_[k] += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) {
+  pool_->Prewarm();  // parked workers wake while the inputs are checked
+  const Program& program = *program_;
+  std::vector<const TensorView*> by_input = MatchInputs(inputs);
+  run_shapes_.resize(program.inputs.size());
+  for (size_t i = 0; i < program.inputs.size(); ++i) {
+    CheckInput(i, by_input[i]);
+    run_shapes_[i] = by_input[i]->shape;
+  }
+  const Plan& plan = PlanFor(run_shapes_, nullptr);
+  BindValues(plan, by_input);
+  std::vector<TensorRef>& values = run_values_;
+  OutputBinder binder(program, values.size(), outputs);
+  RunContext ctx{pool_.get(), &scratch_};
   if (profile_) ++profile_runs_;
   std::vector<const TensorRef*>& in = step_inputs_;
   std::vector<TensorRef>& out = step_outputs_;
@@ -219,62 +307,14 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
     in.clear();
     for (int id : step.inputs) in.push_back(id < 0 ? nullptr : &values[size_t(id)]);
     out.resize(step.outputs.size());
-    if (plan.modes[k] == StepMode::kDynamic) {
-      for (TensorRef& o : out) o = TensorRef();
-      if (!step.kernel->Infer(in, out)) {
-        throw EngineError(step.kernel->node().label() + ": could not infer output shapes from the runtime inputs");
-      }
-      for (size_t o = 0; o < out.size(); ++o) {
-        CheckedElementCount(out[o].shape, step.kernel->node().label() + " output");
-        if (out[o].bytes() > options_.max_tensor_bytes) {
-          throw EngineError(step.kernel->node().label() + ": output of shape " + ShapeToString(out[o].shape) +
-                            " is above the memory cap of " + std::to_string(options_.max_tensor_bytes) +
-                            " bytes (SessionOptions.max_tensor_bytes)");
-        }
-        if (step.outputs[o] >= 0) {
-          out[o].data = bind_output(step.outputs[o], out[o]);
-        } else {
-          dynamic_buffers.emplace_back(out[o].bytes());
-          out[o].data = dynamic_buffers.back().data();
-        }
-      }
-    } else {
-      for (size_t o = 0; o < out.size(); ++o) {
-        int id = step.outputs[o];
-        if (id < 0) {
-          // An omitted optional output still needs somewhere to go; Infer gives its size.
-          std::vector<TensorRef> shapes(step.outputs.size());
-          step.kernel->Infer(in, shapes);
-          dynamic_buffers.emplace_back(shapes[o].bytes());
-          out[o] = shapes[o];
-          out[o].data = dynamic_buffers.back().data();
-          continue;
-        }
-        out[o] = values[size_t(id)];
-        if (out[o].data == nullptr) out[o].data = bind_output(id, out[o]);
-      }
-    }
-    if (profile_) {
-      auto t0 = std::chrono::steady_clock::now();
-      step.kernel->Run(in, out, ctx);
-      profile_ns_[k] += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-    } else {
-      step.kernel->Run(in, out, ctx);
-    }
+    if (plan.modes[k] == StepMode::kDynamic) BindDynamicOutputs(step, in, out, binder);
+    else BindStaticOutputs(step, in, out, binder);
+    RunStep(k, ctx);
     for (size_t o = 0; o < out.size(); ++o) {
       if (step.outputs[o] >= 0) values[size_t(step.outputs[o])] = out[o];
     }
   }
-  // Outputs not written in place (constants, graph inputs, duplicates) are copied.
-  for (size_t o = 0; o < program.output_ids.size(); ++o) {
-    Tensor& t = outputs[o];
-    const TensorRef& v = values[size_t(program.output_ids[o])];
-    if (written[o]) continue;
-    t.dtype = v.dtype;
-    t.shape = v.shape;
-    t.buffer = AlignedBuffer(v.bytes());
-    if (v.bytes()) std::memcpy(t.buffer.data(), v.data, v.bytes());
-  }
+  binder.CopyUnwritten(program, values);
 }
 
 }  // namespace gebe::cpu

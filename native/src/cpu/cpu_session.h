@@ -39,6 +39,17 @@ class CpuSession : public Session {
   const Plan& PlanFor(const std::vector<Shape>& shapes, CompileReport* report);
   std::vector<Shape> OrderShapes(const std::vector<NamedShape>& shapes) const;
   void CheckShape(size_t input, const Shape& shape) const;
+  // The steps of run(): inputs by name, each input's type/shape/bytes/values, the value table
+  // (arena offsets and input data), each step's outputs, the step itself (timed when profiling).
+  class OutputBinder;
+  std::vector<const TensorView*> MatchInputs(const std::vector<TensorView>& inputs) const;
+  void CheckInput(size_t i, const TensorView* view) const;
+  void BindValues(const Plan& plan, const std::vector<const TensorView*>& by_input);
+  void BindDynamicOutputs(const Step& step, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
+                          OutputBinder& binder);
+  void BindStaticOutputs(const Step& step, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
+                         OutputBinder& binder);
+  void RunStep(size_t k, const RunContext& ctx);
 
   SessionOptions options_;
   bool allow_non_finite_ = true;

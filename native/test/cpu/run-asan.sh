@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the cpu engine and engine_driver.cc with AddressSanitizer + UndefinedBehaviorSanitizer
 # (no N-API: the engine does not depend on JS) and runs the driver, then the thread pool tests and
-# the row-math tests (AVX2 and portable paths), and the native infer route's tests.
+# the row-math and GEMM kernel tests (every ISA the CPU runs), and the native infer route's tests.
 # Any sanitizer report fails.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -19,9 +19,13 @@ $CXX $CXXFLAGS native/src/cpu/thread_pool.cc native/test/cpu/thread_pool_test.cc
 # The native infer route's pure parts (JSON subset reader, URL/header checks, plan, response encoder),
 # built by their own Makefile (one list of sources) with the same sanitizers.
 make -s --no-print-directory -C native/test/fast_infer run SAN=address,undefined | tail -1
-$CXX $CXXFLAGS native/src/cpu/ops/vector_math.cc native/test/cpu/vector_math_test.cc -o "$out/vector_math_test"
-"$out/vector_math_test"
-GEBE_TEST_PORTABLE=1 "$out/vector_math_test"
+# Row math and GEMM kernels on every ISA this CPU runs (the binaries report the others as skipped).
+$CXX $CXXFLAGS native/src/cpu/isa.cc native/src/cpu/ops/vector_math.cc native/src/cpu/ops/vector_math_avx512.cc native/test/cpu/vector_math_test.cc -o "$out/vector_math_test"
+for isa in portable avx2 avx512; do GEBE_CPU_ISA=$isa "$out/vector_math_test"; done
+$CXX $CXXFLAGS native/src/cpu/isa.cc native/src/cpu/gemm/sgemm_portable.cc native/src/cpu/gemm/sgemm_avx2.cc \
+  native/src/cpu/gemm/sgemm_avx512.cc native/src/cpu/gemm/sgemm_neon.cc native/src/cpu/gemm/sgemm_pack.cc \
+  native/test/cpu/sgemm_kernels_test.cc -o "$out/sgemm_kernels_test"
+"$out/sgemm_kernels_test"
 
 # The native HTTP server (native/src/http/) with its own driver.
 bash native/test/http/run-sanitized.sh address,undefined

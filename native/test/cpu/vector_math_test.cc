@@ -1,8 +1,7 @@
 // Tests of the row kernels in ops/vector_math.* (Erf, Gelu, Tanh, Sigmoid, Softmax and LayerNorm
 // rows) against double-precision references, for every row length from 1 to 70 (vector bodies
-// and masked tails). The binary provides the CPU check itself, so run-asan.sh runs it twice: once
-// on the AVX2 path (where the CPU has it) and once with GEBE_TEST_PORTABLE=1 on the portable path
-// that aarch64 and older x86 CPUs use.
+// and masked tails). run-asan.sh runs it once per ISA this CPU has (GEBE_CPU_ISA=portable, avx2,
+// avx512), so every path is checked where the machine can run it.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,19 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "cpu/isa.h"
 #include "cpu/ops/vector_math.h"
 
 #include "check.h"
-
-namespace gebe::cpu::gemm_detail {
-bool CpuHasAvx2Fma() {
-#if defined(__x86_64__) || defined(_M_X64)
-  return std::getenv("GEBE_TEST_PORTABLE") == nullptr && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
-}
-}  // namespace gebe::cpu::gemm_detail
 
 using namespace gebe::cpu;
 
@@ -133,12 +123,16 @@ void LayerNorm(std::mt19937& rng) {
 }  // namespace
 
 int main() {
+  if (!IsaError().empty()) {
+    std::printf("vector math: skipped (%s)\n", IsaError().c_str());
+    return 0;
+  }
   cpu_test::print_limit = 20;  // a wrong kernel fails thousands of elements
   std::mt19937 rng(42);
   ErfAndGelu(rng);
   Softmax(rng);
   LayerNorm(rng);
-  const char* path = gebe::cpu::gemm_detail::CpuHasAvx2Fma() ? "avx2" : "portable";
+  const char* path = IsaName(ActiveIsa());
   if (failures) {
     std::fprintf(stderr, "%d check(s) failed on the %s path\n", failures, path);
     return 1;

@@ -82,6 +82,7 @@ interface CpuAddon {
   cpuInspect(path: string): CpuModelInfo;
   cpuSupportedOperators(): string[];
   cpuGemmIsa(): string;
+  cpuSupportedIsas(): string[];
 }
 
 const arrayTypes: Record<CpuDatatype, { ctor: new (buffer: ArrayBuffer) => CpuTypedArray; name: string }> = {
@@ -126,9 +127,14 @@ export function cpuSupportedOperators(): string[] {
   return cpuAddon().cpuSupportedOperators();
 }
 
-/** The GEMM micro-kernel picked for this CPU ('avx2+fma', 'neon' or 'portable'). */
+/** The kernel ISA in use ('avx512', 'avx2', 'neon' or 'portable'; GEBE_CPU_ISA forces one). */
 export function cpuGemmIsa(): string {
   return cpuAddon().cpuGemmIsa();
+}
+
+/** The kernel ISAs this CPU runs, each a value GEBE_CPU_ISA accepts ('portable', 'avx2', 'avx512'). */
+export function cpuSupportedIsas(): string[] {
+  return cpuAddon().cpuSupportedIsas();
 }
 
 /** Reads a model's inputs, outputs, opset and operators without failing on unsupported ones. */

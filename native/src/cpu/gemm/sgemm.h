@@ -1,7 +1,7 @@
 // Single-precision GEMM: C = alpha * op(A) * op(B) + beta * C, row-major.
-// Blocked (KC × MC × NC) with packed panels and a 6×16 register micro-kernel; the micro-kernel is
-// chosen once at run time from the CPU (AVX2+FMA on x86-64, NEON on aarch64, portable otherwise),
-// so the build never needs -march flags.
+// Blocked (KC × MC × NC) with packed panels (6-row A, 16-column B) and register-tiled kernels
+// chosen once at run time (cpu/isa.h: AVX-512 or AVX2+FMA on x86-64, NEON on aarch64, portable
+// otherwise), so the build never needs -march flags. Drivers here; kernels in sgemm_kernels.h.
 #pragma once
 
 #include <cstdint>
@@ -87,51 +87,13 @@ bool SgemmImplicit(const PackedA& a, int64_t n, const float* x, const int64_t* o
 // fn(i) for every i in [0, count), items claimed one at a time by the pool's threads (pool may be null).
 void ForEachClaimed(ThreadPool* pool, int64_t count, const std::function<void(int64_t)>& fn);
 
-// The micro-kernel ISA in use ("avx2+fma", "neon", "portable"), for introspection and benchmarks.
+// The kernel ISA in use ("avx512", "avx2", "neon", "portable"), for introspection and benchmarks.
 const char* SgemmIsa();
 
 namespace gemm_detail {
+// The packed panels' shape (sgemm_kernels.h): MR rows of A, NR columns of B.
 constexpr int kMR = 6;
 constexpr int kNR = 16;
-// c[0..MR)[0..NR) (row stride ldc) = (accumulate ? c : 0) + sum_k a[k*MR + i] * b[k*NR + j]
-using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate);
-void MicroKernelPortable(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate);
-MicroKernel MicroKernelAvx2();  // nullptr when not built for x86-64
-// Same contract for the left kNR / 2 columns only (c is written for 8 columns).
-MicroKernel MicroKernel8Avx2();  // nullptr when not built for x86-64
-// The finished tile's epilogue: row i gets bias[i] (when bias is set), then the clamp.
-struct TileEpilogue {
-  enum Clamp { kNone, kRelu, kClip };
-  const float* bias = nullptr;
-  Clamp clamp = kNone;
-  float lo = 0.f, hi = 0.f;
-};
-// The 6×16 micro-kernel followed by the epilogue in registers.
-using MicroKernelEpi = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate,
-                                const TileEpilogue& ep);
-MicroKernelEpi MicroKernelEpiAvx2();  // nullptr when not built for x86-64
-// The 6×16 kernel reading B in place (row k of the tile's 16 columns at b + k·ldb) instead of
-// from a packed panel; ep may be null.
-using MicroKernelStrided = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
-                                    bool accumulate, const TileEpilogue* ep);
-MicroKernelStrided MicroKernelStridedAvx2();  // nullptr when not built for x86-64
-// The 6×16 kernel with row k of B at b + offs[k] (implicit im2col); ep may be null.
-using MicroKernelIndirect = void (*)(int64_t kc, const float* a, const float* b, const int64_t* offs, float* c,
-                                     int64_t ldc, bool accumulate, const TileEpilogue* ep);
-MicroKernelIndirect MicroKernelIndirectAvx2();  // nullptr when not built for x86-64
-// The same epilogue over an h × w block of C (other ISAs, partial tiles).
-void ApplyTileEpilogue(const TileEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w);
-MicroKernel MicroKernelNeon();  // nullptr when not built for aarch64
-bool CpuHasAvx2Fma();
-// Dot product of n floats (used by the matrix-vector path).
-using DotKernel = float (*)(const float* a, const float* b, int64_t n);
-DotKernel DotAvx2();  // nullptr when not built for x86-64
-// m (1..kMR-1) rows of A times one kc × NR panel of packed B: acc[i][0..NR) += sum_q a_i[q] * panel[q*NR + j],
-// a_i = a + i * a_row (a_col apart for consecutive q). The thin-A path of pre-packed Gemm/MatMul.
-using PanelRowsKernel = void (*)(int64_t m, int64_t kc, const float* a, int64_t a_row, int64_t a_col, const float* panel,
-                                 float* acc);
-PanelRowsKernel PanelRowsAvx2();  // nullptr when not built for x86-64
 }  // namespace gemm_detail
-
 
 }  // namespace gebe::cpu

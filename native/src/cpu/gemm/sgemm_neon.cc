@@ -1,8 +1,10 @@
-// The NEON micro-kernel for aarch64 (NEON is part of the aarch64 baseline, so no run-time check).
-#include "cpu/gemm/sgemm.h"
+// The NEON tile for aarch64 (NEON is part of the aarch64 baseline, so no run-time check).
+#include "cpu/gemm/sgemm_kernels.h"
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
+
+#include "cpu/gemm/tile_blocks.h"
 
 namespace gebe::cpu::gemm_detail {
 
@@ -35,14 +37,22 @@ void MicroKernel6x16Neon(int64_t kc, const float* a, const float* b, float* c, i
 
 }  // namespace
 
-MicroKernel MicroKernelNeon() { return MicroKernel6x16Neon; }
+const Kernels* NeonKernels() {
+  static const Kernels k = [] {
+    Kernels t = *PortableKernels();
+    t.isa = "neon";
+    t.block = PackedBlockFromTiles<MicroKernel6x16Neon, nullptr, nullptr>;
+    return t;
+  }();
+  return &k;
+}
 
 }  // namespace gebe::cpu::gemm_detail
 
 #else
 
 namespace gebe::cpu::gemm_detail {
-MicroKernel MicroKernelNeon() { return nullptr; }
+const Kernels* NeonKernels() { return nullptr; }
 }  // namespace gebe::cpu::gemm_detail
 
 #endif

@@ -4,7 +4,8 @@
 #include <cstring>
 #include <limits>
 
-#include "cpu/gemm/sgemm.h"
+#include "cpu/isa.h"
+#include "cpu/ops/vector_math_avx512.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -329,7 +330,8 @@ using ArrayFn = void (*)(const float*, float*, int64_t);
 
 ArrayFn Pick(bool gelu) {
 #if defined(__x86_64__) || defined(_M_X64)
-  if (gemm_detail::CpuHasAvx2Fma()) return gelu ? Avx2Loop<true> : Avx2Loop<false>;
+  if (ActiveIsa() == Isa::kAvx512) return gelu ? avx512::GeluArray : avx512::ErfArray;
+  if (ActiveIsa() == Isa::kAvx2) return gelu ? Avx2Loop<true> : Avx2Loop<false>;
 #endif
   return gelu ? GeluPortable : ErfPortable;
 }
@@ -343,8 +345,9 @@ void ErfArray(const float* x, float* y, int64_t n) {
 
 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
 #if defined(__x86_64__) || defined(_M_X64)
-  static const bool avx2 = gemm_detail::CpuHasAvx2Fma();
-  if (avx2) return ExpShiftedSumAvx2(x, y, n, shift);
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::ExpShiftedSum(x, y, n, shift);
+  if (isa == Isa::kAvx2) return ExpShiftedSumAvx2(x, y, n, shift);
 #endif
   return ExpShiftedSumPortable(x, y, n, shift);
 }
@@ -356,24 +359,27 @@ void GeluArray(const float* x, float* y, int64_t n) {
 
 void TanhArray(const float* x, float* y, int64_t n) {
 #if defined(__x86_64__) || defined(_M_X64)
-  static const bool avx2 = gemm_detail::CpuHasAvx2Fma();
-  if (avx2) return TanhAvx2(x, y, n);
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::TanhArray(x, y, n);
+  if (isa == Isa::kAvx2) return TanhAvx2(x, y, n);
 #endif
   TanhPortable(x, y, n);
 }
 
 void SigmoidArray(const float* x, float* y, int64_t n) {
 #if defined(__x86_64__) || defined(_M_X64)
-  static const bool avx2 = gemm_detail::CpuHasAvx2Fma();
-  if (avx2) return SigmoidAvx2(x, y, n);
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::SigmoidArray(x, y, n);
+  if (isa == Isa::kAvx2) return SigmoidAvx2(x, y, n);
 #endif
   SigmoidPortable(x, y, n);
 }
 
 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n) {
 #if defined(__x86_64__) || defined(_M_X64)
-  static const bool avx2 = gemm_detail::CpuHasAvx2Fma();
-  if (avx2) return SoftmaxRowAvx2(x, bias, scale, y, n);
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::SoftmaxRow(x, bias, scale, y, n);
+  if (isa == Isa::kAvx2) return SoftmaxRowAvx2(x, bias, scale, y, n);
 #endif
   SoftmaxRowPortable(x, bias, scale, y, n);
 }
@@ -381,8 +387,9 @@ void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_
 void LayerNormRow(const float* x, const float* gamma, const float* beta, float epsilon, float* y, int64_t n,
                   float* mean_out, float* inv_std_out) {
 #if defined(__x86_64__) || defined(_M_X64)
-  static const bool avx2 = gemm_detail::CpuHasAvx2Fma();
-  if (avx2) return LayerNormRowAvx2(x, gamma, beta, epsilon, y, n, mean_out, inv_std_out);
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::LayerNormRow(x, gamma, beta, epsilon, y, n, mean_out, inv_std_out);
+  if (isa == Isa::kAvx2) return LayerNormRowAvx2(x, gamma, beta, epsilon, y, n, mean_out, inv_std_out);
 #endif
   LayerNormRowPortable(x, gamma, beta, epsilon, y, n, mean_out, inv_std_out);
 }

@@ -3,7 +3,8 @@
  * a batch spread over threads image by image (batch 4 on 2 threads), one image's GEMM split by
  * column blocks (a wide output) or by row blocks (a narrow one), pointwise convs read in place,
  * grouped convs, 1-D convs, stride/padding borders in the on-the-fly im2col, and a fused
- * bias + Relu/Clip epilogue. Channel counts are not multiples of the micro-kernel's 6×16 tile so
+ * bias + Relu/Clip epilogue. test/core/executor/cpu/isa-*.test.ts run it again on every other ISA the CPU
+ * runs. Channel counts are not multiples of the micro-kernel's 6×16 tile so
  * the edges are exercised too.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -86,6 +87,13 @@ const cases: ConvCase[] = [
   { name: 'depthwise same-padded on 3x4 planes', input: [1, 5, 3, 4], out: 5, kernel: [3, 3], pads: [1, 1, 1, 1], group: 5, activation: 'Relu' },
   { name: 'depthwise 3x3 on 3x3 planes', input: [1, 8, 3, 3], out: 8, kernel: [3, 3], pads: [1, 1, 1, 1], strides: [2, 2], group: 8 },
   { name: 'depthwise multiplier 2', input: [1, 4, 10, 10], out: 8, kernel: [3, 3], pads: [1, 1, 1, 1], group: 4 },
+  // Same-padded 3×3 over rows that are not whole vectors (masked AVX-512 tails), and 5×5 depthwise
+  // (MobileNet-style, padded; row by row) at stride 1 and 2.
+  { name: 'depthwise same-padded on 37x29 planes + Relu', input: [1, 7, 37, 29], out: 7, kernel: [3, 3], pads: [1, 1, 1, 1], group: 7, activation: 'Relu' },
+  { name: 'depthwise 5x5 pad 2', input: [1, 6, 23, 19], out: 6, kernel: [5, 5], pads: [2, 2, 2, 2], group: 6 },
+  { name: 'depthwise 5x5 stride 2 pad 2 + Clip', input: [1, 5, 28, 28], out: 5, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2], group: 5, activation: 'Clip' },
+  // The 5×5 padded stride-1 conv: implicit im2col over a zero-padded copy.
+  { name: '5x5 pad 2, 16 channels + Relu', input: [1, 16, 27, 27], out: 23, kernel: [5, 5], pads: [2, 2, 2, 2], activation: 'Relu' },
 ];
 
 describe('convolution paths vs ONNX Runtime', () => {

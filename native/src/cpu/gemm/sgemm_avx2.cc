@@ -1,13 +1,13 @@
-// The AVX2+FMA micro-kernel. Compiled with a per-function target attribute (not -mavx2) so the
-// rest of the addon stays baseline x86-64; it is only called after CpuHasAvx2Fma() said yes.
-#include "cpu/gemm/sgemm.h"
+// The AVX2+FMA kernels (6×16 tiles, 6×8 edges). Compiled with per-function target attributes
+// (not -mavx2) so the rest of the addon stays baseline x86-64; only used when ActiveIsa() is avx2.
+#include "cpu/gemm/sgemm_kernels.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+
+#include "cpu/gemm/tile_blocks.h"
 
 namespace gebe::cpu::gemm_detail {
 
@@ -120,8 +120,6 @@ __attribute__((target("avx2,fma"))) void MicroKernel6x8(int64_t kc, const float*
   }
 }
 
-}  // namespace
-
 __attribute__((target("avx2,fma"))) float DotAvx2Impl(const float* a, const float* b, int64_t n) {
   __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
   int64_t i = 0;
@@ -205,23 +203,20 @@ void PanelRowsAvx2Impl(int64_t m, int64_t kc, const float* a, int64_t a_row, int
   }
 }
 
-MicroKernel MicroKernelAvx2() { return MicroKernel6x16; }
-MicroKernel MicroKernel8Avx2() { return MicroKernel6x8; }
-MicroKernelEpi MicroKernelEpiAvx2() { return MicroKernel6x16Epi; }
-MicroKernelStrided MicroKernelStridedAvx2() { return MicroKernel6x16Strided; }
-MicroKernelIndirect MicroKernelIndirectAvx2() { return MicroKernel6x16Indirect; }
-PanelRowsKernel PanelRowsAvx2() { return PanelRowsAvx2Impl; }
-DotKernel DotAvx2() { return DotAvx2Impl; }
+}  // namespace
 
-bool CpuHasAvx2Fma() {
-  // GEBE_CPU_ISA=portable forces the portable kernels, so their paths can be tested on any machine.
-  static const bool forced_portable = [] {
-    const char* isa = std::getenv("GEBE_CPU_ISA");
-    return isa != nullptr && std::strcmp(isa, "portable") == 0;
+const Kernels* Avx2Kernels() {
+  static const Kernels k = [] {
+    Kernels t;
+    t.isa = "avx2";
+    t.block = PackedBlockFromTiles<MicroKernel6x16, MicroKernel6x8, MicroKernel6x16Epi>;
+    t.block_strided = StridedBlockFromTiles<MicroKernel6x16Strided>;
+    t.block_indirect = IndirectBlockFromTiles<MicroKernel6x16Indirect>;
+    t.dot = DotAvx2Impl;
+    t.panel_rows = PanelRowsAvx2Impl;
+    return t;
   }();
-  if (forced_portable) return false;
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return &k;
 }
 
 }  // namespace gebe::cpu::gemm_detail
@@ -229,14 +224,7 @@ bool CpuHasAvx2Fma() {
 #else
 
 namespace gebe::cpu::gemm_detail {
-MicroKernel MicroKernelAvx2() { return nullptr; }
-MicroKernel MicroKernel8Avx2() { return nullptr; }
-MicroKernelEpi MicroKernelEpiAvx2() { return nullptr; }
-MicroKernelStrided MicroKernelStridedAvx2() { return nullptr; }
-MicroKernelIndirect MicroKernelIndirectAvx2() { return nullptr; }
-PanelRowsKernel PanelRowsAvx2() { return nullptr; }
-DotKernel DotAvx2() { return nullptr; }
-bool CpuHasAvx2Fma() { return false; }
+const Kernels* Avx2Kernels() { return nullptr; }
 }  // namespace gebe::cpu::gemm_detail
 
 #endif

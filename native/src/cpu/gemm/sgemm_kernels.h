@@ -1,0 +1,65 @@
+// The per-ISA side of the GEMM, laid out as MLAS does: the drivers (sgemm.cc, sgemm_prepacked.cc)
+// and the packing (sgemm_pack.cc) know only the panel layout below and call a table of kernels;
+// each ISA's file (sgemm_portable.cc, sgemm_avx2.cc, sgemm_avx512.cc, sgemm_neon.cc) fills one
+// table. The table is picked once per process from ActiveIsa() (cpu/isa.h).
+//
+// Layout: A is packed as MR-row panels (kc × MR floats each, row i of the panel at a[q·MR + i]),
+// B as NR-column panels (kc × NR floats each); consecutive panels of one k slice are kc·MR and
+// kc·NR floats apart, padded with zeros to whole panels.
+#pragma once
+
+#include <cstdint>
+
+#include "cpu/gemm/sgemm.h"
+
+namespace gebe::cpu::gemm_detail {
+
+// The finished block's epilogue: row i gets bias[i] (when bias is set), then the clamp.
+struct TileEpilogue {
+  enum Clamp { kNone, kRelu, kClip };
+  const float* bias = nullptr;
+  Clamp clamp = kNone;
+  float lo = 0.f, hi = 0.f;
+};
+
+// One block of C for one k slice: C[0:mh, 0:nw) = (accumulate ? C : 0) + A·B, A given as the
+// panels of rows 0..mh. With ep (the last k slice only), the epilogue is applied to the block
+// while it is in registers; bias is indexed from the block's first row.
+// B as packed panels (b: the panel of column 0).
+using PackedBlockKernel = void (*)(int64_t kc, const float* a, int64_t mh, const float* b, int64_t nw, float* c,
+                                   int64_t ldc, bool accumulate, const TileEpilogue* ep);
+// B read in place: row q of the block's columns at b + q·ldb; nw is a multiple of NR.
+using StridedBlockKernel = void (*)(int64_t kc, const float* a, int64_t mh, const float* b, int64_t ldb, int64_t nw,
+                                    float* c, int64_t ldc, bool accumulate, const TileEpilogue* ep);
+// Implicit im2col: row q of B at b + offs[q]; nw is a multiple of NR.
+using IndirectBlockKernel = void (*)(int64_t kc, const float* a, int64_t mh, const float* b, const int64_t* offs,
+                                     int64_t nw, float* c, int64_t ldc, bool accumulate, const TileEpilogue* ep);
+// Dot product of n floats (the matrix-vector path).
+using DotKernel = float (*)(const float* a, const float* b, int64_t n);
+// m (1..kMR-1) rows of A times one kc × NR panel of packed B: acc[i][0..NR) += sum_q a_i[q] * panel[q*NR + j],
+// a_i = a + i * a_row (a_col apart for consecutive q). The thin-A path of pre-packed Gemm/MatMul.
+using PanelRowsKernel = void (*)(int64_t m, int64_t kc, const float* a, int64_t a_row, int64_t a_col, const float* panel,
+                                 float* acc);
+
+struct Kernels {
+  const char* isa = nullptr;  // "portable", "avx2", "avx512", "neon"
+  PackedBlockKernel block = nullptr;
+  StridedBlockKernel block_strided = nullptr;    // nullptr: the ISA has none (drivers pack B instead)
+  IndirectBlockKernel block_indirect = nullptr;  // nullptr: no implicit im2col on this ISA
+  DotKernel dot = nullptr;
+  PanelRowsKernel panel_rows = nullptr;
+};
+
+// The kernels of ActiveIsa().
+const Kernels& ActiveKernels();
+
+// Each ISA's table; nullptr where the build has no such kernels (other architectures).
+const Kernels* PortableKernels();
+const Kernels* Avx2Kernels();
+const Kernels* Avx512Kernels();
+const Kernels* NeonKernels();
+
+// The epilogue over an h × w block of C (portable; partial tiles of ISAs without masks).
+void ApplyTileEpilogue(const TileEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w);
+
+}  // namespace gebe::cpu::gemm_detail

@@ -1,0 +1,129 @@
+#include "cpu/gemm/sgemm_pack.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace gebe::cpu {
+
+namespace gemm_detail {
+
+int64_t BalancedKc(int64_t k) {
+  int64_t blocks = (k + kKC - 1) / kKC;
+  return (k + blocks - 1) / blocks;
+}
+
+// Rows are walked in the outer loop so B is read sequentially, not panel by panel down its
+// columns (which strides through memory by a whole row per load).
+void PackPanelsB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out) {
+  int64_t full = nc / kNR, tail = nc % kNR;
+  if (!trans_b) {
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* src = b + (k0 + k) * ldb + j0;
+      for (int64_t p = 0; p < full; ++p) std::memcpy(out + p * kc * kNR + k * kNR, src + p * kNR, sizeof(float) * kNR);
+      if (tail) {
+        float* row = out + full * kc * kNR + k * kNR;
+        for (int64_t x = 0; x < tail; ++x) row[x] = src[full * kNR + x];
+        for (int64_t x = tail; x < kNR; ++x) row[x] = 0.f;
+      }
+    }
+    return;
+  }
+  for (int64_t p = 0; p * kNR < nc; ++p) {
+    int64_t w = std::min<int64_t>(kNR, nc - p * kNR);
+    float* dst = out + p * kc * kNR;
+    for (int64_t x = 0; x < w; ++x) {
+      const float* src = b + (j0 + p * kNR + x) * ldb + k0;
+      for (int64_t k = 0; k < kc; ++k) dst[k * kNR + x] = src[k];
+    }
+    for (int64_t x = w; x < kNR; ++x)
+      for (int64_t k = 0; k < kc; ++k) dst[k * kNR + x] = 0.f;
+  }
+}
+
+void PackPanelsA(bool trans_a, const float* a, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc, float alpha,
+                 float* out) {
+  for (int64_t i = 0; i < mc; i += kMR) {
+    int64_t h = std::min<int64_t>(kMR, mc - i);
+    float* dst = out + (i / kMR) * kc * kMR;
+    for (int64_t k = 0; k < kc; ++k) {
+      float* col = dst + k * kMR;
+      for (int64_t y = 0; y < h; ++y) {
+        float v = trans_a ? a[(k0 + k) * lda + i0 + i + y] : a[(i0 + i + y) * lda + k0 + k];
+        col[y] = v * alpha;
+      }
+      for (int64_t y = h; y < kMR; ++y) col[y] = 0.f;
+    }
+  }
+}
+
+// Whole panels move as fixed 64-byte copies.
+void ScatterRow(const float* src, int64_t n, int64_t n_padded, float* base, int64_t panel_stride) {
+  int64_t full = n / kNR;
+  for (int64_t p = 0; p < full; ++p) std::memcpy(base + p * panel_stride, src + p * kNR, sizeof(float) * kNR);
+  if (n_padded > full * kNR) {
+    float* d = base + full * panel_stride;
+    int64_t tail = n - full * kNR;
+    for (int64_t x = 0; x < tail; ++x) d[x] = src[full * kNR + x];
+    for (int64_t x = tail; x < kNR; ++x) d[x] = 0.f;
+  }
+}
+
+bool FusableEpilogue(const RowEpilogue& ep, TileEpilogue* out) {
+  if (ep.activation || (ep.bias == nullptr && ep.clamp == RowEpilogue::kNone)) return false;
+  out->bias = ep.bias;
+  out->clamp = ep.clamp == RowEpilogue::kRelu   ? TileEpilogue::kRelu
+               : ep.clamp == RowEpilogue::kClip ? TileEpilogue::kClip
+                                                : TileEpilogue::kNone;
+  out->lo = ep.lo;
+  out->hi = ep.hi;
+  return true;
+}
+
+void ApplyRowEpilogue(const RowEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w) {
+  for (int64_t y = 0; y < h; ++y) {
+    float* row = c + y * ldc;
+    if (ep.bias) {
+      float bv = ep.bias[y];
+      for (int64_t x = 0; x < w; ++x) row[x] += bv;
+    }
+    if (ep.activation) ep.activation(ep.ctx, row, w);
+  }
+}
+
+}  // namespace gemm_detail
+
+using namespace gemm_detail;
+
+PackedA PackA(int64_t m, int64_t k, const float* a, int64_t lda) {
+  PackedA packed;
+  packed.m = m;
+  packed.k = k;
+  packed.source = a;
+  packed.kc = BalancedKc(k);
+  int64_t m_padded = PadTo(m, kMR);
+  packed.data.resize(size_t(k * m_padded));
+  for (int64_t k0 = 0; k0 < k; k0 += packed.kc) {
+    int64_t kc = std::min(packed.kc, k - k0);
+    PackPanelsA(false, a, lda, 0, m, k0, kc, 1.f, packed.data.data() + k0 * m_padded);
+  }
+  return packed;
+}
+
+PackedB PackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb) {
+  PackedB packed;
+  packed.k = k;
+  packed.n = n;
+  packed.source = b;
+  packed.kc = BalancedKc(k);
+  int64_t n_padded = PadTo(n, kNR);
+  packed.data.resize(size_t(k * n_padded));
+  for (int64_t k0 = 0; k0 < k; k0 += packed.kc) {
+    int64_t kc = std::min(packed.kc, k - k0);
+    PackPanelsB(trans_b, b, ldb, k0, kc, 0, n, packed.data.data() + k0 * n_padded);
+  }
+  return packed;
+}
+
+int64_t PackedBFloats(int64_t k, int64_t n) { return k * PadTo(n, kNR); }
+
+}  // namespace gebe::cpu

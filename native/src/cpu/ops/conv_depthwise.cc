@@ -1,0 +1,265 @@
+// Depthwise convolutions (group == channels, one input channel per output channel): 3×3 as one
+// fused 9-tap pass per plane (same-padded stride 1 straight from the input; otherwise over a
+// zero-bordered copy, stride 2 as four parity sub-planes), other kernels row by row. The row
+// kernels are the active ISA's (conv_depthwise_rows.h).
+#include "cpu/ops/conv_depthwise.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "cpu/ops/conv_depthwise_rows.h"
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+// 3×3 depthwise, stride S = 1 or 2 (equal in both directions), any pads and dilations, as ONE
+// contiguous fused 9-tap pass per plane. The input plane is copied into a zero-bordered buffer
+// (even height and width): for S = 1 as is; for S = 2 split into four sub-planes by row and
+// column parity, which turns every stride-2 tap into a unit-stride one. Output (oh, ow) then reads
+// tap_base[i] with i = oh·(wp / S) + ow for every tap, so the pass runs over all i (computing
+// wp / S − ow throw-away columns per row) and the rows are compacted after. Per-row calls, border
+// cases and stride-2 gathers otherwise cost more than the arithmetic.
+void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
+                        int64_t multiplier, const Geo2& g, const Activation& act, Row9Fn row9, ThreadPool* pool) {
+  int64_t s = g.sw;
+  int64_t hp = std::max(g.ih + g.ph, (g.oh - 1) * s + 2 * g.dh + 1);
+  int64_t wp = std::max(g.iw + g.pw, (g.ow - 1) * s + 2 * g.dw + 1);
+  hp = (hp + 1) / 2 * 2;
+  wp = (wp + 1) / 2 * 2;
+  int64_t wq = wp / s, ohw = g.oh * g.ow;
+  // Whole vectors only (no scalar tail): the extra outputs read up to 7 floats past the last
+  // window, which the buffer's slack covers; they are thrown away with the rest.
+  int64_t wide = ((g.oh - 1) * wq + g.ow + 7) / 8 * 8;
+  int64_t sub = (hp / 2) * (wp / 2);
+  // Offset of padded element (r, c) in the buffer.
+  auto at = [&](int64_t r, int64_t c) {
+    return s == 1 ? r * wp + c : ((r % 2) * 2 + c % 2) * sub + (r / 2) * (wp / 2) + c / 2;
+  };
+  pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * ohw)), [&](int64_t p0, int64_t p1) {
+    thread_local std::vector<float> padded, out;
+    // Borders are zeroed once per chunk: every plane rewrites only the interior.
+    padded.assign(size_t(hp * wp + 8), 0.f);
+    if (out.size() < size_t(wide)) out.resize(size_t(wide));
+    float* buf = padded.data();
+    const float* taps[9];
+    for (int64_t kh = 0; kh < 3; ++kh)
+      for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = buf + at(kh * g.dh, kw * g.dw);
+    // Input columns landing on even / odd padded columns (S = 2).
+    int64_t x_even = g.pw % 2, x_odd = 1 - g.pw % 2;
+    // Output channel m of image n (counted along, not divided out per plane: small planes are
+    // cheap enough that three divisions would show).
+    int64_t cm = channels * multiplier, m = p0 % cm, n = p0 / cm;
+    for (int64_t p = p0; p < p1; ++p, m = m + 1 == cm ? 0 : m + 1, n += m == 0) {
+      const float* xc = x + (n * channels + (multiplier == 1 ? m : m / multiplier)) * g.ih * g.iw;
+      for (int64_t r = 0; r < g.ih; ++r) {
+        const float* src = xc + r * g.iw;
+        if (s == 1) {
+          CopyFloats(buf + at(r + g.ph, g.pw), src, g.iw);
+          continue;
+        }
+        float* __restrict de = buf + at(r + g.ph, g.pw + x_even);
+        float* __restrict dodd = buf + at(r + g.ph, g.pw + x_odd);
+        for (int64_t j = 0; x_even + 2 * j < g.iw; ++j) de[j] = src[x_even + 2 * j];
+        for (int64_t j = 0; x_odd + 2 * j < g.iw; ++j) dodd[j] = src[x_odd + 2 * j];
+      }
+      row9(out.data(), taps, wide, w + m * 9, bias ? bias[m] : 0.f);
+      float* yc = y + p * ohw;
+      // Compaction and activation in one pass (Relu and Clip as Activation::Apply computes them).
+      for (int64_t oh = 0; oh < g.oh; ++oh) {
+        float* __restrict d = yc + oh * g.ow;
+        const float* __restrict v = out.data() + oh * wq;
+        if (act.kind == Activation::Kind::kRelu) {
+          for (int64_t i = 0; i < g.ow; ++i) d[i] = v[i] > 0 ? v[i] : 0;
+        } else if (act.kind == Activation::Kind::kClip) {
+          for (int64_t i = 0; i < g.ow; ++i) d[i] = std::min(std::max(v[i], act.alpha), act.beta);
+        } else {
+          CopyFloats(d, v, g.ow);
+        }
+      }
+      if (act.kind != Activation::Kind::kRelu && act.kind != Activation::Kind::kClip) act.Apply(yc, ohw);
+    }
+  });
+}
+
+// 3×3, stride 1, pad 1 ("same") depthwise read straight from the input, no copies: output and
+// input planes share one layout, so outputs iw + 1 .. (ih − 1)·iw − 2 are one fused 9-tap pass over
+// a single index (each tap a fixed offset). That pass wraps around row ends for the first and
+// last column; those columns and the first and last rows are then recomputed with bounds.
+void Depthwise3x3Same(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
+                      int64_t multiplier, const Geo2& g, const Activation& act, Row9Fn row9, ThreadPool* pool) {
+  int64_t ih = g.ih, iw = g.iw, hw = ih * iw;
+  pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * hw)), [&](int64_t p0, int64_t p1) {
+    int64_t cm = channels * multiplier, m = p0 % cm, n = p0 / cm;
+    for (int64_t p = p0; p < p1; ++p, m = m + 1 == cm ? 0 : m + 1, n += m == 0) {
+      const float* xc = x + (n * channels + (multiplier == 1 ? m : m / multiplier)) * hw;
+      const float* wc = w + m * 9;
+      float b = bias ? bias[m] : 0.f;
+      float* yc = y + p * hw;
+      const float* taps[9];
+      for (int64_t kh = 0; kh < 3; ++kh)
+        for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = xc + (kh - 1) * iw + (kw - 1) + iw + 1;
+      row9(yc + iw + 1, taps, (ih - 1) * iw - 1 - (iw + 1), wc, b);
+      // The border outputs, with the taps outside the image left out.
+      auto border = [&](int64_t oh, int64_t ow) {
+        float sum = b;
+        for (int64_t kh = 0; kh < 3; ++kh) {
+          int64_t r = oh + kh - 1;
+          if (r < 0 || r >= ih) continue;
+          for (int64_t kw = 0; kw < 3; ++kw) {
+            int64_t c = ow + kw - 1;
+            if (c >= 0 && c < iw) sum += wc[kh * 3 + kw] * xc[r * iw + c];
+          }
+        }
+        yc[oh * iw + ow] = sum;
+      };
+      for (int64_t ow = 0; ow < iw; ++ow) {
+        border(0, ow);
+        border(ih - 1, ow);
+      }
+      for (int64_t oh = 1; oh < ih - 1; ++oh) {
+        border(oh, 0);
+        border(oh, iw - 1);
+      }
+      act.Apply(yc, hw);
+    }
+  });
+}
+
+}  // namespace
+
+namespace {
+
+// Per kernel column, the output range whose input column is inside the image: the inner loops then
+// have no bounds checks and vectorise (stride 1).
+struct ColumnRanges {
+  std::vector<int64_t> lo, hi;
+  explicit ColumnRanges(const Geo2& g) : lo(size_t(g.kw)), hi(size_t(g.kw)) {
+    for (int64_t kw = 0; kw < g.kw; ++kw) {
+      int64_t off = kw * g.dw - g.pw;
+      int64_t l = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+      int64_t h = g.iw - 1 - off < 0 ? 0 : (g.iw - 1 - off) / g.sw + 1;
+      lo[size_t(kw)] = std::min(l, g.ow);
+      hi[size_t(kw)] = std::min(h, g.ow);
+    }
+  }
+  // The columns where all three taps of a 3-wide kernel are inside the row (empty: e == a).
+  void Interior3(int64_t* a, int64_t* e) const {
+    *a = std::max(lo[0], std::max(lo[1], lo[2]));
+    *e = std::max(*a, std::min(hi[0], std::min(hi[1], hi[2])));
+  }
+};
+
+// Output columns of a 3-wide kernel row outside [a, e), tap by tap.
+void Row3Borders(float* yr, const float* xr, const float* wrow, const Geo2& g, const ColumnRanges& cols, int64_t a,
+                 int64_t e) {
+  for (int64_t kw = 0; kw < 3; ++kw) {
+    float wv = wrow[kw];
+    int64_t off = kw * g.dw - g.pw;
+    for (int64_t ow = cols.lo[size_t(kw)]; ow < std::min(a, cols.hi[size_t(kw)]); ++ow) yr[ow] += wv * xr[ow * g.sw + off];
+    for (int64_t ow = std::max(e, cols.lo[size_t(kw)]); ow < cols.hi[size_t(kw)]; ++ow) yr[ow] += wv * xr[ow * g.sw + off];
+  }
+}
+
+// 3×3, stride 1 or 2: the interior columns of output row oh in one fused pass (rows above/below
+// the image read a zero row), the border columns tap by tap.
+void FusedRow9(float* yr, const float* xc, const float* wc, float b, int64_t oh, const Geo2& g, const ColumnRanges& cols,
+               int64_t a9, int64_t e9, const float* zeros, const DepthwiseRows& rows) {
+  const float* taps[9];
+  for (int64_t kh = 0; kh < 3; ++kh) {
+    int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+    const float* xr = ih < 0 || ih >= g.ih ? zeros : xc + ih * g.iw;
+    for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = xr + a9 * g.sw + kw * g.dw - g.pw;
+  }
+  (g.sw == 1 ? rows.row9 : rows.row9_s2)(yr + a9, taps, e9 - a9, wc, b);
+  for (int64_t ow = 0; ow < a9; ++ow) yr[ow] = b;
+  for (int64_t ow = e9; ow < g.ow; ++ow) yr[ow] = b;
+  for (int64_t kh = 0; kh < 3; ++kh) {
+    int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+    if (ih >= 0 && ih < g.ih) Row3Borders(yr, xc + ih * g.iw, wc + kh * 3, g, cols, a9, e9);
+  }
+}
+
+// One kernel row (kh) of a 3-wide kernel added into output row yr: one pass over the interior.
+void KernelRow3(float* yr, const float* xr, const float* wrow, const Geo2& g, const ColumnRanges& cols,
+                const DepthwiseRows& rows) {
+  int64_t a, e;
+  cols.Interior3(&a, &e);
+  const float w0 = wrow[0], w1 = wrow[1], w2 = wrow[2];
+  int64_t o0 = -g.pw, o1 = g.dw - g.pw, o2 = 2 * g.dw - g.pw;
+  if (e > a && g.sw == 1) {
+    rows.row3(yr + a, xr + a + o0, xr + a + o1, xr + a + o2, e - a, w0, w1, w2);
+  } else if (e > a && g.sw == 2) {
+    rows.row3_s2(yr + a, xr + 2 * a + o0, xr + 2 * a + o1, xr + 2 * a + o2, e - a, w0, w1, w2);
+  } else {
+    for (int64_t ow = a; ow < e; ++ow) {
+      int64_t base = ow * g.sw;
+      yr[ow] += w0 * xr[base + o0] + w1 * xr[base + o1] + w2 * xr[base + o2];
+    }
+  }
+  Row3Borders(yr, xr, wrow, g, cols, a, e);
+}
+
+// Any kernel size, stride, pads and dilations: output row by output row, kernel row by kernel row.
+void GenericPlane(const float* xc, const float* wc, float b, float* yc, const Geo2& g, const DepthwiseRows& rows,
+                  std::vector<float>& zeros) {
+  ColumnRanges cols(g);
+  bool fused9 = g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2);
+  int64_t a9 = 0, e9 = 0;
+  if (fused9) {
+    cols.Interior3(&a9, &e9);
+    if (e9 > a9 && zeros.size() < size_t(g.iw)) zeros.assign(size_t(g.iw), 0.f);
+  }
+  for (int64_t oh = 0; oh < g.oh; ++oh) {
+    float* yr = yc + oh * g.ow;
+    if (fused9 && e9 > a9) {
+      FusedRow9(yr, xc, wc, b, oh, g, cols, a9, e9, zeros.data(), rows);
+      continue;
+    }
+    for (int64_t ow = 0; ow < g.ow; ++ow) yr[ow] = b;
+    for (int64_t kh = 0; kh < g.kh; ++kh) {
+      int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+      if (ih < 0 || ih >= g.ih) continue;
+      const float* xr = xc + ih * g.iw;
+      if (g.kw == 3) {
+        KernelRow3(yr, xr, wc + kh * 3, g, cols, rows);
+        continue;
+      }
+      for (int64_t kw = 0; kw < g.kw; ++kw) {
+        float wv = wc[kh * g.kw + kw];
+        int64_t off = kw * g.dw - g.pw;
+        for (int64_t ow = cols.lo[size_t(kw)]; ow < cols.hi[size_t(kw)]; ++ow) yr[ow] += wv * xr[ow * g.sw + off];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void Depthwise(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
+               int64_t multiplier, const Geo2& g, const Activation& act, ThreadPool* pool) {
+  // planes = N * out_channels; output channel m reads input channel m / multiplier.
+  const DepthwiseRows& rows = ActiveDepthwiseRows();
+  if (g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.ph == 1 && g.pw == 1 &&
+      g.oh == g.ih && g.ow == g.iw && g.ih >= 3 && g.iw >= 3) {
+    Depthwise3x3Same(x, w, bias, y, planes, channels, multiplier, g, act, rows.row9, pool);
+    return;
+  }
+  if (g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2) && g.sh == g.sw) {
+    Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, rows.row9, pool);
+    return;
+  }
+  pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+    std::vector<float> zeros;  // stands in for input rows above and below the image
+    for (int64_t p = p0; p < p1; ++p) {
+      int64_t m = p % (channels * multiplier), n = p / (channels * multiplier);
+      float* yc = y + p * g.oh * g.ow;
+      GenericPlane(x + (n * channels + m / multiplier) * g.ih * g.iw, w + m * g.kh * g.kw, bias ? bias[m] : 0.f, yc, g,
+                   rows, zeros);
+      act.Apply(yc, g.oh * g.ow);
+    }
+  });
+}
+
+}  // namespace gebe::cpu

@@ -1,0 +1,71 @@
+// The depthwise rows for AVX-512 (16 lanes, masked tails instead of scalar remainders), used only
+// when ActiveIsa() is avx512. The loops the compiler vectorises are compiled preferring 512-bit vectors.
+#include "cpu/ops/conv_depthwise_rows.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+
+// GCC vectorises loops with 256-bit vectors even for AVX-512 unless told otherwise; clang's
+// target attribute has no such option (it uses 512-bit vectors where profitable).
+#if defined(__clang__)
+#define GEBE_AVX512_LOOPS "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"
+#else
+#define GEBE_AVX512_LOOPS "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,prefer-vector-width=512"
+#endif
+
+#include <immintrin.h>
+
+namespace gebe::cpu {
+
+namespace {
+
+using namespace depthwise_detail;
+
+#define GEBE_AVX512 __attribute__((target(GEBE_AVX512_LOOPS)))
+
+// Stride 2 (compiler-vectorised: even lanes of two loads per tap).
+GEBE_AVX512 void Row9Stride2(float* __restrict y, const float* const* p, int64_t n, const float* w, float b) {
+  Row9Body<2>(y, p, n, w, b);
+}
+
+// Stride 1 with explicit FMAs, 16 outputs per step and one masked step for the rest.
+GEBE_AVX512 void Row9Fma(float* __restrict y, const float* const* p, int64_t n, const float* w, float b) {
+  __m512 wv[9];
+  for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(w[t]);
+  const __m512 bv = _mm512_set1_ps(b);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - i)) - 1u);
+    __m512 acc0 = _mm512_fmadd_ps(wv[0], _mm512_maskz_loadu_ps(m, p[0] + i), bv);
+    __m512 acc1 = _mm512_mul_ps(wv[1], _mm512_maskz_loadu_ps(m, p[1] + i));
+    __m512 acc2 = _mm512_mul_ps(wv[2], _mm512_maskz_loadu_ps(m, p[2] + i));
+    acc0 = _mm512_fmadd_ps(wv[3], _mm512_maskz_loadu_ps(m, p[3] + i), acc0);
+    acc1 = _mm512_fmadd_ps(wv[4], _mm512_maskz_loadu_ps(m, p[4] + i), acc1);
+    acc2 = _mm512_fmadd_ps(wv[5], _mm512_maskz_loadu_ps(m, p[5] + i), acc2);
+    acc0 = _mm512_fmadd_ps(wv[6], _mm512_maskz_loadu_ps(m, p[6] + i), acc0);
+    acc1 = _mm512_fmadd_ps(wv[7], _mm512_maskz_loadu_ps(m, p[7] + i), acc1);
+    acc2 = _mm512_fmadd_ps(wv[8], _mm512_maskz_loadu_ps(m, p[8] + i), acc2);
+    _mm512_mask_storeu_ps(y + i, m, _mm512_add_ps(acc0, _mm512_add_ps(acc1, acc2)));
+  }
+}
+
+template <int S>
+GEBE_AVX512 void Row3(float* y, const float* x0, const float* x1, const float* x2, int64_t n, float w0, float w1,
+                      float w2) {
+  Row3Body<S>(y, x0, x1, x2, n, w0, w1, w2);
+}
+
+}  // namespace
+
+const DepthwiseRows* Avx512DepthwiseRows() {
+  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>};
+  return &rows;
+}
+
+}  // namespace gebe::cpu
+
+#else
+
+namespace gebe::cpu {
+const DepthwiseRows* Avx512DepthwiseRows() { return nullptr; }
+}  // namespace gebe::cpu
+
+#endif

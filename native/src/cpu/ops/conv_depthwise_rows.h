@@ -1,0 +1,51 @@
+// The row kernels of the depthwise convolutions (conv_depthwise.cc), one table per ISA:
+// conv_depthwise_rows.cc (portable), conv_depthwise_avx2.cc, conv_depthwise_avx512.cc. The loop
+// bodies are shared (always inlined, so each ISA's target options apply to its copy).
+#pragma once
+
+#include <cstdint>
+
+namespace gebe::cpu {
+
+// y[i] = b + sum over the 9 taps t of w[t] * p[t][S * i] (one 3×3 output row interior in one pass).
+using Row9Fn = void (*)(float* y, const float* const* p, int64_t n, const float* w, float b);
+// y[i] += w0 * x0[S·i] + w1 * x1[S·i] + w2 * x2[S·i] (one kernel row of a 3-wide depthwise kernel).
+using Row3Fn = void (*)(float* y, const float* x0, const float* x1, const float* x2, int64_t n, float w0, float w1,
+                        float w2);
+
+struct DepthwiseRows {
+  Row9Fn row9 = nullptr, row9_s2 = nullptr;
+  Row3Fn row3 = nullptr, row3_s2 = nullptr;
+};
+
+// The rows of ActiveIsa().
+const DepthwiseRows& ActiveDepthwiseRows();
+const DepthwiseRows* PortableDepthwiseRows();
+const DepthwiseRows* Avx2DepthwiseRows();    // nullptr when not built for x86-64
+const DepthwiseRows* Avx512DepthwiseRows();  // nullptr when not built for x86-64
+
+namespace depthwise_detail {
+
+template <int S>
+inline __attribute__((always_inline)) void Row9Body(float* __restrict y, const float* const* p, int64_t n,
+                                                     const float* w, float b) {
+  const float* __restrict p0 = p[0]; const float* __restrict p1 = p[1]; const float* __restrict p2 = p[2];
+  const float* __restrict p3 = p[3]; const float* __restrict p4 = p[4]; const float* __restrict p5 = p[5];
+  const float* __restrict p6 = p[6]; const float* __restrict p7 = p[7]; const float* __restrict p8 = p[8];
+  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t j = S * i;
+    y[i] = b + (w0 * p0[j] + w1 * p1[j] + w2 * p2[j]) + (w3 * p3[j] + w4 * p4[j] + w5 * p5[j]) +
+           (w6 * p6[j] + w7 * p7[j] + w8 * p8[j]);
+  }
+}
+
+template <int S>
+inline __attribute__((always_inline)) void Row3Body(float* y, const float* x0, const float* x1, const float* x2,
+                                                     int64_t n, float w0, float w1, float w2) {
+  for (int64_t i = 0; i < n; ++i) y[i] += w0 * x0[S * i] + w1 * x1[S * i] + w2 * x2[S * i];
+}
+
+}  // namespace depthwise_detail
+
+}  // namespace gebe::cpu

@@ -1,0 +1,177 @@
+#include "cpu/ops/conv_prepacked.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+RowEpilogue EpilogueFor(const Activation& act) {
+  RowEpilogue ep;
+  if (act.kind == Activation::Kind::kRelu) {
+    ep.clamp = RowEpilogue::kRelu;
+  } else if (act.kind == Activation::Kind::kClip) {
+    ep.clamp = RowEpilogue::kClip;
+    ep.lo = act.alpha;
+    ep.hi = act.beta;
+  } else if (act.kind != Activation::Kind::kNone) {
+    ep.activation = [](const void* a, float* row, int64_t len) { static_cast<const Activation*>(a)->Apply(row, len); };
+    ep.ctx = &act;
+  }
+  return ep;
+}
+
+// Implicit im2col: the GEMM reads the input itself through each tap's offset, computing "wide"
+// output rows of ws columns (the input extent the windows span, padding included) of which ow are
+// kept. With padding the image is first copied into a zeroed hp × wp buffer per channel (a pass
+// over the input instead of over the k-times larger im2col matrix). Worth it while the throw-away
+// columns stay within a tenth (measured: 56/58 and 24/26 gain, 14/16 loses) and k is deep enough
+// for per-row offsets (the MNIST stem, k = 9, is faster packed).
+// Stride 2 works the same way over the four row/column parity sub-planes of the padded input
+// (tap (kh, kw) of output (oh, ow) is sub-plane (kh % 2, kw % 2) at (oh + kh / 2, ow + kw / 2)),
+// but only pays for its copy of the whole input with big kernels (measured on ResNet-18: the
+// 7×7 stem gains; 3×3 and 1×1 stride-2 convs lose, as their im2col is only ~2× the input).
+struct ImplicitLayout {
+  bool use = false, copy = false;
+  int64_t s = 1, hp = 0, wp = 0, ws = 0, n_wide = 0, hwp = 0, sub = 0;
+  std::vector<int64_t> offs;  // per row of k: the tap's offset into the (padded) input
+
+  ImplicitLayout(const Geo2& g, int64_t kdim, bool pointwise) {
+    s = g.sh;
+    hp = (g.oh - 1) * s + (g.kh - 1) * g.dh + 1;
+    wp = (g.ow - 1) * s + (g.kw - 1) * g.dw + 1;
+    if (s == 2) hp = (hp + 1) / 2 * 2, wp = (wp + 1) / 2 * 2;
+    ws = wp / std::max<int64_t>(1, s);
+    use = !pointwise && kdim >= 32 && g.sh == g.sw && (s == 1 || (s == 2 && g.kh * g.kw >= 25)) && g.ow * 10 >= ws * 9;
+    if (!use) return;
+    copy = s == 2 || !(g.ph == 0 && g.pw == 0 && hp == g.ih && wp == g.iw);
+    n_wide = (g.oh - 1) * ws + g.ow;
+    hwp = hp * wp;
+    sub = (hp / 2) * (wp / 2);
+    offs.resize(size_t(kdim));
+    for (int64_t r = 0; r < kdim; ++r) {
+      int64_t kw = r % g.kw, kh = (r / g.kw) % g.kh, ch = r / (g.kw * g.kh);
+      offs[size_t(r)] = ch * hwp + At(kh * g.dh, kw * g.dw);
+    }
+  }
+  // Offset of padded element (r, col) within one channel's buffer.
+  int64_t At(int64_t r, int64_t col) const {
+    return s == 1 ? r * wp + col : ((r % 2) * 2 + col % 2) * sub + (r / 2) * (wp / 2) + col / 2;
+  }
+};
+
+// One channel of the input into its zeroed, padded buffer (stride 2: its parity sub-planes).
+void PadChannel(const float* xc, const Geo2& g, const ImplicitLayout& L, float* d) {
+  if (L.s == 2) {
+    std::memset(d, 0, sizeof(float) * size_t(L.hwp));
+    for (int64_t ih = 0; ih < g.ih && ih + g.ph < L.hp; ++ih) {
+      const float* src = xc + ih * g.iw;
+      int64_t r = ih + g.ph;
+      // Input columns x land on padded column x + pw: even ones, then odd ones.
+      for (int64_t par = 0; par < 2; ++par) {
+        int64_t x0 = ((par - g.pw) % 2 + 2) % 2;  // first x with (x + pw) % 2 == par
+        float* __restrict out = d + L.At(r, x0 + g.pw);
+        for (int64_t j = 0; x0 + 2 * j < g.iw && x0 + 2 * j + g.pw < L.wp; ++j) out[j] = src[x0 + 2 * j];
+      }
+    }
+    return;
+  }
+  for (int64_t r = 0; r < L.hp; ++r) {
+    int64_t ih = r - g.ph;
+    float* row = d + r * L.wp;
+    if (ih < 0 || ih >= g.ih) {
+      std::memset(row, 0, sizeof(float) * size_t(L.wp));
+      continue;
+    }
+    int64_t lo = std::min(L.wp, g.pw), hi = std::min(L.wp, g.pw + g.iw);
+    for (int64_t x0 = 0; x0 < lo; ++x0) row[x0] = 0.f;
+    CopyFloats(row + lo, xc + ih * g.iw + (lo - g.pw), hi - lo);
+    for (int64_t x0 = hi; x0 < L.wp; ++x0) row[x0] = 0.f;
+  }
+}
+
+inline void ParallelOrInline(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+  if (pool) pool->ParallelFor(n, grain, f);
+  else f(0, n);
+}
+
+// One group of one image through implicit im2col; false when this ISA has no kernel for it.
+bool ImplicitGroup(const float* xg, int64_t cg, int64_t mg, const Geo2& g, const ImplicitLayout& L, const PackedA& a,
+                   const RowEpilogue& ep, float* yg, ThreadPool* pool) {
+  thread_local std::vector<float> wide, padded;
+  if (wide.size() < size_t(mg * L.n_wide)) wide.resize(size_t(mg * L.n_wide));
+  const float* src_x = xg;
+  if (L.copy) {
+    if (padded.size() < size_t(cg * L.hwp)) padded.resize(size_t(cg * L.hwp));
+    float* dst = padded.data();
+    int64_t ihw = g.ih * g.iw;
+    ParallelOrInline(pool, cg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, L.hwp)), [&](int64_t c0, int64_t c1) {
+      for (int64_t ch = c0; ch < c1; ++ch) PadChannel(xg + ch * ihw, g, L, dst + ch * L.hwp);
+    });
+    src_x = dst;
+  }
+  if (!SgemmImplicit(a, L.n_wide, src_x, L.offs.data(), wide.data(), L.n_wide, ep, pool)) return false;
+  // The kept ow columns of every wide row.
+  int64_t ohw = g.oh * g.ow;
+  const float* src = wide.data();
+  ParallelOrInline(pool, mg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t oh = 0; oh < g.oh; ++oh) CopyFloats(yg + r * ohw + oh * g.ow, src + r * L.n_wide + oh * L.ws, g.ow);
+  });
+  return true;
+}
+
+// One group of one image with im2col rows generated into the packed panels (or, pointwise, the
+// input read as B).
+void PackedRowsGroup(const float* xg, const Geo2& g, bool pointwise, const PackedA& a, const RowEpilogue& ep, float* yg,
+                     float* panels, ThreadPool* pool) {
+  Im2ColSource im2col{xg, &g};
+  BRowSource src;
+  if (pointwise) {
+    src.direct = xg;
+  } else {
+    src.fill = Im2ColSource::Fill;
+    src.ctx = &im2col;
+  }
+  SgemmPrepackedRows(a, g.oh * g.ow, src, yg, g.oh * g.ow, ep, panels, pool);
+}
+
+}  // namespace
+
+// A batch is spread over the threads image by image (each image's GEMM single-threaded, its own
+// panels) when that divides evenly; otherwise each image's GEMM uses all threads.
+void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
+  const Geo2& g = args.g;
+  int64_t cg = args.c / args.groups, mg = args.m / args.groups, ohw = g.oh * g.ow, ihw = g.ih * g.iw;
+  const std::vector<PackedA>& packed = *args.packed;
+  int64_t kdim = packed[0].k;
+  int threads = ctx.pool->size();
+  bool by_image = threads > 1 && args.n > 1 && (args.n % threads == 0 || args.n >= 4 * threads);
+  // Only a multi-threaded GEMM over a narrow output packs all of B at once (single-threaded ones
+  // pack per column block into per-thread buffers).
+  float* b_buffer = by_image || threads == 1 ? nullptr : ctx.scratch->Floats(size_t(PackedBFloats(kdim, ohw)));
+  RowEpilogue ep = EpilogueFor(*args.act);
+  ImplicitLayout layout(g, kdim, args.pointwise);
+  auto image = [&](int64_t b, float* panels, ThreadPool* pool) {
+    for (int64_t gi = 0; gi < args.groups; ++gi) {
+      const float* xg = args.x + (b * args.c + gi * cg) * ihw;
+      float* yg = args.y + (b * args.m + gi * mg) * ohw;
+      RowEpilogue gep = ep;
+      gep.bias = args.bias ? args.bias + gi * mg : nullptr;
+      const PackedA& a = packed[size_t(gi)];
+      if (layout.use && ImplicitGroup(xg, cg, mg, g, layout, a, gep, yg, pool)) continue;
+      PackedRowsGroup(xg, g, args.pointwise, a, gep, yg, panels, pool);
+    }
+  };
+  if (!by_image) {
+    for (int64_t b = 0; b < args.n; ++b) image(b, b_buffer, ctx.pool);
+    return;
+  }
+  // Each thread claims whole images (single-threaded GEMMs) until none are left.
+  ForEachClaimed(ctx.pool, args.n, [&](int64_t b) { image(b, nullptr, nullptr); });
+}
+
+}  // namespace gebe::cpu

@@ -1,0 +1,28 @@
+// The MaxPool row compiled for AVX2 (8 lanes); used only when ActiveIsa() is avx2.
+#include "cpu/ops/pool_rows.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+
+namespace gebe::cpu {
+
+namespace {
+
+__attribute__((target("avx2,fma"))) void MaxInterior(const float* xc, int64_t iw, int64_t y0, int64_t a0, int64_t a1,
+                                                    int64_t dh, int64_t kw, int64_t dw, int64_t sw, int64_t x0,
+                                                    float* dst, int64_t n) {
+  pool_detail::MaxInteriorBody(xc, iw, y0, a0, a1, dh, kw, dw, sw, x0, dst, n);
+}
+
+}  // namespace
+
+MaxInteriorFn Avx2MaxInterior() { return MaxInterior; }
+
+}  // namespace gebe::cpu
+
+#else
+
+namespace gebe::cpu {
+MaxInteriorFn Avx2MaxInterior() { return nullptr; }
+}  // namespace gebe::cpu
+
+#endif

@@ -1,0 +1,71 @@
+// The vectorised row of MaxPool (pool.cc): the outputs whose windows lie inside the input row,
+// one copy per ISA (pool_rows.cc portable, pool_avx2.cc, pool_avx512.cc), compiled from one body.
+#pragma once
+
+#include <cstdint>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+namespace gebe::cpu {
+
+using MaxInteriorFn = void (*)(const float* xc, int64_t iw, int64_t y0, int64_t a0, int64_t a1, int64_t dh, int64_t kw,
+                               int64_t dw, int64_t sw, int64_t x0, float* dst, int64_t n);
+
+// The row of ActiveIsa().
+MaxInteriorFn ActiveMaxInterior();
+MaxInteriorFn Avx2MaxInterior();    // nullptr when not built for x86-64
+MaxInteriorFn Avx512MaxInterior();  // nullptr when not built for x86-64
+
+namespace pool_detail {
+
+// dst[i] = max over window taps of the input, for n outputs whose windows are all inside the
+// row; x0 is the first one's leftmost input column. Same comparison order as the scalar loop
+// (NaN inputs are skipped the same way).
+inline __attribute__((always_inline)) void MaxInteriorBody(const float* xc, int64_t iw, int64_t y0, int64_t a0,
+                                                          int64_t a1, int64_t dh, int64_t kw,
+                        int64_t dw, int64_t sw, int64_t x0, float* __restrict dst, int64_t n) {
+  const float lowest = -std::numeric_limits<float>::infinity();
+  if (a1 - a0 == 2 && kw == 2 && sw == 2 && dw == 1) {
+    // 2×2 stride 2 (the common downsampling pool): one pass over both input rows.
+    const float* __restrict r0 = xc + (y0 + a0 * dh) * iw + x0;
+    const float* __restrict r1 = r0 + dh * iw;
+    for (int64_t i = 0; i < n; ++i) {
+      float m = lowest;
+      m = m < r0[2 * i] ? r0[2 * i] : m;
+      m = m < r0[2 * i + 1] ? r0[2 * i + 1] : m;
+      m = m < r1[2 * i] ? r1[2 * i] : m;
+      m = m < r1[2 * i + 1] ? r1[2 * i + 1] : m;
+      dst[i] = m;
+    }
+    return;
+  }
+  // Column maxima over the window's rows first (unit-stride passes), then the maxima of kw
+  // columns per output: kh + kw passes instead of kh · kw strided ones. NaNs are skipped either
+  // way, so the order does not change the result.
+  int64_t span = (n - 1) * sw + (kw - 1) * dw + 1;
+  thread_local std::vector<float> column;
+  if (column.size() < size_t(span)) column.resize(size_t(span));
+  float* __restrict v = column.data();
+  for (int64_t x = 0; x < span; ++x) v[x] = lowest;
+  for (int64_t a = a0; a < a1; ++a) {
+    const float* __restrict row = xc + (y0 + a * dh) * iw + x0;
+    for (int64_t x = 0; x < span; ++x) v[x] = v[x] < row[x] ? row[x] : v[x];
+  }
+  for (int64_t i = 0; i < n; ++i) dst[i] = lowest;
+  for (int64_t b = 0; b < kw; ++b) {
+    const float* __restrict src = v + b * dw;
+    if (sw == 1) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i] ? src[i] : dst[i];
+    } else if (sw == 2) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[2 * i] ? src[2 * i] : dst[i];
+    } else {
+      for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i * sw] ? src[i * sw] : dst[i];
+    }
+  }
+}
+
+
+}  // namespace pool_detail
+
+}  // namespace gebe::cpu

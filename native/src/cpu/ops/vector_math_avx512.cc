@@ -1,0 +1,215 @@
+#include "cpu/ops/vector_math_avx512.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+
+#include <cmath>
+#include <limits>
+
+// GCC 12 implements _mm512_undefined_ps as a self-initialised variable, which -Wuninitialized reports.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#define GEBE_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
+
+namespace gebe::cpu::avx512 {
+
+namespace {
+
+GEBE_AVX512 inline __mmask16 FirstLanes(int64_t n) {
+  return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n)) - 1u);
+}
+
+GEBE_AVX512 inline __mmask16 IsNan(__m512 v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
+
+// exp(x) for x in [-87, 0] (Cephes expf, as the AVX2 code).
+GEBE_AVX512 inline __m512 ExpNonPositive(__m512 x) {
+  x = _mm512_max_ps(x, _mm512_set1_ps(-87.f));
+  __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r);
+  p = _mm512_add_ps(p, _mm512_set1_ps(1.f));
+  __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
+  return _mm512_mul_ps(p, _mm512_castsi512_ps(e));
+}
+
+// erf: x·P(x²)/Q(x²) on x clamped to [-4, 4] (as the AVX2 code); NaN passes through the clamps.
+GEBE_AVX512 inline __m512 Erf16(__m512 a) {
+  const __m512 x = _mm512_max_ps(_mm512_set1_ps(-4.f), _mm512_min_ps(_mm512_set1_ps(4.f), a));
+  const __m512 x2 = _mm512_mul_ps(x, x);
+  __m512 p = _mm512_fmadd_ps(x2, _mm512_set1_ps(-2.72614225801306e-10f), _mm512_set1_ps(2.77068142495902e-08f));
+  p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(-2.10102402082508e-06f));
+  p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(-5.69250639462346e-05f));
+  p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(-7.34990630326855e-04f));
+  p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(-2.95459980854025e-03f));
+  p = _mm512_fmadd_ps(x2, p, _mm512_set1_ps(-1.60960333262415e-02f));
+  p = _mm512_mul_ps(x, p);
+  __m512 q = _mm512_fmadd_ps(x2, _mm512_set1_ps(-1.45660718464996e-05f), _mm512_set1_ps(-2.13374055278905e-04f));
+  q = _mm512_fmadd_ps(x2, q, _mm512_set1_ps(-1.68282697438203e-03f));
+  q = _mm512_fmadd_ps(x2, q, _mm512_set1_ps(-7.37332916720468e-03f));
+  q = _mm512_fmadd_ps(x2, q, _mm512_set1_ps(-1.42647390514189e-02f));
+  return _mm512_div_ps(p, q);
+}
+
+template <bool kGelu>
+GEBE_AVX512 inline __m512 Apply16(__m512 v) {
+  if (!kGelu) return Erf16(v);
+  __m512 erf = Erf16(_mm512_mul_ps(v, _mm512_set1_ps(0.70710678118654752f)));
+  return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), v), _mm512_add_ps(_mm512_set1_ps(1.f), erf));
+}
+
+template <bool kGelu>
+GEBE_AVX512 void Loop(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    // Two independent vectors per iteration keep the FMA pipes busy through the division.
+    __m512 a = Apply16<kGelu>(_mm512_loadu_ps(x + i)), b = Apply16<kGelu>(_mm512_loadu_ps(x + i + 16));
+    _mm512_storeu_ps(y + i, a);
+    _mm512_storeu_ps(y + i + 16, b);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 m = FirstLanes(n - i);
+    _mm512_mask_storeu_ps(y + i, m, Apply16<kGelu>(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+GEBE_AVX512 inline __m512 ExpShifted16(__m512 d, __m512 lo) {
+  __m512 e = _mm512_maskz_mov_ps(__mmask16(~_mm512_cmp_ps_mask(d, lo, _CMP_LT_OQ)), ExpNonPositive(d));  // underflow gives 0
+  return _mm512_mask_blend_ps(IsNan(d), e, d);
+}
+
+// 1 / (1 + e^-x) from e = exp(-|x|) <= 1: 1 / (1 + e) for x >= 0, e / (1 + e) below. NaN passes.
+GEBE_AVX512 inline __m512 Sigmoid16(__m512 v) {
+  const __m512 one = _mm512_set1_ps(1.f);
+  __m512 e = ExpNonPositive(_mm512_or_ps(v, _mm512_set1_ps(-0.f)));  // exp(-|v|)
+  __mmask16 negative = _mm512_movepi32_mask(_mm512_castps_si512(v));
+  __m512 r = _mm512_div_ps(_mm512_mask_blend_ps(negative, one, e), _mm512_add_ps(one, e));
+  return _mm512_mask_blend_ps(IsNan(v), r, v);
+}
+
+// tanh (Cephes tanhf, as the AVX2 code). NaN passes.
+GEBE_AVX512 inline __m512 Tanh16(__m512 v) {
+  const __m512 sign_mask = _mm512_set1_ps(-0.f), one = _mm512_set1_ps(1.f);
+  __m512 ax = _mm512_andnot_ps(sign_mask, v);
+  __m512 z = _mm512_mul_ps(v, v);
+  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(-5.70498872745e-3f), z, _mm512_set1_ps(2.06390887954e-2f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-5.37397155531e-2f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(1.33314422036e-1f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-3.33332819422e-1f));
+  __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(p, z), v, v);
+  __m512 e = ExpNonPositive(_mm512_mul_ps(ax, _mm512_set1_ps(-2.f)));
+  __m512 large = _mm512_div_ps(_mm512_sub_ps(one, e), _mm512_add_ps(one, e));
+  large = _mm512_or_ps(large, _mm512_and_ps(v, sign_mask));
+  __m512 r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.625f), _CMP_LT_OQ), large, small);
+  return _mm512_mask_blend_ps(IsNan(v), r, v);
+}
+
+}  // namespace
+
+GEBE_AVX512 void ErfArray(const float* x, float* y, int64_t n) { Loop<false>(x, y, n); }
+GEBE_AVX512 void GeluArray(const float* x, float* y, int64_t n) { Loop<true>(x, y, n); }
+
+GEBE_AVX512 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
+  const __m512 sh = _mm512_set1_ps(shift), low = _mm512_set1_ps(-87.3f);
+  __m512 acc = _mm512_setzero_ps();
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = FirstLanes(n - i);
+    __m512 e = _mm512_maskz_mov_ps(m, ExpShifted16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), sh), low));
+    _mm512_mask_storeu_ps(y + i, m, e);
+    acc = _mm512_add_ps(acc, e);
+  }
+  return _mm512_reduce_add_ps(acc);
+}
+
+GEBE_AVX512 void TanhArray(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = FirstLanes(n - i);
+    _mm512_mask_storeu_ps(y + i, m, Tanh16(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+GEBE_AVX512 void SigmoidArray(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = FirstLanes(n - i);
+    _mm512_mask_storeu_ps(y + i, m, Sigmoid16(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+GEBE_AVX512 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n) {
+  const __m512 vs = _mm512_set1_ps(scale), neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  // Pass 1: the scaled, biased logits into y and their maximum (NaN lanes are skipped here and
+  // turn the sum, hence the row, into NaN in pass 2).
+  __m512 mx = neg_inf;
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = FirstLanes(n - i);
+    __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), vs);
+    if (bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias + i));
+    _mm512_mask_storeu_ps(y + i, m, v);
+    mx = _mm512_mask_max_ps(mx, m, v, mx);
+  }
+  const __m512 shift = _mm512_set1_ps(_mm512_reduce_max_ps(mx)), low = _mm512_set1_ps(-87.3f);
+  // Pass 2: exponentials and their sum.
+  __m512 acc = _mm512_setzero_ps();
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = FirstLanes(n - i);
+    __m512 e = _mm512_maskz_mov_ps(m, ExpShifted16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, y + i), shift), low));
+    _mm512_mask_storeu_ps(y + i, m, e);
+    acc = _mm512_add_ps(acc, e);
+  }
+  // Pass 3: normalise.
+  const __m512 inv = _mm512_set1_ps(1.f / _mm512_reduce_add_ps(acc));
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = FirstLanes(n - i);
+    _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, y + i), inv));
+  }
+}
+
+GEBE_AVX512 void LayerNormRow(const float* x, const float* gamma, const float* beta, float epsilon, float* y, int64_t n,
+                              float* mean_out, float* inv_std_out) {
+  // Two passes (mean, then squared deviations) keep the variance accurate for rows with a large
+  // mean; the row is in L1 by the second pass.
+  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + i));
+    s1 = _mm512_add_ps(s1, _mm512_loadu_ps(x + i + 16));
+  }
+  for (; i < n; i += 16) s0 = _mm512_add_ps(s0, _mm512_maskz_loadu_ps(FirstLanes(n - i), x + i));
+  const float mean = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1)) / float(n);
+  const __m512 vm = _mm512_set1_ps(mean);
+  s0 = _mm512_setzero_ps();
+  s1 = _mm512_setzero_ps();
+  for (i = 0; i + 32 <= n; i += 32) {
+    __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(x + i), vm), d1 = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16), vm);
+    s0 = _mm512_fmadd_ps(d0, d0, s0);
+    s1 = _mm512_fmadd_ps(d1, d1, s1);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 m = FirstLanes(n - i);
+    __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, x + i), vm);
+    s0 = _mm512_fmadd_ps(d, d, s0);
+  }
+  const float var = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1)) / float(n);
+  const float inv = 1.f / std::sqrt(var + epsilon);
+  const __m512 vi = _mm512_set1_ps(inv);
+  for (i = 0; i < n; i += 16) {
+    __mmask16 m = FirstLanes(n - i);
+    __m512 d = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), vm), vi);
+    __m512 b = beta ? _mm512_maskz_loadu_ps(m, beta + i) : _mm512_setzero_ps();
+    _mm512_mask_storeu_ps(y + i, m, _mm512_fmadd_ps(d, _mm512_maskz_loadu_ps(m, gamma + i), b));
+  }
+  if (mean_out) *mean_out = mean;
+  if (inv_std_out) *inv_std_out = inv;
+}
+
+}  // namespace gebe::cpu::avx512
+
+#endif

@@ -1,0 +1,20 @@
+/**
+ * The convolution, GEMM, element-wise fusion and differential suites again with the avx2 kernels
+ * forced (GEBE_CPU_ISA=avx2), each against ONNX Runtime; skipped where the CPU lacks them or where
+ * they are the default (test/helpers/cpu-isa.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { activeCpuIsa, describeSkippedIsa, forceCpuIsa } from '../../../helpers/cpu-isa.js';
+
+const skipped = forceCpuIsa('avx2');
+if (skipped) {
+  describeSkippedIsa('avx2', skipped);
+} else {
+  describe('avx2 kernels', () => {
+    it('are the ones the engine uses', () => expect(activeCpuIsa()).toBe('avx2'));
+  });
+  await import('./conv-paths.test.js');
+  await import('./gemm-paths.test.js');
+  await import('./elementwise-fusion.test.js');
+  await import('./differential.test.js');
+}

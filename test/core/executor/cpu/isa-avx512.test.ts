@@ -1,0 +1,20 @@
+/**
+ * The convolution, GEMM, element-wise fusion and differential suites again with the avx512 kernels
+ * forced (GEBE_CPU_ISA=avx512), each against ONNX Runtime; skipped where the CPU lacks them or where
+ * they are the default (test/helpers/cpu-isa.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { activeCpuIsa, describeSkippedIsa, forceCpuIsa } from '../../../helpers/cpu-isa.js';
+
+const skipped = forceCpuIsa('avx512');
+if (skipped) {
+  describeSkippedIsa('avx512', skipped);
+} else {
+  describe('avx512 kernels', () => {
+    it('are the ones the engine uses', () => expect(activeCpuIsa()).toBe('avx512'));
+  });
+  await import('./conv-paths.test.js');
+  await import('./gemm-paths.test.js');
+  await import('./elementwise-fusion.test.js');
+  await import('./differential.test.js');
+}

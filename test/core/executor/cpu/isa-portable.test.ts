@@ -1,0 +1,20 @@
+/**
+ * The convolution, GEMM, element-wise fusion and differential suites again with the portable kernels
+ * forced (GEBE_CPU_ISA=portable), each against ONNX Runtime; skipped where the CPU lacks them or where
+ * they are the default (test/helpers/cpu-isa.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { activeCpuIsa, describeSkippedIsa, forceCpuIsa } from '../../../helpers/cpu-isa.js';
+
+const skipped = forceCpuIsa('portable');
+if (skipped) {
+  describeSkippedIsa('portable', skipped);
+} else {
+  describe('portable kernels', () => {
+    it('are the ones the engine uses', () => expect(activeCpuIsa()).toBe('portable'));
+  });
+  await import('./conv-paths.test.js');
+  await import('./gemm-paths.test.js');
+  await import('./elementwise-fusion.test.js');
+  await import('./differential.test.js');
+}
