@@ -24,6 +24,7 @@ import { rule as GE_GPU_IGNORED } from './rules/ge-gpu-ignored.js';
 import { rule as GE_INPUT_SHAPE } from './rules/ge-input-shape.js';
 import { rule as GE_MAX_BATCH_EXCEEDS_GEARS } from './rules/ge-max-batch-exceeds-gears.js';
 import { rule as GE_MODEL_FILE_MISSING } from './rules/ge-model-file-missing.js';
+import { rule as ENGINE_UNSUPPORTED } from './rules/engine-unsupported.js';
 import { rule as GE_MULTIPLE_ONNX } from './rules/ge-multiple-onnx.js';
 import { rule as GE_OM_ONLY } from './rules/ge-om-only.js';
 import { rule as GE_PARAMETER_UNKNOWN } from './rules/ge-parameter-unknown.js';
@@ -81,6 +82,7 @@ export const RULES: readonly Rule[] = [
   ENSEMBLE_FORBIDDEN_FIELD,
   ENSEMBLE_SCHEDULING_MISMATCH,
   ENSEMBLE_STEP_MODEL,
+  ENGINE_UNSUPPORTED,
   FILE_UNREADABLE,
   GE_DYNAMIC_DIMS,
   GE_GPU_IGNORED,
