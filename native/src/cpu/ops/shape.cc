@@ -331,6 +331,7 @@ class RangeKernel : public Kernel {
 class CastKernel : public Kernel {
  public:
   CastKernel(const Node& node, int64_t) : Kernel(node) {
+    if (node.op_type == "CastLike") return;  // the target type is input 1's, known at Infer
     int to = int(node.get_int("to", 0));
     static const int onnx_ok[] = {1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16};
     bool ok = false;
@@ -342,6 +343,10 @@ class CastKernel : public Kernel {
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "input");
     if (ElementSize(x.dtype) == 0) Fail(std::string("casting from ") + DataTypeName(x.dtype) + " is not supported");
+    if (node_.op_type == "CastLike") {
+      to_ = Input(in, 1, "target_type").dtype;
+      if (ElementSize(to_) == 0) Fail(std::string("casting to ") + DataTypeName(to_) + " is not supported");
+    }
     out[0] = {to_, x.shape, nullptr};
     return true;
   }
@@ -420,7 +425,7 @@ class CastKernel : public Kernel {
     }
   }
 
-  DataType to_;
+  DataType to_ = DataType::kInvalid;
   DataType round_to_ = DataType::kInvalid;
 };
 
@@ -438,5 +443,6 @@ GEBE_CPU_KERNEL("Constant", ConstantKernel);
 GEBE_CPU_KERNEL("ConstantOfShape", ConstantOfShapeKernel);
 GEBE_CPU_KERNEL("Range", RangeKernel);
 GEBE_CPU_KERNEL("Cast", CastKernel);
+GEBE_CPU_KERNEL("CastLike", CastKernel);
 
 }  // namespace gebe::cpu

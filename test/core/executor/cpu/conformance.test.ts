@@ -64,7 +64,9 @@ async function runCase(dir: string): Promise<Outcome> {
         const declared = info.inputs[i];
         if (!declared) throw new Error(`input_${i}.pb has no matching graph input`);
         if (!t.datatype || !t.data) throw new Error(`input ${declared.name} has ONNX type ${t.onnxType}, which the engine does not take`);
-        inputs.push({ name: declared.name, datatype: t.datatype, dims: t.dims, data: t.data });
+        // ONNX 1.12's data stores BFLOAT16 tensors as UINT16 bit patterns.
+        const datatype = t.datatype === 'UINT16' && declared.datatype === 'BF16' ? 'BF16' : t.datatype;
+        inputs.push({ name: declared.name, datatype, dims: t.dims, data: t.data });
       }
       const outputs = await session.run(inputs);
       for (let i = 0; files.includes(`output_${i}.pb`); i++) {
