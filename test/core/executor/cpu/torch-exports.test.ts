@@ -5,30 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../../../src/core/executor/cpu-session.js';
 import { randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { fromHalf, toHalf } from '../../../helpers/half.js';
 import { fixtureModelPath } from '../../../helpers/onnx-fixtures.js';
 import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 
 const model = (name: string) => fixtureModelPath(`torch/${name}.onnx`);
-
-// IEEE half bit patterns ↔ numbers, for building FP16 inputs and reading FP16 outputs.
-function toHalf(values: Float32Array): Uint16Array {
-  const out = new Uint16Array(values.length);
-  const f = new Float32Array(1), u = new Uint32Array(f.buffer);
-  values.forEach((v, i) => {
-    f[0] = v;
-    const x = u[0], sign = (x >>> 16) & 0x8000, exp = ((x >>> 23) & 0xff) - 112, mant = x & 0x7fffff;
-    // Inputs here are small normal numbers: round the mantissa to 10 bits, ties away (exact enough for a test input).
-    out[i] = exp <= 0 ? sign : sign | (exp << 10) | ((mant + 0x1000) >>> 13);
-  });
-  return out;
-}
-function fromHalf(bits: ArrayLike<number>): Float32Array {
-  return Float32Array.from(bits, (h) => {
-    const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    if (exp === 0x1f) return mant ? NaN : sign * Infinity;
-    return exp === 0 ? sign * mant * 2 ** -24 : sign * (1 + mant / 1024) * 2 ** (exp - 15);
-  });
-}
 
 async function agree(file: string, input: CpuTensor, threads: number, rtol: number): Promise<void> {
   const session = CpuSession.load(file, { intraOpThreads: threads });
