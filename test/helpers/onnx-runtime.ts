@@ -2,11 +2,9 @@
 import * as ort from 'onnxruntime-node';
 import { expect } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../src/core/executor/cpu-session.js';
+import { ortTypes } from './ort-types.js';
 
-const ortTypes = {
-  FP32: 'float32', INT64: 'int64', INT32: 'int32', BOOL: 'bool', FP16: 'float16', BF16: 'bfloat16', FP64: 'float64', UINT8: 'uint8',
-  INT8: 'int8', UINT16: 'uint16', INT16: 'int16', UINT32: 'uint32', UINT64: 'uint64',
-} as const;
+
 
 export async function runOrt(model: string | Uint8Array, inputs: CpuTensor[], threads = 1): Promise<Record<string, ort.Tensor>> {
   const session = await ort.InferenceSession.create(model as string, { intraOpNumThreads: threads, interOpNumThreads: 1 });
