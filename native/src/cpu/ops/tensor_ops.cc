@@ -1,5 +1,7 @@
 // Layout and masking operators: Trilu, DepthToSpace, SpaceToDepth, EyeLike; and per-element
-// predicates and normalisations: IsNaN, IsInf, Hardmax, MeanVarianceNormalization.
+// predicates and normalisations: IsNaN, IsInf, Hardmax, MeanVarianceNormalization, LRN; and
+// ReverseSequence.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -247,8 +249,88 @@ class MeanVarianceNormalizationKernel : public Kernel {
   std::vector<int64_t> axes_;
 };
 
+// LRN across channels: x / (bias + alpha / size * Σ x²)^beta over a window of `size` channels.
+class LrnKernel : public Kernel {
+ public:
+  LrnKernel(const Node& node, int64_t) : Kernel(node) {
+    size_ = node.get_int("size", 0);
+    if (size_ <= 0) Fail("size must be positive");
+    alpha_ = node.get_float("alpha", 1e-4f);
+    beta_ = node.get_float("beta", 0.75f);
+    bias_ = node.get_float("bias", 1.f);
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    ExpectType(x, "X", {DataType::kFloat32});
+    if (x.rank() < 3) Fail("X must be [N, C, ...]");
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef& x = *in[0];
+    int64_t n = x.shape[0], c = x.shape[1], inner = SizeFrom(x.shape, 2);
+    int64_t before = (size_ - 1) / 2, after = size_ - 1 - before;
+    const float* px = x.as<const float>();
+    float* po = out[0].as<float>();
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 0; ch < c; ++ch)
+        for (int64_t i = 0; i < inner; ++i) {
+          double sq = 0;
+          for (int64_t k = std::max<int64_t>(0, ch - before); k <= std::min(c - 1, ch + after); ++k) {
+            double v = px[(b * c + k) * inner + i];
+            sq += v * v;
+          }
+          int64_t at = (b * c + ch) * inner + i;
+          po[at] = float(px[at] / std::pow(double(bias_) + double(alpha_) / double(size_) * sq, double(beta_)));
+        }
+  }
+
+ private:
+  int64_t size_ = 0;
+  float alpha_, beta_, bias_;
+};
+
+class ReverseSequenceKernel : public Kernel {
+ public:
+  ReverseSequenceKernel(const Node& node, int64_t) : Kernel(node) {
+    batch_axis_ = node.get_int("batch_axis", 1);
+    time_axis_ = node.get_int("time_axis", 0);
+    if (!((batch_axis_ == 0 && time_axis_ == 1) || (batch_axis_ == 1 && time_axis_ == 0))) Fail("batch_axis and time_axis must be 0 and 1 in some order");
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "input");
+    const TensorRef& lens = Input(in, 1, "sequence_lens");
+    ExpectType(lens, "sequence_lens", {DataType::kInt64});
+    if (x.rank() < 2) Fail("input must have rank 2 or more");
+    if (lens.rank() != 1 || lens.count() != x.shape[size_t(batch_axis_)]) Fail("sequence_lens must have one entry per batch element");
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef &x = *in[0], &lens = *in[1];
+    int64_t batch = x.shape[size_t(batch_axis_)], time = x.shape[size_t(time_axis_)], inner = SizeFrom(x.shape, 2);
+    auto offset = [&](int64_t b, int64_t t) { return ((batch_axis_ == 0 ? b * time + t : t * batch + b)) * inner; };
+    size_t es = ElementSize(x.dtype);
+    const uint8_t* px = static_cast<const uint8_t*>(x.data);
+    uint8_t* po = static_cast<uint8_t*>(out[0].data);
+    for (int64_t b = 0; b < batch; ++b) {
+      int64_t len = lens.as<const int64_t>()[b];
+      if (len < 0 || len > time) Fail("sequence_lens[" + std::to_string(b) + "] = " + std::to_string(len) + " is outside 0.." + std::to_string(time));
+      for (int64_t t = 0; t < time; ++t) {
+        int64_t from = t < len ? len - 1 - t : t;
+        std::memcpy(po + size_t(offset(b, t)) * es, px + size_t(offset(b, from)) * es, size_t(inner) * es);
+      }
+    }
+  }
+
+ private:
+  int64_t batch_axis_, time_axis_;
+};
+
 }  // namespace
 
+GEBE_CPU_KERNEL("LRN", LrnKernel);
+GEBE_CPU_KERNEL("ReverseSequence", ReverseSequenceKernel);
 GEBE_CPU_KERNEL("Trilu", TriluKernel);
 GEBE_CPU_KERNEL("DepthToSpace", DepthToSpaceKernel);
 GEBE_CPU_KERNEL("SpaceToDepth", SpaceToDepthKernel);

@@ -48,7 +48,7 @@ describe('bad model files', () => {
 
   it('lists every unsupported operator and its nodes in one error, at load', () => {
     expect(() => CpuSession.load(fixtureModelPath('bad/unsupported-ops.onnx')))
-      .toThrow('the cpu engine cannot run 2 things this model uses: Det (det); Hardmax (hardmax_1, hardmax_2)');
+      .toThrow('the cpu engine cannot run 2 things this model uses: Det (det); Unique (unique_1, unique_2)');
   });
 
   it('names the node whose dims do not agree', () => {
