@@ -45,7 +45,8 @@ class QuantizeBase : public Kernel {
       float s = scale.as<const float>()[c];
       double z = zp ? ReadAsDouble(*zp, c) : 0.0;
       if (quantize_) {
-        double q = std::nearbyint(ReadAsDouble(x, i) / s) + z;  // default rounding mode: half to even
+        // The quotient in FP32, as ONNX Runtime computes it (a double quotient rounds .5 cases differently).
+        double q = std::nearbyint(float(ReadAsDouble(x, i)) / s) + z;  // default rounding mode: half to even
         if (out[0].dtype == DataType::kUInt8) out[0].as<uint8_t>()[i] = uint8_t(std::fmin(255.0, std::fmax(0.0, q)));
         else out[0].as<int8_t>()[i] = int8_t(std::fmin(127.0, std::fmax(-128.0, q)));
       } else {
