@@ -137,4 +137,22 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
       .encode();
     await agree(model, [f32('x', [1, 8, 2, 3], 13, 2)], threads);
   });
+
+  it('quantised: DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv', async () => {
+    const u8 = (n: number, seed: number) => Array.from({ length: n }, (_, i) => (i * 53 + seed * 29) % 256);
+    const model = new OnnxGraphBuilder('quant', 13)
+      .input('x', 'FLOAT', [2, 3, 5, 5]).input('a', 'UINT8', [2, 4, 6])
+      .initializer('b', 'UINT8', [6, 3], u8(18, 1)).initializer('azp', 'UINT8', [], [7]).initializer('bzp', 'UINT8', [], [130])
+      .initializer('as', 'FLOAT', [], [0.05]).initializer('bs', 'FLOAT', [], [0.02]).initializer('ys', 'FLOAT', [], [0.3]).initializer('yzp', 'UINT8', [], [120])
+      .initializer('w', 'UINT8', [4, 3, 3, 3], u8(108, 2)).initializer('wzp', 'UINT8', [], [128])
+      .initializer('ws', 'FLOAT', [4], [0.01, 0.02, 0.015, 0.03]).initializer('cb', 'INT32', [4], [100, -200, 0, 50])
+      .node('DynamicQuantizeLinear', ['x'], ['qx', 'qs', 'qz'])
+      .node('MatMulInteger', ['a', 'b', 'azp', 'bzp'], ['mmi'])
+      .node('QLinearMatMul', ['a', 'as', 'azp', 'b', 'bs', 'bzp', 'ys', 'yzp'], ['qmm'])
+      .node('ConvInteger', ['qx', 'w', 'qz', 'wzp'], ['ci'], { pads: [1, 1, 1, 1] })
+      .node('QLinearConv', ['qx', 'qs', 'qz', 'w', 'ws', 'wzp', 'ys', 'yzp', 'cb'], ['qc'], { strides: [2, 2] })
+      .output('qx', 'UINT8').output('qs', 'FLOAT').output('qz', 'UINT8').output('mmi', 'INT32').output('qmm', 'UINT8').output('ci', 'INT32').output('qc', 'UINT8')
+      .encode();
+    await agree(model, [f32('x', [2, 3, 5, 5], 14, 3), { name: 'a', datatype: 'UINT8', dims: [2, 4, 6], data: Uint8Array.from(u8(48, 3)) }], threads);
+  });
 });
