@@ -155,4 +155,12 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
       .encode();
     await agree(model, [f32('x', [2, 3, 5, 5], 14, 3), { name: 'a', datatype: 'UINT8', dims: [2, 4, 6], data: Uint8Array.from(u8(48, 3)) }], threads);
   });
+
+  it.each(['bilinear', 'nearest', 'bicubic'])('GridSample %s with each padding mode', async (mode) => {
+    const builder = new OnnxGraphBuilder('grid', 16).input('x', 'FLOAT', [1, 2, 5, 6]).input('g', 'FLOAT', [1, 4, 3, 2]);
+    for (const pad of ['zeros', 'border', 'reflection']) {
+      builder.node('GridSample', ['x', 'g'], [`y_${pad}`], { mode, padding_mode: pad, align_corners: pad === 'border' ? 1 : 0 }).output(`y_${pad}`, 'FLOAT');
+    }
+    await agree(builder.encode(), [f32('x', [1, 2, 5, 6], 15), f32('g', [1, 4, 3, 2], 16, 1.3)], threads);
+  });
 });
