@@ -163,4 +163,16 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     }
     await agree(builder.encode(), [f32('x', [1, 2, 5, 6], 15), f32('g', [1, 4, 3, 2], 16, 1.3)], threads);
   });
+
+  it('losses: SoftmaxCrossEntropyLoss (weights, ignore_index, log_prob) and NegativeLogLikelihoodLoss', async () => {
+    const model = new OnnxGraphBuilder('loss', 13)
+      .input('x', 'FLOAT', [3, 5, 2]).input('t', 'INT64', [3, 2])
+      .initializer('w', 'FLOAT', [5], [0.5, 1, 2, 1.5, 0.1])
+      .node('SoftmaxCrossEntropyLoss', ['x', 't', 'w'], ['sce', 'logp'], { ignore_index: 4 })
+      .node('NegativeLogLikelihoodLoss', ['logp', 't'], ['nll'], { reduction: 'none' })
+      .node('NegativeLogLikelihoodLoss', ['logp', 't', 'w'], ['nll_sum'], { reduction: 'sum' })
+      .output('sce', 'FLOAT').output('logp', 'FLOAT').output('nll', 'FLOAT').output('nll_sum', 'FLOAT')
+      .encode();
+    await agree(model, [f32('x', [3, 5, 2], 17, 2), { name: 't', datatype: 'INT64', dims: [3, 2], data: BigInt64Array.from([0n, 4n, 2n, 3n, 1n, 4n]) }], threads);
+  });
 });
