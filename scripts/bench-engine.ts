@@ -19,6 +19,7 @@ import type * as OrtModule from 'onnxruntime-node';
 import { CpuSession, cpuGemmIsa, type CpuTensor } from '../src/core/executor/cpu-session.js';
 import { randomValues } from '../src/core/model/onnx-builder.js';
 import { bertEncoder, mnistCnn, mobilenetV2, resnet18 } from '../test/helpers/onnx-models.js';
+import { ortTypes } from '../test/helpers/ort-types.js';
 
 interface Row {
   name: string;
@@ -33,7 +34,6 @@ async function loadOrt(): Promise<typeof OrtModule> {
   return ortModule;
 }
 
-const ortTypes = { FP32: 'float32', INT64: 'int64', INT32: 'int32', BOOL: 'bool' } as const;
 
 function percentile50(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -90,7 +90,7 @@ async function latency(row: Row, threads: number, iters: number, budgetMs: numbe
   const gebe = CpuSession.load(row.model, { intraOpThreads: threads });
   const ortSession = await ort.InferenceSession.create(row.model, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
   const feeds: Record<string, OrtModule.Tensor> = {};
-  for (const t of row.inputs) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype], t.data, t.dims);
+  for (const t of row.inputs) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype] as 'float32', t.data as Float32Array, t.dims);
   const [g, o, a] = await timeBlocks([() => gebe.runSync(row.inputs), () => ortSession.run(feeds), () => gebe.run(row.inputs)], iters, budgetMs, threads > 1);
   gebe.close();
   await ortSession.release();
@@ -109,7 +109,7 @@ async function rssChild(engine: string, model: string, inputsFile: string): Prom
     const ort = await loadOrt();
     const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 });
     const feeds: Record<string, OrtModule.Tensor> = {};
-    for (const t of tensors) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype], t.data, t.dims);
+    for (const t of tensors) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype] as 'float32', t.data as Float32Array, t.dims);
     await s.run(feeds);
   }
   // VmHWM belongs to this process image: getrusage's maxRSS would include the peak of the

@@ -50,8 +50,8 @@ export const committedFixtures: Record<string, () => Uint8Array> = {
     new OnnxGraphBuilder('unsupported', 13)
       .input('x', 'FLOAT', [1, 4])
       .node('Relu', ['x'], ['r'], {}, 'relu')
-      .node('Hardmax', ['r'], ['h'], {}, 'hardmax_1')
-      .node('Hardmax', ['h'], ['h2'], {}, 'hardmax_2')
+      .node('Unique', ['r'], ['h'], {}, 'unique_1')
+      .node('Unique', ['h'], ['h2'], {}, 'unique_2')
       .node('Det', ['h2'], ['d'], {}, 'det')
       .output('d', 'FLOAT', [1])
       .encode(),

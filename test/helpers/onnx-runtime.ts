@@ -2,13 +2,14 @@
 import * as ort from 'onnxruntime-node';
 import { expect } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../src/core/executor/cpu-session.js';
+import { ortTypes } from './ort-types.js';
 
-const ortTypes = { FP32: 'float32', INT64: 'int64', INT32: 'int32', BOOL: 'bool' } as const;
+
 
 export async function runOrt(model: string | Uint8Array, inputs: CpuTensor[], threads = 1): Promise<Record<string, ort.Tensor>> {
   const session = await ort.InferenceSession.create(model as string, { intraOpNumThreads: threads, interOpNumThreads: 1 });
   const feeds: Record<string, ort.Tensor> = {};
-  for (const t of inputs) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype], t.data, t.dims);
+  for (const t of inputs) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype] as 'float32', t.data as Float32Array, t.dims);
   const result = await session.run(feeds);
   await session.release();
   return result;

@@ -13,11 +13,23 @@ export interface DecodedTensor {
   data?: CpuTypedArray;
 }
 
-const byOnnxType: Record<number, { datatype: CpuDatatype; bytes: number }> = {
-  1: { datatype: 'FP32', bytes: 4 },
-  6: { datatype: 'INT32', bytes: 4 },
-  7: { datatype: 'INT64', bytes: 8 },
-  9: { datatype: 'BOOL', bytes: 1 },
+type ArrayCtor = { new (buffer: ArrayBuffer): CpuTypedArray; from(values: ArrayLike<unknown>): CpuTypedArray };
+
+// Where each type's values sit when they are not in raw_data (TensorProto's field rules).
+const byOnnxType: Record<number, { datatype: CpuDatatype; ctor: ArrayCtor; field: 'floatData' | 'int32Data' | 'int64Data' | 'doubleData' | 'uint64Data' }> = {
+  1: { datatype: 'FP32', ctor: Float32Array as unknown as ArrayCtor, field: 'floatData' },
+  2: { datatype: 'UINT8', ctor: Uint8Array as unknown as ArrayCtor, field: 'int32Data' },
+  3: { datatype: 'INT8', ctor: Int8Array as unknown as ArrayCtor, field: 'int32Data' },
+  4: { datatype: 'UINT16', ctor: Uint16Array as unknown as ArrayCtor, field: 'int32Data' },
+  5: { datatype: 'INT16', ctor: Int16Array as unknown as ArrayCtor, field: 'int32Data' },
+  6: { datatype: 'INT32', ctor: Int32Array as unknown as ArrayCtor, field: 'int32Data' },
+  7: { datatype: 'INT64', ctor: BigInt64Array as unknown as ArrayCtor, field: 'int64Data' },
+  9: { datatype: 'BOOL', ctor: Uint8Array as unknown as ArrayCtor, field: 'int32Data' },
+  10: { datatype: 'FP16', ctor: Uint16Array as unknown as ArrayCtor, field: 'int32Data' },
+  11: { datatype: 'FP64', ctor: Float64Array as unknown as ArrayCtor, field: 'doubleData' },
+  12: { datatype: 'UINT32', ctor: Uint32Array as unknown as ArrayCtor, field: 'uint64Data' },
+  13: { datatype: 'UINT64', ctor: BigUint64Array as unknown as ArrayCtor, field: 'uint64Data' },
+  16: { datatype: 'BF16', ctor: Uint16Array as unknown as ArrayCtor, field: 'int32Data' },
 };
 
 function toNumber(v: unknown): number {
@@ -39,17 +51,11 @@ export function readTensorProto(path: string): DecodedTensor {
   const count = dims.reduce((a, b) => a * b, 1);
   const raw = t.rawData as Buffer | undefined;
   if (raw && raw.length > 0) {
-    const copy = new Uint8Array(raw).buffer;
-    result.data = kind.datatype === 'FP32' ? new Float32Array(copy) : kind.datatype === 'INT32' ? new Int32Array(copy)
-      : kind.datatype === 'INT64' ? new BigInt64Array(copy) : new Uint8Array(copy);
-  } else if (kind.datatype === 'FP32') {
-    result.data = Float32Array.from((t.floatData as number[]) ?? []);
-  } else if (kind.datatype === 'INT64') {
-    result.data = BigInt64Array.from(((t.int64Data as string[]) ?? []).map((v) => BigInt(v)));
-  } else if (kind.datatype === 'INT32') {
-    result.data = Int32Array.from((t.int32Data as number[]) ?? []);
+    result.data = new kind.ctor(new Uint8Array(raw).buffer);
   } else {
-    result.data = Uint8Array.from(((t.int32Data as number[]) ?? []).map((v) => (v ? 1 : 0)));
+    const values = ((t[kind.field] as unknown[]) ?? []);
+    const big = kind.datatype === 'INT64' || kind.datatype === 'UINT64';
+    result.data = kind.ctor.from(values.map((v) => (big ? BigInt(v as string) : kind.datatype === 'BOOL' ? (v ? 1 : 0) : Number(v))));
   }
   if (result.data.length !== count) throw new Error(`${path}: ${result.data.length} values for dims [${dims.join(', ')}]`);
   return result;

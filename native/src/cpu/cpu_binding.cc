@@ -20,7 +20,9 @@ namespace {
 DataType DataTypeFromName(const std::string& name) {
   static const std::pair<const char*, DataType> names[] = {
       {"FP32", DataType::kFloat32}, {"INT64", DataType::kInt64}, {"INT32", DataType::kInt32}, {"BOOL", DataType::kBool},
-      {"FP64", DataType::kFloat64}, {"UINT8", DataType::kUInt8}, {"INT8", DataType::kInt8}};
+      {"FP64", DataType::kFloat64}, {"UINT8", DataType::kUInt8}, {"INT8", DataType::kInt8},
+      {"UINT16", DataType::kUInt16}, {"INT16", DataType::kInt16}, {"UINT32", DataType::kUInt32},
+      {"UINT64", DataType::kUInt64}, {"FP16", DataType::kFloat16}, {"BF16", DataType::kBFloat16}};
   for (const auto& [n, t] : names)
     if (name == n) return t;
   return DataType::kInvalid;

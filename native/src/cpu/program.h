@@ -23,7 +23,7 @@ struct ModelInfo {
   int64_t opset = 0;
   std::string producer;
   std::map<std::string, int> op_histogram;                       // of the graph as exported
-  std::map<std::string, std::vector<std::string>> unsupported;   // op_type → node names
+  std::map<std::string, std::vector<std::string>> unsupported;   // support.cc finding → node/tensor names
 };
 
 struct Program {

@@ -1,5 +1,5 @@
-// Model file → Program: operator support check (one error listing everything unsupported),
-// type checks, topological order (cycles and dangling inputs named), kernel creation, then the
+// Model file → Program: support check (support.cc: one error listing everything unsupported),
+// float lowering (type_lowering.cc), topological order (cycles and dangling inputs named), kernel creation, then the
 // shape-independent optimisation passes.
 #include <algorithm>
 #include <set>
@@ -7,6 +7,8 @@
 
 #include "cpu/onnx_reader.h"
 #include "cpu/program.h"
+#include "cpu/support.h"
+#include "cpu/type_lowering.h"
 
 namespace gebe::cpu {
 
@@ -18,10 +20,6 @@ int Program::add_value(const std::string& name) {
 
 namespace {
 
-bool SupportedIoType(DataType t) {
-  return t == DataType::kFloat32 || t == DataType::kInt64 || t == DataType::kInt32 || t == DataType::kBool;
-}
-
 TensorDesc DescFor(const ValueInfo& v) {
   TensorDesc d;
   d.name = v.name;
@@ -29,50 +27,6 @@ TensorDesc DescFor(const ValueInfo& v) {
   d.dims = v.dims;
   d.dim_names = v.dim_names;
   return d;
-}
-
-void CheckSupportedOperators(const Model& model, ModelInfo& info, bool inspect_only) {
-  for (const Node& n : model.graph.nodes) {
-    info.op_histogram[n.op_type]++;
-    bool default_domain = n.domain.empty() || n.domain == "ai.onnx";
-    if (!default_domain || !KernelRegistry::Has(n.op_type)) {
-      std::string key = default_domain ? n.op_type : n.domain + "." + n.op_type;
-      info.unsupported[key].push_back(n.name);
-    }
-  }
-  if (inspect_only || info.unsupported.empty()) return;
-  std::string msg = "the cpu engine does not support " + std::to_string(info.unsupported.size()) +
-                    (info.unsupported.size() == 1 ? " operator" : " operators") + " used by this model: ";
-  bool first = true;
-  for (const auto& [op, nodes] : info.unsupported) {
-    msg += std::string(first ? "" : "; ") + op + " (nodes: ";
-    for (size_t i = 0; i < nodes.size() && i < 5; ++i) msg += (i ? ", " : "") + nodes[i];
-    if (nodes.size() > 5) msg += ", and " + std::to_string(nodes.size() - 5) + " more";
-    msg += ")";
-    first = false;
-  }
-  throw EngineError(msg + ". Re-export the model with supported operators or run it on the ascend engine");
-}
-
-void CheckTypes(const Model& model) {
-  for (const ValueInfo& v : model.graph.inputs) {
-    if (!SupportedIoType(v.dtype)) {
-      throw EngineError("graph input '" + v.name + "' has element type " + OnnxTypeName(v.onnx_elem_type) +
-                        ", which the cpu engine does not support (FLOAT, INT64, INT32, BOOL are)");
-    }
-  }
-  for (const ValueInfo& v : model.graph.outputs) {
-    if (v.dtype != DataType::kInvalid && !SupportedIoType(v.dtype)) {
-      throw EngineError("graph output '" + v.name + "' has element type " + OnnxTypeName(v.onnx_elem_type) +
-                        ", which the cpu engine does not support (FLOAT, INT64, INT32, BOOL are)");
-    }
-  }
-  for (const auto& [name, t] : model.graph.initializers) {
-    if (t.dtype == DataType::kInvalid || t.dtype == DataType::kString || t.dtype == DataType::kFloat16 ||
-        t.dtype == DataType::kBFloat16) {
-      throw EngineError("initializer '" + name + "' has an element type the cpu engine does not support");
-    }
-  }
 }
 
 // Kahn's algorithm over the nodes; anything left over sits on a cycle.
@@ -151,13 +105,11 @@ std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions&
   program->info.producer = model.producer;
   for (const auto& v : model.graph.inputs) program->inputs.push_back(DescFor(v));
   for (const auto& v : model.graph.outputs) program->outputs.push_back(DescFor(v));
-  CheckSupportedOperators(model, program->info, inspect_only);
+  for (const Node& n : model.graph.nodes) program->info.op_histogram[n.op_type]++;
+  program->info.unsupported = FindUnsupported(model);
   if (inspect_only) return program;
-  CheckTypes(model);
-  if (model.opset > 17) {
-    throw EngineError("the model uses opset " + std::to_string(model.opset) +
-                      "; the cpu engine implements opsets 7 to 17 (export with opset_version<=17)");
-  }
+  if (!program->info.unsupported.empty()) throw EngineError(DescribeUnsupported(program->info.unsupported));
+  LowerFloatTypes(model.graph);
   if (model.graph.outputs.empty()) throw EngineError("the model's graph declares no outputs");
   std::vector<size_t> order = TopologicalOrder(model.graph);
 

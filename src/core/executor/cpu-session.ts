@@ -6,9 +6,12 @@
 import { GebeError } from '../../errors.js';
 import { loadNativeAddon } from './native.js';
 
-export type CpuDatatype = 'FP32' | 'INT64' | 'INT32' | 'BOOL';
+export type CpuDatatype = 'FP32' | 'INT64' | 'INT32' | 'BOOL' | 'FP16' | 'BF16' | 'FP64' | 'UINT8' | 'INT8' | 'UINT16'
+  | 'INT16' | 'UINT32' | 'UINT64';
 
-export type CpuTypedArray = Float32Array | BigInt64Array | Int32Array | Uint8Array;
+/** FP16 and BF16 travel as their raw 16-bit patterns in a Uint16Array. */
+export type CpuTypedArray = Float32Array | BigInt64Array | Int32Array | Uint8Array | Float64Array | Int8Array | Uint16Array
+  | Int16Array | Uint32Array | BigUint64Array;
 
 export interface CpuTensorDesc {
   name: string;
@@ -90,6 +93,15 @@ const arrayTypes: Record<CpuDatatype, { ctor: new (buffer: ArrayBuffer) => CpuTy
   INT64: { ctor: BigInt64Array, name: 'BigInt64Array' },
   INT32: { ctor: Int32Array, name: 'Int32Array' },
   BOOL: { ctor: Uint8Array, name: 'Uint8Array' },
+  FP16: { ctor: Uint16Array, name: 'Uint16Array' },
+  BF16: { ctor: Uint16Array, name: 'Uint16Array' },
+  FP64: { ctor: Float64Array, name: 'Float64Array' },
+  UINT8: { ctor: Uint8Array, name: 'Uint8Array' },
+  INT8: { ctor: Int8Array, name: 'Int8Array' },
+  UINT16: { ctor: Uint16Array, name: 'Uint16Array' },
+  INT16: { ctor: Int16Array, name: 'Int16Array' },
+  UINT32: { ctor: Uint32Array, name: 'Uint32Array' },
+  UINT64: { ctor: BigUint64Array, name: 'BigUint64Array' },
 };
 
 function describe(value: unknown): string {
@@ -229,7 +241,7 @@ export class CpuSession {
     inputs.forEach((t, i) => {
       expect(typeof t === 'object' && t !== null, 'a tensor object', `inputs[${i}]`, t);
       expect(typeof t.name === 'string' && t.name.length > 0, 'a tensor name', `inputs[${i}].name`, t.name);
-      expect(t.datatype in arrayTypes, 'one of FP32, INT64, INT32, BOOL', `inputs[${i}].datatype`, t.datatype);
+      expect(t.datatype in arrayTypes, `one of ${Object.keys(arrayTypes).join(', ')}`, `inputs[${i}].datatype`, t.datatype);
       expect(isDims(t.dims), 'an array of non-negative integers', `inputs[${i}].dims`, t.dims);
       const { ctor, name } = arrayTypes[t.datatype];
       expect(t.data instanceof ctor, `a ${name}`, `inputs[${i}].data (${t.name})`, t.data);

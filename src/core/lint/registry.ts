@@ -30,6 +30,7 @@ import { rule as GE_INPUT_SHAPE } from './rules/ge-input-shape.js';
 import { rule as GE_MAX_BATCH_EXCEEDS_GEARS } from './rules/ge-max-batch-exceeds-gears.js';
 import { rule as GE_MIXED_INPUT_FORMATS } from './rules/ge-mixed-input-formats.js';
 import { rule as GE_MODEL_FILE_MISSING } from './rules/ge-model-file-missing.js';
+import { rule as ENGINE_UNSUPPORTED } from './rules/engine-unsupported.js';
 import { rule as GE_MULTIPLE_ONNX } from './rules/ge-multiple-onnx.js';
 import { rule as GE_NO_INPUT_SHAPES } from './rules/ge-no-input-shapes.js';
 import { rule as GE_OM_ONLY } from './rules/ge-om-only.js';
@@ -92,6 +93,7 @@ export const RULES: readonly Rule[] = [
   ENSEMBLE_FORBIDDEN_FIELD,
   ENSEMBLE_SCHEDULING_MISMATCH,
   ENSEMBLE_STEP_MODEL,
+  ENGINE_UNSUPPORTED,
   FILE_UNREADABLE,
   GE_BATCH_GEARS_FIXED_BATCH,
   GE_DYNAMIC_DIMS,

@@ -1,6 +1,7 @@
 // Unary float operators and activations: Relu, LeakyRelu, PRelu, Sigmoid, Tanh, HardSigmoid,
 // HardSwish, Elu, Selu, Softplus, Erf, Gelu, Clip, Sqrt, Exp, Log, Abs, Neg, Reciprocal, Floor,
-// Ceil, Sign. Abs/Neg/Sign also take integers.
+// Ceil, Round, Sign, Sin Cos Tan and their inverses/hyperbolics, Mish, Shrink. Abs/Neg/Sign/Relu
+// also take integers.
 #include <cmath>
 #include <limits>
 
@@ -13,7 +14,8 @@ namespace {
 
 enum class Unary { kRelu, kLeakyRelu, kSigmoid, kTanh, kHardSigmoid, kHardSwish, kElu, kSelu, kSoftplus, kErf,
                    kGelu, kGeluTanh, kSqrt, kExp, kLog, kAbs, kNeg, kReciprocal, kFloor, kCeil, kSign, kRound,
-                   kSin, kCos, kSoftsign, kCelu, kThresholdedRelu };
+                   kSin, kCos, kSoftsign, kCelu, kThresholdedRelu, kTan, kAsin, kAcos, kAtan, kSinh, kCosh,
+                   kAsinh, kAcosh, kAtanh, kMish, kShrink };
 
 class UnaryKernel : public Kernel {
  public:
@@ -27,6 +29,10 @@ class UnaryKernel : public Kernel {
       case Unary::kElu: alpha_ = node.get_float("alpha", 1.0f); break;
       case Unary::kCelu: alpha_ = node.get_float("alpha", 1.0f); break;
       case Unary::kThresholdedRelu: alpha_ = node.get_float("alpha", 1.0f); break;
+      case Unary::kShrink:
+        alpha_ = node.get_float("lambd", 0.5f);
+        beta_ = node.get_float("bias", 0.0f);
+        break;
       case Unary::kSelu:
         alpha_ = node.get_float("alpha", 1.67326319217681884765625f);
         beta_ = node.get_float("gamma", 1.05070102214813232421875f);
@@ -44,7 +50,7 @@ class UnaryKernel : public Kernel {
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "X");
     if (op_ == Unary::kAbs || op_ == Unary::kNeg || op_ == Unary::kSign || op_ == Unary::kRelu) {
-      ExpectType(x, "X", {DataType::kFloat32, DataType::kInt64, DataType::kInt32, DataType::kFloat64});
+      ExpectType(x, "X", {GEBE_NUMERIC_TYPES});
     } else {
       ExpectType(x, "X", {DataType::kFloat32});
     }
@@ -117,6 +123,24 @@ class UnaryKernel : public Kernel {
       case Unary::kSign: for (int64_t i = 0; i < n; ++i) y[i] = float((x[i] > 0) - (x[i] < 0)); break;
       case Unary::kSin: for (int64_t i = 0; i < n; ++i) y[i] = std::sin(x[i]); break;
       case Unary::kCos: for (int64_t i = 0; i < n; ++i) y[i] = std::cos(x[i]); break;
+      case Unary::kTan: for (int64_t i = 0; i < n; ++i) y[i] = std::tan(x[i]); break;
+      case Unary::kAsin: for (int64_t i = 0; i < n; ++i) y[i] = std::asin(x[i]); break;
+      case Unary::kAcos: for (int64_t i = 0; i < n; ++i) y[i] = std::acos(x[i]); break;
+      case Unary::kAtan: for (int64_t i = 0; i < n; ++i) y[i] = std::atan(x[i]); break;
+      case Unary::kSinh: for (int64_t i = 0; i < n; ++i) y[i] = std::sinh(x[i]); break;
+      case Unary::kCosh: for (int64_t i = 0; i < n; ++i) y[i] = std::cosh(x[i]); break;
+      case Unary::kAsinh: for (int64_t i = 0; i < n; ++i) y[i] = std::asinh(x[i]); break;
+      case Unary::kAcosh: for (int64_t i = 0; i < n; ++i) y[i] = std::acosh(x[i]); break;
+      case Unary::kAtanh: for (int64_t i = 0; i < n; ++i) y[i] = std::atanh(x[i]); break;
+      case Unary::kMish:  // x * tanh(softplus(x))
+        for (int64_t i = 0; i < n; ++i) {
+          float sp = x[i] > 0 ? x[i] + std::log1p(std::exp(-x[i])) : std::log1p(std::exp(x[i]));
+          y[i] = x[i] * std::tanh(sp);
+        }
+        break;
+      case Unary::kShrink:
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] < -a ? x[i] + b : x[i] > a ? x[i] - b : 0.f;
+        break;
     }
   }
 
@@ -138,7 +162,7 @@ class ClipKernel : public Kernel {
   }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "input");
-    ExpectType(x, "input", {DataType::kFloat32, DataType::kInt64, DataType::kInt32});
+    ExpectType(x, "input", {GEBE_NUMERIC_TYPES});
     for (size_t i = 1; i < in.size() && i < 3; ++i) {
       if (in[i] && in[i]->count() != 1) Fail("min and max must be scalars");
       if (in[i] && in[i]->dtype != x.dtype) Fail("min and max must have the input's type");
@@ -230,6 +254,17 @@ GEBE_CPU_KERNEL("Round", UnaryOp<Unary::kRound>);
 GEBE_CPU_KERNEL("Sign", UnaryOp<Unary::kSign>);
 GEBE_CPU_KERNEL("Sin", UnaryOp<Unary::kSin>);
 GEBE_CPU_KERNEL("Cos", UnaryOp<Unary::kCos>);
+GEBE_CPU_KERNEL("Tan", UnaryOp<Unary::kTan>);
+GEBE_CPU_KERNEL("Asin", UnaryOp<Unary::kAsin>);
+GEBE_CPU_KERNEL("Acos", UnaryOp<Unary::kAcos>);
+GEBE_CPU_KERNEL("Atan", UnaryOp<Unary::kAtan>);
+GEBE_CPU_KERNEL("Sinh", UnaryOp<Unary::kSinh>);
+GEBE_CPU_KERNEL("Cosh", UnaryOp<Unary::kCosh>);
+GEBE_CPU_KERNEL("Asinh", UnaryOp<Unary::kAsinh>);
+GEBE_CPU_KERNEL("Acosh", UnaryOp<Unary::kAcosh>);
+GEBE_CPU_KERNEL("Atanh", UnaryOp<Unary::kAtanh>);
+GEBE_CPU_KERNEL("Mish", UnaryOp<Unary::kMish>);
+GEBE_CPU_KERNEL("Shrink", UnaryOp<Unary::kShrink>);
 GEBE_CPU_KERNEL("Clip", ClipKernel);
 GEBE_CPU_KERNEL("PRelu", PReluKernel);
 

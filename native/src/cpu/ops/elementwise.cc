@@ -1,4 +1,4 @@
-// Element-wise operators with numpy broadcasting: arithmetic (Add, Sub, Mul, Div, Pow, Min, Max,
+// Element-wise operators with numpy broadcasting: arithmetic (Add, Sub, Mul, Div, Pow, Mod, BitShift, Min, Max,
 // Sum, Mean), comparisons (Equal, Less, Greater, LessOrEqual, GreaterOrEqual), logic (And, Or, Xor,
 // Not) and Where.
 #include <cmath>
@@ -43,7 +43,8 @@ void ForEachBroadcastRun(const Shape& out, const Shape& a, const Shape& b, Threa
   });
 }
 
-enum class BinOp { kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kMod, kEqual, kLess, kGreater, kLessEq, kGreaterEq, kAnd, kOr, kXor, kBitShift };
+enum class BinOp { kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kMod, kEqual, kLess, kGreater, kLessEq, kGreaterEq, kAnd, kOr, kXor, kBitShift,
+                   kFmod, kShiftRight };
 
 template <typename T>
 inline T Apply(BinOp op, T x, T y) {
@@ -61,6 +62,26 @@ inline T Apply(BinOp op, T x, T y) {
     case BinOp::kMax:
       if constexpr (std::is_floating_point_v<T>) { if (std::isnan(x) || std::isnan(y)) return x + y; }
       return x > y ? x : y;
+    case BinOp::kMod:  // fmod=0: the result takes the divisor's sign (Python's %)
+      if constexpr (std::is_integral_v<T>) {
+        if (y == 0) return T(0);
+        T r = T(x % y);
+        if (r != 0 && ((r < 0) != (y < 0))) r = T(r + y);
+        return r;
+      } else {
+        T r = std::fmod(x, y);
+        if (r != 0 && ((r < 0) != (y < 0))) r += y;
+        return r;
+      }
+    case BinOp::kFmod:  // fmod=1: the dividend's sign (C's fmod)
+      if constexpr (std::is_integral_v<T>) return y == 0 ? T(0) : T(x % y);
+      else return std::fmod(x, y);
+    case BinOp::kBitShift:
+      if constexpr (std::is_unsigned_v<T>) return uint64_t(y) >= sizeof(T) * 8 ? T(0) : T(x << y);
+      else return T(0);
+    case BinOp::kShiftRight:
+      if constexpr (std::is_unsigned_v<T>) return uint64_t(y) >= sizeof(T) * 8 ? T(0) : T(x >> y);
+      else return T(0);
     default: return T(0);
   }
 }
@@ -90,6 +111,10 @@ void BinaryDispatch(BinOp op, T* out, const T* a, const T* b, int64_t n, int64_t
     case BinOp::kPow: BinaryLoop<T, BinOp::kPow>(out, a, b, n, sa, sb); break;
     case BinOp::kMin: BinaryLoop<T, BinOp::kMin>(out, a, b, n, sa, sb); break;
     case BinOp::kMax: BinaryLoop<T, BinOp::kMax>(out, a, b, n, sa, sb); break;
+    case BinOp::kMod: BinaryLoop<T, BinOp::kMod>(out, a, b, n, sa, sb); break;
+    case BinOp::kFmod: BinaryLoop<T, BinOp::kFmod>(out, a, b, n, sa, sb); break;
+    case BinOp::kBitShift: BinaryLoop<T, BinOp::kBitShift>(out, a, b, n, sa, sb); break;
+    case BinOp::kShiftRight: BinaryLoop<T, BinOp::kShiftRight>(out, a, b, n, sa, sb); break;
     default: break;
   }
 }
@@ -104,7 +129,11 @@ class ArithmeticKernel : public Kernel {
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& a = Input(in, 0, "A");
     const TensorRef& b = Input(in, 1, "B");
-    ExpectType(a, "A", {DataType::kFloat32, DataType::kInt64, DataType::kInt32, DataType::kFloat64});
+    if (op_ == BinOp::kBitShift || op_ == BinOp::kShiftRight) {
+      ExpectType(a, "X", {DataType::kUInt8, DataType::kUInt16, DataType::kUInt32, DataType::kUInt64});
+    }
+    ExpectType(a, "A", {GEBE_NUMERIC_TYPES});
+    if (op_ == BinOp::kPow) ExpectType(b, "B", {GEBE_NUMERIC_TYPES});
     if (a.dtype != b.dtype && op_ != BinOp::kPow) {
       Fail(std::string("inputs must have the same type but are ") + DataTypeName(a.dtype) + " and " + DataTypeName(b.dtype));
     }
@@ -134,15 +163,7 @@ class ArithmeticKernel : public Kernel {
  private:
   // Pow allows a different exponent type (float base, int exponent and the reverse).
   void RunMixedPow(const TensorRef& a, const TensorRef& b, TensorRef& o, const RunContext& ctx) {
-    auto read = [](const TensorRef& t, int64_t i) -> double {
-      switch (t.dtype) {
-        case DataType::kFloat32: return t.as<const float>()[i];
-        case DataType::kFloat64: return t.as<const double>()[i];
-        case DataType::kInt64: return double(t.as<const int64_t>()[i]);
-        case DataType::kInt32: return t.as<const int32_t>()[i];
-        default: return 0;
-      }
-    };
+    auto read = ReadAsDouble;
     ForEachBroadcastRun(o.shape, a.shape, b.shape, ctx.pool,
                         [&](int64_t oi, int64_t n, int64_t ia, int64_t sa, int64_t ib, int64_t sb) {
                           for (int64_t i = 0; i < n; ++i) {
@@ -167,7 +188,7 @@ class ComparisonKernel : public Kernel {
       ExpectType(a, "A", {DataType::kBool});
       ExpectType(b, "B", {DataType::kBool});
     } else {
-      ExpectType(a, "A", {DataType::kFloat32, DataType::kInt64, DataType::kInt32, DataType::kBool, DataType::kFloat64});
+      ExpectType(a, "A", {GEBE_NUMERIC_TYPES, DataType::kBool});
       if (a.dtype != b.dtype) Fail("inputs must have the same type");
     }
     out[0].dtype = DataType::kBool;
@@ -202,12 +223,10 @@ class ComparisonKernel : public Kernel {
                             }
                           });
     };
-    switch (a.dtype) {
-      case DataType::kFloat32: run(float{}); break;
-      case DataType::kFloat64: run(double{}); break;
-      case DataType::kInt64: run(int64_t{}); break;
-      case DataType::kInt32: run(int32_t{}); break;
-      default: run(uint8_t{}); break;
+    if (a.dtype == DataType::kBool) {
+      run(uint8_t{});
+    } else {
+      GEBE_DISPATCH_NUMERIC(a.dtype, { run(T{}); });
     }
   }
 
@@ -222,7 +241,7 @@ class VariadicKernel : public Kernel {
 
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     if (in.empty() || !in[0]) Fail("needs at least one input");
-    ExpectType(*in[0], "0", {DataType::kFloat32, DataType::kInt64, DataType::kInt32, DataType::kFloat64});
+    ExpectType(*in[0], "0", {GEBE_NUMERIC_TYPES});
     Shape shape = in[0]->shape;
     for (size_t i = 1; i < in.size(); ++i) {
       if (!in[i]) continue;
@@ -326,6 +345,17 @@ template <BinOp op>
 struct Arith : ArithmeticKernel {
   Arith(const Node& node, int64_t) : ArithmeticKernel(node, op) {}
 };
+struct ModKernel : ArithmeticKernel {
+  ModKernel(const Node& node, int64_t) : ArithmeticKernel(node, node.get_int("fmod", 0) ? BinOp::kFmod : BinOp::kMod) {}
+};
+struct BitShiftKernel : ArithmeticKernel {
+  BitShiftKernel(const Node& node, int64_t) : ArithmeticKernel(node, Direction(node)) {}
+  static BinOp Direction(const Node& node) {
+    std::string d = node.get_string("direction", "");
+    if (d != "LEFT" && d != "RIGHT") throw EngineError(node.label() + ": direction must be LEFT or RIGHT but is '" + d + "'");
+    return d == "LEFT" ? BinOp::kBitShift : BinOp::kShiftRight;
+  }
+};
 template <BinOp op>
 struct Compare : ComparisonKernel {
   Compare(const Node& node, int64_t) : ComparisonKernel(node, op) {}
@@ -342,6 +372,8 @@ GEBE_CPU_KERNEL("Sub", Arith<BinOp::kSub>);
 GEBE_CPU_KERNEL("Mul", Arith<BinOp::kMul>);
 GEBE_CPU_KERNEL("Div", Arith<BinOp::kDiv>);
 GEBE_CPU_KERNEL("Pow", Arith<BinOp::kPow>);
+GEBE_CPU_KERNEL("Mod", ModKernel);
+GEBE_CPU_KERNEL("BitShift", BitShiftKernel);
 GEBE_CPU_KERNEL("Equal", Compare<BinOp::kEqual>);
 GEBE_CPU_KERNEL("Less", Compare<BinOp::kLess>);
 GEBE_CPU_KERNEL("Greater", Compare<BinOp::kGreater>);

@@ -81,10 +81,33 @@ inline int64_t SizeTo(const Shape& s, size_t to) {
   return n;
 }
 
+// Element i of a numeric or bool tensor as a double (for kernels that mix input types).
+inline double ReadAsDouble(const TensorRef& t, int64_t i) {
+  switch (t.dtype) {
+    case DataType::kFloat32: return t.as<const float>()[i];
+    case DataType::kFloat64: return t.as<const double>()[i];
+    case DataType::kInt64: return double(t.as<const int64_t>()[i]);
+    case DataType::kInt32: return t.as<const int32_t>()[i];
+    case DataType::kInt16: return t.as<const int16_t>()[i];
+    case DataType::kInt8: return t.as<const int8_t>()[i];
+    case DataType::kUInt64: return double(t.as<const uint64_t>()[i]);
+    case DataType::kUInt32: return t.as<const uint32_t>()[i];
+    case DataType::kUInt16: return t.as<const uint16_t>()[i];
+    case DataType::kUInt8: case DataType::kBool: return t.as<const uint8_t>()[i];
+    default: return 0;
+  }
+}
+
 // Work size (elements) above which element-wise kernels use the thread pool.
 constexpr int64_t kParallelGrain = 1 << 15;
 
 }  // namespace gebe::cpu
+
+// Every numeric element type GEBE_DISPATCH_NUMERIC handles, for ExpectType lists.
+#define GEBE_NUMERIC_TYPES                                                                                      \
+  ::gebe::DataType::kFloat32, ::gebe::DataType::kFloat64, ::gebe::DataType::kInt64, ::gebe::DataType::kInt32, \
+      ::gebe::DataType::kInt16, ::gebe::DataType::kInt8, ::gebe::DataType::kUInt64, ::gebe::DataType::kUInt32,  \
+      ::gebe::DataType::kUInt16, ::gebe::DataType::kUInt8
 
 // Dispatches on a numeric dtype: defines `T` inside the body.
 #define GEBE_DISPATCH_NUMERIC(dtype, ...)                                         \
@@ -93,6 +116,12 @@ constexpr int64_t kParallelGrain = 1 << 15;
     case ::gebe::DataType::kInt64: { using T = int64_t; __VA_ARGS__; break; }     \
     case ::gebe::DataType::kInt32: { using T = int32_t; __VA_ARGS__; break; }     \
     case ::gebe::DataType::kFloat64: { using T = double; __VA_ARGS__; break; }    \
+    case ::gebe::DataType::kInt8: { using T = int8_t; __VA_ARGS__; break; }       \
+    case ::gebe::DataType::kUInt8: { using T = uint8_t; __VA_ARGS__; break; }     \
+    case ::gebe::DataType::kInt16: { using T = int16_t; __VA_ARGS__; break; }     \
+    case ::gebe::DataType::kUInt16: { using T = uint16_t; __VA_ARGS__; break; }   \
+    case ::gebe::DataType::kUInt32: { using T = uint32_t; __VA_ARGS__; break; }   \
+    case ::gebe::DataType::kUInt64: { using T = uint64_t; __VA_ARGS__; break; }   \
     default: Fail(std::string("element type ") + ::gebe::DataTypeName(dtype) + " is not supported"); \
   }
 

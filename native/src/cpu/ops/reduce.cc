@@ -28,7 +28,7 @@ class ReduceKernel : public Kernel {
   }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "data");
-    ExpectType(x, "data", {DataType::kFloat32, DataType::kInt64, DataType::kInt32, DataType::kFloat64});
+    ExpectType(x, "data", {GEBE_NUMERIC_TYPES});
     if (in.size() > 1 && in[1] && !Known(*in[1])) return false;
     ReducePlan p = Plan(in);
     out[0] = {x.dtype, keepdims_ ? p.kept_shape : p.out_shape, nullptr};
@@ -159,7 +159,7 @@ class ArgKernel : public Kernel {
   }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "data");
-    ExpectType(x, "data", {DataType::kFloat32, DataType::kInt64, DataType::kInt32, DataType::kFloat64});
+    ExpectType(x, "data", {GEBE_NUMERIC_TYPES});
     size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
     Shape s = x.shape;
     if (keepdims_) s[axis] = 1;

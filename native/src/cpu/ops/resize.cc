@@ -1,6 +1,6 @@
 // Resize (opset 10: X, scales; 11+: X, roi, scales, sizes): nearest in any number of dims and
-// linear over the last two dims, with the coordinate transformation and nearest rounding modes
-// ONNX defines (tf_crop_and_resize and cubic are refused at load).
+// linear and cubic (cubic_coeff_a, exclude_outside) over the last two dims, with the coordinate
+// transformation and nearest rounding modes ONNX defines (tf_crop_and_resize is refused at load).
 #include <cmath>
 
 #include "cpu/ops/op_util.h"
@@ -15,7 +15,9 @@ class ResizeKernel : public Kernel {
     mode_ = node.get_string("mode", "nearest");
     coord_ = node.get_string("coordinate_transformation_mode", opset < 11 ? "asymmetric" : "half_pixel");
     nearest_ = node.get_string("nearest_mode", opset < 11 ? "floor" : "round_prefer_floor");
-    if (mode_ != "nearest" && mode_ != "linear") Fail("mode '" + mode_ + "' is not supported (nearest and linear are)");
+    if (mode_ != "nearest" && mode_ != "linear" && mode_ != "cubic") Fail("mode '" + mode_ + "' is not one of nearest, linear, cubic");
+    cubic_a_ = node.get_float("cubic_coeff_a", -0.75f);
+    exclude_outside_ = node.get_int("exclude_outside", 0) != 0;
     static const char* coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"};
     bool ok = false;
     for (const char* c : coords) ok = ok || coord_ == c;
@@ -23,7 +25,7 @@ class ResizeKernel : public Kernel {
     if (nearest_ != "round_prefer_floor" && nearest_ != "round_prefer_ceil" && nearest_ != "floor" && nearest_ != "ceil") {
       Fail("nearest_mode '" + nearest_ + "' is not supported");
     }
-    if (node.get_int("exclude_outside", 0) != 0) Fail("exclude_outside=1 is not supported");
+    if (exclude_outside_ && mode_ != "cubic") Fail("exclude_outside=1 is supported with mode 'cubic' only");
     if (node.has("antialias") && node.get_int("antialias", 0) != 0) Fail("antialias=1 is not supported");
     if (node.has("axes")) Fail("the axes attribute (opset 18) is not supported");
   }
@@ -65,11 +67,12 @@ class ResizeKernel : public Kernel {
       }
       return;
     }
-    // Linear over the last two dims (the leading dims must keep their size).
+    // Linear and cubic over the last two dims (the leading dims must keep their size).
     for (size_t d = 0; d + 2 < rank; ++d) {
-      if (out_shape_[d] != x.shape[d]) Fail("linear resize is supported over the last two dims only");
+      if (out_shape_[d] != x.shape[d]) Fail(mode_ + " resize is supported over the last two dims only");
     }
-    if (rank < 2) Fail("linear resize needs rank 2 or more");
+    if (rank < 2) Fail(mode_ + " resize needs rank 2 or more");
+    if (mode_ == "cubic") return RunCubic(x, out[0], coord[rank - 2], coord[rank - 1], ctx);
     int64_t ih = x.shape[rank - 2], iw = x.shape[rank - 1], oh = out_shape_[rank - 2], ow = out_shape_[rank - 1];
     int64_t planes = SizeTo(x.shape, rank - 2);
     struct Tap { int64_t i0, i1; float w; };
@@ -102,6 +105,62 @@ class ResizeKernel : public Kernel {
   }
 
  private:
+  // Four taps per output coordinate (edge-clamped indices), Keys' cubic with coefficient A;
+  // with exclude_outside the taps outside the input get weight 0 and the rest are renormalised.
+  struct CubicTaps { int64_t index[4]; float weight[4]; };
+  std::vector<CubicTaps> Cubic(const std::vector<float>& coord, int64_t n) const {
+    const float A = cubic_a_;
+    std::vector<CubicTaps> taps;
+    for (float v : coord) {
+      float f = std::floor(v), t = v - f;
+      float d[4] = {t + 1, t, 1 - t, 2 - t};
+      CubicTaps c;
+      float sum = 0;
+      for (int k = 0; k < 4; ++k) {
+        float x = d[k];
+        float w = x <= 1 ? ((A + 2) * x - (A + 3)) * x * x + 1 : ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+        int64_t i = int64_t(f) - 1 + k;
+        if (exclude_outside_ && (i < 0 || i >= n)) w = 0;
+        c.index[k] = std::clamp<int64_t>(i, 0, n - 1);
+        c.weight[k] = w;
+        sum += w;
+      }
+      if (exclude_outside_ && sum != 0) for (float& w : c.weight) w /= sum;
+      taps.push_back(c);
+    }
+    return taps;
+  }
+
+  void RunCubic(const TensorRef& x, TensorRef& o, const std::vector<float>& cy, const std::vector<float>& cx, const RunContext& ctx) {
+    size_t rank = x.shape.size();
+    int64_t ih = x.shape[rank - 2], iw = x.shape[rank - 1], oh = o.shape[rank - 2], ow = o.shape[rank - 1];
+    auto ty = Cubic(cy, ih), tx = Cubic(cx, iw);
+    const float* px = x.as<const float>();
+    float* py = o.as<float>();
+    ctx.pool->ParallelFor(SizeTo(x.shape, rank - 2), 1, [&](int64_t p0, int64_t p1) {
+      std::vector<float> rows(size_t(ih * ow));  // horizontal pass first
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* src = px + p * ih * iw;
+        for (int64_t y = 0; y < ih; ++y)
+          for (int64_t xx = 0; xx < ow; ++xx) {
+            const CubicTaps& t = tx[size_t(xx)];
+            float v = 0;
+            for (int k = 0; k < 4; ++k) v += src[y * iw + t.index[k]] * t.weight[k];
+            rows[size_t(y * ow + xx)] = v;
+          }
+        float* dst = py + p * oh * ow;
+        for (int64_t y = 0; y < oh; ++y) {
+          const CubicTaps& t = ty[size_t(y)];
+          for (int64_t xx = 0; xx < ow; ++xx) {
+            float v = 0;
+            for (int k = 0; k < 4; ++k) v += rows[size_t(t.index[k] * ow + xx)] * t.weight[k];
+            dst[y * ow + xx] = v;
+          }
+        }
+      }
+    });
+  }
+
   bool Resolve(const std::vector<const TensorRef*>& in) {
     const TensorRef& x = *in[0];
     size_t rank = x.shape.size();
@@ -162,6 +221,8 @@ class ResizeKernel : public Kernel {
 
   int64_t opset_;
   std::string mode_, coord_, nearest_;
+  float cubic_a_ = -0.75f;
+  bool exclude_outside_ = false;
   Shape out_shape_;
   std::vector<float> scales_;
 };

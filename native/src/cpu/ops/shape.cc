@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "cpu/half.h"
 #include "cpu/ops/op_util.h"
+#include "cpu/type_lowering.h"
 
 namespace gebe::cpu {
 
@@ -329,25 +331,63 @@ class RangeKernel : public Kernel {
 class CastKernel : public Kernel {
  public:
   CastKernel(const Node& node, int64_t) : Kernel(node) {
+    if (node.op_type == "CastLike") return;  // the target type is input 1's, known at Infer
     int to = int(node.get_int("to", 0));
-    static const int onnx_ok[] = {1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13};
+    static const int onnx_ok[] = {1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16};
     bool ok = false;
     for (int t : onnx_ok) ok = ok || t == to;
     if (!ok) Fail(std::string("casting to ") + OnnxTypeName(to) + " is not supported by the cpu engine");
     to_ = FromOnnxType(to);
+    round_to_ = FromOnnxType(int(node.get_int(kCastRoundToAttribute, 0)));
   }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "input");
-    if (ElementSize(x.dtype) == 0 || x.dtype == DataType::kFloat16 || x.dtype == DataType::kBFloat16) {
-      Fail(std::string("casting from ") + DataTypeName(x.dtype) + " is not supported");
+    if (ElementSize(x.dtype) == 0) Fail(std::string("casting from ") + DataTypeName(x.dtype) + " is not supported");
+    if (node_.op_type == "CastLike") {
+      to_ = Input(in, 1, "target_type").dtype;
+      if (ElementSize(to_) == 0) Fail(std::string("casting to ") + DataTypeName(to_) + " is not supported");
     }
     out[0] = {to_, x.shape, nullptr};
     return true;
   }
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
-    int64_t n = in[0]->count();
-    std::vector<double> tmp;
     const TensorRef& x = *in[0];
+    int64_t n = x.count();
+    // Half types go through FP32 (exactly representable there); the rest through double/int64.
+    if (x.dtype == DataType::kFloat16 || x.dtype == DataType::kBFloat16) {
+      std::vector<float> wide(size_t(std::max<int64_t>(n, 1)));
+      if (x.dtype == DataType::kFloat16) HalfToFloat(x.as<const uint16_t>(), wide.data(), n);
+      else BFloat16ToFloat(x.as<const uint16_t>(), wide.data(), n);
+      TensorRef f{DataType::kFloat32, x.shape, wide.data()};
+      Convert(f, out[0]);
+      return;
+    }
+    if (to_ == DataType::kFloat16 || to_ == DataType::kBFloat16) {
+      std::vector<float> wide(size_t(std::max<int64_t>(n, 1)));
+      TensorRef f{DataType::kFloat32, x.shape, wide.data()};
+      Convert(x, f);
+      if (to_ == DataType::kFloat16) FloatToHalf(wide.data(), out[0].as<uint16_t>(), n);
+      else FloatToBFloat16(wide.data(), out[0].as<uint16_t>(), n);
+      return;
+    }
+    Convert(x, out[0]);
+    if (to_ == DataType::kFloat32 && (round_to_ == DataType::kFloat16 || round_to_ == DataType::kBFloat16)) {
+      // A Cast to FP16/BF16 inside a graph computed in FP32 (type_lowering.cc): keep the rounding.
+      float* p = out[0].as<float>();
+      std::vector<uint16_t> narrow(size_t(std::max<int64_t>(n, 1)));
+      if (round_to_ == DataType::kFloat16) {
+        FloatToHalf(p, narrow.data(), n);
+        HalfToFloat(narrow.data(), p, n);
+      } else {
+        FloatToBFloat16(p, narrow.data(), n);
+        BFloat16ToFloat(narrow.data(), p, n);
+      }
+    }
+  }
+
+ private:
+  void Convert(const TensorRef& x, TensorRef& o) {
+    int64_t n = x.count();
     // Through double for floats; integers keep full 64-bit precision through int64.
     bool src_float = x.dtype == DataType::kFloat32 || x.dtype == DataType::kFloat64;
     for (int64_t i = 0; i < n; ++i) {
@@ -368,25 +408,25 @@ class CastKernel : public Kernel {
       }
       if (!src_float) dv = double(iv);
       else iv = std::isfinite(dv) ? int64_t(dv) : 0;
-      switch (to_) {
-        case DataType::kFloat32: out[0].as<float>()[i] = src_float ? float(dv) : float(iv); break;
-        case DataType::kFloat64: out[0].as<double>()[i] = dv; break;
-        case DataType::kInt64: out[0].as<int64_t>()[i] = iv; break;
-        case DataType::kInt32: out[0].as<int32_t>()[i] = int32_t(iv); break;
-        case DataType::kInt16: out[0].as<int16_t>()[i] = int16_t(iv); break;
-        case DataType::kInt8: out[0].as<int8_t>()[i] = int8_t(iv); break;
-        case DataType::kUInt8: out[0].as<uint8_t>()[i] = uint8_t(iv); break;
-        case DataType::kUInt16: out[0].as<uint16_t>()[i] = uint16_t(iv); break;
-        case DataType::kUInt32: out[0].as<uint32_t>()[i] = uint32_t(iv); break;
-        case DataType::kUInt64: out[0].as<uint64_t>()[i] = uint64_t(iv); break;
-        case DataType::kBool: out[0].as<uint8_t>()[i] = src_float ? dv != 0 : iv != 0; break;
+      switch (o.dtype) {
+        case DataType::kFloat32: o.as<float>()[i] = src_float ? float(dv) : float(iv); break;
+        case DataType::kFloat64: o.as<double>()[i] = dv; break;
+        case DataType::kInt64: o.as<int64_t>()[i] = iv; break;
+        case DataType::kInt32: o.as<int32_t>()[i] = int32_t(iv); break;
+        case DataType::kInt16: o.as<int16_t>()[i] = int16_t(iv); break;
+        case DataType::kInt8: o.as<int8_t>()[i] = int8_t(iv); break;
+        case DataType::kUInt8: o.as<uint8_t>()[i] = uint8_t(iv); break;
+        case DataType::kUInt16: o.as<uint16_t>()[i] = uint16_t(iv); break;
+        case DataType::kUInt32: o.as<uint32_t>()[i] = uint32_t(iv); break;
+        case DataType::kUInt64: o.as<uint64_t>()[i] = uint64_t(iv); break;
+        case DataType::kBool: o.as<uint8_t>()[i] = src_float ? dv != 0 : iv != 0; break;
         default: break;
       }
     }
   }
 
- private:
-  DataType to_;
+  DataType to_ = DataType::kInvalid;
+  DataType round_to_ = DataType::kInvalid;
 };
 
 }  // namespace
@@ -403,5 +443,6 @@ GEBE_CPU_KERNEL("Constant", ConstantKernel);
 GEBE_CPU_KERNEL("ConstantOfShape", ConstantOfShapeKernel);
 GEBE_CPU_KERNEL("Range", RangeKernel);
 GEBE_CPU_KERNEL("Cast", CastKernel);
+GEBE_CPU_KERNEL("CastLike", CastKernel);
 
 }  // namespace gebe::cpu

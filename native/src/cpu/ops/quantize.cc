@@ -1,0 +1,75 @@
+// Linear quantisation: QuantizeLinear (FP32 → UINT8/INT8, round half to even, saturate) and
+// DequantizeLinear (UINT8/INT8/INT32 → FP32), per tensor or per axis (1-D scale).
+#include <cmath>
+
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+class QuantizeBase : public Kernel {
+ public:
+  QuantizeBase(const Node& node, bool quantize) : Kernel(node), quantize_(quantize), axis_(node.get_int("axis", 1)) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "x");
+    const TensorRef& scale = Input(in, 1, "scale");
+    ExpectType(scale, "scale", {DataType::kFloat32});
+    const TensorRef* zp = in.size() > 2 ? in[2] : nullptr;
+    if (scale.rank() > 1) Fail("scale must be a scalar or 1-D");
+    if (scale.rank() == 1 && scale.count() != 1) {
+      int64_t axis = NormalizeAxis(*this, axis_, x.rank());
+      if (x.shape[size_t(axis)] != scale.count()) Fail("scale has " + std::to_string(scale.count()) + " entries but axis " + std::to_string(axis) + " has " + std::to_string(x.shape[size_t(axis)]));
+    }
+    if (zp && zp->count() != scale.count()) Fail("zero_point must have scale's shape");
+    if (quantize_) {
+      ExpectType(x, "x", {DataType::kFloat32, DataType::kInt32});
+      DataType t = zp ? zp->dtype : DataType::kUInt8;
+      if (t != DataType::kUInt8 && t != DataType::kInt8) Fail("zero_point must be UINT8 or INT8");
+      out[0] = {t, x.shape, nullptr};
+    } else {
+      ExpectType(x, "x", {DataType::kUInt8, DataType::kInt8, DataType::kInt32});
+      if (zp && zp->dtype != x.dtype) Fail("zero_point must have x's type");
+      out[0] = {DataType::kFloat32, x.shape, nullptr};
+    }
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef &x = *in[0], &scale = *in[1];
+    const TensorRef* zp = in.size() > 2 ? in[2] : nullptr;
+    int64_t channels = scale.count();
+    int64_t inner = 1;
+    if (channels > 1) inner = SizeFrom(x.shape, size_t(NormalizeAxis(*this, axis_, x.rank())) + 1);
+    for (int64_t i = 0; i < x.count(); ++i) {
+      int64_t c = channels > 1 ? (i / inner) % channels : 0;
+      float s = scale.as<const float>()[c];
+      double z = zp ? ReadAsDouble(*zp, c) : 0.0;
+      if (quantize_) {
+        // The quotient in FP32, as ONNX Runtime computes it (a double quotient rounds .5 cases differently).
+        double q = std::nearbyint(float(ReadAsDouble(x, i)) / s) + z;  // default rounding mode: half to even
+        if (out[0].dtype == DataType::kUInt8) out[0].as<uint8_t>()[i] = uint8_t(std::fmin(255.0, std::fmax(0.0, q)));
+        else out[0].as<int8_t>()[i] = int8_t(std::fmin(127.0, std::fmax(-128.0, q)));
+      } else {
+        out[0].as<float>()[i] = float((ReadAsDouble(x, i) - z) * s);
+      }
+    }
+  }
+
+ private:
+  bool quantize_;
+  int64_t axis_;
+};
+
+struct QuantizeLinearKernel : QuantizeBase {
+  QuantizeLinearKernel(const Node& node, int64_t) : QuantizeBase(node, true) {}
+};
+struct DequantizeLinearKernel : QuantizeBase {
+  DequantizeLinearKernel(const Node& node, int64_t) : QuantizeBase(node, false) {}
+};
+
+}  // namespace
+
+GEBE_CPU_KERNEL("QuantizeLinear", QuantizeLinearKernel);
+GEBE_CPU_KERNEL("DequantizeLinear", DequantizeLinearKernel);
+
+}  // namespace gebe::cpu

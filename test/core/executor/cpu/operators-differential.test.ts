@@ -1,0 +1,178 @@
+/**
+ * The operator families and element types beyond FP32 CNN/NLP basics, against ONNX Runtime at 1
+ * and 2 threads: integer and FP16/FP64 graphs, Mod/BitShift, recurrent cells, indexing, layout and
+ * quantisation operators. Floats agree within 1e-4 relative (FP16 outputs within their rounding),
+ * integers and booleans exactly.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CpuSession, type CpuTensor } from '../../../../src/core/executor/cpu-session.js';
+import { OnnxGraphBuilder, randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { fromHalf, toHalf } from '../../../helpers/half.js';
+import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-ops-diff-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+
+async function agree(model: Uint8Array, inputs: CpuTensor[], threads: number, rtol = 1e-4): Promise<void> {
+  const file = path.join(dir, `m${counter++}.onnx`);
+  writeFileSync(file, model);
+  const session = CpuSession.load(file, { intraOpThreads: threads });
+  try {
+    const outputs = await session.run(inputs);
+    const reference = await runOrt(file, inputs, threads);
+    for (const out of outputs) {
+      const ref = reference[out.name];
+      expect(out.dims, out.name).toEqual(ref.dims.map(Number));
+      if (out.datatype === 'FP16') {
+        expect(maxRelativeError(fromHalf(out.data as Uint16Array), fromHalf(ref.data as Uint16Array)), out.name).toBeLessThan(1e-3);
+      } else if (out.datatype === 'FP32' || out.datatype === 'FP64') {
+        expect(maxRelativeError(Array.from(out.data as Float32Array), Array.from(ref.data as Float32Array)), out.name).toBeLessThan(rtol);
+      } else {
+        expect(Array.from(out.data as Int32Array, String), out.name).toEqual(Array.from(ref.data as Int32Array, String));
+      }
+    }
+  } finally {
+    session.close();
+  }
+}
+
+const f32 = (name: string, dims: number[], seed: number, scale = 1): CpuTensor =>
+  ({ name, datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed, scale) });
+
+describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (threads=%i)', (threads) => {
+  it('UINT8 image → Cast → normalise; UINT8 Add, INT8 Clip, UINT32 Max, INT64 Mod, UINT8 BitShift', async () => {
+    const model = new OnnxGraphBuilder('ints', 17)
+      .input('img', 'UINT8', [1, 3, 4, 4]).input('a', 'INT64', [6]).input('b', 'INT64', [6]).input('s', 'INT8', [8]).input('u', 'UINT32', [4])
+      .initializer('scale', 'FLOAT', [1], [1 / 255])
+      .initializer('two', 'UINT8', [1], [2]).initializer('lo', 'INT8', [], [-5]).initializer('hi', 'INT8', [], [7]).initializer('u2', 'UINT32', [4], [3, 900, 1, 65000])
+      .node('Cast', ['img'], ['f'], { to: 1 }).node('Mul', ['f', 'scale'], ['normalised'])
+      .node('Add', ['img', 'img'], ['doubled']).node('BitShift', ['img', 'two'], ['shifted'], { direction: 'RIGHT' })
+      .node('Mod', ['a', 'b'], ['mod']).node('Mod', ['a', 'b'], ['fmod'], { fmod: 1 })
+      .node('Clip', ['s', 'lo', 'hi'], ['clipped']).node('Max', ['u', 'u2'], ['umax'])
+      .output('normalised', 'FLOAT').output('doubled', 'UINT8').output('shifted', 'UINT8').output('mod', 'INT64').output('fmod', 'INT64')
+      .output('clipped', 'INT8').output('umax', 'UINT32')
+      .encode();
+    const img = Uint8Array.from({ length: 48 }, (_, i) => (i * 37) % 256);
+    await agree(model, [
+      { name: 'img', datatype: 'UINT8', dims: [1, 3, 4, 4], data: img },
+      { name: 'a', datatype: 'INT64', dims: [6], data: BigInt64Array.from([7n, -7n, 7n, -7n, 0n, 13n]) },
+      { name: 'b', datatype: 'INT64', dims: [6], data: BigInt64Array.from([3n, 3n, -3n, -3n, 5n, 4n]) },
+      { name: 's', datatype: 'INT8', dims: [8], data: Int8Array.from([-128, -6, -5, 0, 6, 7, 8, 127]) },
+      { name: 'u', datatype: 'UINT32', dims: [4], data: Uint32Array.from([4, 800, 0, 4294967295]) },
+    ], threads);
+  });
+
+  it('FP16 and FP64 inputs, weights and outputs (computed in FP32)', async () => {
+    const w = toHalf(randomValues(8 * 5, 3, 0.5));
+    const model = new OnnxGraphBuilder('halves', 17)
+      .input('x', 'FLOAT16', [2, 8]).input('d', 'DOUBLE', [3])
+      .initializer('w', 'FLOAT16', [8, 5], w).initializer('k', 'DOUBLE', [3], [0.5, 1.5, -2])
+      .node('Relu', ['x'], ['r']).node('MatMul', ['r', 'w'], ['y']).node('Mul', ['d', 'k'], ['dk'])
+      .node('Cast', ['y'], ['y32'], { to: 1 })
+      .output('y', 'FLOAT16').output('dk', 'DOUBLE').output('y32', 'FLOAT')
+      .encode();
+    await agree(model, [
+      { name: 'x', datatype: 'FP16', dims: [2, 8], data: toHalf(randomValues(16, 4, 1)) },
+      { name: 'd', datatype: 'FP64', dims: [3], data: Float64Array.from([1.25, -3, 0.1]) },
+    ], threads, 1e-3); // y32 reads y: ONNX Runtime rounds y to FP16 first, the engine keeps its FP32 value
+  });
+
+  it('RNN with sequence_lens, reverse GRU with linear_before_reset, bidirectional LSTM with peepholes', async () => {
+    const H = 6, I = 4;
+    const model = new OnnxGraphBuilder('rnns', 14)
+      .input('x', 'FLOAT', [5, 3, I]).input('lens', 'INT32', [3])
+      .initializer('rw', 'FLOAT', [1, H, I], randomValues(H * I, 1, 0.5)).initializer('rr', 'FLOAT', [1, H, H], randomValues(H * H, 2, 0.5))
+      .initializer('rb', 'FLOAT', [1, 2 * H], randomValues(2 * H, 3, 0.5))
+      .initializer('gw', 'FLOAT', [1, 3 * H, I], randomValues(3 * H * I, 4, 0.5)).initializer('gr', 'FLOAT', [1, 3 * H, H], randomValues(3 * H * H, 5, 0.5))
+      .initializer('gb', 'FLOAT', [1, 6 * H], randomValues(6 * H, 6, 0.5))
+      .initializer('lw', 'FLOAT', [2, 4 * H, I], randomValues(8 * H * I, 7, 0.5)).initializer('lr', 'FLOAT', [2, 4 * H, H], randomValues(8 * H * H, 8, 0.5))
+      .initializer('lb', 'FLOAT', [2, 8 * H], randomValues(16 * H, 9, 0.5)).initializer('lp', 'FLOAT', [2, 3 * H], randomValues(6 * H, 10, 0.5))
+      .node('RNN', ['x', 'rw', 'rr', 'rb', 'lens'], ['ry', 'rh'], { hidden_size: H })
+      .node('GRU', ['x', 'gw', 'gr', 'gb'], ['gy', 'gh'], { hidden_size: H, direction: 'reverse', linear_before_reset: 1 })
+      .node('LSTM', ['x', 'lw', 'lr', 'lb', '', '', '', 'lp'], ['ly', 'lh', 'lc'], { hidden_size: H, direction: 'bidirectional' })
+      .output('ry', 'FLOAT').output('rh', 'FLOAT').output('gy', 'FLOAT').output('gh', 'FLOAT').output('ly', 'FLOAT').output('lh', 'FLOAT').output('lc', 'FLOAT')
+      .encode();
+    await agree(model, [f32('x', [5, 3, I], 11), { name: 'lens', datatype: 'INT32', dims: [3], data: Int32Array.from([5, 2, 4]) }], threads);
+  });
+
+  it('indexing: GatherElements, GatherND, ScatterElements, ScatterND, TopK, NonZero, CumSum, OneHot', async () => {
+    const model = new OnnxGraphBuilder('index', 16)
+      .input('x', 'FLOAT', [3, 4])
+      .initializer('gi', 'INT64', [2, 4], [0, 2, 1, -1, 2, 0, 0, 1]).initializer('ndi', 'INT64', [2, 2], [0, 1, 2, 3])
+      .initializer('upd', 'FLOAT', [2, 4], [1, 2, 3, 4, 5, 6, 7, 8]).initializer('ndu', 'FLOAT', [2], [9, 10])
+      .initializer('k', 'INT64', [1], [2]).initializer('axis', 'INT64', [], [1])
+      .initializer('oh', 'INT64', [4], [0, 3, -1, 7]).initializer('depth', 'INT64', [], [4]).initializer('ohv', 'FLOAT', [2], [0, 1])
+      .node('GatherElements', ['x', 'gi'], ['ge'], { axis: 0 })
+      .node('GatherND', ['x', 'ndi'], ['gnd'])
+      .node('ScatterElements', ['x', 'gi', 'upd'], ['se'], { axis: 0, reduction: 'add' })
+      .node('ScatterND', ['x', 'ndi', 'ndu'], ['snd'])
+      .node('TopK', ['x', 'k'], ['tv', 'ti'], { axis: 1 })
+      .node('TopK', ['x', 'k'], ['sv', 'si'], { axis: 0, largest: 0 })
+      .node('Relu', ['x'], ['rx']).node('NonZero', ['rx'], ['nz'])
+      .node('CumSum', ['x', 'axis'], ['cs'], { exclusive: 1, reverse: 1 })
+      .node('OneHot', ['oh', 'depth', 'ohv'], ['onehot'], { axis: 0 })
+      .output('ge', 'FLOAT').output('gnd', 'FLOAT').output('se', 'FLOAT').output('snd', 'FLOAT').output('tv', 'FLOAT').output('ti', 'INT64')
+      .output('sv', 'FLOAT').output('si', 'INT64').output('nz', 'INT64').output('cs', 'FLOAT').output('onehot', 'FLOAT')
+      .encode();
+    await agree(model, [f32('x', [3, 4], 12)], threads);
+  });
+
+  it('layout and quantisation: Trilu, DepthToSpace (CRD), SpaceToDepth, Hardmax, IsNaN, Shrink, QuantizeLinear → DequantizeLinear', async () => {
+    const model = new OnnxGraphBuilder('layout', 14)
+      .input('x', 'FLOAT', [1, 8, 2, 3])
+      .initializer('k', 'INT64', [], [-1]).initializer('qs', 'FLOAT', [], [0.02]).initializer('qz', 'UINT8', [], [128])
+      .node('Trilu', ['x', 'k'], ['tri'], { upper: 0 })
+      .node('DepthToSpace', ['x'], ['d2s'], { blocksize: 2, mode: 'CRD' })
+      .node('SpaceToDepth', ['d2s'], ['s2d'], { blocksize: 2 })
+      .node('Hardmax', ['x'], ['hm'], { axis: 1 })
+      .node('IsNaN', ['x'], ['nan'])
+      .node('Shrink', ['x'], ['shrunk'], { lambd: 0.7, bias: 0.2 })
+      .node('QuantizeLinear', ['x', 'qs', 'qz'], ['q']).node('DequantizeLinear', ['q', 'qs', 'qz'], ['dq'])
+      .output('tri', 'FLOAT').output('d2s', 'FLOAT').output('s2d', 'FLOAT').output('hm', 'FLOAT').output('nan', 'BOOL').output('shrunk', 'FLOAT')
+      .output('q', 'UINT8').output('dq', 'FLOAT')
+      .encode();
+    await agree(model, [f32('x', [1, 8, 2, 3], 13, 2)], threads);
+  });
+
+  it('quantised: DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv', async () => {
+    const u8 = (n: number, seed: number) => Array.from({ length: n }, (_, i) => (i * 53 + seed * 29) % 256);
+    const model = new OnnxGraphBuilder('quant', 13)
+      .input('x', 'FLOAT', [2, 3, 5, 5]).input('a', 'UINT8', [2, 4, 6])
+      .initializer('b', 'UINT8', [6, 3], u8(18, 1)).initializer('azp', 'UINT8', [], [7]).initializer('bzp', 'UINT8', [], [130])
+      .initializer('as', 'FLOAT', [], [0.05]).initializer('bs', 'FLOAT', [], [0.02]).initializer('ys', 'FLOAT', [], [0.3]).initializer('yzp', 'UINT8', [], [120])
+      .initializer('w', 'UINT8', [4, 3, 3, 3], u8(108, 2)).initializer('wzp', 'UINT8', [], [128])
+      .initializer('ws', 'FLOAT', [4], [0.01, 0.02, 0.015, 0.03]).initializer('cb', 'INT32', [4], [100, -200, 0, 50])
+      .node('DynamicQuantizeLinear', ['x'], ['qx', 'qs', 'qz'])
+      .node('MatMulInteger', ['a', 'b', 'azp', 'bzp'], ['mmi'])
+      .node('QLinearMatMul', ['a', 'as', 'azp', 'b', 'bs', 'bzp', 'ys', 'yzp'], ['qmm'])
+      .node('ConvInteger', ['qx', 'w', 'qz', 'wzp'], ['ci'], { pads: [1, 1, 1, 1] })
+      .node('QLinearConv', ['qx', 'qs', 'qz', 'w', 'ws', 'wzp', 'ys', 'yzp', 'cb'], ['qc'], { strides: [2, 2] })
+      .output('qx', 'UINT8').output('qs', 'FLOAT').output('qz', 'UINT8').output('mmi', 'INT32').output('qmm', 'UINT8').output('ci', 'INT32').output('qc', 'UINT8')
+      .encode();
+    await agree(model, [f32('x', [2, 3, 5, 5], 14, 3), { name: 'a', datatype: 'UINT8', dims: [2, 4, 6], data: Uint8Array.from(u8(48, 3)) }], threads);
+  });
+
+  it.each(['bilinear', 'nearest', 'bicubic'])('GridSample %s with each padding mode', async (mode) => {
+    const builder = new OnnxGraphBuilder('grid', 16).input('x', 'FLOAT', [1, 2, 5, 6]).input('g', 'FLOAT', [1, 4, 3, 2]);
+    for (const pad of ['zeros', 'border', 'reflection']) {
+      builder.node('GridSample', ['x', 'g'], [`y_${pad}`], { mode, padding_mode: pad, align_corners: pad === 'border' ? 1 : 0 }).output(`y_${pad}`, 'FLOAT');
+    }
+    await agree(builder.encode(), [f32('x', [1, 2, 5, 6], 15), f32('g', [1, 4, 3, 2], 16, 1.3)], threads);
+  });
+
+  it('losses: SoftmaxCrossEntropyLoss (weights, ignore_index, log_prob) and NegativeLogLikelihoodLoss', async () => {
+    const model = new OnnxGraphBuilder('loss', 13)
+      .input('x', 'FLOAT', [3, 5, 2]).input('t', 'INT64', [3, 2])
+      .initializer('w', 'FLOAT', [5], [0.5, 1, 2, 1.5, 0.1])
+      .node('SoftmaxCrossEntropyLoss', ['x', 't', 'w'], ['sce', 'logp'], { ignore_index: 4 })
+      .node('NegativeLogLikelihoodLoss', ['logp', 't'], ['nll'], { reduction: 'none' })
+      .node('NegativeLogLikelihoodLoss', ['logp', 't', 'w'], ['nll_sum'], { reduction: 'sum' })
+      .output('sce', 'FLOAT').output('logp', 'FLOAT').output('nll', 'FLOAT').output('nll_sum', 'FLOAT')
+      .encode();
+    await agree(model, [f32('x', [3, 5, 2], 17, 2), { name: 't', datatype: 'INT64', dims: [3, 2], data: BigInt64Array.from([0n, 4n, 2n, 3n, 1n, 4n]) }], threads);
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * Real PyTorch exports (torch.onnx.export, opset 17; scripts/make-torch-fixtures.py writes them)
+ * through the cpu engine and ONNX Runtime: the everyday models a new user tries first.
+ */
+import { describe, expect, it } from 'vitest';
+import { CpuSession, type CpuTensor } from '../../../../src/core/executor/cpu-session.js';
+import { randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { fromHalf, toHalf } from '../../../helpers/half.js';
+import { fixtureModelPath } from '../../../helpers/onnx-fixtures.js';
+import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
+
+const model = (name: string) => fixtureModelPath(`torch/${name}.onnx`);
+
+async function agree(file: string, input: CpuTensor, threads: number, rtol: number): Promise<void> {
+  const session = CpuSession.load(file, { intraOpThreads: threads });
+  try {
+    const [out] = await session.run([input]);
+    const ref = (await runOrt(file, [input], threads)).y;
+    expect(out.dims).toEqual(ref.dims.map(Number));
+    expect(out.datatype).toBe(input.datatype);
+    const got = out.datatype === 'FP16' ? fromHalf(out.data as Uint16Array) : (out.data as Float32Array);
+    const want = out.datatype === 'FP16' ? fromHalf(ref.data as Uint16Array) : (ref.data as Float32Array);
+    expect(maxRelativeError(got, want)).toBeLessThan(rtol);
+  } finally {
+    session.close();
+  }
+}
+
+describe('PyTorch exports vs ONNX Runtime', () => {
+  it.each([1, 2])('nn.TransformerEncoder, seq 32, d 64 (its Mod of two constants folds away) (threads=%i)', async (threads) => {
+    const session = CpuSession.load(model('transformer_encoder'));
+    expect(session.info().operators.Mod).toBe(2);
+    expect(session.info().optimizedOperators.Mod).toBeUndefined();
+    session.close();
+    await agree(model('transformer_encoder'), { name: 'x', datatype: 'FP32', dims: [1, 32, 64], data: randomValues(32 * 64, 5, 1) }, threads, 1e-4);
+  });
+
+  it.each([1, 2])('model.half() CNN: FP16 input, weights and output (threads=%i)', async (threads) => {
+    const x = toHalf(randomValues(2 * 3 * 32 * 32, 6, 1));
+    // ORT computes these operators in FP32 between FP16 casts too; what differs is FP16 rounding of the output.
+    await agree(model('cnn_fp16'), { name: 'x', datatype: 'FP16', dims: [2, 3, 32, 32], data: x }, threads, 2e-3);
+  });
+
+  it.each([1, 2])('nn.LSTM + bidirectional nn.GRU (threads=%i)', async (threads) => {
+    await agree(model('lstm_gru'), { name: 'x', datatype: 'FP32', dims: [10, 2, 16], data: randomValues(10 * 2 * 16, 7, 1) }, threads, 1e-4);
+    await agree(model('lstm_gru'), { name: 'x', datatype: 'FP32', dims: [3, 4, 16], data: randomValues(3 * 4 * 16, 8, 1) }, threads, 1e-4);
+  });
+
+  it('a 3-D conv net is refused at load, naming every 3-D node (ONNX Runtime runs it)', async () => {
+    expect(() => CpuSession.load(model('conv3d'))).toThrow(
+      /cannot run 4 things this model uses: AveragePool: only 1-D and 2-D pooling is supported \(kernel_shape has 3 dims\) \(\/body\/body\.4\/AveragePool\); Conv: .*\(\/body\/body\.0\/Conv, \/body\/body\.3\/Conv\)/);
+    const ref = await runOrt(model('conv3d'), [{ name: 'x', datatype: 'FP32', dims: [1, 1, 8, 8, 8], data: randomValues(512, 9, 1) }]);
+    expect(ref.y.dims.map(Number)).toEqual([1, 2, 2, 2, 2]);
+  });
+});
