@@ -10,24 +10,6 @@ constexpr int64_t kMaxOpset = 17;
 
 bool RunnableType(DataType t) { return t != DataType::kInvalid && ElementSize(t) != 0; }
 
-// Spatial ranks the convolution and pooling kernels implement. Their rank is only certain once
-// shapes are known, so this reads what the model states up front: kernel_shape, or the weights.
-void CheckSpatialRank(const Node& n, const Graph& g, UnsupportedMap& out) {
-  static const std::map<std::string, const char*> spatial_ops = {
-      {"Conv", "only 1-D and 2-D convolutions are supported"},
-      {"ConvTranspose", "only 1-D and 2-D ConvTranspose is supported"},
-      {"MaxPool", "only 1-D and 2-D pooling is supported"},
-      {"AveragePool", "only 1-D and 2-D pooling is supported"}};
-  auto it = spatial_ops.find(n.op_type);
-  if (it == spatial_ops.end()) return;
-  size_t spatial = n.get_ints("kernel_shape").size();
-  if (spatial == 0 && n.inputs.size() > 1) {
-    auto w = g.initializers.find(n.inputs[1]);
-    if (w != g.initializers.end() && w->second.shape.size() >= 2) spatial = w->second.shape.size() - 2;
-  }
-  if (spatial > 2) out[n.op_type + ": " + it->second + " (kernel_shape has " + std::to_string(spatial) + " dims)"].push_back(n.name);
-}
-
 void CheckTensorType(const std::string& what, const std::string& name, DataType dtype, int onnx_type, UnsupportedMap& out) {
   if (RunnableType(dtype)) return;
   out[std::string("element type ") + OnnxTypeName(onnx_type)].push_back(what + " '" + name + "'");
@@ -55,7 +37,6 @@ UnsupportedMap FindUnsupported(const Model& model) {
       out[default_domain ? n.op_type : n.domain + "." + n.op_type].push_back(n.name);
       continue;
     }
-    CheckSpatialRank(n, g, out);
     // A kernel's constructor validates the node's attributes: what it refuses is refused here.
     try {
       KernelRegistry::Create(n, model.opset);

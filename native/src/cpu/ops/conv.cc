@@ -1,12 +1,14 @@
-// Conv (1-D and 2-D, groups, depthwise, dilations, pads, auto_pad): attribute and shape checks,
+// Conv (1-D, 2-D and N-D, groups, depthwise, dilations, pads, auto_pad): attribute and shape checks,
 // weights packed once at load, and the choice of path: depthwise (conv_depthwise.cc), constant
-// weights (conv_prepacked.cc), or im2col + GEMM for weights that arrive at run time.
+// weights (conv_prepacked.cc), im2col + GEMM for weights that arrive at run time, and 3 or more
+// spatial dims (conv_nd.cc).
 #include <vector>
 
 #include "cpu/gemm/sgemm.h"
 #include "cpu/ops/conv_depthwise.h"
 #include "cpu/ops/conv_geometry.h"
 #include "cpu/ops/conv_im2col.h"
+#include "cpu/ops/conv_nd.h"
 #include "cpu/ops/conv_prepacked.h"
 #include "cpu/ops/op_util.h"
 
@@ -27,10 +29,10 @@ class ConvKernel : public Kernel {
   }
 
   // Constant weights are packed once per group into GEMM panels (not for depthwise convs,
-  // which do not use GEMM, nor for groups thinner than a micro-kernel).
+  // which do not use GEMM, nor for groups thinner than a micro-kernel, nor for N-D convs).
   void PrepareConstants(const std::vector<const TensorRef*>& constants) override {
     const TensorRef* w = constants.size() > 1 ? constants[1] : nullptr;
-    if (!w || w->dtype != DataType::kFloat32 || w->rank() < 3 || w->shape[0] % group_ != 0) return;
+    if (!w || w->dtype != DataType::kFloat32 || w->rank() < 3 || w->rank() > 4 || w->shape[0] % group_ != 0) return;
     int64_t mg = w->shape[0] / group_, kdim = w->count() / std::max<int64_t>(1, w->shape[0]);
     if (w->shape[1] == 1 && group_ > 1) return;
     if (mg < gemm_detail::kMR) return;
@@ -42,7 +44,7 @@ class ConvKernel : public Kernel {
     const TensorRef& w = Input(in, 1, "W");
     ExpectType(x, "X", {DataType::kFloat32});
     ExpectType(w, "W", {DataType::kFloat32});
-    if (x.rank() < 3 || x.rank() > 4) Fail("only 1-D and 2-D convolutions are supported; X has shape " + ShapeToString(x.shape));
+    if (x.rank() < 3) Fail("X must have a batch, a channel and at least one spatial dim; it has shape " + ShapeToString(x.shape));
     if (w.rank() != x.rank()) Fail("W " + ShapeToString(w.shape) + " must have the rank of X " + ShapeToString(x.shape));
     int64_t c = x.shape[1], m = w.shape[0];
     if (c % group_ != 0 || m % group_ != 0 || w.shape[1] * group_ != c) {
@@ -67,8 +69,23 @@ class ConvKernel : public Kernel {
     const TensorRef &x = *in[0], &w = *in[1];
     const float* bias = in.size() > 2 && in[2] ? in[2]->as<const float>() : nullptr;
     ConvGeometry geometry = ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), Shape(w.shape.begin() + 2, w.shape.end()));
-    Geo2 g = To2D(geometry);
     int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
+    if (geometry.spatial > 2) {
+      ConvNdArgs nd;
+      nd.x = x.as<const float>();
+      nd.w = w.as<const float>();
+      nd.bias = bias;
+      nd.y = out[0].as<float>();
+      nd.n = n;
+      nd.c = c;
+      nd.m = m;
+      nd.groups = group_;
+      nd.g = &geometry;
+      nd.act = &act_;
+      ConvNd(nd, ctx);
+      return;
+    }
+    Geo2 g = To2D(geometry);
     int64_t cg = c / group_, mg = m / group_;
     int64_t ohw = g.oh * g.ow, ihw = g.ih * g.iw, kdim = cg * g.kh * g.kw;
     const float* px = x.as<const float>();

@@ -1,9 +1,10 @@
-// ConvTranspose (1-D and 2-D, groups, output_padding / output_shape, auto_pad): Y = col2im(W^T · X) + B.
+// ConvTranspose (1-D, 2-D and N-D (conv_nd.cc), groups, output_padding / output_shape, auto_pad): Y = col2im(W^T · X) + B.
 #include <cstring>
 #include <vector>
 
 #include "cpu/gemm/sgemm.h"
 #include "cpu/ops/conv_geometry.h"
+#include "cpu/ops/conv_nd.h"
 #include "cpu/ops/op_util.h"
 
 namespace gebe::cpu {
@@ -24,7 +25,7 @@ class ConvTransposeKernel : public Kernel {
     const TensorRef& w = Input(in, 1, "W");
     ExpectType(x, "X", {DataType::kFloat32});
     ExpectType(w, "W", {DataType::kFloat32});
-    if (x.rank() != 4 && x.rank() != 3) Fail("only 1-D and 2-D ConvTranspose is supported; X has shape " + ShapeToString(x.shape));
+    if (x.rank() < 3) Fail("X must have a batch, a channel and at least one spatial dim; it has shape " + ShapeToString(x.shape));
     if (w.rank() != x.rank() || w.shape[0] != x.shape[1]) Fail("W " + ShapeToString(w.shape) + " does not match X " + ShapeToString(x.shape));
     Resolve(x, w);
     Shape s = {x.shape[0], w.shape[1] * group_};
@@ -36,6 +37,10 @@ class ConvTransposeKernel : public Kernel {
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef &x = *in[0], &w = *in[1];
     Resolve(x, w);
+    if (x.rank() > 4) {
+      RunNd(x, w, in.size() > 2 && in[2] ? in[2]->as<const float>() : nullptr, out[0].as<float>(), ctx);
+      return;
+    }
     bool one_d = x.rank() == 3;
     int64_t n = x.shape[0], c = x.shape[1], cg = c / group_, mg = w.shape[1], m = mg * group_;
     int64_t ih = one_d ? 1 : x.shape[2], iw = x.shape[one_d ? 2 : 3];
@@ -77,6 +82,28 @@ class ConvTransposeKernel : public Kernel {
   }
 
  private:
+  void RunNd(const TensorRef& x, const TensorRef& w, const float* bias, float* y, const RunContext& ctx) const {
+    ConvGeometry g;
+    g.spatial = int(x.rank() - 2);
+    g.in.assign(x.shape.begin() + 2, x.shape.end());
+    g.out = out_;
+    g.kernel = kernel_;
+    g.stride = stride_;
+    g.dilation = dilation_;
+    g.pad_begin = pad_begin_;
+    ConvNdArgs nd;
+    nd.x = x.as<const float>();
+    nd.w = w.as<const float>();
+    nd.bias = bias;
+    nd.y = y;
+    nd.n = x.shape[0];
+    nd.c = x.shape[1];
+    nd.m = w.shape[1] * group_;
+    nd.groups = group_;
+    nd.g = &g;
+    ConvTransposeNd(nd, ctx);
+  }
+
   void Resolve(const TensorRef& x, const TensorRef& w) {
     size_t s = size_t(x.rank() - 2);
     kernel_ = attrs_.kernel.empty() ? Shape(w.shape.begin() + 2, w.shape.end()) : attrs_.kernel;

@@ -1,11 +1,12 @@
 // Pooling: MaxPool (with optional Indices), AveragePool (count_include_pad), GlobalAveragePool,
-// GlobalMaxPool. 1-D and 2-D.
+// GlobalMaxPool. 1-D and 2-D here; 3 or more spatial dims in pool_nd.cc.
 #include <cfloat>
 #include <limits>
 #include <vector>
 
 #include "cpu/ops/conv_geometry.h"
 #include "cpu/ops/op_util.h"
+#include "cpu/ops/pool_nd.h"
 #include "cpu/ops/pool_rows.h"
 
 namespace gebe::cpu {
@@ -24,7 +25,7 @@ class PoolKernel : public Kernel {
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "X");
     ExpectType(x, "X", {DataType::kFloat32});
-    if (x.rank() < 3 || x.rank() > 4) Fail("only 1-D and 2-D pooling is supported; X has shape " + ShapeToString(x.shape));
+    if (x.rank() < 3) Fail("X must have a batch, a channel and at least one spatial dim; it has shape " + ShapeToString(x.shape));
     ConvGeometry g = Geometry(x);
     Shape s = {x.shape[0], x.shape[1]};
     s.insert(s.end(), g.out.begin(), g.out.end());
@@ -36,6 +37,19 @@ class PoolKernel : public Kernel {
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef& x = *in[0];
     ConvGeometry geo = Geometry(x);
+    if (geo.spatial > 2) {
+      PoolNdArgs nd;
+      nd.x = x.as<const float>();
+      nd.y = out[0].as<float>();
+      nd.indices = out.size() > 1 && out[1].data ? out[1].as<int64_t>() : nullptr;
+      nd.planes = x.shape[0] * x.shape[1];
+      nd.g = &geo;
+      nd.max = max_;
+      nd.count_include_pad = count_include_pad_;
+      nd.column_major = column_major_;
+      PoolNd(nd, ctx);
+      return;
+    }
     bool one_d = geo.spatial == 1;
     int64_t ih = one_d ? 1 : geo.in[0], iw = geo.in[one_d ? 0 : 1];
     int64_t oh = one_d ? 1 : geo.out[0], ow = geo.out[one_d ? 0 : 1];

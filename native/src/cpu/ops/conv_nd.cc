@@ -1,0 +1,154 @@
+// N-D Conv and ConvTranspose (see conv_nd.h). Windows are walked as "lines": every spatial dim
+// but the last is resolved once per line, the last one in the inner loop.
+#include "cpu/ops/conv_nd.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cpu/gemm/sgemm.h"
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+int64_t Product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t d : v) p *= d;
+  return p;
+}
+
+// Splits flat index `flat` over `dims` (row-major) into `idx`.
+void Unflatten(int64_t flat, const std::vector<int64_t>& dims, std::vector<int64_t>& idx) {
+  for (size_t i = dims.size(); i-- > 0;) {
+    idx[i] = flat % dims[i];
+    flat /= dims[i];
+  }
+}
+
+// Row r = (channel, tap...) of the im2col matrix of one image group: for every output position,
+// the input value that tap reads (0 in the padding).
+void Im2ColNdRow(const float* x, const ConvGeometry& g, int64_t r, float* dst) {
+  size_t s = size_t(g.spatial);
+  std::vector<int64_t> tap(s), line(s > 1 ? s - 1 : 0);
+  Unflatten(r % Product(g.kernel), g.kernel, tap);
+  const float* xc = x + (r / Product(g.kernel)) * Product(g.in);
+  std::vector<int64_t> outer_dims(g.out.begin(), g.out.end() - 1);
+  int64_t lines = Product(outer_dims), ow = g.out[s - 1], iw = g.in[s - 1];
+  int64_t off_w = tap[s - 1] * g.dilation[s - 1] - g.pad_begin[s - 1], sw = g.stride[s - 1];
+  // Output columns whose input column is inside the row: [x0, x1).
+  int64_t x0 = off_w >= 0 ? 0 : std::min<int64_t>(ow, (-off_w + sw - 1) / sw);
+  int64_t x1 = off_w >= iw ? 0 : std::min<int64_t>(ow, (iw - 1 - off_w) / sw + 1);
+  x1 = std::max(x1, x0);
+  for (int64_t l = 0; l < lines; ++l) {
+    Unflatten(l, outer_dims, line);
+    float* row = dst + l * ow;
+    int64_t offset = 0;
+    bool inside = true;
+    for (size_t d = 0; d + 1 < s && inside; ++d) {
+      int64_t p = line[d] * g.stride[d] + tap[d] * g.dilation[d] - g.pad_begin[d];
+      inside = p >= 0 && p < g.in[d];
+      offset = offset * g.in[d] + p;
+    }
+    if (!inside) {
+      std::memset(row, 0, sizeof(float) * size_t(ow));
+      continue;
+    }
+    const float* src = xc + offset * iw + off_w;
+    for (int64_t i = 0; i < x0; ++i) row[i] = 0.f;
+    for (int64_t i = x0; i < x1; ++i) row[i] = src[i * sw];
+    for (int64_t i = x1; i < ow; ++i) row[i] = 0.f;
+  }
+}
+
+// Adds row r = (channel, tap...) of the col matrix (one value per input position) into the output
+// plane of that channel, where that tap places it.
+void Col2ImNdRow(const float* src, const ConvGeometry& g, const std::vector<int64_t>& tap, float* plane) {
+  size_t s = size_t(g.spatial);
+  std::vector<int64_t> outer_dims(g.in.begin(), g.in.end() - 1), line(s - 1);
+  int64_t lines = Product(outer_dims), iw = g.in[s - 1], ow = g.out[s - 1];
+  int64_t off_w = tap[s - 1] * g.dilation[s - 1] - g.pad_begin[s - 1], sw = g.stride[s - 1];
+  for (int64_t l = 0; l < lines; ++l) {
+    Unflatten(l, outer_dims, line);
+    int64_t offset = 0;
+    bool inside = true;
+    for (size_t d = 0; d + 1 < s && inside; ++d) {
+      int64_t p = line[d] * g.stride[d] + tap[d] * g.dilation[d] - g.pad_begin[d];
+      inside = p >= 0 && p < g.out[d];
+      offset = offset * g.out[d] + p;
+    }
+    if (!inside) continue;
+    float* dst = plane + offset * ow;
+    const float* row = src + l * iw;
+    for (int64_t i = 0; i < iw; ++i) {
+      int64_t o = i * sw + off_w;
+      if (o >= 0 && o < ow) dst[o] += row[i];
+    }
+  }
+}
+
+}  // namespace
+
+void ConvNd(const ConvNdArgs& a, const RunContext& ctx) {
+  const ConvGeometry& g = *a.g;
+  int64_t cg = a.c / a.groups, mg = a.m / a.groups;
+  int64_t in_size = Product(g.in), out_size = Product(g.out), kdim = cg * Product(g.kernel);
+  float* col = ctx.scratch->Floats(size_t(kdim * out_size));
+  for (int64_t b = 0; b < a.n; ++b) {
+    for (int64_t gi = 0; gi < a.groups; ++gi) {
+      const float* xg = a.x + (b * a.c + gi * cg) * in_size;
+      ctx.pool->ParallelFor(kdim, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, out_size)), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) Im2ColNdRow(xg, g, r, col + r * out_size);
+      });
+      Sgemm(false, false, mg, out_size, kdim, 1.f, a.w + gi * mg * kdim, kdim, col, out_size, 0.f,
+            a.y + (b * a.m + gi * mg) * out_size, out_size, ctx.pool);
+    }
+  }
+  bool act = a.act && a.act->kind != Activation::Kind::kNone;
+  if (!a.bias && !act) return;
+  ctx.pool->ParallelFor(a.n * a.m, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, out_size)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      float* row = a.y + r * out_size;
+      if (a.bias) {
+        float bv = a.bias[r % a.m];
+        for (int64_t i = 0; i < out_size; ++i) row[i] += bv;
+      }
+      if (act) a.act->Apply(row, out_size);
+    }
+  });
+}
+
+void ConvTransposeNd(const ConvNdArgs& a, const RunContext& ctx) {
+  const ConvGeometry& g = *a.g;
+  int64_t cg = a.c / a.groups, mg = a.m / a.groups, taps = Product(g.kernel);
+  int64_t in_size = Product(g.in), out_size = Product(g.out), kdim = mg * taps;
+  float* col = ctx.scratch->Floats(size_t(kdim * in_size));
+  std::memset(a.y, 0, sizeof(float) * size_t(a.n * a.m * out_size));
+  for (int64_t b = 0; b < a.n; ++b) {
+    for (int64_t gi = 0; gi < a.groups; ++gi) {
+      // col[kdim, in] = W_g^T [kdim, cg] · X_g [cg, in]
+      Sgemm(true, false, kdim, in_size, cg, 1.f, a.w + gi * cg * kdim, kdim, a.x + (b * a.c + gi * cg) * in_size, in_size, 0.f,
+            col, in_size, ctx.pool);
+      float* yg = a.y + (b * a.m + gi * mg) * out_size;
+      // One output channel per task: its taps all add into its own plane.
+      ctx.pool->ParallelFor(mg, 1, [&](int64_t c0, int64_t c1) {
+        std::vector<int64_t> tap(size_t(g.spatial));
+        for (int64_t ch = c0; ch < c1; ++ch) {
+          for (int64_t t = 0; t < taps; ++t) {
+            Unflatten(t, g.kernel, tap);
+            Col2ImNdRow(col + (ch * taps + t) * in_size, g, tap, yg + ch * out_size);
+          }
+        }
+      });
+    }
+  }
+  if (!a.bias) return;
+  for (int64_t r = 0; r < a.n * a.m; ++r) {
+    float bv = a.bias[r % a.m];
+    float* row = a.y + r * out_size;
+    for (int64_t i = 0; i < out_size; ++i) row[i] += bv;
+  }
+}
+
+}  // namespace gebe::cpu

@@ -1,0 +1,94 @@
+/**
+ * Convolution and pooling with 3 spatial dims (conv_nd.cc, pool_nd.cc) against ONNX Runtime at 1
+ * and 2 threads: Conv (pads, strides, dilations, groups, depthwise, auto_pad, weights at run time,
+ * a fused Relu), ConvTranspose (output_padding, output_shape, groups), MaxPool (Indices, ceil_mode,
+ * dilations) and AveragePool (count_include_pad both ways, ceil_mode).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CpuSession, type CpuTensor } from '../../../../src/core/executor/cpu-session.js';
+import { OnnxGraphBuilder, randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-nd-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+const count = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
+const f32 = (name: string, dims: number[], seed: number): CpuTensor => ({ name, datatype: 'FP32', dims, data: randomValues(count(dims), seed, 1) });
+
+async function agree(model: Uint8Array, inputs: CpuTensor[], threads: number): Promise<void> {
+  const file = path.join(dir, `m${counter++}.onnx`);
+  writeFileSync(file, model);
+  const session = CpuSession.load(file, { intraOpThreads: threads });
+  try {
+    const outputs = await session.run(inputs);
+    const reference = await runOrt(file, inputs, threads);
+    for (const out of outputs) {
+      const ref = reference[out.name];
+      expect(out.dims, out.name).toEqual(ref.dims.map(Number));
+      if (out.datatype === 'INT64') expect(Array.from(out.data as BigInt64Array, String), out.name).toEqual(Array.from(ref.data as BigInt64Array, String));
+      else expect(maxRelativeError(out.data as Float32Array, ref.data as Float32Array), out.name).toBeLessThan(1e-4);
+    }
+  } finally {
+    session.close();
+  }
+}
+
+type Attrs = Record<string, number | number[] | string>;
+
+function convModel(op: 'Conv' | 'ConvTranspose', x: number[], w: number[], attrs: Attrs, options: { weightsAsInput?: boolean; relu?: boolean } = {}): Uint8Array {
+  const channelsOut = op === 'Conv' ? w[0] : w[1] * Number(attrs.group ?? 1);
+  const b = new OnnxGraphBuilder('nd', 17).input('x', 'FLOAT', x);
+  if (options.weightsAsInput) b.input('w', 'FLOAT', w);
+  else b.initializer('w', 'FLOAT', w, randomValues(count(w), 11, 0.5));
+  b.initializer('b', 'FLOAT', [channelsOut], randomValues(channelsOut, 12, 0.5));
+  b.node(op, ['x', 'w', 'b'], [options.relu ? 'c' : 'y'], attrs);
+  if (options.relu) b.node('Relu', ['c'], ['y']);
+  return b.output('y', 'FLOAT').encode();
+}
+
+function poolModel(op: 'MaxPool' | 'AveragePool', x: number[], attrs: Attrs, indices = false): Uint8Array {
+  const b = new OnnxGraphBuilder('nd', 17).input('x', 'FLOAT', x).node(op, ['x'], indices ? ['y', 'i'] : ['y'], attrs).output('y', 'FLOAT');
+  if (indices) b.output('i', 'INT64');
+  return b.encode();
+}
+
+describe.each([1, 2])('3-D Conv, ConvTranspose, MaxPool, AveragePool vs ONNX Runtime (threads=%i)', (threads) => {
+  it('Conv3d: asymmetric pads, strides, dilations; constant and run-time weights', async () => {
+    const attrs = { kernel_shape: [3, 3, 3], pads: [1, 0, 1, 1, 2, 0], strides: [1, 2, 1], dilations: [1, 1, 2] };
+    await agree(convModel('Conv', [1, 3, 6, 7, 8], [5, 3, 3, 3, 3], attrs), [f32('x', [1, 3, 6, 7, 8], 1)], threads);
+    await agree(convModel('Conv', [2, 3, 6, 7, 8], [5, 3, 3, 3, 3], attrs, { weightsAsInput: true }),
+      [f32('x', [2, 3, 6, 7, 8], 2), f32('w', [5, 3, 3, 3, 3], 3)], threads);
+  });
+
+  it('Conv3d: groups with a fused Relu, depthwise with auto_pad SAME_UPPER, VALID', async () => {
+    await agree(convModel('Conv', [2, 4, 5, 6, 7], [6, 2, 2, 3, 1], { group: 2, strides: [2, 1, 3], pads: [0, 1, 0, 1, 0, 1] }, { relu: true }),
+      [f32('x', [2, 4, 5, 6, 7], 4)], threads);
+    await agree(convModel('Conv', [1, 4, 5, 6, 5], [4, 1, 3, 3, 3], { group: 4, auto_pad: 'SAME_UPPER', strides: [2, 2, 1] }),
+      [f32('x', [1, 4, 5, 6, 5], 5)], threads);
+    await agree(convModel('Conv', [1, 2, 4, 5, 6], [3, 2, 2, 2, 2], { auto_pad: 'VALID' }), [f32('x', [1, 2, 4, 5, 6], 6)], threads);
+  });
+
+  it('ConvTranspose3d: strides, pads, dilations, output_padding; groups with output_shape', async () => {
+    await agree(convModel('ConvTranspose', [1, 4, 3, 4, 5], [4, 3, 3, 2, 3],
+      { strides: [2, 1, 2], pads: [1, 0, 1, 0, 0, 1], dilations: [1, 2, 1], output_padding: [1, 0, 0] }), [f32('x', [1, 4, 3, 4, 5], 7)], threads);
+    await agree(convModel('ConvTranspose', [2, 4, 3, 3, 4], [4, 2, 2, 2, 2], { group: 2, strides: [2, 2, 2], output_shape: [6, 7, 8] }),
+      [f32('x', [2, 4, 3, 3, 4], 8)], threads);
+  });
+
+  it('MaxPool3d: pads, strides, dilations, ceil_mode, Indices', async () => {
+    await agree(poolModel('MaxPool', [1, 3, 7, 8, 9], { kernel_shape: [3, 2, 3], strides: [2, 2, 1], pads: [1, 0, 1, 1, 1, 0] }, true),
+      [f32('x', [1, 3, 7, 8, 9], 9)], threads);
+    await agree(poolModel('MaxPool', [2, 2, 7, 8, 9], { kernel_shape: [2, 2, 2], strides: [2, 3, 2], ceil_mode: 1, dilations: [1, 2, 1] }, true),
+      [f32('x', [2, 2, 7, 8, 9], 10)], threads);
+  });
+
+  it.each([0, 1])('AvgPool3d: pads, strides, ceil_mode (count_include_pad=%i)', async (include) => {
+    await agree(poolModel('AveragePool', [1, 3, 7, 8, 9], { kernel_shape: [3, 3, 2], strides: [2, 2, 2], pads: [1, 1, 0, 1, 0, 1], count_include_pad: include }),
+      [f32('x', [1, 3, 7, 8, 9], 11)], threads);
+    await agree(poolModel('AveragePool', [2, 2, 7, 6, 5], { kernel_shape: [2, 3, 2], strides: [2, 2, 2], pads: [0, 1, 1, 0, 1, 1], ceil_mode: 1, count_include_pad: include }),
+      [f32('x', [2, 2, 7, 6, 5], 12)], threads);
+  });
+});
