@@ -17,7 +17,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as OrtModule from 'onnxruntime-node';
 import { CpuSession, cpuGemmIsa, type CpuTensor } from '../src/core/executor/cpu-session.js';
-import { randomValues } from '../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder, randomValues } from '../src/core/model/onnx-builder.js';
+import { toHalf } from '../test/helpers/half.js';
 import { bertEncoder, mnistCnn, mobilenetV2, resnet18 } from '../test/helpers/onnx-models.js';
 import { ortTypes } from '../test/helpers/ort-types.js';
 
@@ -90,7 +91,7 @@ async function latency(row: Row, threads: number, iters: number, budgetMs: numbe
   const gebe = CpuSession.load(row.model, { intraOpThreads: threads });
   const ortSession = await ort.InferenceSession.create(row.model, { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
   const feeds: Record<string, OrtModule.Tensor> = {};
-  for (const t of row.inputs) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype] as 'float32', t.data as Float32Array, t.dims);
+  for (const t of row.inputs) feeds[t.name] = new ort.Tensor(ortTypes[t.datatype as keyof typeof ortTypes] as 'float32', t.data as Float32Array, t.dims);
   const [g, o, a] = await timeBlocks([() => gebe.runSync(row.inputs), () => ortSession.run(feeds), () => gebe.run(row.inputs)], iters, budgetMs, threads > 1);
   gebe.close();
   await ortSession.release();
@@ -125,8 +126,41 @@ function makeInput(spec: { name: string; datatype: keyof typeof ortTypes; dims: 
     const ids = randomValues(count, spec.seed, 1);
     return { name: spec.name, datatype: 'INT64', dims: spec.dims, data: BigInt64Array.from(ids, (v) => BigInt(Math.floor(Math.abs(v) * 999))) };
   }
+  if (spec.datatype === 'FP16') return { name: spec.name, datatype: 'FP16', dims: spec.dims, data: toHalf(randomValues(count, spec.seed, 1)) };
   if (spec.name === 'attention_mask') return { name: spec.name, datatype: 'FP32', dims: spec.dims, data: new Float32Array(count).fill(1) };
   return { name: spec.name, datatype: 'FP32', dims: spec.dims, data: randomValues(count, spec.seed, 1) };
+}
+
+/**
+ * An int8 CNN in the QDQ form `onnxruntime.quantization.quantize_static` writes (INT8 activations
+ * and per-channel INT8 weights, each behind a DequantizeLinear; FP32 bias): four 3×3 convs + Relu
+ * on 56×56, 3→32→64→64→64 channels, with a MaxPool after the second. ORT fuses the QDQ pairs
+ * into integer kernels; gebe runs the DequantizeLinear'd weights in FP32.
+ */
+function qdqCnn(): Uint8Array {
+  const b = new OnnxGraphBuilder('qdq_cnn', 13).input('input', 'FLOAT', [1, 3, 56, 56]);
+  b.initializer('act_scale', 'FLOAT', [], [0.05]).initializer('act_zp', 'INT8', [], [0]);
+  const qdq = (x: string, name: string) => {
+    b.node('QuantizeLinear', [x, 'act_scale', 'act_zp'], [`${name}_q`]).node('DequantizeLinear', [`${name}_q`, 'act_scale', 'act_zp'], [`${name}_dq`]);
+    return `${name}_dq`;
+  };
+  let x = qdq('input', 'in');
+  const channels = [3, 32, 64, 64, 64];
+  for (let i = 1; i < channels.length; i++) {
+    const [c, m] = [channels[i - 1], channels[i]];
+    const w = Array.from(randomValues(m * c * 9, 20 + i, 127), (v) => Math.round(v));
+    b.initializer(`w${i}`, 'INT8', [m, c, 3, 3], w).initializer(`w${i}_scale`, 'FLOAT', [m], Array.from({ length: m }, () => 0.2 / (c * 9) ** 0.5 / 127 * 4))
+      .initializer(`w${i}_zp`, 'INT8', [m], new Array(m).fill(0)).initializer(`b${i}`, 'FLOAT', [m], randomValues(m, 30 + i, 0.1))
+      .node('DequantizeLinear', [`w${i}`, `w${i}_scale`, `w${i}_zp`], [`w${i}_dq`], { axis: 0 })
+      .node('Conv', [x, `w${i}_dq`, `b${i}`], [`conv${i}`], { kernel_shape: [3, 3], pads: [1, 1, 1, 1] })
+      .node('Relu', [`conv${i}`], [`relu${i}`]);
+    x = qdq(`relu${i}`, `r${i}`);
+    if (i === 2) {
+      b.node('MaxPool', [x], ['pool'], { kernel_shape: [2, 2], strides: [2, 2] });
+      x = qdq('pool', 'pool');
+    }
+  }
+  return b.output(x, 'FLOAT').encode();
 }
 
 function pad(s: string, n: number): string {
@@ -168,7 +202,11 @@ async function main(): Promise<void> {
     resnet18: write('resnet18.onnx', resnet18()),
     mobilenetv2: write('mobilenetv2.onnx', mobilenetV2()),
     bert: write('bert.onnx', bertEncoder({ layers: 4, hidden: 256, heads: 4, vocab: 1000 })),
+    qdq: write('qdq_cnn.onnx', qdqCnn()),
   };
+  // PyTorch exports (scripts/make-torch-fixtures.py), from the repository root npm runs this in
+  // (the compiled script lives under build/bench, away from fixtures/).
+  const torch = (name: string) => path.resolve('fixtures', 'models', 'torch', `${name}.onnx`);
   const specs: Array<{ name: string; model: string; inputs: Array<{ name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number }> }> = [
     { name: 'MNIST CNN b1', model: models.mnist, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 1, 28, 28], seed: 1 }] },
     { name: 'MNIST CNN b16', model: models.mnist, inputs: [{ name: 'input', datatype: 'FP32', dims: [16, 1, 28, 28], seed: 2 }] },
@@ -180,6 +218,11 @@ async function main(): Promise<void> {
         { name: 'attention_mask', datatype: 'FP32', dims: [1, 128], seed: 6 },
       ],
     },
+    { name: 'LSTM+biGRU s10 b2', model: torch('lstm_gru'), inputs: [{ name: 'x', datatype: 'FP32', dims: [10, 2, 16], seed: 7 }] },
+    { name: 'FP16 CNN 32 b2', model: torch('cnn_fp16'), inputs: [{ name: 'x', datatype: 'FP16', dims: [2, 3, 32, 32], seed: 8 }] },
+    { name: 'int8 QDQ CNN 56 b1', model: models.qdq, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 56, 56], seed: 9 }] },
+    { name: 'TransformerEnc s32', model: torch('transformer_encoder'), inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 32, 64], seed: 10 }] },
+    { name: 'Conv3d net 8³ b1', model: torch('conv3d'), inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 1, 8, 8, 8], seed: 11 }] },
   ];
   const ort = await loadOrt();
   const cores = os.availableParallelism();
