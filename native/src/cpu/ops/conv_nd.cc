@@ -13,12 +13,6 @@ namespace gebe::cpu {
 
 namespace {
 
-int64_t Product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t d : v) p *= d;
-  return p;
-}
-
 // Splits flat index `flat` over `dims` (row-major) into `idx`.
 void Unflatten(int64_t flat, const std::vector<int64_t>& dims, std::vector<int64_t>& idx) {
   for (size_t i = dims.size(); i-- > 0;) {
@@ -32,10 +26,10 @@ void Unflatten(int64_t flat, const std::vector<int64_t>& dims, std::vector<int64
 void Im2ColNdRow(const float* x, const ConvGeometry& g, int64_t r, float* dst) {
   size_t s = size_t(g.spatial);
   std::vector<int64_t> tap(s), line(s > 1 ? s - 1 : 0);
-  Unflatten(r % Product(g.kernel), g.kernel, tap);
-  const float* xc = x + (r / Product(g.kernel)) * Product(g.in);
+  Unflatten(r % SizeFrom(g.kernel, 0), g.kernel, tap);
+  const float* xc = x + (r / SizeFrom(g.kernel, 0)) * SizeFrom(g.in, 0);
   std::vector<int64_t> outer_dims(g.out.begin(), g.out.end() - 1);
-  int64_t lines = Product(outer_dims), ow = g.out[s - 1], iw = g.in[s - 1];
+  int64_t lines = SizeFrom(outer_dims, 0), ow = g.out[s - 1], iw = g.in[s - 1];
   int64_t off_w = tap[s - 1] * g.dilation[s - 1] - g.pad_begin[s - 1], sw = g.stride[s - 1];
   // Output columns whose input column is inside the row: [x0, x1).
   int64_t x0 = off_w >= 0 ? 0 : std::min<int64_t>(ow, (-off_w + sw - 1) / sw);
@@ -67,7 +61,7 @@ void Im2ColNdRow(const float* x, const ConvGeometry& g, int64_t r, float* dst) {
 void Col2ImNdRow(const float* src, const ConvGeometry& g, const std::vector<int64_t>& tap, float* plane) {
   size_t s = size_t(g.spatial);
   std::vector<int64_t> outer_dims(g.in.begin(), g.in.end() - 1), line(s - 1);
-  int64_t lines = Product(outer_dims), iw = g.in[s - 1], ow = g.out[s - 1];
+  int64_t lines = SizeFrom(outer_dims, 0), iw = g.in[s - 1], ow = g.out[s - 1];
   int64_t off_w = tap[s - 1] * g.dilation[s - 1] - g.pad_begin[s - 1], sw = g.stride[s - 1];
   for (int64_t l = 0; l < lines; ++l) {
     Unflatten(l, outer_dims, line);
@@ -93,7 +87,7 @@ void Col2ImNdRow(const float* src, const ConvGeometry& g, const std::vector<int6
 void ConvNd(const ConvNdArgs& a, const RunContext& ctx) {
   const ConvGeometry& g = *a.g;
   int64_t cg = a.c / a.groups, mg = a.m / a.groups;
-  int64_t in_size = Product(g.in), out_size = Product(g.out), kdim = cg * Product(g.kernel);
+  int64_t in_size = SizeFrom(g.in, 0), out_size = SizeFrom(g.out, 0), kdim = cg * SizeFrom(g.kernel, 0);
   float* col = ctx.scratch->Floats(size_t(kdim * out_size));
   for (int64_t b = 0; b < a.n; ++b) {
     for (int64_t gi = 0; gi < a.groups; ++gi) {
@@ -121,8 +115,8 @@ void ConvNd(const ConvNdArgs& a, const RunContext& ctx) {
 
 void ConvTransposeNd(const ConvNdArgs& a, const RunContext& ctx) {
   const ConvGeometry& g = *a.g;
-  int64_t cg = a.c / a.groups, mg = a.m / a.groups, taps = Product(g.kernel);
-  int64_t in_size = Product(g.in), out_size = Product(g.out), kdim = mg * taps;
+  int64_t cg = a.c / a.groups, mg = a.m / a.groups, taps = SizeFrom(g.kernel, 0);
+  int64_t in_size = SizeFrom(g.in, 0), out_size = SizeFrom(g.out, 0), kdim = mg * taps;
   float* col = ctx.scratch->Floats(size_t(kdim * in_size));
   std::memset(a.y, 0, sizeof(float) * size_t(a.n * a.m * out_size));
   for (int64_t b = 0; b < a.n; ++b) {

@@ -12,12 +12,6 @@ namespace gebe::cpu {
 
 namespace {
 
-int64_t Product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t d : v) p *= d;
-  return p;
-}
-
 // Flat row-major offset into a plane of `dims` → the same element counted column-major
 // (storage_order=1: the first spatial dim varies fastest).
 int64_t ColumnMajor(int64_t flat, const std::vector<int64_t>& dims) {
@@ -90,7 +84,7 @@ void PoolAt(const PoolNdArgs& a, const float* xc, const std::vector<int64_t>& po
 
 void PoolNd(const PoolNdArgs& a, const RunContext& ctx) {
   const ConvGeometry& g = *a.g;
-  int64_t in_size = Product(g.in), out_size = Product(g.out), window = Product(g.kernel);
+  int64_t in_size = SizeFrom(g.in, 0), out_size = SizeFrom(g.out, 0), window = SizeFrom(g.kernel, 0);
   ctx.pool->ParallelFor(a.planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, out_size * window)), [&](int64_t p0, int64_t p1) {
     std::vector<int64_t> pos(size_t(g.spatial)), work(4 * size_t(g.spatial));
     for (int64_t p = p0; p < p1; ++p) {
