@@ -1,8 +1,8 @@
 /**
  * Convolution and pooling with 3 spatial dims (conv_nd.cc, pool_nd.cc) against ONNX Runtime at 1
  * and 2 threads: Conv (pads, strides, dilations, groups, depthwise, auto_pad, weights at run time,
- * a fused Relu), ConvTranspose (output_padding, output_shape, groups), MaxPool (Indices, ceil_mode,
- * dilations) and AveragePool (count_include_pad both ways, ceil_mode).
+ * a fused Relu), ConvTranspose (output_padding, output_shape, groups), MaxPool (Indices in both storage
+ * orders, ceil_mode, dilations) and AveragePool (count_include_pad both ways, ceil_mode).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -83,6 +83,8 @@ describe.each([1, 2])('3-D Conv, ConvTranspose, MaxPool, AveragePool vs ONNX Run
       [f32('x', [1, 3, 7, 8, 9], 9)], threads);
     await agree(poolModel('MaxPool', [2, 2, 7, 8, 9], { kernel_shape: [2, 2, 2], strides: [2, 3, 2], ceil_mode: 1, dilations: [1, 2, 1] }, true),
       [f32('x', [2, 2, 7, 8, 9], 10)], threads);
+    await agree(poolModel('MaxPool', [1, 2, 5, 6, 7], { kernel_shape: [2, 3, 2], strides: [1, 2, 2], storage_order: 1 }, true),
+      [f32('x', [1, 2, 5, 6, 7], 13)], threads);
   });
 
   it.each([0, 1])('AvgPool3d: pads, strides, ceil_mode (count_include_pad=%i)', async (include) => {
