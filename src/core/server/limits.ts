@@ -35,7 +35,8 @@ export function maxConnectionsMessage(limit: number): string {
 
 /**
  * At a drain, an idle keep-alive connection stays open this long for a request its client sent
- * just before the signal (answered with Connection: close) before it is closed.
+ * just before the signal (answered with Connection: close) before it is closed; gRPC connections
+ * take new calls this long before the GOAWAY.
  */
 export const DRAIN_IDLE_GRACE_MS = 100;
 

@@ -7,7 +7,7 @@ import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { decodeGrpcInferRequest, encodeGrpcInferResponse, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
 import type { InferenceService } from '../inference-service.js';
-import { maxConnectionsMessage } from '../limits.js';
+import { DRAIN_IDLE_GRACE_MS, maxConnectionsMessage } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../protocol-error.js';
 import { parseLoadParameters } from '../repository-parameters.js';
@@ -280,14 +280,22 @@ export class GrpcFrontend {
     injector.injectConnection(socket);
   }
 
-  /** Stops accepting calls, lets running calls finish (up to `timeoutMs`), then closes. */
-  close(timeoutMs: number): Promise<void> {
+  /**
+   * Stops accepting connections at once; goes on accepting calls on open connections for
+   * DRAIN_IDLE_GRACE_MS (as the HTTP front ends do for idle keep-alive connections), so a call its
+   * client sent just before the stop is not met by a GOAWAY that refuses it (grpc-js would retry it
+   * on a new connection, which the closed listener refuses: UNAVAILABLE); then GOAWAY, running calls
+   * finish (up to `timeoutMs` in all), and the connections close.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     this.listener?.close();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_IDLE_GRACE_MS, timeoutMs)));
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();
         resolve();
-      }, timeoutMs);
+      }, Math.max(0, deadline - Date.now()));
       timer.unref();
       this.server.tryShutdown(() => {
         clearTimeout(timer);
