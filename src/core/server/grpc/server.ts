@@ -252,6 +252,8 @@ export class GrpcFrontend {
       listener.once('error', reject);
       listener.listen({ host: this.options.host, port: this.options.port }, () => {
         listener.off('error', reject);
+        // A failed accept (EMFILE and the like) is an 'error' event: log it, never crash on it.
+        listener.on('error', (err) => this.log.warn(`gRPC: cannot accept a connection: ${err.message}`));
         resolve((listener.address() as net.AddressInfo).port);
       });
     });

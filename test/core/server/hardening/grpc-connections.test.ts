@@ -57,4 +57,12 @@ describe('gRPC connections', () => {
     session.close();
     expect(settings.maxConcurrentStreams).toBe(GRPC_MAX_CONCURRENT_STREAMS);
   });
+
+  it('report a port in use as EADDRINUSE, which serve words for the user', async () => {
+    running = await startTestServer();
+    const { GrpcFrontend } = await import('../../../../src/core/server/grpc/server.js');
+    const { silentLogger } = await import('../../../../src/core/server/logger.js');
+    const clash = new GrpcFrontend(running.server.service, { host: '127.0.0.1', port: Number(running.grpc.split(':')[1]), maxMessageBytes: 1 << 20 }, silentLogger);
+    await expect(clash.listen()).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  });
 });
