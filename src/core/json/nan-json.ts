@@ -5,11 +5,12 @@
  * answers with these tokens; every gebe reader of an infer request or response parses through
  * here so that answer is data, not a parse error.
  *
- * Text that never spells NaN or Infinity takes plain JSON.parse. Otherwise one scanner
- * walks the text, skipping string literals (with their escapes), and rewrites only tokens that
- * stand where a value may (after `[`, `:`, a `,` inside an array, or alone; never as an object key): Infinity → 1e999 (which JSON.parse reads as Infinity), NaN → a string
- * marker holding a per-call random nonce, turned back into NaN by a reviver. A token inside a
- * string ("NaN", "\"Infinity") is never touched; anything else stays for JSON.parse to refuse.
+ * Text that never spells NaN or Infinity takes plain JSON.parse. Otherwise one scanner walks the
+ * text, skipping string literals (with their escapes), and rewrites only tokens that stand where a
+ * value may (after `[`, `:`, a `,` inside an array, or alone; never as an object key): Infinity →
+ * 1e999 (which JSON.parse reads as Infinity), NaN → a string marker holding a per-call random
+ * nonce, turned back into NaN by a walk of the result. A token inside a string ("NaN",
+ * "\"Infinity") is never touched; anything else stays for JSON.parse to refuse.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -19,7 +20,26 @@ export function parseJsonAllowingNonFinite(text: string): unknown {
   const { rewritten, sawNaN } = rewriteNonFinite(text, JSON.stringify(nanMarker));
   if (rewritten === undefined) return JSON.parse(text);
   if (!sawNaN) return JSON.parse(rewritten);
-  return JSON.parse(rewritten, (_key, value: unknown) => (value === nanMarker ? NaN : value));
+  const parsed: unknown = JSON.parse(rewritten);
+  return parsed === nanMarker ? NaN : (restoreNaN(parsed, nanMarker), parsed);
+}
+
+/**
+ * Turns the marker back into NaN wherever it stands, walking with a stack of its own (a deeply
+ * nested text must not overflow the call stack); a JSON.parse reviver costs several times more.
+ */
+function restoreNaN(root: unknown, marker: string): void {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const record = node as Record<string, unknown>;
+    for (const key of Array.isArray(node) ? node.keys() : Object.keys(record)) {
+      const value = record[key];
+      if (value === marker) record[key] = NaN;
+      else if (value !== null && typeof value === 'object') pending.push(value);
+    }
+  }
 }
 
 const TOKENS: Array<[string, string | 'nan']> = [['NaN', 'nan'], ['Infinity', '1e999'], ['-Infinity', '-1e999']];

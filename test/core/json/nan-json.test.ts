@@ -35,6 +35,14 @@ describe('parseJsonAllowingNonFinite', () => {
     }
   });
 
+  it('restores NaN at any depth, in objects and arrays, without recursion', () => {
+    expect(parse('{"a":{"b":[[NaN],{"c":NaN}]},"d":NaN}')).toEqual({ a: { b: [[NaN], { c: NaN }] }, d: NaN });
+    const depth = 50_000;
+    let v = parse(`${'['.repeat(depth)}NaN${']'.repeat(depth)}`) as unknown;
+    for (let i = 0; i < depth; i++) v = (v as unknown[])[0];
+    expect(Number.isNaN(v)).toBe(true);
+  });
+
   it('parses plain JSON exactly as JSON.parse does', () => {
     const text = '{"name":"INPUT0","datatype":"INT32","shape":[2],"data":[1,-2],"s":"Inf"}';
     expect(parse(text)).toEqual(JSON.parse(text));
