@@ -5,6 +5,7 @@
 import http from 'node:http';
 import { GebeError } from '../../errors.js';
 import type { Datatype, InferTensor } from '../../core/executor/types.js';
+import { parseJsonAllowingNonFinite } from '../../core/json/nan-json.js';
 import { encodeBinaryInferRequest } from '../../core/perf/clients/kserve-binary.js';
 import { normalizeBaseUrl } from '../../core/perf/clients/http.js';
 import { inferenceRefused, unreachable } from '../../core/perf/clients/server-errors.js';
@@ -39,7 +40,7 @@ export async function httpInfer(url: string, inferPath: string, inputs: InferTen
   const headerLength = lengthHeader !== undefined ? Number(lengthHeader) : body.byteLength;
   let header: ResponseHeader;
   try {
-    header = JSON.parse(body.subarray(0, headerLength).toString('utf8')) as ResponseHeader;
+    header = parseJsonAllowingNonFinite(body.subarray(0, headerLength).toString('utf8')) as ResponseHeader;
   } catch {
     throw new GebeError(`the server at ${base} answered HTTP ${status} with a body that is not KServe v2 JSON: ${body.subarray(0, 200).toString('utf8')}`);
   }

@@ -25,7 +25,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--http-max-body <size>', 'largest request body accepted (bytes, or with KiB/MiB/GiB)', '64MiB')
     .addOption(new Option('--http-frontend <kind>', 'native: the addon\'s HTTP server owns the port and answers binary infer requests without JS, forwarding the rest to node:http; node: node:http only').choices(['native', 'node']).default('native'))
     .option('--http-max-inflight-body <size>', 'request bodies all connections may hold together; past it requests are answered 503 (default: 1GiB or twice --http-max-body)')
-    .option('--max-connections <n>', 'open HTTP connections; one more is answered 503 and closed (default: sized from the open-file limit, which serve raises to its hard limit)')
+    .option('--max-connections <n>', 'open connections, for HTTP and for gRPC each; one more is answered 503 (HTTP) or closed at once (gRPC) (default: sized from the open-file limit, which serve raises to its hard limit)')
     .option('--http-restricted-api <apis:header=value>', `HTTP APIs (${RESTRICTED_APIS.join(', ')}) that need header <header> set to <value>; else 403 (repeatable, as Triton)`, collect, [] as string[])
     .option('--grpc-restricted-protocol <apis:key=value>', 'gRPC APIs that need metadata triton-grpc-protocol-<key> set to <value>; else UNAVAILABLE (repeatable, as Triton)', collect, [] as string[])
     .option('--http-use-ssl [bool]', 'serve HTTPS (gebe\'s flag; Triton has none). The native front end steps aside: node:https serves the same routes')

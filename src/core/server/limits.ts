@@ -12,11 +12,13 @@ export function defaultMaxInflightBodyBytes(maxBodyBytes: number): number {
 }
 
 /**
- * Descriptors kept free for model files, the repository walk, gRPC and metrics, and what one HTTP
- * connection costs behind the native front end (client socket, relay socket, the JS server's end).
+ * Descriptors kept free for model files, the repository walk and metrics, and what one slot of
+ * --max-connections costs when both front ends are full: an HTTP connection behind the native front
+ * end (client socket, relay socket, the JS server's end) plus a gRPC one (its socket). The limit
+ * applies to each front end on its own.
  */
 const RESERVED_FDS = 256;
-const FDS_PER_CONNECTION = 3;
+const FDS_PER_CONNECTION = 3 + 1;
 
 /** --max-connections by default: what the open-file limit allows, with room to spare. */
 export function defaultMaxConnections(fdLimit: number): number {
@@ -33,7 +35,8 @@ export function maxConnectionsMessage(limit: number): string {
 
 /**
  * At a drain, an idle keep-alive connection stays open this long for a request its client sent
- * just before the signal (answered with Connection: close) before it is closed.
+ * just before the signal (answered with Connection: close) before it is closed; gRPC connections
+ * take new calls this long before the GOAWAY.
  */
 export const DRAIN_IDLE_GRACE_MS = 100;
 

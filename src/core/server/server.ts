@@ -83,7 +83,7 @@ export class GebeServer {
     }
     if (options.enableGrpc !== false) {
       this.grpc = new GrpcFrontend(this.service, {
-        host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes, restrictions: options.grpcRestrictions, tls: options.grpcTls,
+        host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes, maxConnections: options.maxConnections, restrictions: options.grpcRestrictions, tls: options.grpcTls,
       }, log);
     }
   }

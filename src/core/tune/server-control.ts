@@ -5,6 +5,7 @@
  * (`GET /v2/models/<m>/config`) gives the config to start from.
  */
 import { GebeError } from '../../errors.js';
+import { parseJsonAllowingNonFinite } from '../json/nan-json.js';
 import type { ModelConfig } from '../config/model-config.js';
 import { normalizeBaseUrl } from '../perf/clients/http.js';
 
@@ -18,7 +19,7 @@ async function call(url: string, init: RequestInit, what: string): Promise<unkno
   const text = await res.text();
   let body: unknown;
   try {
-    body = text === '' ? {} : JSON.parse(text);
+    body = text === '' ? {} : parseJsonAllowingNonFinite(text);
   } catch {
     body = { error: text.slice(0, 200) };
   }

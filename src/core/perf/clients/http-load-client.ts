@@ -10,6 +10,7 @@
  * more on a fresh one; a failure on a fresh connection is the server's and is reported.
  */
 import net from 'node:net';
+import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { GebeError } from '../../../errors.js';
 import { inferenceRefused, unreachable } from './server-errors.js';
 import { HttpResponseParser, type ParsedResponse } from './http-response-parser.js';
@@ -77,7 +78,7 @@ class Connection {
     if (response.close) this.destroy();
     if (response.status !== 200) {
       let message = response.errorBody ?? '';
-      try { message = String((JSON.parse(message) as { error?: unknown }).error ?? message); } catch { /* plain text */ }
+      try { message = String((parseJsonAllowingNonFinite(message) as { error?: unknown }).error ?? message); } catch { /* plain text */ }
       w.reject(inferenceRefused(this.origin, { http: response.status }, message), false);
     } else {
       const end = performance.now();

@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { Datatype, ModelStatistics, TensorMetadata } from '../../executor/types.js';
+import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { modelRefused, unreachable } from './server-errors.js';
 import type { ModelDescription, ModelEndpoint } from './types.js';
 
@@ -48,7 +49,7 @@ function getJsonOnce(agent: http.Agent, base: string, path: string): Promise<Jso
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         let body: unknown = text;
-        try { body = text ? JSON.parse(text) : undefined; } catch { /* keep text */ }
+        try { body = text ? parseJsonAllowingNonFinite(text) : undefined; } catch { /* keep text */ }
         resolve({ status: res.statusCode ?? 0, body });
       });
       res.on('error', reject);

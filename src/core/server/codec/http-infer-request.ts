@@ -4,6 +4,7 @@
  * views over the received body (no copies, no per-element work).
  */
 import type { Datatype, InferRequest, InferTensor } from '../../executor/types.js';
+import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { DATATYPE_SIZE, isDatatype } from '../datatypes.js';
 import { ProtocolError } from '../protocol-error.js';
 import { countBytesElements } from './bytes-elements.js';
@@ -75,7 +76,7 @@ function decodeHeader(text: string, body: Buffer, jsonEnd: number): { decoded: D
 function parseJsonObject(text: string): Json {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonAllowingNonFinite(text);
   } catch (err) {
     throw ProtocolError.badRequest(`failed to parse the request JSON buffer: ${(err as Error).message}`);
   }

@@ -88,7 +88,7 @@ function countMismatch(tensor: string, got: number, expected: number): ProtocolE
 }
 
 function elementError(tensor: string, index: number, value: unknown, expected: string): ProtocolError {
-  const shown = JSON.stringify(value) ?? String(value);
+  const shown = typeof value === 'number' && !Number.isFinite(value) ? String(value) : JSON.stringify(value) ?? String(value);
   return ProtocolError.badRequest(`element ${index} of input '${tensor}' is ${shown.length > 40 ? shown.slice(0, 40) + '…' : shown}, expected ${expected}`);
 }
 

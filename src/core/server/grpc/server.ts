@@ -3,9 +3,11 @@
  * translating messages to and from the InferenceService. RPCs gebe does not implement answer
  * UNIMPLEMENTED with a message.
  */
+import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { decodeGrpcInferRequest, encodeGrpcInferResponse, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
 import type { InferenceService } from '../inference-service.js';
+import { DRAIN_IDLE_GRACE_MS, maxConnectionsMessage } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../protocol-error.js';
 import { parseLoadParameters } from '../repository-parameters.js';
@@ -19,6 +21,8 @@ export interface GrpcOptions {
   maxMessageBytes: number;
   /** --grpc-restricted-protocol. */
   restrictions?: Restrictions;
+  /** --max-connections: open gRPC connections; one more is closed at once. */
+  maxConnections?: number;
   /** --grpc-use-ssl: PEM server certificate and key; root certificate for --grpc-use-ssl-mutual. */
   tls?: { cert: Buffer; key: Buffer; rootCert?: Buffer; mutual: boolean };
 }
@@ -103,13 +107,27 @@ function plainParameters(params: Record<string, Record<string, unknown>> | undef
   return out;
 }
 
+/**
+ * Calls one gRPC connection may run at once. Above the concurrency a load test puts on one channel
+ * (gebe perf and perf_analyzer drive all of theirs over one), so it bounds clients without shaping
+ * measurements; a client's transport (nghttp2) queues calls beyond it until one finishes.
+ */
+export const GRPC_MAX_CONCURRENT_STREAMS = 1024;
+
 export class GrpcFrontend {
   private readonly server: grpc.Server;
+  private listener?: net.Server;
+  private connections = 0;
+  /** Connections closed at once for --max-connections (for tests and logs). */
+  refusedConnections = 0;
 
   constructor(private readonly service: InferenceService, private readonly options: GrpcOptions, private readonly log: Logger) {
     this.server = new grpc.Server({
       'grpc.max_receive_message_length': options.maxMessageBytes,
       'grpc.max_send_message_length': -1,
+      // HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS (Node's default is 2^32 - 1): with --max-connections
+      // it bounds the calls clients can have in the server at once.
+      'grpc.max_concurrent_streams': GRPC_MAX_CONCURRENT_STREAMS,
       // gebe serves no channelz service; its per-call bookkeeping showed as 5% of a ModelInfer call.
       'grpc.enable_channelz': 0,
     });
@@ -216,24 +234,70 @@ export class GrpcFrontend {
     };
   }
 
+  /**
+   * Listens on a net.Server of its own and hands each accepted socket to grpc-js through its public
+   * connection injector (Server.createConnectionInjector; TLS, when configured, is done by the
+   * injector's http2 server): grpc-js's bindAsync offers no hook to count or refuse connections,
+   * and --max-connections must bound gRPC clients as it bounds HTTP ones.
+   */
   listen(): Promise<number> {
+    const tls = this.options.tls;
+    const credentials = tls
+      ? grpc.ServerCredentials.createSsl(tls.rootCert ?? null, [{ private_key: tls.key, cert_chain: tls.cert }], tls.mutual)
+      : grpc.ServerCredentials.createInsecure();
+    const injector = this.server.createConnectionInjector(credentials);
+    const listener = net.createServer({ noDelay: true }, (socket) => this.onConnection(socket, injector));
+    this.listener = listener;
     return new Promise((resolve, reject) => {
-      const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
-      const tls = this.options.tls;
-      const credentials = tls
-        ? grpc.ServerCredentials.createSsl(tls.rootCert ?? null, [{ private_key: tls.key, cert_chain: tls.cert }], tls.mutual)
-        : grpc.ServerCredentials.createInsecure();
-      this.server.bindAsync(`${host}:${this.options.port}`, credentials, (err, port) => (err ? reject(err) : resolve(port)));
+      listener.once('error', reject);
+      listener.listen({ host: this.options.host, port: this.options.port }, () => {
+        listener.off('error', reject);
+        // A failed accept (EMFILE and the like) is an 'error' event: log it, never crash on it.
+        listener.on('error', (err) => this.log.warn(`gRPC: cannot accept a connection: ${err.message}`));
+        resolve((listener.address() as net.AddressInfo).port);
+      });
     });
   }
 
-  /** Stops accepting calls, lets running calls finish (up to `timeoutMs`), then closes. */
-  close(timeoutMs: number): Promise<void> {
+  /** gRPC connections open now (refused ones excluded). */
+  get connectionCount(): number {
+    return this.connections;
+  }
+
+  /**
+   * Beyond --max-connections a connection is closed before any HTTP/2 byte: a gRPC client sees
+   * UNAVAILABLE and retries, as with a server that is not listening (an HTTP/2 GOAWAY would need a
+   * session, and under TLS a handshake, that the limit exists to avoid).
+   */
+  private onConnection(socket: net.Socket, injector: grpc.ConnectionInjector): void {
+    const max = this.options.maxConnections;
+    if (max !== undefined && this.connections >= max) {
+      this.refusedConnections++;
+      this.log.warn(`gRPC: ${maxConnectionsMessage(max)}`);
+      socket.destroy();
+      return;
+    }
+    this.connections++;
+    socket.once('close', () => this.connections--);
+    injector.injectConnection(socket);
+  }
+
+  /**
+   * Stops accepting connections at once; goes on accepting calls on open connections for
+   * DRAIN_IDLE_GRACE_MS (as the HTTP front ends do for idle keep-alive connections), so a call its
+   * client sent just before the stop is not met by a GOAWAY that refuses it (grpc-js would retry it
+   * on a new connection, which the closed listener refuses: UNAVAILABLE); then GOAWAY, running calls
+   * finish (up to `timeoutMs` in all), and the connections close.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    this.listener?.close();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_IDLE_GRACE_MS, timeoutMs)));
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.server.forceShutdown();
         resolve();
-      }, timeoutMs);
+      }, Math.max(0, deadline - Date.now()));
       timer.unref();
       this.server.tryShutdown(() => {
         clearTimeout(timer);

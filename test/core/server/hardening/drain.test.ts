@@ -2,7 +2,8 @@
  * The shutdown contract, counted on raw sockets for both HTTP front ends: every request whose
  * first byte was sent before the stop gets exactly one answer — requests in flight, requests sent
  * on idle keep-alive connections right at the stop, and requests whose body is still arriving —
- * each with Connection: close; then the connections close.
+ * each with Connection: close; then the connections close. gRPC: calls running at the stop, and calls
+ * sent at the moment of the stop (crossing its GOAWAY), are answered.
  */
 import { describe, expect, it } from 'vitest';
 import { RawClient, post } from '../helpers/raw-client.js';
@@ -70,6 +71,20 @@ describe('gRPC drain', () => {
     expect(await Promise.all(running)).toEqual(Array(8).fill('ok'));
     await stopped;
     await expect(call(client, 'ModelInfer', request)).rejects.toThrow(/UNAVAILABLE/);
+    client.close();
+  });
+
+  it('answers calls sent on an open connection at the moment of the stop, crossing its GOAWAY', async () => {
+    const { grpcClient, call } = await import('../helpers/grpc-client.js');
+    const t = await startTestServer();
+    const client = grpcClient(t.grpc);
+    expect(await call(client, 'ServerLive', {})).toEqual({ live: true }); // connected
+    const stopped = t.server.stop(5000);
+    // Written to the socket in the same turn as the server's GOAWAY: they cross on the wire.
+    const late = await Promise.all(Array.from({ length: 8 }, () => call(client, 'ServerLive', {}).then(() => 'ok', (e: Error) => e.message)));
+    await stopped;
+    expect(late).toEqual(Array(8).fill('ok'));
+    await expect(call(client, 'ServerLive', {})).rejects.toThrow(/UNAVAILABLE/);
     client.close();
   });
 });
