@@ -16,8 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as OrtModule from 'onnxruntime-node';
-import { CpuSession, cpuGemmIsa, type CpuTensor } from '../src/core/executor/cpu-session.js';
-import { randomValues } from '../src/core/model/onnx-builder.js';
+import { CpuSession, cpuGemmIsa, type CpuTensor } from '../test/helpers/cpu-session.js';
+import { randomValues } from '../test/helpers/onnx-builder.js';
 import { bertEncoder, mnistCnn, mobilenetV2, resnet18 } from '../test/helpers/onnx-models.js';
 import { ortTypes } from '../test/helpers/ort-types.js';
 

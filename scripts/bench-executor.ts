@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel, type ExecutorModel, type InferRequest } from '../src/core/executor/index.js';
 import type { ModelConfig } from '../src/core/config/model-config.js';
-import { OnnxGraphBuilder } from '../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder } from '../test/helpers/onnx-builder.js';
 
 // The checkout root: the nearest folder above this script with a package.json.
 function findRoot(dir: string): string {
