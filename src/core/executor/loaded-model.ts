@@ -76,8 +76,7 @@ export class ExecutorModel implements LoadedModel {
     };
   }
 
-  /** @internal The native handle while loaded, for the native HTTP infer route (publishReadyModels). */
-  nativeHandle(): NativeModel | undefined {
+  nativeModel(): NativeModel | undefined {
     return this.unloading ? undefined : this.native;
   }
 
