@@ -134,23 +134,6 @@ export class ExecutorModel implements LoadedModel {
     return response;
   }
 
-  /**
-   * Runs one batch on the first instance's engine session directly, on the calling thread,
-   * bypassing queues and batching (benchmarks compare against it; tools may use it). Inputs
-   * are validated like infer()'s.
-   */
-  runDirect(request: InferRequest): InferTensor[] {
-    const native = this.requireNative();
-    const valid = validateRequest(this.contract, request);
-    const raw = native.runDirect(valid.datas, valid.shapes);
-    return valid.outputIndexes.map((i) => ({
-      name: this.outputs[i]!.name,
-      datatype: this.outputs[i]!.datatype,
-      shape: raw[2 * i + 1] as number[],
-      data: raw[2 * i] as Uint8Array,
-    }));
-  }
-
   stats(): ModelStatistics {
     const s: NativeStats = this.native ? this.native.stats() : emptyStats();
     return { name: this.name, version: this.version, ...s };
