@@ -3,7 +3,7 @@
  * in one run.
  *  1. Scheduler overhead: a one-op model (Relu over [batch, 16]) at concurrency 1, p50 latency
  *     through model.infer() (queue, batcher, instance thread, grouped completion, promise)
- *     minus p50 of model.runDirect() (the same engine session called on the JS thread).
+ *     minus p50 of runDirect() (test/helpers/run-direct.ts) (the same engine session called on the JS thread).
  *     Target: <= 20 µs added.
  *  2. MNIST CNN (templates/mnist) in process at concurrency 16, batch-1 requests: dynamic
  *     batching (preferred 4/8/16, delay 100 µs) vs none, and the engine's own best batched
@@ -17,7 +17,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel, type ExecutorModel, type InferRequest } from '../src/core/executor/index.js';
 import type { ModelConfig } from '../src/core/config/model-config.js';
-import { OnnxGraphBuilder } from '../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder } from '../test/helpers/onnx-builder.js';
+import { runDirect } from '../test/helpers/run-direct.js';
 
 // The checkout root: the nearest folder above this script with a package.json.
 function findRoot(dir: string): string {
@@ -58,14 +59,14 @@ async function overhead(repo: string): Promise<void> {
   const direct: number[] = [];
   const executor: number[] = [];
   for (let i = 0; i < 2000; i += 1) {
-    model.runDirect(request);
+    runDirect(model, request);
     await model.infer(request);
   }
   // Alternate blocks so both see the same machine conditions.
   for (let round = 0; round < 10; round += 1) {
     for (let i = 0; i < 2000; i += 1) {
       const t0 = process.hrtime.bigint();
-      model.runDirect(request);
+      runDirect(model, request);
       direct.push(Number(process.hrtime.bigint() - t0) / 1000);
     }
     for (let i = 0; i < 2000; i += 1) {
@@ -111,12 +112,12 @@ async function closedLoop(model: ExecutorModel, concurrency: number, request: In
 /** Rows/s of the engine session called directly with one batch size. */
 function direct(model: ExecutorModel, batch: number, durationS: number): number {
   const request: InferRequest = { inputs: [{ name: 'image', datatype: 'FP32', shape: [batch, 1, 28, 28], data: f32(batch * 784, batch) }] };
-  for (let i = 0; i < 5; i += 1) model.runDirect(request);
+  for (let i = 0; i < 5; i += 1) runDirect(model, request);
   let rows = 0;
   const t0 = process.hrtime.bigint();
   const end = t0 + BigInt(Math.round(durationS * 1e9));
   while (process.hrtime.bigint() < end) {
-    model.runDirect(request);
+    runDirect(model, request);
     rows += batch;
   }
   return rows / (Number(process.hrtime.bigint() - t0) / 1e9);

@@ -28,10 +28,3 @@ export class UsageError extends GebeError {
   }
 }
 
-/** A command that exists in the CLI but whose work has not landed yet. */
-export class NotImplementedError extends GebeError {
-  constructor(command: string) {
-    super(`gebe ${command} is not implemented yet`, { exitCode: EXIT_FATAL });
-    this.name = 'NotImplementedError';
-  }
-}

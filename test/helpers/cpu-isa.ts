@@ -6,7 +6,7 @@
  * already uses, is skipped with the reason.
  */
 import { describe } from 'vitest';
-import { cpuGemmIsa, cpuSupportedIsas } from '../../src/core/executor/cpu-session.js';
+import { cpuGemmIsa, cpuSupportedIsas } from './cpu-session.js';
 
 /** Why `isa`'s suites do not run in this process, or undefined when they do (then GEBE_CPU_ISA is set). */
 export function forceCpuIsa(isa: 'portable' | 'avx2' | 'avx512'): string | undefined {

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OnnxGraphBuilder } from '../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder } from './onnx-builder.js';
 import { mnistCnn } from './onnx-models.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));

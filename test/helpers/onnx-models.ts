@@ -5,7 +5,7 @@
  * encoder. Weights are seeded random values; widths are parameters so tests stay fast while the
  * benchmark uses full-size shapes.
  */
-import { OnnxGraphBuilder, randomValues, type Dim } from '../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder, randomValues, type Dim } from './onnx-builder.js';
 
 let seed = 1;
 function weights(g: OnnxGraphBuilder, name: string, dims: number[], scale: number): string {

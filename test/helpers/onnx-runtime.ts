@@ -1,7 +1,7 @@
 /** Runs a model through onnxruntime-node (the reference) and compares results. */
 import * as ort from 'onnxruntime-node';
 import { expect } from 'vitest';
-import { CpuSession, type CpuTensor } from '../../src/core/executor/cpu-session.js';
+import { CpuSession, type CpuTensor } from './cpu-session.js';
 import { ortTypes } from './ort-types.js';
 
 

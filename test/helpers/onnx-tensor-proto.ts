@@ -1,7 +1,7 @@
 /** Decodes ONNX TensorProto files (the conformance data's input_*.pb / output_*.pb) with protobufjs. */
 import { readFileSync } from 'node:fs';
-import { onnxRoot } from '../../src/core/model/onnx-builder.js';
-import type { CpuDatatype, CpuTypedArray } from '../../src/core/executor/cpu-session.js';
+import { onnxRoot } from './onnx-builder.js';
+import type { CpuDatatype, CpuTypedArray } from './cpu-session.js';
 
 export interface DecodedTensor {
   name: string;

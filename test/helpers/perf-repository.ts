@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { OnnxGraphBuilder } from '../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder } from './onnx-builder.js';
 
 function addOne(): Uint8Array {
   return new OnnxGraphBuilder('trivial', 13)

@@ -2,6 +2,7 @@
 // fully understands (all inputs and outputs binary, fixed-size datatypes, everything checked as
 // the JS path checks it), queues them on the model's scheduler, and answers them from the
 // scheduler thread with the bytes the JS server would send. Everything else is declined.
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -142,6 +143,7 @@ class FastInfer : public FastPath {
     InferPlan plan;
     if (!PlanInfer(header, *entry.contract, request.body_size - header_length, &plan)) return false;
 
+    if (log_enabled_.load(std::memory_order_relaxed)) Note(request);
     auto call = std::make_unique<FastCall>(std::move(respond), request.body_owner, entry.contract, failures_);
     call->outputs = std::move(plan.outputs);
     call->has_id = header.has_id;
@@ -204,7 +206,25 @@ class FastInfer : public FastPath {
 
   std::vector<FailureCount> TakeFailures() override { return failures_->Take(); }
 
+  void EnableLog() override { log_enabled_.store(true, std::memory_order_relaxed); }
+
+  TakenLog TakeLog() override {
+    TakenLog out;
+    std::lock_guard<std::mutex> lock(log_mu_);
+    std::swap(out, log_);
+    return out;
+  }
+
  private:
+  // Bounds what an undrained log may hold (JS drains it a few times a second).
+  static constexpr size_t kLogCap = 4096;
+
+  void Note(const HttpRequest& request) {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    if (log_.requests.size() < kLogCap) log_.requests.emplace_back(request.method, request.url);
+    else ++log_.dropped;
+  }
+
   bool Find(const InferUrl& url, PublishedEntry* out) {
     std::shared_ptr<const PublishedTable> table;
     {
@@ -224,6 +244,9 @@ class FastInfer : public FastPath {
   std::mutex mu_;  // guards the pointer; the table it points to is never changed
   std::shared_ptr<const PublishedTable> table_ = std::make_shared<PublishedTable>();
   std::shared_ptr<FailureTable> failures_ = std::make_shared<FailureTable>();
+  std::atomic<bool> log_enabled_{false};
+  std::mutex log_mu_;
+  TakenLog log_;
 };
 
 }  // namespace

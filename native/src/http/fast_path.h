@@ -64,6 +64,12 @@ struct FailureCount {
   uint64_t count = 0;
 };
 
+// Requests the infer route took, for verbose logging (JS logs what it answers itself).
+struct TakenLog {
+  std::vector<std::pair<std::string, std::string>> requests;  // (method, url), in arrival order
+  uint64_t dropped = 0;  // taken beyond the cap since the last TakeLog
+};
+
 class FastPath {
  public:
   virtual ~FastPath() = default;
@@ -77,6 +83,11 @@ class FastPath {
   virtual void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) = 0;
   // JS thread. Failures counted since the last call (then reset).
   virtual std::vector<FailureCount> TakeFailures() = 0;
+  // JS thread. From now on every taken request is noted (a bounded number between two TakeLog
+  // calls; the rest are only counted), so that verbose logging shows natively answered requests.
+  virtual void EnableLog() = 0;
+  // JS thread. The requests noted since the last call (then reset).
+  virtual TakenLog TakeLog() = 0;
 };
 
 // The binary infer route (fast_infer.cc).

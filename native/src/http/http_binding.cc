@@ -52,7 +52,8 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     return DefineClass(env, "NativeHttpServer",
                        {InstanceMethod("listen", &NativeHttpServer::Listen), InstanceMethod("close", &NativeHttpServer::Close),
                         InstanceMethod("counters", &NativeHttpServer::Counters), InstanceMethod("publish", &NativeHttpServer::Publish),
-                        InstanceMethod("takeFailures", &NativeHttpServer::TakeFailures)});
+                        InstanceMethod("takeFailures", &NativeHttpServer::TakeFailures),
+                        InstanceMethod("enableLog", &NativeHttpServer::EnableLog), InstanceMethod("takeLog", &NativeHttpServer::TakeLog)});
   }
 
   explicit NativeHttpServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeHttpServer>(info) {
@@ -134,6 +135,28 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
   }
 
   Napi::Value TakeFailures(const Napi::CallbackInfo& info) { return FailureCountsToJs(info.Env(), fast_path_->TakeFailures()); }
+
+  Napi::Value EnableLog(const Napi::CallbackInfo& info) {
+    fast_path_->EnableLog();
+    return info.Env().Undefined();
+  }
+
+  // {requests: [[method, url], ...], dropped}
+  Napi::Value TakeLog(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    TakenLog log = fast_path_->TakeLog();
+    Napi::Array requests = Napi::Array::New(env, log.requests.size());
+    for (size_t i = 0; i < log.requests.size(); ++i) {
+      Napi::Array pair = Napi::Array::New(env, 2);
+      pair.Set(0u, log.requests[i].first);
+      pair.Set(1u, log.requests[i].second);
+      requests.Set(uint32_t(i), pair);
+    }
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("requests", requests);
+    out.Set("dropped", double(log.dropped));
+    return out;
+  }
 
   std::shared_ptr<FastPath> fast_path_;
   std::unique_ptr<HttpServer> server_;

@@ -34,8 +34,3 @@ export function gearsFromConfig(config: ModelConfig): Parsed<Gears> {
   const sizes = [...new Set([...preferred.filter((s) => s > 0 && s <= max), max])].sort((a, b) => a - b);
   return { ok: true, value: { values: sizes.map((s) => [s]), source: preferred.length > 0 ? 'dynamic_batching' : 'max_batch_size' } };
 }
-
-/** The batch sizes of batch-only gears ([[1],[2]] → [1, 2]); undefined when gears have several values. */
-export function batchSizes(gears: Gears): number[] | undefined {
-  return gears.values.every((g) => g.length === 1) ? gears.values.map((g) => g[0]!) : undefined;
-}

@@ -10,7 +10,6 @@ const byCode: Record<number, Datatype> = {
   9: 'INT64', 10: 'FP16', 11: 'FP32', 12: 'FP64', 13: 'BYTES', 14: 'BF16',
 };
 
-const codeByName = new Map<Datatype, number>(Object.entries(byCode).map(([code, name]) => [name, Number(code)]));
 
 const sizes: Record<Datatype, number> = {
   BOOL: 1, UINT8: 1, INT8: 1, UINT16: 2, INT16: 2, FP16: 2, BF16: 2,
@@ -20,10 +19,6 @@ const sizes: Record<Datatype, number> = {
 /** The KServe name of a native datatype code; undefined for an unknown code. */
 export function datatypeFromCode(code: number): Datatype | undefined {
   return byCode[code];
-}
-
-export function datatypeCode(datatype: Datatype): number {
-  return codeByName.get(datatype) ?? 0;
 }
 
 /** Bytes per element; 0 for BYTES (variable length). */
@@ -37,8 +32,4 @@ export function datatypeFromConfig(type: DataTypeName): Datatype | undefined {
   if (type === 'TYPE_INVALID') return undefined;
   const name = type.slice('TYPE_'.length) as Datatype;
   return name in sizes ? name : undefined;
-}
-
-export function isDatatype(value: unknown): value is Datatype {
-  return typeof value === 'string' && value in sizes;
 }

@@ -20,11 +20,6 @@ export { instanceCountOf, nativeOptions, parseDeviceIds, parseDynamicDimsGears, 
 export { validateRequest, type RequestContract } from './validate-request.js';
 export { datatypeFromConfig, elementSize } from './datatypes.js';
 
-/** Engines built into this gebe, with the file extensions they run. */
-export function availableEngines(): Array<{ name: string; extensions: string[] }> {
-  return nativeExecutor().engines();
-}
-
 export async function loadModel(
   modelDir: string,
   version: string,

@@ -76,8 +76,7 @@ export class ExecutorModel implements LoadedModel {
     };
   }
 
-  /** @internal The native handle while loaded, for the native HTTP infer route (publishReadyModels). */
-  nativeHandle(): NativeModel | undefined {
+  nativeModel(): NativeModel | undefined {
     return this.unloading ? undefined : this.native;
   }
 
@@ -133,23 +132,6 @@ export class ExecutorModel implements LoadedModel {
     const response: InferResponse = { modelName: this.name, modelVersion: this.version, outputs: tensors };
     if (entry.request.id !== undefined) response.id = entry.request.id;
     return response;
-  }
-
-  /**
-   * Runs one batch on the first instance's engine session directly, on the calling thread,
-   * bypassing queues and batching (benchmarks compare against it; tools may use it). Inputs
-   * are validated like infer()'s.
-   */
-  runDirect(request: InferRequest): InferTensor[] {
-    const native = this.requireNative();
-    const valid = validateRequest(this.contract, request);
-    const raw = native.runDirect(valid.datas, valid.shapes);
-    return valid.outputIndexes.map((i) => ({
-      name: this.outputs[i]!.name,
-      datatype: this.outputs[i]!.datatype,
-      shape: raw[2 * i + 1] as number[],
-      data: raw[2 * i] as Uint8Array,
-    }));
   }
 
   stats(): ModelStatistics {

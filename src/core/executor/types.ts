@@ -2,6 +2,7 @@
  * The executor facade's contract: what `serve`, `perf`, `warmup` and `infer` program against.
  * Implemented in src/core/executor over the native addon (scheduler + engines).
  */
+import type { NativeModel } from './executor-addon.js';
 
 /** KServe v2 datatype names (TYPE_STRING in config.pbtxt travels as BYTES). */
 export type Datatype =
@@ -102,6 +103,12 @@ export interface LoadedModel {
   compile(shapes: Record<string, number[]>): Promise<CompileReport>;
   /** Waits for in-flight requests, rejects queued ones, frees everything. */
   unload(): Promise<void>;
+  /**
+   * The seam for native front ends: the model's native handle while it is loaded and not
+   * unloading, which the native HTTP server's infer route runs requests on without JS. Models the
+   * native executor does not run have none (their requests go through infer()).
+   */
+  nativeModel?(): NativeModel | undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ModelConfig } from '../config/model-config.js';
 import { parseDynamicDims, parseInputShape, type ShapeEntry } from '../atc/ge-parameters.js';
 import { parameter } from './helpers.js';
 
-export { dynamicDimCount, parseDynamicDims, parseInputShape, type Parsed, type ShapeEntry } from '../atc/ge-parameters.js';
+export { dynamicDimCount, parseDynamicDims, parseInputShape, type ShapeEntry } from '../atc/ge-parameters.js';
 
 export interface Gears {
   shape: ShapeEntry[];

@@ -117,10 +117,6 @@ export function parameter(config: ModelConfig, key: string): string | undefined 
   return config.parameters?.[key]?.string_value;
 }
 
-export function quote(s: string): string {
-  return JSON.stringify(s);
-}
-
 /**
  * An edit deleting one field (name through value, a trailing separator, and its whole line when
  * nothing else is on it), leaving every other byte as it was.

@@ -15,7 +15,6 @@ export interface LevelSpec {
 
 export const CONCURRENCY_SPEC: LevelSpec = { flag: '--concurrency', integer: true, example: '1:16' };
 export const REQUEST_RATE_SPEC: LevelSpec = { flag: '--request-rate-range', integer: false, example: '100:400:100' };
-export const BATCH_SPEC: LevelSpec = { flag: '-b/--batch-size', integer: true, example: '1,4,8' };
 
 function parseNumber(spec: LevelSpec, text: string, whole: string, role: string): number {
   const pattern = spec.integer ? /^\d+$/ : /^\d+(\.\d+)?$/;

@@ -3,9 +3,7 @@
  * in HdrHistogram's compressed format and are merged by the same aggregate function as in-thread ones.
  */
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { GebeError } from '../../errors.js';
 import { decodeHistogram } from './histogram.js';
@@ -20,9 +18,9 @@ import type { WorkerInit, WorkerReply, WorkerRequest } from './worker-protocol.j
 function spawnWorker(init: WorkerInit): Worker {
   const js = new URL('./worker-main.js', import.meta.url);
   if (existsSync(fileURLToPath(js))) return new Worker(js, { workerData: init });
-  // tsx's ESM API entry, found through its package.json so the worker needs no resolution context.
-  const tsxPackage = createRequire(import.meta.url).resolve('tsx/package.json');
-  const tsxApi = pathToFileURL(path.join(path.dirname(tsxPackage), 'dist/esm/api/index.mjs')).href;
+  // tsx's public ESM API (the package's `tsx/esm/api` export), resolved here because an eval'd
+  // worker has no module of its own to resolve from.
+  const tsxApi = import.meta.resolve('tsx/esm/api');
   const ts = new URL('./worker-main.ts', import.meta.url).href;
   const bootstrap = `import(${JSON.stringify(tsxApi)}).then((api) => { api.register(); return import(${JSON.stringify(ts)}); });`;
   return new Worker(bootstrap, { eval: true, workerData: init });

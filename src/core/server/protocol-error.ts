@@ -59,9 +59,14 @@ export class ProtocolError extends Error {
   }
 }
 
-/** Queue-full rejections are 503 over HTTP but RESOURCE_EXHAUSTED over gRPC, as in Triton. */
+/**
+ * Queue-full rejections are 503 over HTTP but RESOURCE_EXHAUSTED over gRPC, as in Triton. The
+ * scheduler (model_scheduler.cc) words them with Triton's prefix; other REJECTED 503s (unloading,
+ * queue timeouts) stay UNAVAILABLE even when the model's name says "queue". Until the native result
+ * carries a typed reason, this prefix is the one place the distinction is read.
+ */
 function isQueueFull(err: InferError): boolean {
-  return err.status === 503 && err.reason === 'REJECTED' && /queue/i.test(err.message);
+  return err.status === 503 && err.reason === 'REJECTED' && err.message.startsWith('Exceeds maximum queue size');
 }
 
 export function toProtocolError(err: unknown): ProtocolError {

@@ -76,9 +76,8 @@ export class GebeServer {
         const native = new NativeHttpFrontend(this.service, httpOptions, log);
         this.http = native;
         this.metrics.addFailureSource(() => native.takeFailures());
-        // With verbose logging every request goes through JS (and is logged), and with a restricted
-        // inference API every request has its header checked there: nothing is published.
-        if (!log.verboseEnabled && !options.httpRestrictions?.has('inference')) this.unpublish = publishReadyModels(models, native);
+        // With a restricted inference API every request has its header checked in JS: nothing is published.
+        if (!options.httpRestrictions?.has('inference')) this.unpublish = publishReadyModels(models, native);
       }
     }
     if (options.enableGrpc !== false) {

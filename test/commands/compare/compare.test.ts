@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompareReport } from '../../../src/core/compare/report.js';
-import { OnnxGraphBuilder } from '../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder } from '../../helpers/onnx-builder.js';
 import type { GebeServer } from '../../../src/core/server/server.js';
 import { TEMPLATES_DIR } from '../../../src/commands/init/templates.js';
 import { runGebe } from '../../helpers/gebe-cli.js';

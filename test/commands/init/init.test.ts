@@ -9,7 +9,7 @@ import { parseInitOptions } from '../../../src/commands/init/options.js';
 import type { Prompter } from '../../../src/commands/init/prompter.js';
 import { renderConfig } from '../../../src/commands/init/render-config.js';
 import { loadTemplate, TEMPLATES_DIR } from '../../../src/commands/init/templates.js';
-import { OnnxGraphBuilder } from '../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder } from '../../helpers/onnx-builder.js';
 
 let tmp: string;
 beforeEach(() => {
@@ -239,7 +239,7 @@ describe('gebe init --from model.onnx', () => {
       graph: { output: unknown[] };
     };
     model.graph.output = [{ name: 'o', type: { tensorType: { elemType: 14, shape: { dim: [{ dimParam: 'N' }] } } } }];
-    const { onnxRoot } = await import('../../../src/core/model/onnx-builder.js');
+    const { onnxRoot } = await import('../../helpers/onnx-builder.js');
     const ModelProto = onnxRoot().lookupType('onnx.ModelProto');
     fs.writeFileSync(path.join(tmp, 'complex.onnx'), ModelProto.encode(ModelProto.fromObject(model)).finish());
     const complex = await gebe(['init', 'c', '--yes', '--from', 'complex.onnx']);

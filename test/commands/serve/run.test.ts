@@ -8,7 +8,7 @@ import type { ServeOptions } from '../../../src/commands/serve/options.js';
 import { DiskModelSource } from '../../../src/core/server/disk-source.js';
 import type { GebeServer, ServerPorts } from '../../../src/core/server/server.js';
 import { identityFromConfig } from '../../core/server/helpers/js-model.js';
-import { OnnxGraphBuilder } from '../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder } from '../../helpers/onnx-builder.js';
 
 /** A real ONNX file matching CONFIG (the validate rules inspect it): Y = Identity(X), [batch, n]. */
 const identityOnnx = (n = 2) => new OnnxGraphBuilder('identity').input('X', 'FLOAT', ['batch', n]).output('Y', 'FLOAT', ['batch', n]).node('Identity', ['X'], ['Y']).encode();

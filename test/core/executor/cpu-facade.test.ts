@@ -11,6 +11,7 @@ import { GebeError } from '../../../src/errors.js';
 import { InferError, loadModel, type ExecutorModel, type InferRequest } from '../../../src/core/executor/index.js';
 import type { ModelConfig } from '../../../src/core/config/model-config.js';
 import { floats, repoRoot } from './fake-acl.js';
+import { runDirect } from '../../helpers/run-direct.js';
 
 let dir: string;
 const models: ExecutorModel[] = [];
@@ -65,7 +66,7 @@ describe('executor facade on the cpu engine', () => {
     expect(model.gears).toEqual([]);
     const r = await model.infer(request(2, 1));
     expect(r.outputs[0]!.shape).toEqual([2, 10]);
-    close(floats(r.outputs[0]!.data), floats(model.runDirect(request(2, 1))[0]!.data));
+    close(floats(r.outputs[0]!.data), floats(runDirect(model, request(2, 1))[0]!.data));
   });
 
   it('rejects a request without the batch dimension in Triton words', async () => {
@@ -100,7 +101,7 @@ describe('executor facade on the cpu engine', () => {
     expect(model.gears).toEqual([1, 2, 4, 8]);
     const r = await model.infer(request(3, 7));
     expect(r.outputs[0]!.shape).toEqual([3, 10]);
-    close(floats(r.outputs[0]!.data), floats(model.runDirect(request(3, 7))[0]!.data));
+    close(floats(r.outputs[0]!.data), floats(runDirect(model, request(3, 7))[0]!.data));
     await expect(model.infer(request(9, 1))).rejects.toThrow("inference request batch-size must be <= 8 for 'mnist'");
     expect(model.stats().batch_stats.map((b) => b.batch_size)).toEqual([3]);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as ort from 'onnxruntime-node';
-import { OnnxGraphBuilder, randomValues } from '../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder, randomValues } from '../../helpers/onnx-builder.js';
 
 describe('OnnxGraphBuilder', () => {
   it('encodes a model that ONNX Runtime loads and runs', async () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OnnxGraphBuilder, randomValues } from '../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder, randomValues } from '../../helpers/onnx-builder.js';
 import { FileWireReader, inspectOnnxFile } from '../../../src/core/model/onnx-file.js';
 import { inspectModelProto, inspectOnnx, OnnxParseError } from '../../../src/core/model/onnx.js';
 

@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { OnnxGraphBuilder, randomValues } from '../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder, randomValues } from '../../helpers/onnx-builder.js';
 import { inspectOnnx, OnnxParseError } from '../../../src/core/model/onnx.js';
 
 const ORT_TYPES: Record<string, number> = { float32: 1, uint8: 2, int8: 3, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11 };

@@ -64,7 +64,7 @@ beforeAll(async () => {
   fast = new FastInfer();
   for (const name of ['mnist', 'mnist_queue']) {
     const model = manager.resolve(name) as ExecutorModel;
-    fast.publish(name, [['1', model.nativeHandle()]], '1');
+    fast.publish(name, [['1', model.nativeModel()]], '1');
   }
 });
 afterAll(async () => {
@@ -215,7 +215,7 @@ describe('native and JS requests on one model', () => {
     config.dynamic_batching = { preferred_batch_size: [16], max_queue_delay_microseconds: 10_000_000 };
     const model = await loadModel(dir, '1', config);
     const solo = new FastInfer();
-    solo.publish('solo', [['1', model.nativeHandle()]], '1');
+    solo.publish('solo', [['1', model.nativeModel()]], '1');
     const b = body({ inputs: [image(1)], outputs: logitsBinary }, pixels(1));
     const send = () => solo.handle('POST', '/v2/models/solo/infer', [['inference-header-content-length', String(b.headerLength)]], b.bytes);
     const taken = Array.from({ length: 5 }, send);
@@ -322,10 +322,10 @@ describe('the native infer route declines what the JS server should answer', () 
     const mnist = manager.resolve('mnist') as ExecutorModel;
     fast.publish('mnist', [], '');
     expect(declined('/v2/models/mnist/infer', valid())).toBeNull();
-    fast.publish('mnist', [['1', mnist.nativeHandle()]], '');
+    fast.publish('mnist', [['1', mnist.nativeModel()]], '');
     expect(declined('/v2/models/mnist/infer', valid())).toBeNull(); // no default version
     expect(await declined('/v2/models/mnist/versions/1/infer', valid())).toMatchObject({ status: 200 });
-    const handle = mnist.nativeHandle();
+    const handle = mnist.nativeModel();
     fast.publish('mnist', [['1', handle]], '1');
     await mnist.unload();
     expect(declined('/v2/models/mnist/infer', valid())).toBeNull();

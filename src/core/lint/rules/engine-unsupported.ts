@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { inspectOnnxModel } from '../../executor/cpu-session.js';
+import { inspectOnnxModel } from '../../executor/onnx-inspect.js';
 import { onnxModels } from '../model-tensors.js';
 import { hint, type ConfigRule } from '../rule.js';
 

@@ -35,7 +35,10 @@ export class NativeHttpFrontend implements HttpListener {
   /** The directory (mode 0700) of the upstream's socket, removed at close. */
   private readonly socketDir: string;
 
-  constructor(service: InferenceService, private readonly options: HttpOptions, log: Logger) {
+  /** Drains the native route's request log into verbose lines (only with verbose logging). */
+  private logTimer?: NodeJS.Timeout;
+
+  constructor(service: InferenceService, private readonly options: HttpOptions, private readonly log: Logger) {
     // Same keep-alive timeout as the public side: the Keep-Alive header the upstream writes is
     // relayed to clients as is. An upstream connection closed while idle is reopened on demand.
     // The native server counts connections and bodies; the upstream only sees its relays.
@@ -64,7 +67,13 @@ export class NativeHttpFrontend implements HttpListener {
         keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,
       });
       for (const [model, [versions, defaultVersion]] of this.published) this.native.publish(model, versions, defaultVersion);
-      return this.native.listen();
+      const port = this.native.listen();
+      if (this.log.verboseEnabled) {
+        this.native.enableLog();
+        this.logTimer = setInterval(() => this.drainLog(), 200);
+        this.logTimer.unref();
+      }
+      return port;
     } catch (err) {
       this.native = undefined;
       await this.upstream.close(0);
@@ -102,15 +111,16 @@ export class NativeHttpFrontend implements HttpListener {
     this.native?.publish(model, versions, defaultVersion);
   }
 
-  /** The models the native infer route may answer for, with their versions (for tests and diagnostics). */
-  publishedModels(): Record<string, { versions: string[]; defaultVersion: string }> {
-    const out: Record<string, { versions: string[]; defaultVersion: string }> = {};
-    for (const [model, [versions, defaultVersion]] of this.published) out[model] = { versions: versions.map((v) => v.version), defaultVersion };
-    return out;
-  }
-
   takeFailures(): NativeFailureCount[] {
     return this.native?.takeFailures() ?? [];
+  }
+
+  /** Natively answered requests get the same verbose line as those the JS server answers. */
+  private drainLog(): void {
+    if (!this.native) return;
+    const { requests, dropped } = this.native.takeLog();
+    for (const [method, url] of requests) this.log.verbose('http request', { method, url, route: 'native' });
+    if (dropped > 0) this.log.verbose('http requests not logged', { count: dropped, route: 'native' });
   }
 
   /** The native server drains first (its forwarded requests need the upstream), then the upstream. */
@@ -119,6 +129,8 @@ export class NativeHttpFrontend implements HttpListener {
       // Answers relayed from now on (also those being computed) say Connection: close.
       this.upstream.closeAfterAnswers();
       await this.native?.close(timeoutMs);
+      clearInterval(this.logTimer);
+      this.drainLog();
       await this.upstream.close(timeoutMs);
       rmSync(this.socketDir, { recursive: true, force: true });
     })();

@@ -37,6 +37,10 @@ export interface NativeHttpServer {
   /** What the native infer route may run for `model` (an empty list withdraws it). */
   publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void;
   takeFailures(): NativeFailureCount[];
+  /** From now on the infer route notes each request it takes, for verbose logging. */
+  enableLog(): void;
+  /** The requests noted since the last call ([method, url]), and how many went beyond its cap. */
+  takeLog(): { requests: Array<[method: string, url: string]>; dropped: number };
 }
 
 interface NativeHttpModule {

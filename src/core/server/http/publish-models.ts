@@ -5,16 +5,10 @@
  * their requests go through JS.
  */
 import type { NativeModel } from '../../executor/executor-addon.js';
-import { ExecutorModel } from '../../executor/loaded-model.js';
-import type { LoadedModel } from '../../executor/types.js';
 import type { ModelManager } from '../model-manager.js';
 
 export interface PublishTarget {
   publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void;
-}
-
-function nativeHandleOf(model: LoadedModel | undefined): NativeModel | undefined {
-  return model instanceof ExecutorModel ? model.nativeHandle() : undefined;
 }
 
 /** Publishes every model now and after every change; returns the function that stops it. */
@@ -28,7 +22,7 @@ export function publishReadyModels(models: ModelManager, target: PublishTarget):
       // Unknown (removed) model: withdraw it.
     }
     for (const status of statuses) {
-      const handle = status.state === 'READY' ? nativeHandleOf(status.model) : undefined;
+      const handle = status.state === 'READY' ? status.model?.nativeModel?.() : undefined;
       if (handle) versions.push({ version: status.version, model: handle });
     }
     let defaultVersion = '';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CpuSession } from '../../../../src/core/executor/cpu-session.js';
+import { CpuSession } from '../../../helpers/cpu-session.js';
 import { fixtureModelPath } from '../../../helpers/onnx-fixtures.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-bad-'));

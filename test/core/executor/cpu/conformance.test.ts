@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CpuSession, cpuSupportedOperators, inspectOnnxModel, type CpuTensor } from '../../../../src/core/executor/cpu-session.js';
+import { CpuSession, cpuSupportedOperators, inspectOnnxModel, type CpuTensor } from '../../../helpers/cpu-session.js';
 import { readTensorProto, type DecodedTensor } from '../../../helpers/onnx-tensor-proto.js';
 
 const nodeDir = '/usr/share/libonnx-testdata/data/node';

@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import type { CpuTensor } from '../../../../src/core/executor/cpu-session.js';
-import { OnnxGraphBuilder, randomValues } from '../../../../src/core/model/onnx-builder.js';
+import type { CpuTensor } from '../../../helpers/cpu-session.js';
+import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { expectCpuMatchesOrt } from '../../../helpers/onnx-runtime.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-conv-'));

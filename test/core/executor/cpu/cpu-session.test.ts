@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { CpuSession, cpuSupportedOperators, inspectOnnxModel } from '../../../../src/core/executor/cpu-session.js';
-import { randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { CpuSession, cpuSupportedOperators, inspectOnnxModel } from '../../../helpers/cpu-session.js';
+import { randomValues } from '../../../helpers/onnx-builder.js';
 import { fixtureModelPath } from '../../../helpers/onnx-fixtures.js';
 import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CpuSession, type CpuTensor } from '../../../../src/core/executor/cpu-session.js';
-import { OnnxGraphBuilder, randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-fusion-'));

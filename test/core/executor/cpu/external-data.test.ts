@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CpuSession } from '../../../../src/core/executor/cpu-session.js';
-import { OnnxGraphBuilder, onnxRoot } from '../../../../src/core/model/onnx-builder.js';
+import { CpuSession } from '../../../helpers/cpu-session.js';
+import { OnnxGraphBuilder, onnxRoot } from '../../../helpers/onnx-builder.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-external-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
  * file runs in a process of its own, so forcing the variable here affects no other suite.)
  */
 import { expect, it } from 'vitest';
-import { CpuSession } from '../../../../src/core/executor/cpu-session.js';
+import { CpuSession } from '../../../helpers/cpu-session.js';
 import { fixtureModelPath } from '../../../helpers/onnx-fixtures.js';
 
 it('refuses an unknown GEBE_CPU_ISA, naming it and the values it takes', () => {

@@ -18,7 +18,7 @@ beforeAll(() => {
   script = path.join(work, 'run.mts');
   writeFileSync(
     script,
-    `import { CpuSession } from ${JSON.stringify(path.join(repoRoot, 'src/core/executor/cpu-session.ts'))};
+    `import { CpuSession } from ${JSON.stringify(path.join(repoRoot, 'test/helpers/cpu-session.ts'))};
 const session = CpuSession.load(${JSON.stringify(path.join(work, 'model.onnx'))}, { intraOpThreads: 1 });
 const image = { name: session.info().inputs[0].name, datatype: 'FP32' as const, dims: [2, 1, 28, 28], data: new Float32Array(2 * 784).fill(0.5) };
 for (let i = 0; i < 3; i += 1) session.runSync([image]);

@@ -3,8 +3,8 @@
  * through the cpu engine and ONNX Runtime: the everyday models a new user tries first.
  */
 import { describe, expect, it } from 'vitest';
-import { CpuSession, type CpuTensor } from '../../../../src/core/executor/cpu-session.js';
-import { randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { randomValues } from '../../../helpers/onnx-builder.js';
 import { fromHalf, toHalf } from '../../../helpers/half.js';
 import { fixtureModelPath } from '../../../helpers/onnx-fixtures.js';
 import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';

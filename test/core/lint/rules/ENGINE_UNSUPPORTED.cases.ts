@@ -1,4 +1,4 @@
-import { OnnxGraphBuilder } from '../../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder } from '../../../helpers/onnx-builder.js';
 import type { RuleCases } from '../rule-tester.js';
 import { DIGITS_CONFIG, digitsModel } from './models.js';
 

@@ -1,5 +1,5 @@
 /** ONNX models for the config↔model rule cases, built in code (no binary blobs in the tests). */
-import { OnnxGraphBuilder, randomValues } from '../../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 
 /** image FLOAT [batch, 1, 28, 28] → probabilities FLOAT [batch, 10]. */
 export function digitsModel(): Uint8Array {

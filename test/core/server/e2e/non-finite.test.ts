@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OnnxGraphBuilder } from '../../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder } from '../../../helpers/onnx-builder.js';
 import { parseJsonAllowingNonFinite } from '../../../../src/core/json/nan-json.js';
 import { runGebe } from '../../../helpers/gebe-cli.js';
 import { mnistRepository, startRealServer, type RealServer } from './helpers.js';

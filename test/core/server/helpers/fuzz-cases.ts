@@ -3,7 +3,7 @@
  * JSON, wrong shapes, datatypes and element counts, lying Inference-Header-Content-Length,
  * truncated binary data, unknown models, huge declared shapes, wrong field types.
  */
-import { seededRandom } from '../../../../src/core/model/onnx-builder.js';
+import { seededRandom } from '../../../helpers/onnx-builder.js';
 
 export interface FuzzInput {
   name: string;

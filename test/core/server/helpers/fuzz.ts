@@ -2,7 +2,7 @@
 import * as grpc from '@grpc/grpc-js';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { seededRandom } from '../../../../src/core/model/onnx-builder.js';
+import { seededRandom } from '../../../helpers/onnx-builder.js';
 import { httpFuzzCases, type FuzzInput } from './fuzz-cases.js';
 import { rawRequest } from './raw-http.js';
 import { grpcRoot } from '../../../../src/core/server/grpc/proto.js';

@@ -9,7 +9,7 @@ import type { NativeModel } from '../../../../src/core/executor/executor-addon.j
 import { DiskModelSource } from '../../../../src/core/server/disk-source.js';
 import { createNativeHttpServer } from '../../../../src/core/server/http/native-http-addon.js';
 import { publishReadyModels } from '../../../../src/core/server/http/publish-models.js';
-import { silentLogger } from '../../../../src/core/server/logger.js';
+import { silentLogger, type LogFields, type Logger } from '../../../../src/core/server/logger.js';
 import { ModelManager } from '../../../../src/core/server/model-manager.js';
 import { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
 import { GebeServer } from '../../../../src/core/server/server.js';
@@ -42,22 +42,35 @@ describe('publishReadyModels', () => {
   });
 });
 
+/** A binary MNIST infer request (one row) as the native route takes it. */
+function binaryInfer(base: string): Promise<Response> {
+  const header = Buffer.from(JSON.stringify({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], parameters: { binary_data_size: 784 * 4 } }], outputs: [{ name: 'logits', parameters: { binary_data: true } }] }));
+  return fetch(`${base}/v2/models/mnist/infer`, { method: 'POST', headers: { 'Inference-Header-Content-Length': String(header.byteLength) }, body: Buffer.concat([header, Buffer.alloc(784 * 4)]) });
+}
+
 describe('GebeServer with the native front end', () => {
-  it('publishes the models loaded before it listens, and nothing with verbose logging', async () => {
+  it('publishes the models loaded before it listens, with or without verbose logging, and logs natively answered requests', async () => {
     const repo = mnistRepository();
     const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'none');
     await manager.start();
-    const quiet = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, enableGrpc: false, enableMetrics: false, maxBodyBytes: 1 << 20 }, silentLogger);
-    const verbose = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, enableGrpc: false, enableMetrics: false, maxBodyBytes: 1 << 20 }, { ...silentLogger, verboseEnabled: true });
+    const lines: Array<{ message: string; fields?: LogFields }> = [];
+    const collecting: Logger = { ...silentLogger, verboseEnabled: true, verbose: (message, fields) => void lines.push({ message, fields }) };
+    const options = { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, enableGrpc: false, enableMetrics: false, maxBodyBytes: 1 << 20 };
+    const quiet = new GebeServer(manager, options, silentLogger);
+    const verbose = new GebeServer(manager, options, collecting);
     try {
-      await quiet.listen();
-      await verbose.listen();
-      expect((quiet.http as NativeHttpFrontend).publishedModels()).toEqual({ mnist: { versions: ['1'], defaultVersion: '1' } });
-      expect((verbose.http as NativeHttpFrontend).publishedModels()).toEqual({});
+      for (const server of [quiet, verbose]) {
+        const base = `http://127.0.0.1:${(await server.listen()).http}`;
+        const front = server.http as NativeHttpFrontend;
+        const before = front.forwarded;
+        expect((await binaryInfer(base)).status).toBe(200);
+        expect(front.forwarded).toBe(before); // answered natively, not forwarded to JS
+      }
+      await verbose.http!.close(0); // drains the native request log
+      expect(lines).toContainEqual({ message: 'http request', fields: { method: 'POST', url: '/v2/models/mnist/infer', route: 'native' } });
     } finally {
       await verbose.http!.close(0);
       await quiet.stop(1000);
-      expect((quiet.http as NativeHttpFrontend).publishedModels()).toEqual({});
       rmSync(repo, { recursive: true, force: true });
     }
   });

@@ -1,10 +1,14 @@
 /**
- * A typed facade over the native cpu engine's JS surface (tests, benchmarks, introspection).
+ * A typed facade over the native cpu engine's test surface (CpuSession: run a graph directly, for
+ * tests and benchmarks; product code runs models through the executor).
  * Every argument is validated here before it reaches the addon, with messages of the form
  * `Expected X for Y but received Z`; engine errors come back as GebeError naming the node or tensor.
  */
-import { GebeError } from '../../errors.js';
-import { loadNativeAddon } from './native.js';
+import { GebeError } from '../../src/errors.js';
+import { loadNativeAddon } from '../../src/core/executor/native.js';
+import type { CpuModelInfo } from '../../src/core/executor/onnx-inspect.js';
+
+export { inspectOnnxModel, type CpuModelInfo, type CpuTensorDesc } from '../../src/core/executor/onnx-inspect.js';
 
 export type CpuDatatype = 'FP32' | 'INT64' | 'INT32' | 'BOOL' | 'FP16' | 'BF16' | 'FP64' | 'UINT8' | 'INT8' | 'UINT16'
   | 'INT16' | 'UINT32' | 'UINT64';
@@ -12,28 +16,6 @@ export type CpuDatatype = 'FP32' | 'INT64' | 'INT32' | 'BOOL' | 'FP16' | 'BF16' 
 /** FP16 and BF16 travel as their raw 16-bit patterns in a Uint16Array. */
 export type CpuTypedArray = Float32Array | BigInt64Array | Int32Array | Uint8Array | Float64Array | Int8Array | Uint16Array
   | Int16Array | Uint32Array | BigUint64Array;
-
-export interface CpuTensorDesc {
-  name: string;
-  datatype: string;
-  /** -1 for a dynamic dim. */
-  dims: number[];
-  /** Symbolic name of each dim ('' when it has none). */
-  dimNames: string[];
-}
-
-export interface CpuModelInfo {
-  irVersion: number;
-  opset: number;
-  producer: string;
-  inputs: CpuTensorDesc[];
-  outputs: CpuTensorDesc[];
-  /** Operator histogram of the graph as exported. */
-  operators: Record<string, number>;
-  supportedOperators: string[];
-  /** Unsupported operator → node names using it. */
-  unsupportedOperators: Record<string, string[]>;
-}
 
 export interface CpuSessionInfo extends CpuModelInfo {
   threads: number;
@@ -82,7 +64,6 @@ interface NativeCpuSession {
 
 interface CpuAddon {
   CpuSession: new (path: string, options: CpuSessionOptions) => NativeCpuSession;
-  cpuInspect(path: string): CpuModelInfo;
   cpuSupportedOperators(): string[];
   cpuGemmIsa(): string;
   cpuSupportedIsas(): string[];
@@ -147,16 +128,6 @@ export function cpuGemmIsa(): string {
 /** The kernel ISAs this CPU runs, each a value GEBE_CPU_ISA accepts ('portable', 'avx2', 'avx512'). */
 export function cpuSupportedIsas(): string[] {
   return cpuAddon().cpuSupportedIsas();
-}
-
-/** Reads a model's inputs, outputs, opset and operators without failing on unsupported ones. */
-export function inspectOnnxModel(path: string): CpuModelInfo {
-  expect(typeof path === 'string' && path.length > 0, 'a model file path', 'path', path);
-  try {
-    return cpuAddon().cpuInspect(path);
-  } catch (err) {
-    throw engineError(err, path);
-  }
 }
 
 export class CpuSession {

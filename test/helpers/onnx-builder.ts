@@ -5,7 +5,7 @@
 import protobuf from 'protobufjs';
 import { fileURLToPath } from 'node:url';
 
-const protoPath = fileURLToPath(new URL('../../../src/core/model/onnx.proto', import.meta.url));
+const protoPath = fileURLToPath(new URL('../../src/core/model/onnx.proto', import.meta.url));
 let root: protobuf.Root | undefined;
 
 export function onnxRoot(): protobuf.Root {

@@ -1,0 +1,45 @@
+/**
+ * What the cpu engine reads of an ONNX model without running it: inputs, outputs, opset, and the
+ * operators and element types it cannot run (its own support check, support.cc, the one its loader
+ * refuses with). The ENGINE_UNSUPPORTED lint rule asks it, so validate and serve never disagree.
+ */
+import { GebeError } from '../../errors.js';
+import { loadNativeAddon } from './native.js';
+
+export interface CpuTensorDesc {
+  name: string;
+  datatype: string;
+  /** -1 for a dynamic dim. */
+  dims: number[];
+  /** Symbolic name of each dim ('' when it has none). */
+  dimNames: string[];
+}
+
+export interface CpuModelInfo {
+  irVersion: number;
+  opset: number;
+  producer: string;
+  inputs: CpuTensorDesc[];
+  outputs: CpuTensorDesc[];
+  /** Operator histogram of the graph as exported. */
+  operators: Record<string, number>;
+  supportedOperators: string[];
+  /** Unsupported operator → node names using it. */
+  unsupportedOperators: Record<string, string[]>;
+}
+
+/** Reads a model's inputs, outputs, opset and operators without failing on unsupported ones. */
+export function inspectOnnxModel(path: string): CpuModelInfo {
+  if (typeof path !== 'string' || path.length === 0) {
+    throw new GebeError(`Expected a model file path for path but received ${JSON.stringify(path)}`);
+  }
+  const addon = loadNativeAddon() as unknown as { cpuInspect?: (path: string) => CpuModelInfo };
+  if (typeof addon.cpuInspect !== 'function') {
+    throw new GebeError('the native addon was built without the cpu engine', { hint: 'rebuild it with `npm run build:native`' });
+  }
+  try {
+    return addon.cpuInspect(path);
+  } catch (err) {
+    throw new GebeError(`${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
