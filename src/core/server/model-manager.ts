@@ -9,6 +9,7 @@ import type { LoadedModel } from '../executor/types.js';
 import type { Logger } from './logger.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
 import { ProtocolError } from './protocol-error.js';
+import { serveSupport } from './serve-support.js';
 
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 export type ControlMode = 'none' | 'poll' | 'explicit';
@@ -21,6 +22,8 @@ export interface VersionStatus {
   state: ModelState;
   reason?: string;
   model?: LoadedModel;
+  /** Config fields this version was loaded with that serve does not act on (serve-support.ts). */
+  ignored?: string[];
 }
 
 interface ModelRecord {
@@ -136,6 +139,12 @@ export class ModelManager {
       throw ProtocolError.notFound(`failed to load '${name}': no model directory named '${name}' in the repository`);
     }
     const reasons: string[] = [];
+    // A model serve does not run is refused before its (perhaps empty) version directories are looked at.
+    const support = model.config ? serveSupport(model.config) : { ignored: [] };
+    if (support.refusal) {
+      record.failedFingerprint = model.fingerprint;
+      throw this.recordFailure(name, `failed to load '${name}': ${support.refusal}`, 400, model);
+    }
     if (model.errors.length > 0 || !model.config) {
       const reason = model.errors.length > 0 ? model.errors.join('; ') : 'config.pbtxt could not be read';
       record.failedFingerprint = model.fingerprint;
@@ -145,9 +154,10 @@ export class ModelManager {
       record.failedFingerprint = model.fingerprint;
       throw this.recordFailure(name, `failed to load '${name}': no version directory to serve under its version policy (expected ${model.dir}/<version>/ with a model file)`, 400, model);
     }
+    if (support.ignored.length > 0) this.log.warn('config fields that gebe serve does not implement are ignored', { model: name, fields: support.ignored.join(', ') });
     const next = new Map<string, VersionStatus>();
     for (const version of model.versions) {
-      const status: VersionStatus = { name, version, state: 'LOADING' };
+      const status: VersionStatus = { name, version, state: 'LOADING', ignored: support.ignored.length > 0 ? support.ignored : undefined };
       next.set(version, status);
       if (!record.versions.has(version) || record.versions.get(version)?.state !== 'READY') record.versions.set(version, status);
       this.log.info('loading model', { model: name, version });

@@ -1,0 +1,102 @@
+/**
+ * What serve does with config fields it does not implement, through `runServe` with the real
+ * executor on port 0: models it cannot run faithfully (sequence batching, ensembles, the Python
+ * backend) are refused at load with a reason the table, the log and the endpoints show; fields that
+ * have no effect are accepted and named as ignored.
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIO } from '../../../src/io.js';
+import { runServe, type ServeDeps } from '../../../src/commands/serve/run.js';
+import type { ServeOptions } from '../../../src/commands/serve/options.js';
+import { loadModel } from '../../../src/core/executor/index.js';
+import { DiskModelSource } from '../../../src/core/server/disk-source.js';
+import type { ServerPorts } from '../../../src/core/server/server.js';
+import { OnnxGraphBuilder } from '../../../src/core/model/onnx-builder.js';
+
+const identityOnnx = () => new OnnxGraphBuilder('identity').input('X', 'FLOAT', ['batch', 2]).output('Y', 'FLOAT', ['batch', 2]).node('Identity', ['X'], ['Y']).encode();
+const TENSORS = 'input [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]\n';
+const ONNX = (name: string, extra = '') => `name: "${name}"\nbackend: "ge"\nmax_batch_size: 4\n${TENSORS}${extra}`;
+
+let repo: string;
+let stop!: (signal: string) => void;
+let done: Promise<void>;
+let ports: ServerPorts;
+const io = memoryIO();
+const url = (p: string) => `http://127.0.0.1:${ports.http}${p}`;
+
+function model(name: string, config: string, files: Record<string, Uint8Array | string> = { 'model.onnx': identityOnnx() }): void {
+  mkdirSync(path.join(repo, name, '1'), { recursive: true });
+  writeFileSync(path.join(repo, name, 'config.pbtxt'), config);
+  for (const [file, content] of Object.entries(files)) writeFileSync(path.join(repo, name, '1', file), content);
+}
+
+beforeAll(async () => {
+  repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-serve-support-'));
+  model('plain', ONNX('plain'));
+  model('tuned', ONNX('tuned', 'optimization { priority: PRIORITY_MAX }\nresponse_cache { enable: true }\ninstance_group [ { count: 1 kind: KIND_CPU rate_limiter { priority: 2 } } ]\n'));
+  model('stateful', ONNX('stateful', 'sequence_batching { max_sequence_idle_microseconds: 5000000 }\n'));
+  // An ensemble's version directory is empty, as Triton's examples have it.
+  model('pipeline', 'name: "pipeline"\nplatform: "ensemble"\nmax_batch_size: 4\n' + TENSORS +
+    'ensemble_scheduling { step [ { model_name: "plain" model_version: -1 input_map { key: "X" value: "X" } output_map { key: "Y" value: "Y" } } ] }\n', {});
+  model('py', `name: "py"\nbackend: "python"\nmax_batch_size: 4\n${TENSORS}`, { 'model.py': 'class TritonPythonModel:\n    pass\n' });
+  let stopped!: (s: string) => void;
+  const stopSignal = new Promise<string>((r) => (stopped = r));
+  stop = stopped;
+  let listening!: () => void;
+  const ready = new Promise<void>((r) => (listening = r));
+  const deps: ServeDeps = {
+    io, loadModel, createSource: (r) => new DiskModelSource(r), waitForStop: () => stopSignal,
+    onListening: (_server, p) => { ports = p; listening(); },
+  };
+  const opts: ServeOptions = {
+    repository: repo, host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, controlMode: 'none', loadModels: [],
+    pollSeconds: 1, exitOnError: false, exitTimeoutSeconds: 2, logVerbose: false, logFormat: 'text', maxBodyBytes: 1 << 20,
+  };
+  done = runServe(opts, deps);
+  await Promise.race([ready, done.then(() => { throw new Error('server ended early'); })]);
+});
+afterAll(async () => {
+  stop('SIGTERM');
+  await done;
+  rmSync(repo, { recursive: true, force: true });
+});
+
+const tableRow = (name: string) => io.out().split('\n').find((l) => l.startsWith(`${name} `)) ?? '';
+
+describe('serve refuses what it does not run and names what it ignores', () => {
+  it('refuses a sequence_batching model instead of serving it as stateless', async () => {
+    expect(tableRow('stateful')).toMatch(/UNAVAILABLE.*sequence_batching is not implemented by gebe serve yet.*stateless.*`gebe validate` still checks/);
+    expect((await fetch(url('/v2/models/stateful/ready'))).status).toBe(400);
+    const res = await fetch(url('/v2/models/stateful/infer'), { method: 'POST', body: JSON.stringify({ inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 2], data: [1, 2] }] }) });
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: string }).error).toMatch(/sequence_batching/);
+  });
+
+  it('refuses an ensemble without looking for a model file in its empty version directory', async () => {
+    const row = tableRow('pipeline');
+    expect(row).toMatch(/UNAVAILABLE.*ensemble models \(platform "ensemble", ensemble_scheduling\) are not run by gebe serve yet/);
+    expect(row).not.toMatch(/no model file/);
+    expect(io.err()).not.toMatch(/no model file in .*pipeline/);
+  });
+
+  it('refuses a Python backend model', async () => {
+    expect(tableRow('py')).toMatch(/UNAVAILABLE.*backend "python" is not run by gebe serve yet/);
+    const index = (await (await fetch(url('/v2/repository/index'), { method: 'POST', body: '{}' })).json()) as Array<{ name: string; reason?: string }>;
+    expect(index.find((e) => e.name === 'py')?.reason).toMatch(/backend "python"/);
+  });
+
+  it('serves a model with fields that have no effect, naming them in the table and the log', async () => {
+    expect(tableRow('tuned')).toMatch(/READY.*ignored \(not implemented by gebe serve\): optimization, response_cache, instance_group\[0\]\.rate_limiter/);
+    expect(io.err()).toMatch(/config fields that gebe serve does not implement are ignored.*tuned/);
+    const res = await fetch(url('/v2/models/tuned/infer'), { method: 'POST', body: JSON.stringify({ inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 2], data: [1, 2] }] }) });
+    expect(((await res.json()) as { outputs: Array<{ data: number[] }> }).outputs[0]!.data).toEqual([1, 2]);
+  });
+
+  it('says nothing about a model that uses only what serve implements', () => {
+    expect(tableRow('plain')).toMatch(/READY/);
+    expect(tableRow('plain')).not.toMatch(/ignored/);
+  });
+});
