@@ -35,7 +35,7 @@ export class InferenceService {
   /** Set while shutting down: the server is live but no longer ready. */
   draining = false;
 
-  constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics) {}
+  constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics, private readonly strictReadiness = true) {}
 
   /** As in Triton, clients may change what is loaded only in explicit model control mode. */
   requireExplicitControl(what: 'load' | 'unload'): void {
@@ -48,8 +48,9 @@ export class InferenceService {
     return { name: 'gebe', version: gebeVersion, extensions: SERVER_EXTENSIONS };
   }
 
+  /** As Triton: strict, every model that should be loaded is READY; not strict, the server is up and not stopping. */
   serverReady(): boolean {
-    return !this.draining && this.models.allReady();
+    return !this.draining && (!this.strictReadiness || this.models.allReady());
   }
 
   modelReady(name: string, version?: string): boolean {

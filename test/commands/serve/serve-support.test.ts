@@ -8,6 +8,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, grpcClient } from '../../core/server/helpers/grpc-client.js';
 import { memoryIO } from '../../../src/io.js';
 import { runServe, type ServeDeps } from '../../../src/commands/serve/run.js';
 import type { ServeOptions } from '../../../src/commands/serve/options.js';
@@ -21,9 +22,8 @@ const TENSORS = 'input [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]\noutpu
 const ONNX = (name: string, extra = '') => `name: "${name}"\nbackend: "ge"\nmax_batch_size: 4\n${TENSORS}${extra}`;
 
 let repo: string;
-let stop!: (signal: string) => void;
-let done: Promise<void>;
 let ports: ServerPorts;
+let stopServer: () => Promise<void>;
 const io = memoryIO();
 const url = (p: string) => `http://127.0.0.1:${ports.http}${p}`;
 
@@ -31,6 +31,22 @@ function model(name: string, config: string, files: Record<string, Uint8Array | 
   mkdirSync(path.join(repo, name, '1'), { recursive: true });
   writeFileSync(path.join(repo, name, 'config.pbtxt'), config);
   for (const [file, content] of Object.entries(files)) writeFileSync(path.join(repo, name, '1', file), content);
+}
+
+/** Runs `gebe serve` on `repo` with the real executor on port 0; resolves once it listens. */
+async function startServe(repository: string, out: ReturnType<typeof memoryIO>, extra: Partial<ServeOptions> = {}): Promise<{ ports: ServerPorts; stop: () => Promise<void> }> {
+  let stopped!: (s: string) => void;
+  const stopSignal = new Promise<string>((r) => (stopped = r));
+  let listening!: (p: ServerPorts) => void;
+  const ready = new Promise<ServerPorts>((r) => (listening = r));
+  const deps: ServeDeps = { io: out, loadModel, createSource: (r) => new DiskModelSource(r), waitForStop: () => stopSignal, onListening: (_server, p) => listening(p) };
+  const opts: ServeOptions = {
+    repository, host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, controlMode: 'none', loadModels: [],
+    pollSeconds: 1, exitOnError: false, exitTimeoutSeconds: 2, logVerbose: false, logFormat: 'text', maxBodyBytes: 1 << 20, ...extra,
+  };
+  const done = runServe(opts, deps);
+  const p = await Promise.race([ready, done.then((): ServerPorts => { throw new Error('server ended early'); })]);
+  return { ports: p, stop: async () => { stopped('SIGTERM'); await done; } };
 }
 
 beforeAll(async () => {
@@ -42,25 +58,10 @@ beforeAll(async () => {
   model('pipeline', 'name: "pipeline"\nplatform: "ensemble"\nmax_batch_size: 4\n' + TENSORS +
     'ensemble_scheduling { step [ { model_name: "plain" model_version: -1 input_map { key: "X" value: "X" } output_map { key: "Y" value: "Y" } } ] }\n', {});
   model('py', `name: "py"\nbackend: "python"\nmax_batch_size: 4\n${TENSORS}`, { 'model.py': 'class TritonPythonModel:\n    pass\n' });
-  let stopped!: (s: string) => void;
-  const stopSignal = new Promise<string>((r) => (stopped = r));
-  stop = stopped;
-  let listening!: () => void;
-  const ready = new Promise<void>((r) => (listening = r));
-  const deps: ServeDeps = {
-    io, loadModel, createSource: (r) => new DiskModelSource(r), waitForStop: () => stopSignal,
-    onListening: (_server, p) => { ports = p; listening(); },
-  };
-  const opts: ServeOptions = {
-    repository: repo, host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, controlMode: 'none', loadModels: [],
-    pollSeconds: 1, exitOnError: false, exitTimeoutSeconds: 2, logVerbose: false, logFormat: 'text', maxBodyBytes: 1 << 20,
-  };
-  done = runServe(opts, deps);
-  await Promise.race([ready, done.then(() => { throw new Error('server ended early'); })]);
+  ({ ports, stop: stopServer } = await startServe(repo, io));
 });
 afterAll(async () => {
-  stop('SIGTERM');
-  await done;
+  await stopServer();
   rmSync(repo, { recursive: true, force: true });
 });
 
@@ -98,5 +99,33 @@ describe('serve refuses what it does not run and names what it ignores', () => {
   it('says nothing about a model that uses only what serve implements', () => {
     expect(tableRow('plain')).toMatch(/READY/);
     expect(tableRow('plain')).not.toMatch(/ignored/);
+  });
+});
+
+describe('--strict-readiness', () => {
+  it('true (the default): the server is not ready while a model failed to load, over HTTP and gRPC', async () => {
+    expect((await fetch(url('/v2/health/ready'))).status).toBe(400);
+    const client = grpcClient(`127.0.0.1:${ports.grpc}`);
+    try {
+      expect(await call(client, 'ServerReady', {})).toEqual({ ready: false });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('false: the server is ready once it is up, the failed models still not ready', async () => {
+    const lax = await startServe(repo, memoryIO(), { strictReadiness: false });
+    try {
+      expect((await fetch(`http://127.0.0.1:${lax.ports.http}/v2/health/ready`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${lax.ports.http}/v2/models/stateful/ready`)).status).toBe(400);
+      const client = grpcClient(`127.0.0.1:${lax.ports.grpc}`);
+      try {
+        expect(await call(client, 'ServerReady', {})).toEqual({ ready: true });
+      } finally {
+        client.close();
+      }
+    } finally {
+      await lax.stop();
+    }
   });
 });
