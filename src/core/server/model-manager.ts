@@ -10,6 +10,7 @@ import type { Logger } from './logger.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
 import { ProtocolError } from './protocol-error.js';
 import { serveSupport } from './serve-support.js';
+import { warmupAtLoad } from '../warmup/at-load.js';
 
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 export type ControlMode = 'none' | 'poll' | 'explicit';
@@ -163,6 +164,13 @@ export class ModelManager {
       this.log.info('loading model', { model: name, version });
       try {
         status.model = await this.loadModel(model.dir, version, model.config);
+        // As Triton: model_warmup runs before the version is READY, and a failed sample fails the load.
+        await warmupAtLoad(status.model, model.config, model.dir, this.log).catch(async (err) => {
+          const loaded = status.model!;
+          status.model = undefined;
+          await loaded.unload().catch(() => undefined);
+          throw err;
+        });
         status.state = 'READY';
         this.log.info('model ready', { model: name, version, engine: status.model.engine, instances: status.model.instanceCount });
       } catch (err) {

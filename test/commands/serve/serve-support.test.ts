@@ -58,6 +58,11 @@ beforeAll(async () => {
   model('pipeline', 'name: "pipeline"\nplatform: "ensemble"\nmax_batch_size: 4\n' + TENSORS +
     'ensemble_scheduling { step [ { model_name: "plain" model_version: -1 input_map { key: "X" value: "X" } output_map { key: "Y" value: "Y" } } ] }\n', {});
   model('py', `name: "py"\nbackend: "python"\nmax_batch_size: 4\n${TENSORS}`, { 'model.py': 'class TritonPythonModel:\n    pass\n' });
+  const warmup = (name: string, batch: number, count: number, dims: string, data = 'zero_data: true') =>
+    `{ name: "${name}" batch_size: ${batch} count: ${count} inputs { key: "X" value: { data_type: TYPE_FP32 dims: ${dims} ${data} } } }`;
+  model('warm', ONNX('warm', `model_warmup [ ${warmup('zeros', 2, 3, '[ 2 ]')}, ${warmup('noise', 1, 1, '[ 2 ]', 'random_data: true')} ]\n`));
+  // Dims the validate rules do not compare: the warmup request itself fails.
+  model('coldfail', ONNX('coldfail', `model_warmup [ ${warmup('bad_dims', 1, 1, '[ 3 ]')} ]\n`));
   ({ ports, stop: stopServer } = await startServe(repo, io));
 });
 afterAll(async () => {
@@ -127,5 +132,26 @@ describe('--strict-readiness', () => {
     } finally {
       await lax.stop();
     }
+  });
+});
+
+describe('model_warmup at load', () => {
+  it('runs every sample before the model is READY, one log line per sample, counted in the statistics', async () => {
+    expect(tableRow('warm')).toMatch(/READY/);
+    const lines = io.err().split('\n').filter((l) => /running warmup sample/.test(l) && /warm\b/.test(l) && !/coldfail/.test(l));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/sample=zeros.*batch_size=2.*count=3/);
+    expect(lines[1]).toMatch(/sample=noise/);
+    // The warmup's log lines come before the model's READY line.
+    const err = io.err();
+    expect(err.indexOf('sample=noise')).toBeLessThan(err.search(/model ready.*model=warm\b/));
+    const stats = (await (await fetch(url('/v2/models/warm/stats'))).json()) as { model_stats: Array<{ inference_count: number; execution_count: number; inference_stats: { success: { count: number } } }> };
+    // zeros: 3 executions of batch 2; noise: 1 of batch 1 (as Triton, warmup requests report statistics).
+    expect(stats.model_stats[0]).toMatchObject({ inference_count: 7, execution_count: 4, inference_stats: { success: { count: 4 } } });
+  });
+
+  it('fails the load when a sample fails, naming the sample', async () => {
+    expect(tableRow('coldfail')).toMatch(/UNAVAILABLE.*warmup sample 'bad_dims' \(coldfail\/config\.pbtxt\) failed: /);
+    expect((await fetch(url('/v2/models/coldfail/ready'))).status).toBe(400);
   });
 });
