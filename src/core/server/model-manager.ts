@@ -11,6 +11,7 @@ import type { ModelSource, RepositoryModel } from './model-source.js';
 import { ProtocolError } from './protocol-error.js';
 import { serveSupport } from './serve-support.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
+import { readOutputLabels, type OutputLabels } from './classification.js';
 
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 export type ControlMode = 'none' | 'poll' | 'explicit';
@@ -31,6 +32,8 @@ interface ModelRecord {
   name: string;
   source?: RepositoryModel;
   config?: ModelConfig;
+  /** The label files of its outputs (classification extension), read at load. */
+  labels?: OutputLabels;
   versions: Map<string, VersionStatus>;
   /** A load or unload in progress: operations on one model run one after the other. */
   busy: Promise<void>;
@@ -155,6 +158,13 @@ export class ModelManager {
       record.failedFingerprint = model.fingerprint;
       throw this.recordFailure(name, `failed to load '${name}': no version directory to serve under its version policy (expected ${model.dir}/<version>/ with a model file)`, 400, model);
     }
+    let labels: OutputLabels;
+    try {
+      labels = readOutputLabels(model.dir, model.config);
+    } catch (err) {
+      record.failedFingerprint = model.fingerprint;
+      throw this.recordFailure(name, `failed to load '${name}': ${(err as Error).message}`, 400, model);
+    }
     if (support.ignored.length > 0) this.log.warn('config fields that gebe serve does not implement are ignored', { model: name, fields: support.ignored.join(', ') });
     const next = new Map<string, VersionStatus>();
     for (const version of model.versions) {
@@ -194,6 +204,7 @@ export class ModelManager {
     record.versions = next;
     record.source = configOverride ? undefined : model;
     record.config = model.config;
+    record.labels = labels;
     this.notifyReady(name);
     await Promise.all([...old.values()].filter((v) => v.model && next.get(v.version)?.model !== v.model).map((v) => this.unloadVersion(v)));
     if (reasons.length > 0) throw new ProtocolError(`failed to load '${name}': ${reasons.join('; ')}`, 400);
@@ -299,6 +310,11 @@ export class ModelManager {
     const record = this.records.get(name);
     if (!record?.config) throw ProtocolError.notFound(`Request for unknown model: '${name}' is not found`);
     return record.config;
+  }
+
+  /** The labels of a model's outputs, by output name (empty when none has a label_filename). */
+  labels(name: string): OutputLabels {
+    return this.records.get(name)?.labels ?? new Map();
   }
 
   /** Every known version of a model, for metadata and status. */

@@ -58,12 +58,8 @@ function ignoredFields(config: ModelConfig): string[] {
       if (present(g[f])) ignored.push(`instance_group[${i}].${f}`);
     }
   }
-  for (const [kind, tensors] of [['input', config.input], ['output', config.output]] as const) {
-    for (const t of tensors ?? []) {
-      const tensor = t as Record<string, unknown>;
-      if (kind === 'input' && tensor.allow_ragged_batch === true) ignored.push(`input "${t.name}".allow_ragged_batch`);
-      if (kind === 'output' && present(tensor.label_filename)) ignored.push(`output "${t.name}".label_filename`);
-    }
+  for (const t of config.input ?? []) {
+    if ((t as Record<string, unknown>).allow_ragged_batch === true) ignored.push(`input "${t.name}".allow_ragged_batch`);
   }
   return ignored;
 }

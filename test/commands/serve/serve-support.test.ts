@@ -17,7 +17,7 @@ import { DiskModelSource } from '../../../src/core/server/disk-source.js';
 import type { ServerPorts } from '../../../src/core/server/server.js';
 import { OnnxGraphBuilder } from '../../../src/core/model/onnx-builder.js';
 
-const identityOnnx = () => new OnnxGraphBuilder('identity').input('X', 'FLOAT', ['batch', 2]).output('Y', 'FLOAT', ['batch', 2]).node('Identity', ['X'], ['Y']).encode();
+const identityOnnx = (n = 2) => new OnnxGraphBuilder('identity').input('X', 'FLOAT', ['batch', n]).output('Y', 'FLOAT', ['batch', n]).node('Identity', ['X'], ['Y']).encode();
 const TENSORS = 'input [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]\n';
 const ONNX = (name: string, extra = '') => `name: "${name}"\nbackend: "ge"\nmax_batch_size: 4\n${TENSORS}${extra}`;
 
@@ -63,6 +63,8 @@ beforeAll(async () => {
   model('warm', ONNX('warm', `model_warmup [ ${warmup('zeros', 2, 3, '[ 2 ]')}, ${warmup('noise', 1, 1, '[ 2 ]', 'random_data: true')} ]\n`));
   // Dims the validate rules do not compare: the warmup request itself fails.
   model('coldfail', ONNX('coldfail', `model_warmup [ ${warmup('bad_dims', 1, 1, '[ 3 ]')} ]\n`));
+  model('classes', 'name: "classes"\nbackend: "ge"\nmax_batch_size: 4\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 4 ] label_filename: "labels.txt" } ]\n', { 'model.onnx': identityOnnx(4) });
+  writeFileSync(path.join(repo, 'classes', 'labels.txt'), 'cat\ndog\nbird\n');
   ({ ports, stop: stopServer } = await startServe(repo, io));
 });
 afterAll(async () => {
@@ -153,5 +155,63 @@ describe('model_warmup at load', () => {
   it('fails the load when a sample fails, naming the sample', async () => {
     expect(tableRow('coldfail')).toMatch(/UNAVAILABLE.*warmup sample 'bad_dims' \(coldfail\/config\.pbtxt\) failed: /);
     expect((await fetch(url('/v2/models/coldfail/ready'))).status).toBe(400);
+  });
+});
+
+describe('the classification extension', () => {
+  // Two batch entries; in the first, 0.7 twice (the lower index first) and index 3 has no label.
+  const data = [0.1, 0.7, 0.2, 0.7, 4, 3, 2, 1];
+  const first = ['0.699999988:1:dog', '0.699999988:3', '0.200000003:2:bird'];
+  const second = ['4.000000000:0:cat', '3.000000000:1:dog', '2.000000000:2:bird'];
+  const request = (outputs: unknown[], extra = {}) => ({ inputs: [{ name: 'X', datatype: 'FP32', shape: [2, 4], data }], outputs, ...extra });
+
+  it('answers HTTP JSON with "value:index:label" BYTES, k per batch entry', async () => {
+    const res = await fetch(url('/v2/models/classes/infer'), { method: 'POST', body: JSON.stringify(request([{ name: 'Y', parameters: { classification: 3 } }])) });
+    const body = (await res.json()) as { outputs: Array<{ name: string; datatype: string; shape: number[]; data: string[] }> };
+    expect(body.outputs[0]).toEqual({ name: 'Y', datatype: 'BYTES', shape: [2, 3], data: [...first, ...second] });
+  });
+
+  it('answers HTTP binary with the same strings', async () => {
+    const res = await fetch(url('/v2/models/classes/infer'), { method: 'POST', body: JSON.stringify(request([{ name: 'Y', parameters: { classification: 3, binary_data: true } }])) });
+    const buf = Buffer.from(await res.arrayBuffer());
+    const headerLength = Number(res.headers.get('inference-header-content-length'));
+    const strings: string[] = [];
+    for (let at = headerLength; at < buf.byteLength;) {
+      const n = buf.readUInt32LE(at);
+      strings.push(buf.subarray(at + 4, at + 4 + n).toString('utf8'));
+      at += 4 + n;
+    }
+    expect(strings).toEqual([...first, ...second]);
+  });
+
+  it('answers gRPC classification (and the older class_count) the same way', async () => {
+    const client = grpcClient(`127.0.0.1:${ports.grpc}`);
+    try {
+      for (const key of ['classification', 'class_count']) {
+        const reply = (await call(client, 'ModelInfer', {
+          model_name: 'classes',
+          inputs: [{ name: 'X', datatype: 'FP32', shape: [2, 4], contents: { fp32_contents: data } }],
+          outputs: [{ name: 'Y', parameters: { [key]: { int64_param: 2 } } }],
+        })) as { outputs: Array<{ datatype: string; shape: Array<string | number> }>; raw_output_contents: Buffer[] };
+        expect(reply.outputs[0]!.datatype).toBe('BYTES');
+        expect(reply.outputs[0]!.shape.map(Number)).toEqual([2, 2]);
+        const raw = Buffer.from(reply.raw_output_contents[0]!);
+        const strings: string[] = [];
+        for (let at = 0; at < raw.byteLength;) {
+          const n = raw.readUInt32LE(at);
+          strings.push(raw.subarray(at + 4, at + 4 + n).toString('utf8'));
+          at += 4 + n;
+        }
+        expect(strings).toEqual([...first.slice(0, 2), ...second.slice(0, 2)]);
+      }
+    } finally {
+      client.close();
+    }
+  });
+
+  it('refuses a k that is not a positive integer', async () => {
+    const res = await fetch(url('/v2/models/classes/infer'), { method: 'POST', body: JSON.stringify(request([{ name: 'Y', parameters: { classification: 0 } }])) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(/parameter 'classification' of output 'Y' must be a positive integer, got 0/);
   });
 });

@@ -4,7 +4,7 @@
  * UNIMPLEMENTED with a message.
  */
 import * as grpc from '@grpc/grpc-js';
-import { decodeGrpcInferRequest, encodeGrpcInferResponse, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
+import { decodeGrpcInferRequest, encodeGrpcInferResponse, grpcClassCounts, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../protocol-error.js';
@@ -130,7 +130,7 @@ export class GrpcFrontend {
     const infer = (msg: GrpcInferRequestMessage): Promise<Record<string, unknown>> => {
       let response;
       try {
-        response = s.infer(msg.model_name, version(msg.model_version), decodeGrpcInferRequest(msg));
+        response = s.infer(msg.model_name, version(msg.model_version), decodeGrpcInferRequest(msg), grpcClassCounts(msg));
       } catch (err) {
         return Promise.reject(err);
       }
