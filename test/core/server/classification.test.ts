@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classify, readOutputLabels } from '../../../src/core/server/classification.js';
 import type { InferTensor } from '../../../src/core/executor/types.js';
+import type { ModelConfig } from '../../../src/core/config/model-config.js';
 
 const strings = (t: InferTensor): string[] => {
   const buf = Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
@@ -36,7 +37,7 @@ describe('readOutputLabels', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-labels-'));
     try {
       writeFileSync(path.join(dir, 'labels.txt'), 'cat\r\ndog\n');
-      const config = (file: string) => ({ output: [{ name: 'Y', data_type: 'TYPE_FP32', dims: [2], label_filename: file }] });
+      const config = (file: string): ModelConfig => ({ output: [{ name: 'Y', data_type: 'TYPE_FP32', dims: [2], label_filename: file }] });
       expect(readOutputLabels(dir, config('labels.txt')).get('Y')).toEqual(['cat', 'dog']);
       expect(() => readOutputLabels(dir, config('../etc/passwd'))).toThrow(/output 'Y' label_filename "..\/etc\/passwd" is outside the model directory/);
       expect(() => readOutputLabels(dir, config('nope.txt'))).toThrow(/label_filename "nope.txt" is missing/);
