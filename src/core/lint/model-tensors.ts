@@ -22,6 +22,7 @@ export function modelTensor(model: OnnxModelInfo, io: 'input' | 'output', name: 
 
 /** A model tensor the config names under sequence_batching instead of input/output. */
 export interface SequenceTensor {
+  kind: 'control' | 'state';
   io: 'input' | 'output';
   name: string;
   /** Where the config names it, for findings. */
@@ -41,11 +42,11 @@ export function sequenceTensors(config: ConfigContext['config']): SequenceTensor
     | undefined;
   const out: SequenceTensor[] = [];
   (seq?.control_input ?? []).forEach((c, i) => {
-    if (c.name) out.push({ io: 'input', name: c.name, path: ['sequence_batching', 'control_input', i, 'name'], label: `sequence control input '${c.name}'` });
+    if (c.name) out.push({ kind: 'control', io: 'input', name: c.name, path: ['sequence_batching', 'control_input', i, 'name'], label: `sequence control input '${c.name}'` });
   });
   (seq?.state ?? []).forEach((s, i) => {
-    if (s.input_name) out.push({ io: 'input', name: s.input_name, path: ['sequence_batching', 'state', i, 'input_name'], label: `state input '${s.input_name}'` });
-    if (s.output_name) out.push({ io: 'output', name: s.output_name, path: ['sequence_batching', 'state', i, 'output_name'], label: `state output '${s.output_name}'` });
+    if (s.input_name) out.push({ kind: 'state', io: 'input', name: s.input_name, path: ['sequence_batching', 'state', i, 'input_name'], label: `state input '${s.input_name}'` });
+    if (s.output_name) out.push({ kind: 'state', io: 'output', name: s.output_name, path: ['sequence_batching', 'state', i, 'output_name'], label: `state output '${s.output_name}'` });
   });
   return out;
 }

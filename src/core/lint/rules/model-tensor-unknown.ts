@@ -5,7 +5,7 @@ import path from 'node:path';
 
 export const rule: ConfigRule = {
   id: 'MODEL_TENSOR_UNKNOWN',
-  purpose: 'Checks that every config input and output, and every sequence control and state tensor, exists in the ONNX model under the same name.',
+  purpose: 'Checks that every config input and output, and every implicit-state tensor of sequence batching, exists in the ONNX model under the same name.',
   severity: 'error',
   fixable: true,
   scope: 'config',
@@ -27,8 +27,9 @@ export const rule: ConfigRule = {
             : { description: `use the model's ${t.io} names: ${names.join(', ')}`, edits: [], safe: false },
         });
       }
-      // Sequence batching's tensors are the model's too: Triton fails the load when one is missing.
-      for (const t of sequenceTensors(ctx.config)) {
+      // Implicit state is the model's too: Triton fails the load when a state tensor is missing.
+      // (Control inputs are not checked: whether the GE backend needs them in the model is unknown.)
+      for (const t of sequenceTensors(ctx.config).filter((s) => s.kind === 'state')) {
         if (modelTensor(model.info, t.io, t.name)) continue;
         const names = (t.io === 'input' ? model.info.inputs : model.info.outputs).map((m) => m.name);
         const suggestion = closest(t.name, names);
