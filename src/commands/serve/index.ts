@@ -18,6 +18,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--load-model <name>', 'model to load at start in explicit mode (repeatable; * = all)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--repository-poll-secs <s>', 'seconds between repository polls in poll mode', '15')
     .option('--exit-on-error', 'exit when any model fails to load', false)
+    .option('--strict-readiness [bool]', 'true (default, as Triton): /v2/health/ready and ServerReady need every model ready; false: ready once the server is up, even if models failed')
     .option('--exit-timeout-secs <s>', 'on SIGINT/SIGTERM, how long in-flight requests may take to finish', '30')
     .option('--log-verbose', 'log every request (every HTTP request then goes through the JS server, also binary infer requests the native front end would answer itself)', false)
     .addOption(new Option('--log-format <format>', 'log line format').choices(['text', 'json']).default('text'))

@@ -16,6 +16,8 @@ export interface ServeOptions {
   loadModels: string[];
   pollSeconds: number;
   exitOnError: boolean;
+  /** As Triton's --strict-readiness: false makes the server ready while some models failed to load. */
+  strictReadiness?: boolean;
   exitTimeoutSeconds: number;
   logVerbose: boolean;
   logFormat: LogFormat;
@@ -46,6 +48,7 @@ export interface ServeFlags {
   loadModel: string[];
   repositoryPollSecs: string;
   exitOnError: boolean;
+  strictReadiness?: boolean | string;
   exitTimeoutSecs: string;
   logVerbose: boolean;
   logFormat: string;
@@ -169,6 +172,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     loadModels: flags.loadModel,
     pollSeconds: seconds(flags.repositoryPollSecs, '--repository-poll-secs', 0.1),
     exitOnError: flags.exitOnError,
+    strictReadiness: flags.strictReadiness === undefined ? true : flagBool(flags.strictReadiness, '--strict-readiness'),
     exitTimeoutSeconds: seconds(flags.exitTimeoutSecs, '--exit-timeout-secs', 0),
     logVerbose: flags.logVerbose,
     logFormat: flags.logFormat,

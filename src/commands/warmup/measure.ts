@@ -3,7 +3,7 @@
  * shapes (in process), the first execution, and the steady-state median after it.
  */
 import type { CompileReport, InferTensor } from '../../core/executor/types.js';
-import type { WarmupStep } from './plan.js';
+import type { WarmupStep } from '../../core/warmup/plan.js';
 
 export interface WarmupRunner {
   /** Pre-compiles the shapes (in process only; a server compiles on its own). */

@@ -13,7 +13,7 @@ import { openLocalTarget } from '../infer/local-target.js';
 import type { InferTarget } from '../infer/target.js';
 import { formatRows, runWarmupStep, type WarmupRow } from './measure.js';
 import type { WarmupOptions } from './options.js';
-import { planWarmup, warmupEntries } from './plan.js';
+import { planWarmup, warmupEntries } from '../../core/warmup/plan.js';
 
 export interface ModelWarmupResult {
   model: string;

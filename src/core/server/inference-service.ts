@@ -10,6 +10,7 @@ import type { ModelConfig } from '../config/model-config.js';
 import type { ServerMetrics } from './metrics.js';
 import type { ModelManager } from './model-manager.js';
 import { ProtocolError } from './protocol-error.js';
+import { classify } from './classification.js';
 
 const require = createRequire(import.meta.url);
 const { version: gebeVersion } = require('../../../package.json') as { version: string };
@@ -35,7 +36,7 @@ export class InferenceService {
   /** Set while shutting down: the server is live but no longer ready. */
   draining = false;
 
-  constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics) {}
+  constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics, private readonly strictReadiness = true) {}
 
   /** As in Triton, clients may change what is loaded only in explicit model control mode. */
   requireExplicitControl(what: 'load' | 'unload'): void {
@@ -48,8 +49,9 @@ export class InferenceService {
     return { name: 'gebe', version: gebeVersion, extensions: SERVER_EXTENSIONS };
   }
 
+  /** As Triton: strict, every model that should be loaded is READY; not strict, the server is up and not stopping. */
   serverReady(): boolean {
-    return !this.draining && this.models.allReady();
+    return !this.draining && (!this.strictReadiness || this.models.allReady());
   }
 
   modelReady(name: string, version?: string): boolean {
@@ -90,7 +92,7 @@ export class InferenceService {
    * Runs one request. Names of inputs and requested outputs are checked against the model first
    * (Triton's wording); shapes and sizes are the executor's to check.
    */
-  infer(name: string, version: string | undefined, request: InferRequest): Promise<InferResponse> {
+  infer(name: string, version: string | undefined, request: InferRequest, classes?: ReadonlyMap<string, number>): Promise<InferResponse> {
     let model: LoadedModel;
     let response: Promise<InferResponse>;
     try {
@@ -104,12 +106,21 @@ export class InferenceService {
     } catch (err) {
       response = Promise.reject(err);
     }
+    if (classes && classes.size > 0) response = this.classified(response, model, classes);
     // Failures are counted on the side; the caller gets the executor's own promise (one hop less).
     const metrics = this.metrics;
     if (metrics) {
       response.catch((err: unknown) => metrics.recordFailure(model.name, model.version, err instanceof InferError ? err.reason : 'OTHER'));
     }
     return response;
+  }
+
+  /** The classification extension: the outputs named in `classes` come back as their top k classes. */
+  private async classified(response: Promise<InferResponse>, model: LoadedModel, classes: ReadonlyMap<string, number>): Promise<InferResponse> {
+    const r = await response;
+    const labels = this.models.labels(model.name);
+    const batched = model.maxBatchSize > 0;
+    return { ...r, outputs: r.outputs.map((o) => (classes.has(o.name) ? classify(o, classes.get(o.name)!, labels.get(o.name), batched) : o)) };
   }
 }
 

@@ -9,6 +9,9 @@ import type { LoadedModel } from '../executor/types.js';
 import type { Logger } from './logger.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
 import { ProtocolError } from './protocol-error.js';
+import { serveSupport } from './serve-support.js';
+import { warmupAtLoad } from '../warmup/at-load.js';
+import { readOutputLabels, type OutputLabels } from './classification.js';
 
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 export type ControlMode = 'none' | 'poll' | 'explicit';
@@ -21,12 +24,16 @@ export interface VersionStatus {
   state: ModelState;
   reason?: string;
   model?: LoadedModel;
+  /** Config fields this version was loaded with that serve does not act on (serve-support.ts). */
+  ignored?: string[];
 }
 
 interface ModelRecord {
   name: string;
   source?: RepositoryModel;
   config?: ModelConfig;
+  /** The label files of its outputs (classification extension), read at load. */
+  labels?: OutputLabels;
   versions: Map<string, VersionStatus>;
   /** A load or unload in progress: operations on one model run one after the other. */
   busy: Promise<void>;
@@ -136,6 +143,12 @@ export class ModelManager {
       throw ProtocolError.notFound(`failed to load '${name}': no model directory named '${name}' in the repository`);
     }
     const reasons: string[] = [];
+    // A model serve does not run is refused before its (perhaps empty) version directories are looked at.
+    const support = model.config ? serveSupport(model.config) : { ignored: [] };
+    if (support.refusal) {
+      record.failedFingerprint = model.fingerprint;
+      throw this.recordFailure(name, `failed to load '${name}': ${support.refusal}`, 400, model);
+    }
     if (model.errors.length > 0 || !model.config) {
       const reason = model.errors.length > 0 ? model.errors.join('; ') : 'config.pbtxt could not be read';
       record.failedFingerprint = model.fingerprint;
@@ -145,14 +158,29 @@ export class ModelManager {
       record.failedFingerprint = model.fingerprint;
       throw this.recordFailure(name, `failed to load '${name}': no version directory to serve under its version policy (expected ${model.dir}/<version>/ with a model file)`, 400, model);
     }
+    let labels: OutputLabels;
+    try {
+      labels = readOutputLabels(model.dir, model.config);
+    } catch (err) {
+      record.failedFingerprint = model.fingerprint;
+      throw this.recordFailure(name, `failed to load '${name}': ${(err as Error).message}`, 400, model);
+    }
+    if (support.ignored.length > 0) this.log.warn('config fields that gebe serve does not implement are ignored', { model: name, fields: support.ignored.join(', ') });
     const next = new Map<string, VersionStatus>();
     for (const version of model.versions) {
-      const status: VersionStatus = { name, version, state: 'LOADING' };
+      const status: VersionStatus = { name, version, state: 'LOADING', ignored: support.ignored.length > 0 ? support.ignored : undefined };
       next.set(version, status);
       if (!record.versions.has(version) || record.versions.get(version)?.state !== 'READY') record.versions.set(version, status);
       this.log.info('loading model', { model: name, version });
       try {
         status.model = await this.loadModel(model.dir, version, model.config);
+        // As Triton: model_warmup runs before the version is READY, and a failed sample fails the load.
+        await warmupAtLoad(status.model, model.config, model.dir, this.log).catch(async (err) => {
+          const loaded = status.model!;
+          status.model = undefined;
+          await loaded.unload().catch(() => undefined);
+          throw err;
+        });
         status.state = 'READY';
         this.log.info('model ready', { model: name, version, engine: status.model.engine, instances: status.model.instanceCount });
       } catch (err) {
@@ -176,6 +204,7 @@ export class ModelManager {
     record.versions = next;
     record.source = configOverride ? undefined : model;
     record.config = model.config;
+    record.labels = labels;
     this.notifyReady(name);
     await Promise.all([...old.values()].filter((v) => v.model && next.get(v.version)?.model !== v.model).map((v) => this.unloadVersion(v)));
     if (reasons.length > 0) throw new ProtocolError(`failed to load '${name}': ${reasons.join('; ')}`, 400);
@@ -281,6 +310,11 @@ export class ModelManager {
     const record = this.records.get(name);
     if (!record?.config) throw ProtocolError.notFound(`Request for unknown model: '${name}' is not found`);
     return record.config;
+  }
+
+  /** The labels of a model's outputs, by output name (empty when none has a label_filename). */
+  labels(name: string): OutputLabels {
+    return this.records.get(name)?.labels ?? new Map();
   }
 
   /** Every known version of a model, for metadata and status. */

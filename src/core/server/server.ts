@@ -39,6 +39,8 @@ export interface ServerOptions {
   maxConnections?: number;
   httpRestrictions?: Restrictions;
   grpcRestrictions?: Restrictions;
+  /** Triton's --strict-readiness (default true): server readiness needs every model READY. */
+  strictReadiness?: boolean;
   /** HTTPS: served by node:https with the same routes (the native front end steps aside). */
   httpTls?: { cert: Buffer; key: Buffer };
   grpcTls?: { cert: Buffer; key: Buffer; rootCert?: Buffer; mutual: boolean };
@@ -61,7 +63,7 @@ export class GebeServer {
 
   constructor(readonly models: ModelManager, private readonly options: ServerOptions, private readonly log: Logger) {
     this.metrics = new ServerMetrics(() => models.readyModels());
-    this.service = new InferenceService(models, this.metrics);
+    this.service = new InferenceService(models, this.metrics, options.strictReadiness ?? true);
     if (options.enableHttp !== false) {
       const httpOptions: HttpOptions = {
         host: options.host, port: options.httpPort, maxBodyBytes: options.maxBodyBytes,

@@ -21,7 +21,7 @@ describe('gebe serve (CLI)', () => {
       if (m) port = Number(m[1]);
       else await new Promise((r) => setTimeout(r, 20));
     }
-    expect(io.out()).toMatch(/^mnist\s+1\s+READY\s+cpu\s+2$/m);
+    expect(io.out()).toMatch(/^mnist\s+1\s+READY\s+cpu\s+2\b/m);
     expect(io.out()).toMatch(/^gRPC\s+127\.0\.0\.1:\d+$/m);
     expect((await fetch(`http://127.0.0.1:${port}/v2/health/ready`)).status).toBe(200);
     process.emit('SIGTERM', 'SIGTERM');

@@ -18,6 +18,13 @@ describe('serve options', () => {
     expect(resolveServeOptions(undefined, { ...defaults, maxInstancesPerModel: '512' }, '/w').maxInstancesPerModel).toBe(512);
   });
 
+  it('takes --strict-readiness [bool] (default true, as Triton)', () => {
+    expect(resolveServeOptions(undefined, defaults, '/w').strictReadiness).toBe(true);
+    expect(resolveServeOptions(undefined, { ...defaults, strictReadiness: true }, '/w').strictReadiness).toBe(true);
+    expect(resolveServeOptions(undefined, { ...defaults, strictReadiness: 'false' }, '/w').strictReadiness).toBe(false);
+    expect(() => resolveServeOptions(undefined, { ...defaults, strictReadiness: 'maybe' }, '/w')).toThrow(/--strict-readiness takes true or false/);
+  });
+
   it('accepts --model-repository as an alias of the argument', () => {
     expect(resolveServeOptions(undefined, { ...defaults, modelRepository: 'repo' }, '/w').repository).toBe('/w/repo');
     expect(resolveServeOptions('repo', { ...defaults, modelRepository: './repo' }, '/w').repository).toBe('/w/repo');

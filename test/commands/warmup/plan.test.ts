@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelConfig } from '../../../src/core/config/model-config.js';
 import { parseModelConfig, writeModelWarmup } from '../../../src/core/config/index.js';
 import type { ModelDescription } from '../../../src/core/perf/clients/types.js';
-import { defaultBatchSizes, planWarmup, warmupEntries } from '../../../src/commands/warmup/plan.js';
+import { defaultBatchSizes, planWarmup, warmupEntries } from '../../../src/core/warmup/plan.js';
 import { formatRows, median, runWarmupStep } from '../../../src/commands/warmup/measure.js';
 import { TEMPLATES_DIR } from '../../../src/commands/init/templates.js';
 

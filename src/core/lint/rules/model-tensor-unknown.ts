@@ -1,11 +1,11 @@
 import { closest, replaceFix, tensors } from '../helpers.js';
-import { modelTensor, onnxModels } from '../model-tensors.js';
+import { modelTensor, onnxModels, sequenceTensors } from '../model-tensors.js';
 import type { ConfigRule } from '../rule.js';
 import path from 'node:path';
 
 export const rule: ConfigRule = {
   id: 'MODEL_TENSOR_UNKNOWN',
-  purpose: 'Checks that every config input and output exists in the ONNX model under the same name.',
+  purpose: 'Checks that every config input and output, and every implicit-state tensor of sequence batching, exists in the ONNX model under the same name.',
   severity: 'error',
   fixable: true,
   scope: 'config',
@@ -25,6 +25,18 @@ export const rule: ConfigRule = {
           fix: rename
             ? replaceFix(ctx.parse.locate([...t.path, 'name']), JSON.stringify(rename), `rename it to "${rename}"`, rename === only)
             : { description: `use the model's ${t.io} names: ${names.join(', ')}`, edits: [], safe: false },
+        });
+      }
+      // Implicit state is the model's too: Triton fails the load when a state tensor is missing.
+      // (Control inputs are not checked: whether the GE backend needs them in the model is unknown.)
+      for (const t of sequenceTensors(ctx.config).filter((s) => s.kind === 'state')) {
+        if (modelTensor(model.info, t.io, t.name)) continue;
+        const names = (t.io === 'input' ? model.info.inputs : model.info.outputs).map((m) => m.name);
+        const suggestion = closest(t.name, names);
+        ctx.report({
+          at: t.path,
+          message: `${t.label} is not an ${t.io} of ${path.basename(model.path)}${suggestion ? `; did you mean '${suggestion}'?` : ''} (model ${t.io}s: ${names.join(', ') || 'none'})`,
+          fix: suggestion ? replaceFix(ctx.parse.locate(t.path), JSON.stringify(suggestion), `rename it to "${suggestion}"`, false) : undefined,
         });
       }
     }

@@ -9,7 +9,7 @@ import { allocTyped, bytesOf, isDatatype } from '../datatypes.js';
 import { toNumber } from '../grpc/proto.js';
 import { ProtocolError } from '../protocol-error.js';
 import { joinBytesElements } from './bytes-elements.js';
-import { checkByteSize } from './http-infer-request.js';
+import { checkByteSize, classCount } from './http-infer-request.js';
 import { elementCount, parseShape } from './shape.js';
 
 /** The decoded protobuf message as protobufjs gives it (keepCase field names). */
@@ -136,4 +136,19 @@ export function encodeGrpcInferResponse(response: InferResponse): Record<string,
     outputs: response.outputs.map((o) => ({ name: o.name, datatype: o.datatype, shape: o.shape })),
     raw_output_contents: response.outputs.map((o) => o.data),
   };
+}
+
+/**
+ * The classification extension over gRPC: a requested output's `classification` parameter (as
+ * Triton's gRPC front end reads it; `class_count`, the older name, too) → name → k.
+ */
+export function grpcClassCounts(msg: GrpcInferRequestMessage): Map<string, number> {
+  const classes = new Map<string, number>();
+  for (const o of msg.outputs ?? []) {
+    for (const key of ['classification', 'class_count']) {
+      const p = o.parameters?.[key];
+      if (p) classes.set(o.name, classCount(parameterValue(p), `parameter '${key}' of output '${o.name}'`));
+    }
+  }
+  return classes;
 }

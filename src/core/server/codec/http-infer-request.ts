@@ -17,6 +17,8 @@ export interface OutputEncoding {
   binary: Map<string, boolean>;
   /** `binary_data_output` at request level: the default for outputs not listed. */
   binaryByDefault: boolean;
+  /** Outputs asked for as classes (the classification extension): name → k. */
+  classes: Map<string, number>;
 }
 
 export interface DecodedHttpInfer {
@@ -65,7 +67,7 @@ function decodeHeader(text: string, body: Buffer, jsonEnd: number): { decoded: D
   if (offset !== body.byteLength) {
     throw ProtocolError.badRequest(`unexpected ${body.byteLength - offset} bytes of binary data after the last input; 'binary_data_size' of the inputs adds up to ${offset - jsonEnd}`);
   }
-  const encoding: OutputEncoding = { binary: new Map(), binaryByDefault: params?.binary_data_output === true };
+  const encoding: OutputEncoding = { binary: new Map(), binaryByDefault: params?.binary_data_output === true, classes: new Map() };
   if (header.outputs !== undefined) {
     if (!Array.isArray(header.outputs)) throw ProtocolError.badRequest(`'outputs' must be an array, got ${describe(header.outputs)}`);
     request.outputs = header.outputs.map((o, i) => decodeRequestedOutput(o, i, encoding));
@@ -171,13 +173,18 @@ function decodeRequestedOutput(raw: unknown, index: number, encoding: OutputEnco
     throw ProtocolError.badRequest(`outputs[${index}] must be an object with a 'name' string`);
   }
   const params = optionalObject(output.parameters, `parameters of output '${output.name}'`);
-  if (params?.classification !== undefined) {
-    throw ProtocolError.unsupported(`output '${output.name}' asks for the classification extension, which gebe does not support; request the raw output instead`);
-  }
+  if (params?.classification !== undefined) encoding.classes.set(output.name, classCount(params.classification, `parameter 'classification' of output '${output.name}'`));
   const binary = params?.binary_data;
   if (binary !== undefined && typeof binary !== 'boolean') {
     throw ProtocolError.badRequest(`parameter 'binary_data' of output '${output.name}' must be a boolean, got ${JSON.stringify(binary)}`);
   }
   if (binary !== undefined) encoding.binary.set(output.name, binary);
   return output.name;
+}
+
+/** The k of the classification extension: a positive integer (HTTP classification, gRPC class_count). */
+export function classCount(value: unknown, what: string): number {
+  const n = typeof value === 'bigint' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw ProtocolError.badRequest(`${what} must be a positive integer, got ${JSON.stringify(typeof value === 'bigint' ? String(value) : value)}`);
+  return n;
 }

@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
-import { decodeGrpcInferRequest, encodeGrpcInferResponse, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
+import { decodeGrpcInferRequest, encodeGrpcInferResponse, grpcClassCounts, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
 import type { InferenceService } from '../inference-service.js';
 import { DRAIN_IDLE_GRACE_MS, maxConnectionsMessage } from '../limits.js';
 import type { Logger } from '../logger.js';
@@ -148,7 +148,7 @@ export class GrpcFrontend {
     const infer = (msg: GrpcInferRequestMessage): Promise<Record<string, unknown>> => {
       let response;
       try {
-        response = s.infer(msg.model_name, version(msg.model_version), decodeGrpcInferRequest(msg));
+        response = s.infer(msg.model_name, version(msg.model_version), decodeGrpcInferRequest(msg), grpcClassCounts(msg));
       } catch (err) {
         return Promise.reject(err);
       }

@@ -151,7 +151,7 @@ function handleInfer(ctx: RouteContext): void {
     let response;
     try {
       decoded = decodeHttpInferRequest(body!, parseHeaderLength(headers.inferenceHeaderContentLength));
-      response = ctx.service.infer(ctx.model!, ctx.version, decoded.request);
+      response = ctx.service.infer(ctx.model!, ctx.version, decoded.request, decoded.encoding.classes);
     } catch (e) {
       ctx.fail(e);
       return;

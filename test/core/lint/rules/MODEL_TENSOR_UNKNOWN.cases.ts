@@ -1,8 +1,12 @@
 import type { RuleCases } from '../rule-tester.js';
-import { DIGITS_CONFIG, digitsModel } from './models.js';
+import { ACCUMULATOR_CONFIG, DIGITS_CONFIG, accumulatorModel, digitsModel } from './models.js';
 
 export default {
-  valid: [{ config: DIGITS_CONFIG, files: { '1/model.onnx': digitsModel() } }],
+  valid: [
+    { config: DIGITS_CONFIG, files: { '1/model.onnx': digitsModel() } },
+    // The state tensors ACC_IN/ACC_OUT and the control START are the model's, named under sequence_batching.
+    { config: ACCUMULATOR_CONFIG, files: { '1/model.onnx': accumulatorModel() } },
+  ],
   invalid: [
     {
       name: 'input and output names that differ from the model',
@@ -14,6 +18,15 @@ export default {
       ],
       // One model input and one config input (the same for outputs): each name has one answer.
       output: DIGITS_CONFIG,
+    },
+    {
+      name: 'state tensors the model does not have',
+      config: ACCUMULATOR_CONFIG.replace('input_name: "ACC_IN"', 'input_name: "ACC"').replace('output_name: "ACC_OUT"', 'output_name: "STATE_OUT"'),
+      files: { '1/model.onnx': accumulatorModel() },
+      errors: [
+        { line: 9, column: 17, message: "state input 'ACC' is not an input of model.onnx; did you mean 'ACC_IN'?" },
+        { line: 10, column: 18, message: "state output 'STATE_OUT' is not an output of model.onnx" },
+      ],
     },
   ],
 } satisfies RuleCases;

@@ -49,3 +49,40 @@ output [
   }
 ]
 `;
+
+/**
+ * An accumulator with implicit state, as Triton's sequence examples have it: INPUT, the START
+ * control and the state ACC_IN (all FLOAT [batch, 1]) → OUTPUT = ACC_IN + INPUT and ACC_OUT (the
+ * next state, the same sum). START is a model input the sequence batcher fills.
+ */
+export function accumulatorModel(): Uint8Array {
+  return new OnnxGraphBuilder('accumulator', 13)
+    .input('INPUT', 'FLOAT', ['batch', 1])
+    .input('START', 'FLOAT', ['batch', 1])
+    .input('ACC_IN', 'FLOAT', ['batch', 1])
+    .node('Sub', ['START', 'START'], ['zero'])
+    .node('Add', ['ACC_IN', 'zero'], ['acc'])
+    .node('Add', ['acc', 'INPUT'], ['OUTPUT'])
+    .node('Identity', ['OUTPUT'], ['ACC_OUT'])
+    .output('OUTPUT', 'FLOAT', ['batch', 1])
+    .output('ACC_OUT', 'FLOAT', ['batch', 1])
+    .encode();
+}
+
+/** The config of accumulatorModel: the control input and the state are under sequence_batching only. */
+export const ACCUMULATOR_CONFIG = `name: "m"
+backend: "ge"
+max_batch_size: 4
+input [ { name: "INPUT" data_type: TYPE_FP32 dims: [ 1 ] } ]
+output [ { name: "OUTPUT" data_type: TYPE_FP32 dims: [ 1 ] } ]
+sequence_batching {
+  control_input [ { name: "START" control [ { kind: CONTROL_SEQUENCE_START fp32_false_true: [ 0, 1 ] } ] } ]
+  state [ {
+    input_name: "ACC_IN"
+    output_name: "ACC_OUT"
+    data_type: TYPE_FP32
+    dims: [ 1 ]
+    initial_state { data_type: TYPE_FP32 dims: [ 1 ] zero_data: true name: "zero" }
+  } ]
+}
+`;

@@ -1,17 +1,18 @@
 /**
- * What `gebe warmup` runs for one model: the config's model_warmup entries (Triton semantics:
- * inputs given per sample and repeated to batch_size; zero_data, random_data or input_data_file
- * from <model>/warmup/; count executions, at least one), or, without entries, one zero-data warmup
- * per gear / preferred batch size / max_batch_size.
+ * What a warmup runs for one model (`gebe warmup`; `gebe serve` at load, for model_warmup): the
+ * config's model_warmup entries (Triton semantics: inputs given per sample and repeated to
+ * batch_size; zero_data, random_data or input_data_file from <model>/warmup/; count executions, at
+ * least one), or, without entries, one zero-data warmup per gear / preferred batch size /
+ * max_batch_size.
  */
-import { outsideMessage, resolveInside } from '../../core/repository/inside.js';
+import { outsideMessage, resolveInside } from '../repository/inside.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
-import type { ModelConfig, ModelWarmupConfig } from '../../core/config/model-config.js';
-import type { Datatype, InferTensor } from '../../core/executor/types.js';
-import type { ModelDescription } from '../../core/perf/clients/types.js';
-import { DATATYPE_SIZE, datatypeFromConfig } from '../../core/server/datatypes.js';
+import type { ModelConfig, ModelWarmupConfig } from '../config/model-config.js';
+import type { Datatype, InferTensor } from '../executor/types.js';
+import type { ModelDescription } from '../perf/clients/types.js';
+import { DATATYPE_SIZE, datatypeFromConfig } from '../server/datatypes.js';
 
 export interface WarmupStep {
   name: string;

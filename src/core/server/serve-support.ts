@@ -1,0 +1,73 @@
+/**
+ * What `gebe serve` does with a config's fields it does not implement: a field that changes what a
+ * model computes or how it is driven (sequence batching, ensembles, the Python backend, decoupled
+ * responses, batch inputs) refuses the load, because serving the model without it would give wrong
+ * answers without an error; a field that only tunes or decorates serving is accepted and named as
+ * ignored, so the start-up table and the log say so. One place for the list: the model manager
+ * asks here for every load.
+ */
+import type { ModelConfig } from '../config/model-config.js';
+
+export interface ServeSupport {
+  /** Why serve will not run this model; undefined when it will. */
+  refusal?: string;
+  /** Fields present in the config that serve accepts but does not act on, as config paths. */
+  ignored: string[];
+}
+
+const VALIDATE_STILL_CHECKS = '`gebe validate` still checks its config';
+
+export function serveSupport(config: ModelConfig): ServeSupport {
+  return { refusal: refusal(config), ignored: ignoredFields(config) };
+}
+
+function refusal(config: ModelConfig): string | undefined {
+  if (config.platform === 'ensemble' || config.ensemble_scheduling !== undefined) {
+    return `ensemble models (platform "ensemble", ensemble_scheduling) are not run by gebe serve yet; ${VALIDATE_STILL_CHECKS}; serve the step models on their own`;
+  }
+  if (config.backend === 'python') {
+    return `backend "python" is not run by gebe serve yet (it runs ONNX and .om models); ${VALIDATE_STILL_CHECKS}`;
+  }
+  if (config.sequence_batching !== undefined) {
+    return `sequence_batching is not implemented by gebe serve yet: serving the model would treat every request as stateless and give wrong answers; ${VALIDATE_STILL_CHECKS}`;
+  }
+  if ((config.model_transaction_policy as { decoupled?: boolean } | undefined)?.decoupled === true) {
+    return `model_transaction_policy { decoupled: true } is not implemented by gebe serve: it sends exactly one response per request; ${VALIDATE_STILL_CHECKS}`;
+  }
+  for (const field of ['batch_input', 'batch_output'] as const) {
+    if (Array.isArray(config[field]) && (config[field] as unknown[]).length > 0) {
+      return `${field} is not implemented by gebe serve: the model would not get the tensors it names; ${VALIDATE_STILL_CHECKS}`;
+    }
+  }
+  return undefined;
+}
+
+/** Top-level fields serve reads nothing from (beyond `gebe validate`'s checks). */
+const IGNORED_TOP_LEVEL = [
+  'optimization', 'model_operations', 'model_repository_agents', 'model_metrics', 'metric_tags', 'cc_model_filenames',
+] as const;
+
+function ignoredFields(config: ModelConfig): string[] {
+  const ignored: string[] = IGNORED_TOP_LEVEL.filter((f) => present(config[f]));
+  const cache = config.response_cache as { enable?: boolean } | undefined;
+  if (cache?.enable === true) ignored.push('response_cache');
+  if (typeof config.runtime === 'string' && config.runtime !== '') ignored.push('runtime');
+  for (const [i, group] of (config.instance_group ?? []).entries()) {
+    const g = group as Record<string, unknown>;
+    for (const f of ['rate_limiter', 'secondary_devices', 'host_policy', 'profile', 'passive']) {
+      if (present(g[f])) ignored.push(`instance_group[${i}].${f}`);
+    }
+  }
+  for (const t of config.input ?? []) {
+    if ((t as Record<string, unknown>).allow_ragged_batch === true) ignored.push(`input "${t.name}".allow_ragged_batch`);
+  }
+  return ignored;
+}
+
+/** Set in the config: not absent, not false, not an empty string, list or message. */
+function present(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === '') return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return true;
+}
