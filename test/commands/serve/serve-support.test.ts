@@ -15,7 +15,7 @@ import type { ServeOptions } from '../../../src/commands/serve/options.js';
 import { loadModel } from '../../../src/core/executor/index.js';
 import { DiskModelSource } from '../../../src/core/server/disk-source.js';
 import type { ServerPorts } from '../../../src/core/server/server.js';
-import { OnnxGraphBuilder } from '../../../src/core/model/onnx-builder.js';
+import { OnnxGraphBuilder } from '../../helpers/onnx-builder.js';
 
 const identityOnnx = (n = 2) => new OnnxGraphBuilder('identity').input('X', 'FLOAT', ['batch', n]).output('Y', 'FLOAT', ['batch', n]).node('Identity', ['X'], ['Y']).encode();
 const TENSORS = 'input [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]\n';
