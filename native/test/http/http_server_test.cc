@@ -199,6 +199,8 @@ class FakeFastPath : public FastPath {
   }
   void Publish(const std::string&, std::vector<PublishedVersion>, const std::string&) override {}
   std::vector<FailureCount> TakeFailures() override { return {}; }
+  void EnableLog() override {}
+  TakenLog TakeLog() override { return {}; }
   Respond late() {
     std::lock_guard<std::mutex> lock(mutex_);
     return late_;
