@@ -4,37 +4,14 @@
  * a fused Relu), ConvTranspose (output_padding, output_shape, groups), MaxPool (Indices in both storage
  * orders, ceil_mode, dilations) and AveragePool (count_include_pad both ways, ceil_mode).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { describe, it } from 'vitest';
+import type { CpuTensor } from '../../../helpers/cpu-session.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
-import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
+import { ortAgreement } from '../../../helpers/ort-agreement.js';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-nd-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let counter = 0;
+const agree = ortAgreement('gebe-nd-');
 const count = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
 const f32 = (name: string, dims: number[], seed: number): CpuTensor => ({ name, datatype: 'FP32', dims, data: randomValues(count(dims), seed, 1) });
-
-async function agree(model: Uint8Array, inputs: CpuTensor[], threads: number): Promise<void> {
-  const file = path.join(dir, `m${counter++}.onnx`);
-  writeFileSync(file, model);
-  const session = CpuSession.load(file, { intraOpThreads: threads });
-  try {
-    const outputs = await session.run(inputs);
-    const reference = await runOrt(file, inputs, threads);
-    for (const out of outputs) {
-      const ref = reference[out.name];
-      expect(out.dims, out.name).toEqual(ref.dims.map(Number));
-      if (out.datatype === 'INT64') expect(Array.from(out.data as BigInt64Array, String), out.name).toEqual(Array.from(ref.data as BigInt64Array, String));
-      else expect(maxRelativeError(out.data as Float32Array, ref.data as Float32Array), out.name).toBeLessThan(1e-4);
-    }
-  } finally {
-    session.close();
-  }
-}
 
 type Attrs = Record<string, number | number[] | string>;
 

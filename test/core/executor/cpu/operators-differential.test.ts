@@ -4,41 +4,13 @@
  * quantisation operators. Floats agree within 1e-4 relative (FP16 outputs within their rounding),
  * integers and booleans exactly.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { describe, it } from 'vitest';
+import type { CpuTensor } from '../../../helpers/cpu-session.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
-import { fromHalf, toHalf } from '../../../helpers/half.js';
-import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
+import { toHalf } from '../../../helpers/half.js';
+import { ortAgreement } from '../../../helpers/ort-agreement.js';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-ops-diff-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let counter = 0;
-
-async function agree(model: Uint8Array, inputs: CpuTensor[], threads: number, rtol = 1e-4): Promise<void> {
-  const file = path.join(dir, `m${counter++}.onnx`);
-  writeFileSync(file, model);
-  const session = CpuSession.load(file, { intraOpThreads: threads });
-  try {
-    const outputs = await session.run(inputs);
-    const reference = await runOrt(file, inputs, threads);
-    for (const out of outputs) {
-      const ref = reference[out.name];
-      expect(out.dims, out.name).toEqual(ref.dims.map(Number));
-      if (out.datatype === 'FP16') {
-        expect(maxRelativeError(fromHalf(out.data as Uint16Array), fromHalf(ref.data as Uint16Array)), out.name).toBeLessThan(1e-3);
-      } else if (out.datatype === 'FP32' || out.datatype === 'FP64') {
-        expect(maxRelativeError(Array.from(out.data as Float32Array), Array.from(ref.data as Float32Array)), out.name).toBeLessThan(rtol);
-      } else {
-        expect(Array.from(out.data as Int32Array, String), out.name).toEqual(Array.from(ref.data as Int32Array, String));
-      }
-    }
-  } finally {
-    session.close();
-  }
-}
+const agree = ortAgreement('gebe-ops-diff-');
 
 const f32 = (name: string, dims: number[], seed: number, scale = 1): CpuTensor =>
   ({ name, datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed, scale) });
