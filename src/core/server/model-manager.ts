@@ -12,6 +12,7 @@ import { ProtocolError } from './protocol-error.js';
 import { serveSupport } from './serve-support.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
 import { readOutputLabels, type OutputLabels } from './classification.js';
+import { isPythonModel, loadPythonModel } from '../python-backend/index.js';
 
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 export type ControlMode = 'none' | 'poll' | 'explicit';
@@ -173,7 +174,10 @@ export class ModelManager {
       if (!record.versions.has(version) || record.versions.get(version)?.state !== 'READY') record.versions.set(version, status);
       this.log.info('loading model', { model: name, version });
       try {
-        status.model = await this.loadModel(model.dir, version, model.config);
+        // backend "python" runs model.py in gebe's stub processes; BLS requests find models here.
+        status.model = isPythonModel(model.config)
+          ? await loadPythonModel(model.dir, version, model.config, { log: this.log, lookup: this })
+          : await this.loadModel(model.dir, version, model.config);
         // As Triton: model_warmup runs before the version is READY, and a failed sample fails the load.
         await warmupAtLoad(status.model, model.config, model.dir, this.log).catch(async (err) => {
           const loaded = status.model!;
