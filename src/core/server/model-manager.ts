@@ -7,6 +7,7 @@
 import type { ModelConfig } from '../config/model-config.js';
 import type { LoadedModel } from '../executor/types.js';
 import type { Logger } from './logger.js';
+import type { ModelLookup } from './model-lookup.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
 import { ProtocolError } from './protocol-error.js';
 import { serveSupport } from './serve-support.js';
@@ -48,7 +49,7 @@ export interface IndexEntry {
   reason?: string;
 }
 
-export class ModelManager {
+export class ModelManager implements ModelLookup {
   private readonly records = new Map<string, ModelRecord>();
   private pollTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
