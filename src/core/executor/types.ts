@@ -84,7 +84,7 @@ export interface CompileReport {
   cached: boolean;
 }
 
-export type EngineName = 'cpu' | 'ascend';
+export type EngineName = 'cpu' | 'ascend' | 'ensemble';
 
 export interface LoadedModel {
   readonly name: string;

@@ -13,6 +13,7 @@ import { ProtocolError } from './protocol-error.js';
 import { serveSupport } from './serve-support.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
 import { readOutputLabels, type OutputLabels } from './classification.js';
+import { ensureComposingLoaded, isEnsembleConfig, loadEnsemble, unloadDependentEnsembles } from '../ensemble/index.js';
 
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 export type ControlMode = 'none' | 'poll' | 'explicit';
@@ -87,6 +88,7 @@ export class ModelManager implements ModelLookup {
         this.recordFailure(name, `model '${name}' is not in the repository (found: ${names.join(', ') || 'none'})`);
         continue;
       }
+      if (this.hasReadyVersion(name)) continue; // already loaded as an ensemble's composing model
       await this.load(name).catch(() => undefined);
     }
   }
@@ -159,6 +161,14 @@ export class ModelManager implements ModelLookup {
       record.failedFingerprint = model.fingerprint;
       throw this.recordFailure(name, `failed to load '${name}': no version directory to serve under its version policy (expected ${model.dir}/<version>/ with a model file)`, 400, model);
     }
+    if (isEnsembleConfig(model.config)) {
+      try {
+        await ensureComposingLoaded(name, model.config, this.source, (n) => this.hasReadyVersion(n), (n) => this.load(n));
+      } catch (err) {
+        record.failedFingerprint = model.fingerprint;
+        throw this.recordFailure(name, `failed to load '${name}': ${(err as Error).message}`, 400, model);
+      }
+    }
     let labels: OutputLabels;
     try {
       labels = readOutputLabels(model.dir, model.config);
@@ -174,7 +184,7 @@ export class ModelManager implements ModelLookup {
       if (!record.versions.has(version) || record.versions.get(version)?.state !== 'READY') record.versions.set(version, status);
       this.log.info('loading model', { model: name, version });
       try {
-        status.model = await this.loadModel(model.dir, version, model.config);
+        status.model = await this.loaderFor(model.config)(model.dir, version, model.config);
         // As Triton: model_warmup runs before the version is READY, and a failed sample fails the load.
         await warmupAtLoad(status.model, model.config, model.dir, this.log).catch(async (err) => {
           const loaded = status.model!;
@@ -211,8 +221,21 @@ export class ModelManager implements ModelLookup {
     if (reasons.length > 0) throw new ProtocolError(`failed to load '${name}': ${reasons.join('; ')}`, 400);
   }
 
-  /** Unloads every version of a model; in-flight requests finish first. */
-  unload(name: string): Promise<void> {
+  /** The loader for a config: ensembles run on the other models of this server, the rest natively. */
+  private loaderFor(config: ModelConfig): LoadModelFn {
+    return isEnsembleConfig(config) ? (_dir, version, cfg) => loadEnsemble(cfg, version, this) : this.loadModel;
+  }
+
+  private hasReadyVersion(name: string): boolean {
+    const record = this.records.get(name);
+    return record !== undefined && this.readyVersions(record).length > 0;
+  }
+
+  /**
+   * Unloads every version of a model; in-flight requests finish first. The ensembles that run it
+   * become unavailable with Triton's reason (`reason` is what an unloaded model's status says).
+   */
+  unload(name: string, reason = 'unloaded'): Promise<void> {
     const record = this.records.get(name);
     if (!record) return Promise.reject(ProtocolError.badRequest(`failed to unload '${name}', no model with that name is loaded`));
     const run = record.busy.then(async () => {
@@ -220,11 +243,18 @@ export class ModelManager implements ModelLookup {
       await Promise.all(versions.map((v) => this.unloadVersion(v)));
       for (const v of versions) {
         v.state = 'UNAVAILABLE';
-        v.reason = 'unloaded';
+        v.reason = reason;
       }
     });
     record.busy = run.catch(() => undefined);
-    return run;
+    return run.then(() => unloadDependentEnsembles(name, this.ensembleConfigs(), (e, why) => this.unload(e, why), this.log));
+  }
+
+  /** The READY ensembles' configs by name (for unloading the ones a composing model leaves). */
+  private ensembleConfigs(): Map<string, ModelConfig> {
+    const out = new Map<string, ModelConfig>();
+    for (const r of this.records.values()) if (r.config && isEnsembleConfig(r.config) && this.readyVersions(r).length > 0) out.set(r.name, r.config);
+    return out;
   }
 
   private async unloadVersion(status: VersionStatus): Promise<void> {
