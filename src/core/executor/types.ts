@@ -84,7 +84,7 @@ export interface CompileReport {
   cached: boolean;
 }
 
-export type EngineName = 'cpu' | 'ascend' | 'python';
+export type EngineName = 'cpu' | 'ascend' | 'ensemble' | 'python';
 
 export interface LoadedModel {
   readonly name: string;

@@ -5,14 +5,11 @@
  * answer is written back after them. Everything the stub names is checked before use.
  */
 import { isDatatype } from '../server/datatypes.js';
-import type { InferTensor, LoadedModel } from '../executor/types.js';
+import type { InferTensor } from '../executor/types.js';
+import { latestVersion, type ModelLookup } from '../server/model-lookup.js';
 import type { ControlMessage } from './control-channel.js';
 import { align, type SharedArena } from './shared-arena.js';
 
-/** Finds a READY model by name (and version): the model manager is one. Throws when there is none. */
-export interface ModelLookup {
-  resolve(name: string, version?: string): LoadedModel;
-}
 
 const MAX_TENSORS = 1024;
 const MAX_RANK = 64;
@@ -67,5 +64,5 @@ function blsRequest(m: ControlMessage, arena: SharedArena): BlsRequest {
     return { name, datatype: d.datatype as InferTensor['datatype'], shape: shape as number[], data };
   });
   if (!outputs.every((o) => typeof o === 'string')) throw new Error('requested_output_names must be strings');
-  return { model: m.model_name, version: version === -1 ? undefined : String(version), id: typeof m.request_id === 'string' && m.request_id !== '' ? m.request_id : undefined, inputs, outputs: outputs as string[] };
+  return { model: m.model_name, version: latestVersion(version), id: typeof m.request_id === 'string' && m.request_id !== '' ? m.request_id : undefined, inputs, outputs: outputs as string[] };
 }

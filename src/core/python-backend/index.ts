@@ -11,12 +11,12 @@ import { datatypeFromConfig } from '../server/datatypes.js';
 import type { Datatype, TensorMetadata } from '../executor/types.js';
 import { outsideMessage, resolveInside } from '../repository/inside.js';
 import type { Logger } from '../server/logger.js';
-import { runBls, type ModelLookup } from './bls.js';
+import type { ModelLookup } from '../server/model-lookup.js';
+import { runBls } from './bls.js';
 import { findInterpreter } from './interpreter.js';
 import { PythonModel } from './python-model.js';
 
 export { PythonModel } from './python-model.js';
-export type { ModelLookup } from './bls.js';
 
 /** The most shared memory one execute() of an instance may use: inputs, outputs and BLS tensors. */
 export const PYTHON_SHM_CAP_BYTES = 1 << 30;
