@@ -1,6 +1,6 @@
 /**
  * The Python-backend example repository (fixtures/python_repository) served by a real server with
- * a real Python: the postprocessing model and the BLS model answer what running the steps by hand
+ * a real Python: the postprocessing model, the BLS model and the ensemble with a Python step answer what running the steps by hand
  * gives, over HTTP JSON, HTTP binary and gRPC; a model that raises answers an error and the server
  * keeps serving.
  */
@@ -71,7 +71,17 @@ describe.skipIf(!python.available)('Python-backend models in gebe serve', () => 
     expect(splitBytesElements(overGrpc.raw_output_contents[0]).map((b) => Buffer.from(b).toString())).toEqual(expected);
   });
 
-  it('takes BYTES-free binary inputs and answers the postprocessing model over gRPC', async () => {
+  it('runs the example ensemble whose second step is the Python model', async () => {
+    const images = [image(7), image(8)];
+    const probs = await probabilities(images);
+    const res = await postJson(`${server.http}/v2/models/digits_pipeline/infer`, { inputs: [{ name: 'image', datatype: 'FP32', shape: [2, 1, 28, 28], data: images.flat() }] });
+    expect(res.status).toBe(200);
+    const byName = Object.fromEntries((res.body.outputs as Array<{ name: string; data: unknown[] }>).map((o) => [o.name, o.data]));
+    expect(byName.label).toEqual(probs.map((p) => NAMES[argmax(p)]));
+    expect(byName.score).toEqual(probs.map((p) => Math.fround(Math.max(...p))));
+  });
+
+  it('answers the postprocessing model over gRPC, only the output asked for', async () => {
     const probs = await probabilities([image(6)]);
     const raw = Buffer.from(new Float32Array(probs[0]!).buffer);
     const res = await call(grpc, 'ModelInfer', { model_name: 'digits_label', inputs: [{ name: 'probabilities', datatype: 'FP32', shape: [1, 10] }], outputs: [{ name: 'label' }], raw_input_contents: [raw] });
