@@ -31,6 +31,17 @@ describe.skipIf(!python.available)('Python-backend models in gebe serve', () => 
     mkdirSync(path.join(repo, 'raises', '1'), { recursive: true });
     writeFileSync(path.join(repo, 'raises', 'config.pbtxt'), 'name: "raises"\nbackend: "python"\nmax_batch_size: 0\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n');
     writeFileSync(path.join(repo, 'raises', '1', 'model.py'), 'class TritonPythonModel:\n    def execute(self, requests):\n        return [1 / 0 for r in requests]\n');
+    mkdirSync(path.join(repo, 'bls_missing', '1'), { recursive: true });
+    writeFileSync(path.join(repo, 'bls_missing', 'config.pbtxt'), 'name: "bls_missing"\nbackend: "python"\nmax_batch_size: 0\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n');
+    writeFileSync(path.join(repo, 'bls_missing', '1', 'model.py'), [
+      'import triton_python_backend_utils as pb_utils',
+      'class TritonPythonModel:',
+      '    def execute(self, requests):',
+      '        x = pb_utils.get_input_tensor_by_name(requests[0], "X")',
+      '        answer = pb_utils.InferenceRequest(model_name="nope", requested_output_names=["Y"], inputs=[x]).exec()',
+      '        return [pb_utils.InferenceResponse(error=answer.error())]',
+      '',
+    ].join('\n'));
     server = await startRealServer(repo);
     grpc = grpcClient(server.grpc);
   });
@@ -94,6 +105,8 @@ describe.skipIf(!python.available)('Python-backend models in gebe serve', () => 
     expect(res.status).toBe(500);
     expect(res.body.error).toMatch(/ZeroDivisionError: division by zero \(at model\.py:3 in (<listcomp>|execute)\)/);
     expect((await getJson(`${server.http}/v2/health/ready`)).status).toBe(200);
+    const bls = await postJson(`${server.http}/v2/models/bls_missing/infer`, { inputs: [{ name: 'X', datatype: 'FP32', shape: [1], data: [1] }] });
+    expect(bls.body.error).toBe("BLS request from 'bls_missing' failed: Request for unknown model: 'nope' is not found");
     const stats = await getJson(`${server.http}/v2/models/digits_label/stats`);
     expect(stats.body.model_stats[0].inference_stats.success.count).toBeGreaterThanOrEqual(2);
     const meta = await getJson(`${server.http}/v2/models/digits_bls`);
