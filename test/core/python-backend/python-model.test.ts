@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseModelConfig } from '../../../src/core/config/index.js';
 import type { InferTensor } from '../../../src/core/executor/types.js';
 import { joinBytesElements, splitBytesElements } from '../../../src/core/server/codec/bytes-elements.js';
-import { silentLogger } from '../../../src/core/server/logger.js';
+import { createLogger, silentLogger } from '../../../src/core/server/logger.js';
+import { memoryIO } from '../../../src/io.js';
 import { loadPythonModel, type PythonLoadContext } from '../../../src/core/python-backend/index.js';
 import { pythonForTests } from '../../helpers/python-env.js';
 
@@ -108,6 +109,30 @@ class TritonPythonModel:
       const keys = JSON.parse(new TextDecoder().decode(splitBytesElements(args!.data)[0]!));
       expect(keys).toMatchObject({ model_config: 'strings', model_instance_kind: 'CPU', model_instance_device_id: '0', model_name: 'strings', model_version: '1', model_repository: path.join(root, 'strings') });
       expect(keys.model_instance_name).toMatch(/^strings_0_[01]$/);
+    } finally {
+      await model.unload();
+    }
+  });
+
+  it('runs an async execute(), and puts print() output and pb_utils.Logger lines in gebe\'s log', async () => {
+    const io = memoryIO();
+    const model = await load(pyModel('chatty', CONFIG('chatty'), `
+import asyncio
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def initialize(self, args):
+        print("hello from initialize")
+        pb_utils.Logger.log_warn("careful")
+
+    async def execute(self, requests):
+        await asyncio.sleep(0)
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", pb_utils.get_input_tensor_by_name(r, "X").as_numpy() + 1)]) for r in requests]
+`), { log: createLogger(io.stderr) });
+    try {
+      expect(floats((await model.infer({ inputs: [X([1, 2, 3])] })).outputs[0]!)).toEqual([2, 3, 4]);
+      await expect.poll(() => io.err()).toMatch(/ I hello from initialize model=chatty instance=chatty_0_0/);
+      expect(io.err()).toMatch(/ W careful model=chatty instance=chatty_0_0/);
     } finally {
       await model.unload();
     }
