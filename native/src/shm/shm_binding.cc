@@ -4,6 +4,7 @@
 // mapping is unmapped when the ArrayBuffer is garbage-collected; growing the file means mapping
 // it again (older mappings stay valid while referenced).
 #include <napi.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -52,9 +53,30 @@ Napi::Value Map(const Napi::CallbackInfo& info) {
       new size_t(size));
 }
 
+// discard(fd, offset, length): gives the pages of [offset, offset + length) back to the system
+// (the file keeps its size; the range reads as zeros). Returns false where the file system cannot.
+Napi::Value Discard(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 3 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsNumber()) {
+    Napi::TypeError::New(env, "shm.discard(fd, offset, length) needs three numbers").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  const int fd = info[0].As<Napi::Number>().Int32Value();
+  const double offset = info[1].As<Napi::Number>().DoubleValue();
+  const double length = info[2].As<Napi::Number>().DoubleValue();
+  if (!(offset >= 0) || !(length > 0)) return Napi::Boolean::New(env, false);
+#if defined(__linux__) && defined(FALLOC_FL_PUNCH_HOLE)
+  const bool ok = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(offset), off_t(length)) == 0;
+#else
+  const bool ok = false;
+#endif
+  return Napi::Boolean::New(env, ok);
+}
+
 void Init(Napi::Env env, Napi::Object exports) {
   Napi::Object shm = Napi::Object::New(env);
   shm.Set("map", Napi::Function::New(env, Map));
+  shm.Set("discard", Napi::Function::New(env, Discard));
   exports.Set("shm", shm);
 }
 

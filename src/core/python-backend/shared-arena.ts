@@ -13,6 +13,8 @@ import { nativeShm } from '../executor/shm-addon.js';
 
 const ALIGN = 64;
 const INITIAL_BYTES = 1 << 20;
+/** What an instance's arena keeps between requests; memory above it is freed after each execute. */
+export const ARENA_KEEP_BYTES = 64 << 20;
 
 export const align = (n: number): number => Math.ceil(n / ALIGN) * ALIGN;
 
@@ -68,6 +70,19 @@ export class SharedArena {
     const grown = Math.min(this.cap, Math.max(end, this.size * 2));
     ftruncateSync(this.fd, grown);
     this.bytes = new Uint8Array(nativeShm().map(this.fd, grown));
+  }
+
+  /**
+   * Gives the memory above `keep` bytes back to the system (the mapping and the size stay; those
+   * pages read as zeros until written again), so a large request does not hold its memory after it.
+   */
+  discardAbove(keep: number): void {
+    if (this.size > keep && this.fd >= 0) nativeShm().discard(this.fd, keep, this.size - keep);
+  }
+
+  /** Bytes of memory the file holds now (its allocated blocks). */
+  allocatedBytes(): number {
+    return this.fd >= 0 ? fstatSync(this.fd).blocks * 512 : 0;
   }
 
   write(offset: number, data: Uint8Array): void {

@@ -14,7 +14,7 @@ import type { Logger } from '../server/logger.js';
 import { ControlChannel, type ControlMessage } from './control-channel.js';
 import type { Interpreter } from './interpreter.js';
 import { LineLog } from './line-log.js';
-import { align, SharedArena } from './shared-arena.js';
+import { align, ARENA_KEEP_BYTES, SharedArena } from './shared-arena.js';
 
 export const STUB_SCRIPT = fileURLToPath(new URL('../../../python/gebe_stub.py', import.meta.url));
 
@@ -192,6 +192,14 @@ export class StubProcess {
     const pending = this.pending;
     this.pending = undefined;
     if (!pending) return;
+    try {
+      this.settle(pending, m);
+    } finally {
+      this.arena.discardAbove(ARENA_KEEP_BYTES);
+    }
+  }
+
+  private settle(pending: Pending, m: ControlMessage): void {
     try {
       this.arena.ensure(Number(m.shm_size));
     } catch (err) {
