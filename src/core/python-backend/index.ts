@@ -8,7 +8,7 @@ import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import type { ModelConfig } from '../config/model-config.js';
 import { datatypeFromConfig } from '../server/datatypes.js';
-import type { Datatype, TensorMetadata } from '../executor/types.js';
+import type { Datatype, LoadedModel, TensorMetadata } from '../executor/types.js';
 import { outsideMessage, resolveInside } from '../repository/inside.js';
 import type { Logger } from '../server/logger.js';
 import type { ModelLookup } from '../server/model-lookup.js';
@@ -33,6 +33,13 @@ export interface PythonLoadContext {
 
 export function isPythonModel(config: ModelConfig): boolean {
   return config.backend === 'python';
+}
+
+type Loader = (modelDir: string, version: string, config: ModelConfig) => Promise<LoadedModel>;
+
+/** `load` for model files, and the Python backend for backend "python" (in-process perf, tune, infer). */
+export function withPythonModels(load: Loader, context: PythonLoadContext): Loader {
+  return (dir, version, config) => (isPythonModel(config) ? loadPythonModel(dir, version, config, context) : load(dir, version, config));
 }
 
 export async function loadPythonModel(modelDir: string, version: string, config: ModelConfig, context: PythonLoadContext): Promise<PythonModel> {

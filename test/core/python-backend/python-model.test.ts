@@ -15,6 +15,8 @@ import { createLogger, silentLogger } from '../../../src/core/server/logger.js';
 import { memoryIO } from '../../../src/io.js';
 import { loadPythonModel, type PythonLoadContext } from '../../../src/core/python-backend/index.js';
 import { pythonForTests } from '../../helpers/python-env.js';
+import { executorLoader } from '../../../src/commands/perf/executor-loader.js';
+import { repoRoot } from '../../helpers/onnx-fixtures.js';
 
 const python = pythonForTests();
 let root: string;
@@ -241,6 +243,20 @@ class TritonPythonModel:
       const big = await model.infer({ inputs: [n(4 << 20)] }).catch((e: Error) => e);
       expect((big as Error).message).toMatch(/output 'Y' needs 4194304 bytes of shared memory, beyond gebe's limit of 1048576 bytes/);
       expect((await model.infer({ inputs: [n(10)] })).outputs[0]!.data.byteLength).toBe(10);
+    } finally {
+      await model.unload();
+    }
+  });
+
+  it('runs in process for perf, tune and infer: their loader takes the Python backend for backend "python"', async () => {
+    const dir = path.join(repoRoot, 'fixtures/python_repository/digits_label');
+    const config = parseModelConfig(readFileSync(path.join(dir, 'config.pbtxt'), 'utf8'), 'config.pbtxt').config;
+    const model = await (await executorLoader())(dir, '1', config);
+    try {
+      expect(model.engine).toBe('python');
+      const probabilities = [0, 0, 0, 0, 0, 0.9, 0, 0, 0.1, 0];
+      const answer = await model.infer({ inputs: [{ name: 'probabilities', datatype: 'FP32', shape: [1, 10], data: f32(probabilities) }] });
+      expect(splitBytesElements(answer.outputs[0]!.data).map((b) => Buffer.from(b).toString())).toEqual(['five']);
     } finally {
       await model.unload();
     }
