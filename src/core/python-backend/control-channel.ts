@@ -19,8 +19,11 @@ export class ControlChannel {
     input: Readable,
     private readonly onMessage: (message: ControlMessage) => void,
     private readonly onProtocolError: (reason: string) => void,
+    /** The stub's end closed: it ended, or model.py closed file descriptor 4. */
+    onEnd: () => void,
   ) {
     input.on('data', (chunk: Buffer) => this.receive(chunk));
+    input.on('end', () => onEnd());
     // An EPIPE after the process died is reported by its exit, not here.
     output.on('error', () => undefined);
   }

@@ -51,6 +51,8 @@ interface Pending {
 }
 
 const LOG_LEVELS = ['info', 'warn', 'error', 'verbose'] as const;
+/** How long a closed control pipe waits for the process's exit before gebe ends the process. */
+const PIPE_CLOSE_GRACE_MS = 2000;
 
 export class StubProcess {
   private readonly arena: SharedArena;
@@ -73,8 +75,16 @@ export class StubProcess {
     new LineLog(this.child.stdout!, (line) => o.log.info(line, fields));
     this.stderr = new LineLog(this.child.stderr!, (line) => o.log.warn(line, fields));
     this.channel = new ControlChannel(this.child.stdio[3] as Writable, this.child.stdio[4] as Readable, (m) => this.onMessage(m), (reason) => {
-      this.exitReason = `it broke the control protocol (${reason})`;
-      this.child.kill('SIGKILL');
+      this.exitReason ??= `it broke the control protocol (${reason})`;
+      this.kill();
+    }, () => {
+      // Usually the process has ended and its exit is on the way; one that still runs closed the
+      // pipe itself and can answer nothing more.
+      setTimeout(() => {
+        if (this.exitReason !== undefined) return;
+        this.exitReason = 'it closed its control pipe (file descriptor 4)';
+        this.kill();
+      }, PIPE_CLOSE_GRACE_MS).unref();
     });
     this.exited = new Promise((resolve) => {
       this.child.once('error', (err) => {

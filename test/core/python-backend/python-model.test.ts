@@ -208,6 +208,32 @@ class TritonPythonModel:
     }
   });
 
+  it('ends a process that breaks the control protocol, failing its request, and serves the next one', async () => {
+    const model = await load(pyModel('garbage', CONFIG('garbage'), `
+import os
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        x = pb_utils.get_input_tensor_by_name(requests[0], "X").as_numpy()
+        if x[0, 0] == 1:
+            os.write(4, b"\\xff\\xff\\xff\\xff")  # announces a 4 GiB control message
+        if x[0, 0] == 2:
+            os.close(4)
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", x)])]
+`));
+    try {
+      const huge = await model.infer({ inputs: [X([1, 0, 0])] }).catch((e: Error) => e);
+      expect((huge as Error).message).toMatch(/it broke the control protocol \(a control message of 4294967295 bytes exceeds the limit of 4194304\)/);
+      expect(floats((await model.infer({ inputs: [X([0, 5, 6])] })).outputs[0]!)).toEqual([0, 5, 6]);
+      const closed = await model.infer({ inputs: [X([2, 0, 0])] }).catch((e: Error) => e);
+      expect((closed as Error).message).toMatch(/ended: it exited with code 1; its last stderr lines: .*OSError: \[Errno 9\] Bad file descriptor/);
+      expect(floats((await model.infer({ inputs: [X([0, 7, 8])] })).outputs[0]!)).toEqual([0, 7, 8]);
+    } finally {
+      await model.unload();
+    }
+  });
+
   it('runs finalize() at unload, and kills a process that hangs after the grace period', async () => {
     const marker = path.join(root, 'finalized.txt');
     const tidy = await load(pyModel('tidy', CONFIG('tidy'), `${DOUBLE}
