@@ -154,4 +154,43 @@ describe('running', () => {
     expect(ens.inference_stats.fail.count).toBe(1);
     expect(ens.inference_stats.success.count).toBe(1);
   });
+
+  it("each step is a request to its composing model's scheduler: concurrent ensemble requests are batched there", async () => {
+    const repo = tempRepo();
+    // A long queue delay and a preferred size of 4: the batcher runs only once 4 requests are queued.
+    writeModel(repo, 'batched', `${onnxModel('batched')}dynamic_batching { preferred_batch_size: [ 4 ] max_queue_delay_microseconds: 10000000 }\n`, identity());
+    writeModel(repo, 'via', ensemble('via', [step('batched')]));
+    const { http } = await serve(repo);
+    const answers = await Promise.all([1, 2, 3, 4].map((i) => inferX(http, 'via', [i, -i])));
+    expect(answers.map((a) => a.body.outputs[0].data)).toEqual([[1, -1], [2, -2], [3, -3], [4, -4]]);
+    const composing = (await getJson(`${http}/v2/models/batched/stats`)).body.model_stats[0];
+    expect(composing).toMatchObject({ inference_count: 4, execution_count: 1 });
+    expect(composing.batch_stats.map((b: { batch_size: number }) => b.batch_size)).toEqual([4]);
+    const own = (await getJson(`${http}/v2/models/via/stats`)).body.model_stats[0];
+    expect(own).toMatchObject({ inference_count: 4, execution_count: 4 });
+  });
+
+  it('a non-batching step in a batching ensemble: the batch-1 dimension comes off for the step and back on for the answer (Triton)', async () => {
+    const repo = tempRepo();
+    writeModel(repo, 'flat', `name: "flat"\nbackend: "onnxruntime"\nmax_batch_size: 0\n${tensors('[ 2 ]')}`, new OnnxGraphBuilder('flat').input('X', 'FLOAT', [2]).output('Y', 'FLOAT', [2]).node('Identity', ['X'], ['Y']).encode());
+    writeModel(repo, 'wrap', ensemble('wrap', [step('flat')]));
+    const { http } = await serve(repo);
+    const ok = await inferX(http, 'wrap', [3, 4], [1, 2]);
+    expect(ok.body.outputs[0]).toMatchObject({ name: 'Y', shape: [1, 2], data: [3, 4] });
+    const two = await inferX(http, 'wrap', [1, 2, 3, 4], [2, 2]);
+    expect(two.status).toBe(400);
+    expect(two.body.error).toBe("in ensemble 'wrap', step 0 (model 'flat'): unexpected shape for input 'X' for model 'flat'. Expected [2], got [2,2].");
+  });
+
+  it('independent steps both run and their outputs come back together', async () => {
+    const repo = tempRepo();
+    writeModel(repo, 'ident', onnxModel('ident'), identity());
+    writeModel(repo, 'fork', `name: "fork"\nplatform: "ensemble"\nmax_batch_size: 4\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]\n` +
+      'output [ { name: "A" data_type: TYPE_FP32 dims: [ 2 ] }, { name: "B" data_type: TYPE_FP32 dims: [ 2 ] } ]\n' +
+      `ensemble_scheduling { step [ ${step('ident', 'X', 'A')}, ${step('ident', 'X', 'B')} ] }\n`);
+    const { http } = await serve(repo);
+    const res = await inferX(http, 'fork', [7, 8]);
+    expect(res.body.outputs.map((o: { name: string; data: number[] }) => [o.name, o.data])).toEqual([['A', [7, 8]], ['B', [7, 8]]]);
+    expect((await getJson(`${http}/v2/models/ident/stats`)).body.model_stats[0].inference_count).toBe(2);
+  });
 });
