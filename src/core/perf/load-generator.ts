@@ -201,7 +201,8 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
   }
 
   private async composingModels(): Promise<string[]> {
-    const config = (await this.target.endpoint.describe()).config as ModelConfig | undefined;
+    // A target that cannot describe the model fails the first setting with its own error.
+    const config = (await this.target.endpoint.describe().catch(() => undefined))?.config as ModelConfig | undefined;
     return config && isEnsembleConfig(config) ? composingModelNames(config) : [];
   }
 
