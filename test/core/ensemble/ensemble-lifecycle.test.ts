@@ -84,6 +84,28 @@ describe('explicit model control', () => {
   });
 });
 
+describe('unloading an ensemble', () => {
+  const states = async (http: string) => (await index(http)).map((e) => `${e.name}:${e.state}`);
+
+  it('leaves its composing models loaded; with unload_dependents unloads those it loaded for itself', async () => {
+    const repo = tempRepo();
+    cpSync(path.join(root, 'fixtures', 'ensemble_repository'), repo, { recursive: true });
+    const { http, manager } = await serve(repo, 'explicit', ['digits_pipeline', 'mnist']);
+    expect((await getJson(`${http}/v2`)).body.extensions).toContain('model_repository(unload_dependents)');
+    expect((await postJson(`${http}/v2/repository/models/digits_pipeline/unload`, {})).status).toBe(200);
+    expect(await states(http)).toEqual(['digits_pipeline:UNAVAILABLE', 'mnist:READY', 'postprocess:READY', 'preprocess:READY']);
+
+    expect((await postJson(`${http}/v2/repository/models/digits_pipeline/load`, {})).status).toBe(200);
+    const bad = await postJson(`${http}/v2/repository/models/digits_pipeline/unload`, { parameters: { unload_dependents: 'yes' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe("unload parameter 'unload_dependents' for 'digits_pipeline' must be a boolean, got \"yes\"");
+    expect((await postJson(`${http}/v2/repository/models/digits_pipeline/unload`, { parameters: { unload_dependents: true } })).status).toBe(200);
+    // mnist was loaded on its own (--load-model): it stays.
+    expect(await states(http)).toEqual(['digits_pipeline:UNAVAILABLE', 'mnist:READY', 'postprocess:UNAVAILABLE', 'preprocess:UNAVAILABLE']);
+    expect(manager.isReady('mnist')).toBe(true);
+  });
+});
+
 describe('load errors name what is wrong, in Triton words', () => {
   it('a composing model that is not in the repository', async () => {
     const repo = tempRepo();
