@@ -15,6 +15,7 @@ import { silentLogger } from '../../../src/core/server/logger.js';
 import { ModelManager, type ControlMode } from '../../../src/core/server/model-manager.js';
 import { GebeServer } from '../../../src/core/server/server.js';
 import { OnnxGraphBuilder } from '../../helpers/onnx-builder.js';
+import { call, grpcClient } from '../server/helpers/grpc-client.js';
 import { getJson, postJson } from '../server/helpers/http-client.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..');
@@ -47,12 +48,12 @@ const step = (model: string, x = 'X', y = 'Y') => `{ model_name: "${model}" mode
 const ensemble = (name: string, steps: string[], mbs = 4, dims = '[ 2 ]') => `name: "${name}"\nplatform: "ensemble"\nmax_batch_size: ${mbs}\n${tensors(dims)}ensemble_scheduling { step [ ${steps.join(', ')} ] }\n`;
 const onnxModel = (name: string, mbs = 4, dims = '[ 2 ]') => `name: "${name}"\nbackend: "onnxruntime"\nmax_batch_size: ${mbs}\n${tensors(dims)}`;
 
-async function serve(repo: string, mode: ControlMode = 'none', load: string[] = []): Promise<{ http: string; manager: ModelManager }> {
+async function serve(repo: string, mode: ControlMode = 'none', load: string[] = []): Promise<{ http: string; grpc: string; manager: ModelManager }> {
   const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, mode);
   await manager.start(load);
-  running = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 22, enableGrpc: false, enableMetrics: false }, silentLogger);
+  running = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 22, enableMetrics: false }, silentLogger);
   const ports = await running.listen();
-  return { http: `http://127.0.0.1:${ports.http}`, manager };
+  return { http: `http://127.0.0.1:${ports.http}`, grpc: `127.0.0.1:${ports.grpc}`, manager };
 }
 
 const inferX = (http: string, model: string, data = [1, 2], shape = [1, 2]) =>
@@ -87,10 +88,10 @@ describe('explicit model control', () => {
 describe('unloading an ensemble', () => {
   const states = async (http: string) => (await index(http)).map((e) => `${e.name}:${e.state}`);
 
-  it('leaves its composing models loaded; with unload_dependents unloads those it loaded for itself', async () => {
+  it('leaves its composing models loaded; with unload_dependents (HTTP and gRPC) unloads those it loaded for itself', async () => {
     const repo = tempRepo();
     cpSync(path.join(root, 'fixtures', 'ensemble_repository'), repo, { recursive: true });
-    const { http, manager } = await serve(repo, 'explicit', ['digits_pipeline', 'mnist']);
+    const { http, grpc, manager } = await serve(repo, 'explicit', ['digits_pipeline', 'mnist']);
     expect((await getJson(`${http}/v2`)).body.extensions).toContain('model_repository(unload_dependents)');
     expect((await postJson(`${http}/v2/repository/models/digits_pipeline/unload`, {})).status).toBe(200);
     expect(await states(http)).toEqual(['digits_pipeline:UNAVAILABLE', 'mnist:READY', 'postprocess:READY', 'preprocess:READY']);
@@ -103,6 +104,17 @@ describe('unloading an ensemble', () => {
     // mnist was loaded on its own (--load-model): it stays.
     expect(await states(http)).toEqual(['digits_pipeline:UNAVAILABLE', 'mnist:READY', 'postprocess:UNAVAILABLE', 'preprocess:UNAVAILABLE']);
     expect(manager.isReady('mnist')).toBe(true);
+
+    // The same over gRPC (bool_param); an ensemble loaded again brings its steps back first.
+    expect((await postJson(`${http}/v2/repository/models/digits_pipeline/load`, {})).status).toBe(200);
+    expect(await states(http)).toEqual(['digits_pipeline:READY', 'mnist:READY', 'postprocess:READY', 'preprocess:READY']);
+    const client = grpcClient(grpc);
+    try {
+      await call(client, 'RepositoryModelUnload', { model_name: 'digits_pipeline', parameters: { unload_dependents: { bool_param: true } } });
+    } finally {
+      client.close();
+    }
+    expect(await states(http)).toEqual(['digits_pipeline:UNAVAILABLE', 'mnist:READY', 'postprocess:UNAVAILABLE', 'preprocess:UNAVAILABLE']);
   });
 });
 
