@@ -50,7 +50,7 @@ function consistent(lhs: TensorNode, rhs: TensorNode, prefix: string): void {
  * Throws an Error in Triton's words at the first problem. `models[i]` is the model step i runs,
  * resolved at load (the composing model's served metadata stands for its completed config).
  */
-export function checkEnsemble(config: ModelConfig, plan: EnsemblePlan, models: readonly LoadedModel[], optionalInputs: (model: LoadedModel) => ReadonlySet<string>): void {
+export function checkEnsemble(config: ModelConfig, plan: EnsemblePlan, models: readonly LoadedModel[]): void {
   const ensemble = plan.name;
   const batching = Number(config.max_batch_size ?? 0) > 0;
   const tensors = new Map<string, TensorNode>();
@@ -77,7 +77,7 @@ export function checkEnsemble(config: ModelConfig, plan: EnsemblePlan, models: r
         throw new Error(`in ensemble ${ensemble}, ensemble tensor ${tensor} is mapping to non-existing input ${input} in model ${stepModel}`);
       }
     }
-    const optional = optionalInputs(model);
+    const optional = model.optionalInputs ?? new Set<string>();
     for (const t of model.inputs) {
       const mapped = step.inputs.find(([input]) => input === t.name);
       if (!mapped) {

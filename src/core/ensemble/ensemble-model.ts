@@ -21,6 +21,7 @@ export class EnsembleModel implements LoadedModel {
   readonly maxBatchSize: number;
   readonly inputs: TensorMetadata[];
   readonly outputs: TensorMetadata[];
+  readonly optionalInputs: ReadonlySet<string>;
   readonly gears: number[] = [];
   /** An ensemble has no instances of its own (its composing models do). */
   readonly instanceCount = 0;
@@ -40,10 +41,10 @@ export class EnsembleModel implements LoadedModel {
     });
     this.inputs = (config.input ?? []).map(describe);
     this.outputs = (config.output ?? []).map(describe);
+    this.optionalInputs = new Set((config.input ?? []).filter((t) => t.optional).map((t) => t.name));
     this.contract = {
       name: this.name, maxBatchSize: this.maxBatchSize, maxRequestBatch: this.maxBatchSize,
-      inputs: this.inputs, outputs: this.outputs,
-      optionalInputs: new Set((config.input ?? []).filter((t) => t.optional).map((t) => t.name)),
+      inputs: this.inputs, outputs: this.outputs, optionalInputs: this.optionalInputs,
     };
     this.statistics = new EnsembleStats(this.name, version);
   }

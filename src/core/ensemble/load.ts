@@ -20,8 +20,6 @@ export async function loadEnsemble(config: ModelConfig, version: string, lookup:
       throw new Error(`ensemble '${plan.name}' depends on '${step.modelName}${which}`);
     }
   });
-  // Optional inputs of composing models are not visible through their served metadata, so every
-  // composing input must be mapped (Triton lets an optional one go unmapped).
-  checkEnsemble(config, plan, models, () => new Set());
+  checkEnsemble(config, plan, models);
   return new EnsembleModel(config, version, plan, lookup);
 }

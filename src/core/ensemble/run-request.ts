@@ -31,6 +31,8 @@ export function runEnsemble(
   const start = process.hrtime.bigint();
   const board = new Map<string, BoardTensor>();
   for (const t of request.inputs) board.set(t.name, { tensor: t, batch: requestBatch });
+  // Optional ensemble inputs the client left out: the steps reading them run without them (Triton).
+  const absent = new Set([...plan.readers.keys()].filter((t) => !board.has(t) && !plan.writer.has(t)));
   const started = new Set<number>();
   let running = 0;
   let done = 0;
@@ -48,7 +50,7 @@ export function runEnsemble(
         if (failed) return;
         if (started.has(index)) continue;
         const step = plan.steps[index]!;
-        if (!step.inputs.every(([, tensor]) => board.has(tensor))) continue;
+        if (!step.inputs.every(([, tensor]) => board.has(tensor) || absent.has(tensor))) continue;
         started.add(index);
         running += 1;
         const stepStart = process.hrtime.bigint();
@@ -80,7 +82,7 @@ export function runEnsemble(
 async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<string, BoardTensor>, parent: InferRequest): Promise<Map<string, BoardTensor>> {
   const model = lookup.resolve(step.modelName, step.modelVersion);
   const batching = model.maxBatchSize > 0;
-  const inputs: InferTensor[] = step.inputs.map(([input, tensor]) => {
+  const inputs: InferTensor[] = step.inputs.filter(([, tensor]) => board.has(tensor)).map(([input, tensor]) => {
     const value = board.get(tensor)!;
     const meta = model.inputs.find((t) => t.name === input);
     const dims = meta ? (batching ? meta.shape.slice(1) : meta.shape) : value.tensor.shape;

@@ -83,6 +83,7 @@ export class PythonModel implements LoadedModel {
   get inputs(): TensorMetadata[] { return this.spec.inputs; }
   get outputs(): TensorMetadata[] { return this.spec.outputs; }
   get instanceCount(): number { return this.instances.length; }
+  get optionalInputs(): ReadonlySet<string> { return this.spec.optionalInputs; }
 
   infer(request: InferRequest): Promise<InferResponse> {
     if (this.unloading) return Promise.reject(new InferError(`model '${this.name}' version ${this.version} is not loaded`, 503, 'REJECTED'));

@@ -13,7 +13,7 @@ import { ProtocolError } from './protocol-error.js';
 import { serveSupport } from './serve-support.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
 import { readOutputLabels, type OutputLabels } from './classification.js';
-import { ensureComposingLoaded, isEnsembleConfig, loadEnsemble, unloadDependentEnsembles } from '../ensemble/index.js';
+import { composingModelNames, ensureComposingLoaded, isEnsembleConfig, loadEnsemble, unloadDependentEnsembles } from '../ensemble/index.js';
 import { isPythonModel, loadPythonModel } from '../python-backend/index.js';
 
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
@@ -56,6 +56,8 @@ export class ModelManager implements ModelLookup {
   private pollTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private readonly readyListeners = new Set<(name: string) => void>();
+  /** Models loaded only because an ensemble needed them (unload_dependents unloads them with it). */
+  private readonly loadedForEnsemble = new Set<string>();
   /** Set by stop(): start() and poll() load nothing more. */
   private stopped = false;
 
@@ -89,7 +91,10 @@ export class ModelManager implements ModelLookup {
         this.recordFailure(name, `model '${name}' is not in the repository (found: ${names.join(', ') || 'none'})`);
         continue;
       }
-      if (this.hasReadyVersion(name)) continue; // already loaded as an ensemble's composing model
+      if (this.hasReadyVersion(name)) {
+        this.loadedForEnsemble.delete(name); // loaded first as an ensemble's step, and wanted on its own
+        continue;
+      }
       await this.load(name).catch(() => undefined);
     }
   }
@@ -133,6 +138,7 @@ export class ModelManager implements ModelLookup {
    * version is READY; rejects with a ProtocolError naming the reason when any version failed.
    */
   load(name: string, configOverride?: ModelConfig): Promise<void> {
+    this.loadedForEnsemble.delete(name);
     const record = this.record(name);
     const run = record.busy.then(() => this.doLoad(record, configOverride));
     record.busy = run.catch(() => undefined);
@@ -164,7 +170,7 @@ export class ModelManager implements ModelLookup {
     }
     if (isEnsembleConfig(model.config)) {
       try {
-        await ensureComposingLoaded(name, model.config, this.source, (n) => this.hasReadyVersion(n), (n) => this.load(n));
+        await ensureComposingLoaded(name, model.config, this.source, (n) => this.hasReadyVersion(n), (n) => this.load(n).then(() => void this.loadedForEnsemble.add(n)));
       } catch (err) {
         record.failedFingerprint = model.fingerprint;
         throw this.recordFailure(name, `failed to load '${name}': ${(err as Error).message}`, 400, model);
@@ -238,8 +244,10 @@ export class ModelManager implements ModelLookup {
   /**
    * Unloads every version of a model; in-flight requests finish first. The ensembles that run it
    * become unavailable with Triton's reason (`reason` is what an unloaded model's status says).
+   * `dependents` (Triton's unload_dependents): an ensemble's composing models that were loaded only
+   * for it, and that no other READY ensemble runs, unload too.
    */
-  unload(name: string, reason = 'unloaded'): Promise<void> {
+  unload(name: string, reason = 'unloaded', options: { dependents?: boolean } = {}): Promise<void> {
     const record = this.records.get(name);
     if (!record) return Promise.reject(ProtocolError.badRequest(`failed to unload '${name}', no model with that name is loaded`));
     const run = record.busy.then(async () => {
@@ -251,7 +259,18 @@ export class ModelManager implements ModelLookup {
       }
     });
     record.busy = run.catch(() => undefined);
-    return run.then(() => unloadDependentEnsembles(name, this.ensembleConfigs(), (e, why) => this.unload(e, why), this.log));
+    return run
+      .then(() => unloadDependentEnsembles(name, this.ensembleConfigs(), (e, why) => this.unload(e, why), this.log))
+      .then(() => (options.dependents && record.config ? this.unloadComposing(record.config) : undefined));
+  }
+
+  private async unloadComposing(config: ModelConfig): Promise<void> {
+    const stillUsed = new Set([...this.ensembleConfigs().values()].flatMap((c) => composingModelNames(c)));
+    for (const model of composingModelNames(config)) {
+      if (!this.loadedForEnsemble.has(model) || stillUsed.has(model) || !this.hasReadyVersion(model)) continue;
+      this.loadedForEnsemble.delete(model);
+      await this.unload(model, 'unloaded', { dependents: true });
+    }
   }
 
   /** The READY ensembles' configs by name (for unloading the ones a composing model leaves). */

@@ -15,6 +15,7 @@ import { silentLogger } from '../../../src/core/server/logger.js';
 import { ModelManager, type ControlMode } from '../../../src/core/server/model-manager.js';
 import { GebeServer } from '../../../src/core/server/server.js';
 import { OnnxGraphBuilder } from '../../helpers/onnx-builder.js';
+import { call, grpcClient } from '../server/helpers/grpc-client.js';
 import { getJson, postJson } from '../server/helpers/http-client.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..');
@@ -47,12 +48,12 @@ const step = (model: string, x = 'X', y = 'Y') => `{ model_name: "${model}" mode
 const ensemble = (name: string, steps: string[], mbs = 4, dims = '[ 2 ]') => `name: "${name}"\nplatform: "ensemble"\nmax_batch_size: ${mbs}\n${tensors(dims)}ensemble_scheduling { step [ ${steps.join(', ')} ] }\n`;
 const onnxModel = (name: string, mbs = 4, dims = '[ 2 ]') => `name: "${name}"\nbackend: "onnxruntime"\nmax_batch_size: ${mbs}\n${tensors(dims)}`;
 
-async function serve(repo: string, mode: ControlMode = 'none', load: string[] = []): Promise<{ http: string; manager: ModelManager }> {
+async function serve(repo: string, mode: ControlMode = 'none', load: string[] = []): Promise<{ http: string; grpc: string; manager: ModelManager }> {
   const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, mode);
   await manager.start(load);
-  running = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 22, enableGrpc: false, enableMetrics: false }, silentLogger);
+  running = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 22, enableMetrics: false }, silentLogger);
   const ports = await running.listen();
-  return { http: `http://127.0.0.1:${ports.http}`, manager };
+  return { http: `http://127.0.0.1:${ports.http}`, grpc: `127.0.0.1:${ports.grpc}`, manager };
 }
 
 const inferX = (http: string, model: string, data = [1, 2], shape = [1, 2]) =>
@@ -81,6 +82,39 @@ describe('explicit model control', () => {
     const again = await postJson(`${http}/v2/models/digits_pipeline/infer`, request);
     expect(again.status).toBe(200);
     expect(again.body.outputs[0].name).toBe('digit');
+  });
+});
+
+describe('unloading an ensemble', () => {
+  const states = async (http: string) => (await index(http)).map((e) => `${e.name}:${e.state}`);
+
+  it('leaves its composing models loaded; with unload_dependents (HTTP and gRPC) unloads those it loaded for itself', async () => {
+    const repo = tempRepo();
+    cpSync(path.join(root, 'fixtures', 'ensemble_repository'), repo, { recursive: true });
+    const { http, grpc, manager } = await serve(repo, 'explicit', ['digits_pipeline', 'mnist']);
+    expect((await getJson(`${http}/v2`)).body.extensions).toContain('model_repository(unload_dependents)');
+    expect((await postJson(`${http}/v2/repository/models/digits_pipeline/unload`, {})).status).toBe(200);
+    expect(await states(http)).toEqual(['digits_pipeline:UNAVAILABLE', 'mnist:READY', 'postprocess:READY', 'preprocess:READY']);
+
+    expect((await postJson(`${http}/v2/repository/models/digits_pipeline/load`, {})).status).toBe(200);
+    const bad = await postJson(`${http}/v2/repository/models/digits_pipeline/unload`, { parameters: { unload_dependents: 'yes' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe("unload parameter 'unload_dependents' for 'digits_pipeline' must be a boolean, got \"yes\"");
+    expect((await postJson(`${http}/v2/repository/models/digits_pipeline/unload`, { parameters: { unload_dependents: true } })).status).toBe(200);
+    // mnist was loaded on its own (--load-model): it stays.
+    expect(await states(http)).toEqual(['digits_pipeline:UNAVAILABLE', 'mnist:READY', 'postprocess:UNAVAILABLE', 'preprocess:UNAVAILABLE']);
+    expect(manager.isReady('mnist')).toBe(true);
+
+    // The same over gRPC (bool_param); an ensemble loaded again brings its steps back first.
+    expect((await postJson(`${http}/v2/repository/models/digits_pipeline/load`, {})).status).toBe(200);
+    expect(await states(http)).toEqual(['digits_pipeline:READY', 'mnist:READY', 'postprocess:READY', 'preprocess:READY']);
+    const client = grpcClient(grpc);
+    try {
+      await call(client, 'RepositoryModelUnload', { model_name: 'digits_pipeline', parameters: { unload_dependents: { bool_param: true } } });
+    } finally {
+      client.close();
+    }
+    expect(await states(http)).toEqual(['digits_pipeline:UNAVAILABLE', 'mnist:READY', 'postprocess:UNAVAILABLE', 'preprocess:UNAVAILABLE']);
   });
 });
 
@@ -153,5 +187,44 @@ describe('running', () => {
     const ens = (await getJson(`${http}/v2/models/failing/stats`)).body.model_stats[0];
     expect(ens.inference_stats.fail.count).toBe(1);
     expect(ens.inference_stats.success.count).toBe(1);
+  });
+
+  it("each step is a request to its composing model's scheduler: concurrent ensemble requests are batched there", async () => {
+    const repo = tempRepo();
+    // A long queue delay and a preferred size of 4: the batcher runs only once 4 requests are queued.
+    writeModel(repo, 'batched', `${onnxModel('batched')}dynamic_batching { preferred_batch_size: [ 4 ] max_queue_delay_microseconds: 10000000 }\n`, identity());
+    writeModel(repo, 'via', ensemble('via', [step('batched')]));
+    const { http } = await serve(repo);
+    const answers = await Promise.all([1, 2, 3, 4].map((i) => inferX(http, 'via', [i, -i])));
+    expect(answers.map((a) => a.body.outputs[0].data)).toEqual([[1, -1], [2, -2], [3, -3], [4, -4]]);
+    const composing = (await getJson(`${http}/v2/models/batched/stats`)).body.model_stats[0];
+    expect(composing).toMatchObject({ inference_count: 4, execution_count: 1 });
+    expect(composing.batch_stats.map((b: { batch_size: number }) => b.batch_size)).toEqual([4]);
+    const own = (await getJson(`${http}/v2/models/via/stats`)).body.model_stats[0];
+    expect(own).toMatchObject({ inference_count: 4, execution_count: 4 });
+  });
+
+  it('a non-batching step in a batching ensemble: the batch-1 dimension comes off for the step and back on for the answer (Triton)', async () => {
+    const repo = tempRepo();
+    writeModel(repo, 'flat', `name: "flat"\nbackend: "onnxruntime"\nmax_batch_size: 0\n${tensors('[ 2 ]')}`, new OnnxGraphBuilder('flat').input('X', 'FLOAT', [2]).output('Y', 'FLOAT', [2]).node('Identity', ['X'], ['Y']).encode());
+    writeModel(repo, 'wrap', ensemble('wrap', [step('flat')]));
+    const { http } = await serve(repo);
+    const ok = await inferX(http, 'wrap', [3, 4], [1, 2]);
+    expect(ok.body.outputs[0]).toMatchObject({ name: 'Y', shape: [1, 2], data: [3, 4] });
+    const two = await inferX(http, 'wrap', [1, 2, 3, 4], [2, 2]);
+    expect(two.status).toBe(400);
+    expect(two.body.error).toBe("in ensemble 'wrap', step 0 (model 'flat'): unexpected shape for input 'X' for model 'flat'. Expected [2], got [2,2].");
+  });
+
+  it('independent steps both run and their outputs come back together', async () => {
+    const repo = tempRepo();
+    writeModel(repo, 'ident', onnxModel('ident'), identity());
+    writeModel(repo, 'fork', `name: "fork"\nplatform: "ensemble"\nmax_batch_size: 4\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]\n` +
+      'output [ { name: "A" data_type: TYPE_FP32 dims: [ 2 ] }, { name: "B" data_type: TYPE_FP32 dims: [ 2 ] } ]\n' +
+      `ensemble_scheduling { step [ ${step('ident', 'X', 'A')}, ${step('ident', 'X', 'B')} ] }\n`);
+    const { http } = await serve(repo);
+    const res = await inferX(http, 'fork', [7, 8]);
+    expect(res.body.outputs.map((o: { name: string; data: number[] }) => [o.name, o.data])).toEqual([['A', [7, 8]], ['B', [7, 8]]]);
+    expect((await getJson(`${http}/v2/models/ident/stats`)).body.model_stats[0].inference_count).toBe(2);
   });
 });

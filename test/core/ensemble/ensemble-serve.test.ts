@@ -17,6 +17,7 @@ import { ModelManager } from '../../../src/core/server/model-manager.js';
 import { GebeServer } from '../../../src/core/server/server.js';
 import { call, grpcClient } from '../server/helpers/grpc-client.js';
 import { binaryBody, getJson, postBinary, postJson } from '../server/helpers/http-client.js';
+import { runGebe } from '../../helpers/gebe-cli.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..');
 const repository = path.join(root, 'fixtures', 'ensemble_repository');
@@ -60,6 +61,14 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.stop(2000);
+});
+
+describe('the example repository', () => {
+  it('passes `gebe validate` with no findings', async () => {
+    const { code, out } = await runGebe(['validate', repository]);
+    expect(out).toContain('no problems (4 models, 4 config files checked)');
+    expect(code).toBe(0);
+  });
 });
 
 describe('the steps by hand (the reference the ensemble is compared with)', () => {
