@@ -194,7 +194,8 @@ export class PythonModel implements LoadedModel {
       try {
         answers = await running;
       } catch (err) {
-        throw new InferError(`Failed to process the request(s) for model '${this.name}' (instance ${instance.name}): ${(err as Error).message}`, 500, 'BACKEND');
+        // Triton's python backend words a failed execute() this way.
+        throw new InferError(`Failed to process the request(s) for model instance '${instance.name}', message: ${(err as Error).message}`, 500, 'BACKEND');
       }
       const t2 = process.hrtime.bigint();
       batch.forEach((q, i) => this.answer(q, answers[i]!, started));
