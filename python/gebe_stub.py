@@ -229,11 +229,11 @@ def _execute(model, message):
     arena.ensure(int(message["shm_size"]))
     arena.pos = int(message["free_offset"])
     requests = []
-    for r in message["requests"]:
-        inputs = [pb_utils.Tensor(d["name"], arena.read(d)) for d in r["inputs"]]
-        requests.append(pb_utils.InferenceRequest(
-            model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", "")))
     try:
+        for r in message["requests"]:
+            inputs = [pb_utils.Tensor(d["name"], arena.read(d)) for d in r["inputs"]]
+            requests.append(pb_utils.InferenceRequest(
+                model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", "")))
         responses = _run_execute(model, requests)
         if not isinstance(responses, (list, tuple)) or len(responses) != len(requests):
             got = f"a list of {len(responses)}" if isinstance(responses, (list, tuple)) else type(responses).__name__
