@@ -5,6 +5,8 @@ import { GebeError } from '../../errors.js';
 import { parseModelConfig } from '../../core/config/index.js';
 import type { ModelConfig } from '../../core/config/model-config.js';
 import { loadModel } from '../../core/executor/index.js';
+import { withPythonModels } from '../../core/python-backend/index.js';
+import { silentLogger } from '../../core/server/logger.js';
 import type { LoadedModel } from '../../core/executor/types.js';
 import { inputFormats, readLabels, type InferTarget } from './target.js';
 
@@ -47,7 +49,8 @@ export function findLocalModel(repo: string, name: string, version: string | und
 
 export async function openLocalTarget(repo: string, name: string, version: string | undefined, cwd: string): Promise<InferTarget> {
   const local = findLocalModel(repo, name, version, cwd);
-  const model: LoadedModel = await loadModel(local.modelDir, local.version, local.config);
+  // backend "python" runs in its stub process here too (its log lines go nowhere: infer owns stdout).
+  const model: LoadedModel = await withPythonModels(loadModel, { log: silentLogger })(local.modelDir, local.version, local.config);
   return {
     description: { name: model.name, version: model.version, maxBatchSize: model.maxBatchSize, inputs: [...model.inputs], outputs: [...model.outputs] },
     formats: inputFormats(local.config),

@@ -20,6 +20,8 @@ export interface ConfigLimits {
   warmupCount: number;
   tensors: number;
   rank: number;
+  /** Steps of an ensemble (each one request to a composing model per ensemble request). */
+  ensembleSteps: number;
 }
 
 export const DEFAULT_CONFIG_LIMITS: Readonly<ConfigLimits> = {
@@ -32,6 +34,7 @@ export const DEFAULT_CONFIG_LIMITS: Readonly<ConfigLimits> = {
   warmupCount: 1000,
   tensors: 1024,
   rank: 64, // NumPy's (2.x) limit on dimensions
+  ensembleSteps: 256,
 };
 
 /**
@@ -91,6 +94,10 @@ export function configLimitFindings(config: ModelConfig, limits: ConfigLimits = 
   warmups.slice(0, limits.warmupEntries).forEach((w, i) => {
     if (Number(w.count ?? 0) > limits.warmupCount) out.push(over(['model_warmup', i, 'count'], `model_warmup[${i}].count`, Number(w.count), limits.warmupCount));
   });
+  const steps = (config.ensemble_scheduling as { step?: unknown[] } | undefined)?.step;
+  if (Array.isArray(steps) && steps.length > limits.ensembleSteps) {
+    out.push(over(['ensemble_scheduling', 'step'], 'the number of ensemble_scheduling steps', steps.length, limits.ensembleSteps));
+  }
   for (const kind of ['input', 'output'] as const) {
     const list: ModelTensorConfig[] = config[kind] ?? [];
     if (list.length > limits.tensors) out.push(over([kind], `the number of ${kind}s`, list.length, limits.tensors));

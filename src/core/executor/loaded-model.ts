@@ -44,6 +44,7 @@ export class ExecutorModel implements LoadedModel {
   readonly maxBatchSize: number;
   readonly inputs: TensorMetadata[];
   readonly outputs: TensorMetadata[];
+  readonly optionalInputs: ReadonlySet<string>;
   readonly gears: number[];
   readonly instanceCount: number;
   private native: NativeModel | undefined;
@@ -65,6 +66,7 @@ export class ExecutorModel implements LoadedModel {
     this.maxBatchSize = description.maxBatchSize;
     this.inputs = description.inputs;
     this.outputs = description.outputs;
+    this.optionalInputs = description.optionalInputs;
     this.gears = gears;
     this.instanceCount = instanceCount;
     this.outputIndex = new Map(description.outputs.map((t, i) => [t.name, i]));

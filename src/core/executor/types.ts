@@ -85,7 +85,7 @@ export interface CompileReport {
   cached: boolean;
 }
 
-export type EngineName = 'cpu' | 'ascend';
+export type EngineName = 'cpu' | 'ascend' | 'ensemble' | 'python';
 
 export interface LoadedModel {
   readonly name: string;
@@ -94,6 +94,8 @@ export interface LoadedModel {
   readonly maxBatchSize: number;
   readonly inputs: TensorMetadata[];
   readonly outputs: TensorMetadata[];
+  /** Inputs a request may leave out (config `optional: true`); none when absent. */
+  readonly optionalInputs?: ReadonlySet<string>;
   /** Batch sizes the engine runs natively (gears); empty when any size runs. */
   readonly gears: number[];
   readonly instanceCount: number;

@@ -9,6 +9,12 @@ import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { resolveRepositoryModel } from './repository-model.js';
+import { GebeError } from '../../errors.js';
+import { isEnsembleConfig } from '../ensemble/plan.js';
+import { DiskModelSource } from '../server/disk-source.js';
+import { silentLogger } from '../server/logger.js';
+import type { ModelLookup } from '../server/model-lookup.js';
+import { ModelManager } from '../server/model-manager.js';
 
 /** The executor facade's loader (same signature the server's model manager uses). */
 export type LoadModelFn = (modelDir: string, version: string, config: ModelConfig) => Promise<LoadedModel>;
@@ -30,7 +36,7 @@ class InProcessClient implements InferClient {
 }
 
 class LoadedModelEndpoint implements ModelEndpoint {
-  constructor(private readonly model: LoadedModel, private readonly config: ModelConfig) {}
+  constructor(private readonly model: LoadedModel, private readonly config: ModelConfig, private readonly others?: ModelLookup) {}
 
   async describe(): Promise<ModelDescription> {
     const m = this.model;
@@ -45,6 +51,14 @@ class LoadedModelEndpoint implements ModelEndpoint {
     return structuredClone(this.model.stats());
   }
 
+  async statisticsOf(name: string): Promise<ModelStatistics | undefined> {
+    try {
+      return this.others ? structuredClone(this.others.resolve(name).stats()) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   async close(): Promise<void> {}
 }
 
@@ -52,12 +66,23 @@ export class InProcessTarget implements LoadTarget {
   readonly usesClientThreads = false;
   readonly endpoint: LoadedModelEndpoint;
 
-  private constructor(readonly label: string, private readonly model: LoadedModel, config: ModelConfig) {
-    this.endpoint = new LoadedModelEndpoint(model, config);
+  private constructor(readonly label: string, private readonly model: LoadedModel, config: ModelConfig, private readonly manager?: ModelManager) {
+    this.endpoint = new LoadedModelEndpoint(model, config, manager);
   }
 
   static async open(repository: string, model: string, version: string | undefined, loadModel: LoadModelFn): Promise<InProcessTarget> {
     const ref = await resolveRepositoryModel(repository, model, version);
+    if (isEnsembleConfig(ref.config)) {
+      // An ensemble runs on other models of the repository: load it as serve does (its steps first).
+      const manager = new ModelManager(new DiskModelSource(repository), loadModel, silentLogger, 'explicit');
+      try {
+        await manager.load(model);
+        return new InProcessTarget(`in process (ensemble of ${ref.dir})`, manager.resolve(model, ref.version), ref.config, manager);
+      } catch (err) {
+        await manager.stop();
+        throw new GebeError(`model "${model}" cannot load: ${(err as Error).message}; run \`gebe validate ${repository}\` for every problem`);
+      }
+    }
     const loaded = await loadModel(ref.dir, ref.version, ref.config);
     return new InProcessTarget(`in process (${loaded.engine} engine, ${ref.dir})`, loaded, ref.config);
   }
@@ -71,6 +96,7 @@ export class InProcessTarget implements LoadTarget {
   }
 
   async close(): Promise<void> {
-    await this.model.unload();
+    if (this.manager) await this.manager.stop();
+    else await this.model.unload();
   }
 }

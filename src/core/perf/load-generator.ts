@@ -10,12 +10,13 @@
  */
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import type { ModelStatistics } from '../executor/types.js';
 import type { ModelEndpoint, RequestInputs } from './clients/types.js';
 import { splitPlan, type DriverHandle } from './driver-handle.js';
 import type { LoadPlan } from './driver.js';
 import { judgedLatencyUs, mergeMeasurements, windowFromDrivers, type Measurement } from './measurement.js';
-import { statisticsDelta } from './server-breakdown.js';
+import { snapshotDelta, type ServerSnapshot } from './server-breakdown.js';
+import type { ModelConfig } from '../config/model-config.js';
+import { composingModelNames, isEnsembleConfig } from '../ensemble/plan.js';
 import { judgeStability, STABILITY_WINDOWS, type StabilityVerdict } from './stability.js';
 
 export interface MeasurementOptions {
@@ -85,6 +86,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
   private failure?: unknown;
+  /** An ensemble's composing models, whose statistics each window reads too. */
+  private composing: string[] = [];
 
   constructor(private readonly target: LoadTarget, private readonly options: MeasurementOptions) {
     super();
@@ -93,6 +96,7 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
   async run(plan: SweepPlan): Promise<SettingResult[]> {
     const settings: Setting[] = plan.batchSizes.flatMap((batchSize) => plan.levels.map((level) =>
       plan.kind === 'concurrency' ? { batchSize, concurrency: level } : { batchSize, requestRate: level }));
+    this.composing = await this.composingModels();
     this.emit('start', { target: this.target.label, settings });
     const results: SettingResult[] = [];
     for (const batchSize of plan.batchSizes) {
@@ -166,7 +170,7 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
         const windowEnd = performance.now();
         const [parts, after] = await Promise.all([Promise.all(active.map((d) => d.snapshot())), this.statistics()]);
         this.throwIfFailed();
-        const server = before && after ? statisticsDelta(before, after) : undefined;
+        const server = before && after ? snapshotDelta(before, after) : undefined;
         const measurement = windowFromDrivers(parts, windowEnd - windowStart, setting.batchSize, server, this.options.percentile);
         windows.push(measurement);
         const verdict = judgeStability(
@@ -189,8 +193,17 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
     }
   }
 
-  private async statistics(): Promise<ModelStatistics | undefined> {
-    return this.target.endpoint.statistics();
+  /** The model's statistics and, for an ensemble, its composing models' (as perf_analyzer reads them). */
+  private async statistics(): Promise<ServerSnapshot | undefined> {
+    const endpoint = this.target.endpoint;
+    const [model, ...composing] = await Promise.all([endpoint.statistics(), ...this.composing.map((name) => endpoint.statisticsOf?.(name))]);
+    return model ? { model, composing: composing.filter((s) => s !== undefined) } : undefined;
+  }
+
+  private async composingModels(): Promise<string[]> {
+    // A target that cannot describe the model fails the first setting with its own error.
+    const config = (await this.target.endpoint.describe().catch(() => undefined))?.config as ModelConfig | undefined;
+    return config && isEnsembleConfig(config) ? composingModelNames(config) : [];
   }
 
   private async waitForWindow(drivers: DriverHandle[], setting: Setting, trial: number, start: number): Promise<void> {

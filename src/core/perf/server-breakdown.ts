@@ -1,7 +1,9 @@
 /**
  * The server's side of a window, from the difference of two statistics snapshots (Triton's
  * statistics extension): per-request averages of queue and compute phases, and the inference and
- * execution counts, exactly what perf_analyzer derives.
+ * execution counts, exactly what perf_analyzer derives. For an ensemble, as perf_analyzer: each
+ * composing model gets its own breakdown, and the ensemble's queue and compute phases are the sums
+ * of its composing models' per-request averages.
  */
 import type { ModelStatistics } from '../executor/types.js';
 
@@ -14,6 +16,16 @@ export interface ServerDelta {
   computeInputNs: number;
   computeInferNs: number;
   computeOutputNs: number;
+  /** An ensemble's composing models, each with its own delta. */
+  composing?: ComposingDelta[];
+}
+
+export type ComposingDelta = Omit<ServerDelta, 'composing'> & { name: string; version: string };
+
+/** The statistics a window starts or ends with: the model's, and its composing models' for an ensemble. */
+export interface ServerSnapshot {
+  model: ModelStatistics;
+  composing: ModelStatistics[];
 }
 
 /** Phases the server's statistics could not account for are NaN. */
@@ -26,6 +38,8 @@ export interface ServerBreakdown {
   computeInputUs: number;
   computeInferUs: number;
   computeOutputUs: number;
+  /** An ensemble's composing models (their own requests, averages per request of theirs). */
+  composing?: Array<Omit<ServerBreakdown, 'composing'> & { name: string; version: string }>;
 }
 
 /**
@@ -52,13 +66,40 @@ export function statisticsDelta(before: ModelStatistics, after: ModelStatistics)
   };
 }
 
-export function addDeltas(parts: readonly ServerDelta[]): ServerDelta {
-  const total: ServerDelta = { requests: 0, inferenceCount: 0, executionCount: 0, queueNs: 0, computeInputNs: 0, computeInferNs: 0, computeOutputNs: 0 };
-  for (const p of parts) for (const key of Object.keys(total) as Array<keyof ServerDelta>) total[key] += p[key];
+/** The delta of two snapshots, the composing models' included (matched by name and version). */
+export function snapshotDelta(before: ServerSnapshot, after: ServerSnapshot): ServerDelta {
+  const delta = statisticsDelta(before.model, after.model);
+  if (after.composing.length === 0) return delta;
+  const composing: ComposingDelta[] = [];
+  for (const a of after.composing) {
+    const b = before.composing.find((s) => s.name === a.name && s.version === a.version);
+    if (b) composing.push({ name: a.name, version: a.version, ...statisticsDelta(b, a) });
+  }
+  return { ...delta, composing };
+}
+
+const SUMS = ['requests', 'inferenceCount', 'executionCount', 'queueNs', 'computeInputNs', 'computeInferNs', 'computeOutputNs'] as const;
+
+function addInto<T extends Omit<ServerDelta, 'composing'>>(total: T, part: Omit<ServerDelta, 'composing'>): T {
+  for (const key of SUMS) total[key] += part[key];
   return total;
 }
 
-export function breakdown(delta: ServerDelta): ServerBreakdown {
+export function addDeltas(parts: readonly ServerDelta[]): ServerDelta {
+  const total: ServerDelta = { requests: 0, inferenceCount: 0, executionCount: 0, queueNs: 0, computeInputNs: 0, computeInferNs: 0, computeOutputNs: 0 };
+  const composing = new Map<string, ComposingDelta>();
+  for (const p of parts) {
+    addInto(total, p);
+    for (const c of p.composing ?? []) {
+      const key = `${c.name}\0${c.version}`;
+      const sum = composing.get(key) ?? { name: c.name, version: c.version, requests: 0, inferenceCount: 0, executionCount: 0, queueNs: 0, computeInputNs: 0, computeInferNs: 0, computeOutputNs: 0 };
+      composing.set(key, addInto(sum, c));
+    }
+  }
+  return composing.size > 0 ? { ...total, composing: [...composing.values()] } : total;
+}
+
+function phases(delta: Omit<ServerDelta, 'composing'>): Omit<ServerBreakdown, 'composing'> {
   const per = (ns: number) => (delta.requests > 0 ? ns / delta.requests / 1000 : 0);
   return {
     inferenceCount: delta.inferenceCount,
@@ -67,5 +108,17 @@ export function breakdown(delta: ServerDelta): ServerBreakdown {
     computeInputUs: per(delta.computeInputNs),
     computeInferUs: per(delta.computeInferNs),
     computeOutputUs: per(delta.computeOutputNs),
+  };
+}
+
+export function breakdown(delta: ServerDelta): ServerBreakdown {
+  const own = phases(delta);
+  if (!delta.composing || delta.composing.length === 0) return own;
+  const composing = delta.composing.map((c) => ({ name: c.name, version: c.version, ...phases(c) }));
+  const sum = (key: 'queueUs' | 'computeInputUs' | 'computeInferUs' | 'computeOutputUs') => composing.reduce((a, c) => a + c[key], 0);
+  return {
+    ...own,
+    queueUs: sum('queueUs'), computeInputUs: sum('computeInputUs'), computeInferUs: sum('computeInferUs'), computeOutputUs: sum('computeOutputUs'),
+    composing,
   };
 }

@@ -16,7 +16,7 @@ const require = createRequire(import.meta.url);
 const { version: gebeVersion } = require('../../../package.json') as { version: string };
 
 /** Only extensions gebe implements are listed. */
-export const SERVER_EXTENSIONS = ['binary_tensor_data', 'parameters', 'statistics', 'model_repository', 'model_configuration', 'schedule_policy'];
+export const SERVER_EXTENSIONS = ['binary_tensor_data', 'parameters', 'statistics', 'model_repository', 'model_repository(unload_dependents)', 'model_configuration', 'schedule_policy'];
 
 export interface ServerMetadata {
   name: string;

@@ -7,11 +7,14 @@
 import type { ModelConfig } from '../config/model-config.js';
 import type { LoadedModel } from '../executor/types.js';
 import type { Logger } from './logger.js';
+import type { ModelLookup } from './model-lookup.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
 import { ProtocolError } from './protocol-error.js';
 import { serveSupport } from './serve-support.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
 import { readOutputLabels, type OutputLabels } from './classification.js';
+import { composingModelNames, ensureComposingLoaded, isEnsembleConfig, loadEnsemble, unloadDependentEnsembles } from '../ensemble/index.js';
+import { isPythonModel, loadPythonModel } from '../python-backend/index.js';
 
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 export type ControlMode = 'none' | 'poll' | 'explicit';
@@ -48,11 +51,13 @@ export interface IndexEntry {
   reason?: string;
 }
 
-export class ModelManager {
+export class ModelManager implements ModelLookup {
   private readonly records = new Map<string, ModelRecord>();
   private pollTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private readonly readyListeners = new Set<(name: string) => void>();
+  /** Models loaded only because an ensemble needed them (unload_dependents unloads them with it). */
+  private readonly loadedForEnsemble = new Set<string>();
   /** Set by stop(): start() and poll() load nothing more. */
   private stopped = false;
 
@@ -84,6 +89,10 @@ export class ModelManager {
       if (this.stopped) return;
       if (!names.includes(name)) {
         this.recordFailure(name, `model '${name}' is not in the repository (found: ${names.join(', ') || 'none'})`);
+        continue;
+      }
+      if (this.hasReadyVersion(name)) {
+        this.loadedForEnsemble.delete(name); // loaded first as an ensemble's step, and wanted on its own
         continue;
       }
       await this.load(name).catch(() => undefined);
@@ -129,6 +138,7 @@ export class ModelManager {
    * version is READY; rejects with a ProtocolError naming the reason when any version failed.
    */
   load(name: string, configOverride?: ModelConfig): Promise<void> {
+    this.loadedForEnsemble.delete(name);
     const record = this.record(name);
     const run = record.busy.then(() => this.doLoad(record, configOverride));
     record.busy = run.catch(() => undefined);
@@ -158,6 +168,14 @@ export class ModelManager {
       record.failedFingerprint = model.fingerprint;
       throw this.recordFailure(name, `failed to load '${name}': no version directory to serve under its version policy (expected ${model.dir}/<version>/ with a model file)`, 400, model);
     }
+    if (isEnsembleConfig(model.config)) {
+      try {
+        await ensureComposingLoaded(name, model.config, this.source, (n) => this.hasReadyVersion(n), (n) => this.load(n).then(() => void this.loadedForEnsemble.add(n)));
+      } catch (err) {
+        record.failedFingerprint = model.fingerprint;
+        throw this.recordFailure(name, `failed to load '${name}': ${(err as Error).message}`, 400, model);
+      }
+    }
     let labels: OutputLabels;
     try {
       labels = readOutputLabels(model.dir, model.config);
@@ -173,7 +191,7 @@ export class ModelManager {
       if (!record.versions.has(version) || record.versions.get(version)?.state !== 'READY') record.versions.set(version, status);
       this.log.info('loading model', { model: name, version });
       try {
-        status.model = await this.loadModel(model.dir, version, model.config);
+        status.model = await this.loaderFor(model.config)(model.dir, version, model.config);
         // As Triton: model_warmup runs before the version is READY, and a failed sample fails the load.
         await warmupAtLoad(status.model, model.config, model.dir, this.log).catch(async (err) => {
           const loaded = status.model!;
@@ -210,8 +228,26 @@ export class ModelManager {
     if (reasons.length > 0) throw new ProtocolError(`failed to load '${name}': ${reasons.join('; ')}`, 400);
   }
 
-  /** Unloads every version of a model; in-flight requests finish first. */
-  unload(name: string): Promise<void> {
+  /** The loader for a config: ensembles run on the other models of this server, the rest natively. */
+  private loaderFor(config: ModelConfig): LoadModelFn {
+    if (isEnsembleConfig(config)) return (_dir, version, cfg) => loadEnsemble(cfg, version, this);
+    // backend "python" runs model.py in gebe's stub processes; their BLS requests find models here.
+    if (isPythonModel(config)) return (dir, version, cfg) => loadPythonModel(dir, version, cfg, { log: this.log, lookup: this });
+    return this.loadModel;
+  }
+
+  private hasReadyVersion(name: string): boolean {
+    const record = this.records.get(name);
+    return record !== undefined && this.readyVersions(record).length > 0;
+  }
+
+  /**
+   * Unloads every version of a model; in-flight requests finish first. The ensembles that run it
+   * become unavailable with Triton's reason (`reason` is what an unloaded model's status says).
+   * `dependents` (Triton's unload_dependents): an ensemble's composing models that were loaded only
+   * for it, and that no other READY ensemble runs, unload too.
+   */
+  unload(name: string, reason = 'unloaded', options: { dependents?: boolean } = {}): Promise<void> {
     const record = this.records.get(name);
     if (!record) return Promise.reject(ProtocolError.badRequest(`failed to unload '${name}', no model with that name is loaded`));
     const run = record.busy.then(async () => {
@@ -219,11 +255,29 @@ export class ModelManager {
       await Promise.all(versions.map((v) => this.unloadVersion(v)));
       for (const v of versions) {
         v.state = 'UNAVAILABLE';
-        v.reason = 'unloaded';
+        v.reason = reason;
       }
     });
     record.busy = run.catch(() => undefined);
-    return run;
+    return run
+      .then(() => unloadDependentEnsembles(name, this.ensembleConfigs(), (e, why) => this.unload(e, why), this.log))
+      .then(() => (options.dependents && record.config ? this.unloadComposing(record.config) : undefined));
+  }
+
+  private async unloadComposing(config: ModelConfig): Promise<void> {
+    const stillUsed = new Set([...this.ensembleConfigs().values()].flatMap((c) => composingModelNames(c)));
+    for (const model of composingModelNames(config)) {
+      if (!this.loadedForEnsemble.has(model) || stillUsed.has(model) || !this.hasReadyVersion(model)) continue;
+      this.loadedForEnsemble.delete(model);
+      await this.unload(model, 'unloaded', { dependents: true });
+    }
+  }
+
+  /** The READY ensembles' configs by name (for unloading the ones a composing model leaves). */
+  private ensembleConfigs(): Map<string, ModelConfig> {
+    const out = new Map<string, ModelConfig>();
+    for (const r of this.records.values()) if (r.config && isEnsembleConfig(r.config) && this.readyVersions(r).length > 0) out.set(r.name, r.config);
+    return out;
   }
 
   private async unloadVersion(status: VersionStatus): Promise<void> {

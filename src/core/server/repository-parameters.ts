@@ -36,6 +36,22 @@ export function parseLoadParameters(parameters: unknown, model: string): LoadPar
 }
 
 /**
+ * Parameters of a repository unload request: `unload_dependents` (Triton's optional component of the
+ * extension) also unloads the models an ensemble loaded for itself. Other keys are ignored, as Triton does.
+ */
+export function parseUnloadParameters(parameters: unknown, model: string): { unloadDependents: boolean } {
+  if (parameters === undefined || parameters === null) return { unloadDependents: false };
+  if (typeof parameters !== 'object' || Array.isArray(parameters)) {
+    throw ProtocolError.badRequest(`'parameters' of the unload request for '${model}' must be an object`);
+  }
+  const value = (parameters as Record<string, unknown>).unload_dependents;
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw ProtocolError.badRequest(`unload parameter 'unload_dependents' for '${model}' must be a boolean, got ${clientText(JSON.stringify(value) ?? String(value))}`);
+  }
+  return { unloadDependents: value === true };
+}
+
+/**
  * The same bounds a config.pbtxt on disk has (size, nesting), checked on the raw text before it
  * is parsed: JSON.parse of a flat 30 MB value costs over a gigabyte, and a deep one overflows the
  * stack of whatever walks it next.

@@ -1,9 +1,10 @@
 /**
  * What `gebe serve` does with a config's fields it does not implement: a field that changes what a
- * model computes or how it is driven (sequence batching, ensembles, the Python backend, decoupled
- * responses, batch inputs) refuses the load, because serving the model without it would give wrong
- * answers without an error; a field that only tunes or decorates serving is accepted and named as
- * ignored, so the start-up table and the log say so. One place for the list: the model manager
+ * model computes or how it is driven (sequence batching, decoupled responses, batch inputs) refuses
+ * the load, because serving the model without it would give wrong answers without an error
+ * (ensembles are run: src/core/ensemble/; Python models: src/core/python-backend/); a field that
+ * only tunes or decorates serving is accepted and named as ignored, so the start-up table and the
+ * log say so. One place for the list: the model manager
  * asks here for every load.
  */
 import type { ModelConfig } from '../config/model-config.js';
@@ -22,12 +23,6 @@ export function serveSupport(config: ModelConfig): ServeSupport {
 }
 
 function refusal(config: ModelConfig): string | undefined {
-  if (config.platform === 'ensemble' || config.ensemble_scheduling !== undefined) {
-    return `ensemble models (platform "ensemble", ensemble_scheduling) are not run by gebe serve yet; ${VALIDATE_STILL_CHECKS}; serve the step models on their own`;
-  }
-  if (config.backend === 'python') {
-    return `backend "python" is not run by gebe serve yet (it runs ONNX and .om models); ${VALIDATE_STILL_CHECKS}`;
-  }
   if (config.sequence_batching !== undefined) {
     return `sequence_batching is not implemented by gebe serve yet: serving the model would treat every request as stateless and give wrong answers; ${VALIDATE_STILL_CHECKS}`;
   }

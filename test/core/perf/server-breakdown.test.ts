@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelStatistics } from '../../../src/core/executor/types.js';
-import { addDeltas, breakdown, statisticsDelta } from '../../../src/core/perf/server-breakdown.js';
+import { addDeltas, breakdown, snapshotDelta, statisticsDelta } from '../../../src/core/perf/server-breakdown.js';
 
-function stats(requests: number, inferences: number, queueNs: number, inferNs: number): ModelStatistics {
+function stats(requests: number, inferences: number, queueNs: number, inferNs: number, name = 'm'): ModelStatistics {
   const d = (count: number, ns: number) => ({ count, ns });
   return {
-    name: 'm', version: '1', last_inference: 0, inference_count: inferences, execution_count: requests,
+    name, version: '1', last_inference: 0, inference_count: inferences, execution_count: requests,
     inference_stats: { success: d(requests, 0), fail: d(0, 0), queue: d(requests, queueNs), compute_input: d(requests, requests * 1000), compute_infer: d(requests, inferNs), compute_output: d(requests, 0) },
     batch_stats: [],
   };
@@ -29,5 +29,14 @@ describe('server breakdown from statistics deltas', () => {
     const result = breakdown(statisticsDelta(stats(1, 1, wrapped, 10_000), stats(5, 5, wrapped, 50_000)));
     expect(result.queueUs).toBeNaN();
     expect(result.computeInferUs).toBe(10);
+  });
+
+  it("an ensemble: each composing model's own breakdown, and the ensemble's phases as their sums (perf_analyzer)", () => {
+    const before = { model: stats(10, 10, 0, 0, 'ens'), composing: [stats(10, 10, 10_000, 20_000, 'pre'), stats(10, 10, 0, 0, 'cls')] };
+    const after = { model: stats(20, 20, 1_000, 500_000, 'ens'), composing: [stats(20, 20, 30_000, 40_000, 'pre'), stats(20, 20, 50_000, 300_000, 'cls')] };
+    const delta = snapshotDelta(before, after);
+    const twice = breakdown(addDeltas([delta, delta]));
+    expect(twice.composing?.map((c) => [c.name, c.queueUs, c.computeInferUs])).toEqual([['pre', 2, 2], ['cls', 5, 30]]);
+    expect(twice).toMatchObject({ inferenceCount: 20, executionCount: 20, queueUs: 7, computeInputUs: 2, computeInferUs: 32 });
   });
 });

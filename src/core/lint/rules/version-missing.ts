@@ -1,4 +1,5 @@
 import { selectVersions } from '../../repository/versions.js';
+import { isEnsemble } from '../helpers.js';
 import { hint, type ModelRule } from '../rule.js';
 
 export const rule: ModelRule = {
@@ -10,6 +11,15 @@ export const rule: ModelRule = {
   check(ctx) {
     if (!ctx.model.config) return; // CONFIG_MISSING says it
     const available = ctx.model.versions;
+    if (available.length === 0 && ctx.config && isEnsemble(ctx.config)) {
+      // An ensemble has no model file, but Triton still reads its versions from directories.
+      ctx.report({
+        file: ctx.model.display,
+        message: `ensemble ${ctx.model.name} has no version directory: Triton serves an ensemble's versions from <model>/<version>/, empty for an ensemble (e.g. ${ctx.model.display}/1/)`,
+        fix: hint(`create the empty directory ${ctx.model.display}/1/ (add a .gitkeep to keep it in git)`),
+      });
+      return;
+    }
     if (available.length === 0) {
       ctx.report({
         file: ctx.model.display,

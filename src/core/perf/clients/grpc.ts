@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { GebeError } from '../../../errors.js';
 import type { Datatype, ModelStatistics } from '../../executor/types.js';
 import { grpcRoot, TO_OBJECT } from '../../server/grpc/proto.js';
+import { latest } from './latest-stats.js';
 import { inferenceRefused, modelRefused, unreachable } from './server-errors.js';
 import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from './types.js';
 
@@ -117,6 +118,15 @@ export class GrpcModelEndpoint implements ModelEndpoint {
       const reply = await rpc(this.client, this.address, 'ModelStatistics', 'ModelStatisticsRequest', 'ModelStatisticsResponse', { name: this.model, version: this.version });
       const stats = reply.model_stats as ModelStatistics[] | undefined;
       return stats?.find((s) => s.version === this.version) ?? stats?.[0];
+    } catch {
+      return undefined;
+    }
+  }
+
+  async statisticsOf(model: string): Promise<ModelStatistics | undefined> {
+    try {
+      const reply = await rpc(this.client, this.address, 'ModelStatistics', 'ModelStatisticsRequest', 'ModelStatisticsResponse', { name: model, version: '' });
+      return latest(reply.model_stats as ModelStatistics[] | undefined);
     } catch {
       return undefined;
     }

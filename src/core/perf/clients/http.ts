@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { Datatype, ModelStatistics, TensorMetadata } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
+import { latest } from './latest-stats.js';
 import { modelRefused, unreachable } from './server-errors.js';
 import type { ModelDescription, ModelEndpoint } from './types.js';
 
@@ -125,6 +126,12 @@ export class HttpModelEndpoint implements ModelEndpoint {
     const stats = (reply.body as { model_stats?: ModelStatistics[] }).model_stats;
     if (!stats || stats.length === 0) return undefined;
     return stats.find((s) => s.version === this.version) ?? stats[0];
+  }
+
+  async statisticsOf(model: string): Promise<ModelStatistics | undefined> {
+    const reply = await getJson(this.agent, this.base, `/v2/models/${encodeURIComponent(model)}/stats`);
+    if (reply.status !== 200) return undefined;
+    return latest((reply.body as { model_stats?: ModelStatistics[] }).model_stats);
   }
 
   /** The infer path for the version describe() settled on. */

@@ -31,6 +31,8 @@ export interface ModelEndpoint {
   describe(): Promise<ModelDescription>;
   /** The model's statistics now, or undefined when the target has no statistics extension. */
   statistics(): Promise<ModelStatistics | undefined>;
+  /** Another model's statistics on the same target (an ensemble's composing models); latest version. */
+  statisticsOf?(model: string): Promise<ModelStatistics | undefined>;
   close(): Promise<void>;
 }
 

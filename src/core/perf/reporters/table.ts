@@ -29,6 +29,15 @@ export function formatTable(report: PerfReport, c: ChalkInstance): string {
   out.push(c.dim(line(headers)));
   for (const row of cells) out.push(line(row));
   out.push(c.dim('latency in ms; queue/c.* = server-side averages per request (statistics extension)'));
+  const composing = report.rows.filter((r) => r.server?.composing?.length);
+  if (composing.length > 0) {
+    out.push(c.dim("composing models (each model's server-side averages per request of its own, ms; the ensemble's queue/c.* are their sums):"));
+    for (const r of composing) {
+      for (const m of r.server!.composing!) {
+        out.push(`  ${settingLabel(r)}  ${m.name} v${m.version}: ${m.inferenceCount} inferences, ${m.executionCount} executions · queue ${ms(m.queueUs)} · c.input ${ms(m.computeInputUs)} · c.infer ${ms(m.computeInferUs)} · c.output ${ms(m.computeOutputUs)}`);
+      }
+    }
+  }
   for (const r of report.rows) {
     if (r.status === 'unstable') out.push(`${c.yellow('unstable')} ${settingLabel(r)}: ${r.note ?? ''}`);
     if (r.status === 'failed') out.push(`${c.red('failed')} ${settingLabel(r)}: ${r.note ?? ''}`);

@@ -10,7 +10,7 @@ import type { InferenceService } from '../inference-service.js';
 import { DRAIN_IDLE_GRACE_MS, maxConnectionsMessage } from '../limits.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../protocol-error.js';
-import { parseLoadParameters } from '../repository-parameters.js';
+import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
 import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
 import { serviceDefinition, toNumber, UndecodableMessage } from './proto.js';
 
@@ -198,8 +198,9 @@ export class GrpcFrontend {
         return {};
       }),
       RepositoryModelUnload: unary(log, async (r) => {
+        const { unloadDependents } = parseUnloadParameters(plainParameters(r.parameters), r.model_name);
         s.requireExplicitControl('unload');
-        await s.models.unload(r.model_name);
+        await s.models.unload(r.model_name, undefined, { dependents: unloadDependents });
         return {};
       }),
       SystemSharedMemoryStatus: unimplemented('SystemSharedMemoryStatus'),

@@ -9,7 +9,7 @@ import type { InferenceService } from '../inference-service.js';
 import type { BodyBudget } from '../limits.js';
 import { ProtocolError } from '../protocol-error.js';
 import type { RestrictedApi } from '../restricted-api.js';
-import { parseLoadParameters } from '../repository-parameters.js';
+import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
 import { bodyHeaders, collectBody, readBody } from './body.js';
 import { sendEmpty, sendInferResponse, sendJson } from './respond.js';
 
@@ -219,9 +219,10 @@ async function handleLoad(ctx: RouteContext): Promise<void> {
 }
 
 async function handleUnload(ctx: RouteContext): Promise<void> {
-  await readJsonBody(ctx);
+  const body = await readJsonBody(ctx);
+  const { unloadDependents } = parseUnloadParameters(body.parameters, ctx.model!);
   ctx.service.requireExplicitControl('unload');
-  await ctx.service.models.unload(ctx.model!);
+  await ctx.service.models.unload(ctx.model!, undefined, { dependents: unloadDependents });
   sendJson(ctx.res, 200, {});
 }
 

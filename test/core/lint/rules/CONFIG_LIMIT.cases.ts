@@ -22,5 +22,10 @@ export default {
         { line: 5, column: 37, message: 'dynamic_batching.priority_levels is 100000, over the limit of 1024' },
       ],
     },
+    {
+      name: 'an ensemble of 300 steps',
+      config: `name: "m"\nplatform: "ensemble"\nensemble_scheduling {\n  step [ ${Array.from({ length: 300 }, () => '{ model_name: "a" }').join(', ')} ]\n}\n`,
+      errors: [{ line: 4, column: 8, message: 'the number of ensemble_scheduling steps is 300, over the limit of 256' }],
+    },
   ],
 } satisfies RuleCases;

@@ -1,0 +1,289 @@
+# gebe's stub for Triton Python-backend models: gebe starts one of these per model instance (as
+# Triton starts its stub process), and it runs the user's model.py. Control messages (names, shapes,
+# offsets, errors) are length-prefixed JSON on file descriptors 3 (from gebe) and 4 (to gebe); tensor
+# bytes live in a shared-memory file both processes map (argv[1]). stdout and stderr stay the
+# model's own and end up in gebe's log.
+import importlib.util
+import json
+import mmap
+import os
+import struct
+import sys
+import traceback
+
+FROM_GEBE = 3
+TO_GEBE = 4
+MAX_MESSAGE_BYTES = 64 << 20
+ALIGN = 64
+
+
+def _send(message):
+    data = json.dumps(message, separators=(",", ":")).encode("utf-8")
+    os.write(TO_GEBE, struct.pack("<I", len(data)))
+    view = memoryview(data)
+    while view:
+        written = os.write(TO_GEBE, view)
+        view = view[written:]
+
+
+def _read_exact(n):
+    chunks = []
+    while n > 0:
+        chunk = os.read(FROM_GEBE, n)
+        if not chunk:
+            sys.exit(0)  # gebe closed the pipe: it has gone, so has this process
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _receive():
+    (length,) = struct.unpack("<I", _read_exact(4))
+    if length > MAX_MESSAGE_BYTES:
+        raise RuntimeError(f"control message of {length} bytes from gebe exceeds {MAX_MESSAGE_BYTES}")
+    return json.loads(_read_exact(length))
+
+
+def _error_line(exc):
+    """The traceback's last line, with where in the user's code it was raised."""
+    line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.endswith(("gebe_stub.py", "triton_python_backend_utils.py"))]
+    if frames:
+        where = frames[-1]
+        line += f" (at {os.path.basename(where.filename)}:{where.lineno} in {where.name})"
+    return line
+
+
+if sys.version_info < (3, 8):
+    _send({"op": "fatal", "message": f"Python {sys.version.split()[0]} at {sys.executable} is too old: gebe's Python backend needs Python 3.8 or newer"})
+    sys.exit(1)
+try:
+    import numpy as np
+except ImportError:
+    _send({"op": "fatal", "message": f"numpy is not installed for {sys.executable}: install it with `{sys.executable} -m pip install numpy`"})
+    sys.exit(1)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import triton_python_backend_utils as pb_utils  # noqa: E402
+
+_NUMPY_BY_KSERVE = {
+    "BOOL": np.bool_, "UINT8": np.uint8, "UINT16": np.uint16, "UINT32": np.uint32, "UINT64": np.uint64,
+    "INT8": np.int8, "INT16": np.int16, "INT32": np.int32, "INT64": np.int64,
+    "FP16": np.float16, "FP32": np.float32, "FP64": np.float64,
+}
+_KSERVE_BY_NUMPY = {np.dtype(t): name for name, t in _NUMPY_BY_KSERVE.items()}
+
+
+def _align(n):
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+class Arena:
+    """The shared-memory file: gebe writes inputs from offset 0; this side allocates after them."""
+
+    def __init__(self, path):
+        self.fd = os.open(path, os.O_RDWR)
+        self.size = 0
+        self.map = None
+        self.cap = 0
+        self.pos = 0
+
+    def ensure(self, size):
+        """Maps at least `size` bytes (gebe may have grown the file). Older maps stay valid for the views on them."""
+        if size > self.size:
+            if os.fstat(self.fd).st_size < size:
+                raise RuntimeError(f"shared memory file is shorter than the {size} bytes gebe announced")
+            self.map = mmap.mmap(self.fd, size)
+            self.size = size
+
+    def reserve(self, nbytes, what):
+        start = _align(self.pos)
+        end = start + nbytes
+        if end > self.cap:
+            raise pb_utils.TritonModelException(
+                f"{what} needs {nbytes} bytes of shared memory, beyond gebe's limit of {self.cap} bytes for one execute() of a Python model")
+        if end > self.size:
+            grown = min(self.cap, max(end, self.size * 2))
+            os.ftruncate(self.fd, grown)
+            self.ensure(grown)
+        self.pos = end
+        return start
+
+    def read(self, desc, copy=False):
+        shape = [int(d) for d in desc["shape"]]
+        offset, size = int(desc["offset"]), int(desc["size"])
+        if offset < 0 or size < 0 or offset + size > self.size:
+            raise RuntimeError(f"tensor '{desc['name']}' lies outside the shared memory")
+        if desc["datatype"] == "BYTES":
+            elements = []
+            mv = memoryview(self.map)[offset:offset + size]
+            at = 0
+            while at < size:
+                (n,) = struct.unpack_from("<I", mv, at)
+                elements.append(bytes(mv[at + 4:at + 4 + n]))
+                at += 4 + n
+            mv.release()
+            array = np.empty(len(elements), dtype=np.object_)
+            array[:] = elements
+            return array.reshape(shape)
+        dtype = np.dtype(_NUMPY_BY_KSERVE[desc["datatype"]])
+        count = size // dtype.itemsize
+        if count == 0:
+            return np.zeros(shape, dtype=dtype)
+        array = np.frombuffer(self.map, dtype=dtype, count=count, offset=offset).reshape(shape)
+        return array.copy() if copy else array
+
+    def write(self, name, array, what):
+        array = np.asarray(array)
+        shape = list(array.shape)
+        if array.dtype.kind in "OSU":
+            encoded = [_as_bytes(e) for e in array.ravel(order="C")]
+            size = sum(4 + len(e) for e in encoded)
+            offset = self.reserve(size, what)
+            at = offset
+            for e in encoded:
+                struct.pack_into("<I", self.map, at, len(e))
+                self.map[at + 4:at + 4 + len(e)] = e
+                at += 4 + len(e)
+            return {"name": name, "datatype": "BYTES", "shape": shape, "offset": offset, "size": size}
+        datatype = _KSERVE_BY_NUMPY.get(array.dtype.newbyteorder("=") if array.dtype.byteorder not in "=|" else array.dtype)
+        if datatype is None:
+            raise pb_utils.TritonModelException(f"{what} has numpy dtype {array.dtype}, which has no Triton datatype")
+        size = array.nbytes
+        offset = self.reserve(size, what)
+        if size > 0:
+            target = np.ndarray(array.shape, dtype=array.dtype.newbyteorder("<"), buffer=self.map, offset=offset)
+            target[...] = array
+        return {"name": name, "datatype": datatype, "shape": shape, "offset": offset, "size": size}
+
+
+def _as_bytes(element):
+    if isinstance(element, bytes):
+        return element
+    if isinstance(element, str):
+        return element.encode("utf-8")
+    return str(element).encode("utf-8")
+
+
+arena = Arena(sys.argv[1])
+
+
+def _bls_exec(request):
+    descs = [arena.write(t.name(), t.as_numpy(), f"BLS input '{t.name()}'") for t in request.inputs()]
+    _send({
+        "op": "bls", "model_name": request.model_name(), "model_version": request._model_version,
+        "inputs": descs, "outputs": request.requested_output_names(), "request_id": request.request_id(),
+        "out_offset": _align(arena.pos), "shm_size": arena.size,
+    })
+    reply = _receive()
+    if reply.get("op") != "bls_result":
+        raise RuntimeError(f"expected a BLS result from gebe, got {reply.get('op')}")
+    if reply.get("error") is not None:
+        return [], reply["error"]
+    arena.ensure(int(reply["shm_size"]))
+    arena.pos = int(reply["free_offset"])
+    return [pb_utils.Tensor(d["name"], arena.read(d)) for d in reply["outputs"]], None
+
+
+def _log(level, message):
+    _send({"op": "log", "level": level, "message": message[:65536]})
+
+
+pb_utils._bls_exec = _bls_exec
+pb_utils._log_sink = _log
+
+
+def _load(message):
+    model_file = message["model_file"]
+    sys.path.insert(0, os.path.dirname(model_file))
+    spec = importlib.util.spec_from_file_location("model", model_file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    cls = getattr(module, "TritonPythonModel", None)
+    if cls is None:
+        raise pb_utils.TritonModelException(f"{model_file} defines no class TritonPythonModel")
+    args = message["args"]
+    if hasattr(cls, "auto_complete_config"):
+        cls.auto_complete_config(pb_utils.ModelConfig(json.loads(args["model_config"])))
+    model = cls()
+    if hasattr(model, "initialize"):
+        model.initialize(args)
+    if not hasattr(model, "execute"):
+        raise pb_utils.TritonModelException(f"TritonPythonModel in {model_file} has no execute(self, requests) method")
+    return model
+
+
+def _run_execute(model, requests):
+    result = model.execute(requests)
+    if hasattr(result, "__await__"):
+        import asyncio
+        result = asyncio.run(_await(result))
+    return result
+
+
+async def _await(awaitable):
+    return await awaitable
+
+
+def _execute(model, message):
+    arena.ensure(int(message["shm_size"]))
+    arena.pos = int(message["free_offset"])
+    requests = []
+    try:
+        for r in message["requests"]:
+            inputs = [pb_utils.Tensor(d["name"], arena.read(d)) for d in r["inputs"]]
+            requests.append(pb_utils.InferenceRequest(
+                model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", "")))
+        responses = _run_execute(model, requests)
+        if not isinstance(responses, (list, tuple)) or len(responses) != len(requests):
+            got = f"a list of {len(responses)}" if isinstance(responses, (list, tuple)) else type(responses).__name__
+            raise pb_utils.TritonModelException(f"execute() must return a list of {len(requests)} InferenceResponse (one per request), it returned {got}")
+    except Exception as exc:  # noqa: BLE001 - any failure of model.py fails the batch, never the stub
+        return {"op": "result", "error": _error_line(exc), "shm_size": arena.size}
+    answers = []
+    for request, response in zip(requests, responses):
+        try:
+            if not isinstance(response, pb_utils.InferenceResponse):
+                raise pb_utils.TritonModelException(f"execute() returned a {type(response).__name__} where an InferenceResponse was expected")
+            if response.has_error():
+                answers.append({"error": response.error().message(), "code": response.error().code()})
+                continue
+            wanted = set(request.requested_output_names())
+            outputs = []
+            for tensor in response.output_tensors():
+                if wanted and tensor.name() not in wanted:
+                    continue
+                outputs.append(arena.write(tensor.name(), tensor.as_numpy(), f"output '{tensor.name()}'"))
+            answers.append({"outputs": outputs})
+        except Exception as exc:  # noqa: BLE001
+            answers.append({"error": _error_line(exc)})
+    return {"op": "result", "responses": answers, "shm_size": arena.size}
+
+
+def main():
+    message = _receive()
+    arena.cap = int(message["shm_cap"])
+    arena.ensure(int(message["shm_size"]))
+    try:
+        model = _load(message)
+    except Exception as exc:  # noqa: BLE001
+        _send({"op": "init_error", "message": _error_line(exc)})
+        return
+    _send({"op": "ready"})
+    while True:
+        message = _receive()
+        op = message.get("op")
+        if op == "execute":
+            _send(_execute(model, message))
+        elif op == "finalize":
+            error = None
+            if hasattr(model, "finalize"):
+                try:
+                    model.finalize()
+                except Exception as exc:  # noqa: BLE001
+                    error = _error_line(exc)
+            _send({"op": "finalized", "error": error})
+            return
+
+
+main()

@@ -1,0 +1,227 @@
+# gebe's triton_python_backend_utils: the module a Triton Python-backend model.py imports
+# (`import triton_python_backend_utils as pb_utils`), run by gebe's stub (gebe_stub.py) in a process
+# gebe starts per model instance. It offers what real models use; tensors are numpy arrays, and
+# inputs are views over the shared memory gebe wrote them into.
+import json
+
+import numpy as np
+
+_NUMPY_BY_TRITON = {
+    "TYPE_BOOL": np.bool_, "TYPE_UINT8": np.uint8, "TYPE_UINT16": np.uint16, "TYPE_UINT32": np.uint32,
+    "TYPE_UINT64": np.uint64, "TYPE_INT8": np.int8, "TYPE_INT16": np.int16, "TYPE_INT32": np.int32,
+    "TYPE_INT64": np.int64, "TYPE_FP16": np.float16, "TYPE_FP32": np.float32, "TYPE_FP64": np.float64,
+    "TYPE_STRING": np.object_,
+}
+
+# Set by the stub: sends a BLS request to gebe and returns (outputs, error message or None).
+_bls_exec = None
+# Set by the stub: sends a log line to gebe's log.
+_log_sink = None
+
+
+def triton_string_to_numpy(triton_type_string):
+    """numpy type of a config data_type ('TYPE_FP32' -> np.float32; TYPE_STRING -> np.object_)."""
+    return _NUMPY_BY_TRITON.get(triton_type_string)
+
+
+class TritonError(Exception):
+    UNKNOWN = 0
+    INTERNAL = 1
+    NOT_FOUND = 2
+    INVALID_ARG = 3
+    UNAVAILABLE = 4
+    UNSUPPORTED = 5
+    ALREADY_EXISTS = 6
+    CANCELLED = 7
+
+    def __init__(self, message, code=INTERNAL):
+        super().__init__(message)
+        self._message = str(message)
+        self._code = code
+
+    def message(self):
+        return self._message
+
+    def code(self):
+        return self._code
+
+
+class TritonModelException(Exception):
+    pass
+
+
+class Tensor:
+    """A named tensor over a numpy array (BYTES tensors are numpy object arrays of bytes)."""
+
+    def __init__(self, name, numpy_array, name_is_first=True):
+        if not isinstance(name, str):
+            raise TritonModelException("Tensor(name, numpy_array): name must be a string")
+        if not isinstance(numpy_array, np.ndarray):
+            raise TritonModelException(f"Tensor '{name}': expected a numpy array, got {type(numpy_array).__name__}")
+        self._name = name
+        self._array = numpy_array
+
+    def name(self):
+        return self._name
+
+    def as_numpy(self):
+        return self._array
+
+    def shape(self):
+        return list(self._array.shape)
+
+    def is_cpu(self):
+        return True
+
+    def to_dlpack(self):
+        return self._array.__dlpack__()
+
+    @staticmethod
+    def from_dlpack(name, dlpack_object):
+        return Tensor(name, np.from_dlpack(dlpack_object))
+
+
+class InferenceResponse:
+    def __init__(self, output_tensors=None, error=None, parameters=None):
+        self._outputs = list(output_tensors or [])
+        if error is not None and not isinstance(error, TritonError):
+            error = TritonError(str(error))
+        self._error = error
+        self._parameters = parameters
+
+    def output_tensors(self):
+        return self._outputs
+
+    def has_error(self):
+        return self._error is not None
+
+    def error(self):
+        return self._error
+
+
+class InferenceRequest:
+    """A request given to execute(), or (built by model.py) a BLS request to another model: exec()."""
+
+    def __init__(self, model_name="", inputs=None, requested_output_names=None, model_version=-1,
+                 request_id="", correlation_id=0, flags=0, timeout=0, parameters=None, **_ignored):
+        self._model_name = model_name
+        self._inputs = list(inputs or [])
+        self._requested = list(requested_output_names or [])
+        self._model_version = int(model_version)
+        self._request_id = request_id
+        self._correlation_id = correlation_id
+        self._flags = flags
+        self._timeout = timeout
+        self._parameters = parameters if isinstance(parameters, str) else json.dumps(parameters or {})
+
+    def inputs(self):
+        return self._inputs
+
+    def requested_output_names(self):
+        return self._requested
+
+    def request_id(self):
+        return self._request_id
+
+    def correlation_id(self):
+        return self._correlation_id
+
+    def flags(self):
+        return self._flags
+
+    def timeout(self):
+        return self._timeout
+
+    def parameters(self):
+        return self._parameters
+
+    def model_name(self):
+        return self._model_name
+
+    def is_cancelled(self):
+        return False
+
+    def exec(self, decoupled=False):
+        if decoupled:
+            raise TritonModelException("decoupled BLS requests are not supported by gebe")
+        if _bls_exec is None:
+            raise TritonModelException("BLS requests can only be sent from execute()")
+        outputs, error = _bls_exec(self)
+        return InferenceResponse(outputs, TritonError(error) if error is not None else None)
+
+    async def async_exec(self, decoupled=False):
+        return self.exec(decoupled)
+
+
+def get_input_tensor_by_name(request, name):
+    for tensor in request.inputs():
+        if tensor.name() == name:
+            return tensor
+    return None
+
+
+def get_output_tensor_by_name(response, name):
+    for tensor in response.output_tensors():
+        if tensor.name() == name:
+            return tensor
+    return None
+
+
+def _tensor_config_by_name(model_config, kind, name):
+    for tensor in model_config.get(kind, []) or []:
+        if tensor.get("name") == name:
+            return tensor
+    return None
+
+
+def get_input_config_by_name(model_config, name):
+    return _tensor_config_by_name(model_config, "input", name)
+
+
+def get_output_config_by_name(model_config, name):
+    return _tensor_config_by_name(model_config, "output", name)
+
+
+class LogLevel:
+    INFO = 0
+    WARNING = 1
+    ERROR = 2
+    VERBOSE = 3
+
+
+class Logger:
+    @staticmethod
+    def log(message, level=LogLevel.INFO):
+        if _log_sink is not None:
+            _log_sink(level, str(message))
+
+    @staticmethod
+    def log_info(message):
+        Logger.log(message, LogLevel.INFO)
+
+    @staticmethod
+    def log_warn(message):
+        Logger.log(message, LogLevel.WARNING)
+
+    @staticmethod
+    def log_error(message):
+        Logger.log(message, LogLevel.ERROR)
+
+    @staticmethod
+    def log_verbose(message):
+        Logger.log(message, LogLevel.VERBOSE)
+
+
+class ModelConfig:
+    """What auto_complete_config receives: the config as a dict; gebe keeps the config as loaded."""
+
+    def __init__(self, config):
+        self._config = config
+
+    def as_dict(self):
+        return self._config
+
+    def _ignored(self, *_args, **_kwargs):
+        return None
+
+    set_max_batch_size = add_input = add_output = set_dynamic_batching = set_model_transaction_policy = _ignored

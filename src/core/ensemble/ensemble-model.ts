@@ -1,0 +1,103 @@
+/**
+ * An ensemble as a LoadedModel: requests are checked against the ensemble's own config (Triton's
+ * request wording, shared with every model), run by runEnsemble over the composing models found
+ * through the server's ModelLookup, and answered with only the outputs the client asked for. It
+ * has no native handle: the native HTTP front end hands its requests to JS.
+ */
+import type { ModelConfig } from '../config/model-config.js';
+import { datatypeFromConfig } from '../executor/datatypes.js';
+import type { CompileReport, InferRequest, InferResponse, InferTensor, LoadedModel, ModelStatistics, TensorMetadata } from '../executor/types.js';
+import { InferError } from '../executor/types.js';
+import { validateRequest, type RequestContract } from '../executor/validate-request.js';
+import type { ModelLookup } from '../server/model-lookup.js';
+import { reshapeForReader } from './batch-shape.js';
+import { EnsembleStats } from './ensemble-stats.js';
+import { neededSteps, type EnsemblePlan } from './plan.js';
+import { runEnsemble } from './run-request.js';
+
+export class EnsembleModel implements LoadedModel {
+  readonly name: string;
+  readonly engine = 'ensemble' as const;
+  readonly maxBatchSize: number;
+  readonly inputs: TensorMetadata[];
+  readonly outputs: TensorMetadata[];
+  readonly optionalInputs: ReadonlySet<string>;
+  readonly gears: number[] = [];
+  /** An ensemble has no instances of its own (its composing models do). */
+  readonly instanceCount = 0;
+  private readonly contract: RequestContract;
+  private readonly statistics: EnsembleStats;
+  private inFlight = 0;
+  private unloading = false;
+  private drained?: () => void;
+
+  constructor(config: ModelConfig, readonly version: string, private readonly plan: EnsemblePlan, private readonly lookup: ModelLookup) {
+    this.name = plan.name;
+    this.maxBatchSize = Number(config.max_batch_size ?? 0);
+    const describe = (t: { name: string; data_type: string; dims: number[] }): TensorMetadata => ({
+      name: t.name,
+      datatype: datatypeFromConfig(t.data_type as never) ?? 'BYTES',
+      shape: this.maxBatchSize > 0 ? [-1, ...t.dims] : [...t.dims],
+    });
+    this.inputs = (config.input ?? []).map(describe);
+    this.outputs = (config.output ?? []).map(describe);
+    this.optionalInputs = new Set((config.input ?? []).filter((t) => t.optional).map((t) => t.name));
+    this.contract = {
+      name: this.name, maxBatchSize: this.maxBatchSize, maxRequestBatch: this.maxBatchSize,
+      inputs: this.inputs, outputs: this.outputs, optionalInputs: this.optionalInputs,
+    };
+    this.statistics = new EnsembleStats(this.name, version);
+  }
+
+  async infer(request: InferRequest): Promise<InferResponse> {
+    if (this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 503, 'REJECTED');
+    const valid = validateRequest(this.contract, request);
+    const start = process.hrtime.bigint();
+    const wanted = valid.outputIndexes.map((i) => this.outputs[i]!);
+    const batch = this.maxBatchSize > 0 ? (valid.shapes[0]?.[0] ?? 0) : 0;
+    this.inFlight += 1;
+    try {
+      const run = await runEnsemble(this.plan, this.lookup, request, batch, neededSteps(this.plan, wanted.map((t) => t.name)));
+      const outputs = wanted.map((meta): InferTensor => {
+        const value = run.tensors.get(meta.name);
+        if (!value) throw new InferError(`in ensemble '${this.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`, 400);
+        const dims = this.maxBatchSize > 0 ? meta.shape.slice(1) : meta.shape;
+        return { name: meta.name, datatype: value.tensor.datatype, shape: reshapeForReader(dims, batch !== 0, value.batch, value.tensor.shape), data: value.tensor.data };
+      });
+      this.statistics.success(batch, Number(process.hrtime.bigint() - start), run.queueNs, run.stepsNs);
+      const response: InferResponse = { modelName: this.name, modelVersion: this.version, outputs };
+      if (request.id !== undefined) response.id = request.id;
+      return response;
+    } catch (err) {
+      this.statistics.failure(Number(process.hrtime.bigint() - start));
+      throw err;
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) this.drained?.();
+    }
+  }
+
+  stats(): ModelStatistics {
+    return this.statistics.snapshot();
+  }
+
+  /** The ensemble's names for its composing models, in step order (for perf's breakdown). */
+  composingModels(): string[] {
+    return [...new Set(this.plan.steps.map((s) => s.modelName))];
+  }
+
+  pendingCount(): number {
+    return this.inFlight;
+  }
+
+  async compile(): Promise<CompileReport> {
+    throw new InferError(`model '${this.name}' is an ensemble: it compiles nothing itself; compile its composing models (${this.composingModels().join(', ')})`);
+  }
+
+  /** As every model: accepted requests finish, new ones are refused. */
+  async unload(): Promise<void> {
+    this.unloading = true;
+    if (this.inFlight === 0) return;
+    await new Promise<void>((resolve) => (this.drained = resolve));
+  }
+}

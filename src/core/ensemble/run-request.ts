@@ -1,0 +1,116 @@
+/**
+ * One ensemble request: steps start as soon as every ensemble tensor they read exists (several at
+ * once when they are independent), each through its composing model's own infer() (so that model's
+ * scheduler and dynamic batcher take it), and tensors travel between steps as the same byte views
+ * (never copied). The first failing step fails the request with its step and model named, in
+ * Triton's "in ensemble '<name>', ..." form; steps already running finish but nothing more starts.
+ */
+import type { InferRequest, InferResponse, InferTensor, LoadedModel } from '../executor/types.js';
+import { InferError } from '../executor/types.js';
+import type { ModelLookup } from '../server/model-lookup.js';
+import { ProtocolError } from '../server/protocol-error.js';
+import { reshapeForReader } from './batch-shape.js';
+import type { EnsemblePlan, EnsembleStep } from './plan.js';
+
+/** A tensor on the ensemble's board, with the batch size it was made with (0: not batched). */
+interface BoardTensor {
+  tensor: InferTensor;
+  batch: number;
+}
+
+export interface RunResult {
+  tensors: Map<string, BoardTensor>;
+  /** Sum of the steps' durations (ns), and the time before the first step was handed on. */
+  stepsNs: number;
+  queueNs: number;
+}
+
+export function runEnsemble(
+  plan: EnsemblePlan, lookup: ModelLookup, request: InferRequest, requestBatch: number, needed: ReadonlySet<number>,
+): Promise<RunResult> {
+  const start = process.hrtime.bigint();
+  const board = new Map<string, BoardTensor>();
+  for (const t of request.inputs) board.set(t.name, { tensor: t, batch: requestBatch });
+  // Optional ensemble inputs the client left out: the steps reading them run without them (Triton).
+  const absent = new Set([...plan.readers.keys()].filter((t) => !board.has(t) && !plan.writer.has(t)));
+  const started = new Set<number>();
+  let running = 0;
+  let done = 0;
+  let failed = false;
+  let stepsNs = 0;
+  let queueNs = -1;
+  return new Promise<RunResult>((resolve, reject) => {
+    const fail = (err: InferError): void => {
+      if (failed) return;
+      failed = true;
+      reject(err);
+    };
+    const launchReady = (): void => {
+      for (const index of needed) {
+        if (failed) return;
+        if (started.has(index)) continue;
+        const step = plan.steps[index]!;
+        if (!step.inputs.every(([, tensor]) => board.has(tensor) || absent.has(tensor))) continue;
+        started.add(index);
+        running += 1;
+        const stepStart = process.hrtime.bigint();
+        if (queueNs < 0) queueNs = Number(stepStart - start);
+        runStep(lookup, step, board, request).then(
+          (outputs) => {
+            running -= 1;
+            done += 1;
+            stepsNs += Number(process.hrtime.bigint() - stepStart);
+            for (const [tensor, value] of outputs) board.set(tensor, value);
+            if (done === needed.size) resolve({ tensors: board, stepsNs, queueNs: Math.max(queueNs, 0) });
+            else launchReady();
+          },
+          (err: unknown) => {
+            running -= 1;
+            fail(stepError(plan, step, err));
+          },
+        );
+      }
+      if (!failed && running === 0 && done < needed.size) {
+        fail(new InferError(`in ensemble '${plan.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`, 400));
+      }
+    };
+    if (needed.size === 0) resolve({ tensors: board, stepsNs: 0, queueNs: 0 });
+    else launchReady();
+  });
+}
+
+async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<string, BoardTensor>, parent: InferRequest): Promise<Map<string, BoardTensor>> {
+  const model = lookup.resolve(step.modelName, step.modelVersion);
+  const batching = model.maxBatchSize > 0;
+  const inputs: InferTensor[] = step.inputs.filter(([, tensor]) => board.has(tensor)).map(([input, tensor]) => {
+    const value = board.get(tensor)!;
+    const meta = model.inputs.find((t) => t.name === input);
+    const dims = meta ? (batching ? meta.shape.slice(1) : meta.shape) : value.tensor.shape;
+    return { name: input, datatype: value.tensor.datatype, shape: reshapeForReader(dims, batching, value.batch, value.tensor.shape), data: value.tensor.data };
+  });
+  const request: InferRequest = { inputs, outputs: step.outputs.map(([output]) => output) };
+  if (parent.id !== undefined) request.id = parent.id;
+  if (parent.priority !== undefined) request.priority = parent.priority;
+  if (parent.timeoutUs !== undefined) request.timeoutUs = parent.timeoutUs;
+  const response: InferResponse = await model.infer(request);
+  const batch = batching ? (inputs[0]?.shape[0] ?? 0) : 0;
+  const produced = new Map<string, BoardTensor>();
+  for (const [output, tensor] of step.outputs) {
+    const t = response.outputs.find((o) => o.name === output);
+    if (!t) throw new InferError(`model '${model.name}' returned no output '${output}'`, 500, 'BACKEND');
+    produced.set(tensor, { tensor: { ...t, name: tensor }, batch });
+  }
+  return produced;
+}
+
+/** A step's failure as the ensemble reports it: Triton's prefix, then the step and its model. */
+function stepError(plan: EnsemblePlan, step: EnsembleStep, err: unknown): InferError {
+  const where = `in ensemble '${plan.name}', step ${step.index} (model '${step.modelName}'${step.modelVersion ? ` version ${step.modelVersion}` : ''}): `;
+  if (err instanceof InferError) return new InferError(where + err.message, err.status, err.reason);
+  if (err instanceof ProtocolError) {
+    // The composing model is not (or no longer) served: the ensemble cannot run now.
+    const status = err.httpStatus === 400 ? 400 : err.httpStatus === 404 || err.httpStatus === 503 ? 503 : 500;
+    return new InferError(where + err.message, status, 'REJECTED');
+  }
+  return new InferError(where + (err instanceof Error ? err.message : String(err)), 500, 'BACKEND');
+}

@@ -1,0 +1,68 @@
+/**
+ * BLS (business logic scripting): a model.py's `pb_utils.InferenceRequest(...).exec()` runs another
+ * model of the same server. The stub names the request's tensors in the shared arena; they go to
+ * the target's own infer() (so its scheduler and batching apply) as views of the arena, and the
+ * answer is written back after them. Everything the stub names is checked before use.
+ */
+import { isDatatype } from '../server/datatypes.js';
+import type { InferTensor } from '../executor/types.js';
+import { latestVersion, type ModelLookup } from '../server/model-lookup.js';
+import type { ControlMessage } from './control-channel.js';
+import { align, type SharedArena } from './shared-arena.js';
+
+
+const MAX_TENSORS = 1024;
+const MAX_RANK = 64;
+
+export async function runBls(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string): Promise<ControlMessage> {
+  try {
+    if (!lookup) throw new Error('BLS requests need a server: this model was loaded outside `gebe serve`');
+    const request = blsRequest(message, arena);
+    const target = lookup.resolve(request.model, request.version);
+    const response = await target.infer({ id: request.id, inputs: request.inputs, outputs: request.outputs.length > 0 ? request.outputs : undefined });
+    let offset = Number(message.out_offset);
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new Error('BLS request has no valid out_offset');
+    const outputs = response.outputs.map((t) => {
+      offset = align(offset);
+      arena.reserve(offset, t.data.byteLength, `BLS output '${t.name}' of model '${request.model}'`);
+      arena.write(offset, t.data);
+      const desc = { name: t.name, datatype: t.datatype, shape: t.shape, offset, size: t.data.byteLength };
+      offset += t.data.byteLength;
+      return desc;
+    });
+    return { op: 'bls_result', outputs, free_offset: align(offset), shm_size: arena.size };
+  } catch (err) {
+    return { op: 'bls_result', error: `BLS request from '${caller}' failed: ${(err as Error).message}` };
+  }
+}
+
+interface BlsRequest {
+  model: string;
+  version?: string;
+  id?: string;
+  inputs: InferTensor[];
+  outputs: string[];
+}
+
+function blsRequest(m: ControlMessage, arena: SharedArena): BlsRequest {
+  if (typeof m.model_name !== 'string' || m.model_name === '') throw new Error('pb_utils.InferenceRequest needs a model_name');
+  const version = Number(m.model_version ?? -1);
+  if (!Number.isSafeInteger(version) || (version < 1 && version !== -1)) throw new Error(`model_version ${String(m.model_version)} is not -1 (latest) or a version number`);
+  arena.ensure(Number(m.shm_size));
+  const rawInputs = Array.isArray(m.inputs) ? (m.inputs as Array<Record<string, unknown>>) : [];
+  const outputs = Array.isArray(m.outputs) ? m.outputs : [];
+  if (rawInputs.length > MAX_TENSORS || outputs.length > MAX_TENSORS) throw new Error(`a BLS request names more than ${MAX_TENSORS} tensors`);
+  const inputs = rawInputs.map((d) => {
+    const name = typeof d?.name === 'string' ? d.name : '';
+    const shape = d?.shape;
+    const data = arena.view(d?.offset, d?.size);
+    if (!isDatatype(d?.datatype)) throw new Error(`BLS input '${name.slice(0, 200)}' has no Triton datatype (${String(d?.datatype).slice(0, 40)})`);
+    if (!Array.isArray(shape) || shape.length > MAX_RANK || !shape.every((x) => Number.isSafeInteger(x) && x >= 0)) {
+      throw new Error(`BLS input '${name.slice(0, 200)}' has an invalid shape`);
+    }
+    if (!data) throw new Error(`BLS input '${name.slice(0, 200)}' lies outside the shared memory`);
+    return { name, datatype: d.datatype as InferTensor['datatype'], shape: shape as number[], data };
+  });
+  if (!outputs.every((o) => typeof o === 'string')) throw new Error('requested_output_names must be strings');
+  return { model: m.model_name, version: latestVersion(version), id: typeof m.request_id === 'string' && m.request_id !== '' ? m.request_id : undefined, inputs, outputs: outputs as string[] };
+}

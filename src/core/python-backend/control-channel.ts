@@ -1,0 +1,80 @@
+/**
+ * The control pipe to a Python stub: length-prefixed (4-byte little-endian) JSON messages. Only
+ * small messages travel here (names, shapes, offsets, errors); tensor bytes live in shared memory.
+ * A message from Python larger than the bound ends the channel instead of growing a buffer.
+ */
+import type { Readable, Writable } from 'node:stream';
+
+/** The largest control message accepted from a stub (tensor metadata of one execute, errors). */
+export const MAX_CONTROL_MESSAGE_BYTES = 4 << 20;
+
+export type ControlMessage = Record<string, unknown> & { op: string };
+
+export class ControlChannel {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  constructor(
+    private readonly output: Writable,
+    input: Readable,
+    private readonly onMessage: (message: ControlMessage) => void,
+    private readonly onProtocolError: (reason: string) => void,
+    /** The stub's end closed: it ended, or model.py closed file descriptor 4. */
+    onEnd: () => void,
+  ) {
+    input.on('data', (chunk: Buffer) => this.receive(chunk));
+    input.on('end', () => onEnd());
+    // An EPIPE after the process died is reported by its exit, not here.
+    output.on('error', () => undefined);
+  }
+
+  send(message: ControlMessage): void {
+    const body = Buffer.from(JSON.stringify(message), 'utf8');
+    const header = Buffer.alloc(4);
+    header.writeUInt32LE(body.byteLength, 0);
+    this.output.write(Buffer.concat([header, body]));
+  }
+
+  private receive(chunk: Buffer): void {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.byteLength;
+    while (this.pendingBytes >= 4) {
+      const head = this.peek(4);
+      const length = head.readUInt32LE(0);
+      if (length > MAX_CONTROL_MESSAGE_BYTES) {
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.onProtocolError(`a control message of ${length} bytes exceeds the limit of ${MAX_CONTROL_MESSAGE_BYTES}`);
+        return;
+      }
+      if (this.pendingBytes < 4 + length) return;
+      const frame = this.take(4 + length).subarray(4);
+      let message: unknown;
+      try {
+        message = JSON.parse(frame.toString('utf8'));
+      } catch {
+        this.onProtocolError('a control message is not valid JSON');
+        return;
+      }
+      if (!message || typeof message !== 'object' || typeof (message as ControlMessage).op !== 'string') {
+        this.onProtocolError('a control message has no "op"');
+        return;
+      }
+      this.onMessage(message as ControlMessage);
+    }
+  }
+
+  private peek(n: number): Buffer {
+    if (this.pending[0]!.byteLength < n) this.pending = [Buffer.concat(this.pending)];
+    return this.pending[0]!.subarray(0, n);
+  }
+
+  private take(n: number): Buffer {
+    const all = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    const frame = all.subarray(0, n);
+    const rest = all.subarray(n);
+    this.pending = rest.byteLength > 0 ? [rest] : [];
+    this.pendingBytes = rest.byteLength;
+    return frame;
+  }
+}

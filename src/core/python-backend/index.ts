@@ -1,0 +1,109 @@
+/**
+ * Loads a Python-backend model version (backend "python": `<version>/model.py`, or the config's
+ * default_model_filename) as a LoadedModel that serve programs against like any other: the
+ * interpreter, the refusals serve makes for features the stub does not offer, Triton's initialize()
+ * arguments and the instance names.
+ */
+import path from 'node:path';
+import { GebeError } from '../../errors.js';
+import type { ModelConfig } from '../config/model-config.js';
+import { datatypeFromConfig } from '../server/datatypes.js';
+import type { Datatype, LoadedModel, TensorMetadata } from '../executor/types.js';
+import { outsideMessage, resolveInside } from '../repository/inside.js';
+import type { Logger } from '../server/logger.js';
+import type { ModelLookup } from '../server/model-lookup.js';
+import { runBls } from './bls.js';
+import { findInterpreter } from './interpreter.js';
+import { PythonModel } from './python-model.js';
+
+export { PythonModel } from './python-model.js';
+
+/** The most shared memory one execute() of an instance may use: inputs, outputs and BLS tensors. */
+export const PYTHON_SHM_CAP_BYTES = 1 << 30;
+/** How long unload waits for running requests and finalize() before it kills an instance's process. */
+export const PYTHON_UNLOAD_GRACE_MS = 10_000;
+
+export interface PythonLoadContext {
+  log: Logger;
+  /** The server's models, for BLS requests; without it BLS requests fail. */
+  lookup?: ModelLookup;
+  shmCapBytes?: number;
+  unloadGraceMs?: number;
+}
+
+export function isPythonModel(config: ModelConfig): boolean {
+  return config.backend === 'python';
+}
+
+type Loader = (modelDir: string, version: string, config: ModelConfig) => Promise<LoadedModel>;
+
+/** `load` for model files, and the Python backend for backend "python" (in-process perf, tune, infer). */
+export function withPythonModels(load: Loader, context: PythonLoadContext): Loader {
+  return (dir, version, config) => (isPythonModel(config) ? loadPythonModel(dir, version, config, context) : load(dir, version, config));
+}
+
+export async function loadPythonModel(modelDir: string, version: string, config: ModelConfig, context: PythonLoadContext): Promise<PythonModel> {
+  const dir = path.resolve(modelDir);
+  const name = config.name ?? path.basename(dir);
+  const fileName = config.default_model_filename || 'model.py';
+  const found = resolveInside(dir, path.join(dir, version), fileName);
+  if (!found.ok) {
+    throw new GebeError(found.reason === 'outside' ? `model '${name}': ${outsideMessage('default_model_filename', fileName)}` : `model '${name}' version ${version} has no ${fileName} (expected ${path.join(dir, version, fileName)})`, {
+      hint: 'a Python-backend model keeps its code in <model>/<version>/model.py, a class TritonPythonModel with execute(self, requests)',
+    });
+  }
+  const interpreter = findInterpreter(dir, config);
+  const batched = Number(config.max_batch_size ?? 0) > 0;
+  const inputs = describe(name, 'input', config.input ?? [], batched);
+  const outputs = describe(name, 'output', config.output ?? [], batched);
+  const args = (instance: string, kind: string): Record<string, string> => ({
+    model_config: JSON.stringify(config),
+    model_instance_kind: kind,
+    model_instance_name: instance,
+    model_instance_device_id: '0',
+    model_repository: dir,
+    model_version: version,
+    model_name: name,
+  });
+  const instances = instanceNames(name, config);
+  const shmCap = context.shmCapBytes ?? PYTHON_SHM_CAP_BYTES;
+  return PythonModel.load(
+    {
+      name, version, maxBatchSize: Number(config.max_batch_size ?? 0), inputs, outputs,
+      optionalInputs: new Set((config.input ?? []).filter((t) => t.optional).map((t) => t.name)),
+      dynamicBatching: config.dynamic_batching !== undefined,
+      unloadGraceMs: context.unloadGraceMs ?? PYTHON_UNLOAD_GRACE_MS,
+      log: context.log,
+    },
+    instances.map((i) => i.name),
+    (instance) => ({
+      interpreter, modelName: name, instanceName: instance, modelFile: found.path, shmCap, log: context.log,
+      args: args(instance, instances.find((i) => i.name === instance)!.kind),
+      bls: (message, arena) => runBls(message, arena, context.lookup, name),
+    }),
+  );
+}
+
+function describe(model: string, kind: 'input' | 'output', tensors: NonNullable<ModelConfig['input']>, batched: boolean): TensorMetadata[] {
+  return tensors.map((t) => {
+    const datatype = datatypeFromConfig(String(t.data_type)) as Datatype | undefined;
+    if (!datatype || datatype === 'BF16') {
+      throw new GebeError(`model '${model}': ${kind} '${t.name}' is ${String(t.data_type)}, which gebe's Python backend does not pass to numpy`, {
+        hint: datatype === 'BF16' ? 'numpy has no bfloat16: declare the tensor TYPE_FP32 (or TYPE_FP16) and convert in model.py' : 'give the tensor a Triton data_type',
+      });
+    }
+    const dims = t.dims.map(Number);
+    return { name: t.name, datatype, shape: batched ? [-1, ...dims] : dims };
+  });
+}
+
+/** Triton's instance names: `<group name>_<k>`, a group named `<model>_<group index>` by default. */
+function instanceNames(model: string, config: ModelConfig): Array<{ name: string; kind: string }> {
+  const groups = config.instance_group?.length ? config.instance_group : [{}];
+  return groups.flatMap((g, gi) => {
+    const group = g as { name?: string; count?: number; kind?: string };
+    const groupName = group.name || `${model}_${gi}`;
+    const kind = group.kind === 'KIND_GPU' ? 'GPU' : group.kind === 'KIND_MODEL' ? 'MODEL' : 'CPU';
+    return Array.from({ length: Math.max(1, Number(group.count ?? 1)) }, (_, k) => ({ name: `${groupName}_${k}`, kind }));
+  });
+}

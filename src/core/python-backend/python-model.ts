@@ -1,0 +1,232 @@
+/**
+ * A Python-backend model (backend "python", model.py) as a LoadedModel: one stub process per
+ * instance (instance_group count), a queue in front of them, and — where the config has
+ * dynamic_batching — batching as Triton's python backend sees it: an instance that becomes free
+ * takes every queued request that fits max_batch_size and gets them in one execute(requests)
+ * call (no waiting for more: max_queue_delay_microseconds and preferred sizes are not used).
+ * Without dynamic_batching each execute() gets one request.
+ */
+import type { ModelConfig } from '../config/model-config.js';
+import { validateRequest, type RequestContract } from '../executor/validate-request.js';
+import {
+  InferError, type CompileReport, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
+} from '../executor/types.js';
+import type { Logger } from '../server/logger.js';
+import { ModelStats } from './model-stats.js';
+import { checkOutputs } from './output-check.js';
+import { StubProcess, type ExecuteAnswer, type StubOptions } from './stub-process.js';
+
+export interface PythonModelSpec {
+  name: string;
+  version: string;
+  maxBatchSize: number;
+  inputs: TensorMetadata[];
+  outputs: TensorMetadata[];
+  optionalInputs: ReadonlySet<string>;
+  dynamicBatching: boolean;
+  /** How long unload waits for running requests and finalize() before killing the processes. */
+  unloadGraceMs: number;
+  log: Logger;
+}
+
+interface Queued {
+  request: InferRequest;
+  /** Rows of the request (its batch dimension), 1 when max_batch_size is 0. */
+  rows: number;
+  enqueued: bigint;
+  resolve(response: InferResponse): void;
+  reject(err: InferError): void;
+}
+
+interface Instance {
+  name: string;
+  stub?: StubProcess;
+  starting?: Promise<StubProcess>;
+  running: number;
+}
+
+/** pb_utils.TritonError codes → HTTP status (INVALID_ARG, NOT_FOUND, UNAVAILABLE, UNSUPPORTED). */
+const STATUS_BY_CODE: Record<number, 400 | 404 | 503> = { 2: 404, 3: 400, 4: 503, 5: 400 };
+
+export class PythonModel implements LoadedModel {
+  readonly engine = 'python' as const;
+  readonly gears: number[] = [];
+  private readonly queue: Queued[] = [];
+  private readonly stats_ = new ModelStats();
+  private readonly contract: RequestContract;
+  private unloading?: Promise<void>;
+  private idleWaiters: Array<() => void> = [];
+
+  private constructor(
+    private readonly spec: PythonModelSpec,
+    private readonly instances: Instance[],
+    private readonly stubOptions: (instance: string) => StubOptions,
+  ) {
+    this.contract = { ...spec, maxRequestBatch: spec.maxBatchSize };
+  }
+
+  /** Starts every instance's process (initialize() runs in each); any failure fails the load. */
+  static async load(spec: PythonModelSpec, instanceNames: string[], stubOptions: (instance: string) => StubOptions): Promise<PythonModel> {
+    const model = new PythonModel(spec, instanceNames.map((name) => ({ name, running: 0 })), stubOptions);
+    const started = await Promise.allSettled(model.instances.map((i) => model.start(i)));
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) {
+      await Promise.all(model.instances.map((i) => i.stub?.finalize(0)));
+      throw failed.reason;
+    }
+    return model;
+  }
+
+  get name(): string { return this.spec.name; }
+  get version(): string { return this.spec.version; }
+  get maxBatchSize(): number { return this.spec.maxBatchSize; }
+  get inputs(): TensorMetadata[] { return this.spec.inputs; }
+  get outputs(): TensorMetadata[] { return this.spec.outputs; }
+  get instanceCount(): number { return this.instances.length; }
+  get optionalInputs(): ReadonlySet<string> { return this.spec.optionalInputs; }
+
+  infer(request: InferRequest): Promise<InferResponse> {
+    if (this.unloading) return Promise.reject(new InferError(`model '${this.name}' version ${this.version} is not loaded`, 503, 'REJECTED'));
+    let valid;
+    try {
+      valid = validateRequest(this.contract, request);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const rows = this.spec.maxBatchSize > 0 ? (valid.shapes.find((s) => s.length > 0)?.[0] ?? 1) : 1;
+    return new Promise<InferResponse>((resolve, reject) => {
+      this.queue.push({ request, rows, enqueued: process.hrtime.bigint(), resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  stats(): ModelStatistics {
+    return this.stats_.snapshot(this.name, this.version);
+  }
+
+  pendingCount(): number {
+    return this.queue.length + this.instances.reduce((n, i) => n + i.running, 0);
+  }
+
+  /** Python models compile nothing ahead of time. */
+  async compile(shapes: Record<string, number[]>): Promise<CompileReport> {
+    return { shapes, compileMs: 0, arenaBytes: 0, cached: true };
+  }
+
+  /** Rejects queued requests, lets running ones finish (bounded), runs finalize() and ends the processes. */
+  unload(): Promise<void> {
+    this.unloading ??= (async () => {
+      for (const q of this.queue.splice(0)) q.reject(new InferError(`model '${this.name}' version ${this.version} is unloading`, 503, 'REJECTED'));
+      const deadline = Date.now() + this.spec.unloadGraceMs;
+      if (this.pendingCount() > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, this.spec.unloadGraceMs))),
+        ]);
+        clearTimeout(timer);
+      }
+      const remaining = Math.max(0, deadline - Date.now());
+      await Promise.all(this.instances.map(async (i) => {
+        const stub = i.stub ?? (await i.starting?.catch(() => undefined));
+        await stub?.finalize(remaining);
+      }));
+    })();
+    return this.unloading;
+  }
+
+  private start(instance: Instance): Promise<StubProcess> {
+    instance.starting ??= StubProcess.start({
+      ...this.stubOptions(instance.name),
+      onExit: () => this.onExit(instance),
+    }).then(
+      (stub) => {
+        instance.stub = stub;
+        instance.starting = undefined;
+        return stub;
+      },
+      (err: unknown) => {
+        instance.starting = undefined;
+        throw err;
+      },
+    );
+    return instance.starting;
+  }
+
+  /** A process that ended while serving is started again, so the next request finds one. */
+  private onExit(instance: Instance): void {
+    if (this.unloading || !instance.stub) return;
+    instance.stub = undefined;
+    this.spec.log.warn('Python model instance process ended; starting a new one', { model: this.name, instance: instance.name });
+    this.start(instance).catch((err: Error) => this.spec.log.error('Python model instance failed to restart', { model: this.name, instance: instance.name, reason: err.message }));
+  }
+
+  private dispatch(): void {
+    for (const instance of this.instances) {
+      if (this.queue.length === 0) return;
+      if (instance.running > 0) continue;
+      void this.run(instance, this.takeBatch());
+    }
+  }
+
+  private takeBatch(): Queued[] {
+    const batch = [this.queue.shift()!];
+    if (!this.spec.dynamicBatching) return batch;
+    let rows = batch[0]!.rows;
+    const limit = this.spec.maxBatchSize > 0 ? this.spec.maxBatchSize : 1;
+    while (this.queue.length > 0 && rows + this.queue[0]!.rows <= limit) {
+      const next = this.queue.shift()!;
+      rows += next.rows;
+      batch.push(next);
+    }
+    return batch;
+  }
+
+  private async run(instance: Instance, batch: Queued[]): Promise<void> {
+    instance.running = batch.length;
+    const started = process.hrtime.bigint();
+    try {
+      const stub = instance.stub?.alive ? instance.stub : await this.start(instance);
+      const t0 = process.hrtime.bigint();
+      const running = stub.execute(batch.map((q) => ({ id: q.request.id, inputs: q.request.inputs, outputs: q.request.outputs ?? [] })));
+      const t1 = process.hrtime.bigint();
+      let answers: ExecuteAnswer[];
+      try {
+        answers = await running;
+      } catch (err) {
+        // Triton's python backend words a failed execute() this way.
+        throw new InferError(`Failed to process the request(s) for model instance '${instance.name}', message: ${(err as Error).message}`, 500, 'BACKEND');
+      }
+      const t2 = process.hrtime.bigint();
+      batch.forEach((q, i) => this.answer(q, answers[i]!, started));
+      const t3 = process.hrtime.bigint();
+      this.stats_.execution(batch.reduce((n, q) => n + q.rows, 0), batch.length, {
+        compute_input: Number(t1 - t0), compute_infer: Number(t2 - t1), compute_output: Number(t3 - t2),
+      });
+    } catch (err) {
+      const error = err instanceof InferError ? err : new InferError((err as Error).message, 500, 'BACKEND');
+      const now = process.hrtime.bigint();
+      for (const q of batch) {
+        this.stats_.request(false, Number(now - q.enqueued), 0);
+        q.reject(error);
+      }
+    } finally {
+      instance.running = 0;
+      if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      if (!this.unloading) this.dispatch();
+    }
+  }
+
+  private answer(q: Queued, answer: ExecuteAnswer, started: bigint): void {
+    const done = process.hrtime.bigint();
+    try {
+      if ('error' in answer) throw new InferError(answer.error, STATUS_BY_CODE[answer.code ?? -1] ?? 500, 'BACKEND');
+      const outputs = checkOutputs(this.name, this.outputs, answer.outputs, q.request.outputs);
+      this.stats_.request(true, Number(done - q.enqueued), Number(started - q.enqueued));
+      q.resolve({ id: q.request.id, modelName: this.name, modelVersion: this.version, outputs });
+    } catch (err) {
+      this.stats_.request(false, Number(done - q.enqueued), 0);
+      q.reject(err instanceof InferError ? err : new InferError((err as Error).message, 500, 'BACKEND'));
+    }
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * One Python process running a model instance's model.py through gebe's stub
+ * (python/gebe_stub.py), as Triton's python backend runs a stub per instance. Requests go as
+ * control messages naming tensors in the shared arena; the answers are copied out of the arena
+ * before the next execute reuses it. A process that dies fails the execute in flight; the
+ * owner (python-model.ts) starts a new one for the next request.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Readable, Writable } from 'node:stream';
+import { GebeError } from '../../errors.js';
+import type { InferTensor } from '../executor/types.js';
+import type { Logger } from '../server/logger.js';
+import { ControlChannel, type ControlMessage } from './control-channel.js';
+import type { Interpreter } from './interpreter.js';
+import { LineLog } from './line-log.js';
+import { align, ARENA_KEEP_BYTES, SharedArena } from './shared-arena.js';
+
+export const STUB_SCRIPT = fileURLToPath(new URL('../../../python/gebe_stub.py', import.meta.url));
+
+export interface StubOptions {
+  interpreter: Interpreter;
+  modelName: string;
+  instanceName: string;
+  modelFile: string;
+  /** initialize(args): Triton's keys, all strings. */
+  args: Record<string, string>;
+  /** The most shared memory one execute may use (inputs, outputs and BLS tensors together). */
+  shmCap: number;
+  log: Logger;
+  /** Runs a BLS request the stub sent during execute(); resolves with the reply message. */
+  bls(message: ControlMessage, arena: SharedArena): Promise<ControlMessage>;
+  /** Called once when the process has exited (expectedly or not). */
+  onExit?(): void;
+}
+
+export interface ExecuteRequest {
+  id?: string;
+  inputs: InferTensor[];
+  /** Requested output names; empty = all. */
+  outputs: string[];
+}
+
+/** One request's answer from model.py: outputs copied out of shared memory, or its error. */
+export type ExecuteAnswer = { outputs: InferTensor[] } | { error: string; code?: number };
+
+interface Pending {
+  resolve(answers: ExecuteAnswer[]): void;
+  reject(err: Error): void;
+  count: number;
+}
+
+const LOG_LEVELS = ['info', 'warn', 'error', 'verbose'] as const;
+/** How long a closed control pipe waits for the process's exit before gebe ends the process. */
+const PIPE_CLOSE_GRACE_MS = 2000;
+
+export class StubProcess {
+  private readonly arena: SharedArena;
+  private readonly child: ChildProcess;
+  private readonly channel: ControlChannel;
+  private readonly stderr: { tail(): string[] };
+  private pending?: Pending;
+  private startup?: { resolve(): void; reject(err: Error): void };
+  private finalizing?: () => void;
+  private exitReason?: string;
+  private readonly exited: Promise<void>;
+
+  private constructor(private readonly o: StubOptions) {
+    this.arena = SharedArena.create(o.shmCap);
+    this.child = spawn(o.interpreter.command, [STUB_SCRIPT, this.arena.path], {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    const fields = { model: o.modelName, instance: o.instanceName };
+    new LineLog(this.child.stdout!, (line) => o.log.info(line, fields));
+    this.stderr = new LineLog(this.child.stderr!, (line) => o.log.warn(line, fields));
+    this.channel = new ControlChannel(this.child.stdio[3] as Writable, this.child.stdio[4] as Readable, (m) => this.onMessage(m), (reason) => {
+      this.exitReason ??= `it broke the control protocol (${reason})`;
+      this.kill();
+    }, () => {
+      // Usually the process has ended and its exit is on the way; one that still runs closed the
+      // pipe itself and can answer nothing more.
+      setTimeout(() => {
+        if (this.exitReason !== undefined) return;
+        this.exitReason = 'it closed its control pipe (file descriptor 4)';
+        this.kill();
+      }, PIPE_CLOSE_GRACE_MS).unref();
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once('error', (err) => {
+        this.exitReason ??= `${o.interpreter.command} could not be started (${err.message})`;
+        this.onGone();
+        resolve();
+      });
+      this.child.once('close', (code, signal) => {
+        this.exitReason ??= signal ? `it was killed by ${signal}` : `it exited with code ${code}`;
+        this.onGone();
+        resolve();
+      });
+    });
+  }
+
+  /** Starts the process and runs model.py's initialize(); rejects with the reason it failed. */
+  static async start(o: StubOptions): Promise<StubProcess> {
+    const stub = new StubProcess(o);
+    await new Promise<void>((resolve, reject) => {
+      stub.startup = { resolve, reject };
+      stub.channel.send({ op: 'init', args: o.args, model_file: o.modelFile, shm_cap: o.shmCap, shm_size: stub.arena.size });
+    });
+    // Both processes hold the file now: its name can go, so nothing is left behind in /dev/shm.
+    stub.arena.unlink();
+    return stub;
+  }
+
+  get alive(): boolean {
+    return this.exitReason === undefined;
+  }
+
+  /** Runs one execute(requests) call; rejects when model.py's execute raised or the process died. */
+  execute(requests: ExecuteRequest[]): Promise<ExecuteAnswer[]> {
+    if (!this.alive) return Promise.reject(new Error(this.goneMessage()));
+    if (this.pending) return Promise.reject(new Error('internal error: an instance got a second execute() while one is running'));
+    let offset = 0;
+    const described = requests.map((r) => ({
+      id: r.id ?? '',
+      outputs: r.outputs,
+      inputs: r.inputs.map((t) => {
+        offset = align(offset);
+        this.arena.reserve(offset, t.data.byteLength, `input '${t.name}'`);
+        this.arena.write(offset, t.data);
+        const desc = { name: t.name, datatype: t.datatype, shape: t.shape, offset, size: t.data.byteLength };
+        offset += t.data.byteLength;
+        return desc;
+      }),
+    }));
+    return new Promise<ExecuteAnswer[]>((resolve, reject) => {
+      this.pending = { resolve, reject, count: requests.length };
+      this.channel.send({ op: 'execute', model_name: this.o.modelName, requests: described, shm_size: this.arena.size, free_offset: align(offset) });
+    });
+  }
+
+  /** Runs finalize() and waits up to `graceMs` for the process to end; then kills it. */
+  async finalize(graceMs: number): Promise<void> {
+    if (this.alive) {
+      const done = new Promise<void>((resolve) => (this.finalizing = resolve));
+      this.channel.send({ op: 'finalize' });
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+      const outcome = await Promise.race([done.then(() => this.exited), this.exited, late]);
+      clearTimeout(timer);
+      if (outcome === 'late') {
+        this.o.log.warn('Python model instance did not end within the unload grace period; killing it', {
+          model: this.o.modelName, instance: this.o.instanceName, grace_ms: graceMs,
+        });
+      }
+    }
+    this.kill();
+    await this.exited;
+  }
+
+  /** Ends the process at once (SIGKILL). */
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+
+  private onMessage(m: ControlMessage): void {
+    switch (m.op) {
+      case 'ready':
+        this.startup?.resolve();
+        this.startup = undefined;
+        return;
+      case 'init_error':
+      case 'fatal':
+        this.exitReason = 'it failed to load';
+        this.startup?.reject(this.loadError(m.op, String(m.message)));
+        this.startup = undefined;
+        this.kill();
+        return;
+      case 'result':
+        return this.onResult(m);
+      case 'bls':
+        void this.o.bls(m, this.arena).then((reply) => {
+          if (this.alive) this.channel.send(reply);
+        });
+        return;
+      case 'log': {
+        const level = LOG_LEVELS[Number(m.level)] ?? 'info';
+        this.o.log[level](String(m.message).slice(0, 65536), { model: this.o.modelName, instance: this.o.instanceName });
+        return;
+      }
+      case 'finalized':
+        if (typeof m.error === 'string') this.o.log.warn(`finalize() of model.py failed: ${m.error}`, { model: this.o.modelName, instance: this.o.instanceName });
+        this.finalizing?.();
+        return;
+      default:
+        this.exitReason = `it sent an unknown control message "${m.op.slice(0, 40)}"`;
+        this.kill();
+    }
+  }
+
+  private onResult(m: ControlMessage): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    if (!pending) return;
+    try {
+      this.settle(pending, m);
+    } finally {
+      this.arena.discardAbove(ARENA_KEEP_BYTES);
+    }
+  }
+
+  private settle(pending: Pending, m: ControlMessage): void {
+    try {
+      this.arena.ensure(Number(m.shm_size));
+    } catch (err) {
+      pending.reject(err as Error);
+      return;
+    }
+    if (typeof m.error === 'string') {
+      pending.reject(new Error(m.error));
+      return;
+    }
+    const responses = Array.isArray(m.responses) ? (m.responses as unknown[]) : [];
+    if (responses.length !== pending.count) {
+      pending.reject(new Error(`the Python stub answered ${responses.length} responses for ${pending.count} requests`));
+      return;
+    }
+    pending.resolve(responses.map((r) => this.copyAnswer(r)));
+  }
+
+  /** Copies one answer's tensors out of the arena (which the next execute overwrites). */
+  private copyAnswer(raw: unknown): ExecuteAnswer {
+    const r = (raw ?? {}) as { error?: unknown; outputs?: unknown };
+    if (typeof r.error === 'string') return { error: r.error.slice(0, 65536), code: typeof (r as { code?: unknown }).code === 'number' ? (r as { code: number }).code : undefined };
+    if (!Array.isArray(r.outputs)) return { error: 'the Python stub sent a response without outputs' };
+    const outputs: InferTensor[] = [];
+    for (const d of r.outputs as Array<Record<string, unknown>>) {
+      const view = this.arena.view(d?.offset, d?.size);
+      if (!view || typeof d.name !== 'string' || typeof d.datatype !== 'string' || !Array.isArray(d.shape)) {
+        return { error: `the Python stub described output '${String(d?.name).slice(0, 100)}' outside its shared memory` };
+      }
+      outputs.push({ name: d.name, datatype: d.datatype as InferTensor['datatype'], shape: d.shape as number[], data: view.slice() });
+    }
+    return { outputs };
+  }
+
+  private loadError(op: string, message: string): GebeError {
+    if (op === 'fatal') return new GebeError(`model '${this.o.modelName}': ${message}`, { hint: `the interpreter is ${this.o.interpreter.command} (${this.o.interpreter.origin})` });
+    return new GebeError(`model '${this.o.modelName}': model.py failed to load: ${message}`, { hint: 'fix model.py (its initialize() and module code run at load)' });
+  }
+
+  private goneMessage(): string {
+    const tail = this.stderr.tail().slice(-3).join(' | ');
+    return `the Python process of instance '${this.o.instanceName}' of model '${this.o.modelName}' ended: ${this.exitReason ?? 'unknown'}${tail ? `; its last stderr lines: ${tail}` : ''}`;
+  }
+
+  private onGone(): void {
+    this.exitReason ??= 'it ended';
+    this.arena.close();
+    const message = this.goneMessage();
+    this.startup?.reject(new GebeError(`model '${this.o.modelName}' failed to load: ${message}`, {
+      hint: `the interpreter is ${this.o.interpreter.command} (${this.o.interpreter.origin})`,
+    }));
+    this.startup = undefined;
+    this.pending?.reject(new Error(`${message} while running execute(); a new process is started for the next request`));
+    this.pending = undefined;
+    this.finalizing?.();
+    this.o.onExit?.();
+  }
+}
