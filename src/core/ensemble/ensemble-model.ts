@@ -8,7 +8,7 @@ import type { ModelConfig } from '../config/model-config.js';
 import { datatypeFromConfig } from '../executor/datatypes.js';
 import type { CompileReport, InferRequest, InferResponse, InferTensor, LoadedModel, ModelStatistics, TensorMetadata } from '../executor/types.js';
 import { InferError } from '../executor/types.js';
-import { validateRequest, type RequestContract } from '../executor/validate-request.js';
+import { checkRequest, type RequestContract } from '../executor/check-request.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import { reshapeForReader } from './batch-shape.js';
 import { EnsembleStats } from './ensemble-stats.js';
@@ -43,24 +43,24 @@ export class EnsembleModel implements LoadedModel {
     this.outputs = (config.output ?? []).map(describe);
     this.optionalInputs = new Set((config.input ?? []).filter((t) => t.optional).map((t) => t.name));
     this.contract = {
-      name: this.name, maxBatchSize: this.maxBatchSize, maxRequestBatch: this.maxBatchSize,
+      name: this.name, version, maxBatchSize: this.maxBatchSize, maxRequestBatch: this.maxBatchSize,
       inputs: this.inputs, outputs: this.outputs, optionalInputs: this.optionalInputs,
     };
     this.statistics = new EnsembleStats(this.name, version);
   }
 
   async infer(request: InferRequest): Promise<InferResponse> {
-    if (this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 503, 'REJECTED');
-    const valid = validateRequest(this.contract, request);
+    if (this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 'UNAVAILABLE');
+    const valid = checkRequest(this.contract, request);
     const start = process.hrtime.bigint();
     const wanted = valid.outputIndexes.map((i) => this.outputs[i]!);
-    const batch = this.maxBatchSize > 0 ? (valid.shapes[0]?.[0] ?? 0) : 0;
+    const batch = this.maxBatchSize > 0 ? valid.rows : 0;
     this.inFlight += 1;
     try {
       const run = await runEnsemble(this.plan, this.lookup, request, batch, neededSteps(this.plan, wanted.map((t) => t.name)));
       const outputs = wanted.map((meta): InferTensor => {
         const value = run.tensors.get(meta.name);
-        if (!value) throw new InferError(`in ensemble '${this.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`, 400);
+        if (!value) throw new InferError(`in ensemble '${this.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`, 'INTERNAL');
         const dims = this.maxBatchSize > 0 ? meta.shape.slice(1) : meta.shape;
         return { name: meta.name, datatype: value.tensor.datatype, shape: reshapeForReader(dims, batch !== 0, value.batch, value.tensor.shape), data: value.tensor.data };
       });

@@ -71,7 +71,7 @@ export function runEnsemble(
         );
       }
       if (!failed && running === 0 && done < needed.size) {
-        fail(new InferError(`in ensemble '${plan.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`, 400));
+        fail(new InferError(`in ensemble '${plan.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`, 'INTERNAL'));
       }
     };
     if (needed.size === 0) resolve({ tensors: board, stepsNs: 0, queueNs: 0 });
@@ -97,7 +97,7 @@ async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<strin
   const produced = new Map<string, BoardTensor>();
   for (const [output, tensor] of step.outputs) {
     const t = response.outputs.find((o) => o.name === output);
-    if (!t) throw new InferError(`model '${model.name}' returned no output '${output}'`, 500, 'BACKEND');
+    if (!t) throw new InferError(`model '${model.name}' returned no output '${output}'`, 'BACKEND');
     produced.set(tensor, { tensor: { ...t, name: tensor }, batch });
   }
   return produced;
@@ -106,11 +106,11 @@ async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<strin
 /** A step's failure as the ensemble reports it: Triton's prefix, then the step and its model. */
 function stepError(plan: EnsemblePlan, step: EnsembleStep, err: unknown): InferError {
   const where = `in ensemble '${plan.name}', step ${step.index} (model '${step.modelName}'${step.modelVersion ? ` version ${step.modelVersion}` : ''}): `;
-  if (err instanceof InferError) return new InferError(where + err.message, err.status, err.reason);
+  if (err instanceof InferError) return new InferError(where + err.message, err.failure);
   if (err instanceof ProtocolError) {
     // The composing model is not (or no longer) served: the ensemble cannot run now.
-    const status = err.httpStatus === 400 ? 400 : err.httpStatus === 404 || err.httpStatus === 503 ? 503 : 500;
-    return new InferError(where + err.message, status, 'REJECTED');
+    const failure = err.httpStatus === 400 ? 'INVALID_ARGUMENT' : err.httpStatus === 404 || err.httpStatus === 503 ? 'UNAVAILABLE' : 'INTERNAL';
+    return new InferError(where + err.message, failure);
   }
-  return new InferError(where + (err instanceof Error ? err.message : String(err)), 500, 'BACKEND');
+  return new InferError(where + (err instanceof Error ? err.message : String(err)), 'BACKEND');
 }

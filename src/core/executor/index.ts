@@ -53,7 +53,7 @@ export async function loadModel(
     const inputs = describeTensors(name, 'input', config.input, meta.inputs, config, modelFile);
     const outputs = describeTensors(name, 'output', config.output, meta.outputs, config, modelFile);
     model = new ExecutorModel(
-      { name, version, engine, modelFile, maxBatchSize: Number(config.max_batch_size ?? 0), inputs, outputs },
+      { name, version, engine, modelFile, maxBatchSize: Number(config.max_batch_size ?? 0), inputs, outputs, optionalInputs },
       meta.gears,
       meta.instanceCount,
     );

@@ -34,6 +34,7 @@ export interface ModelDescription {
   maxBatchSize: number;
   inputs: TensorMetadata[];
   outputs: TensorMetadata[];
+  optionalInputs: ReadonlySet<string>;
 }
 
 export class ExecutorModel implements LoadedModel {

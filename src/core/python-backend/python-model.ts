@@ -7,7 +7,8 @@
  * Without dynamic_batching each execute() gets one request.
  */
 import type { ModelConfig } from '../config/model-config.js';
-import { validateRequest, type RequestContract } from '../executor/validate-request.js';
+import { checkRequest, type RequestContract } from '../executor/check-request.js';
+import type { FailureName } from '../executor/failure-reasons.js';
 import {
   InferError, type CompileReport, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
 } from '../executor/types.js';
@@ -45,8 +46,8 @@ interface Instance {
   running: number;
 }
 
-/** pb_utils.TritonError codes → HTTP status (INVALID_ARG, NOT_FOUND, UNAVAILABLE, UNSUPPORTED). */
-const STATUS_BY_CODE: Record<number, 400 | 404 | 503> = { 2: 404, 3: 400, 4: 503, 5: 400 };
+/** pb_utils.TritonError codes (NOT_FOUND, INVALID_ARG, UNAVAILABLE, UNSUPPORTED) → failure reasons. */
+const FAILURE_BY_CODE: Record<number, FailureName> = { 2: 'NOT_FOUND', 3: 'INVALID_ARGUMENT', 4: 'UNAVAILABLE', 5: 'UNSUPPORTED' };
 
 export class PythonModel implements LoadedModel {
   readonly engine = 'python' as const;
@@ -86,14 +87,14 @@ export class PythonModel implements LoadedModel {
   get optionalInputs(): ReadonlySet<string> { return this.spec.optionalInputs; }
 
   infer(request: InferRequest): Promise<InferResponse> {
-    if (this.unloading) return Promise.reject(new InferError(`model '${this.name}' version ${this.version} is not loaded`, 503, 'REJECTED'));
+    if (this.unloading) return Promise.reject(new InferError(`model '${this.name}' version ${this.version} is not loaded`, 'UNAVAILABLE'));
     let valid;
     try {
-      valid = validateRequest(this.contract, request);
+      valid = checkRequest(this.contract, request);
     } catch (err) {
       return Promise.reject(err);
     }
-    const rows = this.spec.maxBatchSize > 0 ? (valid.shapes.find((s) => s.length > 0)?.[0] ?? 1) : 1;
+    const rows = valid.rows;
     return new Promise<InferResponse>((resolve, reject) => {
       this.queue.push({ request, rows, enqueued: process.hrtime.bigint(), resolve, reject });
       this.dispatch();
@@ -116,7 +117,7 @@ export class PythonModel implements LoadedModel {
   /** Rejects queued requests, lets running ones finish (bounded), runs finalize() and ends the processes. */
   unload(): Promise<void> {
     this.unloading ??= (async () => {
-      for (const q of this.queue.splice(0)) q.reject(new InferError(`model '${this.name}' version ${this.version} is unloading`, 503, 'REJECTED'));
+      for (const q of this.queue.splice(0)) q.reject(new InferError(`model '${this.name}' version ${this.version} is unloading`, 'UNAVAILABLE'));
       const deadline = Date.now() + this.spec.unloadGraceMs;
       if (this.pendingCount() > 0) {
         let timer: NodeJS.Timeout | undefined;
@@ -195,7 +196,7 @@ export class PythonModel implements LoadedModel {
         answers = await running;
       } catch (err) {
         // Triton's python backend words a failed execute() this way.
-        throw new InferError(`Failed to process the request(s) for model instance '${instance.name}', message: ${(err as Error).message}`, 500, 'BACKEND');
+        throw new InferError(`Failed to process the request(s) for model instance '${instance.name}', message: ${(err as Error).message}`, 'BACKEND');
       }
       const t2 = process.hrtime.bigint();
       batch.forEach((q, i) => this.answer(q, answers[i]!, started));
@@ -204,7 +205,7 @@ export class PythonModel implements LoadedModel {
         compute_input: Number(t1 - t0), compute_infer: Number(t2 - t1), compute_output: Number(t3 - t2),
       });
     } catch (err) {
-      const error = err instanceof InferError ? err : new InferError((err as Error).message, 500, 'BACKEND');
+      const error = err instanceof InferError ? err : new InferError((err as Error).message, 'BACKEND');
       const now = process.hrtime.bigint();
       for (const q of batch) {
         this.stats_.request(false, Number(now - q.enqueued), 0);
@@ -220,13 +221,13 @@ export class PythonModel implements LoadedModel {
   private answer(q: Queued, answer: ExecuteAnswer, started: bigint): void {
     const done = process.hrtime.bigint();
     try {
-      if ('error' in answer) throw new InferError(answer.error, STATUS_BY_CODE[answer.code ?? -1] ?? 500, 'BACKEND');
+      if ('error' in answer) throw new InferError(answer.error, FAILURE_BY_CODE[answer.code ?? -1] ?? 'BACKEND');
       const outputs = checkOutputs(this.name, this.outputs, answer.outputs, q.request.outputs);
       this.stats_.request(true, Number(done - q.enqueued), Number(started - q.enqueued));
       q.resolve({ id: q.request.id, modelName: this.name, modelVersion: this.version, outputs });
     } catch (err) {
       this.stats_.request(false, Number(done - q.enqueued), 0);
-      q.reject(err instanceof InferError ? err : new InferError((err as Error).message, 500, 'BACKEND'));
+      q.reject(err instanceof InferError ? err : new InferError((err as Error).message, 'BACKEND'));
     }
   }
 }

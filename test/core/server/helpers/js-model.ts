@@ -6,17 +6,12 @@
  * real ONNX models.
  */
 import '../../../helpers/test-addon.js';
-import { failureOf } from '../../../../src/core/executor/failure-reasons.js';
-import { loadNativeAddon } from '../../../../src/core/executor/native.js';
-import { toBindingRequest } from '../../../../src/core/executor/binding-request.js';
+import { checkRequest, type RequestContract } from '../../../../src/core/executor/check-request.js';
 import { InferError, type InferRequest, type InferResponse, type InferTensor, type LoadedModel, type ModelStatistics, type TensorMetadata } from '../../../../src/core/executor/types.js';
 import type { ModelConfig } from '../../../../src/core/config/model-config.js';
 import { datatypeFromConfig } from '../../../../src/core/server/datatypes.js';
 
 export type Compute = (inputs: Map<string, InferTensor>) => InferTensor[];
-
-type NormalizeCheck = (contract: object, ...request: unknown[]) => [number, string] | null;
-const { check } = loadNativeAddon().normalizeTest as { check: NormalizeCheck };
 
 const zero = () => ({ count: 0, ns: 0 });
 
@@ -27,7 +22,7 @@ export class JsModel implements LoadedModel {
   private pending = 0;
   unloaded = false;
   private readonly statistics: ModelStatistics;
-  private readonly contract: object;
+  private readonly contract: RequestContract;
   /** Holds each request this long (ms) before computing. */
   delayMs = 0;
   /** While set, every admitted request waits for it: tests fill the queue deterministically. */
@@ -42,7 +37,7 @@ export class JsModel implements LoadedModel {
     private readonly compute: Compute,
     private readonly maxQueueSize = 0,
   ) {
-    this.contract = { name, version, maxBatchSize, maxRequestBatch: maxBatchSize, inputs, outputs };
+    this.contract = { name, version, maxBatchSize, maxRequestBatch: maxBatchSize, inputs, outputs, optionalInputs: new Set() };
     this.statistics = {
       name, version, last_inference: 0, inference_count: 0, execution_count: 0,
       inference_stats: { success: zero(), fail: zero(), queue: zero(), compute_input: zero(), compute_infer: zero(), compute_output: zero() },
@@ -59,9 +54,7 @@ export class JsModel implements LoadedModel {
     const start = process.hrtime.bigint();
     this.pending++;
     try {
-      const b = toBindingRequest(request);
-      const failed = check(this.contract, b.names, b.datatypes, b.shapes, b.datas, b.outputs, request.priority, request.timeoutUs);
-      if (failed) throw new InferError(failed[1], failureOf(failed[0]).name);
+      checkRequest(this.contract, request);
       const byName = new Map<string, InferTensor>();
       for (const t of request.inputs) byName.set(t.name, t);
       const batch = this.maxBatchSize > 0 ? request.inputs[0]!.shape[0]! : 1;

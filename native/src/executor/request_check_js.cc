@@ -1,9 +1,9 @@
-// A test-only JS handle on Normalize, so that JS stand-ins for models (test/core/server/helpers/
-// js-model.ts) check requests with the one check every real model gets, instead of a copy:
-// exports.normalizeTest.check(contract, names[], datatypes[], shapes[], datas[], outputs[] | null,
-// priority, timeoutUs) -> null when the request passes, else [reason, message] (reason: a
-// FailureReason value). contract: {name, version, maxBatchSize, maxRequestBatch,
-// inputs: [{name, datatype, shape, optional?}], outputs: [{name, datatype, shape}]}.
+// Normalize for models that JS runs (ensembles, Python-backend models, and the protocol tests'
+// stand-ins): they check each request with the one check every native model gets, not a copy.
+// exports.requestCheck.check(contract, names[], datatypes[], shapes[], datas[], outputs[] | null,
+// priority, timeoutUs) -> {rows, outputs: model output indexes in answer order} when the request
+// passes, else {reason: a FailureReason value, message}. contract: {name, version, maxBatchSize,
+// maxRequestBatch, inputs: [{name, datatype, shape, optional?}], outputs: [{name, datatype, shape}]}.
 #include <napi.h>
 
 #include "executor/js_request.h"
@@ -50,21 +50,27 @@ Napi::Value Check(const Napi::CallbackInfo& info) {
   contract.outputs = TensorsFromJs(js.Get("outputs"));
   NormalizedRequest normalized;
   RequestFailure failure = Normalize(contract, DecodeJsRequest(info, 1), &normalized);
-  if (failure.ok()) return env.Null();
-  Napi::Array out = Napi::Array::New(env, 2);
-  out.Set(0u, Napi::Number::New(env, double(failure.reason)));
-  out.Set(1u, Napi::String::New(env, failure.message));
+  Napi::Object out = Napi::Object::New(env);
+  if (!failure.ok()) {
+    out.Set("reason", Napi::Number::New(env, double(failure.reason)));
+    out.Set("message", Napi::String::New(env, failure.message));
+    return out;
+  }
+  out.Set("rows", Napi::Number::New(env, double(normalized.request->info.rows)));
+  Napi::Array outputs = Napi::Array::New(env, normalized.outputs.size());
+  for (size_t i = 0; i < normalized.outputs.size(); ++i) outputs.Set(uint32_t(i), Napi::Number::New(env, double(normalized.outputs[i])));
+  out.Set("outputs", outputs);
   return out;
 }
 
 void Init(Napi::Env env, Napi::Object exports) {
-  Napi::Object normalize = Napi::Object::New(env);
-  normalize.Set("check", Napi::Function::New(env, Check, "check"));
-  exports.Set("normalizeTest", normalize);
+  Napi::Object check = Napi::Object::New(env);
+  check.Set("check", Napi::Function::New(env, Check, "check"));
+  exports.Set("requestCheck", check);
 }
 
 }  // namespace
 
-GEBE_REGISTER_MODULE(normalize_test, Init);
+GEBE_REGISTER_MODULE(request_check, Init);
 
 }  // namespace gebe

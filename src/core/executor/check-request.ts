@@ -1,0 +1,57 @@
+/**
+ * The one request check for models that JS runs (ensembles, Python-backend models): the native
+ * core's Normalize (native/src/executor/normalize.cc), reached through the addon, so a bad request
+ * gets the same words from these models as from a native one.
+ */
+import { toBindingRequest } from './binding-request.js';
+import { failureOf } from './failure-reasons.js';
+import { loadNativeAddon } from './native.js';
+import { InferError, type InferRequest, type TensorMetadata } from './types.js';
+
+export interface RequestContract {
+  name: string;
+  version: string;
+  /** Config max_batch_size; > 0 means shapes start with the batch dimension. */
+  maxBatchSize: number;
+  /** The largest batch one request may carry. */
+  maxRequestBatch: number;
+  inputs: TensorMetadata[];
+  outputs: TensorMetadata[];
+  /** Inputs that may be omitted (config `optional: true`). */
+  optionalInputs: ReadonlySet<string>;
+}
+
+export interface CheckedRequest {
+  /** Batch rows (1 for models without a batch dimension). */
+  rows: number;
+  /** Model output indexes to answer with, in the client's order (all outputs when it named none). */
+  outputIndexes: number[];
+}
+
+type NativeContract = Omit<RequestContract, 'inputs' | 'optionalInputs'> & { inputs: Array<TensorMetadata & { optional: boolean }> };
+type NativeCheck = (contract: NativeContract, ...request: unknown[]) => { rows: number; outputs: number[] } | { reason: number; message: string };
+
+let nativeCheck: NativeCheck | undefined;
+const prepared = new WeakMap<RequestContract, NativeContract>();
+
+function nativeContract(contract: RequestContract): NativeContract {
+  let out = prepared.get(contract);
+  if (!out) {
+    out = {
+      name: contract.name, version: contract.version, maxBatchSize: contract.maxBatchSize, maxRequestBatch: contract.maxRequestBatch,
+      inputs: contract.inputs.map((t) => ({ ...t, optional: contract.optionalInputs.has(t.name) })),
+      outputs: contract.outputs,
+    };
+    prepared.set(contract, out);
+  }
+  return out;
+}
+
+/** Checks `request` against `contract`; throws the InferError Normalize words, in Triton's wording. */
+export function checkRequest(contract: RequestContract, request: InferRequest): CheckedRequest {
+  nativeCheck ??= (loadNativeAddon().requestCheck as { check: NativeCheck }).check;
+  const b = toBindingRequest(request);
+  const result = nativeCheck(nativeContract(contract), b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs);
+  if ('reason' in result) throw new InferError(result.message, failureOf(result.reason).name);
+  return { rows: result.rows, outputIndexes: result.outputs };
+}
