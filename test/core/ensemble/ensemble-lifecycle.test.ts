@@ -160,6 +160,14 @@ describe('load errors name what is wrong, in Triton words', () => {
     expect(await reasonOf(http, 'badmap')).toContain('in ensemble badmap, ensemble tensor Y is mapped from non-existing output Z in model ident');
   });
 
+  it('a step pinned to a version the composing model does not serve', async () => {
+    const repo = tempRepo();
+    writeModel(repo, 'ident', onnxModel('ident'), identity());
+    writeModel(repo, 'pinned', ensemble('pinned', ['{ model_name: "ident" model_version: 3 input_map { key: "X" value: "X" } output_map { key: "Y" value: "Y" } }']));
+    const { http } = await serve(repo);
+    expect(await reasonOf(http, 'pinned')).toContain("ensemble 'pinned' depends on 'ident' whose required version 3 is not loaded.");
+  });
+
   it('a composing model that fails to load', async () => {
     const repo = tempRepo();
     writeModel(repo, 'broken', onnxModel('broken'), new Uint8Array([1, 2, 3, 4]));
