@@ -217,3 +217,24 @@ describe('the classification extension', () => {
     expect(((await res.json()) as { error: string }).error).toMatch(/parameter 'classification' of output 'Y' must be a positive integer, got 0/);
   });
 });
+
+describe('gebe serve on the ensemble example repository (fixtures/ensemble_repository, docs/ensembles.md)', () => {
+  it('loads the ensemble and its three steps READY and answers it', async () => {
+    const out = memoryIO();
+    const example = path.resolve(import.meta.dirname, '..', '..', '..', 'fixtures', 'ensemble_repository');
+    const served = await startServe(example, out);
+    try {
+      const rows = out.out().split('\n').filter((l) => /^(digits_pipeline|preprocess|mnist|postprocess) /.test(l));
+      expect(rows).toHaveLength(4);
+      for (const row of rows) expect(row).toMatch(/ 1 +READY /);
+      expect(rows.find((r) => r.startsWith('digits_pipeline'))).toMatch(/READY +ensemble/);
+      const res = await fetch(`http://127.0.0.1:${served.ports.http}/v2/models/digits_pipeline/infer`, {
+        method: 'POST', body: JSON.stringify({ inputs: [{ name: 'raw', datatype: 'UINT8', shape: [1, 1, 28, 28], data: new Array(784).fill(0) }], outputs: [{ name: 'digit' }] }),
+      });
+      const body = (await res.json()) as { outputs: Array<{ name: string; shape: number[] }> };
+      expect(body.outputs.map((o) => [o.name, o.shape])).toEqual([['digit', [1, 1]]]);
+    } finally {
+      await served.stop();
+    }
+  });
+});
