@@ -2,7 +2,8 @@
  * What loading and unloading mean for ensembles, as in Triton's model repository manager: loading
  * an ensemble first loads the composing models that are not READY (in any control mode, so an
  * explicit `load` of an ensemble brings its steps), and unloading a composing model makes every
- * READY ensemble that runs it unavailable. The model manager calls these two; they hold no state.
+ * READY ensemble that runs it unavailable (the model manager loads it again once the model is
+ * back). The model manager calls these two; they hold no state.
  */
 import type { ModelConfig } from '../config/model-config.js';
 import type { Logger } from '../server/logger.js';
@@ -33,7 +34,8 @@ export async function unloadDependentEnsembles(
 ): Promise<void> {
   for (const [ensemble, config] of ensembles) {
     if (ensemble === model || !composingModelNames(config).includes(model)) continue;
-    const reason = `ensemble '${ensemble}' depends on '${model}' which has no loaded version.`;
+    // The composing model left the dependency graph: Triton's wording for an ensemble whose step is gone.
+    const reason = `ensemble ${ensemble} contains models that are not available or ambiguous: ${model}`;
     log.warn('a composing model was unloaded: its ensemble is unavailable', { model: ensemble, composing: model });
     await unload(ensemble, reason).catch(() => undefined);
   }

@@ -58,6 +58,8 @@ export class ModelManager implements ModelLookup {
   private readonly readyListeners = new Set<(name: string) => void>();
   /** Models loaded only because an ensemble needed them (unload_dependents unloads them with it). */
   private readonly loadedForEnsemble = new Set<string>();
+  /** Ensembles unloaded because a composing model went (ensemble → that model): they load again when it is back. */
+  private readonly waitingEnsembles = new Map<string, string>();
   /** Set by stop(): start() and poll() load nothing more. */
   private stopped = false;
 
@@ -139,10 +141,20 @@ export class ModelManager implements ModelLookup {
    */
   load(name: string, configOverride?: ModelConfig): Promise<void> {
     this.loadedForEnsemble.delete(name);
+    this.waitingEnsembles.delete(name);
     const record = this.record(name);
     const run = record.busy.then(() => this.doLoad(record, configOverride));
     record.busy = run.catch(() => undefined);
-    return run;
+    return run.then(() => this.reloadWaitingEnsembles(name));
+  }
+
+  /** As Triton: an ensemble that lost a composing model loads again once that model is back. */
+  private async reloadWaitingEnsembles(name: string): Promise<void> {
+    for (const [ensemble, composing] of [...this.waitingEnsembles]) {
+      if (composing !== name || this.stopped) continue;
+      this.log.info('a composing model is back: loading its ensemble again', { model: ensemble, composing: name });
+      await this.load(ensemble).catch(() => undefined);
+    }
   }
 
   private async doLoad(record: ModelRecord, configOverride?: ModelConfig): Promise<void> {
@@ -248,6 +260,7 @@ export class ModelManager implements ModelLookup {
    * for it, and that no other READY ensemble runs, unload too.
    */
   unload(name: string, reason = 'unloaded', options: { dependents?: boolean } = {}): Promise<void> {
+    this.waitingEnsembles.delete(name);
     const record = this.records.get(name);
     if (!record) return Promise.reject(ProtocolError.badRequest(`failed to unload '${name}', no model with that name is loaded`));
     const run = record.busy.then(async () => {
@@ -260,7 +273,7 @@ export class ModelManager implements ModelLookup {
     });
     record.busy = run.catch(() => undefined);
     return run
-      .then(() => unloadDependentEnsembles(name, this.ensembleConfigs(), (e, why) => this.unload(e, why), this.log))
+      .then(() => unloadDependentEnsembles(name, this.ensembleConfigs(), (e, why) => this.unload(e, why).then(() => void this.waitingEnsembles.set(e, name)), this.log))
       .then(() => (options.dependents && record.config ? this.unloadComposing(record.config) : undefined));
   }
 

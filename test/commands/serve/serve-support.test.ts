@@ -56,7 +56,7 @@ beforeAll(async () => {
   model('stateful', ONNX('stateful', 'sequence_batching { max_sequence_idle_microseconds: 5000000 }\n'));
   // An ensemble's version directory is empty, as Triton's examples have it.
   model('pipeline', 'name: "pipeline"\nplatform: "ensemble"\nmax_batch_size: 4\n' + TENSORS +
-    'ensemble_scheduling { step [ { model_name: "plain" model_version: -1 input_map { key: "X" value: "X" } output_map { key: "Y" value: "Y" } } ] }\n', {});
+    'ensemble_scheduling { step [ { model_name: "plain" model_version: -1 input_map { key: "X" value: "X" } output_map { key: "Y" value: "Y" } } ] max_inflight_requests: 8 }\n', {});
   model('py', `name: "py"\nbackend: "python"\nmax_batch_size: 4\n${TENSORS}`, { 'model.py': 'class TritonPythonModel:\n    pass\n' });
   const warmup = (name: string, batch: number, count: number, dims: string, data = 'zero_data: true') =>
     `{ name: "${name}" batch_size: ${batch} count: ${count} inputs { key: "X" value: { data_type: TYPE_FP32 dims: ${dims} ${data} } } }`;
@@ -85,7 +85,7 @@ describe('serve refuses what it does not run and names what it ignores', () => {
 
   it('serves an ensemble without looking for a model file in its empty version directory', async () => {
     const row = tableRow('pipeline');
-    expect(row).toMatch(/READY/);
+    expect(row).toMatch(/READY.*ignored \(not implemented by gebe serve\): ensemble_scheduling\.max_inflight_requests/);
     expect(row).not.toMatch(/no model file/);
     expect(io.err()).not.toMatch(/no model file in .*pipeline/);
     const res = await fetch(url('/v2/models/pipeline/infer'), { method: 'POST', body: JSON.stringify({ inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 2], data: [3, 4] }] }) });
@@ -217,5 +217,26 @@ describe('the classification extension', () => {
     const res = await fetch(url('/v2/models/classes/infer'), { method: 'POST', body: JSON.stringify(request([{ name: 'Y', parameters: { classification: 0 } }])) });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toMatch(/parameter 'classification' of output 'Y' must be a positive integer, got 0/);
+  });
+});
+
+describe('gebe serve on the ensemble example repository (fixtures/ensemble_repository, docs/ensembles.md)', () => {
+  it('loads the ensemble and its three steps READY and answers it', async () => {
+    const out = memoryIO();
+    const example = path.resolve(import.meta.dirname, '..', '..', '..', 'fixtures', 'ensemble_repository');
+    const served = await startServe(example, out);
+    try {
+      const rows = out.out().split('\n').filter((l) => /^(digits_pipeline|preprocess|mnist|postprocess) /.test(l));
+      expect(rows).toHaveLength(4);
+      for (const row of rows) expect(row).toMatch(/ 1 +READY /);
+      expect(rows.find((r) => r.startsWith('digits_pipeline'))).toMatch(/READY +ensemble/);
+      const res = await fetch(`http://127.0.0.1:${served.ports.http}/v2/models/digits_pipeline/infer`, {
+        method: 'POST', body: JSON.stringify({ inputs: [{ name: 'raw', datatype: 'UINT8', shape: [1, 1, 28, 28], data: new Array(784).fill(0) }], outputs: [{ name: 'digit' }] }),
+      });
+      const body = (await res.json()) as { outputs: Array<{ name: string; shape: number[] }> };
+      expect(body.outputs.map((o) => [o.name, o.shape])).toEqual([['digit', [1, 1]]]);
+    } finally {
+      await served.stop();
+    }
   });
 });

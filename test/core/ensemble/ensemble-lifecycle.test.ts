@@ -62,7 +62,7 @@ const index = async (http: string) => (await postJson(`${http}/v2/repository/ind
 const reasonOf = async (http: string, name: string) => (await index(http)).find((e) => e.name === name)?.reason ?? '';
 
 describe('explicit model control', () => {
-  it('--load-model of an ensemble loads its composing models; unloading one makes the ensemble unavailable; loading the ensemble again brings it back', async () => {
+  it('--load-model of an ensemble loads its composing models; unloading one makes the ensemble unavailable; loading either again brings it back', async () => {
     const repo = tempRepo();
     cpSync(path.join(root, 'fixtures', 'ensemble_repository'), repo, { recursive: true });
     const { http } = await serve(repo, 'explicit', ['digits_pipeline']);
@@ -74,14 +74,28 @@ describe('explicit model control', () => {
     expect((await fetch(`${http}/v2/models/digits_pipeline/ready`)).status).toBe(400);
     const refused = await postJson(`${http}/v2/models/digits_pipeline/infer`, request);
     expect(refused.status).toBe(503);
-    expect(refused.body.error).toContain("ensemble 'digits_pipeline' depends on 'mnist' which has no loaded version.");
-    expect(await reasonOf(http, 'digits_pipeline')).toBe("ensemble 'digits_pipeline' depends on 'mnist' which has no loaded version.");
+    expect(refused.body.error).toContain('ensemble digits_pipeline contains models that are not available or ambiguous: mnist');
+    expect(await reasonOf(http, 'digits_pipeline')).toBe('ensemble digits_pipeline contains models that are not available or ambiguous: mnist');
 
+    // Loading the ensemble again loads the model again.
     expect((await postJson(`${http}/v2/repository/models/digits_pipeline/load`, {})).status).toBe(200);
     expect((await index(http)).find((e) => e.name === 'mnist')?.state).toBe('READY');
     const again = await postJson(`${http}/v2/models/digits_pipeline/infer`, request);
     expect(again.status).toBe(200);
     expect(again.body.outputs[0].name).toBe('digit');
+
+    // And loading the composing model again brings the ensemble back with it (Triton).
+    expect((await postJson(`${http}/v2/repository/models/preprocess/unload`, {})).status).toBe(200);
+    expect((await fetch(`${http}/v2/models/digits_pipeline/ready`)).status).toBe(400);
+    expect((await postJson(`${http}/v2/repository/models/preprocess/load`, {})).status).toBe(200);
+    expect((await fetch(`${http}/v2/models/digits_pipeline/ready`)).status).toBe(200);
+    expect((await postJson(`${http}/v2/models/digits_pipeline/infer`, request)).status).toBe(200);
+
+    // An ensemble unloaded on purpose stays unloaded when its model comes back.
+    expect((await postJson(`${http}/v2/repository/models/mnist/unload`, {})).status).toBe(200);
+    expect((await postJson(`${http}/v2/repository/models/digits_pipeline/unload`, {})).status).toBe(200);
+    expect((await postJson(`${http}/v2/repository/models/mnist/load`, {})).status).toBe(200);
+    expect(await reasonOf(http, 'digits_pipeline')).toBe('unloaded');
   });
 });
 
@@ -158,6 +172,14 @@ describe('load errors name what is wrong, in Triton words', () => {
     writeModel(repo, 'badmap', ensemble('badmap', ['{ model_name: "ident" input_map { key: "X" value: "X" } output_map { key: "Z" value: "Y" } }']));
     const { http } = await serve(repo);
     expect(await reasonOf(http, 'badmap')).toContain('in ensemble badmap, ensemble tensor Y is mapped from non-existing output Z in model ident');
+  });
+
+  it('a step pinned to a version the composing model does not serve', async () => {
+    const repo = tempRepo();
+    writeModel(repo, 'ident', onnxModel('ident'), identity());
+    writeModel(repo, 'pinned', ensemble('pinned', ['{ model_name: "ident" model_version: 3 input_map { key: "X" value: "X" } output_map { key: "Y" value: "Y" } }']));
+    const { http } = await serve(repo);
+    expect(await reasonOf(http, 'pinned')).toContain("ensemble 'pinned' depends on 'ident' whose required version 3 is not loaded.");
   });
 
   it('a composing model that fails to load', async () => {
