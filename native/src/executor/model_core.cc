@@ -85,7 +85,7 @@ void ModelCore::FailWrongOutputShapes(CompletedBatch& batch) const {
     for (size_t o = 0; o < r->outputs.size() && o < outputs_.size(); ++o) {
       const std::vector<int64_t>& got = r->outputs[o].shape;
       if (ShapeAgrees(client_output_shapes_[o], got)) continue;
-      r->Fail(FailureReason::kBackend, 500,
+      r->Fail(FailureReason::kBackend,
               "output '" + outputs_[o].name + "' of model '" + options_.model_name + "' has shape " + ShapeText(got) +
                   ", but its config declares " + ShapeText(client_output_shapes_[o]) + "; fix dims in config.pbtxt or the model");
       break;
@@ -159,9 +159,10 @@ void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* r
       }
       entry.Set(2u, outs);
     } else {
-      entry.Set(1u, Napi::Number::New(env, r->status == 0 ? 500 : r->status));
+      const FailureReason reason = r->failure == FailureReason::kNone ? FailureReason::kInternal : r->failure;
+      entry.Set(1u, Napi::Number::New(env, TraitsOf(reason).http_status));
       entry.Set(2u, Napi::String::New(env, r->error));
-      entry.Set(3u, Napi::String::New(env, FailureReasonName(r->failure)));
+      entry.Set(3u, Napi::String::New(env, TraitsOf(reason).metric_reason));
     }
     results.Set(n++, entry);
   }
@@ -243,7 +244,7 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   const auto priority = static_cast<uint32_t>(info[4].As<Napi::Number>().Uint32Value());
   const auto timeout_us = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
   if (!scheduler_->Enqueue(request, priority, timeout_us)) {
-    return reject(request->status, request->error, FailureReasonName(request->failure));
+    return reject(TraitsOf(request->failure).http_status, request->error, TraitsOf(request->failure).metric_reason);
   }
   if (outstanding_++ == 0 && !unloading_) tsfn_.Ref(env);
   return env.Undefined();

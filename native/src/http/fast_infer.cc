@@ -64,10 +64,10 @@ class FastCall : public NativeCall {
       respond_(std::move(response));
       return;
     }
-    if (request->ok()) request->Fail(FailureReason::kOther, 500, "internal error: the batch outputs do not match the model's outputs");
-    failures_->Count(contract_->model_name, contract_->version, FailureReasonName(request->failure));
+    if (request->ok()) request->Fail(FailureReason::kInternal, "internal error: the batch outputs do not match the model's outputs");
+    failures_->Count(contract_->model_name, contract_->version, TraitsOf(request->failure).metric_reason);
     // As loaded-model.ts and respond.ts: the native status (500 when unset) and {"error": message}.
-    response.status = request->status == 0 ? 500 : request->status;
+    response.status = TraitsOf(request->failure).http_status;
     response.headers = "Content-Type: application/json\r\n";
     response.owned_body = EncodeErrorBody(request->error);
     respond_(std::move(response));
