@@ -2,14 +2,15 @@
   "targets": [
     {
       "target_name": "gebe_native",
-      "dependencies": ["llhttp"],
+      "dependencies": ["llhttp", "simdjson"],
       "sources": [
         "<!@(node -p \"require('fs').readdirSync('native/src',{recursive:true}).filter(f=>f.endsWith('.cc')).sort().map(f=>'native/src/'+f.split(require('path').sep).join('/')).join(' ')\")"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "native/src",
-        "native/third_party/llhttp"
+        "native/third_party/llhttp",
+        "node_modules/@nozbe/simdjson/src"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions"],
@@ -31,6 +32,15 @@
       "cflags!": ["-O0", "-O1", "-O2", "-Os"],
       "cflags_c": ["-O3", "-fPIC", "-fvisibility=hidden", "-w"],
       "xcode_settings": {"OTHER_CFLAGS": ["-O3", "-fvisibility=hidden", "-w"], "GCC_SYMBOLS_PRIVATE_EXTERN": "YES"}
+    },
+    {
+      "target_name": "simdjson",
+      "type": "static_library",
+      "sources": ["node_modules/@nozbe/simdjson/src/simdjson.cpp"],
+      "cflags!": ["-O0", "-O1", "-O2", "-Os", "-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17", "-std=gnu++20"],
+      "cflags_cc": ["-std=c++17", "-O3", "-fPIC", "-fvisibility=hidden", "-fexceptions", "-w"],
+      "xcode_settings": {"OTHER_CPLUSPLUSFLAGS": ["-O3", "-fvisibility=hidden", "-w"], "GCC_SYMBOLS_PRIVATE_EXTERN": "YES", "GCC_ENABLE_CPP_EXCEPTIONS": "YES"}
     }
   ]
 }

@@ -1,7 +1,9 @@
-// The binary KServe v2 infer route in native code (see fast_path.h): takes the infer requests it
-// fully understands (all inputs and outputs binary, fixed-size datatypes, everything checked as
-// the JS path checks it), queues them on the model's scheduler, and answers them from the
-// scheduler thread with the bytes the JS server would send. Everything else is declined.
+// The KServe v2 HTTP infer route in native code (see fast_path.h): decodes each infer request of a
+// published model once (json_infer_request.h: JSON tensors, binary tensors, or both), checks it
+// with Normalize (the serving core's one check), queues it on the model's scheduler, and answers
+// from the scheduler thread with the bytes the JS codec would send (JSON `data` or binary parts).
+// What it cannot decode as the JS codec would, or what Normalize refuses, is declined: the JS
+// handler answers it with its wording.
 #include <atomic>
 #include <cstring>
 #include <functional>
@@ -11,10 +13,11 @@
 #include <tuple>
 
 #include "executor/model_core.h"
+#include "executor/normalize.h"
 #include "http/fast_path.h"
-#include "http/infer_header.h"
-#include "http/infer_plan.h"
 #include "http/infer_response.h"
+#include "http/infer_route.h"
+#include "http/json_infer_request.h"
 
 namespace gebe {
 
@@ -48,15 +51,16 @@ class FailureTable {
 // One taken request: what its answer needs, alive until the answer is handed over.
 class FastCall : public NativeCall {
  public:
-  FastCall(Respond respond, std::shared_ptr<std::vector<uint8_t>> body_owner, std::shared_ptr<const InferContract> contract,
+  FastCall(Respond respond, std::shared_ptr<std::vector<uint8_t>> body_owner, std::shared_ptr<const RequestContract> contract,
            std::shared_ptr<FailureTable> failures)
       : respond_(std::move(respond)), body_owner_(std::move(body_owner)), contract_(std::move(contract)),
         failures_(std::move(failures)) {}
 
   std::vector<size_t> outputs;  // model output indexes, in response order
+  std::vector<bool> binary;     // per entry of outputs: sent in the binary part
   bool has_id = false;
   std::string id;
-  std::vector<AlignedBuffer> copies;  // inputs that were misaligned in the body
+  std::vector<std::vector<uint8_t>> json_inputs;  // inputs decoded from JSON `data` (the views point here)
 
   void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> batch) override {
     HttpResponse response;
@@ -77,32 +81,44 @@ class FastCall : public NativeCall {
   bool Answer(const ScheduledRequest& request, const std::shared_ptr<BatchOutputs>& batch, HttpResponse* response) {
     std::vector<ResponseOutput> described;
     described.reserve(outputs.size());
-    for (size_t o : outputs) {
+    bool any_binary = false;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const size_t o = outputs[i];
       if (o >= request.outputs.size() || o >= batch->tensors.size()) return false;
       const OutputSlice& slice = request.outputs[o];
       const Tensor& tensor = batch->tensors[o];
       if (slice.offset + slice.byte_size > tensor.buffer.size()) return false;
       const ContractTensor& meta = contract_->outputs[o];
-      described.push_back({&meta.name, DataTypeName(meta.dtype), &slice.shape, slice.byte_size});
-      response->pieces.emplace_back(static_cast<const uint8_t*>(tensor.buffer.data()) + slice.offset, slice.byte_size);
+      const uint8_t* data = static_cast<const uint8_t*>(tensor.buffer.data()) + slice.offset;
+      described.push_back({&meta.name, meta.dtype, &slice.shape, slice.byte_size, data, binary[i]});
+      if (binary[i]) {
+        response->pieces.emplace_back(data, slice.byte_size);
+        any_binary = true;
+      }
     }
-    response->owned_body = EncodeInferResponseHeader(contract_->model_name, contract_->version, has_id ? &id : nullptr, described);
+    if (!EncodeInferResponseJson(contract_->model_name, contract_->version, has_id ? &id : nullptr, described, &response->owned_body)) {
+      return false;
+    }
     response->status = 200;
-    response->headers = "Content-Type: application/octet-stream\r\nInference-Header-Content-Length: " +
-                        std::to_string(response->owned_body.size()) + "\r\n";
-    response->hold = batch;
+    if (any_binary) {
+      response->headers = "Content-Type: application/octet-stream\r\nInference-Header-Content-Length: " +
+                          std::to_string(response->owned_body.size()) + "\r\n";
+      response->hold = batch;
+    } else {
+      response->headers = "Content-Type: application/json\r\n";
+    }
     return true;
   }
 
   Respond respond_;
   std::shared_ptr<std::vector<uint8_t>> body_owner_;  // the input views point into it
-  std::shared_ptr<const InferContract> contract_;
+  std::shared_ptr<const RequestContract> contract_;
   std::shared_ptr<FailureTable> failures_;
 };
 
 struct PublishedEntry {
   std::shared_ptr<ModelCore> core;
-  std::shared_ptr<const InferContract> contract;  // null: the native route cannot serve it
+  std::shared_ptr<const RequestContract> contract;  // null: the native route cannot serve it
 };
 
 struct PublishedModel {
@@ -114,16 +130,16 @@ using PublishedTable = std::map<std::string, PublishedModel, std::less<>>;
 
 // What the infer route checks a request against; null when the facade has not described the
 // model's client shapes (then every request goes to JS).
-std::shared_ptr<const InferContract> ContractOf(const std::string& version, ModelCore& core) {
+std::shared_ptr<const RequestContract> ContractOf(const std::string& version, ModelCore& core) {
   const auto& shapes = core.client_shapes();
   if (shapes.size() != core.inputs().size()) return nullptr;
-  auto contract = std::make_shared<InferContract>();
+  auto contract = std::make_shared<RequestContract>();
   contract->model_name = core.options().model_name;
   contract->version = version;
   contract->batched = core.options().batched;
   contract->max_request_batch = core.options().policy.effective_max_batch;
-  for (size_t i = 0; i < shapes.size(); ++i) contract->inputs.push_back({core.inputs()[i].name, core.inputs()[i].dtype, shapes[i]});
-  for (const TensorDesc& o : core.outputs()) contract->outputs.push_back({o.name, o.dtype, o.dims});
+  for (size_t i = 0; i < shapes.size(); ++i) contract->inputs.push_back({core.inputs()[i].name, core.inputs()[i].dtype, shapes[i], false});
+  for (const TensorDesc& o : core.outputs()) contract->outputs.push_back({o.name, o.dtype, o.dims, false});
   return contract;
 }
 
@@ -135,44 +151,41 @@ class FastInfer : public FastPath {
     if (!MatchInferUrl(request.url, &url)) return false;
     PublishedEntry entry;
     if (!Find(url, &entry) || !entry.contract) return false;
+    bool has_binary = false;
     size_t header_length = 0;
-    if (!BinaryHeaderLength(request.headers, &header_length) || header_length > request.body_size) return false;
-    const char* json = reinterpret_cast<const char*>(request.body);
-    InferHeader header;
-    if (!ReadInferHeader(json, header_length, &header)) return false;
-    InferPlan plan;
-    if (!PlanInfer(header, *entry.contract, request.body_size - header_length, &plan)) return false;
+    if (!InferHeaderLength(request.headers, &has_binary, &header_length)) return false;
+    if (!has_binary) header_length = request.body_size;
+    if (header_length > request.body_size) return false;
+    DecodedHttpInfer decoded;
+    if (!DecodeHttpInferJson(request.body, header_length, request.body + header_length, request.body_size - header_length, &decoded)) {
+      return false;
+    }
+    NormalizedRequest normalized;
+    // Refused requests are declined for now: the JS path answers them with its wording.
+    if (!Normalize(*entry.contract, decoded.request, &normalized).ok()) return false;
+    std::vector<bool> binary = normalized.binary;
+    for (size_t i = 0; i < normalized.outputs.size(); ++i) {
+      const DataType dtype = entry.contract->outputs[normalized.outputs[i]].dtype;
+      if (dtype != DataType::kFloat16 && dtype != DataType::kBFloat16) continue;
+      // No JSON form: binary unless the client asked for JSON, which the JS path refuses.
+      const bool asked_json = decoded.request.has_outputs && decoded.request.outputs[i].binary_data.present() &&
+                              !decoded.request.outputs[i].binary_data.bool_value;
+      if (asked_json) return false;
+      binary[i] = true;
+    }
 
     if (log_enabled_.load(std::memory_order_relaxed)) Note(request);
     auto call = std::make_unique<FastCall>(std::move(respond), request.body_owner, entry.contract, failures_);
-    call->outputs = std::move(plan.outputs);
-    call->has_id = header.has_id;
-    call->id = std::move(header.id);
-    auto scheduled = std::make_unique<ScheduledRequest>();
-    const uint8_t* binary = request.body + header_length;
-    const auto& descs = entry.core->inputs();
-    scheduled->inputs.resize(plan.inputs.size());
-    for (size_t i = 0; i < plan.inputs.size(); ++i) {
-      InferPlan::Input& in = plan.inputs[i];
-      TensorView& view = scheduled->inputs[i];
-      view.name = descs[i].name;
-      view.dtype = descs[i].dtype;
-      view.shape = std::move(in.shape);
-      view.byte_size = in.byte_size;
-      const uint8_t* data = binary + in.body_offset;
-      const size_t element = ElementSize(view.dtype);
-      if (in.byte_size > 0 && reinterpret_cast<uintptr_t>(data) % element != 0) {
-        // Engines read elements in place: a misaligned tensor is copied once into aligned memory.
-        call->copies.emplace_back(in.byte_size);
-        std::memcpy(call->copies.back().data(), data, in.byte_size);
-        data = static_cast<const uint8_t*>(call->copies.back().data());
-      }
-      view.data = data;
-    }
-    scheduled->info.rows = plan.rows;
-    scheduled->output_mask = plan.output_mask;
+    call->outputs = std::move(normalized.outputs);
+    call->binary = std::move(binary);
+    call->has_id = decoded.request.has_id;
+    call->id = std::move(decoded.request.id);
+    call->json_inputs = std::move(decoded.owned);
+    std::unique_ptr<ScheduledRequest>& scheduled = normalized.request;
     scheduled->native_call = std::move(call);
-    switch (entry.core->EnqueueNative(scheduled, plan.priority, plan.timeout_us)) {
+    const uint32_t priority = normalized.priority;
+    const uint64_t timeout_us = normalized.timeout_us;
+    switch (entry.core->EnqueueNative(scheduled, priority, timeout_us)) {
       case ModelCore::NativeEnqueue::kQueued:
         return true;
       case ModelCore::NativeEnqueue::kRefused:
