@@ -2,8 +2,8 @@
 // published model once (json_infer_request.h: JSON tensors, binary tensors, or both), checks it
 // with Normalize (the serving core's one check), queues it on the model's scheduler, and answers
 // from the scheduler thread with the bytes the JS codec would send (JSON `data` or binary parts).
-// What it cannot decode as the JS codec would, or what Normalize refuses, is declined: the JS
-// handler answers it with its wording.
+// A request Normalize refuses is answered here, in the wording every path shares; what it cannot
+// decode as the JS codec would is declined: the JS handler answers it with the codec's wording.
 #include <atomic>
 #include <cstring>
 #include <functional>
@@ -69,11 +69,16 @@ class FastCall : public NativeCall {
       return;
     }
     if (request->ok()) request->Fail(FailureReason::kInternal, "internal error: the batch outputs do not match the model's outputs");
-    failures_->Count(contract_->model_name, contract_->version, TraitsOf(request->failure).metric_reason);
-    // As loaded-model.ts and respond.ts: the native status (500 when unset) and {"error": message}.
-    response.status = TraitsOf(request->failure).http_status;
+    Refuse(request->failure, request->error);
+  }
+
+  // Answers a failed request: the table's HTTP status and {"error": message}, counted by reason.
+  void Refuse(FailureReason reason, const std::string& message) {
+    failures_->Count(contract_->model_name, contract_->version, TraitsOf(reason).metric_reason);
+    HttpResponse response;
+    response.status = TraitsOf(reason).http_status;
     response.headers = "Content-Type: application/json\r\n";
-    response.owned_body = EncodeErrorBody(request->error);
+    response.owned_body = EncodeErrorBody(message);
     respond_(std::move(response));
   }
 
@@ -128,21 +133,6 @@ struct PublishedModel {
 
 using PublishedTable = std::map<std::string, PublishedModel, std::less<>>;
 
-// What the infer route checks a request against; null when the facade has not described the
-// model's client shapes (then every request goes to JS).
-std::shared_ptr<const RequestContract> ContractOf(const std::string& version, ModelCore& core) {
-  const auto& shapes = core.client_shapes();
-  if (shapes.size() != core.inputs().size()) return nullptr;
-  auto contract = std::make_shared<RequestContract>();
-  contract->model_name = core.options().model_name;
-  contract->version = version;
-  contract->batched = core.options().batched;
-  contract->max_request_batch = core.options().policy.effective_max_batch;
-  for (size_t i = 0; i < shapes.size(); ++i) contract->inputs.push_back({core.inputs()[i].name, core.inputs()[i].dtype, shapes[i], false});
-  for (const TensorDesc& o : core.outputs()) contract->outputs.push_back({o.name, o.dtype, o.dims, false});
-  return contract;
-}
-
 class FastInfer : public FastPath {
  public:
   bool TryHandle(HttpRequest& request, Respond respond) override {
@@ -161,10 +151,9 @@ class FastInfer : public FastPath {
       return false;
     }
     NormalizedRequest normalized;
-    // Refused requests are declined for now: the JS path answers them with its wording.
-    if (!Normalize(*entry.contract, decoded.request, &normalized).ok()) return false;
+    RequestFailure failure = Normalize(*entry.contract, decoded.request, &normalized);
     std::vector<bool> binary = normalized.binary;
-    for (size_t i = 0; i < normalized.outputs.size(); ++i) {
+    for (size_t i = 0; failure.ok() && i < normalized.outputs.size(); ++i) {
       const DataType dtype = entry.contract->outputs[normalized.outputs[i]].dtype;
       if (dtype != DataType::kFloat16 && dtype != DataType::kBFloat16) continue;
       // No JSON form: binary unless the client asked for JSON, which the JS path refuses.
@@ -176,6 +165,10 @@ class FastInfer : public FastPath {
 
     if (log_enabled_.load(std::memory_order_relaxed)) Note(request);
     auto call = std::make_unique<FastCall>(std::move(respond), request.body_owner, entry.contract, failures_);
+    if (!failure.ok()) {
+      call->Refuse(failure.reason, failure.message);
+      return true;
+    }
     call->outputs = std::move(normalized.outputs);
     call->binary = std::move(binary);
     call->has_id = decoded.request.has_id;
@@ -206,7 +199,7 @@ class FastInfer : public FastPath {
     for (PublishedVersion& v : versions) {
       if (!v.core) continue;
       PublishedEntry entry;
-      entry.contract = ContractOf(v.version, *v.core);
+      entry.contract = v.core->contract();
       entry.core = std::move(v.core);
       published.versions[v.version] = std::move(entry);
     }

@@ -4,6 +4,8 @@
 //
 // The server parses every request. A complete request that may be an infer request is offered
 // to the fast path first; whatever the fast path declines goes, parsed, to the request handler.
+// The fast path takes the requests it can decode and answer; their contract errors it answers
+// itself through Normalize, in the wording every path shares.
 #pragma once
 
 #include <cstdint>
