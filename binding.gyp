@@ -13,11 +13,12 @@
     {
       "target_name": "gebe_core",
       "type": "static_library",
-      "dependencies": ["llhttp"],
+      "dependencies": ["llhttp", "simdjson"],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "native/src",
-        "native/third_party/llhttp"
+        "native/third_party/llhttp",
+        "node_modules/@nozbe/simdjson/src"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "BUILDING_NODE_EXTENSION"],
       "direct_dependent_settings": {
@@ -30,7 +31,7 @@
     },
     {
       "target_name": "gebe_native",
-      "dependencies": ["gebe_core", "llhttp"],
+      "dependencies": ["gebe_core", "llhttp", "simdjson"],
       "sources": ["native/src/addon.cc"],
       "ldflags": ["-pthread", "-ldl", "-Wl,--whole-archive", "<(PRODUCT_DIR)/obj.target/gebe_core.a", "-Wl,--no-whole-archive"],
       "libraries": ["-ldl"],
@@ -38,7 +39,7 @@
     },
     {
       "target_name": "gebe_native_test",
-      "dependencies": ["gebe_core", "llhttp"],
+      "dependencies": ["gebe_core", "llhttp", "simdjson"],
       "sources": [
         "native/src/addon.cc",
         "<!@(node -p \"require('fs').readdirSync('native/test/bindings').filter(f=>f.endsWith('.cc')).sort().map(f=>'native/test/bindings/'+f).join(' ')\")"
@@ -55,6 +56,15 @@
       "cflags!": ["-O0", "-O1", "-O2", "-Os"],
       "cflags_c": ["-O3", "-fPIC", "-fvisibility=hidden", "-w"],
       "xcode_settings": {"OTHER_CFLAGS": ["-O3", "-fvisibility=hidden", "-w"], "GCC_SYMBOLS_PRIVATE_EXTERN": "YES"}
+    },
+    {
+      "target_name": "simdjson",
+      "type": "static_library",
+      "sources": ["node_modules/@nozbe/simdjson/src/simdjson.cpp"],
+      "cflags!": ["-O0", "-O1", "-O2", "-Os", "-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17", "-std=gnu++20"],
+      "cflags_cc": ["-std=c++17", "-O3", "-fPIC", "-fvisibility=hidden", "-fexceptions", "-w"],
+      "xcode_settings": {"OTHER_CPLUSPLUSFLAGS": ["-O3", "-fvisibility=hidden", "-w"], "GCC_SYMBOLS_PRIVATE_EXTERN": "YES", "GCC_ENABLE_CPP_EXCEPTIONS": "YES"}
     }
   ]
 }

@@ -1,8 +1,9 @@
-// The binary KServe v2 infer route in native code (see fast_path.h): decodes the infer requests
-// whose tensors all travel binary, has Normalize check them (answering a bad one here, in the
-// wording every path shares), queues them on the model's scheduler, and answers them from the
-// scheduler thread with the bytes the JS server would send. What it does not decode (JSON tensor
-// data) or cannot answer plainly (JSON outputs) is declined.
+// The KServe v2 HTTP infer route in native code (see fast_path.h): decodes each infer request of a
+// published model once (json_infer_request.h: JSON tensors, binary tensors, or both), checks it
+// with Normalize (the serving core's one check), queues it on the model's scheduler, and answers
+// from the scheduler thread with the bytes the JS codec would send (JSON `data` or binary parts).
+// A request Normalize refuses is answered here, in the wording every path shares; what it cannot
+// decode as the JS codec would is declined: the JS handler answers it with the codec's wording.
 #include <atomic>
 #include <cstring>
 #include <functional>
@@ -12,10 +13,11 @@
 #include <tuple>
 
 #include "executor/model_core.h"
+#include "executor/normalize.h"
 #include "http/fast_path.h"
-#include "http/infer_header.h"
-#include "http/infer_plan.h"
 #include "http/infer_response.h"
+#include "http/infer_route.h"
+#include "http/json_infer_request.h"
 
 namespace gebe {
 
@@ -55,8 +57,10 @@ class FastCall : public NativeCall {
         failures_(std::move(failures)) {}
 
   std::vector<size_t> outputs;  // model output indexes, in response order
+  std::vector<bool> binary;     // per entry of outputs: sent in the binary part
   bool has_id = false;
   std::string id;
+  std::vector<std::vector<uint8_t>> json_inputs;  // inputs decoded from JSON `data` (the views point here)
 
   void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> batch) override {
     HttpResponse response;
@@ -82,20 +86,32 @@ class FastCall : public NativeCall {
   bool Answer(const ScheduledRequest& request, const std::shared_ptr<BatchOutputs>& batch, HttpResponse* response) {
     std::vector<ResponseOutput> described;
     described.reserve(outputs.size());
-    for (size_t o : outputs) {
+    bool any_binary = false;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const size_t o = outputs[i];
       if (o >= request.outputs.size() || o >= batch->tensors.size()) return false;
       const OutputSlice& slice = request.outputs[o];
       const Tensor& tensor = batch->tensors[o];
       if (slice.offset + slice.byte_size > tensor.buffer.size()) return false;
       const ContractTensor& meta = contract_->outputs[o];
-      described.push_back({&meta.name, DataTypeName(meta.dtype), &slice.shape, slice.byte_size});
-      response->pieces.emplace_back(static_cast<const uint8_t*>(tensor.buffer.data()) + slice.offset, slice.byte_size);
+      const uint8_t* data = static_cast<const uint8_t*>(tensor.buffer.data()) + slice.offset;
+      described.push_back({&meta.name, meta.dtype, &slice.shape, slice.byte_size, data, binary[i]});
+      if (binary[i]) {
+        response->pieces.emplace_back(data, slice.byte_size);
+        any_binary = true;
+      }
     }
-    response->owned_body = EncodeInferResponseHeader(contract_->model_name, contract_->version, has_id ? &id : nullptr, described);
+    if (!EncodeInferResponseJson(contract_->model_name, contract_->version, has_id ? &id : nullptr, described, &response->owned_body)) {
+      return false;
+    }
     response->status = 200;
-    response->headers = "Content-Type: application/octet-stream\r\nInference-Header-Content-Length: " +
-                        std::to_string(response->owned_body.size()) + "\r\n";
-    response->hold = batch;
+    if (any_binary) {
+      response->headers = "Content-Type: application/octet-stream\r\nInference-Header-Content-Length: " +
+                          std::to_string(response->owned_body.size()) + "\r\n";
+      response->hold = batch;
+    } else {
+      response->headers = "Content-Type: application/json\r\n";
+    }
     return true;
   }
 
@@ -125,16 +141,27 @@ class FastInfer : public FastPath {
     if (!MatchInferUrl(request.url, &url)) return false;
     PublishedEntry entry;
     if (!Find(url, &entry) || !entry.contract) return false;
+    bool has_binary = false;
     size_t header_length = 0;
-    if (!BinaryHeaderLength(request.headers, &header_length) || header_length > request.body_size) return false;
-    const char* json = reinterpret_cast<const char*>(request.body);
-    InferHeader header;
-    if (!ReadInferHeader(json, header_length, &header)) return false;
-    DecodedRequest decoded;
-    if (!DecodeBinaryInfer(header, request.body + header_length, request.body_size - header_length, &decoded)) return false;
+    if (!InferHeaderLength(request.headers, &has_binary, &header_length)) return false;
+    if (!has_binary) header_length = request.body_size;
+    if (header_length > request.body_size) return false;
+    DecodedHttpInfer decoded;
+    if (!DecodeHttpInferJson(request.body, header_length, request.body + header_length, request.body_size - header_length, &decoded)) {
+      return false;
+    }
     NormalizedRequest normalized;
-    RequestFailure failure = Normalize(*entry.contract, decoded, &normalized);
-    if (failure.ok() && !NativeRouteAnswers(normalized, *entry.contract)) return false;
+    RequestFailure failure = Normalize(*entry.contract, decoded.request, &normalized);
+    std::vector<bool> binary = normalized.binary;
+    for (size_t i = 0; failure.ok() && i < normalized.outputs.size(); ++i) {
+      const DataType dtype = entry.contract->outputs[normalized.outputs[i]].dtype;
+      if (dtype != DataType::kFloat16 && dtype != DataType::kBFloat16) continue;
+      // No JSON form: binary unless the client asked for JSON, which the JS path refuses.
+      const bool asked_json = decoded.request.has_outputs && decoded.request.outputs[i].binary_data.present() &&
+                              !decoded.request.outputs[i].binary_data.bool_value;
+      if (asked_json) return false;
+      binary[i] = true;
+    }
 
     if (log_enabled_.load(std::memory_order_relaxed)) Note(request);
     auto call = std::make_unique<FastCall>(std::move(respond), request.body_owner, entry.contract, failures_);
@@ -143,11 +170,15 @@ class FastInfer : public FastPath {
       return true;
     }
     call->outputs = std::move(normalized.outputs);
-    call->has_id = decoded.has_id;
-    call->id = std::move(decoded.id);
+    call->binary = std::move(binary);
+    call->has_id = decoded.request.has_id;
+    call->id = std::move(decoded.request.id);
+    call->json_inputs = std::move(decoded.owned);
     std::unique_ptr<ScheduledRequest>& scheduled = normalized.request;
     scheduled->native_call = std::move(call);
-    switch (entry.core->EnqueueNative(scheduled, normalized.priority, normalized.timeout_us)) {
+    const uint32_t priority = normalized.priority;
+    const uint64_t timeout_us = normalized.timeout_us;
+    switch (entry.core->EnqueueNative(scheduled, priority, timeout_us)) {
       case ModelCore::NativeEnqueue::kQueued:
         return true;
       case ModelCore::NativeEnqueue::kRefused:

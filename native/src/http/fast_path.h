@@ -1,10 +1,11 @@
-// The seam between the native HTTP server (connections, parsing, limits, the proxy to the JS
-// server) and the native infer route that answers binary KServe v2 infer requests without JS.
+// The seams of the native HTTP server (connections, parsing, limits): the native infer route
+// that answers KServe v2 infer requests without JS (FastPath), and the one JS handler, in
+// process, that answers everything else (RequestHandler).
 //
 // The server parses every request. A complete request that may be an infer request is offered
-// to the fast path first; whatever the fast path declines is forwarded untouched to the JS
-// server (node:http). The fast path takes the requests it can decode and answer; their contract
-// errors it answers itself through Normalize, in the wording every path shares.
+// to the fast path first; whatever the fast path declines goes, parsed, to the request handler.
+// The fast path takes the requests it can decode and answer; their contract errors it answers
+// itself through Normalize, in the wording every path shares.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,7 @@ struct HttpResponse {
   std::vector<std::pair<const uint8_t*, size_t>> pieces;
   std::string owned_body;            // a piece the response owns (the JSON header, an error)
   std::shared_ptr<const void> hold;  // e.g. the batch's output tensors
+  bool close = false;                // the connection closes after this answer
 };
 
 // Called exactly once per taken request, from any thread (usually a scheduler thread).
@@ -74,7 +76,7 @@ class FastPath {
  public:
   virtual ~FastPath() = default;
   // Server loop thread. True: taken; `respond` will be called exactly once. False: declined; the
-  // server forwards the request to the JS server. `request` stays valid until `respond` is called
+  // server hands the request to its RequestHandler. `request` stays valid until `respond` is called
   // if taken (the fast path keeps `body_owner`).
   virtual bool TryHandle(HttpRequest& request, Respond respond) = 0;
   // JS thread. Replaces what the infer URLs of `model` may reach. default_version is the version
@@ -88,6 +90,17 @@ class FastPath {
   virtual void EnableLog() = 0;
   // JS thread. The requests noted since the last call (then reset).
   virtual TakenLog TakeLog() = 0;
+};
+
+// Answers every request the fast path declines: health, metadata, the repository API, infer
+// requests of models without a native handle... In serve it is JS (http_binding.cc hands the
+// parsed request to one JS function through a thread-safe call).
+class RequestHandler {
+ public:
+  virtual ~RequestHandler() = default;
+  // Server loop thread. `respond` is called exactly once, from any thread; `request` stays valid
+  // until then (`respond` holds it).
+  virtual void Handle(std::shared_ptr<HttpRequest> request, Respond respond) = 0;
 };
 
 // The binary infer route (fast_infer.cc).

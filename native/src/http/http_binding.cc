@@ -1,6 +1,8 @@
-// JS exports of the native HTTP front end: class NativeHttpServer(options) with listen() -> port,
-// close(timeoutMs) -> Promise, counters() -> {accepted, answered, inFlight}, publish(model,
-// versions, defaultVersion) and takeFailures() for the fast infer route.
+// JS exports of the native HTTP front end: class NativeHttpServer(options, handler) with listen()
+// -> port, close(timeoutMs) -> Promise, counters() -> {accepted, answered, inFlight, bodyBytes,
+// handedOff}, answer(token, status, headerLines, body, close) for the requests handed to `handler`,
+// and publish(model, versions, defaultVersion), takeFailures(), enableLog(), takeLog() for the
+// native infer route.
 #include <napi.h>
 #include <sys/resource.h>
 
@@ -10,6 +12,7 @@
 #include "http/failure_counts_js.h"
 #include "http/fast_path.h"
 #include "http/http_server.h"
+#include "http/js_request_handler.h"
 #include "module_registry.h"
 
 namespace gebe {
@@ -28,21 +31,25 @@ uint64_t OptionalU64(Napi::Object o, const char* key, uint64_t fallback) {
 // Waits off the JS thread for the loop to drain and end.
 class CloseWorker : public Napi::AsyncWorker {
  public:
-  CloseWorker(Napi::Object owner, HttpServer* server, uint64_t timeout_ms)
+  CloseWorker(Napi::Object owner, HttpServer* server, std::shared_ptr<JsRequestHandler> handler, uint64_t timeout_ms)
       : Napi::AsyncWorker(owner.Env()), deferred_(Napi::Promise::Deferred::New(owner.Env())), owner_(Napi::Persistent(owner)),
-        server_(server), timeout_ms_(timeout_ms) {}
+        server_(server), handler_(std::move(handler)), timeout_ms_(timeout_ms) {}
   Napi::Promise Promise() { return deferred_.Promise(); }
   void Execute() override {
     server_->BeginClose(timeout_ms_);
     server_->Join();
   }
-  void OnOK() override { deferred_.Resolve(Env().Undefined()); }
+  void OnOK() override {
+    handler_->Stop();  // the loop has ended: nothing more is handed to JS
+    deferred_.Resolve(Env().Undefined());
+  }
   void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
  private:
   Napi::Promise::Deferred deferred_;
   Napi::ObjectReference owner_;  // keeps the server object (and so the HttpServer) alive until closed
   HttpServer* server_;
+  std::shared_ptr<JsRequestHandler> handler_;
   uint64_t timeout_ms_;
 };
 
@@ -51,21 +58,22 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "NativeHttpServer",
                        {InstanceMethod("listen", &NativeHttpServer::Listen), InstanceMethod("close", &NativeHttpServer::Close),
-                        InstanceMethod("counters", &NativeHttpServer::Counters), InstanceMethod("publish", &NativeHttpServer::Publish),
+                        InstanceMethod("counters", &NativeHttpServer::Counters), InstanceMethod("answer", &NativeHttpServer::Answer),
+                        InstanceMethod("publish", &NativeHttpServer::Publish),
                         InstanceMethod("takeFailures", &NativeHttpServer::TakeFailures),
                         InstanceMethod("enableLog", &NativeHttpServer::EnableLog), InstanceMethod("takeLog", &NativeHttpServer::TakeLog)});
   }
 
   explicit NativeHttpServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeHttpServer>(info) {
     Napi::Env env = info.Env();
-    if (info.Length() != 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "Expected (options) for new NativeHttpServer");
+    if (info.Length() != 2 || !info[0].IsObject() || !info[1].IsFunction()) {
+      throw Napi::TypeError::New(env, "Expected (options, handler) for new NativeHttpServer");
+    }
     Napi::Object o = info[0].As<Napi::Object>();
     HttpServerOptions options;
     if (!o.Get("host").IsString()) throw Napi::TypeError::New(env, "NativeHttpServer option 'host' must be a string");
     options.host = o.Get("host").As<Napi::String>().Utf8Value();
     options.port = int(OptionalU64(o, "port", 0));
-    if (!o.Get("upstreamPath").IsString()) throw Napi::TypeError::New(env, "NativeHttpServer option 'upstreamPath' must be a string");
-    options.upstream_path = o.Get("upstreamPath").As<Napi::String>().Utf8Value();
     options.max_inflight_body_bytes = OptionalU64(o, "maxInflightBodyBytes", options.max_inflight_body_bytes);
     options.max_connections = size_t(OptionalU64(o, "maxConnections", options.max_connections));
     if (o.Get("busyMessage").IsString()) options.busy_message = o.Get("busyMessage").As<Napi::String>().Utf8Value();
@@ -75,18 +83,19 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     options.request_timeout_ms = OptionalU64(o, "requestTimeoutMs", options.request_timeout_ms);
     options.keep_alive_timeout_ms = OptionalU64(o, "keepAliveTimeoutMs", options.keep_alive_timeout_ms);
     options.max_header_bytes = size_t(OptionalU64(o, "maxHeaderBytes", options.max_header_bytes));
-    if (options.port > 65535 || options.upstream_path.empty()) {
-      throw Napi::RangeError::New(env, "NativeHttpServer needs port 0-65535 and an upstreamPath");
-    }
+    if (options.port > 65535) throw Napi::RangeError::New(env, "NativeHttpServer needs a port of 0-65535");
     fast_path_ = std::shared_ptr<FastPath>(MakeFastInfer());
-    server_ = std::make_unique<HttpServer>(std::move(options), fast_path_);
+    handler_ = std::make_shared<JsRequestHandler>(env, info[1].As<Napi::Function>());
+    server_ = std::make_unique<HttpServer>(std::move(options), fast_path_, handler_);
   }
 
  private:
   Napi::Value Listen(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     try {
-      return Napi::Number::New(env, server_->Listen());
+      int port = server_->Listen();
+      handler_->Start(env);
+      return Napi::Number::New(env, port);
     } catch (const UvError& e) {
       Napi::Error error = Napi::Error::New(env, e.message);
       error.Set("code", e.code);
@@ -96,7 +105,7 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
     uint64_t timeout = info.Length() > 0 && info[0].IsNumber() ? uint64_t(std::max(0.0, info[0].As<Napi::Number>().DoubleValue())) : 0;
-    auto* worker = new CloseWorker(info.This().As<Napi::Object>(), server_.get(), timeout);
+    auto* worker = new CloseWorker(info.This().As<Napi::Object>(), server_.get(), handler_, timeout);
     Napi::Promise promise = worker->Promise();
     worker->Queue();
     return promise;
@@ -110,7 +119,26 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     o.Set("answered", double(answered));
     o.Set("inFlight", double(accepted >= answered ? accepted - answered : 0));
     o.Set("bodyBytes", double(server_->body_bytes()));
+    o.Set("handedOff", double(server_->handed_off()));
     return o;
+  }
+
+  // answer(token, status, headerLines, body, close): headerLines are "Name: value\r\n" lines
+  // (the server adds Content-Length, Date and Connection); body a Buffer. False: unknown token.
+  Napi::Value Answer(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (info.Length() != 5 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsString() || !info[3].IsBuffer() ||
+        !info[4].IsBoolean()) {
+      throw Napi::TypeError::New(env, "Expected (token, status, headerLines, body: Buffer, close: boolean) for answer");
+    }
+    HttpResponse response;
+    response.status = info[1].As<Napi::Number>().Int32Value();
+    if (response.status < 100 || response.status > 599) throw Napi::RangeError::New(env, "answer: status must be 100-599");
+    response.headers = info[2].As<Napi::String>().Utf8Value();
+    Napi::Buffer<uint8_t> body = info[3].As<Napi::Buffer<uint8_t>>();
+    response.owned_body.assign(reinterpret_cast<const char*>(body.Data()), body.Length());
+    response.close = info[4].As<Napi::Boolean>().Value();
+    return Napi::Boolean::New(env, handler_->Answer(uint64_t(info[0].As<Napi::Number>().DoubleValue()), std::move(response)));
   }
 
   Napi::Value Publish(const Napi::CallbackInfo& info) {
@@ -159,6 +187,7 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
   }
 
   std::shared_ptr<FastPath> fast_path_;
+  std::shared_ptr<JsRequestHandler> handler_;
   std::unique_ptr<HttpServer> server_;
 };
 

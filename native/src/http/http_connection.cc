@@ -10,13 +10,11 @@
 #include "http/http_server.h"
 #include "http/http_text.h"
 #include "http/infer_response.h"
-#include "http/upstream_relay.h"
 
 namespace gebe {
 
 namespace {
 
-constexpr size_t kRelayLowWater = 1 << 20;
 constexpr uint64_t kLingerMs = 1000;  // after a final answer, wait this long for the client's FIN
 constexpr size_t kMaxPendingWhileAnswering = 256 * 1024;  // pipelined bytes read on while answering
 // A body's first buffer: one read's worth at most, then it doubles as more bytes arrive, so a
@@ -239,7 +237,7 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
     size_t n = 0;
     bool ok = !v->empty() && v->size() < 19;
     for (char c : *v) ok = ok && c >= '0' && c <= '9', n = n * 10 + size_t(c - '0');
-    // A malformed value is the JS server's to refuse; here it only steers alignment.
+    // A malformed value is the infer route's to refuse; here it only steers alignment.
     self->inference_header_length_ = ok ? n : 0;
   }
   bool has_length = (p->flags & F_CONTENT_LENGTH) != 0;
@@ -361,13 +359,15 @@ void HttpConnection::Dispatch() {
   server_->CountAccepted();
   FastPath* fast = server_->fast_path();
   if (fast != nullptr && LooksLikeInfer(*request_) && fast->TryHandle(*request_, server_->MakeRespond(id_, request_seq_, request_))) return;
-  if (relay_ == nullptr) relay_ = new UpstreamRelay(server_, this);
-  relay_->Forward(*request_, close_after_answer_);
+  server_->CountHandedOff();
+  server_->handler()->Handle(request_, server_->MakeRespond(id_, request_seq_, request_));
 }
 
 void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {
   if (state_ != State::kAnswering || seq != request_seq_ || answer_complete_) return;
-  if (server_->draining()) close_after_answer_ = true;
+  if (server_->draining() || response.close) close_after_answer_ = true;
+  // HEAD: the head a GET would get (its Content-Length included), without the body.
+  bool head_only = request_->method == "HEAD";
   size_t length = response.owned_body.size();
   for (const auto& piece : response.pieces) length += piece.second;
   auto* answer = new FastAnswer{std::string(), std::move(response)};
@@ -388,52 +388,12 @@ void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {
   std::vector<uv_buf_t> bufs;
   bufs.reserve(2 + r.pieces.size());
   bufs.push_back(MakeBuf(head.data(), head.size()));
-  if (!r.owned_body.empty()) bufs.push_back(MakeBuf(r.owned_body.data(), r.owned_body.size()));
+  if (!head_only && !r.owned_body.empty()) bufs.push_back(MakeBuf(r.owned_body.data(), r.owned_body.size()));
   for (const auto& piece : r.pieces) {
-    if (piece.second > 0) bufs.push_back(MakeBuf(piece.first, piece.second));
+    if (!head_only && piece.second > 0) bufs.push_back(MakeBuf(piece.first, piece.second));
   }
   answer_complete_ = true;
   Write(bufs.data(), unsigned(bufs.size()), answer, [](void* a) { delete static_cast<FastAnswer*>(a); });
-}
-
-void HttpConnection::RelayBytes(const char* data, size_t length) {
-  if (state_ != State::kAnswering) return;
-  if (writes_pending_ == 0) {
-    // Usually the socket takes it all at once: no copy, no allocation.
-    uv_buf_t buf = MakeBuf(data, length);
-    int n = uv_try_write(reinterpret_cast<uv_stream_t*>(&client_), &buf, 1);
-    if (n < 0 && n != UV_EAGAIN) {
-      Close();
-      return;
-    }
-    if (n > 0) {
-      data += n;
-      length -= size_t(n);
-    }
-    if (length == 0) return;
-  }
-  char* copy = static_cast<char*>(std::malloc(length));
-  std::memcpy(copy, data, length);
-  uv_buf_t buf = MakeBuf(copy, length);
-  Write(&buf, 1, copy, &std::free);
-}
-
-void HttpConnection::RelayDone(bool close_after) {
-  if (state_ != State::kAnswering) return;
-  answer_complete_ = true;
-  close_after_answer_ = close_after_answer_ || close_after;
-  if (writes_pending_ == 0) FinishAnswer(close_after_answer_);
-}
-
-void HttpConnection::RelayFailed(const std::string& why) {
-  if (state_ != State::kAnswering) return;
-  close_after_answer_ = true;
-  answer_complete_ = true;
-  WriteError(502, "the server's HTTP handler did not answer: " + why);
-}
-
-size_t HttpConnection::ClientWriteQueueSize() const {
-  return uv_stream_get_write_queue_size(reinterpret_cast<const uv_stream_t*>(&client_));
 }
 
 void HttpConnection::FinishAnswer(bool close_after) {
@@ -504,13 +464,9 @@ void HttpConnection::OnWrite(uv_write_t* req, int status) {
 }
 
 void HttpConnection::WriteDone() {
-  if (writes_pending_ != 0) {
-    if (relay_ != nullptr && ClientWriteQueueSize() < kRelayLowWater) relay_->ResumeIfPaused();
-    return;
-  }
+  if (writes_pending_ != 0) return;
   if (state_ == State::kAnswering) {
     if (answer_complete_) FinishAnswer(close_after_answer_);
-    else if (relay_ != nullptr) relay_->ResumeIfPaused();
   } else if (state_ == State::kClosing && !linger_) {
     ShutdownAndLinger();
   }
@@ -566,10 +522,6 @@ void HttpConnection::Close() {
   if (state_ == State::kClosed) return;
   bool in_flight = state_ == State::kAnswering && !answer_counted_;
   state_ = State::kClosed;
-  if (relay_ != nullptr) {
-    relay_->Detach();
-    relay_ = nullptr;
-  }
   uv_close(reinterpret_cast<uv_handle_t*>(&client_), &HttpConnection::OnHandleClosed);
   uv_close(reinterpret_cast<uv_handle_t*>(&timer_), &HttpConnection::OnHandleClosed);
   server_->Forget(id_);

@@ -1,6 +1,6 @@
 // One client connection of the native HTTP server (loop thread only): parses requests with
 // llhttp, enforces the limits and timeouts, answers one request at a time (pipelined requests
-// wait, parsing paused), and writes fast-path answers or relays the JS server's answers.
+// wait, parsing paused), and writes the answers of the fast path and of the request handler.
 #pragma once
 
 #include <uv.h>
@@ -15,7 +15,6 @@
 namespace gebe {
 
 class HttpServer;
-class UpstreamRelay;
 
 class HttpConnection {
  public:
@@ -24,7 +23,7 @@ class HttpConnection {
   bool Accept(uv_stream_t* listener);
   uint64_t id() const { return id_; }
 
-  // The fast path's answer to request `seq` (ignored unless it is the one being answered).
+  // The answer to request `seq` (ignored unless it is the one being answered).
   void Deliver(uint64_t seq, HttpResponse response);
   // Closes at once; a request in flight counts as answered.
   void Close();
@@ -34,13 +33,6 @@ class HttpConnection {
   void CloseWhenIdle();
   // Answers `status` with `message` before reading anything, then closes (over --max-connections).
   void Refuse(int status, const std::string& message);
-
-  // For the relay: response bytes for the client (written at once or copied), the end of the
-  // answer, and a failure before any byte was relayed.
-  void RelayBytes(const char* data, size_t length);
-  void RelayDone(bool close_after);
-  void RelayFailed(const std::string& why);
-  size_t ClientWriteQueueSize() const;
 
  private:
   enum class State { kReading, kAnswering, kClosing, kClosed };
@@ -98,9 +90,8 @@ class HttpConnection {
   bool HasPending() const { return pending_pos_ < pending_.size(); }
   bool reading_ = false;
   bool client_eof_ = false;
-  UpstreamRelay* relay_ = nullptr;
 
-  // The request being received or answered. Shared with the fast path's Respond, which keeps it
+  // The request being received or answered. Shared with its Respond, which keeps it
   // valid until it is called even if this connection is gone by then.
   std::shared_ptr<HttpRequest> request_ = std::make_shared<HttpRequest>();
   uint64_t request_seq_ = 0;

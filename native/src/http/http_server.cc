@@ -54,8 +54,8 @@ void ResponseMailbox::Wake(const std::shared_ptr<void>& target) {
   if (mailbox->async != nullptr) uv_async_send(mailbox->async);
 }
 
-HttpServer::HttpServer(HttpServerOptions options, std::shared_ptr<FastPath> fast_path)
-    : options_(std::move(options)), fast_path_(std::move(fast_path)) {}
+HttpServer::HttpServer(HttpServerOptions options, std::shared_ptr<FastPath> fast_path, std::shared_ptr<RequestHandler> handler)
+    : options_(std::move(options)), fast_path_(std::move(fast_path)), handler_(std::move(handler)) {}
 
 HttpServer::~HttpServer() {
   if (thread_started_ && !joined_) {
@@ -70,7 +70,7 @@ HttpServer::~HttpServer() {
 }
 
 int HttpServer::Listen() {
-  if (options_.upstream_path.empty()) throw UvError{"EINVAL", "the native HTTP server needs the JS server's socket path"};
+  if (!handler_) throw UvError{"EINVAL", "the native HTTP server needs a request handler"};
   sockaddr_storage addr = ResolveHost(options_.host, options_.port);
 
   int rc = uv_loop_init(&loop_);

@@ -1,7 +1,7 @@
 // The native HTTP front end: a libuv loop on its own thread that owns the public port, parses
-// requests with llhttp, offers infer requests to the FastPath and forwards everything else to
-// the JS server (node:http on a private Unix socket, the "upstream"), relaying its answers byte for byte.
-// Only framing lives here; every route and error wording of the API stays in JS.
+// requests with llhttp, offers infer requests to the FastPath and hands everything else to the
+// RequestHandler (JS, in process), writing the answers of both. Framing, limits, timeouts and the
+// drain live here, once; the routes of the control plane and their wording live in JS.
 #pragma once
 
 #include <uv.h>
@@ -31,8 +31,6 @@ inline uv_buf_t MakeBuf(const void* data, size_t length) {
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;
-  // The JS server's Unix socket (in a private directory, mode 0600: no other local user reaches it).
-  std::string upstream_path;
   uint64_t max_body_bytes = 64ull << 20;
   // All request bodies being received or answered together may hold at most this much; past it a
   // request is answered 503 with busy_message. Buffers grow as bytes arrive, never to a declared size.
@@ -48,7 +46,7 @@ struct HttpServerOptions {
   size_t max_header_bytes = 16384;  // node's default; more is answered 431
 };
 
-// Fast-path responses travel from scheduler threads to the loop through this mailbox. It outlives
+// Answers (of the fast path and of the request handler) travel from scheduler threads to the loop through this mailbox. It outlives
 // the server (each Respond holds it), so a late answer after close is dropped, never a crash.
 struct ResponseMailbox : std::enable_shared_from_this<ResponseMailbox> {
   struct Item {
@@ -70,7 +68,7 @@ struct ResponseMailbox : std::enable_shared_from_this<ResponseMailbox> {
 
 class HttpServer {
  public:
-  HttpServer(HttpServerOptions options, std::shared_ptr<FastPath> fast_path);
+  HttpServer(HttpServerOptions options, std::shared_ptr<FastPath> fast_path, std::shared_ptr<RequestHandler> handler);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -86,7 +84,11 @@ class HttpServer {
 
   uint64_t accepted() const { return accepted_.load(std::memory_order_relaxed); }
   uint64_t answered() const { return answered_.load(std::memory_order_relaxed); }
+  // Requests handed to the RequestHandler (the rest were rejected by a limit or taken by the fast path).
+  uint64_t handed_off() const { return handed_off_.load(std::memory_order_relaxed); }
   FastPath* fast_path() const { return fast_path_.get(); }
+  RequestHandler* handler() const { return handler_.get(); }
+  void CountHandedOff() { handed_off_.fetch_add(1, std::memory_order_relaxed); }
 
   // Loop thread only, for connections.
   uv_loop_t* loop() { return &loop_; }
@@ -105,7 +107,7 @@ class HttpServer {
   void CountAccepted() { accepted_.fetch_add(1, std::memory_order_relaxed); }
   void CountAnswered();
   void Forget(uint64_t connection_id);
-  // The Respond for a taken request; it keeps `request` alive until it is called and dropped.
+  // The Respond for a request (taken or handed off); it keeps `request` alive until it is called and dropped.
   Respond MakeRespond(uint64_t connection_id, uint64_t request_seq, std::shared_ptr<HttpRequest> request);
 
  private:
@@ -122,6 +124,7 @@ class HttpServer {
 
   HttpServerOptions options_;
   std::shared_ptr<FastPath> fast_path_;
+  std::shared_ptr<RequestHandler> handler_;
   std::shared_ptr<ResponseMailbox> mailbox_ = std::make_shared<ResponseMailbox>();
   // Body bytes held by all requests; shared with body buffers that outlive the server.
   std::shared_ptr<std::atomic<uint64_t>> body_bytes_ = std::make_shared<std::atomic<uint64_t>>(0);
@@ -144,6 +147,7 @@ class HttpServer {
 
   std::atomic<uint64_t> accepted_{0};
   std::atomic<uint64_t> answered_{0};
+  std::atomic<uint64_t> handed_off_{0};
   uint64_t next_connection_id_ = 1;
   std::unordered_map<uint64_t, HttpConnection*> connections_;
 };

@@ -16,7 +16,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 "$out/engine_driver" "$PWD"
 $CXX $CXXFLAGS native/src/cpu/thread_pool.cc native/test/cpu/thread_pool_test.cc -o "$out/thread_pool_test"
 "$out/thread_pool_test"
-# The native infer route's pure parts (JSON subset reader, URL/header checks, plan, response encoder),
+# The native infer route's pure parts (URL/header checks, the simdjson decoder and its mutation fuzz, response encoder),
 # built by their own Makefile (one list of sources) with the same sanitizers.
 make -s --no-print-directory -C native/test/fast_infer run SAN=address,undefined | tail -1
 make -s --no-print-directory -C native/test/normalize run SAN=address,undefined | tail -1

@@ -1,12 +1,10 @@
-// The native HTTP server without N-API, under the sanitizers: a threaded fake JS server as the
-// upstream, a fake fast path answering from its own threads (as the scheduler does), and clients
+// The native HTTP server without N-API, under the sanitizers: a threaded fake JS handler, a fake fast path answering from its own threads (as the scheduler does), and clients
 // on real sockets: keep-alive traffic on both routes, pipelining, clients that vanish while
 // their answer is on the way, a graceful close under load, and an answer after the server is gone.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -78,86 +76,29 @@ std::string ReadAnswer(int fd, std::string& buffer, int* status) {
   }
 }
 
-// The stand-in for node:http: answers every request with "upstream:<method> <url> <body>".
-class FakeUpstream {
+// The stand-in for the JS handler: answers every request with "js:<method> <url> <body>" from a
+// thread of its own (as the JS thread does); /close answers with close set, /head answers a HEAD.
+class FakeHandler : public RequestHandler {
  public:
-  FakeUpstream() {
-    char dir[] = "/tmp/gebe-http-test-XXXXXX";
-    CHECK(mkdtemp(dir) != nullptr);
-    dir_ = dir;
-    path_ = dir_ + "/upstream.sock";
-    fd_ = socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    std::snprintf(a.sun_path, sizeof(a.sun_path), "%s", path_.c_str());
-    CHECK(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
-    CHECK(listen(fd_, 128) == 0);
-    acceptor_ = std::thread([this] { Accept(); });
-  }
-  ~FakeUpstream() {
-    shutdown(fd_, SHUT_RDWR);
-    close(fd_);
-    acceptor_.join();
+  ~FakeHandler() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto& t : workers_) t.join();
-    unlink(path_.c_str());
-    rmdir(dir_.c_str());
+    for (auto& t : threads_) t.join();
   }
-  const std::string& path() const { return path_; }
+  void Handle(std::shared_ptr<HttpRequest> request, Respond respond) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    threads_.emplace_back([request, respond] {
+      HttpResponse r;
+      r.headers = "Content-Type: text/plain\r\n";
+      r.owned_body = "js:" + request->method + " " + request->url + " " +
+                     std::string(reinterpret_cast<const char*>(request->body), request->body_size);
+      r.close = request->url == "/close";
+      respond(std::move(r));
+    });
+  }
 
  private:
-  void Accept() {
-    for (;;) {
-      int c = accept(fd_, nullptr, nullptr);
-      if (c < 0) return;
-      std::lock_guard<std::mutex> lock(mutex_);
-      workers_.emplace_back([c] { Serve(c); });
-    }
-  }
-  static void Serve(int c) {
-    std::string buffer;
-    char chunk[65536];
-    for (;;) {
-      size_t end;
-      while ((end = buffer.find("\r\n\r\n")) == std::string::npos) {
-        ssize_t n = recv(c, chunk, sizeof(chunk), 0);
-        if (n <= 0) {
-          close(c);
-          return;
-        }
-        buffer.append(chunk, size_t(n));
-      }
-      std::string head = buffer.substr(0, end);
-      CHECK(head.find("transfer-encoding") == std::string::npos && head.find("expect") == std::string::npos);
-      size_t cl = head.find("Content-Length: ");
-      size_t length = cl != std::string::npos ? std::strtoul(head.c_str() + cl + 16, nullptr, 10) : 0;
-      while (buffer.size() < end + 4 + length) {
-        ssize_t n = recv(c, chunk, sizeof(chunk), 0);
-        if (n <= 0) {
-          close(c);
-          return;
-        }
-        buffer.append(chunk, size_t(n));
-      }
-      std::string line = head.substr(0, head.find(" HTTP/1.1"));
-      std::string body = "upstream:" + line + " " + buffer.substr(end + 4, length);
-      bool close_after = head.find("Connection: close") != std::string::npos;
-      buffer.erase(0, end + 4 + length);
-      std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
-                           (close_after ? "\r\nConnection: close" : "\r\nConnection: keep-alive") + "\r\n\r\n" + body;
-      SendAll(c, answer);
-      // /close-silently: keep-alive promised, then the connection goes (as at a keep-alive timeout).
-      if (close_after || line.find("/close-silently") != std::string::npos) {
-        close(c);
-        return;
-      }
-    }
-  }
-  int fd_;
-  std::string dir_, path_;
-  std::thread acceptor_;
   std::mutex mutex_;
-  std::vector<std::thread> workers_;
+  std::vector<std::thread> threads_;
 };
 
 // Takes POST /v2/models/fast/infer (answers "fast:<body>" from another thread, the body as a
@@ -224,15 +165,14 @@ std::string Post(const std::string& url, const std::string& body, const std::str
 }  // namespace
 
 int main() {
-  FakeUpstream upstream;
+  auto js = std::make_shared<FakeHandler>();
   auto fast = std::make_shared<FakeFastPath>();
   Respond late;
   {
     HttpServerOptions options;
-    options.upstream_path = upstream.path();
     options.max_body_bytes = 1 << 20;
     options.headers_timeout_ms = 2000;
-    HttpServer server(options, fast);
+    HttpServer server(options, fast, js);
     int port = server.Listen();
 
     // Keep-alive traffic on both routes from several clients at once.
@@ -249,7 +189,7 @@ int main() {
           int status = 0;
           std::string body = ReadAnswer(fd, buffer, &status);
           CHECK(status == 200);
-          CHECK(body == (use_fast ? "fast:" + payload : "upstream:POST /v2/models/m/infer " + payload));
+          CHECK(body == (use_fast ? "fast:" + payload : "js:POST /v2/models/m/infer " + payload));
         }
         close(fd);
       });
@@ -264,7 +204,7 @@ int main() {
       std::string buffer;
       int status = 0;
       CHECK(ReadAnswer(fd, buffer, &status) == "fast:one" && status == 200);
-      CHECK(ReadAnswer(fd, buffer, &status) == "upstream:GET /v2 " && status == 200);
+      CHECK(ReadAnswer(fd, buffer, &status) == "js:GET /v2 " && status == 200);
       CHECK(ReadAnswer(fd, buffer, &status) == "fast:three" && status == 200);
       ReadAnswer(fd, buffer, &status);
       CHECK(status == 0);
@@ -281,7 +221,7 @@ int main() {
       std::string buffer;
       int status = 0;
       for (int i = 0; i < kBurst; ++i) {
-        std::string expected = i % 3 == 2 ? "upstream:GET /p" + std::to_string(i) + " " : "fast:" + std::to_string(i);
+        std::string expected = i % 3 == 2 ? "js:GET /p" + std::to_string(i) + " " : "fast:" + std::to_string(i);
         CHECK(ReadAnswer(fd, buffer, &status) == expected && status == 200);
       }
       writer.join();
@@ -317,23 +257,29 @@ int main() {
       close(fd);
     }
 
-    // The upstream drops its connection after an answer: the next request opens a fresh one.
-    // A client's Connection: close reaches the upstream and ends the client connection.
+    // An answer with close set ends the connection after it; so does a client's Connection: close.
+    // A HEAD gets the head of the answer (its Content-Length) without the body.
     {
       int fd = Connect(port);
       std::string buffer;
       int status = 0;
-      SendAll(fd, Post("/close-silently", "a"));
-      CHECK(ReadAnswer(fd, buffer, &status) == "upstream:POST /close-silently a" && status == 200);
-      for (int i = 0; i < 3; ++i) {
-        SendAll(fd, Post("/v2/models/m/infer", "b"));
-        CHECK(ReadAnswer(fd, buffer, &status) == "upstream:POST /v2/models/m/infer b" && status == 200);
-        SendAll(fd, Post("/close-silently", "c"));
-        CHECK(ReadAnswer(fd, buffer, &status) == "upstream:POST /close-silently c" && status == 200);
-      }
-      SendAll(fd, Post("/last", "d", "Connection: close\r\n"));
-      CHECK(ReadAnswer(fd, buffer, &status) == "upstream:POST /last d" && status == 200);
-      CHECK(buffer.find("Connection: close") == std::string::npos);  // (consumed with the answer)
+      SendAll(fd, Post("/close", "a"));
+      CHECK(ReadAnswer(fd, buffer, &status) == "js:POST /close a" && status == 200);
+      ReadAnswer(fd, buffer, &status);
+      CHECK(status == 0);
+      close(fd);
+      fd = Connect(port);
+      buffer.clear();
+      SendAll(fd, "HEAD /head HTTP/1.1\r\nHost: t\r\n\r\n" + Post("/last", "d", "Connection: close\r\n"));
+      char head[4096];
+      std::string got;
+      for (ssize_t n; got.find("js:POST /last d") == std::string::npos && (n = recv(fd, head, sizeof(head), 0)) > 0;) got.append(head, size_t(n));
+      size_t first_end = got.find("\r\n\r\n");
+      CHECK(first_end != std::string::npos && got.compare(0, 15, "HTTP/1.1 200 OK") == 0);
+      CHECK(got.find("Content-Length: 14\r\n") < first_end);  // "js:HEAD /head "
+      CHECK(got.compare(first_end + 4, 15, "HTTP/1.1 200 OK") == 0);  // no body after the HEAD answer
+      CHECK(got.find("Connection: close", first_end) != std::string::npos);
+      buffer = got.substr(got.find("js:POST /last d") + 15);
       ReadAnswer(fd, buffer, &status);
       CHECK(status == 0);  // closed after the answer
       close(fd);
@@ -349,7 +295,7 @@ int main() {
       close(fd);
     }
 
-    // Clients that vanish while their answer is on the way (fast path and relay).
+    // Clients that vanish while their answer is on the way (fast path and JS handler).
     for (int i = 0; i < 20; ++i) {
       int fd = Connect(port);
       SendAll(fd, Post(i % 2 ? "/v2/models/slow/infer" : "/v2/models/m/infer", "gone"));
@@ -419,7 +365,7 @@ int main() {
       HttpServerOptions limited = options;
       limited.max_connections = 2;
       limited.full_message = "full";
-      HttpServer small(limited, fast);
+      HttpServer small(limited, fast, js);
       int small_port = small.Listen();
       int a = Connect(small_port), b = Connect(small_port), c = Connect(small_port);
       std::string buffer;
@@ -431,7 +377,7 @@ int main() {
       HttpServerOptions tight = options;
       tight.max_inflight_body_bytes = 4096;
       tight.busy_message = "busy";
-      HttpServer budget(tight, fast);
+      HttpServer budget(tight, fast, js);
       int budget_port = budget.Listen();
       int d = Connect(budget_port);
       SendAll(d, Post("/v2/models/m/infer", std::string(8192, 'x')));

@@ -24,7 +24,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .addOption(new Option('--log-format <format>', 'log line format').choices(['text', 'json']).default('text'))
     .option('--max-instances-per-model <n>', 'most instances (instance_group count, summed) a model may ask for', '128')
     .option('--http-max-body <size>', 'largest request body accepted (bytes, or with KiB/MiB/GiB)', '64MiB')
-    .addOption(new Option('--http-frontend <kind>', 'native: the addon\'s HTTP server owns the port and answers binary infer requests without JS, forwarding the rest to node:http; node: node:http only').choices(['native', 'node']).default('native'))
+    .addOption(new Option('--http-frontend <kind>', 'native: the addon\'s HTTP server owns the port, answers infer requests natively and hands the rest to JS in process; node: node:http only').choices(['native', 'node']).default('native'))
     .option('--http-max-inflight-body <size>', 'request bodies all connections may hold together; past it requests are answered 503 (default: 1GiB or twice --http-max-body)')
     .option('--max-connections <n>', 'open connections, for HTTP and for gRPC each; one more is answered 503 (HTTP) or closed at once (gRPC) (default: sized from the open-file limit, which serve raises to its hard limit)')
     .option('--http-restricted-api <apis:header=value>', `HTTP APIs (${RESTRICTED_APIS.join(', ')}) that need header <header> set to <value>; else 403 (repeatable, as Triton)`, collect, [] as string[])

@@ -1,5 +1,5 @@
 /**
- * The serving limits that both HTTP front ends (node:http and the native one) apply, their defaults
+ * The serving limits that both HTTP front ends (the native one and node:https) apply, their defaults
  * and the wording of their answers, in one place: the native server gets the numbers and the
  * messages from here (see NativeHttpFrontend), so the two never disagree.
  */
@@ -13,12 +13,11 @@ export function defaultMaxInflightBodyBytes(maxBodyBytes: number): number {
 
 /**
  * Descriptors kept free for model files, the repository walk and metrics, and what one slot of
- * --max-connections costs when both front ends are full: an HTTP connection behind the native front
- * end (client socket, relay socket, the JS server's end) plus a gRPC one (its socket). The limit
- * applies to each front end on its own.
+ * --max-connections costs when both front ends are full: an HTTP connection (its socket) plus a
+ * gRPC one (its socket). The limit applies to each front end on its own.
  */
 const RESERVED_FDS = 256;
-const FDS_PER_CONNECTION = 3 + 1;
+const FDS_PER_CONNECTION = 1 + 1;
 
 /** --max-connections by default: what the open-file limit allows, with room to spare. */
 export function defaultMaxConnections(fdLimit: number): number {

@@ -1,8 +1,9 @@
 /**
- * The native binary infer route (native/src/http/fast_infer.cc), driven through its test-only
- * addon handle (native/test/bindings, in the test build of the addon): for the requests it takes, its answer must be byte for byte the JS server's answer
- * to the same request (run on the same loaded model); everything it does not fully understand
- * must be declined (null), so the JS server answers it.
+ * The native infer route (native/src/http/fast_infer.cc), driven through its test-only addon
+ * handle (native/test/bindings, in the test build of the addon): for the requests it takes (binary and JSON tensors), its answer must be byte for byte the
+ * JS codec's answer to the same request (node:http front end, run on the same loaded model);
+ * everything it cannot decode as the JS codec does, or that Normalize refuses, must be declined
+ * (null), so the JS handler answers it.
  */
 import '../../helpers/test-addon.js';
 import { readFileSync } from 'node:fs';
@@ -60,7 +61,8 @@ beforeAll(async () => {
   repo = mnistRepository({ mnist_queue: { config: QUEUE_CONFIG, model: onnx } });
   manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'none');
   await manager.start();
-  server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 8 << 20 }, silentLogger);
+  // node:http: every request there is answered by the JS codec, the reference here.
+  server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 8 << 20, httpFrontend: 'node' }, silentLogger);
   http = `http://127.0.0.1:${(await server.listen()).http}`;
   fast = new FastInfer();
   for (const name of ['mnist', 'mnist_queue']) {
@@ -135,6 +137,34 @@ describe('the native infer route answers what it takes exactly as the JS server 
     // Escapes in the request's JSON text, including a surrogate pair.
     const text = '{"id":"a\\u00e9\\ud83d\\ude00\\/\\b","inputs":[' + JSON.stringify(image(1)) + '],"outputs":[{"name":"logits","parameters":{"binary_data":true}}]}';
     await expectSameAnswer('/v2/models/mnist/infer', body(text, pixels(1)));
+  });
+
+  it('JSON tensors and JSON outputs, unknown keys, an escaped NUL in the id: answered as the JS codec does', async () => {
+    const one = pixels(1);
+    const image1 = image(1);
+    const jsonImage = (data: unknown) => ({ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data });
+    const flat = Array.from(new Float32Array(one.buffer), (v, i) => (i % 7 === 0 ? -v : v));
+    const nested = [[Array.from({ length: 28 }, (_, r) => flat.slice(r * 28, r * 28 + 28))]];
+    const cases: Array<[string, unknown, Uint8Array?]> = [
+      ['JSON data, flat', { inputs: [jsonImage(flat)], outputs: logitsBinary }, new Uint8Array(0)],
+      ['JSON data, nested, JSON output', { id: 'n', inputs: [jsonImage(nested)], outputs: [{ name: 'logits', parameters: { binary_data: false } }] }, new Uint8Array(0)],
+      ['JSON data as integers and exponents', { inputs: [jsonImage(Array.from({ length: 784 }, (_, i) => (i % 3 === 0 ? i : i % 3 === 1 ? `${i}e-3` : 0)).map((v) => (typeof v === 'string' ? Number(v) : v)))] }, new Uint8Array(0)],
+      ['unknown top-level key', { inputs: [image1], outputs: logitsBinary, sequence_id: 1 }],
+      ['unknown input key', { inputs: [image(1, { extra: 1 })], outputs: logitsBinary }],
+      ['output as JSON', { inputs: [image1], outputs: [{ name: 'logits', parameters: { binary_data: false } }] }],
+      ['output with no encoding asked', { inputs: [image1], outputs: [{ name: 'logits' }] }],
+      ['no outputs and no binary_data_output', { inputs: [image1] }],
+      ['binary_data_output false', { inputs: [image1], parameters: { binary_data_output: false } }],
+      ['unknown request parameter', { inputs: [image1], outputs: logitsBinary, parameters: { sequence_id: 1 } }],
+      ['an escaped NUL in the id', `{"id":"a\\u0000b","inputs":[${JSON.stringify(image1)}],"outputs":${JSON.stringify(logitsBinary)}}`],
+    ];
+    for (const [what, header, tensors] of cases) {
+      const b = body(header, tensors ?? one);
+      const probe = viaNative('/v2/models/mnist/infer', b);
+      expect(probe, what).not.toBeNull();
+      await probe;
+      await expectSameAnswer('/v2/models/mnist/infer', b);
+    }
   });
 
   it('damaged headers: whatever the route still takes, the JS server answers the same way', async () => {
@@ -286,37 +316,29 @@ describe('the native infer route declines what the JS server should answer', () 
     }
   });
 
-  it('JSON outside the subset, JSON tensor data, binary parts that do not add up, or answers with JSON data', () => {
+  it('JSON the JS codec reads otherwise, or binary parts that do not add up', () => {
     const one = pixels(1);
     const image1 = image(1);
     const cases: Array<[string, unknown, Uint8Array?]> = [
-      ['JSON data', { inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: Array(784).fill(0) }], outputs: logitsBinary }, new Uint8Array(0)],
       ['data and binary_data_size', { inputs: [image(1, { data: [1] })], outputs: logitsBinary }],
-      ['unknown top-level key', { inputs: [image1], outputs: logitsBinary, sequence_id: 1 }],
-      ['unknown input key', { inputs: [image(1, { extra: 1 })], outputs: logitsBinary }],
       ['null id', { id: null, inputs: [image1], outputs: logitsBinary }],
       ['numeric id', { id: 7, inputs: [image1], outputs: logitsBinary }],
       ['lying binary_data_size', { inputs: [image(1, { parameters: { binary_data_size: 784 * 4 - 4 } })], outputs: logitsBinary }],
       ['shape as strings', { inputs: [image(1, { shape: ['1', 1, 28, 28] })], outputs: logitsBinary }],
       ['fractional dimension', { inputs: [image(1, { shape: [1.5, 1, 28, 28] })], outputs: logitsBinary }],
       ['no inputs', { inputs: [], outputs: logitsBinary }, new Uint8Array(0)],
-      ['output as JSON', { inputs: [image1], outputs: [{ name: 'logits', parameters: { binary_data: false } }] }],
-      ['output with no encoding asked', { inputs: [image1], outputs: [{ name: 'logits' }] }],
-      ['no outputs and no binary_data_output', { inputs: [image1] }],
-      ['binary_data_output false', { inputs: [image1], parameters: { binary_data_output: false } }],
       ['empty outputs list', { inputs: [image1], outputs: [], parameters: { binary_data_output: true } }],
       ['classification', { inputs: [image1], outputs: [{ name: 'logits', parameters: { binary_data: true, classification: 3 } }] }],
       ['negative priority', { inputs: [image1], outputs: logitsBinary, parameters: { priority: -1 } }],
       ['fractional timeout', { inputs: [image1], outputs: logitsBinary, parameters: { timeout: 1.5 } }],
       ['timeout past 2^53', { inputs: [image1], outputs: logitsBinary, parameters: { timeout: 2 ** 60 } }],
       ['string priority', { inputs: [image1], outputs: logitsBinary, parameters: { priority: '1' } }],
-      ['unknown request parameter', { inputs: [image1], outputs: logitsBinary, parameters: { sequence_id: 1 } }],
       ['nested parameters', { inputs: [image1], outputs: logitsBinary, parameters: { priority: { a: [[[1]]] } } }],
       ['duplicate key', `{"inputs":[${JSON.stringify(image1)}],"outputs":${JSON.stringify(logitsBinary)},"id":"a","id":"b"}`],
       ['lone surrogate in the id', `{"id":"\\ud800","inputs":[${JSON.stringify(image1)}],"outputs":${JSON.stringify(logitsBinary)}}`],
       ['truncated JSON', JSON.stringify({ inputs: [image1], outputs: logitsBinary }).slice(0, -1)],
       ['bytes after the JSON', JSON.stringify({ inputs: [image1], outputs: logitsBinary }) + 'x'],
-      ['NUL in the id', `{"id":"a\u0000b","inputs":[${JSON.stringify(image1)}],"outputs":${JSON.stringify(logitsBinary)}}`],
+      ['a raw NUL in the id', `{"id":"a\u0000b","inputs":[${JSON.stringify(image1)}],"outputs":${JSON.stringify(logitsBinary)}}`],
       ['a JSON array', `[${JSON.stringify({ inputs: [image1] })}]`],
     ];
     for (const [what, header, tensors] of cases) {

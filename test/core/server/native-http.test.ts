@@ -1,6 +1,6 @@
 /**
- * What only the native HTTP front end does itself: framing, limits, timeouts, pipelining, the relay
- * to the JS server, and the node front end it can be swapped for. Real sockets on port 0.
+ * What only the native HTTP front end does itself: framing, limits, timeouts, pipelining, the hand-off
+ * to the JS handler, and the node front end it can be swapped for. Real sockets on port 0.
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,7 +149,7 @@ describe('native HTTP front end', () => {
     expect(got[2]!.body).toBe('');
   });
 
-  it('relays an answer to HEAD without a body and keeps the connection usable', async () => {
+  it("writes the JS handler's answer to HEAD without a body and keeps the connection usable", async () => {
     const raw = await exchange(port, ['HEAD /v2 HTTP/1.1\r\nHost: x\r\n\r\nGET /v2/health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
     const got = answers(raw, 1);
     expect(got.map((a) => a.status)).toEqual([200, 200]);
@@ -184,7 +184,7 @@ describe('native HTTP front end', () => {
     expect((await fetch(`${t.http}/v2/health/live`)).status).toBe(200);
   });
 
-  it('relays an answer the JS server gives before it has read a big body', async () => {
+  it('answers a request with a big body (the JS handler gets it whole)', async () => {
     // An encoding the JS server refuses before reading a byte of the body.
     const res = await fetch(`${t.http}/v2/models/simple/infer`, { method: 'POST', headers: { 'Content-Encoding': 'br' }, body: Buffer.alloc(6 << 20, 0x20) });
     expect(res.status).toBe(400);
@@ -192,7 +192,7 @@ describe('native HTTP front end', () => {
     expect((await fetch(`${t.http}/v2/health/live`)).status).toBe(200);
   });
 
-  it('relays a multi-MiB answer from the JS server intact', async () => {
+  it('writes a multi-MiB answer of the JS handler intact', async () => {
     const bytes = new Uint8Array(6 << 20);
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 12)) & 0xff;
     const { body, headerLength } = binaryBody({ outputs: [{ name: 'OUT', parameters: { binary_data: true } }] }, [{ name: 'IN', datatype: 'UINT8', shape: [bytes.length], bytes }]);

@@ -1,13 +1,10 @@
 /**
- * Reads a request body up to a limit. A declared Content-Length over the limit is refused before
+ * Request bodies: undoing Content-Encoding (for every front end), and reading a body up to a limit
+ * for the node:https front end. There, a declared Content-Length over the limit is refused before
  * a byte is read; a chunked body is refused as soon as it passes the limit, so an oversized body is
  * never buffered whole. Memory follows the bytes that arrive, never the declared length, and every
  * byte held counts against the front end's BodyBudget (503 when all connections together hold too
- * much).
- *
- * The core is callback-based and reads the few headers it needs from `rawHeaders`: the infer route
- * runs it on every request, and Node's lazily built `req.headers` object and a chain of promises
- * cost measurably more than the body itself.
+ * much). The native server applies the same limits in native/src/http/http_connection.cc.
  */
 import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
@@ -25,77 +22,32 @@ export class BodyTooLargeError extends ProtocolError {
   }
 }
 
-/** The request headers the body readers and the infer route look at. */
-export interface BodyHeaders {
-  contentLength?: string;
-  contentEncoding?: string;
-  inferenceHeaderContentLength?: string;
-}
-
 /**
- * Picks the headers of BodyHeaders out of `rawHeaders` with Node's rules for duplicates:
- * Content-Length keeps the first (llhttp already refuses conflicting ones), the others are
- * joined with ", " (which the callers then refuse as malformed).
+ * Undoes `Content-Encoding: gzip|deflate` (tritonclient's request compression); the decompressed
+ * size is held to the body limit.
  */
-export function bodyHeaders(req: IncomingMessage): BodyHeaders {
-  const raw = req.rawHeaders;
-  const out: BodyHeaders = {};
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    // Only names of the right lengths are lower-cased and compared.
-    if (name.length === 14) {
-      if (out.contentLength === undefined && name.toLowerCase() === 'content-length') out.contentLength = raw[i + 1]!;
-    } else if (name.length === 16) {
-      if (name.toLowerCase() === 'content-encoding') out.contentEncoding = join(out.contentEncoding, raw[i + 1]!);
-    } else if (name.length === 31) {
-      if (name.toLowerCase() === 'inference-header-content-length') {
-        out.inferenceHeaderContentLength = join(out.inferenceHeaderContentLength, raw[i + 1]!);
-      }
-    }
+export function decodeContentEncoding(raw: Buffer, header: string | undefined, limit: number): Promise<Buffer> {
+  const encoding = (header ?? 'identity').toLowerCase();
+  if (encoding === 'identity') return Promise.resolve(raw);
+  if (encoding !== 'gzip' && encoding !== 'deflate') {
+    return Promise.reject(new ProtocolError(`unsupported Content-Encoding '${encoding}'; send the body as is, or with gzip or deflate`, 400));
   }
-  return out;
-}
-
-function join(previous: string | undefined, value: string): string {
-  return previous === undefined ? value : `${previous}, ${value}`;
+  const inflate = encoding === 'gzip' ? zlib.gunzip : zlib.inflate;
+  return new Promise((resolve, reject) => inflate(raw, { maxOutputLength: limit }, (e, out) => {
+    if (!e) resolve(out);
+    else if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') reject(new BodyTooLargeError(limit));
+    else reject(ProtocolError.badRequest(`request body is not valid ${encoding} data: ${e.message}`));
+  }));
 }
 
 export type BodyCallback = (err: Error | undefined, body?: Buffer) => void;
 
-/**
- * Reads the body and undoes `Content-Encoding: gzip|deflate` (tritonclient's request compression);
- * the decompressed size is held to the same limit. `done` is called exactly once.
- */
-export function collectBody(req: IncomingMessage, headers: BodyHeaders, limit: number, budget: BodyBudget, done: BodyCallback): void {
-  const encoding = (headers.contentEncoding ?? 'identity').toLowerCase();
-  if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
-    done(new ProtocolError(`unsupported Content-Encoding '${encoding}'; send the body as is, or with gzip or deflate`, 400));
-    return;
-  }
-  if (encoding === 'identity') {
-    readRawBody(req, headers.contentLength, limit, budget, done);
-    return;
-  }
-  readRawBody(req, headers.contentLength, limit, budget, (err, raw) => {
-    if (err) {
-      done(err);
-      return;
-    }
-    const inflate = encoding === 'gzip' ? zlib.gunzip : zlib.inflate;
-    inflate(raw!, { maxOutputLength: limit }, (e, out) => {
-      if (!e) done(undefined, out);
-      else if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') done(new BodyTooLargeError(limit));
-      else done(ProtocolError.badRequest(`request body is not valid ${encoding} data: ${e.message}`));
-    });
-  });
+/** The node:https front end's body reader (the native server reads bodies itself). */
+export function readRawBody(req: IncomingMessage, limit: number, budget: BodyBudget): Promise<Buffer> {
+  return new Promise((resolve, reject) => collectRawBody(req, req.headers['content-length'], limit, budget, (err, body) => (err ? reject(err) : resolve(body!))));
 }
 
-/** The promise form, for routes that are not on the hot path. */
-export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget): Promise<Buffer> {
-  return new Promise((resolve, reject) => collectBody(req, bodyHeaders(req), limit, budget, (err, body) => (err ? reject(err) : resolve(body!))));
-}
-
-function readRawBody(req: IncomingMessage, declaredHeader: string | undefined, limit: number, budget: BodyBudget, done: BodyCallback): void {
+function collectRawBody(req: IncomingMessage, declaredHeader: string | undefined, limit: number, budget: BodyBudget, done: BodyCallback): void {
   const declared = declaredHeader !== undefined ? Number(declaredHeader) : undefined;
   if (declared !== undefined && declared > limit) {
     done(new BodyTooLargeError(limit, declared));

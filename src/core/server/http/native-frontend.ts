@@ -1,19 +1,16 @@
 /**
- * The native HTTP front end: a libuv server in the addon owns the public port and answers binary
- * infer requests of published models without JS; everything else it forwards to the node:http
- * front end (HttpFrontend, unchanged, listening on a Unix socket in a private directory as its
- * internal upstream, so no other local user can reach it) and relays the answer byte for byte, so
- * every route and error wording stays in one place.
+ * The native HTTP front end: a libuv server in the addon owns the port, applies the limits,
+ * timeouts and drain, and answers infer requests of published models without JS; every other
+ * request it hands, whole, to the one JS handler (handler.ts) in this process and writes the
+ * answer that comes back. There is no second HTTP server.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import type { NativeModel } from '../../executor/executor-addon.js';
 import { defaultMaxInflightBodyBytes, inflightBodyMessage, maxConnectionsMessage } from '../limits.js';
+import { createHttpHandler, headerLines, headerRecord, type HttpHandler } from './handler.js';
 import { createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
-import { HttpFrontend, type HttpOptions } from './server.js';
+import type { HttpOptions } from './server.js';
 
 /** What GebeServer needs of either front end. */
 export interface HttpListener {
@@ -27,59 +24,46 @@ export interface HttpListener {
 type Publication = [versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string];
 
 export class NativeHttpFrontend implements HttpListener {
-  private readonly upstream: HttpFrontend;
   private native?: NativeHttpServer;
+  private readonly handler: HttpHandler;
   /** What is published, kept so that what was published before listen() reaches the server. */
   private readonly published = new Map<string, Publication>();
-
-  /** The directory (mode 0700) of the upstream's socket, removed at close. */
-  private readonly socketDir: string;
 
   /** Drains the native route's request log into verbose lines (only with verbose logging). */
   private logTimer?: NodeJS.Timeout;
 
   constructor(service: InferenceService, private readonly options: HttpOptions, private readonly log: Logger) {
-    // Same keep-alive timeout as the public side: the Keep-Alive header the upstream writes is
-    // relayed to clients as is. An upstream connection closed while idle is reopened on demand.
-    // The native server counts connections and bodies; the upstream only sees its relays.
-    this.socketDir = mkdtempSync(path.join(os.tmpdir(), 'gebe-http-'));
-    this.upstream = new HttpFrontend(service, { ...options, path: path.join(this.socketDir, 'upstream.sock'), maxConnections: undefined }, log);
+    this.handler = createHttpHandler(service, { maxBodyBytes: options.maxBodyBytes, restrictions: options.restrictions }, log);
   }
 
   async listen(): Promise<number> {
-    await this.upstream.listen();
-    const upstreamPath = path.join(this.socketDir, 'upstream.sock');
-    chmodSync(upstreamPath, 0o600);
     const maxInflight = this.options.maxInflightBodyBytes ?? defaultMaxInflightBodyBytes(this.options.maxBodyBytes);
     const maxConnections = this.options.maxConnections ?? 1 << 30;
-    try {
-      this.native = createNativeHttpServer({
-        host: this.options.host,
-        port: this.options.port,
-        upstreamPath,
-        maxBodyBytes: this.options.maxBodyBytes,
-        maxInflightBodyBytes: maxInflight,
-        maxConnections,
-        busyMessage: inflightBodyMessage(maxInflight),
-        fullMessage: maxConnectionsMessage(maxConnections),
-        headersTimeoutMs: this.options.headersTimeoutMs,
-        requestTimeoutMs: this.options.requestTimeoutMs,
-        keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,
+    const native = createNativeHttpServer({
+      host: this.options.host,
+      port: this.options.port,
+      maxBodyBytes: this.options.maxBodyBytes,
+      maxInflightBodyBytes: maxInflight,
+      maxConnections,
+      busyMessage: inflightBodyMessage(maxInflight),
+      fullMessage: maxConnectionsMessage(maxConnections),
+      headersTimeoutMs: this.options.headersTimeoutMs,
+      requestTimeoutMs: this.options.requestTimeoutMs,
+      keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,
+    }, (token, method, url, headers, body, http10) => {
+      void this.handler({ method, url, headers: headerRecord(headers), body, http10 }).then((a) => {
+        native.answer(token, a.status, headerLines(a.headers), a.body, a.close === true);
       });
-      for (const [model, [versions, defaultVersion]] of this.published) this.native.publish(model, versions, defaultVersion);
-      const port = this.native.listen();
-      if (this.log.verboseEnabled) {
-        this.native.enableLog();
-        this.logTimer = setInterval(() => this.drainLog(), 200);
-        this.logTimer.unref();
-      }
-      return port;
-    } catch (err) {
-      this.native = undefined;
-      await this.upstream.close(0);
-      rmSync(this.socketDir, { recursive: true, force: true });
-      throw err;
+    });
+    for (const [model, [versions, defaultVersion]] of this.published) native.publish(model, versions, defaultVersion);
+    const port = native.listen();
+    this.native = native;
+    if (this.log.verboseEnabled) {
+      native.enableLog();
+      this.logTimer = setInterval(() => this.drainLog(), 200);
+      this.logTimer.unref();
     }
+    return port;
   }
 
   get accepted(): number {
@@ -99,9 +83,9 @@ export class NativeHttpFrontend implements HttpListener {
     return this.native?.counters().bodyBytes ?? 0;
   }
 
-  /** Requests the native server forwarded to the JS server (the rest it answered itself). */
+  /** Requests the native server handed to the JS handler (the rest it answered itself). */
   get forwarded(): number {
-    return this.upstream.accepted;
+    return this.native?.counters().handedOff ?? 0;
   }
 
   /** Replaces what the native infer route may run for `model`; an empty list withdraws it. */
@@ -115,7 +99,7 @@ export class NativeHttpFrontend implements HttpListener {
     return this.native?.takeFailures() ?? [];
   }
 
-  /** Natively answered requests get the same verbose line as those the JS server answers. */
+  /** Natively answered requests get the same verbose line as those the JS handler answers. */
   private drainLog(): void {
     if (!this.native) return;
     const { requests, dropped } = this.native.takeLog();
@@ -123,16 +107,12 @@ export class NativeHttpFrontend implements HttpListener {
     if (dropped > 0) this.log.verbose('http requests not logged', { count: dropped, route: 'native' });
   }
 
-  /** The native server drains first (its forwarded requests need the upstream), then the upstream. */
+  /** Graceful: answers what is in flight (with Connection: close), then the server's thread ends. */
   async close(timeoutMs: number): Promise<void> {
     if (!this.closing) this.closing = (async () => {
-      // Answers relayed from now on (also those being computed) say Connection: close.
-      this.upstream.closeAfterAnswers();
       await this.native?.close(timeoutMs);
       clearInterval(this.logTimer);
       this.drainLog();
-      await this.upstream.close(timeoutMs);
-      rmSync(this.socketDir, { recursive: true, force: true });
     })();
     return this.closing;
   }

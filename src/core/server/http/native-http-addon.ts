@@ -6,8 +6,6 @@ import { loadNativeAddon } from '../../executor/native.js';
 export interface NativeHttpServerOptions {
   host: string;
   port: number;
-  /** The JS server's (node:http) Unix socket; it answers everything the native side does not. */
-  upstreamPath: string;
   maxBodyBytes: number;
   maxInflightBodyBytes?: number;
   maxConnections?: number;
@@ -33,7 +31,10 @@ export interface NativeHttpServer {
   listen(): number;
   /** Graceful close; resolves once the server's thread has ended. */
   close(timeoutMs: number): Promise<void>;
-  counters(): { accepted: number; answered: number; inFlight: number; bodyBytes: number };
+  /** handedOff: requests given to the JS handler. */
+  counters(): { accepted: number; answered: number; inFlight: number; bodyBytes: number; handedOff: number };
+  /** Answers the request `token` handed to the JS handler (false: unknown or answered already). */
+  answer(token: number, status: number, headerLines: string, body: Buffer, close: boolean): boolean;
   /** What the native infer route may run for `model` (an empty list withdraws it). */
   publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void;
   takeFailures(): NativeFailureCount[];
@@ -43,8 +44,14 @@ export interface NativeHttpServer {
   takeLog(): { requests: Array<[method: string, url: string]>; dropped: number };
 }
 
+/**
+ * Called on the JS thread for each request the native server does not answer itself; `headers` is
+ * [lower-cased name, value, ...] in arrival order. It must call answer(token, ...) once.
+ */
+export type NativeRequestHandler = (token: number, method: string, url: string, headers: string[], body: Buffer, http10: boolean) => void;
+
 interface NativeHttpModule {
-  NativeHttpServer: new (options: NativeHttpServerOptions) => NativeHttpServer;
+  NativeHttpServer: new (options: NativeHttpServerOptions, handler: NativeRequestHandler) => NativeHttpServer;
   raiseFdLimit(): number;
 }
 
@@ -61,12 +68,12 @@ export function raiseFdLimit(): number {
   }
 }
 
-export function createNativeHttpServer(options: NativeHttpServerOptions): NativeHttpServer {
+export function createNativeHttpServer(options: NativeHttpServerOptions, handler: NativeRequestHandler): NativeHttpServer {
   const http = loadNativeAddon().http as NativeHttpModule | undefined;
   if (!http) {
     throw new GebeError('the native addon was built without the HTTP front end', {
       hint: 'rebuild it from this checkout with `npm run build:native`, or serve with --http-frontend node',
     });
   }
-  return new http.NativeHttpServer(options);
+  return new http.NativeHttpServer(options, handler);
 }

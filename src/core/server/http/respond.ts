@@ -1,56 +1,46 @@
-/** Writing HTTP responses: JSON bodies, `{"error": ...}` bodies, and chunked binary infer responses. */
-import type { ServerResponse } from 'node:http';
+/**
+ * HTTP answers as values: a status, header fields and a body. The front end that received the
+ * request (the native server, or node:https for TLS) writes them; Content-Length, Date and
+ * Connection are the writer's.
+ */
 import type { EncodedHttpResponse } from '../codec/http-infer-response.js';
 import { toProtocolError } from '../protocol-error.js';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = Buffer.from(JSON.stringify(body), 'utf8');
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': text.byteLength });
-  res.end(text);
+export interface HttpAnswer {
+  status: number;
+  /** Header fields other than Content-Length, Date and Connection. */
+  headers: Record<string, string | number>;
+  body: Buffer;
+  /** Close the connection after this answer. */
+  close?: boolean;
 }
 
-export function sendEmpty(res: ServerResponse, status: number): void {
-  res.writeHead(status, { 'Content-Length': 0 });
-  res.end();
+const EMPTY = Buffer.alloc(0);
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+export function jsonAnswer(status: number, body: unknown): HttpAnswer {
+  return { status, headers: JSON_HEADERS, body: Buffer.from(JSON.stringify(body), 'utf8') };
+}
+
+export function emptyAnswer(status: number): HttpAnswer {
+  return { status, headers: {}, body: EMPTY };
 }
 
 /** Every error becomes `{"error": "..."}` with Triton's status code; 413 also closes the connection. */
-export function sendError(res: ServerResponse, err: unknown): void {
+export function errorAnswer(err: unknown): HttpAnswer {
   const error = toProtocolError(err);
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  if (error.httpStatus === 413) res.setHeader('Connection', 'close');
-  sendJson(res, error.httpStatus, { error: error.message });
+  const answer = jsonAnswer(error.httpStatus, { error: error.message });
+  if (error.httpStatus === 413) answer.close = true;
+  return answer;
 }
 
-/** Responses up to this size go out as one string chunk with the headers (see sendInferResponse). */
-const ONE_WRITE_BYTES = 16 * 1024;
-
-export function sendInferResponse(res: ServerResponse, encoded: EncodedHttpResponse): void {
-  const { json, jsonBytes, binaries, contentLength, headerLength } = encoded;
-  res.writeHead(200, headerLength !== undefined
-    ? { 'Content-Type': 'application/octet-stream', 'Content-Length': contentLength, 'Inference-Header-Content-Length': headerLength }
-    : { 'Content-Type': 'application/json', 'Content-Length': contentLength });
-  // With a string body Node joins the status line, the headers and the body into one chunk; a
-  // Buffer body would travel as chunks of its own through the socket's writev path, which
-  // profiles slower for the small responses of typical models. Binary outputs ride along as
-  // latin1 (one char per byte) when the JSON is ASCII, so latin1 writes them unchanged; large
-  // outputs are not copied.
-  if (binaries.length === 0) {
-    res.end(json, 'utf8');
-    return;
-  }
-  if (contentLength <= ONE_WRITE_BYTES && jsonBytes === json.length) {
-    let text = json;
-    for (const b of binaries) text += Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
-    res.end(text, 'latin1');
-    return;
-  }
-  res.cork();
-  res.write(json, 'utf8');
-  for (const b of binaries) res.write(b);
-  res.end();
-  res.uncork();
+export function inferAnswer(encoded: EncodedHttpResponse): HttpAnswer {
+  const { json, binaries, headerLength } = encoded;
+  if (headerLength === undefined) return { status: 200, headers: JSON_HEADERS, body: Buffer.from(json, 'utf8') };
+  const parts = [Buffer.from(json, 'utf8'), ...binaries.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength))];
+  return {
+    status: 200,
+    headers: { 'Content-Type': 'application/octet-stream', 'Inference-Header-Content-Length': headerLength },
+    body: Buffer.concat(parts, encoded.contentLength),
+  };
 }

@@ -2,32 +2,35 @@
  * The KServe v2 HTTP routes and Triton's extensions, as a small table of path patterns. Handlers
  * translate between HTTP and the InferenceService; they never touch models directly.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeHttpInferRequest } from '../codec/http-infer-request.js';
 import { encodeHttpInferResponse } from '../codec/http-infer-response.js';
 import type { InferenceService } from '../inference-service.js';
-import type { BodyBudget } from '../limits.js';
 import { ProtocolError } from '../protocol-error.js';
 import type { RestrictedApi } from '../restricted-api.js';
 import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
-import { bodyHeaders, collectBody, readBody } from './body.js';
-import { sendEmpty, sendInferResponse, sendJson } from './respond.js';
+import { decodeContentEncoding } from './body.js';
+import { emptyAnswer, inferAnswer, jsonAnswer, type HttpAnswer } from './respond.js';
+
+/** A whole request as the front end received it (body complete, limits already applied). */
+export interface HttpRequestIn {
+  method: string;
+  url: string;
+  /** Names lower-cased; a repeated header's values joined with ", " (Content-Length: the first). */
+  headers: Record<string, string>;
+  body: Buffer;
+  http10: boolean;
+}
 
 export interface RouteContext {
-  req: IncomingMessage;
-  res: ServerResponse;
+  req: HttpRequestIn;
   service: InferenceService;
   maxBody: number;
-  /** Body bytes all connections of the front end may hold together. */
-  budget: BodyBudget;
   /** Path parameters: model, version. */
   model?: string;
   version?: string;
-  /** Answers the request with an error; for handlers that finish in callbacks instead of a promise. */
-  fail: (err: unknown) => void;
 }
 
-type Handler = (ctx: RouteContext) => Promise<void> | void;
+type Handler = (ctx: RouteContext) => Promise<HttpAnswer> | HttpAnswer;
 
 interface Route {
   method: 'GET' | 'POST';
@@ -52,19 +55,19 @@ function parseModelPath(segments: string[]): { model: string; version?: string; 
 }
 
 const MODEL_ROUTES: Record<string, Route> = {
-  '': { method: 'GET', api: 'metadata', handler: ({ res, service, model, version }) => sendJson(res, 200, service.modelMetadata(model!, version)) },
-  ready: { method: 'GET', api: 'health', handler: ({ res, service, model, version }) => sendEmpty(res, service.modelReady(model!, version) ? 200 : 400) },
+  '': { method: 'GET', api: 'metadata', handler: ({ service, model, version }) => jsonAnswer(200, service.modelMetadata(model!, version)) },
+  ready: { method: 'GET', api: 'health', handler: ({ service, model, version }) => emptyAnswer(service.modelReady(model!, version) ? 200 : 400) },
   infer: { method: 'POST', api: 'inference', handler: handleInfer },
-  config: { method: 'GET', api: 'model-config', handler: ({ res, service, model, version }) => sendJson(res, 200, service.modelConfig(model!, version)) },
-  stats: { method: 'GET', api: 'statistics', handler: ({ res, service, model, version }) => sendJson(res, 200, { model_stats: service.statistics(model, version) }) },
+  config: { method: 'GET', api: 'model-config', handler: ({ service, model, version }) => jsonAnswer(200, service.modelConfig(model!, version)) },
+  stats: { method: 'GET', api: 'statistics', handler: ({ service, model, version }) => jsonAnswer(200, { model_stats: service.statistics(model, version) }) },
   status: { method: 'GET', api: 'health', handler: handleStatus },
 };
 
 const FIXED_ROUTES: Record<string, Route> = {
-  '/v2': { method: 'GET', api: 'metadata', handler: ({ res, service }) => sendJson(res, 200, service.serverMetadata()) },
-  '/v2/health/live': { method: 'GET', api: 'health', handler: ({ res }) => sendEmpty(res, 200) },
-  '/v2/health/ready': { method: 'GET', api: 'health', handler: ({ res, service }) => sendEmpty(res, service.serverReady() ? 200 : 400) },
-  '/v2/models/stats': { method: 'GET', api: 'statistics', handler: ({ res, service }) => sendJson(res, 200, { model_stats: service.statistics() }) },
+  '/v2': { method: 'GET', api: 'metadata', handler: ({ service }) => jsonAnswer(200, service.serverMetadata()) },
+  '/v2/health/live': { method: 'GET', api: 'health', handler: () => emptyAnswer(200) },
+  '/v2/health/ready': { method: 'GET', api: 'health', handler: ({ service }) => emptyAnswer(service.serverReady() ? 200 : 400) },
+  '/v2/models/stats': { method: 'GET', api: 'statistics', handler: ({ service }) => jsonAnswer(200, { model_stats: service.statistics() }) },
   '/v2/repository/index': { method: 'POST', api: 'model-repository', handler: handleIndex },
 };
 
@@ -77,28 +80,8 @@ export interface RouteMatch {
   version?: string;
 }
 
-/**
- * Matches found before, by method and URL: clients send the same few URLs again and again, and
- * splitting and percent-decoding them on every request shows in profiles. Bounded: a client
- * cycling through endless URLs only empties it now and then.
- */
-const matches = new Map<string, RouteMatch>();
-const MAX_CACHED_MATCHES = 1024;
-
 /** Finds the route for a request; throws 404/405 ProtocolErrors for the rest. */
 export function route(method: string, url: string): RouteMatch {
-  const key = `${method} ${url}`;
-  const cached = matches.get(key);
-  if (cached) return cached;
-  const match = findRoute(method, url);
-  if (url.length <= 256) {
-    if (matches.size >= MAX_CACHED_MATCHES) matches.clear();
-    matches.set(key, match);
-  }
-  return match;
-}
-
-function findRoute(method: string, url: string): RouteMatch {
   const q = url.indexOf('?');
   const path = q >= 0 ? url.slice(0, q) : url;
   const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
@@ -137,34 +120,15 @@ function safeDecode(segment: string): string {
 }
 
 /**
- * The hot path: callbacks and one promise (the executor's) per request, no async layers; every
- * error goes to ctx.fail.
+ * Infer requests the native route does not answer (models without a native handle: ensembles,
+ * Python and sequence models; and every infer request behind node:https), decoded by the TS codec.
  */
-function handleInfer(ctx: RouteContext): void {
-  const headers = bodyHeaders(ctx.req);
-  collectBody(ctx.req, headers, ctx.maxBody, ctx.budget, (err, body) => {
-    if (err) {
-      ctx.fail(err);
-      return;
-    }
-    let decoded;
-    let response;
-    try {
-      decoded = decodeHttpInferRequest(body!, parseHeaderLength(headers.inferenceHeaderContentLength));
-      response = ctx.service.infer(ctx.model!, ctx.version, decoded.request, decoded.encoding.classes);
-    } catch (e) {
-      ctx.fail(e);
-      return;
-    }
-    const { encoding } = decoded;
-    response.then((r) => {
-      try {
-        sendInferResponse(ctx.res, encodeHttpInferResponse(r, encoding));
-      } catch (e) {
-        ctx.fail(e);
-      }
-    }, ctx.fail);
-  });
+async function handleInfer(ctx: RouteContext): Promise<HttpAnswer> {
+  const { headers } = ctx.req;
+  const body = await decodeContentEncoding(ctx.req.body, headers['content-encoding'], ctx.maxBody);
+  const decoded = decodeHttpInferRequest(body, parseHeaderLength(headers['inference-header-content-length']));
+  const response = await ctx.service.infer(ctx.model!, ctx.version, decoded.request, decoded.encoding.classes);
+  return inferAnswer(encodeHttpInferResponse(response, decoded.encoding));
 }
 
 function parseHeaderLength(value: string | undefined): number | undefined {
@@ -177,22 +141,21 @@ function parseHeaderLength(value: string | undefined): number | undefined {
 }
 
 /** GET /v2/models/{m}/status, the form some Ascend guides use. */
-function handleStatus({ res, service, model, version }: RouteContext): void {
+function handleStatus({ service, model, version }: RouteContext): HttpAnswer {
   const versions = service.models.versions(model!);
   const chosen = version !== undefined ? versions.find((v) => v.version === version) : [...versions].reverse().find((v) => v.state === 'READY') ?? versions[versions.length - 1];
   if (!chosen) {
     const all = [...service.models.statuses()].filter((s) => s.name === model);
     const reason = all.map((s) => s.reason).find(Boolean);
     if (version !== undefined) throw ProtocolError.notFound(`Request for unknown model: '${model}' version ${version} is not found`);
-    sendJson(res, 200, { name: model, version: '', status: 'UNAVAILABLE', ...(reason ? { reason } : {}) });
-    return;
+    return jsonAnswer(200, { name: model, version: '', status: 'UNAVAILABLE', ...(reason ? { reason } : {}) });
   }
   const ready = chosen.state === 'READY';
-  sendJson(res, 200, { name: model, version: chosen.version, status: ready ? 'READY' : 'UNAVAILABLE', ...(!ready && chosen.reason ? { reason: chosen.reason } : {}) });
+  return jsonAnswer(200, { name: model, version: chosen.version, status: ready ? 'READY' : 'UNAVAILABLE', ...(!ready && chosen.reason ? { reason: chosen.reason } : {}) });
 }
 
 async function readJsonBody(ctx: RouteContext): Promise<Record<string, unknown>> {
-  const body = await readBody(ctx.req, ctx.maxBody, ctx.budget);
+  const body = await decodeContentEncoding(ctx.req.body, ctx.req.headers['content-encoding'], ctx.maxBody);
   if (body.byteLength === 0) return {};
   let parsed: unknown;
   try {
@@ -204,25 +167,25 @@ async function readJsonBody(ctx: RouteContext): Promise<Record<string, unknown>>
   return parsed as Record<string, unknown>;
 }
 
-async function handleIndex(ctx: RouteContext): Promise<void> {
+async function handleIndex(ctx: RouteContext): Promise<HttpAnswer> {
   const body = await readJsonBody(ctx);
   if (body.ready !== undefined && typeof body.ready !== 'boolean') throw ProtocolError.badRequest(`'ready' must be a boolean, got ${JSON.stringify(body.ready)}`);
-  sendJson(ctx.res, 200, await ctx.service.models.index(body.ready === true));
+  return jsonAnswer(200, await ctx.service.models.index(body.ready === true));
 }
 
-async function handleLoad(ctx: RouteContext): Promise<void> {
+async function handleLoad(ctx: RouteContext): Promise<HttpAnswer> {
   const body = await readJsonBody(ctx);
   const { config } = parseLoadParameters(body.parameters, ctx.model!);
   ctx.service.requireExplicitControl('load');
   await ctx.service.models.load(ctx.model!, config);
-  sendJson(ctx.res, 200, {});
+  return jsonAnswer(200, {});
 }
 
-async function handleUnload(ctx: RouteContext): Promise<void> {
+async function handleUnload(ctx: RouteContext): Promise<HttpAnswer> {
   const body = await readJsonBody(ctx);
   const { unloadDependents } = parseUnloadParameters(body.parameters, ctx.model!);
   ctx.service.requireExplicitControl('unload');
   await ctx.service.models.unload(ctx.model!, undefined, { dependents: unloadDependents });
-  sendJson(ctx.res, 200, {});
+  return jsonAnswer(200, {});
 }
 

@@ -1,8 +1,9 @@
 /**
- * The HTTP front end on node:http (or node:https with --http-use-ssl): keep-alive, header and
- * request timeouts (slow header senders are cut off), a body limit and a budget for all bodies
- * together, a connection limit, Triton's restricted APIs, and a drain that answers every request
- * already on an open connection before the server closes.
+ * The HTTP front end on node:https, for --http-use-ssl (the native server speaks no TLS), and
+ * node:http with --http-frontend node: keep-alive, header and request timeouts (slow header senders
+ * are cut off), a body limit and a budget for all bodies together, a connection limit, and a drain
+ * that answers every request already on an open connection before the server closes. Each whole
+ * request goes to the same handler as the native server's (handler.ts).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -11,16 +12,14 @@ import net from 'node:net';
 import type { InferenceService } from '../inference-service.js';
 import { BodyBudget, defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, maxConnectionsMessage } from '../limits.js';
 import type { Logger } from '../logger.js';
-import { ProtocolError } from '../protocol-error.js';
-import { httpRestrictedMessage, type Restrictions } from '../restricted-api.js';
-import { sendError, sendJson } from './respond.js';
-import { route } from './routes.js';
+import type { Restrictions } from '../restricted-api.js';
+import { readRawBody } from './body.js';
+import { createHttpHandler, type HttpHandler } from './handler.js';
+import { errorAnswer, type HttpAnswer } from './respond.js';
 
 export interface HttpOptions {
   host: string;
   port: number;
-  /** Listen on this Unix socket instead of host:port (the native front end's private upstream). */
-  path?: string;
   maxBodyBytes: number;
   /** All bodies being received together (default: defaultMaxInflightBodyBytes). */
   maxInflightBodyBytes?: number;
@@ -59,9 +58,11 @@ export class HttpFrontend {
   private connections = 0;
   private readonly refused = new WeakSet<Socket>();
   readonly budget: BodyBudget;
+  private readonly handler: HttpHandler;
 
-  constructor(private readonly service: InferenceService, private readonly options: HttpOptions, private readonly log: Logger) {
+  constructor(service: InferenceService, private readonly options: HttpOptions, private readonly log: Logger) {
     this.budget = new BodyBudget(options.maxInflightBodyBytes ?? defaultMaxInflightBodyBytes(options.maxBodyBytes));
+    this.handler = createHttpHandler(service, { maxBodyBytes: options.maxBodyBytes, restrictions: options.restrictions }, log);
     const serverOptions: http.ServerOptions = {
       keepAlive: true,
       headersTimeout: options.headersTimeoutMs ?? 30_000,
@@ -76,11 +77,13 @@ export class HttpFrontend {
     const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.handle(req, res);
     this.server = options.tls ? https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, handler) : http.createServer(serverOptions, handler);
     this.server.on(options.tls ? 'secureConnection' : 'connection', (socket: Socket) => this.onConnection(socket));
-    // CONNECT is not a route: without this listener node would drop the connection unanswered.
+    // CONNECT comes as an event of its own: without this listener node would drop the connection unanswered.
     this.server.on('connect', (req: http.IncomingMessage, socket: Socket) => {
       this.accepted++;
-      socket.end(rawError(405, 'Method Not Allowed', `${req.method} is not allowed; gebe serves the KServe v2 protocol under /v2`));
-      this.answered++;
+      void this.handler({ method: 'CONNECT', url: req.url ?? '', headers: {}, body: Buffer.alloc(0), http10: false }).then((a) => {
+        socket.end(rawError(a.status, 'Method Not Allowed', (JSON.parse(a.body.toString('utf8')) as { error: string }).error));
+        this.answered++;
+      });
     });
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       // Malformed requests and header timeouts: answer when the socket still can, never crash.
@@ -117,8 +120,7 @@ export class HttpFrontend {
         const address = this.server.address();
         resolve(typeof address === 'object' && address !== null ? (address as AddressInfo).port : 0);
       };
-      if (this.options.path !== undefined) this.server.listen(this.options.path, ready);
-      else this.server.listen(this.options.port, this.options.host, ready);
+      this.server.listen(this.options.port, this.options.host, ready);
     });
   }
 
@@ -139,36 +141,18 @@ export class HttpFrontend {
     if (this.closingAnswers) res.setHeader('Connection', 'close');
     else this.unanswered.add(res);
     res.on('close', this.onResponseClose);
-    if (this.log.verboseEnabled) this.log.verbose('http request', { method: req.method, url: req.url });
-    const fail = (err: unknown): void => this.finishWithError(req, res, err);
-    let result: Promise<void> | void;
-    try {
-      if (req.httpVersionMinor === 1 && req.headers.host === undefined) {
-        throw ProtocolError.badRequest('an HTTP/1.1 request must have a Host header');
-      }
-      const target = route(req.method ?? 'GET', req.url ?? '/');
-      const restriction = this.options.restrictions?.get(target.route.api);
-      if (restriction && req.headers[restriction.key] !== restriction.value) {
-        if (!req.complete) res.setHeader('Connection', 'close');
-        sendJson(res, 403, { error: httpRestrictedMessage(restriction.key) });
-        if (!req.complete) req.resume();
-        return;
-      }
-      result = target.route.handler({ req, res, service: this.service, maxBody: this.options.maxBodyBytes, budget: this.budget, model: target.model, version: target.version, fail });
-    } catch (err) {
-      fail(err);
-      return;
-    }
-    if (result) result.catch(fail);
+    readRawBody(req, this.options.maxBodyBytes, this.budget).then(
+      (body) => this.handler({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers as Record<string, string>, body, http10: req.httpVersionMinor === 0 }),
+      (err: unknown) => errorAnswer(err),
+    ).then((answer) => this.write(req, res, answer));
   }
 
-  private finishWithError(req: http.IncomingMessage, res: http.ServerResponse, err: unknown): void {
-    if (!(err instanceof ProtocolError) && !(err instanceof Error && err.name === 'InferError')) {
-      this.log.error('http handler failed', { url: req.url, error: err instanceof Error ? err.stack ?? err.message : String(err) });
-    }
-    // The rest of an unread body must not be parsed as the next request: drain small ones, close after big ones.
-    if (!req.complete) res.setHeader('Connection', 'close');
-    sendError(res, err);
+  private write(req: http.IncomingMessage, res: http.ServerResponse, answer: HttpAnswer): void {
+    if (res.headersSent || res.destroyed) return;
+    // The rest of an unread body must not be parsed as the next request: close after it.
+    if (answer.close || !req.complete) res.setHeader('Connection', 'close');
+    res.writeHead(answer.status, { ...answer.headers, 'Content-Length': answer.body.byteLength });
+    res.end(answer.body);
     if (!req.complete) req.resume();
   }
 

@@ -1,7 +1,8 @@
 /**
- * The native front end with the native infer route behind it, on the real executor: binary infer
- * requests of published models are answered without JS (never forwarded), byte for byte as the JS
- * server answers them; other requests are forwarded; pipelined native answers keep their order.
+ * The native front end with the native infer route behind it, on the real executor: binary and JSON
+ * infer requests of published models are answered without JS (never handed to the JS handler), byte
+ * for byte as the JS codec answers them; other requests go to the JS handler; pipelined answers of
+ * both keep their order.
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +62,24 @@ describe('native infer route behind the native front end', () => {
     const before = front.forwarded;
     expect((await fetch(`${s.http}/v2/models/mnist`)).status).toBe(200);
     expect(front.forwarded).toBe(before + 1);
+  });
+
+  it('answers JSON infer requests itself (JSON data in, JSON data out), exactly as the JS codec does', async () => {
+    const front = s.server.http as NativeHttpFrontend;
+    const data = Array.from({ length: 2 * 784 }, (_, i) => ((i * 31) % 256) / 255);
+    for (const body of [
+      { id: 'json', inputs: [{ name: 'image', datatype: 'FP32', shape: [2, 1, 28, 28], data }] },
+      { inputs: [{ name: 'image', datatype: 'FP32', shape: [2, 1, 28, 28], data: [[data.slice(0, 784)], [data.slice(784)]] }], outputs: [{ name: 'logits' }] },
+    ]) {
+      const text = JSON.stringify(body);
+      const before = front.forwarded;
+      const native = await fetch(`${s.http}/v2/models/mnist/infer`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text });
+      expect(front.forwarded).toBe(before);
+      const js = await fetch(`${jsHttp}/v2/models/mnist/infer`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text });
+      expect(native.status).toBe(200);
+      expect(native.headers.get('content-type')).toBe('application/json');
+      expect(await native.text()).toBe(await js.text());
+    }
   });
 
   it('keeps the order of pipelined requests answered natively and by JS', async () => {

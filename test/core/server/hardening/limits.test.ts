@@ -3,7 +3,6 @@
  * the in-flight body budget, oversize chunk sizes, the connection limit, and the odd requests
  * (HTTP/1.0 without Host, CONNECT, an empty infer body).
  */
-import { statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
 import { RawClient, post } from '../helpers/raw-client.js';
@@ -112,12 +111,12 @@ describe.each(FRONTENDS)('%s front end limits', (frontend) => {
   });
 });
 
-describe('native front end upstream', () => {
-  it('reaches the JS server over a Unix socket that only this user can open', async () => {
+describe('native front end', () => {
+  it('answers the control plane in process: no second listener, no socket of its own', async () => {
     const { t } = await start('native');
-    const dir = (t.server.http as unknown as { socketDir: string }).socketDir;
-    expect(statSync(dir).mode & 0o777).toBe(0o700);
-    expect(statSync(`${dir}/upstream.sock`).mode & 0o777).toBe(0o600);
+    const front = t.server.http as NativeHttpFrontend;
+    const before = front.forwarded;
     expect((await fetch(`${t.http}/v2`)).status).toBe(200);
+    expect(front.forwarded).toBe(before + 1);
   });
 });

@@ -20,7 +20,7 @@ describe('publishReadyModels', () => {
     const repo = mnistRepository();
     const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'explicit');
     // The real binding (not listening): publish must unwrap each handle to its model core.
-    const native = createNativeHttpServer({ host: '127.0.0.1', port: 0, upstreamPath: '/nonexistent/upstream.sock', maxBodyBytes: 1024 });
+    const native = createNativeHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1024 }, () => undefined);
     const seen: Array<{ model: string; versions: string[]; defaultVersion: string }> = [];
     const stop = publishReadyModels(manager, {
       publish(model, versions, defaultVersion) {

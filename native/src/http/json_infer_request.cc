@@ -1,0 +1,322 @@
+#include "http/json_infer_request.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "engine/engine.h"
+#include "simdjson.h"
+
+namespace gebe {
+
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+constexpr int kMaxDataDepth = 32;                   // as json-tensor.ts: deeper `data` is refused
+constexpr double kMaxSafeInteger = 9007199254740991;  // Number.MAX_SAFE_INTEGER
+
+// The datatypes a request may name, as the JS codec's isDatatype.
+DataType KnownDatatype(std::string_view name) {
+  static const struct { const char* name; DataType type; } kTypes[] = {
+      {"BOOL", DataType::kBool},     {"UINT8", DataType::kUInt8},   {"UINT16", DataType::kUInt16}, {"UINT32", DataType::kUInt32},
+      {"UINT64", DataType::kUInt64}, {"INT8", DataType::kInt8},     {"INT16", DataType::kInt16},   {"INT32", DataType::kInt32},
+      {"INT64", DataType::kInt64},   {"FP16", DataType::kFloat16},  {"BF16", DataType::kBFloat16}, {"FP32", DataType::kFloat32},
+      {"FP64", DataType::kFloat64},  {"BYTES", DataType::kString},
+  };
+  for (const auto& t : kTypes) {
+    if (name == t.name) return t.type;
+  }
+  return DataType::kInvalid;
+}
+
+// A JSON number as JS reads it (a double), when it is one.
+bool NumberOf(element e, double* out) {
+  switch (e.type()) {
+    case element_type::INT64: *out = double(int64_t(e.get_int64().value_unsafe())); return true;
+    case element_type::UINT64: *out = double(uint64_t(e.get_uint64().value_unsafe())); return true;
+    case element_type::DOUBLE: *out = e.get_double().value_unsafe(); return true;
+    default: return false;
+  }
+}
+
+// A non-negative safe integer, as Number.isSafeInteger(v) && v >= 0.
+bool SafeCount(element e, uint64_t* out) {
+  double v;
+  if (!NumberOf(e, &v) || !(v >= 0) || v > kMaxSafeInteger || std::floor(v) != v) return false;
+  *out = uint64_t(v);
+  return true;
+}
+
+// A request or tensor parameter, typed as JS sees it (integers that fit stay exact).
+bool ParameterOf(element e, ParameterValue* out) {
+  double v;
+  if (e.type() == element_type::BOOL) {
+    *out = ParameterValue::Bool(e.get_bool().value_unsafe());
+  } else if (NumberOf(e, &v)) {
+    if (std::floor(v) == v && std::fabs(v) <= kMaxSafeInteger) *out = v < 0 ? ParameterValue::Int64(int64_t(v)) : ParameterValue::Uint64(uint64_t(v));
+    else *out = ParameterValue::Double(v);
+  } else if (e.type() == element_type::STRING) {
+    *out = ParameterValue::String(std::string(e.get_string().value_unsafe()));
+  } else {
+    return false;  // null, arrays, objects: the JS codec's wording
+  }
+  return true;
+}
+
+// Iterates the fields of an object, refusing a duplicate of any key in `keys` (JSON.parse would
+// keep the last one; simdjson finds the first: decline rather than differ). `on(key_index, value)`
+// returns false to decline.
+template <size_t N, typename F>
+bool ForFields(element e, const char* const (&keys)[N], F on) {
+  simdjson::dom::object object;
+  if (e.get_object().get(object) != simdjson::SUCCESS) return false;
+  bool seen[N] = {};
+  for (auto field : object) {
+    for (size_t k = 0; k < N; ++k) {
+      if (field.key != keys[k]) continue;
+      if (seen[k]) return false;
+      seen[k] = true;
+      if (!on(k, field.value)) return false;
+    }
+  }
+  return true;
+}
+
+// Writes the elements of JSON `data` (nested arrays walked depth first) as `dtype`, `count` of
+// them, with json-tensor.ts's rules: BOOL takes booleans, integer types integers in their range
+// (INT64/UINT64: safe integers), FP32/FP64 any number, BYTES strings (4-byte length, then bytes).
+class DataWriter {
+ public:
+  DataWriter(DataType dtype, uint64_t count, std::vector<uint8_t>* out) : dtype_(dtype), count_(count), out_(out) {
+    const size_t element = ElementSize(dtype);
+    if (element > 0) out->resize(size_t(count) * element);
+  }
+
+  bool Write(element data, int depth) {
+    if (depth > kMaxDataDepth) return false;
+    simdjson::dom::array items;
+    if (data.get_array().get(items) != simdjson::SUCCESS) return false;
+    for (element v : items) {
+      if (v.type() == element_type::ARRAY) {
+        if (!Write(v, depth + 1)) return false;
+        continue;
+      }
+      if (written_ >= count_ || !Element(v)) return false;
+      ++written_;
+    }
+    return true;
+  }
+
+  bool Complete() const { return written_ == count_; }
+
+ private:
+  template <typename T>
+  void Put(T value) {
+    std::memcpy(out_->data() + size_t(written_) * sizeof(T), &value, sizeof(T));
+  }
+
+  template <typename T>
+  bool PutInteger(double v, double lo, double hi) {
+    if (std::floor(v) != v || v < lo || v > hi) return false;
+    Put<T>(T(v));
+    return true;
+  }
+
+  bool Element(element v) {
+    if (dtype_ == DataType::kBool) {
+      if (v.type() != element_type::BOOL) return false;
+      Put<uint8_t>(v.get_bool().value_unsafe() ? 1 : 0);
+      return true;
+    }
+    if (dtype_ == DataType::kString) {
+      std::string_view s;
+      if (v.get_string().get(s) != simdjson::SUCCESS || s.size() > UINT32_MAX) return false;
+      const uint32_t length = uint32_t(s.size());
+      const size_t at = out_->size();
+      out_->resize(at + 4 + s.size());
+      std::memcpy(out_->data() + at, &length, 4);  // little-endian hosts only, as Normalize
+      std::memcpy(out_->data() + at + 4, s.data(), s.size());
+      return true;
+    }
+    double d;
+    if (!NumberOf(v, &d)) return false;
+    switch (dtype_) {
+      case DataType::kUInt8: return PutInteger<uint8_t>(d, 0, 255);
+      case DataType::kUInt16: return PutInteger<uint16_t>(d, 0, 65535);
+      case DataType::kUInt32: return PutInteger<uint32_t>(d, 0, 4294967295.0);
+      case DataType::kUInt64: return PutInteger<uint64_t>(d, 0, kMaxSafeInteger);
+      case DataType::kInt8: return PutInteger<int8_t>(d, -128, 127);
+      case DataType::kInt16: return PutInteger<int16_t>(d, -32768, 32767);
+      case DataType::kInt32: return PutInteger<int32_t>(d, -2147483648.0, 2147483647.0);
+      case DataType::kInt64: return PutInteger<int64_t>(d, -kMaxSafeInteger, kMaxSafeInteger);
+      case DataType::kFloat32: Put<float>(float(d)); return true;  // as a Float32Array store: round to nearest
+      case DataType::kFloat64: Put<double>(d); return true;
+      default: return false;
+    }
+  }
+
+  DataType dtype_;
+  uint64_t count_;
+  uint64_t written_ = 0;
+  std::vector<uint8_t>* out_;
+};
+
+struct Cursor {
+  const uint8_t* binary;
+  size_t binary_size;
+  size_t offset = 0;       // into the binary part
+  size_t body_size;        // JSON and binary together: bounds what a JSON element count can be
+};
+
+bool DecodeShape(element e, std::vector<int64_t>* shape) {
+  simdjson::dom::array dims;
+  if (e.get_array().get(dims) != simdjson::SUCCESS) return false;
+  for (element d : dims) {
+    uint64_t n;
+    if (!SafeCount(d, &n)) return false;
+    shape->push_back(int64_t(n));
+  }
+  return true;
+}
+
+bool DecodeInput(element e, Cursor* cursor, DecodedHttpInfer* out) {
+  static const char* const kKeys[] = {"name", "datatype", "shape", "parameters", "data"};
+  element fields[5];
+  bool present[5] = {};
+  if (!ForFields(e, kKeys, [&](size_t k, element v) { fields[k] = v; present[k] = true; return true; })) return false;
+  DecodedInput input;
+  std::string_view text;
+  if (!present[0] || fields[0].get_string().get(text) != simdjson::SUCCESS || text.empty()) return false;
+  input.name = std::string(text);
+  if (!present[1] || fields[1].get_string().get(text) != simdjson::SUCCESS) return false;
+  const DataType dtype = KnownDatatype(text);
+  if (dtype == DataType::kInvalid) return false;
+  input.datatype = std::string(text);
+  if (!present[2] || !DecodeShape(fields[2], &input.shape)) return false;
+  // The element count as the JS codec computes it (a double product; past 2^53 it declines).
+  double count = 1;
+  for (int64_t d : input.shape) count *= double(d);
+  if (count > kMaxSafeInteger) return false;
+
+  bool has_size = false;
+  uint64_t size = 0;
+  if (present[3]) {
+    static const char* const kParams[] = {"binary_data_size"};
+    bool ok = ForFields(fields[3], kParams, [&](size_t, element v) { has_size = true; return SafeCount(v, &size); });
+    if (!ok) return false;
+  }
+  if (has_size) {
+    if (present[4] || size > cursor->binary_size - cursor->offset) return false;
+    input.bytes = ByteView{cursor->binary + cursor->offset, size_t(size)};
+    cursor->offset += size_t(size);
+  } else {
+    // Each JSON element takes at least one byte: a larger count is refused before allocating.
+    if (!present[4] || count > double(cursor->body_size)) return false;
+    if (dtype == DataType::kFloat16 || dtype == DataType::kBFloat16) return false;  // binary only
+    out->owned.emplace_back();
+    std::vector<uint8_t>& bytes = out->owned.back();
+    DataWriter writer(dtype, uint64_t(count), &bytes);
+    if (!writer.Write(fields[4], 0) || !writer.Complete()) return false;
+    input.bytes = ByteView{bytes.data(), bytes.size()};
+  }
+  out->request.inputs.push_back(std::move(input));
+  return true;
+}
+
+bool DecodeOutput(element e, DecodedRequest* request) {
+  static const char* const kKeys[] = {"name", "parameters"};
+  DecodedOutput output;
+  bool named = false;
+  bool ok = ForFields(e, kKeys, [&](size_t k, element v) {
+    if (k == 0) {
+      std::string_view name;
+      if (v.get_string().get(name) != simdjson::SUCCESS || name.empty()) return false;
+      output.name = std::string(name);
+      named = true;
+      return true;
+    }
+    static const char* const kParams[] = {"binary_data", "classification"};
+    return ForFields(v, kParams, [&](size_t p, element value) {
+      if (p == 1) return false;  // the classification extension: the JS path answers it
+      return value.type() == element_type::BOOL && ParameterOf(value, &output.binary_data);
+    });
+  });
+  if (!ok || !named) return false;
+  request->outputs.push_back(std::move(output));
+  return true;
+}
+
+bool DecodeParameters(element e, DecodedRequest* request) {
+  static const char* const kKeys[] = {"binary_data_output", "priority", "timeout"};
+  return ForFields(e, kKeys, [&](size_t k, element v) {
+    if (k == 0) return v.type() == element_type::BOOL && ParameterOf(v, &request->binary_data_output);
+    uint64_t n;
+    if (!SafeCount(v, &n)) return false;  // negative, fractional or not a number: the JS wording
+    (k == 1 ? request->priority : request->timeout_us) = ParameterValue::Uint64(n);
+    return true;
+  });
+}
+
+// simdjson reads the integer literal -0 as 0; JSON.parse reads -0, which a Float32Array keeps. So
+// a text spelling it (rare; inside a string too, to keep the scan trivial) is declined.
+bool SpellsMinusZero(const uint8_t* json, size_t size) {
+  const uint8_t* p = json;
+  const uint8_t* end = json + size;
+  while ((p = static_cast<const uint8_t*>(std::memchr(p, '-', size_t(end - p)))) != nullptr) {
+    ++p;
+    if (p < end && *p == '0') {
+      const uint8_t next = p + 1 < end ? p[1] : ' ';
+      if (!(next >= '0' && next <= '9') && next != '.' && next != 'e' && next != 'E') return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool DecodeHttpInferJson(const uint8_t* json, size_t json_size, const uint8_t* binary, size_t binary_size, DecodedHttpInfer* out) {
+  // One parser per thread (the server's loop thread): its buffers are reused across requests.
+  thread_local simdjson::dom::parser parser;
+  element root;
+  if (parser.parse(json, json_size).get(root) != simdjson::SUCCESS || SpellsMinusZero(json, json_size)) return false;
+  *out = DecodedHttpInfer();
+  DecodedRequest& request = out->request;
+  Cursor cursor{binary, binary_size, 0, json_size + binary_size};
+  element inputs, outputs;
+  bool has_inputs = false;
+  static const char* const kKeys[] = {"id", "inputs", "outputs", "parameters"};
+  bool ok = ForFields(root, kKeys, [&](size_t k, element v) {
+    switch (k) {
+      case 0: {
+        std::string_view id;
+        if (v.get_string().get(id) != simdjson::SUCCESS) return false;
+        request.has_id = true;
+        request.id = std::string(id);
+        return true;
+      }
+      case 1: inputs = v; has_inputs = true; return true;
+      case 2: outputs = v; request.has_outputs = true; return true;
+      default: return DecodeParameters(v, &request);
+    }
+  });
+  if (!ok || !has_inputs) return false;
+  simdjson::dom::array list;
+  if (inputs.get_array().get(list) != simdjson::SUCCESS || list.size() == 0) return false;
+  out->owned.reserve(list.size());  // the byte views point into these buffers: no reallocation
+  for (element input : list) {
+    if (!DecodeInput(input, &cursor, out)) return false;
+  }
+  if (cursor.offset != binary_size) return false;  // bytes left over after the last input
+  if (request.has_outputs) {
+    if (outputs.get_array().get(list) != simdjson::SUCCESS || list.size() == 0) return false;
+    for (element output : list) {
+      if (!DecodeOutput(output, &request)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace gebe
