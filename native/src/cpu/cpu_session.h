@@ -45,7 +45,7 @@ class CpuSession : public Session {
   std::vector<const TensorView*> MatchInputs(const std::vector<TensorView>& inputs) const;
   void CheckInput(size_t i, const TensorView* view) const;
   void BindValues(const Plan& plan, const std::vector<const TensorView*>& by_input);
-  void BindDynamicOutputs(const Step& step, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
+  void BindDynamicOutputs(const Step& step, const RunContext& ctx, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
                           OutputBinder& binder);
   void BindStaticOutputs(const Step& step, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
                          OutputBinder& binder);
