@@ -6,7 +6,13 @@ namespace gebe::cpu {
 
 namespace {
 
-constexpr int64_t kMaxOpset = 17;
+// Opsets 18-21 changed these operators, all handled: Reduce* (axes as an input), Split
+// (num_outputs), Pad (axes, wrap), Resize (axes, keep_aspect_ratio_policy, half_pixel_symmetric;
+// antialias refused), ScatterElements/ScatterND (max, min), AveragePool (dilations), GridSample
+// (linear/cubic names; 2-D only), GroupNormalization (per-channel scale from 21), Quantize/
+// DequantizeLinear (block_size refused, output_dtype), Cast (saturate: FP8 only, no FP8 here);
+// the others only widened their type lists (float8, int4), which support checks per tensor.
+constexpr int64_t kMaxOpset = 21;
 
 bool RunnableType(DataType t) { return t != DataType::kInvalid && ElementSize(t) != 0; }
 

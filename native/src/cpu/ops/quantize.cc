@@ -10,7 +10,13 @@ namespace {
 
 class QuantizeBase : public Kernel {
  public:
-  QuantizeBase(const Node& node, bool quantize) : Kernel(node), quantize_(quantize), axis_(node.get_int("axis", 1)) {}
+  QuantizeBase(const Node& node, bool quantize) : Kernel(node), quantize_(quantize), axis_(node.get_int("axis", 1)) {
+    // Opset 21: blocked scales (block_size > 0) and an output_dtype instead of a zero point.
+    if (node.get_int("block_size", 0) != 0) Fail("block_size (blocked quantisation) is not supported");
+    int64_t output_dtype = node.get_int("output_dtype", 0);
+    if (output_dtype != 0 && output_dtype != 2 && output_dtype != 3) Fail("output_dtype must be UINT8 or INT8");
+    output_dtype_ = FromOnnxType(int(output_dtype));
+  }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "x");
     const TensorRef& scale = Input(in, 1, "scale");
@@ -24,7 +30,7 @@ class QuantizeBase : public Kernel {
     if (zp && zp->count() != scale.count()) Fail("zero_point must have scale's shape");
     if (quantize_) {
       ExpectType(x, "x", {DataType::kFloat32, DataType::kInt32});
-      DataType t = zp ? zp->dtype : DataType::kUInt8;
+      DataType t = zp ? zp->dtype : output_dtype_ != DataType::kInvalid ? output_dtype_ : DataType::kUInt8;
       if (t != DataType::kUInt8 && t != DataType::kInt8) Fail("zero_point must be UINT8 or INT8");
       out[0] = {t, x.shape, nullptr};
     } else {
@@ -58,6 +64,7 @@ class QuantizeBase : public Kernel {
  private:
   bool quantize_;
   int64_t axis_;
+  DataType output_dtype_ = DataType::kInvalid;  // kInvalid: the zero point's type, else UINT8
 };
 
 struct QuantizeLinearKernel : QuantizeBase {
