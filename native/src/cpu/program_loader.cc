@@ -129,6 +129,7 @@ std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions&
 std::unique_ptr<Program> BuildProgram(Graph graph, int64_t opset, const LoadOptions& options,
                                       const std::vector<std::string>& outer_names) {
   auto program = std::make_unique<Program>();
+  program->info.opset = opset;  // the fusion passes read it
   InlineConstantIfs(graph);
   for (Node& n : graph.nodes) n.outer_inputs = OuterScopeNames(n);
   for (const auto& v : graph.inputs) program->inputs.push_back(DescFor(v));

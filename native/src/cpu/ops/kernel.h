@@ -52,6 +52,14 @@ struct RunContext {
   size_t max_tensor_bytes = size_t(4) << 30;
 };
 
+// An input whose element type the kernel does not take (Kernel::ExpectType). Types flow through a
+// graph the same whatever its shapes, so the session looks for these at load (see
+// CpuSession::CheckTypesAtLoad) rather than on the first request.
+class TypeMismatch : public EngineError {
+ public:
+  using EngineError::EngineError;
+};
+
 // Fused activation applied by kernels that support it (Conv, Gemm, MatMul + bias).
 struct Activation {
   enum class Kind { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSwish } kind = Kind::kNone;
