@@ -261,8 +261,32 @@ class ResizeKernel : public Kernel {
   std::vector<float> scales_;
 };
 
+// Upsample (opsets 7-9, Resize's predecessor): Resize of opset 10 (asymmetric coordinates,
+// nearest rounds down) with `scales` as an input (opset 9) or an attribute (7 and 8).
+class UpsampleKernel : public ResizeKernel {
+ public:
+  UpsampleKernel(const Node& node, int64_t opset) : ResizeKernel(node, 10), scales_attr_(node.get_floats("scales")) {
+    if (opset < 9 && scales_attr_.empty()) Fail("the scales attribute is required before opset 9");
+    if (opset >= 9) scales_attr_.clear();
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override { return ResizeKernel::Infer(WithScales(in), out); }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    ResizeKernel::Run(WithScales(in), out, ctx);
+  }
+
+ private:
+  std::vector<const TensorRef*> WithScales(const std::vector<const TensorRef*>& in) {
+    if (scales_attr_.empty()) return in;
+    scales_ref_ = {DataType::kFloat32, {int64_t(scales_attr_.size())}, scales_attr_.data()};
+    return {in.empty() ? nullptr : in[0], &scales_ref_};
+  }
+  std::vector<float> scales_attr_;
+  TensorRef scales_ref_;
+};
+
 }  // namespace
 
 GEBE_CPU_KERNEL("Resize", ResizeKernel);
+GEBE_CPU_KERNEL("Upsample", UpsampleKernel);
 
 }  // namespace gebe::cpu

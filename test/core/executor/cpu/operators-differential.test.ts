@@ -136,6 +136,29 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     await agree(builder.encode(), [f32('x', [1, 2, 5, 6], 15), f32('g', [1, 4, 3, 2], 16, 1.3)], threads);
   });
 
+  it('Det, Upsample, MaxPool indices → MaxUnpool (with and without output_shape), RoiAlign (avg and max, both coordinate modes)', async () => {
+    const rois = Float32Array.from([0, 0, 5, 5, 1.3, 0.4, 6.2, 3.9, 2, 2, 2.5, 7]);
+    const model = new OnnxGraphBuilder('vision', 16)
+      .input('m', 'FLOAT', [2, 3, 4, 4]).input('x', 'FLOAT', [2, 3, 8, 8]).input('rois', 'FLOAT', [3, 4])
+      .initializer('batch', 'INT64', [3], [0, 1, 1]).initializer('up', 'FLOAT', [4], [1, 1, 2, 3]).initializer('shape', 'INT64', [4], [2, 3, 9, 9])
+      .node('Det', ['m'], ['det'])
+      .node('MaxPool', ['x'], ['pooled', 'idx'], { kernel_shape: [2, 2], strides: [2, 2] })
+      .node('MaxUnpool', ['pooled', 'idx'], ['unpooled'], { kernel_shape: [2, 2], strides: [2, 2] })
+      .node('MaxUnpool', ['pooled', 'idx', 'shape'], ['unpooled_shape'], { kernel_shape: [2, 2], strides: [2, 2] })
+      .node('RoiAlign', ['x', 'rois', 'batch'], ['roi_avg'], { output_height: 3, output_width: 2, sampling_ratio: 2, spatial_scale: 0.9 })
+      .node('RoiAlign', ['x', 'rois', 'batch'], ['roi_adaptive'], { output_height: 2, output_width: 2, coordinate_transformation_mode: 'output_half_pixel' })
+      .node('RoiAlign', ['x', 'rois', 'batch'], ['roi_max'], { mode: 'max', output_height: 2, output_width: 3, sampling_ratio: 1 })
+      .output('det', 'FLOAT').output('unpooled', 'FLOAT').output('unpooled_shape', 'FLOAT')
+      .output('roi_avg', 'FLOAT').output('roi_adaptive', 'FLOAT').output('roi_max', 'FLOAT')
+      .encode();
+    await agree(model, [f32('m', [2, 3, 4, 4], 18, 2), f32('x', [2, 3, 8, 8], 19), { name: 'rois', datatype: 'FP32', dims: [3, 4], data: rois }], threads, 2e-4);
+    const upsample = new OnnxGraphBuilder('upsample', 9)
+      .input('x', 'FLOAT', [1, 2, 3, 4]).initializer('scales', 'FLOAT', [4], [1, 1, 2, 1.5])
+      .node('Upsample', ['x', 'scales'], ['y'], { mode: 'nearest' }).output('y', 'FLOAT')
+      .encode();
+    await agree(upsample, [f32('x', [1, 2, 3, 4], 20)], threads);
+  });
+
   it('losses: SoftmaxCrossEntropyLoss (weights, ignore_index, log_prob) and NegativeLogLikelihoodLoss', async () => {
     const model = new OnnxGraphBuilder('loss', 13)
       .input('x', 'FLOAT', [3, 5, 2]).input('t', 'INT64', [3, 2])
