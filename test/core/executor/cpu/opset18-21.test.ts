@@ -3,8 +3,8 @@
  * (Reduce* axes as an input, Split num_outputs, Pad axes and wrap, Resize axes,
  * keep_aspect_ratio_policy and half_pixel_symmetric, ScatterElements max, AveragePool dilations,
  * GridSample's renamed modes, GroupNormalization per group and per channel, QuantizeLinear's
- * output_dtype) and the operators added there or still missing before (Bitwise*, LpNormalization,
- * NonMaxSuppression, Unique). What the engine still refuses is refused at load, named.
+ * output_dtype, DFT's axis input) and the operators added there or still missing before (Bitwise*,
+ * LpNormalization, NonMaxSuppression, Unique, DFT, STFT). What the engine still refuses is refused at load, named.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -73,6 +73,31 @@ describe.each([1, 2])('opsets 18-21 vs ONNX Runtime (threads=%i)', (threads) => 
       .output('gn', 'FLOAT').output('q', 'INT8')
       .encode();
     await agree(gn, [f32('x', [2, 6, 3, 4], 5, 3)], threads);
+  });
+
+  // ONNX Runtime sums in FP32, the engine in double: near-zero bins differ by FP32 rounding of the
+  // large ones (about 1e-6 of the largest magnitude).
+  it('DFT (opset 17 axis attribute, opset 20 axis input; inverse, onesided, dft_length) and windowed STFT', async () => {
+    const rtol = 3e-3;
+    const dft17 = new OnnxGraphBuilder('dft17', 17)
+      .input('x', 'FLOAT', [2, 10, 1]).input('c', 'FLOAT', [3, 6, 2]).initializer('len', 'INT64', [], [12])
+      .node('DFT', ['x'], ['full']).node('DFT', ['x', 'len'], ['padded'], { onesided: 1 })
+      .node('DFT', ['c'], ['inv'], { inverse: 1 }).node('DFT', ['c'], ['first'], { axis: 0 })
+      .output('full', 'FLOAT').output('padded', 'FLOAT').output('inv', 'FLOAT').output('first', 'FLOAT')
+      .encode();
+    await agree(dft17, [f32('x', [2, 10, 1], 8), f32('c', [3, 6, 2], 9)], threads, rtol);
+    const dft20 = new OnnxGraphBuilder('dft20', 20)
+      .input('x', 'FLOAT', [2, 5, 7, 1]).initializer('axis', 'INT64', [], [2]).initializer('len', 'INT64', [], [6])
+      .node('DFT', ['x', 'len', 'axis'], ['y'])
+      .output('y', 'FLOAT')
+      .encode();
+    await agree(dft20, [f32('x', [2, 5, 7, 1], 10)], threads, rtol);
+    const window = Float32Array.from({ length: 16 }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / 16));
+    const stft = new OnnxGraphBuilder('stft', 17)
+      .input('signal', 'FLOAT', [2, 70, 1]).initializer('step', 'INT64', [], [6]).initializer('window', 'FLOAT', [16], window)
+      .node('STFT', ['signal', 'step', 'window'], ['spec']).output('spec', 'FLOAT')
+      .encode();
+    await agree(stft, [f32('signal', [2, 70, 1], 11)], threads, rtol);
   });
 
   it('LpNormalization (p=1, p=2) and NonMaxSuppression over two batches and classes', async () => {
