@@ -1,5 +1,5 @@
 // Discrete Fourier transforms: DFT (opset 17: axis an attribute; 20: an input) and STFT
-// (frames of a signal, optionally windowed). Real inputs end in a dim of 1, complex ones in a dim
+// (frames of a signal, optionally windowed), and the MelWeightMatrix of mel spectrograms. Real inputs end in a dim of 1, complex ones in a dim
 // of 2 (real, imaginary); outputs are complex. Computed directly in double precision (O(n·k) per
 // sequence, no FFT): exact for any length, and the sizes speech front-ends use are small.
 #include <cmath>
@@ -156,9 +156,77 @@ class StftKernel : public Kernel {
   bool onesided_;
 };
 
+// MelWeightMatrix: [dft_length / 2 + 1, num_mel_bins] triangular filters on the HTK mel scale
+// between lower_edge_hertz and upper_edge_hertz, as ONNX's reference builds them.
+class MelWeightMatrixKernel : public Kernel {
+ public:
+  MelWeightMatrixKernel(const Node& node, int64_t) : Kernel(node), out_type_(FromOnnxType(int(node.get_int("output_datatype", 1)))) {
+    if (out_type_ != DataType::kFloat32 && out_type_ != DataType::kFloat64) Fail("output_datatype must be FLOAT or DOUBLE");
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    for (size_t i = 0; i < 5; ++i) {
+      if (!Known(Input(in, i, kNames[i]))) return false;
+    }
+    Params p = Read(in);
+    out[0] = {out_type_, {p.dft_length / 2 + 1, p.mel_bins}, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    Params p = Read(in);
+    int64_t rows = p.dft_length / 2 + 1, m = p.mel_bins;
+    std::vector<double> w(size_t(rows * m), 0.0);
+    auto to_mel = [](double hz) { return 2595.0 * std::log10(1 + hz / 700.0); };
+    double low = to_mel(p.lower), high = to_mel(p.upper), step = (high - low) / double(m + 2);  // sic: ONNX divides by the m + 2 points, not the m + 1 gaps
+    std::vector<int64_t> bins(size_t(m + 2));
+    for (int64_t i = 0; i < m + 2; ++i) {
+      double hz = 700.0 * (std::pow(10.0, (low + double(i) * step) / 2595.0) - 1);
+      bins[size_t(i)] = int64_t(std::floor(double(p.dft_length + 1) * hz / double(p.sample_rate)));
+    }
+    auto set = [&](int64_t row, int64_t col, double v) {
+      if (row >= 0 && row < rows) w[size_t(row * m + col)] = v;
+    };
+    for (int64_t i = 0; i < m; ++i) {
+      int64_t lo = bins[size_t(i)], center = bins[size_t(i + 1)], hi = bins[size_t(i + 2)];
+      if (center == lo) set(center, i, 1);
+      else for (int64_t j = lo; j <= center; ++j) set(j, i, double(j - lo) / double(center - lo));
+      for (int64_t j = center; j < hi; ++j) set(j, i, double(hi - j) / double(hi - center));
+    }
+    for (size_t i = 0; i < w.size(); ++i) {
+      if (out_type_ == DataType::kFloat64) out[0].as<double>()[i] = w[i];
+      else out[0].as<float>()[i] = float(w[i]);
+    }
+  }
+
+ private:
+  static constexpr const char* kNames[5] = {"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz", "upper_edge_hertz"};
+  struct Params {
+    int64_t mel_bins, dft_length, sample_rate;
+    double lower, upper;
+  };
+  static double Scalar(const TensorRef& t) {
+    if (t.dtype == DataType::kFloat32) return t.as<const float>()[0];
+    if (t.dtype == DataType::kFloat64) return t.as<const double>()[0];
+    return double(ReadInts(t).at(0));
+  }
+  Params Read(const std::vector<const TensorRef*>& in) const {
+    for (size_t i = 0; i < 5; ++i) {
+      if (in[i]->count() != 1) Fail(std::string(kNames[i]) + " must hold one value");
+    }
+    Params p{int64_t(Scalar(*in[0])), int64_t(Scalar(*in[1])), int64_t(Scalar(*in[2])), Scalar(*in[3]), Scalar(*in[4])};
+    // Bounded: the matrix is rows × mel_bins doubles while it is built.
+    if (p.mel_bins <= 0 || p.mel_bins > 65536 || p.dft_length <= 0 || p.dft_length > (int64_t(1) << 20) || p.sample_rate <= 0) {
+      Fail("num_mel_bins (1-65536), dft_length (1-2^20) and sample_rate must be positive");
+    }
+    if (!(p.lower >= 0 && p.upper > p.lower)) Fail("lower_edge_hertz must be >= 0 and below upper_edge_hertz");
+    return p;
+  }
+  DataType out_type_;
+};
+
 }  // namespace
 
 GEBE_CPU_KERNEL("DFT", DftKernel);
+GEBE_CPU_KERNEL("MelWeightMatrix", MelWeightMatrixKernel);
 GEBE_CPU_KERNEL("STFT", StftKernel);
 
 }  // namespace gebe::cpu

@@ -4,7 +4,7 @@
  * keep_aspect_ratio_policy and half_pixel_symmetric, ScatterElements max, AveragePool dilations,
  * GridSample's renamed modes, GroupNormalization per group and per channel, QuantizeLinear's
  * output_dtype, DFT's axis input) and the operators added there or still missing before (Bitwise*,
- * LpNormalization, NonMaxSuppression, Unique, DFT, STFT). What the engine still refuses is refused at load, named.
+ * LpNormalization, NonMaxSuppression, Unique, DFT, STFT, MelWeightMatrix). What the engine still refuses is refused at load, named.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -77,7 +77,7 @@ describe.each([1, 2])('opsets 18-21 vs ONNX Runtime (threads=%i)', (threads) => 
 
   // ONNX Runtime sums in FP32, the engine in double: near-zero bins differ by FP32 rounding of the
   // large ones (about 1e-6 of the largest magnitude).
-  it('DFT (opset 17 axis attribute, opset 20 axis input; inverse, onesided, dft_length) and windowed STFT', async () => {
+  it('DFT (opset 17 axis attribute, opset 20 axis input; inverse, onesided, dft_length), windowed STFT, MelWeightMatrix', async () => {
     const rtol = 3e-3;
     const dft17 = new OnnxGraphBuilder('dft17', 17)
       .input('x', 'FLOAT', [2, 10, 1]).input('c', 'FLOAT', [3, 6, 2]).initializer('len', 'INT64', [], [12])
@@ -98,6 +98,12 @@ describe.each([1, 2])('opsets 18-21 vs ONNX Runtime (threads=%i)', (threads) => 
       .node('STFT', ['signal', 'step', 'window'], ['spec']).output('spec', 'FLOAT')
       .encode();
     await agree(stft, [f32('signal', [2, 70, 1], 11)], threads, rtol);
+    const mel = new OnnxGraphBuilder('mel', 17)
+      .input('bins', 'INT64', []).initializer('dft', 'INT64', [], [64]).initializer('rate', 'INT64', [], [16000])
+      .initializer('lo', 'FLOAT', [], [60]).initializer('hi', 'FLOAT', [], [7600])
+      .node('MelWeightMatrix', ['bins', 'dft', 'rate', 'lo', 'hi'], ['w']).output('w', 'FLOAT')
+      .encode();
+    await agree(mel, [{ name: 'bins', datatype: 'INT64', dims: [], data: BigInt64Array.from([10n]) }], threads);
   });
 
   it('LpNormalization (p=1, p=2) and NonMaxSuppression over two batches and classes', async () => {
