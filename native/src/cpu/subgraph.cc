@@ -42,13 +42,16 @@ std::vector<ConstTensor> Subgraph::Run(const std::vector<const TensorRef*>& inpu
     in.clear();
     for (int id : step.inputs) in.push_back(id < 0 ? nullptr : &values[size_t(id)]);
     out.assign(step.outputs.size(), TensorRef());
-    const std::string label = owner_ + ": " + step.kernel->node().label();
-    if (!step.kernel->InferRunning(in, out, ctx)) throw EngineError(label + ": could not infer output shapes from the inputs");
+    auto label = [&] { return owner_ + ": " + step.kernel->node().label(); };  // built only for errors
+    if (!step.kernel->InferRunning(in, out, ctx)) throw EngineError(label() + ": could not infer output shapes from the inputs");
     std::vector<ConstTensor> results;
     for (TensorRef& o : out) {
-      CheckedElementCount(o.shape, label + " output");
+      for (int64_t d : o.shape) {
+        if (d < 0) throw EngineError(label() + ": output shape " + ShapeToString(o.shape) + " has a negative dimension");
+      }
+      CheckedElementCount(o.shape, "subgraph output");
       if (o.bytes() > ctx.max_tensor_bytes) {
-        throw EngineError(label + ": output of shape " + ShapeToString(o.shape) + " is above the memory cap of " +
+        throw EngineError(label() + ": output of shape " + ShapeToString(o.shape) + " is above the memory cap of " +
                           std::to_string(ctx.max_tensor_bytes) + " bytes (SessionOptions.max_tensor_bytes)");
       }
       results.push_back(ConstTensor::Allocate(o.dtype, o.shape));

@@ -13,8 +13,9 @@ namespace gebe::cpu {
 
 namespace {
 
-// A Loop may not spin forever on a trip count or condition from a request.
-constexpr int64_t kMaxLoopIterations = int64_t(1) << 24;
+// A Loop may not spin for minutes on a trip count or condition from a request: 2^20 iterations
+// (about a second of a trivial body) is far beyond the decoding and sequence loops models export.
+constexpr int64_t kMaxLoopIterations = int64_t(1) << 20;
 
 class ControlFlowKernel : public Kernel {
  public:

@@ -121,6 +121,25 @@ describe('control flow at load', () => {
     }
   });
 
+  it('stops a Loop whose trip count and condition would keep it going, naming the bound', async () => {
+    const body = new OnnxGraphBuilder('body', 16)
+      .input('i', 'INT64', []).input('c', 'BOOL', []).input('s', 'FLOAT', [1])
+      .node('Identity', ['c'], ['c_out']).node('Identity', ['s'], ['s_out'])
+      .output('c_out', 'BOOL').output('s_out', 'FLOAT');
+    const model = new OnnxGraphBuilder('endless', 16)
+      .input('M', 'INT64', []).input('s0', 'FLOAT', [1]).initializer('go', 'BOOL', [], [1])
+      .node('Loop', ['M', 'go', 's0'], ['s'], { body: { graph: body } }, 'endless')
+      .output('s', 'FLOAT')
+      .encode();
+    const session = load(model, 'endless');
+    try {
+      await expect(session.run([i64('M', 2 ** 40), { name: 's0', datatype: 'FP32', dims: [1], data: Float32Array.from([1]) }]))
+        .rejects.toThrow("node 'endless' (Loop): ran 1048576 iterations without stopping; the engine bounds loops there");
+    } finally {
+      session.close();
+    }
+  });
+
   it('refuses a body the engine cannot run, naming its nodes and values', () => {
     const body = new OnnxGraphBuilder('body', 16)
       .input('i', 'INT64', []).input('c', 'BOOL', []).input('s', 'FLOAT', [1])
