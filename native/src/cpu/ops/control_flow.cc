@@ -1,4 +1,4 @@
-// If, Loop and Scan over static bodies (subgraph.h). An If whose condition is a constant never
+// If, Loop and Scan (opset 8's batched form included) over static bodies (subgraph.h). An If whose condition is a constant never
 // gets here: the loader inlines the branch it takes (InlineConstantIfs). The others run their
 // bodies when the engine asks for their output shapes (InferRunning: a body's output shapes are
 // only known by running it) and hand those results to Run; a Run without them (a plan that
@@ -243,22 +243,24 @@ class LoopKernel : public ControlFlowKernel {
   size_t carried_ = 0, scans_ = 0;
 };
 
-// Scan (opset 9+): N state values and M scan inputs; the body maps (N states, M slices) to
-// (N states, K scan output slices) once per position along each scan input's axis.
+// Scan: N state values and M scan inputs; the body maps (N states, M slices) to (N states, K scan
+// output slices) once per position along each scan input's axis. Opset 8's form is batched: a
+// first input sequence_lens, every state and scan input led by a batch dim, time on axis 1 (and
+// scan outputs zero-padded past a batch's length); it runs as one opset-9 scan per batch entry.
 class ScanKernel : public ControlFlowKernel {
  public:
-  ScanKernel(const Node& node, int64_t opset) : ControlFlowKernel(node) {
-    if (opset < 9) Fail("Scan before opset 9 (batched, with sequence_lens) is not supported; export with opset 9 or later");
+  ScanKernel(const Node& node, int64_t opset) : ControlFlowKernel(node), batched_(opset < 9) {
     body_ = Body("body", opset);
     int64_t m = node.get_int("num_scan_inputs", -1);
-    if (m < 1 || size_t(m) > node.inputs.size()) Fail("num_scan_inputs must be between 1 and the number of inputs");
+    size_t lead = batched_ ? 1 : 0;  // sequence_lens
+    if (m < 1 || size_t(m) + lead > node.inputs.size()) Fail("num_scan_inputs must be between 1 and the number of inputs");
     scan_inputs_ = size_t(m);
-    states_ = node.inputs.size() - scan_inputs_;
-    if (body_->num_inputs() != node.inputs.size()) Fail("the body must take one input per state and scan input");
+    states_ = node.inputs.size() - lead - scan_inputs_;
+    if (body_->num_inputs() != states_ + scan_inputs_) Fail("the body must take one input per state and scan input");
     if (body_->num_outputs() < states_) Fail("the body must return every state value");
     scan_outputs_ = body_->num_outputs() - states_;
     in_axes_ = node.get_ints("scan_input_axes", std::vector<int64_t>(scan_inputs_, 0));
-    in_dirs_ = node.get_ints("scan_input_directions", std::vector<int64_t>(scan_inputs_, 0));
+    in_dirs_ = node.get_ints(batched_ ? "directions" : "scan_input_directions", std::vector<int64_t>(scan_inputs_, 0));
     out_axes_ = node.get_ints("scan_output_axes", std::vector<int64_t>(scan_outputs_, 0));
     out_dirs_ = node.get_ints("scan_output_directions", std::vector<int64_t>(scan_outputs_, 0));
     if (in_axes_.size() != scan_inputs_ || in_dirs_.size() != scan_inputs_) Fail("scan_input_axes/directions need one value per scan input");
@@ -267,23 +269,35 @@ class ScanKernel : public ControlFlowKernel {
 
  protected:
   std::vector<ConstTensor> Execute(const std::vector<const TensorRef*>& in, const RunContext& ctx) override {
+    if (batched_) return ExecuteBatched(in, ctx);
+    std::vector<const TensorRef*> states(in.begin(), in.begin() + std::ptrdiff_t(states_));
+    std::vector<const TensorRef*> scans(in.begin() + std::ptrdiff_t(states_), in.begin() + std::ptrdiff_t(states_ + scan_inputs_));
+    return Sequence(states, scans, -1, in, ctx);
+  }
+
+ private:
+  // One scan over `scans` (the first `limit` positions; -1: all): final states, then scan outputs.
+  std::vector<ConstTensor> Sequence(const std::vector<const TensorRef*>& initial, const std::vector<const TensorRef*>& scans,
+                                    int64_t limit, const std::vector<const TensorRef*>& in, const RunContext& ctx) {
     std::vector<ConstTensor> states;
-    for (size_t s = 0; s < states_; ++s) states.push_back(CopyTensor(Input(in, s, "initial state")));
+    for (const TensorRef* s : initial) states.push_back(CopyTensor(*Require(s, "initial state")));
     int64_t length = -1;
     std::vector<int64_t> axes(scan_inputs_);
     for (size_t j = 0; j < scan_inputs_; ++j) {
-      const TensorRef& x = Input(in, states_ + j, "scan input");
+      const TensorRef& x = *Require(scans[j], "scan input");
       axes[j] = NormalizeAxis(*this, in_axes_[j], x.rank(), "scan_input_axes value");
       if (length >= 0 && x.shape[size_t(axes[j])] != length) Fail("the scan inputs have different sequence lengths");
       length = x.shape[size_t(axes[j])];
+    }
+    if (limit >= 0) {
+      if (limit > length) Fail("a sequence_lens value (" + std::to_string(limit) + ") is above the sequence length " + std::to_string(length));
+      length = limit;
     }
     std::vector<Stacker> stacks;
     for (size_t k = 0; k < scan_outputs_; ++k) stacks.emplace_back(*this, out_axes_[k], out_dirs_[k] != 0, ctx.max_tensor_bytes);
     std::vector<ConstTensor> slices(scan_inputs_);
     for (int64_t t = 0; t < length; ++t) {
-      for (size_t j = 0; j < scan_inputs_; ++j) {
-        slices[j] = Slice(*in[states_ + j], size_t(axes[j]), in_dirs_[j] ? length - 1 - t : t);
-      }
+      for (size_t j = 0; j < scan_inputs_; ++j) slices[j] = Slice(*scans[j], size_t(axes[j]), in_dirs_[j] ? length - 1 - t : t);
       std::vector<TensorRef> refs;
       for (const ConstTensor& s : states) refs.push_back(s.ref());
       for (const ConstTensor& s : slices) refs.push_back(s.ref());
@@ -298,7 +312,60 @@ class ScanKernel : public ControlFlowKernel {
     return results;
   }
 
- private:
+  // Opset 8: per batch entry b, a scan over entry b of every state and scan input (time then on
+  // axis 0) for sequence_lens[b] steps; results stacked on a new batch axis, scan outputs padded
+  // with zeros to the full sequence length.
+  std::vector<ConstTensor> ExecuteBatched(const std::vector<const TensorRef*>& in, const RunContext& ctx) {
+    const TensorRef* lens = Declared(in, 0);
+    const TensorRef& first = *Require(Declared(in, 1 + states_), "scan input");
+    if (first.rank() < 2) Fail("scan inputs must be [batch, sequence, ...]");
+    int64_t batch = first.shape[0], full = first.shape[1];
+    std::vector<int64_t> lengths(size_t(batch), full);
+    if (lens && lens->count() > 0) {
+      lengths = ReadInts(*lens);
+      if (int64_t(lengths.size()) != batch) Fail("sequence_lens needs one value per batch entry (" + std::to_string(batch) + ")");
+    }
+    std::vector<std::vector<ConstTensor>> per_batch;
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<ConstTensor> parts;
+      for (size_t i = 0; i < states_ + scan_inputs_; ++i) {
+        const TensorRef& x = *Require(Declared(in, 1 + i), i < states_ ? "initial state" : "scan input");
+        if (x.rank() < 1 || x.shape[0] != batch) Fail("every state and scan input must lead with the batch dim (" + std::to_string(batch) + ")");
+        parts.push_back(Slice(x, 0, b));
+      }
+      std::vector<TensorRef> refs;
+      for (const ConstTensor& p : parts) refs.push_back(p.ref());
+      std::vector<const TensorRef*> states, scans;
+      for (size_t i = 0; i < refs.size(); ++i) (i < states_ ? states : scans).push_back(&refs[i]);
+      per_batch.push_back(Sequence(states, scans, lengths[size_t(b)], in, ctx));
+    }
+    std::vector<ConstTensor> results;
+    for (size_t o = 0; o < states_ + scan_outputs_; ++o) {
+      Shape inner = per_batch.empty() ? Shape{} : per_batch[0][o].shape;
+      if (o >= states_ && !inner.empty()) inner[0] = full;  // scan outputs: padded to the full length
+      Shape shape = inner;
+      shape.insert(shape.begin(), batch);
+      DataType dtype = per_batch.empty() ? DataType::kFloat32 : per_batch[0][o].dtype;
+      ConstTensor out = ConstTensor::Allocate(dtype, shape);
+      size_t es = ElementSize(dtype), row = size_t(ElementCount(inner)) * es;
+      auto* dst = static_cast<uint8_t*>(out.storage->data());
+      std::memset(dst, 0, row * size_t(batch));
+      for (int64_t b = 0; b < batch; ++b) {
+        const ConstTensor& part = per_batch[size_t(b)][o];
+        size_t bytes = size_t(part.count()) * es;
+        if (bytes > row) Fail("a state changes shape between batch entries");
+        if (bytes) std::memcpy(dst + size_t(b) * row, part.storage->data(), bytes);
+      }
+      results.push_back(out);
+    }
+    return results;
+  }
+
+  const TensorRef* Require(const TensorRef* t, const char* what) const {
+    if (!t) Fail(std::string("missing required input ") + what);
+    return t;
+  }
+
   // x with index t taken along `axis` (the axis removed).
   static ConstTensor Slice(const TensorRef& x, size_t axis, int64_t t) {
     Shape shape = x.shape;
@@ -315,6 +382,7 @@ class ScanKernel : public ControlFlowKernel {
     return out;
   }
 
+  bool batched_;
   std::unique_ptr<Subgraph> body_;
   size_t scan_inputs_ = 0, states_ = 0, scan_outputs_ = 0;
   std::vector<int64_t> in_axes_, in_dirs_, out_axes_, out_dirs_;

@@ -97,6 +97,20 @@ describe.each([1, 2])('control flow vs ONNX Runtime (threads=%i)', (threads) => 
     await agree(loopModel('constant'), [f32('x', [3], 3), i64('limit', 2)], threads);
   });
 
+  it('Scan-8 (batched) with sequence_lens shorter than the sequence and a reversed input', async () => {
+    const body = new OnnxGraphBuilder('body', 8)
+      .input('acc_in', 'FLOAT', [3]).input('a_t', 'FLOAT', [3]).input('b_t', 'FLOAT', [3])
+      .node('Add', ['acc_in', 'a_t'], ['sum']).node('Mul', ['sum', 'b_t'], ['acc_out']).node('Identity', ['acc_out'], ['y_t'])
+      .output('acc_out', 'FLOAT').output('y_t', 'FLOAT');
+    const model = new OnnxGraphBuilder('scan8', 8)
+      .input('lens', 'INT64', [2]).input('acc0', 'FLOAT', [2, 3]).input('a', 'FLOAT', [2, 4, 3]).input('b', 'FLOAT', [2, 4, 3])
+      .node('Scan', ['lens', 'acc0', 'a', 'b'], ['acc', 'ys'], { body: { graph: body }, num_scan_inputs: 2, directions: [0, 1] })
+      .output('acc', 'FLOAT').output('ys', 'FLOAT')
+      .encode();
+    const lens: CpuTensor = { name: 'lens', datatype: 'INT64', dims: [2], data: BigInt64Array.from([4n, 2n]) };
+    await agree(model, [lens, f32('acc0', [2, 3], 6), f32('a', [2, 4, 3], 7), f32('b', [2, 4, 3], 8)], threads);
+  });
+
   it('Scan with a reversed input axis and a non-zero output axis', async () => {
     await agree(scanModel(), [f32('x', [2, 4, 3], 4), f32('acc0', [2, 3], 5)], threads);
   });
