@@ -23,16 +23,11 @@ void CheckTensorType(const std::string& what, const std::string& name, DataType 
 
 bool StorageOnly(DataType t) { return t == DataType::kFloat16 || t == DataType::kBFloat16 || t == DataType::kFloat64; }
 
-// Control-flow bodies compute in the types they declare: the FP16/BF16/FP64 lowering
-// (type_lowering.cc) rewrites the model's graph only, so a body holding such values is refused.
+// The FP16/BF16/FP64 lowering (type_lowering.cc) converts the model's weights and graph edges;
+// values reaching a body from there are FP32 whatever the body declares (bodies run on the types
+// that arrive). A body that makes such values itself (its own weights, Constants, Casts) is refused.
 void CheckBodyTypes(const Graph& body, const std::string& owner, UnsupportedMap& out) {
-  const std::string finding = "FLOAT16, BFLOAT16 or DOUBLE values inside a control-flow body";
-  for (const ValueInfo& v : body.inputs) {
-    if (StorageOnly(v.dtype)) out[finding].push_back(owner + " input '" + v.name + "'");
-  }
-  for (const ValueInfo& v : body.outputs) {
-    if (StorageOnly(v.dtype)) out[finding].push_back(owner + " output '" + v.name + "'");
-  }
+  const std::string finding = "FLOAT16, BFLOAT16 or DOUBLE weights, Constants or Casts inside a control-flow body";
   for (const auto& [name, t] : body.initializers) {
     if (StorageOnly(t.dtype)) out[finding].push_back(owner + " initializer '" + name + "'");
   }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { toHalf } from '../../../helpers/half.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { ortAgreement } from '../../../helpers/ort-agreement.js';
 
@@ -87,6 +88,17 @@ function load(model: Uint8Array, name: string): CpuSession {
 describe.each([1, 2])('control flow vs ONNX Runtime (threads=%i)', (threads) => {
   it.each([[true, false], [false, true], [false, false]])('If with a runtime condition (cond=%s, nested cond=%s)', async (cond, deep) => {
     await agree(ifModel(), [bool('cond', cond), bool('deep', deep), f32('x', [2, 5], 1)], threads);
+  });
+
+  it.each([true, false])('If whose branches read an FP16 graph input (lowered to FP32 inside), cond=%s', async (cond) => {
+    const thenBranch = new OnnxGraphBuilder('then', 16).node('Relu', ['h'], ['t']).output('t', 'FLOAT16');
+    const elseBranch = new OnnxGraphBuilder('else', 16).node('Neg', ['h'], ['e']).output('e', 'FLOAT16');
+    const model = new OnnxGraphBuilder('half_if', 16)
+      .input('cond', 'BOOL', []).input('h', 'FLOAT16', [6])
+      .node('If', ['cond'], ['y'], { then_branch: { graph: thenBranch }, else_branch: { graph: elseBranch } })
+      .output('y', 'FLOAT16')
+      .encode();
+    await agree(model, [bool('cond', cond), { name: 'h', datatype: 'FP16', dims: [6], data: toHalf(randomValues(6, 12)) }], threads);
   });
 
   it.each([[6, 3], [2, 9], [0, 5]])('Loop with a runtime trip count M=%i (limit %i), carried value and scan output', async (m, limit) => {
