@@ -53,12 +53,12 @@ describe('bad model files', () => {
   });
 
   it.each([[[1, 1, 4, 4]], [['batch', 1, null, 4]]])('refuses an element type a kernel cannot take mid-graph at load (input dims %j)', (dims) => {
-    // UINT8 through Relu (integer-capable) into MaxPool (FP32 only): found by the load-time trial plan.
-    const model = new OnnxGraphBuilder('u8pool', 17)
-      .input('x', 'UINT8', dims).node('Relu', ['x'], ['r']).node('MaxPool', ['r'], ['y'], { kernel_shape: [2, 2] }, 'pool')
-      .output('y', 'UINT8').encode();
-    expect(() => CpuSession.load(write(`u8pool-${dims.length}-${String(dims[0])}.onnx`, model)))
-      .toThrow("node 'pool' (MaxPool): input X must be FP32 but is UINT8; the cpu engine has no kernel for that type there");
+    // INT32 through Relu (integer-capable) into MaxPool (FP32 and 8-bit only): found by the load-time trial plan.
+    const model = new OnnxGraphBuilder('i32pool', 17)
+      .input('x', 'INT32', dims).node('Relu', ['x'], ['r']).node('MaxPool', ['r'], ['y'], { kernel_shape: [2, 2] }, 'pool')
+      .output('y', 'INT32').encode();
+    expect(() => CpuSession.load(write(`i32pool-${dims.length}-${String(dims[0])}.onnx`, model)))
+      .toThrow("node 'pool' (MaxPool): input X must be FP32 or UINT8 or INT8 but is INT32; the cpu engine has no kernel for that type there");
   });
 
   it('names the node whose dims do not agree', () => {

@@ -136,7 +136,7 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     await agree(builder.encode(), [f32('x', [1, 2, 5, 6], 15), f32('g', [1, 4, 3, 2], 16, 1.3)], threads);
   });
 
-  it('Det, Upsample, MaxPool indices → MaxUnpool (with and without output_shape), RoiAlign (avg and max, both coordinate modes)', async () => {
+  it('Det, Upsample, UINT8/INT8 MaxPool, MaxPool indices → MaxUnpool (with and without output_shape), RoiAlign (avg and max, both coordinate modes)', async () => {
     const rois = Float32Array.from([0, 0, 5, 5, 1.3, 0.4, 6.2, 3.9, 2, 2, 2.5, 7]);
     const model = new OnnxGraphBuilder('vision', 16)
       .input('m', 'FLOAT', [2, 3, 4, 4]).input('x', 'FLOAT', [2, 3, 8, 8]).input('rois', 'FLOAT', [3, 4])
@@ -157,6 +157,16 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
       .node('Upsample', ['x', 'scales'], ['y'], { mode: 'nearest' }).output('y', 'FLOAT')
       .encode();
     await agree(upsample, [f32('x', [1, 2, 3, 4], 20)], threads);
+    const pools = new OnnxGraphBuilder('int8_pools', 12)
+      .input('u', 'UINT8', [1, 2, 5, 5]).input('s', 'INT8', [1, 2, 5, 5])
+      .node('MaxPool', ['u'], ['up'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1] }).node('MaxPool', ['s'], ['sp'], { kernel_shape: [2, 2], strides: [2, 2] })
+      .output('up', 'UINT8').output('sp', 'INT8')
+      .encode();
+    const bytes = (n: number, seed: number) => Array.from({ length: n }, (_, i) => (i * 97 + seed * 31) % 256);
+    await agree(pools, [
+      { name: 'u', datatype: 'UINT8', dims: [1, 2, 5, 5], data: Uint8Array.from(bytes(50, 1)) },
+      { name: 's', datatype: 'INT8', dims: [1, 2, 5, 5], data: Int8Array.from(bytes(50, 2).map((v) => v - 128)) },
+    ], threads);
   });
 
   it('losses: SoftmaxCrossEntropyLoss (weights, ignore_index, log_prob) and NegativeLogLikelihoodLoss', async () => {
