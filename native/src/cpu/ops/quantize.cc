@@ -1,5 +1,6 @@
 // Linear quantisation: QuantizeLinear (FP32 → UINT8/INT8, round half to even, saturate) and
 // DequantizeLinear (UINT8/INT8/INT32 → FP32), per tensor or per axis (1-D scale).
+#include <algorithm>
 #include <cmath>
 
 #include "cpu/ops/op_util.h"
@@ -40,12 +41,13 @@ class QuantizeBase : public Kernel {
     }
     return true;
   }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef &x = *in[0], &scale = *in[1];
     const TensorRef* zp = in.size() > 2 ? in[2] : nullptr;
     int64_t channels = scale.count();
     int64_t inner = 1;
     if (channels > 1) inner = SizeFrom(x.shape, size_t(NormalizeAxis(*this, axis_, x.rank())) + 1);
+    if (FastPath(x, out[0], scale, zp, channels, inner, ctx)) return;
     for (int64_t i = 0; i < x.count(); ++i) {
       int64_t c = channels > 1 ? (i / inner) % channels : 0;
       float s = scale.as<const float>()[c];
@@ -62,6 +64,47 @@ class QuantizeBase : public Kernel {
   }
 
  private:
+  // FP32 → 8-bit and 8-bit → FP32, the QDQ models' case: the same arithmetic as the general loop
+  // below (FP32 quotient rounded half to even, saturated; an 8-bit difference times the scale is
+  // exact before its one rounding, in FP32 as in double), over contiguous runs that share a
+  // channel's scale, split across the pool. False for the other type pairs.
+  bool FastPath(const TensorRef& x, TensorRef& y, const TensorRef& scale, const TensorRef* zp, int64_t channels, int64_t inner,
+                const RunContext& ctx) const {
+    bool q8 = quantize_ && x.dtype == DataType::kFloat32 && (y.dtype == DataType::kUInt8 || y.dtype == DataType::kInt8);
+    bool dq8 = !quantize_ && (x.dtype == DataType::kUInt8 || x.dtype == DataType::kInt8);
+    if (!q8 && !dq8) return false;
+    bool is_unsigned = (quantize_ ? y.dtype : x.dtype) == DataType::kUInt8;
+    const float* scales = scale.as<const float>();
+    auto zero = [&](int64_t c) { return zp ? float(ReadAsDouble(*zp, c)) : 0.f; };
+    ctx.pool->ParallelFor(x.count(), 16384, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1;) {
+        int64_t block = i / inner, end = std::min(i1, (block + 1) * inner), c = channels > 1 ? block % channels : 0;
+        float s = scales[c], z = zero(c);
+        if (q8) {
+          const float* px = x.as<const float>();
+          const float lo = is_unsigned ? 0.f : -128.f, hi = is_unsigned ? 255.f : 127.f;
+          const float kRound = 12582912.f;  // 1.5 * 2^23: adding and subtracting it rounds half to even
+          for (int64_t k = i; k < end; ++k) {
+            float q = std::fmin(4194304.f, std::fmax(-4194304.f, px[k] / s));  // NaN → the low end, as before
+            q = (q + kRound) - kRound + z;
+            q = std::fmin(hi, std::fmax(lo, q));
+            if (is_unsigned) y.as<uint8_t>()[k] = uint8_t(q);
+            else y.as<int8_t>()[k] = int8_t(q);
+          }
+        } else {
+          float* py = y.as<float>();
+          if (is_unsigned) {
+            for (int64_t k = i; k < end; ++k) py[k] = (float(x.as<const uint8_t>()[k]) - z) * s;
+          } else {
+            for (int64_t k = i; k < end; ++k) py[k] = (float(x.as<const int8_t>()[k]) - z) * s;
+          }
+        }
+        i = end;
+      }
+    });
+    return true;
+  }
+
   bool quantize_;
   int64_t axis_;
   DataType output_dtype_ = DataType::kInvalid;  // kInvalid: the zero point's type, else UINT8

@@ -110,6 +110,20 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     await agree(model, [f32('x', [1, 8, 2, 3], 13, 2)], threads);
   });
 
+  it('QuantizeLinear/DequantizeLinear fast paths: ties, saturation, per-axis INT8 and UINT8 with zero points', async () => {
+    const model = new OnnxGraphBuilder('qdq', 13)
+      .input('x', 'FLOAT', [2, 3, 40])
+      .initializer('s', 'FLOAT', [], [0.5]).initializer('z', 'UINT8', [], [3])
+      .initializer('cs', 'FLOAT', [3], [0.5, 0.02, 1.5]).initializer('cz', 'INT8', [3], [-4, 0, 7])
+      .node('QuantizeLinear', ['x', 's', 'z'], ['qu']).node('DequantizeLinear', ['qu', 's', 'z'], ['du'])
+      .node('QuantizeLinear', ['x', 'cs', 'cz'], ['qc'], { axis: 1 }).node('DequantizeLinear', ['qc', 'cs', 'cz'], ['dc'], { axis: 1 })
+      .output('qu', 'UINT8').output('du', 'FLOAT').output('qc', 'INT8').output('dc', 'FLOAT')
+      .encode();
+    // Multiples of 0.25 (x / 0.5 lands on .5 ties) from -70 to 70 (both ends saturate).
+    const x = Float32Array.from({ length: 240 }, (_, i) => (((i * 37) % 561) - 280) * 0.25);
+    await agree(model, [{ name: 'x', datatype: 'FP32', dims: [2, 3, 40], data: x }], threads);
+  });
+
   it('quantised: DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv', async () => {
     const u8 = (n: number, seed: number) => Array.from({ length: n }, (_, i) => (i * 53 + seed * 29) % 256);
     const model = new OnnxGraphBuilder('quant', 13)
