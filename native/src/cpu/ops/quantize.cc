@@ -68,6 +68,26 @@ class QuantizeBase : public Kernel {
   // below (FP32 quotient rounded half to even, saturated; an 8-bit difference times the scale is
   // exact before its one rounding, in FP32 as in double), over contiguous runs that share a
   // channel's scale, split across the pool. False for the other type pairs.
+  // Written with plain comparisons (not fmin/fmax) so the compiler vectorises them; a NaN fails
+  // every comparison and lands on the low end, as the general loop's fmax does.
+  template <typename Q>
+  static void QuantizeRun(const float* x, Q* y, int64_t n, float s, float z, float lo, float hi) {
+    const float kRound = 12582912.f;  // 1.5 * 2^23: adding and subtracting it rounds half to even
+    for (int64_t k = 0; k < n; ++k) {
+      float q = x[k] / s;
+      q = q > -4194304.f ? q : -4194304.f;
+      q = q < 4194304.f ? q : 4194304.f;
+      q = (q + kRound) - kRound + z;
+      q = q > lo ? q : lo;
+      q = q < hi ? q : hi;
+      y[k] = Q(q);
+    }
+  }
+  template <typename Q>
+  static void DequantizeRun(const Q* x, float* y, int64_t n, float s, float z) {
+    for (int64_t k = 0; k < n; ++k) y[k] = (float(x[k]) - z) * s;
+  }
+
   bool FastPath(const TensorRef& x, TensorRef& y, const TensorRef& scale, const TensorRef* zp, int64_t channels, int64_t inner,
                 const RunContext& ctx) const {
     bool q8 = quantize_ && x.dtype == DataType::kFloat32 && (y.dtype == DataType::kUInt8 || y.dtype == DataType::kInt8);
@@ -81,23 +101,11 @@ class QuantizeBase : public Kernel {
         int64_t block = i / inner, end = std::min(i1, (block + 1) * inner), c = channels > 1 ? block % channels : 0;
         float s = scales[c], z = zero(c);
         if (q8) {
-          const float* px = x.as<const float>();
-          const float lo = is_unsigned ? 0.f : -128.f, hi = is_unsigned ? 255.f : 127.f;
-          const float kRound = 12582912.f;  // 1.5 * 2^23: adding and subtracting it rounds half to even
-          for (int64_t k = i; k < end; ++k) {
-            float q = std::fmin(4194304.f, std::fmax(-4194304.f, px[k] / s));  // NaN → the low end, as before
-            q = (q + kRound) - kRound + z;
-            q = std::fmin(hi, std::fmax(lo, q));
-            if (is_unsigned) y.as<uint8_t>()[k] = uint8_t(q);
-            else y.as<int8_t>()[k] = int8_t(q);
-          }
+          if (is_unsigned) QuantizeRun(x.as<const float>() + i, y.as<uint8_t>() + i, end - i, s, z, 0.f, 255.f);
+          else QuantizeRun(x.as<const float>() + i, y.as<int8_t>() + i, end - i, s, z, -128.f, 127.f);
         } else {
-          float* py = y.as<float>();
-          if (is_unsigned) {
-            for (int64_t k = i; k < end; ++k) py[k] = (float(x.as<const uint8_t>()[k]) - z) * s;
-          } else {
-            for (int64_t k = i; k < end; ++k) py[k] = (float(x.as<const int8_t>()[k]) - z) * s;
-          }
+          if (is_unsigned) DequantizeRun(x.as<const uint8_t>() + i, y.as<float>() + i, end - i, s, z);
+          else DequantizeRun(x.as<const int8_t>() + i, y.as<float>() + i, end - i, s, z);
         }
         i = end;
       }
