@@ -23,7 +23,8 @@ export type OnnxTypeName = keyof typeof OnnxType;
 /** A dim is a number, a symbolic name ('batch'), or null for an unknown dim. */
 export type Dim = number | string | null;
 
-export type AttributeValue = number | string | number[] | string[] | { tensor: TensorInit } | { float: number } | { floats: number[] };
+export type AttributeValue = number | string | number[] | string[] | { tensor: TensorInit } | { float: number } | { floats: number[] }
+  | { graph: OnnxGraphBuilder };
 
 export interface TensorInit {
   name?: string;
@@ -66,7 +67,7 @@ function tensorProto(t: TensorInit): Record<string, unknown> {
 }
 
 function attributeProto(name: string, value: AttributeValue): Record<string, unknown> {
-  const A = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, FLOATS: 6, INTS: 7, STRINGS: 8 };
+  const A = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, GRAPH: 5, FLOATS: 6, INTS: 7, STRINGS: 8 };
   if (typeof value === 'number') {
     return Number.isInteger(value) ? { name, type: A.INT, i: value } : { name, type: A.FLOAT, f: value };
   }
@@ -80,6 +81,7 @@ function attributeProto(name: string, value: AttributeValue): Record<string, unk
   }
   if ('tensor' in value) return { name, type: A.TENSOR, t: tensorProto(value.tensor) };
   if ('float' in value) return { name, type: A.FLOAT, f: value.float };
+  if ('graph' in value) return { name, type: A.GRAPH, g: value.graph.graphObject() };
   return { name, type: A.FLOATS, floats: value.floats };
 }
 
@@ -129,25 +131,30 @@ export class OnnxGraphBuilder {
     return `${prefix}_${this.counter++}`;
   }
 
+  /** The GraphProto alone: a model's graph, or a control-flow body (`{ graph: builder }` attributes). */
+  graphObject(): Record<string, unknown> {
+    return {
+      name: this.name,
+      node: this.nodes.map((n) => ({
+        input: n.inputs,
+        output: n.outputs,
+        name: n.name,
+        opType: n.op,
+        domain: n.domain ?? '',
+        attribute: Object.entries(n.attributes ?? {}).map(([k, v]) => attributeProto(k, v)),
+      })),
+      initializer: this.initializers,
+      input: this.inputs,
+      output: this.outputs,
+    };
+  }
+
   toModelObject(): Record<string, unknown> {
     return {
       irVersion: 8,
       producerName: 'gebe-onnx-builder',
       opsetImport: [{ domain: '', version: this.opset }],
-      graph: {
-        name: this.name,
-        node: this.nodes.map((n) => ({
-          input: n.inputs,
-          output: n.outputs,
-          name: n.name,
-          opType: n.op,
-          domain: n.domain ?? '',
-          attribute: Object.entries(n.attributes ?? {}).map(([k, v]) => attributeProto(k, v)),
-        })),
-        initializer: this.initializers,
-        input: this.inputs,
-        output: this.outputs,
-      },
+      graph: this.graphObject(),
     };
   }
 

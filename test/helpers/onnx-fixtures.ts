@@ -50,9 +50,9 @@ export const committedFixtures: Record<string, () => Uint8Array> = {
     new OnnxGraphBuilder('unsupported', 13)
       .input('x', 'FLOAT', [1, 4])
       .node('Relu', ['x'], ['r'], {}, 'relu')
-      .node('Unique', ['r'], ['h'], {}, 'unique_1')
-      .node('Unique', ['h'], ['h2'], {}, 'unique_2')
-      .node('Det', ['h2'], ['d'], {}, 'det')
+      .node('TfIdfVectorizer', ['r'], ['h'], {}, 'tfidf_1')
+      .node('TfIdfVectorizer', ['h'], ['h2'], {}, 'tfidf_2')
+      .node('StringNormalizer', ['h2'], ['d'], {}, 'normalize')
       .output('d', 'FLOAT', [1])
       .encode(),
   /** A node input no node, graph input or initializer produces. */

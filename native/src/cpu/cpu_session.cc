@@ -48,6 +48,28 @@ CpuSession::CpuSession(const std::string& path, const SessionOptions& options) :
   const char* profile = std::getenv("GEBE_CPU_PROFILE");
   profile_ = profile != nullptr && profile[0] != '\0' && std::strcmp(profile, "0") != 0;
   if (profile_) profile_ns_.assign(program_->steps.size(), 0);
+  CheckTypesAtLoad();
+}
+
+// A trial plan with every dynamic dim set to 1 runs each kernel's type checks at load, so an
+// element type a kernel cannot take in the middle of the graph (a UINT8 MaxPool) is refused when
+// the model loads, never on its first request. Other errors of the trial are about the shapes it
+// made up and are left to real requests; steps after a value-dependent one are checked when it runs.
+// The trial plan is not kept: compile() and warmup still report the first real plan.
+void CpuSession::CheckTypesAtLoad() {
+  std::vector<Shape> shapes;
+  for (const TensorDesc& d : program_->inputs) {
+    Shape s = d.dims;
+    for (int64_t& v : s) v = v < 0 ? 1 : v;
+    shapes.push_back(s);
+  }
+  RunContext ctx{pool_.get(), &scratch_, options_.max_tensor_bytes};
+  try {
+    BuildPlan(*program_, shapes, options_.max_tensor_bytes, ctx);
+  } catch (const TypeMismatch& e) {
+    throw EngineError(std::string(e.what()) + "; the cpu engine has no kernel for that type there. Cast the value in the model, or run it on the ascend engine");
+  } catch (const EngineError&) {
+  }
 }
 
 CpuSession::~CpuSession() {
@@ -89,7 +111,7 @@ const Plan& CpuSession::PlanFor(const std::vector<Shape>& shapes, CompileReport*
     return *it->second;
   }
   for (size_t i = 0; i < shapes.size(); ++i) CheckShape(i, shapes[i]);
-  RunContext ctx{pool_.get(), &scratch_};
+  RunContext ctx{pool_.get(), &scratch_, options_.max_tensor_bytes};
   auto plan = BuildPlan(*program_, shapes, options_.max_tensor_bytes, ctx);
   if (report) *report = {plan->compile_ms, plan->arena_bytes, false};
   if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());
@@ -237,10 +259,10 @@ void CpuSession::BindValues(const Plan& plan, const std::vector<const TensorView
 }
 
 // A step whose output shapes depend on run-time values: shapes now, memory from the binder.
-void CpuSession::BindDynamicOutputs(const Step& step, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
-                                    OutputBinder& binder) {
+void CpuSession::BindDynamicOutputs(const Step& step, const RunContext& ctx, std::vector<const TensorRef*>& in,
+                                    std::vector<TensorRef>& out, OutputBinder& binder) {
   for (TensorRef& o : out) o = TensorRef();
-  if (!step.kernel->Infer(in, out)) {
+  if (!step.kernel->InferRunning(in, out, ctx)) {
     throw EngineError(step.kernel->node().label() + ": could not infer output shapes from the runtime inputs");
   }
   for (size_t o = 0; o < out.size(); ++o) {
@@ -297,7 +319,7 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
   BindValues(plan, by_input);
   std::vector<TensorRef>& values = run_values_;
   OutputBinder binder(program, values.size(), outputs);
-  RunContext ctx{pool_.get(), &scratch_};
+  RunContext ctx{pool_.get(), &scratch_, options_.max_tensor_bytes};
   if (profile_) ++profile_runs_;
   std::vector<const TensorRef*>& in = step_inputs_;
   std::vector<TensorRef>& out = step_outputs_;
@@ -307,7 +329,7 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
     in.clear();
     for (int id : step.inputs) in.push_back(id < 0 ? nullptr : &values[size_t(id)]);
     out.resize(step.outputs.size());
-    if (plan.modes[k] == StepMode::kDynamic) BindDynamicOutputs(step, in, out, binder);
+    if (plan.modes[k] == StepMode::kDynamic) BindDynamicOutputs(step, ctx, in, out, binder);
     else BindStaticOutputs(step, in, out, binder);
     RunStep(k, ctx);
     for (size_t o = 0; o < out.size(); ++o) {

@@ -37,6 +37,7 @@ class CpuSession : public Session {
  private:
   // Validates shapes against the declared inputs and returns the cached or new plan.
   const Plan& PlanFor(const std::vector<Shape>& shapes, CompileReport* report);
+  void CheckTypesAtLoad();
   std::vector<Shape> OrderShapes(const std::vector<NamedShape>& shapes) const;
   void CheckShape(size_t input, const Shape& shape) const;
   // The steps of run(): inputs by name, each input's type/shape/bytes/values, the value table
@@ -45,7 +46,7 @@ class CpuSession : public Session {
   std::vector<const TensorView*> MatchInputs(const std::vector<TensorView>& inputs) const;
   void CheckInput(size_t i, const TensorView* view) const;
   void BindValues(const Plan& plan, const std::vector<const TensorView*>& by_input);
-  void BindDynamicOutputs(const Step& step, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
+  void BindDynamicOutputs(const Step& step, const RunContext& ctx, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
                           OutputBinder& binder);
   void BindStaticOutputs(const Step& step, std::vector<const TensorRef*>& in, std::vector<TensorRef>& out,
                          OutputBinder& binder);

@@ -261,7 +261,11 @@ ValueInfo ParseValueInfo(WireReader r) {
       uint32_t f2;
       WireType t2;
       while (tp.next(f2, t2)) {
-        if (f2 != 1) { tp.skip(t2); continue; }
+        if (f2 != 1) {
+          v.non_tensor = f2 != 6;  // sequence, map, optional or sparse (6 is the denotation string)
+          tp.skip(t2);
+          continue;
+        }
         WireReader tensor_type = tp.bytes();
         uint32_t f3;
         WireType t3;
@@ -301,7 +305,14 @@ ValueInfo ParseValueInfo(WireReader r) {
   return v;
 }
 
-Attribute ParseAttribute(WireReader r, std::string& name, const std::string& base_dir, const ReadOptions& options) {
+Graph ParseGraph(WireReader r, const std::string& base_dir, const ReadOptions& options, int depth);
+
+// Control-flow bodies nest (a Loop inside an If inside a Loop); a hostile file could nest them
+// until the reader's stack runs out, so nesting is bounded.
+constexpr int kMaxGraphDepth = 16;
+
+Attribute ParseAttribute(WireReader r, std::string& name, const std::string& base_dir, const ReadOptions& options,
+                         int depth) {
   Attribute a;
   int declared = 0;
   uint32_t field;
@@ -318,6 +329,12 @@ Attribute ParseAttribute(WireReader r, std::string& name, const std::string& bas
       case 3: a.i = int64_t(r.varint()); break;
       case 4: a.s = r.string(); break;
       case 5: a.t = BuildTensor(ParseTensorParts(r.bytes()), "attribute", base_dir, options); break;
+      case 6:
+        if (depth >= kMaxGraphDepth) {
+          r.fail("subgraphs nest more than " + std::to_string(kMaxGraphDepth) + " deep");
+        }
+        a.g = std::make_shared<const Graph>(ParseGraph(r.bytes(), base_dir, options, depth + 1));
+        break;
       case 7:
         ReadRepeated(r, type, WireType::kFixed32, [&](WireReader& x) {
           uint32_t bits = x.fixed32();
@@ -345,7 +362,7 @@ Attribute ParseAttribute(WireReader r, std::string& name, const std::string& bas
   return a;
 }
 
-Node ParseNode(WireReader r, const std::string& base_dir, const ReadOptions& options) {
+Node ParseNode(WireReader r, const std::string& base_dir, const ReadOptions& options, int depth) {
   Node n;
   uint32_t field;
   WireType type;
@@ -358,7 +375,7 @@ Node ParseNode(WireReader r, const std::string& base_dir, const ReadOptions& opt
       case 7: n.domain = r.string(); break;
       case 5: {
         std::string name;
-        Attribute a = ParseAttribute(r.bytes(), name, base_dir, options);
+        Attribute a = ParseAttribute(r.bytes(), name, base_dir, options, depth);
         n.attributes[name] = std::move(a);
         break;
       }
@@ -368,14 +385,14 @@ Node ParseNode(WireReader r, const std::string& base_dir, const ReadOptions& opt
   return n;
 }
 
-Graph ParseGraph(WireReader r, const std::string& base_dir, const ReadOptions& options) {
+Graph ParseGraph(WireReader r, const std::string& base_dir, const ReadOptions& options, int depth) {
   Graph g;
   std::vector<ValueInfo> inputs;
   uint32_t field;
   WireType type;
   while (r.next(field, type)) {
     switch (field) {
-      case 1: g.nodes.push_back(ParseNode(r.bytes(), base_dir, options)); break;
+      case 1: g.nodes.push_back(ParseNode(r.bytes(), base_dir, options, depth)); break;
       case 5: {
         TensorParts parts = ParseTensorParts(r.bytes());
         std::string name = parts.name;
@@ -423,7 +440,7 @@ Model ReadOnnxBytes(const uint8_t* data, size_t size, const std::string& what, c
     switch (field) {
       case 1: m.ir_version = int64_t(r.varint()); break;
       case 2: m.producer = r.string(); break;
-      case 7: m.graph = ParseGraph(r.bytes(), base_dir, options); has_graph = true; break;
+      case 7: m.graph = ParseGraph(r.bytes(), base_dir, options, 0); has_graph = true; break;
       case 8: {
         WireReader op = r.bytes();
         std::string domain;

@@ -47,6 +47,15 @@ struct LoadOptions {
 // `inspect_only` skips the unsupported-operator error so introspection can list them.
 std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions& options, bool inspect_only = false);
 
+// A graph (the model's, or a control-flow body) → Program: kernels in topological order, then
+// the optimisation passes. `outer_names` (values of enclosing graphs the body reads) become
+// inputs after the graph's own.
+std::unique_ptr<Program> BuildProgram(Graph graph, int64_t opset, const LoadOptions& options,
+                                      const std::vector<std::string>& outer_names);
+// If nodes whose condition is a constant (an initializer or a Constant node's output) are
+// replaced by the nodes of the branch they take, renamed apart (subgraph.cc).
+void InlineConstantIfs(Graph& graph);
+
 // Shape-independent optimisation passes (optimizer.cc).
 void FoldConstants(Program& program, const RunContext& ctx);
 void FuseConvBatchNorm(Program& program);

@@ -46,7 +46,9 @@ std::vector<size_t> TopologicalOrder(const Graph& g) {
   std::vector<int> pending(g.nodes.size(), 0);
   std::vector<std::vector<size_t>> consumers(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    for (const auto& in : g.nodes[i].inputs) {
+    std::vector<std::string> reads = g.nodes[i].inputs;
+    reads.insert(reads.end(), g.nodes[i].outer_inputs.begin(), g.nodes[i].outer_inputs.end());
+    for (const auto& in : reads) {
       if (in.empty() || graph_inputs.count(in) || g.initializers.count(in)) continue;
       auto it = producer.find(in);
       if (it == producer.end()) {
@@ -82,6 +84,10 @@ std::vector<size_t> TopologicalOrder(const Graph& g) {
   for (size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
   bool already_sorted = true;
   for (size_t i = 0; i < g.nodes.size() && already_sorted; ++i) {
+    for (const auto& in : g.nodes[i].outer_inputs) {
+      auto it = producer.find(in);
+      if (it != producer.end() && it->second >= i) already_sorted = false;
+    }
     for (const auto& in : g.nodes[i].inputs) {
       auto it = producer.find(in);
       if (it != producer.end() && it->second >= i) already_sorted = false;
@@ -99,19 +105,43 @@ std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions&
   ReadOptions read_options;
   read_options.max_tensor_bytes = options.max_tensor_bytes;
   Model model = ReadOnnxFile(path, read_options);
-  auto program = std::make_unique<Program>();
-  program->info.ir_version = model.ir_version;
-  program->info.opset = model.opset;
-  program->info.producer = model.producer;
-  for (const auto& v : model.graph.inputs) program->inputs.push_back(DescFor(v));
-  for (const auto& v : model.graph.outputs) program->outputs.push_back(DescFor(v));
-  for (const Node& n : model.graph.nodes) program->info.op_histogram[n.op_type]++;
-  program->info.unsupported = FindUnsupported(model);
-  if (inspect_only) return program;
-  if (!program->info.unsupported.empty()) throw EngineError(DescribeUnsupported(program->info.unsupported));
+  ModelInfo info;
+  info.ir_version = model.ir_version;
+  info.opset = model.opset;
+  info.producer = model.producer;
+  for (const Node& n : model.graph.nodes) info.op_histogram[n.op_type]++;
+  info.unsupported = FindUnsupported(model);
+  if (inspect_only) {
+    auto program = std::make_unique<Program>();
+    program->info = std::move(info);
+    for (const auto& v : model.graph.inputs) program->inputs.push_back(DescFor(v));
+    for (const auto& v : model.graph.outputs) program->outputs.push_back(DescFor(v));
+    return program;
+  }
+  if (!info.unsupported.empty()) throw EngineError(DescribeUnsupported(info.unsupported));
   LowerFloatTypes(model.graph);
   if (model.graph.outputs.empty()) throw EngineError("the model's graph declares no outputs");
-  std::vector<size_t> order = TopologicalOrder(model.graph);
+  auto program = BuildProgram(std::move(model.graph), model.opset, options, {});
+  program->info = std::move(info);
+  return program;
+}
+
+std::unique_ptr<Program> BuildProgram(Graph graph, int64_t opset, const LoadOptions& options,
+                                      const std::vector<std::string>& outer_names) {
+  auto program = std::make_unique<Program>();
+  program->info.opset = opset;  // the fusion passes read it
+  InlineConstantIfs(graph);
+  for (Node& n : graph.nodes) n.outer_inputs = OuterScopeNames(n);
+  for (const auto& v : graph.inputs) program->inputs.push_back(DescFor(v));
+  for (const auto& v : graph.outputs) program->outputs.push_back(DescFor(v));
+  // Values of enclosing graphs come in as inputs after the graph's own (of any type and shape).
+  for (const std::string& name : outer_names) {
+    ValueInfo v;
+    v.name = name;
+    graph.inputs.push_back(v);
+    program->inputs.push_back(DescFor(v));
+  }
+  std::vector<size_t> order = TopologicalOrder(graph);
 
   std::unordered_map<std::string, int> ids;
   auto id_of = [&](const std::string& name) {
@@ -121,20 +151,21 @@ std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions&
     ids[name] = id;
     return id;
   };
-  for (auto& [name, t] : model.graph.initializers) program->constants[size_t(id_of(name))] = t;
-  for (const auto& v : model.graph.inputs) {
+  for (auto& [name, t] : graph.initializers) program->constants[size_t(id_of(name))] = t;
+  for (const auto& v : graph.inputs) {
     if (ids.count(v.name)) throw EngineError("graph input '" + v.name + "' is declared twice");
     program->input_ids.push_back(id_of(v.name));
   }
   for (size_t index : order) {
-    Node& node = model.graph.nodes[index];
+    Node& node = graph.nodes[index];
     Step step;
     for (const auto& in : node.inputs) step.inputs.push_back(in.empty() ? -1 : id_of(in));
+    for (const auto& in : node.outer_inputs) step.inputs.push_back(id_of(in));
     for (const auto& out : node.outputs) step.outputs.push_back(out.empty() ? -1 : id_of(out));
-    step.kernel = KernelRegistry::Create(node, model.opset);
+    step.kernel = KernelRegistry::Create(node, opset);
     program->steps.push_back(std::move(step));
   }
-  for (const auto& v : model.graph.outputs) {
+  for (const auto& v : graph.outputs) {
     auto it = ids.find(v.name);
     if (it == ids.end()) {
       throw EngineError("graph output '" + v.name + "' is not produced by any node, input or initializer");
@@ -144,7 +175,7 @@ std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions&
   if (options.optimize) {
     ThreadPool pool(1);
     Scratch scratch;
-    RunContext ctx{&pool, &scratch};
+    RunContext ctx{&pool, &scratch, options.max_tensor_bytes};
     FoldConstants(*program, ctx);
     FuseConvBatchNorm(*program);
     FuseMatMulBias(*program);

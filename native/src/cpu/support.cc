@@ -6,7 +6,13 @@ namespace gebe::cpu {
 
 namespace {
 
-constexpr int64_t kMaxOpset = 17;
+// Opsets 18-21 changed these operators, all handled: Reduce* (axes as an input), Split
+// (num_outputs), Pad (axes, wrap), Resize (axes, keep_aspect_ratio_policy, half_pixel_symmetric;
+// antialias refused), ScatterElements/ScatterND (max, min), AveragePool (dilations), GridSample
+// (linear/cubic names; 2-D only), GroupNormalization (per-channel scale from 21), Quantize/
+// DequantizeLinear (block_size refused, output_dtype), Cast (saturate: FP8 only, no FP8 here);
+// the others only widened their type lists (float8, int4), which support checks per tensor.
+constexpr int64_t kMaxOpset = 21;
 
 bool RunnableType(DataType t) { return t != DataType::kInvalid && ElementSize(t) != 0; }
 
@@ -15,19 +21,51 @@ void CheckTensorType(const std::string& what, const std::string& name, DataType 
   out[std::string("element type ") + OnnxTypeName(onnx_type)].push_back(what + " '" + name + "'");
 }
 
-}  // namespace
+bool StorageOnly(DataType t) { return t == DataType::kFloat16 || t == DataType::kBFloat16 || t == DataType::kFloat64; }
 
-UnsupportedMap FindUnsupported(const Model& model) {
-  UnsupportedMap out;
-  if (model.opset > kMaxOpset) {
-    out["opset " + std::to_string(model.opset) + " (the cpu engine implements opsets 7 to 17; export with opset_version<=17)"]
-        .push_back("the model");
+// The FP16/BF16/FP64 lowering (type_lowering.cc) converts the model's weights and graph edges;
+// values reaching a body from there are FP32 whatever the body declares (bodies run on the types
+// that arrive). A body that makes such values itself (its own weights, Constants, Casts) is refused.
+void CheckBodyTypes(const Graph& body, const std::string& owner, UnsupportedMap& out) {
+  const std::string finding = "FLOAT16, BFLOAT16 or DOUBLE weights, Constants or Casts inside a control-flow body";
+  for (const auto& [name, t] : body.initializers) {
+    if (StorageOnly(t.dtype)) out[finding].push_back(owner + " initializer '" + name + "'");
   }
-  const Graph& g = model.graph;
-  for (const ValueInfo& v : g.inputs) CheckTensorType("graph input", v.name, v.dtype, v.onnx_elem_type, out);
-  for (const ValueInfo& v : g.outputs) {
-    if (v.dtype != DataType::kInvalid || v.onnx_elem_type != 0) CheckTensorType("graph output", v.name, v.dtype, v.onnx_elem_type, out);
+  for (const Node& n : body.nodes) {
+    bool casts = (n.op_type == "Cast" && StorageOnly(FromOnnxType(int(n.get_int("to", 1))))) ||
+                 (n.op_type == "Constant" && n.has("value") && StorageOnly(n.attributes.at("value").t.dtype));
+    if (casts) out[finding].push_back(n.name);
   }
+}
+
+void CheckNodes(const Graph& g, int64_t opset, UnsupportedMap& out);
+
+std::vector<const ValueInfo*> BodyValues(const Graph& body) {
+  std::vector<const ValueInfo*> values;
+  for (const ValueInfo& v : body.inputs) values.push_back(&v);
+  for (const ValueInfo& v : body.outputs) values.push_back(&v);
+  return values;
+}
+
+// A node's bodies first: what they cannot run is listed by name, and a node with an unrunnable
+// body is not built (its kernel would fail on the first finding only).
+bool CheckBodies(const Node& n, int64_t opset, UnsupportedMap& out) {
+  size_t before = out.size();
+  for (const auto& [key, a] : n.attributes) {
+    if (a.kind != Attribute::Kind::kGraph || !a.g) continue;
+    const std::string owner = n.name + "." + key;
+    // Body values may leave their element type to inference; those that declare one must be runnable.
+    for (const ValueInfo* v : BodyValues(*a.g)) {
+      if (v->non_tensor) out["sequence, map or optional values"].push_back(owner + " value '" + v->name + "'");
+      else if (v->onnx_elem_type != 0) CheckTensorType(owner + " value", v->name, v->dtype, v->onnx_elem_type, out);
+    }
+    CheckBodyTypes(*a.g, owner, out);
+    CheckNodes(*a.g, opset, out);
+  }
+  return out.size() == before;
+}
+
+void CheckNodes(const Graph& g, int64_t opset, UnsupportedMap& out) {
   for (const auto& [name, t] : g.initializers) {
     if (!RunnableType(t.dtype)) out["initializers of an element type the cpu engine has no kernels for"].push_back(name);
   }
@@ -37,9 +75,10 @@ UnsupportedMap FindUnsupported(const Model& model) {
       out[default_domain ? n.op_type : n.domain + "." + n.op_type].push_back(n.name);
       continue;
     }
+    if (!CheckBodies(n, opset, out)) continue;
     // A kernel's constructor validates the node's attributes: what it refuses is refused here.
     try {
-      KernelRegistry::Create(n, model.opset);
+      KernelRegistry::Create(n, opset);
     } catch (const EngineError& e) {
       std::string why = e.what();
       std::string prefix = n.label() + ": ";
@@ -47,6 +86,23 @@ UnsupportedMap FindUnsupported(const Model& model) {
       out[n.op_type + ": " + why].push_back(n.name);
     }
   }
+}
+
+}  // namespace
+
+UnsupportedMap FindUnsupported(const Model& model) {
+  UnsupportedMap out;
+  if (model.opset > kMaxOpset) {
+    out["opset " + std::to_string(model.opset) + " (the cpu engine implements opsets 7 to " + std::to_string(kMaxOpset) +
+        "; export with opset_version<=" + std::to_string(kMaxOpset) + ")"]
+        .push_back("the model");
+  }
+  const Graph& g = model.graph;
+  for (const ValueInfo& v : g.inputs) CheckTensorType("graph input", v.name, v.dtype, v.onnx_elem_type, out);
+  for (const ValueInfo& v : g.outputs) {
+    if (v.dtype != DataType::kInvalid || v.onnx_elem_type != 0) CheckTensorType("graph output", v.name, v.dtype, v.onnx_elem_type, out);
+  }
+  CheckNodes(g, model.opset, out);
   return out;
 }
 

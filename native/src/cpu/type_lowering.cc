@@ -4,6 +4,7 @@
 // to FP32 in front of its consumers, each such graph output a Cast back at the end, and a Cast *to*
 // one of these types becomes a Cast to FP32 that rounds to the narrower type's precision (so the
 // values a model computes after it match a real conversion). FP64 is therefore computed in FP32.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -45,6 +46,17 @@ void RenameUses(Graph& g, const std::string& from, const std::string& to) {
   for (Node& n : g.nodes) {
     for (std::string& in : n.inputs)
       if (in == from) in = to;
+    // Control-flow bodies read enclosing values by name too (those they do not define themselves).
+    for (auto& [key, a] : n.attributes) {
+      if (a.kind != Attribute::Kind::kGraph || !a.g) continue;
+      std::vector<std::string> outer = OuterScopeNames(*a.g);
+      if (!std::binary_search(outer.begin(), outer.end(), from)) continue;
+      Graph body = *a.g;
+      RenameUses(body, from, to);
+      for (ValueInfo& v : body.outputs)
+        if (v.name == from) v.name = to;
+      a.g = std::make_shared<const Graph>(std::move(body));
+    }
   }
 }
 

@@ -172,7 +172,13 @@ class ConcatKernel : public Kernel {
 
 class SplitKernel : public Kernel {
  public:
-  SplitKernel(const Node& node, int64_t opset) : Kernel(node), opset_(opset), axis_(node.get_int("axis", 0)), split_(node.get_ints("split")) {}
+  SplitKernel(const Node& node, int64_t opset) : Kernel(node), opset_(opset), axis_(node.get_int("axis", 0)), split_(node.get_ints("split")) {
+    // Opset 18: num_outputs asks for that many chunks of ceil(dim / num_outputs), the last smaller.
+    int64_t n = node.get_int("num_outputs", 0);
+    if (node.has("num_outputs") && n != int64_t(node.outputs.size())) {
+      Fail("num_outputs is " + std::to_string(n) + " but the node has " + std::to_string(node.outputs.size()) + " outputs");
+    }
+  }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "input");
     int64_t axis = NormalizeAxis(*this, axis_, x.rank());
@@ -409,7 +415,9 @@ class PadKernel : public Kernel {
  public:
   PadKernel(const Node& node, int64_t opset) : Kernel(node), opset_(opset) {
     mode_ = node.get_string("mode", "constant");
-    if (mode_ != "constant" && mode_ != "reflect" && mode_ != "edge") Fail("mode '" + mode_ + "' is not supported (constant, reflect, edge are)");
+    if (mode_ != "constant" && mode_ != "reflect" && mode_ != "edge" && mode_ != "wrap") {
+      Fail("mode '" + mode_ + "' is not supported (constant, reflect, edge, wrap are)");
+    }
     pads_ = node.get_ints(opset < 11 ? "pads" : "__none__");
     value_ = node.get_float("value", 0.f);
   }
@@ -450,6 +458,7 @@ class PadKernel : public Kernel {
           if (k < 0 || k >= n) {
             if (mode_ == "constant" || n == 0) { outside = true; continue; }
             if (mode_ == "edge") k = k < 0 ? 0 : n - 1;
+            else if (mode_ == "wrap") k = ((k % n) + n) % n;  // opset 19
             else k = k < 0 ? -k : 2 * (n - 1) - k;
           }
           src += k * xs[d];

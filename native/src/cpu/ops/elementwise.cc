@@ -1,5 +1,5 @@
 // Element-wise operators with numpy broadcasting: arithmetic (Add, Sub, Mul, Div, Pow, Mod, BitShift, Min, Max,
-// Sum, Mean), comparisons (Equal, Less, Greater, LessOrEqual, GreaterOrEqual), logic (And, Or, Xor,
+// Sum, Mean, BitwiseAnd/Or/Xor/Not), comparisons (Equal, Less, Greater, LessOrEqual, GreaterOrEqual), logic (And, Or, Xor,
 // Not) and Where.
 #include <cmath>
 #include <cstring>
@@ -44,7 +44,7 @@ void ForEachBroadcastRun(const Shape& out, const Shape& a, const Shape& b, Threa
 }
 
 enum class BinOp { kAdd, kSub, kMul, kDiv, kPow, kMin, kMax, kMod, kEqual, kLess, kGreater, kLessEq, kGreaterEq, kAnd, kOr, kXor, kBitShift,
-                   kFmod, kShiftRight };
+                   kFmod, kShiftRight, kBitAnd, kBitOr, kBitXor };
 
 template <typename T>
 inline T Apply(BinOp op, T x, T y) {
@@ -82,6 +82,15 @@ inline T Apply(BinOp op, T x, T y) {
     case BinOp::kShiftRight:
       if constexpr (std::is_unsigned_v<T>) return uint64_t(y) >= sizeof(T) * 8 ? T(0) : T(x >> y);
       else return T(0);
+    case BinOp::kBitAnd:
+      if constexpr (std::is_integral_v<T>) return T(x & y);
+      else return T(0);
+    case BinOp::kBitOr:
+      if constexpr (std::is_integral_v<T>) return T(x | y);
+      else return T(0);
+    case BinOp::kBitXor:
+      if constexpr (std::is_integral_v<T>) return T(x ^ y);
+      else return T(0);
     default: return T(0);
   }
 }
@@ -115,6 +124,9 @@ void BinaryDispatch(BinOp op, T* out, const T* a, const T* b, int64_t n, int64_t
     case BinOp::kFmod: BinaryLoop<T, BinOp::kFmod>(out, a, b, n, sa, sb); break;
     case BinOp::kBitShift: BinaryLoop<T, BinOp::kBitShift>(out, a, b, n, sa, sb); break;
     case BinOp::kShiftRight: BinaryLoop<T, BinOp::kShiftRight>(out, a, b, n, sa, sb); break;
+    case BinOp::kBitAnd: BinaryLoop<T, BinOp::kBitAnd>(out, a, b, n, sa, sb); break;
+    case BinOp::kBitOr: BinaryLoop<T, BinOp::kBitOr>(out, a, b, n, sa, sb); break;
+    case BinOp::kBitXor: BinaryLoop<T, BinOp::kBitXor>(out, a, b, n, sa, sb); break;
     default: break;
   }
 }
@@ -131,6 +143,9 @@ class ArithmeticKernel : public Kernel {
     const TensorRef& b = Input(in, 1, "B");
     if (op_ == BinOp::kBitShift || op_ == BinOp::kShiftRight) {
       ExpectType(a, "X", {DataType::kUInt8, DataType::kUInt16, DataType::kUInt32, DataType::kUInt64});
+    }
+    if (op_ == BinOp::kBitAnd || op_ == BinOp::kBitOr || op_ == BinOp::kBitXor) {
+      ExpectType(a, "A", {GEBE_INTEGER_TYPES});
     }
     ExpectType(a, "A", {GEBE_NUMERIC_TYPES});
     if (op_ == BinOp::kPow) ExpectType(b, "B", {GEBE_NUMERIC_TYPES});
@@ -300,6 +315,25 @@ class NotKernel : public Kernel {
   }
 };
 
+// BitwiseNot (opset 18) of any integer type.
+class BitwiseNotKernel : public Kernel {
+ public:
+  BitwiseNotKernel(const Node& node, int64_t) : Kernel(node) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    ExpectType(x, "X", {GEBE_INTEGER_TYPES});
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    GEBE_DISPATCH_BY_SIZE(ElementSize(in[0]->dtype), {
+      const T* x = in[0]->as<const T>();
+      T* y = out[0].as<T>();
+      for (int64_t i = 0; i < out[0].count(); ++i) y[i] = T(~x[i]);
+    });
+  }
+};
+
 class WhereKernel : public Kernel {
  public:
   WhereKernel(const Node& node, int64_t) : Kernel(node) {}
@@ -391,6 +425,10 @@ GEBE_CPU_KERNEL("Max", MaxKernel);
 GEBE_CPU_KERNEL("Sum", SumKernel);
 GEBE_CPU_KERNEL("Mean", MeanKernel);
 GEBE_CPU_KERNEL("Not", NotKernel);
+GEBE_CPU_KERNEL("BitwiseAnd", Arith<BinOp::kBitAnd>);
+GEBE_CPU_KERNEL("BitwiseOr", Arith<BinOp::kBitOr>);
+GEBE_CPU_KERNEL("BitwiseXor", Arith<BinOp::kBitXor>);
+GEBE_CPU_KERNEL("BitwiseNot", BitwiseNotKernel);
 GEBE_CPU_KERNEL("Where", WhereKernel);
 
 }  // namespace gebe::cpu

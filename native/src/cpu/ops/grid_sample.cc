@@ -36,10 +36,11 @@ class GridSampleKernel : public Kernel {
  public:
   GridSampleKernel(const Node& node, int64_t) : Kernel(node) {
     std::string mode = node.get_string("mode", "bilinear"), pad = node.get_string("padding_mode", "zeros");
-    if (mode == "bilinear") mode_ = Mode::kBilinear;
+    // Opset 20 renamed bilinear and bicubic to linear and cubic.
+    if (mode == "bilinear" || mode == "linear") mode_ = Mode::kBilinear;
     else if (mode == "nearest") mode_ = Mode::kNearest;
-    else if (mode == "bicubic") mode_ = Mode::kBicubic;
-    else Fail("mode '" + mode + "' is not one of bilinear, nearest, bicubic");
+    else if (mode == "bicubic" || mode == "cubic") mode_ = Mode::kBicubic;
+    else Fail("mode '" + mode + "' is not one of linear (bilinear), nearest, cubic (bicubic)");
     if (pad == "zeros") pad_ = Pad::kZeros;
     else if (pad == "border") pad_ = Pad::kBorder;
     else if (pad == "reflection") pad_ = Pad::kReflection;

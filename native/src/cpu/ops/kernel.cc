@@ -29,7 +29,7 @@ void Kernel::ExpectType(const TensorRef& t, const char* what, std::initializer_l
   }
   std::string names;
   for (DataType d : allowed) names += std::string(names.empty() ? "" : " or ") + DataTypeName(d);
-  Fail(std::string("input ") + what + " must be " + names + " but is " + DataTypeName(t.dtype));
+  throw TypeMismatch(node_.label() + ": input " + what + " must be " + names + " but is " + DataTypeName(t.dtype));
 }
 
 void Activation::Apply(float* data, int64_t n) const {

@@ -47,6 +47,17 @@ class Scratch {
 struct RunContext {
   ThreadPool* pool = nullptr;
   Scratch* scratch = nullptr;
+  // The session's cap on one tensor (SessionOptions::max_tensor_bytes), for kernels that allocate
+  // while they run (control-flow bodies, Loop and Scan outputs).
+  size_t max_tensor_bytes = size_t(4) << 30;
+};
+
+// An input whose element type the kernel does not take (Kernel::ExpectType). Types flow through a
+// graph the same whatever its shapes, so the session looks for these at load (see
+// CpuSession::CheckTypesAtLoad) rather than on the first request.
+class TypeMismatch : public EngineError {
+ public:
+  using EngineError::EngineError;
 };
 
 // Fused activation applied by kernels that support it (Conv, Gemm, MatMul + bias).
@@ -64,6 +75,13 @@ class Kernel {
   virtual bool Infer(const std::vector<const TensorRef*>& inputs, std::vector<TensorRef>& outputs) = 0;
   virtual void Run(const std::vector<const TensorRef*>& inputs, std::vector<TensorRef>& outputs,
                    const RunContext& ctx) = 0;
+  // Shape inference where the engine can also run the kernel (every caller that has a context):
+  // control-flow kernels, whose output shapes are only known by running their bodies, run them
+  // here when every input has its values and return false otherwise. Others just Infer.
+  virtual bool InferRunning(const std::vector<const TensorRef*>& inputs, std::vector<TensorRef>& outputs,
+                            const RunContext& ctx) {
+    return Infer(inputs, outputs);
+  }
   // True when the outputs depend on the inputs' shapes only (Shape, Size): foldable once shapes are known.
   virtual bool ShapeOnly() const { return false; }
   // True when output 0 is input 0's bytes under another shape (Reshape, Flatten, Squeeze,

@@ -1,4 +1,5 @@
-// Normalisations: BatchNormalization (inference), InstanceNormalization, LayerNormalization.
+// Normalisations: BatchNormalization (inference), InstanceNormalization, LayerNormalization,
+// GroupNormalization, LpNormalization.
 #include <cmath>
 
 #include "cpu/ops/op_util.h"
@@ -163,6 +164,105 @@ class LayerNormKernel : public Kernel {
 
 }  // namespace
 
+// GroupNormalization: X [N, C, ...] in num_groups groups of C / num_groups channels, each
+// normalised over its channels and spatial positions; scale and bias have one value per group
+// (opset 18) or per channel (opset 21).
+class GroupNormKernel : public Kernel {
+ public:
+  GroupNormKernel(const Node& node, int64_t opset)
+      : Kernel(node), per_channel_(opset >= 21), groups_(node.get_int("num_groups", 0)), epsilon_(node.get_float("epsilon", 1e-5f)) {
+    if (groups_ <= 0) Fail("num_groups must be positive");
+    if (node.get_int("stash_type", 1) != 1) Fail("only stash_type=1 (float) is supported");
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    ExpectType(x, "X", {DataType::kFloat32});
+    if (x.rank() < 2) Fail("X must be [N, C, ...]; shape " + ShapeToString(x.shape));
+    if (x.shape[1] % groups_ != 0) Fail("C (" + std::to_string(x.shape[1]) + ") is not a multiple of num_groups (" + std::to_string(groups_) + ")");
+    int64_t want = per_channel_ ? x.shape[1] : groups_;
+    for (size_t i = 1; i <= 2; ++i) {
+      const TensorRef& t = Input(in, i, i == 1 ? "scale" : "bias");
+      ExpectType(t, i == 1 ? "scale" : "bias", {DataType::kFloat32});
+      if (t.count() != want) {
+        Fail(std::string(i == 1 ? "scale" : "bias") + " has " + std::to_string(t.count()) + " values; it needs one per " +
+             (per_channel_ ? "channel" : "group") + " (" + std::to_string(want) + ")");
+      }
+    }
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    int64_t c = x.shape[1], per_group = c / groups_, spatial = SizeFrom(x.shape, 2), size = per_group * spatial;
+    const float *scale = in[1]->as<const float>(), *bias = in[2]->as<const float>();
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    ctx.pool->ParallelFor(x.shape[0] * groups_, 1, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const float* xs = px + r * size;
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < size; ++i) mean += xs[i];
+        mean /= double(size);
+        for (int64_t i = 0; i < size; ++i) var += (xs[i] - mean) * (xs[i] - mean);
+        var /= double(size);
+        float inv = 1.f / float(std::sqrt(var + epsilon_));
+        int64_t g = r % groups_;
+        for (int64_t k = 0; k < per_group; ++k) {
+          int64_t p = per_channel_ ? g * per_group + k : g;
+          float s = scale[p] * inv, b = bias[p] - float(mean) * s;
+          const float* xc = xs + k * spatial;
+          float* yc = py + r * size + k * spatial;
+          for (int64_t i = 0; i < spatial; ++i) yc[i] = xc[i] * s + b;
+        }
+      }
+    });
+  }
+
+ private:
+  bool per_channel_;
+  int64_t groups_;
+  float epsilon_;
+};
+
+// LpNormalization: x / ||x||_p along `axis` (p = 1 or 2); a zero norm leaves zeros.
+class LpNormKernel : public Kernel {
+ public:
+  LpNormKernel(const Node& node, int64_t) : Kernel(node), axis_(node.get_int("axis", -1)), p_(node.get_int("p", 2)) {
+    if (p_ != 1 && p_ != 2) Fail("p must be 1 or 2, not " + std::to_string(p_));
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "input");
+    ExpectType(x, "input", {DataType::kFloat32});
+    NormalizeAxis(*this, axis_, x.rank());
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
+    int64_t n = x.shape[axis], inner = SizeFrom(x.shape, axis + 1), outer = SizeTo(x.shape, axis);
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    ctx.pool->ParallelFor(outer * inner, 64, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        int64_t base = (r / inner) * n * inner + r % inner;
+        double norm = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          float v = px[base + i * inner];
+          norm += p_ == 1 ? std::fabs(v) : double(v) * v;
+        }
+        if (p_ == 2) norm = std::sqrt(norm);
+        for (int64_t i = 0; i < n; ++i) py[base + i * inner] = norm == 0 ? 0.f : float(px[base + i * inner] / norm);
+      }
+    });
+  }
+
+ private:
+  int64_t axis_, p_;
+};
+
+GEBE_CPU_KERNEL("GroupNormalization", GroupNormKernel);
+GEBE_CPU_KERNEL("LpNormalization", LpNormKernel);
 GEBE_CPU_KERNEL("BatchNormalization", BatchNormKernel);
 GEBE_CPU_KERNEL("InstanceNormalization", InstanceNormKernel);
 GEBE_CPU_KERNEL("LayerNormalization", LayerNormKernel);

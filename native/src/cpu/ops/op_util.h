@@ -109,6 +109,10 @@ constexpr int64_t kParallelGrain = 1 << 15;
       ::gebe::DataType::kInt16, ::gebe::DataType::kInt8, ::gebe::DataType::kUInt64, ::gebe::DataType::kUInt32,  \
       ::gebe::DataType::kUInt16, ::gebe::DataType::kUInt8
 
+#define GEBE_INTEGER_TYPES                                                                                     \
+  ::gebe::DataType::kInt64, ::gebe::DataType::kInt32, ::gebe::DataType::kInt16, ::gebe::DataType::kInt8,        \
+      ::gebe::DataType::kUInt64, ::gebe::DataType::kUInt32, ::gebe::DataType::kUInt16, ::gebe::DataType::kUInt8
+
 // Dispatches on a numeric dtype: defines `T` inside the body.
 #define GEBE_DISPATCH_NUMERIC(dtype, ...)                                         \
   switch (dtype) {                                                                \

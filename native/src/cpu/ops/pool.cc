@@ -24,17 +24,19 @@ class PoolKernel : public Kernel {
 
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "X");
-    ExpectType(x, "X", {DataType::kFloat32});
+    if (max_) ExpectType(x, "X", {DataType::kFloat32, DataType::kUInt8, DataType::kInt8});
+    else ExpectType(x, "X", {DataType::kFloat32});
     if (x.rank() < 3) Fail("X must have a batch, a channel and at least one spatial dim; it has shape " + ShapeToString(x.shape));
     ConvGeometry g = Geometry(x);
     Shape s = {x.shape[0], x.shape[1]};
     s.insert(s.end(), g.out.begin(), g.out.end());
-    out[0] = {DataType::kFloat32, s, nullptr};
+    out[0] = {x.dtype, s, nullptr};
     if (out.size() > 1) out[1] = {DataType::kInt64, s, nullptr};
     return true;
   }
 
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    if (in[0]->dtype != DataType::kFloat32) return RunThroughFloat(in, out, ctx);
     const TensorRef& x = *in[0];
     ConvGeometry geo = Geometry(x);
     if (geo.spatial > 2) {
@@ -149,6 +151,26 @@ class PoolKernel : public Kernel {
   }
 
   ConvAttributes attrs_;
+  // UINT8/INT8 MaxPool (opset 12): every 8-bit value is exact in FP32 and a maximum is one of
+  // its inputs, so the FP32 path gives the exact result.
+  void RunThroughFloat(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) {
+    const TensorRef& x = *in[0];
+    bool is_signed = x.dtype == DataType::kInt8;
+    ConstTensor fx = ConstTensor::Allocate(DataType::kFloat32, x.shape), fy = ConstTensor::Allocate(DataType::kFloat32, out[0].shape);
+    float* px = static_cast<float*>(fx.storage->data());
+    for (int64_t i = 0; i < x.count(); ++i) px[i] = is_signed ? float(x.as<const int8_t>()[i]) : float(x.as<const uint8_t>()[i]);
+    TensorRef xr = fx.ref();
+    std::vector<const TensorRef*> fin = {&xr};
+    std::vector<TensorRef> fout = out;
+    fout[0] = fy.ref();
+    Run(fin, fout, ctx);
+    const float* py = static_cast<const float*>(fy.storage->data());
+    for (int64_t i = 0; i < out[0].count(); ++i) {
+      if (is_signed) out[0].as<int8_t>()[i] = int8_t(py[i]);
+      else out[0].as<uint8_t>()[i] = uint8_t(py[i]);
+    }
+  }
+
   bool max_, ceil_mode_, count_include_pad_, column_major_;
 };
 

@@ -1,5 +1,6 @@
 // Linear quantisation: QuantizeLinear (FP32 → UINT8/INT8, round half to even, saturate) and
 // DequantizeLinear (UINT8/INT8/INT32 → FP32), per tensor or per axis (1-D scale).
+#include <algorithm>
 #include <cmath>
 
 #include "cpu/ops/op_util.h"
@@ -10,7 +11,13 @@ namespace {
 
 class QuantizeBase : public Kernel {
  public:
-  QuantizeBase(const Node& node, bool quantize) : Kernel(node), quantize_(quantize), axis_(node.get_int("axis", 1)) {}
+  QuantizeBase(const Node& node, bool quantize) : Kernel(node), quantize_(quantize), axis_(node.get_int("axis", 1)) {
+    // Opset 21: blocked scales (block_size > 0) and an output_dtype instead of a zero point.
+    if (node.get_int("block_size", 0) != 0) Fail("block_size (blocked quantisation) is not supported");
+    int64_t output_dtype = node.get_int("output_dtype", 0);
+    if (output_dtype != 0 && output_dtype != 2 && output_dtype != 3) Fail("output_dtype must be UINT8 or INT8");
+    output_dtype_ = FromOnnxType(int(output_dtype));
+  }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "x");
     const TensorRef& scale = Input(in, 1, "scale");
@@ -24,7 +31,7 @@ class QuantizeBase : public Kernel {
     if (zp && zp->count() != scale.count()) Fail("zero_point must have scale's shape");
     if (quantize_) {
       ExpectType(x, "x", {DataType::kFloat32, DataType::kInt32});
-      DataType t = zp ? zp->dtype : DataType::kUInt8;
+      DataType t = zp ? zp->dtype : output_dtype_ != DataType::kInvalid ? output_dtype_ : DataType::kUInt8;
       if (t != DataType::kUInt8 && t != DataType::kInt8) Fail("zero_point must be UINT8 or INT8");
       out[0] = {t, x.shape, nullptr};
     } else {
@@ -34,12 +41,13 @@ class QuantizeBase : public Kernel {
     }
     return true;
   }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef &x = *in[0], &scale = *in[1];
     const TensorRef* zp = in.size() > 2 ? in[2] : nullptr;
     int64_t channels = scale.count();
     int64_t inner = 1;
     if (channels > 1) inner = SizeFrom(x.shape, size_t(NormalizeAxis(*this, axis_, x.rank())) + 1);
+    if (FastPath(x, out[0], scale, zp, channels, inner, ctx)) return;
     for (int64_t i = 0; i < x.count(); ++i) {
       int64_t c = channels > 1 ? (i / inner) % channels : 0;
       float s = scale.as<const float>()[c];
@@ -56,8 +64,58 @@ class QuantizeBase : public Kernel {
   }
 
  private:
+  // FP32 → 8-bit and 8-bit → FP32, the QDQ models' case: the same arithmetic as the general loop
+  // below (FP32 quotient rounded half to even, saturated; an 8-bit difference times the scale is
+  // exact before its one rounding, in FP32 as in double), over contiguous runs that share a
+  // channel's scale, split across the pool. False for the other type pairs.
+  // Written with plain comparisons (not fmin/fmax) so the compiler vectorises them; a NaN fails
+  // every comparison and lands on the low end, as the general loop's fmax does.
+  template <typename Q>
+  static void QuantizeRun(const float* x, Q* y, int64_t n, float s, float z, float lo, float hi) {
+    const float kRound = 12582912.f;  // 1.5 * 2^23: adding and subtracting it rounds half to even
+    for (int64_t k = 0; k < n; ++k) {
+      float q = x[k] / s;
+      q = q > -4194304.f ? q : -4194304.f;
+      q = q < 4194304.f ? q : 4194304.f;
+      q = (q + kRound) - kRound + z;
+      q = q > lo ? q : lo;
+      q = q < hi ? q : hi;
+      y[k] = Q(q);
+    }
+  }
+  template <typename Q>
+  static void DequantizeRun(const Q* x, float* y, int64_t n, float s, float z) {
+    for (int64_t k = 0; k < n; ++k) y[k] = (float(x[k]) - z) * s;
+  }
+
+  bool FastPath(const TensorRef& x, TensorRef& y, const TensorRef& scale, const TensorRef* zp, int64_t channels, int64_t inner,
+                const RunContext& ctx) const {
+    bool q8 = quantize_ && x.dtype == DataType::kFloat32 && (y.dtype == DataType::kUInt8 || y.dtype == DataType::kInt8);
+    bool dq8 = !quantize_ && (x.dtype == DataType::kUInt8 || x.dtype == DataType::kInt8);
+    if (!q8 && !dq8) return false;
+    bool is_unsigned = (quantize_ ? y.dtype : x.dtype) == DataType::kUInt8;
+    const float* scales = scale.as<const float>();
+    auto zero = [&](int64_t c) { return zp ? float(ReadAsDouble(*zp, c)) : 0.f; };
+    ctx.pool->ParallelFor(x.count(), 16384, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1;) {
+        int64_t block = i / inner, end = std::min(i1, (block + 1) * inner), c = channels > 1 ? block % channels : 0;
+        float s = scales[c], z = zero(c);
+        if (q8) {
+          if (is_unsigned) QuantizeRun(x.as<const float>() + i, y.as<uint8_t>() + i, end - i, s, z, 0.f, 255.f);
+          else QuantizeRun(x.as<const float>() + i, y.as<int8_t>() + i, end - i, s, z, -128.f, 127.f);
+        } else {
+          if (is_unsigned) DequantizeRun(x.as<const uint8_t>() + i, y.as<float>() + i, end - i, s, z);
+          else DequantizeRun(x.as<const int8_t>() + i, y.as<float>() + i, end - i, s, z);
+        }
+        i = end;
+      }
+    });
+    return true;
+  }
+
   bool quantize_;
   int64_t axis_;
+  DataType output_dtype_ = DataType::kInvalid;  // kInvalid: the zero point's type, else UINT8
 };
 
 struct QuantizeLinearKernel : QuantizeBase {

@@ -1,7 +1,9 @@
-// Resize (opset 10: X, scales; 11+: X, roi, scales, sizes): nearest in any number of dims and
+// Resize (opset 10: X, scales; 11+: X, roi, scales, sizes; 18+: axes, keep_aspect_ratio_policy;
+// 19+: half_pixel_symmetric): nearest in any number of dims and
 // linear and cubic (cubic_coeff_a, exclude_outside) over the last two dims, with the coordinate
 // transformation and nearest rounding modes ONNX defines (tf_crop_and_resize is refused at load).
 #include <cmath>
+#include <limits>
 
 #include "cpu/ops/op_util.h"
 
@@ -18,7 +20,8 @@ class ResizeKernel : public Kernel {
     if (mode_ != "nearest" && mode_ != "linear" && mode_ != "cubic") Fail("mode '" + mode_ + "' is not one of nearest, linear, cubic");
     cubic_a_ = node.get_float("cubic_coeff_a", -0.75f);
     exclude_outside_ = node.get_int("exclude_outside", 0) != 0;
-    static const char* coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"};
+    static const char* coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+                                   "half_pixel_symmetric"};
     bool ok = false;
     for (const char* c : coords) ok = ok || coord_ == c;
     if (!ok) Fail("coordinate_transformation_mode '" + coord_ + "' is not supported");
@@ -27,7 +30,11 @@ class ResizeKernel : public Kernel {
     }
     if (exclude_outside_ && mode_ != "cubic") Fail("exclude_outside=1 is supported with mode 'cubic' only");
     if (node.has("antialias") && node.get_int("antialias", 0) != 0) Fail("antialias=1 is not supported");
-    if (node.has("axes")) Fail("the axes attribute (opset 18) is not supported");
+    axes_ = node.get_ints("axes");
+    policy_ = node.get_string("keep_aspect_ratio_policy", "stretch");
+    if (policy_ != "stretch" && policy_ != "not_larger" && policy_ != "not_smaller") {
+      Fail("keep_aspect_ratio_policy '" + policy_ + "' is not one of stretch, not_larger, not_smaller");
+    }
   }
 
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
@@ -178,23 +185,44 @@ class ResizeKernel : public Kernel {
     if (!scales && !sizes) Fail("one of scales or sizes is required");
     if (scales && sizes) Fail("only one of scales and sizes may be given");
     if ((scales && !scales->data) || (sizes && !sizes->data)) return false;
-    out_shape_.assign(rank, 0);
+    // Opset 18: scales and sizes may name only `axes`; the other dims keep their size.
+    std::vector<size_t> axes;
+    for (int64_t a : axes_) axes.push_back(size_t(NormalizeAxis(*this, a, int64_t(rank), "axes value")));
+    if (axes.empty()) {
+      for (size_t d = 0; d < rank; ++d) axes.push_back(d);
+    }
+    out_shape_ = x.shape;
     scales_.assign(rank, 1.f);
     if (scales) {
       ExpectType(*scales, "scales", {DataType::kFloat32});
-      if (size_t(scales->count()) != rank) Fail("scales has " + std::to_string(scales->count()) + " entries for an input of rank " + std::to_string(rank));
-      for (size_t d = 0; d < rank; ++d) {
-        scales_[d] = scales->as<const float>()[d];
+      if (size_t(scales->count()) != axes.size()) {
+        Fail("scales has " + std::to_string(scales->count()) + " entries for " + std::to_string(axes.size()) + " resized axes");
+      }
+      for (size_t i = 0; i < axes.size(); ++i) {
+        size_t d = axes[i];
+        scales_[d] = scales->as<const float>()[i];
         if (!(scales_[d] > 0)) Fail("scales must be positive");
         out_shape_[d] = int64_t(std::floor(float(x.shape[d]) * scales_[d]));
       }
     } else {
       auto s = ReadInts(*sizes);
-      if (s.size() != rank) Fail("sizes has " + std::to_string(s.size()) + " entries for an input of rank " + std::to_string(rank));
-      for (size_t d = 0; d < rank; ++d) {
-        if (s[d] < 0) Fail("sizes must not be negative");
-        out_shape_[d] = s[d];
-        scales_[d] = x.shape[d] ? float(s[d]) / float(x.shape[d]) : 1.f;
+      if (s.size() != axes.size()) {
+        Fail("sizes has " + std::to_string(s.size()) + " entries for " + std::to_string(axes.size()) + " resized axes");
+      }
+      for (int64_t v : s) {
+        if (v < 0) Fail("sizes must not be negative");
+      }
+      // keep_aspect_ratio_policy (opset 18): one scale for every resized axis, the largest that
+      // fits in sizes (not_larger) or the smallest that covers them (not_smaller).
+      float uniform = policy_ == "not_larger" ? std::numeric_limits<float>::max() : 0.f;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        float r = x.shape[axes[i]] ? float(s[i]) / float(x.shape[axes[i]]) : 1.f;
+        uniform = policy_ == "not_larger" ? std::min(uniform, r) : std::max(uniform, r);
+      }
+      for (size_t i = 0; i < axes.size(); ++i) {
+        size_t d = axes[i];
+        out_shape_[d] = policy_ == "stretch" ? s[i] : int64_t(std::floor(uniform * float(x.shape[d]) + 0.5f));
+        scales_[d] = policy_ != "stretch" ? uniform : x.shape[d] ? float(s[i]) / float(x.shape[d]) : 1.f;
       }
     }
     return true;
@@ -202,8 +230,13 @@ class ResizeKernel : public Kernel {
 
   // ONNX defines the resized length as in_len * scale before flooring; align_corners and
   // pytorch_half_pixel use that real-valued length.
-  float Original(float x, float scale, int64_t in_len, int64_t) const {
+  float Original(float x, float scale, int64_t in_len, int64_t out_int) const {
     float out_len = float(in_len) * scale;
+    if (coord_ == "half_pixel_symmetric") {
+      float adjustment = float(out_int) / out_len;
+      float center = float(in_len) / 2;
+      return center * (1 - adjustment) + (x + 0.5f) / scale - 0.5f;
+    }
     if (coord_ == "half_pixel") return (x + 0.5f) / scale - 0.5f;
     if (coord_ == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.f;
     if (coord_ == "align_corners") return out_len == 1 ? 0.f : x * float(in_len - 1) / (out_len - 1);
@@ -220,15 +253,40 @@ class ResizeKernel : public Kernel {
   }
 
   int64_t opset_;
-  std::string mode_, coord_, nearest_;
+  std::string mode_, coord_, nearest_, policy_;
+  std::vector<int64_t> axes_;
   float cubic_a_ = -0.75f;
   bool exclude_outside_ = false;
   Shape out_shape_;
   std::vector<float> scales_;
 };
 
+// Upsample (opsets 7-9, Resize's predecessor): Resize of opset 10 (asymmetric coordinates,
+// nearest rounds down) with `scales` as an input (opset 9) or an attribute (7 and 8).
+class UpsampleKernel : public ResizeKernel {
+ public:
+  UpsampleKernel(const Node& node, int64_t opset) : ResizeKernel(node, 10), scales_attr_(node.get_floats("scales")) {
+    if (opset < 9 && scales_attr_.empty()) Fail("the scales attribute is required before opset 9");
+    if (opset >= 9) scales_attr_.clear();
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override { return ResizeKernel::Infer(WithScales(in), out); }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    ResizeKernel::Run(WithScales(in), out, ctx);
+  }
+
+ private:
+  std::vector<const TensorRef*> WithScales(const std::vector<const TensorRef*>& in) {
+    if (scales_attr_.empty()) return in;
+    scales_ref_ = {DataType::kFloat32, {int64_t(scales_attr_.size())}, scales_attr_.data()};
+    return {in.empty() ? nullptr : in[0], &scales_ref_};
+  }
+  std::vector<float> scales_attr_;
+  TensorRef scales_ref_;
+};
+
 }  // namespace
 
 GEBE_CPU_KERNEL("Resize", ResizeKernel);
+GEBE_CPU_KERNEL("Upsample", UpsampleKernel);
 
 }  // namespace gebe::cpu

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuSession } from '../../../helpers/cpu-session.js';
+import { OnnxGraphBuilder } from '../../../helpers/onnx-builder.js';
 import { fixtureModelPath } from '../../../helpers/onnx-fixtures.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-bad-'));
@@ -48,7 +49,16 @@ describe('bad model files', () => {
 
   it('lists every unsupported operator and its nodes in one error, at load', () => {
     expect(() => CpuSession.load(fixtureModelPath('bad/unsupported-ops.onnx')))
-      .toThrow('the cpu engine cannot run 2 things this model uses: Det (det); Unique (unique_1, unique_2)');
+      .toThrow('the cpu engine cannot run 2 things this model uses: StringNormalizer (normalize); TfIdfVectorizer (tfidf_1, tfidf_2)');
+  });
+
+  it.each([[[1, 1, 4, 4]], [['batch', 1, null, 4]]])('refuses an element type a kernel cannot take mid-graph at load (input dims %j)', (dims) => {
+    // INT32 through Relu (integer-capable) into MaxPool (FP32 and 8-bit only): found by the load-time trial plan.
+    const model = new OnnxGraphBuilder('i32pool', 17)
+      .input('x', 'INT32', dims).node('Relu', ['x'], ['r']).node('MaxPool', ['r'], ['y'], { kernel_shape: [2, 2] }, 'pool')
+      .output('y', 'INT32').encode();
+    expect(() => CpuSession.load(write(`i32pool-${dims.length}-${String(dims[0])}.onnx`, model)))
+      .toThrow("node 'pool' (MaxPool): input X must be FP32 or UINT8 or INT8 but is INT32; the cpu engine has no kernel for that type there");
   });
 
   it('names the node whose dims do not agree', () => {

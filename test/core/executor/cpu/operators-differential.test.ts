@@ -110,6 +110,20 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     await agree(model, [f32('x', [1, 8, 2, 3], 13, 2)], threads);
   });
 
+  it('QuantizeLinear/DequantizeLinear fast paths: ties, saturation, per-axis INT8 and UINT8 with zero points', async () => {
+    const model = new OnnxGraphBuilder('qdq', 13)
+      .input('x', 'FLOAT', [2, 3, 40])
+      .initializer('s', 'FLOAT', [], [0.5]).initializer('z', 'UINT8', [], [3])
+      .initializer('cs', 'FLOAT', [3], [0.5, 0.02, 1.5]).initializer('cz', 'INT8', [3], [-4, 0, 7])
+      .node('QuantizeLinear', ['x', 's', 'z'], ['qu']).node('DequantizeLinear', ['qu', 's', 'z'], ['du'])
+      .node('QuantizeLinear', ['x', 'cs', 'cz'], ['qc'], { axis: 1 }).node('DequantizeLinear', ['qc', 'cs', 'cz'], ['dc'], { axis: 1 })
+      .output('qu', 'UINT8').output('du', 'FLOAT').output('qc', 'INT8').output('dc', 'FLOAT')
+      .encode();
+    // Multiples of 0.25 (x / 0.5 lands on .5 ties) from -70 to 70 (both ends saturate).
+    const x = Float32Array.from({ length: 240 }, (_, i) => (((i * 37) % 561) - 280) * 0.25);
+    await agree(model, [{ name: 'x', datatype: 'FP32', dims: [2, 3, 40], data: x }], threads);
+  });
+
   it('quantised: DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv', async () => {
     const u8 = (n: number, seed: number) => Array.from({ length: n }, (_, i) => (i * 53 + seed * 29) % 256);
     const model = new OnnxGraphBuilder('quant', 13)
@@ -134,6 +148,39 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
       builder.node('GridSample', ['x', 'g'], [`y_${pad}`], { mode, padding_mode: pad, align_corners: pad === 'border' ? 1 : 0 }).output(`y_${pad}`, 'FLOAT');
     }
     await agree(builder.encode(), [f32('x', [1, 2, 5, 6], 15), f32('g', [1, 4, 3, 2], 16, 1.3)], threads);
+  });
+
+  it('Det, Upsample, UINT8/INT8 MaxPool, MaxPool indices → MaxUnpool (with and without output_shape), RoiAlign (avg and max, both coordinate modes)', async () => {
+    const rois = Float32Array.from([0, 0, 5, 5, 1.3, 0.4, 6.2, 3.9, 2, 2, 2.5, 7]);
+    const model = new OnnxGraphBuilder('vision', 16)
+      .input('m', 'FLOAT', [2, 3, 4, 4]).input('x', 'FLOAT', [2, 3, 8, 8]).input('rois', 'FLOAT', [3, 4])
+      .initializer('batch', 'INT64', [3], [0, 1, 1]).initializer('up', 'FLOAT', [4], [1, 1, 2, 3]).initializer('shape', 'INT64', [4], [2, 3, 9, 9])
+      .node('Det', ['m'], ['det'])
+      .node('MaxPool', ['x'], ['pooled', 'idx'], { kernel_shape: [2, 2], strides: [2, 2] })
+      .node('MaxUnpool', ['pooled', 'idx'], ['unpooled'], { kernel_shape: [2, 2], strides: [2, 2] })
+      .node('MaxUnpool', ['pooled', 'idx', 'shape'], ['unpooled_shape'], { kernel_shape: [2, 2], strides: [2, 2] })
+      .node('RoiAlign', ['x', 'rois', 'batch'], ['roi_avg'], { output_height: 3, output_width: 2, sampling_ratio: 2, spatial_scale: 0.9 })
+      .node('RoiAlign', ['x', 'rois', 'batch'], ['roi_adaptive'], { output_height: 2, output_width: 2, coordinate_transformation_mode: 'output_half_pixel' })
+      .node('RoiAlign', ['x', 'rois', 'batch'], ['roi_max'], { mode: 'max', output_height: 2, output_width: 3, sampling_ratio: 1 })
+      .output('det', 'FLOAT').output('unpooled', 'FLOAT').output('unpooled_shape', 'FLOAT')
+      .output('roi_avg', 'FLOAT').output('roi_adaptive', 'FLOAT').output('roi_max', 'FLOAT')
+      .encode();
+    await agree(model, [f32('m', [2, 3, 4, 4], 18, 2), f32('x', [2, 3, 8, 8], 19), { name: 'rois', datatype: 'FP32', dims: [3, 4], data: rois }], threads, 2e-4);
+    const upsample = new OnnxGraphBuilder('upsample', 9)
+      .input('x', 'FLOAT', [1, 2, 3, 4]).initializer('scales', 'FLOAT', [4], [1, 1, 2, 1.5])
+      .node('Upsample', ['x', 'scales'], ['y'], { mode: 'nearest' }).output('y', 'FLOAT')
+      .encode();
+    await agree(upsample, [f32('x', [1, 2, 3, 4], 20)], threads);
+    const pools = new OnnxGraphBuilder('int8_pools', 12)
+      .input('u', 'UINT8', [1, 2, 5, 5]).input('s', 'INT8', [1, 2, 5, 5])
+      .node('MaxPool', ['u'], ['up'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1] }).node('MaxPool', ['s'], ['sp'], { kernel_shape: [2, 2], strides: [2, 2] })
+      .output('up', 'UINT8').output('sp', 'INT8')
+      .encode();
+    const bytes = (n: number, seed: number) => Array.from({ length: n }, (_, i) => (i * 97 + seed * 31) % 256);
+    await agree(pools, [
+      { name: 'u', datatype: 'UINT8', dims: [1, 2, 5, 5], data: Uint8Array.from(bytes(50, 1)) },
+      { name: 's', datatype: 'INT8', dims: [1, 2, 5, 5], data: Int8Array.from(bytes(50, 2).map((v) => v - 128)) },
+    ], threads);
   });
 
   it('losses: SoftmaxCrossEntropyLoss (weights, ignore_index, log_prob) and NegativeLogLikelihoodLoss', async () => {

@@ -1,0 +1,170 @@
+// MaxUnpool (MaxPool's values put back at its flattened Indices, zeros elsewhere) and RoiAlign
+// (average or max of bilinear samples over each region of interest, as ONNX Runtime computes it:
+// adaptive sampling_ratio, half_pixel or output_half_pixel coordinates).
+#include <cmath>
+#include <cstring>
+
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+class MaxUnpoolKernel : public Kernel {
+ public:
+  MaxUnpoolKernel(const Node& node, int64_t)
+      : Kernel(node), kernel_(node.get_ints("kernel_shape")), strides_(node.get_ints("strides")), pads_(node.get_ints("pads")) {
+    if (kernel_.empty()) Fail("kernel_shape is required");
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    const TensorRef& idx = Input(in, 1, "I");
+    ExpectType(x, "X", {DataType::kFloat32});
+    ExpectType(idx, "I", {DataType::kInt64});
+    if (idx.shape != x.shape) Fail("I must have X's shape " + ShapeToString(x.shape));
+    if (size_t(x.rank()) != kernel_.size() + 2) {
+      Fail("X must have " + std::to_string(kernel_.size() + 2) + " dims for kernel_shape of " + std::to_string(kernel_.size()));
+    }
+    Shape shape = Inferred(x);
+    if (in.size() > 2 && in[2]) {
+      if (!Known(*in[2])) return false;
+      Shape given = ReadInts(*in[2]);
+      if (given.size() != size_t(x.rank())) Fail("output_shape must have one entry per dim of X");
+      for (size_t d = 0; d < given.size(); ++d) {
+        if (given[d] < shape[d]) Fail("output_shape " + ShapeToString(given) + " is smaller than the unpooled shape " + ShapeToString(shape));
+      }
+      shape = given;
+    }
+    out[0] = {x.dtype, shape, nullptr};
+    return true;
+  }
+  // Indices are flat offsets into the output, whatever output_shape says (as ONNX Runtime does;
+  // ONNX's reference instead re-maps them from the unpooled shape).
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef &x = *in[0], &idx = *in[1];
+    float* y = out[0].as<float>();
+    int64_t total = out[0].count();
+    std::memset(y, 0, out[0].bytes());
+    for (int64_t i = 0; i < x.count(); ++i) {
+      int64_t at = idx.as<const int64_t>()[i];
+      if (at < 0 || at >= total) Fail("index " + std::to_string(at) + " is outside the output " + ShapeToString(out[0].shape));
+      y[at] = x.as<const float>()[i];
+    }
+  }
+
+ private:
+  Shape Inferred(const TensorRef& x) const {
+    size_t s = kernel_.size();
+    Shape shape = {x.shape[0], x.shape[1]};
+    for (size_t d = 0; d < s; ++d) {
+      int64_t stride = strides_.empty() ? 1 : strides_[d];
+      int64_t pad = pads_.empty() ? 0 : pads_[d] + pads_[d + s];
+      shape.push_back((x.shape[d + 2] - 1) * stride - pad + kernel_[d]);
+    }
+    return shape;
+  }
+
+  std::vector<int64_t> kernel_, strides_, pads_;
+};
+
+class RoiAlignKernel : public Kernel {
+ public:
+  RoiAlignKernel(const Node& node, int64_t opset) : Kernel(node) {
+    std::string mode = node.get_string("mode", "avg");
+    if (mode != "avg" && mode != "max") Fail("mode must be avg or max, not '" + mode + "'");
+    max_ = mode == "max";
+    out_h_ = node.get_int("output_height", 1);
+    out_w_ = node.get_int("output_width", 1);
+    ratio_ = node.get_int("sampling_ratio", 0);
+    scale_ = node.get_float("spatial_scale", 1.f);
+    std::string coords = node.get_string("coordinate_transformation_mode", opset >= 16 ? "half_pixel" : "output_half_pixel");
+    if (coords != "half_pixel" && coords != "output_half_pixel") Fail("coordinate_transformation_mode '" + coords + "' is not supported");
+    half_pixel_ = coords == "half_pixel";
+    if (out_h_ <= 0 || out_w_ <= 0 || ratio_ < 0) Fail("output_height/width must be positive and sampling_ratio not negative");
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    const TensorRef& rois = Input(in, 1, "rois");
+    const TensorRef& batch = Input(in, 2, "batch_indices");
+    ExpectType(x, "X", {DataType::kFloat32});
+    ExpectType(rois, "rois", {DataType::kFloat32});
+    ExpectType(batch, "batch_indices", {DataType::kInt64});
+    if (x.rank() != 4) Fail("X must be [N, C, H, W]");
+    if (rois.rank() != 2 || rois.shape[1] != 4 || batch.count() != rois.shape[0]) Fail("rois must be [R, 4] with one batch index each");
+    out[0] = {x.dtype, {rois.shape[0], x.shape[1], out_h_, out_w_}, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef &x = *in[0], &rois = *in[1], &batch = *in[2];
+    int64_t channels = x.shape[1], h = x.shape[2], w = x.shape[3], n = x.shape[0];
+    float* y = out[0].as<float>();
+    for (int64_t r = 0; r < rois.shape[0]; ++r) {
+      int64_t b = batch.as<const int64_t>()[r];
+      if (b < 0 || b >= n) Fail("batch index " + std::to_string(b) + " is out of range for " + std::to_string(n) + " images");
+    }
+    ctx.pool->ParallelFor(rois.shape[0] * channels, 1, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        int64_t r = t / channels, c = t % channels;
+        const float* roi = rois.as<const float>() + r * 4;
+        const float* plane = x.as<const float>() + (batch.as<const int64_t>()[r] * channels + c) * h * w;
+        float offset = half_pixel_ ? 0.5f : 0.f;
+        float x0 = roi[0] * scale_ - offset, y0 = roi[1] * scale_ - offset;
+        float rw = roi[2] * scale_ - offset - x0, rh = roi[3] * scale_ - offset - y0;
+        if (!half_pixel_) {
+          rw = std::max(rw, 1.f);
+          rh = std::max(rh, 1.f);
+        }
+        float bin_h = rh / float(out_h_), bin_w = rw / float(out_w_);
+        int64_t gh = ratio_ > 0 ? ratio_ : int64_t(std::ceil(rh / float(out_h_)));
+        int64_t gw = ratio_ > 0 ? ratio_ : int64_t(std::ceil(rw / float(out_w_)));
+        float count = float(std::max<int64_t>(gh * gw, 1));
+        for (int64_t ph = 0; ph < out_h_; ++ph) {
+          for (int64_t pw = 0; pw < out_w_; ++pw) {
+            float acc = 0;
+            bool first = true;
+            for (int64_t iy = 0; iy < gh; ++iy) {
+              float yy = y0 + float(ph) * bin_h + (float(iy) + 0.5f) * bin_h / float(gh);
+              for (int64_t ix = 0; ix < gw; ++ix) {
+                float xx = x0 + float(pw) * bin_w + (float(ix) + 0.5f) * bin_w / float(gw);
+                float v = Sample(plane, h, w, yy, xx);
+                if (max_) acc = first ? v : std::max(acc, v);
+                else acc += v;
+                first = false;
+              }
+            }
+            y[(t * out_h_ + ph) * out_w_ + pw] = max_ ? acc : acc / count;
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  // Bilinear sample (ONNX Runtime's: outside [-1, size] is 0, coordinates clamped at the edge).
+  // Max mode takes the largest of the four weighted taps, as ONNX Runtime does.
+  float Sample(const float* p, int64_t h, int64_t w, float y, float x) const {
+    if (y < -1.f || y > float(h) || x < -1.f || x > float(w)) return 0.f;
+    y = std::max(y, 0.f);
+    x = std::max(x, 0.f);
+    int64_t y_lo = int64_t(y), x_lo = int64_t(x), y_hi, x_hi;
+    if (y_lo >= h - 1) y_hi = y_lo = h - 1, y = float(y_lo);
+    else y_hi = y_lo + 1;
+    if (x_lo >= w - 1) x_hi = x_lo = w - 1, x = float(x_lo);
+    else x_hi = x_lo + 1;
+    float ly = y - float(y_lo), lx = x - float(x_lo), hy = 1 - ly, hx = 1 - lx;
+    float a = hy * hx * p[y_lo * w + x_lo], b = hy * lx * p[y_lo * w + x_hi], c = ly * hx * p[y_hi * w + x_lo], d = ly * lx * p[y_hi * w + x_hi];
+    if (max_) return std::max(std::max(a, b), std::max(c, d));
+    return a + b + c + d;
+  }
+
+  bool max_ = false, half_pixel_ = true;
+  int64_t out_h_, out_w_, ratio_;
+  float scale_;
+};
+
+}  // namespace
+
+GEBE_CPU_KERNEL("MaxUnpool", MaxUnpoolKernel);
+GEBE_CPU_KERNEL("RoiAlign", RoiAlignKernel);
+
+}  // namespace gebe::cpu

@@ -1,0 +1,158 @@
+/**
+ * Opsets 18 to 21 against ONNX Runtime at 1 and 2 threads: the operators whose signature changed
+ * (Reduce* axes as an input, Split num_outputs, Pad axes and wrap, Resize axes,
+ * keep_aspect_ratio_policy and half_pixel_symmetric, ScatterElements max, AveragePool dilations,
+ * GridSample's renamed modes, GroupNormalization per group and per channel, QuantizeLinear's
+ * output_dtype, DFT's axis input) and the operators added there or still missing before (Bitwise*,
+ * LpNormalization, NonMaxSuppression, Unique, DFT, STFT, MelWeightMatrix). What the engine still refuses is refused at load, named.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
+import { ortAgreement } from '../../../helpers/ort-agreement.js';
+
+const agree = ortAgreement('gebe-opset18-');
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-opset18-load-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const f32 = (name: string, dims: number[], seed: number, scale = 1): CpuTensor =>
+  ({ name, datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed, scale) });
+
+describe.each([1, 2])('opsets 18-21 vs ONNX Runtime (threads=%i)', (threads) => {
+  it('opset 18: Reduce* axes input, Split num_outputs, Pad axes, ScatterElements max, Resize axes + not_larger, GroupNormalization, Bitwise*', async () => {
+    const model = new OnnxGraphBuilder('op18', 18)
+      .input('x', 'FLOAT', [2, 6, 5, 7]).input('a', 'INT32', [8]).input('b', 'INT32', [8])
+      .initializer('axes', 'INT64', [2], [1, 3]).initializer('pads', 'INT64', [4], [1, 2, 0, 1]).initializer('pad_axes', 'INT64', [2], [2, 3])
+      .initializer('idx', 'INT64', [1, 2, 1, 1], [3, 0]).initializer('upd', 'FLOAT', [1, 2, 1, 1], [5, -5])
+      .initializer('sizes', 'INT64', [2], [9, 9]).initializer('gs', 'FLOAT', [3], [1, 0.5, -2]).initializer('gb', 'FLOAT', [3], [0, 0.25, 1])
+      .node('ReduceMean', ['x', 'axes'], ['mean']).node('ReduceMax', ['x', 'axes'], ['max'], { keepdims: 0 }).node('ReduceL2', ['x', 'axes'], ['l2'])
+      .node('Split', ['x'], ['s0', 's1', 's2'], { axis: 3, num_outputs: 3 })
+      .node('Pad', ['x', 'pads', '', 'pad_axes'], ['padded'], { mode: 'reflect' })
+      .node('ScatterElements', ['x', 'idx', 'upd'], ['scattered'], { axis: 1, reduction: 'max' })
+      .node('Resize', ['x', '', '', 'sizes'], ['resized'], { mode: 'linear', axes: [2, 3], keep_aspect_ratio_policy: 'not_larger' })
+      .node('GroupNormalization', ['x', 'gs', 'gb'], ['gn'], { num_groups: 3, epsilon: 1e-3 })
+      .node('BitwiseAnd', ['a', 'b'], ['band']).node('BitwiseOr', ['a', 'b'], ['bor']).node('BitwiseXor', ['a', 'b'], ['bxor']).node('BitwiseNot', ['a'], ['bnot'])
+      .output('mean', 'FLOAT').output('max', 'FLOAT').output('l2', 'FLOAT').output('s0', 'FLOAT').output('s1', 'FLOAT').output('s2', 'FLOAT')
+      .output('padded', 'FLOAT').output('scattered', 'FLOAT').output('resized', 'FLOAT').output('gn', 'FLOAT')
+      .output('band', 'INT32').output('bor', 'INT32').output('bxor', 'INT32').output('bnot', 'INT32')
+      .encode();
+    const ints = (seed: number) => Int32Array.from({ length: 8 }, (_, i) => ((i * 7919 + seed * 104729) % 2001) - 1000);
+    await agree(model, [f32('x', [2, 6, 5, 7], 1), { name: 'a', datatype: 'INT32', dims: [8], data: ints(1) }, { name: 'b', datatype: 'INT32', dims: [8], data: ints(2) }], threads);
+  });
+
+  it('opset 19: Pad wrap, AveragePool dilations, Resize half_pixel_symmetric and not_smaller', async () => {
+    const model = new OnnxGraphBuilder('op19', 19)
+      .input('x', 'FLOAT', [1, 2, 6, 7])
+      .initializer('pads', 'INT64', [8], [0, 0, 2, 1, 0, 0, 1, 3]).initializer('scales', 'FLOAT', [4], [1, 1, 1.7, 0.6]).initializer('sizes', 'INT64', [2], [4, 11])
+      .node('Pad', ['x', 'pads'], ['wrapped'], { mode: 'wrap' })
+      .node('AveragePool', ['x'], ['pooled'], { kernel_shape: [2, 3], dilations: [2, 2], pads: [1, 1, 1, 1] })
+      .node('Resize', ['x', '', 'scales'], ['sym'], { mode: 'linear', coordinate_transformation_mode: 'half_pixel_symmetric' })
+      .node('Resize', ['x', '', '', 'sizes'], ['cover'], { mode: 'nearest', axes: [2, 3], keep_aspect_ratio_policy: 'not_smaller' })
+      .output('wrapped', 'FLOAT').output('pooled', 'FLOAT').output('sym', 'FLOAT').output('cover', 'FLOAT')
+      .encode();
+    // half_pixel_symmetric's source coordinates round differently in the last float bit (values
+    // agree within 1e-6 absolute; near-zero outputs then read 1.1e-4 relative).
+    await agree(model, [f32('x', [1, 2, 6, 7], 2)], threads, 1e-3);
+  });
+
+  it('opsets 20 and 21: GridSample linear/cubic, GroupNormalization per channel, QuantizeLinear output_dtype', async () => {
+    const gs = new OnnxGraphBuilder('op20', 20)
+      .input('x', 'FLOAT', [1, 2, 5, 6]).input('g', 'FLOAT', [1, 3, 4, 2])
+      .node('GridSample', ['x', 'g'], ['lin'], { mode: 'linear' }).node('GridSample', ['x', 'g'], ['cub'], { mode: 'cubic', padding_mode: 'border' })
+      .output('lin', 'FLOAT').output('cub', 'FLOAT')
+      .encode();
+    await agree(gs, [f32('x', [1, 2, 5, 6], 3), f32('g', [1, 3, 4, 2], 4, 1.2)], threads);
+    const gn = new OnnxGraphBuilder('op21', 21)
+      .input('x', 'FLOAT', [2, 6, 3, 4])
+      .initializer('scale', 'FLOAT', [6], [1, 2, 0.5, -1, 0.25, 3]).initializer('bias', 'FLOAT', [6], [0, 1, -1, 0.5, 2, -0.5]).initializer('qs', 'FLOAT', [], [0.05])
+      .node('GroupNormalization', ['x', 'scale', 'bias'], ['gn'], { num_groups: 2 })
+      .node('QuantizeLinear', ['x', 'qs'], ['q'], { output_dtype: 3 })
+      .output('gn', 'FLOAT').output('q', 'INT8')
+      .encode();
+    await agree(gn, [f32('x', [2, 6, 3, 4], 5, 3)], threads);
+  });
+
+  // ONNX Runtime sums in FP32, the engine in double: near-zero bins differ by FP32 rounding of the
+  // large ones (about 1e-6 of the largest magnitude).
+  it('DFT (opset 17 axis attribute, opset 20 axis input; inverse, onesided, dft_length), windowed STFT, MelWeightMatrix', async () => {
+    const rtol = 3e-3;
+    const dft17 = new OnnxGraphBuilder('dft17', 17)
+      .input('x', 'FLOAT', [2, 10, 1]).input('c', 'FLOAT', [3, 6, 2]).initializer('len', 'INT64', [], [12])
+      .node('DFT', ['x'], ['full']).node('DFT', ['x', 'len'], ['padded'], { onesided: 1 })
+      .node('DFT', ['c'], ['inv'], { inverse: 1 }).node('DFT', ['c'], ['first'], { axis: 0 })
+      .output('full', 'FLOAT').output('padded', 'FLOAT').output('inv', 'FLOAT').output('first', 'FLOAT')
+      .encode();
+    await agree(dft17, [f32('x', [2, 10, 1], 8), f32('c', [3, 6, 2], 9)], threads, rtol);
+    const dft20 = new OnnxGraphBuilder('dft20', 20)
+      .input('x', 'FLOAT', [2, 5, 7, 1]).initializer('axis', 'INT64', [], [2]).initializer('len', 'INT64', [], [6])
+      .node('DFT', ['x', 'len', 'axis'], ['y'])
+      .output('y', 'FLOAT')
+      .encode();
+    await agree(dft20, [f32('x', [2, 5, 7, 1], 10)], threads, rtol);
+    const window = Float32Array.from({ length: 16 }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / 16));
+    const stft = new OnnxGraphBuilder('stft', 17)
+      .input('signal', 'FLOAT', [2, 70, 1]).initializer('step', 'INT64', [], [6]).initializer('window', 'FLOAT', [16], window)
+      .node('STFT', ['signal', 'step', 'window'], ['spec']).output('spec', 'FLOAT')
+      .encode();
+    await agree(stft, [f32('signal', [2, 70, 1], 11)], threads, rtol);
+    const mel = new OnnxGraphBuilder('mel', 17)
+      .input('bins', 'INT64', []).initializer('dft', 'INT64', [], [64]).initializer('rate', 'INT64', [], [16000])
+      .initializer('lo', 'FLOAT', [], [60]).initializer('hi', 'FLOAT', [], [7600])
+      .node('MelWeightMatrix', ['bins', 'dft', 'rate', 'lo', 'hi'], ['w']).output('w', 'FLOAT')
+      .encode();
+    await agree(mel, [{ name: 'bins', datatype: 'INT64', dims: [], data: BigInt64Array.from([10n]) }], threads);
+  });
+
+  it('LpNormalization (p=1, p=2) and NonMaxSuppression over two batches and classes', async () => {
+    const boxes = Float32Array.from({ length: 2 * 12 * 4 }, (_, i) => {
+      const r = randomValues(1, 100 + i)[0];
+      return i % 4 < 2 ? r * 4 : r * 4 + (i % 2 ? 5 : 3);
+    });
+    const model = new OnnxGraphBuilder('nms', 17)
+      .input('x', 'FLOAT', [3, 4, 5]).input('boxes', 'FLOAT', [2, 12, 4]).input('scores', 'FLOAT', [2, 2, 12])
+      .initializer('max_out', 'INT64', [1], [4]).initializer('iou', 'FLOAT', [1], [0.3]).initializer('score', 'FLOAT', [1], [-0.5])
+      .node('LpNormalization', ['x'], ['l1'], { axis: 1, p: 1 }).node('LpNormalization', ['x'], ['l2n'], { axis: -1, p: 2 })
+      .node('NonMaxSuppression', ['boxes', 'scores', 'max_out', 'iou', 'score'], ['sel'])
+      .node('NonMaxSuppression', ['boxes', 'scores', 'max_out', 'iou'], ['sel_center'], { center_point_box: 1 })
+      .output('l1', 'FLOAT').output('l2n', 'FLOAT').output('sel', 'INT64').output('sel_center', 'INT64')
+      .encode();
+    await agree(model, [f32('x', [3, 4, 5], 6), { name: 'boxes', datatype: 'FP32', dims: [2, 12, 4], data: boxes }, f32('scores', [2, 2, 12], 7)], threads);
+  });
+
+  it('Unique: flattened sorted and unsorted, along an axis, on INT64 and FP32', async () => {
+    const model = new OnnxGraphBuilder('unique', 17)
+      .input('v', 'INT64', [12]).input('m', 'FLOAT', [4, 3])
+      .node('Unique', ['v'], ['u', 'ui', 'uinv', 'uc'])
+      .node('Unique', ['v'], ['n', 'ni', 'ninv', 'nc'], { sorted: 0 })
+      .node('Unique', ['m'], ['r', 'ri', 'rinv', 'rc'], { axis: 0 })
+      .node('Unique', ['m'], ['c'], { axis: -1, sorted: 1 })
+      .output('u', 'INT64').output('ui', 'INT64').output('uinv', 'INT64').output('uc', 'INT64')
+      .output('n', 'INT64').output('ni', 'INT64').output('ninv', 'INT64').output('nc', 'INT64')
+      .output('r', 'FLOAT').output('ri', 'INT64').output('rinv', 'INT64').output('rc', 'INT64').output('c', 'FLOAT')
+      .encode();
+    await agree(model, [
+      { name: 'v', datatype: 'INT64', dims: [12], data: BigInt64Array.from([5n, -2n, 5n, 0n, 9n, -2n, 5n, 7n, 0n, 3n, 9n, 1n]) },
+      { name: 'm', datatype: 'FP32', dims: [4, 3], data: Float32Array.from([1, 2, 1, 0, 5, 0, 1, 2, 1, 1, 2, 0]) },
+    ], threads);
+  });
+});
+
+describe('opsets the engine does not implement, at load', () => {
+  const load = (model: Uint8Array, name: string) => {
+    const file = path.join(dir, `${name}.onnx`);
+    writeFileSync(file, model);
+    return CpuSession.load(file);
+  };
+  it('refuses opset 22 and Resize antialias, naming both', () => {
+    const model = new OnnxGraphBuilder('op22', 22)
+      .input('x', 'FLOAT', [1, 1, 4, 4]).initializer('scales', 'FLOAT', [4], [1, 1, 0.5, 0.5])
+      .node('Resize', ['x', '', 'scales'], ['y'], { mode: 'linear', antialias: 1 }, 'aa')
+      .output('y', 'FLOAT')
+      .encode();
+    expect(() => load(model, 'op22')).toThrow(/opset 22 \(the cpu engine implements opsets 7 to 21; export with opset_version<=21\)/);
+    expect(() => load(model, 'op22')).toThrow(/Resize: antialias=1 is not supported \(aa\)/);
+  });
+});
