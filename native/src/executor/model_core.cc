@@ -1,6 +1,8 @@
 #include "executor/model_core.h"
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 namespace gebe {
 
@@ -40,12 +42,76 @@ ModelCore::ModelCore(ModelOptions options, std::vector<std::unique_ptr<Session>>
   std::vector<int64_t> engine_gears = first.gears();
   if (!engine_gears.empty()) options_.policy.gears = engine_gears;
   options_.policy.Finalize();
+  ResolveSequenceTensors();
+}
+
+namespace {
+
+size_t FindTensor(const std::vector<TensorDesc>& tensors, const std::string& name, const char* what, const std::string& model) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].name == name) return i;
+  }
+  std::string names;
+  for (const auto& t : tensors) names += (names.empty() ? "'" : ", '") + t.name + "'";
+  throw std::runtime_error("sequence_batching of model '" + model + "' names " + what + " '" + name +
+                           "', but the model file has no such tensor (it has " + names + ")");
+}
+
+}  // namespace
+
+void ModelCore::ResolveSequenceTensors() {
+  std::vector<bool> taken_in(inputs_.size(), false), taken_out(outputs_.size(), false);
+  SequenceConfig& seq = options_.sequence;
+  if (seq.enabled) {
+    for (auto& c : seq.controls) {
+      c.engine_index = FindTensor(inputs_, c.name, "control input", options_.model_name);
+      taken_in[c.engine_index] = true;
+    }
+    for (auto& st : seq.states) {
+      st.engine_input = FindTensor(inputs_, st.input_name, "state input", options_.model_name);
+      st.engine_output = FindTensor(outputs_, st.output_name, "state output", options_.model_name);
+      taken_in[st.engine_input] = true;
+      taken_out[st.engine_output] = true;
+      const size_t element = ElementSize(st.dtype);
+      int64_t count = 1;
+      for (int64_t d : st.dims) count *= d;
+      if (element == 0 || count <= 0) {
+        throw std::runtime_error("state '" + st.input_name + "' of model '" + options_.model_name +
+                                 "' needs a fixed-size data_type and dims (no -1, no TYPE_STRING)");
+      }
+      st.byte_size = static_cast<size_t>(count) * element;
+      if (!st.initial.empty() && st.initial.size() != st.byte_size) {
+        throw std::runtime_error("initial_state of state '" + st.input_name + "' of model '" + options_.model_name + "' has " +
+                                 std::to_string(st.initial.size()) + " bytes; its data_type and dims need " +
+                                 std::to_string(st.byte_size));
+      }
+    }
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (!taken_in[i]) client_inputs_.push_back(i);
+  }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (!taken_out[i]) client_outputs_.push_back(i);
+  }
+}
+
+std::vector<TensorDesc> ModelCore::ClientInputs() const {
+  std::vector<TensorDesc> out;
+  for (size_t i : client_inputs_) out.push_back(inputs_[i]);
+  return out;
+}
+
+std::vector<TensorDesc> ModelCore::ClientOutputs() const {
+  std::vector<TensorDesc> out;
+  for (size_t i : client_outputs_) out.push_back(outputs_[i]);
+  return out;
 }
 
 ModelCore::~ModelCore() {
   // Reached from the thread-safe function's finalizer (environment teardown) or after unload;
   // either way nobody in JS waits for answers any more.
   torn_down_.store(true);
+  if (sequence_) sequence_->Stop();
   if (scheduler_) scheduler_->Stop();
   if (closer_.joinable()) closer_.join();
 }
@@ -56,8 +122,14 @@ void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr
                                         [](Napi::Env, std::shared_ptr<ModelCore>* ctx) { delete ctx; });
   // The loop is kept alive only while requests are outstanding (see Infer / CallJs).
   tsfn_.Unref(env);
+  CompletionSink* sink = this;
+  if (options_.sequence.enabled) {
+    sequence_ = std::make_unique<SequenceBatcher>(options_.model_name, options_.sequence, options_.batched, sessions_.size(), this);
+    sink = sequence_.get();
+  }
   scheduler_ = std::make_unique<ModelScheduler>(options_.model_name, options_.policy, options_.batched,
-                                                std::move(sessions_), this, options_.idle_spin_us);
+                                                std::move(sessions_), sink, options_.idle_spin_us);
+  if (sequence_) sequence_->SetScheduler(scheduler_.get());
 }
 
 namespace {
@@ -79,15 +151,17 @@ bool ShapeAgrees(const std::vector<int64_t>& declared, const std::vector<int64_t
 }  // namespace
 
 void ModelCore::FailWrongOutputShapes(CompletedBatch& batch) const {
-  if (client_output_shapes_.size() != outputs_.size()) return;
+  if (client_output_shapes_.size() != client_outputs_.size()) return;
   for (auto& r : batch.requests) {
     if (!r->ok()) continue;
-    for (size_t o = 0; o < r->outputs.size() && o < outputs_.size(); ++o) {
+    for (size_t k = 0; k < client_outputs_.size(); ++k) {
+      const size_t o = client_outputs_[k];
+      if (o >= r->outputs.size()) break;
       const std::vector<int64_t>& got = r->outputs[o].shape;
-      if (ShapeAgrees(client_output_shapes_[o], got)) continue;
+      if (ShapeAgrees(client_output_shapes_[k], got)) continue;
       r->Fail(FailureReason::kBackend, 500,
               "output '" + outputs_[o].name + "' of model '" + options_.model_name + "' has shape " + ShapeText(got) +
-                  ", but its config declares " + ShapeText(client_output_shapes_[o]) + "; fix dims in config.pbtxt or the model");
+                  ", but its config declares " + ShapeText(client_output_shapes_[k]) + "; fix dims in config.pbtxt or the model");
       break;
     }
   }
@@ -128,6 +202,7 @@ void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* r
   if (batch->closed) {
     if (closer_.joinable()) closer_.join();
     scheduler_.reset();  // frees the instances and their engine sessions
+    sequence_.reset();
     callback.Call({env.Null()});
     tsfn_.Release();
     return;
@@ -141,12 +216,14 @@ void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* r
     entry.Set(0u, Napi::Number::New(env, double(r->token)));
     if (r->ok() && batch->outputs) {
       entry.Set(1u, Napi::Number::New(env, 0));
-      Napi::Array outs = Napi::Array::New(env, r->outputs.size() * 2);
-      for (size_t o = 0; o < r->outputs.size(); ++o) {
-        const bool wanted = o >= 64 || (r->output_mask >> o) & 1;
+      const size_t count = std::min(client_outputs_.size(), r->outputs.size());
+      Napi::Array outs = Napi::Array::New(env, count * 2);
+      for (size_t k = 0; k < count; ++k) {
+        const size_t o = client_outputs_[k];
+        const bool wanted = k >= 64 || (r->output_mask >> k) & 1;
         if (!wanted) {
-          outs.Set(static_cast<uint32_t>(2 * o), env.Null());
-          outs.Set(static_cast<uint32_t>(2 * o + 1), env.Null());
+          outs.Set(static_cast<uint32_t>(2 * k), env.Null());
+          outs.Set(static_cast<uint32_t>(2 * k + 1), env.Null());
           continue;
         }
         if (!made[o]) {
@@ -154,8 +231,8 @@ void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* r
           made[o] = true;
         }
         const OutputSlice& s = r->outputs[o];
-        outs.Set(static_cast<uint32_t>(2 * o), Napi::Uint8Array::New(env, s.byte_size, buffers[o], s.offset));
-        outs.Set(static_cast<uint32_t>(2 * o + 1), ShapeArray(env, s.shape));
+        outs.Set(static_cast<uint32_t>(2 * k), Napi::Uint8Array::New(env, s.byte_size, buffers[o], s.offset));
+        outs.Set(static_cast<uint32_t>(2 * k + 1), ShapeArray(env, s.shape));
       }
       entry.Set(2u, outs);
     } else {
@@ -189,6 +266,34 @@ uint64_t ModelCore::ShapeKey(const std::vector<TensorView>& inputs) {
   return key;
 }
 
+namespace {
+
+// infer's 7th argument: the sequence id (a number, a bigint or a string; absent: none).
+SequenceId ReadSequenceId(const Napi::CallbackInfo& info) {
+  SequenceId id;
+  if (info.Length() < 7) return id;
+  Napi::Value v = info[6];
+  if (v.IsString()) {
+    id.is_string = true;
+    id.text = v.As<Napi::String>().Utf8Value();
+  } else if (v.IsBigInt()) {
+    bool lossless = true;
+    id.number = v.As<Napi::BigInt>().Uint64Value(&lossless);
+  } else if (v.IsNumber()) {
+    const double n = v.As<Napi::Number>().DoubleValue();
+    id.number = n >= 0 && n < 18446744073709551616.0 ? static_cast<uint64_t>(n) : 0;
+  }
+  return id;
+}
+
+// infer's 8th argument: bit 0 START, bit 1 END.
+uint8_t ReadSequenceFlags(const Napi::CallbackInfo& info) {
+  if (info.Length() < 8 || !info[7].IsNumber()) return 0;
+  return static_cast<uint8_t>(info[7].As<Napi::Number>().Uint32Value() & (kSequenceStart | kSequenceEnd));
+}
+
+}  // namespace
+
 Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto reject = [&](int status, const std::string& message, const char* reason) {
@@ -202,22 +307,27 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
     return reject(503, "model '" + options_.model_name + "' is unloaded; load it again before sending requests", "REJECTED");
   }
   if (info.Length() < 6 || !info[0].IsNumber() || !info[1].IsArray() || !info[2].IsArray()) {
-    throw Napi::TypeError::New(env, "Expected (token, datas[], shapes[], outputMask, priority, timeoutUs) for infer");
+    throw Napi::TypeError::New(env, "Expected (token, datas[], shapes[], outputMask, priority, timeoutUs[, sequenceId, sequenceFlags]) for infer");
   }
   Napi::Array datas = info[1].As<Napi::Array>();
   Napi::Array shapes = info[2].As<Napi::Array>();
-  if (datas.Length() != inputs_.size() || shapes.Length() != inputs_.size()) {
+  if (datas.Length() != client_inputs_.size() || shapes.Length() != client_inputs_.size()) {
     throw Napi::TypeError::New(env, "Expected one tensor per model input, in the model's input order");
   }
   auto request = std::make_unique<ScheduledRequest>();
   request->token = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
   request->output_mask = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
   request->inputs.resize(inputs_.size());
-  for (uint32_t i = 0; i < inputs_.size(); ++i) {
-    Napi::Value data = datas.Get(i);
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    request->inputs[i].name = inputs_[i].name;
+    request->inputs[i].dtype = inputs_[i].dtype;
+  }
+  for (uint32_t k = 0; k < client_inputs_.size(); ++k) {
+    const size_t i = client_inputs_[k];
+    Napi::Value data = datas.Get(k);
     if (!data.IsTypedArray()) throw Napi::TypeError::New(env, "Expected a Uint8Array for input '" + inputs_[i].name + "'");
     Napi::TypedArray bytes = data.As<Napi::TypedArray>();
-    Napi::Array shape = shapes.Get(i).As<Napi::Array>();
+    Napi::Array shape = shapes.Get(k).As<Napi::Array>();
     TensorView& view = request->inputs[i];
     view.name = inputs_[i].name;
     view.dtype = inputs_[i].dtype;
@@ -236,13 +346,14 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
       throw Napi::TypeError::New(env, "byte size of input '" + view.name + "' does not match its shape");
     }
   }
-  request->info.rows = options_.batched && !request->inputs.empty() && !request->inputs[0].shape.empty()
-                           ? request->inputs[0].shape[0]
-                           : 1;
+  const TensorView* first = client_inputs_.empty() ? nullptr : &request->inputs[client_inputs_.front()];
+  request->info.rows = options_.batched && first != nullptr && !first->shape.empty() ? first->shape[0] : 1;
   request->info.shape_key = ShapeKey(request->inputs);
   const auto priority = static_cast<uint32_t>(info[4].As<Napi::Number>().Uint32Value());
   const auto timeout_us = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
-  if (!scheduler_->Enqueue(request, priority, timeout_us)) {
+  const bool queued = sequence_ ? sequence_->Enqueue(request, ReadSequenceId(info), ReadSequenceFlags(info), priority, timeout_us)
+                                : scheduler_->Enqueue(request, priority, timeout_us);
+  if (!queued) {
     return reject(request->status, request->error, FailureReasonName(request->failure));
   }
   if (outstanding_++ == 0 && !unloading_) tsfn_.Ref(env);
@@ -254,6 +365,13 @@ ModelCore::NativeEnqueue ModelCore::EnqueueNative(std::unique_ptr<ScheduledReque
   // The use keeps the scheduler from being stopped (and freed) while this thread enqueues; once
   // queued, the scheduler answers the request before its closing hand-back.
   if (!AcquireUse()) return NativeEnqueue::kRefused;
+  if (sequence_) {
+    // Native front ends do not carry sequence ids: sequence models take the JS route (their
+    // LoadedModel has no nativeModel()); this guard keeps a caller that skipped it correct.
+    ReleaseUse();
+    request->Fail(FailureReason::kOther, 400, "model '" + options_.model_name + "' is a sequence model; send its requests through infer()");
+    return NativeEnqueue::kRejected;
+  }
   request->info.shape_key = ShapeKey(request->inputs);
   const bool queued = scheduler_->Enqueue(request, priority, timeout_us);
   ReleaseUse();
@@ -274,6 +392,7 @@ void ModelCore::BeginUnload(Napi::Env env) {
       std::unique_lock<std::mutex> lock(use_mu_);
       use_cv_.wait(lock, [&] { return uses_ == 0; });
     }
+    if (sequence_) sequence_->Stop();
     scheduler->Stop();  // its last delivery (closed) frees the sessions on the JS thread
   });
 }

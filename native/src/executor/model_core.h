@@ -20,6 +20,7 @@
 #include "engine/engine.h"
 #include "executor/model_options.h"
 #include "scheduler/model_scheduler.h"
+#include "scheduler/sequence_batcher.h"
 
 namespace gebe {
 
@@ -61,6 +62,14 @@ class ModelCore : public CompletionSink {
   bool unloading() const { return unloading_; }
 
   ModelScheduler* scheduler() { return scheduler_.get(); }
+  // Requests queued or running, counting those a sequence batcher holds.
+  size_t PendingCount() const {
+    return (scheduler_ ? scheduler_->PendingCount() : 0) + (sequence_ ? sequence_->HeldCount() : 0);
+  }
+  // The tensors clients send and receive, in engine order: every engine tensor except the
+  // control and state tensors a sequence batcher fills and takes (all of them otherwise).
+  std::vector<TensorDesc> ClientInputs() const;
+  std::vector<TensorDesc> ClientOutputs() const;
   const ModelOptions& options() const { return options_; }
   const std::vector<TensorDesc>& inputs() const { return inputs_; }
   const std::vector<TensorDesc>& outputs() const { return outputs_; }
@@ -71,6 +80,8 @@ class ModelCore : public CompletionSink {
   // JS thread: turns one finished batch into one call of the completion callback.
   void CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* batch);
   uint64_t ShapeKey(const std::vector<TensorView>& inputs);
+  // Constructor: finds the sequence batcher's tensors among the engine's and sets the client ones.
+  void ResolveSequenceTensors();
   // Scheduler threads: fails each answer whose output shapes disagree with the config's.
   void FailWrongOutputShapes(CompletedBatch& batch) const;
 
@@ -78,6 +89,8 @@ class ModelCore : public CompletionSink {
   std::vector<TensorDesc> inputs_, outputs_;
   std::string engine_name_;
   std::vector<std::unique_ptr<Session>> sessions_;  // until Start hands them to the scheduler
+  std::vector<size_t> client_inputs_, client_outputs_;  // engine indices of the client tensors
+  std::unique_ptr<SequenceBatcher> sequence_;  // sequence models; outlives the scheduler that feeds it
   std::unique_ptr<ModelScheduler> scheduler_;
   Napi::ThreadSafeFunction tsfn_;
   bool unloading_ = false;

@@ -84,10 +84,13 @@ Napi::Value NativeModel::Metadata(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object o = Napi::Object::New(env);
   o.Set("engine", core_->engine_name());
-  Napi::Array inputs = Napi::Array::New(env, core_->inputs().size());
-  for (size_t i = 0; i < core_->inputs().size(); ++i) inputs.Set(uint32_t(i), TensorDescToJs(env, core_->inputs()[i]));
-  Napi::Array outputs = Napi::Array::New(env, core_->outputs().size());
-  for (size_t i = 0; i < core_->outputs().size(); ++i) outputs.Set(uint32_t(i), TensorDescToJs(env, core_->outputs()[i]));
+  // The tensors clients send and receive (a sequence model's control and state tensors are the batcher's).
+  const std::vector<TensorDesc> client_inputs = core_->ClientInputs();
+  const std::vector<TensorDesc> client_outputs = core_->ClientOutputs();
+  Napi::Array inputs = Napi::Array::New(env, client_inputs.size());
+  for (size_t i = 0; i < client_inputs.size(); ++i) inputs.Set(uint32_t(i), TensorDescToJs(env, client_inputs[i]));
+  Napi::Array outputs = Napi::Array::New(env, client_outputs.size());
+  for (size_t i = 0; i < client_outputs.size(); ++i) outputs.Set(uint32_t(i), TensorDescToJs(env, client_outputs[i]));
   o.Set("inputs", inputs);
   o.Set("outputs", outputs);
   o.Set("gears", IntsToJs(env, core_->gears()));
@@ -104,8 +107,7 @@ Napi::Value NativeModel::Stats(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value NativeModel::PendingCount(const Napi::CallbackInfo& info) {
-  ModelScheduler* s = core_->scheduler();
-  return Napi::Number::New(info.Env(), s ? double(s->PendingCount()) : 0);
+  return Napi::Number::New(info.Env(), double(core_->PendingCount()));
 }
 
 Napi::Value NativeModel::Compile(const Napi::CallbackInfo& info) {
@@ -156,7 +158,7 @@ Napi::Value NativeModel::Unload(const Napi::CallbackInfo& info) {
 
 Napi::Value NativeModel::SetClientShapes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsArray() || info[0].As<Napi::Array>().Length() != core_->inputs().size()) {
+  if (info.Length() < 1 || !info[0].IsArray() || info[0].As<Napi::Array>().Length() != core_->ClientInputs().size()) {
     throw Napi::TypeError::New(env, "Expected one shape per model input, in the model's input order, for setClientShapes");
   }
   Napi::Array list = info[0].As<Napi::Array>();
@@ -164,7 +166,7 @@ Napi::Value NativeModel::SetClientShapes(const Napi::CallbackInfo& info) {
   for (uint32_t i = 0; i < list.Length(); ++i) shapes.push_back(IntsFromJs(list.Get(i), "setClientShapes shape"));
   std::vector<std::vector<int64_t>> output_shapes;
   if (info.Length() > 1 && !info[1].IsUndefined()) {
-    if (!info[1].IsArray() || info[1].As<Napi::Array>().Length() != core_->outputs().size()) {
+    if (!info[1].IsArray() || info[1].As<Napi::Array>().Length() != core_->ClientOutputs().size()) {
       throw Napi::TypeError::New(env, "Expected one shape per model output, in the model's output order, for setClientShapes");
     }
     Napi::Array outs = info[1].As<Napi::Array>();

@@ -100,6 +100,12 @@ struct ScheduledRequest {
   // Set for requests taken by native code; travels with the request (see NativeCall).
   std::unique_ptr<NativeCall> native_call;
 
+  // Sequence models only (see SequenceBatcher): the sequence this request belongs to, its
+  // START/END flags, and the bytes of the control and state inputs the batcher filled in.
+  uint64_t sequence_key = 0;
+  uint8_t sequence_flags = 0;
+  std::vector<std::vector<uint8_t>> owned_inputs;
+
   bool ok() const { return failure == FailureReason::kNone; }
   void Fail(FailureReason reason, int http_status, std::string message) {
     failure = reason;
