@@ -36,7 +36,8 @@ export type NativeResult =
 export interface NativeModel {
   metadata(): NativeMetadata;
   /** undefined when queued; [status, message, reason] when rejected at once. */
-  infer(token: number, datas: Uint8Array[], shapes: number[][], outputMask: number, priority: number, timeoutUs: number):
+  infer(token: number, datas: Uint8Array[], shapes: number[][], outputMask: number, priority: number, timeoutUs: number,
+    sequenceId?: number | bigint | string, sequenceFlags?: number):
     | undefined
     | [400 | 500 | 503, string, 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER'];
   stats(): NativeStats;

@@ -34,6 +34,8 @@ export interface ModelDescription {
   inputs: TensorMetadata[];
   outputs: TensorMetadata[];
   optionalInputs: ReadonlySet<string>;
+  /** A sequence_batching model: requests carry sequence ids, and only infer() runs them. */
+  sequence?: boolean;
 }
 
 export class ExecutorModel implements LoadedModel {
@@ -46,6 +48,7 @@ export class ExecutorModel implements LoadedModel {
   readonly outputs: TensorMetadata[];
   readonly gears: number[];
   readonly instanceCount: number;
+  readonly sequence: boolean;
   private native: NativeModel | undefined;
   private readonly contract: RequestContract;
   private readonly pending = new Map<number, Pending>();
@@ -66,6 +69,7 @@ export class ExecutorModel implements LoadedModel {
     this.outputs = description.outputs;
     this.gears = gears;
     this.instanceCount = instanceCount;
+    this.sequence = description.sequence ?? false;
     this.contract = {
       name: description.name,
       maxBatchSize: description.maxBatchSize,
@@ -77,7 +81,8 @@ export class ExecutorModel implements LoadedModel {
   }
 
   nativeModel(): NativeModel | undefined {
-    return this.unloading ? undefined : this.native;
+    // Native front ends carry no sequence ids: a sequence model's requests go through infer().
+    return this.unloading || this.sequence ? undefined : this.native;
   }
 
   attach(native: NativeModel): void {
@@ -115,7 +120,9 @@ export class ExecutorModel implements LoadedModel {
       return Promise.reject(err);
     }
     const token = this.nextToken++;
-    const rejected = native.infer(token, valid.datas, valid.shapes, valid.outputMask, valid.priority, valid.timeoutUs);
+    const rejected = this.sequence
+      ? native.infer(token, valid.datas, valid.shapes, valid.outputMask, valid.priority, valid.timeoutUs, request.sequenceId ?? 0, sequenceFlags(request))
+      : native.infer(token, valid.datas, valid.shapes, valid.outputMask, valid.priority, valid.timeoutUs);
     if (rejected) return Promise.reject(new InferError(rejected[1], rejected[0], rejected[2]));
     return new Promise<InferResponse>((resolve, reject) => {
       this.pending.set(token, { request, outputIndexes: valid.outputIndexes, resolve, reject });
@@ -169,6 +176,11 @@ export class ExecutorModel implements LoadedModel {
     if (!this.native || this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 503, 'REJECTED');
     return this.native;
   }
+}
+
+/** The native flags word: bit 0 START, bit 1 END (native/src/scheduler/sequence_id.h). */
+function sequenceFlags(request: InferRequest): number {
+  return (request.sequenceStart ? 1 : 0) | (request.sequenceEnd ? 2 : 0);
 }
 
 function emptyStats(): NativeStats {
