@@ -7,6 +7,7 @@ import type { Datatype, InferRequest, InferTensor } from '../../executor/types.j
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { DATATYPE_SIZE, isDatatype } from '../datatypes.js';
 import { ProtocolError } from '../protocol-error.js';
+import { SEQUENCE_PARAMETERS, applySequenceParameter } from './sequence-parameters.js';
 import { countBytesElements } from './bytes-elements.js';
 import { fromTemplate, rememberTemplate } from './header-templates.js';
 import { jsonDataToBytes } from './json-tensor.js';
@@ -96,7 +97,10 @@ function optionalObject(value: unknown, what: string): Json | undefined {
   return value as Json;
 }
 
-/** `priority` and `timeout` (µs) go to the scheduler; both must be non-negative integers. */
+/**
+ * `priority` and `timeout` (µs) go to the scheduler; both must be non-negative integers.
+ * `sequence_id`, `sequence_start`, `sequence_end` go to the sequence batcher (sequence-parameters.ts).
+ */
 export function applyRequestParameters(params: Json, request: InferRequest): void {
   for (const key of ['priority', 'timeout'] as const) {
     const v = params[key];
@@ -106,6 +110,9 @@ export function applyRequestParameters(params: Json, request: InferRequest): voi
     }
     if (key === 'priority') request.priority = v;
     else request.timeoutUs = v;
+  }
+  for (const key of SEQUENCE_PARAMETERS) {
+    if (params[key] !== undefined) applySequenceParameter(key, params[key], request);
   }
   const bdo = params.binary_data_output;
   if (bdo !== undefined && typeof bdo !== 'boolean') {
