@@ -28,6 +28,9 @@ function refusal(config: ModelConfig): string | undefined {
   if (config.backend === 'python') {
     return `backend "python" is not run by gebe serve yet (it runs ONNX and .om models); ${VALIDATE_STILL_CHECKS}`;
   }
+  if (config.sequence_batching !== undefined && (config.model_warmup ?? []).length > 0) {
+    return `model_warmup on a sequence_batching model is not run by gebe serve (its samples carry no sequence ids); remove model_warmup or warm the model with a sequence of requests`;
+  }
   if ((config.model_transaction_policy as { decoupled?: boolean } | undefined)?.decoupled === true) {
     return `model_transaction_policy { decoupled: true } is not implemented by gebe serve: it sends exactly one response per request; ${VALIDATE_STILL_CHECKS}`;
   }
