@@ -27,6 +27,8 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--percentile <p>', 'judge stability and --latency-threshold on this latency percentile instead of the average')
     .option('--shape <name:d1,d2>', 'shape of a dynamic input without the batch dimension (repeatable)', collect)
     .option('--input-data <data>', 'request data: zero, random, or a JSON file (default: zero)')
+    .option('--sequence-length <n>', 'requests per sequence for a sequence model, each virtual user running its own (default: 20 when the model has sequence_batching)')
+    .option('--sequence-id-range <start[:end]>', 'sequence ids to use, shared out among the virtual users (default: 1 up)')
     .option('--warmup-request-count <n>', 'requests sent before measuring, per batch size (default: 0)')
     .option('--latency-threshold <ms>', 'also name the best setting whose latency stays under this')
     .option('--client-threads <n>', 'client threads for -u targets (default: one per core, at most the concurrency; 0 = main thread)')

@@ -17,6 +17,7 @@ import { formatJson } from '../../core/perf/reporters/json.js';
 import { attachProgress } from '../../core/perf/reporters/progress.js';
 import { formatTable } from '../../core/perf/reporters/table.js';
 import { openTarget } from '../../core/perf/targets.js';
+import { DEFAULT_SEQUENCE_ID_RANGE, DEFAULT_SEQUENCE_LENGTH, type SequenceSpec } from '../../core/perf/sequences.js';
 import type { LoadModelFn } from '../../core/perf/in-process-target.js';
 import { executorLoader } from './executor-loader.js';
 import type { PerfOptions } from './options.js';
@@ -55,6 +56,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
         distribution: opts.distribution,
         clientThreads: opts.clientThreads,
         requests: (b) => requestsByBatch.get(b)!,
+        ...sequencePlan(opts, model),
       });
     } catch (err) {
       failure = err;
@@ -130,4 +132,19 @@ async function writeOutputs(report: PerfReport, opts: PerfOptions, deps: PerfDep
   if (opts.csvFile) await write(opts.csvFile, formatCsv(report), 'CSV');
   if (opts.reportFile) await write(opts.reportFile, formatHtml(report, (deps.now ?? (() => new Date()))()), 'HTML report');
   deps.io.stdout.write(opts.json ? formatJson(report) : formatTable(report, colors(deps.io, 'stdout')));
+}
+
+/**
+ * The sequences a run drives: the flags', or perf_analyzer's defaults for a model with
+ * sequence_batching (whose requests must carry sequence ids); none otherwise.
+ */
+function sequencePlan(opts: PerfOptions, model: ModelDescription): { sequences?: SequenceSpec } {
+  const isSequenceModel = model.config?.sequence_batching !== undefined;
+  if (!isSequenceModel && opts.sequenceLength === undefined && opts.sequenceIdRange === undefined) return {};
+  if (opts.load !== 'concurrency') {
+    throw new GebeError(`model '${model.name}' has sequence_batching: gebe perf drives its sequences with --concurrency, not --request-rate-range`);
+  }
+  return {
+    sequences: { length: opts.sequenceLength ?? DEFAULT_SEQUENCE_LENGTH, ...(opts.sequenceIdRange ?? DEFAULT_SEQUENCE_ID_RANGE) },
+  };
 }
