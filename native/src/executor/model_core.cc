@@ -274,13 +274,15 @@ SequenceId ReadSequenceId(const Napi::CallbackInfo& info) {
   if (info.Length() < 7) return id;
   Napi::Value v = info[6];
   if (v.IsString()) {
-    id.is_string = true;
+    id.kind = SequenceId::Kind::kText;
     id.text = v.As<Napi::String>().Utf8Value();
   } else if (v.IsBigInt()) {
     bool lossless = true;
+    id.kind = SequenceId::Kind::kNumber;
     id.number = v.As<Napi::BigInt>().Uint64Value(&lossless);
   } else if (v.IsNumber()) {
     const double n = v.As<Napi::Number>().DoubleValue();
+    id.kind = SequenceId::Kind::kNumber;
     id.number = n >= 0 && n < 18446744073709551616.0 ? static_cast<uint64_t>(n) : 0;
   }
   return id;

@@ -44,7 +44,7 @@ bool SequenceBatcher::Enqueue(std::unique_ptr<ScheduledRequest>& request, const 
                   "inference request to model '" + model_name_ + "' must specify batch-size 1 due to requirements of sequence batcher");
     return false;
   }
-  if (!id.present()) {
+  if (!SequenceIdPresent(id)) {
     request->Fail(FailureReason::kOther, 400,
                   "inference request to model '" + model_name_ +
                       "' must specify a non-zero or non-empty correlation ID (request parameter sequence_id)");
@@ -59,13 +59,13 @@ bool SequenceBatcher::Enqueue(std::unique_ptr<ScheduledRequest>& request, const 
       request->Fail(FailureReason::kRejected, 503, UnloadingMessage(model_name_));
       return false;
     }
-    const std::string id_key = id.Key();
+    const std::string id_key = SequenceIdKey(id);
     auto found = by_id_.find(id_key);
     Sequence* seq = nullptr;
     if (found == by_id_.end()) {
       if ((flags & kSequenceStart) == 0) {
         request->Fail(FailureReason::kOther, 400,
-                      "inference request for sequence " + id.ToString() + " to model '" + model_name_ +
+                      "inference request for sequence " + SequenceIdText(id) + " to model '" + model_name_ +
                           "' must specify the START flag on the first request of the sequence");
         return false;
       }
@@ -78,7 +78,7 @@ bool SequenceBatcher::Enqueue(std::unique_ptr<ScheduledRequest>& request, const 
       auto created = std::make_unique<Sequence>();
       created->key = next_key_++;
       created->id = id;
-      created->state = InitialStates(config_);
+      // Its state is made when its START runs (NextLocked), so a backlogged sequence holds none.
       if (free_slots_ > 0) {
         --free_slots_;
         created->has_slot = true;
@@ -92,7 +92,7 @@ bool SequenceBatcher::Enqueue(std::unique_ptr<ScheduledRequest>& request, const 
       seq = sequences_[found->second].get();
       if (seq->queue.size() >= kMaxQueuedPerSequence) {
         request->Fail(FailureReason::kRejected, 503,
-                      "sequence " + id.ToString() + " of model '" + model_name_ + "' already has " +
+                      "sequence " + SequenceIdText(id) + " of model '" + model_name_ + "' already has " +
                           std::to_string(kMaxQueuedPerSequence) + " requests waiting; wait for answers before sending more");
         return false;
       }
@@ -118,7 +118,8 @@ void SequenceBatcher::NextLocked(Sequence& seq, std::vector<Forward>& out, Faile
     seq.queue.pop_front();
     --held_;
     ScheduledRequest& r = *next.request;
-    if ((r.sequence_flags & kSequenceStart) != 0) seq.state = InitialStates(config_);
+    // START begins from the initial state; so does a sequence whose START failed before it ran.
+    if ((r.sequence_flags & kSequenceStart) != 0 || seq.state.size() != config_.states.size()) seq.state = InitialStates(config_);
     const std::string error = FillSequenceInputs(config_, batched_, seq.id, seq.state, r);
     if (!error.empty()) {
       r.Fail(FailureReason::kOther, 400, error);
@@ -140,11 +141,11 @@ void SequenceBatcher::ReleaseLocked(uint64_t key, std::vector<Forward>& out, Fai
   if (it == sequences_.end()) return;
   std::unique_ptr<Sequence> seq = std::move(it->second);
   sequences_.erase(it);
-  auto mapped = by_id_.find(seq->id.Key());
+  auto mapped = by_id_.find(SequenceIdKey(seq->id));
   if (mapped != by_id_.end() && mapped->second == key) by_id_.erase(mapped);
   for (auto& waiting : seq->queue) {
     waiting.request->Fail(FailureReason::kCanceled, 400,
-                          "sequence " + seq->id.ToString() + " of model '" + model_name_ + "' was released before this request ran");
+                          "sequence " + SequenceIdText(seq->id) + " of model '" + model_name_ + "' was released before this request ran");
     failed.push_back(std::move(waiting.request));
     --held_;
   }

@@ -1,5 +1,6 @@
 // A request's sequence id (Triton's correlation id): an unsigned 64-bit number or a string.
-// 0 and "" mean "no sequence id".
+// kNone, 0 and "" mean "no sequence id". The struct has the layout of the one the `core` branch
+// puts in executor/decoded_request.h, so the two can become one when they meet.
 #pragma once
 
 #include <cstdint>
@@ -8,16 +9,23 @@
 namespace gebe {
 
 struct SequenceId {
-  bool is_string = false;
+  enum class Kind : uint8_t { kNone, kNumber, kText };
+  Kind kind = Kind::kNone;
   uint64_t number = 0;
   std::string text;
-
-  bool present() const { return is_string ? !text.empty() : number != 0; }
-  // How Triton prints the id in its messages.
-  std::string ToString() const { return is_string ? text : std::to_string(number); }
-  // A map key that keeps 7 and "7" apart.
-  std::string Key() const { return (is_string ? "s:" : "u:") + ToString(); }
 };
+
+inline bool SequenceIdPresent(const SequenceId& id) {
+  return id.kind == SequenceId::Kind::kText ? !id.text.empty() : id.kind == SequenceId::Kind::kNumber && id.number != 0;
+}
+// How Triton prints the id in its messages.
+inline std::string SequenceIdText(const SequenceId& id) {
+  return id.kind == SequenceId::Kind::kText ? id.text : std::to_string(id.number);
+}
+// A map key that keeps 7 and "7" apart.
+inline std::string SequenceIdKey(const SequenceId& id) {
+  return (id.kind == SequenceId::Kind::kText ? "s:" : "u:") + SequenceIdText(id);
+}
 
 constexpr uint8_t kSequenceStart = 1;
 constexpr uint8_t kSequenceEnd = 2;

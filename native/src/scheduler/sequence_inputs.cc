@@ -24,14 +24,14 @@ std::vector<uint8_t> FlagBytes(DataType dtype, double value) {
 // The CORRID tensor's bytes, or an empty vector with `error` set.
 std::vector<uint8_t> CorrIdBytes(DataType dtype, const SequenceId& id, std::string& error) {
   if (dtype == DataType::kString) {
-    const std::string text = id.ToString();
+    const std::string text = SequenceIdText(id);
     std::vector<uint8_t> bytes(4 + text.size());
     const auto len = static_cast<uint32_t>(text.size());
     std::memcpy(bytes.data(), &len, 4);
     std::memcpy(bytes.data() + 4, text.data(), text.size());
     return bytes;
   }
-  if (id.is_string) {
+  if (id.kind == SequenceId::Kind::kText) {
     error = std::string("sequence id '") + id.text + "' is a string, but the model's CONTROL_SEQUENCE_CORRID input is " +
             DataTypeName(dtype) + "; send a numeric sequence_id";
     return {};

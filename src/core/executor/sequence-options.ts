@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
+import { DEFAULT_CONFIG_LIMITS } from '../config/limits.js';
 import type { DataTypeName, ModelConfig } from '../config/model-config.js';
 import { outsideMessage, resolveInside } from '../repository/inside.js';
 import { datatypeFromConfig, elementSize } from './datatypes.js';
@@ -107,7 +108,10 @@ export function sequenceBatching(model: string, modelDir: string, config: ModelC
   if (seq.iterative_sequence === true) refuse(model, 'iterative_sequence', 'iterative sequences are not implemented by gebe serve', 'remove iterative_sequence');
   const maxBatchSize = Number(config.max_batch_size ?? 0);
   const oldest = seq.oldest !== undefined;
-  const slots = oldest ? Number(seq.oldest?.max_candidate_sequences ?? 0) || Math.max(1, maxBatchSize) : Math.max(1, maxBatchSize);
+  // Slots are counters, not allocations (a state is made when its sequence starts), but stay within
+  // the bound limits.ts sets for max_candidate_sequences; a larger max_batch_size gets that many.
+  const wanted = oldest ? Number(seq.oldest?.max_candidate_sequences ?? 0) || Math.max(1, maxBatchSize) : Math.max(1, maxBatchSize);
+  const slots = Math.min(wanted, DEFAULT_CONFIG_LIMITS.sequenceSlots);
   const sequence: NativeSequenceOptions = {
     oldest,
     slotsPerInstance: maxBatchSize > 0 ? slots : 1,

@@ -142,9 +142,9 @@ describe('sequence batcher', () => {
   });
 
   it('releases an idle sequence after max_sequence_idle_microseconds', async () => {
-    const model = await load({ idleUs: 20_000 });
+    const model = await load({ idleUs: 200_000 });
     await model.infer(step(5, 1, true, false));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 800));
     await expect(model.infer(step(5, 1, false, false))).rejects.toThrow(
       /^inference request for sequence 5 to model 'acc_\d+' must specify the START flag on the first request of the sequence$/,
     );
