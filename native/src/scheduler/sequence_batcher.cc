@@ -39,6 +39,13 @@ size_t SequenceBatcher::HeldCount() const {
 
 bool SequenceBatcher::Enqueue(std::unique_ptr<ScheduledRequest>& request, const SequenceId& id, uint8_t flags,
                               uint32_t priority, uint64_t timeout_us) {
+  const bool taken = Admit(request, id, flags, priority, timeout_us);
+  if (!taken && scheduler_ != nullptr) scheduler_->RecordRefused();  // a failed request in the statistics, as Triton's
+  return taken;
+}
+
+bool SequenceBatcher::Admit(std::unique_ptr<ScheduledRequest>& request, const SequenceId& id, uint8_t flags,
+                            uint32_t priority, uint64_t timeout_us) {
   if (batched_ && request->info.rows != 1) {
     request->Fail(FailureReason::kOther, 400,
                   "inference request to model '" + model_name_ + "' must specify batch-size 1 due to requirements of sequence batcher");

@@ -79,6 +79,9 @@ class SequenceBatcher : public CompletionSink {
   };
   using Failed = std::vector<std::unique_ptr<ScheduledRequest>>;
 
+  // Enqueue's admission, Triton's rules; false: refused, with the request's error set.
+  bool Admit(std::unique_ptr<ScheduledRequest>& request, const SequenceId& id, uint8_t flags, uint32_t priority,
+             uint64_t timeout_us);
   // Moves the sequence's next request into `out` when it may run now.
   void NextLocked(Sequence& seq, std::vector<Forward>& out, Failed& failed);
   // Frees the sequence (END, idle, unload); its slot goes to the oldest backlog sequence.

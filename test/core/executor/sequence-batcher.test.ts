@@ -174,6 +174,25 @@ describe('sequence batcher', () => {
     expect(errors[0]!.status).toBe('fulfilled');
   });
 
+  it('bounds the requests one sequence may hold, and counts refusals as failures', async () => {
+    const model = await load({ name: 'bounded' });
+    const before = model.stats().inference_stats.fail.count;
+    // Sent at once: one runs and 1024 may wait; past that they are refused at once with 503 (how
+    // many depends on how fast the instance drains the sequence meanwhile).
+    const sent = 6000;
+    const answers = Array.from({ length: sent }, (_, k) => model.infer(step(21, 1, k === 0, false)).then(() => 'ok', (e: Error & { status: number }) => `${e.status} ${e.message}`));
+    const settled = await Promise.all(answers);
+    const ran = settled.filter((a) => a === 'ok').length;
+    const refused = settled.filter((a) => a !== 'ok');
+    expect(refused.length).toBeGreaterThan(0);
+    expect(new Set(refused)).toEqual(new Set(["503 sequence 21 of model 'bounded' already has 1024 requests waiting; wait for answers before sending more"]));
+    await expect(model.infer(step(22, 1, false, false))).rejects.toThrow('must specify the START flag');
+    expect(model.stats().inference_stats.fail.count - before).toBe(refused.length + 1);
+    // The state saw exactly the steps that ran.
+    const last = await model.infer(step(21, 1, false, true));
+    expect(floats(last, 'OUTPUT')[0]).toBe(ran + 1);
+  });
+
   it('takes string sequence ids when the model has no numeric CORRID', async () => {
     const dir = writeAccumulatorRepo(root, { name: 'strid' });
     const text = readFileSync(path.join(dir, 'config.pbtxt'), 'utf8').replace(/,\s*\{ name: "CORRID"[^\n]*\n/, '\n');
