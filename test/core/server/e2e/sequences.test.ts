@@ -135,6 +135,30 @@ describe('sequences over HTTP JSON, HTTP binary and gRPC', () => {
     expect(text.details).toMatch(/sequence id 'abc' is a string, but the model's CONTROL_SEQUENCE_CORRID input is UINT64/);
   });
 
+  it('runs sequences pipelined on one ModelStreamInfer stream, in arrival order', async () => {
+    const stream = client.ModelStreamInfer!();
+    const responses: any[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      stream.on('data', (r: any) => responses.push(r));
+      stream.on('end', resolve);
+      stream.on('error', reject);
+    });
+    // Two sequences, interleaved, every step written without waiting for an answer.
+    for (let k = 0; k < 3; k += 1) {
+      for (const id of [201, 202]) stream.write({ ...grpcRequest(id, [id, k, 1, 0], k === 0, k === 2), id: `${id}-${k}` });
+    }
+    stream.end();
+    await done;
+    const byId = new Map(responses.map((r) => [r.infer_response.id, r]));
+    for (const id of [201, 202]) {
+      for (let k = 0; k < 3; k += 1) {
+        const r = byId.get(`${id}-${k}`);
+        expect(r.error_message).toBe('');
+        expect(floatsOf(r.infer_response.raw_output_contents[0])).toEqual([id * (k + 1), (k * (k + 1)) / 2, k + 1, 0]);
+      }
+    }
+  });
+
   it('fills the controls and the id as the config gives them, over gRPC', async () => {
     const res = await call(client, 'ModelInfer', { ...grpcRequest(9, [1, 1, 1, 1], true, true), outputs: [{ name: 'FLAGS' }, { name: 'CORRID_OUT' }] });
     expect(res.outputs.map((o: { name: string }) => o.name)).toEqual(['FLAGS', 'CORRID_OUT']);
