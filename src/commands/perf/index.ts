@@ -28,6 +28,7 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--shape <name:d1,d2>', 'shape of a dynamic input without the batch dimension (repeatable)', collect)
     .option('--input-data <data>', 'request data: zero, random, or a JSON file (default: zero)')
     .option('--sequence-length <n>', 'requests per sequence for a sequence model, each virtual user running its own (default: 20 when the model has sequence_batching)')
+    .option('--sequence-length-variation <pct>', 'how far each sequence length may differ from --sequence-length, in percent (default: 20)')
     .option('--sequence-id-range <start[:end]>', 'sequence ids to use, shared out among the virtual users (default: 1 up)')
     .option('--warmup-request-count <n>', 'requests sent before measuring, per batch size (default: 0)')
     .option('--latency-threshold <ms>', 'also name the best setting whose latency stays under this')

@@ -33,6 +33,7 @@ export interface PerfOptions {
   clientThreads: number;
   /** --sequence-length / --sequence-id-range; for a sequence model without them, perf_analyzer's defaults apply. */
   sequenceLength?: number;
+  sequenceLengthVariation?: number;
   sequenceIdRange?: { idStart: number; idEnd: number };
 }
 
@@ -63,6 +64,7 @@ export interface PerfFlags {
   latencyThreshold?: string;
   clientThreads?: string;
   sequenceLength?: string;
+  sequenceLengthVariation?: string;
   sequenceIdRange?: string;
 }
 
@@ -120,10 +122,10 @@ function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
   return { kind: 'in-process', repository: path.resolve(cwd, repository) };
 }
 
-function sequenceOptions(flags: PerfFlags, load: PerfOptions['load'], maxConcurrency: number): Pick<PerfOptions, 'sequenceLength' | 'sequenceIdRange'> {
-  if (flags.sequenceLength === undefined && flags.sequenceIdRange === undefined) return {};
+function sequenceOptions(flags: PerfFlags, load: PerfOptions['load'], maxConcurrency: number): Pick<PerfOptions, 'sequenceLength' | 'sequenceLengthVariation' | 'sequenceIdRange'> {
+  if (flags.sequenceLength === undefined && flags.sequenceIdRange === undefined && flags.sequenceLengthVariation === undefined) return {};
   if (load !== 'concurrency') {
-    throw new UsageError('--sequence-length and --sequence-id-range drive sequences per virtual user, which needs --concurrency; gebe perf does not run sequences at a fixed request rate');
+    throw new UsageError('--sequence-length, --sequence-length-variation and --sequence-id-range drive sequences per virtual user, which needs --concurrency; gebe perf does not run sequences at a fixed request rate');
   }
   const range = sequenceIdRange(flags.sequenceIdRange);
   if (range && range.idEnd - range.idStart + 1 < maxConcurrency) {
@@ -131,6 +133,9 @@ function sequenceOptions(flags: PerfFlags, load: PerfOptions['load'], maxConcurr
   }
   return {
     ...(flags.sequenceLength !== undefined ? { sequenceLength: positiveNumber('--sequence-length', flags.sequenceLength, 20, { integer: true, max: 1_000_000 }) } : {}),
+    ...(flags.sequenceLengthVariation !== undefined
+      ? { sequenceLengthVariation: positiveNumber('--sequence-length-variation', flags.sequenceLengthVariation, 20, { min: 0, max: 100 }) }
+      : {}),
     ...(range ? { sequenceIdRange: range } : {}),
   };
 }

@@ -17,7 +17,7 @@ import { formatJson } from '../../core/perf/reporters/json.js';
 import { attachProgress } from '../../core/perf/reporters/progress.js';
 import { formatTable } from '../../core/perf/reporters/table.js';
 import { openTarget } from '../../core/perf/targets.js';
-import { DEFAULT_SEQUENCE_ID_RANGE, DEFAULT_SEQUENCE_LENGTH, type SequenceSpec } from '../../core/perf/sequences.js';
+import { DEFAULT_SEQUENCE_ID_RANGE, DEFAULT_SEQUENCE_LENGTH, DEFAULT_SEQUENCE_LENGTH_VARIATION, type SequenceSpec } from '../../core/perf/sequences.js';
 import type { LoadModelFn } from '../../core/perf/in-process-target.js';
 import { executorLoader } from './executor-loader.js';
 import type { PerfOptions } from './options.js';
@@ -140,11 +140,15 @@ async function writeOutputs(report: PerfReport, opts: PerfOptions, deps: PerfDep
  */
 function sequencePlan(opts: PerfOptions, model: ModelDescription): { sequences?: SequenceSpec } {
   const isSequenceModel = model.config?.sequence_batching !== undefined;
-  if (!isSequenceModel && opts.sequenceLength === undefined && opts.sequenceIdRange === undefined) return {};
+  if (!isSequenceModel && opts.sequenceLength === undefined && opts.sequenceIdRange === undefined && opts.sequenceLengthVariation === undefined) return {};
   if (opts.load !== 'concurrency') {
     throw new GebeError(`model '${model.name}' has sequence_batching: gebe perf drives its sequences with --concurrency, not --request-rate-range`);
   }
   return {
-    sequences: { length: opts.sequenceLength ?? DEFAULT_SEQUENCE_LENGTH, ...(opts.sequenceIdRange ?? DEFAULT_SEQUENCE_ID_RANGE) },
+    sequences: {
+      length: opts.sequenceLength ?? DEFAULT_SEQUENCE_LENGTH,
+      variation: opts.sequenceLengthVariation ?? DEFAULT_SEQUENCE_LENGTH_VARIATION,
+      ...(opts.sequenceIdRange ?? DEFAULT_SEQUENCE_ID_RANGE),
+    },
   };
 }

@@ -33,7 +33,7 @@ async function inferenceCount(): Promise<number> {
 
 describe('gebe perf on a sequence model', () => {
   it('runs in process with --sequence-length and --sequence-id-range', async () => {
-    const opts = parsePerfFlags({ model: 'accumulator', modelRepository: EXAMPLE, concurrency: '1,3', sequenceLength: '5', sequenceIdRange: '100:199', ...FAST }, '/');
+    const opts = parsePerfFlags({ model: 'accumulator', modelRepository: EXAMPLE, concurrency: '1,3', sequenceLength: '5', sequenceLengthVariation: '40', sequenceIdRange: '100:199', ...FAST }, '/');
     expect(opts.sequenceLength).toBe(5);
     expect(opts.sequenceIdRange).toEqual({ idStart: 100, idEnd: 199 });
     const report = await runPerf(opts, { io: memoryIO() });
@@ -62,5 +62,6 @@ describe('gebe perf on a sequence model', () => {
     expect(() => parsePerfFlags({ model: 'm', modelRepository: EXAMPLE, concurrency: '8', sequenceIdRange: '1:4' }, '/')).toThrow('--sequence-id-range 1:4 gives 4 ids, fewer than the concurrency 8');
     expect(() => parsePerfFlags({ model: 'm', modelRepository: EXAMPLE, sequenceIdRange: '0:9' }, '/')).toThrow(/is not start\[:end\]/);
     expect(() => parsePerfFlags({ model: 'm', modelRepository: EXAMPLE, sequenceLength: '0' }, '/')).toThrow(/--sequence-length "0"/);
+    expect(() => parsePerfFlags({ model: 'm', modelRepository: EXAMPLE, sequenceLengthVariation: '101' }, '/')).toThrow(/--sequence-length-variation "101" is not a number between 0 and 100/);
   });
 });
