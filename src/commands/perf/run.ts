@@ -39,6 +39,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
     for (const b of opts.batchSizes) checkBatchSize(model, b);
     const sampleDims = resolveSampleDims(model, opts.shapes);
     const requestsByBatch = new Map(opts.batchSizes.map((b) => [b, buildRequests(model, b, sampleDims, opts.inputData)]));
+    const sequences = sequencePlan(opts, model);
     const generator = new LoadGenerator(target, opts.measurement);
     const stopProgress = attachProgress(generator, io, !opts.json);
     // Unstable and failed settings are rows of their own (the generator goes on past them); a target
@@ -56,7 +57,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
         distribution: opts.distribution,
         clientThreads: opts.clientThreads,
         requests: (b) => requestsByBatch.get(b)!,
-        ...sequencePlan(opts, model),
+        ...sequences,
       });
     } catch (err) {
       failure = err;
@@ -71,7 +72,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
       model: { name: model.name, version: model.version },
       ...(model.config ? { modelConfig: performanceConfig(model.config) } : {}),
       environment: runEnvironment(),
-      settings: runSettings(opts),
+      settings: runSettings(opts, sequences.sequences),
       target: target.label,
       load: opts.load,
       mode: opts.target.kind === 'in-process' ? 'in-process' : opts.target.protocol,
@@ -107,7 +108,7 @@ function runEnvironment(): RunEnvironment {
   };
 }
 
-function runSettings(opts: PerfOptions): RunSettings {
+function runSettings(opts: PerfOptions, sequences: SequenceSpec | undefined): RunSettings {
   const m = opts.measurement;
   return {
     measurementMode: m.mode,
@@ -118,6 +119,7 @@ function runSettings(opts: PerfOptions): RunSettings {
     ...(m.percentile !== undefined ? { percentile: m.percentile } : {}),
     inputData: opts.inputData.kind === 'file' ? opts.inputData.path : opts.inputData.kind,
     warmupRequestCount: m.warmupRequestCount,
+    ...(sequences ? { sequences } : {}),
   };
 }
 

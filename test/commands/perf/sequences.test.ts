@@ -39,6 +39,7 @@ describe('gebe perf on a sequence model', () => {
     const report = await runPerf(opts, { io: memoryIO() });
     expect(report.rows.map((r) => [r.concurrency, r.status === 'failed' ? r.note : 'measured'])).toEqual([[1, 'measured'], [3, 'measured']]);
     for (const r of report.rows) expect(r.server!.inferenceCount).toBeGreaterThan(0);
+    expect(report.settings?.sequences).toEqual({ length: 5, variation: 40, idStart: 100, idEnd: 199 });
   });
 
   it("uses perf_analyzer's defaults for a sequence model given no sequence flags", async () => {
