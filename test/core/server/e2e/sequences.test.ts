@@ -13,6 +13,9 @@ import { loadModel, type ExecutorModel } from '../../../../src/core/executor/ind
 import { binaryBody, postBinary, postJson } from '../helpers/http-client.js';
 import { call, callError, grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { repoRoot, startRealServer, type RealServer } from './helpers.js';
+import { memoryIO } from '../../../../src/io.js';
+import { runValidate } from '../../../../src/commands/validate/run.js';
+import { toValidateOptions } from '../../../../src/commands/validate/options.js';
 
 const EXAMPLE = path.join(repoRoot, 'fixtures/repositories/sequence-example');
 let s: RealServer;
@@ -87,6 +90,16 @@ afterAll(async () => {
   await local?.unload();
   await s?.stop();
   rmSync(localDir, { recursive: true, force: true });
+});
+
+describe('the sequence example repository', () => {
+  it('passes gebe validate without findings', async () => {
+    const io = memoryIO();
+    expect(await runValidate(toValidateOptions([EXAMPLE], { format: 'json' }), io)).toBe(0);
+    const report = JSON.parse(io.out());
+    expect(report.diagnostics).toEqual([]);
+    expect(report.summary.models).toBe(1);
+  });
 });
 
 describe('sequences over HTTP JSON, HTTP binary and gRPC', () => {
