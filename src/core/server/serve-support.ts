@@ -1,6 +1,6 @@
 /**
  * What `gebe serve` does with a config's fields it does not implement: a field that changes what a
- * model computes or how it is driven (sequence batching, ensembles, the Python backend, decoupled
+ * model computes or how it is driven (ensembles, the Python backend, decoupled
  * responses, batch inputs) refuses the load, because serving the model without it would give wrong
  * answers without an error; a field that only tunes or decorates serving is accepted and named as
  * ignored, so the start-up table and the log say so. One place for the list: the model manager
@@ -28,8 +28,8 @@ function refusal(config: ModelConfig): string | undefined {
   if (config.backend === 'python') {
     return `backend "python" is not run by gebe serve yet (it runs ONNX and .om models); ${VALIDATE_STILL_CHECKS}`;
   }
-  if (config.sequence_batching !== undefined) {
-    return `sequence_batching is not implemented by gebe serve yet: serving the model would treat every request as stateless and give wrong answers; ${VALIDATE_STILL_CHECKS}`;
+  if (config.sequence_batching !== undefined && (config.model_warmup ?? []).length > 0) {
+    return `model_warmup on a sequence_batching model is not run by gebe serve (its samples carry no sequence ids); remove model_warmup or warm the model with a sequence of requests`;
   }
   if ((config.model_transaction_policy as { decoupled?: boolean } | undefined)?.decoupled === true) {
     return `model_transaction_policy { decoupled: true } is not implemented by gebe serve: it sends exactly one response per request; ${VALIDATE_STILL_CHECKS}`;
@@ -58,10 +58,32 @@ function ignoredFields(config: ModelConfig): string[] {
       if (present(g[f])) ignored.push(`instance_group[${i}].${f}`);
     }
   }
+  ignored.push(...ignoredSequenceFields(config));
   for (const t of config.input ?? []) {
     if ((t as Record<string, unknown>).allow_ragged_batch === true) ignored.push(`input "${t.name}".allow_ragged_batch`);
   }
   return ignored;
+}
+
+/**
+ * sequence_batching fields the batcher accepts without acting on them. (What it cannot run at
+ * all, iterative_sequence and variable-size or string states, refuses the load in
+ * executor/sequence-options.ts, which reads the rest.)
+ */
+function ignoredSequenceFields(config: ModelConfig): string[] {
+  const seq = config.sequence_batching as
+    | { direct?: Record<string, unknown>; oldest?: Record<string, unknown>; state?: Array<Record<string, unknown>> }
+    | undefined;
+  if (seq === undefined) return [];
+  const out: string[] = [];
+  if (present(seq.direct?.minimum_slot_utilization)) out.push('sequence_batching.direct.minimum_slot_utilization');
+  if (present(seq.oldest?.preserve_ordering)) out.push('sequence_batching.oldest.preserve_ordering');
+  for (const [i, s] of (seq.state ?? []).entries()) {
+    for (const f of ['use_same_buffer_for_input_output', 'use_growable_memory']) {
+      if (present(s[f])) out.push(`sequence_batching.state[${i}].${f}`);
+    }
+  }
+  return out;
 }
 
 /** Set in the config: not absent, not false, not an empty string, list or message. */
