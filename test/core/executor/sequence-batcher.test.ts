@@ -112,6 +112,23 @@ describe('sequence batcher', () => {
     expect(model.nativeModel?.()).toBeUndefined();
   });
 
+  it('checks requests against the client inputs only, and keeps a misaligned input it copied', async () => {
+    const model = await load({ name: 'contract' });
+    // Control and state tensors are the batcher's: Normalize names them as unknown to clients.
+    for (const name of ['START', 'STATE_IN']) {
+      const extra = step(3, 1, true, false);
+      extra.inputs.push({ name, datatype: 'FP32', shape: [1, 1], data: new Uint8Array(4) });
+      await expect(model.infer(extra)).rejects.toThrow(`unexpected inference input '${name}' for model 'contract'; its inputs are 'INPUT'`);
+    }
+    // An FP32 input at an odd byte offset is copied once by Normalize; the batcher's own inputs
+    // are added beside that copy, so the step still reads the client's values.
+    const odd = new Uint8Array(4 * STATE_WIDTH + 1);
+    odd.set(new Uint8Array(Float32Array.from({ length: STATE_WIDTH }, (_, i) => 2 + i).buffer), 1);
+    const misaligned = step(3, 0, true, true);
+    misaligned.inputs[0] = { ...misaligned.inputs[0]!, data: odd.subarray(1) };
+    expect(floats(await model.infer(misaligned), 'OUTPUT')).toEqual([2, 3, 4, 5]);
+  });
+
   for (const flag of ['fp32', 'int32', 'bool'] as const) {
     it(`fills ${flag} START/END/READY controls and the CORRID`, async () => {
       const model = await load({ flag, corrid: flag === 'int32' ? 'TYPE_INT32' : 'TYPE_UINT64' });
