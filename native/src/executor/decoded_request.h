@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/sequence_id.h"  // SequenceId: the sequence batcher's correlation id
+
 namespace gebe {
 
 // A read-only view of bytes the front end owns.
@@ -59,14 +61,6 @@ struct DecodedOutput {
   std::string name;
   ParameterValue binary_data;   // HTTP: send this output in the binary part (absent: request default)
   ParameterValue class_count;   // the classification extension: top-k classes instead of the tensor
-};
-
-// The sequence batcher's correlation id: Triton's sequence_id is a uint64 or a string.
-struct SequenceId {
-  enum class Kind : uint8_t { kNone, kNumber, kText };
-  Kind kind = Kind::kNone;
-  uint64_t number = 0;
-  std::string text;
 };
 
 struct DecodedRequest {

@@ -11,7 +11,7 @@
 namespace gebe {
 
 // The arguments from `info[first]` on: (names[], datatypes[], shapes[], datas[], outputs[] | null,
-// priority?, timeoutUs?). Throws a TypeError when they are not of those types (a facade bug, not
+// priority?, timeoutUs?, sequenceId?, sequenceStart?, sequenceEnd?). Throws a TypeError when they are not of those types (a facade bug, not
 // a client's).
 DecodedRequest DecodeJsRequest(const Napi::CallbackInfo& info, size_t first);
 

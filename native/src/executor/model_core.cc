@@ -1,6 +1,8 @@
 #include "executor/model_core.h"
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "executor/js_request.h"
 #include "executor/request_wording.h"
@@ -43,12 +45,76 @@ ModelCore::ModelCore(ModelOptions options, std::vector<std::unique_ptr<Session>>
   std::vector<int64_t> engine_gears = first.gears();
   if (!engine_gears.empty()) options_.policy.gears = engine_gears;
   options_.policy.Finalize();
+  ResolveSequenceTensors();
+}
+
+namespace {
+
+size_t FindTensor(const std::vector<TensorDesc>& tensors, const std::string& name, const char* what, const std::string& model) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].name == name) return i;
+  }
+  std::string names;
+  for (const auto& t : tensors) names += (names.empty() ? "'" : ", '") + t.name + "'";
+  throw std::runtime_error("sequence_batching of model '" + model + "' names " + what + " '" + name +
+                           "', but the model file has no such tensor (it has " + names + ")");
+}
+
+}  // namespace
+
+void ModelCore::ResolveSequenceTensors() {
+  std::vector<bool> taken_in(inputs_.size(), false), taken_out(outputs_.size(), false);
+  SequenceConfig& seq = options_.sequence;
+  if (seq.enabled) {
+    for (auto& c : seq.controls) {
+      c.engine_index = FindTensor(inputs_, c.name, "control input", options_.model_name);
+      taken_in[c.engine_index] = true;
+    }
+    for (auto& st : seq.states) {
+      st.engine_input = FindTensor(inputs_, st.input_name, "state input", options_.model_name);
+      st.engine_output = FindTensor(outputs_, st.output_name, "state output", options_.model_name);
+      taken_in[st.engine_input] = true;
+      taken_out[st.engine_output] = true;
+      const size_t element = ElementSize(st.dtype);
+      int64_t count = 1;
+      for (int64_t d : st.dims) count *= d;
+      if (element == 0 || count <= 0) {
+        throw std::runtime_error("state '" + st.input_name + "' of model '" + options_.model_name +
+                                 "' needs a fixed-size data_type and dims (no -1, no TYPE_STRING)");
+      }
+      st.byte_size = static_cast<size_t>(count) * element;
+      if (!st.initial.empty() && st.initial.size() != st.byte_size) {
+        throw std::runtime_error("initial_state of state '" + st.input_name + "' of model '" + options_.model_name + "' has " +
+                                 std::to_string(st.initial.size()) + " bytes; its data_type and dims need " +
+                                 std::to_string(st.byte_size));
+      }
+    }
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (!taken_in[i]) client_inputs_.push_back(i);
+  }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (!taken_out[i]) client_outputs_.push_back(i);
+  }
+}
+
+std::vector<TensorDesc> ModelCore::ClientInputs() const {
+  std::vector<TensorDesc> out;
+  for (size_t i : client_inputs_) out.push_back(inputs_[i]);
+  return out;
+}
+
+std::vector<TensorDesc> ModelCore::ClientOutputs() const {
+  std::vector<TensorDesc> out;
+  for (size_t i : client_outputs_) out.push_back(outputs_[i]);
+  return out;
 }
 
 ModelCore::~ModelCore() {
   // Reached from the thread-safe function's finalizer (environment teardown) or after unload;
   // either way nobody in JS waits for answers any more.
   torn_down_.store(true);
+  if (sequence_) sequence_->Stop();
   if (scheduler_) scheduler_->Stop();
   if (closer_.joinable()) closer_.join();
 }
@@ -59,8 +125,14 @@ void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr
                                         [](Napi::Env, std::shared_ptr<ModelCore>* ctx) { delete ctx; });
   // The loop is kept alive only while requests are outstanding (see Infer / CallJs).
   tsfn_.Unref(env);
+  CompletionSink* sink = this;
+  if (options_.sequence.enabled) {
+    sequence_ = std::make_unique<SequenceBatcher>(options_.model_name, options_.sequence, options_.batched, sessions_.size(), this);
+    sink = sequence_.get();
+  }
   scheduler_ = std::make_unique<ModelScheduler>(options_.model_name, options_.policy, options_.batched,
-                                                std::move(sessions_), this, options_.idle_spin_us);
+                                                std::move(sessions_), sink, options_.idle_spin_us);
+  if (sequence_) sequence_->SetScheduler(scheduler_.get());
 }
 
 namespace {
@@ -82,27 +154,30 @@ void ModelCore::SetContract(std::string version, std::vector<std::vector<int64_t
   contract->version = std::move(version);
   contract->batched = options_.batched;
   contract->max_request_batch = options_.policy.effective_max_batch;
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    contract->inputs.push_back({inputs_[i].name, inputs_[i].dtype, std::move(input_shapes[i]),
-                                i < optional_inputs.size() && optional_inputs[i]});
+  for (size_t k = 0; k < client_inputs_.size(); ++k) {
+    const TensorDesc& t = inputs_[client_inputs_[k]];
+    contract->inputs.push_back({t.name, t.dtype, std::move(input_shapes[k]), k < optional_inputs.size() && optional_inputs[k]});
   }
-  for (size_t o = 0; o < outputs_.size(); ++o) {
-    contract->outputs.push_back({outputs_[o].name, outputs_[o].dtype, std::move(output_shapes[o]), false});
+  for (size_t k = 0; k < client_outputs_.size(); ++k) {
+    const TensorDesc& t = outputs_[client_outputs_[k]];
+    contract->outputs.push_back({t.name, t.dtype, std::move(output_shapes[k]), false});
   }
   contract_ = std::move(contract);
 }
 
 void ModelCore::FailWrongOutputShapes(CompletedBatch& batch) const {
   if (!contract_) return;
-  const std::vector<ContractTensor>& declared = contract_->outputs;
+  const std::vector<ContractTensor>& declared = contract_->outputs;  // the client outputs, in engine order
   for (auto& r : batch.requests) {
     if (!r->ok()) continue;
-    for (size_t o = 0; o < r->outputs.size() && o < declared.size(); ++o) {
+    for (size_t k = 0; k < client_outputs_.size() && k < declared.size(); ++k) {
+      const size_t o = client_outputs_[k];
+      if (o >= r->outputs.size()) break;
       const std::vector<int64_t>& got = r->outputs[o].shape;
-      if (ShapeAgrees(declared[o].shape, got)) continue;
+      if (ShapeAgrees(declared[k].shape, got)) continue;
       r->Fail(FailureReason::kBackend,
               "output '" + outputs_[o].name + "' of model '" + options_.model_name + "' has shape " + wording::Shape(got) +
-                  ", but its config declares " + wording::Shape(declared[o].shape) + "; fix dims in config.pbtxt or the model");
+                  ", but its config declares " + wording::Shape(declared[k].shape) + "; fix dims in config.pbtxt or the model");
       break;
     }
   }
@@ -143,6 +218,7 @@ void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* r
   if (batch->closed) {
     if (closer_.joinable()) closer_.join();
     scheduler_.reset();  // frees the instances and their engine sessions
+    sequence_.reset();
     callback.Call({env.Null()});
     tsfn_.Release();
     return;
@@ -156,12 +232,14 @@ void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* r
     entry.Set(0u, Napi::Number::New(env, double(r->token)));
     if (r->ok() && batch->outputs) {
       entry.Set(1u, Napi::Number::New(env, 0));
-      Napi::Array outs = Napi::Array::New(env, r->outputs.size() * 2);
-      for (size_t o = 0; o < r->outputs.size(); ++o) {
-        const bool wanted = o >= 64 || (r->output_mask >> o) & 1;
+      const size_t count = std::min(client_outputs_.size(), r->outputs.size());
+      Napi::Array outs = Napi::Array::New(env, count * 2);
+      for (size_t k = 0; k < count; ++k) {
+        const size_t o = client_outputs_[k];
+        const bool wanted = k >= 64 || (r->output_mask >> k) & 1;
         if (!wanted) {
-          outs.Set(static_cast<uint32_t>(2 * o), env.Null());
-          outs.Set(static_cast<uint32_t>(2 * o + 1), env.Null());
+          outs.Set(static_cast<uint32_t>(2 * k), env.Null());
+          outs.Set(static_cast<uint32_t>(2 * k + 1), env.Null());
           continue;
         }
         if (!made[o]) {
@@ -169,8 +247,8 @@ void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* r
           made[o] = true;
         }
         const OutputSlice& s = r->outputs[o];
-        outs.Set(static_cast<uint32_t>(2 * o), Napi::Uint8Array::New(env, s.byte_size, buffers[o], s.offset));
-        outs.Set(static_cast<uint32_t>(2 * o + 1), ShapeArray(env, s.shape));
+        outs.Set(static_cast<uint32_t>(2 * k), Napi::Uint8Array::New(env, s.byte_size, buffers[o], s.offset));
+        outs.Set(static_cast<uint32_t>(2 * k + 1), ShapeArray(env, s.shape));
       }
       entry.Set(2u, outs);
     } else {
@@ -204,6 +282,18 @@ uint64_t ModelCore::ShapeKey(const std::vector<TensorView>& inputs) {
   return key;
 }
 
+void ModelCore::PlaceClientInputs(ScheduledRequest& request) const {
+  std::vector<TensorView> placed(inputs_.size());
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    placed[i].name = inputs_[i].name;
+    placed[i].dtype = inputs_[i].dtype;
+  }
+  for (size_t k = 0; k < client_inputs_.size() && k < request.inputs.size(); ++k) {
+    placed[client_inputs_[k]] = std::move(request.inputs[k]);
+  }
+  request.inputs = std::move(placed);
+}
+
 Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto reject = [&](FailureReason reason, const std::string& message) {
@@ -219,12 +309,18 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "Expected a token first for infer");
   DecodedRequest decoded = DecodeJsRequest(info, 1);
   NormalizedRequest normalized;
+  // The contract names the client inputs only: a sequence model's control and state inputs are
+  // the batcher's to fill, never the client's to send.
   RequestFailure failure = Normalize(*contract_, decoded, &normalized);
   if (!failure.ok()) return reject(failure.reason, failure.message);
   std::unique_ptr<ScheduledRequest>& request = normalized.request;
   request->token = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
+  if (client_inputs_.size() != inputs_.size()) PlaceClientInputs(*request);
   request->info.shape_key = ShapeKey(request->inputs);
-  if (!scheduler_->Enqueue(request, normalized.priority, normalized.timeout_us)) {
+  const uint8_t flags = (decoded.sequence_start ? kSequenceStart : 0) | (decoded.sequence_end ? kSequenceEnd : 0);
+  const bool queued = sequence_ ? sequence_->Enqueue(request, decoded.sequence_id, flags, normalized.priority, normalized.timeout_us)
+                                : scheduler_->Enqueue(request, normalized.priority, normalized.timeout_us);
+  if (!queued) {
     return reject(request->failure, request->error);
   }
   if (outstanding_++ == 0 && !unloading_) tsfn_.Ref(env);
@@ -236,6 +332,13 @@ ModelCore::NativeEnqueue ModelCore::EnqueueNative(std::unique_ptr<ScheduledReque
   // The use keeps the scheduler from being stopped (and freed) while this thread enqueues; once
   // queued, the scheduler answers the request before its closing hand-back.
   if (!AcquireUse()) return NativeEnqueue::kRefused;
+  if (sequence_) {
+    // Native front ends do not carry sequence ids: sequence models take the JS route (their
+    // LoadedModel has no nativeModel()); this guard keeps a caller that skipped it correct.
+    ReleaseUse();
+    request->Fail(FailureReason::kUnsupported, "model '" + options_.model_name + "' is a sequence model; send its requests through infer()");
+    return NativeEnqueue::kRejected;
+  }
   request->info.shape_key = ShapeKey(request->inputs);
   const bool queued = scheduler_->Enqueue(request, priority, timeout_us);
   ReleaseUse();
@@ -256,6 +359,7 @@ void ModelCore::BeginUnload(Napi::Env env) {
       std::unique_lock<std::mutex> lock(use_mu_);
       use_cv_.wait(lock, [&] { return uses_ == 0; });
     }
+    if (sequence_) sequence_->Stop();
     scheduler->Stop();  // its last delivery (closed) frees the sessions on the JS thread
   });
 }

@@ -21,6 +21,7 @@
 #include "executor/model_options.h"
 #include "executor/normalize.h"
 #include "scheduler/model_scheduler.h"
+#include "scheduler/sequence_batcher.h"
 
 namespace gebe {
 
@@ -36,9 +37,9 @@ class ModelCore : public CompletionSink {
   void Deliver(std::unique_ptr<CompletedBatch> batch) override;
 
   // JS thread: the in-process entry point. (token, names[], datatypes[], shapes[], datas[],
-  // outputs[] | null, priority, timeoutUs): decoded into a DecodedRequest, checked by Normalize
-  // like every other front end's. Returns undefined when queued, or [reason, message] (reason: a
-  // FailureReason value) when refused now.
+  // outputs[] | null, priority, timeoutUs[, sequenceId, sequenceStart, sequenceEnd]): decoded
+  // into a DecodedRequest, checked by Normalize like every other front end's. Returns undefined
+  // when queued, or [reason, message] (reason: a FailureReason value) when refused now.
   Napi::Value Infer(const Napi::CallbackInfo& info);
   // Any thread: queues a request built natively (inputs, rows, output_mask and native_call set;
   // shape_key is filled in here). Its completion goes to request->native_call, never to JS, and
@@ -51,7 +52,8 @@ class ModelCore : public CompletionSink {
   // the batch dimension, optional inputs, the version responses name), in the engine's order.
   // Every request is normalized against it; the output shapes it declares are the config's
   // promise: an answer whose output disagrees fails here, once, for every caller.
-  // `input_shapes`/`output_shapes` must have one entry per engine input/output.
+  // `input_shapes`/`output_shapes` must have one entry per client input/output (ClientInputs(),
+  // ClientOutputs(): a sequence model's control and state tensors are not the client's).
   void SetContract(std::string version, std::vector<std::vector<int64_t>> input_shapes,
                    std::vector<std::vector<int64_t>> output_shapes, std::vector<bool> optional_inputs);
   // Null until SetContract (requests are refused until then). Immutable once set.
@@ -65,6 +67,14 @@ class ModelCore : public CompletionSink {
   bool unloading() const { return unloading_; }
 
   ModelScheduler* scheduler() { return scheduler_.get(); }
+  // Requests queued or running, counting those a sequence batcher holds.
+  size_t PendingCount() const {
+    return (scheduler_ ? scheduler_->PendingCount() : 0) + (sequence_ ? sequence_->HeldCount() : 0);
+  }
+  // The tensors clients send and receive, in engine order: every engine tensor except the
+  // control and state tensors a sequence batcher fills and takes (all of them otherwise).
+  std::vector<TensorDesc> ClientInputs() const;
+  std::vector<TensorDesc> ClientOutputs() const;
   const ModelOptions& options() const { return options_; }
   const std::vector<TensorDesc>& inputs() const { return inputs_; }
   const std::vector<TensorDesc>& outputs() const { return outputs_; }
@@ -75,6 +85,11 @@ class ModelCore : public CompletionSink {
   // JS thread: turns one finished batch into one call of the completion callback.
   void CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* batch);
   uint64_t ShapeKey(const std::vector<TensorView>& inputs);
+  // Moves the normalized client inputs (client order) to their engine slots; the sequence
+  // batcher fills the control and state slots left empty.
+  void PlaceClientInputs(ScheduledRequest& request) const;
+  // Constructor: finds the sequence batcher's tensors among the engine's and sets the client ones.
+  void ResolveSequenceTensors();
   // Scheduler threads: fails each answer whose output shapes disagree with the config's.
   void FailWrongOutputShapes(CompletedBatch& batch) const;
 
@@ -82,6 +97,8 @@ class ModelCore : public CompletionSink {
   std::vector<TensorDesc> inputs_, outputs_;
   std::string engine_name_;
   std::vector<std::unique_ptr<Session>> sessions_;  // until Start hands them to the scheduler
+  std::vector<size_t> client_inputs_, client_outputs_;  // engine indices of the client tensors
+  std::unique_ptr<SequenceBatcher> sequence_;  // sequence models; outlives the scheduler that feeds it
   std::unique_ptr<ModelScheduler> scheduler_;
   Napi::ThreadSafeFunction tsfn_;
   bool unloading_ = false;

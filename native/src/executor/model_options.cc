@@ -59,6 +59,66 @@ QueuePolicy ReadQueuePolicy(const Napi::Object& obj) {
   return p;
 }
 
+std::string Text(const Napi::Object& obj, const char* name) {
+  Napi::Value v = Field(obj, name);
+  if (!v.IsString()) throw Napi::TypeError::New(obj.Env(), std::string("Expected a string for options.sequence.") + name);
+  return v.As<Napi::String>().Utf8Value();
+}
+
+ControlKind ReadControlKind(const Napi::Object& obj) {
+  const std::string kind = Text(obj, "kind");
+  if (kind == "start") return ControlKind::kStart;
+  if (kind == "end") return ControlKind::kEnd;
+  if (kind == "ready") return ControlKind::kReady;
+  if (kind == "corrid") return ControlKind::kCorrId;
+  throw Napi::TypeError::New(obj.Env(), "Expected start, end, ready or corrid for options.sequence.controls[].kind");
+}
+
+// options.sequence: the sequence batcher's settings (load-options.ts builds them from the config).
+SequenceConfig ReadSequenceConfig(const Napi::Object& obj) {
+  SequenceConfig out;
+  out.enabled = true;
+  out.oldest = Bool(obj, "oldest");
+  out.slots_per_instance = static_cast<int64_t>(Bounded(obj, "slotsPerInstance", 1, kMaxListLength));
+  out.max_idle_us = static_cast<uint64_t>(Number(obj, "maxIdleUs", 1000000));
+  Napi::Value controls = obj.Get("controls");
+  if (controls.IsArray()) {
+    Napi::Array a = controls.As<Napi::Array>();
+    if (a.Length() > 16) throw Napi::RangeError::New(obj.Env(), "Expected at most 16 options.sequence.controls");
+    for (uint32_t i = 0; i < a.Length(); ++i) {
+      Napi::Object c = a.Get(i).As<Napi::Object>();
+      SequenceControl control;
+      control.name = Text(c, "name");
+      control.kind = ReadControlKind(c);
+      control.dtype = static_cast<DataType>(static_cast<int>(Number(c, "dtype", 8)));
+      control.false_value = Number(c, "falseValue", 0);
+      control.true_value = Number(c, "trueValue", 1);
+      out.controls.push_back(std::move(control));
+    }
+  }
+  Napi::Value states = obj.Get("states");
+  if (states.IsArray()) {
+    Napi::Array a = states.As<Napi::Array>();
+    if (a.Length() > kMaxListLength) throw Napi::RangeError::New(obj.Env(), "Expected fewer options.sequence.states");
+    for (uint32_t i = 0; i < a.Length(); ++i) {
+      Napi::Object st = a.Get(i).As<Napi::Object>();
+      SequenceState state;
+      state.input_name = Text(st, "inputName");
+      state.output_name = Text(st, "outputName");
+      state.dtype = static_cast<DataType>(static_cast<int>(Number(st, "dtype", 11)));
+      state.dims = Ints(st, "dims");
+      Napi::Value initial = st.Get("initial");
+      if (initial.IsTypedArray()) {
+        Napi::TypedArray bytes = initial.As<Napi::TypedArray>();
+        const auto* data = static_cast<const uint8_t*>(bytes.ArrayBuffer().Data()) + bytes.ByteOffset();
+        state.initial.assign(data, data + bytes.ByteLength());
+      }
+      out.states.push_back(std::move(state));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 ModelOptions ReadModelOptions(const Napi::Object& options) {
@@ -105,6 +165,8 @@ ModelOptions ReadModelOptions(const Napi::Object& options) {
     }
   }
   policy.gears = Ints(options, "gears");
+  Napi::Value sequence = options.Get("sequence");
+  if (sequence.IsObject()) out.sequence = ReadSequenceConfig(sequence.As<Napi::Object>());
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "engine/engine.h"
 #include "scheduler/batch_policy.h"
+#include "scheduler/sequence_config.h"
 
 namespace gebe {
 
@@ -21,6 +22,7 @@ struct ModelOptions {
   SessionOptions session;
   std::vector<int> device_ids;  // instance i runs on device_ids[i % size]
   int64_t idle_spin_us = 0;     // see ModelScheduler
+  SequenceConfig sequence;      // enabled for sequence_batching models
 };
 
 ModelOptions ReadModelOptions(const Napi::Object& options);

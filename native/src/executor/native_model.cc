@@ -84,10 +84,13 @@ Napi::Value NativeModel::Metadata(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object o = Napi::Object::New(env);
   o.Set("engine", core_->engine_name());
-  Napi::Array inputs = Napi::Array::New(env, core_->inputs().size());
-  for (size_t i = 0; i < core_->inputs().size(); ++i) inputs.Set(uint32_t(i), TensorDescToJs(env, core_->inputs()[i]));
-  Napi::Array outputs = Napi::Array::New(env, core_->outputs().size());
-  for (size_t i = 0; i < core_->outputs().size(); ++i) outputs.Set(uint32_t(i), TensorDescToJs(env, core_->outputs()[i]));
+  // The tensors clients send and receive (a sequence model's control and state tensors are the batcher's).
+  const std::vector<TensorDesc> client_inputs = core_->ClientInputs();
+  const std::vector<TensorDesc> client_outputs = core_->ClientOutputs();
+  Napi::Array inputs = Napi::Array::New(env, client_inputs.size());
+  for (size_t i = 0; i < client_inputs.size(); ++i) inputs.Set(uint32_t(i), TensorDescToJs(env, client_inputs[i]));
+  Napi::Array outputs = Napi::Array::New(env, client_outputs.size());
+  for (size_t i = 0; i < client_outputs.size(); ++i) outputs.Set(uint32_t(i), TensorDescToJs(env, client_outputs[i]));
   o.Set("inputs", inputs);
   o.Set("outputs", outputs);
   o.Set("gears", IntsToJs(env, core_->gears()));
@@ -104,8 +107,7 @@ Napi::Value NativeModel::Stats(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value NativeModel::PendingCount(const Napi::CallbackInfo& info) {
-  ModelScheduler* s = core_->scheduler();
-  return Napi::Number::New(info.Env(), s ? double(s->PendingCount()) : 0);
+  return Napi::Number::New(info.Env(), double(core_->PendingCount()));
 }
 
 Napi::Value NativeModel::Compile(const Napi::CallbackInfo& info) {
@@ -156,10 +158,11 @@ Napi::Value NativeModel::Unload(const Napi::CallbackInfo& info) {
 
 Napi::Value NativeModel::SetContract(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const size_t n_in = core_->inputs().size(), n_out = core_->outputs().size();
+  // The client tensors only: a sequence model's control and state tensors are its batcher's.
+  const size_t n_in = core_->ClientInputs().size(), n_out = core_->ClientOutputs().size();
   auto sized = [&](uint32_t i, size_t n) { return info.Length() > i && info[i].IsArray() && info[i].As<Napi::Array>().Length() == n; };
   if (!info[0].IsString() || !sized(1, n_in) || !sized(2, n_out) || !sized(3, n_in)) {
-    throw Napi::TypeError::New(env, "Expected (version, inputShapes[], outputShapes[], optionalInputs[]) in the engine's tensor order for setContract");
+    throw Napi::TypeError::New(env, "Expected (version, inputShapes[], outputShapes[], optionalInputs[]) for the client tensors in the engine's order for setContract");
   }
   Napi::Array ins = info[1].As<Napi::Array>(), outs = info[2].As<Napi::Array>(), optional = info[3].As<Napi::Array>();
   std::vector<std::vector<int64_t>> input_shapes, output_shapes;

@@ -156,5 +156,42 @@ std::string PriorityTooLarge(const ParameterValue& value) {
   return "request parameter 'priority' must be at most 4294967295, got " + Value(value);
 }
 
+std::string ModelUnloading(const std::string& model) {
+  return "model '" + model + "' is unloading; the request was not run";
+}
+
+std::string SequenceBatchSizeNotOne(const std::string& model) {
+  return "inference request to model '" + model + "' must specify batch-size 1 due to requirements of sequence batcher";
+}
+
+std::string SequenceIdMissing(const std::string& model) {
+  return "inference request to model '" + model +
+         "' must specify a non-zero or non-empty correlation ID (request parameter sequence_id)";
+}
+
+std::string SequenceStartMissing(const std::string& model, const std::string& sequence) {
+  return "inference request for sequence " + sequence + " to model '" + model +
+         "' must specify the START flag on the first request of the sequence";
+}
+
+std::string SequenceBacklogFull(const std::string& model, size_t limit) {
+  return "model '" + model + "' has " + std::to_string(limit) +
+         " sequences waiting for a sequence slot; end sequences (sequence_end) or retry later";
+}
+
+std::string SequenceQueueFull(const std::string& model, const std::string& sequence, size_t limit) {
+  return "sequence " + sequence + " of model '" + model + "' already has " + std::to_string(limit) +
+         " requests waiting; wait for answers before sending more";
+}
+
+std::string SequenceReleased(const std::string& model, const std::string& sequence) {
+  return "sequence " + sequence + " of model '" + model + "' was released before this request ran";
+}
+
+std::string SequenceIdNotNumeric(const std::string& sequence, const char* corrid_datatype) {
+  return "sequence id '" + sequence + "' is a string, but the model's CONTROL_SEQUENCE_CORRID input is " +
+         std::string(corrid_datatype) + "; send a numeric sequence_id";
+}
+
 }  // namespace wording
 }  // namespace gebe

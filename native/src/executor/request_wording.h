@@ -53,5 +53,18 @@ std::string NotPositiveInteger(std::string_view parameter, std::string_view outp
 std::string NotNonNegativeInteger(std::string_view parameter, const ParameterValue& value);
 std::string PriorityTooLarge(const ParameterValue& value);
 
+// The scheduler's refusals.
+std::string ModelUnloading(const std::string& model);
+
+// The sequence batcher's refusals (scheduler/sequence_batcher.cc); `sequence` is the id as
+// Triton prints it (SequenceIdText).
+std::string SequenceBatchSizeNotOne(const std::string& model);
+std::string SequenceIdMissing(const std::string& model);
+std::string SequenceStartMissing(const std::string& model, const std::string& sequence);
+std::string SequenceBacklogFull(const std::string& model, size_t limit);
+std::string SequenceQueueFull(const std::string& model, const std::string& sequence, size_t limit);
+std::string SequenceReleased(const std::string& model, const std::string& sequence);
+std::string SequenceIdNotNumeric(const std::string& sequence, const char* corrid_datatype);
+
 }  // namespace wording
 }  // namespace gebe

@@ -49,7 +49,7 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_ || draining_) {
-      request->Fail(FailureReason::kUnavailable, "model '" + model_name_ + "' is unloading; the request was not run");
+      request->Fail(FailureReason::kUnavailable, wording::ModelUnloading(model_name_));
       stats_.RecordFailure(0);
       return false;
     }

@@ -52,6 +52,8 @@ class ModelScheduler {
   // Requests queued or running.
   size_t PendingCount() const { return pending_.load(std::memory_order_relaxed); }
   StatisticsSnapshot Stats() const { return stats_.Snapshot(); }
+  // Counts a request refused before it reached the queues (the sequence batcher's admission).
+  void RecordRefused() { stats_.RecordFailure(0); }
   const BatchPolicy& policy() const { return policy_; }
   size_t InstanceCount() const { return instances_.size(); }
 

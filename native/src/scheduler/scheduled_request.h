@@ -79,7 +79,8 @@ struct ScheduledRequest {
   int64_t enqueue_ns = 0;
   int64_t dispatch_ns = 0;
 
-  // Inputs whose bytes Normalize had to copy (misaligned views); the views above point here.
+  // Input bytes the request owns; the views above point here: the inputs Normalize had to copy
+  // (misaligned views), then, for sequence models, the control and state inputs the batcher filled.
   std::vector<AlignedBuffer> owned_inputs;
 
   // Result, filled before hand-back: why it failed (request_failure.h) and the client's message.
@@ -90,6 +91,11 @@ struct ScheduledRequest {
 
   // Set for requests taken by native code; travels with the request (see NativeCall).
   std::unique_ptr<NativeCall> native_call;
+
+  // Sequence models only (see SequenceBatcher): the sequence this request belongs to, its
+  // START/END flags (its control and state bytes are in owned_inputs).
+  uint64_t sequence_key = 0;
+  uint8_t sequence_flags = 0;
 
   bool ok() const { return failure == FailureReason::kNone; }
   void Fail(FailureReason reason, std::string message) {

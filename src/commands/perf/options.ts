@@ -31,6 +31,10 @@ export interface PerfOptions {
   latencyThresholdMs?: number;
   /** Client threads for network targets (0: the main thread). */
   clientThreads: number;
+  /** --sequence-length / --sequence-id-range; for a sequence model without them, perf_analyzer's defaults apply. */
+  sequenceLength?: number;
+  sequenceLengthVariation?: number;
+  sequenceIdRange?: { idStart: number; idEnd: number };
 }
 
 /** Flags as commander hands them over (strings unless a flag is boolean or repeatable). */
@@ -59,6 +63,9 @@ export interface PerfFlags {
   report?: string;
   latencyThreshold?: string;
   clientThreads?: string;
+  sequenceLength?: string;
+  sequenceLengthVariation?: string;
+  sequenceIdRange?: string;
 }
 
 function positiveNumber(flag: string, text: string | undefined, fallback: number, opts: { integer?: boolean; min?: number; max?: number } = {}): number {
@@ -72,6 +79,20 @@ function positiveNumber(flag: string, text: string | undefined, fallback: number
     throw new UsageError(`${flag} "${text}" is not ${kind}${range}; e.g. ${flag} ${fallback}`);
   }
   return value;
+}
+
+/** --sequence-id-range start[:end] (perf_analyzer's): ids >= 1, end defaults to the largest exact id. */
+function sequenceIdRange(text: string | undefined): { idStart: number; idEnd: number } | undefined {
+  if (text === undefined) return undefined;
+  const parts = text.split(':');
+  const ids = parts.map((p) => Number(p));
+  const ok = parts.length <= 2 && parts.every((p) => /^\d+$/.test(p.trim())) && ids.every((n) => Number.isSafeInteger(n) && n >= 1);
+  const idStart = ids[0]!;
+  const idEnd = ids[1] ?? Number.MAX_SAFE_INTEGER;
+  if (!ok || idEnd < idStart) {
+    throw new UsageError(`--sequence-id-range "${text}" is not start[:end] with whole numbers 1 <= start <= end; e.g. --sequence-id-range 1000:1999`);
+  }
+  return { idStart, idEnd };
 }
 
 function oneOf<T extends string>(flag: string, text: string | undefined, allowed: readonly T[], fallback: T): T {
@@ -99,6 +120,24 @@ function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
     throw new UsageError('no target: pass -u host:port for a running KServe v2 server, or --model-repository <dir> to run the model in process');
   }
   return { kind: 'in-process', repository: path.resolve(cwd, repository) };
+}
+
+function sequenceOptions(flags: PerfFlags, load: PerfOptions['load'], maxConcurrency: number): Pick<PerfOptions, 'sequenceLength' | 'sequenceLengthVariation' | 'sequenceIdRange'> {
+  if (flags.sequenceLength === undefined && flags.sequenceIdRange === undefined && flags.sequenceLengthVariation === undefined) return {};
+  if (load !== 'concurrency') {
+    throw new UsageError('--sequence-length, --sequence-length-variation and --sequence-id-range drive sequences per virtual user, which needs --concurrency; gebe perf does not run sequences at a fixed request rate');
+  }
+  const range = sequenceIdRange(flags.sequenceIdRange);
+  if (range && range.idEnd - range.idStart + 1 < maxConcurrency) {
+    throw new UsageError(`--sequence-id-range ${flags.sequenceIdRange} gives ${range.idEnd - range.idStart + 1} ids, fewer than the concurrency ${maxConcurrency}: every live sequence needs its own id`);
+  }
+  return {
+    ...(flags.sequenceLength !== undefined ? { sequenceLength: positiveNumber('--sequence-length', flags.sequenceLength, 20, { integer: true, max: 1_000_000 }) } : {}),
+    ...(flags.sequenceLengthVariation !== undefined
+      ? { sequenceLengthVariation: positiveNumber('--sequence-length-variation', flags.sequenceLengthVariation, 20, { min: 0, max: 100 }) }
+      : {}),
+    ...(range ? { sequenceIdRange: range } : {}),
+  };
 }
 
 export function parsePerfFlags(flags: PerfFlags, cwd: string): PerfOptions {
@@ -142,5 +181,6 @@ export function parsePerfFlags(flags: PerfFlags, cwd: string): PerfOptions {
     ...(flags.report !== undefined ? { reportFile: path.resolve(cwd, flags.report) } : {}),
     ...(flags.latencyThreshold !== undefined ? { latencyThresholdMs: positiveNumber('--latency-threshold', flags.latencyThreshold, 100, { min: 0.001 }) } : {}),
     clientThreads: positiveNumber('--client-threads', flags.clientThreads, defaultThreads, { integer: true, min: 0 }),
+    ...sequenceOptions(flags, load, maxLevel),
   };
 }

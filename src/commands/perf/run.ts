@@ -17,6 +17,7 @@ import { formatJson } from '../../core/perf/reporters/json.js';
 import { attachProgress } from '../../core/perf/reporters/progress.js';
 import { formatTable } from '../../core/perf/reporters/table.js';
 import { openTarget } from '../../core/perf/targets.js';
+import { DEFAULT_SEQUENCE_ID_RANGE, DEFAULT_SEQUENCE_LENGTH, DEFAULT_SEQUENCE_LENGTH_VARIATION, type SequenceSpec } from '../../core/perf/sequences.js';
 import type { LoadModelFn } from '../../core/perf/in-process-target.js';
 import { executorLoader } from './executor-loader.js';
 import type { PerfOptions } from './options.js';
@@ -38,6 +39,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
     for (const b of opts.batchSizes) checkBatchSize(model, b);
     const sampleDims = resolveSampleDims(model, opts.shapes);
     const requestsByBatch = new Map(opts.batchSizes.map((b) => [b, buildRequests(model, b, sampleDims, opts.inputData)]));
+    const sequences = sequencePlan(opts, model);
     const generator = new LoadGenerator(target, opts.measurement);
     const stopProgress = attachProgress(generator, io, !opts.json);
     // Unstable and failed settings are rows of their own (the generator goes on past them); a target
@@ -55,6 +57,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
         distribution: opts.distribution,
         clientThreads: opts.clientThreads,
         requests: (b) => requestsByBatch.get(b)!,
+        ...sequences,
       });
     } catch (err) {
       failure = err;
@@ -69,7 +72,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
       model: { name: model.name, version: model.version },
       ...(model.config ? { modelConfig: performanceConfig(model.config) } : {}),
       environment: runEnvironment(),
-      settings: runSettings(opts),
+      settings: runSettings(opts, sequences.sequences),
       target: target.label,
       load: opts.load,
       mode: opts.target.kind === 'in-process' ? 'in-process' : opts.target.protocol,
@@ -105,7 +108,7 @@ function runEnvironment(): RunEnvironment {
   };
 }
 
-function runSettings(opts: PerfOptions): RunSettings {
+function runSettings(opts: PerfOptions, sequences: SequenceSpec | undefined): RunSettings {
   const m = opts.measurement;
   return {
     measurementMode: m.mode,
@@ -116,6 +119,7 @@ function runSettings(opts: PerfOptions): RunSettings {
     ...(m.percentile !== undefined ? { percentile: m.percentile } : {}),
     inputData: opts.inputData.kind === 'file' ? opts.inputData.path : opts.inputData.kind,
     warmupRequestCount: m.warmupRequestCount,
+    ...(sequences ? { sequences } : {}),
   };
 }
 
@@ -130,4 +134,23 @@ async function writeOutputs(report: PerfReport, opts: PerfOptions, deps: PerfDep
   if (opts.csvFile) await write(opts.csvFile, formatCsv(report), 'CSV');
   if (opts.reportFile) await write(opts.reportFile, formatHtml(report, (deps.now ?? (() => new Date()))()), 'HTML report');
   deps.io.stdout.write(opts.json ? formatJson(report) : formatTable(report, colors(deps.io, 'stdout')));
+}
+
+/**
+ * The sequences a run drives: the flags', or perf_analyzer's defaults for a model with
+ * sequence_batching (whose requests must carry sequence ids); none otherwise.
+ */
+function sequencePlan(opts: PerfOptions, model: ModelDescription): { sequences?: SequenceSpec } {
+  const isSequenceModel = model.config?.sequence_batching !== undefined;
+  if (!isSequenceModel && opts.sequenceLength === undefined && opts.sequenceIdRange === undefined && opts.sequenceLengthVariation === undefined) return {};
+  if (opts.load !== 'concurrency') {
+    throw new GebeError(`model '${model.name}' has sequence_batching: gebe perf drives its sequences with --concurrency, not --request-rate-range`);
+  }
+  return {
+    sequences: {
+      length: opts.sequenceLength ?? DEFAULT_SEQUENCE_LENGTH,
+      variation: opts.sequenceLengthVariation ?? DEFAULT_SEQUENCE_LENGTH_VARIATION,
+      ...(opts.sequenceIdRange ?? DEFAULT_SEQUENCE_ID_RANGE),
+    },
+  };
 }

@@ -6,7 +6,8 @@
  * allocated. The native executor defends again with coarser caps of its own (model_options.cc).
  */
 import type { ConfigPath } from './ast.js';
-import type { ModelConfig, ModelTensorConfig } from './model-config.js';
+import type { DataTypeName, ModelConfig, ModelTensorConfig } from './model-config.js';
+import { datatypeFromConfig, elementSize } from '../executor/datatypes.js';
 
 export interface ConfigLimits {
   /** Instances per model, summed over instance_group (a thread and a session each). */
@@ -22,6 +23,11 @@ export interface ConfigLimits {
   rank: number;
   /** Steps of an ensemble (each one request to a composing model per ensemble request). */
   ensembleSteps: number;
+  /** Sequence slots per instance (direct: max_batch_size; oldest: max_candidate_sequences). */
+  sequenceSlots: number;
+  /** sequence_batching.state entries, and bytes of one sequence's state (each holds it per live sequence). */
+  sequenceStates: number;
+  stateBytes: number;
 }
 
 export const DEFAULT_CONFIG_LIMITS: Readonly<ConfigLimits> = {
@@ -35,6 +41,9 @@ export const DEFAULT_CONFIG_LIMITS: Readonly<ConfigLimits> = {
   tensors: 1024,
   rank: 64, // NumPy's (2.x) limit on dimensions
   ensembleSteps: 256,
+  sequenceSlots: 1024,
+  sequenceStates: 64,
+  stateBytes: 16 << 20,
 };
 
 /**
@@ -107,5 +116,30 @@ export function configLimitFindings(config: ModelConfig, limits: ConfigLimits = 
       if (reshape > limits.rank) out.push(over([kind, i, 'reshape', 'shape'], `the rank of ${kind} '${t.name ?? i}' reshape`, reshape, limits.rank, ' dimensions'));
     });
   }
+  sequenceLimitFindings(config, limits, out);
   return out;
+}
+
+interface SequenceLimitView {
+  oldest?: { max_candidate_sequences?: number };
+  state?: Array<{ input_name?: string; dims?: number[]; data_type?: string }>;
+}
+
+function sequenceLimitFindings(config: ModelConfig, limits: ConfigLimits, out: LimitFinding[]): void {
+  const seq = config.sequence_batching as SequenceLimitView | undefined;
+  if (seq === undefined) return;
+  const candidates = Number(seq.oldest?.max_candidate_sequences ?? 0);
+  if (candidates > limits.sequenceSlots) {
+    out.push(over(['sequence_batching', 'oldest', 'max_candidate_sequences'], 'sequence_batching.oldest.max_candidate_sequences', candidates, limits.sequenceSlots, ' sequence slots per instance'));
+  }
+  const states = seq.state ?? [];
+  if (states.length > limits.sequenceStates) out.push(over(['sequence_batching', 'state'], 'the number of sequence_batching.state entries', states.length, limits.sequenceStates));
+  states.slice(0, limits.sequenceStates).forEach((s, i) => {
+    const elements = (s.dims ?? []).reduce((n, d) => n * Math.max(1, Number(d)), 1);
+    const datatype = datatypeFromConfig((s.data_type ?? 'TYPE_INVALID') as DataTypeName);
+    const bytes = elements * Math.max(1, datatype ? elementSize(datatype) : 1);
+    if (bytes > limits.stateBytes) {
+      out.push(over(['sequence_batching', 'state', i, 'dims'], `the size of state '${s.input_name ?? i}' (bytes per sequence)`, bytes, limits.stateBytes, ' bytes'));
+    }
+  });
 }

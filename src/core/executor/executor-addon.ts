@@ -49,6 +49,9 @@ export interface NativeModel {
     outputs: string[] | null,
     priority: unknown,
     timeoutUs: unknown,
+    sequenceId?: number | bigint | string,
+    sequenceStart?: boolean,
+    sequenceEnd?: boolean,
   ): undefined | [number, string];
   stats(): NativeStats;
   pendingCount(): number;

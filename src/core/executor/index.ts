@@ -10,6 +10,7 @@ import { datatypeFromCode, datatypeFromConfig } from './datatypes.js';
 import { nativeExecutor, type NativeMetadata, type NativeTensorDesc } from './executor-addon.js';
 import { nativeOptions, type LoadOverrides } from './load-options.js';
 import { ExecutorModel } from './loaded-model.js';
+import { sequenceBatching } from './sequence-options.js';
 import { engineForModelFile, findModelFile } from './model-file.js';
 import type { Datatype, EngineName, TensorMetadata } from './types.js';
 
@@ -35,6 +36,16 @@ export async function loadModel(
     });
   }
   const options = nativeOptions(name, config, overrides);
+  const sequence = sequenceBatching(name, modelDir, config);
+  if (sequence) {
+    // The strategy's batching fields drive the model scheduler's batcher across sequences.
+    Object.assign(options, {
+      dynamicBatching: options.maxBatchSize > 0,
+      preferredBatchSizes: sequence.preferredBatchSizes,
+      maxQueueDelayUs: sequence.maxQueueDelayUs,
+      sequence: sequence.sequence,
+    });
+  }
   let model: ExecutorModel | undefined;
   const native = await executor
     .loadModel(modelFile, options, (results) => model?.onComplete(results))
@@ -53,7 +64,10 @@ export async function loadModel(
     const inputs = describeTensors(name, 'input', config.input, meta.inputs, config, modelFile);
     const outputs = describeTensors(name, 'output', config.output, meta.outputs, config, modelFile);
     model = new ExecutorModel(
-      { name, version, engine, modelFile, maxBatchSize: Number(config.max_batch_size ?? 0), inputs, outputs, optionalInputs },
+      {
+        name, version, engine, modelFile, maxBatchSize: Number(config.max_batch_size ?? 0), inputs, outputs, optionalInputs,
+        sequence: sequence !== undefined,
+      },
       meta.gears,
       meta.instanceCount,
     );

@@ -7,6 +7,7 @@
 import os from 'node:os';
 import { GebeError } from '../../errors.js';
 import type { ModelConfig, ModelQueuePolicyConfig } from '../config/model-config.js';
+import type { NativeSequenceOptions } from './sequence-options.js';
 
 export interface NativeQueuePolicy {
   timeoutAction: 0 | 1;
@@ -32,6 +33,8 @@ export interface NativeModelOptions {
   priorityQueuePolicy: Array<{ level: number; policy: NativeQueuePolicy }>;
   gears: number[];
   idleSpinUs: number;
+  /** sequence_batching models: the sequence batcher's settings (sequence-options.ts). */
+  sequence?: NativeSequenceOptions;
 }
 
 /**

@@ -35,6 +35,8 @@ export interface ModelDescription {
   inputs: TensorMetadata[];
   outputs: TensorMetadata[];
   optionalInputs: ReadonlySet<string>;
+  /** A sequence_batching model: requests carry sequence ids, and only infer() runs them. */
+  sequence?: boolean;
 }
 
 export class ExecutorModel implements LoadedModel {
@@ -48,6 +50,7 @@ export class ExecutorModel implements LoadedModel {
   readonly optionalInputs: ReadonlySet<string>;
   readonly gears: number[];
   readonly instanceCount: number;
+  readonly sequence: boolean;
   private native: NativeModel | undefined;
   /** Output index by name, for answering requested outputs in the client's order (Normalize checked the names). */
   private readonly outputIndex: Map<string, number>;
@@ -71,10 +74,12 @@ export class ExecutorModel implements LoadedModel {
     this.gears = gears;
     this.instanceCount = instanceCount;
     this.outputIndex = new Map(description.outputs.map((t, i) => [t.name, i]));
+    this.sequence = description.sequence ?? false;
   }
 
   nativeModel(): NativeModel | undefined {
-    return this.unloading ? undefined : this.native;
+    // Native front ends carry no sequence ids: a sequence model's requests go through infer().
+    return this.unloading || this.sequence ? undefined : this.native;
   }
 
   attach(native: NativeModel): void {
@@ -109,7 +114,8 @@ export class ExecutorModel implements LoadedModel {
     const b = toBindingRequest(request);
     let rejected: [number, string] | undefined;
     try {
-      rejected = native.infer(token, b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs);
+      rejected = native.infer(token, b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs,
+        request?.sequenceId, request?.sequenceStart, request?.sequenceEnd);
     } catch (err) {
       // The binding refuses arguments of the wrong JS types (data that is not a Uint8Array).
       return Promise.reject(new InferError(`${(err as Error).message} in the request for model '${this.name}'`, 'INTERNAL'));

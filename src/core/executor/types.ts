@@ -39,6 +39,13 @@ export interface InferRequest {
   priority?: number;
   /** Queue timeout in microseconds (honoured when the queue policy allows overrides). */
   timeoutUs?: number;
+  /**
+   * Sequence models (sequence_batching): the sequence (Triton's correlation id: an unsigned
+   * 64-bit number or a string; 0 and '' mean none) and its START/END flags. Ignored by others.
+   */
+  sequenceId?: number | bigint | string;
+  sequenceStart?: boolean;
+  sequenceEnd?: boolean;
 }
 
 export interface InferResponse {

@@ -39,8 +39,14 @@ export function splitPlan(plan: LoadPlan, n: number): LoadPlan[] {
   if (plan.kind === 'rate') {
     return Array.from({ length: n }, () => ({ ...plan, requestsPerSecond: plan.requestsPerSecond / n }));
   }
-  return Array.from({ length: n }, (_, i) => ({
-    kind: 'concurrency' as const,
-    concurrency: Math.floor(plan.concurrency / n) + (i < plan.concurrency % n ? 1 : 0),
-  })).filter((p) => p.concurrency > 0);
+  const shares = Array.from({ length: n }, (_, i) => Math.floor(plan.concurrency / n) + (i < plan.concurrency % n ? 1 : 0));
+  // Virtual users are numbered across drivers, so their sequence ids never collide.
+  let firstUser = 0;
+  return shares.filter((c) => c > 0).map((concurrency) => {
+    const share: LoadPlan = plan.sequences
+      ? { kind: 'concurrency', concurrency, sequences: { ...plan.sequences, firstUser: plan.sequences.firstUser + firstUser } }
+      : { kind: 'concurrency', concurrency };
+    firstUser += concurrency;
+    return share;
+  });
 }

@@ -7,11 +7,12 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { createLatencyHistogram, recordLatency, type Histogram } from './histogram.js';
 import type { InferClient } from './clients/types.js';
+import { SequenceCursor, type SequenceLoad } from './sequences.js';
 
 const YIELD_EVERY = 64;
 
 export type LoadPlan =
-  | { kind: 'concurrency'; concurrency: number }
+  | { kind: 'concurrency'; concurrency: number; sequences?: SequenceLoad }
   | { kind: 'rate'; requestsPerSecond: number; distribution: 'constant' | 'poisson' };
 
 /** What one driver measured since its previous snapshot. */
@@ -46,7 +47,9 @@ export class LoadDriver {
   start(plan: LoadPlan): void {
     this.running = true;
     if (plan.kind === 'concurrency') {
-      for (let i = 0; i < plan.concurrency; i++) void this.closedLoop();
+      for (let i = 0; i < plan.concurrency; i++) {
+        void this.closedLoop(plan.sequences ? new SequenceCursor(plan.sequences, plan.sequences.firstUser + i) : undefined);
+      }
     } else {
       this.openLoop(plan.requestsPerSecond, plan.distribution);
     }
@@ -105,7 +108,8 @@ export class LoadDriver {
     if (this.inFlight === 0 && !this.running) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
-  private async closedLoop(): Promise<void> {
+  /** One virtual user; with a cursor, each request carries that user's sequence parameters. */
+  private async closedLoop(cursor?: SequenceCursor): Promise<void> {
     let sinceYield = 0;
     while (this.running) {
       // A target that completes in microtasks (an in-process model answering at once) would
@@ -118,7 +122,7 @@ export class LoadDriver {
       const t0 = performance.now();
       this.inFlight++;
       try {
-        const timing = await this.client.infer();
+        const timing = await this.client.infer(cursor?.next());
         this.record(t0, timing);
       } catch (err) {
         this.running = false;

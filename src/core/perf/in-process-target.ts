@@ -15,6 +15,7 @@ import { DiskModelSource } from '../server/disk-source.js';
 import { silentLogger } from '../server/logger.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import { ModelManager } from '../server/model-manager.js';
+import type { SequenceStep } from './sequences.js';
 
 /** The executor facade's loader (same signature the server's model manager uses). */
 export type LoadModelFn = (modelDir: string, version: string, config: ModelConfig) => Promise<LoadedModel>;
@@ -25,11 +26,12 @@ class InProcessClient implements InferClient {
   private next = 0;
   constructor(private readonly model: LoadedModel, private readonly requests: RequestInputs[]) {}
 
-  infer(): Promise<undefined> {
+  infer(step?: SequenceStep): Promise<undefined> {
     const inputs = this.requests[this.next]!;
     this.next = (this.next + 1) % this.requests.length;
     // No async wrapper: one promise per request is all the executor's completion needs.
-    return this.model.infer({ inputs }).then(nothing);
+    const request = step ? { inputs, sequenceId: step.id, sequenceStart: step.start, sequenceEnd: step.end } : { inputs };
+    return this.model.infer(request).then(nothing);
   }
 
   async close(): Promise<void> {}

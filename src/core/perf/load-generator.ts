@@ -12,6 +12,7 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ModelEndpoint, RequestInputs } from './clients/types.js';
 import { splitPlan, type DriverHandle } from './driver-handle.js';
+import type { SequenceLoad, SequenceSpec } from './sequences.js';
 import type { LoadPlan } from './driver.js';
 import { judgedLatencyUs, mergeMeasurements, windowFromDrivers, type Measurement } from './measurement.js';
 import { snapshotDelta, type ServerSnapshot } from './server-breakdown.js';
@@ -68,6 +69,8 @@ export interface SweepPlan {
   clientThreads: number;
   /** The requests to send per batch size. */
   requests: (batchSize: number) => RequestInputs[];
+  /** Sequence models: every virtual user runs sequences (concurrency only). */
+  sequences?: SequenceSpec;
 }
 
 export interface LoadGeneratorEvents {
@@ -81,6 +84,11 @@ export interface LoadGeneratorEvents {
 
 const TICK_MS = 100;
 const COUNT_POLL_MS = 10;
+
+/** The plan's sequences for `users` virtual users, numbered from 0. */
+function sequenceLoad(spec: SequenceSpec | undefined, users: number): { sequences?: SequenceLoad } {
+  return spec ? { sequences: { ...spec, firstUser: 0, users } } : {};
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -106,12 +114,12 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
       const drivers = await this.target.createDrivers(requests, threads);
       for (const d of drivers) d.onError((err) => { this.failure ??= err; });
       try {
-        await this.warmup(drivers);
+        await this.warmup(drivers, plan.sequences);
         for (const level of plan.levels) {
           const setting = settings.find((s) => s.batchSize === batchSize && (s.concurrency ?? s.requestRate) === level)!;
           this.emit('setting', { setting, index: results.length, total: settings.length });
           const loadPlan: LoadPlan = plan.kind === 'concurrency'
-            ? { kind: 'concurrency', concurrency: level }
+            ? { kind: 'concurrency', concurrency: level, ...sequenceLoad(plan.sequences, level) }
             : { kind: 'rate', requestsPerSecond: level, distribution: plan.distribution };
           const result = await this.measureOrMark(drivers, setting, loadPlan);
           results.push(result);
@@ -143,12 +151,12 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
   }
 
   /** Sends --warmup-request-count requests one at a time before measuring (compiles shapes, fills caches). */
-  private async warmup(drivers: DriverHandle[]): Promise<void> {
+  private async warmup(drivers: DriverHandle[], sequences: SequenceSpec | undefined): Promise<void> {
     const count = this.options.warmupRequestCount;
     if (count <= 0) return;
     const driver = drivers[0]!;
     await driver.snapshot();
-    driver.start({ kind: 'concurrency', concurrency: 1 });
+    driver.start({ kind: 'concurrency', concurrency: 1, ...sequenceLoad(sequences, 1) });
     while (driver.completed() < count) {
       this.throwIfFailed();
       await sleep(COUNT_POLL_MS);

@@ -2,6 +2,7 @@
  * The report as plain data: what --json prints and what the table, CSV and HTML reporters format.
  * Latencies are in microseconds, throughput in inferences per second.
  */
+import type { SequenceSpec } from './sequences.js';
 import type { ServerBreakdown } from './server-breakdown.js';
 import type { SettingResult, SettingStatus } from './load-generator.js';
 
@@ -70,6 +71,8 @@ export interface RunSettings {
   percentile?: number;
   inputData: string;
   warmupRequestCount: number;
+  /** A sequence model's sequences: length, variation (%) and id range. */
+  sequences?: SequenceSpec;
 }
 
 export interface PerfReport {

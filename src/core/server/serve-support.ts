@@ -1,10 +1,11 @@
 /**
  * What `gebe serve` does with a config's fields it does not implement: a field that changes what a
- * model computes or how it is driven (sequence batching, decoupled responses, batch inputs) refuses
- * the load, because serving the model without it would give wrong answers without an error
- * (ensembles are run: src/core/ensemble/; Python models: src/core/python-backend/); a field that
- * only tunes or decorates serving is accepted and named as ignored, so the start-up table and the
- * log say so. One place for the list: the model manager
+ * model computes or how it is driven (decoupled responses, batch inputs, iterative sequences)
+ * refuses the load, because serving the model without it would give wrong answers without an error
+ * (ensembles are run: src/core/ensemble/; Python models: src/core/python-backend/; sequence
+ * batching: native/src/scheduler/sequence_batcher.cc); a field that only tunes or decorates serving
+ * is accepted and named as ignored, so the start-up table and the log say so. One place for the
+ * list: the model manager
  * asks here for every load.
  */
 import type { ModelConfig } from '../config/model-config.js';
@@ -23,8 +24,8 @@ export function serveSupport(config: ModelConfig): ServeSupport {
 }
 
 function refusal(config: ModelConfig): string | undefined {
-  if (config.sequence_batching !== undefined) {
-    return `sequence_batching is not implemented by gebe serve yet: serving the model would treat every request as stateless and give wrong answers; ${VALIDATE_STILL_CHECKS}`;
+  if (config.sequence_batching !== undefined && (config.model_warmup ?? []).length > 0) {
+    return `model_warmup on a sequence_batching model is not run by gebe serve (its samples carry no sequence ids); remove model_warmup or warm the model with a sequence of requests`;
   }
   if ((config.model_transaction_policy as { decoupled?: boolean } | undefined)?.decoupled === true) {
     return `model_transaction_policy { decoupled: true } is not implemented by gebe serve: it sends exactly one response per request; ${VALIDATE_STILL_CHECKS}`;
@@ -53,6 +54,7 @@ function ignoredFields(config: ModelConfig): string[] {
       if (present(g[f])) ignored.push(`instance_group[${i}].${f}`);
     }
   }
+  ignored.push(...ignoredSequenceFields(config));
   for (const t of config.input ?? []) {
     if ((t as Record<string, unknown>).allow_ragged_batch === true) ignored.push(`input "${t.name}".allow_ragged_batch`);
   }
@@ -61,6 +63,27 @@ function ignoredFields(config: ModelConfig): string[] {
     ignored.push('ensemble_scheduling.max_inflight_requests');
   }
   return ignored;
+}
+
+/**
+ * sequence_batching fields the batcher accepts without acting on them. (What it cannot run at
+ * all, iterative_sequence and variable-size or string states, refuses the load in
+ * executor/sequence-options.ts, which reads the rest.)
+ */
+function ignoredSequenceFields(config: ModelConfig): string[] {
+  const seq = config.sequence_batching as
+    | { direct?: Record<string, unknown>; oldest?: Record<string, unknown>; state?: Array<Record<string, unknown>> }
+    | undefined;
+  if (seq === undefined) return [];
+  const out: string[] = [];
+  if (present(seq.direct?.minimum_slot_utilization)) out.push('sequence_batching.direct.minimum_slot_utilization');
+  if (present(seq.oldest?.preserve_ordering)) out.push('sequence_batching.oldest.preserve_ordering');
+  for (const [i, s] of (seq.state ?? []).entries()) {
+    for (const f of ['use_same_buffer_for_input_output', 'use_growable_memory']) {
+      if (present(s[f])) out.push(`sequence_batching.state[${i}].${f}`);
+    }
+  }
+  return out;
 }
 
 /** Set in the config: not absent, not false, not an empty string, list or message. */

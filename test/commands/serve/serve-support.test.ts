@@ -1,8 +1,8 @@
 /**
  * What serve does with config fields it does not implement, through `runServe` with the real
- * executor on port 0: models it cannot run faithfully (sequence batching) are refused at load with
- * a reason the table, the log and the endpoints show; ensembles and Python models are served;
- * fields that have no effect are accepted and named as ignored.
+ * executor on port 0: models it cannot run faithfully (decoupled models, iterative sequences) are
+ * refused at load with a reason the table, the log and the endpoints show; ensembles, Python models
+ * and sequence models are served; fields that have no effect are accepted and named as ignored.
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -54,6 +54,7 @@ beforeAll(async () => {
   model('plain', ONNX('plain'));
   model('tuned', ONNX('tuned', 'optimization { priority: PRIORITY_MAX }\nresponse_cache { enable: true }\ninstance_group [ { count: 1 kind: KIND_CPU rate_limiter { priority: 2 } } ]\n'));
   model('stateful', ONNX('stateful', 'sequence_batching { max_sequence_idle_microseconds: 5000000 }\n'));
+  model('iterative', ONNX('iterative', 'sequence_batching { iterative_sequence: true }\n'));
   // An ensemble's version directory is empty, as Triton's examples have it.
   model('pipeline', 'name: "pipeline"\nplatform: "ensemble"\nmax_batch_size: 4\n' + TENSORS +
     'ensemble_scheduling { step [ { model_name: "plain" model_version: -1 input_map { key: "X" value: "X" } output_map { key: "Y" value: "Y" } } ] max_inflight_requests: 8 }\n', {});
@@ -75,12 +76,18 @@ afterAll(async () => {
 const tableRow = (name: string) => io.out().split('\n').find((l) => l.startsWith(`${name} `)) ?? '';
 
 describe('serve refuses what it does not run and names what it ignores', () => {
-  it('refuses a sequence_batching model instead of serving it as stateless', async () => {
-    expect(tableRow('stateful')).toMatch(/UNAVAILABLE.*sequence_batching is not implemented by gebe serve yet.*stateless.*`gebe validate` still checks/);
-    expect((await fetch(url('/v2/models/stateful/ready'))).status).toBe(400);
-    const res = await fetch(url('/v2/models/stateful/infer'), { method: 'POST', body: JSON.stringify({ inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 2], data: [1, 2] }] }) });
-    expect(res.status).toBe(503);
-    expect(((await res.json()) as { error: string }).error).toMatch(/sequence_batching/);
+  it('serves a sequence_batching model through the sequence batcher, which wants sequence ids', async () => {
+    expect(tableRow('stateful')).toMatch(/READY/);
+    const body = (parameters: object) => JSON.stringify({ parameters, inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 2], data: [1, 2] }] });
+    const bare = await fetch(url('/v2/models/stateful/infer'), { method: 'POST', body: body({}) });
+    expect(bare.status).toBe(400);
+    expect(((await bare.json()) as { error: string }).error).toBe("inference request to model 'stateful' must specify a non-zero or non-empty correlation ID (request parameter sequence_id)");
+    const ok = await fetch(url('/v2/models/stateful/infer'), { method: 'POST', body: body({ sequence_id: 3, sequence_start: true, sequence_end: true }) });
+    expect(ok.status).toBe(200);
+  });
+
+  it('refuses what the sequence batcher does not implement', async () => {
+    expect(tableRow('iterative')).toMatch(/UNAVAILABLE.*sequence_batching\.iterative_sequence of model 'iterative': iterative sequences are not implemented by gebe serve/);
   });
 
   it('serves an ensemble without looking for a model file in its empty version directory', async () => {
@@ -128,7 +135,7 @@ describe('--strict-readiness', () => {
     const lax = await startServe(repo, memoryIO(), { strictReadiness: false });
     try {
       expect((await fetch(`http://127.0.0.1:${lax.ports.http}/v2/health/ready`)).status).toBe(200);
-      expect((await fetch(`http://127.0.0.1:${lax.ports.http}/v2/models/stateful/ready`)).status).toBe(400);
+      expect((await fetch(`http://127.0.0.1:${lax.ports.http}/v2/models/iterative/ready`)).status).toBe(400);
       const client = grpcClient(`127.0.0.1:${lax.ports.grpc}`);
       try {
         expect(await call(client, 'ServerReady', {})).toEqual({ ready: true });

@@ -10,6 +10,7 @@ import { grpcRoot, TO_OBJECT } from '../../server/grpc/proto.js';
 import { latest } from './latest-stats.js';
 import { inferenceRefused, modelRefused, unreachable } from './server-errors.js';
 import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from './types.js';
+import type { SequenceStep } from '../sequences.js';
 
 const SERVICE = 'inference.GRPCInferenceService';
 
@@ -60,6 +61,18 @@ async function rpc(client: grpc.Client, address: string, method: string, request
     if (transportFailed(client, e)) throw unreachableGrpc(address, e);
     throw err;
   }
+}
+
+/** A ModelInferRequest holding only a sequence step's parameters, to append to a prepared request. */
+export function encodeGrpcSequenceParameters(step: SequenceStep): Buffer {
+  const t = type('ModelInferRequest');
+  return Buffer.from(t.encode(t.fromObject({
+    parameters: {
+      sequence_id: { uint64_param: step.id },
+      sequence_start: { bool_param: step.start },
+      sequence_end: { bool_param: step.end },
+    },
+  })).finish());
 }
 
 /** Encodes one ModelInferRequest with every input as raw bytes, reused for every send. */
@@ -159,8 +172,10 @@ export class GrpcInferClient implements InferClient {
     this.client = new grpc.Client(address, grpc.credentials.createInsecure());
   }
 
-  infer(): Promise<undefined> {
-    const payload = this.requests[this.next]!;
+  infer(step?: SequenceStep): Promise<undefined> {
+    // Protobuf merges concatenated messages: the step's parameters map entries join the prepared request.
+    const prepared = this.requests[this.next]!;
+    const payload = step ? Buffer.concat([prepared, encodeGrpcSequenceParameters(step)]) : prepared;
     this.next = (this.next + 1) % this.requests.length;
     return new Promise((resolve, reject) => {
       this.client.makeUnaryRequest(`/${SERVICE}/ModelInfer`, identity, identity, payload, (err) => {

@@ -14,7 +14,8 @@ import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { GebeError } from '../../../errors.js';
 import { inferenceRefused, unreachable } from './server-errors.js';
 import { HttpResponseParser, type ParsedResponse } from './http-response-parser.js';
-import type { EncodedHttpRequest } from './kserve-binary.js';
+import { withSequenceParameters, type EncodedHttpRequest } from './kserve-binary.js';
+import type { SequenceStep } from '../sequences.js';
 import type { InferClient, RequestTiming } from './types.js';
 
 interface Waiter {
@@ -107,6 +108,8 @@ export class HttpInferClient implements InferClient {
   private readonly idle: Connection[] = [];
   private readonly all = new Set<Connection>();
   private readonly requests: Buffer[];
+  private readonly bodies: EncodedHttpRequest[];
+  private readonly head: (headerLength: number, contentLength: number) => string;
   private readonly host: string;
   private readonly port: number;
   private readonly origin: string;
@@ -118,22 +121,24 @@ export class HttpInferClient implements InferClient {
     this.host = url.hostname.replace(/^\[|\]$/g, '');
     this.port = Number(url.port || 80);
     this.origin = `${url.protocol}//${url.host}`;
-    this.requests = bodies.map(({ body, headerLength }) => Buffer.concat([
-      Buffer.from(
-        `POST ${url.pathname.replace(/\/$/, '')}${inferPath} HTTP/1.1\r\n` +
-        `Host: ${url.host}\r\n` +
-        'Content-Type: application/octet-stream\r\n' +
-        `Inference-Header-Content-Length: ${headerLength}\r\n` +
-        `Content-Length: ${body.byteLength}\r\n` +
-        'Connection: keep-alive\r\n\r\n',
-        'latin1',
-      ),
-      body,
-    ]));
+    this.head = (headerLength, contentLength) =>
+      `POST ${url.pathname.replace(/\/$/, '')}${inferPath} HTTP/1.1\r\n` +
+      `Host: ${url.host}\r\n` +
+      'Content-Type: application/octet-stream\r\n' +
+      `Inference-Header-Content-Length: ${headerLength}\r\n` +
+      `Content-Length: ${contentLength}\r\n` +
+      'Connection: keep-alive\r\n\r\n';
+    this.bodies = bodies;
+    this.requests = bodies.map((b) => this.requestBytes(b));
   }
 
-  infer(): Promise<RequestTiming> {
-    const bytes = this.requests[this.next]!;
+  private requestBytes({ body, headerLength }: EncodedHttpRequest): Buffer {
+    return Buffer.concat([Buffer.from(this.head(headerLength, body.byteLength), 'latin1'), body]);
+  }
+
+  infer(step?: SequenceStep): Promise<RequestTiming> {
+    // A sequence step's parameters differ per request: its header is built for this send.
+    const bytes = step ? this.requestBytes(withSequenceParameters(this.bodies[this.next]!, step)) : this.requests[this.next]!;
     this.next = (this.next + 1) % this.requests.length;
     const startedAt = performance.now();
     return new Promise((resolve, reject) => {

@@ -3,6 +3,7 @@
  * statistics) and a data plane (send one prepared request). In-process, HTTP and gRPC implement both.
  */
 import type { InferTensor, ModelStatistics, TensorMetadata } from '../../executor/types.js';
+import type { SequenceStep } from '../sequences.js';
 
 export interface ModelDescription {
   name: string;
@@ -22,8 +23,11 @@ export interface RequestTiming {
 }
 
 export interface InferClient {
-  /** Sends the next prepared request; resolves when the whole response has arrived. */
-  infer(): Promise<RequestTiming | undefined>;
+  /**
+   * Sends the next prepared request (with the step's sequence parameters, for a sequence model);
+   * resolves when the whole response has arrived.
+   */
+  infer(step?: SequenceStep): Promise<RequestTiming | undefined>;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import type { Datatype, InferRequest, InferResponse, InferTensor } from '../../e
 import { allocTyped, bytesOf, isDatatype } from '../datatypes.js';
 import { toNumber } from '../grpc/proto.js';
 import { ProtocolError } from '../protocol-error.js';
+import { SEQUENCE_PARAMETERS, applySequenceParameter } from './sequence-parameters.js';
 import { joinBytesElements } from './bytes-elements.js';
 import { classCount } from './http-infer-request.js';
 import { elementCount, parseShape } from './shape.js';
@@ -59,6 +60,10 @@ export function decodeGrpcInferRequest(msg: GrpcInferRequestMessage): InferReque
   const request: InferRequest = { inputs: [] };
   if (msg.id) request.id = msg.id;
   for (const [key, p] of Object.entries(msg.parameters ?? {})) {
+    if (SEQUENCE_PARAMETERS.has(key)) {
+      applySequenceParameter(key, parameterValue(p), request);
+      continue;
+    }
     // As sent; the native core's Normalize judges the value.
     if (key === 'priority') request.priority = parameterValue(p) as number;
     else if (key === 'timeout') request.timeoutUs = parameterValue(p) as number;

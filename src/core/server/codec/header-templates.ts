@@ -24,6 +24,9 @@ interface HeaderTemplate {
   id?: string;
   priority?: number;
   timeoutUs?: number;
+  sequenceId?: InferRequest['sequenceId'];
+  sequenceStart?: boolean;
+  sequenceEnd?: boolean;
   outputs?: string[];
   encoding: OutputEncoding;
 }
@@ -49,6 +52,9 @@ export function fromTemplate(headerText: string, body: Buffer, headerLength: num
   if (t.id !== undefined) request.id = t.id;
   if (t.priority !== undefined) request.priority = t.priority;
   if (t.timeoutUs !== undefined) request.timeoutUs = t.timeoutUs;
+  if (t.sequenceId !== undefined) request.sequenceId = t.sequenceId;
+  if (t.sequenceStart !== undefined) request.sequenceStart = t.sequenceStart;
+  if (t.sequenceEnd !== undefined) request.sequenceEnd = t.sequenceEnd;
   if (t.outputs !== undefined) request.outputs = t.outputs.slice();
   return { request, encoding: t.encoding };
 }
@@ -67,6 +73,9 @@ export function rememberTemplate(headerText: string, decoded: DecodedHttpInfer, 
     id: request.id,
     priority: request.priority,
     timeoutUs: request.timeoutUs,
+    sequenceId: request.sequenceId,
+    sequenceStart: request.sequenceStart,
+    sequenceEnd: request.sequenceEnd,
     outputs: request.outputs?.slice(),
     encoding,
   });

@@ -7,6 +7,7 @@ import type { Datatype, InferRequest, InferTensor } from '../../executor/types.j
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { isDatatype } from '../datatypes.js';
 import { ProtocolError } from '../protocol-error.js';
+import { SEQUENCE_PARAMETERS, applySequenceParameter } from './sequence-parameters.js';
 import { fromTemplate, rememberTemplate } from './header-templates.js';
 import { jsonDataToBytes } from './json-tensor.js';
 import { describe, elementCount, parseShape } from './shape.js';
@@ -95,10 +96,16 @@ function optionalObject(value: unknown, what: string): Json | undefined {
   return value as Json;
 }
 
-/** `priority` and `timeout` (µs) go to the scheduler as sent; the native core's Normalize judges them. */
+/**
+ * `priority` and `timeout` (µs) go to the scheduler as sent; the native core's Normalize judges them.
+ * `sequence_id`, `sequence_start`, `sequence_end` go to the sequence batcher (sequence-parameters.ts).
+ */
 export function applyRequestParameters(params: Json, request: InferRequest): void {
   if (params.priority !== undefined) request.priority = params.priority as number;
   if (params.timeout !== undefined) request.timeoutUs = params.timeout as number;
+  for (const key of SEQUENCE_PARAMETERS) {
+    if (params[key] !== undefined) applySequenceParameter(key, params[key], request);
+  }
   const bdo = params.binary_data_output;
   if (bdo !== undefined && typeof bdo !== 'boolean') {
     throw ProtocolError.badRequest(`request parameter 'binary_data_output' must be a boolean, got ${JSON.stringify(bdo)}`);
