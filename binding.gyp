@@ -9,7 +9,8 @@
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "native/src",
-        "native/third_party/llhttp"
+        "native/third_party/llhttp",
+        "native/third_party/nghttp2"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions"],
