@@ -1,28 +1,52 @@
 {
+  "target_defaults": {
+    "cflags!": ["-fno-exceptions"],
+    "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17", "-std=gnu++20"],
+    "cflags_cc": ["-std=c++17", "-fexceptions", "-frtti", "-O3", "-pthread", "-Wall", "-Wno-unused-parameter"],
+    "xcode_settings": {
+      "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+      "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+      "OTHER_CPLUSPLUSFLAGS": ["-O3"]
+    }
+  },
   "targets": [
     {
-      "target_name": "gebe_native",
+      "target_name": "gebe_core",
+      "type": "static_library",
       "dependencies": ["llhttp"],
-      "sources": [
-        "<!@(node -p \"require('fs').readdirSync('native/src',{recursive:true}).filter(f=>f.endsWith('.cc')).sort().map(f=>'native/src/'+f.split(require('path').sep).join('/')).join(' ')\")"
-      ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "native/src",
         "native/third_party/llhttp",
         "native/third_party/nghttp2"
       ],
-      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
-      "cflags!": ["-fno-exceptions"],
-      "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17", "-std=gnu++20"],
-      "cflags_cc": ["-std=c++17", "-fexceptions", "-frtti", "-O3", "-pthread", "-Wall", "-Wno-unused-parameter"],
-      "ldflags": ["-pthread", "-ldl"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "BUILDING_NODE_EXTENSION"],
+      "direct_dependent_settings": {
+        "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native/src"],
+        "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"]
+      },
+      "sources": [
+        "<!@(node -p \"require('fs').readdirSync('native/src',{recursive:true}).filter(f=>f.endsWith('.cc')&&f!=='addon.cc').sort().map(f=>'native/src/'+f.split(require('path').sep).join('/')).join(' ')\")"
+      ]
+    },
+    {
+      "target_name": "gebe_native",
+      "dependencies": ["gebe_core", "llhttp"],
+      "sources": ["native/src/addon.cc"],
+      "ldflags": ["-pthread", "-ldl", "-Wl,--whole-archive", "<(PRODUCT_DIR)/obj.target/gebe_core.a", "-Wl,--no-whole-archive"],
       "libraries": ["-ldl"],
-      "xcode_settings": {
-        "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
-        "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
-        "OTHER_CPLUSPLUSFLAGS": ["-O3"]
-      }
+      "xcode_settings": {"OTHER_LDFLAGS": ["-Wl,-force_load,<(PRODUCT_DIR)/libgebe_core.a"]}
+    },
+    {
+      "target_name": "gebe_native_test",
+      "dependencies": ["gebe_core", "llhttp"],
+      "sources": [
+        "native/src/addon.cc",
+        "<!@(node -p \"require('fs').readdirSync('native/test/bindings').filter(f=>f.endsWith('.cc')).sort().map(f=>'native/test/bindings/'+f).join(' ')\")"
+      ],
+      "ldflags": ["-pthread", "-ldl", "-Wl,--whole-archive", "<(PRODUCT_DIR)/obj.target/gebe_core.a", "-Wl,--no-whole-archive"],
+      "libraries": ["-ldl"],
+      "xcode_settings": {"OTHER_LDFLAGS": ["-Wl,-force_load,<(PRODUCT_DIR)/libgebe_core.a"]}
     },
     {
       "target_name": "llhttp",

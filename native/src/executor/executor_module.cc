@@ -7,6 +7,7 @@
 #include "executor/model_core.h"
 #include "executor/model_options.h"
 #include "executor/native_model.h"
+#include "executor/request_failure.h"
 #include "module_registry.h"
 
 namespace gebe {
@@ -87,8 +88,26 @@ Napi::Value Engines(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// The failure table (request_failure.h), indexed by FailureReason value: the JS side reads HTTP
+// statuses, gRPC codes and metric labels from here instead of keeping its own copy.
+Napi::Value FailureReasons(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Array out = Napi::Array::New(env, kFailureReasonCount);
+  for (int i = 0; i < kFailureReasonCount; ++i) {
+    const FailureTraits& t = TraitsOf(static_cast<FailureReason>(i));
+    Napi::Object row = Napi::Object::New(env);
+    row.Set("name", t.name);
+    row.Set("httpStatus", t.http_status);
+    row.Set("grpcCode", t.grpc_code);
+    row.Set("metricReason", t.metric_reason);
+    out.Set(uint32_t(i), row);
+  }
+  return out;
+}
+
 void Init(Napi::Env env, Napi::Object exports) {
   Napi::Object executor = Napi::Object::New(env);
+  executor.Set("failureReasons", Napi::Function::New(env, FailureReasons, "failureReasons"));
   executor.Set("loadModel", Napi::Function::New(env, LoadModel, "loadModel"));
   executor.Set("engines", Napi::Function::New(env, Engines, "engines"));
   executor.Set("NativeModel", NativeModel::Define(env));

@@ -2,6 +2,9 @@
 
 #include <cstring>
 
+#include "executor/js_request.h"
+#include "executor/request_wording.h"
+
 namespace gebe {
 
 namespace {
@@ -62,12 +65,6 @@ void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr
 
 namespace {
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size() && i < 16; ++i) out += (i ? "," : "") + std::to_string(shape[i]);
-  return out + (shape.size() > 16 ? ",… (" + std::to_string(shape.size()) + " dimensions)]" : "]");
-}
-
 bool ShapeAgrees(const std::vector<int64_t>& declared, const std::vector<int64_t>& got) {
   if (declared.size() != got.size()) return false;
   for (size_t k = 0; k < got.size(); ++k) {
@@ -78,16 +75,34 @@ bool ShapeAgrees(const std::vector<int64_t>& declared, const std::vector<int64_t
 
 }  // namespace
 
+void ModelCore::SetContract(std::string version, std::vector<std::vector<int64_t>> input_shapes,
+                            std::vector<std::vector<int64_t>> output_shapes, std::vector<bool> optional_inputs) {
+  auto contract = std::make_shared<RequestContract>();
+  contract->model_name = options_.model_name;
+  contract->version = std::move(version);
+  contract->batched = options_.batched;
+  contract->max_request_batch = options_.policy.effective_max_batch;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    contract->inputs.push_back({inputs_[i].name, inputs_[i].dtype, std::move(input_shapes[i]),
+                                i < optional_inputs.size() && optional_inputs[i]});
+  }
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    contract->outputs.push_back({outputs_[o].name, outputs_[o].dtype, std::move(output_shapes[o]), false});
+  }
+  contract_ = std::move(contract);
+}
+
 void ModelCore::FailWrongOutputShapes(CompletedBatch& batch) const {
-  if (client_output_shapes_.size() != outputs_.size()) return;
+  if (!contract_) return;
+  const std::vector<ContractTensor>& declared = contract_->outputs;
   for (auto& r : batch.requests) {
     if (!r->ok()) continue;
-    for (size_t o = 0; o < r->outputs.size() && o < outputs_.size(); ++o) {
+    for (size_t o = 0; o < r->outputs.size() && o < declared.size(); ++o) {
       const std::vector<int64_t>& got = r->outputs[o].shape;
-      if (ShapeAgrees(client_output_shapes_[o], got)) continue;
-      r->Fail(FailureReason::kBackend, 500,
-              "output '" + outputs_[o].name + "' of model '" + options_.model_name + "' has shape " + ShapeText(got) +
-                  ", but its config declares " + ShapeText(client_output_shapes_[o]) + "; fix dims in config.pbtxt or the model");
+      if (ShapeAgrees(declared[o].shape, got)) continue;
+      r->Fail(FailureReason::kBackend,
+              "output '" + outputs_[o].name + "' of model '" + options_.model_name + "' has shape " + wording::Shape(got) +
+                  ", but its config declares " + wording::Shape(declared[o].shape) + "; fix dims in config.pbtxt or the model");
       break;
     }
   }
@@ -159,9 +174,9 @@ void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* r
       }
       entry.Set(2u, outs);
     } else {
-      entry.Set(1u, Napi::Number::New(env, r->status == 0 ? 500 : r->status));
+      const FailureReason reason = r->failure == FailureReason::kNone ? FailureReason::kInternal : r->failure;
+      entry.Set(1u, Napi::Number::New(env, double(reason)));
       entry.Set(2u, Napi::String::New(env, r->error));
-      entry.Set(3u, Napi::String::New(env, FailureReasonName(r->failure)));
     }
     results.Set(n++, entry);
   }
@@ -191,59 +206,26 @@ uint64_t ModelCore::ShapeKey(const std::vector<TensorView>& inputs) {
 
 Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto reject = [&](int status, const std::string& message, const char* reason) {
-    Napi::Array out = Napi::Array::New(env, 3);
-    out.Set(0u, Napi::Number::New(env, status));
+  auto reject = [&](FailureReason reason, const std::string& message) {
+    Napi::Array out = Napi::Array::New(env, 2);
+    out.Set(0u, Napi::Number::New(env, double(reason)));
     out.Set(1u, Napi::String::New(env, message));
-    out.Set(2u, Napi::String::New(env, reason));
     return out;
   };
-  if (!scheduler_ || unloading_) {
-    return reject(503, "model '" + options_.model_name + "' is unloaded; load it again before sending requests", "REJECTED");
+  if (!scheduler_ || unloading_ || !contract_) {
+    return reject(FailureReason::kUnavailable,
+                  "model '" + options_.model_name + "' is unloaded; load it again before sending requests");
   }
-  if (info.Length() < 6 || !info[0].IsNumber() || !info[1].IsArray() || !info[2].IsArray()) {
-    throw Napi::TypeError::New(env, "Expected (token, datas[], shapes[], outputMask, priority, timeoutUs) for infer");
-  }
-  Napi::Array datas = info[1].As<Napi::Array>();
-  Napi::Array shapes = info[2].As<Napi::Array>();
-  if (datas.Length() != inputs_.size() || shapes.Length() != inputs_.size()) {
-    throw Napi::TypeError::New(env, "Expected one tensor per model input, in the model's input order");
-  }
-  auto request = std::make_unique<ScheduledRequest>();
+  if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "Expected a token first for infer");
+  DecodedRequest decoded = DecodeJsRequest(info, 1);
+  NormalizedRequest normalized;
+  RequestFailure failure = Normalize(*contract_, decoded, &normalized);
+  if (!failure.ok()) return reject(failure.reason, failure.message);
+  std::unique_ptr<ScheduledRequest>& request = normalized.request;
   request->token = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
-  request->output_mask = static_cast<uint64_t>(info[3].As<Napi::Number>().Int64Value());
-  request->inputs.resize(inputs_.size());
-  for (uint32_t i = 0; i < inputs_.size(); ++i) {
-    Napi::Value data = datas.Get(i);
-    if (!data.IsTypedArray()) throw Napi::TypeError::New(env, "Expected a Uint8Array for input '" + inputs_[i].name + "'");
-    Napi::TypedArray bytes = data.As<Napi::TypedArray>();
-    Napi::Array shape = shapes.Get(i).As<Napi::Array>();
-    TensorView& view = request->inputs[i];
-    view.name = inputs_[i].name;
-    view.dtype = inputs_[i].dtype;
-    view.shape.resize(shape.Length());
-    for (uint32_t d = 0; d < shape.Length(); ++d) view.shape[d] = shape.Get(d).As<Napi::Number>().Int64Value();
-    view.data = static_cast<const uint8_t*>(bytes.ArrayBuffer().Data()) + bytes.ByteOffset();
-    view.byte_size = bytes.ByteLength();
-    // The facade validated sizes; this guard keeps a facade bug from becoming an out-of-bounds read.
-    const size_t element = ElementSize(view.dtype);
-    int64_t count = 1;
-    for (int64_t d : view.shape) {
-      if (d < 0) throw Napi::TypeError::New(env, "negative dimension for input '" + view.name + "'");
-      count *= d;
-    }
-    if (element > 0 && view.byte_size != static_cast<size_t>(count) * element) {
-      throw Napi::TypeError::New(env, "byte size of input '" + view.name + "' does not match its shape");
-    }
-  }
-  request->info.rows = options_.batched && !request->inputs.empty() && !request->inputs[0].shape.empty()
-                           ? request->inputs[0].shape[0]
-                           : 1;
   request->info.shape_key = ShapeKey(request->inputs);
-  const auto priority = static_cast<uint32_t>(info[4].As<Napi::Number>().Uint32Value());
-  const auto timeout_us = static_cast<uint64_t>(info[5].As<Napi::Number>().Int64Value());
-  if (!scheduler_->Enqueue(request, priority, timeout_us)) {
-    return reject(request->status, request->error, FailureReasonName(request->failure));
+  if (!scheduler_->Enqueue(request, normalized.priority, normalized.timeout_us)) {
+    return reject(request->failure, request->error);
   }
   if (outstanding_++ == 0 && !unloading_) tsfn_.Ref(env);
   return env.Undefined();

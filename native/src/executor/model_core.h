@@ -19,6 +19,7 @@
 
 #include "engine/engine.h"
 #include "executor/model_options.h"
+#include "executor/normalize.h"
 #include "scheduler/model_scheduler.h"
 
 namespace gebe {
@@ -34,7 +35,10 @@ class ModelCore : public CompletionSink {
   // Scheduler threads: one thread-safe call per batch.
   void Deliver(std::unique_ptr<CompletedBatch> batch) override;
 
-  // JS thread. Returns undefined when queued, or [status, message, reason] when rejected now.
+  // JS thread: the in-process entry point. (token, names[], datatypes[], shapes[], datas[],
+  // outputs[] | null, priority, timeoutUs): decoded into a DecodedRequest, checked by Normalize
+  // like every other front end's. Returns undefined when queued, or [reason, message] (reason: a
+  // FailureReason value) when refused now.
   Napi::Value Infer(const Napi::CallbackInfo& info);
   // Any thread: queues a request built natively (inputs, rows, output_mask and native_call set;
   // shape_key is filled in here). Its completion goes to request->native_call, never to JS, and
@@ -43,15 +47,15 @@ class ModelCore : public CompletionSink {
   // request stays with the caller with its error set.
   enum class NativeEnqueue { kQueued, kRefused, kRejected };
   NativeEnqueue EnqueueNative(std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us);
-  // JS thread: the input shapes clients must send (config dims, -1 for the batch dimension),
-  // in the engine's input order. Empty until the facade sets them.
-  // The output shapes the config promises (same convention, engine output order): an answer
-  // whose output disagrees fails here, once, for JS and native callers alike.
-  void SetClientShapes(std::vector<std::vector<int64_t>> shapes, std::vector<std::vector<int64_t>> output_shapes = {}) {
-    client_shapes_ = std::move(shapes);
-    client_output_shapes_ = std::move(output_shapes);
-  }
-  const std::vector<std::vector<int64_t>>& client_shapes() const { return client_shapes_; }
+  // JS thread, once, before the first request: what clients may send (config dims with -1 for
+  // the batch dimension, optional inputs, the version responses name), in the engine's order.
+  // Every request is normalized against it; the output shapes it declares are the config's
+  // promise: an answer whose output disagrees fails here, once, for every caller.
+  // `input_shapes`/`output_shapes` must have one entry per engine input/output.
+  void SetContract(std::string version, std::vector<std::vector<int64_t>> input_shapes,
+                   std::vector<std::vector<int64_t>> output_shapes, std::vector<bool> optional_inputs);
+  // Null until SetContract (requests are refused until then). Immutable once set.
+  std::shared_ptr<const RequestContract> contract() const { return contract_; }
   // JS thread: begins unloading; the completion callback gets `null` when everything is freed.
   void BeginUnload(Napi::Env env);
   // Work outside the scheduler (compile, direct runs) holds a use; unloading frees the sessions
@@ -89,8 +93,7 @@ class ModelCore : public CompletionSink {
   bool closing_ = false;    // guarded by use_mu_
   // JS thread only:
   size_t outstanding_ = 0;  // requests queued through Infer and not yet answered (keeps the loop alive)
-  std::vector<std::vector<int64_t>> client_shapes_;
-  std::vector<std::vector<int64_t>> client_output_shapes_;  // set before the first request; read by Deliver
+  std::shared_ptr<const RequestContract> contract_;  // set before the first request; read by Deliver
   // Shape keys are interned from the JS thread and the native HTTP loop alike.
   std::mutex shape_mu_;
   std::map<std::vector<int64_t>, uint64_t> shape_keys_;  // guarded by shape_mu_

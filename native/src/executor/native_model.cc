@@ -59,7 +59,7 @@ Napi::Function NativeModel::Define(Napi::Env env) {
                                      InstanceMethod("compile", &NativeModel::Compile),
                                      InstanceMethod("runDirect", &NativeModel::RunDirect),
                                      InstanceMethod("unload", &NativeModel::Unload),
-                                     InstanceMethod("setClientShapes", &NativeModel::SetClientShapes)});
+                                     InstanceMethod("setContract", &NativeModel::SetContract)});
   g_constructor = new Napi::FunctionReference(Napi::Persistent(ctor));
   return ctor;
 }
@@ -154,23 +154,23 @@ Napi::Value NativeModel::Unload(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value NativeModel::SetClientShapes(const Napi::CallbackInfo& info) {
+Napi::Value NativeModel::SetContract(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsArray() || info[0].As<Napi::Array>().Length() != core_->inputs().size()) {
-    throw Napi::TypeError::New(env, "Expected one shape per model input, in the model's input order, for setClientShapes");
+  const size_t n_in = core_->inputs().size(), n_out = core_->outputs().size();
+  auto sized = [&](uint32_t i, size_t n) { return info.Length() > i && info[i].IsArray() && info[i].As<Napi::Array>().Length() == n; };
+  if (!info[0].IsString() || !sized(1, n_in) || !sized(2, n_out) || !sized(3, n_in)) {
+    throw Napi::TypeError::New(env, "Expected (version, inputShapes[], outputShapes[], optionalInputs[]) in the engine's tensor order for setContract");
   }
-  Napi::Array list = info[0].As<Napi::Array>();
-  std::vector<std::vector<int64_t>> shapes;
-  for (uint32_t i = 0; i < list.Length(); ++i) shapes.push_back(IntsFromJs(list.Get(i), "setClientShapes shape"));
-  std::vector<std::vector<int64_t>> output_shapes;
-  if (info.Length() > 1 && !info[1].IsUndefined()) {
-    if (!info[1].IsArray() || info[1].As<Napi::Array>().Length() != core_->outputs().size()) {
-      throw Napi::TypeError::New(env, "Expected one shape per model output, in the model's output order, for setClientShapes");
-    }
-    Napi::Array outs = info[1].As<Napi::Array>();
-    for (uint32_t i = 0; i < outs.Length(); ++i) output_shapes.push_back(IntsFromJs(outs.Get(i), "setClientShapes output shape"));
+  Napi::Array ins = info[1].As<Napi::Array>(), outs = info[2].As<Napi::Array>(), optional = info[3].As<Napi::Array>();
+  std::vector<std::vector<int64_t>> input_shapes, output_shapes;
+  std::vector<bool> optional_inputs;
+  for (uint32_t i = 0; i < n_in; ++i) {
+    input_shapes.push_back(IntsFromJs(ins.Get(i), "setContract input shape"));
+    optional_inputs.push_back(optional.Get(i).ToBoolean().Value());
   }
-  core_->SetClientShapes(std::move(shapes), std::move(output_shapes));
+  for (uint32_t o = 0; o < n_out; ++o) output_shapes.push_back(IntsFromJs(outs.Get(o), "setContract output shape"));
+  core_->SetContract(info[0].As<Napi::String>().Utf8Value(), std::move(input_shapes), std::move(output_shapes),
+                     std::move(optional_inputs));
   return env.Undefined();
 }
 

@@ -26,7 +26,7 @@ class NativeModel : public Napi::ObjectWrap<NativeModel> {
   Napi::Value Compile(const Napi::CallbackInfo& info);
   Napi::Value RunDirect(const Napi::CallbackInfo& info);
   Napi::Value Unload(const Napi::CallbackInfo& info);
-  Napi::Value SetClientShapes(const Napi::CallbackInfo& info);
+  Napi::Value SetContract(const Napi::CallbackInfo& info);
 
   std::shared_ptr<ModelCore> core_;
 };

@@ -7,9 +7,8 @@
 #include <tuple>
 
 #include "executor/model_core.h"
+#include "executor/normalize.h"
 #include "grpc/infer_message.h"
-#include "http/infer_header.h"
-#include "http/infer_plan.h"
 
 namespace gebe {
 
@@ -38,26 +37,10 @@ class Failures {
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t> counts_;
 };
 
-// The gRPC code of a scheduler failure, as protocol-error.ts maps it (Triton's HTTP↔gRPC table;
-// a full queue is RESOURCE_EXHAUSTED).
-GrpcCode CodeOf(const ScheduledRequest& request) {
-  if (request.status == 503 && request.failure == FailureReason::kRejected && request.error.rfind("Exceeds maximum queue size", 0) == 0) {
-    return GrpcCode::kResourceExhausted;
-  }
-  switch (request.status) {
-    case 400: return GrpcCode::kInvalidArgument;
-    case 404: return GrpcCode::kNotFound;
-    case 413: return GrpcCode::kResourceExhausted;
-    case 501: return GrpcCode::kUnimplemented;
-    case 503: return GrpcCode::kUnavailable;
-    default: return GrpcCode::kInternal;
-  }
-}
-
 // One taken call: what its answer needs, alive until the answer is handed over.
 class GrpcCall : public NativeCall {
  public:
-  GrpcCall(std::shared_ptr<std::string> message, std::shared_ptr<const InferContract> contract, std::shared_ptr<Failures> failures,
+  GrpcCall(std::shared_ptr<std::string> message, std::shared_ptr<const RequestContract> contract, std::shared_ptr<Failures> failures,
            std::shared_ptr<GrpcCallCancel> cancel, GrpcInferRoute::Reply reply, bool stream)
       : message_(std::move(message)), contract_(std::move(contract)), failures_(std::move(failures)), cancel_(std::move(cancel)),
         reply_(std::move(reply)), stream_(stream) {}
@@ -65,7 +48,6 @@ class GrpcCall : public NativeCall {
   std::vector<size_t> outputs;             // model output indexes, in response order
   std::string id;
   std::vector<std::vector<uint8_t>> typed;  // inputs sent as typed contents, as bytes
-  std::vector<AlignedBuffer> copies;        // inputs that were misaligned in the message
 
   void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> batch) override {
     GrpcAnswer answer;
@@ -74,13 +56,20 @@ class GrpcCall : public NativeCall {
       reply_(std::move(answer));
       return;
     }
-    if (request->ok()) request->Fail(FailureReason::kOther, 500, "internal error: the batch outputs do not match the model's outputs");
-    failures_->Count(contract_->model_name, contract_->version, FailureReasonName(request->failure));
+    if (request->ok()) request->Fail(FailureReason::kInternal, "internal error: the batch outputs do not match the model's outputs");
+    Refuse(request->failure, request->error);
+  }
+
+  // Answers a failed request: the table's gRPC code (in band on a stream), counted by reason.
+  void Refuse(FailureReason reason, const std::string& message) {
+    failures_->Count(contract_->model_name, contract_->version, TraitsOf(reason).metric_reason);
+    GrpcAnswer answer;
+    answer.final = !stream_;
     if (stream_) {
-      answer.framed = EncodeStreamError(request->error, contract_->model_name, contract_->version, id);
+      answer.framed = EncodeStreamError(message, contract_->model_name, contract_->version, id);
     } else {
-      answer.code = CodeOf(*request);
-      answer.message = request->error;
+      answer.code = GrpcCode(TraitsOf(reason).grpc_code);
+      answer.message = message;
     }
     reply_(std::move(answer));
   }
@@ -103,7 +92,7 @@ class GrpcCall : public NativeCall {
   }
 
   std::shared_ptr<std::string> message_;  // the input views point into it
-  std::shared_ptr<const InferContract> contract_;
+  std::shared_ptr<const RequestContract> contract_;
   std::shared_ptr<Failures> failures_;
   std::shared_ptr<GrpcCallCancel> cancel_;
   GrpcInferRoute::Reply reply_;
@@ -112,7 +101,7 @@ class GrpcCall : public NativeCall {
 
 struct Entry {
   std::shared_ptr<ModelCore> core;
-  std::shared_ptr<const InferContract> contract;  // null: the native route cannot serve it
+  std::shared_ptr<const RequestContract> contract;  // null: the native route cannot serve it
 };
 
 struct Model {
@@ -122,19 +111,6 @@ struct Model {
 
 using Table = std::map<std::string, Model, std::less<>>;
 
-std::shared_ptr<const InferContract> ContractOf(const std::string& version, ModelCore& core) {
-  const auto& shapes = core.client_shapes();
-  if (shapes.size() != core.inputs().size()) return nullptr;
-  auto contract = std::make_shared<InferContract>();
-  contract->model_name = core.options().model_name;
-  contract->version = version;
-  contract->batched = core.options().batched;
-  contract->max_request_batch = core.options().policy.effective_max_batch;
-  for (size_t i = 0; i < shapes.size(); ++i) contract->inputs.push_back({core.inputs()[i].name, core.inputs()[i].dtype, shapes[i]});
-  for (const TensorDesc& o : core.outputs()) contract->outputs.push_back({o.name, o.dtype, o.dims});
-  return contract;
-}
-
 DataType DataTypeByName(std::string_view name) {
   for (int t = int(DataType::kBool); t <= int(DataType::kBFloat16); ++t) {
     if (name == DataTypeName(DataType(t))) return DataType(t);
@@ -142,12 +118,15 @@ DataType DataTypeByName(std::string_view name) {
   return DataType::kInvalid;
 }
 
-// A request parameter as decode-request reads priority and timeout: a non-negative integer.
-bool NonNegative(const GrpcParameter& p, uint64_t* out) {
-  if (p.kind == GrpcParameter::Kind::kUInt64) *out = p.uint64_value;
-  else if (p.kind == GrpcParameter::Kind::kInt64 && p.int64_value >= 0) *out = uint64_t(p.int64_value);
-  else return false;
-  return *out <= (uint64_t(1) << 53) - 1;  // JavaScript's safe integers, as the JS path checks
+ParameterValue ValueOf(const GrpcParameter& p) {
+  switch (p.kind) {
+    case GrpcParameter::Kind::kBool: return ParameterValue::Bool(p.bool_value);
+    case GrpcParameter::Kind::kInt64: return ParameterValue::Int64(p.int64_value);
+    case GrpcParameter::Kind::kUInt64: return ParameterValue::Uint64(p.uint64_value);
+    case GrpcParameter::Kind::kDouble: return ParameterValue::Double(p.double_value);
+    case GrpcParameter::Kind::kString: return ParameterValue::String(std::string(Str(p.string_value)));
+    default: return ParameterValue();
+  }
 }
 
 class GrpcInferImpl : public GrpcInfer {
@@ -157,94 +136,24 @@ class GrpcInferImpl : public GrpcInfer {
     const auto* bytes = reinterpret_cast<const uint8_t*>(message->data());
     if (!DecodeModelInferRequest(bytes, message->size(), &req)) return false;
     Entry entry;
-    if (!Find(req.model_name.str(), req.model_version.str(), &entry) || !entry.contract) return false;
-    const InferContract& contract = *entry.contract;
+    if (!Str(Find(req.model_name), Str(req.model_version), &entry) || !entry.contract) return false;
+    const RequestContract& contract = *entry.contract;
 
     auto call = std::make_unique<GrpcCall>(message, entry.contract, failures_, cancel, std::move(reply), stream);
-    // The request as the binary HTTP route reads it: every input with a byte size, every output raw.
-    InferHeader header;
-    header.has_id = !req.id.empty();
-    header.id = std::string(req.id.str());
-    for (const GrpcNamedParameter& p : req.parameters) {
-      const std::string_view key = p.key.str();
-      if (key == "priority") {
-        if (!NonNegative(p.value, &header.priority)) return false;
-        header.has_priority = true;
-      } else if (key == "timeout") {
-        if (!NonNegative(p.value, &header.timeout)) return false;
-        header.has_timeout = true;
-      }
-      // Other parameters (sequence_* among them) are not read by the JS path for these models either.
+    DecodedRequest decoded;
+    if (!Decode(req, &decoded, &call->typed)) return false;
+    NormalizedRequest normalized;
+    RequestFailure failure = Normalize(contract, decoded, &normalized);
+    if (failure.ok() && !Answerable(normalized, contract)) return false;
+    call->id = std::move(decoded.id);
+    if (!failure.ok()) {
+      call->Refuse(failure.reason, failure.message);
+      return true;
     }
-    const bool raw = !req.raw_input_contents.empty();
-    if (raw && req.raw_input_contents.size() != req.inputs.size()) return false;
-    std::vector<ByteView> views(req.inputs.size());
-    for (size_t i = 0; i < req.inputs.size(); ++i) {
-      const GrpcInferInput& in = req.inputs[i];
-      if (!in.parameters.empty()) return false;
-      HeaderInput h;
-      h.name = std::string(in.name.str());
-      h.datatype = std::string(in.datatype.str());
-      uint64_t count = 1;
-      for (int64_t d : in.shape) {
-        if (d < 0 || (d > 0 && count > (uint64_t(1) << 40) / uint64_t(d))) return false;
-        count *= uint64_t(d);
-      }
-      h.shape = in.shape;
-      if (raw) {
-        if (in.has_contents) return false;
-        views[i] = req.raw_input_contents[i];
-      } else {
-        const DataType dtype = DataTypeByName(h.datatype);
-        if (!in.has_contents || !NativeRouteDatatype(dtype)) return false;
-        call->typed.emplace_back();
-        if (!TypedContentsToBytes(in.contents, dtype, count, &call->typed.back())) return false;
-        views[i] = ByteView{call->typed.back().data(), call->typed.back().size()};
-      }
-      h.has_binary_data_size = true;
-      h.binary_data_size = views[i].size;
-      header.inputs.push_back(std::move(h));
-    }
-    header.has_inputs = true;
-    header.binary_data_output = 1;  // gRPC answers carry raw_output_contents
-    for (const GrpcRequestedOutput& o : req.outputs) {
-      if (!o.parameters.empty()) return false;  // classification and the like: the JS path
-      header.outputs.push_back(HeaderOutput{std::string(o.name.str()), 1});
-    }
-    header.has_outputs = !header.outputs.empty();
-    size_t total = 0;
-    for (const ByteView& v : views) total += v.size;
-    InferPlan plan;
-    if (!PlanInfer(header, contract, total, &plan)) return false;
-
-    call->outputs = std::move(plan.outputs);
-    call->id = std::move(header.id);
-    auto scheduled = std::make_unique<ScheduledRequest>();
-    const auto& descs = entry.core->inputs();
-    scheduled->inputs.resize(plan.inputs.size());
-    for (size_t i = 0; i < header.inputs.size(); ++i) {
-      size_t index = 0;
-      while (index < contract.inputs.size() && contract.inputs[index].name != header.inputs[i].name) ++index;
-      InferPlan::Input& in = plan.inputs[index];
-      TensorView& view = scheduled->inputs[index];
-      view.name = descs[index].name;
-      view.dtype = descs[index].dtype;
-      view.shape = std::move(in.shape);
-      view.byte_size = in.byte_size;
-      const uint8_t* data = views[i].data;
-      const size_t element = ElementSize(view.dtype);
-      if (in.byte_size > 0 && reinterpret_cast<uintptr_t>(data) % element != 0) {
-        // Engines read elements in place: a misaligned tensor is copied once into aligned memory.
-        call->copies.emplace_back(in.byte_size);
-        std::memcpy(call->copies.back().data(), data, in.byte_size);
-        data = static_cast<const uint8_t*>(call->copies.back().data());
-      }
-      view.data = data;
-    }
-    scheduled->info.rows = plan.rows;
-    scheduled->output_mask = plan.output_mask;
+    call->outputs = std::move(normalized.outputs);
+    std::unique_ptr<ScheduledRequest>& scheduled = normalized.request;
     scheduled->native_call = std::move(call);
-    switch (entry.core->EnqueueNative(scheduled, plan.priority, plan.timeout_us)) {
+    switch (entry.core->EnqueueNative(scheduled, normalized.priority, normalized.timeout_us)) {
       case ModelCore::NativeEnqueue::kQueued:
         return true;
       case ModelCore::NativeEnqueue::kRefused:
@@ -264,7 +173,7 @@ class GrpcInferImpl : public GrpcInfer {
     for (PublishedVersion& v : versions) {
       if (!v.core) continue;
       Entry entry;
-      entry.contract = ContractOf(v.version, *v.core);
+      entry.contract = v.core->contract();
       entry.core = std::move(v.core);
       published.versions[v.version] = std::move(entry);
     }
@@ -278,6 +187,72 @@ class GrpcInferImpl : public GrpcInfer {
   std::vector<FailureCount> TakeFailures() override { return failures_->Take(); }
 
  private:
+  // The message as the core reads every request. False: what this route does not decode (typed
+  // BYTES contents, typed contents that do not match their datatype, raw and typed contents
+  // mixed, a raw_input_contents count that is not the input count): the JS path words those.
+  static bool Decode(const GrpcInferRequest& req, DecodedRequest* out, std::vector<std::vector<uint8_t>>* typed) {
+    out->has_id = req.id.size > 0;
+    out->id = std::string(Str(req.id));
+    for (const GrpcNamedParameter& p : req.parameters) {
+      const std::string_view key = Str(p.key);
+      if (key == "priority") out->priority = ValueOf(p.value);
+      else if (key == "timeout") out->timeout_us = ValueOf(p.value);
+      else if (key == "sequence_id") {
+        if (p.value.kind == GrpcParameter::Kind::kString) out->sequence_id = {SequenceId::Kind::kText, 0, std::string(Str(p.value.string_value))};
+        else if (p.value.kind == GrpcParameter::Kind::kInt64 || p.value.kind == GrpcParameter::Kind::kUInt64) {
+          out->sequence_id = {SequenceId::Kind::kNumber, p.value.kind == GrpcParameter::Kind::kInt64 ? uint64_t(p.value.int64_value) : p.value.uint64_value, ""};
+        }
+      } else if (key == "sequence_start") out->sequence_start = p.value.kind == GrpcParameter::Kind::kBool && p.value.bool_value;
+      else if (key == "sequence_end") out->sequence_end = p.value.kind == GrpcParameter::Kind::kBool && p.value.bool_value;
+    }
+    const bool raw = !req.raw_input_contents.empty();
+    if (raw && req.raw_input_contents.size() != req.inputs.size()) return false;
+    typed->reserve(req.inputs.size());
+    for (size_t i = 0; i < req.inputs.size(); ++i) {
+      const GrpcInferInput& in = req.inputs[i];
+      DecodedInput d;
+      d.name = std::string(Str(in.name));
+      d.datatype = std::string(Str(in.datatype));
+      d.shape = in.shape;
+      if (raw) {
+        if (in.has_contents) return false;
+        d.bytes = req.raw_input_contents[i];
+      } else {
+        // Typed contents: converted to the tensor's bytes here (the count bounded by the bytes sent).
+        const DataType dtype = DataTypeByName(d.datatype);
+        uint64_t count = 1;
+        for (int64_t dim : in.shape) {
+          if (dim < 0 || (dim > 0 && count > (uint64_t(1) << 40) / uint64_t(dim))) return false;
+          count *= uint64_t(dim);
+        }
+        typed->emplace_back();
+        if (!in.has_contents || !TypedContentsToBytes(in.contents, dtype, count, &typed->back())) return false;
+        d.bytes = ByteView{typed->back().data(), typed->back().size()};
+      }
+      out->inputs.push_back(std::move(d));
+    }
+    out->has_outputs = !req.outputs.empty();
+    for (const GrpcRequestedOutput& o : req.outputs) {
+      DecodedOutput d;
+      d.name = std::string(Str(o.name));
+      for (const GrpcNamedParameter& p : o.parameters) {
+        const std::string_view key = Str(p.key);
+        if (key == "classification" || key == "class_count") d.class_count = ValueOf(p.value);
+      }
+      out->outputs.push_back(std::move(d));
+    }
+    return true;
+  }
+
+  // What a gRPC answer of this route can carry: raw fixed-size outputs (the classification
+  // extension and BYTES outputs are the JS path's).
+  static bool Answerable(const NormalizedRequest& request, const RequestContract& contract) {
+    for (size_t k = 0; k < request.outputs.size(); ++k) {
+      if (request.class_count[k] != 0 || ElementSize(contract.outputs[request.outputs[k]].dtype) == 0) return false;
+    }
+    return true;
+  }
+
   bool Find(std::string_view model_name, std::string_view version, Entry* out) {
     std::shared_ptr<const Table> table;
     {

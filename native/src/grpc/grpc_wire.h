@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "executor/decoded_request.h"
+
 namespace gebe {
 
 // gRPC status codes (grpc/status.h).
@@ -121,13 +123,8 @@ inline void AppendMessagePrefix(std::string* out, size_t length) {
   out->append(prefix, 5);
 }
 
-// A view of bytes inside a received message.
-struct ByteView {
-  const uint8_t* data = nullptr;
-  size_t size = 0;
-  std::string_view str() const { return std::string_view(reinterpret_cast<const char*>(data), size); }
-  bool empty() const { return size == 0; }
-};
+// A view of bytes inside a received message (the core's ByteView) as text.
+inline std::string_view Str(ByteView v) { return std::string_view(reinterpret_cast<const char*>(v.data), v.size); }
 
 enum class ProtoWire : int { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
 

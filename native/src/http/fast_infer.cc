@@ -1,7 +1,8 @@
-// The binary KServe v2 infer route in native code (see fast_path.h): takes the infer requests it
-// fully understands (all inputs and outputs binary, fixed-size datatypes, everything checked as
-// the JS path checks it), queues them on the model's scheduler, and answers them from the
-// scheduler thread with the bytes the JS server would send. Everything else is declined.
+// The binary KServe v2 infer route in native code (see fast_path.h): decodes the infer requests
+// whose tensors all travel binary, has Normalize check them (answering a bad one here, in the
+// wording every path shares), queues them on the model's scheduler, and answers them from the
+// scheduler thread with the bytes the JS server would send. What it does not decode (JSON tensor
+// data) or cannot answer plainly (JSON outputs) is declined.
 #include <atomic>
 #include <cstring>
 #include <functional>
@@ -48,7 +49,7 @@ class FailureTable {
 // One taken request: what its answer needs, alive until the answer is handed over.
 class FastCall : public NativeCall {
  public:
-  FastCall(Respond respond, std::shared_ptr<std::vector<uint8_t>> body_owner, std::shared_ptr<const InferContract> contract,
+  FastCall(Respond respond, std::shared_ptr<std::vector<uint8_t>> body_owner, std::shared_ptr<const RequestContract> contract,
            std::shared_ptr<FailureTable> failures)
       : respond_(std::move(respond)), body_owner_(std::move(body_owner)), contract_(std::move(contract)),
         failures_(std::move(failures)) {}
@@ -56,7 +57,6 @@ class FastCall : public NativeCall {
   std::vector<size_t> outputs;  // model output indexes, in response order
   bool has_id = false;
   std::string id;
-  std::vector<AlignedBuffer> copies;  // inputs that were misaligned in the body
 
   void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> batch) override {
     HttpResponse response;
@@ -64,12 +64,17 @@ class FastCall : public NativeCall {
       respond_(std::move(response));
       return;
     }
-    if (request->ok()) request->Fail(FailureReason::kOther, 500, "internal error: the batch outputs do not match the model's outputs");
-    failures_->Count(contract_->model_name, contract_->version, FailureReasonName(request->failure));
-    // As loaded-model.ts and respond.ts: the native status (500 when unset) and {"error": message}.
-    response.status = request->status == 0 ? 500 : request->status;
+    if (request->ok()) request->Fail(FailureReason::kInternal, "internal error: the batch outputs do not match the model's outputs");
+    Refuse(request->failure, request->error);
+  }
+
+  // Answers a failed request: the table's HTTP status and {"error": message}, counted by reason.
+  void Refuse(FailureReason reason, const std::string& message) {
+    failures_->Count(contract_->model_name, contract_->version, TraitsOf(reason).metric_reason);
+    HttpResponse response;
+    response.status = TraitsOf(reason).http_status;
     response.headers = "Content-Type: application/json\r\n";
-    response.owned_body = EncodeErrorBody(request->error);
+    response.owned_body = EncodeErrorBody(message);
     respond_(std::move(response));
   }
 
@@ -96,13 +101,13 @@ class FastCall : public NativeCall {
 
   Respond respond_;
   std::shared_ptr<std::vector<uint8_t>> body_owner_;  // the input views point into it
-  std::shared_ptr<const InferContract> contract_;
+  std::shared_ptr<const RequestContract> contract_;
   std::shared_ptr<FailureTable> failures_;
 };
 
 struct PublishedEntry {
   std::shared_ptr<ModelCore> core;
-  std::shared_ptr<const InferContract> contract;  // null: the native route cannot serve it
+  std::shared_ptr<const RequestContract> contract;  // null: the native route cannot serve it
 };
 
 struct PublishedModel {
@@ -111,21 +116,6 @@ struct PublishedModel {
 };
 
 using PublishedTable = std::map<std::string, PublishedModel, std::less<>>;
-
-// What the infer route checks a request against; null when the facade has not described the
-// model's client shapes (then every request goes to JS).
-std::shared_ptr<const InferContract> ContractOf(const std::string& version, ModelCore& core) {
-  const auto& shapes = core.client_shapes();
-  if (shapes.size() != core.inputs().size()) return nullptr;
-  auto contract = std::make_shared<InferContract>();
-  contract->model_name = core.options().model_name;
-  contract->version = version;
-  contract->batched = core.options().batched;
-  contract->max_request_batch = core.options().policy.effective_max_batch;
-  for (size_t i = 0; i < shapes.size(); ++i) contract->inputs.push_back({core.inputs()[i].name, core.inputs()[i].dtype, shapes[i]});
-  for (const TensorDesc& o : core.outputs()) contract->outputs.push_back({o.name, o.dtype, o.dims});
-  return contract;
-}
 
 class FastInfer : public FastPath {
  public:
@@ -140,39 +130,24 @@ class FastInfer : public FastPath {
     const char* json = reinterpret_cast<const char*>(request.body);
     InferHeader header;
     if (!ReadInferHeader(json, header_length, &header)) return false;
-    InferPlan plan;
-    if (!PlanInfer(header, *entry.contract, request.body_size - header_length, &plan)) return false;
+    DecodedRequest decoded;
+    if (!DecodeBinaryInfer(header, request.body + header_length, request.body_size - header_length, &decoded)) return false;
+    NormalizedRequest normalized;
+    RequestFailure failure = Normalize(*entry.contract, decoded, &normalized);
+    if (failure.ok() && !NativeRouteAnswers(normalized, *entry.contract)) return false;
 
     if (log_enabled_.load(std::memory_order_relaxed)) Note(request);
     auto call = std::make_unique<FastCall>(std::move(respond), request.body_owner, entry.contract, failures_);
-    call->outputs = std::move(plan.outputs);
-    call->has_id = header.has_id;
-    call->id = std::move(header.id);
-    auto scheduled = std::make_unique<ScheduledRequest>();
-    const uint8_t* binary = request.body + header_length;
-    const auto& descs = entry.core->inputs();
-    scheduled->inputs.resize(plan.inputs.size());
-    for (size_t i = 0; i < plan.inputs.size(); ++i) {
-      InferPlan::Input& in = plan.inputs[i];
-      TensorView& view = scheduled->inputs[i];
-      view.name = descs[i].name;
-      view.dtype = descs[i].dtype;
-      view.shape = std::move(in.shape);
-      view.byte_size = in.byte_size;
-      const uint8_t* data = binary + in.body_offset;
-      const size_t element = ElementSize(view.dtype);
-      if (in.byte_size > 0 && reinterpret_cast<uintptr_t>(data) % element != 0) {
-        // Engines read elements in place: a misaligned tensor is copied once into aligned memory.
-        call->copies.emplace_back(in.byte_size);
-        std::memcpy(call->copies.back().data(), data, in.byte_size);
-        data = static_cast<const uint8_t*>(call->copies.back().data());
-      }
-      view.data = data;
+    if (!failure.ok()) {
+      call->Refuse(failure.reason, failure.message);
+      return true;
     }
-    scheduled->info.rows = plan.rows;
-    scheduled->output_mask = plan.output_mask;
+    call->outputs = std::move(normalized.outputs);
+    call->has_id = decoded.has_id;
+    call->id = std::move(decoded.id);
+    std::unique_ptr<ScheduledRequest>& scheduled = normalized.request;
     scheduled->native_call = std::move(call);
-    switch (entry.core->EnqueueNative(scheduled, plan.priority, plan.timeout_us)) {
+    switch (entry.core->EnqueueNative(scheduled, normalized.priority, normalized.timeout_us)) {
       case ModelCore::NativeEnqueue::kQueued:
         return true;
       case ModelCore::NativeEnqueue::kRefused:
@@ -193,7 +168,7 @@ class FastInfer : public FastPath {
     for (PublishedVersion& v : versions) {
       if (!v.core) continue;
       PublishedEntry entry;
-      entry.contract = ContractOf(v.version, *v.core);
+      entry.contract = v.core->contract();
       entry.core = std::move(v.core);
       published.versions[v.version] = std::move(entry);
     }

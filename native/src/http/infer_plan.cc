@@ -7,23 +7,12 @@ namespace gebe {
 namespace {
 
 constexpr std::string_view kModelsPrefix = "/v2/models/";
-// The codec's limit on one tensor's element count (codec/shape.ts MAX_ELEMENTS).
-constexpr uint64_t kMaxElements = uint64_t(1) << 31;
-
 bool AllDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
     if (c < '0' || c > '9') return false;
   }
   return true;
-}
-
-// Index of the tensor called `name`, or tensors.size() when the model has none by that name.
-size_t IndexByName(const std::vector<ContractTensor>& tensors, const std::string& name) {
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    if (tensors[i].name == name) return i;
-  }
-  return tensors.size();
 }
 
 }  // namespace
@@ -99,85 +88,44 @@ bool NativeRouteDatatype(DataType dtype) {
   }
 }
 
-bool PlanInfer(const InferHeader& header, const InferContract& contract, size_t binary_bytes, InferPlan* plan) {
-  *plan = InferPlan();
-  const size_t n_inputs = contract.inputs.size();
-  if (header.inputs.empty() || header.inputs.size() != n_inputs) return false;
-  plan->inputs.resize(n_inputs);
-  std::vector<bool> present(n_inputs, false);
-  size_t offset = 0;
-  int64_t rows = -1;
-  for (const HeaderInput& in : header.inputs) {
+bool DecodeBinaryInfer(const InferHeader& header, const uint8_t* binary, size_t binary_bytes, DecodedRequest* out) {
+  *out = DecodedRequest();
+  if (header.inputs.empty()) return false;
+  uint64_t offset = 0;
+  out->inputs.resize(header.inputs.size());
+  for (size_t i = 0; i < header.inputs.size(); ++i) {
+    const HeaderInput& in = header.inputs[i];
     if (!in.has_binary_data_size) return false;  // JSON `data`: the JS codec decodes it
-    const size_t index = IndexByName(contract.inputs, in.name);
-    if (index == n_inputs || present[index]) return false;
-    present[index] = true;
-    const ContractTensor& meta = contract.inputs[index];
-    if (!NativeRouteDatatype(meta.dtype) || in.datatype != DataTypeName(meta.dtype)) return false;
-    if (in.shape.size() != meta.shape.size()) return false;
-    uint64_t elements = 1;
-    for (size_t d = 0; d < in.shape.size(); ++d) {
-      const int64_t got = in.shape[d];
-      if (meta.shape[d] != -1 && meta.shape[d] != got) return false;
-      const uint64_t dim = static_cast<uint64_t>(got);
-      if (elements != 0 && dim > kMaxElements / elements) return false;
-      elements *= dim;
-      if (elements > kMaxElements) return false;
-    }
-    if (contract.batched) {
-      if (in.shape.empty()) return false;
-      if (rows == -1) rows = in.shape[0];
-      else if (rows != in.shape[0]) return false;
-    }
-    const uint64_t bytes = elements * ElementSize(meta.dtype);
-    if (in.binary_data_size != bytes || bytes > binary_bytes - offset) return false;
-    InferPlan::Input& p = plan->inputs[index];
-    p.model_index = index;
-    p.body_offset = offset;
-    p.byte_size = static_cast<size_t>(bytes);
-    p.shape = in.shape;
-    offset += static_cast<size_t>(bytes);
+    if (in.binary_data_size > binary_bytes - offset) return false;
+    DecodedInput& d = out->inputs[i];
+    d.name = in.name;
+    d.datatype = in.datatype;
+    d.shape = in.shape;
+    d.bytes = {binary + offset, static_cast<size_t>(in.binary_data_size)};
+    offset += in.binary_data_size;
   }
   if (offset != binary_bytes) return false;
-  if (contract.batched) {
-    if (rows < 1 || rows > contract.max_request_batch) return false;
-    plan->rows = rows;
+  out->has_id = header.has_id;
+  out->id = header.id;
+  out->has_outputs = header.has_outputs;
+  for (const HeaderOutput& o : header.outputs) {
+    DecodedOutput d;
+    d.name = o.name;
+    if (o.binary_data != -1) d.binary_data = ParameterValue::Bool(o.binary_data == 1);
+    out->outputs.push_back(std::move(d));
   }
+  if (header.binary_data_output != -1) out->binary_data_output = ParameterValue::Bool(header.binary_data_output == 1);
+  if (header.has_priority) out->priority = ParameterValue::Uint64(header.priority);
+  if (header.has_timeout) out->timeout_us = ParameterValue::Uint64(header.timeout);
+  return true;
+}
 
-  // Outputs: every one returned must travel binary, or the JS path answers with JSON data.
-  const size_t n_outputs = contract.outputs.size();
-  if (n_outputs == 0) return false;
-  const bool binary_by_default = header.binary_data_output == 1;
-  if (!header.has_outputs) {
-    if (!binary_by_default) return false;
-    for (size_t o = 0; o < n_outputs; ++o) {
-      if (!NativeRouteDatatype(contract.outputs[o].dtype)) return false;
-      plan->outputs.push_back(o);
-    }
-    plan->output_mask = ~uint64_t(0);
-  } else {
-    if (header.outputs.empty()) return false;  // no outputs: the JS path answers plain JSON
-    std::vector<bool> asked(n_outputs, false);
-    bool wide = false;
-    for (const HeaderOutput& out : header.outputs) {
-      const size_t index = IndexByName(contract.outputs, out.name);
-      if (index == n_outputs || asked[index]) return false;
-      asked[index] = true;
-      const bool binary = out.binary_data != -1 ? out.binary_data == 1 : binary_by_default;
-      if (!binary || !NativeRouteDatatype(contract.outputs[index].dtype)) return false;
-      plan->outputs.push_back(index);
-      // As validate-request.ts: bit i asks for output i; all bits when an index does not fit 31.
-      if (index >= 31) wide = true;
-      else plan->output_mask |= uint64_t(1) << index;
-    }
-    if (wide) plan->output_mask = ~uint64_t(0);
+bool NativeRouteAnswers(const NormalizedRequest& request, const RequestContract& contract) {
+  if (request.outputs.empty()) return false;  // no outputs: the JS path answers plain JSON
+  for (size_t k = 0; k < request.outputs.size(); ++k) {
+    if (!request.binary[k] || request.class_count[k] != 0) return false;
+    if (!NativeRouteDatatype(contract.outputs[request.outputs[k]].dtype)) return false;
   }
-
-  if (header.has_priority) {
-    if (header.priority > 0xffffffffull) return false;
-    plan->priority = static_cast<uint32_t>(header.priority);
-  }
-  if (header.has_timeout) plan->timeout_us = header.timeout;
   return true;
 }
 

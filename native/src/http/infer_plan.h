@@ -1,9 +1,9 @@
-// What the native infer route checks before it takes a request: the URL, the request headers,
-// and the decoded JSON header against the model, exactly as the JS path would (the executor's
-// validate-request.ts, the service's checkNames, the HTTP codec). Whatever the JS path would
-// refuse, or would answer differently from a plain all-binary response, is declined here (the
-// functions return false) so that the JS server answers it with its own wording.
-// No N-API and no scheduler: unit-tested on its own (native/test/http).
+// The binary infer route's front-end work: the URL, the request headers, and the read JSON header
+// decoded into a DecodedRequest for Normalize (which checks it against the model, in the one
+// wording every path shares). What the route does not decode itself (JSON tensor data, a body
+// whose binary part does not add up) or cannot answer plainly is declined here (the functions
+// return false), and the JS server answers it.
+// No N-API and no scheduler: unit-tested on its own (native/test/fast_infer).
 #pragma once
 
 #include <cstddef>
@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "executor/decoded_request.h"
+#include "executor/normalize.h"
 #include "http/infer_header.h"
 
 namespace gebe {
@@ -32,44 +34,19 @@ bool MatchInferUrl(std::string_view url, InferUrl* out);
 // exactly one such header, plain digits, no Content-Encoding header at all.
 bool BinaryHeaderLength(const std::vector<std::pair<std::string, std::string>>& headers, size_t* length);
 
-// One tensor as clients see it.
-struct ContractTensor {
-  std::string name;
-  DataType dtype = DataType::kInvalid;
-  std::vector<int64_t> shape;  // inputs: client dims, -1 = any (the batch dimension included)
-};
+// Decodes a read header and the binary part after it (`binary_bytes` bytes at `binary`) into the
+// request the core normalizes: byte views into the body, parameters as sent. False: decline,
+// when the request is not all-binary (an input carries JSON `data`), has no inputs, or its
+// binary_data_size values do not describe the binary part exactly; the JS codec words those.
+bool DecodeBinaryInfer(const InferHeader& header, const uint8_t* binary, size_t binary_bytes, DecodedRequest* out);
 
-// One model version as the infer route serves it.
-struct InferContract {
-  std::string model_name;  // as responses name it
-  std::string version;
-  bool batched = false;            // max_batch_size > 0: shapes start with the batch dimension
-  int64_t max_request_batch = 0;   // the largest batch one request may carry
-  std::vector<ContractTensor> inputs;   // in the engine's order
-  std::vector<ContractTensor> outputs;  // in the engine's order
-};
+// Whether the route writes the answer of a normalized request itself: every answered output
+// travels binary and has a datatype the JS codec would send plainly. False: decline (the JS path
+// answers with JSON `data`).
+bool NativeRouteAnswers(const NormalizedRequest& request, const RequestContract& contract);
 
-// Datatypes the native route serves: fixed-size ones the JS codec treats plainly (not BYTES,
+// Datatypes the native route answers: fixed-size ones the JS codec treats plainly (not BYTES,
 // whose sizes live in the data, nor FP16/BF16, which the codec always sends binary).
 bool NativeRouteDatatype(DataType dtype);
-
-// A checked request, ready to build a ScheduledRequest from.
-struct InferPlan {
-  struct Input {
-    size_t model_index = 0;   // position in the model's inputs
-    size_t body_offset = 0;   // of its bytes, from the start of the binary part
-    size_t byte_size = 0;
-    std::vector<int64_t> shape;
-  };
-  std::vector<Input> inputs;        // in the model's input order
-  std::vector<size_t> outputs;      // model output indexes, in response order
-  uint64_t output_mask = 0;         // as the JS path computes it
-  int64_t rows = 1;
-  uint32_t priority = 0;
-  uint64_t timeout_us = 0;
-};
-
-// Checks `header` (with `binary_bytes` bytes after the JSON) against `contract`. False: decline.
-bool PlanInfer(const InferHeader& header, const InferContract& contract, size_t binary_bytes, InferPlan* plan);
 
 }  // namespace gebe

@@ -37,7 +37,7 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
   const int64_t now_ns = SteadyNowNs();
   request->enqueue_ns = now_ns;
   if (request->info.rows > policy_.effective_max_batch) {
-    request->Fail(FailureReason::kOther, 400,
+    request->Fail(FailureReason::kInvalidArgument,
                   "inference request batch-size must be <= " + std::to_string(policy_.effective_max_batch) + " for '" +
                       model_name_ + "'");
     stats_.RecordFailure(0);
@@ -48,12 +48,12 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_ || draining_) {
-      request->Fail(FailureReason::kRejected, 503, "model '" + model_name_ + "' is unloading; the request was not run");
+      request->Fail(FailureReason::kUnavailable, "model '" + model_name_ + "' is unloading; the request was not run");
       stats_.RecordFailure(0);
       return false;
     }
     if (queues_.Push(request, priority, timeout_us, now_ns / 1000) == AdmitResult::kQueueFull) {
-      request->Fail(FailureReason::kRejected, 503,
+      request->Fail(FailureReason::kQueueFull,
                     "Exceeds maximum queue size for model '" + model_name_ + "' (max_queue_size " +
                         std::to_string(policy_.PolicyForLevel(policy_.LevelIndex(priority)).max_queue_size) +
                         " of its priority level); retry later or raise max_queue_size");
@@ -66,7 +66,7 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
   }
   wakeups.Notify(batcher_cv_);
   if (!expired.empty()) {
-    RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
+    RejectAll(expired, FailureReason::kQueueTimeout, "Request timeout expired");
     std::lock_guard<std::mutex> lock(mu_);
     if (--enqueue_handoffs_ == 0) enqueue_handoffs_cv_.notify_all();
   }
@@ -125,7 +125,7 @@ void ModelScheduler::BatcherLoop() {
     if (!expired.empty() || !wakeups.instances.empty()) {
       lock.unlock();
       wakeups.Notify(batcher_cv_);
-      RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
+      RejectAll(expired, FailureReason::kQueueTimeout, "Request timeout expired");
       lock.lock();
       continue;
     }
@@ -166,7 +166,7 @@ void ModelScheduler::InstanceLoop(size_t index) {
     if (!expired.empty() || !wakeups.instances.empty() || wakeups.batcher) {
       lock.unlock();
       wakeups.Notify(batcher_cv_);
-      RejectAll(expired, FailureReason::kRejected, 503, "Request timeout expired");
+      RejectAll(expired, FailureReason::kQueueTimeout, "Request timeout expired");
       lock.lock();
     }
   }
@@ -212,7 +212,7 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
     done->outputs = std::move(outputs);
   } else {
     for (auto& r : batch.requests) {
-      r->Fail(client_error ? FailureReason::kOther : FailureReason::kBackend, client_error ? 400 : 500,
+      r->Fail(client_error ? FailureReason::kInvalidArgument : FailureReason::kBackend,
               "failed to run model '" + model_name_ + "' (" + instance.session->engine_name() + " engine): " + error);
       stats_.RecordFailure(static_cast<uint64_t>(t3 - r->enqueue_ns));
     }
@@ -241,12 +241,12 @@ void ModelScheduler::Hand(std::unique_ptr<CompletedBatch> batch) {
   sink_->Deliver(std::move(batch));
 }
 
-void ModelScheduler::RejectAll(Rejected& requests, FailureReason reason, int status, const std::string& message) {
+void ModelScheduler::RejectAll(Rejected& requests, FailureReason reason, const std::string& message) {
   if (requests.empty()) return;
   const int64_t now = SteadyNowNs();
   auto batch = std::make_unique<CompletedBatch>();
   for (auto& r : requests) {
-    r->Fail(reason, status, message);
+    r->Fail(reason, message);
     stats_.RecordFailure(static_cast<uint64_t>(now - r->enqueue_ns));
     batch->requests.push_back(std::move(r));
   }

@@ -93,7 +93,7 @@ class ModelScheduler {
   int64_t DispatchLocked(int64_t now_us, Rejected& expired, Wakeups& wakeups);
   void WakeBatcherIfEarlierLocked(int64_t wake_us, Wakeups& wakeups);
   void Execute(Instance& instance, Batch& batch);
-  void RejectAll(Rejected& requests, FailureReason reason, int status, const std::string& message);
+  void RejectAll(Rejected& requests, FailureReason reason, const std::string& message);
   void Complete(uint64_t seq, std::unique_ptr<CompletedBatch> batch);
   void Hand(std::unique_ptr<CompletedBatch> batch);
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "executor/request_failure.h"
 #include "scheduler/decide_batch.h"
 
 namespace gebe {
@@ -21,18 +22,6 @@ struct OutputSlice {
   size_t byte_size = 0;
   std::vector<int64_t> shape;
 };
-
-enum class FailureReason { kNone, kRejected, kCanceled, kBackend, kOther };
-
-// Triton's reason label of nv_inference_request_failure.
-inline const char* FailureReasonName(FailureReason reason) {
-  switch (reason) {
-    case FailureReason::kRejected: return "REJECTED";
-    case FailureReason::kCanceled: return "CANCELED";
-    case FailureReason::kBackend: return "BACKEND";
-    default: return "OTHER";
-  }
-}
 
 struct ScheduledRequest;
 struct BatchOutputs;
@@ -90,9 +79,11 @@ struct ScheduledRequest {
   int64_t enqueue_ns = 0;
   int64_t dispatch_ns = 0;
 
-  // Result, filled before hand-back.
+  // Inputs whose bytes Normalize had to copy (misaligned views); the views above point here.
+  std::vector<AlignedBuffer> owned_inputs;
+
+  // Result, filled before hand-back: why it failed (request_failure.h) and the client's message.
   FailureReason failure = FailureReason::kNone;
-  int status = 0;                   // HTTP-style status of the failure: 400, 500, 503
   std::string error;
   size_t row_offset = 0;            // first row of this request inside the batch
   std::vector<OutputSlice> outputs; // one per session output, on success
@@ -101,9 +92,8 @@ struct ScheduledRequest {
   std::unique_ptr<NativeCall> native_call;
 
   bool ok() const { return failure == FailureReason::kNone; }
-  void Fail(FailureReason reason, int http_status, std::string message) {
+  void Fail(FailureReason reason, std::string message) {
     failure = reason;
-    status = http_status;
     error = std::move(message);
   }
 };

@@ -1,13 +1,13 @@
-// The model the infer route tests plan against: batched, two inputs of different datatypes
+// The model the infer route tests decode against: batched, two inputs of different datatypes
 // (A: FP32 [-1, 4], B: INT64 [-1, 2, -1]) and two outputs (X: FP32 [-1, 4], Y: INT32 [-1]).
 #pragma once
 
-#include "http/infer_plan.h"
+#include "executor/normalize.h"
 
 namespace gebe {
 
-inline InferContract TwoInputContract() {
-  InferContract c;
+inline RequestContract TwoInputContract() {
+  RequestContract c;
   c.model_name = "simple";
   c.version = "1";
   c.batched = true;

@@ -37,11 +37,14 @@ const char kAlphabet[] = "{}[]\",:\\ 0123456789-.eEtrufalsn\x00\x01\x7f\x80\xc3\
 }  // namespace
 
 TEST(fuzz_damaged_headers_never_crash) {
-  const InferContract contract = TwoInputContract();
+  const RequestContract contract = TwoInputContract();
+  static uint8_t binary[288];
   InferHeader header;
-  InferPlan plan;
+  DecodedRequest decoded;
+  NormalizedRequest plan;
   CHECK(ReadInferHeader(kValid.data(), kValid.size(), &header));
-  CHECK(PlanInfer(header, contract, 288, &plan));
+  CHECK(DecodeBinaryInfer(header, binary, 288, &decoded));
+  CHECK(Normalize(contract, decoded, &plan).ok());
   Rng rng;
   int accepted = 0;
   for (int round = 0; round < 200000; ++round) {
@@ -61,12 +64,14 @@ TEST(fuzz_damaged_headers_never_crash) {
     std::unique_ptr<char[]> exact(new char[text.size() ? text.size() : 1]);
     std::copy(text.begin(), text.end(), exact.get());
     if (!ReadInferHeader(exact.get(), text.size(), &header)) continue;
-    if (!PlanInfer(header, contract, 288, &plan)) continue;
+    if (!DecodeBinaryInfer(header, binary, 288, &decoded)) continue;
+    if (!Normalize(contract, decoded, &plan).ok()) continue;
     ++accepted;
     // Whatever is taken describes the whole binary part, input by input, within bounds.
     size_t total = 0;
-    for (const auto& in : plan.inputs) {
-      CHECK(in.body_offset + in.byte_size <= 288);
+    for (const auto& in : plan.request->inputs) {
+      const auto* at = static_cast<const uint8_t*>(in.data);
+      CHECK(at >= binary && at + in.byte_size <= binary + 288);
       total += in.byte_size;
     }
     CHECK_EQ(total, size_t(288));

@@ -35,10 +35,6 @@ InferHeader Valid() {
   return h;
 }
 
-bool Plans(const InferHeader& h, const InferContract& c = TwoInputContract(), size_t binary = 288) {
-  InferPlan plan;
-  return PlanInfer(h, c, binary, &plan);
-}
 
 }  // namespace
 
@@ -87,130 +83,85 @@ TEST(binary_header_length_rules) {
   }
 }
 
-TEST(plan_orders_inputs_by_model_and_offsets_by_body) {
-  InferPlan plan;
-  CHECK(PlanInfer(Valid(), TwoInputContract(), 288, &plan));
-  CHECK_EQ(plan.inputs.size(), size_t(2));
-  CHECK_EQ(plan.inputs[0].model_index, size_t(0));
-  CHECK_EQ(plan.inputs[0].body_offset, size_t(240));  // A's bytes follow B's
-  CHECK_EQ(plan.inputs[0].byte_size, size_t(48));
-  CHECK_EQ(plan.inputs[0].shape, (std::vector<int64_t>{3, 4}));
-  CHECK_EQ(plan.inputs[1].body_offset, size_t(0));
-  CHECK_EQ(plan.inputs[1].byte_size, size_t(240));
-  CHECK_EQ(plan.rows, int64_t(3));
-  CHECK_EQ(plan.outputs, (std::vector<size_t>{0, 1}));
-  CHECK_EQ(plan.output_mask, ~uint64_t(0));
-  CHECK_EQ(plan.priority, uint32_t(0));
-  CHECK_EQ(plan.timeout_us, uint64_t(0));
+// The binary part the header describes: B's 240 bytes, then A's 48.
+alignas(64) uint8_t g_binary[1 << 12];
+
+TEST(decode_views_inputs_in_body_order_and_carries_parameters) {
+  InferHeader h = Valid();
+  h.has_id = true;
+  h.id = "x";
+  h.has_priority = true;
+  h.priority = 3;
+  DecodedRequest d;
+  CHECK(DecodeBinaryInfer(h, g_binary, 288, &d));
+  CHECK_EQ(d.inputs.size(), size_t(2));
+  CHECK_EQ(d.inputs[0].name, std::string("B"));
+  CHECK(d.inputs[0].bytes.data == g_binary);
+  CHECK_EQ(d.inputs[0].bytes.size, size_t(240));
+  CHECK(d.inputs[1].bytes.data == g_binary + 240);
+  CHECK_EQ(d.inputs[1].shape, (std::vector<int64_t>{3, 4}));
+  CHECK(d.has_id && d.id == "x");
+  CHECK(d.priority.kind == ParameterValue::Kind::kUint64 && d.priority.uint64_value == 3);
+  CHECK(d.binary_data_output.kind == ParameterValue::Kind::kBool && d.binary_data_output.bool_value);
+  NormalizedRequest n;
+  CHECK(Normalize(TwoInputContract(), d, &n).ok());
+  CHECK(NativeRouteAnswers(n, TwoInputContract()));
+  CHECK_EQ(n.request->inputs[0].name, std::string("A"));  // the model's order
+  CHECK_EQ(n.request->info.rows, int64_t(3));
+  CHECK_EQ(n.priority, uint32_t(3));
 }
 
-TEST(plan_requested_outputs_and_parameters) {
+TEST(decode_declines_what_the_route_does_not_decode) {
+  DecodedRequest d;
+  CHECK(!DecodeBinaryInfer(Valid(), g_binary, 287, &d));  // bytes missing
+  CHECK(!DecodeBinaryInfer(Valid(), g_binary, 289, &d));  // bytes left over
+  InferHeader h = Valid();
+  h.inputs.clear();
+  CHECK(!DecodeBinaryInfer(h, g_binary, 0, &d));  // no inputs: the codec words it
+  h = Valid();
+  h.inputs[1].has_binary_data_size = false;  // JSON data
+  CHECK(!DecodeBinaryInfer(h, g_binary, 240, &d));
+  h = Valid();
+  h.inputs[0].binary_data_size = 9007199254740991ull;  // past the body, without overflow
+  CHECK(!DecodeBinaryInfer(h, g_binary, 288, &d));
+}
+
+TEST(route_answers_only_all_binary_plain_outputs) {
+  auto answers = [](const InferHeader& h, const RequestContract& c) {
+    DecodedRequest d;
+    NormalizedRequest n;
+    CHECK(DecodeBinaryInfer(h, g_binary, 288, &d));
+    CHECK(Normalize(c, d, &n).ok());
+    return NativeRouteAnswers(n, c);
+  };
+  const RequestContract c = TwoInputContract();
+  CHECK(answers(Valid(), c));
   InferHeader h = Valid();
   h.binary_data_output = -1;
+  CHECK(!answers(h, c));  // JSON outputs
   h.has_outputs = true;
   h.outputs = {{"Y", 1}, {"X", -1}};
-  CHECK(!Plans(h));  // X falls back to binary_data_output, which is unset: JSON
-  h.binary_data_output = 1;
-  h.has_priority = true;
-  h.priority = 0xffffffffull;
-  h.has_timeout = true;
-  h.timeout = 9007199254740991ull;
-  InferPlan plan;
-  CHECK(PlanInfer(h, TwoInputContract(), 288, &plan));
-  CHECK_EQ(plan.outputs, (std::vector<size_t>{1, 0}));
-  CHECK_EQ(plan.output_mask, uint64_t(3));
-  CHECK_EQ(plan.priority, uint32_t(0xffffffffu));
-  CHECK_EQ(plan.timeout_us, uint64_t(9007199254740991ull));
+  CHECK(!answers(h, c));  // X falls back to binary_data_output, which is unset: JSON
   h.outputs = {{"Y", 1}};
-  CHECK(PlanInfer(h, TwoInputContract(), 288, &plan));
-  CHECK_EQ(plan.output_mask, uint64_t(2));
-  h.priority = 0x100000000ull;
-  CHECK(!Plans(h));
-}
-
-TEST(plan_wide_models_ask_for_every_output) {
-  InferContract c = TwoInputContract();
-  for (int i = 0; i < 40; ++i) c.outputs.push_back({"O" + std::to_string(i), DataType::kFloat32, {-1}});
-  InferHeader h = Valid();
-  h.has_outputs = true;
-  h.outputs = {{"O35", 1}};
-  InferPlan plan;
-  CHECK(PlanInfer(h, c, 288, &plan));
-  CHECK_EQ(plan.output_mask, ~uint64_t(0));
-  CHECK_EQ(plan.outputs, (std::vector<size_t>{37}));
-}
-
-TEST(plan_declines_what_the_js_path_refuses) {
-  auto edit = [](auto fn) {
-    InferHeader h = Valid();
-    fn(h);
-    return h;
-  };
-  CHECK(Plans(Valid()));
-  CHECK(!Plans(Valid(), TwoInputContract(), 287));  // bytes missing
-  CHECK(!Plans(Valid(), TwoInputContract(), 289));  // bytes left over
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs.clear(); })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs.pop_back(); }), TwoInputContract(), 240));  // A missing
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs.push_back(h.inputs[1]); }), TwoInputContract(), 336));  // A twice
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].name = "C"; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].has_binary_data_size = false; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].datatype = "FP64"; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].datatype = "fp32"; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].shape = {3, 5}; h.inputs[1].binary_data_size = 60; }), TwoInputContract(), 300));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].shape = {12}; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].shape = {3, 4, 1}; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].shape = {2, 4}; h.inputs[1].binary_data_size = 32; }), TwoInputContract(), 272));  // rows differ
-  CHECK(!Plans(edit([](InferHeader& h) { h.inputs[1].binary_data_size = 44; }), TwoInputContract(), 284));
-  CHECK(!Plans(edit([](InferHeader& h) {  // zero rows
-          h.inputs[0].shape[0] = 0; h.inputs[0].binary_data_size = 0;
-          h.inputs[1].shape[0] = 0; h.inputs[1].binary_data_size = 0; }), TwoInputContract(), 0));
-  CHECK(!Plans(edit([](InferHeader& h) {  // more rows than max_batch_size
-          h.inputs[0].shape[0] = 9; h.inputs[0].binary_data_size = 720;
-          h.inputs[1].shape[0] = 9; h.inputs[1].binary_data_size = 144; }), TwoInputContract(), 864));
-  CHECK(!Plans(edit([](InferHeader& h) { h.binary_data_output = 0; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.binary_data_output = -1; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.has_outputs = true; })));  // an empty outputs list
-  CHECK(!Plans(edit([](InferHeader& h) { h.has_outputs = true; h.outputs = {{"Z", 1}}; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.has_outputs = true; h.outputs = {{"X", 1}, {"X", 1}}; })));
-  CHECK(!Plans(edit([](InferHeader& h) { h.has_outputs = true; h.outputs = {{"X", 0}}; })));
-}
-
-TEST(plan_declines_special_datatypes) {
-  InferContract c = TwoInputContract();
-  c.outputs[1].dtype = DataType::kFloat16;
-  CHECK(!Plans(Valid(), c));
-  InferHeader h = Valid();
+  CHECK(answers(h, c));
+  h.outputs.clear();
+  CHECK(!answers(h, c));  // an empty list: the JS path answers plain JSON
+  RequestContract half = c;
+  half.outputs[1].dtype = DataType::kFloat16;
+  CHECK(!answers(Valid(), half));
+  h = Valid();
   h.has_outputs = true;
   h.outputs = {{"X", 1}};
-  CHECK(Plans(h, c));  // the FP16 output is not asked for
-  c = TwoInputContract();
-  c.inputs[1].dtype = DataType::kString;
-  InferHeader bytes = Valid();
-  bytes.inputs[1].datatype = "BYTES";
-  CHECK(!Plans(bytes, c));
-  c.inputs[1].dtype = DataType::kBFloat16;
-  bytes.inputs[1].datatype = "BF16";
-  bytes.inputs[1].binary_data_size = 24;
-  CHECK(!Plans(bytes, c, 264));
+  CHECK(answers(h, half));  // the FP16 output is not asked for
 }
 
-TEST(plan_unbatched_models_and_huge_shapes) {
-  InferContract c;
-  c.model_name = "id";
-  c.version = "1";
-  c.inputs = {{"IN", DataType::kUInt8, {-1, -1}}};
-  c.outputs = {{"OUT", DataType::kUInt8, {-1, -1}}};
-  InferHeader h;
-  h.has_inputs = true;
-  h.binary_data_output = 1;
-  h.inputs = {In("IN", "UINT8", {0, 9007199254740991}, 0)};  // zero elements, as the JS codec counts them
-  InferPlan plan;
-  CHECK(PlanInfer(h, c, 0, &plan));
-  CHECK_EQ(plan.rows, int64_t(1));
-  h.inputs = {In("IN", "UINT8", {65536, 32768}, uint64_t(1) << 31)};  // exactly 2^31 elements
-  CHECK(PlanInfer(h, c, size_t(1) << 31, &plan));
-  h.inputs = {In("IN", "UINT8", {65536, 32769}, 0)};  // over 2^31 elements
-  CHECK(!PlanInfer(h, c, 0, &plan));
-  h.inputs = {In("IN", "UINT8", {9007199254740991, 9007199254740991}, 0)};  // products past 64 bits
-  CHECK(!PlanInfer(h, c, 0, &plan));
+TEST(contract_failures_are_normalized_not_declined) {
+  InferHeader h = Valid();
+  h.inputs[1].name = "C";
+  DecodedRequest d;
+  CHECK(DecodeBinaryInfer(h, g_binary, 288, &d));
+  NormalizedRequest n;
+  RequestFailure f = Normalize(TwoInputContract(), d, &n);
+  CHECK(f.reason == FailureReason::kInvalidArgument);
+  CHECK_EQ(f.message, std::string("unexpected inference input 'C' for model 'simple'; its inputs are 'A', 'B'"));
 }

@@ -91,7 +91,7 @@ TEST(fuzz_damaged_requests_never_crash) {
         if (d < 0 || (d > 0 && count > (uint64_t(1) << 40) / uint64_t(d))) ok = false;
         else count *= uint64_t(d);
       }
-      const DataType dtype = DataTypeOf(in.datatype.str());
+      const DataType dtype = DataTypeOf(Str(in.datatype));
       std::vector<uint8_t> bytes;
       if (ok && TypedContentsToBytes(in.contents, dtype, count, &bytes)) CHECK_EQ(bytes.size(), size_t(count) * ElementSize(dtype));
     }

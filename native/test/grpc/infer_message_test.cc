@@ -20,19 +20,19 @@ TEST(decodes_a_raw_request) {
   const std::string msg = SimpleRequest();
   GrpcInferRequest req;
   CHECK(DecodeModelInferRequest(Bytes(msg), msg.size(), &req));
-  CHECK_EQ(std::string(req.model_name.str()), std::string("simple"));
-  CHECK_EQ(std::string(req.model_version.str()), std::string("1"));
-  CHECK_EQ(std::string(req.id.str()), std::string("req-7"));
+  CHECK_EQ(std::string(Str(req.model_name)), std::string("simple"));
+  CHECK_EQ(std::string(Str(req.model_version)), std::string("1"));
+  CHECK_EQ(std::string(Str(req.id)), std::string("req-7"));
   CHECK_EQ(req.parameters.size(), size_t(1));
-  CHECK_EQ(std::string(req.parameters[0].key.str()), std::string("priority"));
+  CHECK_EQ(std::string(Str(req.parameters[0].key)), std::string("priority"));
   CHECK(req.parameters[0].value.kind == GrpcParameter::Kind::kInt64);
   CHECK_EQ(req.parameters[0].value.int64_value, int64_t(2));
   CHECK_EQ(req.inputs.size(), size_t(2));
-  CHECK_EQ(std::string(req.inputs[1].name.str()), std::string("INPUT1"));
-  CHECK_EQ(std::string(req.inputs[1].datatype.str()), std::string("FP32"));
+  CHECK_EQ(std::string(Str(req.inputs[1].name)), std::string("INPUT1"));
+  CHECK_EQ(std::string(Str(req.inputs[1].datatype)), std::string("FP32"));
   CHECK_EQ(req.inputs[1].shape, (std::vector<int64_t>{1, 4}));
   CHECK_EQ(req.outputs.size(), size_t(1));
-  CHECK_EQ(std::string(req.outputs[0].name.str()), std::string("OUTPUT0"));
+  CHECK_EQ(std::string(Str(req.outputs[0].name)), std::string("OUTPUT0"));
   CHECK_EQ(req.raw_input_contents.size(), size_t(2));
   CHECK_EQ(req.raw_input_contents[1].size, size_t(16));
   float second[4];
@@ -135,7 +135,7 @@ TEST(encodes_a_response_protobuf_decoders_read) {
   const std::string error = EncodeStreamError("bad input", "m", "", "q");
   ProtoReader e(Bytes(error) + 5, error.size() - 5);
   CHECK(e.Next(&field, &wire));
-  CHECK_EQ(std::string(e.Bytes().str()), std::string("bad input"));
+  CHECK_EQ(std::string(Str(e.Bytes())), std::string("bad input"));
 }
 
 TEST(frames_messages_as_bytes_arrive) {

@@ -41,7 +41,7 @@ class Collector : public gebe::CompletionSink {
       Result& res = results_[r->token];
       ++res.deliveries;
       res.ok = r->ok();
-      res.status = r->status;
+      res.status = TraitsOf(r->failure).http_status;
       res.error = r->error;
       if (r->ok() && batch->outputs && keep_values_) {
         const gebe::OutputSlice& s = r->outputs.at(0);

@@ -135,7 +135,7 @@ TEST(SchedulerRejectsMoreRowsThanTheLargestGear) {
   gebe::ModelScheduler s("m", WithGears(Policy(true, 16), {1, 2, 4}), true, Sessions(1, {1, 2, 4}), &sink);
   auto r = inputs.Make(1, 5, 2, 1);
   CHECK(!s.Enqueue(r, 0, 0));
-  CHECK_EQ(r->status, 400);
+  CHECK_EQ(TraitsOf(r->failure).http_status, 400);
   CHECK_EQ(r->error, std::string("inference request batch-size must be <= 4 for 'm'"));
   s.Stop();
 }
@@ -239,7 +239,7 @@ TEST(SchedulerRejectsWhenTheQueueIsFull) {
   CHECK(Enqueue(s, inputs.Make(3, 1, 2, 3)));
   auto r = inputs.Make(4, 1, 2, 4);
   CHECK(!s.Enqueue(r, 0, 0));
-  CHECK_EQ(r->status, 503);
+  CHECK_EQ(TraitsOf(r->failure).http_status, 503);
   CHECK(r->error.find("Exceeds maximum queue size for model 'm'") == 0);
   gate.Open(100);
   sink.WaitDelivered(3);

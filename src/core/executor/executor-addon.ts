@@ -28,25 +28,39 @@ export interface NativeStats {
   batch_stats: Array<{ batch_size: number } & Record<'compute_input' | 'compute_infer' | 'compute_output', { count: number; ns: number }>>;
 }
 
-/** One finished request: [token, 0, [bytes, shape, ...per output]] or [token, status, message, reason]. */
-export type NativeResult =
-  | [number, 0, Array<Uint8Array | number[] | null>]
-  | [number, 400 | 500 | 503, string, 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER'];
+/**
+ * One finished request: [token, 0, [bytes, shape, ...per engine output]] or [token, reason,
+ * message], reason a native FailureReason value (failure-reasons.ts reads its row).
+ */
+export type NativeResult = [number, 0, Array<Uint8Array | number[] | null>] | [number, number, string];
 
 export interface NativeModel {
   metadata(): NativeMetadata;
-  /** undefined when queued; [status, message, reason] when rejected at once. */
-  infer(token: number, datas: Uint8Array[], shapes: number[][], outputMask: number, priority: number, timeoutUs: number):
-    | undefined
-    | [400 | 500 | 503, string, 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER'];
+  /**
+   * One request, as the client sent it (the native core's Normalize checks it, as it checks
+   * every front end's). undefined when queued; [reason, message] when refused at once.
+   */
+  infer(
+    token: number,
+    names: string[],
+    datatypes: string[],
+    shapes: number[][],
+    datas: Uint8Array[],
+    outputs: string[] | null,
+    priority: unknown,
+    timeoutUs: unknown,
+  ): undefined | [number, string];
   stats(): NativeStats;
   pendingCount(): number;
   compile(shapes: Array<{ name: string; shape: number[] }>): Promise<{ compileMs: number; arenaBytes: number; cached: boolean }>;
   runDirect(datas: Uint8Array[], shapes: number[][]): Array<Uint8Array | number[]>;
   unload(): void;
-  /** The input shapes clients must send (config dims, -1 for the batch dimension), in the engine's input order, for native request checks. */
-  /** Input shapes clients must send and (optional) output shapes answers must have, config dims with -1 for the batch. */
-  setClientShapes(shapes: number[][], outputShapes?: number[][]): void;
+  /**
+   * What clients may send, in the engine's tensor order: config dims with -1 for the batch
+   * dimension, which inputs may be left out, and the version responses name. Requests are
+   * normalized against it; answers whose outputs break the output shapes fail.
+   */
+  setContract(version: string, inputShapes: number[][], outputShapes: number[][], optionalInputs: boolean[]): void;
 }
 
 export interface NativeExecutor {

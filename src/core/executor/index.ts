@@ -17,7 +17,6 @@ export * from './types.js';
 export { ExecutorModel } from './loaded-model.js';
 export { engineForModelFile, findModelFile } from './model-file.js';
 export { instanceCountOf, nativeOptions, parseDeviceIds, parseDynamicDimsGears, type LoadOverrides } from './load-options.js';
-export { validateRequest, type RequestContract } from './validate-request.js';
 export { datatypeFromConfig, elementSize } from './datatypes.js';
 
 export async function loadModel(
@@ -49,23 +48,27 @@ export async function loadModel(
       });
     });
   const meta = native.metadata();
+  const optionalInputs = new Set((config.input ?? []).filter((t) => t.optional).map((t) => t.name));
   try {
     const inputs = describeTensors(name, 'input', config.input, meta.inputs, config, modelFile);
     const outputs = describeTensors(name, 'output', config.output, meta.outputs, config, modelFile);
-    const optionalInputs = new Set((config.input ?? []).filter((t) => t.optional).map((t) => t.name));
     model = new ExecutorModel(
-      { name, version, engine, modelFile, maxBatchSize: Number(config.max_batch_size ?? 0), inputs, outputs, optionalInputs },
+      { name, version, engine, modelFile, maxBatchSize: Number(config.max_batch_size ?? 0), inputs, outputs },
       meta.gears,
-      meta.maxBatch,
       meta.instanceCount,
     );
   } catch (err) {
     native.unload();
     throw err;
   }
-  // The native core checks requests against these shapes (the config's, not the engine's), and
-  // fails an answer whose outputs break the config's promise, for every caller.
-  native.setClientShapes(model.inputs.map((t) => t.shape), model.outputs.map((t) => t.shape));
+  // The native core checks every request against this contract (the config's shapes, not the
+  // engine's), and fails an answer whose outputs break the config's promise, for every caller.
+  native.setContract(
+    version,
+    model.inputs.map((t) => t.shape),
+    model.outputs.map((t) => t.shape),
+    model.inputs.map((t) => optionalInputs.has(t.name)),
+  );
   model.attach(native);
   return model;
 }

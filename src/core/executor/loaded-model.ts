@@ -1,7 +1,7 @@
 /**
  * A loaded model: the LoadedModel contract over one native model (scheduler + engine
- * sessions). Requests are validated here, then cross into native code as views over the
- * caller's bytes; the caller's tensors stay referenced until the answer arrives. Answers come
+ * sessions). Requests cross into native code as views over the caller's bytes, where the
+ * native core's Normalize checks them as it checks every front end's; the caller's tensors stay referenced until the answer arrives. Answers come
  * back one native call per finished batch.
  */
 import type { NativeModel, NativeResult, NativeStats } from './executor-addon.js';
@@ -16,7 +16,8 @@ import type {
   TensorMetadata,
 } from './types.js';
 import { InferError } from './types.js';
-import { validateRequest, type RequestContract } from './validate-request.js';
+import { failureOf } from './failure-reasons.js';
+import { toBindingRequest } from './validate-request.js';
 
 interface Pending {
   request: InferRequest;  // keeps the input bytes alive while native code reads them
@@ -33,7 +34,6 @@ export interface ModelDescription {
   maxBatchSize: number;
   inputs: TensorMetadata[];
   outputs: TensorMetadata[];
-  optionalInputs: ReadonlySet<string>;
 }
 
 export class ExecutorModel implements LoadedModel {
@@ -47,7 +47,8 @@ export class ExecutorModel implements LoadedModel {
   readonly gears: number[];
   readonly instanceCount: number;
   private native: NativeModel | undefined;
-  private readonly contract: RequestContract;
+  /** Output index by name, for answering requested outputs in the client's order (Normalize checked the names). */
+  private readonly outputIndex: Map<string, number>;
   private readonly pending = new Map<number, Pending>();
   private nextToken = 1;
   /** Native results that matched no pending request (must stay 0: each request answers once). */
@@ -56,7 +57,7 @@ export class ExecutorModel implements LoadedModel {
   private resolveUnload: (() => void) | undefined;
 
   /** Built by loadModel(); `attach` wires the native model once it exists. */
-  constructor(description: ModelDescription, gears: number[], maxRequestBatch: number, instanceCount: number) {
+  constructor(description: ModelDescription, gears: number[], instanceCount: number) {
     this.name = description.name;
     this.version = description.version;
     this.engine = description.engine;
@@ -66,14 +67,7 @@ export class ExecutorModel implements LoadedModel {
     this.outputs = description.outputs;
     this.gears = gears;
     this.instanceCount = instanceCount;
-    this.contract = {
-      name: description.name,
-      maxBatchSize: description.maxBatchSize,
-      maxRequestBatch,
-      inputs: description.inputs,
-      outputs: description.outputs,
-      optionalInputs: description.optionalInputs,
-    };
+    this.outputIndex = new Map(description.outputs.map((t, i) => [t.name, i]));
   }
 
   nativeModel(): NativeModel | undefined {
@@ -98,27 +92,29 @@ export class ExecutorModel implements LoadedModel {
         continue;
       }
       this.pending.delete(result[0]);
-      if (result[1] === 0) entry.resolve(this.response(entry, result[2]));
-      else entry.reject(new InferError(result[2], result[1], result[3]));
+      if (result[1] === 0) entry.resolve(this.response(entry, result[2] as Array<Uint8Array | number[] | null>));
+      else entry.reject(new InferError(result[2] as string, failureOf(result[1]).name));
     }
   };
 
   infer(request: InferRequest): Promise<InferResponse> {
     const native = this.native;
     if (!native || this.unloading) {
-      return Promise.reject(new InferError(`model '${this.name}' version ${this.version} is not loaded`, 503, 'REJECTED'));
-    }
-    let valid;
-    try {
-      valid = validateRequest(this.contract, request);
-    } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(new InferError(`model '${this.name}' version ${this.version} is not loaded`, 'UNAVAILABLE'));
     }
     const token = this.nextToken++;
-    const rejected = native.infer(token, valid.datas, valid.shapes, valid.outputMask, valid.priority, valid.timeoutUs);
-    if (rejected) return Promise.reject(new InferError(rejected[1], rejected[0], rejected[2]));
+    const b = toBindingRequest(request);
+    let rejected: [number, string] | undefined;
+    try {
+      rejected = native.infer(token, b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs);
+    } catch (err) {
+      // The binding refuses arguments of the wrong JS types (data that is not a Uint8Array).
+      return Promise.reject(new InferError(`${(err as Error).message} in the request for model '${this.name}'`, 'INTERNAL'));
+    }
+    if (rejected) return Promise.reject(new InferError(rejected[1], failureOf(rejected[0]).name));
+    const outputIndexes = b.outputs ? b.outputs.map((name) => this.outputIndex.get(name)!) : this.outputs.map((_, i) => i);
     return new Promise<InferResponse>((resolve, reject) => {
-      this.pending.set(token, { request, outputIndexes: valid.outputIndexes, resolve, reject });
+      this.pending.set(token, { request, outputIndexes, resolve, reject });
     });
   }
 
@@ -166,7 +162,7 @@ export class ExecutorModel implements LoadedModel {
   }
 
   private requireNative(): NativeModel {
-    if (!this.native || this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 503, 'REJECTED');
+    if (!this.native || this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 'UNAVAILABLE');
     return this.native;
   }
 }

@@ -2,6 +2,7 @@
  * The executor facade's contract: what `serve`, `perf`, `warmup` and `infer` program against.
  * Implemented in src/core/executor over the native addon (scheduler + engines).
  */
+import { traitsOf, type FailureName, type MetricReason } from './failure-reasons.js';
 import type { NativeModel } from './executor-addon.js';
 
 /** KServe v2 datatype names (TYPE_STRING in config.pbtxt travels as BYTES). */
@@ -112,17 +113,22 @@ export interface LoadedModel {
 }
 
 /**
- * An error an inference request caused. `status` follows Triton's HTTP mapping:
- * 400 bad request, 404 unknown, 503 unavailable / queue full, 500 internal.
+ * An error an inference request caused, with its typed reason (the native core's failure table
+ * gives its HTTP status, gRPC code and nv_inference_request_failure label).
  */
 export class InferError extends Error {
-  readonly status: 400 | 404 | 500 | 503;
-  /** Label for nv_inference_request_failure{reason}: REJECTED, CANCELED, BACKEND, OTHER. */
-  readonly reason: 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
-  constructor(message: string, status: 400 | 404 | 500 | 503 = 400, reason: InferError['reason'] = 'OTHER') {
+  readonly failure: FailureName;
+  constructor(message: string, failure: FailureName = 'INVALID_ARGUMENT') {
     super(message);
     this.name = 'InferError';
-    this.status = status;
-    this.reason = reason;
+    this.failure = failure;
+  }
+  /** Triton's HTTP status for this failure: 400 bad request, 503 unavailable / queue full, 500 internal... */
+  get status(): number {
+    return traitsOf(this.failure).httpStatus;
+  }
+  /** Label for nv_inference_request_failure{reason}: REJECTED, CANCELED, BACKEND, OTHER. */
+  get reason(): MetricReason {
+    return traitsOf(this.failure).metricReason;
   }
 }

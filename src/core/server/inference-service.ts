@@ -88,16 +88,12 @@ export class InferenceService {
     return ready.map((v) => v.model!.stats());
   }
 
-  /**
-   * Runs one request. Names of inputs and requested outputs are checked against the model first
-   * (Triton's wording); shapes and sizes are the executor's to check.
-   */
+  /** Runs one request; the executor's native core checks it (the same check every front end gets). */
   infer(name: string, version: string | undefined, request: InferRequest, classes?: ReadonlyMap<string, number>): Promise<InferResponse> {
     let model: LoadedModel;
     let response: Promise<InferResponse>;
     try {
       model = this.models.resolve(name, version);
-      checkNames(model, request);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -128,22 +124,3 @@ function copyTensor(t: TensorMetadata): TensorMetadata {
   return { name: t.name, datatype: t.datatype, shape: [...t.shape] };
 }
 
-function checkNames(model: LoadedModel, request: InferRequest): void {
-  const seen = new Set<string>();
-  for (const input of request.inputs) {
-    const meta = model.inputs.find((i) => i.name === input.name);
-    if (!meta) {
-      throw ProtocolError.badRequest(`unexpected inference input '${input.name}' for model '${model.name}'; its inputs are ${model.inputs.map((i) => `'${i.name}'`).join(', ')}`);
-    }
-    if (seen.has(input.name)) throw ProtocolError.badRequest(`input '${input.name}' appears more than once in the request for model '${model.name}'`);
-    seen.add(input.name);
-    if (meta.datatype !== input.datatype) {
-      throw ProtocolError.badRequest(`inference input '${input.name}' data-type is '${input.datatype}', but model '${model.name}' expects '${meta.datatype}'`);
-    }
-  }
-  for (const output of request.outputs ?? []) {
-    if (!model.outputs.some((o) => o.name === output)) {
-      throw ProtocolError.badRequest(`unexpected inference output '${output}' for model '${model.name}'; its outputs are ${model.outputs.map((o) => `'${o.name}'`).join(', ')}`);
-    }
-  }
-}

@@ -3,18 +3,21 @@
  * matching gRPC status code. Executor InferErrors map onto it in `toProtocolError`.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { traitsOf } from '../executor/failure-reasons.js';
 import { InferError } from '../executor/types.js';
 
-export type HttpStatus = 400 | 404 | 413 | 500 | 501 | 503;
+export type HttpStatus = 400 | 404 | 413 | 499 | 500 | 501 | 503 | 504;
 
 /** Triton's pairing of HTTP statuses and gRPC codes (clients read it backwards: server-errors.ts). */
 export const GRPC_BY_HTTP: Record<HttpStatus, GrpcStatus> = {
   400: GrpcStatus.INVALID_ARGUMENT,
   404: GrpcStatus.NOT_FOUND,
   413: GrpcStatus.RESOURCE_EXHAUSTED,
+  499: GrpcStatus.CANCELLED,
   500: GrpcStatus.INTERNAL,
   501: GrpcStatus.UNIMPLEMENTED,
   503: GrpcStatus.UNAVAILABLE,
+  504: GrpcStatus.DEADLINE_EXCEEDED,
 };
 
 /** The longest text a message quotes from what a client sent. */
@@ -59,21 +62,12 @@ export class ProtocolError extends Error {
   }
 }
 
-/**
- * Queue-full rejections are 503 over HTTP but RESOURCE_EXHAUSTED over gRPC, as in Triton. The
- * scheduler (model_scheduler.cc) words them with Triton's prefix; other REJECTED 503s (unloading,
- * queue timeouts) stay UNAVAILABLE even when the model's name says "queue". Until the native result
- * carries a typed reason, this prefix is the one place the distinction is read.
- */
-function isQueueFull(err: InferError): boolean {
-  return err.status === 503 && err.reason === 'REJECTED' && err.message.startsWith('Exceeds maximum queue size');
-}
-
 export function toProtocolError(err: unknown): ProtocolError {
   if (err instanceof ProtocolError) return err;
   if (err instanceof InferError) {
-    const code = isQueueFull(err) ? GrpcStatus.RESOURCE_EXHAUSTED : GRPC_BY_HTTP[err.status];
-    return new ProtocolError(err.message, err.status, code);
+    // The native core's failure table gives both statuses (a full queue: 503 / RESOURCE_EXHAUSTED).
+    const traits = traitsOf(err.failure);
+    return new ProtocolError(err.message, traits.httpStatus as HttpStatus, traits.grpcCode as GrpcStatus);
   }
   const message = err instanceof Error ? err.message : String(err);
   return new ProtocolError(`internal error: ${message}`, 500);

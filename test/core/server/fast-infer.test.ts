@@ -1,9 +1,10 @@
 /**
  * The native binary infer route (native/src/http/fast_infer.cc), driven through its test-only
- * addon handle: for the requests it takes, its answer must be byte for byte the JS server's answer
+ * addon handle (native/test/bindings, in the test build of the addon): for the requests it takes, its answer must be byte for byte the JS server's answer
  * to the same request (run on the same loaded model); everything it does not fully understand
  * must be declined (null), so the JS server answers it.
  */
+import '../../helpers/test-addon.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +172,7 @@ describe('the native infer route answers what it takes exactly as the JS server 
 
   it('queue rejections: a full queue (answered at once) and an expired queue timeout', async () => {
     const url = '/v2/models/mnist_queue/infer';
+    fast.takeFailures(); // contract failures the tests above had answered natively
     // The first request waits in the one-place queue for its own 2 s timeout, so the next ones find the queue full.
     const waiting = viaNative(url, body({ inputs: [image(1)], outputs: logitsBinary, parameters: { timeout: 2_000_000 } }, pixels(1)));
     expect(waiting).not.toBeNull();
@@ -263,7 +265,28 @@ describe('the native infer route declines what the JS server should answer', () 
     for (const headers of cases) expect(declined('/v2/models/mnist/infer', b, headers), JSON.stringify(headers)).toBeNull();
   });
 
-  it('JSON outside the subset, or requests the JS path refuses or answers with JSON data', () => {
+  it('answers requests that break the model contract itself, in the words of every other path (Normalize)', async () => {
+    const one = pixels(1);
+    const image1 = image(1);
+    const cases: Array<[string, unknown, Uint8Array?]> = [
+      ['another datatype', { inputs: [image(1, { datatype: 'FP64' })], outputs: logitsBinary }],
+      ['wrong rank', { inputs: [image(1, { shape: [1, 784] })], outputs: logitsBinary }],
+      ['wrong dimension', { inputs: [image(1, { shape: [1, 1, 28, 27], parameters: { binary_data_size: 28 * 27 * 4 } })], outputs: logitsBinary }, new Uint8Array(28 * 27 * 4)],
+      ['batch of zero', { inputs: [image(0)], outputs: logitsBinary }, new Uint8Array(0)],
+      ['batch over max_batch_size', { inputs: [image(17)], outputs: logitsBinary }, pixels(17)],
+      ['input twice', { inputs: [image1, image1], outputs: logitsBinary }, Buffer.concat([one, one])],
+      ['unknown input', { inputs: [image(1, { name: 'pixels' })], outputs: logitsBinary }],
+      ['unknown output', { inputs: [image1], outputs: [{ name: 'probs', parameters: { binary_data: true } }] }],
+      ['output twice', { inputs: [image1], outputs: [...logitsBinary, ...logitsBinary] }],
+      ['priority over 32 bits', { inputs: [image1], outputs: logitsBinary, parameters: { priority: 2 ** 32 } }],
+    ];
+    for (const [what, header, tensors] of cases) {
+      const answer = await expectSameAnswer('/v2/models/mnist/infer', body(header, tensors ?? one));
+      expect(answer.status, what).toBe(400);
+    }
+  });
+
+  it('JSON outside the subset, JSON tensor data, binary parts that do not add up, or answers with JSON data', () => {
     const one = pixels(1);
     const image1 = image(1);
     const cases: Array<[string, unknown, Uint8Array?]> = [
@@ -273,26 +296,16 @@ describe('the native infer route declines what the JS server should answer', () 
       ['unknown input key', { inputs: [image(1, { extra: 1 })], outputs: logitsBinary }],
       ['null id', { id: null, inputs: [image1], outputs: logitsBinary }],
       ['numeric id', { id: 7, inputs: [image1], outputs: logitsBinary }],
-      ['another datatype', { inputs: [image(1, { datatype: 'FP64' })], outputs: logitsBinary }],
-      ['wrong rank', { inputs: [image(1, { shape: [1, 784] })], outputs: logitsBinary }],
-      ['wrong dimension', { inputs: [image(1, { shape: [1, 1, 28, 27], parameters: { binary_data_size: 28 * 27 * 4 } })], outputs: logitsBinary }],
-      ['batch of zero', { inputs: [image(0)], outputs: logitsBinary }, new Uint8Array(0)],
-      ['batch over max_batch_size', { inputs: [image(17)], outputs: logitsBinary }, pixels(17)],
       ['lying binary_data_size', { inputs: [image(1, { parameters: { binary_data_size: 784 * 4 - 4 } })], outputs: logitsBinary }],
       ['shape as strings', { inputs: [image(1, { shape: ['1', 1, 28, 28] })], outputs: logitsBinary }],
       ['fractional dimension', { inputs: [image(1, { shape: [1.5, 1, 28, 28] })], outputs: logitsBinary }],
-      ['input twice', { inputs: [image1, image1], outputs: logitsBinary }, Buffer.concat([one, one])],
       ['no inputs', { inputs: [], outputs: logitsBinary }, new Uint8Array(0)],
-      ['unknown input', { inputs: [image(1, { name: 'pixels' })], outputs: logitsBinary }],
       ['output as JSON', { inputs: [image1], outputs: [{ name: 'logits', parameters: { binary_data: false } }] }],
       ['output with no encoding asked', { inputs: [image1], outputs: [{ name: 'logits' }] }],
       ['no outputs and no binary_data_output', { inputs: [image1] }],
       ['binary_data_output false', { inputs: [image1], parameters: { binary_data_output: false } }],
       ['empty outputs list', { inputs: [image1], outputs: [], parameters: { binary_data_output: true } }],
-      ['unknown output', { inputs: [image1], outputs: [{ name: 'probs', parameters: { binary_data: true } }] }],
-      ['output twice', { inputs: [image1], outputs: [...logitsBinary, ...logitsBinary] }],
       ['classification', { inputs: [image1], outputs: [{ name: 'logits', parameters: { binary_data: true, classification: 3 } }] }],
-      ['priority over 32 bits', { inputs: [image1], outputs: logitsBinary, parameters: { priority: 2 ** 32 } }],
       ['negative priority', { inputs: [image1], outputs: logitsBinary, parameters: { priority: -1 } }],
       ['fractional timeout', { inputs: [image1], outputs: logitsBinary, parameters: { timeout: 1.5 } }],
       ['timeout past 2^53', { inputs: [image1], outputs: logitsBinary, parameters: { timeout: 2 ** 60 } }],

@@ -9,7 +9,7 @@ import { allocTyped, bytesOf, isDatatype } from '../datatypes.js';
 import { toNumber } from '../grpc/proto.js';
 import { ProtocolError } from '../protocol-error.js';
 import { joinBytesElements } from './bytes-elements.js';
-import { checkByteSize, classCount } from './http-infer-request.js';
+import { classCount } from './http-infer-request.js';
 import { elementCount, parseShape } from './shape.js';
 
 /** The decoded protobuf message as protobufjs gives it (keepCase field names). */
@@ -59,13 +59,9 @@ export function decodeGrpcInferRequest(msg: GrpcInferRequestMessage): InferReque
   const request: InferRequest = { inputs: [] };
   if (msg.id) request.id = msg.id;
   for (const [key, p] of Object.entries(msg.parameters ?? {})) {
-    const v = parameterValue(p);
-    if (key !== 'priority' && key !== 'timeout') continue;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-      throw ProtocolError.badRequest(`request parameter '${key}' must be a non-negative integer (int64_param or uint64_param), got ${JSON.stringify(v)}`);
-    }
-    if (key === 'priority') request.priority = v;
-    else request.timeoutUs = v;
+    // As sent; the native core's Normalize judges the value.
+    if (key === 'priority') request.priority = parameterValue(p) as number;
+    else if (key === 'timeout') request.timeoutUs = parameterValue(p) as number;
   }
   if (!msg.inputs || msg.inputs.length === 0) throw ProtocolError.badRequest('request must have at least one input in `inputs`');
   const raw = msg.raw_input_contents ?? [];
@@ -85,17 +81,16 @@ function decodeInput(input: GrpcInferRequestMessage['inputs'][number], raw: Uint
   }
   const datatype = input.datatype;
   const shape = parseShape((input.shape ?? []).map(toNumber), name);
-  const count = elementCount(shape, name);
   const contents = input.contents ?? undefined;
   const used = contents ? ALL_CONTENTS_FIELDS.filter((f) => Array.isArray(contents[f]) && contents[f]!.length > 0) : [];
   if (raw !== undefined) {
     if (used.length > 0) throw ProtocolError.badRequest(`input '${name}' sets contents.${used[0]} while the request uses raw_input_contents; use one or the other`);
-    checkByteSize(name, datatype, shape, count, raw);
     return { name, datatype, shape, data: raw };
   }
   if (datatype === 'FP16' || datatype === 'BF16') {
     throw ProtocolError.badRequest(`input '${name}' has datatype ${datatype}, which has no typed contents field; send it in raw_input_contents`);
   }
+  const count = elementCount(shape, name);
   const field = CONTENTS_FIELD[datatype];
   const wrong = used.find((f) => f !== field);
   if (wrong) throw ProtocolError.badRequest(`input '${name}' of datatype ${datatype} sets contents.${wrong}; its data belongs in contents.${field}`);

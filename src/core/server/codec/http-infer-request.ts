@@ -5,9 +5,8 @@
  */
 import type { Datatype, InferRequest, InferTensor } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
-import { DATATYPE_SIZE, isDatatype } from '../datatypes.js';
+import { isDatatype } from '../datatypes.js';
 import { ProtocolError } from '../protocol-error.js';
-import { countBytesElements } from './bytes-elements.js';
 import { fromTemplate, rememberTemplate } from './header-templates.js';
 import { jsonDataToBytes } from './json-tensor.js';
 import { describe, elementCount, parseShape } from './shape.js';
@@ -96,17 +95,10 @@ function optionalObject(value: unknown, what: string): Json | undefined {
   return value as Json;
 }
 
-/** `priority` and `timeout` (µs) go to the scheduler; both must be non-negative integers. */
+/** `priority` and `timeout` (µs) go to the scheduler as sent; the native core's Normalize judges them. */
 export function applyRequestParameters(params: Json, request: InferRequest): void {
-  for (const key of ['priority', 'timeout'] as const) {
-    const v = params[key];
-    if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-      throw ProtocolError.badRequest(`request parameter '${key}' must be a non-negative integer, got ${JSON.stringify(v)}`);
-    }
-    if (key === 'priority') request.priority = v;
-    else request.timeoutUs = v;
-  }
+  if (params.priority !== undefined) request.priority = params.priority as number;
+  if (params.timeout !== undefined) request.timeoutUs = params.timeout as number;
   const bdo = params.binary_data_output;
   if (bdo !== undefined && typeof bdo !== 'boolean') {
     throw ProtocolError.badRequest(`request parameter 'binary_data_output' must be a boolean, got ${JSON.stringify(bdo)}`);
@@ -125,10 +117,10 @@ function decodeInput(raw: unknown, index: number, body: Buffer, offset: number):
   }
   const datatype: Datatype = input.datatype;
   const shape = parseShape(input.shape, name);
-  const count = elementCount(shape, name);
   const params = optionalObject(input.parameters, `parameters of input '${name}'`);
   const binarySize = params?.binary_data_size;
   if (binarySize === undefined) {
+    const count = elementCount(shape, name);
     // Each JSON element takes at least one byte, so a larger count cannot be honest: refuse before allocating.
     if (count > body.byteLength) {
       throw ProtocolError.badRequest(`unexpected number of elements in 'data' of input '${name}': its shape [${shape.join(',')}] needs ${count}, more than this ${body.byteLength}-byte request can carry`);
@@ -147,24 +139,9 @@ function decodeInput(raw: unknown, index: number, body: Buffer, offset: number):
   if (offset + binarySize > body.byteLength) {
     throw ProtocolError.badRequest(`input '${name}' declares binary_data_size ${binarySize} but only ${body.byteLength - offset} bytes of binary data remain in the body`);
   }
+  // Sizes against the shape (and the BYTES layout) are the native core's to check, for every path.
   const data = body.subarray(offset, offset + binarySize);
-  checkByteSize(name, datatype, shape, count, data);
   return { tensor: { name, datatype, shape, data }, consumed: binarySize, binary: true };
-}
-
-/** Binary data must match the shape exactly: fixed-size types by bytes, BYTES by element count. */
-export function checkByteSize(name: string, datatype: Datatype, shape: number[], count: number, data: Uint8Array): void {
-  if (datatype === 'BYTES') {
-    const n = countBytesElements(data, name);
-    if (n !== count) {
-      throw ProtocolError.badRequest(`unexpected number of string elements ${n} for inference input '${name}', expecting ${count} for shape [${shape.join(',')}]`);
-    }
-    return;
-  }
-  const expected = count * DATATYPE_SIZE[datatype];
-  if (data.byteLength !== expected) {
-    throw ProtocolError.badRequest(`unexpected total byte size ${data.byteLength} for inference input '${name}', expecting ${expected} for shape [${shape.join(',')}] of ${datatype}`);
-  }
 }
 
 function decodeRequestedOutput(raw: unknown, index: number, encoding: OutputEncoding): string {

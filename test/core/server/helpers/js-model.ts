@@ -1,14 +1,22 @@
 /**
  * An in-JS LoadedModel for protocol tests only: it does what the executor contract says (checks
- * shapes like Triton, counts statistics, rejects when its queue is full) with plain JS arithmetic,
- * so the HTTP/gRPC layers can be tested without the native executor. End-to-end tests use the real
- * executor with real ONNX models.
+ * each request with the native core's one check, Normalize, through the test addon; counts
+ * statistics; rejects when its queue is full) and computes with plain JS arithmetic, so the
+ * HTTP/gRPC layers can be tested without an engine. End-to-end tests use the real executor with
+ * real ONNX models.
  */
+import '../../../helpers/test-addon.js';
+import { failureOf } from '../../../../src/core/executor/failure-reasons.js';
+import { loadNativeAddon } from '../../../../src/core/executor/native.js';
+import { toBindingRequest } from '../../../../src/core/executor/validate-request.js';
 import { InferError, type InferRequest, type InferResponse, type InferTensor, type LoadedModel, type ModelStatistics, type TensorMetadata } from '../../../../src/core/executor/types.js';
 import type { ModelConfig } from '../../../../src/core/config/model-config.js';
 import { datatypeFromConfig } from '../../../../src/core/server/datatypes.js';
 
 export type Compute = (inputs: Map<string, InferTensor>) => InferTensor[];
+
+type NormalizeCheck = (contract: object, ...request: unknown[]) => [number, string] | null;
+const { check } = loadNativeAddon().normalizeTest as { check: NormalizeCheck };
 
 const zero = () => ({ count: 0, ns: 0 });
 
@@ -19,6 +27,7 @@ export class JsModel implements LoadedModel {
   private pending = 0;
   unloaded = false;
   private readonly statistics: ModelStatistics;
+  private readonly contract: object;
   /** Holds each request this long (ms) before computing. */
   delayMs = 0;
   /** While set, every admitted request waits for it: tests fill the queue deterministically. */
@@ -33,6 +42,7 @@ export class JsModel implements LoadedModel {
     private readonly compute: Compute,
     private readonly maxQueueSize = 0,
   ) {
+    this.contract = { name, version, maxBatchSize, maxRequestBatch: maxBatchSize, inputs, outputs };
     this.statistics = {
       name, version, last_inference: 0, inference_count: 0, execution_count: 0,
       inference_stats: { success: zero(), fail: zero(), queue: zero(), compute_input: zero(), compute_infer: zero(), compute_output: zero() },
@@ -41,29 +51,20 @@ export class JsModel implements LoadedModel {
   }
 
   async infer(request: InferRequest): Promise<InferResponse> {
-    if (this.unloaded) throw new InferError(`model '${this.name}' is unloaded`, 503, 'OTHER');
+    if (this.unloaded) throw new InferError(`model '${this.name}' is unloaded`, 'UNAVAILABLE');
     if (this.maxQueueSize > 0 && this.pending >= this.maxQueueSize) {
       this.statistics.inference_stats.fail.count++;
-      throw new InferError(`Exceeds maximum queue size for model '${this.name}'`, 503, 'REJECTED');
+      throw new InferError(`Exceeds maximum queue size for model '${this.name}'`, 'QUEUE_FULL');
     }
     const start = process.hrtime.bigint();
     this.pending++;
     try {
+      const b = toBindingRequest(request);
+      const failed = check(this.contract, b.names, b.datatypes, b.shapes, b.datas, b.outputs, request.priority, request.timeoutUs);
+      if (failed) throw new InferError(failed[1], failureOf(failed[0]).name);
       const byName = new Map<string, InferTensor>();
       for (const t of request.inputs) byName.set(t.name, t);
-      let batch = 1;
-      for (const meta of this.inputs) {
-        const t = byName.get(meta.name);
-        if (!t) throw new InferError(`expected ${this.inputs.length} inputs but got ${request.inputs.length} inputs for model '${this.name}'`, 400);
-        const ok = t.shape.length === meta.shape.length && meta.shape.every((d, i) => d === -1 || d === t.shape[i]);
-        if (!ok) {
-          throw new InferError(`unexpected shape for input '${meta.name}' for model '${this.name}'. Expected [${meta.shape.join(',')}], got [${t.shape.join(',')}]`, 400);
-        }
-        if (this.maxBatchSize > 0) {
-          batch = t.shape[0]!;
-          if (batch > this.maxBatchSize) throw new InferError(`inference request batch-size must be <= ${this.maxBatchSize} for '${this.name}'`, 400);
-        }
-      }
+      const batch = this.maxBatchSize > 0 ? request.inputs[0]!.shape[0]! : 1;
       if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
       if (this.gate) await this.gate;
       const outputs = this.compute(byName).filter((o) => !request.outputs || request.outputs.includes(o.name));
