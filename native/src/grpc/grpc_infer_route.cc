@@ -136,7 +136,7 @@ class GrpcInferImpl : public GrpcInfer {
     const auto* bytes = reinterpret_cast<const uint8_t*>(message->data());
     if (!DecodeModelInferRequest(bytes, message->size(), &req)) return false;
     Entry entry;
-    if (!Str(Find(req.model_name), Str(req.model_version), &entry) || !entry.contract) return false;
+    if (!Find(Str(req.model_name), Str(req.model_version), &entry) || !entry.contract) return false;
     const RequestContract& contract = *entry.contract;
 
     auto call = std::make_unique<GrpcCall>(message, entry.contract, failures_, cancel, std::move(reply), stream);
