@@ -148,8 +148,7 @@ void GrpcConnection::Close() {
   if (closing_) return;
   closing_ = true;
   for (auto& [id, s] : streams_) {
-    int live = 0;
-    s->cancel->code.compare_exchange_strong(live, int(GrpcCode::kCancelled));
+    s->cancel->Cancel(GrpcCode::kCancelled);
     Uncharge(s.get());
   }
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&client_));
@@ -347,8 +346,7 @@ void GrpcConnection::Deliver(GrpcAnswer answer) {
 void GrpcConnection::Expire(int32_t stream_id) {
   Stream* s = Find(stream_id);
   if (s == nullptr || s->finishing || s->finished) return;
-  int live = 0;
-  s->cancel->code.compare_exchange_strong(live, int(GrpcCode::kDeadlineExceeded));
+  s->cancel->Cancel(GrpcCode::kDeadlineExceeded);
   Finish(s, GrpcCode::kDeadlineExceeded, "Deadline Exceeded");
   Flush();
 }
@@ -445,8 +443,7 @@ int GrpcConnection::OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t,
   Stream* s = it->second.get();
   if (!s->finished) {
     // Reset by the client (or the session ended) before its answer: a queued request is cancelled.
-    int live = 0;
-    s->cancel->code.compare_exchange_strong(live, int(GrpcCode::kCancelled));
+    s->cancel->Cancel(GrpcCode::kCancelled);
   }
   self->Uncharge(s);
   self->streams_.erase(it);

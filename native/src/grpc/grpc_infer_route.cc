@@ -60,6 +60,14 @@ class GrpcCall : public NativeCall {
     Refuse(request->failure, request->error);
   }
 
+  FailureReason CancelReason() const override {
+    switch (GrpcCode(cancel_->code.load(std::memory_order_acquire))) {
+      case GrpcCode::kCancelled: return FailureReason::kCancelled;
+      case GrpcCode::kDeadlineExceeded: return FailureReason::kDeadlineExceeded;
+      default: return FailureReason::kNone;
+    }
+  }
+
   // Answers a failed request: the table's gRPC code (in band on a stream), counted by reason.
   void Refuse(FailureReason reason, const std::string& message) {
     failures_->Count(contract_->model_name, contract_->version, TraitsOf(reason).metric_reason);
@@ -154,8 +162,14 @@ class GrpcInferImpl : public GrpcInfer {
     std::unique_ptr<ScheduledRequest>& scheduled = normalized.request;
     scheduled->native_call = std::move(call);
     switch (entry.core->EnqueueNative(scheduled, normalized.priority, normalized.timeout_us)) {
-      case ModelCore::NativeEnqueue::kQueued:
+      case ModelCore::NativeEnqueue::kQueued: {
+        // A client that resets its stream or passes its deadline takes its request out of the queue.
+        std::weak_ptr<ModelCore> core = entry.core;
+        cancel->notify = [core] {
+          if (auto c = core.lock()) c->NoteCancellation();
+        };
         return true;
+      }
       case ModelCore::NativeEnqueue::kRefused:
         return false;  // unloading: the JS path answers with its wording
       case ModelCore::NativeEnqueue::kRejected: {

@@ -70,6 +70,14 @@ struct GrpcAnswer {
 struct GrpcCallCancel {
   // 0: live; otherwise the code its answer gets (kCancelled or kDeadlineExceeded).
   std::atomic<int> code{0};
+  // Loop thread: tells the scheduler holding the call's queued request to look (set by the infer
+  // route when it queues one; for a stream, its latest message's model).
+  std::function<void()> notify;
+  // Loop thread: marks the call cancelled with `why` (once) and notifies.
+  void Cancel(GrpcCode why) {
+    int live = 0;
+    if (code.compare_exchange_strong(live, int(why)) && notify) notify();
+  }
 };
 
 // The native infer route (grpc_infer_route.cc). Loop thread only.
