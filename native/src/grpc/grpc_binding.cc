@@ -8,11 +8,12 @@
 
 #include <memory>
 
-#include "executor/native_model.h"
 #include "grpc/grpc_infer_route.h"
 #include "grpc/grpc_server.h"
 #include "http/failure_counts_js.h"
 #include "module_registry.h"
+#include "net/listen_address.h"
+#include "net/publish_js.h"
 
 namespace gebe {
 
@@ -120,7 +121,7 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     Napi::Env env = info.Env();
     try {
       return Napi::Number::New(env, server_->Listen());
-    } catch (const GrpcListenError& e) {
+    } catch (const ListenError& e) {
       if (tsfn_) {
         tsfn_.Release();  // nothing will call JS: the handler must not keep node alive
         tsfn_ = Napi::ThreadSafeFunction();
@@ -172,24 +173,9 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
   }
 
   Napi::Value Publish(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    if (info.Length() != 3 || !info[0].IsString() || !info[1].IsArray() || !info[2].IsString()) {
-      throw Napi::TypeError::New(env, "Expected (model, [{version, model: NativeModel}], defaultVersion) for publish");
-    }
-    std::vector<PublishedVersion> versions;
-    Napi::Array list = info[1].As<Napi::Array>();
-    for (uint32_t i = 0; i < list.Length(); ++i) {
-      Napi::Value entry = list.Get(i);
-      if (!entry.IsObject() || !entry.As<Napi::Object>().Get("version").IsString()) {
-        throw Napi::TypeError::New(env, "publish: every version must be {version: string, model: NativeModel}");
-      }
-      Napi::Object e = entry.As<Napi::Object>();
-      std::shared_ptr<ModelCore> core = NativeModel::CoreOf(e.Get("model"));
-      if (!core) throw Napi::TypeError::New(env, "publish: 'model' must be a NativeModel from executor.loadModel()");
-      versions.push_back(PublishedVersion{e.Get("version").As<Napi::String>().Utf8Value(), std::move(core)});
-    }
-    route_->Publish(info[0].As<Napi::String>().Utf8Value(), std::move(versions), info[2].As<Napi::String>().Utf8Value());
-    return env.Undefined();
+    PublishArgs args = ReadPublishArgs(info);
+    route_->Publish(args.model, std::move(args.versions), args.default_version);
+    return info.Env().Undefined();
   }
 
   Napi::Value TakeFailures(const Napi::CallbackInfo& info) { return FailureCountsToJs(info.Env(), route_->TakeFailures()); }

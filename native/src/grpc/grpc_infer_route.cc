@@ -1,46 +1,21 @@
 #include "grpc/grpc_infer_route.h"
 
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <string_view>
-#include <tuple>
 
 #include "executor/model_core.h"
 #include "executor/normalize.h"
 #include "grpc/infer_message.h"
+#include "net/published_models.h"
 
 namespace gebe {
 
 namespace {
 
-// Failed requests by (model, version, reason), shared with calls that finish after the route.
-class Failures {
- public:
-  void Count(const std::string& model, const std::string& version, const char* reason) {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++counts_[std::make_tuple(model, version, std::string(reason))];
-  }
-  std::vector<FailureCount> Take() {
-    std::map<std::tuple<std::string, std::string, std::string>, uint64_t> taken;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      taken.swap(counts_);
-    }
-    std::vector<FailureCount> out;
-    for (auto& [key, count] : taken) out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), count});
-    return out;
-  }
-
- private:
-  std::mutex mu_;
-  std::map<std::tuple<std::string, std::string, std::string>, uint64_t> counts_;
-};
-
 // One taken call: what its answer needs, alive until the answer is handed over.
 class GrpcCall : public NativeCall {
  public:
-  GrpcCall(std::shared_ptr<std::string> message, std::shared_ptr<const RequestContract> contract, std::shared_ptr<Failures> failures,
+  GrpcCall(std::shared_ptr<std::string> message, std::shared_ptr<const RequestContract> contract, std::shared_ptr<FailureTable> failures,
            std::shared_ptr<GrpcCallCancel> cancel, GrpcInferRoute::Reply reply, bool stream)
       : message_(std::move(message)), contract_(std::move(contract)), failures_(std::move(failures)), cancel_(std::move(cancel)),
         reply_(std::move(reply)), stream_(stream) {}
@@ -101,23 +76,13 @@ class GrpcCall : public NativeCall {
 
   std::shared_ptr<std::string> message_;  // the input views point into it
   std::shared_ptr<const RequestContract> contract_;
-  std::shared_ptr<Failures> failures_;
+  std::shared_ptr<FailureTable> failures_;
   std::shared_ptr<GrpcCallCancel> cancel_;
   GrpcInferRoute::Reply reply_;
   bool stream_;
 };
 
-struct Entry {
-  std::shared_ptr<ModelCore> core;
-  std::shared_ptr<const RequestContract> contract;  // null: the native route cannot serve it
-};
-
-struct Model {
-  std::map<std::string, Entry, std::less<>> versions;
-  std::string default_version;
-};
-
-using Table = std::map<std::string, Model, std::less<>>;
+using Entry = PublishedModels::Entry;
 
 DataType DataTypeByName(std::string_view name) {
   for (int t = int(DataType::kBool); t <= int(DataType::kBFloat16); ++t) {
@@ -144,7 +109,7 @@ class GrpcInferImpl : public GrpcInfer {
     const auto* bytes = reinterpret_cast<const uint8_t*>(message->data());
     if (!DecodeModelInferRequest(bytes, message->size(), &req)) return false;
     Entry entry;
-    if (!Find(Str(req.model_name), Str(req.model_version), &entry) || !entry.contract) return false;
+    if (!published_.Find(Str(req.model_name), Str(req.model_version), &entry) || !entry.contract) return false;
     const RequestContract& contract = *entry.contract;
 
     auto call = std::make_unique<GrpcCall>(message, entry.contract, failures_, cancel, std::move(reply), stream);
@@ -182,20 +147,7 @@ class GrpcInferImpl : public GrpcInfer {
   }
 
   void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) override {
-    Model published;
-    published.default_version = default_version;
-    for (PublishedVersion& v : versions) {
-      if (!v.core) continue;
-      Entry entry;
-      entry.contract = v.core->contract();
-      entry.core = std::move(v.core);
-      published.versions[v.version] = std::move(entry);
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    auto next = std::make_shared<Table>(*table_);
-    if (published.versions.empty()) next->erase(model);
-    else (*next)[model] = std::move(published);
-    table_ = std::move(next);
+    published_.Publish(model, std::move(versions), default_version);
   }
 
   std::vector<FailureCount> TakeFailures() override { return failures_->Take(); }
@@ -267,25 +219,8 @@ class GrpcInferImpl : public GrpcInfer {
     return true;
   }
 
-  bool Find(std::string_view model_name, std::string_view version, Entry* out) {
-    std::shared_ptr<const Table> table;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      table = table_;
-    }
-    auto model = table->find(model_name);
-    if (model == table->end()) return false;
-    const std::string_view chosen = version.empty() ? std::string_view(model->second.default_version) : version;
-    if (chosen.empty()) return false;
-    auto entry = model->second.versions.find(chosen);
-    if (entry == model->second.versions.end()) return false;
-    *out = entry->second;
-    return true;
-  }
-
-  std::mutex mu_;
-  std::shared_ptr<const Table> table_ = std::make_shared<Table>();
-  std::shared_ptr<Failures> failures_ = std::make_shared<Failures>();
+  PublishedModels published_;
+  std::shared_ptr<FailureTable> failures_ = std::make_shared<FailureTable>();
 };
 
 }  // namespace

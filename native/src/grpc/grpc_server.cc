@@ -1,42 +1,14 @@
 #include "grpc/grpc_server.h"
 
-#include <netdb.h>
-#include <sys/socket.h>
-
 #include <cstring>
 #include <unordered_set>
 #include <utility>
 
 #include "grpc/grpc_connection.h"
+#include "net/listen_address.h"
 #include "scheduler/scheduled_request.h"
 
 namespace gebe {
-
-namespace {
-
-GrpcListenError MakeError(int code, const std::string& what) { return GrpcListenError{uv_err_name(code), what + ": " + uv_strerror(code)}; }
-
-// An IP address as is; a name (localhost) through the resolver, as node's listen() does.
-sockaddr_storage Resolve(const std::string& host, int port) {
-  sockaddr_storage addr{};
-  if (uv_ip4_addr(host.c_str(), port, reinterpret_cast<sockaddr_in*>(&addr)) == 0) return addr;
-  if (uv_ip6_addr(host.c_str(), port, reinterpret_cast<sockaddr_in6*>(&addr)) == 0) return addr;
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
-  if (rc != 0 || found == nullptr) {
-    throw GrpcListenError{"ENOTFOUND", "getaddrinfo ENOTFOUND " + host + (rc != 0 ? std::string(": ") + gai_strerror(rc) : "")};
-  }
-  std::memcpy(&addr, found->ai_addr, found->ai_addrlen);
-  freeaddrinfo(found);
-  if (addr.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port = htons(uint16_t(port));
-  else reinterpret_cast<sockaddr_in*>(&addr)->sin_port = htons(uint16_t(port));
-  return addr;
-}
-
-}  // namespace
 
 void GrpcMailbox::Post(GrpcAnswer answer) {
   {
@@ -69,20 +41,16 @@ GrpcServer::~GrpcServer() {
 }
 
 int GrpcServer::Listen() {
-  sockaddr_storage addr = Resolve(options_.host, options_.port);
+  sockaddr_storage addr = ResolveListenAddress(options_.host, options_.port);
   int rc = uv_loop_init(&loop_);
-  if (rc != 0) throw MakeError(rc, "uv_loop_init");
+  if (rc != 0) throw MakeListenError(rc, "uv_loop_init");
   loop_initialized_ = true;
   uv_tcp_init(&loop_, &listener_);
   listener_.data = this;
   rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
   if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 511, &GrpcServer::OnConnection);
-  if (rc != 0) throw MakeError(rc, "listen " + options_.host + ":" + std::to_string(options_.port));
-  sockaddr_storage bound{};
-  int len = sizeof(bound);
-  uv_tcp_getsockname(&listener_, reinterpret_cast<sockaddr*>(&bound), &len);
-  const int port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
-                                               : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  if (rc != 0) throw MakeListenError(rc, "listen " + options_.host + ":" + std::to_string(options_.port));
+  const int port = BoundPort(&listener_);
   uv_async_init(&loop_, &async_, &GrpcServer::OnAsync);
   async_.data = this;
   for (uv_timer_t* t : {&grace_timer_, &drain_timer_, &deadline_timer_}) {
@@ -97,7 +65,7 @@ int GrpcServer::Listen() {
   if (rc != 0) {
     std::lock_guard<std::mutex> lock(mailbox_->mutex);
     mailbox_->async = nullptr;
-    throw MakeError(rc, "uv_thread_create");
+    throw MakeListenError(rc, "uv_thread_create");
   }
   thread_started_ = true;
   return port;

@@ -111,7 +111,7 @@ class GrpcServer {
   GrpcServer(const GrpcServer&) = delete;
   GrpcServer& operator=(const GrpcServer&) = delete;
 
-  // JS thread: binds, listens and starts the loop thread; the port. Throws GrpcListenError.
+  // JS thread: binds, listens and starts the loop thread; the port. Throws ListenError.
   int Listen();
   // Any thread: stop accepting now; take calls on open connections for drain_grace_ms; then
   // GOAWAY, running calls finish, connections close; after timeout_ms everything closes.
@@ -187,12 +187,6 @@ class GrpcServer {
   std::unordered_map<uint64_t, GrpcConnection*> connections_;
   std::multimap<uint64_t, std::pair<uint64_t, int32_t>> deadlines_;  // loop thread
   uint64_t deadline_armed_at_ = 0;                                    // 0: not armed
-};
-
-// A libuv error with its name ("EADDRINUSE") kept for JS.
-struct GrpcListenError {
-  std::string code;
-  std::string message;
 };
 
 }  // namespace gebe
