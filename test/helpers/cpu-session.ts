@@ -1,9 +1,11 @@
 /**
  * A typed facade over the native cpu engine's test surface (CpuSession: run a graph directly, for
- * tests and benchmarks; product code runs models through the executor).
+ * tests and benchmarks; product code runs models through the executor), in the test build of the
+ * addon (native/test/bindings/cpu_session_binding.cc).
  * Every argument is validated here before it reaches the addon, with messages of the form
  * `Expected X for Y but received Z`; engine errors come back as GebeError naming the node or tensor.
  */
+import './test-addon.js';
 import { GebeError } from '../../src/errors.js';
 import { loadNativeAddon } from '../../src/core/executor/native.js';
 import type { CpuModelInfo } from '../../src/core/executor/onnx-inspect.js';
@@ -105,7 +107,7 @@ function isDims(value: unknown): value is number[] {
 function cpuAddon(): CpuAddon {
   const addon = loadNativeAddon() as unknown as Partial<CpuAddon>;
   if (typeof addon.CpuSession !== 'function') {
-    throw new GebeError('the native addon was built without the cpu engine', { hint: 'rebuild it with `npm run build:native`' });
+    throw new GebeError('the test build of the native addon has no cpu session binding', { hint: 'rebuild it with `npm run build:native`' });
   }
   return addon as CpuAddon;
 }

@@ -3,8 +3,8 @@
 //
 // The server parses every request. A complete request that may be an infer request is offered
 // to the fast path first; whatever the fast path declines is forwarded untouched to the JS
-// server (node:http), which answers it with the usual wording. So the fast path only ever takes
-// requests it fully understands and has fully validated; every error stays the JS server's.
+// server (node:http). The fast path takes the requests it can decode and answer; their contract
+// errors it answers itself through Normalize, in the wording every path shares.
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <exception>
 #include <limits>
 
+#include "executor/request_wording.h"
 #include "scheduler/clock.h"
 
 namespace gebe {
@@ -36,10 +37,10 @@ ModelScheduler::~ModelScheduler() { Stop(); }
 bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us) {
   const int64_t now_ns = SteadyNowNs();
   request->enqueue_ns = now_ns;
+  // Normalize refuses such requests first; this guard keeps a caller that skipped it from
+  // queueing a request no batch can hold (same reason and words).
   if (request->info.rows > policy_.effective_max_batch) {
-    request->Fail(FailureReason::kInvalidArgument,
-                  "inference request batch-size must be <= " + std::to_string(policy_.effective_max_batch) + " for '" +
-                      model_name_ + "'");
+    request->Fail(FailureReason::kInvalidArgument, wording::BatchTooLarge(model_name_, policy_.effective_max_batch));
     stats_.RecordFailure(0);
     return false;
   }

@@ -17,7 +17,7 @@ import type {
 } from './types.js';
 import { InferError } from './types.js';
 import { failureOf } from './failure-reasons.js';
-import { toBindingRequest } from './validate-request.js';
+import { toBindingRequest } from './binding-request.js';
 
 interface Pending {
   request: InferRequest;  // keeps the input bytes alive while native code reads them

@@ -13,6 +13,7 @@ export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
 export interface RealServer {
   repo: string;
+  manager: ModelManager;
   server: GebeServer;
   http: string;
   grpc: string;
@@ -41,7 +42,7 @@ export async function startRealServer(repo: string, mode: ControlMode = 'none'):
   const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 8 << 20 }, silentLogger);
   const ports = await server.listen();
   return {
-    repo, server,
+    repo, manager, server,
     http: `http://127.0.0.1:${ports.http}`,
     grpc: `127.0.0.1:${ports.grpc}`,
     metrics: `http://127.0.0.1:${ports.metrics}/metrics`,

@@ -8,7 +8,7 @@
 import '../../../helpers/test-addon.js';
 import { failureOf } from '../../../../src/core/executor/failure-reasons.js';
 import { loadNativeAddon } from '../../../../src/core/executor/native.js';
-import { toBindingRequest } from '../../../../src/core/executor/validate-request.js';
+import { toBindingRequest } from '../../../../src/core/executor/binding-request.js';
 import { InferError, type InferRequest, type InferResponse, type InferTensor, type LoadedModel, type ModelStatistics, type TensorMetadata } from '../../../../src/core/executor/types.js';
 import type { ModelConfig } from '../../../../src/core/config/model-config.js';
 import { datatypeFromConfig } from '../../../../src/core/server/datatypes.js';
