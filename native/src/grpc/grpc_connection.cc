@@ -108,8 +108,18 @@ ssize_t GrpcConnection::OnSend(nghttp2_session*, const uint8_t* data, size_t len
 
 void GrpcConnection::Flush() {
   if (closing_) return;
-  if (writing_ < kMaxWriting && nghttp2_session_send(session_) != 0) fatal_ = true;
-  if (!pending_out_.empty()) {
+  for (;;) {
+    if (writing_ < kMaxWriting && nghttp2_session_send(session_) != 0) fatal_ = true;
+    if (pending_out_.empty()) break;
+    if (writing_ == 0) {
+      // Usually the socket takes it all at once: no write request, no callback; then nghttp2 may
+      // have more (it stops at kMaxWriting), so go round again.
+      uv_buf_t now = uv_buf_init(pending_out_.data(), unsigned(pending_out_.size()));
+      const int written = uv_try_write(reinterpret_cast<uv_stream_t*>(&client_), &now, 1);
+      if (written < 0 && written != UV_EAGAIN) return Close();
+      if (written > 0) pending_out_.erase(0, size_t(written));
+      if (pending_out_.empty()) continue;
+    }
     auto* w = new WriteReq;
     w->data.swap(pending_out_);
     w->connection = this;
@@ -122,6 +132,7 @@ void GrpcConnection::Flush() {
       Close();
       return;
     }
+    break;  // the write's callback flushes again
   }
   CloseIfDone();
 }

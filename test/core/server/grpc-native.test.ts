@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grpcRoot } from '../../../src/core/server/grpc/proto.js';
+import { grpcRoot, serviceDefinition } from '../../../src/core/server/grpc/proto.js';
 import { call, callError, grpcClient, type GrpcClient } from './helpers/grpc-client.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { mnistRepository, repoRoot, startRealServer, type RealServer } from './e2e/helpers.js';
@@ -102,6 +102,20 @@ describe('native gRPC transport', () => {
       expect(notGrpc.status).toBe(415);
     } finally {
       session.close();
+    }
+  });
+
+  it('sends a response larger than the flow-control windows and its write budget (6 MB) intact', async () => {
+    const big = await startTestServer({ server: { maxBodyBytes: 8 << 20 } });
+    const Ctor = grpc.makeGenericClientConstructor(serviceDefinition('inference.GRPCInferenceService', 'client'), 'GRPCInferenceService');
+    const client = new Ctor(big.grpc, grpc.credentials.createInsecure(), { 'grpc.max_receive_message_length': -1 }) as GrpcClient;
+    try {
+      const values = Float32Array.from({ length: 1_500_000 }, (_, i) => i);
+      const res = await call(client, 'ModelInfer', { model_name: 'id_fp32', inputs: [{ name: 'IN', datatype: 'FP32', shape: [values.length] }], raw_input_contents: [Buffer.from(values.buffer)] });
+      expect(Buffer.from(res.raw_output_contents[0]).equals(Buffer.from(values.buffer))).toBe(true);
+    } finally {
+      client.close();
+      await big.stop();
     }
   });
 
