@@ -18,7 +18,8 @@
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "native/src",
         "native/third_party/llhttp",
-        "node_modules/@nozbe/simdjson/src"
+        "node_modules/@nozbe/simdjson/src",
+        "native/third_party/nghttp2"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "BUILDING_NODE_EXTENSION"],
       "direct_dependent_settings": {

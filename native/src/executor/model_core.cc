@@ -345,6 +345,12 @@ ModelCore::NativeEnqueue ModelCore::EnqueueNative(std::unique_ptr<ScheduledReque
   return queued ? NativeEnqueue::kQueued : NativeEnqueue::kRejected;
 }
 
+void ModelCore::NoteCancellation() {
+  if (!AcquireUse()) return;  // unloading: the queue runs to the end anyway
+  scheduler_->NoteCancellation();
+  ReleaseUse();
+}
+
 void ModelCore::BeginUnload(Napi::Env env) {
   if (unloading_ || !scheduler_) return;
   unloading_ = true;

@@ -48,6 +48,8 @@ class ModelCore : public CompletionSink {
   // request stays with the caller with its error set.
   enum class NativeEnqueue { kQueued, kRefused, kRejected };
   NativeEnqueue EnqueueNative(std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us);
+  // Any thread: a natively queued request now reports a CancelReason (see NativeCall).
+  void NoteCancellation();
   // JS thread, once, before the first request: what clients may send (config dims with -1 for
   // the batch dimension, optional inputs, the version responses name), in the engine's order.
   // Every request is normalized against it; the output shapes it declares are the config's

@@ -81,6 +81,14 @@ void ModelScheduler::Wakeups::Notify(std::condition_variable& batcher_cv) const 
 
 int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired, Wakeups& wakeups) {
   for (auto& r : queues_.ExpireDue(now_us)) expired.push_back(std::move(r));
+  if (cancellations_.exchange(false, std::memory_order_acq_rel)) {
+    auto cancelled = queues_.RemoveIf([](const ScheduledRequest& r) { return r.native_call && r.native_call->CancelReason() != FailureReason::kNone; });
+    for (auto& r : cancelled) {
+      const FailureReason reason = r->native_call->CancelReason();
+      r->Fail(reason, reason == FailureReason::kDeadlineExceeded ? "Deadline Exceeded" : "Request was cancelled");
+      expired.push_back(std::move(r));
+    }
+  }
   int64_t wake = RequestQueues<ScheduledRequest>::kNever;
   // While Stop() drains, a queue delay no longer waits for more requests: what is queued goes now.
   const int64_t decide_us = draining_ ? std::numeric_limits<int64_t>::max() / 2 : now_us;
@@ -247,12 +255,18 @@ void ModelScheduler::RejectAll(Rejected& requests, FailureReason reason, const s
   const int64_t now = SteadyNowNs();
   auto batch = std::make_unique<CompletedBatch>();
   for (auto& r : requests) {
-    r->Fail(reason, message);
+    if (r->ok()) r->Fail(reason, message);  // cancelled ones keep their own reason
     stats_.RecordFailure(static_cast<uint64_t>(now - r->enqueue_ns));
     batch->requests.push_back(std::move(r));
   }
   requests.clear();
   Hand(std::move(batch));
+}
+
+void ModelScheduler::NoteCancellation() {
+  cancellations_.store(true, std::memory_order_release);
+  std::lock_guard<std::mutex> lock(mu_);  // the batcher is waiting or about to decide: either way it sees the flag
+  batcher_cv_.notify_one();
 }
 
 void ModelScheduler::Stop() {

@@ -49,6 +49,10 @@ class ModelScheduler {
   // sink a CompletedBatch with closed = true (the last thing it delivers). Idempotent.
   void Stop();
 
+  // Any thread: some queued request's NativeCall now reports a CancelReason; the next decision
+  // takes every such request out of the queue and fails it with that reason.
+  void NoteCancellation();
+
   // Requests queued or running.
   size_t PendingCount() const { return pending_.load(std::memory_order_relaxed); }
   StatisticsSnapshot Stats() const { return stats_.Snapshot(); }
@@ -107,6 +111,7 @@ class ModelScheduler {
   std::vector<std::unique_ptr<Instance>> instances_;
   ModelStatistics stats_;
   std::atomic<size_t> pending_{0};
+  std::atomic<bool> cancellations_{false};
 
   mutable std::mutex mu_;
   RequestQueues<ScheduledRequest> queues_;  // guarded by mu_

@@ -118,6 +118,26 @@ class RequestQueues {
     return out;
   }
 
+  // Removes the queued requests for which pred(item) is true (a linear scan: cancellations only).
+  template <class Pred>
+  std::vector<std::unique_ptr<Item>> RemoveIf(Pred pred) {
+    std::vector<std::unique_ptr<Item>> out;
+    for (auto& level : levels_) {
+      for (auto* queue : {&level.pending, &level.delayed}) {
+        for (auto it = queue->begin(); it != queue->end();) {
+          if (!pred(*(*it)->item)) {
+            ++it;
+            continue;
+          }
+          Entry* entry = *it;
+          it = queue->erase(it);
+          out.push_back(Release(entry));
+        }
+      }
+    }
+    return out;
+  }
+
   // Removes everything (unload).
   std::vector<std::unique_ptr<Item>> DrainAll() { return PopFront(size_); }
 

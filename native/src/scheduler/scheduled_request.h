@@ -34,6 +34,10 @@ class NativeCall {
  public:
   virtual ~NativeCall() = default;
   virtual void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> outputs) = 0;
+  // Why the request no longer needs running (its client went away or its deadline passed), or
+  // kNone. Any thread; the scheduler asks while the request waits in its queue, after
+  // ModelScheduler::NoteCancellation, and fails a cancelled one with this reason.
+  virtual FailureReason CancelReason() const { return FailureReason::kNone; }
 };
 
 // The native answers of one completed batch usually go to one writer thread (the HTTP loop).

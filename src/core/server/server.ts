@@ -58,6 +58,7 @@ export class GebeServer {
   readonly http?: HttpListener;
   private readonly grpc?: GrpcFrontend;
   private unpublish?: () => void;
+  private unpublishGrpc?: () => void;
   private metricsServer?: http.Server;
   ports: ServerPorts = {};
 
@@ -84,8 +85,12 @@ export class GebeServer {
     }
     if (options.enableGrpc !== false) {
       this.grpc = new GrpcFrontend(this.service, {
-        host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes, maxConnections: options.maxConnections, restrictions: options.grpcRestrictions, tls: options.grpcTls,
+        host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes, maxConnections: options.maxConnections,
+        maxInflightBytes: options.maxInflightBodyBytes, restrictions: options.grpcRestrictions, tls: options.grpcTls,
       }, log);
+      const grpc = this.grpc;
+      this.metrics.addFailureSource(() => grpc.takeFailures());
+      if (!options.grpcTls) this.unpublishGrpc = publishReadyModels(models, grpc);
     }
   }
 
@@ -133,6 +138,7 @@ export class GebeServer {
     await Promise.all([this.http?.close(timeoutMs), this.grpc?.close(timeoutMs)]);
     await this.models.stop();
     this.unpublish?.();
+    this.unpublishGrpc?.();
     await new Promise<void>((resolve) => (this.metricsServer ? this.metricsServer.close(() => resolve()) : resolve()));
     this.metricsServer?.closeAllConnections();
     this.log.info('server stopped');

@@ -48,13 +48,12 @@ describe('LoadGenerator against a KServe v2 server', () => {
   });
 
   it.each(['http', 'grpc'] as const)("%s: agrees within 3% with the server's inference_count delta for each window, counting b inferences per request", async (protocol) => {
-    // Count windows of 800 requests (4000 over HTTP): what completes between a window's edge on the
-    // client and the server's statistics read stays a small share of the window, whatever the
-    // machine's load. Over HTTP inference keeps going during that read: the native front end
-    // answers binary infer requests without the JS thread that answers the statistics request, and
-    // on a loaded machine that thread can be late by milliseconds (HTTP windows of 800 requests
-    // once came out 6.9% apart). gRPC requests share the JS thread with the statistics read.
-    const requestCount = protocol === 'http' ? 4000 : 800;
+    // Count windows of 4000 requests: what completes between a window's edge on the client and
+    // the server's statistics read stays a small share of the window, whatever the machine's load.
+    // Inference keeps going during that read: the native front ends (HTTP and gRPC) answer infer
+    // requests without the JS thread that answers the statistics request, and on a loaded machine
+    // that thread can be late by milliseconds (windows of 800 requests once came out 6.9% apart).
+    const requestCount = 4000;
     const { windows } = await sweep([1, 8], [2], 2, { ...options, mode: 'count_windows', requestCount }, protocol);
     expect(windows).toHaveLength(6);
     for (const { batchSize, m } of windows) {

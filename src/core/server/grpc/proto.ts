@@ -1,7 +1,7 @@
 /**
  * Loads the project's .proto files (grpc_service.proto, health.proto, and the config core's
  * model_config.proto that grpc_service.proto imports) with protobufjs, and builds @grpc/grpc-js
- * service definitions from them. The server and the tests' clients use the same definitions.
+ * client service definitions from them.
  */
 import protobuf from 'protobufjs';
 import path from 'node:path';
@@ -32,8 +32,8 @@ export function grpcRoot(): protobuf.Root {
 export const TO_OBJECT: protobuf.IConversionOptions = { longs: Number, enums: String, bytes: Buffer, defaults: true, arrays: true, objects: true, oneofs: true };
 
 /**
- * What the server receives instead of a message when the bytes do not decode: handlers answer it
- * with INVALID_ARGUMENT (grpc-js would answer a throwing deserializer with INTERNAL).
+ * Request bytes that do not decode as the call's message: the server answers INVALID_ARGUMENT
+ * with this wording (in band on a stream).
  */
 export class UndecodableMessage {
   constructor(readonly type: string, readonly reason: string) {}
@@ -44,18 +44,10 @@ export class UndecodableMessage {
 }
 
 /**
- * Responses the server builds itself with exactly the types protobufjs encodes (strings, numbers,
- * Uint8Arrays, no enums or oneofs): they skip fromObject, a full copy of the message that
- * profiles as a tenth of a ModelInfer call.
+ * A @grpc/grpc-js client's service definition: requests are encoded from plain objects, responses
+ * decoded into plain objects (TO_OBJECT). The server side speaks bytes (rpc-handler.ts).
  */
-const PLAIN_RESPONSES = new Set(['.inference.ModelInferResponse']);
-
-/**
- * A grpc-js service definition. The server receives decoded message instances (cheap: bytes
- * fields are views over the received buffer) and sends plain objects; `plainRequests` makes a
- * client-side definition that decodes responses into plain objects instead.
- */
-export function serviceDefinition(serviceName: string, side: 'server' | 'client'): ServiceDefinition {
+export function serviceDefinition(serviceName: string, _side: 'client' = 'client'): ServiceDefinition {
   const service = grpcRoot().lookupService(serviceName);
   const definition: Record<string, ServiceDefinition[string]> = {};
   for (const method of Object.values(service.methods)) {
@@ -66,18 +58,9 @@ export function serviceDefinition(serviceName: string, side: 'server' | 'client'
       requestStream: Boolean(method.requestStream),
       responseStream: Boolean(method.responseStream),
       requestSerialize: (value: object) => Buffer.from(req.encode(req.fromObject(value as Record<string, unknown>)).finish()),
-      requestDeserialize: (buffer: Buffer) => {
-        if (side === 'client') return req.decode(buffer);
-        try {
-          return req.decode(buffer);
-        } catch (err) {
-          return new UndecodableMessage(req.fullName.replace(/^\./, ''), (err as Error).message);
-        }
-      },
-      responseSerialize: PLAIN_RESPONSES.has(res.fullName) && side === 'server'
-        ? (value: object) => Buffer.from(res.encode(value).finish())
-        : (value: object) => Buffer.from(res.encode(res.fromObject(value as Record<string, unknown>)).finish()),
-      responseDeserialize: (buffer: Buffer) => (side === 'client' ? res.toObject(res.decode(buffer), TO_OBJECT) : res.decode(buffer)),
+      requestDeserialize: (buffer: Buffer) => req.decode(buffer),
+      responseSerialize: (value: object) => Buffer.from(res.encode(res.fromObject(value as Record<string, unknown>)).finish()),
+      responseDeserialize: (buffer: Buffer) => res.toObject(res.decode(buffer), TO_OBJECT),
       originalName: method.name,
     };
   }

@@ -1,18 +1,22 @@
 /**
- * The gRPC front end: inference.GRPCInferenceService and grpc.health.v1.Health on @grpc/grpc-js,
- * translating messages to and from the InferenceService. RPCs gebe does not implement answer
- * UNIMPLEMENTED with a message.
+ * The gRPC front end on the gRPC port. By default the addon's native server (native/src/grpc/:
+ * HTTP/2 from the nghttp2 Node.js exports, on a libuv loop of its own) owns the port: it answers
+ * ModelInfer / ModelStreamInfer of published models natively and hands every other call to the
+ * one JS handler (rpc-handler.ts) as (method, request bytes, metadata). With --grpc-use-ssl,
+ * @grpc/grpc-js serves the port instead (the native server speaks cleartext HTTP/2 only), calling
+ * the same handler with the same bytes.
  */
 import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
-import { decodeGrpcInferRequest, encodeGrpcInferResponse, grpcClassCounts, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
+import type { NativeModel } from '../../executor/executor-addon.js';
+import type { NativeFailureCount } from '../http/native-http-addon.js';
 import type { InferenceService } from '../inference-service.js';
-import { DRAIN_IDLE_GRACE_MS, maxConnectionsMessage } from '../limits.js';
+import { defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, inflightBodyMessage, maxConnectionsMessage } from '../limits.js';
 import type { Logger } from '../logger.js';
-import { ProtocolError, toProtocolError } from '../protocol-error.js';
-import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
-import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
-import { serviceDefinition, toNumber, UndecodableMessage } from './proto.js';
+import type { Restrictions } from '../restricted-api.js';
+import { createNativeGrpcServer, type NativeGrpcServer } from './native-grpc-addon.js';
+import { createRpcHandler, STREAM_INFER_PATH, type MetadataLookup, type RpcHandler, type RpcResult } from './rpc-handler.js';
+import { grpcRoot } from './proto.js';
 
 export interface GrpcOptions {
   host: string;
@@ -23,287 +27,237 @@ export interface GrpcOptions {
   restrictions?: Restrictions;
   /** --max-connections: open gRPC connections; one more is closed at once. */
   maxConnections?: number;
+  /** Request bytes held by all calls together (--http-max-inflight-body's budget, for gRPC). */
+  maxInflightBytes?: number;
   /** --grpc-use-ssl: PEM server certificate and key; root certificate for --grpc-use-ssl-mutual. */
   tls?: { cert: Buffer; key: Buffer; rootCert?: Buffer; mutual: boolean };
-}
-
-/** Triton's API group of each RPC, for --grpc-restricted-protocol. */
-const RPC_API: Record<string, RestrictedApi> = {
-  ServerLive: 'health', ServerReady: 'health', ModelReady: 'health', Check: 'health', Watch: 'health',
-  ServerMetadata: 'metadata', ModelMetadata: 'metadata',
-  ModelInfer: 'inference', ModelStreamInfer: 'inference',
-  ModelConfig: 'model-config', ModelStatistics: 'statistics',
-  RepositoryIndex: 'model-repository', RepositoryModelLoad: 'model-repository', RepositoryModelUnload: 'model-repository',
-  SystemSharedMemoryStatus: 'shared-memory', SystemSharedMemoryRegister: 'shared-memory', SystemSharedMemoryUnregister: 'shared-memory',
-  CudaSharedMemoryStatus: 'shared-memory', CudaSharedMemoryRegister: 'shared-memory', CudaSharedMemoryUnregister: 'shared-memory',
-  TraceSetting: 'trace', LogSettings: 'logging',
-};
-
-/** Wraps each handler of a restricted API with Triton's check of its metadata key. */
-function restrict(handlers: grpc.UntypedServiceImplementation, restrictions: Restrictions | undefined): grpc.UntypedServiceImplementation {
-  if (!restrictions || restrictions.size === 0) return handlers;
-  const out: grpc.UntypedServiceImplementation = {};
-  for (const [name, handler] of Object.entries(handlers)) {
-    const r = RPC_API[name] !== undefined ? restrictions.get(RPC_API[name]!) : undefined;
-    if (!r) {
-      out[name] = handler;
-      continue;
-    }
-    const key = GRPC_RESTRICTED_PREFIX + r.key;
-    const denied = { code: grpc.status.UNAVAILABLE, details: grpcRestrictedMessage(r.key) };
-    out[name] = (call: any, callback?: grpc.sendUnaryData<any>) => {
-      const got = (call.metadata as grpc.Metadata).get(key);
-      if (got.length === 1 && String(got[0]) === r.value) return (handler as (c: any, cb?: any) => void)(call, callback);
-      if (callback) callback(denied);
-      else call.emit('error', denied);  // streams
-    };
-  }
-  return out;
-}
-
-type Unary = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => void;
-
-function unary(log: Logger, fn: (request: any) => unknown | Promise<unknown>): Unary {
-  return (call, callback) => {
-    if (log.verboseEnabled) log.verbose('grpc call', { method: call.getPath() });
-    if (call.request instanceof UndecodableMessage) {
-      callback({ code: grpc.status.INVALID_ARGUMENT, details: call.request.message });
-      return;
-    }
-    // Synchronous answers go back at once and promises are awaited with one reaction: no
-    // promise chain of our own on the ModelInfer hot path.
-    let result: unknown;
-    try {
-      result = fn(call.request);
-    } catch (err) {
-      callback(grpcError(err, log));
-      return;
-    }
-    if (result instanceof Promise) {
-      result.then((response) => callback(null, response as object), (err: unknown) => callback(grpcError(err, log)));
-    } else {
-      callback(null, result as object);
-    }
-  };
-}
-
-function grpcError(err: unknown, log: Logger): Partial<grpc.StatusObject> {
-  const e = toProtocolError(err);
-  if (e.httpStatus === 500) log.error('grpc handler failed', { error: err instanceof Error ? err.stack ?? err.message : String(err) });
-  return { code: e.grpcCode, details: e.message };
-}
-
-/** Repository parameters arrive as ModelRepositoryParameter oneofs; unwrap them to plain values. */
-function plainParameters(params: Record<string, Record<string, unknown>> | undefined): Record<string, unknown> | undefined {
-  if (!params || Object.keys(params).length === 0) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const [key, p] of Object.entries(params)) {
-    const choice = p.parameter_choice as string | undefined;
-    let v = choice ? p[choice] : undefined;
-    if (choice === 'int64_param') v = toNumber(v);
-    if (choice === 'bytes_param' && key === 'config') v = Buffer.from(v as Uint8Array).toString('utf8');
-    out[key] = v;
-  }
-  return out;
 }
 
 /**
  * Calls one gRPC connection may run at once. Above the concurrency a load test puts on one channel
  * (gebe perf and perf_analyzer drive all of theirs over one), so it bounds clients without shaping
- * measurements; a client's transport (nghttp2) queues calls beyond it until one finishes.
+ * measurements; a client's transport queues calls beyond it until one finishes.
  */
 export const GRPC_MAX_CONCURRENT_STREAMS = 1024;
 
+type Publication = [versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string];
+
+function metadataOf(flat: string[]): MetadataLookup {
+  return (key) => {
+    let found: string | undefined;
+    for (let i = 0; i < flat.length; i += 2) {
+      if (flat[i] !== key) continue;
+      if (found !== undefined) return undefined;  // repeated: refused as grpc-js's check refuses it
+      found = flat[i + 1];
+    }
+    return found;
+  };
+}
+
 export class GrpcFrontend {
-  private readonly server: grpc.Server;
+  private readonly handler: RpcHandler;
+  private native?: NativeGrpcServer;
+  private tlsServer?: grpc.Server;
   private listener?: net.Server;
-  private connections = 0;
-  /** Connections closed at once for --max-connections (for tests and logs). */
-  refusedConnections = 0;
+  private tlsConnections = 0;
+  private tlsRefused = 0;
+  private readonly published = new Map<string, Publication>();
 
   constructor(private readonly service: InferenceService, private readonly options: GrpcOptions, private readonly log: Logger) {
-    this.server = new grpc.Server({
-      'grpc.max_receive_message_length': options.maxMessageBytes,
-      'grpc.max_send_message_length': -1,
-      // HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS (Node's default is 2^32 - 1): with --max-connections
-      // it bounds the calls clients can have in the server at once.
-      'grpc.max_concurrent_streams': GRPC_MAX_CONCURRENT_STREAMS,
-      // gebe serves no channelz service; its per-call bookkeeping showed as 5% of a ModelInfer call.
-      'grpc.enable_channelz': 0,
-    });
-    this.server.addService(serviceDefinition('inference.GRPCInferenceService', 'server'), restrict(this.inferenceHandlers(), options.restrictions));
-    this.server.addService(serviceDefinition('grpc.health.v1.Health', 'server'), restrict(this.healthHandlers(), options.restrictions));
+    this.handler = createRpcHandler(service, log, options.restrictions);
   }
 
-  private inferenceHandlers(): grpc.UntypedServiceImplementation {
-    const s = this.service;
-    const log = this.log;
-    const version = (v: string): string | undefined => {
-      if (!v) return undefined;
-      if (!/^[0-9]+$/.test(v)) throw ProtocolError.badRequest(`model version '${v}' is not a number; versions are the numeric directory names`);
-      return v;
-    };
-    const unimplemented = (name: string): Unary => (_call, callback) =>
-      callback({ code: grpc.status.UNIMPLEMENTED, details: `${name} is not implemented by gebe serve` });
-    const infer = (msg: GrpcInferRequestMessage): Promise<Record<string, unknown>> => {
-      let response;
-      try {
-        response = s.infer(msg.model_name, version(msg.model_version), decodeGrpcInferRequest(msg), grpcClassCounts(msg));
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      return response.then(encodeGrpcInferResponse);
-    };
-    return {
-      ServerLive: unary(log, () => ({ live: true })),
-      ServerReady: unary(log, () => ({ ready: s.serverReady() })),
-      ModelReady: unary(log, (r) => ({ ready: s.modelReady(r.name, version(r.version)) })),
-      ServerMetadata: unary(log, () => s.serverMetadata()),
-      ModelMetadata: unary(log, (r) => s.modelMetadata(r.name, version(r.version))),
-      ModelInfer: unary(log, infer),
-      ModelStreamInfer: (call: grpc.ServerDuplexStream<GrpcInferRequestMessage, object>) => {
-        // Responses go back in completion order; each carries the request id, errors travel in-band.
-        let pending = 0;
-        let ended = false;
-        const maybeEnd = (): void => {
-          if (ended && pending === 0) call.end();
-        };
-        call.on('data', (msg: GrpcInferRequestMessage | UndecodableMessage) => {
-          if (msg instanceof UndecodableMessage) {
-            call.write({ error_message: msg.message, infer_response: {} });
-            return;
-          }
-          pending++;
-          infer(msg)
-            .then((infer_response) => call.write({ error_message: '', infer_response }))
-            .catch((err) => call.write({ error_message: toProtocolError(err).message, infer_response: { id: msg.id ?? '', model_name: msg.model_name ?? '', model_version: msg.model_version ?? '' } }))
-            .finally(() => {
-              pending--;
-              maybeEnd();
-            });
-        });
-        call.on('end', () => {
-          ended = true;
-          maybeEnd();
-        });
-        call.on('error', () => undefined);
-      },
-      ModelConfig: unary(log, (r) => ({ config: s.modelConfig(r.name, version(r.version)) })),
-      ModelStatistics: unary(log, (r) => ({ model_stats: s.statistics(r.name || undefined, version(r.version)) })),
-      RepositoryIndex: unary(log, async (r) => ({ models: (await s.models.index(Boolean(r.ready))).map((e) => ({ name: e.name, version: e.version ?? '', state: e.state ?? '', reason: e.reason ?? '' })) })),
-      RepositoryModelLoad: unary(log, async (r) => {
-        const { config } = parseLoadParameters(plainParameters(r.parameters), r.model_name);
-        s.requireExplicitControl('load');
-        await s.models.load(r.model_name, config);
-        return {};
-      }),
-      RepositoryModelUnload: unary(log, async (r) => {
-        const { unloadDependents } = parseUnloadParameters(plainParameters(r.parameters), r.model_name);
-        s.requireExplicitControl('unload');
-        await s.models.unload(r.model_name, undefined, { dependents: unloadDependents });
-        return {};
-      }),
-      SystemSharedMemoryStatus: unimplemented('SystemSharedMemoryStatus'),
-      SystemSharedMemoryRegister: unimplemented('SystemSharedMemoryRegister'),
-      SystemSharedMemoryUnregister: unimplemented('SystemSharedMemoryUnregister'),
-      CudaSharedMemoryStatus: unimplemented('CudaSharedMemoryStatus'),
-      CudaSharedMemoryRegister: unimplemented('CudaSharedMemoryRegister'),
-      CudaSharedMemoryUnregister: unimplemented('CudaSharedMemoryUnregister'),
-      TraceSetting: unimplemented('TraceSetting'),
-      LogSettings: unimplemented('LogSettings'),
-    };
-  }
-
-  private healthHandlers(): grpc.UntypedServiceImplementation {
-    const s = this.service;
-    return {
-      Check: (call: grpc.ServerUnaryCall<{ service: string } | UndecodableMessage, object>, callback: grpc.sendUnaryData<object>) => {
-        if (call.request instanceof UndecodableMessage) {
-          callback({ code: grpc.status.INVALID_ARGUMENT, details: call.request.message });
-          return;
-        }
-        const name = call.request.service;
-        if (name !== '' && name !== 'inference.GRPCInferenceService') {
-          callback({ code: grpc.status.NOT_FOUND, details: `unknown service '${name}'; gebe serves '' and 'inference.GRPCInferenceService'` });
-          return;
-        }
-        callback(null, { status: s.serverReady() ? 'SERVING' : 'NOT_SERVING' });
-      },
-      Watch: (call: grpc.ServerWritableStream<object, object>) => {
-        call.emit('error', { code: grpc.status.UNIMPLEMENTED, details: 'Health/Watch is not implemented by gebe serve; poll Health/Check' });
-      },
-    };
-  }
-
-  /**
-   * Listens on a net.Server of its own and hands each accepted socket to grpc-js through its public
-   * connection injector (Server.createConnectionInjector; TLS, when configured, is done by the
-   * injector's http2 server): grpc-js's bindAsync offers no hook to count or refuse connections,
-   * and --max-connections must bound gRPC clients as it bounds HTTP ones.
-   */
+  /** Opens the port; resolves to the port number. */
   listen(): Promise<number> {
-    const tls = this.options.tls;
-    const credentials = tls
-      ? grpc.ServerCredentials.createSsl(tls.rootCert ?? null, [{ private_key: tls.key, cert_chain: tls.cert }], tls.mutual)
-      : grpc.ServerCredentials.createInsecure();
-    const injector = this.server.createConnectionInjector(credentials);
-    const listener = net.createServer({ noDelay: true }, (socket) => this.onConnection(socket, injector));
-    this.listener = listener;
-    return new Promise((resolve, reject) => {
-      listener.once('error', reject);
-      listener.listen({ host: this.options.host, port: this.options.port }, () => {
-        listener.off('error', reject);
-        // A failed accept (EMFILE and the like) is an 'error' event: log it, never crash on it.
-        listener.on('error', (err) => this.log.warn(`gRPC: cannot accept a connection: ${err.message}`));
-        resolve((listener.address() as net.AddressInfo).port);
-      });
-    });
+    if (this.options.tls) return this.listenTls(this.options.tls);
+    const o = this.options;
+    // With a restricted inference API every call has its metadata checked in JS: nothing goes native.
+    const nativeInfer = !o.restrictions?.has('inference');
+    const maxInflight = o.maxInflightBytes ?? defaultMaxInflightBodyBytes(o.maxMessageBytes);
+    const native = createNativeGrpcServer({
+      host: o.host, port: o.port, maxMessageBytes: o.maxMessageBytes, maxInflightBytes: maxInflight,
+      maxConnections: o.maxConnections, maxConcurrentStreams: GRPC_MAX_CONCURRENT_STREAMS, drainGraceMs: DRAIN_IDLE_GRACE_MS,
+      busyMessage: inflightBodyMessage(maxInflight), nativeInfer, announceStreams: Boolean(o.restrictions?.has('inference')),
+    }, (connection, stream, path, request, metadata) => this.onCall(connection, stream, path, request, metadata));
+    let port: number;
+    try {
+      port = native.listen();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    this.native = native;
+    if (nativeInfer) for (const [model, [versions, defaultVersion]] of this.published) native.publish(model, versions, defaultVersion);
+    return Promise.resolve(port);
+  }
+
+  private onCall(connection: number, stream: number, path: string, request: Buffer | null, metadata: string[]): void {
+    const native = this.native;
+    if (!native) return;
+    const streaming = path === STREAM_INFER_PATH;
+    const send = (r: RpcResult): void => native.answer(connection, stream, !streaming || r.code !== 0, r.code, r.message, r.bytes ?? null);
+    if (request === null) {
+      // A streaming call opens: refused now when its API is restricted, otherwise its messages follow.
+      const refused = this.handler.refusal(path, metadataOf(metadata));
+      if (refused) send(refused);
+      return;
+    }
+    const result = this.handler.handle(path, request, metadataOf(metadata));
+    if (result instanceof Promise) result.then(send, (err: unknown) => send({ code: grpc.status.INTERNAL, message: `internal error: ${(err as Error).message}` }));
+    else send(result);
+  }
+
+  /** What the native infer route may run for `model` (PublishTarget of publish-models.ts). */
+  publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void {
+    if (versions.length === 0) this.published.delete(model);
+    else this.published.set(model, [versions, defaultVersion]);
+    if (this.native && !this.options.restrictions?.has('inference')) this.native.publish(model, versions, defaultVersion);
+  }
+
+  /** Failures of the native infer route since the last call, for nv_inference_request_failure. */
+  takeFailures(): NativeFailureCount[] {
+    return this.native?.takeFailures() ?? [];
   }
 
   /** gRPC connections open now (refused ones excluded). */
   get connectionCount(): number {
-    return this.connections;
+    return this.native ? this.native.counters().connections : this.tlsConnections;
+  }
+
+  /** Connections closed at once for --max-connections (for tests and logs). */
+  get refusedConnections(): number {
+    return this.native ? this.native.counters().refused : this.tlsRefused;
   }
 
   /**
-   * Beyond --max-connections a connection is closed before any HTTP/2 byte: a gRPC client sees
-   * UNAVAILABLE and retries, as with a server that is not listening (an HTTP/2 GOAWAY would need a
-   * session, and under TLS a handshake, that the limit exists to avoid).
-   */
-  private onConnection(socket: net.Socket, injector: grpc.ConnectionInjector): void {
-    const max = this.options.maxConnections;
-    if (max !== undefined && this.connections >= max) {
-      this.refusedConnections++;
-      this.log.warn(`gRPC: ${maxConnectionsMessage(max)}`);
-      socket.destroy();
-      return;
-    }
-    this.connections++;
-    socket.once('close', () => this.connections--);
-    injector.injectConnection(socket);
-  }
-
-  /**
-   * Stops accepting connections at once; goes on accepting calls on open connections for
+   * Stops accepting connections at once; goes on taking calls on open connections for
    * DRAIN_IDLE_GRACE_MS (as the HTTP front ends do for idle keep-alive connections), so a call its
    * client sent just before the stop is not met by a GOAWAY that refuses it (grpc-js would retry it
    * on a new connection, which the closed listener refuses: UNAVAILABLE); then GOAWAY, running calls
    * finish (up to `timeoutMs` in all), and the connections close.
    */
   async close(timeoutMs: number): Promise<void> {
+    if (this.native) return this.native.close(timeoutMs);
+    return this.closeTls(timeoutMs);
+  }
+
+  /**
+   * --grpc-use-ssl: grpc-js over TLS on a net.Server of gebe's own (so --max-connections counts its
+   * sockets), every method registered with raw bytes in and out and answered by the same handler.
+   */
+  private listenTls(tls: NonNullable<GrpcOptions['tls']>): Promise<number> {
+    const server = new grpc.Server({
+      'grpc.max_receive_message_length': this.options.maxMessageBytes,
+      'grpc.max_send_message_length': -1,
+      'grpc.max_concurrent_streams': GRPC_MAX_CONCURRENT_STREAMS,
+      'grpc.enable_channelz': 0,
+    });
+    for (const serviceName of ['inference.GRPCInferenceService', 'grpc.health.v1.Health']) {
+      const definition: Record<string, grpc.MethodDefinition<Buffer, Uint8Array>> = {};
+      const handlers: grpc.UntypedServiceImplementation = {};
+      for (const method of Object.values(grpcRoot().lookupService(serviceName).methods)) {
+        const path = `/${serviceName}/${method.name}`;
+        definition[method.name] = {
+          path, requestStream: Boolean(method.requestStream), responseStream: Boolean(method.responseStream),
+          requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b,
+          responseSerialize: (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength), responseDeserialize: (b: Buffer) => b,
+          originalName: method.name,
+        };
+        handlers[method.name] = method.requestStream ? this.tlsStream(path) : this.tlsUnary(path);
+      }
+      server.addService(definition, handlers);
+    }
+    this.tlsServer = server;
+    const credentials = grpc.ServerCredentials.createSsl(tls.rootCert ?? null, [{ private_key: tls.key, cert_chain: tls.cert }], tls.mutual);
+    const injector = server.createConnectionInjector(credentials);
+    const max = this.options.maxConnections;
+    const listener = net.createServer({ noDelay: true }, (socket) => {
+      if (max !== undefined && this.tlsConnections >= max) {
+        this.tlsRefused++;
+        this.log.warn(`gRPC: ${maxConnectionsMessage(max)}`);
+        socket.destroy();
+        return;
+      }
+      this.tlsConnections++;
+      socket.once('close', () => this.tlsConnections--);
+      injector.injectConnection(socket);
+    });
+    this.listener = listener;
+    return new Promise((resolve, reject) => {
+      listener.once('error', reject);
+      listener.listen({ host: this.options.host, port: this.options.port }, () => {
+        listener.off('error', reject);
+        listener.on('error', (err) => this.log.warn(`gRPC: cannot accept a connection: ${err.message}`));
+        resolve((listener.address() as net.AddressInfo).port);
+      });
+    });
+  }
+
+  private tlsUnary(path: string) {
+    return (call: grpc.ServerUnaryCall<Buffer, Uint8Array>, callback: grpc.sendUnaryData<Uint8Array>): void => {
+      const done = (r: RpcResult): void => (r.code === 0 ? callback(null, r.bytes!) : callback({ code: r.code, details: r.message }));
+      const result = this.handler.handle(path, call.request, (key) => tlsMetadata(call.metadata, key));
+      if (result instanceof Promise) result.then(done, (err: unknown) => done({ code: grpc.status.INTERNAL, message: String(err) }));
+      else done(result);
+    };
+  }
+
+  private tlsStream(path: string) {
+    return (call: grpc.ServerDuplexStream<Buffer, Uint8Array>): void => {
+      const refused = this.handler.refusal(path, (key) => tlsMetadata(call.metadata, key));
+      if (refused) {
+        call.emit('error', { code: refused.code, details: refused.message });
+        return;
+      }
+      // Responses go back in completion order; each carries the request id, errors travel in-band.
+      let pending = 0;
+      let ended = false;
+      let failed = false;
+      const settle = (r: RpcResult): void => {
+        pending--;
+        if (failed) return;
+        if (r.code !== 0) {
+          failed = true;
+          call.emit('error', { code: r.code, details: r.message });
+          return;
+        }
+        call.write(r.bytes!);
+        if (ended && pending === 0) call.end();
+      };
+      call.on('data', (msg: Buffer) => {
+        pending++;
+        const result = this.handler.handle(path, msg, (key) => tlsMetadata(call.metadata, key));
+        if (result instanceof Promise) result.then(settle, (err: unknown) => settle({ code: grpc.status.INTERNAL, message: String(err) }));
+        else settle(result);
+      });
+      call.on('end', () => {
+        ended = true;
+        if (pending === 0 && !failed) call.end();
+      });
+      call.on('error', () => undefined);
+    };
+  }
+
+  private async closeTls(timeoutMs: number): Promise<void> {
+    const server = this.tlsServer;
+    if (!server) return;
     const deadline = Date.now() + timeoutMs;
     this.listener?.close();
     await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_IDLE_GRACE_MS, timeoutMs)));
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.server.forceShutdown();
+        server.forceShutdown();
         resolve();
       }, Math.max(0, deadline - Date.now()));
       timer.unref();
-      this.server.tryShutdown(() => {
+      server.tryShutdown(() => {
         clearTimeout(timer);
         resolve();
       });
     });
   }
+}
+
+function tlsMetadata(metadata: grpc.Metadata, key: string): string | undefined {
+  const got = metadata.get(key);
+  return got.length === 1 ? String(got[0]) : undefined;
 }

@@ -1,0 +1,198 @@
+// JS exports of the native gRPC front end: class NativeGrpcServer(options, handler) with
+// listen() -> port, close(timeoutMs) -> Promise, answer(connection, stream, final, code, message,
+// bytes), counters(), publish(model, versions, defaultVersion) and takeFailures().
+// handler(connection, stream, path, requestBytes, metadata) runs on the JS thread for every call
+// the native infer route does not take (requestBytes null: a streaming call opens, with
+// announceStreams); JS answers it with answer().
+#include <napi.h>
+
+#include <memory>
+
+#include "grpc/grpc_infer_route.h"
+#include "grpc/grpc_server.h"
+#include "http/failure_counts_js.h"
+#include "module_registry.h"
+#include "net/listen_address.h"
+#include "net/publish_js.h"
+
+namespace gebe {
+
+namespace {
+
+uint64_t OptionalU64(Napi::Object o, const char* key, uint64_t fallback) {
+  Napi::Value v = o.Get(key);
+  if (v.IsUndefined()) return fallback;
+  if (!v.IsNumber() || v.As<Napi::Number>().DoubleValue() < 0) {
+    throw Napi::TypeError::New(o.Env(), std::string("NativeGrpcServer option '") + key + "' must be a number >= 0");
+  }
+  return uint64_t(v.As<Napi::Number>().DoubleValue());
+}
+
+class CloseWorker : public Napi::AsyncWorker {
+ public:
+  CloseWorker(Napi::Object owner, GrpcServer* server, uint64_t timeout_ms, Napi::ThreadSafeFunction* tsfn)
+      : Napi::AsyncWorker(owner.Env()), deferred_(Napi::Promise::Deferred::New(owner.Env())), owner_(Napi::Persistent(owner)),
+        server_(server), timeout_ms_(timeout_ms), tsfn_(tsfn) {}
+  Napi::Promise Promise() { return deferred_.Promise(); }
+  void Execute() override {
+    server_->BeginClose(timeout_ms_);
+    server_->Join();
+  }
+  void OnOK() override {
+    // The loop has ended: nothing calls JS any more, and the handler stops keeping node alive.
+    if (*tsfn_) {
+      tsfn_->Release();
+      *tsfn_ = Napi::ThreadSafeFunction();
+    }
+    deferred_.Resolve(Env().Undefined());
+  }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference owner_;
+  GrpcServer* server_;
+  uint64_t timeout_ms_;
+  Napi::ThreadSafeFunction* tsfn_;
+};
+
+class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "NativeGrpcServer",
+                       {InstanceMethod("listen", &NativeGrpcServer::Listen), InstanceMethod("close", &NativeGrpcServer::Close),
+                        InstanceMethod("answer", &NativeGrpcServer::Answer), InstanceMethod("counters", &NativeGrpcServer::Counters),
+                        InstanceMethod("publish", &NativeGrpcServer::Publish),
+                        InstanceMethod("takeFailures", &NativeGrpcServer::TakeFailures)});
+  }
+
+  explicit NativeGrpcServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeGrpcServer>(info) {
+    Napi::Env env = info.Env();
+    if (info.Length() != 2 || !info[0].IsObject() || !info[1].IsFunction()) {
+      throw Napi::TypeError::New(env, "Expected (options, handler) for new NativeGrpcServer");
+    }
+    Napi::Object o = info[0].As<Napi::Object>();
+    GrpcServerOptions options;
+    if (!o.Get("host").IsString()) throw Napi::TypeError::New(env, "NativeGrpcServer option 'host' must be a string");
+    options.host = o.Get("host").As<Napi::String>().Utf8Value();
+    options.port = int(OptionalU64(o, "port", 0));
+    if (options.port > 65535) throw Napi::RangeError::New(env, "NativeGrpcServer needs port 0-65535");
+    options.max_message_bytes = OptionalU64(o, "maxMessageBytes", options.max_message_bytes);
+    options.max_inflight_bytes = OptionalU64(o, "maxInflightBytes", options.max_inflight_bytes);
+    options.max_connections = size_t(OptionalU64(o, "maxConnections", options.max_connections));
+    options.max_concurrent_streams = uint32_t(OptionalU64(o, "maxConcurrentStreams", options.max_concurrent_streams));
+    options.drain_grace_ms = OptionalU64(o, "drainGraceMs", options.drain_grace_ms);
+    options.announce_streams = o.Get("announceStreams").IsBoolean() && o.Get("announceStreams").As<Napi::Boolean>().Value();
+    if (o.Get("busyMessage").IsString()) options.busy_message = o.Get("busyMessage").As<Napi::String>().Utf8Value();
+    const bool native_infer = !o.Get("nativeInfer").IsBoolean() || o.Get("nativeInfer").As<Napi::Boolean>().Value();
+
+    tsfn_ = Napi::ThreadSafeFunction::New(env, info[1].As<Napi::Function>(), "gebe-grpc", 0, 1);
+    route_ = MakeGrpcInfer();
+    Napi::ThreadSafeFunction tsfn = tsfn_;
+    auto to_js = [tsfn](std::unique_ptr<GrpcJsCall> call) mutable {
+      GrpcJsCall* raw = call.release();
+      napi_status status = tsfn.NonBlockingCall(raw, [](Napi::Env env, Napi::Function handler, GrpcJsCall* call) {
+        std::unique_ptr<GrpcJsCall> owned(call);
+        if (env == nullptr) return;  // the environment is going away
+        Napi::Value bytes = env.Null();
+        if (owned->message) {
+          bytes = Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(owned->message->data()), owned->message->size());
+          owned->message.reset();  // its share of the in-flight budget ends here
+        }
+        Napi::Array metadata = Napi::Array::New(env, owned->metadata.size() * 2);
+        for (size_t i = 0; i < owned->metadata.size(); ++i) {
+          metadata.Set(uint32_t(2 * i), owned->metadata[i].first);
+          metadata.Set(uint32_t(2 * i + 1), owned->metadata[i].second);
+        }
+        handler.Call({Napi::Number::New(env, double(owned->connection_id)), Napi::Number::New(env, owned->stream_id),
+                      Napi::String::New(env, owned->path), bytes, metadata});
+      });
+      if (status != napi_ok) delete raw;  // closing: the stream is cancelled with its connection
+    };
+    server_ = std::make_unique<GrpcServer>(std::move(options), native_infer ? std::shared_ptr<GrpcInferRoute>(route_) : nullptr, to_js);
+  }
+
+  ~NativeGrpcServer() override {
+    server_.reset();  // joins the loop thread: no call into JS after this
+  }
+
+ private:
+  Napi::Value Listen(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    try {
+      return Napi::Number::New(env, server_->Listen());
+    } catch (const ListenError& e) {
+      if (tsfn_) {
+        tsfn_.Release();  // nothing will call JS: the handler must not keep node alive
+        tsfn_ = Napi::ThreadSafeFunction();
+      }
+      Napi::Error error = Napi::Error::New(env, e.message);
+      error.Set("code", e.code);
+      throw error;
+    }
+  }
+
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    const uint64_t timeout =
+        info.Length() > 0 && info[0].IsNumber() ? uint64_t(std::max(0.0, info[0].As<Napi::Number>().DoubleValue())) : 0;
+    auto* worker = new CloseWorker(info.This().As<Napi::Object>(), server_.get(), timeout, &tsfn_);
+    Napi::Promise promise = worker->Promise();
+    worker->Queue();
+    return promise;
+  }
+
+  // answer(connection, stream, final, code, message, bytes | null)
+  Napi::Value Answer(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (info.Length() != 6 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsBoolean() || !info[3].IsNumber() ||
+        !info[4].IsString()) {
+      throw Napi::TypeError::New(env, "Expected (connection, stream, final, code, message, bytes | null) for answer");
+    }
+    GrpcAnswer answer;
+    answer.connection_id = uint64_t(info[0].As<Napi::Number>().DoubleValue());
+    answer.stream_id = info[1].As<Napi::Number>().Int32Value();
+    answer.final = info[2].As<Napi::Boolean>().Value();
+    answer.code = GrpcCode(info[3].As<Napi::Number>().Int32Value());
+    answer.message = info[4].As<Napi::String>().Utf8Value();
+    if (info[5].IsTypedArray()) {
+      Napi::Uint8Array bytes = info[5].As<Napi::Uint8Array>();
+      answer.framed.reserve(5 + bytes.ByteLength());
+      AppendMessagePrefix(&answer.framed, bytes.ByteLength());
+      answer.framed.append(reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength());
+    }
+    server_->Post(std::move(answer));
+    return env.Undefined();
+  }
+
+  Napi::Value Counters(const Napi::CallbackInfo& info) {
+    Napi::Object o = Napi::Object::New(info.Env());
+    o.Set("connections", double(server_->connection_count()));
+    o.Set("refused", double(server_->refused_connections()));
+    o.Set("inflightBytes", double(server_->inflight_bytes()));
+    return o;
+  }
+
+  Napi::Value Publish(const Napi::CallbackInfo& info) {
+    PublishArgs args = ReadPublishArgs(info);
+    route_->Publish(args.model, std::move(args.versions), args.default_version);
+    return info.Env().Undefined();
+  }
+
+  Napi::Value TakeFailures(const Napi::CallbackInfo& info) { return FailureCountsToJs(info.Env(), route_->TakeFailures()); }
+
+  Napi::ThreadSafeFunction tsfn_;
+  std::shared_ptr<GrpcInfer> route_;
+  std::unique_ptr<GrpcServer> server_;
+};
+
+void Init(Napi::Env env, Napi::Object exports) {
+  Napi::Object grpc = Napi::Object::New(env);
+  grpc.Set("NativeGrpcServer", NativeGrpcServer::Define(env));
+  exports.Set("grpc", grpc);
+}
+
+}  // namespace
+
+GEBE_REGISTER_MODULE(grpc, Init);
+
+}  // namespace gebe

@@ -1,0 +1,469 @@
+#include "grpc/grpc_connection.h"
+
+#include <cstring>
+#include <string_view>
+
+namespace gebe {
+
+namespace {
+
+constexpr std::string_view kStreamInferPath = "/inference.GRPCInferenceService/ModelStreamInfer";
+constexpr std::string_view kInferPath = "/inference.GRPCInferenceService/ModelInfer";
+// Bytes handed to the socket and not yet written; past it nghttp2 is not asked for more frames
+// until the client reads (a client that never reads holds at most this much of its answers).
+constexpr size_t kMaxWriting = 4u << 20;
+// Flow-control windows: large enough that one connection carries 16 streams of MNIST-sized (and
+// much larger) tensors without waiting for WINDOW_UPDATEs; received bytes are bounded by the
+// message limit and the in-flight budget, not by the window.
+constexpr uint32_t kStreamWindow = 1u << 20;
+constexpr int32_t kConnectionWindow = 16 << 20;
+
+struct WriteReq {
+  uv_write_t req;
+  std::string data;
+  GrpcConnection* connection;
+};
+
+nghttp2_nv Nv(std::string_view name, std::string_view value) {
+  return nghttp2_nv{reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())), reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())),
+                    name.size(), value.size(), NGHTTP2_NV_FLAG_NONE};
+}
+
+bool IsGrpcContentType(std::string_view ct) {
+  constexpr std::string_view base = "application/grpc";
+  if (ct.substr(0, base.size()) != base) return false;
+  return ct.size() == base.size() || ct[base.size()] == '+' || ct[base.size()] == ';';
+}
+
+}  // namespace
+
+GrpcConnection::GrpcConnection(GrpcServer* server, uint64_t id) : server_(server), id_(id) {}
+
+bool GrpcConnection::Accept(uv_stream_t* listener) {
+  uv_tcp_init(server_->loop(), &client_);
+  client_.data = this;
+  if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(&client_)) != 0) {
+    closing_ = true;
+    uv_close(reinterpret_cast<uv_handle_t*>(&client_), &GrpcConnection::OnClosed);
+    return false;
+  }
+  uv_tcp_nodelay(&client_, 1);
+
+  static nghttp2_session_callbacks* callbacks = [] {
+    nghttp2_session_callbacks* cb = nullptr;
+    nghttp2_session_callbacks_new(&cb);
+    nghttp2_session_callbacks_set_send_callback(cb, &GrpcConnection::OnSend);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cb, &GrpcConnection::OnBeginHeaders);
+    nghttp2_session_callbacks_set_on_header_callback(cb, &GrpcConnection::OnHeader);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, &GrpcConnection::OnFrameRecv);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cb, &GrpcConnection::OnFrameSend);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, &GrpcConnection::OnDataChunk);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, &GrpcConnection::OnStreamClose);
+    return cb;
+  }();
+  nghttp2_session_server_new(&session_, callbacks, this);
+  const GrpcServerOptions& o = server_->options();
+  nghttp2_settings_entry settings[] = {
+      {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, o.max_concurrent_streams},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, kStreamWindow},
+      {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, uint32_t(o.max_metadata_bytes)},
+  };
+  nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, 3);
+  nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kConnectionWindow);
+  uv_read_start(reinterpret_cast<uv_stream_t*>(&client_), &GrpcConnection::OnAlloc, &GrpcConnection::OnRead);
+  Flush();
+  return true;
+}
+
+void GrpcConnection::OnAlloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
+  auto* self = static_cast<GrpcConnection*>(handle->data);
+  buf->base = self->server_->read_buffer();
+  buf->len = GrpcServer::kReadBufferSize;
+}
+
+void GrpcConnection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
+  auto* self = static_cast<GrpcConnection*>(stream->data);
+  if (self->closing_) return;
+  if (nread < 0) {
+    // The client closed or the socket failed: its calls still open are cancelled.
+    self->Close();
+    return;
+  }
+  if (nread == 0) return;
+  const ssize_t rv = nghttp2_session_mem_recv(self->session_, reinterpret_cast<const uint8_t*>(buf->base), size_t(nread));
+  if (rv < 0) {
+    // Bad frames, a flood, a wrong preface: nghttp2 has queued a GOAWAY where one applies.
+    self->fatal_ = true;
+    uv_read_stop(stream);
+  }
+  self->Flush();
+}
+
+ssize_t GrpcConnection::OnSend(nghttp2_session*, const uint8_t* data, size_t length, int, void* user) {
+  auto* self = static_cast<GrpcConnection*>(user);
+  if (!self->pending_out_.empty() && self->writing_ + self->pending_out_.size() + length > kMaxWriting) return NGHTTP2_ERR_WOULDBLOCK;
+  self->pending_out_.append(reinterpret_cast<const char*>(data), length);
+  return ssize_t(length);
+}
+
+void GrpcConnection::Flush() {
+  if (closing_) return;
+  for (;;) {
+    if (writing_ < kMaxWriting && nghttp2_session_send(session_) != 0) fatal_ = true;
+    if (pending_out_.empty()) break;
+    if (writing_ == 0) {
+      // Usually the socket takes it all at once: no write request, no callback; then nghttp2 may
+      // have more (it stops at kMaxWriting), so go round again.
+      uv_buf_t now = uv_buf_init(pending_out_.data(), unsigned(pending_out_.size()));
+      const int written = uv_try_write(reinterpret_cast<uv_stream_t*>(&client_), &now, 1);
+      if (written < 0 && written != UV_EAGAIN) return Close();
+      if (written > 0) pending_out_.erase(0, size_t(written));
+      if (pending_out_.empty()) continue;
+    }
+    auto* w = new WriteReq;
+    w->data.swap(pending_out_);
+    w->connection = this;
+    w->req.data = w;
+    writing_ += w->data.size();
+    uv_buf_t buf = uv_buf_init(w->data.data(), unsigned(w->data.size()));
+    if (uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&client_), &buf, 1, &GrpcConnection::OnWrite) != 0) {
+      writing_ -= w->data.size();
+      delete w;
+      Close();
+      return;
+    }
+    break;  // the write's callback flushes again
+  }
+  CloseIfDone();
+}
+
+void GrpcConnection::OnWrite(uv_write_t* req, int status) {
+  auto* w = static_cast<WriteReq*>(req->data);
+  GrpcConnection* self = w->connection;
+  self->writing_ -= w->data.size();
+  delete w;
+  if (self->closing_) return;
+  if (status < 0) {
+    self->Close();
+    return;
+  }
+  self->Flush();
+}
+
+void GrpcConnection::CloseIfDone() {
+  if (closing_ || writing_ > 0 || !pending_out_.empty()) return;
+  if (fatal_ || (!nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_))) Close();
+}
+
+void GrpcConnection::Close() {
+  if (closing_) return;
+  closing_ = true;
+  for (auto& [id, s] : streams_) {
+    s->cancel->Cancel(GrpcCode::kCancelled);
+    Uncharge(s.get());
+  }
+  uv_read_stop(reinterpret_cast<uv_stream_t*>(&client_));
+  uv_close(reinterpret_cast<uv_handle_t*>(&client_), &GrpcConnection::OnClosed);
+}
+
+void GrpcConnection::OnClosed(uv_handle_t* handle) {
+  auto* self = static_cast<GrpcConnection*>(handle->data);
+  if (self->session_ != nullptr) nghttp2_session_del(self->session_);  // no callbacks from here on
+  self->streams_.clear();
+  GrpcServer* server = self->server_;
+  const uint64_t id = self->id_;
+  delete self;
+  server->Forget(id);
+}
+
+GrpcConnection::Stream* GrpcConnection::Find(int32_t stream_id) {
+  auto it = streams_.find(stream_id);
+  return it == streams_.end() ? nullptr : it->second.get();
+}
+
+int GrpcConnection::OnBeginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  auto* self = static_cast<GrpcConnection*>(user);
+  if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+  self->streams_[frame->hd.stream_id] = std::make_unique<Stream>(frame->hd.stream_id, size_t(self->server_->options().max_message_bytes));
+  return 0;
+}
+
+int GrpcConnection::OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen, const uint8_t* value,
+                             size_t valuelen, uint8_t, void* user) {
+  auto* self = static_cast<GrpcConnection*>(user);
+  if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;  // client trailers: ignored
+  Stream* s = self->Find(frame->hd.stream_id);
+  if (s == nullptr) return 0;
+  s->header_bytes += namelen + valuelen + 32;  // HPACK's accounting of a header's size
+  if (s->header_bytes > self->server_->options().max_metadata_bytes) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // resets the stream
+  const std::string_view n(reinterpret_cast<const char*>(name), namelen);
+  const std::string_view v(reinterpret_cast<const char*>(value), valuelen);
+  if (n == ":method") s->method = v;
+  else if (n == ":path") s->path = v;
+  else if (n == "content-type") s->content_type = v;
+  else if (n == "grpc-encoding") s->encoding = v;
+  else if (n == "grpc-timeout") s->has_timeout = ParseGrpcTimeout(v, &s->timeout_us);  // malformed: no deadline, as grpc does
+  else if (!n.empty() && n[0] != ':' && n != "te" && n != "user-agent" && n != "grpc-accept-encoding" && n != "content-length") {
+    s->metadata.emplace_back(n, v);
+  }
+  return 0;
+}
+
+int GrpcConnection::OnFrameRecv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  auto* self = static_cast<GrpcConnection*>(user);
+  if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
+  Stream* s = self->Find(frame->hd.stream_id);
+  if (s == nullptr) return 0;
+  if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) self->OnRequestHeaders(s);
+  if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) self->OnRemoteEnd(s);
+  return 0;
+}
+
+int GrpcConnection::OnFrameSend(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  auto* self = static_cast<GrpcConnection*>(user);
+  // The status went out while the client is still sending: tell it to stop (as grpc does).
+  if (frame->hd.type != NGHTTP2_HEADERS || (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) return 0;
+  Stream* s = self->Find(frame->hd.stream_id);
+  if (s != nullptr && !s->remote_closed) nghttp2_submit_rst_stream(self->session_, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_NO_ERROR);
+  return 0;
+}
+
+void GrpcConnection::OnRequestHeaders(Stream* s) {
+  if (s->method != "POST") return AnswerHttpError(s, "405");
+  if (!IsGrpcContentType(s->content_type)) return AnswerHttpError(s, "415");
+  if (!s->encoding.empty() && s->encoding != "identity") {
+    return Finish(s, GrpcCode::kUnimplemented,
+                  "grpc-encoding '" + s->encoding + "' is not supported by gebe serve; send uncompressed messages (identity)");
+  }
+  s->streaming = s->path == kStreamInferPath;
+  if (s->streaming && server_->options().announce_streams) {
+    auto call = std::make_unique<GrpcJsCall>();
+    call->connection_id = id_;
+    call->stream_id = s->id;
+    call->path = s->path;
+    call->metadata = s->metadata;
+    server_->HandToJs(std::move(call));
+  }
+  if (s->has_timeout) {
+    const uint64_t ms = (std::min<uint64_t>(s->timeout_us, uint64_t(1) << 50) + 999) / 1000;
+    server_->AddDeadline(uv_now(server_->loop()) + ms, id_, s->id);
+  }
+}
+
+int GrpcConnection::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id, const uint8_t* data, size_t len, void* user) {
+  auto* self = static_cast<GrpcConnection*>(user);
+  Stream* s = self->Find(stream_id);
+  if (s == nullptr || s->finishing || s->finished) return 0;  // bytes after the answer are dropped
+  size_t pos = 0;
+  while (pos < len) {
+    const MessageFramer::Event event = s->framer.Feed(data, len, &pos);
+    const size_t held = s->framer.held();
+    if (held > s->charged) {
+      if (!self->server_->Charge(held - s->charged)) {
+        s->framer.Reset();
+        self->Uncharge(s);
+        self->Finish(s, GrpcCode::kUnavailable, self->server_->options().busy_message);
+        return 0;
+      }
+      s->charged = held;
+    }
+    switch (event) {
+      case MessageFramer::Event::kNeedMore:
+        return 0;
+      case MessageFramer::Event::kTooLarge: {
+        const std::string text = "Received message larger than max (" + std::to_string(s->framer.declared()) + " vs. " +
+                                 std::to_string(self->server_->options().max_message_bytes) + ")";
+        s->framer.Reset();
+        self->Uncharge(s);
+        self->Finish(s, GrpcCode::kResourceExhausted, text);
+        return 0;
+      }
+      case MessageFramer::Event::kCompressed:
+        s->framer.Reset();
+        self->Uncharge(s);
+        self->Finish(s, GrpcCode::kInternal,
+                     "a request message has the compressed flag set but the call's grpc-encoding is identity; gebe serve takes "
+                     "uncompressed messages");
+        return 0;
+      case MessageFramer::Event::kMessage: {
+        std::shared_ptr<std::string> message = self->server_->AdoptMessage(std::move(s->framer.message()), s->charged);
+        s->charged = 0;
+        s->framer.Reset();
+        if (s->streaming) {
+          self->Dispatch(s, std::move(message));
+        } else if (s->unary_message) {
+          self->Finish(s, GrpcCode::kInternal, "the call sent more than one request message to " + s->path + ", which takes one");
+          return 0;
+        } else {
+          s->unary_message = std::move(message);
+        }
+        break;
+      }
+    }
+  }
+  return 0;
+}
+
+void GrpcConnection::OnRemoteEnd(Stream* s) {
+  s->remote_closed = true;
+  if (s->finishing || s->finished) return;
+  if (!s->framer.idle()) {
+    return Finish(s, GrpcCode::kInternal, "the call ended inside a request message (" + s->path + ")");
+  }
+  if (s->streaming) {
+    if (s->outstanding == 0) Finish(s, GrpcCode::kOk, "");
+    return;
+  }
+  if (!s->unary_message) return Finish(s, GrpcCode::kInternal, "the call ended without a request message (" + s->path + ")");
+  s->dispatched_unary = true;
+  Dispatch(s, std::move(s->unary_message));
+}
+
+void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
+  ++s->outstanding;
+  GrpcInferRoute* route = server_->route();
+  if (route != nullptr && (s->streaming || s->path == kInferPath)) {
+    std::shared_ptr<GrpcMailbox> mailbox = server_->mailbox();
+    const uint64_t connection_id = id_;
+    const int32_t stream_id = s->id;
+    auto reply = [mailbox, connection_id, stream_id](GrpcAnswer answer) {
+      answer.connection_id = connection_id;
+      answer.stream_id = stream_id;
+      mailbox->Post(std::move(answer));
+    };
+    if (route->TryHandle(message, s->streaming, s->cancel, std::move(reply))) return;
+  }
+  auto call = std::make_unique<GrpcJsCall>();
+  call->connection_id = id_;
+  call->stream_id = s->id;
+  call->path = s->path;
+  call->message = std::move(message);
+  call->metadata = s->metadata;
+  server_->HandToJs(std::move(call));
+}
+
+void GrpcConnection::Deliver(GrpcAnswer answer) {
+  Stream* s = Find(answer.stream_id);
+  if (s == nullptr || s->finishing || s->finished) return;  // reset, expired or answered already
+  if (s->outstanding > 0) --s->outstanding;
+  if (!answer.framed.empty()) QueueMessage(s, std::move(answer.framed));
+  if (answer.final || answer.code != GrpcCode::kOk) {
+    Finish(s, answer.code, std::move(answer.message));
+  } else if (s->remote_closed && s->outstanding == 0) {
+    Finish(s, GrpcCode::kOk, "");
+  }
+}
+
+void GrpcConnection::Expire(int32_t stream_id) {
+  Stream* s = Find(stream_id);
+  if (s == nullptr || s->finishing || s->finished) return;
+  s->cancel->Cancel(GrpcCode::kDeadlineExceeded);
+  Finish(s, GrpcCode::kDeadlineExceeded, "Deadline Exceeded");
+  Flush();
+}
+
+void GrpcConnection::GoAway() {
+  if (closing_) return;
+  nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(session_), NGHTTP2_NO_ERROR, nullptr, 0);
+  Flush();
+}
+
+void GrpcConnection::Finish(Stream* s, GrpcCode code, std::string message) {
+  if (s->finishing || s->finished) return;
+  s->finishing = true;
+  s->code = code;
+  s->status_message = std::move(message);
+  if (!s->response_started && s->out.empty()) return SubmitTrailersOnly(s);
+  if (!s->response_started) return StartResponse(s);
+  if (s->deferred) {
+    s->deferred = false;
+    nghttp2_session_resume_data(session_, s->id);
+  }
+}
+
+void GrpcConnection::QueueMessage(Stream* s, std::string framed) {
+  s->out.push_back(std::move(framed));
+  if (!s->response_started) return StartResponse(s);
+  if (s->deferred) {
+    s->deferred = false;
+    nghttp2_session_resume_data(session_, s->id);
+  }
+}
+
+void GrpcConnection::StartResponse(Stream* s) {
+  s->response_started = true;
+  nghttp2_nv headers[] = {Nv(":status", "200"), Nv("content-type", "application/grpc")};
+  nghttp2_data_provider provider{};
+  provider.read_callback = &GrpcConnection::ReadData;
+  nghttp2_submit_response(session_, s->id, headers, 2, &provider);
+}
+
+ssize_t GrpcConnection::ReadData(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length, uint32_t* data_flags,
+                                 nghttp2_data_source*, void* user) {
+  auto* self = static_cast<GrpcConnection*>(user);
+  Stream* s = self->Find(stream_id);
+  if (s == nullptr) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+  size_t n = 0;
+  while (n < length && !s->out.empty()) {
+    std::string& front = s->out.front();
+    const size_t take = std::min(length - n, front.size() - s->out_offset);
+    std::memcpy(buf + n, front.data() + s->out_offset, take);
+    n += take;
+    s->out_offset += take;
+    if (s->out_offset == front.size()) {
+      s->out.pop_front();
+      s->out_offset = 0;
+    }
+  }
+  if (!s->out.empty()) return ssize_t(n);
+  if (s->finishing) {
+    *data_flags |= NGHTTP2_DATA_FLAG_EOF | NGHTTP2_DATA_FLAG_NO_END_STREAM;
+    const std::string code = std::to_string(int(s->code));
+    const std::string message = PercentEncodeGrpcMessage(s->status_message);
+    nghttp2_nv trailers[] = {Nv("grpc-status", code), Nv("grpc-message", message)};
+    nghttp2_submit_trailer(self->session_, stream_id, trailers, message.empty() ? 1 : 2);
+    s->finished = true;
+    return ssize_t(n);
+  }
+  if (n > 0) return ssize_t(n);
+  s->deferred = true;
+  return NGHTTP2_ERR_DEFERRED;
+}
+
+void GrpcConnection::SubmitTrailersOnly(Stream* s) {
+  s->response_started = true;
+  s->finished = true;
+  const std::string code = std::to_string(int(s->code));
+  const std::string message = PercentEncodeGrpcMessage(s->status_message);
+  nghttp2_nv headers[] = {Nv(":status", "200"), Nv("content-type", "application/grpc"), Nv("grpc-status", code), Nv("grpc-message", message)};
+  nghttp2_submit_response(session_, s->id, headers, message.empty() ? 3 : 4, nullptr);
+}
+
+void GrpcConnection::AnswerHttpError(Stream* s, const char* status) {
+  s->response_started = true;
+  s->finishing = true;
+  s->finished = true;
+  nghttp2_nv headers[] = {Nv(":status", status)};
+  nghttp2_submit_response(session_, s->id, headers, 1, nullptr);
+}
+
+int GrpcConnection::OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t, void* user) {
+  auto* self = static_cast<GrpcConnection*>(user);
+  auto it = self->streams_.find(stream_id);
+  if (it == self->streams_.end()) return 0;
+  Stream* s = it->second.get();
+  if (!s->finished) {
+    // Reset by the client (or the session ended) before its answer: a queued request is cancelled.
+    s->cancel->Cancel(GrpcCode::kCancelled);
+  }
+  self->Uncharge(s);
+  self->streams_.erase(it);
+  return 0;
+}
+
+void GrpcConnection::Uncharge(Stream* s) {
+  if (s->charged > 0) server_->Refund(s->charged);
+  s->charged = 0;
+}
+
+}  // namespace gebe

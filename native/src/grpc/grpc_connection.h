@@ -1,0 +1,109 @@
+// One client connection of the native gRPC server (loop thread only): an nghttp2 server session
+// over a libuv TCP handle, its streams (one per call), gRPC message framing in and out, status
+// trailers, deadlines and cancellation.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nghttp2/nghttp2.h>
+
+#include "grpc/grpc_server.h"
+#include "grpc/grpc_wire.h"
+
+namespace gebe {
+
+class GrpcConnection {
+ public:
+  GrpcConnection(GrpcServer* server, uint64_t id);
+  // Accepts the pending connection and starts the session; false (and closes) on failure.
+  bool Accept(uv_stream_t* listener);
+  uint64_t id() const { return id_; }
+
+  void Deliver(GrpcAnswer answer);
+  // The deadline of `stream_id` passed: DEADLINE_EXCEEDED, and a queued request is cancelled.
+  void Expire(int32_t stream_id);
+  // Sends GOAWAY (last stream: the last one received); the connection closes once its calls end.
+  void GoAway();
+  // Closes at once (calls still open are cancelled).
+  void Close();
+  // Hands nghttp2's pending frames to the socket (after a batch of answers).
+  void Flush();
+
+ private:
+  struct Stream {
+    explicit Stream(int32_t stream_id, size_t max_message) : id(stream_id), framer(max_message) {}
+    int32_t id;
+    std::string method, path, content_type, encoding;
+    std::vector<std::pair<std::string, std::string>> metadata;
+    size_t header_bytes = 0;
+    bool has_timeout = false;
+    uint64_t timeout_us = 0;
+    bool streaming = false;  // ModelStreamInfer: many messages each way
+    MessageFramer framer;
+    size_t charged = 0;  // of the in-flight budget, for the message being received
+    std::shared_ptr<std::string> unary_message;
+    bool remote_closed = false;
+    bool dispatched_unary = false;
+    int outstanding = 0;  // messages handed on and not answered yet
+    std::shared_ptr<GrpcCallCancel> cancel = std::make_shared<GrpcCallCancel>();
+    // Output.
+    bool response_started = false;
+    bool finishing = false;  // status decided; trailers go after the queued messages
+    bool finished = false;   // trailers (or a trailers-only answer) submitted
+    bool deferred = false;   // the data source returned DEFERRED
+    std::deque<std::string> out;
+    size_t out_offset = 0;
+    GrpcCode code = GrpcCode::kOk;
+    std::string status_message;
+  };
+
+  static void OnAlloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf);
+  static void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
+  static void OnWrite(uv_write_t* req, int status);
+  static void OnClosed(uv_handle_t* handle);
+
+  // nghttp2 callbacks.
+  static ssize_t OnSend(nghttp2_session*, const uint8_t* data, size_t length, int flags, void* self);
+  static int OnBeginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* self);
+  static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen, const uint8_t* value,
+                      size_t valuelen, uint8_t flags, void* self);
+  static int OnFrameRecv(nghttp2_session*, const nghttp2_frame* frame, void* self);
+  static int OnDataChunk(nghttp2_session*, uint8_t flags, int32_t stream_id, const uint8_t* data, size_t len, void* self);
+  static int OnFrameSend(nghttp2_session*, const nghttp2_frame* frame, void* self);
+  static int OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t error_code, void* self);
+  static ssize_t ReadData(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length, uint32_t* data_flags,
+                          nghttp2_data_source* source, void* self);
+
+  Stream* Find(int32_t stream_id);
+  void OnRequestHeaders(Stream* s);
+  void OnRemoteEnd(Stream* s);
+  void Dispatch(Stream* s, std::shared_ptr<std::string> message);
+  // Decides the call's status; trailers follow the messages already queued.
+  void Finish(Stream* s, GrpcCode code, std::string message);
+  void QueueMessage(Stream* s, std::string framed);
+  void StartResponse(Stream* s);
+  void SubmitTrailersOnly(Stream* s);
+  void AnswerHttpError(Stream* s, const char* status);
+  void Uncharge(Stream* s);
+  void CloseIfDone();
+
+  GrpcServer* server_;
+  uint64_t id_;
+  uv_tcp_t client_{};
+  nghttp2_session* session_ = nullptr;
+  std::map<int32_t, std::unique_ptr<Stream>> streams_;
+  std::string pending_out_;  // bytes nghttp2 produced, written on the next Flush
+  size_t writing_ = 0;       // bytes handed to uv_write and not yet written
+  bool closing_ = false;
+  bool fatal_ = false;  // a protocol error: write what is queued (the GOAWAY), then close
+};
+
+}  // namespace gebe

@@ -1,0 +1,230 @@
+#include "grpc/grpc_infer_route.h"
+
+#include <cstring>
+#include <string_view>
+
+#include "executor/model_core.h"
+#include "executor/normalize.h"
+#include "grpc/infer_message.h"
+#include "net/published_models.h"
+
+namespace gebe {
+
+namespace {
+
+// One taken call: what its answer needs, alive until the answer is handed over.
+class GrpcCall : public NativeCall {
+ public:
+  GrpcCall(std::shared_ptr<std::string> message, std::shared_ptr<const RequestContract> contract, std::shared_ptr<FailureTable> failures,
+           std::shared_ptr<GrpcCallCancel> cancel, GrpcInferRoute::Reply reply, bool stream)
+      : message_(std::move(message)), contract_(std::move(contract)), failures_(std::move(failures)), cancel_(std::move(cancel)),
+        reply_(std::move(reply)), stream_(stream) {}
+
+  std::vector<size_t> outputs;             // model output indexes, in response order
+  std::string id;
+  std::vector<std::vector<uint8_t>> typed;  // inputs sent as typed contents, as bytes
+
+  void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> batch) override {
+    GrpcAnswer answer;
+    answer.final = !stream_;
+    if (request->ok() && batch && Answer(*request, *batch, &answer)) {
+      reply_(std::move(answer));
+      return;
+    }
+    if (request->ok()) request->Fail(FailureReason::kInternal, "internal error: the batch outputs do not match the model's outputs");
+    Refuse(request->failure, request->error);
+  }
+
+  FailureReason CancelReason() const override {
+    switch (GrpcCode(cancel_->code.load(std::memory_order_acquire))) {
+      case GrpcCode::kCancelled: return FailureReason::kCancelled;
+      case GrpcCode::kDeadlineExceeded: return FailureReason::kDeadlineExceeded;
+      default: return FailureReason::kNone;
+    }
+  }
+
+  // Answers a failed request: the table's gRPC code (in band on a stream), counted by reason.
+  void Refuse(FailureReason reason, const std::string& message) {
+    failures_->Count(contract_->model_name, contract_->version, TraitsOf(reason).metric_reason);
+    GrpcAnswer answer;
+    answer.final = !stream_;
+    if (stream_) {
+      answer.framed = EncodeStreamError(message, contract_->model_name, contract_->version, id);
+    } else {
+      answer.code = GrpcCode(TraitsOf(reason).grpc_code);
+      answer.message = message;
+    }
+    reply_(std::move(answer));
+  }
+
+ private:
+  bool Answer(const ScheduledRequest& request, const BatchOutputs& batch, GrpcAnswer* answer) {
+    std::vector<GrpcResponseOutput> described;
+    described.reserve(outputs.size());
+    for (size_t o : outputs) {
+      if (o >= request.outputs.size() || o >= batch.tensors.size()) return false;
+      const OutputSlice& slice = request.outputs[o];
+      const Tensor& tensor = batch.tensors[o];
+      if (slice.offset + slice.byte_size > tensor.buffer.size()) return false;
+      const ContractTensor& meta = contract_->outputs[o];
+      described.push_back({&meta.name, DataTypeName(meta.dtype), &slice.shape,
+                           static_cast<const uint8_t*>(tensor.buffer.data()) + slice.offset, slice.byte_size});
+    }
+    answer->framed = EncodeModelInferResponse(contract_->model_name, contract_->version, id, described, stream_);
+    return true;
+  }
+
+  std::shared_ptr<std::string> message_;  // the input views point into it
+  std::shared_ptr<const RequestContract> contract_;
+  std::shared_ptr<FailureTable> failures_;
+  std::shared_ptr<GrpcCallCancel> cancel_;
+  GrpcInferRoute::Reply reply_;
+  bool stream_;
+};
+
+using Entry = PublishedModels::Entry;
+
+DataType DataTypeByName(std::string_view name) {
+  for (int t = int(DataType::kBool); t <= int(DataType::kBFloat16); ++t) {
+    if (name == DataTypeName(DataType(t))) return DataType(t);
+  }
+  return DataType::kInvalid;
+}
+
+ParameterValue ValueOf(const GrpcParameter& p) {
+  switch (p.kind) {
+    case GrpcParameter::Kind::kBool: return ParameterValue::Bool(p.bool_value);
+    case GrpcParameter::Kind::kInt64: return ParameterValue::Int64(p.int64_value);
+    case GrpcParameter::Kind::kUInt64: return ParameterValue::Uint64(p.uint64_value);
+    case GrpcParameter::Kind::kDouble: return ParameterValue::Double(p.double_value);
+    case GrpcParameter::Kind::kString: return ParameterValue::String(std::string(Str(p.string_value)));
+    default: return ParameterValue();
+  }
+}
+
+class GrpcInferImpl : public GrpcInfer {
+ public:
+  bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<GrpcCallCancel> cancel, Reply reply) override {
+    GrpcInferRequest req;
+    const auto* bytes = reinterpret_cast<const uint8_t*>(message->data());
+    if (!DecodeModelInferRequest(bytes, message->size(), &req)) return false;
+    Entry entry;
+    if (!published_.Find(Str(req.model_name), Str(req.model_version), &entry) || !entry.contract) return false;
+    const RequestContract& contract = *entry.contract;
+
+    auto call = std::make_unique<GrpcCall>(message, entry.contract, failures_, cancel, std::move(reply), stream);
+    DecodedRequest decoded;
+    if (!Decode(req, &decoded, &call->typed)) return false;
+    NormalizedRequest normalized;
+    RequestFailure failure = Normalize(contract, decoded, &normalized);
+    if (failure.ok() && !Answerable(normalized, contract)) return false;
+    call->id = std::move(decoded.id);
+    if (!failure.ok()) {
+      call->Refuse(failure.reason, failure.message);
+      return true;
+    }
+    call->outputs = std::move(normalized.outputs);
+    std::unique_ptr<ScheduledRequest>& scheduled = normalized.request;
+    scheduled->native_call = std::move(call);
+    switch (entry.core->EnqueueNative(scheduled, normalized.priority, normalized.timeout_us)) {
+      case ModelCore::NativeEnqueue::kQueued: {
+        // A client that resets its stream or passes its deadline takes its request out of the queue.
+        std::weak_ptr<ModelCore> core = entry.core;
+        cancel->notify = [core] {
+          if (auto c = core.lock()) c->NoteCancellation();
+        };
+        return true;
+      }
+      case ModelCore::NativeEnqueue::kRefused:
+        return false;  // unloading: the JS path answers with its wording
+      case ModelCore::NativeEnqueue::kRejected: {
+        std::unique_ptr<NativeCall> rejected = std::move(scheduled->native_call);
+        rejected->Finished(std::move(scheduled), nullptr);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) override {
+    published_.Publish(model, std::move(versions), default_version);
+  }
+
+  std::vector<FailureCount> TakeFailures() override { return failures_->Take(); }
+
+ private:
+  // The message as the core reads every request. False: what this route does not decode (typed
+  // BYTES contents, typed contents that do not match their datatype, raw and typed contents
+  // mixed, a raw_input_contents count that is not the input count): the JS path words those.
+  static bool Decode(const GrpcInferRequest& req, DecodedRequest* out, std::vector<std::vector<uint8_t>>* typed) {
+    out->has_id = req.id.size > 0;
+    out->id = std::string(Str(req.id));
+    for (const GrpcNamedParameter& p : req.parameters) {
+      const std::string_view key = Str(p.key);
+      if (key == "priority") out->priority = ValueOf(p.value);
+      else if (key == "timeout") out->timeout_us = ValueOf(p.value);
+      else if (key == "sequence_id") {
+        if (p.value.kind == GrpcParameter::Kind::kString) out->sequence_id = {SequenceId::Kind::kText, 0, std::string(Str(p.value.string_value))};
+        else if (p.value.kind == GrpcParameter::Kind::kInt64 || p.value.kind == GrpcParameter::Kind::kUInt64) {
+          out->sequence_id = {SequenceId::Kind::kNumber, p.value.kind == GrpcParameter::Kind::kInt64 ? uint64_t(p.value.int64_value) : p.value.uint64_value, ""};
+        }
+      } else if (key == "sequence_start") out->sequence_start = p.value.kind == GrpcParameter::Kind::kBool && p.value.bool_value;
+      else if (key == "sequence_end") out->sequence_end = p.value.kind == GrpcParameter::Kind::kBool && p.value.bool_value;
+    }
+    const bool raw = !req.raw_input_contents.empty();
+    if (raw && req.raw_input_contents.size() != req.inputs.size()) return false;
+    typed->reserve(req.inputs.size());
+    for (size_t i = 0; i < req.inputs.size(); ++i) {
+      const GrpcInferInput& in = req.inputs[i];
+      DecodedInput d;
+      d.name = std::string(Str(in.name));
+      d.datatype = std::string(Str(in.datatype));
+      d.shape = in.shape;
+      if (raw) {
+        if (in.has_contents) return false;
+        d.bytes = req.raw_input_contents[i];
+      } else {
+        // Typed contents: converted to the tensor's bytes here (the count bounded by the bytes sent).
+        const DataType dtype = DataTypeByName(d.datatype);
+        uint64_t count = 1;
+        for (int64_t dim : in.shape) {
+          if (dim < 0 || (dim > 0 && count > (uint64_t(1) << 40) / uint64_t(dim))) return false;
+          count *= uint64_t(dim);
+        }
+        typed->emplace_back();
+        if (!in.has_contents || !TypedContentsToBytes(in.contents, dtype, count, &typed->back())) return false;
+        d.bytes = ByteView{typed->back().data(), typed->back().size()};
+      }
+      out->inputs.push_back(std::move(d));
+    }
+    out->has_outputs = !req.outputs.empty();
+    for (const GrpcRequestedOutput& o : req.outputs) {
+      DecodedOutput d;
+      d.name = std::string(Str(o.name));
+      for (const GrpcNamedParameter& p : o.parameters) {
+        const std::string_view key = Str(p.key);
+        if (key == "classification" || key == "class_count") d.class_count = ValueOf(p.value);
+      }
+      out->outputs.push_back(std::move(d));
+    }
+    return true;
+  }
+
+  // What a gRPC answer of this route can carry: raw fixed-size outputs (the classification
+  // extension and BYTES outputs are the JS path's).
+  static bool Answerable(const NormalizedRequest& request, const RequestContract& contract) {
+    for (size_t k = 0; k < request.outputs.size(); ++k) {
+      if (request.class_count[k] != 0 || ElementSize(contract.outputs[request.outputs[k]].dtype) == 0) return false;
+    }
+    return true;
+  }
+
+  PublishedModels published_;
+  std::shared_ptr<FailureTable> failures_ = std::make_shared<FailureTable>();
+};
+
+}  // namespace
+
+std::shared_ptr<GrpcInfer> MakeGrpcInfer() { return std::make_shared<GrpcInferImpl>(); }
+
+}  // namespace gebe

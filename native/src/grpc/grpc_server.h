@@ -1,0 +1,192 @@
+// The native gRPC front end: a libuv loop on its own thread that owns the gRPC port, speaks
+// HTTP/2 through the nghttp2 that Node.js exports, frames gRPC messages, and hands each call
+// either to the native infer route (ModelInfer / ModelStreamInfer of published models) or to the
+// one JS handler (every other RPC), as (method path, request bytes, metadata). Its structure
+// mirrors the native HTTP server (native/src/http/): a loop thread, connection objects, one
+// mailbox that scheduler threads and JS post answers to, limits and a graceful drain.
+#pragma once
+
+#include <uv.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "grpc/grpc_wire.h"
+
+namespace gebe {
+
+class GrpcConnection;
+
+struct GrpcServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  // The largest request message (--grpc limits: the HTTP body limit); more is RESOURCE_EXHAUSTED.
+  uint64_t max_message_bytes = 64ull << 20;
+  // Request bytes held by all calls together; past it a call is answered UNAVAILABLE busy_message.
+  uint64_t max_inflight_bytes = 1ull << 30;
+  // Open connections; one more is closed before any HTTP/2 byte (the client sees UNAVAILABLE).
+  size_t max_connections = 4096;
+  // SETTINGS_MAX_CONCURRENT_STREAMS.
+  uint32_t max_concurrent_streams = 1024;
+  // Header (metadata) bytes of one call; more resets the stream.
+  size_t max_metadata_bytes = 16384;
+  // At a drain, calls are still taken this long before the GOAWAY (see GrpcFrontend.close).
+  uint64_t drain_grace_ms = 100;
+  std::string busy_message = "the server is receiving too many request messages at once; retry later";
+  // Streaming calls are announced to JS when their headers arrive (a GrpcJsCall without a
+  // message), so that --grpc-restricted-protocol refuses them before any message, as grpc-js does.
+  bool announce_streams = false;
+};
+
+// A call for the JS handler: created on the loop thread, handed to JS by the binding.
+struct GrpcJsCall {
+  uint64_t connection_id = 0;
+  int32_t stream_id = 0;
+  std::string path;
+  std::shared_ptr<std::string> message;  // the request message, unframed (holds its budget share); null: a stream opens
+  std::vector<std::pair<std::string, std::string>> metadata;  // custom headers, names lower-case
+};
+
+// One answer for a call, posted from any thread. final: the call's status (with its last message
+// in `framed`, if any); otherwise one more message of a streaming call.
+struct GrpcAnswer {
+  uint64_t connection_id = 0;
+  int32_t stream_id = 0;
+  bool final = true;
+  std::string framed;  // framed message bytes (5-byte prefix included), possibly empty
+  GrpcCode code = GrpcCode::kOk;
+  std::string message;
+};
+
+// How a call still queued learns that its client went away or its deadline passed.
+struct GrpcCallCancel {
+  // 0: live; otherwise the code its answer gets (kCancelled or kDeadlineExceeded).
+  std::atomic<int> code{0};
+  // Loop thread: tells the scheduler holding the call's queued request to look (set by the infer
+  // route when it queues one; for a stream, its latest message's model).
+  std::function<void()> notify;
+  // Loop thread: marks the call cancelled with `why` (once) and notifies.
+  void Cancel(GrpcCode why) {
+    int live = 0;
+    if (code.compare_exchange_strong(live, int(why)) && notify) notify();
+  }
+};
+
+// The native infer route (grpc_infer_route.cc). Loop thread only.
+class GrpcInferRoute {
+ public:
+  virtual ~GrpcInferRoute() = default;
+  using Reply = std::function<void(GrpcAnswer)>;
+  // True: taken, and `reply` will be called exactly once (from any thread) with connection and
+  // stream ids left for the caller to fill. False: declined (the JS handler answers it).
+  virtual bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<GrpcCallCancel> cancel,
+                         Reply reply) = 0;
+};
+
+// Answers travel from scheduler threads and JS to the loop through this mailbox. It outlives the
+// server (each reply holds it), so a late answer after close is dropped, never a crash.
+struct GrpcMailbox : std::enable_shared_from_this<GrpcMailbox> {
+  std::mutex mutex;
+  std::vector<GrpcAnswer> items;
+  uv_async_t* async = nullptr;  // null once the loop is gone
+  void Post(GrpcAnswer answer);
+
+ private:
+  static void Wake(const std::shared_ptr<void>& mailbox);
+};
+
+class GrpcServer {
+ public:
+  using JsHandler = std::function<void(std::unique_ptr<GrpcJsCall>)>;
+  GrpcServer(GrpcServerOptions options, std::shared_ptr<GrpcInferRoute> route, JsHandler js);
+  ~GrpcServer();
+  GrpcServer(const GrpcServer&) = delete;
+  GrpcServer& operator=(const GrpcServer&) = delete;
+
+  // JS thread: binds, listens and starts the loop thread; the port. Throws ListenError.
+  int Listen();
+  // Any thread: stop accepting now; take calls on open connections for drain_grace_ms; then
+  // GOAWAY, running calls finish, connections close; after timeout_ms everything closes.
+  void BeginClose(uint64_t timeout_ms);
+  void Join();
+  // Any thread.
+  void Post(GrpcAnswer answer) { mailbox_->Post(std::move(answer)); }
+  std::shared_ptr<GrpcMailbox> mailbox() const { return mailbox_; }
+
+  size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
+  uint64_t refused_connections() const { return refused_.load(std::memory_order_relaxed); }
+  uint64_t inflight_bytes() const { return inflight_->load(std::memory_order_relaxed); }
+
+  // Loop thread, for connections.
+  uv_loop_t* loop() { return &loop_; }
+  static constexpr size_t kReadBufferSize = 65536;
+  char* read_buffer() { return read_buffer_.get(); }
+  const GrpcServerOptions& options() const { return options_; }
+  GrpcInferRoute* route() const { return route_.get(); }
+  void HandToJs(std::unique_ptr<GrpcJsCall> call) { js_(std::move(call)); }
+  // Charges `bytes` of request message to the in-flight budget; false (nothing charged) when full.
+  bool Charge(size_t bytes);
+  void Refund(size_t bytes) { inflight_->fetch_sub(bytes, std::memory_order_relaxed); }
+  // A received message that keeps `charged` bytes of the budget until its last holder drops it
+  // (possibly on a scheduler thread after the server is gone: the counter is shared).
+  std::shared_ptr<std::string> AdoptMessage(std::string message, size_t charged);
+  bool goaway_sent() const { return goaway_sent_; }
+  void Forget(uint64_t connection_id);
+  // A deadline for (connection, stream), in loop milliseconds (uv_now).
+  void AddDeadline(uint64_t at_ms, uint64_t connection_id, int32_t stream_id);
+
+ private:
+  static void OnConnection(uv_stream_t* listener, int status);
+  static void OnAsync(uv_async_t* async);
+  static void OnGraceEnd(uv_timer_t* timer);
+  static void OnDrainTimeout(uv_timer_t* timer);
+  static void OnDeadline(uv_timer_t* timer);
+  static void ThreadMain(void* self);
+  void DeliverAnswers();
+  void StartDrain();
+  void CheckDrained();
+  void CloseEverything();
+  void ArmDeadlineTimer();
+
+  GrpcServerOptions options_;
+  std::shared_ptr<GrpcInferRoute> route_;
+  JsHandler js_;
+  std::shared_ptr<GrpcMailbox> mailbox_ = std::make_shared<GrpcMailbox>();
+  std::shared_ptr<std::atomic<uint64_t>> inflight_ = std::make_shared<std::atomic<uint64_t>>(0);
+
+  std::unique_ptr<char[]> read_buffer_{new char[kReadBufferSize]};
+  uv_loop_t loop_{};
+  uv_tcp_t listener_{};
+  uv_async_t async_{};
+  uv_timer_t grace_timer_{};
+  uv_timer_t drain_timer_{};
+  uv_timer_t deadline_timer_{};
+  uv_thread_t thread_{};
+  bool loop_initialized_ = false;
+  bool thread_started_ = false;
+  bool joined_ = false;
+
+  std::atomic<bool> close_requested_{false};
+  std::atomic<uint64_t> close_timeout_ms_{0};
+  bool draining_ = false;     // loop thread
+  bool goaway_sent_ = false;  // loop thread
+  bool closed_all_ = false;
+  bool checking_ = false;
+
+  std::atomic<size_t> connection_count_{0};
+  std::atomic<uint64_t> refused_{0};
+  uint64_t next_connection_id_ = 1;
+  std::unordered_map<uint64_t, GrpcConnection*> connections_;
+  std::multimap<uint64_t, std::pair<uint64_t, int32_t>> deadlines_;  // loop thread
+  uint64_t deadline_armed_at_ = 0;                                    // 0: not armed
+};
+
+}  // namespace gebe

@@ -1,0 +1,54 @@
+/** The native gRPC front end part of the addon, typed (see native/src/grpc/). */
+import { GebeError } from '../../../errors.js';
+import type { NativeModel } from '../../executor/executor-addon.js';
+import { loadNativeAddon } from '../../executor/native.js';
+import type { NativeFailureCount } from '../http/native-http-addon.js';
+
+export interface NativeGrpcServerOptions {
+  host: string;
+  port: number;
+  /** The largest request message; more is RESOURCE_EXHAUSTED. */
+  maxMessageBytes: number;
+  /** Request bytes held by all calls together; past it a call is UNAVAILABLE with busyMessage. */
+  maxInflightBytes?: number;
+  maxConnections?: number;
+  maxConcurrentStreams?: number;
+  /** At close, calls are still taken this long before the GOAWAY. */
+  drainGraceMs?: number;
+  busyMessage?: string;
+  /** Streaming calls are handed to JS when they open (request null), for restriction checks. */
+  announceStreams?: boolean;
+  /** false: every call goes to the JS handler (nothing is published). */
+  nativeInfer?: boolean;
+}
+
+/**
+ * One call for JS: connection and stream identify it in answer(); metadata is [name, value, ...]
+ * of its custom headers (names lower-case).
+ */
+export type NativeGrpcHandler = (connection: number, stream: number, path: string, request: Buffer | null, metadata: string[]) => void;
+
+export interface NativeGrpcServer {
+  listen(): number;
+  close(timeoutMs: number): Promise<void>;
+  /**
+   * Answers a call: `final` ends it with `code`/`message` (after `bytes`, the last response message,
+   * if any); otherwise `bytes` is one more message of a streaming call.
+   */
+  answer(connection: number, stream: number, final: boolean, code: number, message: string, bytes: Uint8Array | null): void;
+  counters(): { connections: number; refused: number; inflightBytes: number };
+  publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void;
+  takeFailures(): NativeFailureCount[];
+}
+
+interface NativeGrpcModule {
+  NativeGrpcServer: new (options: NativeGrpcServerOptions, handler: NativeGrpcHandler) => NativeGrpcServer;
+}
+
+export function createNativeGrpcServer(options: NativeGrpcServerOptions, handler: NativeGrpcHandler): NativeGrpcServer {
+  const grpc = loadNativeAddon().grpc as NativeGrpcModule | undefined;
+  if (!grpc) {
+    throw new GebeError('the native addon was built without the gRPC front end', { hint: 'rebuild it from this checkout with `npm run build:native`' });
+  }
+  return new grpc.NativeGrpcServer(options, handler);
+}

@@ -1,0 +1,212 @@
+/**
+ * The gRPC control plane in JS: one function that answers a call given as (method path, request
+ * bytes, metadata) for inference.GRPCInferenceService and grpc.health.v1.Health, decoding and
+ * encoding with protobufjs and translating to and from the InferenceService. The native front end
+ * hands it every call its infer route does not take (and the TLS front end every call). RPCs gebe
+ * does not implement answer UNIMPLEMENTED with a message.
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import type protobuf from 'protobufjs';
+import { decodeGrpcInferRequest, encodeGrpcInferResponse, grpcClassCounts, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
+import type { InferenceService } from '../inference-service.js';
+import type { Logger } from '../logger.js';
+import { ProtocolError, toProtocolError } from '../protocol-error.js';
+import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
+import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
+import { grpcRoot, toNumber, UndecodableMessage } from './proto.js';
+
+/** What a call gets back: OK with the response message's bytes, or an error status. */
+export interface RpcResult {
+  code: number;
+  message: string;
+  bytes?: Uint8Array;
+}
+
+/** The call's metadata: the values of one key (names lower-case). */
+export type MetadataLookup = (key: string) => string | undefined;
+
+export interface RpcHandler {
+  /** Answers one request message of the call `path`. */
+  handle(path: string, request: Uint8Array, metadata: MetadataLookup): RpcResult | Promise<RpcResult>;
+  /** The refusal of a call to a restricted API whose metadata lacks its key; undefined when allowed. */
+  refusal(path: string, metadata: MetadataLookup): RpcResult | undefined;
+}
+
+/** The one client-streaming RPC: each request message gets a response message, errors in band. */
+export const STREAM_INFER_PATH = '/inference.GRPCInferenceService/ModelStreamInfer';
+
+/** Triton's API group of each RPC, for --grpc-restricted-protocol. */
+const RPC_API: Record<string, RestrictedApi> = {
+  ServerLive: 'health', ServerReady: 'health', ModelReady: 'health', Check: 'health', Watch: 'health',
+  ServerMetadata: 'metadata', ModelMetadata: 'metadata',
+  ModelInfer: 'inference', ModelStreamInfer: 'inference',
+  ModelConfig: 'model-config', ModelStatistics: 'statistics',
+  RepositoryIndex: 'model-repository', RepositoryModelLoad: 'model-repository', RepositoryModelUnload: 'model-repository',
+  SystemSharedMemoryStatus: 'shared-memory', SystemSharedMemoryRegister: 'shared-memory', SystemSharedMemoryUnregister: 'shared-memory',
+  CudaSharedMemoryStatus: 'shared-memory', CudaSharedMemoryRegister: 'shared-memory', CudaSharedMemoryUnregister: 'shared-memory',
+  TraceSetting: 'trace', LogSettings: 'logging',
+};
+
+type Method = (request: any) => unknown | Promise<unknown>;
+
+class RpcFailure extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+/** Repository parameters arrive as ModelRepositoryParameter oneofs; unwrap them to plain values. */
+function plainParameters(params: Record<string, Record<string, unknown>> | undefined): Record<string, unknown> | undefined {
+  if (!params || Object.keys(params).length === 0) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, p] of Object.entries(params)) {
+    const choice = p.parameter_choice as string | undefined;
+    let v = choice ? p[choice] : undefined;
+    if (choice === 'int64_param') v = toNumber(v);
+    if (choice === 'bytes_param' && key === 'config') v = Buffer.from(v as Uint8Array).toString('utf8');
+    out[key] = v;
+  }
+  return out;
+}
+
+function methods(s: InferenceService): Record<string, Method> {
+  const version = (v: string): string | undefined => {
+    if (!v) return undefined;
+    if (!/^[0-9]+$/.test(v)) throw ProtocolError.badRequest(`model version '${v}' is not a number; versions are the numeric directory names`);
+    return v;
+  };
+  const unimplemented = (name: string): Method => () => {
+    throw new RpcFailure(GrpcStatus.UNIMPLEMENTED, `${name} is not implemented by gebe serve`);
+  };
+  const infer = (msg: GrpcInferRequestMessage): Promise<Record<string, unknown>> =>
+    s.infer(msg.model_name, version(msg.model_version), decodeGrpcInferRequest(msg), grpcClassCounts(msg)).then(encodeGrpcInferResponse);
+  return {
+    ServerLive: () => ({ live: true }),
+    ServerReady: () => ({ ready: s.serverReady() }),
+    ModelReady: (r) => ({ ready: s.modelReady(r.name, version(r.version)) }),
+    ServerMetadata: () => s.serverMetadata(),
+    ModelMetadata: (r) => s.modelMetadata(r.name, version(r.version)),
+    ModelInfer: infer,
+    // One request message of the stream: its response (or its error, in band) is one message.
+    ModelStreamInfer: (msg: GrpcInferRequestMessage) => {
+      let response: Promise<Record<string, unknown>>;
+      try {
+        response = infer(msg);
+      } catch (err) {
+        response = Promise.reject(err);
+      }
+      return response.then(
+        (infer_response) => ({ error_message: '', infer_response }),
+        (err) => ({ error_message: toProtocolError(err).message, infer_response: { id: msg.id ?? '', model_name: msg.model_name ?? '', model_version: msg.model_version ?? '' } }),
+      );
+    },
+    ModelConfig: (r) => ({ config: s.modelConfig(r.name, version(r.version)) }),
+    ModelStatistics: (r) => ({ model_stats: s.statistics(r.name || undefined, version(r.version)) }),
+    RepositoryIndex: async (r) => ({ models: (await s.models.index(Boolean(r.ready))).map((e) => ({ name: e.name, version: e.version ?? '', state: e.state ?? '', reason: e.reason ?? '' })) }),
+    RepositoryModelLoad: async (r) => {
+      const { config } = parseLoadParameters(plainParameters(r.parameters), r.model_name);
+      s.requireExplicitControl('load');
+      await s.models.load(r.model_name, config);
+      return {};
+    },
+    RepositoryModelUnload: async (r) => {
+      const { unloadDependents } = parseUnloadParameters(plainParameters(r.parameters), r.model_name);
+      s.requireExplicitControl('unload');
+      await s.models.unload(r.model_name, undefined, { dependents: unloadDependents });
+      return {};
+    },
+    SystemSharedMemoryStatus: unimplemented('SystemSharedMemoryStatus'),
+    SystemSharedMemoryRegister: unimplemented('SystemSharedMemoryRegister'),
+    SystemSharedMemoryUnregister: unimplemented('SystemSharedMemoryUnregister'),
+    CudaSharedMemoryStatus: unimplemented('CudaSharedMemoryStatus'),
+    CudaSharedMemoryRegister: unimplemented('CudaSharedMemoryRegister'),
+    CudaSharedMemoryUnregister: unimplemented('CudaSharedMemoryUnregister'),
+    TraceSetting: unimplemented('TraceSetting'),
+    LogSettings: unimplemented('LogSettings'),
+    Check: (r: { service: string }) => {
+      if (r.service !== '' && r.service !== 'inference.GRPCInferenceService') {
+        throw new RpcFailure(GrpcStatus.NOT_FOUND, `unknown service '${r.service}'; gebe serves '' and 'inference.GRPCInferenceService'`);
+      }
+      return { status: s.serverReady() ? 'SERVING' : 'NOT_SERVING' };
+    },
+    Watch: () => {
+      throw new RpcFailure(GrpcStatus.UNIMPLEMENTED, 'Health/Watch is not implemented by gebe serve; poll Health/Check');
+    },
+  };
+}
+
+/**
+ * Responses the server builds itself with exactly the types protobufjs encodes (strings, numbers,
+ * Uint8Arrays, no enums or oneofs) skip fromObject, a full copy of the message.
+ */
+const PLAIN_RESPONSES = new Set(['.inference.ModelInferResponse']);
+
+interface Route {
+  name: string;
+  fn: Method;
+  request: protobuf.Type;
+  encode: (value: object) => Uint8Array;
+  restrictedKey?: string;
+  restrictedValue?: string;
+}
+
+export function createRpcHandler(service: InferenceService, log: Logger, restrictions?: Restrictions): RpcHandler {
+  const table = methods(service);
+  const routes = new Map<string, Route>();
+  for (const serviceName of ['inference.GRPCInferenceService', 'grpc.health.v1.Health']) {
+    for (const method of Object.values(grpcRoot().lookupService(serviceName).methods)) {
+      const fn = table[method.name];
+      if (!fn) continue;
+      const res = method.resolvedResponseType!;
+      const restricted = RPC_API[method.name] !== undefined ? restrictions?.get(RPC_API[method.name]!) : undefined;
+      routes.set(`/${serviceName}/${method.name}`, {
+        name: method.name,
+        fn,
+        request: method.resolvedRequestType!,
+        encode: PLAIN_RESPONSES.has(res.fullName) ? (v) => res.encode(v).finish() : (v) => res.encode(res.fromObject(v as Record<string, unknown>)).finish(),
+        restrictedKey: restricted ? GRPC_RESTRICTED_PREFIX + restricted.key : undefined,
+        restrictedValue: restricted?.value,
+      });
+    }
+  }
+  const failed = (err: unknown): RpcResult => {
+    if (err instanceof RpcFailure) return { code: err.code, message: err.message };
+    const e = toProtocolError(err);
+    if (e.httpStatus === 500) log.error('grpc handler failed', { error: err instanceof Error ? err.stack ?? err.message : String(err) });
+    return { code: e.grpcCode, message: e.message };
+  };
+  const refusal = (path: string, metadata: MetadataLookup): RpcResult | undefined => {
+    const route = routes.get(path);
+    if (route?.restrictedKey && metadata(route.restrictedKey) !== route.restrictedValue) {
+      return { code: GrpcStatus.UNAVAILABLE, message: grpcRestrictedMessage(route.restrictedKey.slice(GRPC_RESTRICTED_PREFIX.length)) };
+    }
+    return undefined;
+  };
+  const handle = (path: string, bytes: Uint8Array, metadata: MetadataLookup): RpcResult | Promise<RpcResult> => {
+    const route = routes.get(path);
+    if (!route) return { code: GrpcStatus.UNIMPLEMENTED, message: `The server does not implement the method ${path}` };
+    if (log.verboseEnabled) log.verbose('grpc call', { method: path });
+    const refused = refusal(path, metadata);
+    if (refused) return refused;
+    let request: unknown;
+    try {
+      request = route.request.decode(bytes);
+    } catch (err) {
+      const undecodable = new UndecodableMessage(route.request.fullName.replace(/^\./, ''), (err as Error).message);
+      if (path !== STREAM_INFER_PATH) return { code: GrpcStatus.INVALID_ARGUMENT, message: undecodable.message };
+      return { code: GrpcStatus.OK, message: '', bytes: route.encode({ error_message: undecodable.message, infer_response: {} }) };
+    }
+    // Synchronous answers go back at once and promises are awaited with one reaction.
+    let result: unknown;
+    try {
+      result = route.fn(request);
+    } catch (err) {
+      return failed(err);
+    }
+    if (result instanceof Promise) {
+      return result.then((response) => ({ code: GrpcStatus.OK, message: '', bytes: route.encode(response as object) }), failed);
+    }
+    return { code: GrpcStatus.OK, message: '', bytes: route.encode(result as object) };
+  };
+  return { handle, refusal };
+}
