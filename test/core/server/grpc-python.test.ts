@@ -2,22 +2,19 @@
  * The native gRPC front end against gRPC's C-core client (Python grpcio), unary and streaming:
  * ModelInfer and ModelStreamInfer of the MNIST template (answered natively) and a control-plane
  * call (answered by JS). Request bytes are built here from the project's .proto (protobufjs), so
- * the Python side needs only grpcio. Skipped when `python3` (or $PYTHON) has no grpc module.
+ * the Python side needs only grpcio, which scripts/python-env.sh (npm's pretest) puts in .venv-test/.
+ * Skipped without that venv, except in CI, where it must run.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcRoot } from '../../../src/core/server/grpc/proto.js';
+import { pythonForTests } from '../../helpers/python-env.js';
 import { mnistRepository, startRealServer, type RealServer } from './e2e/helpers.js';
 
-const python = process.env.PYTHON ?? 'python3';
-let haveGrpcio = false;
-try {
-  execFileSync(python, ['-c', 'import grpc'], { stdio: 'ignore' });
-  haveGrpcio = true;
-} catch {
-  haveGrpcio = false;
-}
+// pythonForTests puts .venv-test/bin first on PATH.
+const haveGrpcio = pythonForTests().available;
+const python = 'python3';
 
 // Reads base64 request messages from argv; prints one JSON line of what came back.
 const CLIENT = `
