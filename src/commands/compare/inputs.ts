@@ -12,7 +12,7 @@ import { isImageFile, readImage } from '../../core/images/decode.js';
 import { parseNpy, NpyError } from '../../core/numpy/npy.js';
 import { buildRequests, resolveSampleDims } from '../../core/perf/inputs.js';
 import type { ModelDescription } from '../../core/perf/clients/types.js';
-import { DATATYPE_SIZE } from '../../core/server/datatypes.js';
+import { DATATYPE_SIZE } from '../../core/kserve/datatypes.js';
 import { imageToTensor } from '../infer/image-input.js';
 
 export interface Sample {

@@ -10,7 +10,7 @@ import { UsageError } from '../../errors.js';
 import { engineForModelFile, loadModel } from '../../core/executor/index.js';
 import type { InferTensor, TensorMetadata } from '../../core/executor/types.js';
 import { NpyError, parseNpy } from '../../core/numpy/npy.js';
-import { DATATYPE_SIZE } from '../../core/server/datatypes.js';
+import { DATATYPE_SIZE } from '../../core/kserve/datatypes.js';
 import { openGrpcTarget } from '../infer/grpc-target.js';
 import { openHttpTarget } from '../infer/http-target.js';
 import type { LocalModel } from '../infer/local-target.js';

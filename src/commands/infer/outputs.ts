@@ -3,7 +3,7 @@
  * as text. The text is built from the same data `--json` prints.
  */
 import type { InferTensor } from '../../core/executor/types.js';
-import { typedView } from '../../core/server/datatypes.js';
+import { typedView } from '../../core/kserve/datatypes.js';
 import { splitBytesElements } from '../../core/server/codec/bytes-elements.js';
 
 export interface RankedClass {

@@ -7,7 +7,7 @@
  */
 import type { ConfigPath } from './ast.js';
 import type { DataTypeName, ModelConfig, ModelTensorConfig } from './model-config.js';
-import { datatypeFromConfig, elementSize } from '../executor/datatypes.js';
+import { datatypeFromConfig, elementSize } from '../kserve/datatypes.js';
 
 export interface ConfigLimits {
   /** Instances per model, summed over instance_group (a thread and a session each). */

@@ -5,7 +5,7 @@
  * has no native handle: the native HTTP front end hands its requests to JS.
  */
 import type { ModelConfig } from '../config/model-config.js';
-import { datatypeFromConfig } from '../executor/datatypes.js';
+import { datatypeFromConfig } from '../kserve/datatypes.js';
 import type { CompileReport, InferRequest, InferResponse, InferTensor, LoadedModel, ModelStatistics, TensorMetadata } from '../executor/types.js';
 import { InferError } from '../executor/types.js';
 import { checkRequest, type RequestContract } from '../executor/check-request.js';

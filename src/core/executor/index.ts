@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import type { ModelConfig, ModelTensorConfig } from '../config/model-config.js';
-import { datatypeFromCode, datatypeFromConfig } from './datatypes.js';
+import { datatypeFromCode, datatypeFromConfig } from '../kserve/datatypes.js';
 import { nativeExecutor, type NativeMetadata, type NativeTensorDesc } from './executor-addon.js';
 import { nativeOptions, type LoadOverrides } from './load-options.js';
 import { ExecutorModel } from './loaded-model.js';
@@ -18,7 +18,7 @@ export * from './types.js';
 export { ExecutorModel } from './loaded-model.js';
 export { engineForModelFile, findModelFile } from './model-file.js';
 export { instanceCountOf, nativeOptions, parseDeviceIds, parseDynamicDimsGears, type LoadOverrides } from './load-options.js';
-export { datatypeFromConfig, elementSize } from './datatypes.js';
+export { datatypeFromConfig, elementSize } from '../kserve/datatypes.js';
 
 export async function loadModel(
   modelDir: string,

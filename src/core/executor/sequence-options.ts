@@ -11,7 +11,7 @@ import { GebeError } from '../../errors.js';
 import { DEFAULT_CONFIG_LIMITS } from '../config/limits.js';
 import type { DataTypeName, ModelConfig } from '../config/model-config.js';
 import { outsideMessage, resolveInside } from '../repository/inside.js';
-import { datatypeFromConfig, elementSize } from './datatypes.js';
+import { datatypeFromConfig, elementSize } from '../kserve/datatypes.js';
 
 /** Native DataType codes (Triton's inference.DataType numbers). */
 const TYPE_CODES: Partial<Record<DataTypeName, number>> = {

@@ -6,7 +6,7 @@
  * are refused with a message that says how to re-save them.
  */
 import type { Datatype } from '../executor/types.js';
-import { DATATYPE_SIZE } from '../server/datatypes.js';
+import { DATATYPE_SIZE } from '../kserve/datatypes.js';
 
 export type NpyDatatype = Exclude<Datatype, 'BYTES'>;
 

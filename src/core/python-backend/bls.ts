@@ -4,7 +4,7 @@
  * the target's own infer() (so its scheduler and batching apply) as views of the arena, and the
  * answer is written back after them. Everything the stub names is checked before use.
  */
-import { isDatatype } from '../server/datatypes.js';
+import { isDatatype } from '../kserve/datatypes.js';
 import type { InferTensor } from '../executor/types.js';
 import { latestVersion, type ModelLookup } from '../server/model-lookup.js';
 import type { ControlMessage } from './control-channel.js';

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import type { ModelConfig } from '../config/model-config.js';
-import { datatypeFromConfig } from '../server/datatypes.js';
+import { datatypeFromConfig } from '../kserve/datatypes.js';
 import type { Datatype, LoadedModel, TensorMetadata } from '../executor/types.js';
 import { outsideMessage, resolveInside } from '../repository/inside.js';
 import type { Logger } from '../server/logger.js';

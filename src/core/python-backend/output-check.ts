@@ -4,7 +4,7 @@
  * the request asked for present. A bad answer fails that request with a message naming the output.
  */
 import { formatShape } from '../executor/format-shape.js';
-import { elementSize } from '../executor/datatypes.js';
+import { elementSize } from '../kserve/datatypes.js';
 import type { InferTensor, TensorMetadata } from '../executor/types.js';
 import { countBytesElements } from '../server/codec/bytes-elements.js';
 

@@ -12,7 +12,7 @@ import { GebeError } from '../../errors.js';
 import type { ModelConfig, ModelWarmupConfig } from '../config/model-config.js';
 import type { Datatype, InferTensor } from '../executor/types.js';
 import type { ModelDescription } from '../perf/clients/types.js';
-import { DATATYPE_SIZE, datatypeFromConfig } from '../server/datatypes.js';
+import { DATATYPE_SIZE, datatypeFromConfig } from '../kserve/datatypes.js';
 
 export interface WarmupStep {
   name: string;

@@ -5,7 +5,7 @@
  * raw_output_contents, as Triton's do.
  */
 import type { Datatype, InferRequest, InferResponse, InferTensor } from '../../executor/types.js';
-import { allocTyped, bytesOf, isDatatype } from '../datatypes.js';
+import { allocTyped, bytesOf, isDatatype } from '../../kserve/datatypes.js';
 import { toNumber } from '../grpc/proto.js';
 import { ProtocolError } from '../protocol-error.js';
 import { SEQUENCE_PARAMETERS, applySequenceParameter } from './sequence-parameters.js';

@@ -1,6 +1,9 @@
 /**
- * KServe v2 datatypes: element sizes and the typed-array views the codecs use to read and write
- * tensor bytes without per-element work where the wire already carries raw little-endian bytes.
+ * KServe v2 datatypes, the one table: names, element sizes, the native enum's codes (Triton's
+ * inference.DataType numbers, as in native/src/engine/engine.h), config.pbtxt names, and the
+ * typed-array views the codecs use to read and write tensor bytes without per-element work where
+ * the wire already carries raw little-endian bytes. Shared by the executor, the server's codecs
+ * and the clients of perf, infer and warmup.
  */
 import type { Datatype } from '../executor/types.js';
 
@@ -12,6 +15,21 @@ export const DATATYPE_SIZE: Readonly<Record<Datatype, number>> = {
 };
 
 export const DATATYPES = Object.keys(DATATYPE_SIZE) as Datatype[];
+
+const BY_CODE: Readonly<Record<number, Datatype>> = {
+  1: 'BOOL', 2: 'UINT8', 3: 'UINT16', 4: 'UINT32', 5: 'UINT64', 6: 'INT8', 7: 'INT16', 8: 'INT32',
+  9: 'INT64', 10: 'FP16', 11: 'FP32', 12: 'FP64', 13: 'BYTES', 14: 'BF16',
+};
+
+/** The KServe name of a native datatype code; undefined for an unknown code. */
+export function datatypeFromCode(code: number): Datatype | undefined {
+  return BY_CODE[code];
+}
+
+/** Bytes per element; 0 for BYTES (variable length). */
+export function elementSize(datatype: Datatype): number {
+  return DATATYPE_SIZE[datatype];
+}
 
 export function isDatatype(value: unknown): value is Datatype {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(DATATYPE_SIZE, value);
