@@ -45,7 +45,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as hdr from 'hdr-histogram-js';
 import { parseModelConfig } from '../src/core/config/index.js';
 import { loadModel } from '../src/core/executor/index.js';
-import { grpcRoot, serviceDefinition } from '../src/core/server/grpc/proto.js';
+import { grpcRoot, serviceDefinition } from '../src/core/kserve/grpc-proto.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 /** A positive number from the environment (whole when `whole`); anything else stops the run with one line. */

@@ -23,7 +23,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serviceDefinition } from '../src/core/server/grpc/proto.js';
+import { serviceDefinition } from '../src/core/kserve/grpc-proto.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);

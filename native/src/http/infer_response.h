@@ -1,5 +1,5 @@
 // The JSON the JS codec sends for infer responses and errors, byte for byte
-// (src/core/server/codec/http-infer-response.ts and json-tensor.ts, src/core/server/http/respond.ts),
+// (src/core/kserve/codec/http-infer-response.ts and json-tensor.ts, src/core/server/http/respond.ts),
 // so a client cannot tell which route answered.
 #pragma once
 

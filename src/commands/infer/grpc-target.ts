@@ -6,7 +6,7 @@ import { GebeError } from '../../errors.js';
 import type { ModelConfig } from '../../core/config/model-config.js';
 import type { Datatype, InferTensor } from '../../core/executor/types.js';
 import { encodeGrpcInferRequest, GrpcModelEndpoint, inferFailure } from '../../core/perf/clients/grpc.js';
-import { grpcRoot, TO_OBJECT } from '../../core/server/grpc/proto.js';
+import { grpcRoot, TO_OBJECT } from '../../core/kserve/grpc-proto.js';
 import { inputFormats, readLabels, type InferTarget } from './target.js';
 
 const SERVICE = 'inference.GRPCInferenceService';

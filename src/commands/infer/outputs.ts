@@ -4,7 +4,7 @@
  */
 import type { InferTensor } from '../../core/executor/types.js';
 import { typedView } from '../../core/kserve/datatypes.js';
-import { splitBytesElements } from '../../core/server/codec/bytes-elements.js';
+import { splitBytesElements } from '../../core/kserve/codec/bytes-elements.js';
 
 export interface RankedClass {
   index: number;

@@ -8,7 +8,7 @@
 import type { InferRequest, InferResponse, InferTensor, LoadedModel } from '../executor/types.js';
 import { InferError } from '../executor/types.js';
 import type { ModelLookup } from '../server/model-lookup.js';
-import { ProtocolError } from '../server/protocol-error.js';
+import { ProtocolError } from '../kserve/protocol-error.js';
 import { reshapeForReader } from './batch-shape.js';
 import type { EnsemblePlan, EnsembleStep } from './plan.js';
 

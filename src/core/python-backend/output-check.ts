@@ -6,7 +6,7 @@
 import { formatShape } from '../executor/format-shape.js';
 import { elementSize } from '../kserve/datatypes.js';
 import type { InferTensor, TensorMetadata } from '../executor/types.js';
-import { countBytesElements } from '../server/codec/bytes-elements.js';
+import { countBytesElements } from '../kserve/codec/bytes-elements.js';
 
 const MAX_RANK = 64;
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { ModelConfig } from '../config/model-config.js';
 import type { Datatype, InferTensor } from '../executor/types.js';
 import { resolveInside } from '../repository/inside.js';
-import { ProtocolError } from './protocol-error.js';
+import { ProtocolError } from '../kserve/protocol-error.js';
 
 /** The most bytes a label file may have (it is read whole, at load). */
 export const MAX_LABEL_FILE_BYTES = 16 * 1024 * 1024;

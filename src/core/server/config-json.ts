@@ -5,7 +5,7 @@
  * with numbers, as Triton's does).
  */
 import type { ModelConfig } from '../config/model-config.js';
-import { ProtocolError } from './protocol-error.js';
+import { ProtocolError } from '../kserve/protocol-error.js';
 
 const INTEGER = /^-?[0-9]+$/;
 

@@ -16,7 +16,7 @@ import { CONFIG_FILE, scanModel } from '../repository/scan.js';
 import type { ScanProblem, VersionDir } from '../repository/types.js';
 import { selectVersions } from '../repository/versions.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
-import { ProtocolError } from './protocol-error.js';
+import { ProtocolError } from '../kserve/protocol-error.js';
 
 export class DiskModelSource implements ModelSource {
   /** `limits`: CONFIG_LIMIT bounds other than the defaults (serve's --max-instances-per-model). */

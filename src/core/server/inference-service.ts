@@ -9,7 +9,7 @@ import { InferError, type InferRequest, type InferResponse, type LoadedModel, ty
 import type { ModelConfig } from '../config/model-config.js';
 import type { ServerMetrics } from './metrics.js';
 import type { ModelManager } from './model-manager.js';
-import { ProtocolError } from './protocol-error.js';
+import { ProtocolError } from '../kserve/protocol-error.js';
 import { classify } from './classification.js';
 
 const require = createRequire(import.meta.url);

@@ -9,7 +9,7 @@ import type { LoadedModel } from '../executor/types.js';
 import type { Logger } from './logger.js';
 import type { ModelLookup } from './model-lookup.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
-import { ProtocolError } from './protocol-error.js';
+import { ProtocolError } from '../kserve/protocol-error.js';
 import { serveSupport } from './serve-support.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
 import { readOutputLabels, type OutputLabels } from './classification.js';

@@ -8,7 +8,7 @@ import { MAX_CONFIG_NESTING } from '../config/limits.js';
 import type { ModelConfig } from '../config/model-config.js';
 import { MAX_CONFIG_BYTES } from '../repository/read-config.js';
 import { configFromJson } from './config-json.js';
-import { clientText, ProtocolError } from './protocol-error.js';
+import { clientText, ProtocolError } from '../kserve/protocol-error.js';
 
 export interface LoadParameters {
   config?: ModelConfig;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/core/executor/index.js';
 import type { InferTensor } from '../../../src/core/executor/types.js';
-import { splitBytesElements } from '../../../src/core/server/codec/bytes-elements.js';
+import { splitBytesElements } from '../../../src/core/kserve/codec/bytes-elements.js';
 import { DiskModelSource } from '../../../src/core/server/disk-source.js';
 import { silentLogger } from '../../../src/core/server/logger.js';
 import { ModelManager } from '../../../src/core/server/model-manager.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseModelConfig } from '../../../src/core/config/index.js';
 import type { InferTensor } from '../../../src/core/executor/types.js';
-import { joinBytesElements, splitBytesElements } from '../../../src/core/server/codec/bytes-elements.js';
+import { joinBytesElements, splitBytesElements } from '../../../src/core/kserve/codec/bytes-elements.js';
 import { createLogger, silentLogger } from '../../../src/core/server/logger.js';
 import { memoryIO } from '../../../src/io.js';
 import { loadPythonModel, type PythonLoadContext } from '../../../src/core/python-backend/index.js';

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grpcRoot, serviceDefinition } from '../../../src/core/server/grpc/proto.js';
+import { grpcRoot, serviceDefinition } from '../../../src/core/kserve/grpc-proto.js';
 import { call, callError, grpcClient, type GrpcClient } from './helpers/grpc-client.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { mnistRepository, repoRoot, startRealServer, type RealServer } from './e2e/helpers.js';

@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grpcRoot } from '../../../src/core/server/grpc/proto.js';
+import { grpcRoot } from '../../../src/core/kserve/grpc-proto.js';
 import { pythonForTests } from '../../helpers/python-env.js';
 import { mnistRepository, startRealServer, type RealServer } from './e2e/helpers.js';
 

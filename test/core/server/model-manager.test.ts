@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModelManager } from '../../../src/core/server/model-manager.js';
 import { silentLogger } from '../../../src/core/server/logger.js';
-import { ProtocolError } from '../../../src/core/server/protocol-error.js';
+import { ProtocolError } from '../../../src/core/kserve/protocol-error.js';
 import { identityFromConfig, type JsModel } from './helpers/js-model.js';
 import { protocolModels } from './helpers/test-server.js';
 

@@ -7,7 +7,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { failureTable, type FailureName } from '../../../src/core/executor/failure-reasons.js';
 import { InferError } from '../../../src/core/executor/types.js';
-import { toProtocolError } from '../../../src/core/server/protocol-error.js';
+import { toProtocolError } from '../../../src/core/kserve/protocol-error.js';
 
 describe('toProtocolError', () => {
   it('maps a full queue to 503 / RESOURCE_EXHAUSTED by its reason, not its text', () => {

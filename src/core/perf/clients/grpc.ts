@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { GebeError } from '../../../errors.js';
 import type { Datatype, ModelStatistics } from '../../executor/types.js';
-import { grpcRoot, TO_OBJECT } from '../../server/grpc/proto.js';
+import { grpcRoot, TO_OBJECT } from '../../kserve/grpc-proto.js';
 import { latest } from './latest-stats.js';
 import { inferenceRefused, modelRefused, unreachable } from './server-errors.js';
 import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from './types.js';

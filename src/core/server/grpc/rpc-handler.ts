@@ -7,13 +7,13 @@
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
-import { decodeGrpcInferRequest, encodeGrpcInferResponse, grpcClassCounts, type GrpcInferRequestMessage } from '../codec/grpc-infer.js';
+import { decodeGrpcInferRequest, encodeGrpcInferResponse, grpcClassCounts, type GrpcInferRequestMessage } from '../../kserve/codec/grpc-infer.js';
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
-import { ProtocolError, toProtocolError } from '../protocol-error.js';
+import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
 import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
-import { grpcRoot, toNumber, UndecodableMessage } from './proto.js';
+import { grpcRoot, toNumber, UndecodableMessage } from '../../kserve/grpc-proto.js';
 
 /** What a call gets back: OK with the response message's bytes, or an error status. */
 export interface RpcResult {

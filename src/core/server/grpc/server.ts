@@ -16,7 +16,7 @@ import type { Logger } from '../logger.js';
 import type { Restrictions } from '../restricted-api.js';
 import { createNativeGrpcServer, type NativeGrpcServer } from './native-grpc-addon.js';
 import { createRpcHandler, STREAM_INFER_PATH, type MetadataLookup, type RpcHandler, type RpcResult } from './rpc-handler.js';
-import { grpcRoot } from './proto.js';
+import { grpcRoot } from '../../kserve/grpc-proto.js';
 
 export interface GrpcOptions {
   host: string;

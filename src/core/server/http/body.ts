@@ -9,7 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
 import { inflightBodyMessage, type BodyBudget } from '../limits.js';
-import { ProtocolError } from '../protocol-error.js';
+import { ProtocolError } from '../../kserve/protocol-error.js';
 
 export class BodyTooLargeError extends ProtocolError {
   constructor(limit: number, declared?: number) {

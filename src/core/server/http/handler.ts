@@ -6,7 +6,7 @@
  */
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
-import { ProtocolError } from '../protocol-error.js';
+import { ProtocolError } from '../../kserve/protocol-error.js';
 import { httpRestrictedMessage, type Restrictions } from '../restricted-api.js';
 import { errorAnswer, jsonAnswer, type HttpAnswer } from './respond.js';
 import { route, type HttpRequestIn } from './routes.js';

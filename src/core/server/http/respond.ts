@@ -3,8 +3,8 @@
  * request (the native server, or node:https for TLS) writes them; Content-Length, Date and
  * Connection are the writer's.
  */
-import type { EncodedHttpResponse } from '../codec/http-infer-response.js';
-import { toProtocolError } from '../protocol-error.js';
+import type { EncodedHttpResponse } from '../../kserve/codec/http-infer-response.js';
+import { toProtocolError } from '../../kserve/protocol-error.js';
 
 export interface HttpAnswer {
   status: number;

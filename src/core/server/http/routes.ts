@@ -2,10 +2,10 @@
  * The KServe v2 HTTP routes and Triton's extensions, as a small table of path patterns. Handlers
  * translate between HTTP and the InferenceService; they never touch models directly.
  */
-import { decodeHttpInferRequest } from '../codec/http-infer-request.js';
-import { encodeHttpInferResponse } from '../codec/http-infer-response.js';
+import { decodeHttpInferRequest } from '../../kserve/codec/http-infer-request.js';
+import { encodeHttpInferResponse } from '../../kserve/codec/http-infer-response.js';
 import type { InferenceService } from '../inference-service.js';
-import { ProtocolError } from '../protocol-error.js';
+import { ProtocolError } from '../../kserve/protocol-error.js';
 import type { RestrictedApi } from '../restricted-api.js';
 import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
 import { decodeContentEncoding } from './body.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binaryBody, getJson, postBinary, postJson } from '../helpers/http-client.js';
 import { call, callError, grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
-import { bytesToJsonText } from '../../../../src/core/server/codec/json-tensor.js';
+import { bytesToJsonText } from '../../../../src/core/kserve/codec/json-tensor.js';
 import { OnnxGraphBuilder } from '../../../helpers/onnx-builder.js';
 import { mnistRepository, startRealServer, type RealServer } from './helpers.js';
 

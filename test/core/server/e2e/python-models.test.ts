@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joinBytesElements, splitBytesElements } from '../../../../src/core/server/codec/bytes-elements.js';
+import { joinBytesElements, splitBytesElements } from '../../../../src/core/kserve/codec/bytes-elements.js';
 import { call, grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { binaryBody, getJson, postBinary, postJson } from '../helpers/http-client.js';
 import { pythonForTests } from '../../../helpers/python-env.js';

@@ -10,7 +10,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { serviceDefinition } from '../../../../src/core/server/grpc/proto.js';
+import { serviceDefinition } from '../../../../src/core/kserve/grpc-proto.js';
 import { parseRestrictions } from '../../../../src/core/server/restricted-api.js';
 import { call, callError, grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { startTestServer } from '../helpers/test-server.js';

@@ -5,7 +5,7 @@ import { runInNewContext } from 'node:vm';
 import { seededRandom } from '../../../helpers/onnx-builder.js';
 import { httpFuzzCases, type FuzzInput } from './fuzz-cases.js';
 import { rawRequest } from './raw-http.js';
-import { grpcRoot } from '../../../../src/core/server/grpc/proto.js';
+import { grpcRoot } from '../../../../src/core/kserve/grpc-proto.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -1,6 +1,6 @@
 /** A @grpc/grpc-js client built from the project's .proto files, with promise-returning calls. */
 import * as grpc from '@grpc/grpc-js';
-import { serviceDefinition } from '../../../../src/core/server/grpc/proto.js';
+import { serviceDefinition } from '../../../../src/core/kserve/grpc-proto.js';
 
 export type GrpcClient = grpc.Client & Record<string, (...args: any[]) => any>;
 

@@ -3,7 +3,7 @@
  * followed by the raw output bytes.
  */
 import type { InferResponse } from '../../executor/types.js';
-import { isBinaryOnly } from '../../kserve/datatypes.js';
+import { isBinaryOnly } from '../datatypes.js';
 import type { OutputEncoding } from './http-infer-request.js';
 import { bytesToJsonText } from './json-tensor.js';
 

@@ -5,8 +5,8 @@
  * raw_output_contents, as Triton's do.
  */
 import type { Datatype, InferRequest, InferResponse, InferTensor } from '../../executor/types.js';
-import { allocTyped, bytesOf, isDatatype } from '../../kserve/datatypes.js';
-import { toNumber } from '../grpc/proto.js';
+import { allocTyped, bytesOf, isDatatype } from '../datatypes.js';
+import { toNumber } from '../grpc-proto.js';
 import { ProtocolError } from '../protocol-error.js';
 import { SEQUENCE_PARAMETERS, applySequenceParameter } from './sequence-parameters.js';
 import { joinBytesElements } from './bytes-elements.js';

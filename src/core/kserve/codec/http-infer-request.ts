@@ -5,7 +5,7 @@
  */
 import type { Datatype, InferRequest, InferTensor } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
-import { isDatatype } from '../../kserve/datatypes.js';
+import { isDatatype } from '../datatypes.js';
 import { ProtocolError } from '../protocol-error.js';
 import { SEQUENCE_PARAMETERS, applySequenceParameter } from './sequence-parameters.js';
 import { fromTemplate, rememberTemplate } from './header-templates.js';

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 
-const packageRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const protoDir = path.join(packageRoot, 'src/core/server/protos');
+const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const protoDir = path.join(packageRoot, 'src/core/kserve/protos');
 const modelConfigProto = path.join(packageRoot, 'src/core/config/model_config.proto');
 
 let root: protobuf.Root | undefined;

@@ -3,7 +3,7 @@
  * raw bytes → JSON text (for responses). Binary tensors never come through here.
  */
 import type { Datatype } from '../../executor/types.js';
-import { allocTyped, bytesOf, isBinaryOnly, typedView, type NumericArray } from '../../kserve/datatypes.js';
+import { allocTyped, bytesOf, isBinaryOnly, typedView, type NumericArray } from '../datatypes.js';
 import { ProtocolError } from '../protocol-error.js';
 import { joinBytesElements, splitBytesElements } from './bytes-elements.js';
 
