@@ -26,8 +26,10 @@ struct OutputSlice {
 struct ScheduledRequest;
 struct BatchOutputs;
 
-// A request taken by native code (the HTTP fast path) rather than by JS. Its owner's completion
-// sink hands it here instead of batching it into the JS callback. Finished runs on the thread that
+// The completion interface native front ends implement (the HTTP and gRPC servers each have one):
+// a request a front end queued itself, rather than through JS, is handed here by its owner's
+// completion sink instead of being batched into the JS callback. The scheduler knows only this
+// interface, never the protocol behind it. Finished runs on the thread that
 // completes the request (an instance thread, the batcher, or an enqueuing thread handing over
 // timed-out requests) and must not block; `outputs` is null when the request failed.
 class NativeCall {
@@ -40,7 +42,7 @@ class NativeCall {
   virtual FailureReason CancelReason() const { return FailureReason::kNone; }
 };
 
-// The native answers of one completed batch usually go to one writer thread (the HTTP loop).
+// The native answers of one completed batch usually go to one writer thread (a front end's loop).
 // While a NativeAnswerBatch is open on this thread, a sink queues its answer and defers waking
 // the writer to the batch's end, so the writer wakes once per batch with every answer ready,
 // instead of once per request and then contending for the queue with the rest of the hand-out.
