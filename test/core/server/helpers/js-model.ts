@@ -9,7 +9,7 @@ import '../../../helpers/test-addon.js';
 import { checkRequest, type RequestContract } from '../../../../src/core/executor/check-request.js';
 import { InferError, type InferRequest, type InferResponse, type InferTensor, type LoadedModel, type ModelStatistics, type TensorMetadata } from '../../../../src/core/executor/types.js';
 import type { ModelConfig } from '../../../../src/core/config/model-config.js';
-import { datatypeFromConfig } from '../../../../src/core/server/datatypes.js';
+import { datatypeFromConfig } from '../../../../src/core/kserve/datatypes.js';
 
 export type Compute = (inputs: Map<string, InferTensor>) => InferTensor[];
 

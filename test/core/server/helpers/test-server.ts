@@ -3,7 +3,7 @@ import type { ModelConfig } from '../../../../src/core/config/model-config.js';
 import { ModelManager, type ControlMode } from '../../../../src/core/server/model-manager.js';
 import { GebeServer, type ServerOptions } from '../../../../src/core/server/server.js';
 import { silentLogger } from '../../../../src/core/server/logger.js';
-import { DATATYPES } from '../../../../src/core/server/datatypes.js';
+import { DATATYPES } from '../../../../src/core/kserve/datatypes.js';
 import { identityFromConfig, type JsModel } from './js-model.js';
 import { MemorySource } from './memory-source.js';
 
