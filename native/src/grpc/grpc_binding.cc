@@ -10,8 +10,8 @@
 
 #include "grpc/grpc_infer_route.h"
 #include "grpc/grpc_server.h"
-#include "http/failure_counts_js.h"
 #include "module_registry.h"
+#include "net/failure_counts_js.h"
 #include "net/listen_address.h"
 #include "net/publish_js.h"
 

@@ -5,12 +5,8 @@
 // A request Normalize refuses is answered here, in the wording every path shares; what it cannot
 // decode as the JS codec would is declined: the JS handler answers it with the codec's wording.
 #include <atomic>
-#include <cstring>
-#include <functional>
-#include <map>
 #include <mutex>
 #include <string_view>
-#include <tuple>
 
 #include "executor/model_core.h"
 #include "executor/normalize.h"
@@ -18,35 +14,11 @@
 #include "http/infer_response.h"
 #include "http/infer_route.h"
 #include "http/json_infer_request.h"
+#include "net/published_models.h"
 
 namespace gebe {
 
 namespace {
-
-
-// Failed requests by (model, version, reason). Shared with the calls in flight, which may finish
-// after the fast path itself is gone.
-class FailureTable {
- public:
-  void Count(const std::string& model, const std::string& version, const char* reason) {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++counts_[std::make_tuple(model, version, std::string(reason))];
-  }
-  std::vector<FailureCount> Take() {
-    std::map<std::tuple<std::string, std::string, std::string>, uint64_t> taken;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      taken.swap(counts_);
-    }
-    std::vector<FailureCount> out;
-    for (auto& [key, count] : taken) out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), count});
-    return out;
-  }
-
- private:
-  std::mutex mu_;
-  std::map<std::tuple<std::string, std::string, std::string>, uint64_t> counts_;
-};
 
 // One taken request: what its answer needs, alive until the answer is handed over.
 class FastCall : public NativeCall {
@@ -121,26 +93,14 @@ class FastCall : public NativeCall {
   std::shared_ptr<FailureTable> failures_;
 };
 
-struct PublishedEntry {
-  std::shared_ptr<ModelCore> core;
-  std::shared_ptr<const RequestContract> contract;  // null: the native route cannot serve it
-};
-
-struct PublishedModel {
-  std::map<std::string, PublishedEntry, std::less<>> versions;
-  std::string default_version;
-};
-
-using PublishedTable = std::map<std::string, PublishedModel, std::less<>>;
-
 class FastInfer : public FastPath {
  public:
   bool TryHandle(HttpRequest& request, Respond respond) override {
     if (request.method != "POST") return false;
     InferUrl url;
     if (!MatchInferUrl(request.url, &url)) return false;
-    PublishedEntry entry;
-    if (!Find(url, &entry) || !entry.contract) return false;
+    PublishedModels::Entry entry;
+    if (!published_.Find(url.model, url.version, &entry) || !entry.contract) return false;
     bool has_binary = false;
     size_t header_length = 0;
     if (!InferHeaderLength(request.headers, &has_binary, &header_length)) return false;
@@ -194,20 +154,7 @@ class FastInfer : public FastPath {
   }
 
   void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) override {
-    PublishedModel published;
-    published.default_version = default_version;
-    for (PublishedVersion& v : versions) {
-      if (!v.core) continue;
-      PublishedEntry entry;
-      entry.contract = v.core->contract();
-      entry.core = std::move(v.core);
-      published.versions[v.version] = std::move(entry);
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    auto next = std::make_shared<PublishedTable>(*table_);
-    if (published.versions.empty()) next->erase(model);
-    else (*next)[model] = std::move(published);
-    table_ = std::move(next);
+    published_.Publish(model, std::move(versions), default_version);
   }
 
   std::vector<FailureCount> TakeFailures() override { return failures_->Take(); }
@@ -231,24 +178,7 @@ class FastInfer : public FastPath {
     else ++log_.dropped;
   }
 
-  bool Find(const InferUrl& url, PublishedEntry* out) {
-    std::shared_ptr<const PublishedTable> table;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      table = table_;
-    }
-    auto model = table->find(url.model);
-    if (model == table->end()) return false;
-    const std::string_view version = url.versioned ? url.version : std::string_view(model->second.default_version);
-    if (version.empty()) return false;
-    auto entry = model->second.versions.find(version);
-    if (entry == model->second.versions.end()) return false;
-    *out = entry->second;
-    return true;
-  }
-
-  std::mutex mu_;  // guards the pointer; the table it points to is never changed
-  std::shared_ptr<const PublishedTable> table_ = std::make_shared<PublishedTable>();
+  PublishedModels published_;
   std::shared_ptr<FailureTable> failures_ = std::make_shared<FailureTable>();
   std::atomic<bool> log_enabled_{false};
   std::mutex log_mu_;

@@ -8,12 +8,13 @@
 
 #include <memory>
 
-#include "executor/native_model.h"
-#include "http/failure_counts_js.h"
 #include "http/fast_path.h"
 #include "http/http_server.h"
 #include "http/js_request_handler.h"
 #include "module_registry.h"
+#include "net/failure_counts_js.h"
+#include "net/listen_address.h"
+#include "net/publish_js.h"
 
 namespace gebe {
 
@@ -96,7 +97,7 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
       int port = server_->Listen();
       handler_->Start(env);
       return Napi::Number::New(env, port);
-    } catch (const UvError& e) {
+    } catch (const ListenError& e) {
       Napi::Error error = Napi::Error::New(env, e.message);
       error.Set("code", e.code);
       throw error;
@@ -142,24 +143,9 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
   }
 
   Napi::Value Publish(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    if (info.Length() != 3 || !info[0].IsString() || !info[1].IsArray() || !info[2].IsString()) {
-      throw Napi::TypeError::New(env, "Expected (model, [{version, model: NativeModel}], defaultVersion) for publish");
-    }
-    std::vector<PublishedVersion> versions;
-    Napi::Array list = info[1].As<Napi::Array>();
-    for (uint32_t i = 0; i < list.Length(); ++i) {
-      Napi::Value entry = list.Get(i);
-      if (!entry.IsObject() || !entry.As<Napi::Object>().Get("version").IsString()) {
-        throw Napi::TypeError::New(env, "publish: every version must be {version: string, model: NativeModel}");
-      }
-      Napi::Object e = entry.As<Napi::Object>();
-      std::shared_ptr<ModelCore> core = NativeModel::CoreOf(e.Get("model"));
-      if (!core) throw Napi::TypeError::New(env, "publish: 'model' must be a NativeModel from executor.loadModel()");
-      versions.push_back(PublishedVersion{e.Get("version").As<Napi::String>().Utf8Value(), std::move(core)});
-    }
-    fast_path_->Publish(info[0].As<Napi::String>().Utf8Value(), std::move(versions), info[2].As<Napi::String>().Utf8Value());
-    return env.Undefined();
+    PublishArgs args = ReadPublishArgs(info);
+    fast_path_->Publish(args.model, std::move(args.versions), args.default_version);
+    return info.Env().Undefined();
   }
 
   Napi::Value TakeFailures(const Napi::CallbackInfo& info) { return FailureCountsToJs(info.Env(), fast_path_->TakeFailures()); }

@@ -1,43 +1,12 @@
 #include "http/http_server.h"
 
-#include <netdb.h>
-#include <sys/socket.h>
-
-#include <cstring>
 #include <utility>
 
 #include "http/http_connection.h"
+#include "net/listen_address.h"
 #include "scheduler/scheduled_request.h"
 
 namespace gebe {
-
-namespace {
-
-UvError MakeUvError(int code, const std::string& what) {
-  return UvError{uv_err_name(code), what + ": " + uv_strerror(code)};
-}
-
-// An IP address as is; a name (localhost) through the resolver, as node's listen() does.
-sockaddr_storage ResolveHost(const std::string& host, int port) {
-  sockaddr_storage addr{};
-  if (uv_ip4_addr(host.c_str(), port, reinterpret_cast<sockaddr_in*>(&addr)) == 0) return addr;
-  if (uv_ip6_addr(host.c_str(), port, reinterpret_cast<sockaddr_in6*>(&addr)) == 0) return addr;
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
-  if (rc != 0 || found == nullptr) {
-    throw UvError{"ENOTFOUND", "getaddrinfo ENOTFOUND " + host + (rc != 0 ? std::string(": ") + gai_strerror(rc) : "")};
-  }
-  std::memcpy(&addr, found->ai_addr, found->ai_addrlen);
-  freeaddrinfo(found);
-  if (addr.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port = htons(uint16_t(port));
-  else reinterpret_cast<sockaddr_in*>(&addr)->sin_port = htons(uint16_t(port));
-  return addr;
-}
-
-}  // namespace
 
 void ResponseMailbox::Post(uint64_t connection_id, uint64_t request_seq, HttpResponse response) {
   {
@@ -70,22 +39,18 @@ HttpServer::~HttpServer() {
 }
 
 int HttpServer::Listen() {
-  if (!handler_) throw UvError{"EINVAL", "the native HTTP server needs a request handler"};
-  sockaddr_storage addr = ResolveHost(options_.host, options_.port);
+  if (!handler_) throw ListenError{"EINVAL", "the native HTTP server needs a request handler"};
+  sockaddr_storage addr = ResolveListenAddress(options_.host, options_.port);
 
   int rc = uv_loop_init(&loop_);
-  if (rc != 0) throw MakeUvError(rc, "uv_loop_init");
+  if (rc != 0) throw MakeListenError(rc, "uv_loop_init");
   loop_initialized_ = true;
   uv_tcp_init(&loop_, &listener_);
   listener_.data = this;
   rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
   if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 511, &HttpServer::OnConnection);
-  if (rc != 0) throw MakeUvError(rc, "listen " + options_.host + ":" + std::to_string(options_.port));
-  sockaddr_storage bound{};
-  int len = sizeof(bound);
-  uv_tcp_getsockname(&listener_, reinterpret_cast<sockaddr*>(&bound), &len);
-  int port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
-                                         : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  if (rc != 0) throw MakeListenError(rc, "listen " + options_.host + ":" + std::to_string(options_.port));
+  const int port = BoundPort(&listener_);
 
   uv_async_init(&loop_, &async_, &HttpServer::OnAsync);
   async_.data = this;
@@ -99,7 +64,7 @@ int HttpServer::Listen() {
   if (rc != 0) {
     std::lock_guard<std::mutex> lock(mailbox_->mutex);
     mailbox_->async = nullptr;
-    throw MakeUvError(rc, "uv_thread_create");
+    throw MakeListenError(rc, "uv_thread_create");
   }
   thread_started_ = true;
   return port;

@@ -74,7 +74,7 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   // JS thread: binds and listens, then starts the loop thread. Returns the port. Throws
-  // std::system_error-like UvError naming the libuv error on failure.
+  // ListenError (net/listen_address.h) naming the libuv error on failure.
   int Listen();
   // Any thread: graceful close (stop accepting, close idle connections, let in-flight requests
   // finish with Connection: close, after timeout_ms close everything), then the loop ends.
@@ -150,12 +150,6 @@ class HttpServer {
   std::atomic<uint64_t> handed_off_{0};
   uint64_t next_connection_id_ = 1;
   std::unordered_map<uint64_t, HttpConnection*> connections_;
-};
-
-// A libuv error with its name ("EADDRINUSE") kept for JS.
-struct UvError {
-  std::string code;
-  std::string message;
 };
 
 }  // namespace gebe

@@ -1,7 +1,6 @@
 // Where a native server listens: a host (an IP address as is, a name through the resolver, as
 // node's listen() does) and a port, and the error JS sees when it cannot ("EADDRINUSE", ...).
-// Shared by the native front ends (the gRPC server uses it; the HTTP server has its own copy
-// until it moves here).
+// Shared by the native front ends (http/http_server.cc, grpc/grpc_server.cc).
 #pragma once
 
 #include <netdb.h>

@@ -2,7 +2,7 @@
 // contract) and the version an unversioned request means, swapped whole on every publish so
 // front end threads read it without holding a lock while they work; and the failures those
 // routes answered, counted for nv_inference_request_failure. Shared by the native front ends
-// (the gRPC route uses it; the HTTP route has its own copy until it moves here).
+// (the HTTP route in http/fast_infer.cc, the gRPC route in grpc/grpc_infer_route.cc).
 #pragma once
 
 #include <map>

@@ -10,9 +10,9 @@
 #include <cstring>
 
 #include "executor/native_model.h"
-#include "http/failure_counts_js.h"
 #include "http/fast_path.h"
 #include "module_registry.h"
+#include "net/failure_counts_js.h"
 
 namespace gebe {
 

@@ -1,5 +1,5 @@
-// FastPath::TakeFailures as JS: [{model, version, reason, count}], for the server's binding and
-// the infer route's test handle alike.
+// The native infer routes' failure counts as JS: [{model, version, reason, count}], for the HTTP
+// and gRPC servers' bindings (takeFailures()) and the HTTP infer route's test handle alike.
 #pragma once
 
 #include <napi.h>
