@@ -1,4 +1,5 @@
-# Sourced by run-asan.sh and run-tsan.sh: builds the cpu engine (no N-API) and engine_driver.cc
+# Sourced by run-asan.sh and run-tsan.sh: builds the cpu engine (no N-API: *binding* and *_js.cc files
+# stay out) and engine_driver.cc
 # into "$out/engine_driver" with $CXX $CXXFLAGS. Objects are kept in "$out/obj" and rebuilt when
 # their source or any engine header is newer, so a second sanitizer run only recompiles what changed.
 build_engine_driver() {
@@ -6,7 +7,7 @@ build_engine_driver() {
   mkdir -p "$out/obj"
   local newest_header sources stale=() src obj
   newest_header=$(find native/src -name '*.h' -printf '%T@ %p\n' | sort -n | tail -1 | cut -d' ' -f2)
-  sources=$(find native/src/cpu native/src/engine -name '*.cc' ! -name '*binding*' | sort; echo native/test/cpu/engine_driver.cc)
+  sources=$(find native/src/cpu native/src/engine -name '*.cc' ! -name '*binding*' ! -name '*_js.cc' | sort; echo native/test/cpu/engine_driver.cc)
   for src in $sources; do
     obj="$out/obj/$(echo "$src" | tr / _).o"
     if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ]; then stale+=("$src"); fi
