@@ -1,33 +1,21 @@
-// Recurrent operators: RNN, GRU, LSTM (both layouts: layout 1 is transposed around the seq-first
-// run; forward, reverse and bidirectional; sequence_lens; initial states; LSTM peepholes; clip). Per direction the input
-// projection X·Wᵀ + Wb runs as one GEMM over all time steps, then each step adds H·Rᵀ (one GEMM
-// of batch rows) and applies the gates. Activations: Sigmoid, Tanh, Relu (the exporters' set).
-#include <cmath>
+// Recurrent operators RNN, GRU, LSTM: attributes, shapes, the weights packed at load, both layouts
+// (layout 1 is transposed around the seq-first run) and the split into directions (both at once on
+// two threads). The recurrence itself (forward/reverse, sequence_lens, initial states, peepholes,
+// clip; Sigmoid, Tanh, Relu, the exporters' set) is rnn_direction.cc.
 #include <cstring>
 
 #include "cpu/gemm/sgemm.h"
 #include "cpu/ops/op_util.h"
+#include "cpu/ops/rnn_direction.h"
 
 namespace gebe::cpu {
 
 namespace {
 
-enum class Cell { kRnn, kGru, kLstm };
-enum class Act { kSigmoid, kTanh, kRelu };
-
-inline float ApplyAct(Act a, float x) {
-  switch (a) {
-    case Act::kSigmoid: return 1.f / (1.f + std::exp(-x));
-    case Act::kTanh: return std::tanh(x);
-    case Act::kRelu: return x > 0 ? x : 0.f;
-  }
-  return x;
-}
-
 class RecurrentKernel : public Kernel {
  public:
-  RecurrentKernel(const Node& node, Cell cell) : Kernel(node), cell_(cell) {
-    gates_ = cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 3 : 4;
+  RecurrentKernel(const Node& node, RnnCell cell) : Kernel(node), cell_(cell) {
+    gates_ = cell == RnnCell::kRnn ? 1 : cell == RnnCell::kGru ? 3 : 4;
     hidden_ = node.get_int("hidden_size", 0);
     if (hidden_ <= 0) Fail("hidden_size must be a positive integer");
     std::string dir = node.get_string("direction", "forward");
@@ -40,12 +28,12 @@ class RecurrentKernel : public Kernel {
     if (node.has("activation_alpha") || node.has("activation_beta")) Fail("activation_alpha/activation_beta are not supported");
     clip_ = node.get_float("clip", 0.f);
     linear_before_reset_ = node.get_int("linear_before_reset", 0) != 0;
-    size_t per_dir = cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 2 : 3;
+    size_t per_dir = cell == RnnCell::kRnn ? 1 : cell == RnnCell::kGru ? 2 : 3;
     std::vector<std::string> names = node.has("activations") ? node.attributes.at("activations").strings : std::vector<std::string>{};
     if (names.empty()) {
       for (int d = 0; d < directions_; ++d) {
-        if (cell == Cell::kRnn) names.push_back("Tanh");
-        else if (cell == Cell::kGru) names.insert(names.end(), {"Sigmoid", "Tanh"});
+        if (cell == RnnCell::kRnn) names.push_back("Tanh");
+        else if (cell == RnnCell::kGru) names.insert(names.end(), {"Sigmoid", "Tanh"});
         else names.insert(names.end(), {"Sigmoid", "Tanh", "Tanh"});
       }
     }
@@ -53,10 +41,34 @@ class RecurrentKernel : public Kernel {
       Fail("activations needs " + std::to_string(per_dir * size_t(directions_)) + " entries but has " + std::to_string(names.size()));
     }
     for (const std::string& n : names) {
-      if (n == "Sigmoid") acts_.push_back(Act::kSigmoid);
-      else if (n == "Tanh") acts_.push_back(Act::kTanh);
-      else if (n == "Relu") acts_.push_back(Act::kRelu);
+      if (n == "Sigmoid") acts_.push_back(RnnAct::kSigmoid);
+      else if (n == "Tanh") acts_.push_back(RnnAct::kTanh);
+      else if (n == "Relu") acts_.push_back(RnnAct::kRelu);
       else Fail("activation '" + n + "' is not supported (Sigmoid, Tanh and Relu are)");
+    }
+  }
+
+  // Constant W and R are packed once per direction: W for the input projection, R for the
+  // per-step product (GRU: its z/r rows and its h rows apart, as h's product is gated by r).
+  void PrepareConstants(const std::vector<const TensorRef*>& constants) override {
+    const TensorRef* w = constants.size() > 1 ? constants[1] : nullptr;
+    const TensorRef* r = constants.size() > 2 ? constants[2] : nullptr;
+    int64_t H = hidden_, G = gates_ * H;
+    if (!w || !r || w->dtype != DataType::kFloat32 || r->dtype != DataType::kFloat32) return;
+    if (w->rank() != 3 || w->shape[0] != directions_ || w->shape[1] != G || r->shape != Shape{directions_, G, H}) return;
+    int64_t input = w->shape[2];
+    for (int64_t d = 0; d < directions_; ++d) {
+      const float* wd = w->as<const float>() + d * G * input;
+      const float* rd = r->as<const float>() + d * G * H;
+      PackedDirection pd;
+      pd.w = PackB(true, input, G, wd, input);
+      if (cell_ == RnnCell::kGru) {
+        pd.r = PackB(true, H, 2 * H, rd, H);
+        pd.r_h = PackB(true, H, H, rd + 2 * H * H, H);
+      } else {
+        pd.r = PackB(true, H, G, rd, H);
+      }
+      packed_.push_back(std::move(pd));
     }
   }
 
@@ -83,7 +95,7 @@ class RecurrentKernel : public Kernel {
     check(4, "sequence_lens", {batch});
     Shape state = batch_first_ ? Shape{batch, directions_, hidden_} : Shape{directions_, batch, hidden_};
     check(5, "initial_h", state);
-    if (cell_ == Cell::kLstm) {
+    if (cell_ == RnnCell::kLstm) {
       check(6, "initial_c", state);
       check(7, "P", {directions_, 3 * hidden_});
     }
@@ -110,7 +122,7 @@ class RecurrentKernel : public Kernel {
     };
     in2[0] = swap(*in[0], size_t(in[0]->shape[2]));
     for (size_t i : {size_t(5), size_t(6)}) {
-      if (i < in.size() && in[i] && (i == 5 || cell_ == Cell::kLstm)) in2[i] = swap(*in[i], size_t(hidden_));
+      if (i < in.size() && in[i] && (i == 5 || cell_ == RnnCell::kLstm)) in2[i] = swap(*in[i], size_t(hidden_));
     }
     std::vector<TensorRef> out2(out.size());
     std::vector<std::vector<float>> out_held(out.size());
@@ -144,9 +156,17 @@ class RecurrentKernel : public Kernel {
     const TensorRef &x = *in[0], &w = *in[1], &r = *in[2];
     auto opt = [&](size_t i) -> const TensorRef* { return in.size() > i ? in[i] : nullptr; };
     const TensorRef *b = opt(3), *lens = opt(4), *h0 = opt(5);
-    const TensorRef* c0 = cell_ == Cell::kLstm ? opt(6) : nullptr;
-    const TensorRef* p = cell_ == Cell::kLstm ? opt(7) : nullptr;
-    int64_t seq = x.shape[0], batch = x.shape[1], input = x.shape[2], H = hidden_, G = gates_ * H;
+    const TensorRef* c0 = cell_ == RnnCell::kLstm ? opt(6) : nullptr;
+    const TensorRef* p = cell_ == RnnCell::kLstm ? opt(7) : nullptr;
+    RnnShape shape;
+    shape.cell = cell_;
+    shape.seq = x.shape[0];
+    shape.batch = x.shape[1];
+    shape.input = x.shape[2];
+    shape.hidden = hidden_;
+    shape.clip = clip_;
+    shape.linear_before_reset = linear_before_reset_;
+    int64_t seq = shape.seq, batch = shape.batch, H = hidden_, G = gates_ * H;
     std::vector<int64_t> len(size_t(batch), seq);
     if (lens) {
       for (int64_t i = 0; i < batch; ++i) {
@@ -155,103 +175,65 @@ class RecurrentKernel : public Kernel {
         len[size_t(i)] = v;
       }
     }
-    float* y = out[0].as<float>();
-    std::memset(y, 0, out[0].bytes());
-    std::vector<float> xw(size_t(seq * batch * G)), hr(size_t(batch * G)), h(size_t(batch * H)), c(size_t(batch * H)),
-        rh(size_t(batch * H)), hr_h(size_t(batch * H));
+    std::memset(out[0].data, 0, out[0].bytes());
+    int64_t work = RnnWorkspaceFloats(shape);
+    float* workspace = ctx.scratch->Floats(size_t(work * directions_));
+    std::vector<RnnDirection> dirs(static_cast<size_t>(directions_));
     for (int64_t d = 0; d < directions_; ++d) {
-      bool reverse = reverse_only_ || d == 1;
-      const float* wd = w.as<const float>() + d * G * input;
-      const float* rd = r.as<const float>() + d * G * H;
-      const float* wb = b ? b->as<const float>() + d * 2 * G : nullptr;
-      const float* rb = b ? wb + G : nullptr;
-      const float* pd = p ? p->as<const float>() + d * 3 * H : nullptr;
-      const Act* act = acts_.data() + d * (cell_ == Cell::kRnn ? 1 : cell_ == Cell::kGru ? 2 : 3);
-      // X·Wᵀ (+ Wb, and Rb where it simply adds) for every step at once.
-      Sgemm(false, true, seq * batch, G, input, 1.f, x.as<const float>(), input, wd, input, 0.f, xw.data(), G, ctx.pool);
-      for (int64_t row = 0; row < seq * batch; ++row) {
-        float* v = xw.data() + row * G;
-        for (int64_t j = 0; j < G; ++j) {
-          bool gru_h = cell_ == Cell::kGru && j >= 2 * H;  // Rbh sits inside the reset gate's product
-          v[j] += (wb ? wb[j] : 0.f) + (rb && !gru_h ? rb[j] : 0.f);
-        }
+      RnnDirection& dd = dirs[size_t(d)];
+      dd.w = w.as<const float>() + d * G * shape.input;
+      dd.r = r.as<const float>() + d * G * H;
+      dd.wb = b ? b->as<const float>() + d * 2 * G : nullptr;
+      dd.rb = b ? dd.wb + G : nullptr;
+      dd.p = p ? p->as<const float>() + d * 3 * H : nullptr;
+      dd.act = acts_.data() + d * (cell_ == RnnCell::kRnn ? 1 : cell_ == RnnCell::kGru ? 2 : 3);
+      if (size_t(d) < packed_.size()) {
+        dd.packed_w = &packed_[size_t(d)].w;
+        dd.packed_r = &packed_[size_t(d)].r;
+        dd.packed_r_h = &packed_[size_t(d)].r_h;
       }
-      if (h0) std::memcpy(h.data(), h0->as<const float>() + d * batch * H, size_t(batch * H) * 4);
-      else std::fill(h.begin(), h.end(), 0.f);
-      if (c0) std::memcpy(c.data(), c0->as<const float>() + d * batch * H, size_t(batch * H) * 4);
-      else std::fill(c.begin(), c.end(), 0.f);
-      for (int64_t s = 0; s < seq; ++s) {
-        int64_t t = reverse ? seq - 1 - s : s;
-        // H·Rᵀ; for GRU without linear_before_reset only the z and r columns are used here.
-        Sgemm(false, true, batch, G, H, 1.f, h.data(), H, rd, H, 0.f, hr.data(), G, ctx.pool);
-        if (cell_ == Cell::kGru && !linear_before_reset_) {
-          for (int64_t bi = 0; bi < batch; ++bi) {
-            for (int64_t j = 0; j < H; ++j) {
-              float rg = Clip(xw[size_t((t * batch + bi) * G + H + j)] + hr[size_t(bi * G + H + j)]);
-              rh[size_t(bi * H + j)] = ApplyAct(act[0], rg) * h[size_t(bi * H + j)];
-            }
-          }
-          Sgemm(false, true, batch, H, H, 1.f, rh.data(), H, rd + 2 * H * H, H, 0.f, hr_h.data(), H, ctx.pool);
-        }
-        for (int64_t bi = 0; bi < batch; ++bi) {
-          if (t >= len[size_t(bi)]) continue;  // past this sequence's end: output 0, state kept
-          const float* xg = xw.data() + (t * batch + bi) * G;
-          const float* hg = hr.data() + bi * G;
-          float* hb = h.data() + bi * H;
-          float* cb = c.data() + bi * H;
-          for (int64_t j = 0; j < H; ++j) {
-            switch (cell_) {
-              case Cell::kRnn: hb[j] = ApplyAct(act[0], Clip(xg[j] + hg[j])); break;
-              case Cell::kGru: {
-                float z = ApplyAct(act[0], Clip(xg[j] + hg[j]));
-                float rr = ApplyAct(act[0], Clip(xg[H + j] + hg[H + j]));
-                float rbh = rb ? rb[2 * H + j] : 0.f;
-                float pre = linear_before_reset_ ? xg[2 * H + j] + rr * (hg[2 * H + j] + rbh)
-                                                 : xg[2 * H + j] + hr_h[size_t(bi * H + j)] + rbh;
-                float hh = ApplyAct(act[1], Clip(pre));
-                hb[j] = (1.f - z) * hh + z * hb[j];
-                break;
-              }
-              case Cell::kLstm: {
-                float cp = cb[j];
-                float ig = ApplyAct(act[0], Clip(xg[j] + hg[j] + (pd ? pd[j] * cp : 0.f)));
-                float fg = ApplyAct(act[0], Clip(xg[2 * H + j] + hg[2 * H + j] + (pd ? pd[2 * H + j] * cp : 0.f)));
-                float cg = ApplyAct(act[1], Clip(xg[3 * H + j] + hg[3 * H + j]));
-                float cn = fg * cp + ig * cg;
-                float og = ApplyAct(act[0], Clip(xg[H + j] + hg[H + j] + (pd ? pd[H + j] * cn : 0.f)));
-                cb[j] = cn;
-                hb[j] = og * ApplyAct(act[2], cn);
-                break;
-              }
-            }
-          }
-          std::memcpy(y + ((t * directions_ + d) * batch + bi) * H, hb, size_t(H) * 4);
-        }
-      }
-      if (out.size() > 1 && out[1].data) std::memcpy(out[1].as<float>() + d * batch * H, h.data(), size_t(batch * H) * 4);
-      if (out.size() > 2 && out[2].data) std::memcpy(out[2].as<float>() + d * batch * H, c.data(), size_t(batch * H) * 4);
+      dd.reverse = reverse_only_ || d == 1;
+      dd.h0 = h0 ? h0->as<const float>() + d * batch * H : nullptr;
+      dd.c0 = c0 ? c0->as<const float>() + d * batch * H : nullptr;
+      dd.y = out[0].as<float>() + d * batch * H;
+      dd.y_step = directions_ * batch * H;
+      dd.h_out = out.size() > 1 && out[1].data ? out[1].as<float>() + d * batch * H : nullptr;
+      dd.c_out = out.size() > 2 && out[2].data ? out[2].as<float>() + d * batch * H : nullptr;
+    }
+    auto run = [&](int64_t d, ThreadPool* pool) {
+      RunRnnDirection(shape, dirs[size_t(d)], x.as<const float>(), len.data(), workspace + d * work, pool);
+    };
+    // Both directions at once on two threads (each one's steps are too small to split).
+    if (directions_ == 2 && ctx.pool->size() > 1) {
+      ctx.pool->ParallelFor(2, 1, [&](int64_t d0, int64_t d1) {
+        for (int64_t d = d0; d < d1; ++d) run(d, nullptr);
+      });
+    } else {
+      for (int64_t d = 0; d < directions_; ++d) run(d, ctx.pool);
     }
   }
 
-  float Clip(float v) const { return clip_ > 0 ? std::fmin(clip_, std::fmax(-clip_, v)) : v; }
-
-  Cell cell_;
+  RnnCell cell_;
   int64_t gates_ = 1, hidden_ = 0;
   int64_t directions_ = 1;
   bool reverse_only_ = false, linear_before_reset_ = false, batch_first_ = false;
   float clip_ = 0;
-  std::vector<Act> acts_;
+  std::vector<RnnAct> acts_;
+  struct PackedDirection {
+    PackedB w, r, r_h;
+  };
+  std::vector<PackedDirection> packed_;  // per direction; empty when W or R arrive at run time
 };
 
-template <Cell cell>
+template <RnnCell cell>
 struct Recurrent : RecurrentKernel {
   Recurrent(const Node& node, int64_t) : RecurrentKernel(node, cell) {}
 };
 
 }  // namespace
 
-GEBE_CPU_KERNEL("RNN", Recurrent<Cell::kRnn>);
-GEBE_CPU_KERNEL("GRU", Recurrent<Cell::kGru>);
-GEBE_CPU_KERNEL("LSTM", Recurrent<Cell::kLstm>);
+GEBE_CPU_KERNEL("RNN", Recurrent<RnnCell::kRnn>);
+GEBE_CPU_KERNEL("GRU", Recurrent<RnnCell::kGru>);
+GEBE_CPU_KERNEL("LSTM", Recurrent<RnnCell::kLstm>);
 
 }  // namespace gebe::cpu

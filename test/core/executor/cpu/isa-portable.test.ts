@@ -1,5 +1,5 @@
 /**
- * The convolution, GEMM, element-wise fusion and differential suites again with the portable kernels
+ * The convolution (2-D and 3-D), GEMM, element-wise fusion, differential and recurrent suites again with the portable kernels
  * forced (GEBE_CPU_ISA=portable), each against ONNX Runtime; skipped where the CPU lacks them or where
  * they are the default (test/helpers/cpu-isa.ts).
  */
@@ -17,4 +17,6 @@ if (skipped) {
   await import('./gemm-paths.test.js');
   await import('./elementwise-fusion.test.js');
   await import('./differential.test.js');
+  await import('./recurrent.test.js');
+  await import('./nd-conv-pool.test.js');
 }
