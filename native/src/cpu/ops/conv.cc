@@ -29,13 +29,13 @@ class ConvKernel : public Kernel {
   }
 
   // Constant weights are packed once per group into GEMM panels (not for depthwise convs,
-  // which do not use GEMM, nor for groups thinner than a micro-kernel, nor for N-D convs).
+  // which do not use GEMM, nor for 1-D/2-D groups thinner than a micro-kernel, nor beyond 3-D).
   void PrepareConstants(const std::vector<const TensorRef*>& constants) override {
     const TensorRef* w = constants.size() > 1 ? constants[1] : nullptr;
-    if (!w || w->dtype != DataType::kFloat32 || w->rank() < 3 || w->rank() > 4 || w->shape[0] % group_ != 0) return;
+    if (!w || w->dtype != DataType::kFloat32 || w->rank() < 3 || w->rank() > 5 || w->shape[0] % group_ != 0) return;
     int64_t mg = w->shape[0] / group_, kdim = w->count() / std::max<int64_t>(1, w->shape[0]);
     if (w->shape[1] == 1 && group_ > 1) return;
-    if (mg < gemm_detail::kMR) return;
+    if (mg < gemm_detail::kMR && w->rank() < 5) return;  // 3-D convs have no thin-A path of their own
     for (int64_t gi = 0; gi < group_; ++gi) packed_.push_back(PackA(mg, kdim, w->as<const float>() + gi * mg * kdim, kdim));
   }
 
@@ -82,6 +82,7 @@ class ConvKernel : public Kernel {
       nd.groups = group_;
       nd.g = &geometry;
       nd.act = &act_;
+      if (size_t(group_) == packed_.size() && packed_[0].source == nd.w) nd.packed = &packed_;
       ConvNd(nd, ctx);
       return;
     }

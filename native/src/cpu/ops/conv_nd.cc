@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "cpu/gemm/sgemm.h"
+#include "cpu/ops/conv_prepacked.h"
+#include "cpu/ops/conv_vol2col.h"
 #include "cpu/ops/op_util.h"
 
 namespace gebe::cpu {
@@ -82,18 +84,57 @@ void Col2ImNdRow(const float* src, const ConvGeometry& g, const std::vector<int6
   }
 }
 
+// 3-D Conv with W packed at load: per image and group, one GEMM whose B rows are vol2col rows
+// generated into its panels (pointwise: the input itself), bias and activation in its epilogue.
+void ConvPrepacked3d(const ConvNdArgs& a, const RunContext& ctx) {
+  const ConvGeometry& g = *a.g;
+  Geo3 g3 = To3D(g);
+  int64_t cg = a.c / a.groups, mg = a.m / a.groups;
+  int64_t in_size = SizeFrom(g.in, 0), out_size = SizeFrom(g.out, 0), kdim = (*a.packed)[0].k;
+  bool pointwise = kdim == cg && g.in == g.out && g3.sd == 1 && g3.sh == 1 && g3.sw == 1 && g3.pd == 0 && g3.ph == 0 && g3.pw == 0;
+  // Below about a wake-up's worth of multiply-adds (the small layers of a small volume) the
+  // threads would cost more than they share.
+  ThreadPool* pool = mg * out_size * kdim >= (int64_t(1) << 17) ? ctx.pool : nullptr;
+  float* b_buffer = pool && pool->size() > 1 ? ctx.scratch->Floats(size_t(PackedBFloats(kdim, out_size))) : nullptr;
+  RowEpilogue ep = a.act ? EpilogueFor(*a.act) : RowEpilogue{};
+  for (int64_t b = 0; b < a.n; ++b) {
+    for (int64_t gi = 0; gi < a.groups; ++gi) {
+      const float* xg = a.x + (b * a.c + gi * cg) * in_size;
+      Vol2ColSource vol2col{xg, &g3};
+      BRowSource src;
+      if (pointwise) {
+        src.direct = xg;
+      } else {
+        src.fill = Vol2ColSource::Fill;
+        src.ctx = &vol2col;
+      }
+      RowEpilogue gep = ep;
+      gep.bias = a.bias ? a.bias + gi * mg : nullptr;
+      SgemmPrepackedRows((*a.packed)[size_t(gi)], out_size, src, a.y + (b * a.m + gi * mg) * out_size, out_size, gep,
+                         b_buffer, pool);
+    }
+  }
+}
+
 }  // namespace
 
 void ConvNd(const ConvNdArgs& a, const RunContext& ctx) {
   const ConvGeometry& g = *a.g;
   int64_t cg = a.c / a.groups, mg = a.m / a.groups;
   int64_t in_size = SizeFrom(g.in, 0), out_size = SizeFrom(g.out, 0), kdim = cg * SizeFrom(g.kernel, 0);
+  if (g.spatial == 3 && a.packed && a.packed->size() == size_t(a.groups) && (*a.packed)[0].k == kdim && (*a.packed)[0].m == mg) {
+    return ConvPrepacked3d(a, ctx);
+  }
   float* col = ctx.scratch->Floats(size_t(kdim * out_size));
+  Geo3 g3 = g.spatial == 3 ? To3D(g) : Geo3{};
   for (int64_t b = 0; b < a.n; ++b) {
     for (int64_t gi = 0; gi < a.groups; ++gi) {
       const float* xg = a.x + (b * a.c + gi * cg) * in_size;
       ctx.pool->ParallelFor(kdim, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, out_size)), [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) Im2ColNdRow(xg, g, r, col + r * out_size);
+        for (int64_t r = r0; r < r1; ++r) {
+          if (g.spatial == 3) Vol2ColRowRange(xg, g3, r, 0, out_size, col + r * out_size);
+          else Im2ColNdRow(xg, g, r, col + r * out_size);
+        }
       });
       Sgemm(false, false, mg, out_size, kdim, 1.f, a.w + gi * mg * kdim, kdim, col, out_size, 0.f,
             a.y + (b * a.m + gi * mg) * out_size, out_size, ctx.pool);

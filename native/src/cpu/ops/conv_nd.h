@@ -1,9 +1,14 @@
-// Convolution and transposed convolution over any number of spatial dims (the 3-D and higher
-// cases; 1-D and 2-D have their own tuned paths in conv.cc and conv_transpose.cc): im2col / col2im
-// over N-D windows around the shared sgemm driver.
+// Convolution and transposed convolution over 3 or more spatial dims (1-D and 2-D have their own
+// paths in conv.cc and conv_transpose.cc). 3-D Conv: vol2col rows generated straight into the
+// panels of the pre-packed GEMM (constant weights, bias and activation fused; pointwise convs read
+// the input in place), else a vol2col matrix and sgemm. Higher ranks and ConvTranspose: im2col /
+// col2im over N-D windows around sgemm.
 #pragma once
 
 #include <cstdint>
+#include <vector>
+
+#include "cpu/gemm/sgemm.h"
 
 #include "cpu/ops/conv_geometry.h"
 #include "cpu/ops/kernel.h"
@@ -18,6 +23,7 @@ struct ConvNdArgs {
   int64_t n = 0, c = 0, m = 0, groups = 1;
   const ConvGeometry* g = nullptr;  // ConvTranspose: in = X's dims, out = Y's dims, pad_begin used
   const Activation* act = nullptr;  // Conv only; nullptr for none
+  const std::vector<PackedA>* packed = nullptr;  // Conv only: W per group, packed at load (3-D)
 };
 
 // Y = W ⋆ X (+ B, then the fused activation): im2col of each image and group, then one GEMM.

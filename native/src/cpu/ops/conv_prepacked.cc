@@ -7,8 +7,6 @@
 
 namespace gebe::cpu {
 
-namespace {
-
 RowEpilogue EpilogueFor(const Activation& act) {
   RowEpilogue ep;
   if (act.kind == Activation::Kind::kRelu) {
@@ -23,6 +21,8 @@ RowEpilogue EpilogueFor(const Activation& act) {
   }
   return ep;
 }
+
+namespace {
 
 // Implicit im2col: the GEMM reads the input itself through each tap's offset, computing "wide"
 // output rows of ws columns (the input extent the windows span, padding included) of which ow are

@@ -25,4 +25,8 @@ struct PrepackedConvArgs {
 
 void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx);
 
+// A convolution's fused activation as the GEMM epilogue (Relu and Clip in registers, the others
+// over finished rows); also used by the N-D convolution (conv_nd.cc).
+RowEpilogue EpilogueFor(const Activation& act);
+
 }  // namespace gebe::cpu

@@ -6,7 +6,9 @@
 #include <limits>
 #include <vector>
 
+#include "cpu/ops/conv_vol2col.h"
 #include "cpu/ops/op_util.h"
+#include "cpu/ops/pool_rows.h"
 
 namespace gebe::cpu {
 
@@ -80,9 +82,92 @@ void PoolAt(const PoolNdArgs& a, const float* xc, const std::vector<int64_t>& po
   }
 }
 
+// Taps [lo, hi) of a window starting at `start` that fall inside [0, in); `padded`: how many fall
+// inside the padded input (what count_include_pad divides by; ceil_mode's overhang is not counted).
+struct TapRange {
+  int64_t lo, hi, padded;
+  TapRange(int64_t start, int64_t k, int64_t dil, int64_t in, int64_t pad_begin, int64_t pad_end) {
+    lo = start >= 0 ? 0 : (-start + dil - 1) / dil;
+    hi = std::max(lo, std::min<int64_t>(k, start >= in ? 0 : (in - 1 - start) / dil + 1));
+    int64_t p0 = std::max<int64_t>(start, -pad_begin), p1 = std::min<int64_t>(start + (k - 1) * dil + 1, in + pad_end);
+    padded = std::max<int64_t>(0, (p1 - p0 + dil - 1) / dil);
+  }
+};
+
+// One plane of a 3-D pool without Indices. cols: the TapRange of every output column; [xa, xb):
+// the columns whose windows lie inside the row (MaxPool does them with the vectorised row).
+void PoolPlane3d(const PoolNdArgs& a, const Geo3& g, const std::vector<TapRange>& cols, int64_t xa, int64_t xb,
+                 const float* xc, float* yc, float* tmp) {
+  const ConvGeometry& geo = *a.g;
+  const float lowest = -std::numeric_limits<float>::infinity();
+  int64_t plane = g.ih * g.iw;
+  MaxInteriorFn max_interior = ActiveMaxInterior();
+  for (int64_t od = 0; od < g.od; ++od) {
+    int64_t d0 = od * g.sd - g.pd;
+    TapRange td(d0, g.kd, g.dd, g.id, g.pd, geo.pad_end[0]);
+    for (int64_t oh = 0; oh < g.oh; ++oh) {
+      int64_t h0 = oh * g.sh - g.ph;
+      TapRange th(h0, g.kh, g.dh, g.ih, g.ph, geo.pad_end[1]);
+      float* row = yc + (od * g.oh + oh) * g.ow;
+      bool interior = a.max && xb > xa;
+      if (interior) {
+        if (td.hi == td.lo || th.hi == th.lo) std::fill(row + xa, row + xb, lowest);
+        for (int64_t kd = td.lo; kd < td.hi && th.hi > th.lo; ++kd) {
+          float* dst = kd == td.lo ? row + xa : tmp;
+          max_interior(xc + (d0 + kd * g.dd) * plane, g.iw, h0, th.lo, th.hi, g.dh, g.kw, g.dw, g.sw, xa * g.sw - g.pw, dst, xb - xa);
+          if (kd == td.lo) continue;
+          for (int64_t i = 0; i < xb - xa; ++i) row[xa + i] = row[xa + i] < tmp[i] ? tmp[i] : row[xa + i];
+        }
+      }
+      for (int64_t ow = 0; ow < g.ow; ++ow) {
+        if (interior && ow == xa) ow = xb;
+        if (ow >= g.ow) break;
+        const TapRange& tw = cols[size_t(ow)];
+        int64_t w0 = ow * g.sw - g.pw;
+        float best = lowest, sum = 0.f;
+        for (int64_t kd = td.lo; kd < td.hi; ++kd) {
+          for (int64_t kh = th.lo; kh < th.hi; ++kh) {
+            const float* src = xc + ((d0 + kd * g.dd) * g.ih + h0 + kh * g.dh) * g.iw + w0;
+            for (int64_t kw = tw.lo; kw < tw.hi; ++kw) {
+              float v = src[kw * g.dw];
+              best = best < v ? v : best;  // NaN skipped, as in the vectorised row
+              sum += v;
+            }
+          }
+        }
+        if (a.max) {
+          row[ow] = best;
+        } else {
+          int64_t denom = a.count_include_pad ? td.padded * th.padded * tw.padded : (td.hi - td.lo) * (th.hi - th.lo) * (tw.hi - tw.lo);
+          row[ow] = denom > 0 ? sum / float(denom) : 0.f;
+        }
+      }
+    }
+  }
+}
+
+void Pool3d(const PoolNdArgs& a, const RunContext& ctx) {
+  const ConvGeometry& geo = *a.g;
+  Geo3 g = To3D(geo);
+  std::vector<TapRange> cols;
+  cols.reserve(size_t(g.ow));
+  for (int64_t ow = 0; ow < g.ow; ++ow) cols.emplace_back(ow * g.sw - g.pw, g.kw, g.dw, g.iw, g.pw, geo.pad_end[2]);
+  int64_t xa = 0, xb = 0;
+  while (xa < g.ow && cols[size_t(xa)].lo != 0) ++xa;
+  xb = xa;
+  while (xb < g.ow && cols[size_t(xb)].lo == 0 && cols[size_t(xb)].hi == g.kw) ++xb;
+  int64_t in_size = g.id * g.ih * g.iw, out_size = g.od * g.oh * g.ow, window = g.kd * g.kh * g.kw;
+  ctx.pool->ParallelFor(a.planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, out_size * window)), [&](int64_t p0, int64_t p1) {
+    thread_local std::vector<float> tmp;
+    if (tmp.size() < size_t(g.ow)) tmp.resize(size_t(g.ow));
+    for (int64_t p = p0; p < p1; ++p) PoolPlane3d(a, g, cols, xa, xb, a.x + p * in_size, a.y + p * out_size, tmp.data());
+  });
+}
+
 }  // namespace
 
 void PoolNd(const PoolNdArgs& a, const RunContext& ctx) {
+  if (a.g->spatial == 3 && !a.indices) return Pool3d(a, ctx);
   const ConvGeometry& g = *a.g;
   int64_t in_size = SizeFrom(g.in, 0), out_size = SizeFrom(g.out, 0), window = SizeFrom(g.kernel, 0);
   ctx.pool->ParallelFor(a.planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, out_size * window)), [&](int64_t p0, int64_t p1) {

@@ -1,5 +1,6 @@
-// MaxPool (with optional Indices) and AveragePool over any number of spatial dims (the 3-D and
-// higher cases; 1-D and 2-D have their own vectorised path in pool.cc).
+// MaxPool (with optional Indices) and AveragePool over 3 or more spatial dims (1-D and 2-D have
+// their own path in pool.cc). 3-D without Indices: per output row, MaxPool's interior through the
+// vectorised row of pool_rows.h once per depth tap; everything else tap by tap.
 #pragma once
 
 #include <cstdint>

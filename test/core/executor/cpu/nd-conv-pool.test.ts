@@ -2,7 +2,8 @@
  * Convolution and pooling with 3 spatial dims (conv_nd.cc, pool_nd.cc) against ONNX Runtime at 1
  * and 2 threads: Conv (pads, strides, dilations, groups, depthwise, auto_pad, weights at run time,
  * a fused Relu), ConvTranspose (output_padding, output_shape, groups), MaxPool (Indices in both storage
- * orders, ceil_mode, dilations) and AveragePool (count_include_pad both ways, ceil_mode).
+ * orders, ceil_mode, dilations; without Indices through the vectorised rows) and AveragePool
+ * (count_include_pad both ways, ceil_mode). Also run with each ISA forced (isa-*.test.ts).
  */
 import { describe, it } from 'vitest';
 import type { CpuTensor } from '../../../helpers/cpu-session.js';
@@ -62,6 +63,32 @@ describe.each([1, 2])('3-D Conv, ConvTranspose, MaxPool, AveragePool vs ONNX Run
       [f32('x', [2, 2, 7, 8, 9], 10)], threads);
     await agree(poolModel('MaxPool', [1, 2, 5, 6, 7], { kernel_shape: [2, 3, 2], strides: [1, 2, 2], storage_order: 1 }, true),
       [f32('x', [1, 2, 5, 6, 7], 13)], threads);
+  });
+
+  it('MaxPool3d without Indices (the vectorised rows): pads, strides, dilations, ceil_mode, windows past the input', async () => {
+    await agree(poolModel('MaxPool', [1, 4, 8, 8, 8], { kernel_shape: [2, 2, 2], strides: [2, 2, 2] }), [f32('x', [1, 4, 8, 8, 8], 14)], threads);
+    await agree(poolModel('MaxPool', [2, 3, 7, 9, 20], { kernel_shape: [3, 3, 3], strides: [2, 1, 2], pads: [1, 1, 1, 1, 1, 1] }),
+      [f32('x', [2, 3, 7, 9, 20], 15)], threads);
+    await agree(poolModel('MaxPool', [1, 2, 6, 7, 19], { kernel_shape: [2, 2, 3], strides: [2, 2, 3], dilations: [2, 1, 2], ceil_mode: 1, pads: [0, 0, 2, 1, 1, 2] }),
+      [f32('x', [1, 2, 6, 7, 19], 16)], threads);
+  });
+
+  it('Conv3d: pointwise (the input read in place)', async () => {
+    await agree(convModel('Conv', [2, 8, 4, 5, 6], [12, 8, 1, 1, 1], {}), [f32('x', [2, 8, 4, 5, 6], 17)], threads);
+  });
+
+  it('Conv3d: stride 2 with padding and a fused Relu', async () => {
+    await agree(convModel('Conv', [1, 6, 9, 9, 9], [7, 6, 3, 3, 3], { strides: [2, 2, 2], pads: [1, 1, 1, 1, 1, 1] }, { relu: true }),
+      [f32('x', [1, 6, 9, 9, 9], 18)], threads);
+  });
+
+  it('Conv3d: 4 output channels (thinner than a GEMM tile)', async () => {
+    await agree(convModel('Conv', [1, 1, 8, 8, 8], [4, 1, 3, 3, 3], { pads: [1, 1, 1, 1, 1, 1] }, { relu: true }), [f32('x', [1, 1, 8, 8, 8], 19)], threads);
+  });
+
+  it('Conv3d: big enough to be threaded', async () => {
+    // Sums of 432 products: each engine is ~2e-4 off a float64 reference at the smallest outputs.
+    await agree(convModel('Conv', [1, 16, 12, 16, 16], [32, 16, 3, 3, 3], { pads: [1, 1, 1, 1, 1, 1] }), [f32('x', [1, 16, 12, 16, 16], 20)], threads, 1e-3);
   });
 
   it.each([0, 1])('AvgPool3d: pads, strides, ceil_mode (count_include_pad=%i)', async (include) => {
