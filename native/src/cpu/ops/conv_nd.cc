@@ -97,10 +97,12 @@ void ConvPrepacked3d(const ConvNdArgs& a, const RunContext& ctx) {
   ThreadPool* pool = mg * out_size * kdim >= (int64_t(1) << 17) ? ctx.pool : nullptr;
   float* b_buffer = pool && pool->size() > 1 ? ctx.scratch->Floats(size_t(PackedBFloats(kdim, out_size))) : nullptr;
   RowEpilogue ep = a.act ? EpilogueFor(*a.act) : RowEpilogue{};
+  Vol2Col vol(g3, cg);
   for (int64_t b = 0; b < a.n; ++b) {
     for (int64_t gi = 0; gi < a.groups; ++gi) {
       const float* xg = a.x + (b * a.c + gi * cg) * in_size;
-      Vol2ColSource vol2col{xg, &g3};
+      thread_local std::vector<float> padded;
+      Vol2ColSource vol2col{pointwise ? xg : vol.Prepare(xg, cg, padded), &vol};
       BRowSource src;
       if (pointwise) {
         src.direct = xg;
@@ -122,17 +124,21 @@ void ConvNd(const ConvNdArgs& a, const RunContext& ctx) {
   const ConvGeometry& g = *a.g;
   int64_t cg = a.c / a.groups, mg = a.m / a.groups;
   int64_t in_size = SizeFrom(g.in, 0), out_size = SizeFrom(g.out, 0), kdim = cg * SizeFrom(g.kernel, 0);
-  if (g.spatial == 3 && a.packed && a.packed->size() == size_t(a.groups) && (*a.packed)[0].k == kdim && (*a.packed)[0].m == mg) {
+  if (out_size == 0 || a.n == 0) return;
+  if (g.spatial == 3 && kdim > 0 && a.packed && a.packed->size() == size_t(a.groups) && (*a.packed)[0].k == kdim &&
+      (*a.packed)[0].m == mg) {
     return ConvPrepacked3d(a, ctx);
   }
   float* col = ctx.scratch->Floats(size_t(kdim * out_size));
-  Geo3 g3 = g.spatial == 3 ? To3D(g) : Geo3{};
+  Vol2Col vol(g.spatial == 3 ? To3D(g) : Geo3{}, g.spatial == 3 ? cg : 0);
+  std::vector<float> padded;
   for (int64_t b = 0; b < a.n; ++b) {
     for (int64_t gi = 0; gi < a.groups; ++gi) {
       const float* xg = a.x + (b * a.c + gi * cg) * in_size;
+      const float* xv = g.spatial == 3 ? vol.Prepare(xg, cg, padded) : xg;
       ctx.pool->ParallelFor(kdim, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, out_size)), [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
-          if (g.spatial == 3) Vol2ColRowRange(xg, g3, r, 0, out_size, col + r * out_size);
+          if (g.spatial == 3) vol.RowRange(xv, r, 0, out_size, col + r * out_size);
           else Im2ColNdRow(xg, g, r, col + r * out_size);
         }
       });
