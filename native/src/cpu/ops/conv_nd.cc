@@ -59,14 +59,17 @@ void Im2ColNdRow(const float* x, const ConvGeometry& g, int64_t r, float* dst) {
 }
 
 // Adds row r = (channel, tap...) of the col matrix (one value per input position) into the output
-// plane of that channel, where that tap places it.
-void Col2ImNdRow(const float* src, const ConvGeometry& g, const std::vector<int64_t>& tap, float* plane) {
+// plane of that channel, where that tap places it. line: spatial − 1 ints of room (no allocation
+// per row).
+void Col2ImNdRow(const float* src, const ConvGeometry& g, const std::vector<int64_t>& tap, float* plane, int64_t* line) {
   size_t s = size_t(g.spatial);
-  std::vector<int64_t> outer_dims(g.in.begin(), g.in.end() - 1), line(s - 1);
-  int64_t lines = SizeFrom(outer_dims, 0), iw = g.in[s - 1], ow = g.out[s - 1];
+  int64_t lines = SizeFrom(g.in, 0) / g.in[s - 1], iw = g.in[s - 1], ow = g.out[s - 1];
   int64_t off_w = tap[s - 1] * g.dilation[s - 1] - g.pad_begin[s - 1], sw = g.stride[s - 1];
+  // Input columns whose output column is inside the row: [i0, i1).
+  int64_t i0 = off_w >= 0 ? 0 : std::min<int64_t>(iw, (-off_w + sw - 1) / sw);
+  int64_t i1 = off_w >= ow ? 0 : std::min<int64_t>(iw, (ow - 1 - off_w) / sw + 1);
+  std::fill(line, line + s - 1, 0);
   for (int64_t l = 0; l < lines; ++l) {
-    Unflatten(l, outer_dims, line);
     int64_t offset = 0;
     bool inside = true;
     for (size_t d = 0; d + 1 < s && inside; ++d) {
@@ -74,13 +77,15 @@ void Col2ImNdRow(const float* src, const ConvGeometry& g, const std::vector<int6
       inside = p >= 0 && p < g.out[d];
       offset = offset * g.out[d] + p;
     }
-    if (!inside) continue;
-    float* dst = plane + offset * ow;
-    const float* row = src + l * iw;
-    for (int64_t i = 0; i < iw; ++i) {
-      int64_t o = i * sw + off_w;
-      if (o >= 0 && o < ow) dst[o] += row[i];
+    // The next line (odometer over the outer input dims).
+    for (size_t d = s - 1; d-- > 0;) {
+      if (++line[d] < g.in[d]) break;
+      line[d] = 0;
     }
+    if (!inside) continue;
+    float* dst = plane + offset * ow + off_w;
+    const float* row = src + l * iw;
+    for (int64_t i = i0; i < i1; ++i) dst[i * sw] += row[i];
   }
 }
 
@@ -172,13 +177,13 @@ void ConvTransposeNd(const ConvNdArgs& a, const RunContext& ctx) {
       Sgemm(true, false, kdim, in_size, cg, 1.f, a.w + gi * cg * kdim, kdim, a.x + (b * a.c + gi * cg) * in_size, in_size, 0.f,
             col, in_size, ctx.pool);
       float* yg = a.y + (b * a.m + gi * mg) * out_size;
-      // One output channel per task: its taps all add into its own plane.
-      ctx.pool->ParallelFor(mg, 1, [&](int64_t c0, int64_t c1) {
-        std::vector<int64_t> tap(size_t(g.spatial));
+      // Output channels split over the threads: each channel's taps all add into its own plane.
+      ctx.pool->ParallelFor(mg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, taps * in_size)), [&](int64_t c0, int64_t c1) {
+        std::vector<int64_t> tap(size_t(g.spatial)), line(size_t(g.spatial));
         for (int64_t ch = c0; ch < c1; ++ch) {
           for (int64_t t = 0; t < taps; ++t) {
             Unflatten(t, g.kernel, tap);
-            Col2ImNdRow(col + (ch * taps + t) * in_size, g, tap, yg + ch * out_size);
+            Col2ImNdRow(col + (ch * taps + t) * in_size, g, tap, yg + ch * out_size, line.data());
           }
         }
       });
