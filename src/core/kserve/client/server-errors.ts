@@ -5,7 +5,7 @@
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { GebeError } from '../../../errors.js';
-import { GRPC_BY_HTTP, type HttpStatus } from '../../kserve/protocol-error.js';
+import { GRPC_BY_HTTP, type HttpStatus } from '../protocol-error.js';
 
 const HTTP_BY_GRPC = new Map<GrpcStatus, HttpStatus>(
   (Object.entries(GRPC_BY_HTTP) as Array<[string, GrpcStatus]>).map(([http, code]) => [code, Number(http) as HttpStatus]),

@@ -14,8 +14,8 @@ import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { GebeError } from '../../../errors.js';
 import { inferenceRefused, unreachable } from './server-errors.js';
 import { HttpResponseParser, type ParsedResponse } from './http-response-parser.js';
-import { withSequenceParameters, type EncodedHttpRequest } from './kserve-binary.js';
-import type { SequenceStep } from '../sequences.js';
+import { withSequenceParameters, type EncodedHttpRequest } from './http-binary.js';
+import type { SequenceStep } from './types.js';
 import type { InferClient, RequestTiming } from './types.js';
 
 interface Waiter {

@@ -3,12 +3,12 @@
  * (FP16 included) travels exactly. Used by `gebe infer -u` and `gebe warmup -u`.
  */
 import http from 'node:http';
-import { GebeError } from '../../errors.js';
-import type { Datatype, InferTensor } from '../../core/executor/types.js';
-import { parseJsonAllowingNonFinite } from '../../core/json/nan-json.js';
-import { encodeBinaryInferRequest } from '../../core/perf/clients/kserve-binary.js';
-import { normalizeBaseUrl } from '../../core/perf/clients/http.js';
-import { inferenceRefused, unreachable } from '../../core/perf/clients/server-errors.js';
+import { GebeError } from '../../../errors.js';
+import type { Datatype, InferTensor } from '../../executor/types.js';
+import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
+import { encodeBinaryInferRequest } from './http-binary.js';
+import { normalizeBaseUrl } from './base-url.js';
+import { inferenceRefused, unreachable } from './server-errors.js';
 
 interface ResponseHeader {
   outputs?: Array<{ name: string; datatype: Datatype; shape: number[]; parameters?: { binary_data_size?: number }; data?: unknown[] }>;
