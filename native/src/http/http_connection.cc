@@ -528,6 +528,7 @@ void HttpConnection::Close() {
   if (in_flight) {
     answer_counted_ = true;
     server_->CountAnswered();
+    if (RequestHandler* handler = server_->handler()) handler->Abandoned(request_);
   }
 }
 
