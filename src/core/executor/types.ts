@@ -44,6 +44,11 @@ export interface InferRequest {
   sequenceId?: number | bigint | string;
   sequenceStart?: boolean;
   sequenceEnd?: boolean;
+  /**
+   * Aborted when the client went away (server/cancellation.ts): the models JS runs drop the
+   * request if they still queue it. The native executor does not read it.
+   */
+  signal?: AbortSignal;
 }
 
 export interface InferResponse {

@@ -1,0 +1,181 @@
+/**
+ * Cancellation of the requests JS answers (a Python model, an ensemble over it) with real clients:
+ * a grpc-js call whose deadline passes or that the client cancels, and an HTTP client that resets
+ * its connection, while the request waits behind a running one. The request is dropped from the
+ * queue (the model never executes it: execution_count stays at one), the client gets
+ * DEADLINE_EXCEEDED / CANCELLED, and nv_inference_request_failure counts it as CANCELED, on the
+ * native front ends and on node:http (--http-frontend node) alike.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadModel } from '../../../../src/core/executor/index.js';
+import { DiskModelSource } from '../../../../src/core/server/disk-source.js';
+import { silentLogger } from '../../../../src/core/server/logger.js';
+import { ModelManager } from '../../../../src/core/server/model-manager.js';
+import { GebeServer } from '../../../../src/core/server/server.js';
+import { grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
+import { pythonForTests } from '../../../helpers/python-env.js';
+
+const python = pythonForTests();
+const RUN_S = 0.8;  // how long one execute() of `slow` takes
+
+function repository(): string {
+  const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-cancel-'));
+  mkdirSync(path.join(repo, 'slow', '1'), { recursive: true });
+  writeFileSync(path.join(repo, 'slow', 'config.pbtxt'), [
+    'name: "slow"', 'backend: "python"', 'max_batch_size: 0',
+    'input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]',
+    'output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]',
+    'instance_group [ { count: 1 kind: KIND_CPU } ]', '',
+  ].join('\n'));
+  writeFileSync(path.join(repo, 'slow', '1', 'model.py'), [
+    'import time',
+    'import triton_python_backend_utils as pb_utils',
+    'class TritonPythonModel:',
+    '    def execute(self, requests):',
+    `        time.sleep(${RUN_S})`,
+    '        return [pb_utils.InferenceResponse(output_tensors=[pb_utils.Tensor("Y", pb_utils.get_input_tensor_by_name(r, "X").as_numpy())]) for r in requests]',
+    '',
+  ].join('\n'));
+  mkdirSync(path.join(repo, 'slow_pipeline', '1'), { recursive: true });
+  writeFileSync(path.join(repo, 'slow_pipeline', 'config.pbtxt'), [
+    'name: "slow_pipeline"', 'platform: "ensemble"', 'max_batch_size: 0',
+    'input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]',
+    'output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]',
+    'ensemble_scheduling { step [ { model_name: "slow" model_version: -1 input_map { key: "X" value: "X" } output_map { key: "Y" value: "Y" } } ] }', '',
+  ].join('\n'));
+  return repo;
+}
+
+interface Served {
+  manager: ModelManager;
+  server: GebeServer;
+  http: { host: string; port: number };
+  grpc: string;
+  metrics: string;
+}
+
+async function serve(repo: string, httpFrontend: 'native' | 'node'): Promise<Served> {
+  const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'none');
+  await manager.start();
+  const failed = manager.statuses().filter((v) => v.state !== 'READY');
+  if (failed.length > 0) throw new Error(`models failed to load: ${failed.map((f) => `${f.name}: ${f.reason}`).join('; ')}`);
+  const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 20, httpFrontend }, silentLogger);
+  const ports = await server.listen();
+  return { manager, server, http: { host: '127.0.0.1', port: ports.http }, grpc: `127.0.0.1:${ports.grpc}`, metrics: `http://127.0.0.1:${ports.metrics}/metrics` };
+}
+
+const X = Buffer.from(new Float32Array([7]).buffer);
+
+/** A ModelInfer through a grpc-js client; resolves to the status code it ended with. */
+function inferCode(client: GrpcClient, model: string, options: grpc.CallOptions, onCall?: (c: grpc.ClientUnaryCall) => void): Promise<number> {
+  return new Promise((resolve) => {
+    const c = client.ModelInfer!({ model_name: model, inputs: [{ name: 'X', datatype: 'FP32', shape: [1] }], raw_input_contents: [X] }, options,
+      (err: grpc.ServiceError | null) => resolve(err ? err.code : grpc.status.OK)) as grpc.ClientUnaryCall;
+    onCall?.(c);
+  });
+}
+
+function stats(s: Served, model: string): { execution_count: number; inference_count: number; inference_stats: { fail: { count: number } } } {
+  return s.manager.resolve(model).stats() as never;
+}
+
+async function canceledCount(s: Served, model: string): Promise<number> {
+  const text = await (await fetch(s.metrics)).text();
+  const line = text.split('\n').find((l) => l.startsWith('nv_inference_request_failure{') && l.includes(`model="${model}"`) && l.includes('reason="CANCELED"'));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+/** Sends one binary infer request on a raw socket and resets the connection after `afterMs`. */
+function httpInferThenReset(s: Served, model: string, afterMs: number): Promise<void> {
+  const header = Buffer.from(JSON.stringify({ inputs: [{ name: 'X', datatype: 'FP32', shape: [1], parameters: { binary_data_size: 4 } }] }));
+  const body = Buffer.concat([header, X]);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(s.http, () => {
+      socket.write(`POST /v2/models/${model}/infer HTTP/1.1\r\nHost: x\r\nInference-Header-Content-Length: ${header.length}\r\nContent-Length: ${body.length}\r\n\r\n`);
+      socket.write(body);
+      setTimeout(() => {
+        socket.resetAndDestroy();
+        resolve();
+      }, afterMs);
+    });
+    socket.on('data', () => reject(new Error('the request was answered before the client went away')));
+    socket.on('error', () => undefined);
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until the model is idle (nothing queued or running), bounded. */
+async function idle(s: Served, model: string): Promise<void> {
+  for (let i = 0; i < 100 && s.manager.resolve(model).pendingCount() > 0; i++) await sleep(50);
+}
+
+for (const frontend of ['native', 'node'] as const) {
+  describe.skipIf(!python.available)(`cancelling JS-answered requests (HTTP front end: ${frontend})`, () => {
+    let repo: string;
+    let s: Served;
+    let client: GrpcClient;
+    beforeAll(async () => {
+      repo = repository();
+      s = await serve(repo, frontend);
+      client = grpcClient(s.grpc);
+    }, 60_000);
+    afterAll(async () => {
+      client?.close();
+      await s?.server.stop(5000);
+      rmSync(repo, { recursive: true, force: true });
+    });
+
+    it('drops a queued Python request whose gRPC deadline passes (DEADLINE_EXCEEDED, counted CANCELED)', async () => {
+      const before = stats(s, 'slow').execution_count;
+      const canceled = await canceledCount(s, 'slow');
+      const running = inferCode(client, 'slow', {});
+      await sleep(100);  // the first request runs; the next one waits behind it
+      expect(await inferCode(client, 'slow', { deadline: Date.now() + 300 })).toBe(grpc.status.DEADLINE_EXCEEDED);
+      expect(await running).toBe(grpc.status.OK);
+      await sleep(RUN_S * 1000 + 300);  // a request still queued would have run by now
+      await idle(s, 'slow');
+      expect(stats(s, 'slow').execution_count).toBe(before + 1);
+      expect(await canceledCount(s, 'slow')).toBe(canceled + 1);
+    }, 20_000);
+
+    it('drops a queued ensemble request the gRPC client cancels (CANCELLED), and its queued step', async () => {
+      const before = stats(s, 'slow').execution_count;
+      const canceled = await canceledCount(s, 'slow_pipeline');
+      const running = inferCode(client, 'slow', {});
+      await sleep(100);
+      const code = await inferCode(client, 'slow_pipeline', {}, (c) => setTimeout(() => c.cancel(), 300));
+      expect(code).toBe(grpc.status.CANCELLED);
+      expect(await running).toBe(grpc.status.OK);
+      await sleep(RUN_S * 1000 + 300);
+      await idle(s, 'slow');
+      expect(stats(s, 'slow').execution_count).toBe(before + 1);
+      expect(await canceledCount(s, 'slow_pipeline')).toBe(canceled + 1);
+    }, 20_000);
+
+    it('drops a queued Python request whose HTTP client resets its connection', async () => {
+      const before = stats(s, 'slow').execution_count;
+      const canceled = await canceledCount(s, 'slow');
+      const running = inferCode(client, 'slow', {});
+      await sleep(100);
+      await httpInferThenReset(s, 'slow', 300);
+      expect(await running).toBe(grpc.status.OK);
+      await sleep(RUN_S * 1000 + 300);
+      await idle(s, 'slow');
+      expect(stats(s, 'slow').execution_count).toBe(before + 1);
+      expect(await canceledCount(s, 'slow')).toBe(canceled + 1);
+    }, 20_000);
+
+    it('still answers a request that waited behind another (nothing is cancelled without cause)', async () => {
+      const before = stats(s, 'slow').execution_count;
+      const codes = await Promise.all([inferCode(client, 'slow', {}), inferCode(client, 'slow_pipeline', { deadline: Date.now() + 10_000 })]);
+      expect(codes).toEqual([grpc.status.OK, grpc.status.OK]);
+      expect(stats(s, 'slow').execution_count).toBe(before + 2);
+    }, 20_000);
+  });
+}
