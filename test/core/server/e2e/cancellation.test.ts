@@ -66,7 +66,7 @@ async function serve(repo: string, httpFrontend: 'native' | 'node'): Promise<Ser
   if (failed.length > 0) throw new Error(`models failed to load: ${failed.map((f) => `${f.name}: ${f.reason}`).join('; ')}`);
   const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 20, httpFrontend }, silentLogger);
   const ports = await server.listen();
-  return { manager, server, http: { host: '127.0.0.1', port: ports.http }, grpc: `127.0.0.1:${ports.grpc}`, metrics: `http://127.0.0.1:${ports.metrics}/metrics` };
+  return { manager, server, http: { host: '127.0.0.1', port: ports.http! }, grpc: `127.0.0.1:${ports.grpc}`, metrics: `http://127.0.0.1:${ports.metrics}/metrics` };
 }
 
 const X = Buffer.from(new Float32Array([7]).buffer);
