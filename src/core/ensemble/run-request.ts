@@ -9,7 +9,7 @@ import type { InferRequest, InferResponse, InferTensor, LoadedModel } from '../e
 import { InferError } from '../executor/types.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import { ProtocolError } from '../kserve/protocol-error.js';
-import { whenAborted } from '../server/cancellation.js';
+import { whenAborted } from '../executor/cancellation.js';
 import { reshapeForReader } from './batch-shape.js';
 import type { EnsemblePlan, EnsembleStep } from './plan.js';
 

@@ -12,7 +12,7 @@ import type { FailureName } from '../executor/failure-reasons.js';
 import {
   InferError, type CompileReport, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
 } from '../executor/types.js';
-import { abortError, whenAborted } from '../server/cancellation.js';
+import { abortError, whenAborted } from '../executor/cancellation.js';
 import type { Logger } from '../server/logger.js';
 import { ModelStats } from './model-stats.js';
 import { checkOutputs } from './output-check.js';

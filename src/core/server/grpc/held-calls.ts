@@ -4,7 +4,7 @@
  * a reset stream, a closed connection or a passed grpc-timeout; grpc-js (TLS) emits 'cancelled'.
  */
 import type * as grpc from '@grpc/grpc-js';
-import { cancellationError, type CancelCause } from '../cancellation.js';
+import { cancellationError, type CancelCause } from '../../executor/cancellation.js';
 
 interface Held {
   controller: AbortController;

@@ -12,7 +12,7 @@ import { createHttpHandler, headerLines, headerRecord, type HttpHandler } from '
 import { createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
 import type { HttpOptions } from './server.js';
 import { looksLikeInfer } from './routes.js';
-import { cancellationError } from '../cancellation.js';
+import { cancellationError } from '../../executor/cancellation.js';
 
 /** What GebeServer needs of either front end. */
 export interface HttpListener {

@@ -17,7 +17,7 @@ import { readRawBody } from './body.js';
 import { createHttpHandler, type HttpHandler } from './handler.js';
 import { errorAnswer, type HttpAnswer } from './respond.js';
 import { looksLikeInfer } from './routes.js';
-import { cancellationError } from '../cancellation.js';
+import { cancellationError } from '../../executor/cancellation.js';
 
 export interface HttpOptions {
   host: string;

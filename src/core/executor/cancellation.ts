@@ -1,12 +1,12 @@
 /**
- * Request cancellation for the models JS runs (ensembles, Python models): a front end whose client
+ * Request cancellation for requests that reach a model through infer(): a front end whose client
  * went away (a gRPC stream reset or a passed grpc-timeout, an HTTP client that disconnected) aborts
- * the request's AbortSignal with one of these errors, and a model drops the request if it still
- * queues it, as the native scheduler drops natively queued ones (same wording:
- * native/src/scheduler/model_scheduler.cc). A request already running finishes; its answer is
- * dropped by the front end.
+ * the request's AbortSignal with one of these errors, and the model drops the request if it still
+ * queues it: Python models and ensembles in JS, executor models (sequence models, an ensemble's
+ * steps) through the native scheduler, which words it the same (native/src/scheduler/
+ * model_scheduler.cc). A request already running finishes; its answer is dropped by the front end.
  */
-import { InferError } from '../executor/types.js';
+import { InferError } from './types.js';
 
 export type CancelCause = 'CANCELLED' | 'DEADLINE_EXCEEDED';
 
