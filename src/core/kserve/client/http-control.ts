@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { Datatype, InferTensor, ModelStatistics, TensorMetadata } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { latest } from './latest-stats.js';
-import { modelRefused, unreachable } from './server-errors.js';
+import { errorText, modelRefused, unreachable } from './server-errors.js';
 import { normalizeBaseUrl } from './base-url.js';
 import { httpInfer } from './http-infer.js';
 import type { ModelDescription, RemoteModel } from './types.js';
@@ -58,10 +58,6 @@ function getJsonOnce(agent: http.Agent, base: string, path: string): Promise<Jso
   });
 }
 
-function errorText(body: unknown): string {
-  if (body && typeof body === 'object' && 'error' in body) return String((body as { error: unknown }).error);
-  return typeof body === 'string' ? body.slice(0, 200) : JSON.stringify(body);
-}
 
 export class HttpModelEndpoint implements RemoteModel {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 2 });

@@ -8,7 +8,7 @@ import type { Datatype, InferTensor } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { encodeBinaryInferRequest } from './http-binary.js';
 import { normalizeBaseUrl } from './base-url.js';
-import { inferenceRefused, unreachable } from './server-errors.js';
+import { errorText, inferenceRefused, unreachable } from './server-errors.js';
 
 interface ResponseHeader {
   outputs?: Array<{ name: string; datatype: Datatype; shape: number[]; parameters?: { binary_data_size?: number }; data?: unknown[] }>;
@@ -44,7 +44,7 @@ export async function httpInfer(url: string, inferPath: string, inputs: InferTen
   } catch {
     throw new GebeError(`the server at ${base} answered HTTP ${status} with a body that is not KServe v2 JSON: ${body.subarray(0, 200).toString('utf8')}`);
   }
-  if (status !== 200) throw inferenceRefused(base, { http: status }, header.error ?? JSON.stringify(header));
+  if (status !== 200) throw inferenceRefused(base, { http: status }, errorText(header));
   let offset = headerLength;
   return (header.outputs ?? []).map((o) => {
     const size = o.parameters?.binary_data_size;
