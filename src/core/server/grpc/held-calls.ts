@@ -53,7 +53,10 @@ export class HeldCalls {
   }
 }
 
-/** A grpc-js server call's signal: aborted when its client cancels it or its deadline passes. */
+/**
+ * A grpc-js server call's signal: aborted when its client cancels it, which clients also do when
+ * the call's deadline passes (then the cause is DEADLINE_EXCEEDED).
+ */
 export function tlsCallSignal(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>): AbortSignal {
   const controller = new AbortController();
   const deadline = call.getDeadline();

@@ -5,7 +5,7 @@
  * its connection, while the request waits behind a running one. The request is dropped from the
  * queue (the model never executes it: execution_count stays at one), the client gets
  * DEADLINE_EXCEEDED / CANCELLED, and nv_inference_request_failure counts it as CANCELED, on the
- * native front ends and on node:http (--http-frontend node) alike.
+ * native front ends and on node:http (--http-frontend node) and grpc-js over TLS alike.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -19,6 +19,7 @@ import { silentLogger } from '../../../../src/core/server/logger.js';
 import { ModelManager } from '../../../../src/core/server/model-manager.js';
 import { GebeServer } from '../../../../src/core/server/server.js';
 import { grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
+import { makeTestCertificates, type TestCertificates } from '../helpers/tls-certs.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
 import { repoRoot } from './helpers.js';
 
@@ -67,14 +68,18 @@ interface Served {
   stop(): Promise<void>;
 }
 
-async function serve(repo: string, httpFrontend: 'native' | 'node'): Promise<Served> {
+/** The server over the real executor; with `tls`, gRPC is served by grpc-js over TLS (--grpc-use-ssl). */
+async function serve(repo: string, httpFrontend: 'native' | 'node', tls?: TestCertificates): Promise<Served> {
   const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'none');
   await manager.start();
   const failed = manager.statuses().filter((v) => v.state !== 'READY');
   if (failed.length > 0) throw new Error(`models failed to load: ${failed.map((f) => `${f.name}: ${f.reason}`).join('; ')}`);
-  const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 20, httpFrontend }, silentLogger);
+  const grpcTls = tls ? { cert: tls.pem('server.pem'), key: tls.pem('server.key'), mutual: false } : undefined;
+  const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 20, httpFrontend, grpcTls }, silentLogger);
   const ports = await server.listen();
-  const client = grpcClient(`127.0.0.1:${ports.grpc}`);
+  const client = tls
+    ? grpcClient(`localhost:${ports.grpc}`, 'inference.GRPCInferenceService', grpc.credentials.createSsl(tls.pem('ca.pem')))
+    : grpcClient(`127.0.0.1:${ports.grpc}`);
   return {
     manager, server, client,
     http: { host: '127.0.0.1', port: ports.http! }, grpc: `127.0.0.1:${ports.grpc}`, metrics: `http://127.0.0.1:${ports.metrics}/metrics`,
@@ -135,15 +140,20 @@ async function idle(s: Served, model: string): Promise<void> {
   for (let i = 0; i < 100 && s.manager.resolve(model).pendingCount() > 0; i++) await sleep(50);
 }
 
-for (const frontend of ['native', 'node'] as const) {
-  describe.skipIf(!python.available)(`cancelling JS-answered requests (HTTP front end: ${frontend})`, () => {
+for (const [frontend, tls] of [['native', false], ['node', true]] as const) {
+  describe.skipIf(!python.available)(`cancelling JS-answered requests (HTTP front end: ${frontend}; gRPC: ${tls ? 'grpc-js over TLS' : 'native'})`, () => {
     let s: Served;
     let client: GrpcClient;
+    let certs: TestCertificates | undefined;
     beforeAll(async () => {
-      s = await serve(repository(), frontend);
+      certs = tls ? makeTestCertificates() : undefined;
+      s = await serve(repository(), frontend, certs);
       client = s.client;
     }, 60_000);
-    afterAll(() => s?.stop());
+    afterAll(async () => {
+      await s?.stop();
+      certs?.remove();
+    });
 
     it('drops a queued Python request whose gRPC deadline passes (DEADLINE_EXCEEDED, counted CANCELED)', async () => {
       const before = stats(s, 'slow').execution_count;
