@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { main } from '../src/cli.js';
 import { loadModel } from '../src/core/executor/index.js';
 import { memoryIO } from '../src/io.js';
-import { encodeBinaryInferRequest } from '../src/core/perf/clients/kserve-binary.js';
+import { encodeBinaryInferRequest } from '../src/core/kserve/client/http-binary.js';
 import { buildRequests } from '../src/core/perf/inputs.js';
 import { resolveRepositoryModel } from '../src/core/perf/repository-model.js';
 import type { PerfReport } from '../src/core/perf/report.js';

@@ -318,12 +318,31 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   if (client_inputs_.size() != inputs_.size()) PlaceClientInputs(*request);
   request->info.shape_key = ShapeKey(request->inputs);
   const uint8_t flags = (decoded.sequence_start ? kSequenceStart : 0) | (decoded.sequence_end ? kSequenceEnd : 0);
+  std::shared_ptr<std::atomic<int>> cancel;
+  if (info.Length() > 11 && info[11].ToBoolean().Value()) request->js_cancel = cancel = std::make_shared<std::atomic<int>>(0);
   const bool queued = sequence_ ? sequence_->Enqueue(request, decoded.sequence_id, flags, normalized.priority, normalized.timeout_us)
                                 : scheduler_->Enqueue(request, normalized.priority, normalized.timeout_us);
   if (!queued) {
     return reject(request->failure, request->error);
   }
   if (outstanding_++ == 0 && !unloading_) tsfn_.Ref(env);
+  if (!cancel) return env.Undefined();
+  using Handle = std::shared_ptr<std::atomic<int>>;
+  return Napi::External<Handle>::New(env, new Handle(std::move(cancel)), [](Napi::Env, Handle* h) { delete h; });
+}
+
+Napi::Value ModelCore::Cancel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  using Handle = std::shared_ptr<std::atomic<int>>;
+  if (info.Length() != 2 || !info[0].IsExternal() || !info[1].IsNumber()) {
+    throw Napi::TypeError::New(env, "Expected (handle, reason) for cancel");
+  }
+  const int reason = info[1].As<Napi::Number>().Int32Value();
+  if (reason != int(FailureReason::kCancelled) && reason != int(FailureReason::kDeadlineExceeded)) {
+    throw Napi::RangeError::New(env, "cancel takes the CANCELLED or DEADLINE_EXCEEDED reason");
+  }
+  int live = 0;
+  if ((*info[0].As<Napi::External<Handle>>().Data())->compare_exchange_strong(live, reason)) NoteCancellation();
   return env.Undefined();
 }
 

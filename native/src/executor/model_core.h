@@ -40,7 +40,12 @@ class ModelCore : public CompletionSink {
   // outputs[] | null, priority, timeoutUs[, sequenceId, sequenceStart, sequenceEnd]): decoded
   // into a DecodedRequest, checked by Normalize like every other front end's. Returns undefined
   // when queued, or [reason, message] (reason: a FailureReason value) when refused now.
+  // With a 12th argument true, a queued request answers a cancel handle (an External) instead of
+  // undefined, for Cancel.
   Napi::Value Infer(const Napi::CallbackInfo& info);
+  // JS thread: cancel(handle, reason): the request's caller went away; if it still waits in the
+  // queue it fails with `reason` (a FailureReason value: kCancelled or kDeadlineExceeded).
+  Napi::Value Cancel(const Napi::CallbackInfo& info);
   // Any thread: queues a request built natively (inputs, rows, output_mask and native_call set;
   // shape_key is filled in here). Its completion goes to request->native_call, never to JS, and
   // it does not keep the JS loop alive. kRefused: the model is unloading or unloaded (nothing

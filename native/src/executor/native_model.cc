@@ -54,6 +54,7 @@ Napi::Function NativeModel::Define(Napi::Env env) {
   Napi::Function ctor = DefineClass(env, "NativeModel",
                                     {InstanceMethod("metadata", &NativeModel::Metadata),
                                      InstanceMethod("infer", &NativeModel::Infer),
+                                     InstanceMethod("cancel", &NativeModel::Cancel),
                                      InstanceMethod("stats", &NativeModel::Stats),
                                      InstanceMethod("pendingCount", &NativeModel::PendingCount),
                                      InstanceMethod("compile", &NativeModel::Compile),
@@ -100,6 +101,8 @@ Napi::Value NativeModel::Metadata(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value NativeModel::Infer(const Napi::CallbackInfo& info) { return core_->Infer(info); }
+
+Napi::Value NativeModel::Cancel(const Napi::CallbackInfo& info) { return core_->Cancel(info); }
 
 Napi::Value NativeModel::Stats(const Napi::CallbackInfo& info) {
   ModelScheduler* s = core_->scheduler();

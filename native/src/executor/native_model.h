@@ -21,6 +21,7 @@ class NativeModel : public Napi::ObjectWrap<NativeModel> {
  private:
   Napi::Value Metadata(const Napi::CallbackInfo& info);
   Napi::Value Infer(const Napi::CallbackInfo& info);
+  Napi::Value Cancel(const Napi::CallbackInfo& info);
   Napi::Value Stats(const Napi::CallbackInfo& info);
   Napi::Value PendingCount(const Napi::CallbackInfo& info);
   Napi::Value Compile(const Napi::CallbackInfo& info);

@@ -105,7 +105,7 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
           metadata.Set(uint32_t(2 * i + 1), owned->metadata[i].second);
         }
         handler.Call({Napi::Number::New(env, double(owned->connection_id)), Napi::Number::New(env, owned->stream_id),
-                      Napi::String::New(env, owned->path), bytes, metadata});
+                      Napi::String::New(env, owned->path), bytes, metadata, Napi::Number::New(env, owned->cancelled)});
       });
       if (status != napi_ok) delete raw;  // closing: the stream is cancelled with its connection
     };

@@ -333,6 +333,21 @@ void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
     };
     if (route->TryHandle(message, s->streaming, s->cancel, std::move(reply))) return;
   }
+  if (!s->cancel->notify) {
+    // JS holds the call now: if it goes away before JS answers, JS hears of it (after the call
+    // itself, through the same queue) and cancels what it still queues.
+    GrpcServer* server = server_;
+    const uint64_t connection_id = id_;
+    const int32_t stream_id = s->id;
+    GrpcCallCancel* cancel = s->cancel.get();  // owns this function
+    s->cancel->notify = [server, connection_id, stream_id, cancel] {
+      auto gone = std::make_unique<GrpcJsCall>();
+      gone->connection_id = connection_id;
+      gone->stream_id = stream_id;
+      gone->cancelled = cancel->code.load(std::memory_order_acquire);
+      server->HandToJs(std::move(gone));
+    };
+  }
   auto call = std::make_unique<GrpcJsCall>();
   call->connection_id = id_;
   call->stream_id = s->id;

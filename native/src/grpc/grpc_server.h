@@ -53,6 +53,9 @@ struct GrpcJsCall {
   std::string path;
   std::shared_ptr<std::string> message;  // the request message, unframed (holds its budget share); null: a stream opens
   std::vector<std::pair<std::string, std::string>> metadata;  // custom headers, names lower-case
+  // Not 0: no new call, but word that the call JS holds went away (the GrpcCode: its client reset
+  // the stream or closed, or its deadline passed), so that JS drops a request it still queues.
+  int cancelled = 0;
 };
 
 // One answer for a call, posted from any thread. final: the call's status (with its last message

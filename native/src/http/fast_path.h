@@ -101,6 +101,10 @@ class RequestHandler {
   // Server loop thread. `respond` is called exactly once, from any thread; `request` stays valid
   // until then (`respond` holds it).
   virtual void Handle(std::shared_ptr<HttpRequest> request, Respond respond) = 0;
+  // Server loop thread: the connection of a request handed to Handle closed before its answer
+  // (the client reset it, a read or write failed), so the work may be dropped; `respond` still
+  // works (the answer goes nowhere). Also called for requests the fast path took: ignore those.
+  virtual void Abandoned(std::shared_ptr<HttpRequest> /*request*/) {}
 };
 
 // The binary infer route (fast_infer.cc).

@@ -78,6 +78,9 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     options.max_inflight_body_bytes = OptionalU64(o, "maxInflightBodyBytes", options.max_inflight_body_bytes);
     options.max_connections = size_t(OptionalU64(o, "maxConnections", options.max_connections));
     if (o.Get("busyMessage").IsString()) options.busy_message = o.Get("busyMessage").As<Napi::String>().Utf8Value();
+    if (o.Get("tooLargeMessage").IsString()) options.too_large_message = o.Get("tooLargeMessage").As<Napi::String>().Utf8Value();
+    if (o.Get("malformedPrefix").IsString()) options.malformed_prefix = o.Get("malformedPrefix").As<Napi::String>().Utf8Value();
+    if (o.Get("timeoutMessage").IsString()) options.timeout_message = o.Get("timeoutMessage").As<Napi::String>().Utf8Value();
     if (o.Get("fullMessage").IsString()) options.full_message = o.Get("fullMessage").As<Napi::String>().Utf8Value();
     options.max_body_bytes = OptionalU64(o, "maxBodyBytes", options.max_body_bytes);
     options.headers_timeout_ms = OptionalU64(o, "headersTimeoutMs", options.headers_timeout_ms);

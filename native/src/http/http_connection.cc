@@ -143,7 +143,7 @@ void HttpConnection::Parse(const char* data, size_t length) {
     // A body over a limit is an answer to a request, as in the JS server; the rest are not.
     Reject(reject_status_, reject_message_, reject_status_ == 413 || reject_status_ == 503);
   } else {
-    Reject(400, std::string("malformed HTTP request: Parse Error: ") + llhttp_get_error_reason(&parser_), false);
+    Reject(400, server_->options().malformed_prefix + "Parse Error: " + llhttp_get_error_reason(&parser_), false);
   }
 }
 
@@ -243,8 +243,7 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
   bool has_length = (p->flags & F_CONTENT_LENGTH) != 0;
   if (has_length && p->content_length > options.max_body_bytes) {
     self->reject_status_ = 413;
-    self->reject_message_ = "request body of " + std::to_string(p->content_length) + " bytes exceeds the limit of " +
-                            std::to_string(options.max_body_bytes) + " bytes (raise it with --http-max-body)";
+    self->reject_message_ = options.too_large_message;
     return -1;
   }
 
@@ -297,7 +296,7 @@ bool HttpConnection::RejectOverLimit(uint64_t total) {
   uint64_t limit = server_->options().max_body_bytes;
   if (total <= limit) return false;
   reject_status_ = 413;
-  reject_message_ = "request body exceeds the limit of " + std::to_string(limit) + " bytes (raise it with --http-max-body)";
+  reject_message_ = server_->options().too_large_message;
   return true;
 }
 
@@ -528,6 +527,7 @@ void HttpConnection::Close() {
   if (in_flight) {
     answer_counted_ = true;
     server_->CountAnswered();
+    if (RequestHandler* handler = server_->handler()) handler->Abandoned(request_);
   }
 }
 
@@ -548,8 +548,8 @@ void HttpConnection::OnTimer(uv_timer_t* timer) {
     self->Close();  // idle keep-alive connection, a silent client, or the end of a linger
     return;
   }
-  // Node's wording for both its headers and its request timeout.
-  self->Reject(408, "request headers were not received in time", false);
+  // One wording for both the headers and the request timeout, as node has.
+  self->Reject(408, self->server_->options().timeout_message, false);
 }
 
 }  // namespace gebe

@@ -39,6 +39,11 @@ struct HttpServerOptions {
   size_t max_connections = 4096;
   // The wording of those two answers, written by the JS side (src/core/server/limits.ts).
   std::string busy_message = "the server is receiving too many request bodies at once; retry later";
+  // The wording of the 413, 400 (then llhttp's reason) and 408 answers; serve passes
+  // server/limits.ts's, so that both HTTP front ends say the same.
+  std::string too_large_message = "request body exceeds the limit (raise it with --http-max-body)";
+  std::string malformed_prefix = "malformed HTTP request: ";
+  std::string timeout_message = "request headers were not received in time";
   std::string full_message = "the server has too many open connections; retry later";
   uint64_t headers_timeout_ms = 30000;
   uint64_t request_timeout_ms = 300000;

@@ -45,6 +45,7 @@ void JsRequestHandler::Stop() {
   tsfn_.Release();
   // What JS still holds is answered by nobody now: drop it (the server is gone, its mailbox too).
   waiting_.clear();
+  tokens_.clear();
 }
 
 void JsRequestHandler::Handle(std::shared_ptr<HttpRequest> request, Respond respond) {
@@ -60,13 +61,35 @@ void JsRequestHandler::Handle(std::shared_ptr<HttpRequest> request, Respond resp
   }
 }
 
+void JsRequestHandler::Abandoned(std::shared_ptr<HttpRequest> request) {
+  // The call holds the request: its address names no other request until JS has looked it up.
+  auto* call = new Call{shared_from_this(), std::move(request), nullptr, true};
+  napi_status status;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    status = released_ ? napi_closing : tsfn_.NonBlockingCall(call);
+  }
+  if (status != napi_ok) delete call;
+}
+
 void JsRequestHandler::CallJs(Napi::Env env, Napi::Function handler, std::nullptr_t*, Call* call) {
   std::unique_ptr<Call> owned(call);
   JsRequestHandler* self = call->owner.get();
   if (env == nullptr || self->released_) return;  // node is tearing down, or the server has ended
   const HttpRequest& r = *call->request;
+  if (call->abandoned) {
+    auto held = self->tokens_.find(&r);
+    if (held == self->tokens_.end()) return;  // answered already, or never handed to JS
+    try {
+      handler.Call({Napi::Number::New(env, double(held->second))});
+    } catch (const Napi::Error&) {
+      // Only a hint to drop queued work; the request still gets its answer.
+    }
+    return;
+  }
   uint64_t token = self->next_token_++;
-  self->waiting_.emplace(token, std::move(call->respond));
+  self->waiting_.emplace(token, Waiting{std::move(call->respond), &r});
+  self->tokens_.emplace(&r, token);
   Napi::Array headers = Napi::Array::New(env, r.headers.size() * 2);
   for (size_t i = 0; i < r.headers.size(); ++i) {
     headers.Set(uint32_t(2 * i), Napi::String::New(env, r.headers[i].first));
@@ -90,7 +113,8 @@ void JsRequestHandler::CallJs(Napi::Env env, Napi::Function handler, std::nullpt
 bool JsRequestHandler::Answer(uint64_t token, HttpResponse response) {
   auto it = waiting_.find(token);
   if (it == waiting_.end()) return false;
-  Respond respond = std::move(it->second);
+  Respond respond = std::move(it->second.respond);
+  tokens_.erase(it->second.request);
   waiting_.erase(it);
   respond(std::move(response));
   return true;

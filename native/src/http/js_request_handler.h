@@ -20,7 +20,8 @@ class JsRequestHandler : public RequestHandler, public std::enable_shared_from_t
   // JS thread. `handler(token, method, url, headers, body, http10)`: headers is a flat array of
   // [lower-cased name, value, ...] in arrival order, body a Buffer (a copy: the native one stays
   // charged to the in-flight body budget until the answer). The handler calls Answer(token, ...)
-  // exactly once, now or later.
+  // exactly once, now or later. Called with the token alone, it hears that the connection of a
+  // request it holds went away (Abandoned).
   JsRequestHandler(Napi::Env env, Napi::Function handler);
   ~JsRequestHandler() override;
 
@@ -29,6 +30,7 @@ class JsRequestHandler : public RequestHandler, public std::enable_shared_from_t
   void Stop();
 
   void Handle(std::shared_ptr<HttpRequest> request, Respond respond) override;
+  void Abandoned(std::shared_ptr<HttpRequest> request) override;
 
   // JS thread. False when `token` is unknown (answered already, or never handed out).
   bool Answer(uint64_t token, HttpResponse response);
@@ -38,6 +40,11 @@ class JsRequestHandler : public RequestHandler, public std::enable_shared_from_t
     std::shared_ptr<JsRequestHandler> owner;  // a call still queued when the server object goes keeps this alive
     std::shared_ptr<HttpRequest> request;
     Respond respond;
+    bool abandoned = false;  // not a request: word that `request`'s connection went away
+  };
+  struct Waiting {
+    Respond respond;
+    const HttpRequest* request;  // kept alive by respond
   };
   static void CallJs(Napi::Env env, Napi::Function handler, std::nullptr_t*, Call* call);
 
@@ -47,7 +54,8 @@ class JsRequestHandler : public RequestHandler, public std::enable_shared_from_t
   bool started_ = false;
   bool released_ = false;
   uint64_t next_token_ = 1;                        // JS thread
-  std::unordered_map<uint64_t, Respond> waiting_;  // JS thread: handed to JS, not answered yet
+  std::unordered_map<uint64_t, Waiting> waiting_;  // JS thread: handed to JS, not answered yet
+  std::unordered_map<const HttpRequest*, uint64_t> tokens_;  // JS thread: the same, by request
 };
 
 }  // namespace gebe

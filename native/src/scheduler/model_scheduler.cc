@@ -53,6 +53,8 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
       stats_.RecordFailure(0);
       return false;
     }
+    // Cancelled while it waited elsewhere (a sequence's backlog): the next decision drops it.
+    if (request->CancelReason() != FailureReason::kNone) cancellations_.store(true, std::memory_order_release);
     if (queues_.Push(request, priority, timeout_us, now_ns / 1000) == AdmitResult::kQueueFull) {
       request->Fail(FailureReason::kQueueFull,
                     "Exceeds maximum queue size for model '" + model_name_ + "' (max_queue_size " +
@@ -82,9 +84,9 @@ void ModelScheduler::Wakeups::Notify(std::condition_variable& batcher_cv) const 
 int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired, Wakeups& wakeups) {
   for (auto& r : queues_.ExpireDue(now_us)) expired.push_back(std::move(r));
   if (cancellations_.exchange(false, std::memory_order_acq_rel)) {
-    auto cancelled = queues_.RemoveIf([](const ScheduledRequest& r) { return r.native_call && r.native_call->CancelReason() != FailureReason::kNone; });
+    auto cancelled = queues_.RemoveIf([](const ScheduledRequest& r) { return r.CancelReason() != FailureReason::kNone; });
     for (auto& r : cancelled) {
-      const FailureReason reason = r->native_call->CancelReason();
+      const FailureReason reason = r->CancelReason();
       r->Fail(reason, reason == FailureReason::kDeadlineExceeded ? "Deadline Exceeded" : "Request was cancelled");
       expired.push_back(std::move(r));
     }

@@ -4,6 +4,7 @@
 // The input bytes belong to the caller, who keeps them alive until that hand-back.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -97,6 +98,9 @@ struct ScheduledRequest {
 
   // Set for requests taken by native code; travels with the request (see NativeCall).
   std::unique_ptr<NativeCall> native_call;
+  // Requests queued from JS whose caller may cancel them: a FailureReason value, 0 while live
+  // (set by the executor's cancel(), any thread, then ModelScheduler::NoteCancellation).
+  std::shared_ptr<std::atomic<int>> js_cancel;
 
   // Sequence models only (see SequenceBatcher): the sequence this request belongs to, its
   // START/END flags (its control and state bytes are in owned_inputs).
@@ -104,6 +108,11 @@ struct ScheduledRequest {
   uint8_t sequence_flags = 0;
 
   bool ok() const { return failure == FailureReason::kNone; }
+  // Why the request no longer needs running (its caller went away), or kNone.
+  FailureReason CancelReason() const {
+    if (native_call) return native_call->CancelReason();
+    return js_cancel ? FailureReason(js_cancel->load(std::memory_order_acquire)) : FailureReason::kNone;
+  }
   void Fail(FailureReason reason, std::string message) {
     failure = reason;
     error = std::move(message);

@@ -302,3 +302,36 @@ TEST(SchedulerServesHigherPriorityFirst) {
   CHECK_EQ(sink.Order(), (std::vector<uint64_t>{1, 4, 2, 3}));
   s.Stop();
 }
+
+TEST(SchedulerDropsAQueuedRequestItsJsCallerCancelled) {
+  Collector sink;
+  Inputs inputs;
+  // A 60 s queue delay and a preferred size never reached: both wait in the queue.
+  gebe::ModelScheduler s("m", Final(Policy(true, 8, {8}, 60000000)), true, Sessions(1, {}), &sink);
+  auto cancelled = inputs.Make(1, 1, 2, 1);
+  auto flag = std::make_shared<std::atomic<int>>(0);
+  cancelled->js_cancel = flag;
+  CHECK(Enqueue(s, std::move(cancelled)));
+  CHECK(Enqueue(s, inputs.Make(2, 1, 2, 2)));
+  flag->store(int(gebe::FailureReason::kDeadlineExceeded));
+  s.NoteCancellation();
+  sink.WaitDelivered(1);  // long before the delay: the cancelled one alone
+  CHECK_EQ(sink.Get(1).error, std::string("Deadline Exceeded"));
+  CHECK_EQ(sink.Get(1).status, 504);
+  CHECK_EQ(sink.Get(2).deliveries, 0);
+  s.Stop();
+  sink.WaitClosed();
+  CHECK(sink.Get(2).ok);
+}
+
+TEST(SchedulerDropsARequestCancelledBeforeItReachedTheQueue) {
+  Collector sink;
+  Inputs inputs;
+  gebe::ModelScheduler s("m", Final(Policy(true, 8, {8}, 60000000)), true, Sessions(1, {}), &sink);
+  auto r = inputs.Make(1, 1, 2, 1);
+  r->js_cancel = std::make_shared<std::atomic<int>>(int(gebe::FailureReason::kCancelled));
+  CHECK(Enqueue(s, std::move(r)));  // as a sequence batcher hands on a step from its backlog
+  sink.WaitDelivered(1);
+  CHECK_EQ(sink.Get(1).error, std::string("Request was cancelled"));
+  s.Stop();
+}

@@ -11,7 +11,7 @@ import type { InferTensor, TensorMetadata } from '../../core/executor/types.js';
 import { isImageFile, readImage } from '../../core/images/decode.js';
 import { parseNpy, NpyError } from '../../core/numpy/npy.js';
 import { buildRequests, resolveSampleDims } from '../../core/perf/inputs.js';
-import type { ModelDescription } from '../../core/perf/clients/types.js';
+import type { ModelDescription } from '../../core/kserve/client/types.js';
 import { DATATYPE_SIZE } from '../../core/kserve/datatypes.js';
 import { imageToTensor } from '../infer/image-input.js';
 

@@ -11,8 +11,7 @@ import { engineForModelFile, loadModel } from '../../core/executor/index.js';
 import type { InferTensor, TensorMetadata } from '../../core/executor/types.js';
 import { NpyError, parseNpy } from '../../core/numpy/npy.js';
 import { DATATYPE_SIZE } from '../../core/kserve/datatypes.js';
-import { openGrpcTarget } from '../infer/grpc-target.js';
-import { openHttpTarget } from '../infer/http-target.js';
+import { openGrpcTarget, openHttpTarget } from '../infer/remote-target.js';
 import type { LocalModel } from '../infer/local-target.js';
 import type { Sample } from './inputs.js';
 

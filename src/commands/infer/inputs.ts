@@ -8,7 +8,7 @@ import { GebeError, UsageError } from '../../errors.js';
 import type { InferTensor } from '../../core/executor/types.js';
 import { readImage, isImageFile } from '../../core/images/decode.js';
 import { buildRequests, resolveSampleDims } from '../../core/perf/inputs.js';
-import type { ModelDescription } from '../../core/perf/clients/types.js';
+import type { ModelDescription } from '../../core/kserve/client/types.js';
 import { imageToTensor, type InvertMode } from './image-input.js';
 
 export interface InputSpec {

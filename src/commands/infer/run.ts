@@ -6,8 +6,7 @@
 import path from 'node:path';
 import type { IO } from '../../io.js';
 import { colors } from '../../io.js';
-import { openGrpcTarget } from './grpc-target.js';
-import { openHttpTarget } from './http-target.js';
+import { openGrpcTarget, openHttpTarget } from './remote-target.js';
 import { openLocalTarget } from './local-target.js';
 import { buildInferInputs } from './inputs.js';
 import type { InferOptions } from './options.js';

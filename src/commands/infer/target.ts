@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CompileReport, InferTensor } from '../../core/executor/types.js';
-import type { ModelDescription } from '../../core/perf/clients/types.js';
+import type { ModelDescription } from '../../core/kserve/client/types.js';
 import type { ModelConfig } from '../../core/config/model-config.js';
 
 export interface InferTarget {

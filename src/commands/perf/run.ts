@@ -10,7 +10,7 @@ import { colors, type IO } from '../../io.js';
 import { buildRequests, checkBatchSize, resolveSampleDims } from '../../core/perf/inputs.js';
 import { LoadGenerator, type SettingResult } from '../../core/perf/load-generator.js';
 import { summarize, toRow, type PerfReport, type RunEnvironment, type RunSettings } from '../../core/perf/report.js';
-import type { ModelDescription } from '../../core/perf/clients/types.js';
+import type { ModelDescription } from '../../core/kserve/client/types.js';
 import { formatCsv } from '../../core/perf/reporters/csv.js';
 import { formatHtml } from '../../core/perf/reporters/html.js';
 import { formatJson } from '../../core/perf/reporters/json.js';

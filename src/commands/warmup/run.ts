@@ -8,7 +8,7 @@ import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import { colors, type IO } from '../../io.js';
 import { writeModelWarmup } from '../../core/config/index.js';
-import { openHttpTarget } from '../infer/http-target.js';
+import { openHttpTarget } from '../infer/remote-target.js';
 import { openLocalTarget } from '../infer/local-target.js';
 import type { InferTarget } from '../infer/target.js';
 import { formatRows, runWarmupStep, type WarmupRow } from './measure.js';

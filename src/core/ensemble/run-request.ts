@@ -9,6 +9,7 @@ import type { InferRequest, InferResponse, InferTensor, LoadedModel } from '../e
 import { InferError } from '../executor/types.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import { ProtocolError } from '../kserve/protocol-error.js';
+import { whenAborted } from '../executor/cancellation.js';
 import { reshapeForReader } from './batch-shape.js';
 import type { EnsemblePlan, EnsembleStep } from './plan.js';
 
@@ -40,11 +41,16 @@ export function runEnsemble(
   let stepsNs = 0;
   let queueNs = -1;
   return new Promise<RunResult>((resolve, reject) => {
+    // A client that goes away fails the request at once: no more steps start, and the composing
+    // models drop the steps they still queue (each step carries the same signal).
+    let detach = (): void => undefined;
     const fail = (err: InferError): void => {
       if (failed) return;
       failed = true;
+      detach();
       reject(err);
     };
+    detach = whenAborted(request.signal, fail);
     const launchReady = (): void => {
       for (const index of needed) {
         if (failed) return;
@@ -61,8 +67,13 @@ export function runEnsemble(
             done += 1;
             stepsNs += Number(process.hrtime.bigint() - stepStart);
             for (const [tensor, value] of outputs) board.set(tensor, value);
-            if (done === needed.size) resolve({ tensors: board, stepsNs, queueNs: Math.max(queueNs, 0) });
-            else launchReady();
+            if (failed) return;
+            if (done === needed.size) {
+              detach();
+              resolve({ tensors: board, stepsNs, queueNs: Math.max(queueNs, 0) });
+            } else {
+              launchReady();
+            }
           },
           (err: unknown) => {
             running -= 1;
@@ -74,8 +85,13 @@ export function runEnsemble(
         fail(new InferError(`in ensemble '${plan.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`, 'INTERNAL'));
       }
     };
-    if (needed.size === 0) resolve({ tensors: board, stepsNs: 0, queueNs: 0 });
-    else launchReady();
+    if (failed) return;
+    if (needed.size === 0) {
+      detach();
+      resolve({ tensors: board, stepsNs: 0, queueNs: 0 });
+    } else {
+      launchReady();
+    }
   });
 }
 
@@ -92,6 +108,7 @@ async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<strin
   if (parent.id !== undefined) request.id = parent.id;
   if (parent.priority !== undefined) request.priority = parent.priority;
   if (parent.timeoutUs !== undefined) request.timeoutUs = parent.timeoutUs;
+  if (parent.signal !== undefined) request.signal = parent.signal;
   const response: InferResponse = await model.infer(request);
   const batch = batching ? (inputs[0]?.shape[0] ?? 0) : 0;
   const produced = new Map<string, BoardTensor>();

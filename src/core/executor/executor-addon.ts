@@ -34,11 +34,15 @@ export interface NativeStats {
  */
 export type NativeResult = [number, 0, Array<Uint8Array | number[] | null>] | [number, number, string];
 
+/** An opaque native value naming one queued request, for cancel(). */
+export type CancelHandle = object & { readonly __cancelHandle?: never };
+
 export interface NativeModel {
   metadata(): NativeMetadata;
   /**
    * One request, as the client sent it (the native core's Normalize checks it, as it checks
-   * every front end's). undefined when queued; [reason, message] when refused at once.
+   * every front end's). undefined when queued (with `cancellable`, a handle for cancel());
+   * [reason, message] when refused at once.
    */
   infer(
     token: number,
@@ -52,7 +56,10 @@ export interface NativeModel {
     sequenceId?: number | bigint | string,
     sequenceStart?: boolean,
     sequenceEnd?: boolean,
-  ): undefined | [number, string];
+    cancellable?: boolean,
+  ): undefined | [number, string] | CancelHandle;
+  /** The request's caller went away: if it still waits in the queue, it fails with `reason`. */
+  cancel(handle: CancelHandle, reason: number): void;
   stats(): NativeStats;
   pendingCount(): number;
   compile(shapes: Array<{ name: string; shape: number[] }>): Promise<{ compileMs: number; arenaBytes: number; cached: boolean }>;

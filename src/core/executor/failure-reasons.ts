@@ -48,6 +48,11 @@ export function failureOf(reason: number): FailureTraits {
   return rows[reason] ?? traitsOf('INTERNAL');
 }
 
+/** The native reason value of a failure name (what the executor binding takes). */
+export function failureIndex(name: FailureName): number {
+  return failureTable().findIndex((t) => t.name === name);
+}
+
 export function traitsOf(name: FailureName): FailureTraits {
   failureTable();
   return byName!.get(name)!;

@@ -16,7 +16,8 @@ import type {
   TensorMetadata,
 } from './types.js';
 import { InferError } from './types.js';
-import { failureOf } from './failure-reasons.js';
+import { abortError, whenAborted } from './cancellation.js';
+import { failureIndex, failureOf } from './failure-reasons.js';
 import { toBindingRequest } from './binding-request.js';
 
 interface Pending {
@@ -112,18 +113,23 @@ export class ExecutorModel implements LoadedModel {
     }
     const token = this.nextToken++;
     const b = toBindingRequest(request);
-    let rejected: [number, string] | undefined;
+    const signal = request.signal;
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    let queued: ReturnType<NativeModel['infer']>;
     try {
-      rejected = native.infer(token, b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs,
-        request?.sequenceId, request?.sequenceStart, request?.sequenceEnd);
+      queued = native.infer(token, b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs,
+        request?.sequenceId, request?.sequenceStart, request?.sequenceEnd, signal !== undefined);
     } catch (err) {
       // The binding refuses arguments of the wrong JS types (data that is not a Uint8Array).
       return Promise.reject(new InferError(`${(err as Error).message} in the request for model '${this.name}'`, 'INTERNAL'));
     }
-    if (rejected) return Promise.reject(new InferError(rejected[1], failureOf(rejected[0]).name));
+    if (Array.isArray(queued)) return Promise.reject(new InferError(queued[1], failureOf(queued[0]).name));
+    // A caller that goes away takes the request out of the native queue (the answer says so).
+    const handle = queued;
+    const detach = handle ? whenAborted(signal, (err) => native.cancel(handle, failureIndex(err.failure))) : undefined;
     const outputIndexes = b.outputs ? b.outputs.map((name) => this.outputIndex.get(name)!) : this.outputs.map((_, i) => i);
     return new Promise<InferResponse>((resolve, reject) => {
-      this.pending.set(token, { request, outputIndexes, resolve, reject });
+      this.pending.set(token, detach ? { request, outputIndexes, resolve: (r) => { detach(); resolve(r); }, reject: (e) => { detach(); reject(e); } } : { request, outputIndexes, resolve, reject });
     });
   }
 

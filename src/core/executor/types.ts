@@ -5,11 +5,9 @@
 import { traitsOf, type FailureName, type MetricReason } from './failure-reasons.js';
 import type { NativeModel } from './executor-addon.js';
 
-/** KServe v2 datatype names (TYPE_STRING in config.pbtxt travels as BYTES). */
-export type Datatype =
-  | 'BOOL' | 'UINT8' | 'UINT16' | 'UINT32' | 'UINT64'
-  | 'INT8' | 'INT16' | 'INT32' | 'INT64'
-  | 'FP16' | 'BF16' | 'FP32' | 'FP64' | 'BYTES';
+import type { Datatype } from '../kserve/datatypes.js';
+
+export type { Datatype };
 
 /** A tensor's declaration: shape includes the batch dimension (-1) when max_batch_size > 0. */
 export interface TensorMetadata {
@@ -46,6 +44,11 @@ export interface InferRequest {
   sequenceId?: number | bigint | string;
   sequenceStart?: boolean;
   sequenceEnd?: boolean;
+  /**
+   * Aborted when the client went away (server/cancellation.ts): the models JS runs drop the
+   * request if they still queue it. The native executor does not read it.
+   */
+  signal?: AbortSignal;
 }
 
 export interface InferResponse {

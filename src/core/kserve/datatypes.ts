@@ -5,7 +5,11 @@
  * the wire already carries raw little-endian bytes. Shared by the executor, the server's codecs
  * and the clients of perf, infer and warmup.
  */
-import type { Datatype } from '../executor/types.js';
+/** KServe v2 datatype names (TYPE_STRING in config.pbtxt travels as BYTES). */
+export type Datatype =
+  | 'BOOL' | 'UINT8' | 'UINT16' | 'UINT32' | 'UINT64'
+  | 'INT8' | 'INT16' | 'INT32' | 'INT64'
+  | 'FP16' | 'BF16' | 'FP32' | 'FP64' | 'BYTES';
 
 /** Bytes per element; BYTES is variable-length (0 here). */
 export const DATATYPE_SIZE: Readonly<Record<Datatype, number>> = {

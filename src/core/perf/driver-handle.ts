@@ -4,7 +4,7 @@
  * a worker thread with its own event loop (network modes, so the client is not the bottleneck).
  */
 import { LoadDriver, type DriverWindow, type LoadPlan } from './driver.js';
-import type { InferClient } from './clients/types.js';
+import type { InferClient } from '../kserve/client/types.js';
 
 export interface DriverHandle {
   start(plan: LoadPlan): void;

@@ -6,7 +6,7 @@
  */
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { createLatencyHistogram, recordLatency, type Histogram } from './histogram.js';
-import type { InferClient } from './clients/types.js';
+import type { InferClient } from '../kserve/client/types.js';
 import { SequenceCursor, type SequenceLoad } from './sequences.js';
 
 const YIELD_EVERY = 64;

@@ -1,6 +1,6 @@
 /** A remote KServe v2 server over gRPC as a load target; like HttpTarget, load runs on worker threads. */
-import { encodeGrpcInferRequest, GrpcInferClient, GrpcModelEndpoint } from './clients/grpc.js';
-import type { ModelDescription, RequestInputs } from './clients/types.js';
+import { encodeGrpcInferRequest, GrpcInferClient, GrpcModelEndpoint } from '../kserve/client/grpc.js';
+import type { ModelDescription, RequestInputs } from '../kserve/client/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';

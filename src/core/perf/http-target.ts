@@ -3,10 +3,11 @@
  * load on worker threads (each with its own event loop and keep-alive connections), or on the main
  * thread when clientThreads is 0.
  */
-import { HttpModelEndpoint, normalizeBaseUrl } from './clients/http.js';
-import { HttpInferClient } from './clients/http-load-client.js';
-import { encodeBinaryInferRequest } from './clients/kserve-binary.js';
-import type { ModelDescription, RequestInputs } from './clients/types.js';
+import { normalizeBaseUrl } from '../kserve/client/base-url.js';
+import { HttpModelEndpoint } from '../kserve/client/http-control.js';
+import { HttpInferClient } from '../kserve/client/http-load-client.js';
+import { encodeBinaryInferRequest } from '../kserve/client/http-binary.js';
+import type { ModelDescription, RequestInputs } from '../kserve/client/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';

@@ -5,7 +5,7 @@
  */
 import type { ModelConfig } from '../config/model-config.js';
 import type { LoadedModel, ModelStatistics } from '../executor/types.js';
-import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from './clients/types.js';
+import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from '../kserve/client/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { resolveRepositoryModel } from './repository-model.js';

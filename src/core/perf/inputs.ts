@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Datatype, InferTensor, TensorMetadata } from '../executor/types.js';
 import { UsageError } from '../../errors.js';
-import type { ModelDescription, RequestInputs } from './clients/types.js';
+import type { ModelDescription, RequestInputs } from '../kserve/client/types.js';
 
 export type InputDataSpec = { kind: 'zero' } | { kind: 'random' } | { kind: 'file'; path: string };
 

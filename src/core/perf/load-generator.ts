@@ -10,7 +10,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import type { ModelEndpoint, RequestInputs } from './clients/types.js';
+import type { ModelEndpoint, RequestInputs } from '../kserve/client/types.js';
 import { splitPlan, type DriverHandle } from './driver-handle.js';
 import type { SequenceLoad, SequenceSpec } from './sequences.js';
 import type { LoadPlan } from './driver.js';

@@ -23,12 +23,9 @@ export interface SequenceLoad extends SequenceSpec {
   users: number;
 }
 
-/** The sequence parameters of one request. */
-export interface SequenceStep {
-  id: number;
-  start: boolean;
-  end: boolean;
-}
+import type { SequenceStep } from '../kserve/client/types.js';
+
+export type { SequenceStep };
 
 /** perf_analyzer's default sequence length, used when the model has sequence_batching. */
 export const DEFAULT_SEQUENCE_LENGTH = 20;

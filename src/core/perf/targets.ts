@@ -1,5 +1,5 @@
 /** Opens the target a perf run measures: a remote server (HTTP or gRPC) or the model in process. */
-import type { ModelDescription } from './clients/types.js';
+import type { ModelDescription } from '../kserve/client/types.js';
 import { HttpTarget } from './http-target.js';
 import type { LoadModelFn } from './in-process-target.js';
 import type { LoadTarget } from './load-generator.js';

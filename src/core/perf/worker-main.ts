@@ -3,8 +3,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { GebeError } from '../../errors.js';
 import { LoadDriver } from './driver.js';
 import { encodeHistogram } from './histogram.js';
-import { HttpInferClient } from './clients/http-load-client.js';
-import type { InferClient } from './clients/types.js';
+import { HttpInferClient } from '../kserve/client/http-load-client.js';
+import type { InferClient } from '../kserve/client/types.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './worker-protocol.js';
 
 async function createClient(init: WorkerInit): Promise<InferClient> {
@@ -12,7 +12,7 @@ async function createClient(init: WorkerInit): Promise<InferClient> {
     const bodies = init.bodies.map((b) => ({ body: Buffer.from(b.body.buffer, b.body.byteOffset, b.body.byteLength), headerLength: b.headerLength }));
     return new HttpInferClient(init.baseUrl, init.inferPath, bodies);
   }
-  const { GrpcInferClient } = await import('./clients/grpc.js');
+  const { GrpcInferClient } = await import('../kserve/client/grpc.js');
   return new GrpcInferClient(init.address, init.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
 }
 

@@ -12,6 +12,7 @@ import type { FailureName } from '../executor/failure-reasons.js';
 import {
   InferError, type CompileReport, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
 } from '../executor/types.js';
+import { abortError, whenAborted } from '../executor/cancellation.js';
 import type { Logger } from '../server/logger.js';
 import { ModelStats } from './model-stats.js';
 import { checkOutputs } from './output-check.js';
@@ -37,6 +38,8 @@ interface Queued {
   enqueued: bigint;
   resolve(response: InferResponse): void;
   reject(err: InferError): void;
+  /** Stops listening for the request's cancellation (it left the queue). */
+  detach(): void;
 }
 
 interface Instance {
@@ -95,8 +98,19 @@ export class PythonModel implements LoadedModel {
       return Promise.reject(err);
     }
     const rows = valid.rows;
+    if (request.signal?.aborted) return Promise.reject(abortError(request.signal));
     return new Promise<InferResponse>((resolve, reject) => {
-      this.queue.push({ request, rows, enqueued: process.hrtime.bigint(), resolve, reject });
+      const queued: Queued = { request, rows, enqueued: process.hrtime.bigint(), resolve, reject, detach: () => undefined };
+      // A client that goes away while its request waits takes it out of the queue (counted as failed).
+      queued.detach = whenAborted(request.signal, (err) => {
+        const at = this.queue.indexOf(queued);
+        if (at < 0) return;  // running already: it finishes, the front end drops the answer
+        this.queue.splice(at, 1);
+        this.stats_.request(false, Number(process.hrtime.bigint() - queued.enqueued), 0);
+        reject(err);
+        if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      });
+      this.queue.push(queued);
       this.dispatch();
     });
   }
@@ -117,7 +131,10 @@ export class PythonModel implements LoadedModel {
   /** Rejects queued requests, lets running ones finish (bounded), runs finalize() and ends the processes. */
   unload(): Promise<void> {
     this.unloading ??= (async () => {
-      for (const q of this.queue.splice(0)) q.reject(new InferError(`model '${this.name}' version ${this.version} is unloading`, 'UNAVAILABLE'));
+      for (const q of this.queue.splice(0)) {
+        q.detach();
+        q.reject(new InferError(`model '${this.name}' version ${this.version} is unloading`, 'UNAVAILABLE'));
+      }
       const deadline = Date.now() + this.spec.unloadGraceMs;
       if (this.pendingCount() > 0) {
         let timer: NodeJS.Timeout | undefined;
@@ -171,6 +188,12 @@ export class PythonModel implements LoadedModel {
   }
 
   private takeBatch(): Queued[] {
+    const batch = this.takeBatchRows();
+    for (const q of batch) q.detach();
+    return batch;
+  }
+
+  private takeBatchRows(): Queued[] {
     const batch = [this.queue.shift()!];
     if (!this.spec.dynamicBatching) return batch;
     let rows = batch[0]!.rows;

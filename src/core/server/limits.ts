@@ -24,6 +24,17 @@ export function defaultMaxConnections(fdLimit: number): number {
   return Math.max(16, Math.floor((fdLimit - RESERVED_FDS) / FDS_PER_CONNECTION));
 }
 
+/** A body over --http-max-body, whether its Content-Length says so or its bytes pass it: 413. */
+export function bodyTooLargeMessage(limit: number): string {
+  return `request body exceeds the limit of ${limit} bytes (raise it with --http-max-body)`;
+}
+
+/** Before the parser's reason ("Parse Error: ..." from llhttp, in node and natively alike): 400. */
+export const MALFORMED_REQUEST_PREFIX = 'malformed HTTP request: ';
+
+/** Headers, or a whole request, that did not arrive within their timeout: 408. */
+export const REQUEST_TIMEOUT_MESSAGE = 'request headers were not received in time';
+
 export function inflightBodyMessage(limit: number): string {
   return `the server is receiving request bodies of ${limit} bytes in total, its limit (--http-max-inflight-body); retry later`;
 }

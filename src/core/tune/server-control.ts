@@ -7,7 +7,7 @@
 import { GebeError } from '../../errors.js';
 import { parseJsonAllowingNonFinite } from '../json/nan-json.js';
 import type { ModelConfig } from '../config/model-config.js';
-import { normalizeBaseUrl } from '../perf/clients/http.js';
+import { normalizeBaseUrl } from '../kserve/client/base-url.js';
 
 async function call(url: string, init: RequestInit, what: string): Promise<unknown> {
   let res: Response;

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import type { ModelConfig, ModelWarmupConfig } from '../config/model-config.js';
 import type { Datatype, InferTensor } from '../executor/types.js';
-import type { ModelDescription } from '../perf/clients/types.js';
+import type { ModelDescription } from '../kserve/client/types.js';
 import { DATATYPE_SIZE, datatypeFromConfig } from '../kserve/datatypes.js';
 
 export interface WarmupStep {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ModelConfig } from '../../../src/core/config/model-config.js';
 import { parseModelConfig, writeModelWarmup } from '../../../src/core/config/index.js';
-import type { ModelDescription } from '../../../src/core/perf/clients/types.js';
+import type { ModelDescription } from '../../../src/core/kserve/client/types.js';
 import { defaultBatchSizes, planWarmup, warmupEntries } from '../../../src/core/warmup/plan.js';
 import { formatRows, median, runWarmupStep } from '../../../src/commands/warmup/measure.js';
 import { TEMPLATES_DIR } from '../../../src/commands/init/templates.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LoadDriver } from '../../../src/core/perf/driver.js';
 import { splitPlan } from '../../../src/core/perf/driver-handle.js';
-import type { InferClient } from '../../../src/core/perf/clients/types.js';
+import type { InferClient } from '../../../src/core/kserve/client/types.js';
 
 /** A client whose "server" answers on the next timer turn and counts what it was sent. */
 function timerClient() {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
-import type { ModelDescription } from '../../../src/core/perf/clients/types.js';
+import type { ModelDescription } from '../../../src/core/kserve/client/types.js';
 import { buildRequests, checkBatchSize, resolveSampleDims } from '../../../src/core/perf/inputs.js';
 
 const model: ModelDescription = {

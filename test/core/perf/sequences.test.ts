@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { LoadDriver, type LoadPlan } from '../../../src/core/perf/driver.js';
 import { splitPlan } from '../../../src/core/perf/driver-handle.js';
-import type { InferClient } from '../../../src/core/perf/clients/types.js';
+import type { InferClient } from '../../../src/core/kserve/client/types.js';
 import { SequenceCursor, type SequenceStep } from '../../../src/core/perf/sequences.js';
 
 describe('SequenceCursor', () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { GebeError } from '../../../src/errors.js';
 import { InThreadDriver } from '../../../src/core/perf/driver-handle.js';
 import { LoadGenerator, type LoadTarget, type MeasurementOptions } from '../../../src/core/perf/load-generator.js';
-import type { InferClient, ModelDescription, RequestInputs } from '../../../src/core/perf/clients/types.js';
+import type { InferClient, ModelDescription, RequestInputs } from '../../../src/core/kserve/client/types.js';
 
 const model: ModelDescription = { name: 'm', version: '1', maxBatchSize: 8, inputs: [{ name: 'x', datatype: 'FP32', shape: [-1, 1] }], outputs: [] };
 

@@ -75,7 +75,7 @@ describe('native HTTP front end', () => {
     expect(answer!.status).toBe(413);
     expect(answer!.headers.connection).toBe('close');
     expect(answer!.headers.date).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
-    expect(JSON.parse(answer!.body)).toEqual({ error: `request body of ${LIMIT + 1} bytes exceeds the limit of ${LIMIT} bytes (raise it with --http-max-body)` });
+    expect(JSON.parse(answer!.body)).toEqual({ error: `request body exceeds the limit of ${LIMIT} bytes (raise it with --http-max-body)` });
   });
 
   it('refuses a chunked body with 413 as soon as it passes the limit', async () => {
@@ -240,6 +240,39 @@ describe('--http-frontend node', () => {
       expect((await fetch(`${t.http}/v2/health/live`)).status).toBe(200);
     } finally {
       await t.stop();
+    }
+  });
+});
+
+describe('one wording for both HTTP front ends', () => {
+  const SMALL = 1024;
+  const big = Buffer.alloc(SMALL + 1, 0x61);
+  const cases: Record<string, Array<string | Buffer>> = {
+    'a declared Content-Length over the limit': [`POST /v2/models/simple/infer HTTP/1.1\r\nHost: x\r\nContent-Length: ${SMALL + 1}\r\n\r\n`, big],
+    'a chunked body over the limit': ['POST /v2/models/simple/infer HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n', `${big.byteLength.toString(16)}\r\n`, big, '\r\n0\r\n\r\n'],
+    'a Content-Length that is not a number': ['POST /v2/models/simple/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n'],
+    'two different Content-Lengths': ['POST /v2/models/simple/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nabcde'],
+    'a negative Content-Length': ['POST /v2/models/simple/infer HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n'],
+  };
+
+  it('answers an oversize body and a bad Content-Length with the same status and text on native and node:http', async () => {
+    const native = await startTestServer({ server: { maxBodyBytes: SMALL } });
+    const node = await startTestServer({ server: { maxBodyBytes: SMALL, httpFrontend: 'node' } });
+    try {
+      expect(native.server.http).toBeInstanceOf(NativeHttpFrontend);
+      expect(node.server.http).toBeInstanceOf(HttpFrontend);
+      for (const [what, parts] of Object.entries(cases)) {
+        const [a] = answers(await exchange(Number(new URL(native.http).port), parts));
+        const [b] = answers(await exchange(Number(new URL(node.http).port), parts));
+        const seen = (x: typeof a) => ({ what, status: x?.status, error: x ? (JSON.parse(x.body) as { error: string }).error : undefined });
+        expect(seen(a)).toEqual(seen(b));
+        expect(a!.status, what).toBe(what.includes('over the limit') ? 413 : 400);
+        if (a!.status === 413) expect(seen(a).error).toBe(`request body exceeds the limit of ${SMALL} bytes (raise it with --http-max-body)`);
+        else expect(seen(a).error).toMatch(/^malformed HTTP request: Parse Error: /);
+      }
+    } finally {
+      await native.stop();
+      await node.stop();
     }
   });
 });

@@ -8,7 +8,7 @@
  * a fresh decode would. Anything else (JSON data, BYTES, another body length) is decoded in full.
  */
 import type { Datatype, InferRequest } from '../../executor/types.js';
-import type { DecodedHttpInfer, OutputEncoding } from './http-infer-request.js';
+import type { DecodedHttpInfer, OutputEncoding } from './decoded-http-infer.js';
 
 interface TemplateInput {
   name: string;

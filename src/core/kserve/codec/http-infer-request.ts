@@ -9,22 +9,10 @@ import { isDatatype } from '../datatypes.js';
 import { ProtocolError } from '../protocol-error.js';
 import { SEQUENCE_PARAMETERS, applySequenceParameter } from './sequence-parameters.js';
 import { fromTemplate, rememberTemplate } from './header-templates.js';
+import type { DecodedHttpInfer, OutputEncoding } from './decoded-http-infer.js';
+
 import { jsonDataToBytes } from './json-tensor.js';
 import { describe, elementCount, parseShape } from './shape.js';
-
-export interface OutputEncoding {
-  /** Requested outputs that must travel binary, by name. */
-  binary: Map<string, boolean>;
-  /** `binary_data_output` at request level: the default for outputs not listed. */
-  binaryByDefault: boolean;
-  /** Outputs asked for as classes (the classification extension): name → k. */
-  classes: Map<string, number>;
-}
-
-export interface DecodedHttpInfer {
-  request: InferRequest;
-  encoding: OutputEncoding;
-}
 
 type Json = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  */
 import type { InferResponse } from '../../executor/types.js';
 import { isBinaryOnly } from '../datatypes.js';
-import type { OutputEncoding } from './http-infer-request.js';
+import type { OutputEncoding } from './decoded-http-infer.js';
 import { bytesToJsonText } from './json-tensor.js';
 
 export interface EncodedHttpResponse {

@@ -24,9 +24,11 @@ export interface NativeGrpcServerOptions {
 
 /**
  * One call for JS: connection and stream identify it in answer(); metadata is [name, value, ...]
- * of its custom headers (names lower-case).
+ * of its custom headers (names lower-case). `cancelled` is 0, or the gRPC code (CANCELLED,
+ * DEADLINE_EXCEEDED) with which a call JS was handed went away before JS answered it (then path
+ * is empty and request null): JS drops what it still queues for it.
  */
-export type NativeGrpcHandler = (connection: number, stream: number, path: string, request: Buffer | null, metadata: string[]) => void;
+export type NativeGrpcHandler = (connection: number, stream: number, path: string, request: Buffer | null, metadata: string[], cancelled: number) => void;
 
 export interface NativeGrpcServer {
   listen(): number;

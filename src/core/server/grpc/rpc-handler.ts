@@ -26,11 +26,16 @@ export interface RpcResult {
 export type MetadataLookup = (key: string) => string | undefined;
 
 export interface RpcHandler {
-  /** Answers one request message of the call `path`. */
-  handle(path: string, request: Uint8Array, metadata: MetadataLookup): RpcResult | Promise<RpcResult>;
+  /**
+   * Answers one request message of the call `path`. `signal` aborts when the call goes away (its
+   * client reset it, or its deadline passed): an inference the models JS runs still queue is dropped.
+   */
+  handle(path: string, request: Uint8Array, metadata: MetadataLookup, signal?: AbortSignal): RpcResult | Promise<RpcResult>;
   /** The refusal of a call to a restricted API whose metadata lacks its key; undefined when allowed. */
   refusal(path: string, metadata: MetadataLookup): RpcResult | undefined;
 }
+
+export const INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
 
 /** The one client-streaming RPC: each request message gets a response message, errors in band. */
 export const STREAM_INFER_PATH = '/inference.GRPCInferenceService/ModelStreamInfer';
@@ -47,7 +52,7 @@ const RPC_API: Record<string, RestrictedApi> = {
   TraceSetting: 'trace', LogSettings: 'logging',
 };
 
-type Method = (request: any) => unknown | Promise<unknown>;
+type Method = (request: any, signal?: AbortSignal) => unknown | Promise<unknown>;
 
 class RpcFailure extends Error {
   constructor(readonly code: number, message: string) {
@@ -78,8 +83,11 @@ function methods(s: InferenceService): Record<string, Method> {
   const unimplemented = (name: string): Method => () => {
     throw new RpcFailure(GrpcStatus.UNIMPLEMENTED, `${name} is not implemented by gebe serve`);
   };
-  const infer = (msg: GrpcInferRequestMessage): Promise<Record<string, unknown>> =>
-    s.infer(msg.model_name, version(msg.model_version), decodeGrpcInferRequest(msg), grpcClassCounts(msg)).then(encodeGrpcInferResponse);
+  const infer = (msg: GrpcInferRequestMessage, signal?: AbortSignal): Promise<Record<string, unknown>> => {
+    const request = decodeGrpcInferRequest(msg);
+    if (signal) request.signal = signal;
+    return s.infer(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg)).then(encodeGrpcInferResponse);
+  };
   return {
     ServerLive: () => ({ live: true }),
     ServerReady: () => ({ ready: s.serverReady() }),
@@ -88,10 +96,10 @@ function methods(s: InferenceService): Record<string, Method> {
     ModelMetadata: (r) => s.modelMetadata(r.name, version(r.version)),
     ModelInfer: infer,
     // One request message of the stream: its response (or its error, in band) is one message.
-    ModelStreamInfer: (msg: GrpcInferRequestMessage) => {
+    ModelStreamInfer: (msg: GrpcInferRequestMessage, signal?: AbortSignal) => {
       let response: Promise<Record<string, unknown>>;
       try {
-        response = infer(msg);
+        response = infer(msg, signal);
       } catch (err) {
         response = Promise.reject(err);
       }
@@ -182,7 +190,7 @@ export function createRpcHandler(service: InferenceService, log: Logger, restric
     }
     return undefined;
   };
-  const handle = (path: string, bytes: Uint8Array, metadata: MetadataLookup): RpcResult | Promise<RpcResult> => {
+  const handle = (path: string, bytes: Uint8Array, metadata: MetadataLookup, signal?: AbortSignal): RpcResult | Promise<RpcResult> => {
     const route = routes.get(path);
     if (!route) return { code: GrpcStatus.UNIMPLEMENTED, message: `The server does not implement the method ${path}` };
     if (log.verboseEnabled) log.verbose('grpc call', { method: path });
@@ -199,7 +207,7 @@ export function createRpcHandler(service: InferenceService, log: Logger, restric
     // Synchronous answers go back at once and promises are awaited with one reaction.
     let result: unknown;
     try {
-      result = route.fn(request);
+      result = route.fn(request, signal);
     } catch (err) {
       return failed(err);
     }

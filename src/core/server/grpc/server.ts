@@ -15,7 +15,8 @@ import { defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, inflightBodyMessage, 
 import type { Logger } from '../logger.js';
 import type { Restrictions } from '../restricted-api.js';
 import { createNativeGrpcServer, type NativeGrpcServer } from './native-grpc-addon.js';
-import { createRpcHandler, STREAM_INFER_PATH, type MetadataLookup, type RpcHandler, type RpcResult } from './rpc-handler.js';
+import { createRpcHandler, INFER_PATH, STREAM_INFER_PATH, type MetadataLookup, type RpcHandler, type RpcResult } from './rpc-handler.js';
+import { HeldCalls, tlsCallSignal } from './held-calls.js';
 import { grpcRoot } from '../../kserve/grpc-proto.js';
 
 export interface GrpcOptions {
@@ -62,6 +63,7 @@ export class GrpcFrontend {
   private tlsConnections = 0;
   private tlsRefused = 0;
   private readonly published = new Map<string, Publication>();
+  private readonly calls = new HeldCalls();
 
   constructor(private readonly service: InferenceService, private readonly options: GrpcOptions, private readonly log: Logger) {
     this.handler = createRpcHandler(service, log, options.restrictions);
@@ -78,7 +80,7 @@ export class GrpcFrontend {
       host: o.host, port: o.port, maxMessageBytes: o.maxMessageBytes, maxInflightBytes: maxInflight,
       maxConnections: o.maxConnections, maxConcurrentStreams: GRPC_MAX_CONCURRENT_STREAMS, drainGraceMs: DRAIN_IDLE_GRACE_MS,
       busyMessage: inflightBodyMessage(maxInflight), nativeInfer, announceStreams: Boolean(o.restrictions?.has('inference')),
-    }, (connection, stream, path, request, metadata) => this.onCall(connection, stream, path, request, metadata));
+    }, (connection, stream, path, request, metadata, cancelled) => this.onCall(connection, stream, path, request, metadata, cancelled));
     let port: number;
     try {
       port = native.listen();
@@ -90,18 +92,27 @@ export class GrpcFrontend {
     return Promise.resolve(port);
   }
 
-  private onCall(connection: number, stream: number, path: string, request: Buffer | null, metadata: string[]): void {
+  private onCall(connection: number, stream: number, path: string, request: Buffer | null, metadata: string[], cancelled: number): void {
     const native = this.native;
     if (!native) return;
+    if (cancelled !== 0) {
+      this.calls.cancel(`${connection}:${stream}`, cancelled === grpc.status.DEADLINE_EXCEEDED ? 'DEADLINE_EXCEEDED' : 'CANCELLED');
+      return;
+    }
     const streaming = path === STREAM_INFER_PATH;
-    const send = (r: RpcResult): void => native.answer(connection, stream, !streaming || r.code !== 0, r.code, r.message, r.bytes ?? null);
+    // Inference calls carry a signal that aborts if the call goes away while JS holds it.
+    const held = request !== null && (streaming || path === INFER_PATH) ? this.calls.hold(`${connection}:${stream}`) : undefined;
+    const send = (r: RpcResult): void => {
+      held?.release();
+      native.answer(connection, stream, !streaming || r.code !== 0, r.code, r.message, r.bytes ?? null);
+    };
     if (request === null) {
       // A streaming call opens: refused now when its API is restricted, otherwise its messages follow.
       const refused = this.handler.refusal(path, metadataOf(metadata));
       if (refused) send(refused);
       return;
     }
-    const result = this.handler.handle(path, request, metadataOf(metadata));
+    const result = this.handler.handle(path, request, metadataOf(metadata), held?.signal);
     if (result instanceof Promise) result.then(send, (err: unknown) => send({ code: grpc.status.INTERNAL, message: `internal error: ${(err as Error).message}` }));
     else send(result);
   }
@@ -195,7 +206,7 @@ export class GrpcFrontend {
   private tlsUnary(path: string) {
     return (call: grpc.ServerUnaryCall<Buffer, Uint8Array>, callback: grpc.sendUnaryData<Uint8Array>): void => {
       const done = (r: RpcResult): void => (r.code === 0 ? callback(null, r.bytes!) : callback({ code: r.code, details: r.message }));
-      const result = this.handler.handle(path, call.request, (key) => tlsMetadata(call.metadata, key));
+      const result = this.handler.handle(path, call.request, (key) => tlsMetadata(call.metadata, key), tlsCallSignal(call));
       if (result instanceof Promise) result.then(done, (err: unknown) => done({ code: grpc.status.INTERNAL, message: String(err) }));
       else done(result);
     };
@@ -209,6 +220,7 @@ export class GrpcFrontend {
         return;
       }
       // Responses go back in completion order; each carries the request id, errors travel in-band.
+      const signal = tlsCallSignal(call);
       let pending = 0;
       let ended = false;
       let failed = false;
@@ -225,7 +237,7 @@ export class GrpcFrontend {
       };
       call.on('data', (msg: Buffer) => {
         pending++;
-        const result = this.handler.handle(path, msg, (key) => tlsMetadata(call.metadata, key));
+        const result = this.handler.handle(path, msg, (key) => tlsMetadata(call.metadata, key), signal);
         if (result instanceof Promise) result.then(settle, (err: unknown) => settle({ code: grpc.status.INTERNAL, message: String(err) }));
         else settle(result);
       });

@@ -4,21 +4,17 @@
  * a byte is read; a chunked body is refused as soon as it passes the limit, so an oversized body is
  * never buffered whole. Memory follows the bytes that arrive, never the declared length, and every
  * byte held counts against the front end's BodyBudget (503 when all connections together hold too
- * much). The native server applies the same limits in native/src/http/http_connection.cc.
+ * much). The native server applies the same limits in native/src/http/http_connection.cc, with
+ * the wording of server/limits.ts (NativeHttpFrontend hands it over).
  */
 import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
-import { inflightBodyMessage, type BodyBudget } from '../limits.js';
+import { bodyTooLargeMessage, inflightBodyMessage, type BodyBudget } from '../limits.js';
 import { ProtocolError } from '../../kserve/protocol-error.js';
 
 export class BodyTooLargeError extends ProtocolError {
-  constructor(limit: number, declared?: number) {
-    super(
-      declared !== undefined
-        ? `request body of ${declared} bytes exceeds the limit of ${limit} bytes (raise it with --http-max-body)`
-        : `request body exceeds the limit of ${limit} bytes (raise it with --http-max-body)`,
-      413,
-    );
+  constructor(limit: number) {
+    super(bodyTooLargeMessage(limit), 413);
   }
 }
 
@@ -50,7 +46,7 @@ export function readRawBody(req: IncomingMessage, limit: number, budget: BodyBud
 function collectRawBody(req: IncomingMessage, declaredHeader: string | undefined, limit: number, budget: BodyBudget, done: BodyCallback): void {
   const declared = declaredHeader !== undefined ? Number(declaredHeader) : undefined;
   if (declared !== undefined && declared > limit) {
-    done(new BodyTooLargeError(limit, declared));
+    done(new BodyTooLargeError(limit));
     return;
   }
   const known = declared !== undefined && Number.isSafeInteger(declared);

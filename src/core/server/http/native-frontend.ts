@@ -7,10 +7,12 @@
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import type { NativeModel } from '../../executor/executor-addon.js';
-import { defaultMaxInflightBodyBytes, inflightBodyMessage, maxConnectionsMessage } from '../limits.js';
+import { bodyTooLargeMessage, defaultMaxInflightBodyBytes, inflightBodyMessage, MALFORMED_REQUEST_PREFIX, maxConnectionsMessage, REQUEST_TIMEOUT_MESSAGE } from '../limits.js';
 import { createHttpHandler, headerLines, headerRecord, type HttpHandler } from './handler.js';
 import { createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
 import type { HttpOptions } from './server.js';
+import { looksLikeInfer } from './routes.js';
+import { cancellationError } from '../../executor/cancellation.js';
 
 /** What GebeServer needs of either front end. */
 export interface HttpListener {
@@ -28,6 +30,8 @@ export class NativeHttpFrontend implements HttpListener {
   private readonly handler: HttpHandler;
   /** What is published, kept so that what was published before listen() reaches the server. */
   private readonly published = new Map<string, Publication>();
+  /** Infer requests JS holds, by token, with the controller that aborts them when their client goes. */
+  private readonly held = new Map<number, AbortController>();
 
   /** Drains the native route's request log into verbose lines (only with verbose logging). */
   private logTimer?: NodeJS.Timeout;
@@ -46,12 +50,28 @@ export class NativeHttpFrontend implements HttpListener {
       maxInflightBodyBytes: maxInflight,
       maxConnections,
       busyMessage: inflightBodyMessage(maxInflight),
+      tooLargeMessage: bodyTooLargeMessage(this.options.maxBodyBytes),
+      malformedPrefix: MALFORMED_REQUEST_PREFIX,
+      timeoutMessage: REQUEST_TIMEOUT_MESSAGE,
       fullMessage: maxConnectionsMessage(maxConnections),
       headersTimeoutMs: this.options.headersTimeoutMs,
       requestTimeoutMs: this.options.requestTimeoutMs,
       keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,
     }, (token, method, url, headers, body, http10) => {
-      void this.handler({ method, url, headers: headerRecord(headers), body, http10 }).then((a) => {
+      if (method === undefined) {
+        // The connection of a request JS holds went away: an infer request still queued is dropped.
+        this.held.get(token)?.abort(cancellationError('CANCELLED'));
+        this.held.delete(token);
+        return;
+      }
+      let signal: AbortSignal | undefined;
+      if (looksLikeInfer(method, url!)) {
+        const controller = new AbortController();
+        this.held.set(token, controller);
+        signal = controller.signal;
+      }
+      void this.handler({ method, url: url!, headers: headerRecord(headers!), body: body!, http10: http10!, signal }).then((a) => {
+        if (signal) this.held.delete(token);
         native.answer(token, a.status, headerLines(a.headers), a.body, a.close === true);
       });
     });

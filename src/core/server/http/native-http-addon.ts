@@ -11,6 +11,12 @@ export interface NativeHttpServerOptions {
   maxConnections?: number;
   /** The 503 answers' wording for those two limits (from ../limits.ts). */
   busyMessage?: string;
+  /** The 413 answer's text for a body over maxBodyBytes. */
+  tooLargeMessage?: string;
+  /** The 400 answer's text for an unparsable request starts with this, then the parser's reason. */
+  malformedPrefix?: string;
+  /** The 408 answer's text. */
+  timeoutMessage?: string;
   fullMessage?: string;
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -48,7 +54,11 @@ export interface NativeHttpServer {
  * Called on the JS thread for each request the native server does not answer itself; `headers` is
  * [lower-cased name, value, ...] in arrival order. It must call answer(token, ...) once.
  */
-export type NativeRequestHandler = (token: number, method: string, url: string, headers: string[], body: Buffer, http10: boolean) => void;
+/**
+ * One request for JS, answered through answer(token, ...); or, with the token alone, word that the
+ * connection of a request JS holds went away (reset, or failed) before its answer.
+ */
+export type NativeRequestHandler = (token: number, method?: string, url?: string, headers?: string[], body?: Buffer, http10?: boolean) => void;
 
 interface NativeHttpModule {
   NativeHttpServer: new (options: NativeHttpServerOptions, handler: NativeRequestHandler) => NativeHttpServer;

@@ -19,6 +19,8 @@ export interface HttpRequestIn {
   headers: Record<string, string>;
   body: Buffer;
   http10: boolean;
+  /** Aborted when the client goes away before its answer (infer requests; server/cancellation.ts). */
+  signal?: AbortSignal;
 }
 
 export interface RouteContext {
@@ -119,6 +121,11 @@ function safeDecode(segment: string): string {
   }
 }
 
+/** A POST to an infer URL (the requests that get a cancellation signal; routing decides the rest). */
+export function looksLikeInfer(method: string, url: string): boolean {
+  return method === 'POST' && (url.endsWith('/infer') || url.includes('/infer?'));
+}
+
 /**
  * Infer requests the native route does not answer (models without a native handle: ensembles,
  * Python and sequence models; and every infer request behind node:https), decoded by the TS codec.
@@ -127,6 +134,7 @@ async function handleInfer(ctx: RouteContext): Promise<HttpAnswer> {
   const { headers } = ctx.req;
   const body = await decodeContentEncoding(ctx.req.body, headers['content-encoding'], ctx.maxBody);
   const decoded = decodeHttpInferRequest(body, parseHeaderLength(headers['inference-header-content-length']));
+  if (ctx.req.signal) decoded.request.signal = ctx.req.signal;
   const response = await ctx.service.infer(ctx.model!, ctx.version, decoded.request, decoded.encoding.classes);
   return inferAnswer(encodeHttpInferResponse(response, decoded.encoding));
 }

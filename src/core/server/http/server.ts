@@ -10,12 +10,14 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import net from 'node:net';
 import type { InferenceService } from '../inference-service.js';
-import { BodyBudget, defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, maxConnectionsMessage } from '../limits.js';
+import { BodyBudget, defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, MALFORMED_REQUEST_PREFIX, maxConnectionsMessage, REQUEST_TIMEOUT_MESSAGE } from '../limits.js';
 import type { Logger } from '../logger.js';
 import type { Restrictions } from '../restricted-api.js';
 import { readRawBody } from './body.js';
 import { createHttpHandler, type HttpHandler } from './handler.js';
 import { errorAnswer, type HttpAnswer } from './respond.js';
+import { looksLikeInfer } from './routes.js';
+import { cancellationError } from '../../executor/cancellation.js';
 
 export interface HttpOptions {
   host: string;
@@ -42,6 +44,15 @@ export interface HttpOptions {
 function rawError(status: number, reason: string, message: string): string {
   const body = JSON.stringify({ error: message });
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** Aborts when the connection closes before the answer is written: the client went away. */
+function abortOnClose(res: http.ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort(cancellationError('CANCELLED'));
+  });
+  return controller.signal;
 }
 
 export class HttpFrontend {
@@ -89,7 +100,7 @@ export class HttpFrontend {
       // Malformed requests and header timeouts: answer when the socket still can, never crash.
       if (socket.writable && !this.refused.has(socket as Socket)) {
         const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT' ? 408 : 400;
-        socket.end(rawError(status, status === 408 ? 'Request Timeout' : 'Bad Request', status === 408 ? 'request headers were not received in time' : `malformed HTTP request: ${err.message}`));
+        socket.end(rawError(status, status === 408 ? 'Request Timeout' : 'Bad Request', status === 408 ? REQUEST_TIMEOUT_MESSAGE : MALFORMED_REQUEST_PREFIX + err.message));
       } else {
         socket.destroy();
       }
@@ -141,8 +152,11 @@ export class HttpFrontend {
     if (this.closingAnswers) res.setHeader('Connection', 'close');
     else this.unanswered.add(res);
     res.on('close', this.onResponseClose);
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const signal = looksLikeInfer(method, url) ? abortOnClose(res) : undefined;
     readRawBody(req, this.options.maxBodyBytes, this.budget).then(
-      (body) => this.handler({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers as Record<string, string>, body, http10: req.httpVersionMinor === 0 }),
+      (body) => this.handler({ method, url, headers: req.headers as Record<string, string>, body, http10: req.httpVersionMinor === 0, signal }),
       (err: unknown) => errorAnswer(err),
     ).then((answer) => this.write(req, res, answer));
   }

@@ -4,16 +4,13 @@
  * and without client certificates.
  */
 import * as grpc from '@grpc/grpc-js';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serviceDefinition } from '../../../../src/core/kserve/grpc-proto.js';
 import { parseRestrictions } from '../../../../src/core/server/restricted-api.js';
 import { call, callError, grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { startTestServer } from '../helpers/test-server.js';
+import { makeTestCertificates } from '../helpers/tls-certs.js';
 
 const restrictions = parseRestrictions(['model-repository,statistics:admin-key=s3cret', 'inference:infer-key=go'], '--http-restricted-api');
 const inferBody = JSON.stringify({ inputs: [
@@ -69,19 +66,9 @@ describe('--grpc-restricted-protocol', () => {
 });
 
 describe('TLS', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-tls-'));
-  const file = (name: string) => path.join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  // A CA, a server certificate for 127.0.0.1/localhost and a client certificate, all signed by it.
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2', '-subj', '/CN=gebe test CA');
-  for (const who of ['server', 'client']) {
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file(`${who}.key`), '-out', file(`${who}.csr`), '-subj', `/CN=${who === 'server' ? 'localhost' : 'gebe client'}`);
-    const ext = file(`${who}.ext`);
-    execFileSync('sh', ['-c', `printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > '${ext}'`]);
-    openssl('x509', '-req', '-in', file(`${who}.csr`), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file(`${who}.pem`), '-days', '2', '-extfile', ext);
-  }
-  const pem = (name: string) => readFileSync(file(name));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const certs = makeTestCertificates();
+  const pem = certs.pem;
+  afterAll(() => certs.remove());
 
   it('serves HTTPS through node:https with the same routes (the native front end steps aside)', async () => {
     const t = await startTestServer({ server: { httpFrontend: 'native', httpTls: { cert: pem('server.pem'), key: pem('server.key') } } });

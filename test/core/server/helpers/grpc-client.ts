@@ -4,9 +4,9 @@ import { serviceDefinition } from '../../../../src/core/kserve/grpc-proto.js';
 
 export type GrpcClient = grpc.Client & Record<string, (...args: any[]) => any>;
 
-export function grpcClient(address: string, service = 'inference.GRPCInferenceService'): GrpcClient {
+export function grpcClient(address: string, service = 'inference.GRPCInferenceService', credentials = grpc.credentials.createInsecure()): GrpcClient {
   const Ctor = grpc.makeGenericClientConstructor(serviceDefinition(service, 'client'), service);
-  return new Ctor(address, grpc.credentials.createInsecure()) as GrpcClient;
+  return new Ctor(address, credentials) as GrpcClient;
 }
 
 export function call<T = any>(client: GrpcClient, method: string, request: object): Promise<T> {

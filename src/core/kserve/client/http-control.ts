@@ -1,19 +1,15 @@
 /**
- * KServe v2 over HTTP/1.1: the model's control plane (metadata, readiness, config, statistics).
- * The data plane is HttpInferClient (http-load-client.ts).
+ * KServe v2 over HTTP/1.1: the model's control plane (metadata, readiness, config, statistics) and
+ * one-shot inference (http-infer.ts). Perf's data plane is HttpInferClient (http-load-client.ts).
  */
 import http from 'node:http';
-import type { Datatype, ModelStatistics, TensorMetadata } from '../../executor/types.js';
+import type { Datatype, InferTensor, ModelStatistics, TensorMetadata } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { latest } from './latest-stats.js';
-import { modelRefused, unreachable } from './server-errors.js';
-import type { ModelDescription, ModelEndpoint } from './types.js';
-
-/** `host:port`, `http://host:port` or a URL with a path prefix → base URL without trailing slash. */
-export function normalizeBaseUrl(url: string): string {
-  const withScheme = /^[a-z]+:\/\//i.test(url) ? url : `http://${url}`;
-  return withScheme.replace(/\/+$/, '');
-}
+import { errorText, modelRefused, unreachable } from './server-errors.js';
+import { normalizeBaseUrl } from './base-url.js';
+import { httpInfer } from './http-infer.js';
+import type { ModelDescription, RemoteModel } from './types.js';
 
 interface JsonReply {
   status: number;
@@ -62,12 +58,8 @@ function getJsonOnce(agent: http.Agent, base: string, path: string): Promise<Jso
   });
 }
 
-function errorText(body: unknown): string {
-  if (body && typeof body === 'object' && 'error' in body) return String((body as { error: unknown }).error);
-  return typeof body === 'string' ? body.slice(0, 200) : JSON.stringify(body);
-}
 
-export class HttpModelEndpoint implements ModelEndpoint {
+export class HttpModelEndpoint implements RemoteModel {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
   private readonly base: string;
   private version?: string;
@@ -137,6 +129,14 @@ export class HttpModelEndpoint implements ModelEndpoint {
   /** The infer path for the version describe() settled on. */
   inferPath(): string {
     return `${this.modelPath()}/infer`;
+  }
+
+  where(): string {
+    return this.base;
+  }
+
+  infer(inputs: InferTensor[], outputs: string[]): Promise<InferTensor[]> {
+    return httpInfer(this.base, this.inferPath(), inputs, outputs);
   }
 
   async close(): Promise<void> {

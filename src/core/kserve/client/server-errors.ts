@@ -5,7 +5,8 @@
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { GebeError } from '../../../errors.js';
-import { GRPC_BY_HTTP, type HttpStatus } from '../../kserve/protocol-error.js';
+import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
+import { GRPC_BY_HTTP, type HttpStatus } from '../protocol-error.js';
 
 const HTTP_BY_GRPC = new Map<GrpcStatus, HttpStatus>(
   (Object.entries(GRPC_BY_HTTP) as Array<[string, GrpcStatus]>).map(([http, code]) => [code, Number(http) as HttpStatus]),
@@ -20,6 +21,23 @@ function httpEquivalent(s: ServerStatus): number {
 
 function statusLabel(s: ServerStatus): string {
   return 'http' in s ? `HTTP ${s.http}` : `gRPC ${GrpcStatus[s.grpc] ?? s.grpc}`;
+}
+
+/**
+ * The message of a server's error answer: KServe v2's `{"error": "..."}` (as text or parsed), or,
+ * from something that is not a KServe server, the start of what it sent.
+ */
+export function errorText(body: unknown): string {
+  let value = body;
+  if (typeof body === 'string') {
+    try {
+      value = parseJsonAllowingNonFinite(body);
+    } catch {
+      return body.slice(0, 200);
+    }
+  }
+  if (value && typeof value === 'object' && 'error' in value) return String((value as { error: unknown }).error);
+  return typeof body === 'string' ? body.slice(0, 200) : JSON.stringify(value);
 }
 
 /** Nothing answered at `where`: no server, a wrong port, or the wrong protocol. */

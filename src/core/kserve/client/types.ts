@@ -3,7 +3,13 @@
  * statistics) and a data plane (send one prepared request). In-process, HTTP and gRPC implement both.
  */
 import type { InferTensor, ModelStatistics, TensorMetadata } from '../../executor/types.js';
-import type { SequenceStep } from '../sequences.js';
+
+/** The sequence parameters of one request (Triton's sequence_id, sequence_start, sequence_end). */
+export interface SequenceStep {
+  id: number;
+  start: boolean;
+  end: boolean;
+}
 
 export interface ModelDescription {
   name: string;
@@ -38,6 +44,14 @@ export interface ModelEndpoint {
   /** Another model's statistics on the same target (an ensemble's composing models); latest version. */
   statisticsOf?(model: string): Promise<ModelStatistics | undefined>;
   close(): Promise<void>;
+}
+
+/** A model on a KServe v2 server, for one-shot inference (`infer`, `warmup -u`, `compare`). */
+export interface RemoteModel extends ModelEndpoint {
+  /** The server, for messages: the base URL or grpc://host:port. */
+  where(): string;
+  /** One inference of the version describe() settled on (call describe() first). */
+  infer(inputs: InferTensor[], outputs: string[]): Promise<InferTensor[]>;
 }
 
 /** One request's inputs; a sweep cycles through several when --input-data gives several entries. */

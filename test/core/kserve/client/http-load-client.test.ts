@@ -5,8 +5,8 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpInferClient } from '../../../../src/core/perf/clients/http-load-client.js';
-import { HttpModelEndpoint } from '../../../../src/core/perf/clients/http.js';
+import { HttpInferClient } from '../../../../src/core/kserve/client/http-load-client.js';
+import { HttpModelEndpoint } from '../../../../src/core/kserve/client/http-control.js';
 
 const bodies = [{ body: Buffer.from('{"inputs":[]}'), headerLength: 13 }];
 let server: net.Server | undefined;

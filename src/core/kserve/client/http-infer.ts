@@ -3,12 +3,12 @@
  * (FP16 included) travels exactly. Used by `gebe infer -u` and `gebe warmup -u`.
  */
 import http from 'node:http';
-import { GebeError } from '../../errors.js';
-import type { Datatype, InferTensor } from '../../core/executor/types.js';
-import { parseJsonAllowingNonFinite } from '../../core/json/nan-json.js';
-import { encodeBinaryInferRequest } from '../../core/perf/clients/kserve-binary.js';
-import { normalizeBaseUrl } from '../../core/perf/clients/http.js';
-import { inferenceRefused, unreachable } from '../../core/perf/clients/server-errors.js';
+import { GebeError } from '../../../errors.js';
+import type { Datatype, InferTensor } from '../../executor/types.js';
+import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
+import { encodeBinaryInferRequest } from './http-binary.js';
+import { normalizeBaseUrl } from './base-url.js';
+import { errorText, inferenceRefused, unreachable } from './server-errors.js';
 
 interface ResponseHeader {
   outputs?: Array<{ name: string; datatype: Datatype; shape: number[]; parameters?: { binary_data_size?: number }; data?: unknown[] }>;
@@ -44,7 +44,7 @@ export async function httpInfer(url: string, inferPath: string, inputs: InferTen
   } catch {
     throw new GebeError(`the server at ${base} answered HTTP ${status} with a body that is not KServe v2 JSON: ${body.subarray(0, 200).toString('utf8')}`);
   }
-  if (status !== 200) throw inferenceRefused(base, { http: status }, header.error ?? JSON.stringify(header));
+  if (status !== 200) throw inferenceRefused(base, { http: status }, errorText(header));
   let offset = headerLength;
   return (header.outputs ?? []).map((o) => {
     const size = o.parameters?.binary_data_size;

@@ -3,7 +3,7 @@
  * `Inference-Header-Content-Length` giving the header's length. Bodies are built once per request
  * payload and reused for every send, as perf_analyzer does.
  */
-import type { SequenceStep } from '../sequences.js';
+import type { SequenceStep } from './types.js';
 import type { RequestInputs } from './types.js';
 
 export interface EncodedHttpRequest {

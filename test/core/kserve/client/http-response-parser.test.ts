@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpResponseParser } from '../../../../src/core/perf/clients/http-response-parser.js';
+import { HttpResponseParser } from '../../../../src/core/kserve/client/http-response-parser.js';
 
 const b = (s: string) => Buffer.from(s, 'latin1');
 

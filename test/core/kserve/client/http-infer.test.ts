@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpInfer } from '../../../src/commands/infer/http-infer.js';
+import { httpInfer } from '../../../../src/core/kserve/client/http-infer.js';
 
 /** A server on port 0 that answers each path with a crafted response, to check the client's guards. */
 let server: http.Server;

@@ -10,12 +10,11 @@
  * more on a fresh one; a failure on a fresh connection is the server's and is reported.
  */
 import net from 'node:net';
-import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { GebeError } from '../../../errors.js';
-import { inferenceRefused, unreachable } from './server-errors.js';
+import { errorText, inferenceRefused, unreachable } from './server-errors.js';
 import { HttpResponseParser, type ParsedResponse } from './http-response-parser.js';
-import { withSequenceParameters, type EncodedHttpRequest } from './kserve-binary.js';
-import type { SequenceStep } from '../sequences.js';
+import { withSequenceParameters, type EncodedHttpRequest } from './http-binary.js';
+import type { SequenceStep } from './types.js';
 import type { InferClient, RequestTiming } from './types.js';
 
 interface Waiter {
@@ -78,9 +77,7 @@ class Connection {
     const { response } = done;
     if (response.close) this.destroy();
     if (response.status !== 200) {
-      let message = response.errorBody ?? '';
-      try { message = String((parseJsonAllowingNonFinite(message) as { error?: unknown }).error ?? message); } catch { /* plain text */ }
-      w.reject(inferenceRefused(this.origin, { http: response.status }, message), false);
+      w.reject(inferenceRefused(this.origin, { http: response.status }, errorText(response.errorBody ?? '')), false);
     } else {
       const end = performance.now();
       const sentAt = w.sentAt || w.firstByteAt;

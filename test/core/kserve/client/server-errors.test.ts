@@ -1,7 +1,7 @@
 /** One wording for a server's refusals, whichever protocol carried them. */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { inferenceRefused, modelRefused } from '../../../../src/core/perf/clients/server-errors.js';
+import { inferenceRefused, modelRefused } from '../../../../src/core/kserve/client/server-errors.js';
 
 describe('server refusals', () => {
   it('reads a gRPC code as the HTTP status Triton pairs it with', () => {

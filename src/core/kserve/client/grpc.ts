@@ -1,16 +1,17 @@
 /**
- * KServe v2 over gRPC (inference.GRPCInferenceService): the control plane through the project's
- * .proto, and a data-plane client that sends pre-encoded ModelInferRequest bytes (raw_input_contents)
- * and does not decode responses beyond their status, so the client stays cheap per request.
+ * KServe v2 over gRPC (inference.GRPCInferenceService): the control plane and one-shot inference
+ * (`infer`, `warmup`, `compare`) through the project's .proto, and perf's data-plane client that
+ * sends pre-encoded ModelInferRequest bytes (raw_input_contents) and does not decode responses
+ * beyond their status, so the client stays cheap per request.
  */
 import * as grpc from '@grpc/grpc-js';
 import { GebeError } from '../../../errors.js';
-import type { Datatype, ModelStatistics } from '../../executor/types.js';
-import { grpcRoot, TO_OBJECT } from '../../kserve/grpc-proto.js';
+import type { Datatype, InferTensor, ModelStatistics } from '../../executor/types.js';
+import { grpcRoot, TO_OBJECT } from '../grpc-proto.js';
 import { latest } from './latest-stats.js';
 import { inferenceRefused, modelRefused, unreachable } from './server-errors.js';
-import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from './types.js';
-import type { SequenceStep } from '../sequences.js';
+import type { InferClient, ModelDescription, RemoteModel, RequestInputs } from './types.js';
+import type { SequenceStep } from './types.js';
 
 const SERVICE = 'inference.GRPCInferenceService';
 
@@ -88,7 +89,25 @@ export function encodeGrpcInferRequest(model: string, version: string, inputs: R
   return Buffer.from(t.encode(message).finish());
 }
 
-export class GrpcModelEndpoint implements ModelEndpoint {
+/** ModelInferResponse's outputs as tensors; only raw_output_contents are read (what gebe asks for). */
+function decodeInferResponse(address: string, reply: Buffer): InferTensor[] {
+  const res = type('ModelInferResponse');
+  const message = res.toObject(res.decode(reply), TO_OBJECT) as {
+    outputs: Array<{ name: string; datatype: string; shape: number[] }>;
+    raw_output_contents: Buffer[];
+  };
+  if (message.raw_output_contents.length !== message.outputs.length) {
+    throw new GebeError(`the gRPC server at ${address} sent ${message.outputs.length} outputs but ${message.raw_output_contents.length} raw contents; gebe reads raw_output_contents only`);
+  }
+  return message.outputs.map((o, i) => ({
+    name: o.name,
+    datatype: o.datatype as Datatype,
+    shape: o.shape.map(Number),
+    data: new Uint8Array(message.raw_output_contents[i]!),
+  }));
+}
+
+export class GrpcModelEndpoint implements RemoteModel {
   private readonly client: grpc.Client;
   private version: string;
 
@@ -157,6 +176,21 @@ export class GrpcModelEndpoint implements ModelEndpoint {
 
   modelVersion(): string {
     return this.version;
+  }
+
+  where(): string {
+    return `grpc://${this.address}`;
+  }
+
+  /** One ModelInfer of the version describe() settled on, decoded. */
+  async infer(inputs: InferTensor[], outputs: string[]): Promise<InferTensor[]> {
+    let reply: Buffer;
+    try {
+      reply = await callUnary(this.client, 'ModelInfer', encodeGrpcInferRequest(this.model, this.version, inputs, outputs), 60_000);
+    } catch (err) {
+      throw inferFailure(this.client, this.address, err as grpc.ServiceError);
+    }
+    return decodeInferResponse(this.address, reply);
   }
 
   async close(): Promise<void> {

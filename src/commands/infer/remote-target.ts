@@ -1,0 +1,45 @@
+/**
+ * An InferTarget on a running KServe v2 server (`-u host:port`, over HTTP or with `-i grpc`): the
+ * KServe client (core/kserve/client) describes the model, reads its config and runs each request.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ModelConfig } from '../../core/config/model-config.js';
+import { GrpcModelEndpoint } from '../../core/kserve/client/grpc.js';
+import { HttpModelEndpoint } from '../../core/kserve/client/http-control.js';
+import type { RemoteModel } from '../../core/kserve/client/types.js';
+import { inputFormats, readLabels, type InferTarget } from './target.js';
+
+export function openHttpTarget(url: string, model: string, version: string | undefined, localRepo: string | undefined): Promise<InferTarget> {
+  return openRemoteTarget(new HttpModelEndpoint(url, model, version), model, localRepo);
+}
+
+export function openGrpcTarget(address: string, model: string, version: string | undefined, localRepo: string | undefined): Promise<InferTarget> {
+  return openRemoteTarget(new GrpcModelEndpoint(address, model, version), model, localRepo);
+}
+
+async function openRemoteTarget(endpoint: RemoteModel, model: string, localRepo: string | undefined): Promise<InferTarget> {
+  try {
+    const description = await endpoint.describe();
+    // The server's config extension; label files are not served over KServe v2: they are read
+    // from a local copy of the repository if there is one.
+    const config = description.config as ModelConfig | undefined;
+    const modelDir = localRepo ? path.join(localRepo, model) : undefined;
+    const local = modelDir && fs.existsSync(path.join(modelDir, 'config.pbtxt')) ? modelDir : undefined;
+    return {
+      description,
+      formats: inputFormats(config),
+      labels: modelDir && fs.existsSync(modelDir) ? readLabels(modelDir, config) : {},
+      config,
+      gears: [],
+      modelDir: local,
+      configFile: local ? path.join(local, 'config.pbtxt') : undefined,
+      where: endpoint.where(),
+      infer: (inputs, outputs) => endpoint.infer(inputs, outputs),
+      close: () => endpoint.close(),
+    };
+  } catch (err) {
+    await endpoint.close();
+    throw err;
+  }
+}
