@@ -13,6 +13,8 @@ export type ControlMessage = Record<string, unknown> & { op: string };
 export class ControlChannel {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** Set at the first protocol error: bytes still in flight from the stub must not be read as messages. */
+  private broken = false;
 
   constructor(
     private readonly output: Writable,
@@ -36,15 +38,14 @@ export class ControlChannel {
   }
 
   private receive(chunk: Buffer): void {
+    if (this.broken) return;
     this.pending.push(chunk);
     this.pendingBytes += chunk.byteLength;
     while (this.pendingBytes >= 4) {
       const head = this.peek(4);
       const length = head.readUInt32LE(0);
       if (length > MAX_CONTROL_MESSAGE_BYTES) {
-        this.pending = [];
-        this.pendingBytes = 0;
-        this.onProtocolError(`a control message of ${length} bytes exceeds the limit of ${MAX_CONTROL_MESSAGE_BYTES}`);
+        this.fail(`a control message of ${length} bytes exceeds the limit of ${MAX_CONTROL_MESSAGE_BYTES}`);
         return;
       }
       if (this.pendingBytes < 4 + length) return;
@@ -53,15 +54,22 @@ export class ControlChannel {
       try {
         message = JSON.parse(frame.toString('utf8'));
       } catch {
-        this.onProtocolError('a control message is not valid JSON');
+        this.fail('a control message is not valid JSON');
         return;
       }
       if (!message || typeof message !== 'object' || typeof (message as ControlMessage).op !== 'string') {
-        this.onProtocolError('a control message has no "op"');
+        this.fail('a control message has no "op"');
         return;
       }
       this.onMessage(message as ControlMessage);
     }
+  }
+
+  private fail(reason: string): void {
+    this.broken = true;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.onProtocolError(reason);
   }
 
   private peek(n: number): Buffer {
