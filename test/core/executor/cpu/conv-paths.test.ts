@@ -59,6 +59,10 @@ const cases: ConvCase[] = [
   { name: 'wide 3x3 pad 1 + Relu', input: [1, 7, 96, 96], out: 20, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Relu' },
   // 7×7 stride 2 pad 3 (a ResNet stem): strided im2col with borders on both sides.
   { name: 'stem 7x7 stride 2 pad 3', input: [1, 3, 61, 61], out: 16, kernel: [7, 7], strides: [2, 2], pads: [3, 3, 3, 3] },
+  // At most 16 output channels: implicit im2col for any k (27 here) and up to a fifth of throw-away
+  // columns (16 of 18 here), a batch of two images.
+  { name: 'few channels shallow k 3x3 pad 1 + Relu', input: [2, 3, 32, 32], out: 8, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Relu' },
+  { name: 'few channels 3x3 pad 1 on 16x16', input: [2, 8, 16, 16], out: 16, kernel: [3, 3], pads: [1, 1, 1, 1] },
   // Few output columns, deep k: split by row blocks over a B packed whole; k spans several blocks.
   { name: 'narrow deep 3x3 + Clip', input: [1, 70, 7, 7], out: 130, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Clip' },
   // Pointwise with few output channels reads B in place (only a partial last panel is packed).
