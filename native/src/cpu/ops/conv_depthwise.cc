@@ -22,7 +22,7 @@ namespace {
 // Per-row border cases and stride-2 gathers otherwise cost more than the arithmetic; the copy is
 // one pass over the input against nine reads of it.
 void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
-                        int64_t multiplier, const Geo2& g, const Activation& act, Plane9Fn plane9, ThreadPool* pool) {
+                        int64_t multiplier, const Geo2& g, const Activation& act, const DepthwiseRows& rows, ThreadPool* pool) {
   int64_t s = g.sw;
   int64_t hp = std::max(g.ih + g.ph, (g.oh - 1) * s + 2 * g.dh + 1);
   int64_t wp = std::max(g.iw + g.pw, (g.ow - 1) * s + 2 * g.dw + 1);
@@ -51,8 +51,6 @@ void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float
     const float* taps[9];
     for (int64_t kh = 0; kh < 3; ++kh)
       for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = buf + at(kh * g.dh, kw * g.dw);
-    // Input columns landing on even / odd padded columns (S = 2).
-    int64_t x_even = g.pw % 2, x_odd = 1 - g.pw % 2;
     // Output channel m of image n (counted along, not divided out per plane: small planes are
     // cheap enough that three divisions would show).
     int64_t cm = channels * multiplier, m = p0 % cm, n = p0 / cm;
@@ -61,16 +59,15 @@ void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float
       for (int64_t r = 0; r < g.ih; ++r) {
         const float* src = xc + r * g.iw;
         if (s == 1) {
-          CopyFloats(buf + at(r + g.ph, g.pw), src, g.iw);
+          rows.copy_row(buf + at(r + g.ph, g.pw), src, g.iw);
           continue;
         }
-        float* __restrict de = buf + at(r + g.ph, g.pw + x_even);
-        float* __restrict dodd = buf + at(r + g.ph, g.pw + x_odd);
-        for (int64_t j = 0; x_even + 2 * j < g.iw; ++j) de[j] = src[x_even + 2 * j];
-        for (int64_t j = 0; x_odd + 2 * j < g.iw; ++j) dodd[j] = src[x_odd + 2 * j];
+        // Input columns 0, 2, 4, ... land on padded columns pw, pw + 2, ...: consecutive in one
+        // sub-plane; the odd ones in the other.
+        rows.split_row(buf + at(r + g.ph, g.pw), buf + at(r + g.ph, g.pw + 1), src, g.iw);
       }
       float* yc = y + p * ohw;
-      plane9(yc, taps, g.oh, g.ow, wq, w + m * 9, bias ? bias[m] : 0.f, clamp);
+      rows.plane9(yc, taps, g.oh, g.ow, wq, w + m * 9, bias ? bias[m] : 0.f, clamp);
       if (apply_after) act.Apply(yc, ohw);
     }
   });
@@ -191,7 +188,7 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
   // planes = N * out_channels; output channel m reads input channel m / multiplier.
   const DepthwiseRows& rows = ActiveDepthwiseRows();
   if (g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2) && g.sh == g.sw) {
-    Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, rows.plane9, pool);
+    Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, rows, pool);
     return;
   }
   pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {

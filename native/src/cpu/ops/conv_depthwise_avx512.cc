@@ -84,10 +84,31 @@ GEBE_AVX512 void Plane9(float* y, const float* const* p, int64_t rows, int64_t n
   }
 }
 
+GEBE_AVX512 void CopyRow(float* dst, const float* src, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - i)) - 1u);
+    _mm512_mask_storeu_ps(dst + i, m, _mm512_maskz_loadu_ps(m, src + i));
+  }
+}
+
+// 32 inputs a step (two masked loads), their even and odd lanes gathered by two permutes.
+GEBE_AVX512 void SplitRow(float* even, float* odd, const float* src, int64_t n) {
+  const __m512i even_idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd_idx = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  auto lanes = [](int64_t k) { return k >= 16 ? __mmask16(0xFFFF) : k <= 0 ? __mmask16(0) : __mmask16((1u << unsigned(k)) - 1u); };
+  for (int64_t i = 0; i < n; i += 32) {
+    int64_t rest = n - i;
+    __m512 lo = _mm512_maskz_loadu_ps(lanes(rest), src + i);
+    __m512 hi = _mm512_maskz_loadu_ps(lanes(rest - 16), src + i + 16);
+    _mm512_mask_storeu_ps(even + i / 2, lanes((rest + 1) / 2), _mm512_permutex2var_ps(lo, even_idx, hi));
+    _mm512_mask_storeu_ps(odd + i / 2, lanes(rest / 2), _mm512_permutex2var_ps(lo, odd_idx, hi));
+  }
+}
+
 }  // namespace
 
 const DepthwiseRows* Avx512DepthwiseRows() {
-  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9};
+  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, CopyRow, SplitRow};
   return &rows;
 }
 

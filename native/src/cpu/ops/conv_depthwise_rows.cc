@@ -24,10 +24,15 @@ void Plane9Portable(float* y, const float* const* p, int64_t rows, int64_t n, in
   Plane9Body<Row9Portable<1>>(y, p, rows, n, p_stride, w, b, c);
 }
 
+void CopyRowPortable(float* dst, const float* src, int64_t n) { CopyRowBody(dst, src, n); }
+
+void SplitRowPortable(float* even, float* odd, const float* src, int64_t n) { SplitRowBody(even, odd, src, n); }
+
 }  // namespace
 
 const DepthwiseRows* PortableDepthwiseRows() {
-  static const DepthwiseRows rows{Row9Portable<1>, Row9Portable<2>, Row3Portable<1>, Row3Portable<2>, Plane9Portable};
+  static const DepthwiseRows rows{Row9Portable<1>, Row9Portable<2>, Row3Portable<1>, Row3Portable<2>, Plane9Portable,
+                                  CopyRowPortable, SplitRowPortable};
   return &rows;
 }
 

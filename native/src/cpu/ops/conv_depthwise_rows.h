@@ -26,10 +26,18 @@ struct RowClamp {
 using Plane9Fn = void (*)(float* y, const float* const* p, int64_t rows, int64_t n, int64_t p_stride, const float* w,
                           float b, const RowClamp& clamp);
 
+// Filling the zero-bordered copy Plane9 reads: one input row of n floats into dst (stride 1), or
+// split into its even-indexed elements (to even, (n + 1) / 2 of them) and odd ones (n / 2) for the
+// parity sub-planes of stride 2.
+using CopyRowFn = void (*)(float* dst, const float* src, int64_t n);
+using SplitRowFn = void (*)(float* even, float* odd, const float* src, int64_t n);
+
 struct DepthwiseRows {
   Row9Fn row9 = nullptr, row9_s2 = nullptr;
   Row3Fn row3 = nullptr, row3_s2 = nullptr;
   Plane9Fn plane9 = nullptr;
+  CopyRowFn copy_row = nullptr;
+  SplitRowFn split_row = nullptr;
 };
 
 // The rows of ActiveIsa().
@@ -82,6 +90,19 @@ inline __attribute__((always_inline)) void Plane9Body(float* y, const float* con
     kRow(y + r * n, q, n, w, b);
     ClampBody(y + r * n, n, c);
   }
+}
+
+inline __attribute__((always_inline)) void CopyRowBody(float* __restrict dst, const float* __restrict src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
+inline __attribute__((always_inline)) void SplitRowBody(float* __restrict even, float* __restrict odd,
+                                                         const float* __restrict src, int64_t n) {
+  for (int64_t j = 0; 2 * j + 1 < n; ++j) {
+    even[j] = src[2 * j];
+    odd[j] = src[2 * j + 1];
+  }
+  if (n % 2) even[n / 2] = src[n - 1];
 }
 
 }  // namespace depthwise_detail
