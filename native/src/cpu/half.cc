@@ -78,6 +78,15 @@ __attribute__((target("avx,f16c"))) void FloatToHalfF16c(const float* in, uint16
   }
   for (; i < n; ++i) out[i] = FloatToHalfScalar(in[i]);
 }
+
+__attribute__((target("avx,f16c"))) void RoundThroughHalfF16c(float* p, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(p + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm256_storeu_ps(p + i, _mm256_cvtph_ps(h));
+  }
+  for (; i < n; ++i) p[i] = HalfToFloatScalar(FloatToHalfScalar(p[i]));
+}
 #endif
 
 bool UseF16c() {
@@ -124,6 +133,23 @@ void FloatToBFloat16(const float* in, uint16_t* out, int64_t n) {
     } else {
       out[i] = uint16_t((u + 0x7fffu + ((u >> 16) & 1)) >> 16);  // round to nearest even
     }
+  }
+}
+
+void RoundThroughNarrow(bool half, float* values, int64_t n) {
+  if (half) {
+#ifdef GEBE_HALF_X86
+    if (UseF16c()) return RoundThroughHalfF16c(values, n);
+#endif
+    for (int64_t i = 0; i < n; ++i) values[i] = HalfToFloatScalar(FloatToHalfScalar(values[i]));
+    return;
+  }
+  // Through a small stack block so that BF16's one rounding rule stays in FloatToBFloat16.
+  uint16_t narrow[256];
+  for (int64_t i = 0; i < n; i += 256) {
+    int64_t m = n - i < 256 ? n - i : 256;
+    FloatToBFloat16(values + i, narrow, m);
+    BFloat16ToFloat(narrow, values + i, m);
   }
 }
 

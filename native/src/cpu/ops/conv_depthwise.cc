@@ -1,6 +1,6 @@
-// Depthwise convolutions (group == channels, one input channel per output channel): 3×3 as one
-// fused 9-tap pass per plane (same-padded stride 1 straight from the input; otherwise over a
-// zero-bordered copy, stride 2 as four parity sub-planes), other kernels row by row. The row
+// Depthwise convolutions (group == channels, one input channel per output channel): 3×3 with
+// stride 1 or 2 plane by plane over a zero-bordered copy (stride 2 as four parity sub-planes),
+// bias and Relu/Clip in the ISA's plane kernel; other kernels row by row. The row
 // kernels are the active ISA's (conv_depthwise_rows.h).
 #include "cpu/ops/conv_depthwise.h"
 
@@ -14,40 +14,43 @@ namespace gebe::cpu {
 
 namespace {
 
-// 3×3 depthwise, stride S = 1 or 2 (equal in both directions), any pads and dilations, as ONE
-// contiguous fused 9-tap pass per plane. The input plane is copied into a zero-bordered buffer
-// (even height and width): for S = 1 as is; for S = 2 split into four sub-planes by row and
-// column parity, which turns every stride-2 tap into a unit-stride one. Output (oh, ow) then reads
-// tap_base[i] with i = oh·(wp / S) + ow for every tap, so the pass runs over all i (computing
-// wp / S − ow throw-away columns per row) and the rows are compacted after. Per-row calls, border
-// cases and stride-2 gathers otherwise cost more than the arithmetic.
+// 3×3 depthwise, stride S = 1 or 2 (equal in both directions), any pads and dilations, one plane
+// at a time. The input plane is copied into a zero-bordered buffer (even height and width): for
+// S = 1 as is; for S = 2 split into four sub-planes by row and column parity, which turns every
+// stride-2 tap into a unit-stride one. Output (oh, ow) then reads tap_base[t] + oh·(wp / S) + ow
+// for every tap t, and the ISA's Plane9 computes the plane with bias and Relu/Clip in registers.
+// Per-row border cases and stride-2 gathers otherwise cost more than the arithmetic; the copy is
+// one pass over the input against nine reads of it.
 void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
-                        int64_t multiplier, const Geo2& g, const Activation& act, Row9Fn row9, ThreadPool* pool) {
+                        int64_t multiplier, const Geo2& g, const Activation& act, const DepthwiseRows& rows, ThreadPool* pool) {
   int64_t s = g.sw;
   int64_t hp = std::max(g.ih + g.ph, (g.oh - 1) * s + 2 * g.dh + 1);
   int64_t wp = std::max(g.iw + g.pw, (g.ow - 1) * s + 2 * g.dw + 1);
   hp = (hp + 1) / 2 * 2;
   wp = (wp + 1) / 2 * 2;
   int64_t wq = wp / s, ohw = g.oh * g.ow;
-  // Whole vectors only (no scalar tail): the extra outputs read up to 7 floats past the last
-  // window, which the buffer's slack covers; they are thrown away with the rest.
-  int64_t wide = ((g.oh - 1) * wq + g.ow + 7) / 8 * 8;
   int64_t sub = (hp / 2) * (wp / 2);
   // Offset of padded element (r, c) in the buffer.
   auto at = [&](int64_t r, int64_t c) {
     return s == 1 ? r * wp + c : ((r % 2) * 2 + c % 2) * sub + (r / 2) * (wp / 2) + c / 2;
   };
+  RowClamp clamp;
+  if (act.kind == Activation::Kind::kRelu) {
+    clamp.kind = RowClamp::kRelu;
+  } else if (act.kind == Activation::Kind::kClip) {
+    clamp.kind = RowClamp::kClip;
+    clamp.lo = act.alpha;
+    clamp.hi = act.beta;
+  }
+  const bool apply_after = act.kind != Activation::Kind::kNone && clamp.kind == RowClamp::kNone;
   pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * ohw)), [&](int64_t p0, int64_t p1) {
-    thread_local std::vector<float> padded, out;
+    thread_local std::vector<float> padded;
     // Borders are zeroed once per chunk: every plane rewrites only the interior.
-    padded.assign(size_t(hp * wp + 8), 0.f);
-    if (out.size() < size_t(wide)) out.resize(size_t(wide));
+    padded.assign(size_t(hp * wp), 0.f);
     float* buf = padded.data();
     const float* taps[9];
     for (int64_t kh = 0; kh < 3; ++kh)
       for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = buf + at(kh * g.dh, kw * g.dw);
-    // Input columns landing on even / odd padded columns (S = 2).
-    int64_t x_even = g.pw % 2, x_odd = 1 - g.pw % 2;
     // Output channel m of image n (counted along, not divided out per plane: small planes are
     // cheap enough that three divisions would show).
     int64_t cm = channels * multiplier, m = p0 % cm, n = p0 / cm;
@@ -56,73 +59,16 @@ void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float
       for (int64_t r = 0; r < g.ih; ++r) {
         const float* src = xc + r * g.iw;
         if (s == 1) {
-          CopyFloats(buf + at(r + g.ph, g.pw), src, g.iw);
+          rows.copy_row(buf + at(r + g.ph, g.pw), src, g.iw);
           continue;
         }
-        float* __restrict de = buf + at(r + g.ph, g.pw + x_even);
-        float* __restrict dodd = buf + at(r + g.ph, g.pw + x_odd);
-        for (int64_t j = 0; x_even + 2 * j < g.iw; ++j) de[j] = src[x_even + 2 * j];
-        for (int64_t j = 0; x_odd + 2 * j < g.iw; ++j) dodd[j] = src[x_odd + 2 * j];
+        // Input columns 0, 2, 4, ... land on padded columns pw, pw + 2, ...: consecutive in one
+        // sub-plane; the odd ones in the other.
+        rows.split_row(buf + at(r + g.ph, g.pw), buf + at(r + g.ph, g.pw + 1), src, g.iw);
       }
-      row9(out.data(), taps, wide, w + m * 9, bias ? bias[m] : 0.f);
       float* yc = y + p * ohw;
-      // Compaction and activation in one pass (Relu and Clip as Activation::Apply computes them).
-      for (int64_t oh = 0; oh < g.oh; ++oh) {
-        float* __restrict d = yc + oh * g.ow;
-        const float* __restrict v = out.data() + oh * wq;
-        if (act.kind == Activation::Kind::kRelu) {
-          for (int64_t i = 0; i < g.ow; ++i) d[i] = v[i] > 0 ? v[i] : 0;
-        } else if (act.kind == Activation::Kind::kClip) {
-          for (int64_t i = 0; i < g.ow; ++i) d[i] = std::min(std::max(v[i], act.alpha), act.beta);
-        } else {
-          CopyFloats(d, v, g.ow);
-        }
-      }
-      if (act.kind != Activation::Kind::kRelu && act.kind != Activation::Kind::kClip) act.Apply(yc, ohw);
-    }
-  });
-}
-
-// 3×3, stride 1, pad 1 ("same") depthwise read straight from the input, no copies: output and
-// input planes share one layout, so outputs iw + 1 .. (ih − 1)·iw − 2 are one fused 9-tap pass over
-// a single index (each tap a fixed offset). That pass wraps around row ends for the first and
-// last column; those columns and the first and last rows are then recomputed with bounds.
-void Depthwise3x3Same(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
-                      int64_t multiplier, const Geo2& g, const Activation& act, Row9Fn row9, ThreadPool* pool) {
-  int64_t ih = g.ih, iw = g.iw, hw = ih * iw;
-  pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * hw)), [&](int64_t p0, int64_t p1) {
-    int64_t cm = channels * multiplier, m = p0 % cm, n = p0 / cm;
-    for (int64_t p = p0; p < p1; ++p, m = m + 1 == cm ? 0 : m + 1, n += m == 0) {
-      const float* xc = x + (n * channels + (multiplier == 1 ? m : m / multiplier)) * hw;
-      const float* wc = w + m * 9;
-      float b = bias ? bias[m] : 0.f;
-      float* yc = y + p * hw;
-      const float* taps[9];
-      for (int64_t kh = 0; kh < 3; ++kh)
-        for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = xc + (kh - 1) * iw + (kw - 1) + iw + 1;
-      row9(yc + iw + 1, taps, (ih - 1) * iw - 1 - (iw + 1), wc, b);
-      // The border outputs, with the taps outside the image left out.
-      auto border = [&](int64_t oh, int64_t ow) {
-        float sum = b;
-        for (int64_t kh = 0; kh < 3; ++kh) {
-          int64_t r = oh + kh - 1;
-          if (r < 0 || r >= ih) continue;
-          for (int64_t kw = 0; kw < 3; ++kw) {
-            int64_t c = ow + kw - 1;
-            if (c >= 0 && c < iw) sum += wc[kh * 3 + kw] * xc[r * iw + c];
-          }
-        }
-        yc[oh * iw + ow] = sum;
-      };
-      for (int64_t ow = 0; ow < iw; ++ow) {
-        border(0, ow);
-        border(ih - 1, ow);
-      }
-      for (int64_t oh = 1; oh < ih - 1; ++oh) {
-        border(oh, 0);
-        border(oh, iw - 1);
-      }
-      act.Apply(yc, hw);
+      rows.plane9(yc, taps, g.oh, g.ow, wq, w + m * 9, bias ? bias[m] : 0.f, clamp);
+      if (apply_after) act.Apply(yc, ohw);
     }
   });
 }
@@ -241,13 +187,8 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
                int64_t multiplier, const Geo2& g, const Activation& act, ThreadPool* pool) {
   // planes = N * out_channels; output channel m reads input channel m / multiplier.
   const DepthwiseRows& rows = ActiveDepthwiseRows();
-  if (g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.ph == 1 && g.pw == 1 &&
-      g.oh == g.ih && g.ow == g.iw && g.ih >= 3 && g.iw >= 3) {
-    Depthwise3x3Same(x, w, bias, y, planes, channels, multiplier, g, act, rows.row9, pool);
-    return;
-  }
   if (g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2) && g.sh == g.sw) {
-    Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, rows.row9, pool);
+    Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, rows, pool);
     return;
   }
   pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {

@@ -48,10 +48,19 @@ GEBE_AVX2 void Row3(float* y, const float* x0, const float* x1, const float* x2,
   Row3Body<S>(y, x0, x1, x2, n, w0, w1, w2);
 }
 
+GEBE_AVX2 void Plane9(float* y, const float* const* p, int64_t rows, int64_t n, int64_t p_stride, const float* w, float b,
+                      const RowClamp& c) {
+  Plane9Body<Row9Fma>(y, p, rows, n, p_stride, w, b, c);
+}
+
+GEBE_AVX2 void CopyRow(float* dst, const float* src, int64_t n) { CopyRowBody(dst, src, n); }
+
+GEBE_AVX2 void SplitRow(float* even, float* odd, const float* src, int64_t n) { SplitRowBody(even, odd, src, n); }
+
 }  // namespace
 
 const DepthwiseRows* Avx2DepthwiseRows() {
-  static const DepthwiseRows rows{Row9Fma, Row9<2>, Row3<1>, Row3<2>};
+  static const DepthwiseRows rows{Row9Fma, Row9<2>, Row3<1>, Row3<2>, Plane9, CopyRow, SplitRow};
   return &rows;
 }
 

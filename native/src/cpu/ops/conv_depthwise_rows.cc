@@ -19,10 +19,20 @@ void Row3Portable(float* y, const float* x0, const float* x1, const float* x2, i
   Row3Body<S>(y, x0, x1, x2, n, w0, w1, w2);
 }
 
+void Plane9Portable(float* y, const float* const* p, int64_t rows, int64_t n, int64_t p_stride, const float* w, float b,
+                    const RowClamp& c) {
+  Plane9Body<Row9Portable<1>>(y, p, rows, n, p_stride, w, b, c);
+}
+
+void CopyRowPortable(float* dst, const float* src, int64_t n) { CopyRowBody(dst, src, n); }
+
+void SplitRowPortable(float* even, float* odd, const float* src, int64_t n) { SplitRowBody(even, odd, src, n); }
+
 }  // namespace
 
 const DepthwiseRows* PortableDepthwiseRows() {
-  static const DepthwiseRows rows{Row9Portable<1>, Row9Portable<2>, Row3Portable<1>, Row3Portable<2>};
+  static const DepthwiseRows rows{Row9Portable<1>, Row9Portable<2>, Row3Portable<1>, Row3Portable<2>, Plane9Portable,
+                                  CopyRowPortable, SplitRowPortable};
   return &rows;
 }
 

@@ -13,9 +13,31 @@ using Row9Fn = void (*)(float* y, const float* const* p, int64_t n, const float*
 using Row3Fn = void (*)(float* y, const float* x0, const float* x1, const float* x2, int64_t n, float w0, float w1,
                         float w2);
 
+// Relu or Clip applied to each output as it is stored (Relu: x > lo ? x : lo, NaN gives lo; Clip:
+// min(max(x, lo), hi), NaN kept; as Activation::Apply computes them).
+struct RowClamp {
+  enum Kind { kNone, kRelu, kClip } kind = kNone;
+  float lo = 0.f, hi = 0.f;
+};
+
+// A whole 3×3 output plane of `rows` rows × n columns from 9 unit-stride tap planes whose rows are
+// p_stride apart: y[r·n + i] = clamp(b + sum over t of w[t] · p[t][r·p_stride + i]). Reads no
+// element past a tap's last output, so no slack is needed after the buffer.
+using Plane9Fn = void (*)(float* y, const float* const* p, int64_t rows, int64_t n, int64_t p_stride, const float* w,
+                          float b, const RowClamp& clamp);
+
+// Filling the zero-bordered copy Plane9 reads: one input row of n floats into dst (stride 1), or
+// split into its even-indexed elements (to even, (n + 1) / 2 of them) and odd ones (n / 2) for the
+// parity sub-planes of stride 2.
+using CopyRowFn = void (*)(float* dst, const float* src, int64_t n);
+using SplitRowFn = void (*)(float* even, float* odd, const float* src, int64_t n);
+
 struct DepthwiseRows {
   Row9Fn row9 = nullptr, row9_s2 = nullptr;
   Row3Fn row3 = nullptr, row3_s2 = nullptr;
+  Plane9Fn plane9 = nullptr;
+  CopyRowFn copy_row = nullptr;
+  SplitRowFn split_row = nullptr;
 };
 
 // The rows of ActiveIsa().
@@ -44,6 +66,43 @@ template <int S>
 inline __attribute__((always_inline)) void Row3Body(float* y, const float* x0, const float* x1, const float* x2,
                                                      int64_t n, float w0, float w1, float w2) {
   for (int64_t i = 0; i < n; ++i) y[i] += w0 * x0[S * i] + w1 * x1[S * i] + w2 * x2[S * i];
+}
+
+inline __attribute__((always_inline)) void ClampBody(float* __restrict y, int64_t n, const RowClamp& c) {
+  const float lo = c.lo, hi = c.hi;
+  if (c.kind == RowClamp::kRelu) {
+    for (int64_t i = 0; i < n; ++i) y[i] = y[i] > lo ? y[i] : lo;
+  } else if (c.kind == RowClamp::kClip) {
+    for (int64_t i = 0; i < n; ++i) {
+      float v = y[i] < lo ? lo : y[i];
+      y[i] = hi < v ? hi : v;
+    }
+  }
+}
+
+// Plane9 from a Row9Fn (inlined into each ISA's copy) and a clamp pass per row while it is in L1.
+template <Row9Fn kRow>
+inline __attribute__((always_inline)) void Plane9Body(float* y, const float* const* p, int64_t rows, int64_t n,
+                                                       int64_t p_stride, const float* w, float b, const RowClamp& c) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* q[9];
+    for (int t = 0; t < 9; ++t) q[t] = p[t] + r * p_stride;
+    kRow(y + r * n, q, n, w, b);
+    ClampBody(y + r * n, n, c);
+  }
+}
+
+inline __attribute__((always_inline)) void CopyRowBody(float* __restrict dst, const float* __restrict src, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
+inline __attribute__((always_inline)) void SplitRowBody(float* __restrict even, float* __restrict odd,
+                                                         const float* __restrict src, int64_t n) {
+  for (int64_t j = 0; 2 * j + 1 < n; ++j) {
+    even[j] = src[2 * j];
+    odd[j] = src[2 * j + 1];
+  }
+  if (n % 2) even[n / 2] = src[n - 1];
 }
 
 }  // namespace depthwise_detail

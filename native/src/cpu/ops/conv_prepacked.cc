@@ -29,7 +29,9 @@ namespace {
 // kept. With padding the image is first copied into a zeroed hp × wp buffer per channel (a pass
 // over the input instead of over the k-times larger im2col matrix). Worth it while the throw-away
 // columns stay within a tenth (measured: 56/58 and 24/26 gain, 14/16 loses) and k is deep enough
-// for per-row offsets (the MNIST stem, k = 9, is faster packed).
+// for per-row offsets (the MNIST stem, k = 9, 32 channels, is faster packed). With at most 16
+// output channels packing B is shared by too few rows to pay: any k, and a fifth thrown away
+// (measured on the FP16 CNN export, 3→8 and 8→16 channels at 32² and 16²: 70 → 46 µs a run).
 // Stride 2 works the same way over the four row/column parity sub-planes of the padded input
 // (tap (kh, kw) of output (oh, ow) is sub-plane (kh % 2, kw % 2) at (oh + kh / 2, ow + kw / 2)),
 // but only pays for its copy of the whole input with big kernels (measured on ResNet-18: the
@@ -39,13 +41,15 @@ struct ImplicitLayout {
   int64_t s = 1, hp = 0, wp = 0, ws = 0, n_wide = 0, hwp = 0, sub = 0;
   std::vector<int64_t> offs;  // per row of k: the tap's offset into the (padded) input
 
-  ImplicitLayout(const Geo2& g, int64_t kdim, bool pointwise) {
+  ImplicitLayout(const Geo2& g, int64_t kdim, int64_t mg, bool pointwise) {
     s = g.sh;
     hp = (g.oh - 1) * s + (g.kh - 1) * g.dh + 1;
     wp = (g.ow - 1) * s + (g.kw - 1) * g.dw + 1;
     if (s == 2) hp = (hp + 1) / 2 * 2, wp = (wp + 1) / 2 * 2;
     ws = wp / std::max<int64_t>(1, s);
-    use = !pointwise && kdim >= 32 && g.sh == g.sw && (s == 1 || (s == 2 && g.kh * g.kw >= 25)) && g.ow * 10 >= ws * 9;
+    bool few_rows = mg <= 16;
+    use = !pointwise && g.sh == g.sw && (s == 1 || (s == 2 && g.kh * g.kw >= 25)) &&
+          (few_rows ? g.ow * 10 >= ws * 8 : kdim >= 32 && g.ow * 10 >= ws * 9);
     if (!use) return;
     copy = s == 2 || !(g.ph == 0 && g.pw == 0 && hp == g.ih && wp == g.iw);
     n_wide = (g.oh - 1) * ws + g.ow;
@@ -154,7 +158,7 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
   // pack per column block into per-thread buffers).
   float* b_buffer = by_image || threads == 1 ? nullptr : ctx.scratch->Floats(size_t(PackedBFloats(kdim, ohw)));
   RowEpilogue ep = EpilogueFor(*args.act);
-  ImplicitLayout layout(g, kdim, args.pointwise);
+  ImplicitLayout layout(g, kdim, mg, args.pointwise);
   auto image = [&](int64_t b, float* panels, ThreadPool* pool) {
     for (int64_t gi = 0; gi < args.groups; ++gi) {
       const float* xg = args.x + (b * args.c + gi * cg) * ihw;

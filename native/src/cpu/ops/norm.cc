@@ -9,6 +9,21 @@ namespace gebe::cpu {
 
 namespace {
 
+// Mean and (population) variance of one row, accumulated in double: Instance- and
+// GroupNormalization's statistics over a channel or a group.
+struct RowMoments {
+  double mean = 0, var = 0;
+};
+
+RowMoments MomentsOf(const float* xs, int64_t size) {
+  RowMoments m;
+  for (int64_t i = 0; i < size; ++i) m.mean += xs[i];
+  m.mean /= double(size);
+  for (int64_t i = 0; i < size; ++i) m.var += (xs[i] - m.mean) * (xs[i] - m.mean);
+  m.var /= double(size);
+  return m;
+}
+
 class BatchNormKernel : public Kernel {
  public:
   BatchNormKernel(const Node& node, int64_t) : Kernel(node), epsilon_(node.get_float("epsilon", 1e-5f)) {
@@ -72,13 +87,9 @@ class InstanceNormKernel : public Kernel {
     ctx.pool->ParallelFor(x.shape[0] * c, 1, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const float* xs = px + r * size;
-        double mean = 0, var = 0;
-        for (int64_t i = 0; i < size; ++i) mean += xs[i];
-        mean /= double(size);
-        for (int64_t i = 0; i < size; ++i) var += (xs[i] - mean) * (xs[i] - mean);
-        var /= double(size);
-        float s = scale[r % c] / float(std::sqrt(var + epsilon_));
-        float b = bias[r % c] - float(mean) * s;
+        RowMoments m = MomentsOf(xs, size);
+        float s = scale[r % c] / float(std::sqrt(m.var + epsilon_));
+        float b = bias[r % c] - float(m.mean) * s;
         for (int64_t i = 0; i < size; ++i) py[r * size + i] = xs[i] * s + b;
       }
     });
@@ -200,16 +211,12 @@ class GroupNormKernel : public Kernel {
     ctx.pool->ParallelFor(x.shape[0] * groups_, 1, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const float* xs = px + r * size;
-        double mean = 0, var = 0;
-        for (int64_t i = 0; i < size; ++i) mean += xs[i];
-        mean /= double(size);
-        for (int64_t i = 0; i < size; ++i) var += (xs[i] - mean) * (xs[i] - mean);
-        var /= double(size);
-        float inv = 1.f / float(std::sqrt(var + epsilon_));
+        RowMoments m = MomentsOf(xs, size);
+        float inv = 1.f / float(std::sqrt(m.var + epsilon_));
         int64_t g = r % groups_;
         for (int64_t k = 0; k < per_group; ++k) {
           int64_t p = per_channel_ ? g * per_group + k : g;
-          float s = scale[p] * inv, b = bias[p] - float(mean) * s;
+          float s = scale[p] * inv, b = bias[p] - float(m.mean) * s;
           const float* xc = xs + k * spatial;
           float* yc = py + r * size + k * spatial;
           for (int64_t i = 0; i < spatial; ++i) yc[i] = xc[i] * s + b;

@@ -353,7 +353,13 @@ class CastKernel : public Kernel {
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
     const TensorRef& x = *in[0];
     int64_t n = x.count();
-    // Half types go through FP32 (exactly representable there); the rest through double/int64.
+    // The conversions type lowering puts at a graph's edges (and same-type copies) go straight
+    // through the vectorised converters: no per-element type switch, no staging buffer.
+    if (to_ == DataType::kFloat32 && x.dtype == DataType::kFloat16) return HalfToFloat(x.as<const uint16_t>(), out[0].as<float>(), n);
+    if (to_ == DataType::kFloat32 && x.dtype == DataType::kBFloat16) return BFloat16ToFloat(x.as<const uint16_t>(), out[0].as<float>(), n);
+    if (x.dtype == DataType::kFloat32 && to_ == DataType::kFloat16) return FloatToHalf(x.as<const float>(), out[0].as<uint16_t>(), n);
+    if (x.dtype == DataType::kFloat32 && to_ == DataType::kBFloat16) return FloatToBFloat16(x.as<const float>(), out[0].as<uint16_t>(), n);
+    // Other half casts go through FP32 (exactly representable there); the rest through double/int64.
     if (x.dtype == DataType::kFloat16 || x.dtype == DataType::kBFloat16) {
       std::vector<float> wide(size_t(std::max<int64_t>(n, 1)));
       if (x.dtype == DataType::kFloat16) HalfToFloat(x.as<const uint16_t>(), wide.data(), n);
@@ -370,18 +376,14 @@ class CastKernel : public Kernel {
       else FloatToBFloat16(wide.data(), out[0].as<uint16_t>(), n);
       return;
     }
-    Convert(x, out[0]);
+    if (x.dtype == to_ && to_ != DataType::kBool) {
+      if (x.data != out[0].data) std::memcpy(out[0].data, x.data, size_t(n) * ElementSize(to_));
+    } else {
+      Convert(x, out[0]);
+    }
     if (to_ == DataType::kFloat32 && (round_to_ == DataType::kFloat16 || round_to_ == DataType::kBFloat16)) {
       // A Cast to FP16/BF16 inside a graph computed in FP32 (type_lowering.cc): keep the rounding.
-      float* p = out[0].as<float>();
-      std::vector<uint16_t> narrow(size_t(std::max<int64_t>(n, 1)));
-      if (round_to_ == DataType::kFloat16) {
-        FloatToHalf(p, narrow.data(), n);
-        HalfToFloat(narrow.data(), p, n);
-      } else {
-        FloatToBFloat16(p, narrow.data(), n);
-        BFloat16ToFloat(narrow.data(), p, n);
-      }
+      RoundThroughNarrow(round_to_ == DataType::kFloat16, out[0].as<float>(), n);
     }
   }
 

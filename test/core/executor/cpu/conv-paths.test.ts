@@ -27,7 +27,7 @@ interface ConvCase {
   pads?: number[];
   group?: number;
   dilations?: number[];
-  activation?: 'Relu' | 'Clip';
+  activation?: 'Relu' | 'Clip' | 'LeakyRelu';
 }
 
 let seed = 500;
@@ -42,6 +42,7 @@ function convModel(c: ConvCase): string {
   const attrs = { kernel_shape: c.kernel, strides: c.strides ?? c.kernel.map(() => 1), pads: c.pads ?? c.kernel.map(() => 0).concat(c.kernel.map(() => 0)), group: c.group ?? 1, ...(c.dilations ? { dilations: c.dilations } : {}) };
   g.node('Conv', ['input', 'w', 'b'], [c.activation ? 'y' : 'output'], attrs, 'conv');
   if (c.activation === 'Relu') g.node('Relu', ['y'], ['output'], {}, 'relu');
+  if (c.activation === 'LeakyRelu') g.node('LeakyRelu', ['y'], ['output'], { alpha: 0.1 }, 'leaky');
   if (c.activation === 'Clip') {
     g.initializer('lo', 'FLOAT', [], [0]);
     g.initializer('hi', 'FLOAT', [], [6]);
@@ -58,6 +59,10 @@ const cases: ConvCase[] = [
   { name: 'wide 3x3 pad 1 + Relu', input: [1, 7, 96, 96], out: 20, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Relu' },
   // 7×7 stride 2 pad 3 (a ResNet stem): strided im2col with borders on both sides.
   { name: 'stem 7x7 stride 2 pad 3', input: [1, 3, 61, 61], out: 16, kernel: [7, 7], strides: [2, 2], pads: [3, 3, 3, 3] },
+  // At most 16 output channels: implicit im2col for any k (27 here) and up to a fifth of throw-away
+  // columns (16 of 18 here), a batch of two images.
+  { name: 'few channels shallow k 3x3 pad 1 + Relu', input: [2, 3, 32, 32], out: 8, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Relu' },
+  { name: 'few channels 3x3 pad 1 on 16x16', input: [2, 8, 16, 16], out: 16, kernel: [3, 3], pads: [1, 1, 1, 1] },
   // Few output columns, deep k: split by row blocks over a B packed whole; k spans several blocks.
   { name: 'narrow deep 3x3 + Clip', input: [1, 70, 7, 7], out: 130, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Clip' },
   // Pointwise with few output channels reads B in place (only a partial last panel is packed).
@@ -77,11 +82,11 @@ const cases: ConvCase[] = [
   { name: 'asymmetric pads', input: [1, 5, 20, 17], out: 14, kernel: [3, 2], pads: [0, 1, 2, 1] },
   { name: 'grouped', input: [1, 12, 20, 20], out: 18, kernel: [3, 3], pads: [1, 1, 1, 1], group: 3 },
   { name: '1-D', input: [1, 8, 200], out: 10, kernel: [5], pads: [2, 2] },
-  // Depthwise 3×3: zero-bordered copy (pads, stride 2, asymmetric pads, dilation), in place (no
-  // pads), tiny planes, a channel multiplier of 2.
+  // Depthwise 3×3 (zero-bordered copy, Plane9): pads, stride 2, asymmetric pads, dilation, no pads,
+  // tiny planes, a channel multiplier of 2.
   { name: 'depthwise pad 1 + Clip', input: [1, 6, 15, 15], out: 6, kernel: [3, 3], pads: [1, 1, 1, 1], group: 6, activation: 'Clip' },
   { name: 'depthwise stride 2 asymmetric pads', input: [1, 5, 16, 13], out: 5, kernel: [3, 3], strides: [2, 2], pads: [0, 1, 1, 0], group: 5 },
-  { name: 'depthwise dilation 2', input: [1, 4, 12, 12], out: 4, kernel: [3, 3], pads: [2, 2, 2, 2], dilations: [2, 2], group: 4 },
+  { name: 'depthwise dilation 2 + LeakyRelu', input: [1, 4, 12, 12], out: 4, kernel: [3, 3], pads: [2, 2, 2, 2], dilations: [2, 2], group: 4, activation: 'LeakyRelu' },
   { name: 'depthwise stride 2 dilation 2 odd sizes', input: [1, 3, 17, 15], out: 3, kernel: [3, 3], strides: [2, 2], pads: [1, 2, 2, 1], dilations: [2, 2], group: 3 },
   { name: 'depthwise no pads', input: [1, 3, 9, 10], out: 3, kernel: [3, 3], group: 3 },
   { name: 'depthwise same-padded on 3x4 planes', input: [1, 5, 3, 4], out: 5, kernel: [3, 3], pads: [1, 1, 1, 1], group: 5, activation: 'Relu' },
@@ -90,6 +95,9 @@ const cases: ConvCase[] = [
   // Same-padded 3×3 over rows that are not whole vectors (masked AVX-512 tails), and 5×5 depthwise
   // (MobileNet-style, padded; row by row) at stride 1 and 2.
   { name: 'depthwise same-padded on 37x29 planes + Relu', input: [1, 7, 37, 29], out: 7, kernel: [3, 3], pads: [1, 1, 1, 1], group: 7, activation: 'Relu' },
+  // Stride 2 over rows longer than one vector (a whole and a masked step per row) with the clamp in
+  // registers, batched with the dilation of the padded copy.
+  { name: 'depthwise stride 2 on 2x6x40x37 + Clip', input: [2, 6, 40, 37], out: 6, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], group: 6, activation: 'Clip' },
   { name: 'depthwise 5x5 pad 2', input: [1, 6, 23, 19], out: 6, kernel: [5, 5], pads: [2, 2, 2, 2], group: 6 },
   { name: 'depthwise 5x5 stride 2 pad 2 + Clip', input: [1, 5, 28, 28], out: 5, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2], group: 5, activation: 'Clip' },
   // The 5×5 padded stride-1 conv: implicit im2col over a zero-padded copy.

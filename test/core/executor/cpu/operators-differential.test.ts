@@ -53,6 +53,20 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     ], threads, 1e-3); // y32 reads y: ONNX Runtime rounds y to FP16 first, the engine keeps its FP32 value
   });
 
+  it('Casts through FP16 and BF16 inside an FP32 graph, and same-type Casts (vector blocks and tails)', async () => {
+    // 21 values: two 8-wide conversion blocks and a tail; the FP32 results keep the narrow rounding
+    // (about 5e-4 for FP16, 4e-3 for BF16, both above the 1e-4 tolerance) or fail.
+    const model = new OnnxGraphBuilder('narrow_casts', 17)
+      .input('x', 'FLOAT', [3, 7])
+      .node('Cast', ['x'], ['h'], { to: 10 }).node('Cast', ['h'], ['hf'], { to: 1 })
+      .node('Cast', ['x'], ['b'], { to: 16 }).node('Cast', ['b'], ['bf'], { to: 1 })
+      .node('Cast', ['x'], ['same'], { to: 1 })
+      .node('Cast', ['x'], ['i'], { to: 7 }).node('Cast', ['i'], ['ii'], { to: 7 })
+      .output('hf', 'FLOAT').output('bf', 'FLOAT').output('same', 'FLOAT').output('ii', 'INT64')
+      .encode();
+    await agree(model, [f32('x', [3, 7], 21, 100)], threads);
+  });
+
   it('RNN with sequence_lens, reverse GRU with linear_before_reset, bidirectional LSTM with peepholes', async () => {
     const H = 6, I = 4;
     const model = new OnnxGraphBuilder('rnns', 14)
