@@ -241,10 +241,10 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
     self->inference_header_length_ = ok ? n : 0;
   }
   bool has_length = (p->flags & F_CONTENT_LENGTH) != 0;
-  if (has_length && p->content_length > options.max_body_bytes) {
+  if (has_length && p->content_length > options.max_request_bytes) {
     self->reject_status_ = 413;
     self->reject_message_ = "request body of " + std::to_string(p->content_length) + " bytes exceeds the limit of " +
-                            std::to_string(options.max_body_bytes) + " bytes (raise it with --http-max-body)";
+                            std::to_string(options.max_request_bytes) + " bytes (raise it with --http-max-body)";
     return -1;
   }
 
@@ -294,7 +294,7 @@ bool HttpConnection::GrowBody(size_t more) {
 }
 
 bool HttpConnection::RejectOverLimit(uint64_t total) {
-  uint64_t limit = server_->options().max_body_bytes;
+  uint64_t limit = server_->options().max_request_bytes;
   if (total <= limit) return false;
   reject_status_ = 413;
   reject_message_ = "request body exceeds the limit of " + std::to_string(limit) + " bytes (raise it with --http-max-body)";

@@ -170,7 +170,7 @@ int main() {
   Respond late;
   {
     HttpServerOptions options;
-    options.max_body_bytes = 1 << 20;
+    options.max_request_bytes = 1 << 20;
     options.headers_timeout_ms = 2000;
     HttpServer server(options, fast, js);
     int port = server.Listen();
@@ -375,7 +375,7 @@ int main() {
       CHECK(ReadAnswer(a, buffer, &status) == "fast:a" && status == 200);
       // The in-flight body budget: a body that would pass it is answered 503.
       HttpServerOptions tight = options;
-      tight.max_inflight_body_bytes = 4096;
+      tight.max_inflight_bytes = 4096;
       tight.busy_message = "busy";
       HttpServer budget(tight, fast, js);
       int budget_port = budget.Listen();
