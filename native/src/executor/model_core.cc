@@ -187,10 +187,10 @@ void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
   FailWrongOutputShapes(*batch);
   // Natively taken requests go to their own sinks here, on this thread, even while the
   // environment goes away: each must be answered exactly once. The rest goes on to JS.
-  size_t native = 0;
-  for (const auto& r : batch->requests) native += r->native_call != nullptr ? 1 : 0;
-  if (native > 0) {
-    NativeAnswerBatch answers(native);  // the writers are woken once, after the last answer is queued
+  bool any_native = false;
+  for (const auto& r : batch->requests) any_native = any_native || r->native_call != nullptr;
+  if (any_native) {
+    NativeAnswerBatch answers;  // the writers are woken once, after the last answer is queued
     std::vector<std::unique_ptr<ScheduledRequest>> to_js;
     for (auto& r : batch->requests) {
       if (!r->native_call) {

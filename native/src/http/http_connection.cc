@@ -358,66 +358,42 @@ void HttpConnection::Dispatch() {
   request_->keep_alive = !close_after_answer_;
   server_->CountAccepted();
   FastPath* fast = server_->fast_path();
-  if (fast != nullptr && LooksLikeInfer(*request_)) {
-    // Nothing else can go out before this answer: whoever finishes it may write it (direct_answer.h).
-    uv_os_fd_t fd;
-    const bool direct = writes_pending_ == 0 && !close_after_answer_ &&
-                        uv_fileno(reinterpret_cast<const uv_handle_t*>(&client_), &fd) == 0;
-    if (direct) direct_->Arm(request_seq_, fd);
-    if (fast->TryHandle(*request_, server_->MakeRespond(id_, request_seq_, request_, direct ? direct_ : nullptr))) return;
-    if (direct) direct_->Disarm();
-  }
+  if (fast != nullptr && LooksLikeInfer(*request_) && fast->TryHandle(*request_, server_->MakeRespond(id_, request_seq_, request_))) return;
   server_->CountHandedOff();
   server_->handler()->Handle(request_, server_->MakeRespond(id_, request_seq_, request_));
 }
 
-void HttpConnection::Deliver(uint64_t seq, HttpResponse response, DirectAnswer::Written direct) {
+void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {
   if (state_ != State::kAnswering || seq != request_seq_ || answer_complete_) return;
-  direct_->Disarm();
-  const size_t length = AnswerBodyLength(response);
-  if (direct.tried && direct.bytes == direct.head.size() + length) {
-    answer_complete_ = true;
-    if (writes_pending_ == 0) FinishDirect();
-    return;
-  }
-  if (!direct.tried && (server_->draining() || response.close)) close_after_answer_ = true;
+  if (server_->draining() || response.close) close_after_answer_ = true;
   // HEAD: the head a GET would get (its Content-Length included), without the body.
-  const bool head_only = request_->method == "HEAD";
-  auto* answer = new FastAnswer{direct.tried ? std::move(direct.head) : AnswerHead(response, length, close_after_answer_), std::move(response)};
+  bool head_only = request_->method == "HEAD";
+  size_t length = response.owned_body.size();
+  for (const auto& piece : response.pieces) length += piece.second;
+  auto* answer = new FastAnswer{std::string(), std::move(response)};
   HttpResponse& r = answer->response;
+  std::string& head = answer->head;
+  head.reserve(96 + r.headers.size());
+  head += "HTTP/1.1 ";
+  head += std::to_string(r.status);
+  head += ' ';
+  head += ReasonPhrase(r.status);
+  head += "\r\nContent-Length: ";
+  head += std::to_string(length);
+  head += "\r\n";
+  head += DateHeaderLine();
+  head += close_after_answer_ ? "Connection: close\r\n" : "Connection: keep-alive\r\n";
+  head += r.headers;
+  head += "\r\n";
   std::vector<uv_buf_t> bufs;
   bufs.reserve(2 + r.pieces.size());
-  bufs.push_back(MakeBuf(answer->head.data(), answer->head.size()));
+  bufs.push_back(MakeBuf(head.data(), head.size()));
   if (!head_only && !r.owned_body.empty()) bufs.push_back(MakeBuf(r.owned_body.data(), r.owned_body.size()));
   for (const auto& piece : r.pieces) {
     if (!head_only && piece.second > 0) bufs.push_back(MakeBuf(piece.first, piece.second));
   }
-  // What the finishing thread wrote already is skipped.
-  size_t skip = direct.tried ? direct.bytes : 0;
-  size_t first = 0;
-  while (first < bufs.size() && skip >= bufs[first].len) skip -= bufs[first++].len;
-  if (first < bufs.size()) {
-    bufs[first].base += skip;
-    bufs[first].len -= skip;
-  }
   answer_complete_ = true;
-  Write(bufs.data() + first, unsigned(bufs.size() - first), answer, [](void* a) { delete static_cast<FastAnswer*>(a); });
-}
-
-void HttpConnection::FinishDirect() {
-  // The client was told keep-alive. Closing (a drain began meanwhile) still answers a request it
-  // had already sent, as a drain answers one waiting in an idle connection's socket.
-  const bool closing = close_after_answer_ || server_->draining();
-  if (!closing || !(HasPending() || SocketHasBytes())) {
-    FinishAnswer(closing);
-    return;
-  }
-  answer_counted_ = true;
-  state_ = State::kReading;
-  llhttp_resume(&parser_);
-  ArmTimer(server_->options().keep_alive_timeout_ms);
-  server_->CountAnswered();
-  if (state_ == State::kReading) ResumeReading();
+  Write(bufs.data(), unsigned(bufs.size()), answer, [](void* a) { delete static_cast<FastAnswer*>(a); });
 }
 
 void HttpConnection::FinishAnswer(bool close_after) {
@@ -457,7 +433,6 @@ void HttpConnection::WriteError(int status, const std::string& message) {
 }
 
 void HttpConnection::Write(uv_buf_t* bufs, unsigned count, void* owner, void (*release)(void*)) {
-  direct_->Disarm();  // the loop writes: nobody else may now
   if (state_ == State::kClosed) {
     if (release != nullptr) release(owner);
     return;
@@ -528,12 +503,8 @@ void HttpConnection::OnShutdown(uv_shutdown_t* req, int) {
 }
 
 void HttpConnection::CloseWhenIdle() {
-  if (state_ == State::kReading && !in_message_ && !HasPending() && !SocketHasBytes()) {
-    Close();
-  } else if (state_ == State::kAnswering) {
-    direct_->Disarm();  // the answer must now say Connection: close
-    close_after_answer_ = true;
-  }
+  if (state_ == State::kReading && !in_message_ && !HasPending() && !SocketHasBytes()) Close();
+  else if (state_ == State::kAnswering) close_after_answer_ = true;
 }
 
 bool HttpConnection::SocketHasBytes() const {
@@ -551,7 +522,6 @@ void HttpConnection::Close() {
   if (state_ == State::kClosed) return;
   bool in_flight = state_ == State::kAnswering && !answer_counted_;
   state_ = State::kClosed;
-  direct_->Disarm();  // before the socket closes: nobody writes to it from now on
   uv_close(reinterpret_cast<uv_handle_t*>(&client_), &HttpConnection::OnHandleClosed);
   uv_close(reinterpret_cast<uv_handle_t*>(&timer_), &HttpConnection::OnHandleClosed);
   server_->Forget(id_);

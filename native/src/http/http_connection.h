@@ -9,7 +9,6 @@
 #include <memory>
 #include <string>
 
-#include "http/direct_answer.h"
 #include "http/fast_path.h"
 #include "llhttp.h"
 
@@ -25,8 +24,7 @@ class HttpConnection {
   uint64_t id() const { return id_; }
 
   // The answer to request `seq` (ignored unless it is the one being answered).
-  // `direct`: what the finishing thread wrote of it already (the rest is written here).
-  void Deliver(uint64_t seq, HttpResponse response, DirectAnswer::Written direct);
+  void Deliver(uint64_t seq, HttpResponse response);
   // Closes at once; a request in flight counts as answered.
   void Close();
   // Graceful close: closes now when nothing is being received, answered or waiting unread in the
@@ -59,8 +57,6 @@ class HttpConnection {
   void Parse(const char* data, size_t length);
   void Dispatch();
   void FinishAnswer(bool close_after);
-  // After an answer the finishing thread wrote whole, with Connection: keep-alive.
-  void FinishDirect();
   void ResumeReading();
   bool AddHeaderBytes(size_t length);
   void PrepareBody(size_t declared);
@@ -115,7 +111,6 @@ class HttpConnection {
   std::string reject_message_;
 
   // The answer in progress.
-  std::shared_ptr<DirectAnswer> direct_ = std::make_shared<DirectAnswer>();
   int writes_pending_ = 0;
   bool answer_complete_ = false;
   bool close_after_answer_ = false;

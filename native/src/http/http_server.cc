@@ -46,18 +46,15 @@ void HttpServer::DeliverResponses() {
   std::vector<ResponseItem> items = mailbox_->Take();
   for (auto& item : items) {
     auto it = connections_.find(item.connection_id);
-    if (it != connections_.end()) it->second->Deliver(item.request_seq, std::move(item.response), std::move(item.direct));
+    if (it != connections_.end()) it->second->Deliver(item.request_seq, std::move(item.response));
     // else: the client went away; its request was counted as answered when it did.
   }
 }
 
-Respond HttpServer::MakeRespond(uint64_t connection_id, uint64_t request_seq, std::shared_ptr<HttpRequest> request,
-                                std::shared_ptr<DirectAnswer> direct) {
+Respond HttpServer::MakeRespond(uint64_t connection_id, uint64_t request_seq, std::shared_ptr<HttpRequest> request) {
   std::shared_ptr<ResponseMailbox> mailbox = mailbox_;
-  return [mailbox, connection_id, request_seq, request, direct](HttpResponse response) {
-    ResponseItem item{connection_id, request_seq, std::move(response), {}};
-    if (direct) item.direct = direct->TryWrite(request_seq, item.response);
-    mailbox->Post(std::move(item));
+  return [mailbox, connection_id, request_seq, request](HttpResponse response) {
+    mailbox->Post(ResponseItem{connection_id, request_seq, std::move(response)});
   };
 }
 

@@ -14,7 +14,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "http/direct_answer.h"
 #include "http/fast_path.h"
 #include "net/byte_budget.h"
 #include "net/front_end_options.h"
@@ -47,7 +46,6 @@ struct ResponseItem {
   uint64_t connection_id;
   uint64_t request_seq;
   HttpResponse response;
-  DirectAnswer::Written direct;  // what the finishing thread wrote of it itself (direct_answer.h)
 };
 using ResponseMailbox = LoopMailbox<ResponseItem>;
 
@@ -92,10 +90,8 @@ class HttpServer {
   void CountAccepted() { accepted_.fetch_add(1, std::memory_order_relaxed); }
   void CountAnswered();
   void Forget(uint64_t connection_id);
-  // The Respond for a request (taken or handed off); it keeps `request` alive until it is called and
-  // dropped. With `direct`, an armed answer is written by the thread that calls it (direct_answer.h).
-  Respond MakeRespond(uint64_t connection_id, uint64_t request_seq, std::shared_ptr<HttpRequest> request,
-                      std::shared_ptr<DirectAnswer> direct = nullptr);
+  // The Respond for a request (taken or handed off); it keeps `request` alive until it is called and dropped.
+  Respond MakeRespond(uint64_t connection_id, uint64_t request_seq, std::shared_ptr<HttpRequest> request);
 
  private:
   static void OnConnection(uv_stream_t* listener, int status);

@@ -50,18 +50,13 @@ class NativeAnswerBatch {
  public:
   using Wake = void (*)(const std::shared_ptr<void>& target);
 
-  // `answers`: how many native answers the batch will hand out.
-  explicit NativeAnswerBatch(size_t answers = 0) : outer_(current_), answers_(answers) { current_ = this; }
+  NativeAnswerBatch() : outer_(current_) { current_ = this; }
   ~NativeAnswerBatch() {
     current_ = outer_;
     for (auto& [target, wake] : wakes_) wake(target);
   }
   NativeAnswerBatch(const NativeAnswerBatch&) = delete;
   NativeAnswerBatch& operator=(const NativeAnswerBatch&) = delete;
-
-  // The native answers the batch open on this thread hands out (0: none is open). A front end
-  // may write a lone answer itself rather than wake its writer (see http/direct_answer.h).
-  static size_t OpenAnswers() { return current_ == nullptr ? 0 : current_->answers_; }
 
   // Runs wake(target) when the open batch ends (once per target), or now when none is open.
   static void Defer(const std::shared_ptr<void>& target, Wake wake) {
@@ -79,7 +74,6 @@ class NativeAnswerBatch {
  private:
   static inline thread_local NativeAnswerBatch* current_ = nullptr;
   NativeAnswerBatch* const outer_;
-  const size_t answers_;
   std::vector<std::pair<std::shared_ptr<void>, Wake>> wakes_;
 };
 
