@@ -61,7 +61,14 @@ function fromEnv(name: string, fallback: number, whole: boolean): number {
 
 const SECONDS = fromEnv('BENCH_SECONDS', 3, false);
 const ROUNDS = fromEnv('BENCH_ROUNDS', 3, true);
-const CONCURRENCY = [1, 4, 16];
+/** BENCH_CONCURRENCY: a comma-separated subset of 1,4,16 (default all). */
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,4,16').split(',').map(Number);
+if (CONCURRENCY.some((c) => ![1, 4, 16].includes(c))) {
+  console.error(`error: BENCH_CONCURRENCY must list some of 1,4,16, got '${process.env.BENCH_CONCURRENCY}'`);
+  process.exit(2);
+}
+/** BENCH_REFERENCES=0 leaves out the node:http and grpc-js client rows (a quicker run of the native front ends). */
+const REFERENCES = process.env.BENCH_REFERENCES !== '0';
 
 interface Row {
   mode: string;
@@ -323,9 +330,9 @@ async function main(): Promise<void> {
   const model = await loadModel(modelDir, '1', config);
   const server = await startServer(repo);
   // The same server on Node's own HTTP stack (--http-frontend node), for the HTTP rows beside the native front end.
-  const nodeServer = await startServer(repo, ['--http-frontend', 'node']);
+  const nodeServer = REFERENCES ? await startServer(repo, ['--http-frontend', 'node']) : undefined;
   const url = `http://127.0.0.1:${server.http}/v2/models/mnist/infer`;
-  const nodeUrl = `http://127.0.0.1:${nodeServer.http}/v2/models/mnist/infer`;
+  const nodeUrl = `http://127.0.0.1:${nodeServer?.http}/v2/models/mnist/infer`;
   const Client = grpc.makeGenericClientConstructor(serviceDefinition('inference.GRPCInferenceService', 'client'), 'GRPCInferenceService');
   const client = new Client(`127.0.0.1:${server.grpc}`, grpc.credentials.createInsecure()) as grpc.Client & Record<string, Function>;
   try {
@@ -357,14 +364,16 @@ async function main(): Promise<void> {
       rows.push({ mode: 'in-process', concurrency: c, ...combine(inProcess) });
       rows.push({ mode: 'HTTP binary', concurrency: c, ...combine(binary) });
       rows.push({ mode: 'HTTP JSON', concurrency: c, ...wrk(url, jsonLua, c, server.pid) });
-      rows.push({ mode: 'HTTP JSON, node:http', concurrency: c, ...wrk(nodeUrl, jsonLua, c, nodeServer.pid) });
-      rows.push({ mode: 'HTTP binary, node:http', concurrency: c, ...wrk(nodeUrl, binLua, c, nodeServer.pid) });
+      if (nodeServer) {
+        rows.push({ mode: 'HTTP JSON, node:http', concurrency: c, ...wrk(nodeUrl, jsonLua, c, nodeServer.pid) });
+        rows.push({ mode: 'HTTP binary, node:http', concurrency: c, ...wrk(nodeUrl, binLua, c, nodeServer.pid) });
+      }
       if (haveH2load) rows.push({ mode: 'gRPC', concurrency: c, ...(await h2load(server.grpc, server.http, server.pid, frame, c, repo)) });
-      rows.push({ mode: 'gRPC grpc-js client', concurrency: c, ...(await closedLoop(c, grpcOnce, server.pid)) });
+      if (REFERENCES) rows.push({ mode: 'gRPC grpc-js client', concurrency: c, ...(await closedLoop(c, grpcOnce, server.pid)) });
     }
     const cpus = allowedCpus();
-    if (cpus !== undefined && cpus.length >= 2) {
-      const c = CONCURRENCY[CONCURRENCY.length - 1]!;
+    if (cpus !== undefined && cpus.length >= 2 && CONCURRENCY.includes(16)) {
+      const c = 16;
       console.error(`concurrency ${c}, load generator on its own core …`);
       const inProcess: Cell[] = [];
       const binary: Cell[] = [];
@@ -385,7 +394,7 @@ async function main(): Promise<void> {
     }
   } finally {
     client.close();
-    await Promise.all([server.stop(), nodeServer.stop()]);
+    await Promise.all([server.stop(), nodeServer?.stop()]);
     await model.unload();
     rmSync(repo, { recursive: true, force: true });
   }

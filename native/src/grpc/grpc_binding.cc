@@ -12,49 +12,14 @@
 #include "grpc/grpc_server.h"
 #include "module_registry.h"
 #include "net/failure_counts_js.h"
-#include "net/listen_address.h"
 #include "net/publish_js.h"
+#include "net/server_js.h"
 
 namespace gebe {
 
 namespace {
 
-uint64_t OptionalU64(Napi::Object o, const char* key, uint64_t fallback) {
-  Napi::Value v = o.Get(key);
-  if (v.IsUndefined()) return fallback;
-  if (!v.IsNumber() || v.As<Napi::Number>().DoubleValue() < 0) {
-    throw Napi::TypeError::New(o.Env(), std::string("NativeGrpcServer option '") + key + "' must be a number >= 0");
-  }
-  return uint64_t(v.As<Napi::Number>().DoubleValue());
-}
-
-class CloseWorker : public Napi::AsyncWorker {
- public:
-  CloseWorker(Napi::Object owner, GrpcServer* server, uint64_t timeout_ms, Napi::ThreadSafeFunction* tsfn)
-      : Napi::AsyncWorker(owner.Env()), deferred_(Napi::Promise::Deferred::New(owner.Env())), owner_(Napi::Persistent(owner)),
-        server_(server), timeout_ms_(timeout_ms), tsfn_(tsfn) {}
-  Napi::Promise Promise() { return deferred_.Promise(); }
-  void Execute() override {
-    server_->BeginClose(timeout_ms_);
-    server_->Join();
-  }
-  void OnOK() override {
-    // The loop has ended: nothing calls JS any more, and the handler stops keeping node alive.
-    if (*tsfn_) {
-      tsfn_->Release();
-      *tsfn_ = Napi::ThreadSafeFunction();
-    }
-    deferred_.Resolve(Env().Undefined());
-  }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  Napi::ObjectReference owner_;
-  GrpcServer* server_;
-  uint64_t timeout_ms_;
-  Napi::ThreadSafeFunction* tsfn_;
-};
+constexpr const char* kClass = "NativeGrpcServer";
 
 class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
  public:
@@ -75,13 +40,13 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     GrpcServerOptions options;
     if (!o.Get("host").IsString()) throw Napi::TypeError::New(env, "NativeGrpcServer option 'host' must be a string");
     options.host = o.Get("host").As<Napi::String>().Utf8Value();
-    options.port = int(OptionalU64(o, "port", 0));
+    options.port = int(OptionalU64(o, "port", 0, kClass));
     if (options.port > 65535) throw Napi::RangeError::New(env, "NativeGrpcServer needs port 0-65535");
-    options.max_message_bytes = OptionalU64(o, "maxMessageBytes", options.max_message_bytes);
-    options.max_inflight_bytes = OptionalU64(o, "maxInflightBytes", options.max_inflight_bytes);
-    options.max_connections = size_t(OptionalU64(o, "maxConnections", options.max_connections));
-    options.max_concurrent_streams = uint32_t(OptionalU64(o, "maxConcurrentStreams", options.max_concurrent_streams));
-    options.drain_grace_ms = OptionalU64(o, "drainGraceMs", options.drain_grace_ms);
+    options.max_request_bytes = OptionalU64(o, "maxMessageBytes", options.max_request_bytes, kClass);
+    options.max_inflight_bytes = OptionalU64(o, "maxInflightBytes", options.max_inflight_bytes, kClass);
+    options.max_connections = size_t(OptionalU64(o, "maxConnections", options.max_connections, kClass));
+    options.max_concurrent_streams = uint32_t(OptionalU64(o, "maxConcurrentStreams", options.max_concurrent_streams, kClass));
+    options.drain_grace_ms = OptionalU64(o, "drainGraceMs", options.drain_grace_ms, kClass);
     options.announce_streams = o.Get("announceStreams").IsBoolean() && o.Get("announceStreams").As<Napi::Boolean>().Value();
     if (o.Get("busyMessage").IsString()) options.busy_message = o.Get("busyMessage").As<Napi::String>().Utf8Value();
     const bool native_infer = !o.Get("nativeInfer").IsBoolean() || o.Get("nativeInfer").As<Napi::Boolean>().Value();
@@ -122,23 +87,14 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     try {
       return Napi::Number::New(env, server_->Listen());
     } catch (const ListenError& e) {
-      if (tsfn_) {
-        tsfn_.Release();  // nothing will call JS: the handler must not keep node alive
-        tsfn_ = Napi::ThreadSafeFunction();
-      }
-      Napi::Error error = Napi::Error::New(env, e.message);
-      error.Set("code", e.code);
-      throw error;
+      ReleaseHandler();  // nothing will call JS: the handler must not keep node alive
+      throw ListenErrorToJs(env, e);
     }
   }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
-    const uint64_t timeout =
-        info.Length() > 0 && info[0].IsNumber() ? uint64_t(std::max(0.0, info[0].As<Napi::Number>().DoubleValue())) : 0;
-    auto* worker = new CloseWorker(info.This().As<Napi::Object>(), server_.get(), timeout, &tsfn_);
-    Napi::Promise promise = worker->Promise();
-    worker->Queue();
-    return promise;
+    // The loop has ended: nothing calls JS any more, and the handler stops keeping node alive.
+    return CloseWorker<GrpcServer>::Run(info.This().As<Napi::Object>(), server_.get(), CloseTimeoutArg(info), [this] { ReleaseHandler(); });
   }
 
   // answer(connection, stream, final, code, message, bytes | null)
@@ -179,6 +135,13 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
   }
 
   Napi::Value TakeFailures(const Napi::CallbackInfo& info) { return FailureCountsToJs(info.Env(), route_->TakeFailures()); }
+
+  void ReleaseHandler() {
+    if (tsfn_) {
+      tsfn_.Release();
+      tsfn_ = Napi::ThreadSafeFunction();
+    }
+  }
 
   Napi::ThreadSafeFunction tsfn_;
   std::shared_ptr<GrpcInfer> route_;

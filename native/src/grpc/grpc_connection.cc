@@ -184,7 +184,7 @@ GrpcConnection::Stream* GrpcConnection::Find(int32_t stream_id) {
 int GrpcConnection::OnBeginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* user) {
   auto* self = static_cast<GrpcConnection*>(user);
   if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
-  self->streams_[frame->hd.stream_id] = std::make_unique<Stream>(frame->hd.stream_id, size_t(self->server_->options().max_message_bytes));
+  self->streams_[frame->hd.stream_id] = std::make_unique<Stream>(frame->hd.stream_id, size_t(self->server_->options().max_request_bytes));
   return 0;
 }
 
@@ -272,7 +272,7 @@ int GrpcConnection::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id, co
         return 0;
       case MessageFramer::Event::kTooLarge: {
         const std::string text = "Received message larger than max (" + std::to_string(s->framer.declared()) + " vs. " +
-                                 std::to_string(self->server_->options().max_message_bytes) + ")";
+                                 std::to_string(self->server_->options().max_request_bytes) + ")";
         s->framer.Reset();
         self->Uncharge(s);
         self->Finish(s, GrpcCode::kResourceExhausted, text);

@@ -7,6 +7,7 @@
 #include "executor/normalize.h"
 #include "grpc/infer_message.h"
 #include "net/published_models.h"
+#include "net/queue_taken.h"
 
 namespace gebe {
 
@@ -124,26 +125,16 @@ class GrpcInferImpl : public GrpcInfer {
       return true;
     }
     call->outputs = std::move(normalized.outputs);
-    std::unique_ptr<ScheduledRequest>& scheduled = normalized.request;
-    scheduled->native_call = std::move(call);
-    switch (entry.core->EnqueueNative(scheduled, normalized.priority, normalized.timeout_us)) {
-      case ModelCore::NativeEnqueue::kQueued: {
-        // A client that resets its stream or passes its deadline takes its request out of the queue.
-        std::weak_ptr<ModelCore> core = entry.core;
-        cancel->notify = [core] {
-          if (auto c = core.lock()) c->NoteCancellation();
-        };
-        return true;
-      }
-      case ModelCore::NativeEnqueue::kRefused:
-        return false;  // unloading: the JS path answers with its wording
-      case ModelCore::NativeEnqueue::kRejected: {
-        std::unique_ptr<NativeCall> rejected = std::move(scheduled->native_call);
-        rejected->Finished(std::move(scheduled), nullptr);
-        return true;
-      }
+    normalized.request->native_call = std::move(call);
+    const TakenOutcome outcome = QueueTaken(*entry.core, normalized.request, normalized.priority, normalized.timeout_us);
+    if (outcome == TakenOutcome::kQueued) {
+      // A client that resets its stream or passes its deadline takes its request out of the queue.
+      std::weak_ptr<ModelCore> core = entry.core;
+      cancel->notify = [core] {
+        if (auto c = core.lock()) c->NoteCancellation();
+      };
     }
-    return false;
+    return outcome != TakenOutcome::kDeclined;
   }
 
   void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) override {

@@ -20,27 +20,24 @@
 #include <vector>
 
 #include "grpc/grpc_wire.h"
+#include "net/byte_budget.h"
+#include "net/front_end_options.h"
+#include "net/loop_mailbox.h"
+#include "net/loop_thread.h"
 
 namespace gebe {
 
 class GrpcConnection;
 
-struct GrpcServerOptions {
-  std::string host = "127.0.0.1";
-  int port = 0;
-  // The largest request message (--grpc limits: the HTTP body limit); more is RESOURCE_EXHAUSTED.
-  uint64_t max_message_bytes = 64ull << 20;
-  // Request bytes held by all calls together; past it a call is answered UNAVAILABLE busy_message.
-  uint64_t max_inflight_bytes = 1ull << 30;
-  // Open connections; one more is closed before any HTTP/2 byte (the client sees UNAVAILABLE).
-  size_t max_connections = 4096;
+// max_request_bytes: more is RESOURCE_EXHAUSTED; past max_inflight_bytes a call is UNAVAILABLE;
+// one more connection than max_connections is closed before any HTTP/2 byte (the client sees UNAVAILABLE).
+struct GrpcServerOptions : FrontEndOptions {
   // SETTINGS_MAX_CONCURRENT_STREAMS.
   uint32_t max_concurrent_streams = 1024;
   // Header (metadata) bytes of one call; more resets the stream.
   size_t max_metadata_bytes = 16384;
   // At a drain, calls are still taken this long before the GOAWAY (see GrpcFrontend.close).
   uint64_t drain_grace_ms = 100;
-  std::string busy_message = "the server is receiving too many request messages at once; retry later";
   // Streaming calls are announced to JS when their headers arrive (a GrpcJsCall without a
   // message), so that --grpc-restricted-protocol refuses them before any message, as grpc-js does.
   bool announce_streams = false;
@@ -94,17 +91,8 @@ class GrpcInferRoute {
                          Reply reply) = 0;
 };
 
-// Answers travel from scheduler threads and JS to the loop through this mailbox. It outlives the
-// server (each reply holds it), so a late answer after close is dropped, never a crash.
-struct GrpcMailbox : std::enable_shared_from_this<GrpcMailbox> {
-  std::mutex mutex;
-  std::vector<GrpcAnswer> items;
-  uv_async_t* async = nullptr;  // null once the loop is gone
-  void Post(GrpcAnswer answer);
-
- private:
-  static void Wake(const std::shared_ptr<void>& mailbox);
-};
+// Answers travel from scheduler threads and JS to the loop through this mailbox (net/loop_mailbox.h).
+using GrpcMailbox = LoopMailbox<GrpcAnswer>;
 
 class GrpcServer {
  public:
@@ -118,26 +106,26 @@ class GrpcServer {
   int Listen();
   // Any thread: stop accepting now; take calls on open connections for drain_grace_ms; then
   // GOAWAY, running calls finish, connections close; after timeout_ms everything closes.
-  void BeginClose(uint64_t timeout_ms);
-  void Join();
+  void BeginClose(uint64_t timeout_ms) { loop_.RequestClose(timeout_ms); }
+  void Join() { loop_.Join(); }
   // Any thread.
   void Post(GrpcAnswer answer) { mailbox_->Post(std::move(answer)); }
   std::shared_ptr<GrpcMailbox> mailbox() const { return mailbox_; }
 
   size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
   uint64_t refused_connections() const { return refused_.load(std::memory_order_relaxed); }
-  uint64_t inflight_bytes() const { return inflight_->load(std::memory_order_relaxed); }
+  uint64_t inflight_bytes() const { return inflight_.used(); }
 
   // Loop thread, for connections.
-  uv_loop_t* loop() { return &loop_; }
+  uv_loop_t* loop() { return loop_.loop(); }
   static constexpr size_t kReadBufferSize = 65536;
   char* read_buffer() { return read_buffer_.get(); }
   const GrpcServerOptions& options() const { return options_; }
   GrpcInferRoute* route() const { return route_.get(); }
   void HandToJs(std::unique_ptr<GrpcJsCall> call) { js_(std::move(call)); }
   // Charges `bytes` of request message to the in-flight budget; false (nothing charged) when full.
-  bool Charge(size_t bytes);
-  void Refund(size_t bytes) { inflight_->fetch_sub(bytes, std::memory_order_relaxed); }
+  bool Charge(size_t bytes) { return inflight_.Charge(bytes); }
+  void Refund(size_t bytes) { inflight_.Refund(bytes); }
   // A received message that keeps `charged` bytes of the budget until its last holder drops it
   // (possibly on a scheduler thread after the server is gone: the counter is shared).
   std::shared_ptr<std::string> AdoptMessage(std::string message, size_t charged);
@@ -152,7 +140,6 @@ class GrpcServer {
   static void OnGraceEnd(uv_timer_t* timer);
   static void OnDrainTimeout(uv_timer_t* timer);
   static void OnDeadline(uv_timer_t* timer);
-  static void ThreadMain(void* self);
   void DeliverAnswers();
   void StartDrain();
   void CheckDrained();
@@ -163,22 +150,15 @@ class GrpcServer {
   std::shared_ptr<GrpcInferRoute> route_;
   JsHandler js_;
   std::shared_ptr<GrpcMailbox> mailbox_ = std::make_shared<GrpcMailbox>();
-  std::shared_ptr<std::atomic<uint64_t>> inflight_ = std::make_shared<std::atomic<uint64_t>>(0);
+  ByteBudget inflight_;  // request message bytes held by all calls (messages may outlive the server)
 
   std::unique_ptr<char[]> read_buffer_{new char[kReadBufferSize]};
-  uv_loop_t loop_{};
-  uv_tcp_t listener_{};
-  uv_async_t async_{};
   uv_timer_t grace_timer_{};
   uv_timer_t drain_timer_{};
   uv_timer_t deadline_timer_{};
-  uv_thread_t thread_{};
-  bool loop_initialized_ = false;
-  bool thread_started_ = false;
-  bool joined_ = false;
+  // After the handles above: destroyed first, it closes a loop that never ran while they still exist.
+  LoopThread loop_;
 
-  std::atomic<bool> close_requested_{false};
-  std::atomic<uint64_t> close_timeout_ms_{0};
   bool draining_ = false;     // loop thread
   bool goaway_sent_ = false;  // loop thread
   bool closed_all_ = false;

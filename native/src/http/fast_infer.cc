@@ -15,6 +15,7 @@
 #include "http/infer_route.h"
 #include "http/json_infer_request.h"
 #include "net/published_models.h"
+#include "net/queue_taken.h"
 
 namespace gebe {
 
@@ -134,23 +135,8 @@ class FastInfer : public FastPath {
     call->has_id = decoded.request.has_id;
     call->id = std::move(decoded.request.id);
     call->json_inputs = std::move(decoded.owned);
-    std::unique_ptr<ScheduledRequest>& scheduled = normalized.request;
-    scheduled->native_call = std::move(call);
-    const uint32_t priority = normalized.priority;
-    const uint64_t timeout_us = normalized.timeout_us;
-    switch (entry.core->EnqueueNative(scheduled, priority, timeout_us)) {
-      case ModelCore::NativeEnqueue::kQueued:
-        return true;
-      case ModelCore::NativeEnqueue::kRefused:
-        return false;  // unloading: the JS path answers with its wording
-      case ModelCore::NativeEnqueue::kRejected: {
-        // Refused now (queue full): answered here, as the JS path answers a rejection.
-        std::unique_ptr<NativeCall> rejected = std::move(scheduled->native_call);
-        rejected->Finished(std::move(scheduled), nullptr);
-        return true;
-      }
-    }
-    return false;
+    normalized.request->native_call = std::move(call);
+    return QueueTaken(*entry.core, normalized.request, normalized.priority, normalized.timeout_us) != TakenOutcome::kDeclined;
   }
 
   void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) override {

@@ -13,46 +13,14 @@
 #include "http/js_request_handler.h"
 #include "module_registry.h"
 #include "net/failure_counts_js.h"
-#include "net/listen_address.h"
 #include "net/publish_js.h"
+#include "net/server_js.h"
 
 namespace gebe {
 
 namespace {
 
-uint64_t OptionalU64(Napi::Object o, const char* key, uint64_t fallback) {
-  Napi::Value v = o.Get(key);
-  if (v.IsUndefined()) return fallback;
-  if (!v.IsNumber() || v.As<Napi::Number>().DoubleValue() < 0) {
-    throw Napi::TypeError::New(o.Env(), std::string("NativeHttpServer option '") + key + "' must be a number >= 0");
-  }
-  return uint64_t(v.As<Napi::Number>().DoubleValue());
-}
-
-// Waits off the JS thread for the loop to drain and end.
-class CloseWorker : public Napi::AsyncWorker {
- public:
-  CloseWorker(Napi::Object owner, HttpServer* server, std::shared_ptr<JsRequestHandler> handler, uint64_t timeout_ms)
-      : Napi::AsyncWorker(owner.Env()), deferred_(Napi::Promise::Deferred::New(owner.Env())), owner_(Napi::Persistent(owner)),
-        server_(server), handler_(std::move(handler)), timeout_ms_(timeout_ms) {}
-  Napi::Promise Promise() { return deferred_.Promise(); }
-  void Execute() override {
-    server_->BeginClose(timeout_ms_);
-    server_->Join();
-  }
-  void OnOK() override {
-    handler_->Stop();  // the loop has ended: nothing more is handed to JS
-    deferred_.Resolve(Env().Undefined());
-  }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  Napi::ObjectReference owner_;  // keeps the server object (and so the HttpServer) alive until closed
-  HttpServer* server_;
-  std::shared_ptr<JsRequestHandler> handler_;
-  uint64_t timeout_ms_;
-};
+constexpr const char* kClass = "NativeHttpServer";
 
 class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
  public:
@@ -74,19 +42,19 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     HttpServerOptions options;
     if (!o.Get("host").IsString()) throw Napi::TypeError::New(env, "NativeHttpServer option 'host' must be a string");
     options.host = o.Get("host").As<Napi::String>().Utf8Value();
-    options.port = int(OptionalU64(o, "port", 0));
-    options.max_inflight_body_bytes = OptionalU64(o, "maxInflightBodyBytes", options.max_inflight_body_bytes);
-    options.max_connections = size_t(OptionalU64(o, "maxConnections", options.max_connections));
+    options.port = int(OptionalU64(o, "port", 0, kClass));
+    options.max_inflight_bytes = OptionalU64(o, "maxInflightBodyBytes", options.max_inflight_bytes, kClass);
+    options.max_connections = size_t(OptionalU64(o, "maxConnections", options.max_connections, kClass));
     if (o.Get("busyMessage").IsString()) options.busy_message = o.Get("busyMessage").As<Napi::String>().Utf8Value();
     if (o.Get("tooLargeMessage").IsString()) options.too_large_message = o.Get("tooLargeMessage").As<Napi::String>().Utf8Value();
     if (o.Get("malformedPrefix").IsString()) options.malformed_prefix = o.Get("malformedPrefix").As<Napi::String>().Utf8Value();
     if (o.Get("timeoutMessage").IsString()) options.timeout_message = o.Get("timeoutMessage").As<Napi::String>().Utf8Value();
     if (o.Get("fullMessage").IsString()) options.full_message = o.Get("fullMessage").As<Napi::String>().Utf8Value();
-    options.max_body_bytes = OptionalU64(o, "maxBodyBytes", options.max_body_bytes);
-    options.headers_timeout_ms = OptionalU64(o, "headersTimeoutMs", options.headers_timeout_ms);
-    options.request_timeout_ms = OptionalU64(o, "requestTimeoutMs", options.request_timeout_ms);
-    options.keep_alive_timeout_ms = OptionalU64(o, "keepAliveTimeoutMs", options.keep_alive_timeout_ms);
-    options.max_header_bytes = size_t(OptionalU64(o, "maxHeaderBytes", options.max_header_bytes));
+    options.max_request_bytes = OptionalU64(o, "maxBodyBytes", options.max_request_bytes, kClass);
+    options.headers_timeout_ms = OptionalU64(o, "headersTimeoutMs", options.headers_timeout_ms, kClass);
+    options.request_timeout_ms = OptionalU64(o, "requestTimeoutMs", options.request_timeout_ms, kClass);
+    options.keep_alive_timeout_ms = OptionalU64(o, "keepAliveTimeoutMs", options.keep_alive_timeout_ms, kClass);
+    options.max_header_bytes = size_t(OptionalU64(o, "maxHeaderBytes", options.max_header_bytes, kClass));
     if (options.port > 65535) throw Napi::RangeError::New(env, "NativeHttpServer needs a port of 0-65535");
     fast_path_ = std::shared_ptr<FastPath>(MakeFastInfer());
     handler_ = std::make_shared<JsRequestHandler>(env, info[1].As<Napi::Function>());
@@ -101,18 +69,14 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
       handler_->Start(env);
       return Napi::Number::New(env, port);
     } catch (const ListenError& e) {
-      Napi::Error error = Napi::Error::New(env, e.message);
-      error.Set("code", e.code);
-      throw error;
+      throw ListenErrorToJs(env, e);
     }
   }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
-    uint64_t timeout = info.Length() > 0 && info[0].IsNumber() ? uint64_t(std::max(0.0, info[0].As<Napi::Number>().DoubleValue())) : 0;
-    auto* worker = new CloseWorker(info.This().As<Napi::Object>(), server_.get(), handler_, timeout);
-    Napi::Promise promise = worker->Promise();
-    worker->Queue();
-    return promise;
+    std::shared_ptr<JsRequestHandler> handler = handler_;
+    // Once the loop has ended nothing more is handed to JS.
+    return CloseWorker<HttpServer>::Run(info.This().As<Napi::Object>(), server_.get(), CloseTimeoutArg(info), [handler] { handler->Stop(); });
   }
 
   Napi::Value Counters(const Napi::CallbackInfo& info) {

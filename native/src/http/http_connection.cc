@@ -241,7 +241,7 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
     self->inference_header_length_ = ok ? n : 0;
   }
   bool has_length = (p->flags & F_CONTENT_LENGTH) != 0;
-  if (has_length && p->content_length > options.max_body_bytes) {
+  if (has_length && p->content_length > options.max_request_bytes) {
     self->reject_status_ = 413;
     self->reject_message_ = options.too_large_message;
     return -1;
@@ -293,7 +293,7 @@ bool HttpConnection::GrowBody(size_t more) {
 }
 
 bool HttpConnection::RejectOverLimit(uint64_t total) {
-  uint64_t limit = server_->options().max_body_bytes;
+  uint64_t limit = server_->options().max_request_bytes;
   if (total <= limit) return false;
   reject_status_ = 413;
   reject_message_ = server_->options().too_large_message;

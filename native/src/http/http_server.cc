@@ -3,93 +3,24 @@
 #include <utility>
 
 #include "http/http_connection.h"
+#include "net/connection_list.h"
 #include "net/listen_address.h"
-#include "scheduler/scheduled_request.h"
 
 namespace gebe {
 
-void ResponseMailbox::Post(uint64_t connection_id, uint64_t request_seq, HttpResponse response) {
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (async == nullptr) return;  // the server is gone: nobody to answer
-    items.push_back(Item{connection_id, request_seq, std::move(response)});
-  }
-  NativeAnswerBatch::Defer(shared_from_this(), &ResponseMailbox::Wake);
-}
-
-void ResponseMailbox::Wake(const std::shared_ptr<void>& target) {
-  auto* mailbox = static_cast<ResponseMailbox*>(target.get());
-  std::lock_guard<std::mutex> lock(mailbox->mutex);
-  if (mailbox->async != nullptr) uv_async_send(mailbox->async);
-}
-
 HttpServer::HttpServer(HttpServerOptions options, std::shared_ptr<FastPath> fast_path, std::shared_ptr<RequestHandler> handler)
-    : options_(std::move(options)), fast_path_(std::move(fast_path)), handler_(std::move(handler)) {}
+    : options_(std::move(options)), fast_path_(std::move(fast_path)), handler_(std::move(handler)),
+      body_budget_(options_.max_inflight_bytes) {}
 
-HttpServer::~HttpServer() {
-  if (thread_started_ && !joined_) {
-    BeginClose(0);
-    Join();
-  } else if (loop_initialized_ && !thread_started_) {
-    // Listen failed after the loop was made: close what exists and run the loop dry.
-    uv_walk(&loop_, [](uv_handle_t* h, void*) { if (!uv_is_closing(h)) uv_close(h, nullptr); }, nullptr);
-    uv_run(&loop_, UV_RUN_DEFAULT);
-    uv_loop_close(&loop_);
-  }
-}
+HttpServer::~HttpServer() { loop_.Stop(); }
 
 int HttpServer::Listen() {
   if (!handler_) throw ListenError{"EINVAL", "the native HTTP server needs a request handler"};
-  sockaddr_storage addr = ResolveListenAddress(options_.host, options_.port);
-
-  int rc = uv_loop_init(&loop_);
-  if (rc != 0) throw MakeListenError(rc, "uv_loop_init");
-  loop_initialized_ = true;
-  uv_tcp_init(&loop_, &listener_);
-  listener_.data = this;
-  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
-  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 511, &HttpServer::OnConnection);
-  if (rc != 0) throw MakeListenError(rc, "listen " + options_.host + ":" + std::to_string(options_.port));
-  const int port = BoundPort(&listener_);
-
-  uv_async_init(&loop_, &async_, &HttpServer::OnAsync);
-  async_.data = this;
-  uv_timer_init(&loop_, &drain_timer_);
+  const int port = loop_.Open(options_.host, options_.port, this, &HttpServer::OnConnection, &HttpServer::OnAsync);
+  uv_timer_init(loop_.loop(), &drain_timer_);
   drain_timer_.data = this;
-  {
-    std::lock_guard<std::mutex> lock(mailbox_->mutex);
-    mailbox_->async = &async_;
-  }
-  rc = uv_thread_create(&thread_, &HttpServer::ThreadMain, this);
-  if (rc != 0) {
-    std::lock_guard<std::mutex> lock(mailbox_->mutex);
-    mailbox_->async = nullptr;
-    throw MakeListenError(rc, "uv_thread_create");
-  }
-  thread_started_ = true;
+  loop_.Start(mailbox_.get());
   return port;
-}
-
-void HttpServer::ThreadMain(void* self) {
-  auto* server = static_cast<HttpServer*>(self);
-  uv_run(&server->loop_, UV_RUN_DEFAULT);
-  // Everything is closed; run once more so close callbacks of the last handles complete.
-  uv_run(&server->loop_, UV_RUN_NOWAIT);
-  uv_loop_close(&server->loop_);
-}
-
-void HttpServer::BeginClose(uint64_t timeout_ms) {
-  close_timeout_ms_.store(timeout_ms);
-  close_requested_.store(true);
-  std::lock_guard<std::mutex> lock(mailbox_->mutex);
-  if (mailbox_->async != nullptr) uv_async_send(mailbox_->async);
-}
-
-void HttpServer::Join() {
-  if (thread_started_ && !joined_) {
-    uv_thread_join(&thread_);
-    joined_ = true;
-  }
 }
 
 void HttpServer::OnConnection(uv_stream_t* listener, int status) {
@@ -108,15 +39,11 @@ void HttpServer::OnConnection(uv_stream_t* listener, int status) {
 void HttpServer::OnAsync(uv_async_t* async) {
   auto* server = static_cast<HttpServer*>(async->data);
   server->DeliverResponses();
-  if (server->close_requested_.load() && !server->draining_) server->StartDrain();
+  if (server->loop_.close_requested() && !server->draining_) server->StartDrain();
 }
 
 void HttpServer::DeliverResponses() {
-  std::vector<ResponseMailbox::Item> items;
-  {
-    std::lock_guard<std::mutex> lock(mailbox_->mutex);
-    items.swap(mailbox_->items);
-  }
+  std::vector<ResponseItem> items = mailbox_->Take();
   for (auto& item : items) {
     auto it = connections_.find(item.connection_id);
     if (it != connections_.end()) it->second->Deliver(item.request_seq, std::move(item.response));
@@ -127,25 +54,12 @@ void HttpServer::DeliverResponses() {
 Respond HttpServer::MakeRespond(uint64_t connection_id, uint64_t request_seq, std::shared_ptr<HttpRequest> request) {
   std::shared_ptr<ResponseMailbox> mailbox = mailbox_;
   return [mailbox, connection_id, request_seq, request](HttpResponse response) {
-    mailbox->Post(connection_id, request_seq, std::move(response));
+    mailbox->Post(ResponseItem{connection_id, request_seq, std::move(response)});
   };
 }
 
-bool HttpServer::ChargeBody(size_t bytes) {
-  uint64_t used = body_bytes_->load(std::memory_order_relaxed);
-  do {
-    if (used + bytes > options_.max_inflight_body_bytes) return false;
-  } while (!body_bytes_->compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
-  return true;
-}
-
 std::shared_ptr<std::vector<uint8_t>> HttpServer::NewBody() {
-  std::shared_ptr<std::atomic<uint64_t>> used = body_bytes_;
-  // The buffer may be dropped on a scheduler thread after the server is gone: the counter is shared.
-  return std::shared_ptr<std::vector<uint8_t>>(new std::vector<uint8_t>(), [used](std::vector<uint8_t>* body) {
-    used->fetch_sub(body->capacity(), std::memory_order_relaxed);
-    delete body;
-  });
+  return body_budget_.Adopt(new std::vector<uint8_t>(), [](const std::vector<uint8_t>& body) { return body.capacity(); });
 }
 
 void HttpServer::CountAnswered() {
@@ -160,8 +74,8 @@ void HttpServer::Forget(uint64_t connection_id) {
 
 void HttpServer::StartDrain() {
   draining_ = true;
-  uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
-  uv_timer_start(&drain_timer_, &HttpServer::OnDrainTimeout, close_timeout_ms_.load(), 0);
+  loop_.CloseListener();
+  uv_timer_start(&drain_timer_, &HttpServer::OnDrainTimeout, loop_.close_timeout_ms(), 0);
   // Requests in flight finish with Connection: close; requests still arriving are read to the end
   // and answered the same way; idle keep-alive connections close, unless a request is already
   // waiting in their socket (sent before the signal), which is then answered too.
@@ -171,10 +85,7 @@ void HttpServer::StartDrain() {
 
 void HttpServer::CloseIdle() {
   checking_ = true;
-  // Copy: closing a connection removes it from the map.
-  std::vector<HttpConnection*> all;
-  for (auto& entry : connections_) all.push_back(entry.second);
-  for (HttpConnection* c : all) c->CloseWhenIdle();
+  ForEachConnection(connections_, [](HttpConnection* c) { c->CloseWhenIdle(); });
   checking_ = false;
 }
 
@@ -188,9 +99,7 @@ void HttpServer::CheckDrained() {
 void HttpServer::OnDrainTimeout(uv_timer_t* timer) {
   auto* server = static_cast<HttpServer*>(timer->data);
   server->checking_ = true;
-  std::vector<HttpConnection*> all;
-  for (auto& entry : server->connections_) all.push_back(entry.second);
-  for (HttpConnection* c : all) c->Close();
+  ForEachConnection(server->connections_, [](HttpConnection* c) { c->Close(); });
   server->checking_ = false;
   server->CloseEverything();
 }
@@ -198,12 +107,8 @@ void HttpServer::OnDrainTimeout(uv_timer_t* timer) {
 void HttpServer::CloseEverything() {
   if (closed_all_) return;
   closed_all_ = true;
-  {
-    std::lock_guard<std::mutex> lock(mailbox_->mutex);
-    mailbox_->async = nullptr;
-    mailbox_->items.clear();
-  }
-  uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
+  mailbox_->Detach();
+  loop_.CloseAsync();
   uv_close(reinterpret_cast<uv_handle_t*>(&drain_timer_), nullptr);
   // The connections' own handles close on their own; uv_run returns once all are closed.
 }

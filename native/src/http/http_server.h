@@ -15,6 +15,10 @@
 #include <vector>
 
 #include "http/fast_path.h"
+#include "net/byte_budget.h"
+#include "net/front_end_options.h"
+#include "net/loop_mailbox.h"
+#include "net/loop_thread.h"
 
 namespace gebe {
 
@@ -28,22 +32,13 @@ inline uv_buf_t MakeBuf(const void* data, size_t length) {
   return buf;
 }
 
-struct HttpServerOptions {
-  std::string host = "127.0.0.1";
-  int port = 0;
-  uint64_t max_body_bytes = 64ull << 20;
-  // All request bodies being received or answered together may hold at most this much; past it a
-  // request is answered 503 with busy_message. Buffers grow as bytes arrive, never to a declared size.
-  uint64_t max_inflight_body_bytes = 1ull << 30;
-  // Open client connections; one more is answered 503 with full_message and closed.
-  size_t max_connections = 4096;
-  // The wording of those two answers, written by the JS side (src/core/server/limits.ts).
-  std::string busy_message = "the server is receiving too many request bodies at once; retry later";
+struct HttpServerOptions : FrontEndOptions {
   // The wording of the 413, 400 (then llhttp's reason) and 408 answers; serve passes
   // server/limits.ts's, so that both HTTP front ends say the same.
   std::string too_large_message = "request body exceeds the limit (raise it with --http-max-body)";
   std::string malformed_prefix = "malformed HTTP request: ";
   std::string timeout_message = "request headers were not received in time";
+  // One more connection than max_connections is answered 503 with full_message and closed.
   std::string full_message = "the server has too many open connections; retry later";
   uint64_t headers_timeout_ms = 30000;
   uint64_t request_timeout_ms = 300000;
@@ -51,25 +46,13 @@ struct HttpServerOptions {
   size_t max_header_bytes = 16384;  // node's default; more is answered 431
 };
 
-// Answers (of the fast path and of the request handler) travel from scheduler threads to the loop through this mailbox. It outlives
-// the server (each Respond holds it), so a late answer after close is dropped, never a crash.
-struct ResponseMailbox : std::enable_shared_from_this<ResponseMailbox> {
-  struct Item {
-    uint64_t connection_id;
-    uint64_t request_seq;
-    HttpResponse response;
-  };
-  std::mutex mutex;
-  std::vector<Item> items;
-  uv_async_t* async = nullptr;  // null once the loop is gone
-
-  // Queues an answer; the loop is woken now, or at the end of the NativeAnswerBatch open on
-  // this thread.
-  void Post(uint64_t connection_id, uint64_t request_seq, HttpResponse response);
-
- private:
-  static void Wake(const std::shared_ptr<void>& mailbox);
+// An answer on its way to the loop (of the fast path or of the request handler).
+struct ResponseItem {
+  uint64_t connection_id;
+  uint64_t request_seq;
+  HttpResponse response;
 };
+using ResponseMailbox = LoopMailbox<ResponseItem>;
 
 class HttpServer {
  public:
@@ -83,9 +66,9 @@ class HttpServer {
   int Listen();
   // Any thread: graceful close (stop accepting, close idle connections, let in-flight requests
   // finish with Connection: close, after timeout_ms close everything), then the loop ends.
-  void BeginClose(uint64_t timeout_ms);
+  void BeginClose(uint64_t timeout_ms) { loop_.RequestClose(timeout_ms); }
   // Blocks until the loop thread has ended (after BeginClose).
-  void Join();
+  void Join() { loop_.Join(); }
 
   uint64_t accepted() const { return accepted_.load(std::memory_order_relaxed); }
   uint64_t answered() const { return answered_.load(std::memory_order_relaxed); }
@@ -96,18 +79,18 @@ class HttpServer {
   void CountHandedOff() { handed_off_.fetch_add(1, std::memory_order_relaxed); }
 
   // Loop thread only, for connections.
-  uv_loop_t* loop() { return &loop_; }
+  uv_loop_t* loop() { return loop_.loop(); }
   // One read buffer for every socket of the loop: each read is parsed (or copied) before the next.
   static constexpr size_t kReadBufferSize = 65536;
   char* read_buffer() { return read_buffer_.get(); }
   const HttpServerOptions& options() const { return options_; }
   // Charges `bytes` more of body buffer to the in-flight budget; false (nothing charged) when full.
-  bool ChargeBody(size_t bytes);
-  void AdjustBody(size_t bytes) { body_bytes_->fetch_add(bytes, std::memory_order_relaxed); }
+  bool ChargeBody(size_t bytes) { return body_budget_.Charge(bytes); }
+  void AdjustBody(size_t bytes) { body_budget_.Adjust(int64_t(bytes)); }
   // An empty body buffer whose capacity is refunded to the budget when the last holder drops it.
   std::shared_ptr<std::vector<uint8_t>> NewBody();
   bool draining() const { return draining_; }
-  uint64_t body_bytes() const { return body_bytes_->load(std::memory_order_relaxed); }
+  uint64_t body_bytes() const { return body_budget_.used(); }
   size_t connection_count() const { return connections_.size(); }
   void CountAccepted() { accepted_.fetch_add(1, std::memory_order_relaxed); }
   void CountAnswered();
@@ -119,7 +102,6 @@ class HttpServer {
   static void OnConnection(uv_stream_t* listener, int status);
   static void OnAsync(uv_async_t* async);
   static void OnDrainTimeout(uv_timer_t* timer);
-  static void ThreadMain(void* self);
   void DeliverResponses();
   void StartDrain();
   // Closes the connections with nothing received, answered or waiting in the socket.
@@ -131,21 +113,14 @@ class HttpServer {
   std::shared_ptr<FastPath> fast_path_;
   std::shared_ptr<RequestHandler> handler_;
   std::shared_ptr<ResponseMailbox> mailbox_ = std::make_shared<ResponseMailbox>();
-  // Body bytes held by all requests; shared with body buffers that outlive the server.
-  std::shared_ptr<std::atomic<uint64_t>> body_bytes_ = std::make_shared<std::atomic<uint64_t>>(0);
+  // Body bytes held by all requests (body buffers may outlive the server).
+  ByteBudget body_budget_;
 
   std::unique_ptr<char[]> read_buffer_{new char[kReadBufferSize]};
-  uv_loop_t loop_{};
-  uv_tcp_t listener_{};
-  uv_async_t async_{};
   uv_timer_t drain_timer_{};
-  uv_thread_t thread_{};
-  bool loop_initialized_ = false;
-  bool thread_started_ = false;
-  bool joined_ = false;
+  // After the handles above: destroyed first, it closes a loop that never ran while they still exist.
+  LoopThread loop_;
 
-  std::atomic<bool> close_requested_{false};
-  std::atomic<uint64_t> close_timeout_ms_{0};
   bool draining_ = false;  // loop thread
   bool closed_all_ = false;
   bool checking_ = false;

@@ -2,6 +2,7 @@
 // on real sockets: keep-alive traffic on both routes, pipelining, clients that vanish while
 // their answer is on the way, a graceful close under load, and an answer after the server is gone.
 #include <arpa/inet.h>
+#include <csignal>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -110,6 +111,19 @@ class FakeFastPath : public FastPath {
   }
   bool TryHandle(HttpRequest& request, Respond respond) override {
     bool slow = request.url == "/v2/models/slow/infer";
+    if (request.url == "/v2/models/big/infer") {
+      // Answers with more bytes than a socket takes at once (the body, repeated to 16 MiB).
+      auto big = std::make_shared<std::string>();
+      while (big->size() < (16u << 20)) big->append(reinterpret_cast<const char*>(request.body), request.body_size);
+      std::lock_guard<std::mutex> lock(mutex_);
+      threads_.emplace_back([respond, big] {
+        HttpResponse r;
+        r.pieces.push_back({reinterpret_cast<const uint8_t*>(big->data()), big->size()});
+        r.hold = big;
+        respond(std::move(r));
+      });
+      return true;
+    }
     if (request.url != "/v2/models/fast/infer" && !slow) return false;
     if (const std::string* h = request.Header("inference-header-content-length")) {
       CHECK(request.body_size >= std::stoul(*h));
@@ -165,12 +179,14 @@ std::string Post(const std::string& url, const std::string& body, const std::str
 }  // namespace
 
 int main() {
+  // As in node, which the server runs in: a write to a socket the client closed fails with EPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   auto js = std::make_shared<FakeHandler>();
   auto fast = std::make_shared<FakeFastPath>();
   Respond late;
   {
     HttpServerOptions options;
-    options.max_body_bytes = 1 << 20;
+    options.max_request_bytes = 1 << 20;
     options.headers_timeout_ms = 2000;
     HttpServer server(options, fast, js);
     int port = server.Listen();
@@ -195,6 +211,30 @@ int main() {
       });
     }
     for (auto& t : clients) t.join();
+
+    // An answer larger than the socket takes at once (a small receive window): written in parts,
+    // in order, and the next pipelined request on the connection follows.
+    {
+      int fd = socket(AF_INET, SOCK_STREAM, 0);
+      int small = 16384;  // a small receive window, set before connecting
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(uint16_t(port));
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      CHECK(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+      std::string buffer;
+      std::string seed;
+      for (int k = 0; k < 4093; ++k) seed += char('a' + k % 26);
+      SendAll(fd, Post("/v2/models/big/infer", seed) + Post("/v2/models/fast/infer", "after"));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the socket fills before the client reads
+      int status = 0;
+      std::string body = ReadAnswer(fd, buffer, &status);
+      CHECK(status == 200 && body.size() >= (16u << 20));
+      for (size_t k = 0; k < body.size(); k += 4093) CHECK(body.compare(k, std::min<size_t>(4093, body.size() - k), seed, 0, std::min<size_t>(4093, body.size() - k)) == 0);
+      CHECK(ReadAnswer(fd, buffer, &status) == "fast:after" && status == 200);
+      close(fd);
+    }
 
     // Pipelined: three requests in one write, answered in order.
     {
@@ -375,7 +415,7 @@ int main() {
       CHECK(ReadAnswer(a, buffer, &status) == "fast:a" && status == 200);
       // The in-flight body budget: a body that would pass it is answered 503.
       HttpServerOptions tight = options;
-      tight.max_inflight_body_bytes = 4096;
+      tight.max_inflight_bytes = 4096;
       tight.busy_message = "busy";
       HttpServer budget(tight, fast, js);
       int budget_port = budget.Listen();

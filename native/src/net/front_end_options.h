@@ -1,0 +1,24 @@
+// The options both native front ends (HTTP and gRPC) take: where to listen and the limits that
+// keep a client from exhausting the server. Each server adds its protocol's own.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gebe {
+
+struct FrontEndOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  // The largest request body (HTTP) or message (gRPC): --http-max-body.
+  uint64_t max_request_bytes = 64ull << 20;
+  // Request bytes held by all requests together, received or being answered; past it a request
+  // is answered busy_message (503 / UNAVAILABLE). Buffers grow as bytes arrive, never to a declared size.
+  uint64_t max_inflight_bytes = 1ull << 30;
+  // Open client connections; what happens to one more is the protocol's (see each server).
+  size_t max_connections = 4096;
+  // The wording of the busy answer, written by the JS side (src/core/server/limits.ts).
+  std::string busy_message = "the server is receiving too many requests at once; retry later";
+};
+
+}  // namespace gebe

@@ -1,0 +1,66 @@
+#include "net/loop_thread.h"
+
+#include "net/listen_address.h"
+#include "net/loop_mailbox.h"
+
+namespace gebe {
+
+LoopThread::~LoopThread() {
+  if (started_) {
+    Join();
+  } else if (loop_initialized_) {
+    // Listen failed after the loop was made: close what exists and run the loop dry.
+    uv_walk(&loop_, [](uv_handle_t* h, void*) { if (!uv_is_closing(h)) uv_close(h, nullptr); }, nullptr);
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    uv_loop_close(&loop_);
+  }
+}
+
+int LoopThread::Open(const std::string& host, int port, void* owner, uv_connection_cb on_connection, uv_async_cb on_async) {
+  sockaddr_storage addr = ResolveListenAddress(host, port);
+  int rc = uv_loop_init(&loop_);
+  if (rc != 0) throw MakeListenError(rc, "uv_loop_init");
+  loop_initialized_ = true;
+  uv_tcp_init(&loop_, &listener_);
+  listener_.data = owner;
+  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 511, on_connection);
+  if (rc != 0) throw MakeListenError(rc, "listen " + host + ":" + std::to_string(port));
+  uv_async_init(&loop_, &async_, on_async);
+  async_.data = owner;
+  return BoundPort(&listener_);
+}
+
+void LoopThread::Start(LoopWaker* waker) {
+  waker->Attach(&async_);
+  const int rc = uv_thread_create(&thread_, &LoopThread::Main, this);
+  if (rc != 0) {
+    waker->Detach();
+    throw MakeListenError(rc, "uv_thread_create");
+  }
+  waker_ = waker;
+  started_ = true;
+}
+
+void LoopThread::RequestClose(uint64_t timeout_ms) {
+  close_timeout_ms_.store(timeout_ms);
+  close_requested_.store(true);
+  if (waker_ != nullptr) waker_->Wake();
+}
+
+void LoopThread::Main(void* self) {
+  auto* loop = &static_cast<LoopThread*>(self)->loop_;
+  uv_run(loop, UV_RUN_DEFAULT);
+  // Everything is closed; run once more so close callbacks of the last handles complete.
+  uv_run(loop, UV_RUN_NOWAIT);
+  uv_loop_close(loop);
+}
+
+void LoopThread::Join() {
+  if (started_ && !joined_) {
+    uv_thread_join(&thread_);
+    joined_ = true;
+  }
+}
+
+}  // namespace gebe

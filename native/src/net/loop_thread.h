@@ -1,0 +1,67 @@
+// The thread and libuv loop of one native front end (HTTP or gRPC): a loop of its own that owns
+// the listening socket and a wake-up handle, started by Listen on the JS thread and ended by the
+// server's drain. The protocol, its connections and its drain stay in the server.
+#pragma once
+
+#include <uv.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace gebe {
+
+class LoopWaker;
+
+class LoopThread {
+ public:
+  LoopThread() = default;
+  // Joins a running loop (the server must have begun closing it); closes a loop that never ran.
+  ~LoopThread();
+  LoopThread(const LoopThread&) = delete;
+  LoopThread& operator=(const LoopThread&) = delete;
+
+  // JS thread: makes the loop, binds and listens on host:port (on_connection gets the listener,
+  // whose data is `owner`), and makes the wake-up handle (on_async; its data is `owner`). Returns
+  // the bound port. Throws ListenError (net/listen_address.h) naming the libuv error.
+  int Open(const std::string& host, int port, void* owner, uv_connection_cb on_connection, uv_async_cb on_async);
+  // JS thread, after Open: attaches the async handle to `waker` and runs the loop on its own
+  // thread until every handle is closed. Throws ListenError (and detaches) on failure.
+  void Start(LoopWaker* waker);
+  // Any thread: asks for the close and wakes the loop; the server reads it in its async callback.
+  void RequestClose(uint64_t timeout_ms);
+  bool close_requested() const { return close_requested_.load(); }
+  uint64_t close_timeout_ms() const { return close_timeout_ms_.load(); }
+  // Closes now (timeout 0) and joins, if the loop runs: for the server's destructor.
+  void Stop() {
+    if (!running()) return;
+    RequestClose(0);
+    Join();
+  }
+  // Blocks until the loop thread has ended.
+  void Join();
+  bool running() const { return started_ && !joined_; }
+
+  // Loop thread (and Open's caller, before Start).
+  uv_loop_t* loop() { return &loop_; }
+  uv_async_t* async() { return &async_; }
+  // Stops accepting (the drain's first step).
+  void CloseListener() { uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr); }
+  void CloseAsync() { uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr); }
+
+ private:
+  static void Main(void* self);
+
+  uv_loop_t loop_{};
+  uv_tcp_t listener_{};
+  uv_async_t async_{};
+  uv_thread_t thread_{};
+  LoopWaker* waker_ = nullptr;
+  bool loop_initialized_ = false;
+  bool started_ = false;
+  bool joined_ = false;
+  std::atomic<bool> close_requested_{false};
+  std::atomic<uint64_t> close_timeout_ms_{0};
+};
+
+}  // namespace gebe
