@@ -1,30 +1,16 @@
 // Integer-arithmetic operators of quantised models (onnxruntime.quantization's QOperator and
-// dynamic formats): DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv.
-// Accumulation is exact in int32 (int64 where a product of zero-point-shifted 8-bit values could
-// overflow would need K > 2^16 terms); requantisation rounds half to even and saturates.
+// dynamic formats): DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, and the direct N-D
+// integer convolution that QLinearConv and ConvInteger (quantized_conv.cc) fall back to.
+// Accumulation is exact (int64); requantisation is ONNX Runtime's (FP32 scale, half to even, saturated).
 #include <cmath>
 #include <cstring>
 #include <functional>
 
-#include "cpu/ops/conv_geometry.h"
-#include "cpu/ops/op_util.h"
+#include "cpu/ops/quantized.h"
 
 namespace gebe::cpu {
 
 namespace {
-
-int32_t Int8At(const TensorRef& t, int64_t i) {
-  return t.dtype == DataType::kInt8 ? int32_t(t.as<const int8_t>()[i]) : int32_t(t.as<const uint8_t>()[i]);
-}
-
-// A zero point or scale read per index: scalar (or absent: 0), or one entry per row/column.
-struct PerIndex {
-  const TensorRef* t = nullptr;
-  double At(int64_t i) const {
-    if (!t || t->count() == 0) return 0;
-    return ReadAsDouble(*t, t->count() == 1 ? 0 : i);
-  }
-};
 
 void Saturate(TensorRef& y, int64_t i, double v) {
   v = std::nearbyint(v);
@@ -154,16 +140,17 @@ class QLinearMatMulKernel : public Kernel {
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
     MatMulShape s = ResolveMatMul(*this, in[0]->shape, in[3]->shape);
     PerIndex as{in[1]}, azp{in[2]}, bs{in[4]}, bzp{in[5]}, ys{in[6]}, yzp{in[7]};
+    Requantizer rq(out[0].dtype, int32_t(yzp.At(0)));
     IntegerMatMul(s, *in[0], *in[3], azp, bzp, [&](int64_t bt, int64_t i, int64_t j, int64_t acc) {
-      double scale = as.At(i) * bs.At(j) / ys.At(0);
-      Saturate(out[0], (bt * s.m + i) * s.n + j, double(acc) * scale + yzp.At(0));
+      // The scale in FP32, a_scale · b_scale / y_scale, as ONNX Runtime computes it.
+      Store8(out[0], (bt * s.m + i) * s.n + j, rq(float(acc) * (as.Float(i) * bs.Float(j) / ys.Float(0))));
     });
   }
 };
 
-// Direct integer convolution over any number of spatial dims (groups, strides, dilations, pads).
-using ConvEmit = std::function<void(int64_t, int64_t, int64_t, int64_t, int64_t)>;  // batch, channel, position, flat index, acc
+}  // namespace
 
+// Direct integer convolution over any number of spatial dims (groups, strides, dilations, pads).
 void IntegerConv(const Kernel& k, const ConvAttributes& attrs, int64_t group, const TensorRef& x, const TensorRef& w,
                  PerIndex xzp, PerIndex wzp, Shape* out_shape, const ConvEmit& emit) {
   if (x.rank() < 3 || w.rank() != x.rank()) throw EngineError(k.node().label() + ": X and W must be [N, C, spatial...] of the same rank");
@@ -209,72 +196,8 @@ void IntegerConv(const Kernel& k, const ConvAttributes& attrs, int64_t group, co
     }
 }
 
-class ConvIntegerKernel : public Kernel {
- public:
-  ConvIntegerKernel(const Node& node, int64_t) : Kernel(node), attrs_(node), group_(node.get_int("group", 1)) {}
-  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
-    const TensorRef& x = Input(in, 0, "x");
-    const TensorRef& w = Input(in, 1, "w");
-    ExpectType(x, "x", {DataType::kUInt8, DataType::kInt8});
-    ExpectType(w, "w", {DataType::kUInt8, DataType::kInt8});
-    Shape s;
-    IntegerConv(*this, attrs_, group_, x, w, {}, {}, &s, nullptr);
-    out[0] = {DataType::kInt32, s, nullptr};
-    return true;
-  }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
-    Shape s;
-    int32_t* po = out[0].as<int32_t>();
-    IntegerConv(*this, attrs_, group_, *in[0], *in[1], {in.size() > 2 ? in[2] : nullptr}, {in.size() > 3 ? in[3] : nullptr}, &s,
-                ConvEmit(
-                    [&](int64_t, int64_t, int64_t, int64_t at, int64_t acc) { po[at] = int32_t(acc); }));
-  }
-
- private:
-  ConvAttributes attrs_;
-  int64_t group_;
-};
-
-class QLinearConvKernel : public Kernel {
- public:
-  QLinearConvKernel(const Node& node, int64_t) : Kernel(node), attrs_(node), group_(node.get_int("group", 1)) {}
-  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
-    const TensorRef& x = Input(in, 0, "x");
-    const TensorRef& w = Input(in, 3, "w");
-    const TensorRef& yzp = Input(in, 7, "y_zero_point");
-    ExpectType(x, "x", {DataType::kUInt8, DataType::kInt8});
-    ExpectType(w, "w", {DataType::kUInt8, DataType::kInt8});
-    ExpectType(yzp, "y_zero_point", {DataType::kUInt8, DataType::kInt8});
-    for (size_t i : {size_t(1), size_t(4), size_t(6)}) ExpectType(Input(in, i, "scale"), "scale", {DataType::kFloat32});
-    if (in.size() > 8 && in[8]) ExpectType(*in[8], "B", {DataType::kInt32});
-    Shape s;
-    IntegerConv(*this, attrs_, group_, x, w, {}, {}, &s, nullptr);
-    out[0] = {yzp.dtype, s, nullptr};
-    return true;
-  }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
-    Shape s;
-    PerIndex xs{in[1]}, ws{in[4]}, ys{in[6]}, yzp{in[7]};
-    const TensorRef* bias = in.size() > 8 ? in[8] : nullptr;
-    IntegerConv(*this, attrs_, group_, *in[0], *in[3], {in[2]}, {in[5]}, &s,
-                ConvEmit(
-                    [&](int64_t, int64_t o, int64_t, int64_t at, int64_t acc) {
-                      if (bias) acc += bias->as<const int32_t>()[o];
-                      Saturate(out[0], at, double(acc) * (xs.At(0) * ws.At(o) / ys.At(0)) + yzp.At(0));
-                    }));
-  }
-
- private:
-  ConvAttributes attrs_;
-  int64_t group_;
-};
-
-}  // namespace
-
 GEBE_CPU_KERNEL("DynamicQuantizeLinear", DynamicQuantizeLinearKernel);
 GEBE_CPU_KERNEL("MatMulInteger", MatMulIntegerKernel);
 GEBE_CPU_KERNEL("QLinearMatMul", QLinearMatMulKernel);
-GEBE_CPU_KERNEL("ConvInteger", ConvIntegerKernel);
-GEBE_CPU_KERNEL("QLinearConv", QLinearConvKernel);
 
 }  // namespace gebe::cpu

@@ -1,0 +1,338 @@
+// QLinearConv and ConvInteger (and the QDQ fusion's convolutions) on the integer GEMM
+// (../gemm/qgemm.h): 1-D and 2-D convolutions with K = C/group · kernel ≤ kQgemmMaxK generate
+// im2col columns as UINT8 straight into the GEMM's packed panels (padding is the zero point, so it
+// contributes nothing), a block of columns per claimed work item, and requantise each block while
+// it is in cache. Constant weights are packed once at load. Other shapes use the direct
+// convolution of quantized.cc. Every path computes the same exact int32 accumulators.
+#include "cpu/ops/quantized_conv.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu/gemm/qgemm.h"
+#include "cpu/gemm/sgemm.h"
+#include "cpu/ops/quantized.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+constexpr int64_t kColumnBlock = 96;  // columns per work item: two AVX-512 tiles
+
+enum class Mode { kConvInteger, kQLinear, kQdq };
+
+// Where each operand sits in the step's inputs.
+struct Slots {
+  int x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias;
+};
+constexpr Slots kConvIntegerSlots{0, -1, 2, 1, -1, 3, -1, -1, -1};
+constexpr Slots kQLinearSlots{0, 1, 2, 3, 4, 5, 6, 7, 8};
+
+const TensorRef* At(const std::vector<const TensorRef*>& in, int slot) {
+  return slot >= 0 && size_t(slot) < in.size() ? in[size_t(slot)] : nullptr;
+}
+
+// The 2-D view of a 1-D or 2-D convolution.
+struct Geometry2D {
+  int64_t ih, iw, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw;
+};
+
+class QuantizedConvKernel : public Kernel {
+ public:
+  QuantizedConvKernel(const Node& node, Mode mode, bool relu)
+      : Kernel(node), mode_(mode), relu_(relu), slots_(mode == Mode::kConvInteger ? kConvIntegerSlots : kQLinearSlots),
+        attrs_(node), group_(node.get_int("group", 1)) {}
+
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, size_t(slots_.x), "x");
+    const TensorRef& w = Input(in, size_t(slots_.w), "w");
+    ExpectType(x, "x", {DataType::kUInt8, DataType::kInt8});
+    ExpectType(w, "w", {DataType::kUInt8, DataType::kInt8});
+    DataType out_type = DataType::kInt32;
+    if (mode_ != Mode::kConvInteger) {
+      const TensorRef& yzp = Input(in, size_t(slots_.y_zp), "y_zero_point");
+      ExpectType(yzp, "y_zero_point", {DataType::kUInt8, DataType::kInt8});
+      for (int i : {slots_.x_scale, slots_.w_scale, slots_.y_scale}) ExpectType(Input(in, size_t(i), "scale"), "scale", {DataType::kFloat32});
+      if (const TensorRef* b = At(in, slots_.bias))
+        ExpectType(*b, "B", {mode_ == Mode::kQdq ? DataType::kFloat32 : DataType::kInt32});
+      out_type = yzp.dtype;
+    }
+    Shape s;
+    IntegerConv(*this, attrs_, group_, x, w, {}, {}, &s, nullptr);
+    out[0] = {out_type, s, nullptr};
+    return true;
+  }
+
+  void PrepareConstants(const std::vector<const TensorRef*>& constants) override {
+    const TensorRef* w = At(constants, slots_.w);
+    if (!w || !w->data || w->rank() < 3 || w->rank() > 4) return;
+    const TensorRef* wzp = At(constants, slots_.w_zp);
+    bool zp_input = size_t(slots_.w_zp) < node_.inputs.size() && !node_.inputs[size_t(slots_.w_zp)].empty();
+    if (zp_input && (!wzp || !wzp->data)) return;  // a zero point known only at run time
+    packed_ = PackWeights(*w, wzp);
+  }
+
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[size_t(slots_.x)];
+    const TensorRef& w = *in[size_t(slots_.w)];
+    const TensorRef* xzp = At(in, slots_.x_zp);
+    const TensorRef* wzp = At(in, slots_.w_zp);
+    if (xzp && xzp->count() > 1) Fail("x_zero_point must be a scalar (one zero point per tensor)");
+    if (x.count() == 0 || out[0].count() == 0) return;
+    Geometry2D g;
+    int64_t k = w.count() / std::max<int64_t>(1, w.shape[0]);
+    if (!Resolve2D(x, w, &g) || k > kQgemmMaxK) return RunDirect(in, out);
+    const std::vector<QgemmWeights>* weights = &packed_;
+    std::vector<QgemmWeights> fresh;
+    if (weights->empty()) {
+      fresh = PackWeights(w, wzp);
+      weights = &fresh;
+    }
+    RunGemm(in, out, g, *weights, ctx);
+  }
+
+ private:
+  // One packed matrix per group: rows = output channels of the group, K = C/group · kernel taps.
+  std::vector<QgemmWeights> PackWeights(const TensorRef& w, const TensorRef* wzp) const {
+    int64_t m = w.shape[0];
+    if (group_ <= 0 || m % group_) return {};
+    int64_t mg = m / group_, k = w.count() / std::max<int64_t>(1, m);
+    if (wzp && wzp->count() != 1 && wzp->count() != m) Fail("w_zero_point must have 1 or " + std::to_string(m) + " entries");
+    if (k > kQgemmMaxK) return {};
+    bool is_signed = w.dtype == DataType::kInt8;
+    std::vector<QgemmWeights> groups;
+    for (int64_t gi = 0; gi < group_; ++gi) {
+      const uint8_t* wp = w.as<const uint8_t>() + gi * mg * k;
+      const void* zp = nullptr;
+      int64_t zp_count = 0;
+      if (wzp && wzp->count() > 0) {
+        zp_count = wzp->count() == 1 ? 1 : mg;
+        zp = wzp->as<const uint8_t>() + (wzp->count() == 1 ? 0 : gi * mg);
+      }
+      if (wzp && wzp->dtype != w.dtype) Fail("w_zero_point must have w's element type");
+      groups.push_back(PackQgemmWeights(wp, is_signed, mg, k, zp, zp_count));
+    }
+    return groups;
+  }
+
+  bool Resolve2D(const TensorRef& x, const TensorRef& w, Geometry2D* out) const {
+    if (x.rank() != w.rank() || (x.rank() != 3 && x.rank() != 4)) return false;
+    std::vector<int64_t> in_sp(x.shape.begin() + 2, x.shape.end()), k_sp(w.shape.begin() + 2, w.shape.end());
+    ConvGeometry g = ResolveGeometry(*this, attrs_, in_sp, k_sp);
+    bool two = g.spatial == 2;
+    auto dim = [&](const std::vector<int64_t>& v, int i, int64_t one) { return two ? v[size_t(i)] : i == 0 ? one : v[0]; };
+    *out = {dim(g.in, 0, 1), dim(g.in, 1, 1), dim(g.kernel, 0, 1), dim(g.kernel, 1, 1), dim(g.out, 0, 1), dim(g.out, 1, 1),
+            dim(g.stride, 0, 1), dim(g.stride, 1, 1), dim(g.dilation, 0, 1), dim(g.dilation, 1, 1), dim(g.pad_begin, 0, 0),
+            dim(g.pad_begin, 1, 0)};
+    return true;
+  }
+
+  // Row kk of the im2col matrix over columns p0 .. p0+n (UINT8, sign bit flipped by `flip`,
+  // padding = the zero point): per output row, the padded borders and a copy of the inside.
+  static void Im2colRow(const uint8_t* x, int64_t kk, const Geometry2D& g, int64_t p0, int64_t n, uint8_t flip, uint8_t pad,
+                        uint8_t* dst) {
+    int64_t ci = kk / (g.kh * g.kw), tap = kk % (g.kh * g.kw), ky = tap / g.kw, kx = tap % g.kw;
+    const uint8_t* plane = x + ci * g.ih * g.iw;
+    int64_t oh = p0 / g.ow, ow = p0 % g.ow;
+    for (int64_t j = 0; j < n; ow = 0, ++oh) {
+      int64_t run = std::min(n - j, g.ow - ow);  // the rest of this output row
+      int64_t ih = oh * g.sh - g.ph + ky * g.dh;
+      uint8_t* d = dst + j;
+      j += run;
+      if (ih < 0 || ih >= g.ih) {
+        std::memset(d, pad, size_t(run));
+        continue;
+      }
+      const uint8_t* row = plane + ih * g.iw;
+      int64_t iw0 = ow * g.sw - g.pw + kx * g.dw;  // input column of the run's first output
+      // Outputs [t0, t1) of the run read inside the row (no divisions for stride 1).
+      int64_t t0, t1;
+      if (g.sw == 1) {
+        t0 = std::min(run, std::max<int64_t>(0, -iw0));
+        t1 = std::min(run, g.iw - iw0);
+      } else {
+        t0 = iw0 >= 0 ? 0 : std::min(run, (-iw0 + g.sw - 1) / g.sw);
+        t1 = iw0 >= g.iw ? 0 : std::min(run, (g.iw - 1 - iw0) / g.sw + 1);
+      }
+      t1 = std::max(t0, t1);
+      std::memset(d, pad, size_t(t0));
+      if (t1 > t0 && g.sw == 1) {
+        const uint8_t* src = row + iw0 + t0;
+        for (int64_t t = 0; t < t1 - t0; ++t) d[t0 + t] = uint8_t(src[t] ^ flip);
+      } else if (t1 > t0) {
+        const uint8_t* src = row + iw0 + t0 * g.sw;
+        for (int64_t t = 0; t < t1 - t0; ++t) d[t0 + t] = uint8_t(src[t * g.sw] ^ flip);
+      }
+      std::memset(d + t1, pad, size_t(run - t1));
+    }
+  }
+
+  // Columns p0 .. p0+n of one image's group (icg channels at x) as UINT8 im2col packed panels:
+  // four rows at a time, interleaved so each column holds a quad of K.
+  static void PackColumns(const uint8_t* x, int64_t icg, const Geometry2D& g, int64_t p0, int64_t n, uint8_t flip, uint8_t pad,
+                          uint8_t* b) {
+    int64_t k = icg * g.kh * g.kw, quads = QuadsOf(k), panel_stride = quads * kQNR * 4;
+    int64_t width = (n + kQNR - 1) / kQNR * kQNR;
+    thread_local std::vector<uint8_t> rows;
+    rows.assign(size_t(4 * width), 0);  // past K and past n: zeros
+    for (int64_t q = 0; q < quads; ++q) {
+      for (int r = 0; r < 4; ++r) {
+        if (q * 4 + r < k) Im2colRow(x, q * 4 + r, g, p0, n, flip, pad, rows.data() + r * width);
+        else std::memset(rows.data() + r * width, 0, size_t(width));
+      }
+      const uint8_t *r0 = rows.data(), *r1 = r0 + width, *r2 = r1 + width, *r3 = r2 + width;
+      for (int64_t j0 = 0; j0 < width; j0 += kQNR) {
+        uint8_t* out = b + (j0 / kQNR) * panel_stride + q * kQNR * 4;
+        for (int64_t j = 0; j < kQNR; ++j) {
+          out[j * 4] = r0[j0 + j];
+          out[j * 4 + 1] = r1[j0 + j];
+          out[j * 4 + 2] = r2[j0 + j];
+          out[j * 4 + 3] = r3[j0 + j];
+        }
+      }
+    }
+  }
+
+  void RunGemm(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const Geometry2D& g,
+               const std::vector<QgemmWeights>& weights, const RunContext& ctx) const {
+    const TensorRef& x = *in[size_t(slots_.x)];
+    TensorRef& y = out[0];
+    int64_t batch = x.shape[0], c = x.shape[1], icg = c / group_, m = y.shape[1], mg = m / group_;
+    int64_t k = icg * g.kh * g.kw, p = g.oh * g.ow, blocks = (p + kColumnBlock - 1) / kColumnBlock;
+    // INT8 activations are read as UINT8 with the sign bit flipped (value + 128), their zero point moved alike.
+    uint8_t flip = x.dtype == DataType::kInt8 ? 0x80 : 0;
+    const TensorRef* xzp = At(in, slots_.x_zp);
+    int32_t zx = (xzp && xzp->data && xzp->count() == 1 ? Int8At(*xzp, 0) : 0) + (flip ? 128 : 0);
+    Epilogue ep = MakeEpilogue(in, y, m);
+    ForEachClaimed(ctx.pool, batch * group_ * blocks, [&](int64_t item) {
+      int64_t b = item / (group_ * blocks), gi = (item / blocks) % group_, p0 = (item % blocks) * kColumnBlock;
+      int64_t n = std::min(kColumnBlock, p - p0);
+      thread_local std::vector<uint8_t> packed_b;
+      thread_local std::vector<int32_t> acc, col_sums;
+      packed_b.resize(QgemmPackedBytes(k, kColumnBlock));
+      acc.resize(size_t(mg * kColumnBlock));
+      const QgemmWeights& wg = weights[size_t(gi)];
+      PackColumns(x.as<const uint8_t>() + (b * c + gi * icg) * g.ih * g.iw, icg, g, p0, n, flip, uint8_t(zx), packed_b.data());
+      if (wg.any_zero_point) {
+        col_sums.resize(size_t(kColumnBlock));
+        QgemmColumnSums(packed_b.data(), k, n, col_sums.data());
+      }
+      QgemmPacked(wg, 0, mg, packed_b.data(), n, acc.data(), kColumnBlock);
+      for (int64_t o = 0; o < mg; ++o) {
+        // acc - zx·Σw - zw·Σx + K·zx·zw: wraps in uint32 the way the exact int32 result does.
+        int32_t zw = wg.zero_points[size_t(o)];
+        uint32_t corr = uint32_t(int64_t(k) * zx * zw) - uint32_t(zx) * uint32_t(wg.row_sums[size_t(o)]);
+        int32_t* row = acc.data() + o * kColumnBlock;
+        for (int64_t j = 0; j < n; ++j) {
+          uint32_t v = uint32_t(row[j]) + corr;
+          if (wg.any_zero_point) v -= uint32_t(zw) * uint32_t(col_sums[size_t(j)]);
+          row[j] = int32_t(v);
+        }
+        int64_t channel = gi * mg + o;
+        ep.Row(row, n, channel, y, (b * m + channel) * p + p0);
+      }
+    });
+  }
+
+  // What each accumulator becomes: int32 (ConvInteger), or requantised to 8 bits.
+  struct Epilogue {
+    Mode mode;
+    bool relu = false;
+    std::vector<float> mul, add;
+    std::vector<int32_t> int_bias;
+    float y_scale = 1.f;
+    Requantizer rq{DataType::kUInt8, 0};
+
+    void Row(const int32_t* acc, int64_t n, int64_t channel, TensorRef& y, int64_t at) const {
+      if (mode == Mode::kConvInteger) {
+        std::memcpy(y.as<int32_t>() + at, acc, size_t(n) * sizeof(int32_t));
+      } else if (y.dtype == DataType::kUInt8) {
+        Requantize(acc, n, channel, y.as<uint8_t>() + at);
+      } else {
+        Requantize(acc, n, channel, y.as<int8_t>() + at);
+      }
+    }
+
+    // Loops without branches inside, so the compiler vectorises them.
+    template <typename T>
+    void Requantize(const int32_t* acc, int64_t n, int64_t channel, T* out) const {
+      // Everything in locals: `out` is a char type, which may alias the members, so the compiler
+      // would reload them on every iteration and not vectorise.
+      const Requantizer q = rq;
+      const float mc = mul[size_t(channel)], ac = add[size_t(channel)], ys = y_scale;
+      if (mode == Mode::kQLinear) {
+        // ONNX Runtime's QLinearConv: (acc + B) · (x_scale · w_scale / y_scale) in FP32.
+        const uint32_t ib = int_bias.empty() ? 0u : uint32_t(int_bias[size_t(channel)]);
+        for (int64_t j = 0; j < n; ++j) out[j] = T(q(float(int32_t(uint32_t(acc[j]) + ib)) * mc));
+        return;
+      }
+      // The unfused graph: Conv in FP32 (x_scale · w_scale · acc + B), Relu, QuantizeLinear (÷ y_scale).
+      const float lo = relu ? 0.f : -3.4e38f;
+      for (int64_t j = 0; j < n; ++j) {
+        float v = float(acc[j]) * mc + ac;
+        v = v > lo ? v : lo;
+        out[j] = T(q(v / ys));
+      }
+    }
+  };
+
+  Epilogue MakeEpilogue(const std::vector<const TensorRef*>& in, const TensorRef& y, int64_t m) const {
+    Epilogue ep;
+    ep.mode = mode_;
+    ep.relu = relu_;
+    if (mode_ == Mode::kConvInteger) return ep;
+    PerIndex xs{At(in, slots_.x_scale)}, ws{At(in, slots_.w_scale)}, ys{At(in, slots_.y_scale)}, yzp{At(in, slots_.y_zp)};
+    const TensorRef* wst = At(in, slots_.w_scale);
+    if (wst->count() != 1 && wst->count() != m) Fail("w_scale must have 1 or " + std::to_string(m) + " entries");
+    ep.rq = Requantizer(y.dtype, int32_t(yzp.At(0)));
+    ep.y_scale = ys.Float(0);
+    ep.mul.resize(size_t(m));
+    ep.add.assign(size_t(m), 0.f);
+    const TensorRef* bias = At(in, slots_.bias);
+    if (bias && bias->count() != m) Fail("B must have " + std::to_string(m) + " entries, one per output channel");
+    for (int64_t o = 0; o < m; ++o) {
+      ep.mul[size_t(o)] = mode_ == Mode::kQLinear ? xs.Float(0) * ws.Float(o) / ys.Float(0) : xs.Float(0) * ws.Float(o);
+      if (bias && mode_ == Mode::kQdq) ep.add[size_t(o)] = bias->as<const float>()[o];
+    }
+    if (bias && mode_ == Mode::kQLinear) ep.int_bias.assign(bias->as<const int32_t>(), bias->as<const int32_t>() + m);
+    return ep;
+  }
+
+  // The direct convolution (N-D, or K beyond the GEMM's exact range), same epilogue.
+  void RunDirect(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) const {
+    TensorRef& y = out[0];
+    int64_t m = y.shape[1];
+    Epilogue ep = MakeEpilogue(in, y, m);
+    Shape s;
+    IntegerConv(*this, attrs_, group_, *in[size_t(slots_.x)], *in[size_t(slots_.w)], {At(in, slots_.x_zp)}, {At(in, slots_.w_zp)}, &s,
+                ConvEmit([&](int64_t, int64_t o, int64_t, int64_t at, int64_t acc) {
+                  int32_t a = int32_t(acc);
+                  ep.Row(&a, 1, o, y, at);
+                }));
+  }
+
+  Mode mode_;
+  bool relu_;
+  Slots slots_;
+  ConvAttributes attrs_;
+  int64_t group_;
+  std::vector<QgemmWeights> packed_;  // per group, when the weights are constants
+};
+
+struct ConvIntegerKernel : QuantizedConvKernel {
+  ConvIntegerKernel(const Node& node, int64_t) : QuantizedConvKernel(node, Mode::kConvInteger, false) {}
+};
+struct QLinearConvKernel : QuantizedConvKernel {
+  QLinearConvKernel(const Node& node, int64_t) : QuantizedConvKernel(node, Mode::kQLinear, false) {}
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeQdqConv(const Node& conv, bool relu) {
+  return std::make_unique<QuantizedConvKernel>(conv, Mode::kQdq, relu);
+}
+
+GEBE_CPU_KERNEL("ConvInteger", ConvIntegerKernel);
+GEBE_CPU_KERNEL("QLinearConv", QLinearConvKernel);
+
+}  // namespace gebe::cpu
