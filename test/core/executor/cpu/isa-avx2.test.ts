@@ -17,4 +17,5 @@ if (skipped) {
   await import('./gemm-paths.test.js');
   await import('./elementwise-fusion.test.js');
   await import('./differential.test.js');
+  await import('./quantized-paths.test.js');
 }

@@ -10,20 +10,27 @@
  * quantisation step, on a small share of elements (FP32 rounding of the same sum). isa-*.test.ts run
  * this file again on every other ISA the CPU has.
  */
-import { describe, expect, it } from 'vitest';
-import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CpuSession, cpuGemmIsa, cpuQgemmIsa, type CpuTensor } from '../../../helpers/cpu-session.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { ortAgreement } from '../../../helpers/ort-agreement.js';
 import { runOrt } from '../../../helpers/onnx-runtime.js';
 import { qdqCnn, type QdqCnnOptions } from '../../../helpers/qdq-models.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll } from 'vitest';
 
 const agree = ortAgreement('gebe-qconv-');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-qdq-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('integer GEMM kernels', () => {
+  it('follow the engine ISA (avx512 → VNNI where the CPU has it, else the AVX2 kernels)', () => {
+    const vnni = existsSync('/proc/cpuinfo') && /\bavx512_vnni\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+    const expected: Record<string, string> = { portable: 'portable', neon: 'portable', avx2: 'avx2', avx512: vnni ? 'avx512vnni' : 'avx2' };
+    if (process.platform === 'linux' || cpuGemmIsa() !== 'avx512') expect(cpuQgemmIsa()).toBe(expected[cpuGemmIsa()]);
+  });
+});
 
 type Int8Type = 'UINT8' | 'INT8';
 const range = (t: Int8Type) => (t === 'UINT8' ? [0, 255] : [-128, 127]);
