@@ -31,6 +31,22 @@ const Kernels& ActiveKernels() {
   return *chosen;
 }
 
+size_t PanelBytes(const Kernels& kernels, int64_t m, int64_t k) {
+  size_t panels = size_t((m + kQMR - 1) / kQMR);
+  return std::max<size_t>(1, panels * size_t(QuadsOf(k) * kQMR * 4) * (kernels.a16 ? 2 : 1));
+}
+
+void PackWeightPanels(const Kernels& kernels, const int8_t* w, int64_t m, int64_t k, void* out) {
+  std::memset(out, 0, PanelBytes(kernels, m, k));
+  size_t panel_elems = size_t(QuadsOf(k) * kQMR * 4);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t kk = 0; kk < k; ++kk) {
+      size_t at = size_t(r / kQMR) * panel_elems + size_t(((kk / 4) * kQMR + r % kQMR) * 4 + kk % 4);
+      if (kernels.a16) static_cast<int16_t*>(out)[at] = w[r * k + kk];
+      else static_cast<int8_t*>(out)[at] = w[r * k + kk];
+    }
+}
+
 }  // namespace qgemm_detail
 
 using qgemm_detail::ActiveKernels;
@@ -50,24 +66,18 @@ QgemmWeights PackQgemmWeights(const void* w, bool w_signed, int64_t m, int64_t k
     else out.zero_points[size_t(r)] = w_signed ? 0 : -128;  // an absent UINT8 zero point is 0, i.e. -128 once shifted
     out.any_zero_point = out.any_zero_point || out.zero_points[size_t(r)] != 0;
   }
-  int64_t quads = QuadsOf(k), panels = (m + kQMR - 1) / kQMR;
-  size_t elem = kernels.a16 ? 2 : 1;
-  size_t panel_elems = size_t(quads * kQMR * 4);
-  out.packed = std::make_shared<AlignedBuffer>(std::max<size_t>(1, size_t(panels) * panel_elems * elem));
-  std::memset(out.packed->data(), 0, out.packed->size());
-  auto* base = static_cast<uint8_t*>(out.packed->data());
+  std::vector<int8_t> normalised(size_t(m * k));
   for (int64_t r = 0; r < m; ++r) {
-    int64_t panel = r / kQMR, row = r % kQMR;
     int32_t sum = 0;
     for (int64_t kk = 0; kk < k; ++kk) {
       int32_t v = value(w, r * k + kk);
       sum += v;
-      size_t at = size_t(panel) * panel_elems + size_t(((kk / 4) * kQMR + row) * 4 + kk % 4);
-      if (kernels.a16) reinterpret_cast<int16_t*>(base)[at] = int16_t(v);
-      else reinterpret_cast<int8_t*>(base)[at] = int8_t(v);
+      normalised[size_t(r * k + kk)] = int8_t(v);
     }
     out.row_sums[size_t(r)] = sum;
   }
+  out.packed = std::make_shared<AlignedBuffer>(qgemm_detail::PanelBytes(kernels, m, k));
+  qgemm_detail::PackWeightPanels(kernels, normalised.data(), m, k, out.packed->data());
   return out;
 }
 

@@ -26,6 +26,11 @@ struct Kernels {
 };
 
 const Kernels& ActiveKernels();
+
+// Row r of w (m × k INT8, row-major) into the weight panels of `kernels`' layout at out (zeroed first,
+// PanelBytes(kernels, m, k) bytes).
+size_t PanelBytes(const Kernels& kernels, int64_t m, int64_t k);
+void PackWeightPanels(const Kernels& kernels, const int8_t* w, int64_t m, int64_t k, void* out);
 const Kernels* PortableKernels();
 const Kernels* Avx2Kernels();
 const Kernels* Avx512VnniKernels();  // nullptr off x86-64; the CPU may still lack VNNI (CpuSupportsVnni)
