@@ -25,7 +25,7 @@ export function qdqCnn(opts: QdqCnnOptions = {}): Uint8Array {
   const size = opts.size ?? 56;
   const b = new OnnxGraphBuilder('qdq_cnn', 13).input('input', 'FLOAT', [1, 3, size, size]);
   b.initializer('act_scale', 'FLOAT', [], [0.05]).initializer('act_zp', act, [], [act === 'INT8' ? 0 : 128]);
-  b.initializer('relu_scale', 'FLOAT', [], [0.025]).initializer('relu_zp', act, [], [act === 'INT8' ? -128 : 0]);
+  if (opts.reluRange) b.initializer('relu_scale', 'FLOAT', [], [0.025]).initializer('relu_zp', act, [], [act === 'INT8' ? -128 : 0]);
   const qdq = (x: string, name: string, relu = false) => {
     const [s, z] = relu && opts.reluRange ? ['relu_scale', 'relu_zp'] : ['act_scale', 'act_zp'];
     b.node('QuantizeLinear', [x, s, z], [`${name}_q`]).node('DequantizeLinear', [`${name}_q`, s, z], [`${name}_dq`]);

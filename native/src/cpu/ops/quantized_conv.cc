@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "cpu/gemm/qgemm.h"
 #include "cpu/gemm/sgemm.h"
@@ -167,6 +170,27 @@ class QuantizedConvKernel : public Kernel {
     }
   }
 
+  // 16 columns of four rows (`stride` apart) → 16 quads: out[j · 4 + r] = rows[r][j].
+  static void Interleave4(const uint8_t* r0, int64_t stride, uint8_t* out) {
+#if defined(__SSE2__)
+    // SSE2 is part of x86-64 itself: byte then word unpacks, 4 stores instead of 64.
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + stride));
+    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 2 * stride));
+    __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 3 * stride));
+    __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+    __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+    auto* o = reinterpret_cast<__m128i*>(out);
+    _mm_storeu_si128(o, _mm_unpacklo_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
+    _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
+#else
+    for (int64_t j = 0; j < kQNR; ++j)
+      for (int r = 0; r < 4; ++r) out[j * 4 + r] = r0[r * stride + j];
+#endif
+  }
+
   // Columns p0 .. p0+n of one image's group (icg channels at x) as UINT8 im2col packed panels:
   // four rows at a time, interleaved so each column holds a quad of K.
   static void PackColumns(const uint8_t* x, int64_t icg, const Geometry2D& g, int64_t p0, int64_t n, uint8_t flip, uint8_t pad,
@@ -180,16 +204,8 @@ class QuantizedConvKernel : public Kernel {
         if (q * 4 + r < k) Im2colRow(x, q * 4 + r, g, p0, n, flip, pad, rows.data() + r * width);
         else std::memset(rows.data() + r * width, 0, size_t(width));
       }
-      const uint8_t *r0 = rows.data(), *r1 = r0 + width, *r2 = r1 + width, *r3 = r2 + width;
-      for (int64_t j0 = 0; j0 < width; j0 += kQNR) {
-        uint8_t* out = b + (j0 / kQNR) * panel_stride + q * kQNR * 4;
-        for (int64_t j = 0; j < kQNR; ++j) {
-          out[j * 4] = r0[j0 + j];
-          out[j * 4 + 1] = r1[j0 + j];
-          out[j * 4 + 2] = r2[j0 + j];
-          out[j * 4 + 3] = r3[j0 + j];
-        }
-      }
+      const uint8_t* r0 = rows.data();
+      for (int64_t j0 = 0; j0 < width; j0 += kQNR) Interleave4(r0 + j0, width, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);
     }
   }
 
