@@ -3,6 +3,8 @@
 // round trip. Positions in the padding never win (they are skipped, as -inf would be).
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "cpu/ops/conv_geometry.h"
 #include "cpu/ops/quantized_conv.h"
@@ -47,23 +49,32 @@ class QuantizedMaxPoolKernel : public Kernel {
     int64_t planes = x.shape[0] * x.shape[1];
     const T* px = x.as<const T>();
     T* py = y.as<T>();
+    // The window's taps inside the input, per output row and per output column: [lo, hi).
+    auto inside = [](int64_t o, int64_t stride, int64_t pad, int64_t dil, int64_t taps, int64_t size) {
+      int64_t lo = 0, hi = taps;
+      while (lo < hi && o * stride - pad + lo * dil < 0) ++lo;
+      while (hi > lo && o * stride - pad + (hi - 1) * dil >= size) --hi;
+      return std::pair<int64_t, int64_t>(lo, hi);
+    };
+    std::vector<std::pair<int64_t, int64_t>> rows(static_cast<size_t>(oh)), cols(static_cast<size_t>(ow));
+    for (int64_t r = 0; r < oh; ++r) rows[size_t(r)] = inside(r, sh, ph, dh, kh, ih);
+    for (int64_t c = 0; c < ow; ++c) cols[size_t(c)] = inside(c, sw, pw, dw, kw, iw);
     ForEachClaimed(ctx.pool, planes, [&](int64_t plane) {
       const T* src = px + plane * ih * iw;
       T* dst = py + plane * oh * ow;
-      for (int64_t r = 0; r < oh; ++r)
+      for (int64_t r = 0; r < oh; ++r) {
+        auto [a0, a1] = rows[size_t(r)];
         for (int64_t c = 0; c < ow; ++c) {
+          auto [b0, b1] = cols[size_t(c)];
           // The type's minimum: what QuantizeLinear makes of an all-padding window's -inf.
-          int32_t best = std::numeric_limits<T>::min();
-          for (int64_t a = 0; a < kh; ++a) {
-            int64_t y0 = r * sh - ph + a * dh;
-            if (y0 < 0 || y0 >= ih) continue;
-            for (int64_t b = 0; b < kw; ++b) {
-              int64_t x0 = c * sw - pw + b * dw;
-              if (x0 >= 0 && x0 < iw) best = std::max<int32_t>(best, src[y0 * iw + x0]);
-            }
+          T best = std::numeric_limits<T>::min();
+          for (int64_t a = a0; a < a1; ++a) {
+            const T* line = src + (r * sh - ph + a * dh) * iw + c * sw - pw;
+            for (int64_t b = b0; b < b1; ++b) best = std::max(best, line[b * dw]);
           }
-          dst[r * ow + c] = T(best);
+          dst[r * ow + c] = best;
         }
+      }
     });
   }
 

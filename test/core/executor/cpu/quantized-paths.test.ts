@@ -183,3 +183,34 @@ for (const threads of [1, 2]) {
     });
   });
 }
+
+describe('DQ → MaxPool → Q runs on the 8-bit values, bit-exact with ONNX Runtime', () => {
+  const pools = [
+    { name: '3x3 stride 2 pad 1', attrs: { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] } },
+    { name: '3x3 stride 2 ceil_mode, dilation 2', attrs: { kernel_shape: [3, 3], strides: [2, 2], ceil_mode: 1, dilations: [2, 2] } },
+    { name: '1-D 4 stride 3 asymmetric pads', attrs: { kernel_shape: [4], strides: [3], pads: [2, 1] } },
+  ];
+  for (const activation of ['UINT8', 'INT8'] as const)
+    for (const p of pools)
+      for (const threads of [1, 2])
+        it(`${activation}, ${p.name}, ${threads} thread(s)`, async () => {
+          const dims = p.attrs.kernel_shape.length === 1 ? [2, 3, 29] : [2, 3, 17, 15];
+          const g = new OnnxGraphBuilder('qpool', 13).input('x', 'FLOAT', dims);
+          g.initializer('s', 'FLOAT', [], [0.03]).initializer('z', activation, [], [activation === 'UINT8' ? 100 : -7]);
+          g.node('QuantizeLinear', ['x', 's', 'z'], ['xq']).node('DequantizeLinear', ['xq', 's', 'z'], ['xd'])
+            .node('MaxPool', ['xd'], ['p'], p.attrs).node('QuantizeLinear', ['p', 's', 'z'], ['y']);
+          const file = path.join(dir, `pool_${activation}_${p.name.replace(/\W+/g, '_')}.onnx`);
+          writeFileSync(file, g.output('y', activation).encode());
+          const input: CpuTensor = { name: 'x', datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), 5, 4) };
+          const session = CpuSession.load(file, { intraOpThreads: threads });
+          try {
+            expect(session.info().optimizedOperators).toEqual({ QuantizeLinear: 1, MaxPool: 1 });
+            const [out] = await session.run([input]);
+            const ref = (await runOrt(file, [input], threads)).y;
+            expect(out.dims).toEqual(ref.dims.map(Number));
+            expect(Array.from(out.data as Uint8Array)).toEqual(Array.from(ref.data as Uint8Array));
+          } finally {
+            session.close();
+          }
+        });
+});
