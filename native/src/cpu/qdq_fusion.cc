@@ -7,6 +7,8 @@
 //     - otherwise (FP32 bias, a Relu that clips): the same integer GEMM with the unfused graph's
 //       FP32 epilogue (acc · x_scale · w_scale + bias, Relu, ÷ y_scale), which ONNX Runtime runs
 //       as FP32 Conv + Q; results agree up to FP32 rounding (at most 1 in the last place).
+//   DQ(a) → MatMul(·, DQ(B)) → Q, B a constant matrix ⇒ QLinearMatMul (ops/quantized_matmul.cc:
+//     the integer GEMM with Bᵀ packed at load), bit-exact with ONNX Runtime's, which fuses it alike;
 //   DQ(x) → MaxPool → Q with the same scale and zero point ⇒ MaxPool on the 8-bit values (exact:
 //     DequantizeLinear is monotonic and Q(DQ(v)) = v).
 // Every intermediate must have exactly one consumer and not be a graph output; the DQs of
@@ -133,6 +135,42 @@ bool FuseConv(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) {
   return true;
 }
 
+// DQ(a) → MatMul(·, DQ(B constant 2-D)) → Q ⇒ QLinearMatMul, as ONNX Runtime fuses it (bit-exact).
+bool FuseMatMul(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) {
+  Step& qs = p.steps[q];
+  int y_zp = InputOr(qs, 2);
+  if (y_zp < 0 || !Is8Bit(TypeOf(p, y_zp)) || !PerTensorQdq(p, qs, TypeOf(p, y_zp), false)) return false;
+  Step* mm = SoleProducer(p, g, qs.inputs[0], "MatMul");
+  if (!mm || mm->inputs.size() != 2 || mm->outputs.size() != 1) return false;
+  Step* da = DequantizeOf(p, g, mm->inputs[0]);
+  Step* db = DequantizeOf(p, g, mm->inputs[1]);
+  if (!da || !db) return false;
+  int a_zp = InputOr(*da, 2), bq = db->inputs[0];
+  if (a_zp < 0 || !Is8Bit(TypeOf(p, a_zp)) || !PerTensorQdq(p, *da, TypeOf(p, a_zp), false)) return false;
+  if (!p.is_const(bq) || !Is8Bit(TypeOf(p, bq)) || p.constants[size_t(bq)].shape.size() != 2) return false;
+  const ConstTensor& b = p.constants[size_t(bq)];
+  int64_t n = b.shape[1];
+  int b_scale = InputOr(*db, 1), b_zp = InputOr(*db, 2);
+  bool per_column = ConstOf(p, b_scale, DataType::kFloat32, n) && n != 1;
+  int64_t axis = db->kernel->node().get_int("axis", 1);
+  if (per_column && axis != 1 && axis != -1) return false;
+  if (!per_column && !ConstOf(p, b_scale, DataType::kFloat32)) return false;
+  if (b_zp >= 0 && !ConstOf(p, b_zp, b.dtype, per_column ? n : 1)) return false;
+  if (db->kernel->node().get_int("block_size", 0) != 0) return false;
+  Node node = mm->kernel->node();
+  node.op_type = "QLinearMatMul";
+  Step fused;
+  fused.inputs = {da->inputs[0], da->inputs[1], a_zp, bq, b_scale, b_zp, qs.inputs[1], y_zp};
+  node.inputs.clear();
+  for (int id : fused.inputs) node.inputs.push_back(id >= 0 ? p.value_names[size_t(id)] : "");
+  node.outputs = {p.value_names[size_t(qs.outputs[0])]};
+  fused.kernel = KernelRegistry::Create(node, p.info.opset);
+  fused.outputs = {qs.outputs[0]};
+  dead[size_t(g.producer[size_t(mm->outputs[0])])] = true;
+  qs = std::move(fused);
+  return true;
+}
+
 // DQ → MaxPool → Q with one scale and zero point: the MaxPool runs on the 8-bit values.
 bool FuseMaxPool(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) {
   Step& qs = p.steps[q];
@@ -159,7 +197,7 @@ void FuseQdq(Program& p) {
   std::vector<bool> dead(p.steps.size(), false);
   for (size_t k = 0; k < p.steps.size(); ++k) {
     if (dead[k] || OpOf(p.steps[k]) != "QuantizeLinear" || p.steps[k].inputs.size() < 2) continue;
-    if (!FuseConv(p, g, k, dead)) FuseMaxPool(p, g, k, dead);
+    if (!FuseConv(p, g, k, dead) && !FuseMatMul(p, g, k, dead)) FuseMaxPool(p, g, k, dead);
   }
   std::vector<Step> kept;
   for (size_t k = 0; k < p.steps.size(); ++k)

@@ -214,3 +214,83 @@ describe('DQ → MaxPool → Q runs on the 8-bit values, bit-exact with ONNX Run
           }
         });
 });
+
+interface QMatMulCase {
+  name: string;
+  a: Int8Type;
+  b: Int8Type;
+  aDims: number[];
+  n: number;
+  aZero: number;
+  bZero: number[];
+  perColumn?: boolean;
+}
+
+const matmulCases: QMatMulCase[] = [
+  { name: 'u8 × s8, 2-D, 100 rows (two row blocks)', a: 'UINT8', b: 'INT8', aDims: [100, 70], n: 33, aZero: 5, bZero: [0] },
+  { name: 'u8 × u8, 3-D A, weight zero point', a: 'UINT8', b: 'UINT8', aDims: [2, 17, 40], n: 20, aZero: 128, bZero: [131] },
+  { name: 's8 × s8, per-column scales', a: 'INT8', b: 'INT8', aDims: [9, 130], n: 17, aZero: -4, bZero: [0], perColumn: true },
+  { name: 'u8 × u8, per-column zero points', a: 'UINT8', b: 'UINT8', aDims: [5, 12], n: 6, aZero: 3, bZero: [0, 10, 128, 200, 255, 7], perColumn: true },
+];
+
+function qlinearMatMul(c: QMatMulCase): Uint8Array {
+  const k = c.aDims.at(-1) ?? 1;
+  const g = new OnnxGraphBuilder('qmm', 13).input('a', c.a, c.aDims);
+  const scales = c.perColumn ? Array.from(randomValues(c.n, seed++, 1), (v) => 0.004 + 0.002 * v) : [0.005];
+  g.initializer('a_scale', 'FLOAT', [], [0.02]).initializer('a_zp', c.a, [], [c.aZero])
+    .initializer('b', c.b, [k, c.n], ints(k * c.n, seed++, c.b)).initializer('b_scale', 'FLOAT', [scales.length], scales)
+    .initializer('b_zp', c.b, [c.bZero.length], c.bZero)
+    .initializer('y_scale', 'FLOAT', [], [0.02 * 0.005 * 40 * Math.sqrt(k)]).initializer('y_zp', c.a, [], [c.a === 'UINT8' ? 120 : -3]);
+  g.node('QLinearMatMul', ['a', 'a_scale', 'a_zp', 'b', 'b_scale', 'b_zp', 'y_scale', 'y_zp'], ['y']);
+  return g.output('y', c.a).encode();
+}
+
+function matMulInteger(c: QMatMulCase): Uint8Array {
+  const k = c.aDims.at(-1) ?? 1;
+  const g = new OnnxGraphBuilder('mmint', 13).input('a', c.a, c.aDims);
+  g.initializer('b', c.b, [k, c.n], ints(k * c.n, seed++, c.b)).initializer('a_zp', c.a, [], [c.aZero]).initializer('b_zp', c.b, [c.bZero.length], c.bZero);
+  g.node('MatMulInteger', ['a', 'b', 'a_zp', 'b_zp'], ['y']);
+  return g.output('y', 'INT32').encode();
+}
+
+/** DQ(a) → MatMul(·, DQ(w)) → Q, as quantize_static writes a linear layer without bias. */
+function qdqMatMul(c: QMatMulCase): Uint8Array {
+  const k = c.aDims.at(-1) ?? 1;
+  const g = new OnnxGraphBuilder('qdqmm', 13).input('a', c.a, c.aDims);
+  const scales = c.perColumn ? Array.from(randomValues(c.n, seed++, 1), (v) => 0.004 + 0.002 * v) : [0.005];
+  g.initializer('a_scale', 'FLOAT', [], [0.02]).initializer('a_zp', c.a, [], [c.aZero])
+    .initializer('w', c.b, [k, c.n], ints(k * c.n, seed++, c.b)).initializer('w_scale', 'FLOAT', [scales.length], scales)
+    .initializer('w_zp', c.b, [scales.length], scales.length > c.bZero.length ? scales.map(() => c.bZero[0]) : c.bZero)
+    .initializer('y_scale', 'FLOAT', [], [0.02 * 0.005 * 40 * Math.sqrt(k)]).initializer('y_zp', c.a, [], [c.a === 'UINT8' ? 120 : -3]);
+  g.node('DequantizeLinear', ['a', 'a_scale', 'a_zp'], ['a_dq']).node('DequantizeLinear', ['w', 'w_scale', 'w_zp'], ['w_dq'], { axis: 1 })
+    .node('MatMul', ['a_dq', 'w_dq'], ['mm']).node('QuantizeLinear', ['mm', 'y_scale', 'y_zp'], ['y']);
+  return g.output('y', c.a).encode();
+}
+
+const matmulInput = (c: QMatMulCase) => [tensor('a', c.a, c.aDims, ints(c.aDims.reduce((x, y) => x * y, 1), seed++, c.a))];
+
+for (const threads of [1, 2]) {
+  describe(`QLinearMatMul / MatMulInteger with constant B on the integer GEMM, ${threads} thread(s), bit-exact with ONNX Runtime`, () => {
+    for (const c of matmulCases) {
+      it(`QLinearMatMul ${c.name}`, () => agree(qlinearMatMul(c), matmulInput(c), threads));
+      // ONNX Runtime's MatMulInteger takes per-tensor zero points only.
+      if (c.bZero.length === 1) it(`MatMulInteger ${c.name}`, () => agree(matMulInteger(c), matmulInput(c), threads));
+    }
+  });
+  describe(`DQ → MatMul → Q fused into QLinearMatMul, ${threads} thread(s), bit-exact with ONNX Runtime`, () => {
+    for (const c of matmulCases) {
+      it(c.name, async () => {
+        const model = qdqMatMul(c);
+        const file = path.join(dir, `qdqmm_${c.name.replace(/\W+/g, '_')}.onnx`);
+        writeFileSync(file, model);
+        const session = CpuSession.load(file, { intraOpThreads: threads });
+        try {
+          expect(session.info().optimizedOperators).toEqual({ QLinearMatMul: 1 });
+        } finally {
+          session.close();
+        }
+        await agree(model, matmulInput(c), threads);
+      });
+    }
+  });
+}
