@@ -132,18 +132,18 @@ class QuantizedConvKernel : public Kernel {
 
   // Row kk of the im2col matrix over columns p0 .. p0+n (UINT8, sign bit flipped by `flip`,
   // padding = the zero point): per output row, the padded borders and a copy of the inside.
-  static void Im2colRow(const uint8_t* x, int64_t kk, const Geometry2D& g, int64_t p0, int64_t n, uint8_t flip, uint8_t pad,
-                        uint8_t* dst) {
-    int64_t ci = kk / (g.kh * g.kw), tap = kk % (g.kh * g.kw), ky = tap / g.kw, kx = tap % g.kw;
+  // Row (ci, ky, kx) of the im2col matrix; the block starts at output (oh0, ow0).
+  static void Im2colRow(const uint8_t* x, int64_t ci, int64_t ky, int64_t kx, const Geometry2D& g, int64_t oh0, int64_t ow0,
+                        int64_t n, uint8_t flip, uint8_t pad, uint8_t* dst) {
     const uint8_t* plane = x + ci * g.ih * g.iw;
-    int64_t oh = p0 / g.ow, ow = p0 % g.ow;
+    int64_t oh = oh0, ow = ow0;
     for (int64_t j = 0; j < n; ow = 0, ++oh) {
       int64_t run = std::min(n - j, g.ow - ow);  // the rest of this output row
       int64_t ih = oh * g.sh - g.ph + ky * g.dh;
       uint8_t* d = dst + j;
       j += run;
       if (ih < 0 || ih >= g.ih) {
-        std::memset(d, pad, size_t(run));
+        for (int64_t t = 0; t < run; ++t) d[t] = pad;
         continue;
       }
       const uint8_t* row = plane + ih * g.iw;
@@ -158,7 +158,7 @@ class QuantizedConvKernel : public Kernel {
         t1 = iw0 >= g.iw ? 0 : std::min(run, (g.iw - 1 - iw0) / g.sw + 1);
       }
       t1 = std::max(t0, t1);
-      std::memset(d, pad, size_t(t0));
+      for (int64_t t = 0; t < t0; ++t) d[t] = pad;  // borders: a column or two, no memset call
       if (t1 > t0 && g.sw == 1) {
         const uint8_t* src = row + iw0 + t0;
         for (int64_t t = 0; t < t1 - t0; ++t) d[t0 + t] = uint8_t(src[t] ^ flip);
@@ -166,7 +166,7 @@ class QuantizedConvKernel : public Kernel {
         const uint8_t* src = row + iw0 + t0 * g.sw;
         for (int64_t t = 0; t < t1 - t0; ++t) d[t0 + t] = uint8_t(src[t * g.sw] ^ flip);
       }
-      std::memset(d + t1, pad, size_t(run - t1));
+      for (int64_t t = t1; t < run; ++t) d[t] = pad;
     }
   }
 
@@ -199,10 +199,19 @@ class QuantizedConvKernel : public Kernel {
     int64_t width = (n + kQNR - 1) / kQNR * kQNR;
     thread_local std::vector<uint8_t> rows;
     rows.assign(size_t(4 * width), 0);  // past K and past n: zeros
+    int64_t oh0 = p0 / g.ow, ow0 = p0 % g.ow;
+    int64_t ci = 0, ky = 0, kx = 0;  // row kk of im2col, counted without divisions
     for (int64_t q = 0; q < quads; ++q) {
       for (int r = 0; r < 4; ++r) {
-        if (q * 4 + r < k) Im2colRow(x, q * 4 + r, g, p0, n, flip, pad, rows.data() + r * width);
-        else std::memset(rows.data() + r * width, 0, size_t(width));
+        if (q * 4 + r >= k) {
+          std::memset(rows.data() + r * width, 0, size_t(width));
+          continue;
+        }
+        Im2colRow(x, ci, ky, kx, g, oh0, ow0, n, flip, pad, rows.data() + r * width);
+        if (++kx == g.kw) {
+          kx = 0;
+          if (++ky == g.kh) ky = 0, ++ci;
+        }
       }
       const uint8_t* r0 = rows.data();
       for (int64_t j0 = 0; j0 < width; j0 += kQNR) Interleave4(r0 + j0, width, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);

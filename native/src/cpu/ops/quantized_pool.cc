@@ -2,6 +2,7 @@
 // ../qdq_fusion.cc): a 1-D or 2-D window maximum straight on the UINT8/INT8 data, with no FP32
 // round trip. Positions in the padding never win (they are skipped, as -inf would be).
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -59,19 +60,26 @@ class QuantizedMaxPoolKernel : public Kernel {
     std::vector<std::pair<int64_t, int64_t>> rows(static_cast<size_t>(oh)), cols(static_cast<size_t>(ow));
     for (int64_t r = 0; r < oh; ++r) rows[size_t(r)] = inside(r, sh, ph, dh, kh, ih);
     for (int64_t c = 0; c < ow; ++c) cols[size_t(c)] = inside(c, sw, pw, dw, kw, iw);
+    // Separable: the maximum over the window's rows (contiguous, vectorised), then over its columns.
     ForEachClaimed(ctx.pool, planes, [&](int64_t plane) {
       const T* src = px + plane * ih * iw;
       T* dst = py + plane * oh * ow;
+      thread_local std::vector<T> line;
+      line.resize(size_t(iw));
+      T* ln = line.data();
       for (int64_t r = 0; r < oh; ++r) {
         auto [a0, a1] = rows[size_t(r)];
+        // The type's minimum: what QuantizeLinear makes of an all-padding window's -inf.
+        std::fill(ln, ln + iw, std::numeric_limits<T>::min());
+        for (int64_t a = a0; a < a1; ++a) {
+          const T* in_row = src + (r * sh - ph + a * dh) * iw;
+          for (int64_t i = 0; i < iw; ++i) ln[i] = ln[i] > in_row[i] ? ln[i] : in_row[i];
+        }
         for (int64_t c = 0; c < ow; ++c) {
           auto [b0, b1] = cols[size_t(c)];
-          // The type's minimum: what QuantizeLinear makes of an all-padding window's -inf.
+          int64_t base = c * sw - pw;
           T best = std::numeric_limits<T>::min();
-          for (int64_t a = a0; a < a1; ++a) {
-            const T* line = src + (r * sh - ph + a * dh) * iw + c * sw - pw;
-            for (int64_t b = b0; b < b1; ++b) best = std::max(best, line[b * dw]);
-          }
+          for (int64_t b = b0; b < b1; ++b) best = best > ln[base + b * dw] ? best : ln[base + b * dw];
           dst[r * ow + c] = best;
         }
       }
