@@ -185,7 +185,7 @@ for (const threads of [1, 2]) {
 }
 
 describe('DQ → MaxPool → Q runs on the 8-bit values, bit-exact with ONNX Runtime', () => {
-  const pools = [
+  const pools: Array<{ name: string; attrs: Record<string, number[] | number> & { kernel_shape: number[] } }> = [
     { name: '3x3 stride 2 pad 1', attrs: { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] } },
     { name: '3x3 stride 2 ceil_mode, dilation 2', attrs: { kernel_shape: [3, 3], strides: [2, 2], ceil_mode: 1, dilations: [2, 2] } },
     { name: '1-D 4 stride 3 asymmetric pads', attrs: { kernel_shape: [4], strides: [3], pads: [2, 1] } },
