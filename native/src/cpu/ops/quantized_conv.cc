@@ -218,26 +218,71 @@ class QuantizedConvKernel : public Kernel {
     }
   }
 
+  // Stride 1: columns p0 .. p0+n of the "wide" output (rows of wp positions, the last wp − ow of
+  // each thrown away) over a zero-point-bordered copy xp of the group's input, where every im2col
+  // row is one contiguous run.
+  static void PackWide(const uint8_t* xp, int64_t icg, const Geometry2D& g, int64_t hp, int64_t wp, int64_t p0, int64_t n,
+                       uint8_t* b) {
+    int64_t k = icg * g.kh * g.kw, quads = QuadsOf(k), panel_stride = quads * kQNR * 4;
+    int64_t width = (n + kQNR - 1) / kQNR * kQNR;
+    thread_local std::vector<uint8_t> rows;
+    rows.assign(size_t(4 * width), 0);  // past K and past n: zeros
+    int64_t ci = 0, ky = 0, kx = 0;
+    for (int64_t q = 0; q < quads; ++q) {
+      for (int r = 0; r < 4; ++r) {
+        uint8_t* row = rows.data() + r * width;
+        if (q * 4 + r >= k) {
+          std::memset(row, 0, size_t(width));
+          continue;
+        }
+        std::memcpy(row, xp + ci * hp * wp + p0 + ky * g.dh * wp + kx * g.dw, size_t(n));
+        if (++kx == g.kw) {
+          kx = 0;
+          if (++ky == g.kh) ky = 0, ++ci;
+        }
+      }
+      for (int64_t j0 = 0; j0 < width; j0 += kQNR) Interleave4(rows.data() + j0, width, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);
+    }
+  }
+
   void RunGemm(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const Geometry2D& g,
                const std::vector<QgemmWeights>& weights, const RunContext& ctx) const {
     const TensorRef& x = *in[size_t(slots_.x)];
     TensorRef& y = out[0];
     int64_t batch = x.shape[0], c = x.shape[1], icg = c / group_, m = y.shape[1], mg = m / group_;
-    int64_t k = icg * g.kh * g.kw, p = g.oh * g.ow, blocks = (p + kColumnBlock - 1) / kColumnBlock;
+    int64_t k = icg * g.kh * g.kw, p = g.oh * g.ow;
     // INT8 activations are read as UINT8 with the sign bit flipped (value + 128), their zero point moved alike.
     uint8_t flip = x.dtype == DataType::kInt8 ? 0x80 : 0;
     const TensorRef* xzp = At(in, slots_.x_zp);
     int32_t zx = (xzp && xzp->data && xzp->count() == 1 ? Int8At(*xzp, 0) : 0) + (flip ? 128 : 0);
     Epilogue ep = MakeEpilogue(in, y, m);
+    // Stride 1: the input copied once into a zero-point border (plus slack for the last taps of
+    // the throw-away columns), GEMM columns over wide output rows of wp.
+    bool wide = g.sh == 1 && g.sw == 1;
+    int64_t wp = wide ? g.ow + (g.kw - 1) * g.dw : 0, hp = wide ? g.oh + (g.kh - 1) * g.dh : 0;
+    int64_t cols = wide ? g.oh * wp : p, blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+    thread_local std::vector<uint8_t> padded;
+    if (wide) {
+      padded.assign(size_t(batch * c * hp * wp + (g.kw - 1) * g.dw), uint8_t(zx));
+      const uint8_t* px = x.as<const uint8_t>();
+      for (int64_t plane = 0; plane < batch * c; ++plane)
+        for (int64_t r = 0; r < g.ih; ++r) {
+          const uint8_t* src = px + (plane * g.ih + r) * g.iw;
+          uint8_t* dst = padded.data() + (plane * hp + r + g.ph) * wp + g.pw;
+          for (int64_t t = 0; t < g.iw; ++t) dst[t] = uint8_t(src[t] ^ flip);
+        }
+    }
+    const uint8_t* padded_x = padded.data();
     ForEachClaimed(ctx.pool, batch * group_ * blocks, [&](int64_t item) {
       int64_t b = item / (group_ * blocks), gi = (item / blocks) % group_, p0 = (item % blocks) * kColumnBlock;
-      int64_t n = std::min(kColumnBlock, p - p0);
+      int64_t n = std::min(kColumnBlock, cols - p0);
       thread_local std::vector<uint8_t> packed_b;
       thread_local std::vector<int32_t> acc, col_sums;
       packed_b.resize(QgemmPackedBytes(k, kColumnBlock));
       acc.resize(size_t(mg * kColumnBlock));
       const QgemmWeights& wg = weights[size_t(gi)];
-      PackColumns(x.as<const uint8_t>() + (b * c + gi * icg) * g.ih * g.iw, icg, g, p0, n, flip, uint8_t(zx), packed_b.data());
+      if (wide) PackWide(padded_x + (b * c + gi * icg) * hp * wp, icg, g, hp, wp, p0, n, packed_b.data());
+      else PackColumns(x.as<const uint8_t>() + (b * c + gi * icg) * g.ih * g.iw, icg, g, p0, n, flip, uint8_t(zx), packed_b.data());
       if (wg.any_zero_point) {
         col_sums.resize(size_t(kColumnBlock));
         QgemmColumnSums(packed_b.data(), k, n, col_sums.data());
@@ -253,8 +298,16 @@ class QuantizedConvKernel : public Kernel {
           if (wg.any_zero_point) v -= uint32_t(zw) * uint32_t(col_sums[size_t(j)]);
           row[j] = int32_t(v);
         }
-        int64_t channel = gi * mg + o;
-        ep.Row(row, n, channel, y, (b * m + channel) * p + p0);
+        int64_t channel = gi * mg + o, base = (b * m + channel) * p;
+        if (!wide) {
+          ep.Row(row, n, channel, y, base + p0);
+          continue;
+        }
+        for (int64_t j = 0; j < n;) {  // the real columns of each wide row
+          int64_t r = (p0 + j) / wp, col = (p0 + j) % wp, seg = std::min(n - j, wp - col);
+          if (col < g.ow) ep.Row(row + j, std::min(seg, g.ow - col), channel, y, base + r * g.ow + col);
+          j += seg;
+        }
       }
     });
   }
