@@ -1,8 +1,9 @@
 // QLinearConv and ConvInteger (and the QDQ fusion's convolutions) on the integer GEMM
 // (../gemm/qgemm.h): 1-D and 2-D convolutions with K = C/group · kernel ≤ kQgemmMaxK generate
-// im2col columns as UINT8 straight into the GEMM's packed panels (padding is the zero point, so it
+// im2col columns as UINT8 into the GEMM's packed panels (padding is the zero point, so it
 // contributes nothing), a block of columns per claimed work item, and requantise each block while
-// it is in cache. Constant weights are packed once at load. Other shapes use the direct
+// it is in cache. Stride 1 reads a zero-point-bordered copy of the input over "wide" output rows
+// (the border's columns computed and dropped), where every im2col row is one contiguous run. Constant weights are packed once at load. Other shapes use the direct
 // convolution of quantized.cc. Every path computes the same exact int32 accumulators.
 #include "cpu/ops/quantized_conv.h"
 
