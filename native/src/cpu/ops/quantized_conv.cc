@@ -82,16 +82,18 @@ class QuantizedConvKernel : public Kernel {
     const TensorRef* xzp = At(in, slots_.x_zp);
     const TensorRef* wzp = At(in, slots_.w_zp);
     if (xzp && xzp->count() > 1) Fail("x_zero_point must be a scalar (one zero point per tensor)");
-    if (x.count() == 0 || out[0].count() == 0) return;
+    if (out[0].count() == 0) return;
     Geometry2D g;
     int64_t k = w.count() / std::max<int64_t>(1, w.shape[0]);
-    if (!Resolve2D(x, w, &g) || k > kQgemmMaxK) return RunDirect(in, out);
+    // No input channels (K = 0) and the shapes the GEMM does not take: the direct loops.
+    if (k == 0 || k > kQgemmMaxK || !Resolve2D(x, w, &g)) return RunDirect(in, out);
     const std::vector<QgemmWeights>* weights = &packed_;
     std::vector<QgemmWeights> fresh;
     if (weights->empty()) {
       fresh = PackWeights(w, wzp);
       weights = &fresh;
     }
+    if (weights->size() != size_t(group_)) return RunDirect(in, out);
     RunGemm(in, out, g, *weights, ctx);
   }
 

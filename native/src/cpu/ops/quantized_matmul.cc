@@ -131,7 +131,7 @@ class QuantizedMatMulKernel : public Kernel {
     MatMulShape s = ResolveMatMul(*this, a.shape, b.shape);
     const TensorRef* azp = Slot(in, slots_.a_zp);
     if (out[0].count() == 0) return;
-    if (packed_ && (!azp || azp->count() <= 1)) return RunGemm(in, out[0], s, ctx);
+    if (packed_ && s.k > 0 && (!azp || azp->count() <= 1)) return RunGemm(in, out[0], s, ctx);
     RunDirect(in, out[0], s);
   }
 
