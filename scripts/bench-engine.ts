@@ -17,10 +17,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as OrtModule from 'onnxruntime-node';
 import { CpuSession, cpuGemmIsa, type CpuTensor } from '../test/helpers/cpu-session.js';
-import { OnnxGraphBuilder, randomValues } from '../test/helpers/onnx-builder.js';
+import { randomValues } from '../test/helpers/onnx-builder.js';
 import { toHalf } from '../test/helpers/half.js';
 import { bertEncoder, mnistCnn, mobilenetV2, resnet18 } from '../test/helpers/onnx-models.js';
 import { ortTypes } from '../test/helpers/ort-types.js';
+import { qdqCnn } from '../test/helpers/qdq-models.js';
 
 interface Row {
   name: string;
@@ -131,38 +132,6 @@ function makeInput(spec: { name: string; datatype: keyof typeof ortTypes; dims: 
   return { name: spec.name, datatype: 'FP32', dims: spec.dims, data: randomValues(count, spec.seed, 1) };
 }
 
-/**
- * An int8 CNN in the QDQ form `onnxruntime.quantization.quantize_static` writes (INT8 activations
- * and per-channel INT8 weights, each behind a DequantizeLinear; FP32 bias): four 3×3 convs + Relu
- * on 56×56, 3→32→64→64→64 channels, with a MaxPool after the second. ORT fuses the QDQ pairs
- * into integer kernels; gebe runs the DequantizeLinear'd weights in FP32.
- */
-function qdqCnn(): Uint8Array {
-  const b = new OnnxGraphBuilder('qdq_cnn', 13).input('input', 'FLOAT', [1, 3, 56, 56]);
-  b.initializer('act_scale', 'FLOAT', [], [0.05]).initializer('act_zp', 'INT8', [], [0]);
-  const qdq = (x: string, name: string) => {
-    b.node('QuantizeLinear', [x, 'act_scale', 'act_zp'], [`${name}_q`]).node('DequantizeLinear', [`${name}_q`, 'act_scale', 'act_zp'], [`${name}_dq`]);
-    return `${name}_dq`;
-  };
-  let x = qdq('input', 'in');
-  const channels = [3, 32, 64, 64, 64];
-  for (let i = 1; i < channels.length; i++) {
-    const [c, m] = [channels[i - 1], channels[i]];
-    const w = Array.from(randomValues(m * c * 9, 20 + i, 127), (v) => Math.round(v));
-    b.initializer(`w${i}`, 'INT8', [m, c, 3, 3], w).initializer(`w${i}_scale`, 'FLOAT', [m], Array.from({ length: m }, () => 0.2 / (c * 9) ** 0.5 / 127 * 4))
-      .initializer(`w${i}_zp`, 'INT8', [m], new Array(m).fill(0)).initializer(`b${i}`, 'FLOAT', [m], randomValues(m, 30 + i, 0.1))
-      .node('DequantizeLinear', [`w${i}`, `w${i}_scale`, `w${i}_zp`], [`w${i}_dq`], { axis: 0 })
-      .node('Conv', [x, `w${i}_dq`, `b${i}`], [`conv${i}`], { kernel_shape: [3, 3], pads: [1, 1, 1, 1] })
-      .node('Relu', [`conv${i}`], [`relu${i}`]);
-    x = qdq(`relu${i}`, `r${i}`);
-    if (i === 2) {
-      b.node('MaxPool', [x], ['pool'], { kernel_shape: [2, 2], strides: [2, 2] });
-      x = qdq('pool', 'pool');
-    }
-  }
-  return b.output(x, 'FLOAT').encode();
-}
-
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
@@ -202,7 +171,12 @@ async function main(): Promise<void> {
     resnet18: write('resnet18.onnx', resnet18()),
     mobilenetv2: write('mobilenetv2.onnx', mobilenetV2()),
     bert: write('bert.onnx', bertEncoder({ layers: 4, hidden: 256, heads: 4, vocab: 1000 })),
+    // INT8 activations (zero point 0), FP32 bias, Relus that clip: ORT runs FP32 Conv between its
+    // DQ and Q nodes, gebe the fused integer convolution with the graph's FP32 epilogue.
     qdq: write('qdq_cnn.onnx', qdqCnn()),
+    // quantize_static's defaults: UINT8 activations, calibrated Relu ranges (zero point 0, so the
+    // Relus are redundant), INT32 bias: both engines fuse every Conv into an integer QLinearConv.
+    qdqU8: write('qdq_cnn_u8.onnx', qdqCnn({ activation: 'UINT8', int32Bias: true, reluRange: true })),
   };
   // PyTorch exports (scripts/make-torch-fixtures.py), from the repository root npm runs this in
   // (the compiled script lives under build/bench, away from fixtures/).
@@ -221,6 +195,7 @@ async function main(): Promise<void> {
     { name: 'LSTM+biGRU s10 b2', model: torch('lstm_gru'), inputs: [{ name: 'x', datatype: 'FP32', dims: [10, 2, 16], seed: 7 }] },
     { name: 'FP16 CNN 32 b2', model: torch('cnn_fp16'), inputs: [{ name: 'x', datatype: 'FP16', dims: [2, 3, 32, 32], seed: 8 }] },
     { name: 'int8 QDQ CNN 56 b1', model: models.qdq, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 56, 56], seed: 9 }] },
+    { name: 'int8 QDQ CNN u8 56 b1', model: models.qdqU8, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 56, 56], seed: 9 }] },
     { name: 'TransformerEnc s32', model: torch('transformer_encoder'), inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 32, 64], seed: 10 }] },
     { name: 'Conv3d net 8³ b1', model: torch('conv3d'), inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 1, 8, 8, 8], seed: 11 }] },
   ];

@@ -68,6 +68,7 @@ interface CpuAddon {
   CpuSession: new (path: string, options: CpuSessionOptions) => NativeCpuSession;
   cpuSupportedOperators(): string[];
   cpuGemmIsa(): string;
+  cpuQgemmIsa(): string;
   cpuSupportedIsas(): string[];
 }
 
@@ -125,6 +126,11 @@ export function cpuSupportedOperators(): string[] {
 /** The kernel ISA in use ('avx512', 'avx2', 'neon' or 'portable'; GEBE_CPU_ISA forces one). */
 export function cpuGemmIsa(): string {
   return cpuAddon().cpuGemmIsa();
+}
+
+/** The integer GEMM's kernels ('avx512vnni', 'avx2' or 'portable'; avx512 without VNNI runs avx2's). */
+export function cpuQgemmIsa(): string {
+  return cpuAddon().cpuQgemmIsa();
 }
 
 /** The kernel ISAs this CPU runs, each a value GEBE_CPU_ISA accepts ('portable', 'avx2', 'avx512'). */

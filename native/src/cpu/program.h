@@ -56,6 +56,9 @@ std::unique_ptr<Program> BuildProgram(Graph graph, int64_t opset, const LoadOpti
 // replaced by the nodes of the branch they take, renamed apart (subgraph.cc).
 void InlineConstantIfs(Graph& graph);
 
+// DQ → Conv → [Relu] → Q and DQ → MaxPool → Q chains → integer kernels (qdq_fusion.cc); runs
+// before FoldConstants, which would turn the quantised weights into FP32 ones.
+void FuseQdq(Program& program);
 // Shape-independent optimisation passes (optimizer.cc).
 void FoldConstants(Program& program, const RunContext& ctx);
 void FuseConvBatchNorm(Program& program);

@@ -176,6 +176,7 @@ std::unique_ptr<Program> BuildProgram(Graph graph, int64_t opset, const LoadOpti
     ThreadPool pool(1);
     Scratch scratch;
     RunContext ctx{&pool, &scratch, options.max_tensor_bytes};
+    FuseQdq(*program);
     FoldConstants(*program, ctx);
     FuseConvBatchNorm(*program);
     FuseMatMulBias(*program);

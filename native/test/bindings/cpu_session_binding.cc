@@ -1,6 +1,6 @@
 // A test-only JS surface of the cpu engine, for tests and benchmarks (the product drives
 // sessions natively, through the scheduler): CpuSession (class), cpuSupportedOperators(),
-// cpuGemmIsa(), cpuSupportedIsas(). Argument validation happens in TS first
+// cpuGemmIsa(), cpuQgemmIsa(), cpuSupportedIsas(). Argument validation happens in TS first
 // (test/helpers/cpu-session.ts); the checks here only keep bad calls from crashing the process.
 #include <napi.h>
 
@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "cpu/cpu_session.h"
+#include "cpu/gemm/qgemm.h"
 #include "cpu/gemm/sgemm.h"
 #include "cpu/isa.h"
 #include "cpu/model_info_js.h"
@@ -246,6 +247,9 @@ void Init(Napi::Env env, Napi::Object exports) {
   exports.Set("cpuSupportedOperators", Napi::Function::New(env, SupportedOperators));
   exports.Set("cpuGemmIsa", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                 return Napi::String::New(info.Env(), SgemmIsa());
+              }));
+  exports.Set("cpuQgemmIsa", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                return Napi::String::New(info.Env(), QgemmIsa());
               }));
   exports.Set("cpuSupportedIsas", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                 Napi::Array list = Napi::Array::New(info.Env());

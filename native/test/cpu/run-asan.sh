@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the cpu engine and engine_driver.cc with AddressSanitizer + UndefinedBehaviorSanitizer
 # (no N-API: the engine does not depend on JS) and runs the driver, then the thread pool tests and
-# the row-math and GEMM kernel tests (every ISA the CPU runs), and the native infer route's tests.
+# the row-math, GEMM and integer GEMM kernel tests (every ISA the CPU runs), and the native infer route's tests.
 # Any sanitizer report fails.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -26,6 +26,9 @@ for isa in portable avx2 avx512; do GEBE_CPU_ISA=$isa "$out/vector_math_test"; d
 $CXX $CXXFLAGS native/src/cpu/isa.cc native/src/cpu/gemm/sgemm_portable.cc native/src/cpu/gemm/sgemm_avx2.cc \
   native/src/cpu/gemm/sgemm_avx512.cc native/src/cpu/gemm/sgemm_neon.cc native/src/cpu/gemm/sgemm_pack.cc \
   native/test/cpu/sgemm_kernels_test.cc -o "$out/sgemm_kernels_test"
+$CXX $CXXFLAGS native/src/cpu/isa.cc native/src/engine/tensor.cc native/src/cpu/gemm/qgemm.cc native/src/cpu/gemm/qgemm_portable.cc \
+  native/src/cpu/gemm/qgemm_avx2.cc native/src/cpu/gemm/qgemm_avx512.cc native/test/cpu/qgemm_kernels_test.cc -o "$out/qgemm_kernels_test"
+"$out/qgemm_kernels_test"
 "$out/sgemm_kernels_test"
 
 # The native HTTP server (native/src/http/) with its own driver.

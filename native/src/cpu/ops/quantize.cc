@@ -45,7 +45,8 @@ class QuantizeBase : public Kernel {
     const TensorRef &x = *in[0], &scale = *in[1];
     const TensorRef* zp = in.size() > 2 ? in[2] : nullptr;
     int64_t channels = scale.count();
-    int64_t inner = 1;
+    // Elements that share one scale in a row: per tensor, all of them (one run, not one per element).
+    int64_t inner = std::max<int64_t>(1, x.count());
     if (channels > 1) inner = SizeFrom(x.shape, size_t(NormalizeAxis(*this, axis_, x.rank())) + 1);
     if (FastPath(x, out[0], scale, zp, channels, inner, ctx)) return;
     for (int64_t i = 0; i < x.count(); ++i) {

@@ -1,30 +1,16 @@
 // Integer-arithmetic operators of quantised models (onnxruntime.quantization's QOperator and
-// dynamic formats): DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv.
-// Accumulation is exact in int32 (int64 where a product of zero-point-shifted 8-bit values could
-// overflow would need K > 2^16 terms); requantisation rounds half to even and saturates.
+// dynamic formats): DynamicQuantizeLinear here, and the direct N-D integer convolution that
+// QLinearConv and ConvInteger (quantized_conv.cc) fall back to; the MatMuls: quantized_matmul.cc.
+// Accumulation is exact (int64); requantisation is ONNX Runtime's (FP32 scale, half to even, saturated).
 #include <cmath>
 #include <cstring>
 #include <functional>
 
-#include "cpu/ops/conv_geometry.h"
-#include "cpu/ops/op_util.h"
+#include "cpu/ops/quantized.h"
 
 namespace gebe::cpu {
 
 namespace {
-
-int32_t Int8At(const TensorRef& t, int64_t i) {
-  return t.dtype == DataType::kInt8 ? int32_t(t.as<const int8_t>()[i]) : int32_t(t.as<const uint8_t>()[i]);
-}
-
-// A zero point or scale read per index: scalar (or absent: 0), or one entry per row/column.
-struct PerIndex {
-  const TensorRef* t = nullptr;
-  double At(int64_t i) const {
-    if (!t || t->count() == 0) return 0;
-    return ReadAsDouble(*t, t->count() == 1 ? 0 : i);
-  }
-};
 
 void Saturate(TensorRef& y, int64_t i, double v) {
   v = std::nearbyint(v);
@@ -59,111 +45,9 @@ class DynamicQuantizeLinearKernel : public Kernel {
   }
 };
 
-// Shared by MatMulInteger and QLinearMatMul: numpy matmul shapes with broadcast batch dims.
-struct MatMulShape {
-  Shape out;
-  int64_t m = 0, k = 0, n = 0, batches = 0;
-  std::vector<int64_t> a_batch, b_batch;  // per output batch: offset (in matrices) into A and B
-};
-
-MatMulShape ResolveMatMul(const Kernel& kernel, const Shape& a_in, const Shape& b_in) {
-  Shape a = a_in, b = b_in;
-  if (a.empty() || b.empty()) throw EngineError(kernel.node().label() + ": inputs must have rank 1 or more");
-  bool a_vec = a.size() == 1, b_vec = b.size() == 1;
-  if (a_vec) a.insert(a.begin(), 1);
-  if (b_vec) b.push_back(1);
-  MatMulShape r;
-  r.m = a[a.size() - 2];
-  r.k = a.back();
-  r.n = b.back();
-  if (b[b.size() - 2] != r.k) {
-    throw EngineError(kernel.node().label() + ": shapes " + ShapeToString(a_in) + " and " + ShapeToString(b_in) + " cannot be multiplied");
-  }
-  Shape ab(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
-  Shape batch = BroadcastShapes(kernel, ab, bb);
-  r.batches = ElementCount(batch);
-  auto sa = BroadcastStrides(ab, batch), sb = BroadcastStrides(bb, batch);
-  for (int64_t i = 0; i < r.batches; ++i) {
-    int64_t rem = i, oa = 0, ob = 0;
-    for (size_t d = batch.size(); d-- > 0;) {
-      oa += (rem % batch[d]) * sa[d];
-      ob += (rem % batch[d]) * sb[d];
-      rem /= batch[d];
-    }
-    r.a_batch.push_back(oa);
-    r.b_batch.push_back(ob);
-  }
-  r.out = batch;
-  if (!a_vec) r.out.push_back(r.m);
-  if (!b_vec) r.out.push_back(r.n);
-  return r;
-}
-
-// acc[b, i, j] = Σ_k (A[b, i, k] - azp[i]) (B[b, k, j] - bzp[j]), then `emit(b, i, j, acc)`.
-template <typename Emit>
-void IntegerMatMul(const MatMulShape& s, const TensorRef& a, const TensorRef& b, PerIndex azp, PerIndex bzp, Emit emit) {
-  for (int64_t bt = 0; bt < s.batches; ++bt) {
-    int64_t a0 = s.a_batch[size_t(bt)] * s.m * s.k, b0 = s.b_batch[size_t(bt)] * s.k * s.n;
-    for (int64_t i = 0; i < s.m; ++i) {
-      int32_t za = int32_t(azp.At(i));
-      for (int64_t j = 0; j < s.n; ++j) {
-        int32_t zb = int32_t(bzp.At(j));
-        int64_t acc = 0;
-        for (int64_t kk = 0; kk < s.k; ++kk) acc += int64_t(Int8At(a, a0 + i * s.k + kk) - za) * (Int8At(b, b0 + kk * s.n + j) - zb);
-        emit(bt, i, j, acc);
-      }
-    }
-  }
-}
-
-class MatMulIntegerKernel : public Kernel {
- public:
-  MatMulIntegerKernel(const Node& node, int64_t) : Kernel(node) {}
-  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
-    const TensorRef& a = Input(in, 0, "A");
-    const TensorRef& b = Input(in, 1, "B");
-    ExpectType(a, "A", {DataType::kUInt8, DataType::kInt8});
-    ExpectType(b, "B", {DataType::kUInt8, DataType::kInt8});
-    out[0] = {DataType::kInt32, ResolveMatMul(*this, a.shape, b.shape).out, nullptr};
-    return true;
-  }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
-    MatMulShape s = ResolveMatMul(*this, in[0]->shape, in[1]->shape);
-    PerIndex azp{in.size() > 2 ? in[2] : nullptr}, bzp{in.size() > 3 ? in[3] : nullptr};
-    int32_t* po = out[0].as<int32_t>();
-    IntegerMatMul(s, *in[0], *in[1], azp, bzp, [&](int64_t bt, int64_t i, int64_t j, int64_t acc) {
-      po[(bt * s.m + i) * s.n + j] = int32_t(acc);
-    });
-  }
-};
-
-class QLinearMatMulKernel : public Kernel {
- public:
-  QLinearMatMulKernel(const Node& node, int64_t) : Kernel(node) {}
-  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
-    const TensorRef& a = Input(in, 0, "a");
-    const TensorRef& b = Input(in, 3, "b");
-    const TensorRef& yzp = Input(in, 7, "y_zero_point");
-    ExpectType(a, "a", {DataType::kUInt8, DataType::kInt8});
-    ExpectType(b, "b", {DataType::kUInt8, DataType::kInt8});
-    ExpectType(yzp, "y_zero_point", {DataType::kUInt8, DataType::kInt8});
-    for (size_t i : {size_t(1), size_t(4), size_t(6)}) ExpectType(Input(in, i, "scale"), "scale", {DataType::kFloat32});
-    out[0] = {yzp.dtype, ResolveMatMul(*this, a.shape, b.shape).out, nullptr};
-    return true;
-  }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
-    MatMulShape s = ResolveMatMul(*this, in[0]->shape, in[3]->shape);
-    PerIndex as{in[1]}, azp{in[2]}, bs{in[4]}, bzp{in[5]}, ys{in[6]}, yzp{in[7]};
-    IntegerMatMul(s, *in[0], *in[3], azp, bzp, [&](int64_t bt, int64_t i, int64_t j, int64_t acc) {
-      double scale = as.At(i) * bs.At(j) / ys.At(0);
-      Saturate(out[0], (bt * s.m + i) * s.n + j, double(acc) * scale + yzp.At(0));
-    });
-  }
-};
+}  // namespace
 
 // Direct integer convolution over any number of spatial dims (groups, strides, dilations, pads).
-using ConvEmit = std::function<void(int64_t, int64_t, int64_t, int64_t, int64_t)>;  // batch, channel, position, flat index, acc
-
 void IntegerConv(const Kernel& k, const ConvAttributes& attrs, int64_t group, const TensorRef& x, const TensorRef& w,
                  PerIndex xzp, PerIndex wzp, Shape* out_shape, const ConvEmit& emit) {
   if (x.rank() < 3 || w.rank() != x.rank()) throw EngineError(k.node().label() + ": X and W must be [N, C, spatial...] of the same rank");
@@ -209,72 +93,6 @@ void IntegerConv(const Kernel& k, const ConvAttributes& attrs, int64_t group, co
     }
 }
 
-class ConvIntegerKernel : public Kernel {
- public:
-  ConvIntegerKernel(const Node& node, int64_t) : Kernel(node), attrs_(node), group_(node.get_int("group", 1)) {}
-  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
-    const TensorRef& x = Input(in, 0, "x");
-    const TensorRef& w = Input(in, 1, "w");
-    ExpectType(x, "x", {DataType::kUInt8, DataType::kInt8});
-    ExpectType(w, "w", {DataType::kUInt8, DataType::kInt8});
-    Shape s;
-    IntegerConv(*this, attrs_, group_, x, w, {}, {}, &s, nullptr);
-    out[0] = {DataType::kInt32, s, nullptr};
-    return true;
-  }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
-    Shape s;
-    int32_t* po = out[0].as<int32_t>();
-    IntegerConv(*this, attrs_, group_, *in[0], *in[1], {in.size() > 2 ? in[2] : nullptr}, {in.size() > 3 ? in[3] : nullptr}, &s,
-                ConvEmit(
-                    [&](int64_t, int64_t, int64_t, int64_t at, int64_t acc) { po[at] = int32_t(acc); }));
-  }
-
- private:
-  ConvAttributes attrs_;
-  int64_t group_;
-};
-
-class QLinearConvKernel : public Kernel {
- public:
-  QLinearConvKernel(const Node& node, int64_t) : Kernel(node), attrs_(node), group_(node.get_int("group", 1)) {}
-  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
-    const TensorRef& x = Input(in, 0, "x");
-    const TensorRef& w = Input(in, 3, "w");
-    const TensorRef& yzp = Input(in, 7, "y_zero_point");
-    ExpectType(x, "x", {DataType::kUInt8, DataType::kInt8});
-    ExpectType(w, "w", {DataType::kUInt8, DataType::kInt8});
-    ExpectType(yzp, "y_zero_point", {DataType::kUInt8, DataType::kInt8});
-    for (size_t i : {size_t(1), size_t(4), size_t(6)}) ExpectType(Input(in, i, "scale"), "scale", {DataType::kFloat32});
-    if (in.size() > 8 && in[8]) ExpectType(*in[8], "B", {DataType::kInt32});
-    Shape s;
-    IntegerConv(*this, attrs_, group_, x, w, {}, {}, &s, nullptr);
-    out[0] = {yzp.dtype, s, nullptr};
-    return true;
-  }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
-    Shape s;
-    PerIndex xs{in[1]}, ws{in[4]}, ys{in[6]}, yzp{in[7]};
-    const TensorRef* bias = in.size() > 8 ? in[8] : nullptr;
-    IntegerConv(*this, attrs_, group_, *in[0], *in[3], {in[2]}, {in[5]}, &s,
-                ConvEmit(
-                    [&](int64_t, int64_t o, int64_t, int64_t at, int64_t acc) {
-                      if (bias) acc += bias->as<const int32_t>()[o];
-                      Saturate(out[0], at, double(acc) * (xs.At(0) * ws.At(o) / ys.At(0)) + yzp.At(0));
-                    }));
-  }
-
- private:
-  ConvAttributes attrs_;
-  int64_t group_;
-};
-
-}  // namespace
-
 GEBE_CPU_KERNEL("DynamicQuantizeLinear", DynamicQuantizeLinearKernel);
-GEBE_CPU_KERNEL("MatMulInteger", MatMulIntegerKernel);
-GEBE_CPU_KERNEL("QLinearMatMul", QLinearMatMulKernel);
-GEBE_CPU_KERNEL("ConvInteger", ConvIntegerKernel);
-GEBE_CPU_KERNEL("QLinearConv", QLinearConvKernel);
 
 }  // namespace gebe::cpu

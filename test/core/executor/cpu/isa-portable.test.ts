@@ -19,4 +19,5 @@ if (skipped) {
   await import('./differential.test.js');
   await import('./recurrent.test.js');
   await import('./nd-conv-pool.test.js');
+  await import('./quantized-paths.test.js');
 }

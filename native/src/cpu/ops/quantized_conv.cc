@@ -1,0 +1,431 @@
+// QLinearConv and ConvInteger (and the QDQ fusion's convolutions) on the integer GEMM
+// (../gemm/qgemm.h): 1-D and 2-D convolutions with K = C/group · kernel ≤ kQgemmMaxK generate
+// im2col columns as UINT8 into the GEMM's packed panels (padding is the zero point, so it
+// contributes nothing), a block of columns per claimed work item, and requantise each block while
+// it is in cache. Stride 1 reads a zero-point-bordered copy of the input over "wide" output rows
+// (the border's columns computed and dropped), where every im2col row is one contiguous run. Constant weights are packed once at load. Other shapes use the direct
+// convolution of quantized.cc. Every path computes the same exact int32 accumulators.
+#include "cpu/ops/quantized_conv.h"
+
+#include <algorithm>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "cpu/gemm/qgemm.h"
+#include "cpu/gemm/sgemm.h"
+#include "cpu/ops/quantized.h"
+
+namespace gebe::cpu {
+
+namespace {
+
+constexpr int64_t kColumnBlock = 96;  // columns per work item: two AVX-512 tiles
+
+enum class Mode { kConvInteger, kQLinear, kQdq };
+
+// Where each operand sits in the step's inputs.
+struct Slots {
+  int x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias;
+};
+constexpr Slots kConvIntegerSlots{0, -1, 2, 1, -1, 3, -1, -1, -1};
+constexpr Slots kQLinearSlots{0, 1, 2, 3, 4, 5, 6, 7, 8};
+
+const TensorRef* At(const std::vector<const TensorRef*>& in, int slot) {
+  return slot >= 0 && size_t(slot) < in.size() ? in[size_t(slot)] : nullptr;
+}
+
+// The 2-D view of a 1-D or 2-D convolution.
+struct Geometry2D {
+  int64_t ih, iw, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw;
+};
+
+class QuantizedConvKernel : public Kernel {
+ public:
+  QuantizedConvKernel(const Node& node, Mode mode, bool relu)
+      : Kernel(node), mode_(mode), relu_(relu), slots_(mode == Mode::kConvInteger ? kConvIntegerSlots : kQLinearSlots),
+        attrs_(node), group_(node.get_int("group", 1)) {}
+
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, size_t(slots_.x), "x");
+    const TensorRef& w = Input(in, size_t(slots_.w), "w");
+    ExpectType(x, "x", {DataType::kUInt8, DataType::kInt8});
+    ExpectType(w, "w", {DataType::kUInt8, DataType::kInt8});
+    DataType out_type = DataType::kInt32;
+    if (mode_ != Mode::kConvInteger) {
+      const TensorRef& yzp = Input(in, size_t(slots_.y_zp), "y_zero_point");
+      ExpectType(yzp, "y_zero_point", {DataType::kUInt8, DataType::kInt8});
+      for (int i : {slots_.x_scale, slots_.w_scale, slots_.y_scale}) ExpectType(Input(in, size_t(i), "scale"), "scale", {DataType::kFloat32});
+      if (const TensorRef* b = At(in, slots_.bias))
+        ExpectType(*b, "B", {mode_ == Mode::kQdq ? DataType::kFloat32 : DataType::kInt32});
+      out_type = yzp.dtype;
+    }
+    Shape s;
+    IntegerConv(*this, attrs_, group_, x, w, {}, {}, &s, nullptr);
+    out[0] = {out_type, s, nullptr};
+    return true;
+  }
+
+  void PrepareConstants(const std::vector<const TensorRef*>& constants) override {
+    const TensorRef* w = At(constants, slots_.w);
+    if (!w || !w->data || w->rank() < 3 || w->rank() > 4) return;
+    const TensorRef* wzp = At(constants, slots_.w_zp);
+    bool zp_input = size_t(slots_.w_zp) < node_.inputs.size() && !node_.inputs[size_t(slots_.w_zp)].empty();
+    if (zp_input && (!wzp || !wzp->data)) return;  // a zero point known only at run time
+    packed_ = PackWeights(*w, wzp);
+  }
+
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[size_t(slots_.x)];
+    const TensorRef& w = *in[size_t(slots_.w)];
+    const TensorRef* xzp = At(in, slots_.x_zp);
+    const TensorRef* wzp = At(in, slots_.w_zp);
+    if (xzp && xzp->count() > 1) Fail("x_zero_point must be a scalar (one zero point per tensor)");
+    if (out[0].count() == 0) return;
+    Geometry2D g;
+    int64_t k = w.count() / std::max<int64_t>(1, w.shape[0]);
+    // No input channels (K = 0) and the shapes the GEMM does not take: the direct loops.
+    if (k == 0 || k > kQgemmMaxK || !Resolve2D(x, w, &g)) return RunDirect(in, out);
+    const std::vector<QgemmWeights>* weights = &packed_;
+    std::vector<QgemmWeights> fresh;
+    if (weights->empty()) {
+      fresh = PackWeights(w, wzp);
+      weights = &fresh;
+    }
+    if (weights->size() != size_t(group_)) return RunDirect(in, out);
+    RunGemm(in, out, g, *weights, ctx);
+  }
+
+ private:
+  // One packed matrix per group: rows = output channels of the group, K = C/group · kernel taps.
+  std::vector<QgemmWeights> PackWeights(const TensorRef& w, const TensorRef* wzp) const {
+    int64_t m = w.shape[0];
+    if (group_ <= 0 || m % group_) return {};
+    int64_t mg = m / group_, k = w.count() / std::max<int64_t>(1, m);
+    if (wzp && wzp->count() != 1 && wzp->count() != m) Fail("w_zero_point must have 1 or " + std::to_string(m) + " entries");
+    if (k > kQgemmMaxK) return {};
+    bool is_signed = w.dtype == DataType::kInt8;
+    std::vector<QgemmWeights> groups;
+    for (int64_t gi = 0; gi < group_; ++gi) {
+      const uint8_t* wp = w.as<const uint8_t>() + gi * mg * k;
+      const void* zp = nullptr;
+      int64_t zp_count = 0;
+      if (wzp && wzp->count() > 0) {
+        zp_count = wzp->count() == 1 ? 1 : mg;
+        zp = wzp->as<const uint8_t>() + (wzp->count() == 1 ? 0 : gi * mg);
+      }
+      if (wzp && wzp->dtype != w.dtype) Fail("w_zero_point must have w's element type");
+      groups.push_back(PackQgemmWeights(wp, is_signed, mg, k, zp, zp_count));
+    }
+    return groups;
+  }
+
+  bool Resolve2D(const TensorRef& x, const TensorRef& w, Geometry2D* out) const {
+    if (x.rank() != w.rank() || (x.rank() != 3 && x.rank() != 4)) return false;
+    std::vector<int64_t> in_sp(x.shape.begin() + 2, x.shape.end()), k_sp(w.shape.begin() + 2, w.shape.end());
+    ConvGeometry g = ResolveGeometry(*this, attrs_, in_sp, k_sp);
+    bool two = g.spatial == 2;
+    auto dim = [&](const std::vector<int64_t>& v, int i, int64_t one) { return two ? v[size_t(i)] : i == 0 ? one : v[0]; };
+    *out = {dim(g.in, 0, 1), dim(g.in, 1, 1), dim(g.kernel, 0, 1), dim(g.kernel, 1, 1), dim(g.out, 0, 1), dim(g.out, 1, 1),
+            dim(g.stride, 0, 1), dim(g.stride, 1, 1), dim(g.dilation, 0, 1), dim(g.dilation, 1, 1), dim(g.pad_begin, 0, 0),
+            dim(g.pad_begin, 1, 0)};
+    return true;
+  }
+
+  // Row kk of the im2col matrix over columns p0 .. p0+n (UINT8, sign bit flipped by `flip`,
+  // padding = the zero point): per output row, the padded borders and a copy of the inside.
+  // Row (ci, ky, kx) of the im2col matrix; the block starts at output (oh0, ow0).
+  static void Im2colRow(const uint8_t* x, int64_t ci, int64_t ky, int64_t kx, const Geometry2D& g, int64_t oh0, int64_t ow0,
+                        int64_t n, uint8_t flip, uint8_t pad, uint8_t* dst) {
+    const uint8_t* plane = x + ci * g.ih * g.iw;
+    int64_t oh = oh0, ow = ow0;
+    for (int64_t j = 0; j < n; ow = 0, ++oh) {
+      int64_t run = std::min(n - j, g.ow - ow);  // the rest of this output row
+      int64_t ih = oh * g.sh - g.ph + ky * g.dh;
+      uint8_t* d = dst + j;
+      j += run;
+      if (ih < 0 || ih >= g.ih) {
+        for (int64_t t = 0; t < run; ++t) d[t] = pad;
+        continue;
+      }
+      const uint8_t* row = plane + ih * g.iw;
+      int64_t iw0 = ow * g.sw - g.pw + kx * g.dw;  // input column of the run's first output
+      // Outputs [t0, t1) of the run read inside the row (no divisions for stride 1).
+      int64_t t0, t1;
+      if (g.sw == 1) {
+        t0 = std::min(run, std::max<int64_t>(0, -iw0));
+        t1 = std::min(run, g.iw - iw0);
+      } else {
+        t0 = iw0 >= 0 ? 0 : std::min(run, (-iw0 + g.sw - 1) / g.sw);
+        t1 = iw0 >= g.iw ? 0 : std::min(run, (g.iw - 1 - iw0) / g.sw + 1);
+      }
+      t1 = std::max(t0, t1);
+      for (int64_t t = 0; t < t0; ++t) d[t] = pad;  // borders: a column or two, no memset call
+      if (t1 > t0 && g.sw == 1) {
+        const uint8_t* src = row + iw0 + t0;
+        for (int64_t t = 0; t < t1 - t0; ++t) d[t0 + t] = uint8_t(src[t] ^ flip);
+      } else if (t1 > t0) {
+        const uint8_t* src = row + iw0 + t0 * g.sw;
+        for (int64_t t = 0; t < t1 - t0; ++t) d[t0 + t] = uint8_t(src[t * g.sw] ^ flip);
+      }
+      for (int64_t t = t1; t < run; ++t) d[t] = pad;
+    }
+  }
+
+  // 16 columns of four rows (`stride` apart) → 16 quads: out[j · 4 + r] = rows[r][j].
+  static void Interleave4(const uint8_t* r0, int64_t stride, uint8_t* out) {
+#if defined(__SSE2__)
+    // SSE2 is part of x86-64 itself: byte then word unpacks, 4 stores instead of 64.
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + stride));
+    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 2 * stride));
+    __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 3 * stride));
+    __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+    __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+    auto* o = reinterpret_cast<__m128i*>(out);
+    _mm_storeu_si128(o, _mm_unpacklo_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
+    _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
+#else
+    for (int64_t j = 0; j < kQNR; ++j)
+      for (int r = 0; r < 4; ++r) out[j * 4 + r] = r0[r * stride + j];
+#endif
+  }
+
+  // Columns p0 .. p0+n of one image's group (icg channels at x) as UINT8 im2col packed panels:
+  // four rows at a time, interleaved so each column holds a quad of K.
+  static void PackColumns(const uint8_t* x, int64_t icg, const Geometry2D& g, int64_t p0, int64_t n, uint8_t flip, uint8_t pad,
+                          uint8_t* b) {
+    int64_t k = icg * g.kh * g.kw, quads = QuadsOf(k), panel_stride = quads * kQNR * 4;
+    int64_t width = (n + kQNR - 1) / kQNR * kQNR;
+    thread_local std::vector<uint8_t> rows;
+    rows.assign(size_t(4 * width), 0);  // past K and past n: zeros
+    int64_t oh0 = p0 / g.ow, ow0 = p0 % g.ow;
+    int64_t ci = 0, ky = 0, kx = 0;  // row kk of im2col, counted without divisions
+    for (int64_t q = 0; q < quads; ++q) {
+      for (int r = 0; r < 4; ++r) {
+        if (q * 4 + r >= k) {
+          std::memset(rows.data() + r * width, 0, size_t(width));
+          continue;
+        }
+        Im2colRow(x, ci, ky, kx, g, oh0, ow0, n, flip, pad, rows.data() + r * width);
+        if (++kx == g.kw) {
+          kx = 0;
+          if (++ky == g.kh) ky = 0, ++ci;
+        }
+      }
+      const uint8_t* r0 = rows.data();
+      for (int64_t j0 = 0; j0 < width; j0 += kQNR) Interleave4(r0 + j0, width, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);
+    }
+  }
+
+  // width (a multiple of 16) bytes in 16-byte moves: a memcpy of 96 bytes compiles to rep movsq,
+  // whose start-up cost was a fifth of the packing. Bytes past the block's n columns only feed
+  // columns that are thrown away; the source has 16 bytes of slack.
+  static void CopyColumns(const uint8_t* src, int64_t width, uint8_t* dst) {
+#if defined(__SSE2__)
+    for (int64_t t = 0; t < width; t += 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + t), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + t)));
+#else
+    std::memcpy(dst, src, size_t(width));
+#endif
+  }
+
+  // Stride 1: columns p0 .. p0+n of the "wide" output (rows of wp positions, the last wp − ow of
+  // each thrown away) over a zero-point-bordered copy xp of the group's input, where every im2col
+  // row is one contiguous run.
+  static void PackWide(const uint8_t* xp, int64_t icg, const Geometry2D& g, int64_t hp, int64_t wp, int64_t p0, int64_t n,
+                       uint8_t* b) {
+    int64_t k = icg * g.kh * g.kw, quads = QuadsOf(k), panel_stride = quads * kQNR * 4;
+    int64_t width = (n + kQNR - 1) / kQNR * kQNR;
+    thread_local std::vector<uint8_t> rows;
+    rows.assign(size_t(4 * width), 0);  // past K and past n: zeros
+    int64_t ci = 0, ky = 0, kx = 0;
+    for (int64_t q = 0; q < quads; ++q) {
+      for (int r = 0; r < 4; ++r) {
+        uint8_t* row = rows.data() + r * width;
+        if (q * 4 + r >= k) {
+          std::memset(row, 0, size_t(width));
+          continue;
+        }
+        CopyColumns(xp + ci * hp * wp + p0 + ky * g.dh * wp + kx * g.dw, width, row);
+        if (++kx == g.kw) {
+          kx = 0;
+          if (++ky == g.kh) ky = 0, ++ci;
+        }
+      }
+      for (int64_t j0 = 0; j0 < width; j0 += kQNR) Interleave4(rows.data() + j0, width, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);
+    }
+  }
+
+  void RunGemm(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const Geometry2D& g,
+               const std::vector<QgemmWeights>& weights, const RunContext& ctx) const {
+    const TensorRef& x = *in[size_t(slots_.x)];
+    TensorRef& y = out[0];
+    int64_t batch = x.shape[0], c = x.shape[1], icg = c / group_, m = y.shape[1], mg = m / group_;
+    int64_t k = icg * g.kh * g.kw, p = g.oh * g.ow;
+    // INT8 activations are read as UINT8 with the sign bit flipped (value + 128), their zero point moved alike.
+    uint8_t flip = x.dtype == DataType::kInt8 ? 0x80 : 0;
+    const TensorRef* xzp = At(in, slots_.x_zp);
+    int32_t zx = (xzp && xzp->data && xzp->count() == 1 ? Int8At(*xzp, 0) : 0) + (flip ? 128 : 0);
+    Epilogue ep = MakeEpilogue(in, y, m);
+    // Stride 1: the input copied once into a zero-point border (plus slack for the last taps of
+    // the throw-away columns and CopyColumns' last 16 bytes), GEMM columns over wide output rows of wp.
+    bool wide = g.sh == 1 && g.sw == 1;
+    int64_t wp = wide ? g.ow + (g.kw - 1) * g.dw : 0, hp = wide ? g.oh + (g.kh - 1) * g.dh : 0;
+    int64_t cols = wide ? g.oh * wp : p, blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+    thread_local std::vector<uint8_t> padded;
+    if (wide) {
+      padded.assign(size_t(batch * c * hp * wp + (g.kw - 1) * g.dw + kQNR), uint8_t(zx));
+      const uint8_t* px = x.as<const uint8_t>();
+      for (int64_t plane = 0; plane < batch * c; ++plane)
+        for (int64_t r = 0; r < g.ih; ++r) {
+          const uint8_t* src = px + (plane * g.ih + r) * g.iw;
+          uint8_t* dst = padded.data() + (plane * hp + r + g.ph) * wp + g.pw;
+          for (int64_t t = 0; t < g.iw; ++t) dst[t] = uint8_t(src[t] ^ flip);
+        }
+    }
+    const uint8_t* padded_x = padded.data();
+    ForEachClaimed(ctx.pool, batch * group_ * blocks, [&](int64_t item) {
+      int64_t b = item / (group_ * blocks), gi = (item / blocks) % group_, p0 = (item % blocks) * kColumnBlock;
+      int64_t n = std::min(kColumnBlock, cols - p0);
+      thread_local std::vector<uint8_t> packed_b;
+      thread_local std::vector<int32_t> acc, col_sums;
+      packed_b.resize(QgemmPackedBytes(k, kColumnBlock));
+      acc.resize(size_t(mg * kColumnBlock));
+      const QgemmWeights& wg = weights[size_t(gi)];
+      if (wide) PackWide(padded_x + (b * c + gi * icg) * hp * wp, icg, g, hp, wp, p0, n, packed_b.data());
+      else PackColumns(x.as<const uint8_t>() + (b * c + gi * icg) * g.ih * g.iw, icg, g, p0, n, flip, uint8_t(zx), packed_b.data());
+      if (wg.any_zero_point) {
+        col_sums.resize(size_t(kColumnBlock));
+        QgemmColumnSums(packed_b.data(), k, n, col_sums.data());
+      }
+      QgemmPacked(wg, 0, mg, packed_b.data(), n, acc.data(), kColumnBlock);
+      for (int64_t o = 0; o < mg; ++o) {
+        // acc - zx·Σw - zw·Σx + K·zx·zw: wraps in uint32 the way the exact int32 result does.
+        int32_t zw = wg.zero_points[size_t(o)];
+        uint32_t corr = uint32_t(int64_t(k) * zx * zw) - uint32_t(zx) * uint32_t(wg.row_sums[size_t(o)]);
+        int32_t* row = acc.data() + o * kColumnBlock;
+        for (int64_t j = 0; j < n; ++j) {
+          uint32_t v = uint32_t(row[j]) + corr;
+          if (wg.any_zero_point) v -= uint32_t(zw) * uint32_t(col_sums[size_t(j)]);
+          row[j] = int32_t(v);
+        }
+        int64_t channel = gi * mg + o, base = (b * m + channel) * p;
+        if (!wide) {
+          ep.Row(row, n, channel, y, base + p0);
+          continue;
+        }
+        for (int64_t j = 0; j < n;) {  // the real columns of each wide row
+          int64_t r = (p0 + j) / wp, col = (p0 + j) % wp, seg = std::min(n - j, wp - col);
+          if (col < g.ow) ep.Row(row + j, std::min(seg, g.ow - col), channel, y, base + r * g.ow + col);
+          j += seg;
+        }
+      }
+    });
+  }
+
+  // What each accumulator becomes: int32 (ConvInteger), or requantised to 8 bits.
+  struct Epilogue {
+    Mode mode;
+    bool relu = false;
+    std::vector<float> mul, add;
+    std::vector<int32_t> int_bias;
+    float y_scale = 1.f;
+    Requantizer rq{DataType::kUInt8, 0};
+
+    void Row(const int32_t* acc, int64_t n, int64_t channel, TensorRef& y, int64_t at) const {
+      if (mode == Mode::kConvInteger) {
+        std::memcpy(y.as<int32_t>() + at, acc, size_t(n) * sizeof(int32_t));
+      } else if (y.dtype == DataType::kUInt8) {
+        Requantize(acc, n, channel, y.as<uint8_t>() + at);
+      } else {
+        Requantize(acc, n, channel, y.as<int8_t>() + at);
+      }
+    }
+
+    // Loops without branches inside, so the compiler vectorises them.
+    template <typename T>
+    void Requantize(const int32_t* acc, int64_t n, int64_t channel, T* out) const {
+      // Everything in locals: `out` is a char type, which may alias the members, so the compiler
+      // would reload them on every iteration and not vectorise.
+      const Requantizer q = rq;
+      const float mc = mul[size_t(channel)], ac = add[size_t(channel)], ys = y_scale;
+      if (mode == Mode::kQLinear) {
+        // ONNX Runtime's QLinearConv: (acc + B) · (x_scale · w_scale / y_scale) in FP32.
+        const uint32_t ib = int_bias.empty() ? 0u : uint32_t(int_bias[size_t(channel)]);
+        for (int64_t j = 0; j < n; ++j) out[j] = T(q(float(int32_t(uint32_t(acc[j]) + ib)) * mc));
+        return;
+      }
+      // The unfused graph: Conv in FP32 (x_scale · w_scale · acc + B), Relu, QuantizeLinear (÷ y_scale).
+      const float lo = relu ? 0.f : -3.4e38f;
+      for (int64_t j = 0; j < n; ++j) {
+        float v = float(acc[j]) * mc + ac;
+        v = v > lo ? v : lo;
+        out[j] = T(q(v / ys));
+      }
+    }
+  };
+
+  Epilogue MakeEpilogue(const std::vector<const TensorRef*>& in, const TensorRef& y, int64_t m) const {
+    Epilogue ep;
+    ep.mode = mode_;
+    ep.relu = relu_;
+    if (mode_ == Mode::kConvInteger) return ep;
+    PerIndex xs{At(in, slots_.x_scale)}, ws{At(in, slots_.w_scale)}, ys{At(in, slots_.y_scale)}, yzp{At(in, slots_.y_zp)};
+    const TensorRef* wst = At(in, slots_.w_scale);
+    if (wst->count() != 1 && wst->count() != m) Fail("w_scale must have 1 or " + std::to_string(m) + " entries");
+    ep.rq = Requantizer(y.dtype, int32_t(yzp.At(0)));
+    ep.y_scale = ys.Float(0);
+    ep.mul.resize(size_t(m));
+    ep.add.assign(size_t(m), 0.f);
+    const TensorRef* bias = At(in, slots_.bias);
+    if (bias && bias->count() != m) Fail("B must have " + std::to_string(m) + " entries, one per output channel");
+    for (int64_t o = 0; o < m; ++o) {
+      ep.mul[size_t(o)] = mode_ == Mode::kQLinear ? xs.Float(0) * ws.Float(o) / ys.Float(0) : xs.Float(0) * ws.Float(o);
+      if (bias && mode_ == Mode::kQdq) ep.add[size_t(o)] = bias->as<const float>()[o];
+    }
+    if (bias && mode_ == Mode::kQLinear) ep.int_bias.assign(bias->as<const int32_t>(), bias->as<const int32_t>() + m);
+    return ep;
+  }
+
+  // The direct convolution (N-D, or K beyond the GEMM's exact range), same epilogue.
+  void RunDirect(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) const {
+    TensorRef& y = out[0];
+    int64_t m = y.shape[1];
+    Epilogue ep = MakeEpilogue(in, y, m);
+    Shape s;
+    IntegerConv(*this, attrs_, group_, *in[size_t(slots_.x)], *in[size_t(slots_.w)], {At(in, slots_.x_zp)}, {At(in, slots_.w_zp)}, &s,
+                ConvEmit([&](int64_t, int64_t o, int64_t, int64_t at, int64_t acc) {
+                  int32_t a = int32_t(acc);
+                  ep.Row(&a, 1, o, y, at);
+                }));
+  }
+
+  Mode mode_;
+  bool relu_;
+  Slots slots_;
+  ConvAttributes attrs_;
+  int64_t group_;
+  std::vector<QgemmWeights> packed_;  // per group, when the weights are constants
+};
+
+struct ConvIntegerKernel : QuantizedConvKernel {
+  ConvIntegerKernel(const Node& node, int64_t) : QuantizedConvKernel(node, Mode::kConvInteger, false) {}
+};
+struct QLinearConvKernel : QuantizedConvKernel {
+  QLinearConvKernel(const Node& node, int64_t) : QuantizedConvKernel(node, Mode::kQLinear, false) {}
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeQdqConv(const Node& conv, bool relu) {
+  return std::make_unique<QuantizedConvKernel>(conv, Mode::kQdq, relu);
+}
+
+GEBE_CPU_KERNEL("ConvInteger", ConvIntegerKernel);
+GEBE_CPU_KERNEL("QLinearConv", QLinearConvKernel);
+
+}  // namespace gebe::cpu
