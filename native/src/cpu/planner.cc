@@ -10,6 +10,14 @@ namespace {
 constexpr size_t kArenaAlign = 64;
 constexpr size_t kMaxFoldBytes = size_t(16) << 20;
 
+// The plan tells a value it knows from one it will only have at run time by a non-null data
+// pointer, and an empty buffer has none; empty values (a Slice of a shape to its end, a common
+// piece of exported attention reshapes) point here instead, or every step after one would be
+// planned as dynamic. Nothing reads or writes through it: the tensors have no elements.
+alignas(64) unsigned char empty_value_bytes[64];
+
+void* ValueData(void* data) { return data != nullptr ? data : empty_value_bytes; }
+
 struct Interval {
   int value;
   int first, last;  // step indices where the value is alive
@@ -56,6 +64,7 @@ void SeedValues(const Program& program, const std::vector<Shape>& input_shapes, 
   for (size_t id = 0; id < n_values; ++id) {
     if (program.is_const(int(id))) {
       plan.values[id] = program.constants[id].ref();
+      plan.values[id].data = ValueData(plan.values[id].data);
       plan.known[id] = true;
     }
   }
@@ -112,7 +121,7 @@ void InferAndFold(const Program& program, size_t max_tensor_bytes, const std::ve
     if (fold) {
       for (auto& o : outputs) {
         plan.folded.push_back(ConstTensor::Allocate(o.dtype, o.shape));
-        o.data = plan.folded.back().storage->data();
+        o.data = ValueData(plan.folded.back().storage->data());
       }
       step.kernel->Run(inputs, outputs, ctx);
       plan.modes[k] = StepMode::kFolded;

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuSession, cpuSupportedOperators, inspectOnnxModel } from '../../../helpers/cpu-session.js';
-import { randomValues } from '../../../helpers/onnx-builder.js';
+import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { fixtureModelPath } from '../../../helpers/onnx-fixtures.js';
 import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 
@@ -87,5 +90,38 @@ describe('CpuSession argument validation', () => {
     session.close();
     expect(() => session.info()).toThrow('the session is closed');
     expect(() => session.runSync([])).toThrow('the session is closed');
+  });
+});
+
+describe('CpuSession plans', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-plan-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('folds a shape computation through an empty value (a Slice of a shape past its end), as torch attention exports have', async () => {
+    // Reshape(x, Concat(Shape(x)[0:1], [2], Shape(x)[2:])) with x of rank 2: the last Slice is empty.
+    const model = new OnnxGraphBuilder('empty_slice', 17)
+      .input('x', 'FLOAT', [4, 6])
+      .initializer('s0', 'INT64', [1], [0]).initializer('s1', 'INT64', [1], [1]).initializer('s2', 'INT64', [1], [2])
+      .initializer('end', 'INT64', [1], [9]).initializer('two', 'INT64', [1], [2]).initializer('minus1', 'INT64', [1], [-1])
+      .node('Shape', ['x'], ['shape'])
+      .node('Slice', ['shape', 's0', 's1'], ['head'])
+      .node('Slice', ['shape', 's2', 'end'], ['tail'])
+      .node('Concat', ['head', 'two', 'minus1', 'tail'], ['new_shape'], { axis: 0 })
+      .node('Reshape', ['x', 'new_shape'], ['r'])
+      .node('Relu', ['r'], ['y'])
+      .output('y', 'FLOAT').encode();
+    const file = path.join(dir, 'empty-slice.onnx');
+    writeFileSync(file, model);
+    const session = CpuSession.load(file, { intraOpThreads: 1 });
+    try {
+      // Shape, both Slices and Concat fold; Reshape is a view of x, so Relu is the one step that runs.
+      expect(session.compile({ x: [4, 6] }).steps).toEqual({ run: 2, dynamic: 0, folded: 4, aliased: 0 });
+      const x = randomValues(24, 3, 1);
+      const [out] = session.runSync([{ name: 'x', datatype: 'FP32', dims: [4, 6], data: x }]);
+      expect(out.dims).toEqual([4, 2, 3]);
+      expect(Array.from(out.data as Float32Array)).toEqual(Array.from(x, (v) => Math.max(v, 0)));
+    } finally {
+      session.close();
+    }
   });
 });

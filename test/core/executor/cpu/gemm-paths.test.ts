@@ -2,7 +2,9 @@
  * Gemm against constant (pre-packed) weights takes a different path by row count: fewer rows
  * than the micro-kernel (matrix-vector style), a thin batch (A packed whole, column panels shared
  * by the threads), and the general blocked driver. Each is checked against ONNX Runtime with
- * transA/transB, alpha/beta and a bias, at 1 and 2 threads.
+ * transA/transB, alpha/beta and a bias, at 1 and 2 threads. Batched MatMul of two computed
+ * operands (attention scores) runs its products in parallel, or on the calling thread below a
+ * thread wake-up's worth of work.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -32,11 +34,28 @@ function gemmModel(transA: boolean, transB: boolean): string {
 
 describe('Gemm with constant weights vs ONNX Runtime', () => {
   for (const [transA, transB] of [[false, true], [false, false], [true, true]] as const) {
-    it.each([[1, 1], [3, 2], [16, 1], [16, 2], [80, 2]])(`transA=${transA} transB=${transB}, %i rows, %i threads`, async (m, threads) => {
+    it.each([[1, 1], [5, 2], [16, 1], [16, 2], [80, 2]])(`transA=${transA} transB=${transB}, %i rows, %i threads`, async (m, threads) => {
       const model = gemmModel(transA, transB);
       const input: CpuTensor = { name: 'a', datatype: 'FP32', dims: transA ? [k, m] : [m, k], data: randomValues(m * k, 903 + m, 1) };
+      // 5 rows (not fewer) keep the product above the size the threads are used from.
       // ONNX's rtol: sums of 601 products of uniform random values, summed in another order than ORT's.
       await expectCpuMatchesOrt(model, input, threads, 1e-3);
     });
   }
+});
+
+describe('batched MatMul of computed operands vs ONNX Runtime', () => {
+  // a · aᵀ per batch: [8, 48, 40] is 737K multiply-adds (products split over the threads),
+  // [4, 12, 10] 5.8K (all on the calling thread).
+  it.each([[[8, 48, 40], 1], [[8, 48, 40], 2], [[4, 12, 10], 2]])('a %j · aᵀ, %i threads', async (dims, threads) => {
+    const [b, m, kk] = dims as number[];
+    const g = new OnnxGraphBuilder('bmm', 13)
+      .input('a', 'FLOAT', [b, m, kk])
+      .node('Transpose', ['a'], ['at'], { perm: [0, 2, 1] })
+      .node('MatMul', ['a', 'at'], ['output'])
+      .output('output', 'FLOAT');
+    const file = path.join(dir, `bmm-${b}-${m}-${kk}.onnx`);
+    writeFileSync(file, g.encode());
+    await expectCpuMatchesOrt(file, { name: 'a', datatype: 'FP32', dims: [b, m, kk], data: randomValues(b * m * kk, 904, 1) }, threads as number, 1e-4);
+  });
 });
