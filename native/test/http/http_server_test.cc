@@ -187,6 +187,8 @@ int main() {
   {
     HttpServerOptions options;
     options.max_request_bytes = 1 << 20;
+    // serve passes this wording from src/core/server/limits.ts; the server only carries it.
+    options.too_large_message = "request body exceeds the limit of 1048576 bytes (raise it with --http-max-body)";
     options.headers_timeout_ms = 2000;
     HttpServer server(options, fast, js);
     int port = server.Listen();
