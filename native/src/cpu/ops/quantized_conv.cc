@@ -288,6 +288,34 @@ class QuantizedConvKernel : public Kernel {
         }
     }
     const uint8_t* padded_x = padded.data();
+    // Per output channel: −zx·Σw + K·zx·zw (wrapping in uint32 the way the exact int32 result does),
+    // and for QLinearConv its INT32 bias too, folded into what the requantisation adds.
+    std::vector<int32_t> corrections(static_cast<size_t>(m)), adds(static_cast<size_t>(m));
+    for (int64_t gi = 0; gi < group_; ++gi)
+      for (int64_t o = 0; o < mg; ++o) {
+        const QgemmWeights& wg = weights[size_t(gi)];
+        uint32_t corr = uint32_t(int64_t(k) * zx * wg.zero_points[size_t(o)]) - uint32_t(zx) * uint32_t(wg.row_sums[size_t(o)]);
+        int64_t channel = gi * mg + o;
+        corrections[size_t(channel)] = int32_t(corr);
+        adds[size_t(channel)] = int32_t(corr + (ep.int_bias.empty() ? 0u : uint32_t(ep.int_bias[size_t(channel)])));
+      }
+    std::vector<QgemmRequant> requant(static_cast<size_t>(group_));
+    if (mode_ != Mode::kConvInteger)
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        QgemmRequant& rq = requant[size_t(gi)];
+        rq.add = adds.data() + gi * mg;
+        if (weights[size_t(gi)].any_zero_point) rq.zw = weights[size_t(gi)].zero_points.data();
+        rq.mul = ep.mul.data() + gi * mg;
+        if (mode_ == Mode::kQdq) {  // the unfused chain: + FP32 bias, Relu, ÷ y_scale
+          rq.bias = ep.add.data() + gi * mg;
+          if (relu_) rq.floor = 0.f;
+          rq.divide = true;
+          rq.divisor = ep.y_scale;
+        }
+        rq.lo = ep.rq.lo;
+        rq.hi = ep.rq.hi;
+        rq.zero_point = ep.rq.zero_point;
+      }
     ForEachClaimed(ctx.pool, batch * group_ * blocks, [&](int64_t item) {
       int64_t b = item / (group_ * blocks), gi = (item / blocks) % group_, p0 = (item % blocks) * kColumnBlock;
       int64_t n = std::min(kColumnBlock, cols - p0);
@@ -303,13 +331,31 @@ class QuantizedConvKernel : public Kernel {
         QgemmColumnSums(packed_b.data(), k, n, col_sums.data());
       }
       QgemmPacked(wg, 0, mg, packed_b.data(), n, acc.data(), kColumnBlock);
+      if (mode_ != Mode::kConvInteger) {
+        QgemmRequant rq = requant[size_t(gi)];
+        if (wg.any_zero_point) rq.col_sums = col_sums.data();
+        uint8_t* y8 = static_cast<uint8_t*>(y.data) + (b * m + gi * mg) * p;
+        if (!wide) return QgemmRequantize(acc.data(), kColumnBlock, mg, n, rq, y8 + p0, p);
+        thread_local std::vector<uint8_t> staged;
+        staged.resize(size_t(mg * kColumnBlock));
+        QgemmRequantize(acc.data(), kColumnBlock, mg, n, rq, staged.data(), kColumnBlock);
+        // The real columns of each wide row, copied per channel.
+        int64_t r = p0 / wp, col = p0 % wp;
+        for (int64_t j = 0; j < n; ++r, col = 0) {
+          int64_t seg = std::min(n - j, wp - col);
+          if (col < g.ow)
+            for (int64_t o = 0; o < mg; ++o)
+              std::memcpy(y8 + o * p + r * g.ow + col, staged.data() + o * kColumnBlock + j, size_t(std::min(seg, g.ow - col)));
+          j += seg;
+        }
+        return;
+      }
       for (int64_t o = 0; o < mg; ++o) {
         // acc - zx·Σw - zw·Σx + K·zx·zw: wraps in uint32 the way the exact int32 result does.
         int32_t zw = wg.zero_points[size_t(o)];
-        uint32_t corr = uint32_t(int64_t(k) * zx * zw) - uint32_t(zx) * uint32_t(wg.row_sums[size_t(o)]);
         int32_t* row = acc.data() + o * kColumnBlock;
         for (int64_t j = 0; j < n; ++j) {
-          uint32_t v = uint32_t(row[j]) + corr;
+          uint32_t v = uint32_t(row[j]) + uint32_t(corrections[size_t(gi * mg + o)]);
           if (wg.any_zero_point) v -= uint32_t(zw) * uint32_t(col_sums[size_t(j)]);
           row[j] = int32_t(v);
         }
