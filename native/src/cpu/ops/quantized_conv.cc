@@ -279,12 +279,14 @@ class QuantizedConvKernel : public Kernel {
     thread_local std::vector<uint8_t> padded;
     if (wide) {
       padded.assign(size_t(batch * c * hp * wp + (g.kw - 1) * g.dw + kQNR), uint8_t(zx));
+      // The sizes in locals: 8-bit stores may alias g's fields, which would keep the loop scalar.
       const uint8_t* px = x.as<const uint8_t>();
+      const int64_t ih = g.ih, iw = g.iw, top = g.ph, left = g.pw;
       for (int64_t plane = 0; plane < batch * c; ++plane)
-        for (int64_t r = 0; r < g.ih; ++r) {
-          const uint8_t* src = px + (plane * g.ih + r) * g.iw;
-          uint8_t* dst = padded.data() + (plane * hp + r + g.ph) * wp + g.pw;
-          for (int64_t t = 0; t < g.iw; ++t) dst[t] = uint8_t(src[t] ^ flip);
+        for (int64_t r = 0; r < ih; ++r) {
+          const uint8_t* src = px + (plane * ih + r) * iw;
+          uint8_t* dst = padded.data() + (plane * hp + r + top) * wp + left;
+          for (int64_t t = 0; t < iw; ++t) dst[t] = uint8_t(src[t] ^ flip);
         }
     }
     const uint8_t* padded_x = padded.data();
