@@ -173,14 +173,14 @@ class QuantizedConvKernel : public Kernel {
     }
   }
 
-  // 16 columns of four rows (`stride` apart) → 16 quads: out[j · 4 + r] = rows[r][j].
-  static void Interleave4(const uint8_t* r0, int64_t stride, uint8_t* out) {
+  // 16 columns of four rows → 16 quads: out[j · 4 + r] = rows[r][j].
+  static void Interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3, uint8_t* out) {
 #if defined(__SSE2__)
     // SSE2 is part of x86-64 itself: byte then word unpacks, 4 stores instead of 64.
     __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0));
-    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + stride));
-    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 2 * stride));
-    __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 3 * stride));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1));
+    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r2));
+    __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r3));
     __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
     __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
     auto* o = reinterpret_cast<__m128i*>(out);
@@ -189,8 +189,9 @@ class QuantizedConvKernel : public Kernel {
     _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
     _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
 #else
+    const uint8_t* rows[4] = {r0, r1, r2, r3};
     for (int64_t j = 0; j < kQNR; ++j)
-      for (int r = 0; r < 4; ++r) out[j * 4 + r] = r0[r * stride + j];
+      for (int r = 0; r < 4; ++r) out[j * 4 + r] = rows[r][j];
 #endif
   }
 
@@ -217,46 +218,39 @@ class QuantizedConvKernel : public Kernel {
         }
       }
       const uint8_t* r0 = rows.data();
-      for (int64_t j0 = 0; j0 < width; j0 += kQNR) Interleave4(r0 + j0, width, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);
+      for (int64_t j0 = 0; j0 < width; j0 += kQNR)
+        Interleave4(r0 + j0, r0 + width + j0, r0 + 2 * width + j0, r0 + 3 * width + j0, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);
     }
-  }
-
-  // width (a multiple of 16) bytes in 16-byte moves: a memcpy of 96 bytes compiles to rep movsq,
-  // whose start-up cost was a fifth of the packing. Bytes past the block's n columns only feed
-  // columns that are thrown away; the source has 16 bytes of slack.
-  static void CopyColumns(const uint8_t* src, int64_t width, uint8_t* dst) {
-#if defined(__SSE2__)
-    for (int64_t t = 0; t < width; t += 16)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + t), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + t)));
-#else
-    std::memcpy(dst, src, size_t(width));
-#endif
   }
 
   // Stride 1: columns p0 .. p0+n of the "wide" output (rows of wp positions, the last wp − ow of
   // each thrown away) over a zero-point-bordered copy xp of the group's input, where every im2col
-  // row is one contiguous run.
+  // row is one contiguous run, interleaved straight from the copy into the panels. Bytes past the
+  // block's n columns (up to a whole panel) only feed columns that are thrown away; the copy has
+  // kQNR bytes of slack.
   static void PackWide(const uint8_t* xp, int64_t icg, const Geometry2D& g, int64_t hp, int64_t wp, int64_t p0, int64_t n,
                        uint8_t* b) {
-    int64_t k = icg * g.kh * g.kw, quads = QuadsOf(k), panel_stride = quads * kQNR * 4;
-    int64_t width = (n + kQNR - 1) / kQNR * kQNR;
-    thread_local std::vector<uint8_t> rows;
-    rows.assign(size_t(4 * width), 0);  // past K and past n: zeros
+    const int64_t k = icg * g.kh * g.kw, quads = QuadsOf(k), panel_stride = quads * kQNR * 4;
+    const int64_t width = (n + kQNR - 1) / kQNR * kQNR, kh = g.kh, kw = g.kw, dh = g.dh, dw = g.dw;
+    thread_local std::vector<uint8_t> zeros;  // the rows past K
+    zeros.assign(size_t(width), 0);
     int64_t ci = 0, ky = 0, kx = 0;
+    const uint8_t* src[4];
     for (int64_t q = 0; q < quads; ++q) {
       for (int r = 0; r < 4; ++r) {
-        uint8_t* row = rows.data() + r * width;
         if (q * 4 + r >= k) {
-          std::memset(row, 0, size_t(width));
+          src[r] = zeros.data();
           continue;
         }
-        CopyColumns(xp + ci * hp * wp + p0 + ky * g.dh * wp + kx * g.dw, width, row);
-        if (++kx == g.kw) {
+        src[r] = xp + ci * hp * wp + p0 + ky * dh * wp + kx * dw;
+        if (++kx == kw) {
           kx = 0;
-          if (++ky == g.kh) ky = 0, ++ci;
+          if (++ky == kh) ky = 0, ++ci;
         }
       }
-      for (int64_t j0 = 0; j0 < width; j0 += kQNR) Interleave4(rows.data() + j0, width, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);
+      uint8_t* out = b + q * kQNR * 4;
+      for (int64_t j0 = 0; j0 < width; j0 += kQNR)
+        Interleave4(src[0] + j0, src[1] + j0, src[2] + j0, src[3] + j0, out + (j0 / kQNR) * panel_stride);
     }
   }
 
@@ -272,7 +266,7 @@ class QuantizedConvKernel : public Kernel {
     int32_t zx = (xzp && xzp->data && xzp->count() == 1 ? Int8At(*xzp, 0) : 0) + (flip ? 128 : 0);
     Epilogue ep = MakeEpilogue(in, y, m);
     // Stride 1: the input copied once into a zero-point border (plus slack for the last taps of
-    // the throw-away columns and CopyColumns' last 16 bytes), GEMM columns over wide output rows of wp.
+    // the throw-away columns and the last panel's 16 bytes), GEMM columns over wide output rows of wp.
     bool wide = g.sh == 1 && g.sw == 1;
     int64_t wp = wide ? g.ow + (g.kw - 1) * g.dw : 0, hp = wide ? g.oh + (g.kh - 1) * g.dh : 0;
     int64_t cols = wide ? g.oh * wp : p, blocks = (cols + kColumnBlock - 1) / kColumnBlock;
