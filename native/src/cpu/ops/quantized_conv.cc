@@ -332,16 +332,15 @@ class QuantizedConvKernel : public Kernel {
         if (wg.any_zero_point) rq.col_sums = col_sums.data();
         uint8_t* y8 = static_cast<uint8_t*>(y.data) + (b * m + gi * mg) * p;
         if (!wide) return QgemmRequantize(acc.data(), kColumnBlock, mg, n, rq, y8 + p0, p);
-        thread_local std::vector<uint8_t> staged;
-        staged.resize(size_t(mg * kColumnBlock));
-        QgemmRequantize(acc.data(), kColumnBlock, mg, n, rq, staged.data(), kColumnBlock);
-        // The real columns of each wide row, copied per channel.
+        // The real columns of each wide row, requantised straight into y.
+        const int32_t* sums = rq.col_sums;
         int64_t r = p0 / wp, col = p0 % wp;
         for (int64_t j = 0; j < n; ++r, col = 0) {
           int64_t seg = std::min(n - j, wp - col);
-          if (col < g.ow)
-            for (int64_t o = 0; o < mg; ++o)
-              std::memcpy(y8 + o * p + r * g.ow + col, staged.data() + o * kColumnBlock + j, size_t(std::min(seg, g.ow - col)));
+          if (col < g.ow) {
+            if (sums) rq.col_sums = sums + j;
+            QgemmRequantize(acc.data() + j, kColumnBlock, mg, std::min(seg, g.ow - col), rq, y8 + r * g.ow + col, p);
+          }
           j += seg;
         }
         return;
