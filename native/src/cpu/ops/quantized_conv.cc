@@ -298,19 +298,8 @@ class QuantizedConvKernel : public Kernel {
     std::vector<QgemmRequant> requant(static_cast<size_t>(group_));
     if (mode_ != Mode::kConvInteger)
       for (int64_t gi = 0; gi < group_; ++gi) {
-        QgemmRequant& rq = requant[size_t(gi)];
-        rq.add = adds.data() + gi * mg;
-        if (weights[size_t(gi)].any_zero_point) rq.zw = weights[size_t(gi)].zero_points.data();
-        rq.mul = ep.mul.data() + gi * mg;
-        if (mode_ == Mode::kQdq) {  // the unfused chain: + FP32 bias, Relu, ÷ y_scale
-          rq.bias = ep.add.data() + gi * mg;
-          if (relu_) rq.floor = 0.f;
-          rq.divide = true;
-          rq.divisor = ep.y_scale;
-        }
-        rq.lo = ep.rq.lo;
-        rq.hi = ep.rq.hi;
-        rq.zero_point = ep.rq.zero_point;
+        requant[size_t(gi)] = ep.Channels(gi * mg, adds.data() + gi * mg);
+        if (weights[size_t(gi)].any_zero_point) requant[size_t(gi)].zw = weights[size_t(gi)].zero_points.data();
       }
     ForEachClaimed(ctx.pool, batch * group_ * blocks, [&](int64_t item) {
       int64_t b = item / (group_ * blocks), gi = (item / blocks) % group_, p0 = (item % blocks) * kColumnBlock;
@@ -345,6 +334,7 @@ class QuantizedConvKernel : public Kernel {
         }
         return;
       }
+      // ConvInteger: the corrected int32 accumulators themselves.
       for (int64_t o = 0; o < mg; ++o) {
         // acc - zx·Σw - zw·Σx + K·zx·zw: wraps in uint32 the way the exact int32 result does.
         int32_t zw = wg.zero_points[size_t(o)];
@@ -377,36 +367,29 @@ class QuantizedConvKernel : public Kernel {
     float y_scale = 1.f;
     Requantizer rq{DataType::kUInt8, 0};
 
-    void Row(const int32_t* acc, int64_t n, int64_t channel, TensorRef& y, int64_t at) const {
-      if (mode == Mode::kConvInteger) {
-        std::memcpy(y.as<int32_t>() + at, acc, size_t(n) * sizeof(int32_t));
-      } else if (y.dtype == DataType::kUInt8) {
-        Requantize(acc, n, channel, y.as<uint8_t>() + at);
-      } else {
-        Requantize(acc, n, channel, y.as<int8_t>() + at);
+    // The requantisation of channels first.. (QgemmRequantize's rows from 0), `add` per channel
+    // from `first` (nullptr: none): QLinearConv's (acc + B) · (x_scale · w_scale / y_scale), or
+    // the unfused graph's Conv in FP32 (x_scale · w_scale · acc + B), Relu, QuantizeLinear (÷ y_scale).
+    QgemmRequant Channels(int64_t first, const int32_t* add_from_first) const {
+      QgemmRequant q;
+      q.add = add_from_first;
+      q.mul = mul.data() + first;
+      if (mode == Mode::kQdq) {
+        q.bias = add.data() + first;
+        if (relu) q.floor = 0.f;
+        q.divide = true;
+        q.divisor = y_scale;
       }
+      q.lo = rq.lo;
+      q.hi = rq.hi;
+      q.zero_point = rq.zero_point;
+      return q;
     }
 
-    // Loops without branches inside, so the compiler vectorises them.
-    template <typename T>
-    void Requantize(const int32_t* acc, int64_t n, int64_t channel, T* out) const {
-      // Everything in locals: `out` is a char type, which may alias the members, so the compiler
-      // would reload them on every iteration and not vectorise.
-      const Requantizer q = rq;
-      const float mc = mul[size_t(channel)], ac = add[size_t(channel)], ys = y_scale;
-      if (mode == Mode::kQLinear) {
-        // ONNX Runtime's QLinearConv: (acc + B) · (x_scale · w_scale / y_scale) in FP32.
-        const uint32_t ib = int_bias.empty() ? 0u : uint32_t(int_bias[size_t(channel)]);
-        for (int64_t j = 0; j < n; ++j) out[j] = T(q(float(int32_t(uint32_t(acc[j]) + ib)) * mc));
-        return;
-      }
-      // The unfused graph: Conv in FP32 (x_scale · w_scale · acc + B), Relu, QuantizeLinear (÷ y_scale).
-      const float lo = relu ? 0.f : -3.4e38f;
-      for (int64_t j = 0; j < n; ++j) {
-        float v = float(acc[j]) * mc + ac;
-        v = v > lo ? v : lo;
-        out[j] = T(q(v / ys));
-      }
+    void Row(const int32_t* acc, int64_t n, int64_t channel, TensorRef& y, int64_t at) const {
+      if (mode == Mode::kConvInteger) return (void)std::memcpy(y.as<int32_t>() + at, acc, size_t(n) * sizeof(int32_t));
+      QgemmRequant q = Channels(channel, int_bias.empty() ? nullptr : int_bias.data() + channel);
+      QgemmRequantize(acc, n, 1, n, q, static_cast<uint8_t*>(y.data) + at, n);
     }
   };
 
