@@ -2,7 +2,9 @@
 // an exact int64 reference: every row count 1..8 of a weight panel, column counts 1..70 (whole and
 // partial B panels and tiles), K 1..40 and deep K, random values and the extremes (255 × -128,
 // 255 × 127 in every product: what vpmaddubsw's saturating pairs would get wrong). An ISA the CPU
-// lacks is reported as skipped. run-asan.sh builds it with the sanitizers.
+// lacks is reported as skipped. Also each ISA's requantisation row (TestRequantize). run-asan.sh builds it with the sanitizers.
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -74,14 +76,67 @@ void TestKernels(const Kernels& kernels) {
   std::printf("qgemm %s: %d cases\n", kernels.isa, cases);
 }
 
+// The requantisation row against a scalar reference in ORT's order (product rounded to FP32 before
+// the bias add), over column counts around the vector widths, both output types, the QLinearConv
+// and unfused-chain forms, column-sum terms, wrapping int32 sums, ties (·0.5), NaN and infinite scales.
+int RequantizeCase(const Kernels& kernels, int64_t n, bool qdq, bool is_signed, bool col_terms, float mul, std::mt19937& rng) {
+  std::uniform_int_distribution<int32_t> acc_d(-600, 600), any(INT32_MIN, INT32_MAX), zw_d(-128, 127), sum_d(0, 255 * 64);
+  std::vector<int32_t> acc(static_cast<size_t>(n)), sums(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) acc[size_t(j)] = j % 11 == 10 ? any(rng) : acc_d(rng);
+  for (auto& x : sums) x = sum_d(rng);
+  int32_t add = col_terms ? any(rng) : acc_d(rng), zw = zw_d(rng);
+  float bias = qdq ? 0.37f : 0.f, ys = 0.7f;
+  int32_t zp = is_signed ? -3 : 5;
+  QgemmRequant rq;
+  rq.add = &add;
+  if (col_terms) rq.zw = &zw, rq.col_sums = sums.data();
+  rq.mul = &mul;
+  if (qdq) rq.bias = &bias, rq.floor = 0.f, rq.divide = true, rq.divisor = ys;
+  rq.lo = float((is_signed ? -128 : 0) - zp);
+  rq.hi = float((is_signed ? 127 : 255) - zp);
+  rq.zero_point = zp;
+  std::vector<uint8_t> out(static_cast<size_t>(n) + 3, 0xAB);
+  kernels.requantize(acc.data(), n, rq, 0, out.data());
+  int bad = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    uint32_t a = uint32_t(acc[size_t(j)]) + uint32_t(add);
+    if (col_terms) a -= uint32_t(zw) * uint32_t(sums[size_t(j)]);
+    volatile float product = float(int32_t(a)) * mul;
+    float v = product + bias;
+    if (!(v > rq.floor)) v = rq.floor;
+    if (qdq) v = v / ys;
+    if (!(v > rq.lo)) v = rq.lo;
+    if (v > rq.hi) v = rq.hi;
+    int32_t want = int32_t(std::nearbyint(v)) + zp;
+    if (out[size_t(j)] != uint8_t(want)) bad++;
+  }
+  for (int64_t j = n; j < n + 3; ++j) bad += out[size_t(j)] != 0xAB;  // nothing past n written
+  Check(bad == 0, std::string(kernels.isa) + " requantize n=" + std::to_string(n) + " qdq=" + std::to_string(qdq) +
+                      " signed=" + std::to_string(is_signed) + " col_terms=" + std::to_string(col_terms) + " mul=" + std::to_string(mul) +
+                      ": " + std::to_string(bad) + " wrong");
+  return 1;
+}
+
+void TestRequantize(const Kernels& kernels) {
+  std::mt19937 rng(11);
+  int cases = 0;
+  for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 31, 33, 96})
+    for (bool qdq : {false, true})
+      for (bool is_signed : {false, true})
+        for (bool col_terms : {false, true})
+          for (float mul : {0.5f, 0.0123f, 3.1f, 1e-9f, INFINITY, -INFINITY, NAN}) cases += RequantizeCase(kernels, n, qdq, is_signed, col_terms, mul, rng);
+  std::printf("qgemm %s requantize: %d cases\n", kernels.isa, cases);
+}
+
 }  // namespace
 
 int main() {
   cpu_test::print_limit = 20;
   TestKernels(*PortableKernels());
-  if (Avx2Kernels() && CpuSupports(Isa::kAvx2)) TestKernels(*Avx2Kernels());
+  TestRequantize(*PortableKernels());
+  if (Avx2Kernels() && CpuSupports(Isa::kAvx2)) TestKernels(*Avx2Kernels()), TestRequantize(*Avx2Kernels());
   else std::printf("qgemm avx2: skipped (this CPU has no AVX2)\n");
-  if (Avx512VnniKernels() && CpuSupportsVnni()) TestKernels(*Avx512VnniKernels());
+  if (Avx512VnniKernels() && CpuSupportsVnni()) TestKernels(*Avx512VnniKernels()), TestRequantize(*Avx512VnniKernels());
   else std::printf("qgemm avx512vnni: skipped (this CPU has no AVX-512 VNNI)\n");
   if (failures) std::fprintf(stderr, "%d qgemm kernel checks failed\n", failures);
   return failures ? 1 : 0;

@@ -103,6 +103,11 @@ void QgemmColumnSums(const uint8_t* b, int64_t k, int64_t n, int32_t* sums) {
   }
 }
 
+void QgemmRequantize(const int32_t* acc, int64_t lda, int64_t rows, int64_t n, const QgemmRequant& rq, uint8_t* out, int64_t ldo) {
+  const auto& kernels = ActiveKernels();
+  for (int64_t r = 0; r < rows; ++r) kernels.requantize(acc + r * lda, n, rq, r, out + r * ldo);
+}
+
 const char* QgemmIsa() { return ActiveKernels().isa; }
 
 }  // namespace gebe::cpu

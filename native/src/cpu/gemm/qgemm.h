@@ -48,6 +48,29 @@ void QgemmPacked(const QgemmWeights& w, int64_t row0, int64_t rows, const uint8_
 // Column sums of packed B (n columns), for weights with a nonzero zero point.
 void QgemmColumnSums(const uint8_t* b, int64_t k, int64_t n, int32_t* sums);
 
+// Requantisation of accumulator rows to 8 bits, as ONNX Runtime does it, in FP32 and in this
+// order: a = acc[r, j] + add[r] − zw[r] · col_sums[j] (wrapping in int32 as the exact result does),
+// v = float(a) · mul[r] + bias[r] (no fused multiply-add), v = max(v, floor), v = v / divisor
+// (only where `divide`), then clamped to [lo, hi] (the type's range less the zero point), rounded
+// half to even and offset by the zero point. QLinearConv's form is bias 0, no floor, no divide;
+// the unfused DQ → Conv (→ Relu) → Q chain's is the FP32 bias, floor 0 after a Relu, ÷ y_scale.
+struct QgemmRequant {
+  const int32_t* add = nullptr;       // per row (wrapping); nullptr: 0
+  const int32_t* zw = nullptr;        // per row weight zero points; nullptr: no column-sum term
+  const int32_t* col_sums = nullptr;  // per column, with zw
+  const float* mul = nullptr;         // per row
+  const float* bias = nullptr;        // per row; nullptr: 0
+  float floor = -3.4e38f;
+  bool divide = false;
+  float divisor = 1.f;
+  float lo = 0.f, hi = 255.f;
+  int32_t zero_point = 0;
+};
+
+// out[r · ldo + j] (8-bit, two's complement for INT8) for rows [0, rows) × columns [0, n) of acc
+// (lda apart); rq's per-row arrays are indexed from row 0.
+void QgemmRequantize(const int32_t* acc, int64_t lda, int64_t rows, int64_t n, const QgemmRequant& rq, uint8_t* out, int64_t ldo);
+
 // The kernel ISA in use ("avx512vnni", "avx2", "portable"), for tests and benchmarks.
 const char* QgemmIsa();
 

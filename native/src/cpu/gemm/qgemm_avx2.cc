@@ -61,7 +61,39 @@ GEBE_AVX2 void Block(int64_t quads, const void* a_panel, int64_t mh, const uint8
   }
 }
 
-const Kernels kAvx2{"avx2", true, Block};
+// QgemmRequantize's row, 8 columns a step (the tail by the portable row), the portable row's
+// arithmetic in the same order; the empty asm keeps the product from being contracted into an FMA.
+GEBE_AVX2 void RequantizeRow(const int32_t* acc, int64_t n, const QgemmRequant& rq, int64_t r, uint8_t* out) {
+  const __m256i add = _mm256_set1_epi32(rq.add ? rq.add[r] : 0), zw = _mm256_set1_epi32(rq.zw ? rq.zw[r] : 0);
+  const __m256 mul = _mm256_set1_ps(rq.mul[r]), bias = _mm256_set1_ps(rq.bias ? rq.bias[r] : 0.f);
+  const __m256 floor = _mm256_set1_ps(rq.floor), divisor = _mm256_set1_ps(rq.divisor);
+  const __m256 lo = _mm256_set1_ps(rq.lo), hi = _mm256_set1_ps(rq.hi);
+  const __m256i zp = _mm256_set1_epi32(rq.zero_point);
+  const __m256i bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1,
+                                         -1, -1, -1, -1, -1, -1, -1, -1);
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __m256i a = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + j)), add);
+    if (rq.zw)
+      a = _mm256_sub_epi32(a, _mm256_mullo_epi32(zw, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rq.col_sums + j))));
+    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(a), mul);
+    __asm__("" : "+x"(v));
+    v = _mm256_max_ps(_mm256_add_ps(v, bias), floor);  // max(v, floor): floor where v is NaN
+    if (rq.divide) v = _mm256_div_ps(v, divisor);
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    __m256i q = _mm256_shuffle_epi8(_mm256_add_epi32(_mm256_cvtps_epi32(v), zp), bytes);  // low byte of each lane
+    uint32_t lo4 = uint32_t(_mm256_extract_epi32(q, 0)), hi4 = uint32_t(_mm256_extract_epi32(q, 4));
+    std::memcpy(out + j, &lo4, 4);
+    std::memcpy(out + j + 4, &hi4, 4);
+  }
+  if (j < n) {
+    QgemmRequant tail = rq;
+    if (rq.zw) tail.col_sums = rq.col_sums + j;
+    RequantizeRowPortable(acc + j, n - j, tail, r, out + j);
+  }
+}
+
+const Kernels kAvx2{"avx2", true, Block, RequantizeRow};
 
 }  // namespace
 

@@ -19,11 +19,18 @@ namespace gebe::cpu::qgemm_detail {
 using BlockKernel = void (*)(int64_t quads, const void* a_panel, int64_t mh, const uint8_t* b, int64_t n, int32_t* c,
                              int64_t ldc);
 
+// One row of QgemmRequantize (qgemm.h): row r's parameters taken from rq at index r.
+using RequantizeRow = void (*)(const int32_t* acc, int64_t n, const QgemmRequant& rq, int64_t r, uint8_t* out);
+
 struct Kernels {
   const char* isa = nullptr;
   bool a16 = false;  // weight panels hold INT16
   BlockKernel block = nullptr;
+  RequantizeRow requantize = nullptr;
 };
+
+// The portable row, the reference of the ISA ones (qgemm_portable.cc).
+void RequantizeRowPortable(const int32_t* acc, int64_t n, const QgemmRequant& rq, int64_t r, uint8_t* out);
 
 const Kernels& ActiveKernels();
 

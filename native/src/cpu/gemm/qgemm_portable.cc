@@ -26,9 +26,31 @@ void Block(int64_t quads, const void* a_panel, int64_t mh, const uint8_t* b, int
   }
 }
 
-const Kernels kPortable{"portable", false, Block};
+const Kernels kPortable{"portable", false, Block, RequantizeRowPortable};
 
 }  // namespace
+
+// The product and the add are separate statements, and GCC is told not to contract them into an
+// FMA (clang contracts only within one expression): ORT rounds the product first.
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+void RequantizeRowPortable(const int32_t* acc, int64_t n, const QgemmRequant& rq, int64_t r, uint8_t* out) {
+  const uint32_t add = rq.add ? uint32_t(rq.add[r]) : 0u, zw = rq.zw ? uint32_t(rq.zw[r]) : 0u;
+  const float mul = rq.mul[r], bias = rq.bias ? rq.bias[r] : 0.f, floor = rq.floor, lo = rq.lo, hi = rq.hi;
+  for (int64_t j = 0; j < n; ++j) {
+    uint32_t a = uint32_t(acc[j]) + add;
+    if (rq.zw) a -= zw * uint32_t(rq.col_sums[j]);
+    float product = float(int32_t(a)) * mul;
+    float v = product + bias;
+    v = v > floor ? v : floor;  // NaN lands here too
+    if (rq.divide) v = v / rq.divisor;
+    v = v > lo ? v : lo;
+    v = v < hi ? v : hi;
+    const float kRound = 12582912.f;  // 1.5 · 2^23: adding and subtracting it rounds half to even
+    out[j] = uint8_t(int32_t((v + kRound) - kRound) + rq.zero_point);
+  }
+}
 
 const Kernels* PortableKernels() { return &kPortable; }
 

@@ -173,14 +173,14 @@ class QuantizedConvKernel : public Kernel {
     }
   }
 
-  // 16 columns of four rows (`stride` apart) → 16 quads: out[j · 4 + r] = rows[r][j].
-  static void Interleave4(const uint8_t* r0, int64_t stride, uint8_t* out) {
+  // 16 columns of four rows → 16 quads: out[j · 4 + r] = rows[r][j].
+  static void Interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3, uint8_t* out) {
 #if defined(__SSE2__)
     // SSE2 is part of x86-64 itself: byte then word unpacks, 4 stores instead of 64.
     __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0));
-    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + stride));
-    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 2 * stride));
-    __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + 3 * stride));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1));
+    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r2));
+    __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r3));
     __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
     __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
     auto* o = reinterpret_cast<__m128i*>(out);
@@ -189,8 +189,9 @@ class QuantizedConvKernel : public Kernel {
     _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
     _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
 #else
+    const uint8_t* rows[4] = {r0, r1, r2, r3};
     for (int64_t j = 0; j < kQNR; ++j)
-      for (int r = 0; r < 4; ++r) out[j * 4 + r] = r0[r * stride + j];
+      for (int r = 0; r < 4; ++r) out[j * 4 + r] = rows[r][j];
 #endif
   }
 
@@ -217,46 +218,39 @@ class QuantizedConvKernel : public Kernel {
         }
       }
       const uint8_t* r0 = rows.data();
-      for (int64_t j0 = 0; j0 < width; j0 += kQNR) Interleave4(r0 + j0, width, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);
+      for (int64_t j0 = 0; j0 < width; j0 += kQNR)
+        Interleave4(r0 + j0, r0 + width + j0, r0 + 2 * width + j0, r0 + 3 * width + j0, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);
     }
-  }
-
-  // width (a multiple of 16) bytes in 16-byte moves: a memcpy of 96 bytes compiles to rep movsq,
-  // whose start-up cost was a fifth of the packing. Bytes past the block's n columns only feed
-  // columns that are thrown away; the source has 16 bytes of slack.
-  static void CopyColumns(const uint8_t* src, int64_t width, uint8_t* dst) {
-#if defined(__SSE2__)
-    for (int64_t t = 0; t < width; t += 16)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + t), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + t)));
-#else
-    std::memcpy(dst, src, size_t(width));
-#endif
   }
 
   // Stride 1: columns p0 .. p0+n of the "wide" output (rows of wp positions, the last wp − ow of
   // each thrown away) over a zero-point-bordered copy xp of the group's input, where every im2col
-  // row is one contiguous run.
+  // row is one contiguous run, interleaved straight from the copy into the panels. Bytes past the
+  // block's n columns (up to a whole panel) only feed columns that are thrown away; the copy has
+  // kQNR bytes of slack.
   static void PackWide(const uint8_t* xp, int64_t icg, const Geometry2D& g, int64_t hp, int64_t wp, int64_t p0, int64_t n,
                        uint8_t* b) {
-    int64_t k = icg * g.kh * g.kw, quads = QuadsOf(k), panel_stride = quads * kQNR * 4;
-    int64_t width = (n + kQNR - 1) / kQNR * kQNR;
-    thread_local std::vector<uint8_t> rows;
-    rows.assign(size_t(4 * width), 0);  // past K and past n: zeros
+    const int64_t k = icg * g.kh * g.kw, quads = QuadsOf(k), panel_stride = quads * kQNR * 4;
+    const int64_t width = (n + kQNR - 1) / kQNR * kQNR, kh = g.kh, kw = g.kw, dh = g.dh, dw = g.dw;
+    thread_local std::vector<uint8_t> zeros;  // the rows past K
+    zeros.assign(size_t(width), 0);
     int64_t ci = 0, ky = 0, kx = 0;
+    const uint8_t* src[4];
     for (int64_t q = 0; q < quads; ++q) {
       for (int r = 0; r < 4; ++r) {
-        uint8_t* row = rows.data() + r * width;
         if (q * 4 + r >= k) {
-          std::memset(row, 0, size_t(width));
+          src[r] = zeros.data();
           continue;
         }
-        CopyColumns(xp + ci * hp * wp + p0 + ky * g.dh * wp + kx * g.dw, width, row);
-        if (++kx == g.kw) {
+        src[r] = xp + ci * hp * wp + p0 + ky * dh * wp + kx * dw;
+        if (++kx == kw) {
           kx = 0;
-          if (++ky == g.kh) ky = 0, ++ci;
+          if (++ky == kh) ky = 0, ++ci;
         }
       }
-      for (int64_t j0 = 0; j0 < width; j0 += kQNR) Interleave4(rows.data() + j0, width, b + (j0 / kQNR) * panel_stride + q * kQNR * 4);
+      uint8_t* out = b + q * kQNR * 4;
+      for (int64_t j0 = 0; j0 < width; j0 += kQNR)
+        Interleave4(src[0] + j0, src[1] + j0, src[2] + j0, src[3] + j0, out + (j0 / kQNR) * panel_stride);
     }
   }
 
@@ -272,22 +266,41 @@ class QuantizedConvKernel : public Kernel {
     int32_t zx = (xzp && xzp->data && xzp->count() == 1 ? Int8At(*xzp, 0) : 0) + (flip ? 128 : 0);
     Epilogue ep = MakeEpilogue(in, y, m);
     // Stride 1: the input copied once into a zero-point border (plus slack for the last taps of
-    // the throw-away columns and CopyColumns' last 16 bytes), GEMM columns over wide output rows of wp.
+    // the throw-away columns and the last panel's 16 bytes), GEMM columns over wide output rows of wp.
     bool wide = g.sh == 1 && g.sw == 1;
     int64_t wp = wide ? g.ow + (g.kw - 1) * g.dw : 0, hp = wide ? g.oh + (g.kh - 1) * g.dh : 0;
     int64_t cols = wide ? g.oh * wp : p, blocks = (cols + kColumnBlock - 1) / kColumnBlock;
     thread_local std::vector<uint8_t> padded;
     if (wide) {
       padded.assign(size_t(batch * c * hp * wp + (g.kw - 1) * g.dw + kQNR), uint8_t(zx));
+      // The sizes in locals: 8-bit stores may alias g's fields, which would keep the loop scalar.
       const uint8_t* px = x.as<const uint8_t>();
+      const int64_t ih = g.ih, iw = g.iw, top = g.ph, left = g.pw;
       for (int64_t plane = 0; plane < batch * c; ++plane)
-        for (int64_t r = 0; r < g.ih; ++r) {
-          const uint8_t* src = px + (plane * g.ih + r) * g.iw;
-          uint8_t* dst = padded.data() + (plane * hp + r + g.ph) * wp + g.pw;
-          for (int64_t t = 0; t < g.iw; ++t) dst[t] = uint8_t(src[t] ^ flip);
+        for (int64_t r = 0; r < ih; ++r) {
+          const uint8_t* src = px + (plane * ih + r) * iw;
+          uint8_t* dst = padded.data() + (plane * hp + r + top) * wp + left;
+          for (int64_t t = 0; t < iw; ++t) dst[t] = uint8_t(src[t] ^ flip);
         }
     }
     const uint8_t* padded_x = padded.data();
+    // Per output channel: −zx·Σw + K·zx·zw (wrapping in uint32 the way the exact int32 result does),
+    // and for QLinearConv its INT32 bias too, folded into what the requantisation adds.
+    std::vector<int32_t> corrections(static_cast<size_t>(m)), adds(static_cast<size_t>(m));
+    for (int64_t gi = 0; gi < group_; ++gi)
+      for (int64_t o = 0; o < mg; ++o) {
+        const QgemmWeights& wg = weights[size_t(gi)];
+        uint32_t corr = uint32_t(int64_t(k) * zx * wg.zero_points[size_t(o)]) - uint32_t(zx) * uint32_t(wg.row_sums[size_t(o)]);
+        int64_t channel = gi * mg + o;
+        corrections[size_t(channel)] = int32_t(corr);
+        adds[size_t(channel)] = int32_t(corr + (ep.int_bias.empty() ? 0u : uint32_t(ep.int_bias[size_t(channel)])));
+      }
+    std::vector<QgemmRequant> requant(static_cast<size_t>(group_));
+    if (mode_ != Mode::kConvInteger)
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        requant[size_t(gi)] = ep.Channels(gi * mg, adds.data() + gi * mg);
+        if (weights[size_t(gi)].any_zero_point) requant[size_t(gi)].zw = weights[size_t(gi)].zero_points.data();
+      }
     ForEachClaimed(ctx.pool, batch * group_ * blocks, [&](int64_t item) {
       int64_t b = item / (group_ * blocks), gi = (item / blocks) % group_, p0 = (item % blocks) * kColumnBlock;
       int64_t n = std::min(kColumnBlock, cols - p0);
@@ -303,13 +316,31 @@ class QuantizedConvKernel : public Kernel {
         QgemmColumnSums(packed_b.data(), k, n, col_sums.data());
       }
       QgemmPacked(wg, 0, mg, packed_b.data(), n, acc.data(), kColumnBlock);
+      if (mode_ != Mode::kConvInteger) {
+        QgemmRequant rq = requant[size_t(gi)];
+        if (wg.any_zero_point) rq.col_sums = col_sums.data();
+        uint8_t* y8 = static_cast<uint8_t*>(y.data) + (b * m + gi * mg) * p;
+        if (!wide) return QgemmRequantize(acc.data(), kColumnBlock, mg, n, rq, y8 + p0, p);
+        // The real columns of each wide row, requantised straight into y.
+        const int32_t* sums = rq.col_sums;
+        int64_t r = p0 / wp, col = p0 % wp;
+        for (int64_t j = 0; j < n; ++r, col = 0) {
+          int64_t seg = std::min(n - j, wp - col);
+          if (col < g.ow) {
+            if (sums) rq.col_sums = sums + j;
+            QgemmRequantize(acc.data() + j, kColumnBlock, mg, std::min(seg, g.ow - col), rq, y8 + r * g.ow + col, p);
+          }
+          j += seg;
+        }
+        return;
+      }
+      // ConvInteger: the corrected int32 accumulators themselves.
       for (int64_t o = 0; o < mg; ++o) {
         // acc - zx·Σw - zw·Σx + K·zx·zw: wraps in uint32 the way the exact int32 result does.
         int32_t zw = wg.zero_points[size_t(o)];
-        uint32_t corr = uint32_t(int64_t(k) * zx * zw) - uint32_t(zx) * uint32_t(wg.row_sums[size_t(o)]);
         int32_t* row = acc.data() + o * kColumnBlock;
         for (int64_t j = 0; j < n; ++j) {
-          uint32_t v = uint32_t(row[j]) + corr;
+          uint32_t v = uint32_t(row[j]) + uint32_t(corrections[size_t(gi * mg + o)]);
           if (wg.any_zero_point) v -= uint32_t(zw) * uint32_t(col_sums[size_t(j)]);
           row[j] = int32_t(v);
         }
@@ -336,36 +367,29 @@ class QuantizedConvKernel : public Kernel {
     float y_scale = 1.f;
     Requantizer rq{DataType::kUInt8, 0};
 
-    void Row(const int32_t* acc, int64_t n, int64_t channel, TensorRef& y, int64_t at) const {
-      if (mode == Mode::kConvInteger) {
-        std::memcpy(y.as<int32_t>() + at, acc, size_t(n) * sizeof(int32_t));
-      } else if (y.dtype == DataType::kUInt8) {
-        Requantize(acc, n, channel, y.as<uint8_t>() + at);
-      } else {
-        Requantize(acc, n, channel, y.as<int8_t>() + at);
+    // The requantisation of channels first.. (QgemmRequantize's rows from 0), `add` per channel
+    // from `first` (nullptr: none): QLinearConv's (acc + B) · (x_scale · w_scale / y_scale), or
+    // the unfused graph's Conv in FP32 (x_scale · w_scale · acc + B), Relu, QuantizeLinear (÷ y_scale).
+    QgemmRequant Channels(int64_t first, const int32_t* add_from_first) const {
+      QgemmRequant q;
+      q.add = add_from_first;
+      q.mul = mul.data() + first;
+      if (mode == Mode::kQdq) {
+        q.bias = add.data() + first;
+        if (relu) q.floor = 0.f;
+        q.divide = true;
+        q.divisor = y_scale;
       }
+      q.lo = rq.lo;
+      q.hi = rq.hi;
+      q.zero_point = rq.zero_point;
+      return q;
     }
 
-    // Loops without branches inside, so the compiler vectorises them.
-    template <typename T>
-    void Requantize(const int32_t* acc, int64_t n, int64_t channel, T* out) const {
-      // Everything in locals: `out` is a char type, which may alias the members, so the compiler
-      // would reload them on every iteration and not vectorise.
-      const Requantizer q = rq;
-      const float mc = mul[size_t(channel)], ac = add[size_t(channel)], ys = y_scale;
-      if (mode == Mode::kQLinear) {
-        // ONNX Runtime's QLinearConv: (acc + B) · (x_scale · w_scale / y_scale) in FP32.
-        const uint32_t ib = int_bias.empty() ? 0u : uint32_t(int_bias[size_t(channel)]);
-        for (int64_t j = 0; j < n; ++j) out[j] = T(q(float(int32_t(uint32_t(acc[j]) + ib)) * mc));
-        return;
-      }
-      // The unfused graph: Conv in FP32 (x_scale · w_scale · acc + B), Relu, QuantizeLinear (÷ y_scale).
-      const float lo = relu ? 0.f : -3.4e38f;
-      for (int64_t j = 0; j < n; ++j) {
-        float v = float(acc[j]) * mc + ac;
-        v = v > lo ? v : lo;
-        out[j] = T(q(v / ys));
-      }
+    void Row(const int32_t* acc, int64_t n, int64_t channel, TensorRef& y, int64_t at) const {
+      if (mode == Mode::kConvInteger) return (void)std::memcpy(y.as<int32_t>() + at, acc, size_t(n) * sizeof(int32_t));
+      QgemmRequant q = Channels(channel, int_bias.empty() ? nullptr : int_bias.data() + channel);
+      QgemmRequantize(acc, n, 1, n, q, static_cast<uint8_t*>(y.data) + at, n);
     }
   };
 

@@ -63,33 +63,40 @@ class QuantizedMaxPoolKernel : public Kernel {
     bool pair_columns = kw == 2 && sw == 2 && dw == 1 && pw == 0 && 2 * ow <= iw;
     // Separable: the maximum over the window's rows (contiguous, vectorised), then over its columns.
     ForEachClaimed(ctx.pool, planes, [&](int64_t plane) {
-      const T* src = px + plane * ih * iw;
-      T* dst = py + plane * oh * ow;
-      thread_local std::vector<T> line;
-      line.resize(size_t(iw));
-      T* ln = line.data();
-      for (int64_t r = 0; r < oh; ++r) {
-        auto [a0, a1] = rows[size_t(r)];
-        // The type's minimum: what QuantizeLinear makes of an all-padding window's -inf.
-        std::fill(ln, ln + iw, std::numeric_limits<T>::min());
-        for (int64_t a = a0; a < a1; ++a) {
-          const T* in_row = src + (r * sh - ph + a * dh) * iw;
-          for (int64_t i = 0; i < iw; ++i) ln[i] = ln[i] > in_row[i] ? ln[i] : in_row[i];
-        }
-        T* out = dst + r * ow;
-        if (pair_columns) {  // 2-wide, stride 2, inside the row: a loop the compiler vectorises
-          for (int64_t c = 0; c < ow; ++c) out[c] = ln[2 * c] > ln[2 * c + 1] ? ln[2 * c] : ln[2 * c + 1];
-          continue;
-        }
-        for (int64_t c = 0; c < ow; ++c) {
-          auto [b0, b1] = cols[size_t(c)];
-          int64_t base = c * sw - pw;
-          T best = std::numeric_limits<T>::min();
-          for (int64_t b = b0; b < b1; ++b) best = best > ln[base + b * dw] ? best : ln[base + b * dw];
-          out[c] = best;
-        }
-      }
+      PoolPlane(px + plane * ih * iw, ih, iw, oh, ow, sh, ph, dh, sw, pw, dw, rows.data(), cols.data(), pair_columns,
+                py + plane * oh * ow);
     });
+  }
+
+  // One plane. Everything arrives by value: T is a char type, which may alias a lambda's captures,
+  // so stores through it would make the compiler reload them on every iteration and not vectorise.
+  template <typename T>
+  static void PoolPlane(const T* src, int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t sh, int64_t ph, int64_t dh,
+                        int64_t sw, int64_t pw, int64_t dw, const std::pair<int64_t, int64_t>* rows,
+                        const std::pair<int64_t, int64_t>* cols, bool pair_columns, T* dst) {
+    thread_local std::vector<T> line;
+    line.resize(size_t(iw));
+    T* ln = line.data();
+    for (int64_t r = 0; r < oh; ++r) {
+      const int64_t a0 = rows[r].first, a1 = rows[r].second;
+      // The type's minimum: what QuantizeLinear makes of an all-padding window's -inf.
+      std::fill(ln, ln + iw, std::numeric_limits<T>::min());
+      for (int64_t a = a0; a < a1; ++a) {
+        const T* in_row = src + (r * sh - ph + a * dh) * iw;
+        for (int64_t i = 0; i < iw; ++i) ln[i] = ln[i] > in_row[i] ? ln[i] : in_row[i];
+      }
+      T* out = dst + r * ow;
+      if (pair_columns) {  // 2-wide, stride 2, inside the row: a loop the compiler vectorises
+        for (int64_t c = 0; c < ow; ++c) out[c] = ln[2 * c] > ln[2 * c + 1] ? ln[2 * c] : ln[2 * c + 1];
+        continue;
+      }
+      for (int64_t c = 0; c < ow; ++c) {
+        const int64_t b0 = cols[c].first, b1 = cols[c].second, base = c * sw - pw;
+        T best = std::numeric_limits<T>::min();
+        for (int64_t b = b0; b < b1; ++b) best = best > ln[base + b * dw] ? best : ln[base + b * dw];
+        out[c] = best;
+      }
+    }
   }
 
   ConvAttributes attrs_;
