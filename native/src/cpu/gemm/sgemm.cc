@@ -17,23 +17,6 @@ namespace gebe::cpu {
 
 using namespace gemm_detail;
 
-namespace gemm_detail {
-
-const Kernels& ActiveKernels() {
-  static const Kernels& k = [] () -> const Kernels& {
-    const Kernels* table = nullptr;
-    switch (ActiveIsa()) {
-      case Isa::kAvx512: table = Avx512Kernels(); break;
-      case Isa::kAvx2: table = Avx2Kernels(); break;
-      default: table = NeonKernels(); break;
-    }
-    return table ? *table : *PortableKernels();
-  }();
-  return k;
-}
-
-}  // namespace gemm_detail
-
 // Runs fn(i) for i in [0, count) with every participant claiming one item at a time: work items here
 // are large and uneven in number (25 column blocks on 2 threads), so claiming them singly keeps the
 // threads finishing together where fixed chunks of several items would not.
