@@ -42,6 +42,32 @@ inline void Parallel(ThreadPool* pool, int64_t n, int64_t grain, const std::func
   else body(0, n);
 }
 
+// Scratch floats for one GEMM call (uninitialised: packing writes every float before it is read).
+// Kept per thread and reused while it fits kKeptFloats (4 MiB), so steady-state inference allocates
+// nothing per call; a larger request gets its own allocation, freed with the call, so no thread holds
+// more than that between calls. Each call site has its own kept buffer: the drivers do not nest.
+class CallScratch {
+ public:
+  static constexpr size_t kKeptFloats = size_t(1) << 20;
+  CallScratch(std::unique_ptr<float[]>& kept, size_t& kept_size, size_t n) {
+    if (n > kKeptFloats) {
+      own_.reset(new float[n]);
+      data_ = own_.get();
+      return;
+    }
+    if (kept_size < n) {
+      kept.reset(new float[n]);
+      kept_size = n;
+    }
+    data_ = kept.get();
+  }
+  float* get() const { return data_; }
+
+ private:
+  std::unique_ptr<float[]> own_;
+  float* data_ = nullptr;
+};
+
 void ScaleC(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
   if (beta == 0.f || beta == 1.f) return;
   for (int64_t i = 0; i < m; ++i)
@@ -149,9 +175,9 @@ void Blocked(int64_t m, int64_t n, int64_t k, const BlockedOperands& op, float b
   const Kernels& kernels = ActiveKernels();
   int64_t n_padded = PadTo(n, kNR), m_padded = PadTo(m, kMR);
   int64_t kblock = op.packed_b ? op.packed_b->kc : op.packed_a ? op.packed_a->kc : BalancedKc(k);
-  // Uninitialised (every float is written by the packing before it is read).
-  std::unique_ptr<float[]> b_slice;
-  if (!op.packed_b) b_slice.reset(new float[size_t(std::min(kblock, k) * n_padded)]);
+  thread_local std::unique_ptr<float[]> kept_b;
+  thread_local size_t kept_b_size = 0;
+  CallScratch b_slice(kept_b, kept_b_size, op.packed_b ? 0 : size_t(std::min(kblock, k) * n_padded));
   Tiling t = TileOutput(m, n, pool ? pool->size() : 1);
   for (int64_t k0 = 0; k0 < k; k0 += kblock) {
     int64_t kc = std::min(kblock, k - k0);
@@ -215,7 +241,9 @@ void ThinPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const fl
   ScaleC(m, n, beta, c, ldc);
   const Kernels& kernels = ActiveKernels();
   int64_t m_padded = PadTo(m, kMR), n_padded = PadTo(n, kNR);
-  std::unique_ptr<float[]> ap(new float[size_t(m_padded * k)]);
+  thread_local std::unique_ptr<float[]> kept_a;
+  thread_local size_t kept_a_size = 0;
+  CallScratch ap(kept_a, kept_a_size, size_t(m_padded * k));
   int64_t kblocks = (k + kblock - 1) / kblock;
   Parallel(pool, kblocks, 4, [&](int64_t q0, int64_t q1) {
     for (int64_t q = q0; q < q1; ++q) {
