@@ -63,8 +63,15 @@ void PackPanelsA(bool trans_a, const float* a, int64_t lda, int64_t i0, int64_t 
   for (int64_t i = 0; i < mc; i += kMR) {
     int64_t h = std::min<int64_t>(kMR, mc - i);
     float* dst = out + (i / kMR) * kc * kMR;
-    if (!trans_a && h == kMR && pack_rows) {
-      pack_rows(kc, a + (i0 + i) * lda + k0, lda, alpha, dst);
+    if (!trans_a && h == kMR) {
+      const float* rows = a + (i0 + i) * lda + k0;
+      if (pack_rows) {
+        pack_rows(kc, rows, lda, alpha, dst);
+      } else {
+        // A fixed row count, so the compiler unrolls the panel's column.
+        for (int64_t k = 0; k < kc; ++k)
+          for (int64_t y = 0; y < kMR; ++y) dst[k * kMR + y] = rows[y * lda + k] * alpha;
+      }
       continue;
     }
     // Element by element: op(A)[r][q] is a[q·row_step + r·col_step] from the panel's corner.
