@@ -17,23 +17,6 @@ namespace gebe::cpu {
 
 using namespace gemm_detail;
 
-namespace gemm_detail {
-
-const Kernels& ActiveKernels() {
-  static const Kernels& k = [] () -> const Kernels& {
-    const Kernels* table = nullptr;
-    switch (ActiveIsa()) {
-      case Isa::kAvx512: table = Avx512Kernels(); break;
-      case Isa::kAvx2: table = Avx2Kernels(); break;
-      default: table = NeonKernels(); break;
-    }
-    return table ? *table : *PortableKernels();
-  }();
-  return k;
-}
-
-}  // namespace gemm_detail
-
 // Runs fn(i) for i in [0, count) with every participant claiming one item at a time: work items here
 // are large and uneven in number (25 column blocks on 2 threads), so claiming them singly keeps the
 // threads finishing together where fixed chunks of several items would not.
@@ -58,6 +41,32 @@ inline void Parallel(ThreadPool* pool, int64_t n, int64_t grain, const std::func
   if (pool) pool->ParallelFor(n, grain, body);
   else body(0, n);
 }
+
+// Scratch floats for one GEMM call (uninitialised: packing writes every float before it is read).
+// Kept per thread and reused while it fits kKeptFloats (4 MiB), so steady-state inference allocates
+// nothing per call; a larger request gets its own allocation, freed with the call, so no thread holds
+// more than that between calls. Each call site has its own kept buffer: the drivers do not nest.
+class CallScratch {
+ public:
+  static constexpr size_t kKeptFloats = size_t(1) << 20;
+  CallScratch(std::unique_ptr<float[]>& kept, size_t& kept_size, size_t n) {
+    if (n > kKeptFloats) {
+      own_.reset(new float[n]);
+      data_ = own_.get();
+      return;
+    }
+    if (kept_size < n) {
+      kept.reset(new float[n]);
+      kept_size = n;
+    }
+    data_ = kept.get();
+  }
+  float* get() const { return data_; }
+
+ private:
+  std::unique_ptr<float[]> own_;
+  float* data_ = nullptr;
+};
 
 void ScaleC(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
   if (beta == 0.f || beta == 1.f) return;
@@ -166,9 +175,9 @@ void Blocked(int64_t m, int64_t n, int64_t k, const BlockedOperands& op, float b
   const Kernels& kernels = ActiveKernels();
   int64_t n_padded = PadTo(n, kNR), m_padded = PadTo(m, kMR);
   int64_t kblock = op.packed_b ? op.packed_b->kc : op.packed_a ? op.packed_a->kc : BalancedKc(k);
-  // Uninitialised (every float is written by the packing before it is read).
-  std::unique_ptr<float[]> b_slice;
-  if (!op.packed_b) b_slice.reset(new float[size_t(std::min(kblock, k) * n_padded)]);
+  thread_local std::unique_ptr<float[]> kept_b;
+  thread_local size_t kept_b_size = 0;
+  CallScratch b_slice(kept_b, kept_b_size, op.packed_b ? 0 : size_t(std::min(kblock, k) * n_padded));
   Tiling t = TileOutput(m, n, pool ? pool->size() : 1);
   for (int64_t k0 = 0; k0 < k; k0 += kblock) {
     int64_t kc = std::min(kblock, k - k0);
@@ -232,7 +241,9 @@ void ThinPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const fl
   ScaleC(m, n, beta, c, ldc);
   const Kernels& kernels = ActiveKernels();
   int64_t m_padded = PadTo(m, kMR), n_padded = PadTo(n, kNR);
-  std::unique_ptr<float[]> ap(new float[size_t(m_padded * k)]);
+  thread_local std::unique_ptr<float[]> kept_a;
+  thread_local size_t kept_a_size = 0;
+  CallScratch ap(kept_a, kept_a_size, size_t(m_padded * k));
   int64_t kblocks = (k + kblock - 1) / kblock;
   Parallel(pool, kblocks, 4, [&](int64_t q0, int64_t q1) {
     for (int64_t q = q0; q < q1; ++q) {

@@ -203,6 +203,33 @@ void PanelRowsAvx2Impl(int64_t m, int64_t kc, const float* a, int64_t a_row, int
   }
 }
 
+// One whole 6-row panel of A, 4 columns at a time: rows 0..3 are transposed as a 4 × 4 block (one
+// 16-byte store per column) and rows 4, 5 interleaved (one 8-byte store per column).
+__attribute__((target("avx2,fma"))) void PackRowsAAvx2(int64_t kc, const float* a, int64_t lda, float alpha,
+                                                       float* out) {
+  static_assert(kMR == 6, "rows 0..3 and 4..5 below are a 6-row panel");
+  const __m128 va = _mm_set1_ps(alpha);
+  int64_t q = 0;
+  for (; q + 4 <= kc; q += 4) {
+    __m128 r0 = _mm_mul_ps(_mm_loadu_ps(a + q), va), r1 = _mm_mul_ps(_mm_loadu_ps(a + lda + q), va);
+    __m128 r2 = _mm_mul_ps(_mm_loadu_ps(a + 2 * lda + q), va), r3 = _mm_mul_ps(_mm_loadu_ps(a + 3 * lda + q), va);
+    __m128 r4 = _mm_mul_ps(_mm_loadu_ps(a + 4 * lda + q), va), r5 = _mm_mul_ps(_mm_loadu_ps(a + 5 * lda + q), va);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    __m128 p01 = _mm_unpacklo_ps(r4, r5), p23 = _mm_unpackhi_ps(r4, r5);
+    float* o = out + q * kMR;
+    _mm_storeu_ps(o, r0);
+    _mm_storel_pi(reinterpret_cast<__m64*>(o + 4), p01);
+    _mm_storeu_ps(o + 6, r1);
+    _mm_storeh_pi(reinterpret_cast<__m64*>(o + 10), p01);
+    _mm_storeu_ps(o + 12, r2);
+    _mm_storel_pi(reinterpret_cast<__m64*>(o + 16), p23);
+    _mm_storeu_ps(o + 18, r3);
+    _mm_storeh_pi(reinterpret_cast<__m64*>(o + 22), p23);
+  }
+  for (; q < kc; ++q)
+    for (int64_t y = 0; y < kMR; ++y) out[q * kMR + y] = a[y * lda + q] * alpha;
+}
+
 }  // namespace
 
 const Kernels* Avx2Kernels() {
@@ -214,6 +241,7 @@ const Kernels* Avx2Kernels() {
     t.block_indirect = IndirectBlockFromTiles<MicroKernel6x16Indirect>;
     t.dot = DotAvx2Impl;
     t.panel_rows = PanelRowsAvx2Impl;
+    t.pack_rows_a = PackRowsAAvx2;
     return t;
   }();
   return &k;

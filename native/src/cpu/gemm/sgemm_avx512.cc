@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 
 // GCC 12 implements _mm512_undefined_ps as a self-initialised variable, which -Wuninitialized reports.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -223,6 +224,45 @@ GEBE_AVX512 void PanelRows(int64_t m, int64_t kc, const float* a, int64_t a_row,
   }
 }
 
+// One whole 6-row panel of A, 16 columns at a time: the six rows are paired (r0 r1 interleaved, r2 r3,
+// r4 r5) so each k becomes three 64-bit pairs, then each output vector (eight pairs, k-major) takes
+// its pairs from the first two pair streams in one two-source permute and from the third through a
+// masked permute. 16 columns are 96 floats: three vectors from columns 0..7, three from 8..15.
+GEBE_AVX512 void PackRowsA(int64_t kc, const float* a, int64_t lda, float alpha, float* out) {
+  static_assert(kMR == 6, "the pair permutes below are for 6-row panels");
+  const __m512i pair_lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i pair_hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  // Output pair e of vector v (0..2) is pair stream j = (8v + e) % 3 at column (8v + e) / 3.
+  const __m512i from01[3] = {_mm512_setr_epi64(0, 8, 0, 1, 9, 0, 2, 10), _mm512_setr_epi64(0, 3, 11, 0, 4, 12, 0, 5),
+                             _mm512_setr_epi64(13, 0, 6, 14, 0, 7, 15, 0)};
+  const __m512i from2[3] = {_mm512_setr_epi64(0, 0, 0, 0, 0, 1, 0, 0), _mm512_setr_epi64(2, 0, 0, 3, 0, 0, 4, 0),
+                            _mm512_setr_epi64(0, 5, 0, 0, 6, 0, 0, 7)};
+  const __mmask8 stream2[3] = {0x24, 0x49, 0x92};
+  const __m512 va = _mm512_set1_ps(alpha);
+  auto pack16 = [&](__mmask16 lanes, float* dst) GEBE_AVX512 {
+    __m512 r[kMR];
+    for (int y = 0; y < kMR; ++y) r[y] = _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, a + y * lda), va);
+    for (int half = 0; half < 2; ++half) {
+      const __m512i idx = half ? pair_hi : pair_lo;
+      __m512i p0 = _mm512_castps_si512(_mm512_permutex2var_ps(r[0], idx, r[1]));
+      __m512i p1 = _mm512_castps_si512(_mm512_permutex2var_ps(r[2], idx, r[3]));
+      __m512i p2 = _mm512_castps_si512(_mm512_permutex2var_ps(r[4], idx, r[5]));
+      for (int v = 0; v < 3; ++v) {
+        __m512i o = _mm512_permutex2var_epi64(p0, from01[v], p1);
+        o = _mm512_mask_permutexvar_epi64(o, stream2[v], from2[v], p2);
+        _mm512_storeu_si512(dst + (half * 3 + v) * 16, o);
+      }
+    }
+  };
+  int64_t q = 0;
+  for (; q + 16 <= kc; q += 16, a += 16) pack16(0xFFFF, out + q * kMR);
+  if (q < kc) {
+    alignas(64) float tail[16 * kMR];
+    pack16(FirstLanes(kc - q), tail);
+    std::memcpy(out + q * kMR, tail, sizeof(float) * size_t((kc - q) * kMR));
+  }
+}
+
 }  // namespace
 
 const Kernels* Avx512Kernels() {
@@ -234,6 +274,7 @@ const Kernels* Avx512Kernels() {
     t.block_indirect = IndirectBlock;
     t.dot = Dot;
     t.panel_rows = PanelRows;
+    t.pack_rows_a = PackRowsA;
     return t;
   }();
   return &k;

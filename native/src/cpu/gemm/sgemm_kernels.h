@@ -40,6 +40,10 @@ using DotKernel = float (*)(const float* a, const float* b, int64_t n);
 // a_i = a + i * a_row (a_col apart for consecutive q). The thin-A path of pre-packed Gemm/MatMul.
 using PanelRowsKernel = void (*)(int64_t m, int64_t kc, const float* a, int64_t a_row, int64_t a_col, const float* panel,
                                  float* acc);
+// One whole panel of kMR rows of A, not transposed (row y at a + y·lda), scaled:
+// out[q·kMR + y] = alpha · a[y·lda + q] for q in [0, kc). The product is rounded once, as the portable
+// loop's, so every ISA packs the same bits.
+using PackRowsAKernel = void (*)(int64_t kc, const float* a, int64_t lda, float alpha, float* out);
 
 struct Kernels {
   const char* isa = nullptr;  // "portable", "avx2", "avx512", "neon"
@@ -48,6 +52,7 @@ struct Kernels {
   IndirectBlockKernel block_indirect = nullptr;  // nullptr: no implicit im2col on this ISA
   DotKernel dot = nullptr;
   PanelRowsKernel panel_rows = nullptr;
+  PackRowsAKernel pack_rows_a = nullptr;  // nullptr: the portable loop of PackPanelsA
 };
 
 // The kernels of ActiveIsa().

@@ -3,9 +3,26 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cpu/isa.h"
+
 namespace gebe::cpu {
 
 namespace gemm_detail {
+
+// Defined beside the packing (not the drivers): PackPanelsA calls the ISA's row packer, and the
+// kernel tests link the packing without the drivers.
+const Kernels& ActiveKernels() {
+  static const Kernels& k = [] () -> const Kernels& {
+    const Kernels* table = nullptr;
+    switch (ActiveIsa()) {
+      case Isa::kAvx512: table = Avx512Kernels(); break;
+      case Isa::kAvx2: table = Avx2Kernels(); break;
+      default: table = NeonKernels(); break;
+    }
+    return table ? *table : *PortableKernels();
+  }();
+  return k;
+}
 
 int64_t BalancedKc(int64_t k) {
   int64_t blocks = (k + kKC - 1) / kKC;
@@ -42,15 +59,27 @@ void PackPanelsB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t 
 
 void PackPanelsA(bool trans_a, const float* a, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc, float alpha,
                  float* out) {
+  PackRowsAKernel pack_rows = ActiveKernels().pack_rows_a;
   for (int64_t i = 0; i < mc; i += kMR) {
     int64_t h = std::min<int64_t>(kMR, mc - i);
     float* dst = out + (i / kMR) * kc * kMR;
+    if (!trans_a && h == kMR) {
+      const float* rows = a + (i0 + i) * lda + k0;
+      if (pack_rows) {
+        pack_rows(kc, rows, lda, alpha, dst);
+      } else {
+        // A fixed row count, so the compiler unrolls the panel's column.
+        for (int64_t k = 0; k < kc; ++k)
+          for (int64_t y = 0; y < kMR; ++y) dst[k * kMR + y] = rows[y * lda + k] * alpha;
+      }
+      continue;
+    }
+    // Element by element: op(A)[r][q] is a[q·row_step + r·col_step] from the panel's corner.
+    const float* corner = trans_a ? a + k0 * lda + i0 + i : a + (i0 + i) * lda + k0;
+    int64_t q_step = trans_a ? lda : 1, y_step = trans_a ? 1 : lda;
     for (int64_t k = 0; k < kc; ++k) {
       float* col = dst + k * kMR;
-      for (int64_t y = 0; y < h; ++y) {
-        float v = trans_a ? a[(k0 + k) * lda + i0 + i + y] : a[(i0 + i + y) * lda + k0 + k];
-        col[y] = v * alpha;
-      }
+      for (int64_t y = 0; y < h; ++y) col[y] = corner[k * q_step + y * y_step] * alpha;
       for (int64_t y = h; y < kMR; ++y) col[y] = 0.f;
     }
   }
