@@ -27,6 +27,20 @@ GEBE_AVX512 void Row9Stride2(float* __restrict y, const float* const* p, int64_t
   Row9Body<2>(y, p, n, w, b);
 }
 
+// The nine taps at offset k of each row pointer, on three accumulators so the FMAs overlap, plus b.
+GEBE_AVX512 inline __m512 Taps9(const __m512* wv, const float* const* p, int64_t k, __mmask16 m, __m512 bv) {
+  __m512 acc0 = _mm512_fmadd_ps(wv[0], _mm512_maskz_loadu_ps(m, p[0] + k), bv);
+  __m512 acc1 = _mm512_mul_ps(wv[1], _mm512_maskz_loadu_ps(m, p[1] + k));
+  __m512 acc2 = _mm512_mul_ps(wv[2], _mm512_maskz_loadu_ps(m, p[2] + k));
+  acc0 = _mm512_fmadd_ps(wv[3], _mm512_maskz_loadu_ps(m, p[3] + k), acc0);
+  acc1 = _mm512_fmadd_ps(wv[4], _mm512_maskz_loadu_ps(m, p[4] + k), acc1);
+  acc2 = _mm512_fmadd_ps(wv[5], _mm512_maskz_loadu_ps(m, p[5] + k), acc2);
+  acc0 = _mm512_fmadd_ps(wv[6], _mm512_maskz_loadu_ps(m, p[6] + k), acc0);
+  acc1 = _mm512_fmadd_ps(wv[7], _mm512_maskz_loadu_ps(m, p[7] + k), acc1);
+  acc2 = _mm512_fmadd_ps(wv[8], _mm512_maskz_loadu_ps(m, p[8] + k), acc2);
+  return _mm512_add_ps(acc0, _mm512_add_ps(acc1, acc2));
+}
+
 // Stride 1 with explicit FMAs, 16 outputs per step and one masked step for the rest.
 GEBE_AVX512 void Row9Fma(float* __restrict y, const float* const* p, int64_t n, const float* w, float b) {
   __m512 wv[9];
@@ -34,16 +48,7 @@ GEBE_AVX512 void Row9Fma(float* __restrict y, const float* const* p, int64_t n, 
   const __m512 bv = _mm512_set1_ps(b);
   for (int64_t i = 0; i < n; i += 16) {
     __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - i)) - 1u);
-    __m512 acc0 = _mm512_fmadd_ps(wv[0], _mm512_maskz_loadu_ps(m, p[0] + i), bv);
-    __m512 acc1 = _mm512_mul_ps(wv[1], _mm512_maskz_loadu_ps(m, p[1] + i));
-    __m512 acc2 = _mm512_mul_ps(wv[2], _mm512_maskz_loadu_ps(m, p[2] + i));
-    acc0 = _mm512_fmadd_ps(wv[3], _mm512_maskz_loadu_ps(m, p[3] + i), acc0);
-    acc1 = _mm512_fmadd_ps(wv[4], _mm512_maskz_loadu_ps(m, p[4] + i), acc1);
-    acc2 = _mm512_fmadd_ps(wv[5], _mm512_maskz_loadu_ps(m, p[5] + i), acc2);
-    acc0 = _mm512_fmadd_ps(wv[6], _mm512_maskz_loadu_ps(m, p[6] + i), acc0);
-    acc1 = _mm512_fmadd_ps(wv[7], _mm512_maskz_loadu_ps(m, p[7] + i), acc1);
-    acc2 = _mm512_fmadd_ps(wv[8], _mm512_maskz_loadu_ps(m, p[8] + i), acc2);
-    _mm512_mask_storeu_ps(y + i, m, _mm512_add_ps(acc0, _mm512_add_ps(acc1, acc2)));
+    _mm512_mask_storeu_ps(y + i, m, Taps9(wv, p, i, m, bv));
   }
 }
 
@@ -66,16 +71,7 @@ GEBE_AVX512 void Plane9(float* y, const float* const* p, int64_t rows, int64_t n
     for (int64_t i = 0; i < n; i += 16) {
       __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - i)) - 1u);
       const int64_t k = o + i;
-      __m512 acc0 = _mm512_fmadd_ps(wv[0], _mm512_maskz_loadu_ps(m, p[0] + k), bv);
-      __m512 acc1 = _mm512_mul_ps(wv[1], _mm512_maskz_loadu_ps(m, p[1] + k));
-      __m512 acc2 = _mm512_mul_ps(wv[2], _mm512_maskz_loadu_ps(m, p[2] + k));
-      acc0 = _mm512_fmadd_ps(wv[3], _mm512_maskz_loadu_ps(m, p[3] + k), acc0);
-      acc1 = _mm512_fmadd_ps(wv[4], _mm512_maskz_loadu_ps(m, p[4] + k), acc1);
-      acc2 = _mm512_fmadd_ps(wv[5], _mm512_maskz_loadu_ps(m, p[5] + k), acc2);
-      acc0 = _mm512_fmadd_ps(wv[6], _mm512_maskz_loadu_ps(m, p[6] + k), acc0);
-      acc1 = _mm512_fmadd_ps(wv[7], _mm512_maskz_loadu_ps(m, p[7] + k), acc1);
-      acc2 = _mm512_fmadd_ps(wv[8], _mm512_maskz_loadu_ps(m, p[8] + k), acc2);
-      __m512 v = _mm512_add_ps(acc0, _mm512_add_ps(acc1, acc2));
+      __m512 v = Taps9(wv, p, k, m, bv);
       // max_ps/min_ps return their second operand where either is NaN: Relu's NaN gives lo, Clip's is kept.
       if (c.kind == RowClamp::kRelu) v = _mm512_max_ps(v, lo);
       else if (c.kind == RowClamp::kClip) v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
