@@ -7,23 +7,13 @@
 #include <string>
 
 #include "check.h"
+#include "fuzz_rng.h"
 #include "contract_fixture.h"
 #include "http/json_infer_request.h"
 
 using namespace gebe;
 
 namespace {
-
-struct Rng {
-  uint64_t state = 0x9E3779B97F4A7C15ull;
-  uint64_t Next() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  }
-  size_t Below(size_t n) { return n == 0 ? 0 : size_t(Next() % n); }
-};
 
 // B (INT64, 3 rows of 2x5) as JSON data, A (FP32, 3 rows of 4) binary: 48 bytes after the JSON.
 const std::string kValid =
@@ -62,7 +52,7 @@ TEST(fuzz_damaged_requests_never_crash) {
   int normalized = 0;
   CHECK(Run(kValid, contract, &normalized));
   CHECK_EQ(normalized, 1);
-  Rng rng;
+  gebe_test::FuzzRng rng(0x9E3779B97F4A7C15ull);
   int accepted = 0;
   for (int round = 0; round < 100000; ++round) {
     std::string text = kValid;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "check.h"
+#include "fuzz_rng.h"
 #include "grpc/infer_message.h"
 #include "request_builder.h"
 
@@ -14,17 +15,6 @@ using namespace gebe;
 using namespace grpc_test;
 
 namespace {
-
-struct Rng {
-  uint64_t state = 0x2545F4914F6CDD1Dull;
-  uint64_t Next() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  }
-  size_t Below(size_t n) { return n == 0 ? 0 : size_t(Next() % n); }
-};
 
 bool Inside(ByteView v, const std::vector<uint8_t>& msg) {
   if (v.size == 0) return true;
@@ -54,7 +44,7 @@ TEST(fuzz_damaged_requests_never_crash) {
   const std::vector<std::string> seeds = Seeds();
   const char* env = std::getenv("FUZZ_ROUNDS");
   const int rounds = env ? std::atoi(env) : 300000;
-  Rng rng;
+  gebe_test::FuzzRng rng(0x2545F4914F6CDD1Dull);
   int decoded = 0;
   for (int round = 0; round < rounds; ++round) {
     std::string text = seeds[rng.Below(seeds.size())];
