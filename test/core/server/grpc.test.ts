@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
-import { call, callError, grpcClient, type GrpcClient } from './helpers/grpc-client.js';
+import { call, callError, grpcClient, streamInfer, type GrpcClient } from './helpers/grpc-client.js';
 
 let t: TestServer;
 let client: GrpcClient;
@@ -182,18 +182,11 @@ describe('gRPC ModelInfer', () => {
 
 describe('gRPC ModelStreamInfer', () => {
   it('answers every request on the stream, errors in-band', async () => {
-    const stream = client.ModelStreamInfer!();
-    const responses: any[] = [];
-    const done = new Promise<void>((resolve, reject) => {
-      stream.on('data', (r: any) => responses.push(r));
-      stream.on('end', resolve);
-      stream.on('error', reject);
-    });
-    stream.write({ model_name: 'simple', id: 'a', inputs: simpleInputs, raw_input_contents: [f32(1, 2, 3, 4), f32(0, 0, 0, 0)] });
-    stream.write({ model_name: 'nope', id: 'b', inputs: simpleInputs, raw_input_contents: [f32(1, 2, 3, 4), f32(0, 0, 0, 0)] });
-    stream.write({ model_name: 'simple', id: 'c', inputs: simpleInputs, raw_input_contents: [f32(9, 9, 9, 9), f32(0, 0, 0, 0)] });
-    stream.end();
-    await done;
+    const responses = await streamInfer(client, [
+      { model_name: 'simple', id: 'a', inputs: simpleInputs, raw_input_contents: [f32(1, 2, 3, 4), f32(0, 0, 0, 0)] },
+      { model_name: 'nope', id: 'b', inputs: simpleInputs, raw_input_contents: [f32(1, 2, 3, 4), f32(0, 0, 0, 0)] },
+      { model_name: 'simple', id: 'c', inputs: simpleInputs, raw_input_contents: [f32(9, 9, 9, 9), f32(0, 0, 0, 0)] },
+    ]);
     const byId = new Map(responses.map((r) => [r.infer_response.id, r]));
     expect(byId.get('a').error_message).toBe('');
     expect(Array.from(new Float32Array(new Uint8Array(byId.get('c').infer_response.raw_output_contents[0]).buffer))).toEqual([9, 9, 9, 9]);

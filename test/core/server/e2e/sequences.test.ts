@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseModelConfig } from '../../../../src/core/config/index.js';
 import { loadModel, type ExecutorModel } from '../../../../src/core/executor/index.js';
 import { binaryBody, postBinary, postJson } from '../helpers/http-client.js';
-import { call, callError, grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
+import { call, callError, grpcClient, streamInfer, type GrpcClient } from '../helpers/grpc-client.js';
 import { repoRoot, startRealServer, type RealServer } from './helpers.js';
 import { memoryIO } from '../../../../src/io.js';
 import { runValidate } from '../../../../src/commands/validate/run.js';
@@ -149,19 +149,12 @@ describe('sequences over HTTP JSON, HTTP binary and gRPC', () => {
   });
 
   it('runs sequences pipelined on one ModelStreamInfer stream, in arrival order', async () => {
-    const stream = client.ModelStreamInfer!();
-    const responses: any[] = [];
-    const done = new Promise<void>((resolve, reject) => {
-      stream.on('data', (r: any) => responses.push(r));
-      stream.on('end', resolve);
-      stream.on('error', reject);
-    });
     // Two sequences, interleaved, every step written without waiting for an answer.
+    const requests: object[] = [];
     for (let k = 0; k < 3; k += 1) {
-      for (const id of [201, 202]) stream.write({ ...grpcRequest(id, [id, k, 1, 0], k === 0, k === 2), id: `${id}-${k}` });
+      for (const id of [201, 202]) requests.push({ ...grpcRequest(id, [id, k, 1, 0], k === 0, k === 2), id: `${id}-${k}` });
     }
-    stream.end();
-    await done;
+    const responses = await streamInfer(client, requests);
     const byId = new Map(responses.map((r) => [r.infer_response.id, r]));
     for (const id of [201, 202]) {
       for (let k = 0; k < 3; k += 1) {

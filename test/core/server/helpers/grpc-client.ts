@@ -24,3 +24,17 @@ export async function callError(client: GrpcClient, method: string, request: obj
   }
   throw new Error(`${method} succeeded but was expected to fail`);
 }
+
+/** Writes `requests` on one ModelStreamInfer stream without waiting, ends it, and resolves to every response it got. */
+export function streamInfer(client: GrpcClient, requests: object[]): Promise<any[]> {
+  const stream = client.ModelStreamInfer!();
+  const responses: any[] = [];
+  const done = new Promise<any[]>((resolve, reject) => {
+    stream.on('data', (r: any) => responses.push(r));
+    stream.on('end', () => resolve(responses));
+    stream.on('error', reject);
+  });
+  for (const request of requests) stream.write(request);
+  stream.end();
+  return done;
+}
