@@ -38,8 +38,7 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     }
     Napi::Object o = info[0].As<Napi::Object>();
     GrpcServerOptions options;
-    if (!o.Get("host").IsString()) throw Napi::TypeError::New(env, "NativeGrpcServer option 'host' must be a string");
-    options.host = o.Get("host").As<Napi::String>().Utf8Value();
+    options.host = RequiredString(o, "host", kClass);
     options.port = int(OptionalU64(o, "port", 0, kClass));
     if (options.port > 65535) throw Napi::RangeError::New(env, "NativeGrpcServer needs port 0-65535");
     options.max_request_bytes = OptionalU64(o, "maxMessageBytes", options.max_request_bytes, kClass);
@@ -48,7 +47,7 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     options.max_concurrent_streams = uint32_t(OptionalU64(o, "maxConcurrentStreams", options.max_concurrent_streams, kClass));
     options.drain_grace_ms = OptionalU64(o, "drainGraceMs", options.drain_grace_ms, kClass);
     options.announce_streams = o.Get("announceStreams").IsBoolean() && o.Get("announceStreams").As<Napi::Boolean>().Value();
-    if (o.Get("busyMessage").IsString()) options.busy_message = o.Get("busyMessage").As<Napi::String>().Utf8Value();
+    options.busy_message = RequiredString(o, "busyMessage", kClass);
     const bool native_infer = !o.Get("nativeInfer").IsBoolean() || o.Get("nativeInfer").As<Napi::Boolean>().Value();
 
     tsfn_ = Napi::ThreadSafeFunction::New(env, info[1].As<Napi::Function>(), "gebe-grpc", 0, 1);

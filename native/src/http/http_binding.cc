@@ -40,16 +40,15 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     }
     Napi::Object o = info[0].As<Napi::Object>();
     HttpServerOptions options;
-    if (!o.Get("host").IsString()) throw Napi::TypeError::New(env, "NativeHttpServer option 'host' must be a string");
-    options.host = o.Get("host").As<Napi::String>().Utf8Value();
+    options.host = RequiredString(o, "host", kClass);
     options.port = int(OptionalU64(o, "port", 0, kClass));
     options.max_inflight_bytes = OptionalU64(o, "maxInflightBodyBytes", options.max_inflight_bytes, kClass);
     options.max_connections = size_t(OptionalU64(o, "maxConnections", options.max_connections, kClass));
-    if (o.Get("busyMessage").IsString()) options.busy_message = o.Get("busyMessage").As<Napi::String>().Utf8Value();
-    if (o.Get("tooLargeMessage").IsString()) options.too_large_message = o.Get("tooLargeMessage").As<Napi::String>().Utf8Value();
-    if (o.Get("malformedPrefix").IsString()) options.malformed_prefix = o.Get("malformedPrefix").As<Napi::String>().Utf8Value();
-    if (o.Get("timeoutMessage").IsString()) options.timeout_message = o.Get("timeoutMessage").As<Napi::String>().Utf8Value();
-    if (o.Get("fullMessage").IsString()) options.full_message = o.Get("fullMessage").As<Napi::String>().Utf8Value();
+    options.busy_message = RequiredString(o, "busyMessage", kClass);
+    options.too_large_message = RequiredString(o, "tooLargeMessage", kClass);
+    options.malformed_prefix = RequiredString(o, "malformedPrefix", kClass);
+    options.timeout_message = RequiredString(o, "timeoutMessage", kClass);
+    options.full_message = RequiredString(o, "fullMessage", kClass);
     options.max_request_bytes = OptionalU64(o, "maxBodyBytes", options.max_request_bytes, kClass);
     options.headers_timeout_ms = OptionalU64(o, "headersTimeoutMs", options.headers_timeout_ms, kClass);
     options.request_timeout_ms = OptionalU64(o, "requestTimeoutMs", options.request_timeout_ms, kClass);

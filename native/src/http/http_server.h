@@ -33,13 +33,13 @@ inline uv_buf_t MakeBuf(const void* data, size_t length) {
 }
 
 struct HttpServerOptions : FrontEndOptions {
-  // The wording of the 413, 400 (then llhttp's reason) and 408 answers; serve passes
-  // server/limits.ts's, so that both HTTP front ends say the same.
-  std::string too_large_message = "request body exceeds the limit (raise it with --http-max-body)";
-  std::string malformed_prefix = "malformed HTTP request: ";
-  std::string timeout_message = "request headers were not received in time";
-  // One more connection than max_connections is answered 503 with full_message and closed.
-  std::string full_message = "the server has too many open connections; retry later";
+  // The wording of the 413, 400 (then llhttp's reason) and 408 answers, and of the 503 for one
+  // more connection than max_connections (then closed): server/limits.ts's, which the binding
+  // requires, so that both HTTP front ends say the same and no native copy drifts from it.
+  std::string too_large_message;
+  std::string malformed_prefix;
+  std::string timeout_message;
+  std::string full_message;
   uint64_t headers_timeout_ms = 30000;
   uint64_t request_timeout_ms = 300000;
   uint64_t keep_alive_timeout_ms = 65000;

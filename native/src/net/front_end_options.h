@@ -17,8 +17,8 @@ struct FrontEndOptions {
   uint64_t max_inflight_bytes = 1ull << 30;
   // Open client connections; what happens to one more is the protocol's (see each server).
   size_t max_connections = 4096;
-  // The wording of the busy answer, written by the JS side (src/core/server/limits.ts).
-  std::string busy_message = "the server is receiving too many requests at once; retry later";
+  // The wording of the busy answer: src/core/server/limits.ts's, which the bindings require.
+  std::string busy_message;
 };
 
 }  // namespace gebe

@@ -25,6 +25,14 @@ inline uint64_t OptionalU64(Napi::Object o, const char* key, uint64_t fallback, 
   return uint64_t(v.As<Napi::Number>().DoubleValue());
 }
 
+// o[key] as a string; absent or not a string throws, naming `owner` and the key. The answers'
+// wording is one of these: serve passes it from src/core/server/limits.ts, so it has no native copy.
+inline std::string RequiredString(Napi::Object o, const char* key, const char* owner) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsString()) throw Napi::TypeError::New(o.Env(), std::string(owner) + " option '" + key + "' must be a string");
+  return v.As<Napi::String>().Utf8Value();
+}
+
 // The JS error of a failed listen: the libuv message, with its code ("EADDRINUSE", ...).
 inline Napi::Error ListenErrorToJs(Napi::Env env, const ListenError& e) {
   Napi::Error error = Napi::Error::New(env, e.message);

@@ -43,6 +43,17 @@ export function maxConnectionsMessage(limit: number): string {
   return `the server has ${limit} open connections, its limit (--max-connections); retry later`;
 }
 
+/** Every answer the native HTTP server words itself, for its limits as configured. */
+export function nativeHttpWording(maxBodyBytes: number, maxInflightBodyBytes: number, maxConnections: number) {
+  return {
+    busyMessage: inflightBodyMessage(maxInflightBodyBytes),
+    tooLargeMessage: bodyTooLargeMessage(maxBodyBytes),
+    malformedPrefix: MALFORMED_REQUEST_PREFIX,
+    timeoutMessage: REQUEST_TIMEOUT_MESSAGE,
+    fullMessage: maxConnectionsMessage(maxConnections),
+  };
+}
+
 /**
  * At a drain, an idle keep-alive connection stays open this long for a request its client sent
  * just before the signal (answered with Connection: close) before it is closed; gRPC connections

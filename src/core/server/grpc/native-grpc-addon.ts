@@ -15,7 +15,7 @@ export interface NativeGrpcServerOptions {
   maxConcurrentStreams?: number;
   /** At close, calls are still taken this long before the GOAWAY. */
   drainGraceMs?: number;
-  busyMessage?: string;
+  busyMessage: string;
   /** Streaming calls are handed to JS when they open (request null), for restriction checks. */
   announceStreams?: boolean;
   /** false: every call goes to the JS handler (nothing is published). */

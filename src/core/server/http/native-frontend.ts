@@ -7,7 +7,7 @@
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import type { NativeModel } from '../../executor/executor-addon.js';
-import { bodyTooLargeMessage, defaultMaxInflightBodyBytes, inflightBodyMessage, MALFORMED_REQUEST_PREFIX, maxConnectionsMessage, REQUEST_TIMEOUT_MESSAGE } from '../limits.js';
+import { defaultMaxInflightBodyBytes, nativeHttpWording } from '../limits.js';
 import { createHttpHandler, headerLines, headerRecord, type HttpHandler } from './handler.js';
 import { createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
 import type { HttpOptions } from './server.js';
@@ -49,11 +49,7 @@ export class NativeHttpFrontend implements HttpListener {
       maxBodyBytes: this.options.maxBodyBytes,
       maxInflightBodyBytes: maxInflight,
       maxConnections,
-      busyMessage: inflightBodyMessage(maxInflight),
-      tooLargeMessage: bodyTooLargeMessage(this.options.maxBodyBytes),
-      malformedPrefix: MALFORMED_REQUEST_PREFIX,
-      timeoutMessage: REQUEST_TIMEOUT_MESSAGE,
-      fullMessage: maxConnectionsMessage(maxConnections),
+      ...nativeHttpWording(this.options.maxBodyBytes, maxInflight, maxConnections),
       headersTimeoutMs: this.options.headersTimeoutMs,
       requestTimeoutMs: this.options.requestTimeoutMs,
       keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,

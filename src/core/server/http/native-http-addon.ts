@@ -10,14 +10,14 @@ export interface NativeHttpServerOptions {
   maxInflightBodyBytes?: number;
   maxConnections?: number;
   /** The 503 answers' wording for those two limits (from ../limits.ts). */
-  busyMessage?: string;
+  busyMessage: string;
   /** The 413 answer's text for a body over maxBodyBytes. */
-  tooLargeMessage?: string;
+  tooLargeMessage: string;
   /** The 400 answer's text for an unparsable request starts with this, then the parser's reason. */
-  malformedPrefix?: string;
+  malformedPrefix: string;
   /** The 408 answer's text. */
-  timeoutMessage?: string;
-  fullMessage?: string;
+  timeoutMessage: string;
+  fullMessage: string;
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;

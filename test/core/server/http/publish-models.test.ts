@@ -10,6 +10,7 @@ import { DiskModelSource } from '../../../../src/core/server/disk-source.js';
 import { createNativeHttpServer } from '../../../../src/core/server/http/native-http-addon.js';
 import { publishReadyModels } from '../../../../src/core/server/http/publish-models.js';
 import { silentLogger, type LogFields, type Logger } from '../../../../src/core/server/logger.js';
+import { nativeHttpWording } from '../../../../src/core/server/limits.js';
 import { ModelManager } from '../../../../src/core/server/model-manager.js';
 import { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
 import { GebeServer } from '../../../../src/core/server/server.js';
@@ -20,7 +21,7 @@ describe('publishReadyModels', () => {
     const repo = mnistRepository();
     const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'explicit');
     // The real binding (not listening): publish must unwrap each handle to its model core.
-    const native = createNativeHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1024 }, () => undefined);
+    const native = createNativeHttpServer({ host: '127.0.0.1', port: 0, maxBodyBytes: 1024, ...nativeHttpWording(1024, 1 << 20, 16) }, () => undefined);
     const seen: Array<{ model: string; versions: string[]; defaultVersion: string }> = [];
     const stop = publishReadyModels(manager, {
       publish(model, versions, defaultVersion) {
