@@ -22,6 +22,7 @@ namespace gebe::cpu {
 namespace {
 
 constexpr int64_t kColumnBlock = 96;  // columns per work item: two AVX-512 tiles
+constexpr int64_t kRowsPerPart = 32;  // least output channels per work item where channels are split
 
 enum class Mode { kConvInteger, kQLinear, kQdq };
 
@@ -167,7 +168,20 @@ class QuantizedConvKernel : public Kernel {
         for (int64_t t = 0; t < t1 - t0; ++t) d[t0 + t] = uint8_t(src[t] ^ flip);
       } else if (t1 > t0) {
         const uint8_t* src = row + iw0 + t0 * g.sw;
-        for (int64_t t = 0; t < t1 - t0; ++t) d[t0 + t] = uint8_t(src[t * g.sw] ^ flip);
+        int64_t t = 0, count = t1 - t0;
+#if defined(__SSE2__)
+        // Stride 2 (the downsampling convolutions): the even bytes of 32, 16 outputs a step. The
+        // load's last byte lies before the next output's, which exists (t + 16 < count).
+        if (g.sw == 2) {
+          const __m128i low = _mm_set1_epi16(0xFF), flip16 = _mm_set1_epi8(char(flip));
+          for (; t + 16 < count; t += 16) {
+            __m128i lo = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * t)), low);
+            __m128i hi = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * t + 16)), low);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + t0 + t), _mm_xor_si128(_mm_packus_epi16(lo, hi), flip16));
+          }
+        }
+#endif
+        for (; t < count; ++t) d[t0 + t] = uint8_t(src[t * g.sw] ^ flip);
       }
       for (int64_t t = t1; t < run; ++t) d[t] = pad;
     }
@@ -301,7 +315,20 @@ class QuantizedConvKernel : public Kernel {
         requant[size_t(gi)] = ep.Channels(gi * mg, adds.data() + gi * mg);
         if (weights[size_t(gi)].any_zero_point) requant[size_t(gi)].zw = weights[size_t(gi)].zero_points.data();
       }
-    ForEachClaimed(ctx.pool, batch * group_ * blocks, [&](int64_t item) {
+    // Few column blocks (the 14×14 and 7×7 planes of a ResNet's last stages: one to three) would
+    // leave threads idle: the output channels are split too, each part packing its own copy of the
+    // block's columns (O(K·n) against its GEMM's O(rows·K·n)).
+    int64_t units = batch * group_ * blocks, threads = ctx.pool ? ctx.pool->size() : 1;
+    int64_t part_rows = mg;
+    if (threads > 1 && units < 4 * threads && mg >= 2 * kRowsPerPart) {
+      int64_t parts = std::min((4 * threads + units - 1) / units, mg / kRowsPerPart);
+      part_rows = (mg + parts - 1) / parts;
+      part_rows = (part_rows + kQMR - 1) / kQMR * kQMR;
+    }
+    int64_t parts = (mg + part_rows - 1) / part_rows;
+    ForEachClaimed(ctx.pool, units * parts, [&](int64_t item) {
+      int64_t r0 = (item % parts) * part_rows, rows = std::min(part_rows, mg - r0);
+      item /= parts;
       int64_t b = item / (group_ * blocks), gi = (item / blocks) % group_, p0 = (item % blocks) * kColumnBlock;
       int64_t n = std::min(kColumnBlock, cols - p0);
       thread_local std::vector<uint8_t> packed_b;
@@ -315,12 +342,16 @@ class QuantizedConvKernel : public Kernel {
         col_sums.resize(size_t(kColumnBlock));
         QgemmColumnSums(packed_b.data(), k, n, col_sums.data());
       }
-      QgemmPacked(wg, 0, mg, packed_b.data(), n, acc.data(), kColumnBlock);
+      QgemmPacked(wg, r0, rows, packed_b.data(), n, acc.data(), kColumnBlock);
       if (mode_ != Mode::kConvInteger) {
         QgemmRequant rq = requant[size_t(gi)];
+        if (rq.add) rq.add += r0;
+        rq.mul += r0;
+        if (rq.bias) rq.bias += r0;
+        if (rq.zw) rq.zw += r0;
         if (wg.any_zero_point) rq.col_sums = col_sums.data();
-        uint8_t* y8 = static_cast<uint8_t*>(y.data) + (b * m + gi * mg) * p;
-        if (!wide) return QgemmRequantize(acc.data(), kColumnBlock, mg, n, rq, y8 + p0, p);
+        uint8_t* y8 = static_cast<uint8_t*>(y.data) + (b * m + gi * mg + r0) * p;
+        if (!wide) return QgemmRequantize(acc.data(), kColumnBlock, rows, n, rq, y8 + p0, p);
         // The real columns of each wide row, requantised straight into y.
         const int32_t* sums = rq.col_sums;
         int64_t r = p0 / wp, col = p0 % wp;
@@ -328,17 +359,17 @@ class QuantizedConvKernel : public Kernel {
           int64_t seg = std::min(n - j, wp - col);
           if (col < g.ow) {
             if (sums) rq.col_sums = sums + j;
-            QgemmRequantize(acc.data() + j, kColumnBlock, mg, std::min(seg, g.ow - col), rq, y8 + r * g.ow + col, p);
+            QgemmRequantize(acc.data() + j, kColumnBlock, rows, std::min(seg, g.ow - col), rq, y8 + r * g.ow + col, p);
           }
           j += seg;
         }
         return;
       }
       // ConvInteger: the corrected int32 accumulators themselves.
-      for (int64_t o = 0; o < mg; ++o) {
+      for (int64_t o = r0; o < r0 + rows; ++o) {
         // acc - zx·Σw - zw·Σx + K·zx·zw: wraps in uint32 the way the exact int32 result does.
         int32_t zw = wg.zero_points[size_t(o)];
-        int32_t* row = acc.data() + o * kColumnBlock;
+        int32_t* row = acc.data() + (o - r0) * kColumnBlock;
         for (int64_t j = 0; j < n; ++j) {
           uint32_t v = uint32_t(row[j]) + uint32_t(corrections[size_t(gi * mg + o)]);
           if (wg.any_zero_point) v -= uint32_t(zw) * uint32_t(col_sums[size_t(j)]);

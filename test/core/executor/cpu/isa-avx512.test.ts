@@ -21,4 +21,5 @@ if (skipped) {
   await import('./nd-conv-pool.test.js');
   await import('./quantized-paths.test.js');
   await import('./resnet-fp16-qdq.test.js');
+  await import('./quantized-add.test.js');
 }

@@ -49,13 +49,15 @@ for (const threads of [1, 2]) {
     });
 
     for (const activation of ['INT8', 'UINT8'] as const) {
-      it(`quantize_static, ${activation} activations: every Conv, Add and the Gemm on integers, within one step of ORT`, async () => {
+      it(`quantize_static, ${activation} activations: every Conv and residual Add on 8-bit values, within one step of ORT`, async () => {
         const file = path.join(dir, `resnet18_qdq_${activation}.onnx`);
         writeFileSync(file, await qdqResnet18({ ...shape, activation }));
         const input: CpuTensor = { name: 'input', datatype: 'FP32', dims, data: randomValues(count, 42, 1) };
         const { ops, out, ref } = await both(file, input, threads);
         expect(ops.QLinearConv).toBe(20);
+        expect(ops.QLinearAdd).toBe(8);
         expect(ops.Conv ?? 0).toBe(0);
+        expect(ops.Add ?? 0).toBe(0);
         const a = out.data as Float32Array, b = ref.data as Float32Array;
         // The logits' quantisation step: the smallest nonzero difference between two of ORT's logits.
         const sorted = Float32Array.from(b).sort();
