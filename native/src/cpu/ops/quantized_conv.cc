@@ -305,12 +305,16 @@ class QuantizedConvKernel : public Kernel {
       return std::max<int64_t>(0, last + g.oh * wp + kQNR - channel);
     }
 
-    // planes (batch · channels) of x into dst (already filled with the zero point), sign bits flipped by `flip`.
-    void Fill(const uint8_t* x, int64_t planes, const Geometry2D& g, uint8_t flip, uint8_t* dst, ThreadPool* pool) const {
+    // planes (batch · channels) of x into dst, sign bits flipped by `flip`, the border (and the
+    // slack after the last plane) the zero point zx: each plane written whole by one thread.
+    void Fill(const uint8_t* x, int64_t planes, const Geometry2D& g, uint8_t flip, uint8_t zx, uint8_t* dst, int64_t slack,
+              ThreadPool* pool) const {
+      std::memset(dst + planes * channel, zx, size_t(slack));
       // The sizes in locals: 8-bit stores may alias g's fields, which would keep the loops scalar.
       const int64_t ih = g.ih, iw = g.iw, sh = g.sh, sw = g.sw, ph = g.ph, pw = g.pw, hp_ = hp, wp_ = wp;
       const int64_t fy = phases_y, fx = phases_x, ch = channel;
       pool->ParallelFor(planes, 4, [&](int64_t p0, int64_t p1) {
+        std::memset(dst + p0 * ch, zx, size_t((p1 - p0) * ch));
         for (int64_t plane = p0; plane < p1; ++plane)
           for (int64_t py = 0; py < fy; ++py)
             for (int64_t px = 0; px < fx; ++px)
@@ -347,8 +351,9 @@ class QuantizedConvKernel : public Kernel {
     int64_t cols = wide ? g.oh * wp : p, blocks = (cols + kColumnBlock - 1) / kColumnBlock;
     thread_local std::vector<uint8_t> padded;
     if (wide) {
-      padded.assign(size_t(batch * c * channel + layout.Slack(g)), uint8_t(zx));
-      layout.Fill(x.as<const uint8_t>(), batch * c, g, flip, padded.data(), ctx.pool);
+      int64_t slack = layout.Slack(g);
+      padded.resize(size_t(batch * c * channel + slack));
+      layout.Fill(x.as<const uint8_t>(), batch * c, g, flip, uint8_t(zx), padded.data(), slack, ctx.pool);
     }
     const uint8_t* padded_x = padded.data();
     // Per output channel: −zx·Σw + K·zx·zw (wrapping in uint32 the way the exact int32 result does),
