@@ -21,7 +21,7 @@ import { randomValues } from '../test/helpers/onnx-builder.js';
 import { toHalf } from '../test/helpers/half.js';
 import { bertEncoder, mnistCnn, mobilenetV2, resnet18 } from '../test/helpers/onnx-models.js';
 import { ortTypes } from '../test/helpers/ort-types.js';
-import { qdqCnn } from '../test/helpers/qdq-models.js';
+import { qdqCnn, qdqResnet18 } from '../test/helpers/qdq-models.js';
 
 interface Row {
   name: string;
@@ -132,6 +132,9 @@ function makeInput(spec: { name: string; datatype: keyof typeof ortTypes; dims: 
   return { name: spec.name, datatype: 'FP32', dims: spec.dims, data: randomValues(count, spec.seed, 1) };
 }
 
+/** Width of the first column: the longest row name and a gap. */
+const NAME_WIDTH = 31;
+
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
@@ -147,11 +150,11 @@ function printBatchGain(measured: Map<string, { gebe: number; ort: number }>, th
     const b1 = measured.get(`MNIST CNN b1@${threads}`), b16 = measured.get(`MNIST CNN b16@${threads}`);
     if (!b1 || !b16) continue;
     const gebe = b1.gebe / (b16.gebe / 16), ort = b1.ort / (b16.ort / 16);
-    lines.push(`${pad('MNIST CNN b16 vs b1', 22)}${pad(String(threads), 9)}${pad(gebe.toFixed(2), 11)}${pad(ort.toFixed(2), 11)}${(gebe / ort).toFixed(2)}`);
+    lines.push(`${pad('MNIST CNN b16 vs b1', NAME_WIDTH)}${pad(String(threads), 9)}${pad(gebe.toFixed(2), 11)}${pad(ort.toFixed(2), 11)}${(gebe / ort).toFixed(2)}`);
   }
   if (lines.length === 0) return;
   console.log('');
-  console.log(`${pad('per-row gain of b16', 22)}${pad('threads', 9)}${pad('gebe', 11)}${pad('ORT', 11)}gebe/ORT (ms per row at b1 / at b16)`);
+  console.log(`${pad('per-row gain of b16', NAME_WIDTH)}${pad('threads', 9)}${pad('gebe', 11)}${pad('ORT', 11)}gebe/ORT (ms per row at b1 / at b16)`);
   for (const line of lines) console.log(line);
 }
 
@@ -177,6 +180,12 @@ async function main(): Promise<void> {
     // quantize_static's defaults: UINT8 activations, calibrated Relu ranges (zero point 0, so the
     // Relus are redundant), INT32 bias: both engines fuse every Conv into an integer QLinearConv.
     qdqU8: write('qdq_cnn_u8.onnx', qdqCnn({ activation: 'UINT8', int32Bias: true, reluRange: true })),
+    // model.half() of the ResNet-18 (BatchNormalization folded, every tensor FP16).
+    resnet18Fp16: write('resnet18_fp16.onnx', resnet18({ half: true })),
+    // quantize_static's defaults on the BN-folded ResNet-18 (MinMax-calibrated in ONNX Runtime):
+    // INT8 activations (onnxruntime 1.30's default), and with activation_type=QUInt8.
+    resnet18Qdq: write('resnet18_qdq.onnx', await qdqResnet18()),
+    resnet18QdqU8: write('resnet18_qdq_u8.onnx', await qdqResnet18({ activation: 'UINT8' })),
   };
   // PyTorch exports (scripts/make-torch-fixtures.py), from the repository root npm runs this in
   // (the compiled script lives under build/bench, away from fixtures/).
@@ -185,6 +194,9 @@ async function main(): Promise<void> {
     { name: 'MNIST CNN b1', model: models.mnist, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 1, 28, 28], seed: 1 }] },
     { name: 'MNIST CNN b16', model: models.mnist, inputs: [{ name: 'input', datatype: 'FP32', dims: [16, 1, 28, 28], seed: 2 }] },
     { name: 'ResNet-18 224 b1', model: models.resnet18, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 224, 224], seed: 3 }] },
+    { name: 'FP16 ResNet-18 224 b1', model: models.resnet18Fp16, inputs: [{ name: 'input', datatype: 'FP16', dims: [1, 3, 224, 224], seed: 3 }] },
+    { name: 'int8 QDQ ResNet-18 224 b1', model: models.resnet18Qdq, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 224, 224], seed: 3 }] },
+    { name: 'int8 QDQ ResNet-18 u8 224 b1', model: models.resnet18QdqU8, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 224, 224], seed: 3 }] },
     { name: 'MobileNetV2 224 b1', model: models.mobilenetv2, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 224, 224], seed: 4 }] },
     {
       name: 'BERT enc s128 b1', model: models.bert, inputs: [
@@ -204,7 +216,7 @@ async function main(): Promise<void> {
   const threadCounts = cores > 1 ? [1, cores] : [1];
   console.log(`gebe cpu engine vs onnxruntime-node ${ort.env.versions.common}: kernels ${cpuGemmIsa()}, ${cores} cores, p50 of >= ${iters} runs per row (blocks of 8 calls alternate between the engines; rows get ${budgetMs / 1000} s)`);
   console.log('gebe ms: runSync on the JS thread, as onnxruntime-node runs; gebe run(): the Promise API off the JS thread');
-  console.log(`${pad('model', 22)}${pad('threads', 9)}${pad('gebe ms', 11)}${pad('ORT ms', 11)}${pad('gebe/ORT', 11)}${pad('gebe run() ms', 15)}run()/ORT`);
+  console.log(`${pad('model', NAME_WIDTH)}${pad('threads', 9)}${pad('gebe ms', 11)}${pad('ORT ms', 11)}${pad('gebe/ORT', 11)}${pad('gebe run() ms', 15)}run()/ORT`);
   const measured = new Map<string, { gebe: number; ort: number }>();
   for (const spec of specs) {
     if (only && !only.test(spec.name)) continue;
@@ -213,14 +225,14 @@ async function main(): Promise<void> {
       const r = await latency(row, threads, iters, budgetMs);
       measured.set(`${spec.name}@${threads}`, r);
       console.log(
-        `${pad(spec.name, 22)}${pad(String(threads), 9)}${pad(r.gebe.toFixed(2), 11)}${pad(r.ort.toFixed(2), 11)}${pad((r.gebe / r.ort).toFixed(2), 11)}` +
+        `${pad(spec.name, NAME_WIDTH)}${pad(String(threads), 9)}${pad(r.gebe.toFixed(2), 11)}${pad(r.ort.toFixed(2), 11)}${pad((r.gebe / r.ort).toFixed(2), 11)}` +
           `${pad(r.gebeAsync.toFixed(2), 15)}${(r.gebeAsync / r.ort).toFixed(2)}`,
       );
     }
   }
   printBatchGain(measured, threadCounts);
   console.log('');
-  console.log(`${pad('peak RSS after load', 22)}${pad('', 9)}${pad('gebe MiB', 11)}${pad('ORT MiB', 11)}gebe/ORT`);
+  console.log(`${pad('peak RSS after load', NAME_WIDTH)}${pad('', 9)}${pad('gebe MiB', 11)}${pad('ORT MiB', 11)}gebe/ORT`);
   const self = fileURLToPath(import.meta.url);
   const seen = new Set<string>();
   for (const spec of specs) {
@@ -231,7 +243,7 @@ async function main(): Promise<void> {
     writeFileSync(inputsFile, JSON.stringify(spec.inputs));
     const rss = (engine: string) => Number(execFileSync(process.execPath, [self, '--rss', engine, spec.model, inputsFile], { encoding: 'utf8' })) / 2 ** 20;
     const g = rss('gebe'), o = rss('ort');
-    console.log(`${pad(spec.name.replace(/ b\d+$/, ''), 22)}${pad('', 9)}${pad(g.toFixed(1), 11)}${pad(o.toFixed(1), 11)}${(g / o).toFixed(2)}`);
+    console.log(`${pad(spec.name.replace(/ b\d+$/, ''), NAME_WIDTH)}${pad('', 9)}${pad(g.toFixed(1), 11)}${pad(o.toFixed(1), 11)}${(g / o).toFixed(2)}`);
   }
   rmSync(dir, { recursive: true, force: true });
 }

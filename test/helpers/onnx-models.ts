@@ -5,7 +5,8 @@
  * encoder. Weights are seeded random values; widths are parameters so tests stay fast while the
  * benchmark uses full-size shapes.
  */
-import { OnnxGraphBuilder, randomValues, type Dim } from './onnx-builder.js';
+import { OnnxGraphBuilder, randomValues, type AttributeValue, type Dim } from './onnx-builder.js';
+import { toHalf } from './half.js';
 
 let seed = 1;
 function weights(g: OnnxGraphBuilder, name: string, dims: number[], scale: number): string {
@@ -66,27 +67,58 @@ export interface ResNetOptions {
   width?: number;       // channels of the first stage (64 in ResNet-18)
   size?: number;        // input height/width (224)
   classes?: number;
+  /**
+   * `model.half()` as torch.onnx.export writes it in eval mode: each BatchNormalization folded into
+   * its Conv (weights and bias), and every tensor — input, weights, output — FP16.
+   */
+  half?: boolean;
+  /** BatchNormalization folded into each Conv as torch.onnx.export does in eval mode (implied by half). */
+  foldBatchNorm?: boolean;
+  /** Every layer's output also a graph output: the tensors quantize_static's calibration reads. */
+  allOutputs?: boolean;
 }
 
-/** ResNet-18 topology: 7×7 stem + BN + ReLU + MaxPool, 4 stages × 2 basic blocks, GAP, Flatten, Gemm. */
-export function resnet18(opts: ResNetOptions = {}): Uint8Array {
+/** One layer of {@link resnet18Layers}, with its weights as values. */
+export type ResNetLayer =
+  | { op: 'Conv'; name: string; input: string; output: string; cin: number; cout: number; k: number; stride: number; relu: boolean;
+      weight: Float32Array; bias?: Float32Array; bn?: { scale: Float32Array; bias: Float32Array; mean: Float32Array; variance: Float32Array } }
+  | { op: 'MaxPool' | 'GlobalAveragePool' | 'Flatten'; name: string; input: string; output: string }
+  | { op: 'Add'; name: string; inputs: [string, string]; output: string }
+  | { op: 'Gemm'; name: string; input: string; output: string; weight: Float32Array; bias: Float32Array; cin: number; cout: number };
+
+const BN_EPSILON = 1e-5;
+
+/**
+ * ResNet-18's topology as a list of layers: 7×7 stem + BN + ReLU + MaxPool, 4 stages × 2 basic
+ * blocks (each residual Add followed by a ReLU), GlobalAveragePool, Flatten, Gemm. Each Conv
+ * carries its BatchNormalization, or (foldBatchNorm) a bias with the BN folded into its weights.
+ * resnet18() writes it as a float model, qdqResnet18() (qdq-models.ts) as quantize_static would.
+ */
+export function resnet18Layers(opts: ResNetOptions = {}): ResNetLayer[] {
   seed = 202;
-  const w = opts.width ?? 64, size = opts.size ?? 224, classes = opts.classes ?? 1000;
-  const g = new OnnxGraphBuilder('resnet18', 13);
-  g.input('input', 'FLOAT', ['batch', 3, size, size]);
+  let counter = 0;
+  const fresh = (prefix: string) => `${prefix}_${counter++}`;
+  const w = opts.width ?? 64, classes = opts.classes ?? 1000, fold = opts.foldBatchNorm || opts.half;
+  const layers: ResNetLayer[] = [];
   const convBn = (x: string, cin: number, cout: number, k: number, stride: number, relu: boolean): string => {
-    const name = g.fresh('conv');
-    g.node('Conv', [x, weights(g, `${name}.w`, [cout, cin, k, k], heScale(cin * k * k))], [`${name}.y`],
-      { kernel_shape: [k, k], strides: [stride, stride], pads: Array(4).fill((k - 1) >> 1) }, name);
-    const bn = `${name}.bn`;
-    g.node('BatchNormalization', [`${name}.y`, varianceInit(g, `${bn}.s`, cout), weights(g, `${bn}.b`, [cout], 0.1),
-      weights(g, `${bn}.m`, [cout], 0.1), varianceInit(g, `${bn}.v`, cout)], [`${bn}.y`], { epsilon: { float: 1e-5 } }, bn);
-    if (!relu) return `${bn}.y`;
-    g.node('Relu', [`${bn}.y`], [`${bn}.r`], {}, `${bn}.relu`);
-    return `${bn}.r`;
+    const name = fresh('conv');
+    const weight = randomValues(cout * cin * k * k, seed++, heScale(cin * k * k));
+    const bn = { scale: variance(cout), bias: randomValues(cout, seed++, 0.1), mean: randomValues(cout, seed++, 0.1), variance: variance(cout) };
+    const output = relu ? `${name}.bn.r` : `${name}.bn.y`;
+    if (!fold) layers.push({ op: 'Conv', name, input: x, output, cin, cout, k, stride, relu, weight, bn });
+    else {
+      const bias = new Float32Array(cout);
+      for (let o = 0; o < cout; o++) {
+        const factor = bn.scale[o] / Math.sqrt(bn.variance[o] + BN_EPSILON);
+        for (let i = o * cin * k * k; i < (o + 1) * cin * k * k; i++) weight[i] *= factor;
+        bias[o] = bn.bias[o] - bn.mean[o] * factor;
+      }
+      layers.push({ op: 'Conv', name, input: x, output, cin, cout, k, stride, relu, weight, bias });
+    }
+    return output;
   };
   let x = convBn('input', 3, w, 7, 2, true);
-  g.node('MaxPool', [x], ['pool'], { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] }, 'maxpool');
+  layers.push({ op: 'MaxPool', name: 'maxpool', input: x, output: 'pool' });
   x = 'pool';
   let cin = w;
   for (let stage = 0; stage < 4; stage++) {
@@ -96,24 +128,68 @@ export function resnet18(opts: ResNetOptions = {}): Uint8Array {
       const a = convBn(x, cin, cout, 3, stride, true);
       const b = convBn(a, cout, cout, 3, 1, false);
       const shortcut = stride !== 1 || cin !== cout ? convBn(x, cin, cout, 1, stride, false) : x;
-      const sum = g.fresh('add');
-      g.node('Add', [b, shortcut], [sum], {}, sum);
-      g.node('Relu', [sum], [`${sum}.r`], {}, `${sum}.relu`);
+      const sum = fresh('add');
+      layers.push({ op: 'Add', name: sum, inputs: [b, shortcut], output: `${sum}.r` });
       x = `${sum}.r`;
       cin = cout;
     }
   }
-  g.node('GlobalAveragePool', [x], ['gap'], {}, 'gap');
-  g.node('Flatten', ['gap'], ['flat'], { axis: 1 }, 'flatten');
-  g.node('Gemm', ['flat', weights(g, 'fc.w', [classes, cin], heScale(cin)), weights(g, 'fc.b', [classes], 0.1)], ['logits'], { transB: 1 }, 'fc');
-  g.output('logits', 'FLOAT', ['batch', classes]);
+  layers.push({ op: 'GlobalAveragePool', name: 'gap', input: x, output: 'gap' });
+  layers.push({ op: 'Flatten', name: 'flatten', input: 'gap', output: 'flat' });
+  layers.push({ op: 'Gemm', name: 'fc', input: 'flat', output: 'logits', cin, cout: classes,
+    weight: randomValues(classes * cin, seed++, heScale(cin)), bias: randomValues(classes, seed++, 0.1) });
+  return layers;
+}
+
+/** Attributes of a ResNet layer's node (the same in the float and the QDQ form). */
+export function resnetAttributes(l: ResNetLayer): Record<string, AttributeValue> {
+  if (l.op === 'Conv') return { kernel_shape: [l.k, l.k], strides: [l.stride, l.stride], pads: Array(4).fill((l.k - 1) >> 1) };
+  if (l.op === 'MaxPool') return { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] };
+  if (l.op === 'Flatten') return { axis: 1 };
+  if (l.op === 'Gemm') return { transB: 1 };
+  return {};
+}
+
+/** ResNet-18 (resnet18Layers) as a float model: FP32 with BatchNormalization nodes, or FP16 with them folded (half). */
+export function resnet18(opts: ResNetOptions = {}): Uint8Array {
+  const size = opts.size ?? 224, type = opts.half ? 'FLOAT16' : 'FLOAT';
+  const g = new OnnxGraphBuilder('resnet18', 13);
+  const init = (name: string, dims: number[], values: Float32Array) => {
+    g.initializer(name, type, dims, opts.half ? toHalf(values) : values);
+    return name;
+  };
+  g.input('input', type, ['batch', 3, size, size]);
+  let classes = 0;
+  for (const l of resnet18Layers(opts)) {
+    const attrs = resnetAttributes(l);
+    if (l.op === 'Conv') {
+      const y = l.bn ? `${l.name}.y` : l.relu ? `${l.name}.bn.y` : l.output;
+      const inputs = [l.input, init(`${l.name}.w`, [l.cout, l.cin, l.k, l.k], l.weight)];
+      if (l.bias) inputs.push(init(`${l.name}.b`, [l.cout], l.bias));
+      g.node('Conv', inputs, [y], attrs, l.name);
+      if (l.bn) {
+        const bn = `${l.name}.bn`;
+        g.node('BatchNormalization', [y, init(`${bn}.s`, [l.cout], l.bn.scale), init(`${bn}.b`, [l.cout], l.bn.bias),
+          init(`${bn}.m`, [l.cout], l.bn.mean), init(`${bn}.v`, [l.cout], l.bn.variance)], [`${bn}.y`], { epsilon: { float: BN_EPSILON } }, bn);
+      }
+      if (l.relu) g.node('Relu', [`${l.name}.bn.y`], [l.output], {}, `${l.name}.bn.relu`);
+    } else if (l.op === 'Add') {
+      g.node('Add', l.inputs, [l.name], {}, l.name);
+      g.node('Relu', [l.name], [l.output], {}, `${l.name}.relu`);
+    } else if (l.op === 'Gemm') {
+      g.node('Gemm', [l.input, init(`${l.name}.w`, [l.cout, l.cin], l.weight), init(`${l.name}.b`, [l.cout], l.bias)], [l.output], attrs, l.name);
+      classes = l.cout;
+    } else {
+      g.node(l.op, [l.input], [l.output], attrs, l.name);
+    }
+  }
+  g.output('logits', type, ['batch', classes]);
+  if (opts.allOutputs) for (const l of resnet18Layers(opts)) if (l.output !== 'logits') g.output(l.output, type);
   return g.encode();
 }
 
-function varianceInit(g: OnnxGraphBuilder, name: string, n: number): string {
-  const v = randomValues(n, seed++, 0.5).map((x) => 1 + x);
-  g.initializer(name, 'FLOAT', [n], v);
-  return name;
+function variance(n: number): Float32Array {
+  return randomValues(n, seed++, 0.5).map((x) => 1 + x);
 }
 
 export interface MobileNetOptions {

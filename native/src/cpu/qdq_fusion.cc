@@ -9,6 +9,8 @@
 //       as FP32 Conv + Q; results agree up to FP32 rounding (at most 1 in the last place).
 //   DQ(a) → MatMul(·, DQ(B)) → Q, B a constant matrix ⇒ QLinearMatMul (ops/quantized_matmul.cc:
 //     the integer GEMM with Bᵀ packed at load), bit-exact with ONNX Runtime's, which fuses it alike;
+//   DQ(a) + DQ(b) → Q, per-tensor parameters ⇒ an 8-bit Add (ops/quantized_add.cc) that computes
+//     the three steps' FP32 arithmetic element by element, bit for bit;
 //   DQ(x) → MaxPool → Q with the same scale and zero point ⇒ MaxPool on the 8-bit values (exact:
 //     DequantizeLinear is monotonic and Q(DQ(v)) = v).
 // Every intermediate must have exactly one consumer and not be a graph output; the DQs of
@@ -171,6 +173,35 @@ bool FuseMatMul(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) 
   return true;
 }
 
+// DQ(a) + DQ(b) → Q, every parameter per tensor ⇒ one 8-bit Add (ops/quantized_add.cc) computing
+// what the three steps did, bit for bit: the residual Adds of quantize_static's ResNets.
+bool FuseAdd(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) {
+  Step& qs = p.steps[q];
+  int y_zp = InputOr(qs, 2);
+  if (y_zp < 0 || !Is8Bit(TypeOf(p, y_zp)) || !PerTensorQdq(p, qs, TypeOf(p, y_zp), false)) return false;
+  Step* add = SoleProducer(p, g, qs.inputs[0], "Add");
+  if (!add || add->inputs.size() != 2 || add->outputs.size() != 1) return false;
+  Step* da = DequantizeOf(p, g, add->inputs[0]);
+  Step* db = DequantizeOf(p, g, add->inputs[1]);
+  if (!da || !db) return false;
+  for (const Step* d : {da, db}) {
+    int zp = InputOr(*d, 2);
+    if (zp < 0 || !Is8Bit(TypeOf(p, zp)) || !PerTensorQdq(p, *d, TypeOf(p, zp), false)) return false;
+  }
+  Node node = add->kernel->node();
+  node.op_type = "QLinearAdd";
+  Step fused;
+  fused.inputs = {da->inputs[0], da->inputs[1], da->inputs[2], db->inputs[0], db->inputs[1], db->inputs[2], qs.inputs[1], y_zp};
+  node.inputs.clear();
+  for (int id : fused.inputs) node.inputs.push_back(p.value_names[size_t(id)]);
+  node.outputs = {p.value_names[size_t(qs.outputs[0])]};
+  fused.kernel = MakeQuantizedAdd(node);
+  fused.outputs = {qs.outputs[0]};
+  dead[size_t(g.producer[size_t(add->outputs[0])])] = true;
+  qs = std::move(fused);
+  return true;
+}
+
 // DQ → MaxPool → Q with one scale and zero point: the MaxPool runs on the 8-bit values.
 bool FuseMaxPool(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) {
   Step& qs = p.steps[q];
@@ -197,7 +228,7 @@ void FuseQdq(Program& p) {
   std::vector<bool> dead(p.steps.size(), false);
   for (size_t k = 0; k < p.steps.size(); ++k) {
     if (dead[k] || OpOf(p.steps[k]) != "QuantizeLinear" || p.steps[k].inputs.size() < 2) continue;
-    if (!FuseConv(p, g, k, dead) && !FuseMatMul(p, g, k, dead)) FuseMaxPool(p, g, k, dead);
+    if (!FuseConv(p, g, k, dead) && !FuseMatMul(p, g, k, dead) && !FuseAdd(p, g, k, dead)) FuseMaxPool(p, g, k, dead);
   }
   std::vector<Step> kept;
   for (size_t k = 0; k < p.steps.size(); ++k)

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cpu/ops/op_util.h"
+#include "cpu/ops/quantize_rows.h"
 
 namespace gebe::cpu {
 
@@ -66,24 +67,9 @@ class QuantizeBase : public Kernel {
 
  private:
   // FP32 → 8-bit and 8-bit → FP32, the QDQ models' case: the same arithmetic as the general loop
-  // below (FP32 quotient rounded half to even, saturated; an 8-bit difference times the scale is
-  // exact before its one rounding, in FP32 as in double), over contiguous runs that share a
-  // channel's scale, split across the pool. False for the other type pairs.
-  // Written with plain comparisons (not fmin/fmax) so the compiler vectorises them; a NaN fails
-  // every comparison and lands on the low end, as the general loop's fmax does.
-  template <typename Q>
-  static void QuantizeRun(const float* x, Q* y, int64_t n, float s, float z, float lo, float hi) {
-    const float kRound = 12582912.f;  // 1.5 * 2^23: adding and subtracting it rounds half to even
-    for (int64_t k = 0; k < n; ++k) {
-      float q = x[k] / s;
-      q = q > -4194304.f ? q : -4194304.f;
-      q = q < 4194304.f ? q : 4194304.f;
-      q = (q + kRound) - kRound + z;
-      q = q > lo ? q : lo;
-      q = q < hi ? q : hi;
-      y[k] = Q(q);
-    }
-  }
+  // below (FP32 quotient rounded half to even, saturated: the rows of quantize_rows.h; an 8-bit
+  // difference times the scale is exact before its one rounding, in FP32 as in double), over
+  // contiguous runs that share a channel's scale, split across the pool. False for the other type pairs.
   template <typename Q>
   static void DequantizeRun(const Q* x, float* y, int64_t n, float s, float z) {
     for (int64_t k = 0; k < n; ++k) y[k] = (float(x[k]) - z) * s;
@@ -102,8 +88,8 @@ class QuantizeBase : public Kernel {
         int64_t block = i / inner, end = std::min(i1, (block + 1) * inner), c = channels > 1 ? block % channels : 0;
         float s = scales[c], z = zero(c);
         if (q8) {
-          if (is_unsigned) QuantizeRun(x.as<const float>() + i, y.as<uint8_t>() + i, end - i, s, z, 0.f, 255.f);
-          else QuantizeRun(x.as<const float>() + i, y.as<int8_t>() + i, end - i, s, z, -128.f, 127.f);
+          QuantizeParams q{s, z, is_unsigned ? 0.f : -128.f, is_unsigned ? 255.f : 127.f};
+          ActiveQuantizeRows().quantize(x.as<const float>() + i, end - i, q, static_cast<uint8_t*>(y.data) + i);
         } else {
           if (is_unsigned) DequantizeRun(x.as<const uint8_t>() + i, y.as<float>() + i, end - i, s, z);
           else DequantizeRun(x.as<const int8_t>() + i, y.as<float>() + i, end - i, s, z);

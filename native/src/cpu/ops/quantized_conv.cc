@@ -2,8 +2,9 @@
 // (../gemm/qgemm.h): 1-D and 2-D convolutions with K = C/group · kernel ≤ kQgemmMaxK generate
 // im2col columns as UINT8 into the GEMM's packed panels (padding is the zero point, so it
 // contributes nothing), a block of columns per claimed work item, and requantise each block while
-// it is in cache. Stride 1 reads a zero-point-bordered copy of the input over "wide" output rows
-// (the border's columns computed and dropped), where every im2col row is one contiguous run. Constant weights are packed once at load. Other shapes use the direct
+// it is in cache. Stride 1 (and larger strides, split into phase planes) reads a zero-point-bordered
+// copy of the input over "wide" output rows (the border's columns computed and dropped), where every
+// im2col row is one contiguous run. Constant weights are packed once at load. Other shapes use the direct
 // convolution of quantized.cc. Every path computes the same exact int32 accumulators.
 #include "cpu/ops/quantized_conv.h"
 
@@ -22,6 +23,7 @@ namespace gebe::cpu {
 namespace {
 
 constexpr int64_t kColumnBlock = 96;  // columns per work item: two AVX-512 tiles
+constexpr int64_t kRowsPerPart = 32;  // least output channels per work item where channels are split
 
 enum class Mode { kConvInteger, kQLinear, kQdq };
 
@@ -133,6 +135,29 @@ class QuantizedConvKernel : public Kernel {
     return true;
   }
 
+  // dst[t] = src[t · step] ^ flip for t < count.
+  static void CopyStrided(const uint8_t* __restrict src, int64_t step, int64_t count, uint8_t flip, uint8_t* __restrict dst) {
+    if (step == 1) {  // stride 1's rows: a loop the compiler vectorises
+      if (!flip) return (void)std::memcpy(dst, src, size_t(count));
+      for (int64_t t = 0; t < count; ++t) dst[t] = uint8_t(src[t] ^ flip);
+      return;
+    }
+    int64_t t = 0;
+#if defined(__SSE2__)
+    // Stride 2 (the downsampling convolutions): the even bytes of 32, 16 outputs a step. The
+    // load's last byte lies before the next output's, which exists (t + 16 < count).
+    if (step == 2) {
+      const __m128i low = _mm_set1_epi16(0xFF), flip16 = _mm_set1_epi8(char(flip));
+      for (; t + 16 < count; t += 16) {
+        __m128i lo = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * t)), low);
+        __m128i hi = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * t + 16)), low);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + t), _mm_xor_si128(_mm_packus_epi16(lo, hi), flip16));
+      }
+    }
+#endif
+    for (; t < count; ++t) dst[t] = uint8_t(src[t * step] ^ flip);
+  }
+
   // Row kk of the im2col matrix over columns p0 .. p0+n (UINT8, sign bit flipped by `flip`,
   // padding = the zero point): per output row, the padded borders and a copy of the inside.
   // Row (ci, ky, kx) of the im2col matrix; the block starts at output (oh0, ow0).
@@ -166,8 +191,7 @@ class QuantizedConvKernel : public Kernel {
         const uint8_t* src = row + iw0 + t0;
         for (int64_t t = 0; t < t1 - t0; ++t) d[t0 + t] = uint8_t(src[t] ^ flip);
       } else if (t1 > t0) {
-        const uint8_t* src = row + iw0 + t0 * g.sw;
-        for (int64_t t = 0; t < t1 - t0; ++t) d[t0 + t] = uint8_t(src[t * g.sw] ^ flip);
+        CopyStrided(row + iw0 + t0 * g.sw, g.sw, t1 - t0, flip, d + t0);
       }
       for (int64_t t = t1; t < run; ++t) d[t] = pad;
     }
@@ -223,18 +247,18 @@ class QuantizedConvKernel : public Kernel {
     }
   }
 
-  // Stride 1: columns p0 .. p0+n of the "wide" output (rows of wp positions, the last wp − ow of
-  // each thrown away) over a zero-point-bordered copy xp of the group's input, where every im2col
-  // row is one contiguous run, interleaved straight from the copy into the panels. Bytes past the
-  // block's n columns (up to a whole panel) only feed columns that are thrown away; the copy has
-  // kQNR bytes of slack.
-  static void PackWide(const uint8_t* xp, int64_t icg, const Geometry2D& g, int64_t hp, int64_t wp, int64_t p0, int64_t n,
+  // Columns p0 .. p0+n of the "wide" output (rows of wp positions, the last wp − ow of each thrown
+  // away) over the group's bordered copy xp (WideInput), where im2col row (ci, tap) is the
+  // contiguous run at ci · channel + taps[tap] + p0, interleaved straight from the copy into the
+  // panels. Bytes past the block's n columns (up to a whole panel) only feed columns that are
+  // thrown away; the copy has slack for them.
+  static void PackWide(const uint8_t* xp, int64_t icg, const std::vector<int64_t>& taps, int64_t channel, int64_t p0, int64_t n,
                        uint8_t* b) {
-    const int64_t k = icg * g.kh * g.kw, quads = QuadsOf(k), panel_stride = quads * kQNR * 4;
-    const int64_t width = (n + kQNR - 1) / kQNR * kQNR, kh = g.kh, kw = g.kw, dh = g.dh, dw = g.dw;
+    const int64_t ntaps = int64_t(taps.size()), k = icg * ntaps, quads = QuadsOf(k), panel_stride = quads * kQNR * 4;
+    const int64_t width = (n + kQNR - 1) / kQNR * kQNR;
     thread_local std::vector<uint8_t> zeros;  // the rows past K
     zeros.assign(size_t(width), 0);
-    int64_t ci = 0, ky = 0, kx = 0;
+    int64_t ci = 0, tap = 0;
     const uint8_t* src[4];
     for (int64_t q = 0; q < quads; ++q) {
       for (int r = 0; r < 4; ++r) {
@@ -242,17 +266,71 @@ class QuantizedConvKernel : public Kernel {
           src[r] = zeros.data();
           continue;
         }
-        src[r] = xp + ci * hp * wp + p0 + ky * dh * wp + kx * dw;
-        if (++kx == kw) {
-          kx = 0;
-          if (++ky == kh) ky = 0, ++ci;
-        }
+        src[r] = xp + ci * channel + taps[size_t(tap)] + p0;
+        if (++tap == ntaps) tap = 0, ++ci;
       }
       uint8_t* out = b + q * kQNR * 4;
       for (int64_t j0 = 0; j0 < width; j0 += kQNR)
         Interleave4(src[0] + j0, src[1] + j0, src[2] + j0, src[3] + j0, out + (j0 / kQNR) * panel_stride);
     }
   }
+
+  // The input laid out so that every im2col row is one contiguous run over wide output rows of wp
+  // positions (PackWide), each channel `channel` bytes: stride 1 (any dilation), the input inside a
+  // zero-point border, tap (ky, kx) at ky·dh·wp + kx·dw; stride > 1 (dilation 1), the bordered input
+  // split into phase planes, phase (py, px) holding its rows py, py + sh, … and columns px, px + sw,
+  // …, so that tap (ky, kx) reads phase (ky mod sh, kx mod sw) at row ky / sh, column kx / sw.
+  struct WideInput {
+    bool usable = false;
+    int64_t wp = 0, hp = 0, phases_y = 1, phases_x = 1, channel = 0;
+    std::vector<int64_t> taps;
+
+    explicit WideInput(const Geometry2D& g) {
+      bool unit = g.sh == 1 && g.sw == 1;
+      if (!unit && (g.dh != 1 || g.dw != 1)) return;
+      usable = true;
+      if (!unit) phases_y = std::min(g.kh, g.sh), phases_x = std::min(g.kw, g.sw);
+      wp = unit ? g.ow + (g.kw - 1) * g.dw : g.ow + (g.kw - 1) / g.sw;
+      hp = unit ? g.oh + (g.kh - 1) * g.dh : g.oh + (g.kh - 1) / g.sh;
+      channel = phases_y * phases_x * hp * wp;
+      for (int64_t ky = 0; ky < g.kh; ++ky)
+        for (int64_t kx = 0; kx < g.kw; ++kx)
+          taps.push_back(unit ? ky * g.dh * wp + kx * g.dw
+                              : ((ky % g.sh) * phases_x + kx % g.sw) * hp * wp + (ky / g.sh) * wp + kx / g.sw);
+    }
+
+    // Bytes past the last channel that the last block's throw-away columns read.
+    int64_t Slack(const Geometry2D& g) const {
+      int64_t last = taps.empty() ? 0 : *std::max_element(taps.begin(), taps.end());
+      return std::max<int64_t>(0, last + g.oh * wp + kQNR - channel);
+    }
+
+    // planes (batch · channels) of x into dst, sign bits flipped by `flip`, the border (and the
+    // slack after the last plane) the zero point zx: each plane written whole by one thread.
+    void Fill(const uint8_t* x, int64_t planes, const Geometry2D& g, uint8_t flip, uint8_t zx, uint8_t* dst, int64_t slack,
+              ThreadPool* pool) const {
+      std::memset(dst + planes * channel, zx, size_t(slack));
+      // The sizes in locals: 8-bit stores may alias g's fields, which would keep the loops scalar.
+      const int64_t ih = g.ih, iw = g.iw, sh = g.sh, sw = g.sw, ph = g.ph, pw = g.pw, hp_ = hp, wp_ = wp;
+      const int64_t fy = phases_y, fx = phases_x, ch = channel;
+      pool->ParallelFor(planes, 4, [&](int64_t p0, int64_t p1) {
+        std::memset(dst + p0 * ch, zx, size_t((p1 - p0) * ch));
+        for (int64_t plane = p0; plane < p1; ++plane)
+          for (int64_t py = 0; py < fy; ++py)
+            for (int64_t px = 0; px < fx; ++px)
+              for (int64_t i = 0; i < hp_; ++i) {
+                int64_t iy = i * sh + py - ph;
+                if (iy < 0 || iy >= ih) continue;
+                // Phase columns j whose input column j·sw + px − pw lies inside the row.
+                int64_t first = std::max<int64_t>(0, (pw - px + sw - 1) / sw);
+                int64_t end = std::min(wp_, (iw - 1 + pw - px) / sw + 1);
+                if (end <= first) continue;
+                const uint8_t* src = x + (plane * ih + iy) * iw + first * sw + px - pw;
+                CopyStrided(src, sw, end - first, flip, dst + plane * ch + ((py * fx + px) * hp_ + i) * wp_ + first);
+              }
+      });
+    }
+  };
 
   void RunGemm(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const Geometry2D& g,
                const std::vector<QgemmWeights>& weights, const RunContext& ctx) const {
@@ -265,23 +343,17 @@ class QuantizedConvKernel : public Kernel {
     const TensorRef* xzp = At(in, slots_.x_zp);
     int32_t zx = (xzp && xzp->data && xzp->count() == 1 ? Int8At(*xzp, 0) : 0) + (flip ? 128 : 0);
     Epilogue ep = MakeEpilogue(in, y, m);
-    // Stride 1: the input copied once into a zero-point border (plus slack for the last taps of
-    // the throw-away columns and the last panel's 16 bytes), GEMM columns over wide output rows of wp.
-    bool wide = g.sh == 1 && g.sw == 1;
-    int64_t wp = wide ? g.ow + (g.kw - 1) * g.dw : 0, hp = wide ? g.oh + (g.kh - 1) * g.dh : 0;
+    // Stride 1, and larger strides without dilation: the input copied once (WideInput), GEMM
+    // columns over wide output rows of wp; otherwise im2col rows built per block (PackColumns).
+    const WideInput layout(g);
+    const bool wide = layout.usable;
+    const int64_t wp = layout.wp, channel = layout.channel;
     int64_t cols = wide ? g.oh * wp : p, blocks = (cols + kColumnBlock - 1) / kColumnBlock;
     thread_local std::vector<uint8_t> padded;
     if (wide) {
-      padded.assign(size_t(batch * c * hp * wp + (g.kw - 1) * g.dw + kQNR), uint8_t(zx));
-      // The sizes in locals: 8-bit stores may alias g's fields, which would keep the loop scalar.
-      const uint8_t* px = x.as<const uint8_t>();
-      const int64_t ih = g.ih, iw = g.iw, top = g.ph, left = g.pw;
-      for (int64_t plane = 0; plane < batch * c; ++plane)
-        for (int64_t r = 0; r < ih; ++r) {
-          const uint8_t* src = px + (plane * ih + r) * iw;
-          uint8_t* dst = padded.data() + (plane * hp + r + top) * wp + left;
-          for (int64_t t = 0; t < iw; ++t) dst[t] = uint8_t(src[t] ^ flip);
-        }
+      int64_t slack = layout.Slack(g);
+      padded.resize(size_t(batch * c * channel + slack));
+      layout.Fill(x.as<const uint8_t>(), batch * c, g, flip, uint8_t(zx), padded.data(), slack, ctx.pool);
     }
     const uint8_t* padded_x = padded.data();
     // Per output channel: −zx·Σw + K·zx·zw (wrapping in uint32 the way the exact int32 result does),
@@ -301,7 +373,20 @@ class QuantizedConvKernel : public Kernel {
         requant[size_t(gi)] = ep.Channels(gi * mg, adds.data() + gi * mg);
         if (weights[size_t(gi)].any_zero_point) requant[size_t(gi)].zw = weights[size_t(gi)].zero_points.data();
       }
-    ForEachClaimed(ctx.pool, batch * group_ * blocks, [&](int64_t item) {
+    // Few column blocks (the 14×14 and 7×7 planes of a ResNet's last stages: one to three) would
+    // leave threads idle: the output channels are split too, each part packing its own copy of the
+    // block's columns (O(K·n) against its GEMM's O(rows·K·n)).
+    int64_t units = batch * group_ * blocks, threads = ctx.pool ? ctx.pool->size() : 1;
+    int64_t part_rows = mg;
+    if (threads > 1 && units < 4 * threads && mg >= 2 * kRowsPerPart) {
+      int64_t parts = std::min((4 * threads + units - 1) / units, mg / kRowsPerPart);
+      part_rows = (mg + parts - 1) / parts;
+      part_rows = (part_rows + kQMR - 1) / kQMR * kQMR;
+    }
+    int64_t parts = (mg + part_rows - 1) / part_rows;
+    ForEachClaimed(ctx.pool, units * parts, [&](int64_t item) {
+      int64_t r0 = (item % parts) * part_rows, rows = std::min(part_rows, mg - r0);
+      item /= parts;
       int64_t b = item / (group_ * blocks), gi = (item / blocks) % group_, p0 = (item % blocks) * kColumnBlock;
       int64_t n = std::min(kColumnBlock, cols - p0);
       thread_local std::vector<uint8_t> packed_b;
@@ -309,18 +394,22 @@ class QuantizedConvKernel : public Kernel {
       packed_b.resize(QgemmPackedBytes(k, kColumnBlock));
       acc.resize(size_t(mg * kColumnBlock));
       const QgemmWeights& wg = weights[size_t(gi)];
-      if (wide) PackWide(padded_x + (b * c + gi * icg) * hp * wp, icg, g, hp, wp, p0, n, packed_b.data());
+      if (wide) PackWide(padded_x + (b * c + gi * icg) * channel, icg, layout.taps, channel, p0, n, packed_b.data());
       else PackColumns(x.as<const uint8_t>() + (b * c + gi * icg) * g.ih * g.iw, icg, g, p0, n, flip, uint8_t(zx), packed_b.data());
       if (wg.any_zero_point) {
         col_sums.resize(size_t(kColumnBlock));
         QgemmColumnSums(packed_b.data(), k, n, col_sums.data());
       }
-      QgemmPacked(wg, 0, mg, packed_b.data(), n, acc.data(), kColumnBlock);
+      QgemmPacked(wg, r0, rows, packed_b.data(), n, acc.data(), kColumnBlock);
       if (mode_ != Mode::kConvInteger) {
         QgemmRequant rq = requant[size_t(gi)];
+        if (rq.add) rq.add += r0;
+        rq.mul += r0;
+        if (rq.bias) rq.bias += r0;
+        if (rq.zw) rq.zw += r0;
         if (wg.any_zero_point) rq.col_sums = col_sums.data();
-        uint8_t* y8 = static_cast<uint8_t*>(y.data) + (b * m + gi * mg) * p;
-        if (!wide) return QgemmRequantize(acc.data(), kColumnBlock, mg, n, rq, y8 + p0, p);
+        uint8_t* y8 = static_cast<uint8_t*>(y.data) + (b * m + gi * mg + r0) * p;
+        if (!wide) return QgemmRequantize(acc.data(), kColumnBlock, rows, n, rq, y8 + p0, p);
         // The real columns of each wide row, requantised straight into y.
         const int32_t* sums = rq.col_sums;
         int64_t r = p0 / wp, col = p0 % wp;
@@ -328,17 +417,17 @@ class QuantizedConvKernel : public Kernel {
           int64_t seg = std::min(n - j, wp - col);
           if (col < g.ow) {
             if (sums) rq.col_sums = sums + j;
-            QgemmRequantize(acc.data() + j, kColumnBlock, mg, std::min(seg, g.ow - col), rq, y8 + r * g.ow + col, p);
+            QgemmRequantize(acc.data() + j, kColumnBlock, rows, std::min(seg, g.ow - col), rq, y8 + r * g.ow + col, p);
           }
           j += seg;
         }
         return;
       }
       // ConvInteger: the corrected int32 accumulators themselves.
-      for (int64_t o = 0; o < mg; ++o) {
+      for (int64_t o = r0; o < r0 + rows; ++o) {
         // acc - zx·Σw - zw·Σx + K·zx·zw: wraps in uint32 the way the exact int32 result does.
         int32_t zw = wg.zero_points[size_t(o)];
-        int32_t* row = acc.data() + o * kColumnBlock;
+        int32_t* row = acc.data() + (o - r0) * kColumnBlock;
         for (int64_t j = 0; j < n; ++j) {
           uint32_t v = uint32_t(row[j]) + uint32_t(corrections[size_t(gi * mg + o)]);
           if (wg.any_zero_point) v -= uint32_t(zw) * uint32_t(col_sums[size_t(j)]);

@@ -61,10 +61,11 @@ class QuantizedMaxPoolKernel : public Kernel {
     for (int64_t r = 0; r < oh; ++r) rows[size_t(r)] = inside(r, sh, ph, dh, kh, ih);
     for (int64_t c = 0; c < ow; ++c) cols[size_t(c)] = inside(c, sw, pw, dw, kw, iw);
     bool pair_columns = kw == 2 && sw == 2 && dw == 1 && pw == 0 && 2 * ow <= iw;
+    bool three_wide = kw == 3 && sw == 2 && dw == 1;
     // Separable: the maximum over the window's rows (contiguous, vectorised), then over its columns.
     ForEachClaimed(ctx.pool, planes, [&](int64_t plane) {
       PoolPlane(px + plane * ih * iw, ih, iw, oh, ow, sh, ph, dh, sw, pw, dw, rows.data(), cols.data(), pair_columns,
-                py + plane * oh * ow);
+               three_wide, py + plane * oh * ow);
     });
   }
 
@@ -73,13 +74,16 @@ class QuantizedMaxPoolKernel : public Kernel {
   template <typename T>
   static void PoolPlane(const T* src, int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t sh, int64_t ph, int64_t dh,
                         int64_t sw, int64_t pw, int64_t dw, const std::pair<int64_t, int64_t>* rows,
-                        const std::pair<int64_t, int64_t>* cols, bool pair_columns, T* dst) {
+                        const std::pair<int64_t, int64_t>* cols, bool pair_columns, bool three_wide, T* dst) {
+    // The row maxima with the column padding around them as the type's minimum (what QuantizeLinear
+    // makes of an all-padding window's -inf, and no tap's winner otherwise).
+    const int64_t span = std::max(iw + pw, (ow - 1) * sw + 2 * dw + 1);  // 3×3 reads up to (ow-1)·sw + 2·dw
     thread_local std::vector<T> line;
-    line.resize(size_t(iw));
-    T* ln = line.data();
+    line.assign(size_t(span), std::numeric_limits<T>::min());
+    T* ln = line.data() + pw;
+    const T* padded = line.data();
     for (int64_t r = 0; r < oh; ++r) {
       const int64_t a0 = rows[r].first, a1 = rows[r].second;
-      // The type's minimum: what QuantizeLinear makes of an all-padding window's -inf.
       std::fill(ln, ln + iw, std::numeric_limits<T>::min());
       for (int64_t a = a0; a < a1; ++a) {
         const T* in_row = src + (r * sh - ph + a * dh) * iw;
@@ -88,6 +92,13 @@ class QuantizedMaxPoolKernel : public Kernel {
       T* out = dst + r * ow;
       if (pair_columns) {  // 2-wide, stride 2, inside the row: a loop the compiler vectorises
         for (int64_t c = 0; c < ow; ++c) out[c] = ln[2 * c] > ln[2 * c + 1] ? ln[2 * c] : ln[2 * c + 1];
+        continue;
+      }
+      if (three_wide) {  // 3-wide, stride 2 (ResNet's stem pool), over the padded row
+        for (int64_t c = 0; c < ow; ++c) {
+          T m = padded[2 * c] > padded[2 * c + 1] ? padded[2 * c] : padded[2 * c + 1];
+          out[c] = m > padded[2 * c + 2] ? m : padded[2 * c + 2];
+        }
         continue;
       }
       for (int64_t c = 0; c < ow; ++c) {

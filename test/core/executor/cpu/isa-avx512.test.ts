@@ -20,4 +20,6 @@ if (skipped) {
   await import('./recurrent.test.js');
   await import('./nd-conv-pool.test.js');
   await import('./quantized-paths.test.js');
+  await import('./resnet-fp16-qdq.test.js');
+  await import('./quantized-add.test.js');
 }

@@ -108,6 +108,11 @@ const qlinearCases: QConvCase[] = [
   { name: 'pointwise 1x1, 70 channels', x: 'UINT8', w: 'INT8', input: [1, 40, 9, 11], out: 70, kernel: [1, 1], xZero: 0, wZero: [0], bias: true },
   { name: 'u8 × u8, per-channel weight zero points', x: 'UINT8', w: 'UINT8', input: [1, 4, 17, 17], out: 6, kernel: [3, 3], xZero: 1, wZero: [1, 50, 128, 200, 0, 255], perChannelScale: true },
   { name: '1-D', x: 'UINT8', w: 'UINT8', input: [1, 8, 150], out: 10, kernel: [5], pads: [2, 2], xZero: 7, wZero: [128] },
+  // Strides past 1 run over phase planes: a kernel narrower than the stride, 1×1 stride 2, 7×7 stride 2 pad 3, 1-D stride 2.
+  { name: 's8 × s8, 2x2 kernel, stride 3, pads, batch 2', x: 'INT8', w: 'INT8', input: [2, 5, 20, 22], out: 12, kernel: [2, 2], strides: [3, 3], pads: [1, 0, 2, 1], xZero: -9, wZero: [0] },
+  { name: 'u8 × s8, 1x1 stride 2, per-channel scales', x: 'UINT8', w: 'INT8', input: [1, 24, 15, 14], out: 40, kernel: [1, 1], strides: [2, 2], xZero: 128, wZero: [0], perChannelScale: true, bias: true },
+  { name: 'u8 × s8, 7x7 stride 2 pad 3 (a ResNet stem)', x: 'UINT8', w: 'INT8', input: [1, 3, 45, 38], out: 16, kernel: [7, 7], strides: [2, 2], pads: [3, 3, 3, 3], xZero: 0, wZero: [0], bias: true },
+  { name: '1-D stride 2', x: 'UINT8', w: 'INT8', input: [1, 6, 101], out: 9, kernel: [3], strides: [2], pads: [1, 1], xZero: 30, wZero: [0] },
   { name: '3-D (direct convolution)', x: 'UINT8', w: 'INT8', input: [1, 3, 6, 7, 5], out: 4, kernel: [3, 3, 3], pads: [1, 1, 1, 1, 1, 1], xZero: 9, wZero: [0] },
   { name: 'K beyond the exact GEMM range (direct convolution)', x: 'UINT8', w: 'INT8', input: [1, 2000, 3, 3], out: 4, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: 17, wZero: [0] },
 ];
