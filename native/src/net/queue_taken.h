@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "executor/model_core.h"
+#include "net/loop_mailbox.h"
 
 namespace gebe {
 
@@ -16,8 +17,9 @@ enum class TakenOutcome {
   kDeclined,  // the model is unloading: the route declines it and the JS path answers with its wording
 };
 
-// `request` carries its NativeCall.
+// Loop thread; `request` carries its NativeCall, whose answer this loop writes.
 inline TakenOutcome QueueTaken(ModelCore& core, std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us) {
+  request->answer_writer = LoopWaker::OfThisThread();
   switch (core.EnqueueNative(request, priority, timeout_us)) {
     case ModelCore::NativeEnqueue::kQueued:
       return TakenOutcome::kQueued;
