@@ -26,8 +26,7 @@ class LoopThread {
   // the bound port. Throws ListenError (net/listen_address.h) naming the libuv error.
   int Open(const std::string& host, int port, void* owner, uv_connection_cb on_connection, uv_async_cb on_async);
   // JS thread, after Open: attaches the async handle to `waker` and runs the loop on its own
-  // thread until every handle is closed, waiting awake between turns while `waker` expects an
-  // answer (LoopWaker::SpinForAnswers). Throws ListenError (and detaches) on failure.
+  // thread until every handle is closed. Throws ListenError (and detaches) on failure.
   void Start(LoopWaker* waker);
   // Any thread: asks for the close and wakes the loop; the server reads it in its async callback.
   void RequestClose(uint64_t timeout_ms);
@@ -56,8 +55,6 @@ class LoopThread {
   uv_loop_t loop_{};
   uv_tcp_t listener_{};
   uv_async_t async_{};
-  uv_prepare_t before_poll_{};  // mark the loop polling for LoopWaker (unreferenced)
-  uv_check_t after_poll_{};
   uv_thread_t thread_{};
   LoopWaker* waker_ = nullptr;
   bool loop_initialized_ = false;

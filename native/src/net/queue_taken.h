@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "executor/model_core.h"
-#include "net/loop_mailbox.h"
 
 namespace gebe {
 
@@ -17,9 +16,8 @@ enum class TakenOutcome {
   kDeclined,  // the model is unloading: the route declines it and the JS path answers with its wording
 };
 
-// Loop thread; `request` carries its NativeCall, whose answer this loop writes.
+// `request` carries its NativeCall.
 inline TakenOutcome QueueTaken(ModelCore& core, std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us) {
-  request->answer_writer = LoopWaker::OfThisThread();
   switch (core.EnqueueNative(request, priority, timeout_us)) {
     case ModelCore::NativeEnqueue::kQueued:
       return TakenOutcome::kQueued;

@@ -184,13 +184,6 @@ void ModelScheduler::InstanceLoop(size_t index) {
 }
 
 void ModelScheduler::Execute(Instance& instance, Batch& batch) {
-  // The answers' writers wake while the batch runs (usually one writer per batch).
-  AnswerWriter* told = nullptr;
-  for (const auto& r : batch.requests) {
-    if (r->answer_writer == nullptr || r->answer_writer == told || !r->native_call) continue;
-    told = r->answer_writer;
-    told->AnswerDueSoon();
-  }
   auto done = std::make_unique<CompletedBatch>();
   ExecutionTimes times;
   bool ok = false;

@@ -43,18 +43,6 @@ class NativeCall {
   virtual FailureReason CancelReason() const { return FailureReason::kNone; }
 };
 
-// Whoever writes a natively taken request's answers (a front end's loop thread, see LoopWaker).
-// An instance thread tells it when a batch holding such a request starts running, so the writer
-// can be awake when the answer arrives instead of being woken by it.
-class AnswerWriter {
- public:
-  // Any thread; must not block.
-  virtual void AnswerDueSoon() = 0;
-
- protected:
-  ~AnswerWriter() = default;
-};
-
 // The native answers of one completed batch usually go to one writer thread (a front end's loop).
 // While a NativeAnswerBatch is open on this thread, a sink queues its answer and defers waking
 // the writer to the batch's end, so the writer wakes once per batch with every answer ready,
@@ -110,9 +98,6 @@ struct ScheduledRequest {
 
   // Set for requests taken by native code; travels with the request (see NativeCall).
   std::unique_ptr<NativeCall> native_call;
-  // Who writes the answer of a natively taken request, or null; valid while native_call is set
-  // (the call's reply holds the writer).
-  AnswerWriter* answer_writer = nullptr;
   // Requests queued from JS whose caller may cancel them: a FailureReason value, 0 while live
   // (set by the executor's cancel(), any thread, then ModelScheduler::NoteCancellation).
   std::shared_ptr<std::atomic<int>> js_cancel;
