@@ -12,11 +12,12 @@
  *   stay loaded for the whole run, and the cells are interleaved by concurrency (in-process c1,
  *   then every protocol at c1, then c4, ...): on a small machine shared with other work the load
  *   drifts over a minute, and each ratio should compare figures taken seconds apart.
- * - The headline pair, in-process against HTTP binary, is measured in BENCH_ROUNDS alternating
- *   rounds (default 3) at each concurrency: on this kind of shared VM one 3-second cell swings by
- *   10-15% from minute to minute, so a single pair can land anywhere in that band. Their row is the
- *   total over the rounds (requests / seconds; p50 and p99 are the median round's), and the ratio
- *   of every round is printed under the table.
+ * - The cells the targets are set for, in-process against HTTP binary and gRPC, are measured in
+ *   BENCH_ROUNDS alternating rounds (default 3) at each concurrency: on this kind of shared VM one
+ *   3-second cell swings by 10-15% from minute to minute (an added p50 by tens of µs), so a single
+ *   cell can land anywhere in that band. Their row is the total over the rounds (requests /
+ *   seconds; p50 and p99 are the median round's), and the ratio and added p50 of every round,
+ *   against that round's in-process cell, are printed under the table.
  * - On 2 cores the load generator takes CPU the in-process baseline never pays for. So at
  *   concurrency 16 the pair is measured once more with the load generator on a core of its own:
  *   this process and gebe serve are confined to the first allowed CPU (taskset, all threads) and
@@ -314,7 +315,7 @@ async function main(): Promise<void> {
   const pixels = new Float32Array(784).map((_, i) => ((i * 37) % 255) / 255);
   const bytes = new Uint8Array(pixels.buffer);
   const rows: Row[] = [];
-  const rounds = new Map<number, number[]>();  // concurrency -> HTTP binary / in-process, per round
+  const rounds: Rounds[] = [];
   let ownCore: OwnCorePair | undefined;
   const haveH2load = (() => {
     try {
@@ -356,11 +357,14 @@ async function main(): Promise<void> {
       console.error(`concurrency ${c} …`);
       const inProcess: Cell[] = [];
       const binary: Cell[] = [];
+      const grpcCells: Cell[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         inProcess.push(await closedLoop(c, () => model.infer({ inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: bytes }] })));
         binary.push(wrk(url, binLua, c, server.pid));
+        if (haveH2load) grpcCells.push(await h2load(server.grpc, server.http, server.pid, frame, c, repo));
       }
-      rounds.set(c, binary.map((b, i) => b.throughput / inProcess[i]!.throughput));
+      rounds.push({ concurrency: c, mode: 'HTTP binary', inProcess, cells: binary });
+      if (haveH2load) rounds.push({ concurrency: c, mode: 'gRPC', inProcess, cells: grpcCells });
       rows.push({ mode: 'in-process', concurrency: c, ...combine(inProcess) });
       rows.push({ mode: 'HTTP binary', concurrency: c, ...combine(binary) });
       rows.push({ mode: 'HTTP JSON', concurrency: c, ...wrk(url, jsonLua, c, server.pid) });
@@ -368,7 +372,7 @@ async function main(): Promise<void> {
         rows.push({ mode: 'HTTP JSON, node:http', concurrency: c, ...wrk(nodeUrl, jsonLua, c, nodeServer.pid) });
         rows.push({ mode: 'HTTP binary, node:http', concurrency: c, ...wrk(nodeUrl, binLua, c, nodeServer.pid) });
       }
-      if (haveH2load) rows.push({ mode: 'gRPC', concurrency: c, ...(await h2load(server.grpc, server.http, server.pid, frame, c, repo)) });
+      if (haveH2load) rows.push({ mode: 'gRPC', concurrency: c, ...combine(grpcCells) });
       if (REFERENCES) rows.push({ mode: 'gRPC grpc-js client', concurrency: c, ...(await closedLoop(c, grpcOnce, server.pid)) });
     }
     const cpus = allowedCpus();
@@ -418,7 +422,15 @@ function printOwnCore(p: OwnCorePair): void {
     `${(p.binary.throughput / p.inProcess.throughput).toFixed(2)}× (each round: ${p.rounds.map((r) => `${r.toFixed(2)}×`).join(', ')})`);
 }
 
-function printTable(rows: Row[], rounds: Map<number, number[]>): void {
+/** The cells of one mode measured in rounds alternating with in-process ones (round i with round i). */
+interface Rounds {
+  concurrency: number;
+  mode: string;
+  inProcess: Cell[];
+  cells: Cell[];
+}
+
+function printTable(rows: Row[], rounds: Rounds[]): void {
   const base = new Map(rows.filter((r) => r.mode === 'in-process').map((r) => [r.concurrency, r]));
   const us = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(0));
   const header = ['mode', 'conc', 'infer/s', 'p50 µs', 'p99 µs', 'infer/s vs in-process', 'added p50 µs', 'CPU µs/req', 'client CPU µs/req', 'CPU/req vs in-process'];
@@ -435,15 +447,16 @@ function printTable(rows: Row[], rounds: Map<number, number[]>): void {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(`gebe serve vs in-process executor: MNIST CNN (templates/mnist: instance count 2, dynamic batching), ${SECONDS}s per cell, ${os.cpus().length} CPUs`);
-  console.log(`in-process and HTTP binary: ${ROUNDS} alternating rounds per concurrency, summed (p50/p99: the median round)`);
+  console.log(`in-process, HTTP binary and gRPC: ${ROUNDS} alternating rounds per concurrency, summed (p50/p99: the median round)`);
   console.log('HTTP load from wrk (keep-alive, conc connections), gRPC from h2load (one connection, conc streams), in-process and');
   console.log('"grpc-js client" load from a closed loop in this process; cells interleaved by concurrency');
   console.log('CPU µs/req: the model\'s process (in-process: this one, with its load loop); client: wrk/h2load, or this process for');
   console.log('grpc-js; CPU/req vs in-process: (CPU + client CPU) over the in-process CPU, all on the same cores');
   console.log(line(header));
   for (const row of body) console.log(line(row));
-  for (const [c, ratios] of rounds) {
-    console.log(`HTTP binary / in-process at concurrency ${c}, each round: ${ratios.map((r) => `${r.toFixed(2)}×`).join(', ')}`);
+  for (const r of rounds) {
+    const each = r.cells.map((cell, i) => `${(cell.throughput / r.inProcess[i]!.throughput).toFixed(2)}× (+${(cell.p50 - r.inProcess[i]!.p50).toFixed(0)} µs)`);
+    console.log(`${r.mode} / in-process at concurrency ${r.concurrency}, each round (added p50): ${each.join(', ')}`);
   }
 }
 
