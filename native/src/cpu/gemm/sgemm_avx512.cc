@@ -20,7 +20,9 @@ namespace gebe::cpu::gemm_detail {
 
 namespace {
 
-enum class BSource { kPacked, kStrided, kIndirect };
+// kIndirectMasked: as kIndirect, but the last vector is loaded through the column mask too, so
+// nothing past column nw of a row is read (one output row of a convolution, any width).
+enum class BSource { kPacked, kStrided, kIndirect, kIndirectMasked };
 
 // Mask of the first n (0..16) lanes.
 GEBE_AVX512 inline __mmask16 FirstLanes(int64_t n) {
@@ -53,8 +55,14 @@ GEBE_AVX512 __attribute__((always_inline)) inline void Tile(int64_t kc, const fl
     __m512 bv[VZ];
     __m256 bh = _mm256_setzero_ps();
 #pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(S == BSource::kPacked ? bq + v * b_stride : bq + 16 * v);
-    if (kHalf) bh = _mm256_loadu_ps(S == BSource::kPacked ? bq + V * b_stride : bq + 16 * V);
+    for (int v = 0; v < V; ++v) {
+      const float* src = S == BSource::kPacked ? bq + v * b_stride : bq + 16 * v;
+      bv[v] = S == BSource::kIndirectMasked && v == V - 1 && !kHalf ? _mm512_maskz_loadu_ps(last, src) : _mm512_loadu_ps(src);
+    }
+    if (kHalf) {
+      const float* src = S == BSource::kPacked ? bq + V * b_stride : bq + 16 * V;
+      bh = S == BSource::kIndirectMasked ? _mm256_maskz_loadu_ps(__mmask8(last), src) : _mm256_loadu_ps(src);
+    }
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       const float* ar = r < kMR ? a0 + r : a1 + (r - kMR);
@@ -165,6 +173,11 @@ GEBE_AVX512 void IndirectBlock(int64_t kc, const float* a, int64_t mh, const flo
   Block<BSource::kIndirect>(kc, a, mh, b, 0, offs, nw, c, ldc, accumulate, ep);
 }
 
+GEBE_AVX512 void IndirectRowsBlock(int64_t kc, const float* a, int64_t mh, const float* b, const int64_t* offs,
+                                   int64_t nw, float* c, int64_t ldc, bool accumulate, const TileEpilogue* ep) {
+  Block<BSource::kIndirectMasked>(kc, a, mh, b, 0, offs, nw, c, ldc, accumulate, ep);
+}
+
 GEBE_AVX512 float Dot(const float* a, const float* b, int64_t n) {
   __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
   int64_t i = 0;
@@ -272,6 +285,7 @@ const Kernels* Avx512Kernels() {
     t.block = PackedBlock;
     t.block_strided = StridedBlock;
     t.block_indirect = IndirectBlock;
+    t.block_indirect_rows = IndirectRowsBlock;
     t.dot = Dot;
     t.panel_rows = PanelRows;
     t.pack_rows_a = PackRowsA;

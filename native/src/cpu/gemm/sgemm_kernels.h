@@ -50,6 +50,9 @@ struct Kernels {
   PackedBlockKernel block = nullptr;
   StridedBlockKernel block_strided = nullptr;    // nullptr: the ISA has none (drivers pack B instead)
   IndirectBlockKernel block_indirect = nullptr;  // nullptr: no implicit im2col on this ISA
+  // As block_indirect for any nw: the last vector of each B row is read through a mask, so a block
+  // can be one output row of a convolution (nothing past it is read). nullptr: whole panels only.
+  IndirectBlockKernel block_indirect_rows = nullptr;
   DotKernel dot = nullptr;
   PanelRowsKernel panel_rows = nullptr;
   PackRowsAKernel pack_rows_a = nullptr;  // nullptr: the portable loop of PackPanelsA
