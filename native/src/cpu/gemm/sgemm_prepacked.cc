@@ -206,50 +206,31 @@ bool SgemmImplicit(const PackedA& a, int64_t n, const float* x, const int64_t* o
   return true;
 }
 
-namespace {
+bool SgemmHasImplicitCompact() { return ActiveKernels().block_compact != nullptr; }
 
-// Output rows [y0, y1) of SgemmImplicitRows on one thread: per k slice, each 12-row panel of A stays
-// in L1 while it runs along the rows (one block call per output row, columns masked at its end).
-void ImplicitRowsRange(const PackedA& a, int64_t y0, int64_t y1, int64_t width, int64_t row_stride, const float* x,
-                       const int64_t* offs, float* c, int64_t ldc, const BlockEpilogue& epi) {
+void SgemmImplicitCompact(const PackedA& a, int64_t n, int64_t width, int64_t row_stride, const float* x,
+                          const int64_t* offs, float* c, int64_t ldc, const RowEpilogue& ep, ThreadPool* pool) {
   const Kernels& kernels = ActiveKernels();
   int64_t m = a.m, k = a.k, m_padded = PadTo(m, kMR);
-  for (int64_t k0 = 0; k0 < k; k0 += a.kc) {
-    int64_t kc = std::min(a.kc, k - k0);
-    bool accumulate = k0 > 0, last = k0 + kc >= k;
-    for (int64_t i0 = 0; i0 < m; i0 += 2 * kMR) {
-      int64_t mh = std::min<int64_t>(2 * kMR, m - i0);
-      const float* ap = a.data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
-      TileEpilogue te;
-      const TileEpilogue* tep = last ? epi.Tile(i0, &te) : nullptr;
-      for (int64_t y = y0; y < y1; ++y) {
-        float* cp = c + i0 * ldc + y * width;
-        kernels.block_indirect_rows(kc, ap, mh, x + y * row_stride, offs + k0, width, cp, ldc, accumulate, tep);
-        if (last) epi.Rows(cp, ldc, i0, mh, width);
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  BlockEpilogue epi(ep);
+  int64_t nb = ImplicitBlockWidth(m, n, pool ? pool->size() : 1);
+  ForEachClaimed(pool, (n + nb - 1) / nb, [&](int64_t q) {
+    int64_t j0 = q * nb, nbw = std::min(nb, n - j0);
+    for (int64_t k0 = 0; k0 < k; k0 += a.kc) {
+      int64_t kc = std::min(a.kc, k - k0);
+      bool last = k0 + kc >= k;
+      for (int64_t i0 = 0; i0 < m; i0 += kMC) {
+        int64_t mh = std::min(kMC, m - i0);
+        const float* ap = a.data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
+        TileEpilogue te;
+        float* cp = c + i0 * ldc + j0;
+        kernels.block_compact(kc, ap, mh, x, offs + k0, j0, nbw, width, row_stride, cp, ldc, k0 > 0,
+                              last ? epi.Tile(i0, &te) : nullptr);
+        if (last) epi.Rows(cp, ldc, i0, mh, nbw);
       }
     }
-  }
-}
-
-}  // namespace
-
-bool SgemmHasImplicitRows() { return ActiveKernels().block_indirect_rows != nullptr; }
-
-bool SgemmImplicitRows(const PackedA& a, int64_t rows, int64_t width, int64_t row_stride, const float* x,
-                       const int64_t* offs, float* c, int64_t ldc, const RowEpilogue& ep, ThreadPool* pool) {
-  if (!ActiveKernels().block_indirect_rows) return false;
-  if (a.m <= 0 || rows <= 0 || width <= 0 || a.k <= 0) return true;
-  BlockEpilogue epi(ep);
-  // With threads, about four equal blocks of output rows each (a multiple of the thread count).
-  int threads = pool ? pool->size() : 1;
-  int64_t blocks = threads <= 1 ? 1 : std::min<int64_t>(rows, 4 * threads);
-  int64_t per = (rows + blocks - 1) / blocks;
-  blocks = (rows + per - 1) / per;
-  ForEachClaimed(pool, blocks, [&](int64_t q) {
-    int64_t y0 = q * per, y1 = std::min(rows, y0 + per);
-    ImplicitRowsRange(a, y0, y1, width, row_stride, x, offs, c, ldc, epi);
   });
-  return true;
 }
 
 }  // namespace gebe::cpu

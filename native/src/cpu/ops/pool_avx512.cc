@@ -19,6 +19,11 @@ namespace gebe::cpu {
 
 namespace {
 
+// Mask of the first n lanes (none for n <= 0, all for n >= 16).
+__attribute__((target(GEBE_AVX512_LOOPS))) inline __mmask16 FirstLanes(int64_t n) {
+  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << unsigned(n)) - 1u);
+}
+
 // The 2×2 stride-2 window over two input rows, 16 outputs a vector: the even and odd columns of
 // 32 inputs split by two permutes, then max(v, m) in the scalar loop's order (v > m ? v : m, which
 // is what vmaxps(v, m) computes, NaN included). A tail of fewer than 16 outputs reads its inputs
@@ -29,15 +34,14 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void Max2x2Stride2(const float* r0, c
   const __m512 lowest = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   for (int64_t i = 0; i < n; i += 16) {
     int64_t rem = n - i < 16 ? n - i : 16;
-    __mmask16 lo = rem >= 8 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(2 * rem)) - 1u);
-    __mmask16 hi = rem <= 8 ? __mmask16(0) : rem == 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(2 * rem - 16)) - 1u);
+    __mmask16 lo = FirstLanes(2 * rem), hi = FirstLanes(2 * rem - 16);  // the vectors holding the 2·rem inputs
     __m512 a0 = _mm512_maskz_loadu_ps(lo, r0 + 2 * i), a1 = _mm512_maskz_loadu_ps(hi, r0 + 2 * i + 16);
     __m512 b0 = _mm512_maskz_loadu_ps(lo, r1 + 2 * i), b1 = _mm512_maskz_loadu_ps(hi, r1 + 2 * i + 16);
     __m512 m = _mm512_max_ps(_mm512_permutex2var_ps(a0, even, a1), lowest);
     m = _mm512_max_ps(_mm512_permutex2var_ps(a0, odd, a1), m);
     m = _mm512_max_ps(_mm512_permutex2var_ps(b0, even, b1), m);
     m = _mm512_max_ps(_mm512_permutex2var_ps(b0, odd, b1), m);
-    _mm512_mask_storeu_ps(dst + i, __mmask16((1u << unsigned(rem)) - 1u), m);
+    _mm512_mask_storeu_ps(dst + i, FirstLanes(rem), m);
   }
 }
 
