@@ -74,9 +74,9 @@ const cases: ConvCase[] = [
   { name: 'no pads 3x3 + Relu', input: [1, 7, 30, 33], out: 20, kernel: [3, 3], activation: 'Relu' },
   { name: 'no pads 3x3 dilation 2, grouped', input: [1, 6, 40, 40], out: 10, kernel: [3, 3], dilations: [2, 2], group: 2 },
   { name: 'no pads 5x5, two input channels', input: [1, 2, 70, 90], out: 9, kernel: [5, 5] },
-  // One output row at a time where the ISA has the masked kernel (AVX-512): rows of 24 (the MNIST
-  // conv2, 12-row tiles and a 4-row edge), of 56 (a 32- and a 24-column tile) and of 38 (a
-  // masked ymm), padded and not, and a stride-2 5×5 over the parity sub-planes.
+  // Compact implicit im2col where the ISA has it (AVX-512: vectors put together from two output
+  // rows): rows of 24 (the MNIST conv2, 12-row tiles and a 4-row edge), 56 and 38, padded and
+  // not, and a stride-2 5×5 over the parity sub-planes.
   { name: 'rows of 24, 64 channels, deep k + Relu', input: [1, 32, 26, 26], out: 64, kernel: [3, 3], activation: 'Relu' },
   { name: 'rows of 56, pad 1 + Clip', input: [1, 9, 56, 56], out: 30, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Clip' },
   { name: 'rows of 38, few channels + LeakyRelu', input: [1, 5, 40, 40], out: 10, kernel: [3, 3], activation: 'LeakyRelu' },
