@@ -1,7 +1,8 @@
 // Tests of every GEMM block kernel (sgemm_kernels.h) of every ISA this CPU runs, against a
-// double-precision reference: packed, strided (B in place) and indirect (B rows through offsets)
-// blocks, every row count 1..30 (whole and partial 6-row panels and 12-row tiles) and column
-// count 1..70 (whole, masked and half vectors), overwrite and accumulate, with and without the
+// double-precision reference: packed, strided (B in place), indirect (B rows through offsets) and
+// compact (output positions of a plane 16..37 wide, vectors spanning two rows) blocks, every row
+// count 1..30 (whole and partial 6-row panels and 12-row tiles) and column count 1..70 (whole,
+// masked and half vectors), overwrite and accumulate, with and without the
 // bias + Relu/Clip epilogue. An ISA the CPU lacks is reported as skipped. run-asan.sh builds it
 // with the sanitizers.
 #include <cmath>
@@ -37,7 +38,7 @@ float Reference(const Case& t, const std::vector<float>& a, const std::vector<fl
   return float(std::min(std::max(sum, -0.5), 0.5));
 }
 
-enum class Source { kPacked, kStrided, kIndirect };
+enum class Source { kPacked, kStrided, kIndirect, kCompact };
 
 void RunCase(const Kernels& k, Source source, const Case& t, std::mt19937& rng) {
   std::uniform_real_distribution<float> d(-1.f, 1.f);
@@ -63,7 +64,7 @@ void RunCase(const Kernels& k, Source source, const Case& t, std::mt19937& rng) 
     k.block(t.kc, ap.data(), t.mh, bp.data(), t.nw, c.data(), ldc, t.accumulate, tep);
   } else if (source == Source::kStrided) {
     k.block_strided(t.kc, ap.data(), t.mh, b.data(), t.nw, t.nw, c.data(), ldc, t.accumulate, tep);
-  } else {
+  } else if (source == Source::kIndirect) {
     // Rows of B scattered through offsets: row q stored at q·(nw + 5), in reverse order.
     std::vector<float> scattered(size_t(t.kc * (t.nw + 5)));
     std::vector<int64_t> offs(size_t(t.kc));
@@ -72,6 +73,24 @@ void RunCase(const Kernels& k, Source source, const Case& t, std::mt19937& rng) 
       for (int64_t j = 0; j < t.nw; ++j) scattered[size_t(offs[size_t(q)] + j)] = b[size_t(q * t.nw + j)];
     }
     k.block_indirect(t.kc, ap.data(), t.mh, scattered.data(), offs.data(), t.nw, c.data(), ldc, t.accumulate, tep);
+  } else {
+    // Output positions j0 + j of a plane `width` wide whose rows are row_stride apart (no gap for
+    // some widths), one such plane per row of B in reverse order; the first plane in memory ends
+    // at the last position read, so a read past it is an error under the sanitizers.
+    int64_t width = 16 + (t.mh * 3 + t.nw) % 22, j0 = (t.kc * 5) % (width + 3);
+    int64_t row_stride = width + (width % 2) * 3;
+    int64_t last = j0 + t.nw - 1, plane = (last / width) * row_stride + last % width + 1;
+    std::vector<float> planes(size_t(t.kc * plane));
+    std::vector<int64_t> offs(size_t(t.kc));
+    for (int64_t q = 0; q < t.kc; ++q) {
+      offs[size_t(q)] = (t.kc - 1 - q) * plane;
+      for (int64_t j = 0; j < t.nw; ++j) {
+        int64_t f = j0 + j;
+        planes[size_t(offs[size_t(q)] + (f / width) * row_stride + f % width)] = b[size_t(q * t.nw + j)];
+      }
+    }
+    k.block_compact(t.kc, ap.data(), t.mh, planes.data(), offs.data(), j0, t.nw, width, row_stride, c.data(), ldc,
+                    t.accumulate, tep);
   }
   for (int64_t i = 0; i < t.mh; ++i) {
     for (int64_t j = 0; j < ldc; ++j) {
@@ -99,6 +118,7 @@ int TestKernels(const Kernels& k) {
       Case t{mh, nw, 1 + (mh * 7 + nw) % 37, (mh + nw) % 2 == 0, int((mh + nw) % 3)};
       RunCase(k, Source::kPacked, t, rng);
       ++cases;
+      if (k.block_compact) RunCase(k, Source::kCompact, t, rng), ++cases;
       if (nw % kNR == 0 || nw == 70) {
         Case s = t;
         s.nw = nw / kNR * kNR;

@@ -84,6 +84,13 @@ void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float*
 bool SgemmImplicit(const PackedA& a, int64_t n, const float* x, const int64_t* offs, float* c, int64_t ldc,
                    const RowEpilogue& ep, ThreadPool* pool);
 
+// Implicit im2col with no throw-away columns: C[r, f] for the n output positions f of a plane
+// `width` (>= 16) wide, from B[q, f] = x[offs[q] + (f / width) · row_stride + f % width]. C is
+// the output itself (ldc apart rows). Only where the ISA has the kernel (SgemmHasImplicitCompact).
+bool SgemmHasImplicitCompact();
+void SgemmImplicitCompact(const PackedA& a, int64_t n, int64_t width, int64_t row_stride, const float* x,
+                          const int64_t* offs, float* c, int64_t ldc, const RowEpilogue& ep, ThreadPool* pool);
+
 // fn(i) for every i in [0, count), items claimed one at a time by the pool's threads (pool may be null).
 void ForEachClaimed(ThreadPool* pool, int64_t count, const std::function<void(int64_t)>& fn);
 

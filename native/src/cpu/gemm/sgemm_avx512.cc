@@ -20,7 +20,20 @@ namespace gebe::cpu::gemm_detail {
 
 namespace {
 
-enum class BSource { kPacked, kStrided, kIndirect };
+// kCompact: implicit im2col over a convolution's output plane with no throw-away columns; each
+// vector of B is assembled from one or two output rows (CompactVector). kCompactRow: a tile whose
+// vectors are all 16 positions of one row, one plain load apiece (masked loads cost more even
+// under a full or an empty mask: on the 112-wide ResNet stem, where every vector is such, two
+// masked loads made the layer 8% slower than the wide rows, one 3%).
+enum class BSource { kPacked, kStrided, kIndirect, kCompact, kCompactRow };
+
+// One vector of 16 output positions of a plane at least 16 wide: lanes m1 from one output row
+// (input offset o1 for lane 0), the rest, m2, from the next (o2 + lane). Masked-off lanes are not
+// read, so nothing outside the two rows is touched.
+struct CompactVector {
+  int64_t o1 = 0, o2 = 0;
+  __mmask16 m1 = 0, m2 = 0;
+};
 
 // Mask of the first n (0..16) lanes.
 GEBE_AVX512 inline __mmask16 FirstLanes(int64_t n) {
@@ -31,12 +44,13 @@ GEBE_AVX512 inline __mmask16 FirstLanes(int64_t n) {
 // column vectors of 16 (0..2), then with kHalf one ymm vector of 8: an edge of at most 8 columns
 // costs half a zmm FMA per row (on CPUs that split 512-bit work in two, exactly half). The last
 // vector is loaded and stored through `last`. B: kPacked, columns 16·v.. at b + v·b_stride (the
-// next panel) with rows kNR apart; kStrided, rows b_stride apart; kIndirect, row q at b + offs[q].
+// next panel) with rows kNR apart; kStrided, rows b_stride apart; kIndirect, row q at b + offs[q];
+// kCompact, row q of vector v at b + offs[q] through cv[v].
 template <int R, int V, bool kHalf, BSource S>
 GEBE_AVX512 __attribute__((always_inline)) inline void Tile(int64_t kc, const float* a, int64_t a_stride,
                                                             const float* b, int64_t b_stride, const int64_t* offs,
-                                                            float* c, int64_t ldc, __mmask16 last, bool accumulate,
-                                                            const TileEpilogue* ep) {
+                                                            const CompactVector* cv, float* c, int64_t ldc,
+                                                            __mmask16 last, bool accumulate, const TileEpilogue* ep) {
   constexpr int VZ = V > 0 ? V : 1;  // array extent (unused when V == 0)
   __m512 acc[R][VZ];
   __m256 acc_half[R];
@@ -53,7 +67,15 @@ GEBE_AVX512 __attribute__((always_inline)) inline void Tile(int64_t kc, const fl
     __m512 bv[VZ];
     __m256 bh = _mm256_setzero_ps();
 #pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(S == BSource::kPacked ? bq + v * b_stride : bq + 16 * v);
+    for (int v = 0; v < V; ++v) {
+      if (S == BSource::kCompact) {
+        bv[v] = _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(cv[v].m1, bq + cv[v].o1), cv[v].m2, bq + cv[v].o2);
+      } else if (S == BSource::kCompactRow) {
+        bv[v] = _mm512_loadu_ps(bq + cv[v].o1);
+      } else {
+        bv[v] = _mm512_loadu_ps(S == BSource::kPacked ? bq + v * b_stride : bq + 16 * v);
+      }
+    }
     if (kHalf) bh = _mm256_loadu_ps(S == BSource::kPacked ? bq + V * b_stride : bq + 16 * V);
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
@@ -102,11 +124,11 @@ GEBE_AVX512 __attribute__((always_inline)) inline void Tile(int64_t kc, const fl
 
 template <int V, bool kHalf, BSource S>
 GEBE_AVX512 void TileRows(int64_t h, int64_t kc, const float* a, int64_t a_stride, const float* b, int64_t b_stride,
-                          const int64_t* offs, float* c, int64_t ldc, __mmask16 last, bool accumulate,
-                          const TileEpilogue* ep) {
+                          const int64_t* offs, const CompactVector* cv, float* c, int64_t ldc, __mmask16 last,
+                          bool accumulate, const TileEpilogue* ep) {
   switch (h) {
 #define GEBE_TILE_CASE(R) \
-  case R: return Tile<R, V, kHalf, S>(kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
+  case R: return Tile<R, V, kHalf, S>(kc, a, a_stride, b, b_stride, offs, cv, c, ldc, last, accumulate, ep);
     GEBE_TILE_CASE(1) GEBE_TILE_CASE(2) GEBE_TILE_CASE(3) GEBE_TILE_CASE(4) GEBE_TILE_CASE(5) GEBE_TILE_CASE(6)
     GEBE_TILE_CASE(7) GEBE_TILE_CASE(8) GEBE_TILE_CASE(9) GEBE_TILE_CASE(10) GEBE_TILE_CASE(11) GEBE_TILE_CASE(12)
 #undef GEBE_TILE_CASE
@@ -120,34 +142,40 @@ GEBE_AVX512 inline void TileColumns(int64_t w, int64_t h, int64_t kc, const floa
                                     int64_t b_stride, const int64_t* offs, float* c, int64_t ldc, bool accumulate,
                                     const TileEpilogue* ep) {
   __mmask16 last = FirstLanes(w > kNR ? w - kNR : w);
-  if (w > 24) TileRows<2, false, S>(h, kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
-  else if (w > 16) TileRows<1, true, S>(h, kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
-  else if (w > 8) TileRows<1, false, S>(h, kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
-  else TileRows<0, true, S>(h, kc, a, a_stride, b, b_stride, offs, c, ldc, last, accumulate, ep);
+  if (w > 24) TileRows<2, false, S>(h, kc, a, a_stride, b, b_stride, offs, nullptr, c, ldc, last, accumulate, ep);
+  else if (w > 16) TileRows<1, true, S>(h, kc, a, a_stride, b, b_stride, offs, nullptr, c, ldc, last, accumulate, ep);
+  else if (w > 8) TileRows<1, false, S>(h, kc, a, a_stride, b, b_stride, offs, nullptr, c, ldc, last, accumulate, ep);
+  else TileRows<0, true, S>(h, kc, a, a_stride, b, b_stride, offs, nullptr, c, ldc, last, accumulate, ep);
 }
 
-// Rows outer (12 at a time: their A panels stay in L1 while B streams past), 32 columns inner.
-template <BSource S>
-GEBE_AVX512 void Block(int64_t kc, const float* a, int64_t mh, const float* b, int64_t ldb, const int64_t* offs,
-                       int64_t nw, float* c, int64_t ldc, bool accumulate, const TileEpilogue* ep) {
-  const int64_t a_stride = kc * kMR, panel = kc * kNR;
+// Rows outer (12 at a time: their A panels stay in L1 while B streams past), 32 columns inner:
+// tile(h, a of the row group, j, w, the group's epilogue: bias from its first row) per tile.
+template <typename TileFn>
+GEBE_AVX512 __attribute__((always_inline)) inline void ForEachTile(int64_t kc, const float* a, int64_t mh, int64_t nw,
+                                                                   const TileEpilogue* ep, TileFn&& tile) {
+  const int64_t a_stride = kc * kMR;
   for (int64_t i = 0; i < mh; i += 2 * kMR) {
-    int64_t h = std::min<int64_t>(2 * kMR, mh - i);
-    const float* ai = a + (i / kMR) * a_stride;
     TileEpilogue te;
     if (ep) {
       te = *ep;
       if (te.bias) te.bias += i;
     }
-    const TileEpilogue* tep = ep ? &te : nullptr;
-    for (int64_t j = 0; j < nw; j += 2 * kNR) {
-      int64_t w = std::min<int64_t>(2 * kNR, nw - j);
-      const float* bj = S == BSource::kPacked ? b + (j / kNR) * panel : b + j;
-      int64_t bs = S == BSource::kPacked ? panel : ldb;
-      float* cp = c + i * ldc + j;
-      TileColumns<S>(w, h, kc, ai, a_stride, bj, bs, offs, cp, ldc, accumulate, tep);
-    }
+    for (int64_t j = 0; j < nw; j += 2 * kNR)
+      tile(std::min<int64_t>(2 * kMR, mh - i), a + (i / kMR) * a_stride, i, j, std::min<int64_t>(2 * kNR, nw - j),
+           ep ? &te : nullptr);
   }
+}
+
+template <BSource S>
+GEBE_AVX512 void Block(int64_t kc, const float* a, int64_t mh, const float* b, int64_t ldb, const int64_t* offs,
+                       int64_t nw, float* c, int64_t ldc, bool accumulate, const TileEpilogue* ep) {
+  const int64_t a_stride = kc * kMR, panel = kc * kNR;
+  auto each = [&](int64_t h, const float* ai, int64_t i, int64_t j, int64_t w, const TileEpilogue* tep) GEBE_AVX512 {
+    const float* bj = S == BSource::kPacked ? b + (j / kNR) * panel : b + j;
+    int64_t bs = S == BSource::kPacked ? panel : ldb;
+    TileColumns<S>(w, h, kc, ai, a_stride, bj, bs, offs, c + i * ldc + j, ldc, accumulate, tep);
+  };
+  ForEachTile(kc, a, mh, nw, ep, each);
 }
 
 GEBE_AVX512 void PackedBlock(int64_t kc, const float* a, int64_t mh, const float* b, int64_t nw, float* c, int64_t ldc,
@@ -163,6 +191,36 @@ GEBE_AVX512 void StridedBlock(int64_t kc, const float* a, int64_t mh, const floa
 GEBE_AVX512 void IndirectBlock(int64_t kc, const float* a, int64_t mh, const float* b, const int64_t* offs, int64_t nw,
                                float* c, int64_t ldc, bool accumulate, const TileEpilogue* ep) {
   Block<BSource::kIndirect>(kc, a, mh, b, 0, offs, nw, c, ldc, accumulate, ep);
+}
+
+// Output position f of a plane `width` wide (row f / width), up to 16 of them (n) from f on.
+GEBE_AVX512 inline CompactVector CompactAt(int64_t f, int64_t n, int64_t width, int64_t row_stride) {
+  int64_t row = f / width, col = f % width, first = std::min(n, width - col);
+  CompactVector v;
+  v.o1 = row * row_stride + col;
+  v.o2 = (row + 1) * row_stride - first;
+  v.m1 = FirstLanes(first);
+  v.m2 = __mmask16(FirstLanes(n) & ~v.m1);
+  return v;
+}
+
+// Tiles as in Block; each tile's vectors are worked out from its output positions.
+GEBE_AVX512 void CompactBlock(int64_t kc, const float* a, int64_t mh, const float* x, const int64_t* offs, int64_t j0,
+                              int64_t nw, int64_t width, int64_t row_stride, float* c, int64_t ldc, bool accumulate,
+                              const TileEpilogue* ep) {
+  const int64_t a_stride = kc * kMR;
+  auto each = [&](int64_t h, const float* ai, int64_t i, int64_t j, int64_t w, const TileEpilogue* tep) GEBE_AVX512 {
+    CompactVector cv[2];
+    bool two = w > kNR;
+    cv[0] = CompactAt(j0 + j, std::min<int64_t>(kNR, w), width, row_stride);
+    if (two) cv[1] = CompactAt(j0 + j + kNR, w - kNR, width, row_stride);
+    bool one_row = cv[0].m1 == 0xFFFF && (!two || cv[1].m1 == 0xFFFF);
+    __mmask16 last = two ? __mmask16(cv[1].m1 | cv[1].m2) : __mmask16(cv[0].m1 | cv[0].m2);
+    auto tile = two ? (one_row ? TileRows<2, false, BSource::kCompactRow> : TileRows<2, false, BSource::kCompact>)
+                    : (one_row ? TileRows<1, false, BSource::kCompactRow> : TileRows<1, false, BSource::kCompact>);
+    tile(h, kc, ai, a_stride, x, 0, offs, cv, c + i * ldc + j, ldc, last, accumulate, tep);
+  };
+  ForEachTile(kc, a, mh, nw, ep, each);
 }
 
 GEBE_AVX512 float Dot(const float* a, const float* b, int64_t n) {
@@ -272,6 +330,7 @@ const Kernels* Avx512Kernels() {
     t.block = PackedBlock;
     t.block_strided = StridedBlock;
     t.block_indirect = IndirectBlock;
+    t.block_compact = CompactBlock;
     t.dot = Dot;
     t.panel_rows = PanelRows;
     t.pack_rows_a = PackRowsA;

@@ -34,6 +34,12 @@ using StridedBlockKernel = void (*)(int64_t kc, const float* a, int64_t mh, cons
 // Implicit im2col: row q of B at b + offs[q]; nw is a multiple of NR.
 using IndirectBlockKernel = void (*)(int64_t kc, const float* a, int64_t mh, const float* b, const int64_t* offs,
                                      int64_t nw, float* c, int64_t ldc, bool accumulate, const TileEpilogue* ep);
+// Implicit im2col over a convolution's output plane, `width` (>= 16) positions a row and no
+// throw-away columns: column j of the block is output position f = j0 + j, and B[q, j] =
+// b[offs[q] + (f / width) · row_stride + f % width]. Any nw; nothing outside those rows is read.
+using CompactBlockKernel = void (*)(int64_t kc, const float* a, int64_t mh, const float* b, const int64_t* offs,
+                                    int64_t j0, int64_t nw, int64_t width, int64_t row_stride, float* c, int64_t ldc,
+                                    bool accumulate, const TileEpilogue* ep);
 // Dot product of n floats (the matrix-vector path).
 using DotKernel = float (*)(const float* a, const float* b, int64_t n);
 // m (1..kMR-1) rows of A times one kc × NR panel of packed B: acc[i][0..NR) += sum_q a_i[q] * panel[q*NR + j],
@@ -50,6 +56,7 @@ struct Kernels {
   PackedBlockKernel block = nullptr;
   StridedBlockKernel block_strided = nullptr;    // nullptr: the ISA has none (drivers pack B instead)
   IndirectBlockKernel block_indirect = nullptr;  // nullptr: no implicit im2col on this ISA
+  CompactBlockKernel block_compact = nullptr;    // nullptr: implicit im2col over wide rows only
   DotKernel dot = nullptr;
   PanelRowsKernel panel_rows = nullptr;
   PackRowsAKernel pack_rows_a = nullptr;  // nullptr: the portable loop of PackPanelsA

@@ -206,4 +206,31 @@ bool SgemmImplicit(const PackedA& a, int64_t n, const float* x, const int64_t* o
   return true;
 }
 
+bool SgemmHasImplicitCompact() { return ActiveKernels().block_compact != nullptr; }
+
+void SgemmImplicitCompact(const PackedA& a, int64_t n, int64_t width, int64_t row_stride, const float* x,
+                          const int64_t* offs, float* c, int64_t ldc, const RowEpilogue& ep, ThreadPool* pool) {
+  const Kernels& kernels = ActiveKernels();
+  int64_t m = a.m, k = a.k, m_padded = PadTo(m, kMR);
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  BlockEpilogue epi(ep);
+  int64_t nb = ImplicitBlockWidth(m, n, pool ? pool->size() : 1);
+  ForEachClaimed(pool, (n + nb - 1) / nb, [&](int64_t q) {
+    int64_t j0 = q * nb, nbw = std::min(nb, n - j0);
+    for (int64_t k0 = 0; k0 < k; k0 += a.kc) {
+      int64_t kc = std::min(a.kc, k - k0);
+      bool last = k0 + kc >= k;
+      for (int64_t i0 = 0; i0 < m; i0 += kMC) {
+        int64_t mh = std::min(kMC, m - i0);
+        const float* ap = a.data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
+        TileEpilogue te;
+        float* cp = c + i0 * ldc + j0;
+        kernels.block_compact(kc, ap, mh, x, offs + k0, j0, nbw, width, row_stride, cp, ldc, k0 > 0,
+                              last ? epi.Tile(i0, &te) : nullptr);
+        if (last) epi.Rows(cp, ldc, i0, mh, nbw);
+      }
+    }
+  });
+}
+
 }  // namespace gebe::cpu

@@ -11,13 +11,47 @@
 #define GEBE_AVX512_LOOPS "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,prefer-vector-width=512"
 #endif
 
+#include <immintrin.h>
+
+#include <limits>
+
 namespace gebe::cpu {
 
 namespace {
 
+// Mask of the first n lanes (none for n <= 0, all for n >= 16).
+__attribute__((target(GEBE_AVX512_LOOPS))) inline __mmask16 FirstLanes(int64_t n) {
+  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << unsigned(n)) - 1u);
+}
+
+// The 2×2 stride-2 window over two input rows, 16 outputs a vector: the even and odd columns of
+// 32 inputs split by two permutes, then max(v, m) in the scalar loop's order (v > m ? v : m, which
+// is what vmaxps(v, m) computes, NaN included). A tail of fewer than 16 outputs reads its inputs
+// through masks, so nothing past the row's last window is touched.
+__attribute__((target(GEBE_AVX512_LOOPS))) void Max2x2Stride2(const float* r0, const float* r1, float* dst, int64_t n) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512 lowest = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int64_t i = 0; i < n; i += 16) {
+    int64_t rem = n - i < 16 ? n - i : 16;
+    __mmask16 lo = FirstLanes(2 * rem), hi = FirstLanes(2 * rem - 16);  // the vectors holding the 2·rem inputs
+    __m512 a0 = _mm512_maskz_loadu_ps(lo, r0 + 2 * i), a1 = _mm512_maskz_loadu_ps(hi, r0 + 2 * i + 16);
+    __m512 b0 = _mm512_maskz_loadu_ps(lo, r1 + 2 * i), b1 = _mm512_maskz_loadu_ps(hi, r1 + 2 * i + 16);
+    __m512 m = _mm512_max_ps(_mm512_permutex2var_ps(a0, even, a1), lowest);
+    m = _mm512_max_ps(_mm512_permutex2var_ps(a0, odd, a1), m);
+    m = _mm512_max_ps(_mm512_permutex2var_ps(b0, even, b1), m);
+    m = _mm512_max_ps(_mm512_permutex2var_ps(b0, odd, b1), m);
+    _mm512_mask_storeu_ps(dst + i, FirstLanes(rem), m);
+  }
+}
+
 __attribute__((target(GEBE_AVX512_LOOPS))) void MaxInterior(const float* xc, int64_t iw, int64_t y0, int64_t a0,
                                                             int64_t a1, int64_t dh, int64_t kw, int64_t dw, int64_t sw,
                                                             int64_t x0, float* dst, int64_t n) {
+  if (a1 - a0 == 2 && kw == 2 && sw == 2 && dw == 1) {
+    const float* r0 = xc + (y0 + a0 * dh) * iw + x0;
+    return Max2x2Stride2(r0, r0 + dh * iw, dst, n);
+  }
   pool_detail::MaxInteriorBody(xc, iw, y0, a0, a1, dh, kw, dw, sw, x0, dst, n);
 }
 

@@ -74,6 +74,14 @@ const cases: ConvCase[] = [
   { name: 'no pads 3x3 + Relu', input: [1, 7, 30, 33], out: 20, kernel: [3, 3], activation: 'Relu' },
   { name: 'no pads 3x3 dilation 2, grouped', input: [1, 6, 40, 40], out: 10, kernel: [3, 3], dilations: [2, 2], group: 2 },
   { name: 'no pads 5x5, two input channels', input: [1, 2, 70, 90], out: 9, kernel: [5, 5] },
+  // Compact implicit im2col where the ISA has it (AVX-512: vectors put together from two output
+  // rows): rows of 24 (the MNIST conv2, 12-row tiles and a 4-row edge), 56 and 38, padded and
+  // not, and a stride-2 5×5 over the parity sub-planes.
+  { name: 'rows of 24, 64 channels, deep k + Relu', input: [1, 32, 26, 26], out: 64, kernel: [3, 3], activation: 'Relu' },
+  { name: 'rows of 26, one input channel (k = 9), 32 channels + Relu', input: [1, 1, 28, 28], out: 32, kernel: [3, 3], activation: 'Relu' },
+  { name: 'rows of 56, pad 1 + Clip', input: [1, 9, 56, 56], out: 30, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Clip' },
+  { name: 'rows of 38, few channels + LeakyRelu', input: [1, 5, 40, 40], out: 10, kernel: [3, 3], activation: 'LeakyRelu' },
+  { name: 'rows of 24, stride 2 5x5 pad 2', input: [1, 6, 48, 48], out: 20, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2] },
   // Stride 2: big kernels through the four parity sub-planes (implicit im2col), small ones packed.
   { name: 'stride 2 5x5 pad 2, dilation 1', input: [1, 4, 41, 38], out: 11, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2] },
   { name: 'stride 2 3x3 pad 1 + Relu', input: [1, 8, 40, 40], out: 12, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], activation: 'Relu' },

@@ -3,7 +3,8 @@
  * and 2 threads: Conv (pads, strides, dilations, groups, depthwise, auto_pad, weights at run time,
  * a fused Relu), ConvTranspose (output_padding, output_shape, groups), MaxPool (Indices in both storage
  * orders, ceil_mode, dilations; without Indices through the vectorised rows) and AveragePool
- * (count_include_pad both ways, ceil_mode). Also run with each ISA forced (isa-*.test.ts).
+ * (count_include_pad both ways, ceil_mode), and the 2-D MaxPool row of the 2×2 stride-2 window. Also run
+ * with each ISA forced (isa-*.test.ts).
  */
 import { describe, it } from 'vitest';
 import type { CpuTensor } from '../../../helpers/cpu-session.js';
@@ -71,6 +72,12 @@ describe.each([1, 2])('3-D Conv, ConvTranspose, MaxPool, AveragePool vs ONNX Run
       [f32('x', [2, 3, 7, 9, 20], 15)], threads);
     await agree(poolModel('MaxPool', [1, 2, 6, 7, 19], { kernel_shape: [2, 2, 3], strides: [2, 2, 3], dilations: [2, 1, 2], ceil_mode: 1, pads: [0, 0, 2, 1, 1, 2] }),
       [f32('x', [1, 2, 6, 7, 19], 16)], threads);
+  });
+
+  it('MaxPool 2-D 2×2 stride 2 (a vectorised row per ISA): rows of 12, 16 and 35 outputs, pads, ceil_mode', async () => {
+    await agree(poolModel('MaxPool', [2, 5, 24, 24], { kernel_shape: [2, 2], strides: [2, 2] }), [f32('x', [2, 5, 24, 24], 18)], threads);
+    await agree(poolModel('MaxPool', [1, 3, 33, 71], { kernel_shape: [2, 2], strides: [2, 2], pads: [1, 1, 0, 0] }), [f32('x', [1, 3, 33, 71], 19)], threads);
+    await agree(poolModel('MaxPool', [1, 2, 9, 32], { kernel_shape: [2, 2], strides: [2, 2], ceil_mode: 1 }), [f32('x', [1, 2, 9, 32], 20)], threads);
   });
 
   it('Conv3d: pointwise (the input read in place)', async () => {
