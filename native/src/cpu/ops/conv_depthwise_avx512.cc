@@ -22,6 +22,19 @@ using namespace depthwise_detail;
 
 #define GEBE_AVX512 __attribute__((target(GEBE_AVX512_LOOPS)))
 
+// The first k lanes (k clamped to 0..16).
+inline __mmask16 Lanes(int64_t k) {
+  return k >= 16 ? __mmask16(0xFFFF) : k <= 0 ? __mmask16(0) : __mmask16((1u << unsigned(k)) - 1u);
+}
+
+GEBE_AVX512 inline __m512 ClampVector(__m512 v, const RowClamp& c, __m512 lo, __m512 hi) {
+  // max_ps/min_ps return their second operand where either is NaN: Relu's NaN gives lo, Clip's is kept.
+  if (c.kind == RowClamp::kRelu) return _mm512_max_ps(v, lo);
+  if (c.kind == RowClamp::kClip) return _mm512_min_ps(hi, _mm512_max_ps(lo, v));
+  return v;
+}
+
+
 // Stride 2 (compiler-vectorised: even lanes of two loads per tap).
 GEBE_AVX512 void Row9Stride2(float* __restrict y, const float* const* p, int64_t n, const float* w, float b) {
   Row9Body<2>(y, p, n, w, b);
@@ -47,7 +60,7 @@ GEBE_AVX512 void Row9Fma(float* __restrict y, const float* const* p, int64_t n, 
   for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(w[t]);
   const __m512 bv = _mm512_set1_ps(b);
   for (int64_t i = 0; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - i)) - 1u);
+    __mmask16 m = Lanes(n - i);
     _mm512_mask_storeu_ps(y + i, m, Taps9(wv, p, i, m, bv));
   }
 }
@@ -69,20 +82,16 @@ GEBE_AVX512 void Plane9(float* y, const float* const* p, int64_t rows, int64_t n
     const int64_t o = r * p_stride;
     float* yr = y + r * n;
     for (int64_t i = 0; i < n; i += 16) {
-      __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - i)) - 1u);
+      __mmask16 m = Lanes(n - i);
       const int64_t k = o + i;
-      __m512 v = Taps9(wv, p, k, m, bv);
-      // max_ps/min_ps return their second operand where either is NaN: Relu's NaN gives lo, Clip's is kept.
-      if (c.kind == RowClamp::kRelu) v = _mm512_max_ps(v, lo);
-      else if (c.kind == RowClamp::kClip) v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
-      _mm512_mask_storeu_ps(yr + i, m, v);
+      _mm512_mask_storeu_ps(yr + i, m, ClampVector(Taps9(wv, p, k, m, bv), c, lo, hi));
     }
   }
 }
 
 GEBE_AVX512 void CopyRow(float* dst, const float* src, int64_t n) {
   for (int64_t i = 0; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - i)) - 1u);
+    __mmask16 m = Lanes(n - i);
     _mm512_mask_storeu_ps(dst + i, m, _mm512_maskz_loadu_ps(m, src + i));
   }
 }
@@ -91,20 +100,133 @@ GEBE_AVX512 void CopyRow(float* dst, const float* src, int64_t n) {
 GEBE_AVX512 void SplitRow(float* even, float* odd, const float* src, int64_t n) {
   const __m512i even_idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd_idx = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  auto lanes = [](int64_t k) { return k >= 16 ? __mmask16(0xFFFF) : k <= 0 ? __mmask16(0) : __mmask16((1u << unsigned(k)) - 1u); };
   for (int64_t i = 0; i < n; i += 32) {
     int64_t rest = n - i;
-    __m512 lo = _mm512_maskz_loadu_ps(lanes(rest), src + i);
-    __m512 hi = _mm512_maskz_loadu_ps(lanes(rest - 16), src + i + 16);
-    _mm512_mask_storeu_ps(even + i / 2, lanes((rest + 1) / 2), _mm512_permutex2var_ps(lo, even_idx, hi));
-    _mm512_mask_storeu_ps(odd + i / 2, lanes(rest / 2), _mm512_permutex2var_ps(lo, odd_idx, hi));
+    __m512 lo = _mm512_maskz_loadu_ps(Lanes(rest), src + i);
+    __m512 hi = _mm512_maskz_loadu_ps(Lanes(rest - 16), src + i + 16);
+    _mm512_mask_storeu_ps(even + i / 2, Lanes((rest + 1) / 2), _mm512_permutex2var_ps(lo, even_idx, hi));
+    _mm512_mask_storeu_ps(odd + i / 2, Lanes(rest / 2), _mm512_permutex2var_ps(lo, odd_idx, hi));
+  }
+}
+
+
+// Planes p of a job from p0 on: input plane x, output plane y, output channel m (counted along,
+// not divided out per plane: small planes are cheap enough that divisions show).
+struct PlaneWalk {
+  const DepthwiseJob& d;
+  int64_t p, m, n;
+  PlaneWalk(const DepthwiseJob& job, int64_t p0)
+      : d(job), p(p0), m(p0 % (job.channels * job.multiplier)), n(p0 / (job.channels * job.multiplier)) {}
+  const float* x() const { return d.x + (n * d.channels + (d.multiplier == 1 ? m : m / d.multiplier)) * d.g.ih * d.g.iw; }
+  float* y() const { return d.y + p * d.g.oh * d.g.ow; }
+  void Next() {
+    ++p;
+    m = m + 1 == d.channels * d.multiplier ? 0 : m + 1;
+    n += m == 0;
+  }
+};
+
+// Flat9Fits planes (conv_depthwise_rows.h): vector v holds outputs 16v .. 16v + 15 of the plane and
+// tap t reads them with one load at offset off[t], masked by mask[v][t] to the lanes whose input
+// row and column are inside the image (the others read as the zero padding).
+GEBE_AVX512 void Flat9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
+  const Geo2& g = d.g;
+  const int64_t n = g.oh * g.ow, vectors = (n + 15) / 16;
+  __mmask16 mask[kFlat9MaxOutputs / 16][9];
+  int64_t off[9];
+  for (int t = 0; t < 9; ++t) {
+    const int64_t ro = (t / 3) * g.dh - g.ph, co = (t % 3) * g.dw - g.pw;
+    off[t] = ro * g.iw + co;
+    for (int64_t v = 0; v < vectors; ++v) {
+      unsigned bits = 0;
+      for (int64_t l = 0; l < 16 && 16 * v + l < n; ++l) {
+        const int64_t r = (16 * v + l) / g.ow + ro, c = (16 * v + l) % g.ow + co;
+        if (r >= 0 && r < g.ih && c >= 0 && c < g.iw) bits |= 1u << l;
+      }
+      mask[v][t] = __mmask16(bits);
+    }
+  }
+  const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
+  for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
+    const float* xc = at.x();
+    float* yc = at.y();
+    const int64_t m = at.m;
+    __m512 wv[9];
+    for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(d.w[m * 9 + t]);
+    const __m512 bv = _mm512_set1_ps(d.bias ? d.bias[m] : 0.f);
+    for (int64_t v = 0; v < vectors; ++v) {
+      const __mmask16* mk = mask[v];
+      const float* xv = xc + 16 * v;
+      __m512 acc0 = _mm512_fmadd_ps(wv[0], _mm512_maskz_loadu_ps(mk[0], xv + off[0]), bv);
+      __m512 acc1 = _mm512_mul_ps(wv[1], _mm512_maskz_loadu_ps(mk[1], xv + off[1]));
+      __m512 acc2 = _mm512_mul_ps(wv[2], _mm512_maskz_loadu_ps(mk[2], xv + off[2]));
+      acc0 = _mm512_fmadd_ps(wv[3], _mm512_maskz_loadu_ps(mk[3], xv + off[3]), acc0);
+      acc1 = _mm512_fmadd_ps(wv[4], _mm512_maskz_loadu_ps(mk[4], xv + off[4]), acc1);
+      acc2 = _mm512_fmadd_ps(wv[5], _mm512_maskz_loadu_ps(mk[5], xv + off[5]), acc2);
+      acc0 = _mm512_fmadd_ps(wv[6], _mm512_maskz_loadu_ps(mk[6], xv + off[6]), acc0);
+      acc1 = _mm512_fmadd_ps(wv[7], _mm512_maskz_loadu_ps(mk[7], xv + off[7]), acc1);
+      acc2 = _mm512_fmadd_ps(wv[8], _mm512_maskz_loadu_ps(mk[8], xv + off[8]), acc2);
+      __m512 out = ClampVector(_mm512_add_ps(acc0, _mm512_add_ps(acc1, acc2)), d.clamp, lo, hi);
+      _mm512_mask_storeu_ps(yc + 16 * v, Lanes(n - 16 * v), out);
+    }
+  }
+}
+
+// Rows9Fits planes (conv_depthwise_rows.h), `pair` output rows a vector (2 where input rows have at
+// most 16 floats and output rows at most 8, else 1). For each kernel row, a and b are two masked
+// loads: the input rows of both output rows (pair) or the two halves of the one input row; kernel
+// column kw then takes lane l's input from them with one two-source permute (idx[kw]), zeroed
+// where the column is outside the image (valid[kw]).
+GEBE_AVX512 void Rows9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
+  const Geo2& g = d.g;
+  const bool pair = g.iw <= 16 && g.ow <= 8;
+  const int64_t per = pair ? 2 : 1, lanes = per * g.ow;
+  __m512i idx[3];
+  __mmask16 valid[3];
+  for (int64_t kw = 0; kw < 3; ++kw) {
+    alignas(64) int32_t ix[16] = {};
+    unsigned bits = 0;
+    for (int64_t l = 0; l < lanes; ++l) {
+      const int64_t c = (l % g.ow) * g.sw + kw * g.dw - g.pw;
+      if (c < 0 || c >= g.iw) continue;
+      ix[l] = int32_t(pair ? (l / g.ow) * 16 + c : c);
+      bits |= 1u << l;
+    }
+    idx[kw] = _mm512_load_si512(ix);
+    valid[kw] = __mmask16(bits);
+  }
+  const __mmask16 row_lo = Lanes(g.iw), row_hi = pair ? row_lo : Lanes(g.iw - 16);
+  const int64_t b_off = pair ? g.sh * g.iw : 16;
+  const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
+  for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
+    const float* xc = at.x();
+    float* yc = at.y();
+    const int64_t m = at.m;
+    __m512 wv[9];
+    for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(d.w[m * 9 + t]);
+    const __m512 bv = _mm512_set1_ps(d.bias ? d.bias[m] : 0.f);
+    for (int64_t oh = 0; oh < g.oh; oh += per) {
+      const bool second = pair && oh + 1 < g.oh;
+      __m512 acc[3] = {bv, _mm512_setzero_ps(), _mm512_setzero_ps()};
+      for (int64_t kh = 0; kh < 3; ++kh) {
+        const int64_t r = oh * g.sh + kh * g.dh - g.ph, rb = pair ? r + g.sh : r;
+        const float* xr = xc + r * g.iw;
+        const __mmask16 ma = r >= 0 && r < g.ih ? row_lo : 0;
+        const __mmask16 mb = (!pair || second) && rb >= 0 && rb < g.ih ? row_hi : 0;
+        const __m512 a = _mm512_maskz_loadu_ps(ma, xr), b = _mm512_maskz_loadu_ps(mb, xr + b_off);
+        for (int64_t kw = 0; kw < 3; ++kw)
+          acc[kh] = _mm512_fmadd_ps(wv[kh * 3 + kw], _mm512_maskz_permutex2var_ps(valid[kw], a, idx[kw], b), acc[kh]);
+      }
+      __m512 out = ClampVector(_mm512_add_ps(acc[0], _mm512_add_ps(acc[1], acc[2])), d.clamp, lo, hi);
+      _mm512_mask_storeu_ps(yc + oh * g.ow, Lanes((second ? 2 : 1) * g.ow), out);
+    }
   }
 }
 
 }  // namespace
 
 const DepthwiseRows* Avx512DepthwiseRows() {
-  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, CopyRow, SplitRow};
+  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, CopyRow, SplitRow, Flat9, Rows9};
   return &rows;
 }
 
