@@ -206,7 +206,10 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
   // planes = N * out_channels; output channel m reads input channel m / multiplier.
   const DepthwiseRows& rows = ActiveDepthwiseRows();
   if (g.kh == 3 && g.kw == 3) {
-    SmallPlanes9Fn small = rows.flat9 && Flat9Fits(g) ? rows.flat9 : rows.rows9 && Rows9Fits(g) ? rows.rows9 : nullptr;
+    SmallPlanes9Fn small = rows.flat9 && Flat9Fits(g)   ? rows.flat9
+                           : rows.rows9 && Rows9Fits(g) ? rows.rows9
+                           : rows.wide2 && Wide2Fits(g) ? rows.wide2
+                                                        : nullptr;
     if (small) {
       Depthwise3x3Small(small, DepthwiseJob{x, w, bias, y, channels, multiplier, g, ClampOf(act)}, planes, act, pool);
       return;

@@ -223,10 +223,61 @@ GEBE_AVX512 void Rows9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
   }
 }
 
+
+// Wide2Fits planes (conv_depthwise_rows.h): 16 outputs of a row a vector; tap (kh, kw) takes the
+// even lanes of two masked loads (32 inputs from the tap's first column; out-of-image columns load
+// as zero, masks per 16-output block in cols) with one permute. The rows are read where they lie,
+// so the parity split into a zero-bordered copy and its per-row calls go away.
+GEBE_AVX512 void Wide2(const DepthwiseJob& d, int64_t p0, int64_t p1) {
+  const Geo2& g = d.g;
+  const int64_t blocks = (g.ow + 15) / 16;
+  __mmask16 cols[kWide2MaxOutputs / 16][3][2];
+  for (int64_t j = 0; j < blocks; ++j)
+    for (int64_t kw = 0; kw < 3; ++kw)
+      for (int64_t h = 0; h < 2; ++h) {
+        // Lane i of load h reads column 32j - pw + kw·dw + 16h + i, needed while its output exists.
+        const int64_t first = 32 * j - g.pw + kw * g.dw + 16 * h;
+        const int64_t last_needed = 2 * (g.ow - 1) - g.pw + kw * g.dw;  // the row's last output's column
+        unsigned bits = 0;
+        for (int64_t i = 0; i < 16; ++i) {
+          const int64_t c = first + i;
+          if (c >= 0 && c < g.iw && c <= last_needed) bits |= 1u << i;
+        }
+        cols[j][kw][h] = __mmask16(bits);
+      }
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
+  for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
+    const float* xc = at.x();
+    float* yc = at.y();
+    const int64_t m = at.m;
+    __m512 wv[9];
+    for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(d.w[m * 9 + t]);
+    const __m512 bv = _mm512_set1_ps(d.bias ? d.bias[m] : 0.f);
+    for (int64_t oh = 0; oh < g.oh; ++oh) {
+      for (int64_t j = 0; j < blocks; ++j) {
+        __m512 acc[3] = {bv, _mm512_setzero_ps(), _mm512_setzero_ps()};
+        for (int64_t kh = 0; kh < 3; ++kh) {
+          const int64_t r = oh * g.sh + kh * g.dh - g.ph;
+          if (r < 0 || r >= g.ih) continue;
+          const float* xr = xc + r * g.iw + 32 * j - g.pw;
+          for (int64_t kw = 0; kw < 3; ++kw) {
+            const float* xt = xr + kw * g.dw;
+            const __m512 a = _mm512_maskz_loadu_ps(cols[j][kw][0], xt), b = _mm512_maskz_loadu_ps(cols[j][kw][1], xt + 16);
+            acc[kw] = _mm512_fmadd_ps(wv[kh * 3 + kw], _mm512_permutex2var_ps(a, even, b), acc[kw]);
+          }
+        }
+        __m512 out = ClampVector(_mm512_add_ps(acc[0], _mm512_add_ps(acc[1], acc[2])), d.clamp, lo, hi);
+        _mm512_mask_storeu_ps(yc + oh * g.ow + 16 * j, Lanes(g.ow - 16 * j), out);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 const DepthwiseRows* Avx512DepthwiseRows() {
-  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, CopyRow, SplitRow, Flat9, Rows9};
+  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, CopyRow, SplitRow, Flat9, Rows9, Wide2};
   return &rows;
 }
 

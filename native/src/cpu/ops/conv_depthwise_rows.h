@@ -59,6 +59,10 @@ inline bool Flat9Fits(const Geo2& g) {
 // rows9: any strides, rows of at most 32 inputs and 16 outputs: each vector holds two output rows
 // (inputs <= 16, outputs <= 8) or one, its taps permuted out of the input rows in registers.
 inline bool Rows9Fits(const Geo2& g) { return g.iw <= 32 && g.ow <= 16; }
+// wide2: column stride 2, rows of up to kWide2MaxOutputs outputs: 16 outputs of a row a vector,
+// each tap the even lanes of two loads from the input row (no parity split).
+constexpr int64_t kWide2MaxOutputs = 256;
+inline bool Wide2Fits(const Geo2& g) { return g.sw == 2 && g.ow <= kWide2MaxOutputs; }
 
 struct DepthwiseRows {
   Row9Fn row9 = nullptr, row9_s2 = nullptr;
@@ -66,7 +70,7 @@ struct DepthwiseRows {
   Plane9Fn plane9 = nullptr;
   CopyRowFn copy_row = nullptr;
   SplitRowFn split_row = nullptr;
-  SmallPlanes9Fn flat9 = nullptr, rows9 = nullptr;
+  SmallPlanes9Fn flat9 = nullptr, rows9 = nullptr, wide2 = nullptr;
 };
 
 // The rows of ActiveIsa().

@@ -115,7 +115,7 @@ const cases: ConvCase[] = [
 // 3×3 depthwise on small planes, read in place on AVX-512 (conv_depthwise_rows.h): flat9 (stride 1,
 // output as wide as the input, up to 1024 outputs: one flat run of vectors across rows) and rows9
 // (rows of up to 32 inputs and 16 outputs: two output rows a vector up to 16 inputs / 8 outputs,
-// else one). Planes 1×1 .. 16×16, the size limits either side, odd and non-square sizes, asymmetric
+// else one) and wide2 (column stride 2, longer rows of up to 256 outputs, 16 a vector). Planes 1×1 .. 16×16, the size limits either side, odd and non-square sizes, asymmetric
 // pads, dilation, mixed strides, a channel multiplier and each activation; the other ISAs run the
 // same cases through their own paths.
 const dw = (name: string, input: number[], extra: Partial<ConvCase>): ConvCase => ({ name: `small depthwise ${name}`, input, out: input[1], kernel: [3, 3], group: input[1], ...extra });
@@ -139,7 +139,13 @@ const smallDepthwiseCases: ConvCase[] = [
   dw('stride 2 28x28 (one row a vector) + Clip', [1, 7, 28, 28], { strides: [2, 2], pads: same, activation: 'Clip' }),
   dw('stride 2 17x17, no pads (8 outputs, inputs past 16)', [1, 4, 17, 17], { strides: [2, 2] }),
   dw('stride 2 31x32 (32 inputs, 16 outputs)', [1, 3, 31, 32], { strides: [2, 2], pads: same }),
-  dw('stride 2 33x33 (past the row limit)', [1, 3, 33, 33], { strides: [2, 2], pads: same }),
+  dw('stride 2 33x33 (past the row limit: 16 outputs of a row a vector)', [1, 3, 33, 33], { strides: [2, 2], pads: same }),
+  dw('stride 2 rows of 64 (two whole blocks) + Relu', [1, 4, 9, 64], { strides: [2, 2], pads: same, activation: 'Relu' }),
+  dw('stride 2 rows of 35 -> 17, asymmetric pads', [1, 4, 11, 35], { strides: [2, 2], pads: [1, 0, 0, 2] }),
+  dw('stride 2 dilation 2 on 14x50', [1, 3, 14, 50], { strides: [2, 2], pads: [2, 2, 2, 2], dilations: [2, 2] }),
+  dw('strides 1 x 2 on 7x70 + Clip', [1, 3, 7, 70], { strides: [1, 2], pads: same, activation: 'Clip' }),
+  dw('stride 2 112x112, 3 channels (MobileNetV2 112 -> 56)', [1, 3, 112, 112], { strides: [2, 2], pads: same }),
+  dw('stride 2 rows of 515 -> 258 (past the wide limit)', [1, 2, 4, 515], { strides: [2, 2], pads: same }),
 ];
 
 describe('small-plane depthwise convolutions vs ONNX Runtime', () => {
