@@ -224,29 +224,31 @@ GEBE_AVX512 void Rows9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
 }
 
 
-// Wide2Fits planes (conv_depthwise_rows.h): 16 outputs of a row a vector; tap (kh, kw) takes the
-// even lanes of two masked loads (32 inputs from the tap's first column; out-of-image columns load
-// as zero, masks per 16-output block in cols) with one permute. The rows are read where they lie,
-// so the parity split into a zero-bordered copy and its per-row calls go away.
+// Wide2Fits planes (conv_depthwise_rows.h): 16 outputs of a row a vector, read where the rows lie
+// (no parity split into a zero-bordered copy, no per-row calls). Block j of output row oh reads
+// input columns q + 2i + kw·dw (q = 32j − pw) of the kernel's rows: tap (kh, kw) is the even lanes
+// of the two loads at q + kw·dw, q + kw·dw + 16. With dw = 1 one pair serves all three kernel
+// columns: kw = 0 its even lanes, kw = 1 its odd lanes, kw = 2 the even lanes moved down one with
+// column q + 32 (a third, one-lane load) coming in. Loads are masked to the image's columns, so
+// the padding reads as zero; lanes past the row's last output compute values never stored.
 GEBE_AVX512 void Wide2(const DepthwiseJob& d, int64_t p0, int64_t p1) {
   const Geo2& g = d.g;
   const int64_t blocks = (g.ow + 15) / 16;
-  __mmask16 cols[kWide2MaxOutputs / 16][3][2];
+  // cols[j][kw][h]: load h (0, 1: 16 columns each; 2: one column) of kernel column kw, block j.
+  __mmask16 cols[kWide2MaxOutputs / 16][3][3];
   for (int64_t j = 0; j < blocks; ++j)
     for (int64_t kw = 0; kw < 3; ++kw)
-      for (int64_t h = 0; h < 2; ++h) {
-        // Lane i of load h reads column 32j - pw + kw·dw + 16h + i, needed while its output exists.
+      for (int64_t h = 0; h < 3; ++h) {
         const int64_t first = 32 * j - g.pw + kw * g.dw + 16 * h;
-        const int64_t last_needed = 2 * (g.ow - 1) - g.pw + kw * g.dw;  // the row's last output's column
         unsigned bits = 0;
-        for (int64_t i = 0; i < 16; ++i) {
-          const int64_t c = first + i;
-          if (c >= 0 && c < g.iw && c <= last_needed) bits |= 1u << i;
-        }
+        for (int64_t i = 0; i < (h == 2 ? 1 : 16); ++i)
+          if (first + i >= 0 && first + i < g.iw) bits |= 1u << i;
         cols[j][kw][h] = __mmask16(bits);
       }
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
   const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
+  const bool adjacent = g.dw == 1;
   for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
     const float* xc = at.x();
     float* yc = at.y();
@@ -256,15 +258,27 @@ GEBE_AVX512 void Wide2(const DepthwiseJob& d, int64_t p0, int64_t p1) {
     const __m512 bv = _mm512_set1_ps(d.bias ? d.bias[m] : 0.f);
     for (int64_t oh = 0; oh < g.oh; ++oh) {
       for (int64_t j = 0; j < blocks; ++j) {
+        const __mmask16(*mk)[3] = cols[j];
         __m512 acc[3] = {bv, _mm512_setzero_ps(), _mm512_setzero_ps()};
         for (int64_t kh = 0; kh < 3; ++kh) {
           const int64_t r = oh * g.sh + kh * g.dh - g.ph;
           if (r < 0 || r >= g.ih) continue;
           const float* xr = xc + r * g.iw + 32 * j - g.pw;
+          const __m512* wk = wv + kh * 3;
+          if (adjacent) {
+            const __m512 a = _mm512_maskz_loadu_ps(mk[0][0], xr), b = _mm512_maskz_loadu_ps(mk[0][1], xr + 16);
+            const __m512 e = _mm512_permutex2var_ps(a, even, b);
+            const __m512 next = _mm512_maskz_loadu_ps(mk[0][2], xr + 32);
+            const __m512 e2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(e), 1));
+            acc[0] = _mm512_fmadd_ps(wk[0], e, acc[0]);
+            acc[1] = _mm512_fmadd_ps(wk[1], _mm512_permutex2var_ps(a, odd, b), acc[1]);
+            acc[2] = _mm512_fmadd_ps(wk[2], e2, acc[2]);
+            continue;
+          }
           for (int64_t kw = 0; kw < 3; ++kw) {
             const float* xt = xr + kw * g.dw;
-            const __m512 a = _mm512_maskz_loadu_ps(cols[j][kw][0], xt), b = _mm512_maskz_loadu_ps(cols[j][kw][1], xt + 16);
-            acc[kw] = _mm512_fmadd_ps(wv[kh * 3 + kw], _mm512_permutex2var_ps(a, even, b), acc[kw]);
+            const __m512 a = _mm512_maskz_loadu_ps(mk[kw][0], xt), b = _mm512_maskz_loadu_ps(mk[kw][1], xt + 16);
+            acc[kw] = _mm512_fmadd_ps(wk[kw], _mm512_permutex2var_ps(a, even, b), acc[kw]);
           }
         }
         __m512 out = ClampVector(_mm512_add_ps(acc[0], _mm512_add_ps(acc[1], acc[2])), d.clamp, lo, hi);
