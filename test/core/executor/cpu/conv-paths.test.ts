@@ -10,10 +10,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { CpuTensor } from '../../../helpers/cpu-session.js';
+import { CpuSession } from '../../../helpers/cpu-session.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
-import { expectCpuMatchesOrt } from '../../../helpers/onnx-runtime.js';
+import { expectCpuMatchesOrt, maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-conv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -157,6 +158,29 @@ describe('small-plane depthwise convolutions vs ONNX Runtime', () => {
       await expectCpuMatchesOrt(model, input, threads, 1e-3);
     });
   }
+  // A NaN in the input reaches exactly the outputs whose taps cover it, as in ORT: the lanes the
+  // in-place kernels load from outside a tap's window (other rows, other columns) never add in.
+  it.each([
+    dw('same 7x7', [1, 4, 7, 7], { pads: same }),
+    dw('stride 2 14x14', [1, 4, 14, 14], { strides: [2, 2], pads: same }),
+    dw('stride 2 rows of 64', [1, 4, 6, 64], { strides: [2, 2], pads: same }),
+  ])('NaN inputs: $name', async (c) => {
+    const model = convModel(c);
+    const data = randomValues(c.input.reduce((a, b) => a * b, 1), seed++, 1);
+    for (let i = 5; i < data.length; i += 37) data[i] = Number.NaN;
+    const input: CpuTensor = { name: 'input', datatype: 'FP32', dims: c.input, data };
+    const session = CpuSession.load(model, { intraOpThreads: 1 });
+    try {
+      const out = (await session.run([input]))[0].data as Float32Array;
+      const ref = (await runOrt(model, [input])).output.data as Float32Array;
+      const nan = (a: Float32Array) => Array.from(a, (v) => Number.isNaN(v));
+      expect(nan(out)).toEqual(nan(ref));
+      expect(nan(ref)).toContain(false);
+      expect(maxRelativeError(out.map((v) => (Number.isNaN(v) ? 0 : v)), ref.map((v) => (Number.isNaN(v) ? 0 : v)))).toBeLessThan(1e-3);
+    } finally {
+      session.close();
+    }
+  });
 });
 
 describe('convolution paths vs ONNX Runtime', () => {
