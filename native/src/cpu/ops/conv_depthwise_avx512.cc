@@ -133,18 +133,24 @@ GEBE_AVX512 void Flat9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
   const Geo2& g = d.g;
   const int64_t n = g.oh * g.ow, vectors = (n + 15) / 16;
   __mmask16 mask[kFlat9MaxOutputs / 16][9];
-  int64_t off[9];
-  for (int t = 0; t < 9; ++t) {
-    const int64_t ro = (t / 3) * g.dh - g.ph, co = (t % 3) * g.dw - g.pw;
-    off[t] = ro * g.iw + co;
-    for (int64_t v = 0; v < vectors; ++v) {
-      unsigned bits = 0;
-      for (int64_t l = 0; l < 16 && 16 * v + l < n; ++l) {
-        const int64_t r = (16 * v + l) / g.ow + ro, c = (16 * v + l) % g.ow + co;
-        if (r >= 0 && r < g.ih && c >= 0 && c < g.iw) bits |= 1u << l;
+  int64_t off[9], ro[3], co[3];
+  for (int64_t k = 0; k < 3; ++k) {
+    ro[k] = k * g.dh - g.ph;
+    co[k] = k * g.dw - g.pw;
+  }
+  for (int t = 0; t < 9; ++t) off[t] = ro[t / 3] * g.iw + co[t % 3];
+  // Built per call of every chunk, so without a division per lane: the row of each kernel row
+  // and the column of each kernel column inside the image, lane by lane, then their products.
+  for (int64_t v = 0, r = 0, c = 0; v < vectors; ++v) {
+    unsigned rows[3] = {}, cols[3] = {};
+    for (int64_t l = 0; l < 16 && 16 * v + l < n; ++l) {
+      for (int k = 0; k < 3; ++k) {
+        rows[k] |= unsigned(r + ro[k] >= 0 && r + ro[k] < g.ih) << l;
+        cols[k] |= unsigned(c + co[k] >= 0 && c + co[k] < g.iw) << l;
       }
-      mask[v][t] = __mmask16(bits);
+      if (++c == g.ow) c = 0, ++r;
     }
+    for (int t = 0; t < 9; ++t) mask[v][t] = __mmask16(rows[t / 3] & cols[t % 3]);
   }
   const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
   for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
