@@ -52,7 +52,7 @@ using SmallPlanes9Fn = void (*)(const DepthwiseJob& job, int64_t p0, int64_t p1)
 // flat9: stride 1 and an output as wide as the input (same padding), at most kFlat9MaxOutputs
 // outputs a plane: output k = oh·iw + ow reads x[k + offset of the tap], so the plane's output is
 // one run of whole vectors whatever its row width.
-constexpr int64_t kFlat9MaxOutputs = 1024;
+constexpr int64_t kFlat9MaxOutputs = 4096;
 inline bool Flat9Fits(const Geo2& g) {
   return g.sh == 1 && g.sw == 1 && g.ow == g.iw && g.oh * g.ow <= kFlat9MaxOutputs;
 }

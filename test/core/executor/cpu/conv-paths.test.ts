@@ -114,7 +114,7 @@ const cases: ConvCase[] = [
 ];
 
 // 3×3 depthwise on small planes, read in place on AVX-512 (conv_depthwise_rows.h): flat9 (stride 1,
-// output as wide as the input, up to 1024 outputs: one flat run of vectors across rows) and rows9
+// output as wide as the input, up to 4096 outputs: one flat run of vectors across rows) and rows9
 // (rows of up to 32 inputs and 16 outputs: two output rows a vector up to 16 inputs / 8 outputs,
 // else one) and wide2 (column stride 2, longer rows of up to 256 outputs, 16 a vector). Planes 1×1 .. 16×16, the size limits either side, odd and non-square sizes, asymmetric
 // pads, dilation, mixed strides, a channel multiplier and each activation; the other ISAs run the
@@ -124,8 +124,10 @@ const same = [1, 1, 1, 1];
 const smallDepthwiseCases: ConvCase[] = [
   ...[1, 2, 3, 4, 5, 7, 8, 13, 14, 16].map((s) => dw(`same ${s}x${s}`, [1, 6, s, s], { pads: same })),
   dw('same 13x11 + Clip', [1, 9, 13, 11], { pads: same, activation: 'Clip' }),
-  dw('same 32x32 (1024 outputs, the flat limit) + Relu', [1, 3, 32, 32], { pads: same, activation: 'Relu' }),
-  dw('same 33x32 (past the flat limit)', [1, 3, 33, 32], { pads: same }),
+  dw('same 32x32 + Relu', [1, 3, 32, 32], { pads: same, activation: 'Relu' }),
+  dw('same 64x64 (4096 outputs, the flat limit) + Clip', [1, 2, 64, 64], { pads: same, activation: 'Clip' }),
+  dw('same 33x32 (one output row a vector)', [1, 3, 33, 32], { pads: same }),
+  dw('same 65x64 (past the flat limit)', [1, 2, 65, 64], { pads: same }),
   dw('same, rows shifted (pads 0 top, 2 bottom)', [1, 5, 9, 6], { pads: [0, 1, 2, 1] }),
   dw('same, dilation 2 + LeakyRelu', [1, 5, 9, 10], { pads: [2, 2, 2, 2], dilations: [2, 2], activation: 'LeakyRelu' }),
   dw('same, multiplier 2', [1, 4, 7, 7], { out: 8, pads: same }),
