@@ -14,6 +14,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 namespace gebe::cpu {
 
 namespace {
@@ -139,18 +141,28 @@ GEBE_AVX512 void Flat9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
     co[k] = k * g.dw - g.pw;
   }
   for (int t = 0; t < 9; ++t) off[t] = ro[t / 3] * g.iw + co[t % 3];
-  // Built per call of every chunk, so without a division per lane: the row of each kernel row
-  // and the column of each kernel column inside the image, lane by lane, then their products.
-  for (int64_t v = 0, r = 0, c = 0; v < vectors; ++v) {
-    unsigned rows[3] = {}, cols[3] = {};
-    for (int64_t l = 0; l < 16 && 16 * v + l < n; ++l) {
-      for (int k = 0; k < 3; ++k) {
-        rows[k] |= unsigned(r + ro[k] >= 0 && r + ro[k] < g.ih) << l;
-        cols[k] |= unsigned(c + co[k] >= 0 && c + co[k] < g.iw) << l;
-      }
-      if (++c == g.ow) c = 0, ++r;
+  // Built by every chunk of the ParallelFor, so 16 lanes at a time and without divisions: each
+  // lane's output row r and column c (advanced by 16 columns a vector, wrapped row by row), then
+  // the row of each kernel row and the column of each kernel column inside the image, and their
+  // products. Offsets past ±2^30 clamp (r and c are below 4096, so the answers stay).
+  auto clamp30 = [](int64_t v) { return int32_t(std::min<int64_t>(std::max<int64_t>(v, -(1 << 30)), 1 << 30)); };
+  const __m512i ow = _mm512_set1_epi32(int32_t(g.ow)), one = _mm512_set1_epi32(1), zero = _mm512_setzero_si512();
+  const __m512i ih = _mm512_set1_epi32(clamp30(g.ih)), iw = _mm512_set1_epi32(int32_t(g.iw));
+  __m512i rv = zero, cv = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (int64_t v = 0; v < vectors; ++v, cv = _mm512_add_epi32(cv, _mm512_set1_epi32(16))) {
+    for (__mmask16 wrap; (wrap = _mm512_cmpge_epi32_mask(cv, ow)) != 0;) {
+      cv = _mm512_mask_sub_epi32(cv, wrap, cv, ow);
+      rv = _mm512_mask_add_epi32(rv, wrap, rv, one);
     }
-    for (int t = 0; t < 9; ++t) mask[v][t] = __mmask16(rows[t / 3] & cols[t % 3]);
+    __mmask16 rows[3], cols[3];
+    for (int k = 0; k < 3; ++k) {
+      const __m512i r = _mm512_add_epi32(rv, _mm512_set1_epi32(clamp30(ro[k])));
+      const __m512i c = _mm512_add_epi32(cv, _mm512_set1_epi32(clamp30(co[k])));
+      rows[k] = _mm512_cmpge_epi32_mask(r, zero) & _mm512_cmplt_epi32_mask(r, ih);
+      cols[k] = _mm512_cmpge_epi32_mask(c, zero) & _mm512_cmplt_epi32_mask(c, iw);
+    }
+    const __mmask16 live = Lanes(n - 16 * v);
+    for (int t = 0; t < 9; ++t) mask[v][t] = __mmask16(rows[t / 3] & cols[t % 3] & live);
   }
   const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
   for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
