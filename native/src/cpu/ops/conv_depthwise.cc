@@ -1,4 +1,5 @@
-// Depthwise convolutions (group == channels, one input channel per output channel): 3×3 with
+// Depthwise convolutions (group == channels, one input channel per output channel): 3×3 on small
+// planes read in place where the ISA has kernels for them (AVX-512); 3×3 with
 // stride 1 or 2 plane by plane over a zero-bordered copy (stride 2 as four parity sub-planes),
 // bias and Relu/Clip in the ISA's plane kernel; other kernels row by row. The row
 // kernels are the active ISA's (conv_depthwise_rows.h).
@@ -13,6 +14,30 @@
 namespace gebe::cpu {
 
 namespace {
+
+// Relu and Clip as the row kernels apply them while storing; kNone for any other activation.
+RowClamp ClampOf(const Activation& act) {
+  RowClamp clamp;
+  if (act.kind == Activation::Kind::kRelu) {
+    clamp.kind = RowClamp::kRelu;
+  } else if (act.kind == Activation::Kind::kClip) {
+    clamp.kind = RowClamp::kClip;
+    clamp.lo = act.alpha;
+    clamp.hi = act.beta;
+  }
+  return clamp;
+}
+
+// 3×3 depthwise on small planes, read in place by the ISA's flat9 or rows9 (conv_depthwise_rows.h).
+void Depthwise3x3Small(SmallPlanes9Fn kernel, const DepthwiseJob& job, int64_t planes, const Activation& act,
+                       ThreadPool* pool) {
+  const int64_t ohw = job.g.oh * job.g.ow;
+  const bool apply_after = act.kind != Activation::Kind::kNone && job.clamp.kind == RowClamp::kNone;
+  pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * ohw)), [&](int64_t p0, int64_t p1) {
+    kernel(job, p0, p1);
+    if (apply_after) act.Apply(job.y + p0 * ohw, (p1 - p0) * ohw);
+  });
+}
 
 // 3×3 depthwise, stride S = 1 or 2 (equal in both directions), any pads and dilations, one plane
 // at a time. The input plane is copied into a zero-bordered buffer (even height and width): for
@@ -34,14 +59,7 @@ void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float
   auto at = [&](int64_t r, int64_t c) {
     return s == 1 ? r * wp + c : ((r % 2) * 2 + c % 2) * sub + (r / 2) * (wp / 2) + c / 2;
   };
-  RowClamp clamp;
-  if (act.kind == Activation::Kind::kRelu) {
-    clamp.kind = RowClamp::kRelu;
-  } else if (act.kind == Activation::Kind::kClip) {
-    clamp.kind = RowClamp::kClip;
-    clamp.lo = act.alpha;
-    clamp.hi = act.beta;
-  }
+  const RowClamp clamp = ClampOf(act);
   const bool apply_after = act.kind != Activation::Kind::kNone && clamp.kind == RowClamp::kNone;
   pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * ohw)), [&](int64_t p0, int64_t p1) {
     thread_local std::vector<float> padded;
@@ -187,6 +205,16 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
                int64_t multiplier, const Geo2& g, const Activation& act, ThreadPool* pool) {
   // planes = N * out_channels; output channel m reads input channel m / multiplier.
   const DepthwiseRows& rows = ActiveDepthwiseRows();
+  if (g.kh == 3 && g.kw == 3) {
+    SmallPlanes9Fn small = rows.flat9 && Flat9Fits(g)   ? rows.flat9
+                           : rows.rows9 && Rows9Fits(g) ? rows.rows9
+                           : rows.wide2 && Wide2Fits(g) ? rows.wide2
+                                                        : nullptr;
+    if (small) {
+      Depthwise3x3Small(small, DepthwiseJob{x, w, bias, y, channels, multiplier, g, ClampOf(act)}, planes, act, pool);
+      return;
+    }
+  }
   if (g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2) && g.sh == g.sw) {
     Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, rows, pool);
     return;

@@ -14,6 +14,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+
 namespace gebe::cpu {
 
 namespace {
@@ -21,6 +23,19 @@ namespace {
 using namespace depthwise_detail;
 
 #define GEBE_AVX512 __attribute__((target(GEBE_AVX512_LOOPS)))
+
+// The first k lanes (k clamped to 0..16).
+inline __mmask16 Lanes(int64_t k) {
+  return k >= 16 ? __mmask16(0xFFFF) : k <= 0 ? __mmask16(0) : __mmask16((1u << unsigned(k)) - 1u);
+}
+
+GEBE_AVX512 inline __m512 ClampVector(__m512 v, const RowClamp& c, __m512 lo, __m512 hi) {
+  // max_ps/min_ps return their second operand where either is NaN: Relu's NaN gives lo, Clip's is kept.
+  if (c.kind == RowClamp::kRelu) return _mm512_max_ps(v, lo);
+  if (c.kind == RowClamp::kClip) return _mm512_min_ps(hi, _mm512_max_ps(lo, v));
+  return v;
+}
+
 
 // Stride 2 (compiler-vectorised: even lanes of two loads per tap).
 GEBE_AVX512 void Row9Stride2(float* __restrict y, const float* const* p, int64_t n, const float* w, float b) {
@@ -47,7 +62,7 @@ GEBE_AVX512 void Row9Fma(float* __restrict y, const float* const* p, int64_t n, 
   for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(w[t]);
   const __m512 bv = _mm512_set1_ps(b);
   for (int64_t i = 0; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - i)) - 1u);
+    __mmask16 m = Lanes(n - i);
     _mm512_mask_storeu_ps(y + i, m, Taps9(wv, p, i, m, bv));
   }
 }
@@ -69,20 +84,16 @@ GEBE_AVX512 void Plane9(float* y, const float* const* p, int64_t rows, int64_t n
     const int64_t o = r * p_stride;
     float* yr = y + r * n;
     for (int64_t i = 0; i < n; i += 16) {
-      __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - i)) - 1u);
+      __mmask16 m = Lanes(n - i);
       const int64_t k = o + i;
-      __m512 v = Taps9(wv, p, k, m, bv);
-      // max_ps/min_ps return their second operand where either is NaN: Relu's NaN gives lo, Clip's is kept.
-      if (c.kind == RowClamp::kRelu) v = _mm512_max_ps(v, lo);
-      else if (c.kind == RowClamp::kClip) v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
-      _mm512_mask_storeu_ps(yr + i, m, v);
+      _mm512_mask_storeu_ps(yr + i, m, ClampVector(Taps9(wv, p, k, m, bv), c, lo, hi));
     }
   }
 }
 
 GEBE_AVX512 void CopyRow(float* dst, const float* src, int64_t n) {
   for (int64_t i = 0; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - i)) - 1u);
+    __mmask16 m = Lanes(n - i);
     _mm512_mask_storeu_ps(dst + i, m, _mm512_maskz_loadu_ps(m, src + i));
   }
 }
@@ -91,20 +102,214 @@ GEBE_AVX512 void CopyRow(float* dst, const float* src, int64_t n) {
 GEBE_AVX512 void SplitRow(float* even, float* odd, const float* src, int64_t n) {
   const __m512i even_idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd_idx = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  auto lanes = [](int64_t k) { return k >= 16 ? __mmask16(0xFFFF) : k <= 0 ? __mmask16(0) : __mmask16((1u << unsigned(k)) - 1u); };
   for (int64_t i = 0; i < n; i += 32) {
     int64_t rest = n - i;
-    __m512 lo = _mm512_maskz_loadu_ps(lanes(rest), src + i);
-    __m512 hi = _mm512_maskz_loadu_ps(lanes(rest - 16), src + i + 16);
-    _mm512_mask_storeu_ps(even + i / 2, lanes((rest + 1) / 2), _mm512_permutex2var_ps(lo, even_idx, hi));
-    _mm512_mask_storeu_ps(odd + i / 2, lanes(rest / 2), _mm512_permutex2var_ps(lo, odd_idx, hi));
+    __m512 lo = _mm512_maskz_loadu_ps(Lanes(rest), src + i);
+    __m512 hi = _mm512_maskz_loadu_ps(Lanes(rest - 16), src + i + 16);
+    _mm512_mask_storeu_ps(even + i / 2, Lanes((rest + 1) / 2), _mm512_permutex2var_ps(lo, even_idx, hi));
+    _mm512_mask_storeu_ps(odd + i / 2, Lanes(rest / 2), _mm512_permutex2var_ps(lo, odd_idx, hi));
+  }
+}
+
+
+// Planes p of a job from p0 on: input plane x, output plane y, output channel m (counted along,
+// not divided out per plane: small planes are cheap enough that divisions show).
+struct PlaneWalk {
+  const DepthwiseJob& d;
+  int64_t p, m, n;
+  PlaneWalk(const DepthwiseJob& job, int64_t p0)
+      : d(job), p(p0), m(p0 % (job.channels * job.multiplier)), n(p0 / (job.channels * job.multiplier)) {}
+  const float* x() const { return d.x + (n * d.channels + (d.multiplier == 1 ? m : m / d.multiplier)) * d.g.ih * d.g.iw; }
+  float* y() const { return d.y + p * d.g.oh * d.g.ow; }
+  void Next() {
+    ++p;
+    m = m + 1 == d.channels * d.multiplier ? 0 : m + 1;
+    n += m == 0;
+  }
+};
+
+// Flat9Fits planes (conv_depthwise_rows.h): vector v holds outputs 16v .. 16v + 15 of the plane and
+// tap t reads them with one load at offset off[t], masked by mask[v][t] to the lanes whose input
+// row and column are inside the image (the others read as the zero padding).
+GEBE_AVX512 void Flat9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
+  const Geo2& g = d.g;
+  const int64_t n = g.oh * g.ow, vectors = (n + 15) / 16;
+  __mmask16 mask[kFlat9MaxOutputs / 16][9];
+  int64_t off[9], ro[3], co[3];
+  for (int64_t k = 0; k < 3; ++k) {
+    ro[k] = k * g.dh - g.ph;
+    co[k] = k * g.dw - g.pw;
+  }
+  for (int t = 0; t < 9; ++t) off[t] = ro[t / 3] * g.iw + co[t % 3];
+  // Built by every chunk of the ParallelFor, so 16 lanes at a time and without divisions: each
+  // lane's output row r and column c (advanced by 16 columns a vector, wrapped row by row), then
+  // the row of each kernel row and the column of each kernel column inside the image, and their
+  // products. Offsets past ±2^30 clamp (r and c are below 4096, so the answers stay).
+  auto clamp30 = [](int64_t v) { return int32_t(std::min<int64_t>(std::max<int64_t>(v, -(1 << 30)), 1 << 30)); };
+  const __m512i ow = _mm512_set1_epi32(int32_t(g.ow)), one = _mm512_set1_epi32(1), zero = _mm512_setzero_si512();
+  const __m512i ih = _mm512_set1_epi32(clamp30(g.ih)), iw = _mm512_set1_epi32(int32_t(g.iw));
+  __m512i rv = zero, cv = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (int64_t v = 0; v < vectors; ++v, cv = _mm512_add_epi32(cv, _mm512_set1_epi32(16))) {
+    for (__mmask16 wrap; (wrap = _mm512_cmpge_epi32_mask(cv, ow)) != 0;) {
+      cv = _mm512_mask_sub_epi32(cv, wrap, cv, ow);
+      rv = _mm512_mask_add_epi32(rv, wrap, rv, one);
+    }
+    __mmask16 rows[3], cols[3];
+    for (int k = 0; k < 3; ++k) {
+      const __m512i r = _mm512_add_epi32(rv, _mm512_set1_epi32(clamp30(ro[k])));
+      const __m512i c = _mm512_add_epi32(cv, _mm512_set1_epi32(clamp30(co[k])));
+      rows[k] = _mm512_cmpge_epi32_mask(r, zero) & _mm512_cmplt_epi32_mask(r, ih);
+      cols[k] = _mm512_cmpge_epi32_mask(c, zero) & _mm512_cmplt_epi32_mask(c, iw);
+    }
+    const __mmask16 live = Lanes(n - 16 * v);
+    for (int t = 0; t < 9; ++t) mask[v][t] = __mmask16(rows[t / 3] & cols[t % 3] & live);
+  }
+  const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
+  for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
+    const float* xc = at.x();
+    float* yc = at.y();
+    const int64_t m = at.m;
+    __m512 wv[9];
+    for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(d.w[m * 9 + t]);
+    const __m512 bv = _mm512_set1_ps(d.bias ? d.bias[m] : 0.f);
+    for (int64_t v = 0; v < vectors; ++v) {
+      const __mmask16* mk = mask[v];
+      const float* xv = xc + 16 * v;
+      __m512 acc0 = _mm512_fmadd_ps(wv[0], _mm512_maskz_loadu_ps(mk[0], xv + off[0]), bv);
+      __m512 acc1 = _mm512_mul_ps(wv[1], _mm512_maskz_loadu_ps(mk[1], xv + off[1]));
+      __m512 acc2 = _mm512_mul_ps(wv[2], _mm512_maskz_loadu_ps(mk[2], xv + off[2]));
+      acc0 = _mm512_fmadd_ps(wv[3], _mm512_maskz_loadu_ps(mk[3], xv + off[3]), acc0);
+      acc1 = _mm512_fmadd_ps(wv[4], _mm512_maskz_loadu_ps(mk[4], xv + off[4]), acc1);
+      acc2 = _mm512_fmadd_ps(wv[5], _mm512_maskz_loadu_ps(mk[5], xv + off[5]), acc2);
+      acc0 = _mm512_fmadd_ps(wv[6], _mm512_maskz_loadu_ps(mk[6], xv + off[6]), acc0);
+      acc1 = _mm512_fmadd_ps(wv[7], _mm512_maskz_loadu_ps(mk[7], xv + off[7]), acc1);
+      acc2 = _mm512_fmadd_ps(wv[8], _mm512_maskz_loadu_ps(mk[8], xv + off[8]), acc2);
+      __m512 out = ClampVector(_mm512_add_ps(acc0, _mm512_add_ps(acc1, acc2)), d.clamp, lo, hi);
+      _mm512_mask_storeu_ps(yc + 16 * v, Lanes(n - 16 * v), out);
+    }
+  }
+}
+
+// Rows9Fits planes (conv_depthwise_rows.h), `pair` output rows a vector (2 where input rows have at
+// most 16 floats and output rows at most 8, else 1). For each kernel row, a and b are two masked
+// loads: the input rows of both output rows (pair) or the two halves of the one input row; kernel
+// column kw then takes lane l's input from them with one two-source permute (idx[kw]), zeroed
+// where the column is outside the image (valid[kw]).
+GEBE_AVX512 void Rows9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
+  const Geo2& g = d.g;
+  const bool pair = g.iw <= 16 && g.ow <= 8;
+  const int64_t per = pair ? 2 : 1, lanes = per * g.ow;
+  __m512i idx[3];
+  __mmask16 valid[3];
+  for (int64_t kw = 0; kw < 3; ++kw) {
+    alignas(64) int32_t ix[16] = {};
+    unsigned bits = 0;
+    for (int64_t l = 0; l < lanes; ++l) {
+      const int64_t c = (l % g.ow) * g.sw + kw * g.dw - g.pw;
+      if (c < 0 || c >= g.iw) continue;
+      ix[l] = int32_t(pair ? (l / g.ow) * 16 + c : c);
+      bits |= 1u << l;
+    }
+    idx[kw] = _mm512_load_si512(ix);
+    valid[kw] = __mmask16(bits);
+  }
+  const __mmask16 row_lo = Lanes(g.iw), row_hi = pair ? row_lo : Lanes(g.iw - 16);
+  const int64_t b_off = pair ? g.sh * g.iw : 16;
+  const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
+  for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
+    const float* xc = at.x();
+    float* yc = at.y();
+    const int64_t m = at.m;
+    __m512 wv[9];
+    for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(d.w[m * 9 + t]);
+    const __m512 bv = _mm512_set1_ps(d.bias ? d.bias[m] : 0.f);
+    for (int64_t oh = 0; oh < g.oh; oh += per) {
+      const bool second = pair && oh + 1 < g.oh;
+      __m512 acc[3] = {bv, _mm512_setzero_ps(), _mm512_setzero_ps()};
+      for (int64_t kh = 0; kh < 3; ++kh) {
+        const int64_t r = oh * g.sh + kh * g.dh - g.ph, rb = pair ? r + g.sh : r;
+        const float* xr = xc + r * g.iw;
+        const __mmask16 ma = r >= 0 && r < g.ih ? row_lo : 0;
+        const __mmask16 mb = (!pair || second) && rb >= 0 && rb < g.ih ? row_hi : 0;
+        const __m512 a = _mm512_maskz_loadu_ps(ma, xr), b = _mm512_maskz_loadu_ps(mb, xr + b_off);
+        for (int64_t kw = 0; kw < 3; ++kw)
+          acc[kh] = _mm512_fmadd_ps(wv[kh * 3 + kw], _mm512_maskz_permutex2var_ps(valid[kw], a, idx[kw], b), acc[kh]);
+      }
+      __m512 out = ClampVector(_mm512_add_ps(acc[0], _mm512_add_ps(acc[1], acc[2])), d.clamp, lo, hi);
+      _mm512_mask_storeu_ps(yc + oh * g.ow, Lanes((second ? 2 : 1) * g.ow), out);
+    }
+  }
+}
+
+
+// Wide2Fits planes (conv_depthwise_rows.h): 16 outputs of a row a vector, read where the rows lie
+// (no parity split into a zero-bordered copy, no per-row calls). Block j of output row oh reads
+// input columns q + 2i + kw·dw (q = 32j − pw) of the kernel's rows: tap (kh, kw) is the even lanes
+// of the two loads at q + kw·dw, q + kw·dw + 16. With dw = 1 one pair serves all three kernel
+// columns: kw = 0 its even lanes, kw = 1 its odd lanes, kw = 2 the even lanes moved down one with
+// column q + 32 (a third, one-lane load) coming in. Loads are masked to the image's columns, so
+// the padding reads as zero; lanes past the row's last output compute values never stored.
+GEBE_AVX512 void Wide2(const DepthwiseJob& d, int64_t p0, int64_t p1) {
+  const Geo2& g = d.g;
+  const int64_t blocks = (g.ow + 15) / 16;
+  // cols[j][kw][h]: load h (0, 1: 16 columns each; 2: one column) of kernel column kw, block j.
+  __mmask16 cols[kWide2MaxOutputs / 16][3][3];
+  for (int64_t j = 0; j < blocks; ++j)
+    for (int64_t kw = 0; kw < 3; ++kw)
+      for (int64_t h = 0; h < 3; ++h) {
+        const int64_t first = 32 * j - g.pw + kw * g.dw + 16 * h;
+        unsigned bits = 0;
+        for (int64_t i = 0; i < (h == 2 ? 1 : 16); ++i)
+          if (first + i >= 0 && first + i < g.iw) bits |= 1u << i;
+        cols[j][kw][h] = __mmask16(bits);
+      }
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
+  const bool adjacent = g.dw == 1;
+  for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
+    const float* xc = at.x();
+    float* yc = at.y();
+    const int64_t m = at.m;
+    __m512 wv[9];
+    for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(d.w[m * 9 + t]);
+    const __m512 bv = _mm512_set1_ps(d.bias ? d.bias[m] : 0.f);
+    for (int64_t oh = 0; oh < g.oh; ++oh) {
+      for (int64_t j = 0; j < blocks; ++j) {
+        const __mmask16(*mk)[3] = cols[j];
+        __m512 acc[3] = {bv, _mm512_setzero_ps(), _mm512_setzero_ps()};
+        for (int64_t kh = 0; kh < 3; ++kh) {
+          const int64_t r = oh * g.sh + kh * g.dh - g.ph;
+          if (r < 0 || r >= g.ih) continue;
+          const float* xr = xc + r * g.iw + 32 * j - g.pw;
+          const __m512* wk = wv + kh * 3;
+          if (adjacent) {
+            const __m512 a = _mm512_maskz_loadu_ps(mk[0][0], xr), b = _mm512_maskz_loadu_ps(mk[0][1], xr + 16);
+            const __m512 e = _mm512_permutex2var_ps(a, even, b);
+            const __m512 next = _mm512_maskz_loadu_ps(mk[0][2], xr + 32);
+            const __m512 e2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(e), 1));
+            acc[0] = _mm512_fmadd_ps(wk[0], e, acc[0]);
+            acc[1] = _mm512_fmadd_ps(wk[1], _mm512_permutex2var_ps(a, odd, b), acc[1]);
+            acc[2] = _mm512_fmadd_ps(wk[2], e2, acc[2]);
+            continue;
+          }
+          for (int64_t kw = 0; kw < 3; ++kw) {
+            const float* xt = xr + kw * g.dw;
+            const __m512 a = _mm512_maskz_loadu_ps(mk[kw][0], xt), b = _mm512_maskz_loadu_ps(mk[kw][1], xt + 16);
+            acc[kw] = _mm512_fmadd_ps(wk[kw], _mm512_permutex2var_ps(a, even, b), acc[kw]);
+          }
+        }
+        __m512 out = ClampVector(_mm512_add_ps(acc[0], _mm512_add_ps(acc[1], acc[2])), d.clamp, lo, hi);
+        _mm512_mask_storeu_ps(yc + oh * g.ow + 16 * j, Lanes(g.ow - 16 * j), out);
+      }
+    }
   }
 }
 
 }  // namespace
 
 const DepthwiseRows* Avx512DepthwiseRows() {
-  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, CopyRow, SplitRow};
+  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, CopyRow, SplitRow, Flat9, Rows9, Wide2};
   return &rows;
 }
 

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "cpu/ops/conv_im2col.h"
+
 namespace gebe::cpu {
 
 // y[i] = b + sum over the 9 taps t of w[t] * p[t][S * i] (one 3×3 output row interior in one pass).
@@ -32,12 +34,43 @@ using Plane9Fn = void (*)(float* y, const float* const* p, int64_t rows, int64_t
 using CopyRowFn = void (*)(float* dst, const float* src, int64_t n);
 using SplitRowFn = void (*)(float* even, float* odd, const float* src, int64_t n);
 
+// A run of 3×3 depthwise planes: planes [p0, p1) of N · channels · multiplier, output channel m
+// reading input channel m / multiplier (as Depthwise in conv_depthwise.h).
+struct DepthwiseJob {
+  const float* x;
+  const float* w;
+  const float* bias;  // may be null
+  float* y;
+  int64_t channels, multiplier;
+  Geo2 g;
+  RowClamp clamp;
+};
+using SmallPlanes9Fn = void (*)(const DepthwiseJob& job, int64_t p0, int64_t p1);
+
+// The small-plane kernels (AVX-512 only: nullptr in the other tables) read each plane in place,
+// without the zero-bordered copy, whose per-row cost dominates planes this small.
+// flat9: stride 1 and an output as wide as the input (same padding), at most kFlat9MaxOutputs
+// outputs a plane: output k = oh·iw + ow reads x[k + offset of the tap], so the plane's output is
+// one run of whole vectors whatever its row width.
+constexpr int64_t kFlat9MaxOutputs = 4096;
+inline bool Flat9Fits(const Geo2& g) {
+  return g.sh == 1 && g.sw == 1 && g.ow == g.iw && g.oh * g.ow <= kFlat9MaxOutputs;
+}
+// rows9: any strides, rows of at most 32 inputs and 16 outputs: each vector holds two output rows
+// (inputs <= 16, outputs <= 8) or one, its taps permuted out of the input rows in registers.
+inline bool Rows9Fits(const Geo2& g) { return g.iw <= 32 && g.ow <= 16; }
+// wide2: column stride 2, rows of up to kWide2MaxOutputs outputs: 16 outputs of a row a vector,
+// each tap the even lanes of two loads from the input row (no parity split).
+constexpr int64_t kWide2MaxOutputs = 256;
+inline bool Wide2Fits(const Geo2& g) { return g.sw == 2 && g.ow <= kWide2MaxOutputs; }
+
 struct DepthwiseRows {
   Row9Fn row9 = nullptr, row9_s2 = nullptr;
   Row3Fn row3 = nullptr, row3_s2 = nullptr;
   Plane9Fn plane9 = nullptr;
   CopyRowFn copy_row = nullptr;
   SplitRowFn split_row = nullptr;
+  SmallPlanes9Fn flat9 = nullptr, rows9 = nullptr, wide2 = nullptr;
 };
 
 // The rows of ActiveIsa().

@@ -10,10 +10,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { CpuTensor } from '../../../helpers/cpu-session.js';
+import { CpuSession } from '../../../helpers/cpu-session.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
-import { expectCpuMatchesOrt } from '../../../helpers/onnx-runtime.js';
+import { expectCpuMatchesOrt, maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-conv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -111,6 +112,78 @@ const cases: ConvCase[] = [
   // The 5×5 padded stride-1 conv: implicit im2col over a zero-padded copy.
   { name: '5x5 pad 2, 16 channels + Relu', input: [1, 16, 27, 27], out: 23, kernel: [5, 5], pads: [2, 2, 2, 2], activation: 'Relu' },
 ];
+
+// 3×3 depthwise on small planes, read in place on AVX-512 (conv_depthwise_rows.h): flat9 (stride 1,
+// output as wide as the input, up to 4096 outputs: one flat run of vectors across rows) and rows9
+// (rows of up to 32 inputs and 16 outputs: two output rows a vector up to 16 inputs / 8 outputs,
+// else one) and wide2 (column stride 2, longer rows of up to 256 outputs, 16 a vector). Planes 1×1 .. 16×16, the size limits either side, odd and non-square sizes, asymmetric
+// pads, dilation, mixed strides, a channel multiplier and each activation; the other ISAs run the
+// same cases through their own paths.
+const dw = (name: string, input: number[], extra: Partial<ConvCase>): ConvCase => ({ name: `small depthwise ${name}`, input, out: input[1], kernel: [3, 3], group: input[1], ...extra });
+const same = [1, 1, 1, 1];
+const smallDepthwiseCases: ConvCase[] = [
+  ...[1, 2, 3, 4, 5, 7, 8, 13, 14, 16].map((s) => dw(`same ${s}x${s}`, [1, 6, s, s], { pads: same })),
+  dw('same 13x11 + Clip', [1, 9, 13, 11], { pads: same, activation: 'Clip' }),
+  dw('same 32x32 + Relu', [1, 3, 32, 32], { pads: same, activation: 'Relu' }),
+  dw('same 64x64 (4096 outputs, the flat limit) + Clip', [1, 2, 64, 64], { pads: same, activation: 'Clip' }),
+  dw('same 33x32 (one output row a vector)', [1, 3, 33, 32], { pads: same }),
+  dw('same 65x64 (past the flat limit)', [1, 2, 65, 64], { pads: same }),
+  dw('same, rows shifted (pads 0 top, 2 bottom)', [1, 5, 9, 6], { pads: [0, 1, 2, 1] }),
+  dw('same, dilation 2 + LeakyRelu', [1, 5, 9, 10], { pads: [2, 2, 2, 2], dilations: [2, 2], activation: 'LeakyRelu' }),
+  dw('same, multiplier 2', [1, 4, 7, 7], { out: 8, pads: same }),
+  ...[1, 2, 3, 5, 7, 14, 15, 16].map((s) => dw(`stride 2 ${s}x${s}`, [1, 6, s, s], { strides: [2, 2], pads: same })),
+  dw('stride 2 14x14 + Clip (MobileNetV2 14 -> 7)', [1, 12, 14, 14], { strides: [2, 2], pads: same, activation: 'Clip' }),
+  dw('stride 2 asymmetric pads 11x13', [1, 5, 11, 13], { strides: [2, 2], pads: [0, 1, 1, 0] }),
+  dw('stride 2 dilation 2 pads 2 on 12x9', [1, 4, 12, 9], { strides: [2, 2], pads: [2, 2, 2, 2], dilations: [2, 2] }),
+  dw('strides 1 x 2 on 9x15', [1, 4, 9, 15], { strides: [1, 2], pads: same }),
+  dw('strides 2 x 1, no pads, on 10x9', [1, 4, 10, 9], { strides: [2, 1] }),
+  dw('stride 1 no pads 9x10 + Relu', [1, 5, 9, 10], { activation: 'Relu' }),
+  dw('stride 1 no pads 6x18 (one output row of 16 a vector)', [1, 5, 6, 18], {}),
+  dw('stride 2 28x28 (one row a vector) + Clip', [1, 7, 28, 28], { strides: [2, 2], pads: same, activation: 'Clip' }),
+  dw('stride 2 17x17, no pads (8 outputs, inputs past 16)', [1, 4, 17, 17], { strides: [2, 2] }),
+  dw('stride 2 31x32 (32 inputs, 16 outputs)', [1, 3, 31, 32], { strides: [2, 2], pads: same }),
+  dw('stride 2 33x33 (past the row limit: 16 outputs of a row a vector)', [1, 3, 33, 33], { strides: [2, 2], pads: same }),
+  dw('stride 2 rows of 64 (two whole blocks) + Relu', [1, 4, 9, 64], { strides: [2, 2], pads: same, activation: 'Relu' }),
+  dw('stride 2 rows of 35 -> 17, asymmetric pads', [1, 4, 11, 35], { strides: [2, 2], pads: [1, 0, 0, 2] }),
+  dw('stride 2 dilation 2 on 14x50', [1, 3, 14, 50], { strides: [2, 2], pads: [2, 2, 2, 2], dilations: [2, 2] }),
+  dw('strides 1 x 2 on 7x70 + Clip', [1, 3, 7, 70], { strides: [1, 2], pads: same, activation: 'Clip' }),
+  dw('stride 2 112x112, 3 channels (MobileNetV2 112 -> 56)', [1, 3, 112, 112], { strides: [2, 2], pads: same }),
+  dw('stride 2 rows of 515 -> 258 (past the wide limit)', [1, 2, 4, 515], { strides: [2, 2], pads: same }),
+];
+
+describe('small-plane depthwise convolutions vs ONNX Runtime', () => {
+  for (const c of smallDepthwiseCases) {
+    it.each([[1, 1], [3, 2]])(`${c.name} (batch %i, threads %i)`, async (batch, threads) => {
+      const model = convModel(c);
+      const dims = [batch, ...c.input.slice(1)];
+      const input: CpuTensor = { name: 'input', datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed++, 1) };
+      await expectCpuMatchesOrt(model, input, threads, 1e-3);
+    });
+  }
+  // A NaN in the input reaches exactly the outputs whose taps cover it, as in ORT: the lanes the
+  // in-place kernels load from outside a tap's window (other rows, other columns) never add in.
+  it.each([
+    dw('same 7x7', [1, 4, 7, 7], { pads: same }),
+    dw('stride 2 14x14', [1, 4, 14, 14], { strides: [2, 2], pads: same }),
+    dw('stride 2 rows of 64', [1, 4, 6, 64], { strides: [2, 2], pads: same }),
+  ])('NaN inputs: $name', async (c) => {
+    const model = convModel(c);
+    const data = randomValues(c.input.reduce((a, b) => a * b, 1), seed++, 1);
+    for (let i = 5; i < data.length; i += 37) data[i] = Number.NaN;
+    const input: CpuTensor = { name: 'input', datatype: 'FP32', dims: c.input, data };
+    const session = CpuSession.load(model, { intraOpThreads: 1 });
+    try {
+      const out = (await session.run([input]))[0].data as Float32Array;
+      const ref = (await runOrt(model, [input])).output.data as Float32Array;
+      const nan = (a: Float32Array) => Array.from(a, (v) => Number.isNaN(v));
+      expect(nan(out)).toEqual(nan(ref));
+      expect(nan(ref)).toContain(false);
+      expect(maxRelativeError(out.map((v) => (Number.isNaN(v) ? 0 : v)), ref.map((v) => (Number.isNaN(v) ? 0 : v)))).toBeLessThan(1e-3);
+    } finally {
+      session.close();
+    }
+  });
+});
 
 describe('convolution paths vs ONNX Runtime', () => {
   for (const c of cases) {
