@@ -53,6 +53,8 @@ bool ConstOf(const Program& p, int id, DataType t, int64_t count = 1) {
 
 int InputOr(const Step& s, size_t i) { return i < s.inputs.size() ? s.inputs[i] : -1; }
 
+DataType TypeOf(const Program& p, int id) { return p.is_const(id) ? p.constants[size_t(id)].dtype : DataType::kInvalid; }
+
 // A QuantizeLinear/DequantizeLinear with per-tensor constant scale (> 0) and a constant zero
 // point of `t` (absent allowed only when `zero_point_optional`).
 bool PerTensorQdq(const Program& p, const Step& s, DataType t, bool zero_point_optional) {
@@ -61,6 +63,13 @@ bool PerTensorQdq(const Program& p, const Step& s, DataType t, bool zero_point_o
   if (!ConstOf(p, scale, DataType::kFloat32) || !(p.constants[size_t(scale)].as<float>()[0] > 0.f)) return false;
   if (zp < 0) return zero_point_optional;
   return ConstOf(p, zp, t);
+}
+
+// The zero point of `s`, a per-tensor QuantizeLinear/DequantizeLinear whose zero point is present
+// and 8-bit (the only way to learn the activation's type), or -1 where it is not such a step.
+int PerTensor8BitZeroPoint(const Program& p, const Step& s) {
+  int zp = InputOr(s, 2);
+  return zp >= 0 && Is8Bit(TypeOf(p, zp)) && PerTensorQdq(p, s, TypeOf(p, zp), false) ? zp : -1;
 }
 
 // The step producing value `id` when it is a `op` whose output only the fused node reads.
@@ -77,8 +86,6 @@ Step* DequantizeOf(Program& p, const Graphs& g, int id) {
   return OpOf(s) == "DequantizeLinear" && s.inputs[0] >= 0 ? &s : nullptr;
 }
 
-DataType TypeOf(const Program& p, int id) { return p.is_const(id) ? p.constants[size_t(id)].dtype : DataType::kInvalid; }
-
 bool SameConst(const Program& p, int a, int b) {
   if (a == b) return true;
   if (a < 0 || b < 0 || !p.is_const(a) || !p.is_const(b)) return false;
@@ -89,8 +96,8 @@ bool SameConst(const Program& p, int a, int b) {
 // Conv → [Relu] → Q at step q: replaced by one integer convolution in q's place.
 bool FuseConv(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) {
   Step& qs = p.steps[q];
-  int y_zp = InputOr(qs, 2);
-  if (y_zp < 0 || !Is8Bit(TypeOf(p, y_zp)) || !PerTensorQdq(p, qs, TypeOf(p, y_zp), false)) return false;
+  int y_zp = PerTensor8BitZeroPoint(p, qs);
+  if (y_zp < 0) return false;
   Step* relu = SoleProducer(p, g, qs.inputs[0], "Relu");
   Step* conv = SoleProducer(p, g, relu ? relu->inputs[0] : qs.inputs[0], "Conv");
   if (!conv || conv->outputs.size() != 1 || conv->inputs.size() < 2) return false;
@@ -99,8 +106,8 @@ bool FuseConv(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) {
   if (!dx || !dw) return false;
   int xq = dx->inputs[0], wq = dw->inputs[0];
   // The activation's type is only known from its zero point (a Q upstream, or a graph input).
-  int x_zp = InputOr(*dx, 2);
-  if (x_zp < 0 || !Is8Bit(TypeOf(p, x_zp)) || !PerTensorQdq(p, *dx, TypeOf(p, x_zp), false)) return false;
+  int x_zp = PerTensor8BitZeroPoint(p, *dx);
+  if (x_zp < 0) return false;
   if (!p.is_const(wq) || !Is8Bit(TypeOf(p, wq))) return false;
   const ConstTensor& w = p.constants[size_t(wq)];
   if (w.shape.size() < 3 || w.shape.size() > 4) return false;
@@ -140,15 +147,15 @@ bool FuseConv(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) {
 // DQ(a) → MatMul(·, DQ(B constant 2-D)) → Q ⇒ QLinearMatMul, as ONNX Runtime fuses it (bit-exact).
 bool FuseMatMul(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) {
   Step& qs = p.steps[q];
-  int y_zp = InputOr(qs, 2);
-  if (y_zp < 0 || !Is8Bit(TypeOf(p, y_zp)) || !PerTensorQdq(p, qs, TypeOf(p, y_zp), false)) return false;
+  int y_zp = PerTensor8BitZeroPoint(p, qs);
+  if (y_zp < 0) return false;
   Step* mm = SoleProducer(p, g, qs.inputs[0], "MatMul");
   if (!mm || mm->inputs.size() != 2 || mm->outputs.size() != 1) return false;
   Step* da = DequantizeOf(p, g, mm->inputs[0]);
   Step* db = DequantizeOf(p, g, mm->inputs[1]);
   if (!da || !db) return false;
-  int a_zp = InputOr(*da, 2), bq = db->inputs[0];
-  if (a_zp < 0 || !Is8Bit(TypeOf(p, a_zp)) || !PerTensorQdq(p, *da, TypeOf(p, a_zp), false)) return false;
+  int a_zp = PerTensor8BitZeroPoint(p, *da), bq = db->inputs[0];
+  if (a_zp < 0) return false;
   if (!p.is_const(bq) || !Is8Bit(TypeOf(p, bq)) || p.constants[size_t(bq)].shape.size() != 2) return false;
   const ConstTensor& b = p.constants[size_t(bq)];
   int64_t n = b.shape[1];
@@ -177,17 +184,14 @@ bool FuseMatMul(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) 
 // what the three steps did, bit for bit: the residual Adds of quantize_static's ResNets.
 bool FuseAdd(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead) {
   Step& qs = p.steps[q];
-  int y_zp = InputOr(qs, 2);
-  if (y_zp < 0 || !Is8Bit(TypeOf(p, y_zp)) || !PerTensorQdq(p, qs, TypeOf(p, y_zp), false)) return false;
+  int y_zp = PerTensor8BitZeroPoint(p, qs);
+  if (y_zp < 0) return false;
   Step* add = SoleProducer(p, g, qs.inputs[0], "Add");
   if (!add || add->inputs.size() != 2 || add->outputs.size() != 1) return false;
   Step* da = DequantizeOf(p, g, add->inputs[0]);
   Step* db = DequantizeOf(p, g, add->inputs[1]);
   if (!da || !db) return false;
-  for (const Step* d : {da, db}) {
-    int zp = InputOr(*d, 2);
-    if (zp < 0 || !Is8Bit(TypeOf(p, zp)) || !PerTensorQdq(p, *d, TypeOf(p, zp), false)) return false;
-  }
+  if (PerTensor8BitZeroPoint(p, *da) < 0 || PerTensor8BitZeroPoint(p, *db) < 0) return false;
   Node node = add->kernel->node();
   node.op_type = "QLinearAdd";
   Step fused;
@@ -208,8 +212,8 @@ bool FuseMaxPool(Program& p, const Graphs& g, size_t q, std::vector<bool>& dead)
   Step* pool = SoleProducer(p, g, qs.inputs[0], "MaxPool");
   if (!pool || pool->outputs.size() != 1) return false;
   Step* dx = DequantizeOf(p, g, pool->inputs[0]);
-  int y_zp = InputOr(qs, 2);
-  if (!dx || y_zp < 0 || !Is8Bit(TypeOf(p, y_zp)) || !PerTensorQdq(p, qs, TypeOf(p, y_zp), false)) return false;
+  int y_zp = PerTensor8BitZeroPoint(p, qs);
+  if (!dx || y_zp < 0) return false;
   if (!PerTensorQdq(p, *dx, TypeOf(p, y_zp), false)) return false;
   if (!SameConst(p, dx->inputs[1], qs.inputs[1]) || !SameConst(p, InputOr(*dx, 2), y_zp)) return false;
   pool->inputs[0] = dx->inputs[0];

@@ -29,6 +29,10 @@ inline __mmask16 Lanes(int64_t k) {
   return k >= 16 ? __mmask16(0xFFFF) : k <= 0 ? __mmask16(0) : __mmask16((1u << unsigned(k)) - 1u);
 }
 
+// Permute indices taking the even (odd) lanes of a two-register pair: 32 inputs → 16.
+GEBE_AVX512 inline __m512i EvenLanes() { return _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); }
+GEBE_AVX512 inline __m512i OddLanes() { return _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31); }
+
 GEBE_AVX512 inline __m512 ClampVector(__m512 v, const RowClamp& c, __m512 lo, __m512 hi) {
   // max_ps/min_ps return their second operand where either is NaN: Relu's NaN gives lo, Clip's is kept.
   if (c.kind == RowClamp::kRelu) return _mm512_max_ps(v, lo);
@@ -42,6 +46,13 @@ GEBE_AVX512 void Row9Stride2(float* __restrict y, const float* const* p, int64_t
   Row9Body<2>(y, p, n, w, b);
 }
 
+// A 3x3 kernel's nine weights, each in every lane.
+GEBE_AVX512 inline void Broadcast9(const float* w, __m512* wv) {
+  for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(w[t]);
+}
+
+GEBE_AVX512 inline __m512 Sum3(__m512 a, __m512 b, __m512 c) { return _mm512_add_ps(a, _mm512_add_ps(b, c)); }
+
 // The nine taps at offset k of each row pointer, on three accumulators so the FMAs overlap, plus b.
 GEBE_AVX512 inline __m512 Taps9(const __m512* wv, const float* const* p, int64_t k, __mmask16 m, __m512 bv) {
   __m512 acc0 = _mm512_fmadd_ps(wv[0], _mm512_maskz_loadu_ps(m, p[0] + k), bv);
@@ -53,13 +64,13 @@ GEBE_AVX512 inline __m512 Taps9(const __m512* wv, const float* const* p, int64_t
   acc0 = _mm512_fmadd_ps(wv[6], _mm512_maskz_loadu_ps(m, p[6] + k), acc0);
   acc1 = _mm512_fmadd_ps(wv[7], _mm512_maskz_loadu_ps(m, p[7] + k), acc1);
   acc2 = _mm512_fmadd_ps(wv[8], _mm512_maskz_loadu_ps(m, p[8] + k), acc2);
-  return _mm512_add_ps(acc0, _mm512_add_ps(acc1, acc2));
+  return Sum3(acc0, acc1, acc2);
 }
 
 // Stride 1 with explicit FMAs, 16 outputs per step and one masked step for the rest.
 GEBE_AVX512 void Row9Fma(float* __restrict y, const float* const* p, int64_t n, const float* w, float b) {
   __m512 wv[9];
-  for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(w[t]);
+  Broadcast9(w, wv);
   const __m512 bv = _mm512_set1_ps(b);
   for (int64_t i = 0; i < n; i += 16) {
     __mmask16 m = Lanes(n - i);
@@ -78,7 +89,7 @@ GEBE_AVX512 void Row3(float* y, const float* x0, const float* x1, const float* x
 GEBE_AVX512 void Plane9(float* y, const float* const* p, int64_t rows, int64_t n, int64_t p_stride, const float* w,
                         float b, const RowClamp& c) {
   __m512 wv[9];
-  for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(w[t]);
+  Broadcast9(w, wv);
   const __m512 bv = _mm512_set1_ps(b), lo = _mm512_set1_ps(c.lo), hi = _mm512_set1_ps(c.hi);
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t o = r * p_stride;
@@ -100,8 +111,7 @@ GEBE_AVX512 void CopyRow(float* dst, const float* src, int64_t n) {
 
 // 32 inputs a step (two masked loads), their even and odd lanes gathered by two permutes.
 GEBE_AVX512 void SplitRow(float* even, float* odd, const float* src, int64_t n) {
-  const __m512i even_idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd_idx = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512i even_idx = EvenLanes(), odd_idx = OddLanes();
   for (int64_t i = 0; i < n; i += 32) {
     int64_t rest = n - i;
     __m512 lo = _mm512_maskz_loadu_ps(Lanes(rest), src + i);
@@ -121,6 +131,8 @@ struct PlaneWalk {
       : d(job), p(p0), m(p0 % (job.channels * job.multiplier)), n(p0 / (job.channels * job.multiplier)) {}
   const float* x() const { return d.x + (n * d.channels + (d.multiplier == 1 ? m : m / d.multiplier)) * d.g.ih * d.g.iw; }
   float* y() const { return d.y + p * d.g.oh * d.g.ow; }
+  const float* w() const { return d.w + m * 9; }
+  float bias() const { return d.bias ? d.bias[m] : 0.f; }
   void Next() {
     ++p;
     m = m + 1 == d.channels * d.multiplier ? 0 : m + 1;
@@ -168,10 +180,9 @@ GEBE_AVX512 void Flat9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
   for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
     const float* xc = at.x();
     float* yc = at.y();
-    const int64_t m = at.m;
     __m512 wv[9];
-    for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(d.w[m * 9 + t]);
-    const __m512 bv = _mm512_set1_ps(d.bias ? d.bias[m] : 0.f);
+    Broadcast9(at.w(), wv);
+    const __m512 bv = _mm512_set1_ps(at.bias());
     for (int64_t v = 0; v < vectors; ++v) {
       const __mmask16* mk = mask[v];
       const float* xv = xc + 16 * v;
@@ -184,7 +195,7 @@ GEBE_AVX512 void Flat9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
       acc0 = _mm512_fmadd_ps(wv[6], _mm512_maskz_loadu_ps(mk[6], xv + off[6]), acc0);
       acc1 = _mm512_fmadd_ps(wv[7], _mm512_maskz_loadu_ps(mk[7], xv + off[7]), acc1);
       acc2 = _mm512_fmadd_ps(wv[8], _mm512_maskz_loadu_ps(mk[8], xv + off[8]), acc2);
-      __m512 out = ClampVector(_mm512_add_ps(acc0, _mm512_add_ps(acc1, acc2)), d.clamp, lo, hi);
+      __m512 out = ClampVector(Sum3(acc0, acc1, acc2), d.clamp, lo, hi);
       _mm512_mask_storeu_ps(yc + 16 * v, Lanes(n - 16 * v), out);
     }
   }
@@ -219,10 +230,9 @@ GEBE_AVX512 void Rows9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
   for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
     const float* xc = at.x();
     float* yc = at.y();
-    const int64_t m = at.m;
     __m512 wv[9];
-    for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(d.w[m * 9 + t]);
-    const __m512 bv = _mm512_set1_ps(d.bias ? d.bias[m] : 0.f);
+    Broadcast9(at.w(), wv);
+    const __m512 bv = _mm512_set1_ps(at.bias());
     for (int64_t oh = 0; oh < g.oh; oh += per) {
       const bool second = pair && oh + 1 < g.oh;
       __m512 acc[3] = {bv, _mm512_setzero_ps(), _mm512_setzero_ps()};
@@ -235,7 +245,7 @@ GEBE_AVX512 void Rows9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
         for (int64_t kw = 0; kw < 3; ++kw)
           acc[kh] = _mm512_fmadd_ps(wv[kh * 3 + kw], _mm512_maskz_permutex2var_ps(valid[kw], a, idx[kw], b), acc[kh]);
       }
-      __m512 out = ClampVector(_mm512_add_ps(acc[0], _mm512_add_ps(acc[1], acc[2])), d.clamp, lo, hi);
+      __m512 out = ClampVector(Sum3(acc[0], acc[1], acc[2]), d.clamp, lo, hi);
       _mm512_mask_storeu_ps(yc + oh * g.ow, Lanes((second ? 2 : 1) * g.ow), out);
     }
   }
@@ -263,17 +273,15 @@ GEBE_AVX512 void Wide2(const DepthwiseJob& d, int64_t p0, int64_t p1) {
           if (first + i >= 0 && first + i < g.iw) bits |= 1u << i;
         cols[j][kw][h] = __mmask16(bits);
       }
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512i even = EvenLanes(), odd = OddLanes();
   const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
   const bool adjacent = g.dw == 1;
   for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
     const float* xc = at.x();
     float* yc = at.y();
-    const int64_t m = at.m;
     __m512 wv[9];
-    for (int t = 0; t < 9; ++t) wv[t] = _mm512_set1_ps(d.w[m * 9 + t]);
-    const __m512 bv = _mm512_set1_ps(d.bias ? d.bias[m] : 0.f);
+    Broadcast9(at.w(), wv);
+    const __m512 bv = _mm512_set1_ps(at.bias());
     for (int64_t oh = 0; oh < g.oh; ++oh) {
       for (int64_t j = 0; j < blocks; ++j) {
         const __mmask16(*mk)[3] = cols[j];
@@ -299,7 +307,7 @@ GEBE_AVX512 void Wide2(const DepthwiseJob& d, int64_t p0, int64_t p1) {
             acc[kw] = _mm512_fmadd_ps(wk[kw], _mm512_permutex2var_ps(a, even, b), acc[kw]);
           }
         }
-        __m512 out = ClampVector(_mm512_add_ps(acc[0], _mm512_add_ps(acc[1], acc[2])), d.clamp, lo, hi);
+        __m512 out = ClampVector(Sum3(acc[0], acc[1], acc[2]), d.clamp, lo, hi);
         _mm512_mask_storeu_ps(yc + oh * g.ow + 16 * j, Lanes(g.ow - 16 * j), out);
       }
     }
