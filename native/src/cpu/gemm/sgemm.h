@@ -61,6 +61,10 @@ int64_t PackedBFloats(int64_t k, int64_t n);
 // the whole product is one parallel pass over output tiles (pool may be null: run inline).
 void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c, int64_t ldc, const RowEpilogue& ep,
                     ThreadPool* pool);
+// The same with A's panels packed elsewhere, in PackedA's layout: m × k, in blocks of kc rows of
+// k, m rounded up to MR (packed_b must use the same kc).
+void SgemmPrepackedPanels(const float* a_panels, int64_t m, int64_t k, int64_t kc, int64_t n, const float* packed_b,
+                          float* c, int64_t ldc, const RowEpilogue& ep, ThreadPool* pool);
 
 // B supplied row segment by row segment (convolutions generate im2col rows on the fly), so B is
 // packed one L2-sized column block at a time right before that block is multiplied.

@@ -42,7 +42,11 @@ struct BlockEpilogue {
 
 void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c, int64_t ldc, const RowEpilogue& ep,
                     ThreadPool* pool) {
-  int64_t m = a.m, k = a.k, kblock = a.kc;
+  SgemmPrepackedPanels(a.data.data(), a.m, a.k, a.kc, n, packed_b, c, ldc, ep, pool);
+}
+
+void SgemmPrepackedPanels(const float* a_panels, int64_t m, int64_t k, int64_t kblock, int64_t n, const float* packed_b,
+                          float* c, int64_t ldc, const RowEpilogue& ep, ThreadPool* pool) {
   if (m <= 0 || n <= 0 || k <= 0) return;
   const Kernels& kernels = ActiveKernels();
   int64_t n_padded = PadTo(n, kNR), m_padded = PadTo(m, kMR);
@@ -62,7 +66,7 @@ void SgemmPrepacked(const PackedA& a, int64_t n, const float* packed_b, float* c
     for (int64_t k0 = 0; k0 < k; k0 += kblock) {
       int64_t kc = std::min(kblock, k - k0);
       TileEpilogue te;
-      const float* ap = a.data.data() + k0 * m_padded + (i0 / kMR) * kc * kMR;
+      const float* ap = a_panels + k0 * m_padded + (i0 / kMR) * kc * kMR;
       const float* bp = packed_b + k0 * n_padded + (j0 / kNR) * kc * kNR;
       kernels.block(kc, ap, mh, bp, nw, cp, ldc, k0 > 0, k0 + kc >= k ? epi.Tile(i0, &te) : nullptr);
     }

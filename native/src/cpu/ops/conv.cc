@@ -110,6 +110,8 @@ class ConvKernel : public Kernel {
       args.pointwise = pointwise;
       args.act = &act_;
       args.packed = &packed_;
+      args.w = pw;
+      args.small_plane = &small_plane_;
       RunPrepackedConv(args, ctx);
       return;
     }
@@ -149,6 +151,7 @@ class ConvKernel : public Kernel {
   int64_t group_;
   Activation act_;
   std::vector<PackedA> packed_;  // per group, when W is a constant
+  std::vector<PackedB> small_plane_;  // per group, once a run has a small output plane
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cpu/ops/conv_small_plane.h"
 #include "cpu/ops/op_util.h"
 
 namespace gebe::cpu {
@@ -172,12 +173,22 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
   float* b_buffer = by_image || threads == 1 ? nullptr : ctx.scratch->Floats(size_t(PackedBFloats(kdim, ohw)));
   RowEpilogue ep = EpilogueFor(*args.act);
   ImplicitLayout layout(g, kdim, mg, args.pointwise);
+  bool small_plane = args.small_plane && args.w && SmallPlanePays(g, cg, mg);
+  if (small_plane && (args.small_plane->size() != size_t(args.groups) || (*args.small_plane)[0].source != args.w)) {
+    args.small_plane->clear();
+    for (int64_t gi = 0; gi < args.groups; ++gi)
+      args.small_plane->push_back(PackSmallPlaneWeights(args.w + gi * mg * kdim, mg, cg, g));
+  }
   auto image = [&](int64_t b, float* panels, ThreadPool* pool) {
     for (int64_t gi = 0; gi < args.groups; ++gi) {
       const float* xg = args.x + (b * args.c + gi * cg) * ihw;
       float* yg = args.y + (b * args.m + gi * mg) * ohw;
       RowEpilogue gep = ep;
       gep.bias = args.bias ? args.bias + gi * mg : nullptr;
+      if (small_plane) {
+        SmallPlaneConv(xg, cg, mg, g, (*args.small_plane)[size_t(gi)], gep, yg, pool);
+        continue;
+      }
       const PackedA& a = packed[size_t(gi)];
       if (layout.use && ImplicitGroup(xg, cg, mg, g, layout, a, gep, yg, pool)) continue;
       PackedRowsGroup(xg, g, args.pointwise, a, gep, yg, panels, pool);

@@ -21,6 +21,10 @@ struct PrepackedConvArgs {
   bool pointwise = false;
   const Activation* act = nullptr;
   const std::vector<PackedA>* packed = nullptr;  // per group
+  // The weights, and the kernel's cache of them packed for small output planes (per group;
+  // filled on the first run whose geometry goes that way, conv_small_plane.h).
+  const float* w = nullptr;
+  std::vector<PackedB>* small_plane = nullptr;
 };
 
 void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx);

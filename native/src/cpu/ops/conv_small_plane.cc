@@ -1,0 +1,160 @@
+#include "cpu/ops/conv_small_plane.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "cpu/gemm/sgemm_kernels.h"
+#include "cpu/gemm/sgemm_pack.h"
+#include "cpu/ops/op_util.h"
+
+namespace gebe::cpu {
+
+using gemm_detail::kMR;
+using gemm_detail::kNR;
+using gemm_detail::PadTo;
+
+// Measured at 1 thread against the default path (AVX-512): 3×3 convs 512 → 512 at 7², 256 → 256
+// at 14² and 256 → 512 at 14² stride 2 gain 15-20%; 128 → 128 at 28² loses 10%, and pointwise
+// convs (no im2col to save; two transposes to pay) break even at best.
+bool SmallPlanePays(const Geo2& g, int64_t cg, int64_t mg) {
+  constexpr int64_t kMaxPositions = 14 * 14;
+  return g.oh * g.ow <= kMaxPositions && g.kh * g.kw > 1 && mg >= 2 * kNR && cg * g.kh * g.kw >= 64;
+}
+
+PackedB PackSmallPlaneWeights(const float* w, int64_t mg, int64_t cg, const Geo2& g) {
+  int64_t taps = g.kh * g.kw, k = taps * cg;
+  std::vector<float> reordered(size_t(k * mg));
+  for (int64_t m = 0; m < mg; ++m)
+    for (int64_t c = 0; c < cg; ++c)
+      for (int64_t t = 0; t < taps; ++t) reordered[size_t((t * cg + c) * mg + m)] = w[(m * cg + c) * taps + t];
+  PackedB packed = PackB(false, k, mg, reordered.data(), mg);
+  packed.source = w;
+  return packed;
+}
+
+namespace {
+
+// The input, channels last, inside a zero border: element (r, col, c) at (r · wp + col) · cg + c
+// for padded row r and column col.
+struct ChannelsLast {
+  int64_t hp = 0, wp = 0;
+  const float* data = nullptr;
+};
+
+// Copies padded rows [r_begin, r_end) of xg into the layout of `xl` (whose data is `d`).
+void CopyChannelsLast(const float* x, int64_t cg, const Geo2& g, const ChannelsLast& xl, float* d, int64_t r_begin,
+                      int64_t r_end) {
+  // The input's rows and columns that land inside the buffer; everything else is border.
+  int64_t r0 = std::max<int64_t>(0, g.ph), r1 = std::min(xl.hp, g.ih + g.ph);
+  int64_t c0 = std::max<int64_t>(0, g.pw), c1 = std::min(xl.wp, g.iw + g.pw);
+  int64_t ihw = g.ih * g.iw;
+  for (int64_t r = r_begin; r < r_end; ++r) {
+    bool inside = r >= r0 && r < r1;
+    for (int64_t col = 0; col < xl.wp; ++col) {
+      float* dst = d + (r * xl.wp + col) * cg;
+      if (!inside || col < c0 || col >= c1) {
+        std::memset(dst, 0, sizeof(float) * size_t(cg));
+        continue;
+      }
+      // Eight channels at a time: their eight source rows stay in L1 across the row's columns.
+      const float* src = x + (r - g.ph) * g.iw + (col - g.pw);
+      int64_t c = 0;
+      for (; c + 8 <= cg; c += 8)
+        for (int64_t j = 0; j < 8; ++j) dst[c + j] = src[(c + j) * ihw];
+      for (; c < cg; ++c) dst[c] = src[c * ihw];
+    }
+  }
+}
+
+// A panel of kMR output positions (from p0; rows past n are zero) for k in [k0, k0 + kc):
+// out[q · kMR + y] = im2colᵀ[p0 + y][k0 + q], run by run of one tap's channels.
+void PackPositions(const ChannelsLast& xl, int64_t cg, const Geo2& g, int64_t p0, int64_t n, int64_t k0, int64_t kc,
+                   float* out) {
+  const float* x = xl.data;
+  int64_t base[kMR];
+  int64_t rows = std::min<int64_t>(kMR, n - p0);
+  for (int64_t y = 0; y < rows; ++y) {
+    int64_t p = p0 + y, oh = p / g.ow, ow = p % g.ow;
+    base[y] = (oh * g.sh * xl.wp + ow * g.sw) * cg;
+  }
+  bool strided = rows == kMR;
+  for (int64_t y = 2; strided && y < kMR; ++y) strided = base[y] - base[y - 1] == base[1] - base[0];
+  auto pack_rows = gemm_detail::ActiveKernels().pack_rows_a;
+  for (int64_t q = 0; q < kc;) {
+    int64_t k = k0 + q, tap = k / cg, c = k % cg, run = std::min(kc - q, cg - c);
+    int64_t off = ((tap / g.kw) * g.dh * xl.wp + (tap % g.kw) * g.dw) * cg + c;
+    float* dst = out + q * kMR;
+    if (strided && pack_rows) {
+      pack_rows(run, x + base[0] + off, base[1] - base[0], 1.f, dst);
+    } else {
+      for (int64_t y = 0; y < kMR; ++y) {
+        const float* src = y < rows ? x + base[y] + off : nullptr;
+        for (int64_t i = 0; i < run; ++i) dst[i * kMR + y] = src ? src[i] : 0.f;
+      }
+    }
+    q += run;
+  }
+}
+
+}  // namespace
+
+void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, const PackedB& w, const RowEpilogue& ep,
+                    float* yg, ThreadPool* pool) {
+  thread_local std::vector<float> channels_last, panels, product;
+  int64_t n = g.oh * g.ow, k = w.k, kc = w.kc, n_padded = PadTo(n, kMR);
+  ChannelsLast xl;
+  xl.hp = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  xl.wp = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+  if (channels_last.size() < size_t(xl.hp * xl.wp * cg)) channels_last.resize(size_t(xl.hp * xl.wp * cg));
+  if (panels.size() < size_t(k * n_padded)) panels.resize(size_t(k * n_padded));
+  if (product.size() < size_t(n * mg)) product.resize(size_t(n * mg));
+  // Plain pointers for the lambdas: a thread_local named inside one is the running thread's own.
+  float* cl = channels_last.data();
+  float* pa = panels.data();
+  xl.data = cl;
+  auto parallel = [pool](int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+    if (pool) pool->ParallelFor(count, grain, f);
+    else f(0, count);
+  };
+  parallel(xl.hp, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, xl.wp * cg)), [&](int64_t r0, int64_t r1) {
+    CopyChannelsLast(xg, cg, g, xl, cl, r0, r1);
+  });
+  int64_t panel_count = n_padded / kMR;
+  parallel(panel_count, 1, [&](int64_t i0, int64_t i1) {
+    for (int64_t k0 = 0; k0 < k; k0 += kc) {
+      int64_t kb = std::min(kc, k - k0);
+      for (int64_t i = i0; i < i1; ++i) PackPositions(xl, cg, g, i * kMR, n, k0, kb, pa + k0 * n_padded + i * kb * kMR);
+    }
+  });
+  SgemmPrepackedPanels(pa, n, k, kc, mg, w.data.data(), product.data(), mg, RowEpilogue{}, pool);
+  // product[p][m] → yg[m][p], 16 channels at a time (one cache line of each product row), with
+  // the bias and clamp, then any other activation over each finished row.
+  const float* pr = product.data();
+  int64_t blocks = (mg + kNR - 1) / kNR;
+  parallel(blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kNR)), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      int64_t m0 = b * kNR, m1 = std::min(mg, m0 + kNR);
+      for (int64_t p = 0; p < n; ++p) {
+        const float* src = pr + p * mg;
+        for (int64_t m = m0; m < m1; ++m) yg[m * n + p] = src[m];
+      }
+      for (int64_t m = m0; m < m1; ++m) {
+        float* row = yg + m * n;
+        if (ep.bias) {
+          float bias = ep.bias[m];
+          for (int64_t p = 0; p < n; ++p) row[p] += bias;
+        }
+        if (ep.clamp == RowEpilogue::kRelu) {
+          for (int64_t p = 0; p < n; ++p) row[p] = row[p] > ep.lo ? row[p] : ep.lo;
+        } else if (ep.clamp == RowEpilogue::kClip) {
+          for (int64_t p = 0; p < n; ++p) row[p] = std::min(std::max(row[p], ep.lo), ep.hi);
+        }
+        if (ep.activation) ep.activation(ep.ctx, row, n);
+      }
+    }
+  });
+}
+
+}  // namespace gebe::cpu
