@@ -7,6 +7,8 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 
+#include "cpu/avx512_lanes.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -35,10 +37,7 @@ struct CompactVector {
   __mmask16 m1 = 0, m2 = 0;
 };
 
-// Mask of the first n (0..16) lanes.
-GEBE_AVX512 inline __mmask16 FirstLanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n)) - 1u);
-}
+using avx512::FirstLanes;
 
 // R rows (1..12: panel 0 holds rows 0..5, panel 1 rows 6..11, a_stride floats later) × V zmm
 // column vectors of 16 (0..2), then with kHalf one ymm vector of 8: an edge of at most 8 columns

@@ -14,6 +14,8 @@
 
 #include <immintrin.h>
 
+#include "cpu/avx512_lanes.h"
+
 #include <algorithm>
 
 namespace gebe::cpu {
@@ -24,14 +26,9 @@ using namespace depthwise_detail;
 
 #define GEBE_AVX512 __attribute__((target(GEBE_AVX512_LOOPS)))
 
-// The first k lanes (k clamped to 0..16).
-inline __mmask16 Lanes(int64_t k) {
-  return k >= 16 ? __mmask16(0xFFFF) : k <= 0 ? __mmask16(0) : __mmask16((1u << unsigned(k)) - 1u);
-}
-
-// Permute indices taking the even (odd) lanes of a two-register pair: 32 inputs → 16.
-GEBE_AVX512 inline __m512i EvenLanes() { return _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); }
-GEBE_AVX512 inline __m512i OddLanes() { return _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31); }
+using avx512::EvenLanes;
+using avx512::OddLanes;
+inline __mmask16 Lanes(int64_t k) { return avx512::FirstLanes(k); }
 
 GEBE_AVX512 inline __m512 ClampVector(__m512 v, const RowClamp& c, __m512 lo, __m512 hi) {
   // max_ps/min_ps return their second operand where either is NaN: Relu's NaN gives lo, Clip's is kept.

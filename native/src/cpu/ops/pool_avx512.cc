@@ -13,24 +13,22 @@
 
 #include <immintrin.h>
 
+#include "cpu/avx512_lanes.h"
+
 #include <limits>
 
 namespace gebe::cpu {
 
 namespace {
 
-// Mask of the first n lanes (none for n <= 0, all for n >= 16).
-__attribute__((target(GEBE_AVX512_LOOPS))) inline __mmask16 FirstLanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << unsigned(n)) - 1u);
-}
+using avx512::FirstLanes;
 
 // The 2×2 stride-2 window over two input rows, 16 outputs a vector: the even and odd columns of
 // 32 inputs split by two permutes, then max(v, m) in the scalar loop's order (v > m ? v : m, which
 // is what vmaxps(v, m) computes, NaN included). A tail of fewer than 16 outputs reads its inputs
 // through masks, so nothing past the row's last window is touched.
 __attribute__((target(GEBE_AVX512_LOOPS))) void Max2x2Stride2(const float* r0, const float* r1, float* dst, int64_t n) {
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512i even = avx512::EvenLanes(), odd = avx512::OddLanes();
   const __m512 lowest = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   for (int64_t i = 0; i < n; i += 16) {
     int64_t rem = n - i < 16 ? n - i : 16;

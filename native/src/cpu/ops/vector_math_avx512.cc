@@ -3,6 +3,8 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 
+#include "cpu/avx512_lanes.h"
+
 #include <cmath>
 #include <limits>
 
@@ -15,10 +17,6 @@
 namespace gebe::cpu::avx512 {
 
 namespace {
-
-GEBE_AVX512 inline __mmask16 FirstLanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n)) - 1u);
-}
 
 GEBE_AVX512 inline __mmask16 IsNan(__m512 v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
 
