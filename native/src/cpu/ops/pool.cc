@@ -1,5 +1,6 @@
 // Pooling: MaxPool (with optional Indices), AveragePool (count_include_pad), GlobalAveragePool,
 // GlobalMaxPool. 1-D and 2-D here; 3 or more spatial dims in pool_nd.cc.
+#include <algorithm>
 #include <cfloat>
 #include <limits>
 #include <vector>
@@ -12,6 +13,88 @@
 namespace gebe::cpu {
 
 namespace {
+
+// A 1-D or 2-D pool's geometry (1-D as one row).
+struct Pool2d {
+  int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, peh, pew;
+  static Pool2d From(const ConvGeometry& geo) {
+    bool one_d = geo.spatial == 1;
+    size_t c = one_d ? 0 : 1;
+    return {one_d ? 1 : geo.in[0],       geo.in[c],       one_d ? 1 : geo.out[0],      geo.out[c],
+            one_d ? 1 : geo.kernel[0],   geo.kernel[c],   one_d ? 1 : geo.stride[0],   geo.stride[c],
+            one_d ? 1 : geo.dilation[0], geo.dilation[c], one_d ? 0 : geo.pad_begin[0], geo.pad_begin[c],
+            one_d ? 0 : geo.pad_end[0],  geo.pad_end[c]};
+  }
+};
+
+// Kernel columns inside the input, [b0, b1), for every output column (the divisions done once).
+struct ColumnWindows {
+  std::vector<int64_t> b0, b1;
+  explicit ColumnWindows(const Pool2d& g) : b0(size_t(g.ow)), b1(size_t(g.ow)) {
+    for (int64_t xo = 0; xo < g.ow; ++xo) {
+      int64_t x0 = xo * g.sw - g.pw;
+      b0[size_t(xo)] = x0 >= 0 ? 0 : (-x0 + g.dw - 1) / g.dw;
+      b1[size_t(xo)] = std::min<int64_t>(g.kw, x0 >= g.iw ? 0 : (g.iw - 1 - x0) / g.dw + 1);
+    }
+  }
+  // The output columns whose whole window lies inside the row: [*xa, *xb).
+  void Interior(const Pool2d& g, int64_t* xa, int64_t* xb) const {
+    int64_t a = 0;
+    while (a < g.ow && b0[size_t(a)] != 0) ++a;
+    int64_t b = a;
+    while (b < g.ow && b0[size_t(b)] == 0 && b1[size_t(b)] == g.kw) ++b;
+    *xa = a;
+    *xb = b;
+  }
+};
+
+// One output's window: top-left input position (y0, x0), and the kernel rows [a0, a1) and
+// columns [b0, b1) that fall inside the input.
+struct Window {
+  int64_t y0 = 0, x0 = 0, a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+};
+
+float MaxOf(const float* xc, const Pool2d& g, const Window& w) {
+  float best = -std::numeric_limits<float>::infinity();
+  for (int64_t a = w.a0; a < w.a1; ++a) {
+    const float* row = xc + (w.y0 + a * g.dh) * g.iw;
+    for (int64_t b = w.b0; b < w.b1; ++b) best = std::max(best, row[w.x0 + b * g.dw]);
+  }
+  return best;
+}
+
+// The maximum and its flat offset within the plane (the first of equal maxima; -1 for an empty window).
+float MaxWithIndexOf(const float* xc, const Pool2d& g, const Window& w, int64_t* index) {
+  float best = -std::numeric_limits<float>::infinity();
+  *index = -1;
+  for (int64_t a = w.a0; a < w.a1; ++a) {
+    const float* row = xc + (w.y0 + a * g.dh) * g.iw;
+    for (int64_t b = w.b0; b < w.b1; ++b) {
+      float v = row[w.x0 + b * g.dw];
+      if (v > best || *index < 0) {
+        best = v;
+        *index = (w.y0 + a * g.dh) * g.iw + w.x0 + b * g.dw;
+      }
+    }
+  }
+  return best;
+}
+
+float AverageOf(const float* xc, const Pool2d& g, const Window& w, bool count_include_pad) {
+  float sum = 0;
+  for (int64_t a = w.a0; a < w.a1; ++a) {
+    const float* row = xc + (w.y0 + a * g.dh) * g.iw;
+    for (int64_t b = w.b0; b < w.b1; ++b) sum += row[w.x0 + b * g.dw];
+  }
+  int64_t denom = std::max<int64_t>(0, w.a1 - w.a0) * std::max<int64_t>(0, w.b1 - w.b0);
+  if (count_include_pad) {
+    // Windows are clipped to the padded input (the part in ceil_mode overhang is not counted).
+    int64_t hy0 = std::max<int64_t>(w.y0, -g.ph), hy1 = std::min<int64_t>(w.y0 + (g.kh - 1) * g.dh + 1, g.ih + g.peh);
+    int64_t hx0 = std::max<int64_t>(w.x0, -g.pw), hx1 = std::min<int64_t>(w.x0 + (g.kw - 1) * g.dw + 1, g.iw + g.pew);
+    denom = ((hy1 - hy0 + g.dh - 1) / g.dh) * ((hx1 - hx0 + g.dw - 1) / g.dw);
+  }
+  return denom > 0 ? sum / float(denom) : 0.f;
+}
 
 class PoolKernel : public Kernel {
  public:
@@ -52,92 +135,46 @@ class PoolKernel : public Kernel {
       PoolNd(nd, ctx);
       return;
     }
-    bool one_d = geo.spatial == 1;
-    int64_t ih = one_d ? 1 : geo.in[0], iw = geo.in[one_d ? 0 : 1];
-    int64_t oh = one_d ? 1 : geo.out[0], ow = geo.out[one_d ? 0 : 1];
-    int64_t kh = one_d ? 1 : geo.kernel[0], kw = geo.kernel[one_d ? 0 : 1];
-    int64_t sh = one_d ? 1 : geo.stride[0], sw = geo.stride[one_d ? 0 : 1];
-    int64_t dh = one_d ? 1 : geo.dilation[0], dw = geo.dilation[one_d ? 0 : 1];
-    int64_t ph = one_d ? 0 : geo.pad_begin[0], pw = geo.pad_begin[one_d ? 0 : 1];
-    int64_t peh = one_d ? 0 : geo.pad_end[0], pew = geo.pad_end[one_d ? 0 : 1];
+    Pool2d g = Pool2d::From(geo);
     int64_t planes = x.shape[0] * x.shape[1];
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
     int64_t* pi = out.size() > 1 && out[1].data ? out[1].as<int64_t>() : nullptr;
-    // Kernel columns inside the input for every output column (the divisions are done once).
-    std::vector<int64_t> bx0(static_cast<size_t>(ow)), bx1(static_cast<size_t>(ow));
-    for (int64_t xo = 0; xo < ow; ++xo) {
-      int64_t x0 = xo * sw - pw;
-      bx0[size_t(xo)] = x0 >= 0 ? 0 : (-x0 + dw - 1) / dw;
-      bx1[size_t(xo)] = std::min<int64_t>(kw, x0 >= iw ? 0 : (iw - 1 - x0) / dw + 1);
-    }
+    ColumnWindows cols(g);
     // Output columns whose whole window is inside the row: [xa, xb). MaxPool without indices does
     // them tap by tap over the row (vectorised), leaving only the borders to the per-output loop.
     int64_t xa = 0, xb = 0;
-    if (max_ && !pi) {
-      while (xa < ow && bx0[size_t(xa)] != 0) ++xa;
-      xb = xa;
-      while (xb < ow && bx0[size_t(xb)] == 0 && bx1[size_t(xb)] == kw) ++xb;
-    }
+    if (max_ && !pi) cols.Interior(g, &xa, &xb);
     const MaxInteriorFn max_interior = ActiveMaxInterior();
-    ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, oh * ow * kh * kw)),
+    ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.oh * g.ow * g.kh * g.kw)),
                           [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
-        const float* xc = px + p * ih * iw;
-        float* yc = py + p * oh * ow;
-        for (int64_t y = 0; y < oh; ++y) {
-          int64_t y0 = y * sh - ph;
+        const float* xc = px + p * g.ih * g.iw;
+        float* yc = py + p * g.oh * g.ow;
+        for (int64_t y = 0; y < g.oh; ++y) {
+          Window w;
+          w.y0 = y * g.sh - g.ph;
           // Kernel rows inside the input: [a0, a1).
-          int64_t a0 = y0 >= 0 ? 0 : (-y0 + dh - 1) / dh;
-          int64_t a1 = std::min<int64_t>(kh, y0 >= ih ? 0 : (ih - 1 - y0) / dh + 1);
-          if (xb > xa) max_interior(xc, iw, y0, a0, a1, dh, kw, dw, sw, xa * sw - pw, yc + y * ow + xa, xb - xa);
-          for (int64_t xo = 0; xo < ow; ++xo) {
+          w.a0 = w.y0 >= 0 ? 0 : (-w.y0 + g.dh - 1) / g.dh;
+          w.a1 = std::min<int64_t>(g.kh, w.y0 >= g.ih ? 0 : (g.ih - 1 - w.y0) / g.dh + 1);
+          if (xb > xa) max_interior(xc, g.iw, w.y0, w.a0, w.a1, g.dh, g.kw, g.dw, g.sw, xa * g.sw - g.pw, yc + y * g.ow + xa, xb - xa);
+          for (int64_t xo = 0; xo < g.ow; ++xo) {
             if (xo == xa && xb > xa) xo = xb;
-            if (xo >= ow) break;
-            int64_t x0 = xo * sw - pw;
-            int64_t b0 = bx0[size_t(xo)], b1 = bx1[size_t(xo)];
-            int64_t count = std::max<int64_t>(0, a1 - a0) * std::max<int64_t>(0, b1 - b0);
-            float* dst = yc + y * ow + xo;
-            if (max_ && !pi) {
-              float best = -std::numeric_limits<float>::infinity();
-              for (int64_t a = a0; a < a1; ++a) {
-                const float* row = xc + (y0 + a * dh) * iw;
-                for (int64_t b = b0; b < b1; ++b) best = std::max(best, row[x0 + b * dw]);
-              }
-              *dst = best;
-            } else if (max_) {
-              float best = -std::numeric_limits<float>::infinity();
-              int64_t best_index = -1;
-              for (int64_t a = a0; a < a1; ++a) {
-                const float* row = xc + (y0 + a * dh) * iw;
-                for (int64_t b = b0; b < b1; ++b) {
-                  float v = row[x0 + b * dw];
-                  if (v > best || best_index < 0) {
-                    best = v;
-                    best_index = (y0 + a * dh) * iw + x0 + b * dw;
-                  }
-                }
-              }
-              *dst = best;
-              if (pi) {
-                // Indices are flat offsets into X; storage_order=1 counts them column-major within a plane.
-                int64_t local = column_major_ ? (best_index % iw) * ih + best_index / iw : best_index;
-                pi[p * oh * ow + y * ow + xo] = p * ih * iw + local;
-              }
+            if (xo >= g.ow) break;
+            w.x0 = xo * g.sw - g.pw;
+            w.b0 = cols.b0[size_t(xo)];
+            w.b1 = cols.b1[size_t(xo)];
+            float* dst = yc + y * g.ow + xo;
+            if (!max_) {
+              *dst = AverageOf(xc, g, w, count_include_pad_);
+            } else if (!pi) {
+              *dst = MaxOf(xc, g, w);
             } else {
-              float sum = 0;
-              for (int64_t a = a0; a < a1; ++a) {
-                const float* row = xc + (y0 + a * dh) * iw;
-                for (int64_t b = b0; b < b1; ++b) sum += row[x0 + b * dw];
-              }
-              int64_t denom = count;
-              if (count_include_pad_) {
-                // Windows are clipped to the padded input (the part in ceil_mode overhang is not counted).
-                int64_t hy0 = std::max<int64_t>(y0, -ph), hy1 = std::min<int64_t>(y0 + (kh - 1) * dh + 1, ih + peh);
-                int64_t hx0 = std::max<int64_t>(x0, -pw), hx1 = std::min<int64_t>(x0 + (kw - 1) * dw + 1, iw + pew);
-                denom = ((hy1 - hy0 + dh - 1) / dh) * ((hx1 - hx0 + dw - 1) / dw);
-              }
-              *dst = denom > 0 ? sum / float(denom) : 0.f;
+              int64_t best_index = -1;
+              *dst = MaxWithIndexOf(xc, g, w, &best_index);
+              // Indices are flat offsets into X; storage_order=1 counts them column-major within a plane.
+              int64_t local = column_major_ ? (best_index % g.iw) * g.ih + best_index / g.iw : best_index;
+              pi[p * g.oh * g.ow + y * g.ow + xo] = p * g.ih * g.iw + local;
             }
           }
         }
