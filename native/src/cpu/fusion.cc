@@ -156,7 +156,7 @@ void FuseActivations(Program& p) {
     if (x < 0 || producer[size_t(x)] < 0 || consumers[size_t(x)] != 1 || a.outputs.size() != 1) continue;
     Step& prod = p.steps[size_t(producer[size_t(x)])];
     const std::string& pop = OpOf(prod);
-    if (pop != "Conv" && pop != "Gemm" && pop != "MatMul") continue;
+    if (pop != "Conv" && pop != "Gemm" && pop != "MatMul" && pop != "Add" && pop != "Sub" && pop != "Mul" && pop != "Div") continue;
     if (!prod.kernel->FuseActivation(act)) continue;
     prod.outputs[0] = a.outputs[0];
     dead[k] = true;

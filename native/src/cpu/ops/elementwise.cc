@@ -171,8 +171,18 @@ class ArithmeticKernel : public Kernel {
       ForEachBroadcastRun(o.shape, a.shape, b.shape, ctx.pool,
                           [&](int64_t oi, int64_t n, int64_t ia, int64_t sa, int64_t ib, int64_t sb) {
                             BinaryDispatch<T>(op_, po + oi, pa + ia, pb + ib, n, sa, sb);
+                            if (act_.kind != Activation::Kind::kNone) ApplyFused(po + oi, n);
                           });
     });
+  }
+
+  // A following activation (ResNet's Add → Relu) applied to each run of outputs while it is in
+  // cache, instead of another pass over the tensor.
+  bool FuseActivation(const Activation& act) override {
+    if (act_.kind != Activation::Kind::kNone) return false;
+    if (op_ != BinOp::kAdd && op_ != BinOp::kSub && op_ != BinOp::kMul && op_ != BinOp::kDiv) return false;
+    act_ = act;
+    return true;
   }
 
  private:
@@ -188,7 +198,16 @@ class ArithmeticKernel : public Kernel {
                         });
   }
 
+  void ApplyFused(float* run, int64_t n) const { act_.Apply(run, n); }
+  // Of the activations that fuse, only Relu is defined for integer tensors (opset 14).
+  template <typename T>
+  void ApplyFused(T* run, int64_t n) const {
+    if (act_.kind != Activation::Kind::kRelu) Fail("a fused activation other than Relu on an integer tensor");
+    for (int64_t i = 0; i < n; ++i) run[i] = run[i] < T(0) ? T(0) : run[i];
+  }
+
   BinOp op_;
+  Activation act_;
 };
 
 class ComparisonKernel : public Kernel {

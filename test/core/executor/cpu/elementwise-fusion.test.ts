@@ -126,3 +126,60 @@ describe('attention softmax fusion', () => {
     await expectFusedAgreement(g, [floatInput('s', scores, 6, 20), floatInput('mask', [2, 1, 1, 13], 7)], { Mul: 1, Add: 1, Softmax: 1 });
   });
 });
+
+// An activation after an arithmetic step (ResNet's residual Add → Relu) runs inside that step,
+// over each run of outputs, instead of as a pass of its own (native/src/cpu/fusion.cc).
+describe('activation fused into the arithmetic step before it', () => {
+  const cases: Array<[string, number[], number[], (g: OnnxGraphBuilder) => void, Record<string, number | undefined>]> = [
+    ['Add → Relu (a residual join)', [2, 8, 5, 5], [2, 8, 5, 5], (g) => {
+      g.node('Add', ['a', 'b'], ['s']).node('Relu', ['s'], ['y']);
+    }, { Add: 1, Relu: undefined }],
+    ['Add with a broadcast operand → Relu', [2, 3, 37], [37], (g) => {
+      g.node('Add', ['a', 'b'], ['s']).node('Relu', ['s'], ['y']);
+    }, { Add: 1, Relu: undefined }],
+    ['Sub → Clip(0, 6)', [3, 41], [3, 41], (g) => {
+      g.initializer('lo', 'FLOAT', [], [0]).initializer('hi', 'FLOAT', [], [6]);
+      g.node('Sub', ['a', 'b'], ['s']).node('Clip', ['s', 'lo', 'hi'], ['y']);
+    }, { Sub: 1, Clip: undefined }],
+    ['Mul → LeakyRelu', [4, 19], [1, 19], (g) => {
+      g.node('Mul', ['a', 'b'], ['s']).node('LeakyRelu', ['s'], ['y'], { alpha: 0.2 });
+    }, { Mul: 1, LeakyRelu: undefined }],
+    ['Div → Sigmoid', [5, 7], [5, 7], (g) => {
+      g.node('Div', ['a', 'b'], ['s']).node('Sigmoid', ['s'], ['y']);
+    }, { Div: 1, Sigmoid: undefined }],
+    ['Add → HardSwish', [2, 50], [2, 50], (g) => {
+      g.node('Add', ['a', 'b'], ['s']).node('HardSwish', ['s'], ['y']);
+    }, { Add: 1, HardSwish: undefined }],
+    ['Add read again after the Relu: not fused', [2, 9], [2, 9], (g) => {
+      g.node('Add', ['a', 'b'], ['s']).node('Relu', ['s'], ['r']).node('Mul', ['s', 'r'], ['y']);
+    }, { Add: 1, Relu: 1 }],
+  ];
+  it.each(cases)('%s', async (_name, aDims, bDims, build, expected) => {
+    const g = new OnnxGraphBuilder('act', 17).input('a', 'FLOAT', aDims).input('b', 'FLOAT', bDims);
+    build(g);
+    g.output('y', 'FLOAT');
+    const b = floatInput('b', bDims, 9);
+    // Div by values near zero would only test rounding.
+    if (_name.startsWith('Div')) (b.data as Float32Array).forEach((v, i, arr) => { arr[i] = v >= 0 ? v + 0.5 : v - 0.5; });
+    await expectFusedAgreement(g, [floatInput('a', aDims, 8), b], expected);
+  });
+
+  it('Add → Relu on INT32 tensors (Relu takes integers since opset 14)', async () => {
+    const g = new OnnxGraphBuilder('act', 14).input('a', 'INT32', [3, 11]).input('b', 'INT32', [11]);
+    g.node('Add', ['a', 'b'], ['s']).node('Relu', ['s'], ['y']);
+    g.output('y', 'INT32');
+    const model = path.join(dir, `m${saved++}.onnx`);
+    writeFileSync(model, g.encode());
+    const a = Int32Array.from(randomValues(33, 10, 50), Math.round), b = Int32Array.from(randomValues(11, 11, 50), Math.round);
+    const inputs: CpuTensor[] = [{ name: 'a', datatype: 'INT32', dims: [3, 11], data: a }, { name: 'b', datatype: 'INT32', dims: [11], data: b }];
+    const session = CpuSession.load(model, { intraOpThreads: 1 });
+    try {
+      expect(session.info().optimizedOperators.Relu).toBeUndefined();
+      const out = (await session.run(inputs))[0].data as Int32Array;
+      expect(Array.from(out)).toEqual(Array.from(a, (v, i) => Math.max(0, v + b[i % 11])));
+      expect(out.some((v) => v === 0) && out.some((v) => v > 0)).toBe(true);
+    } finally {
+      session.close();
+    }
+  });
+});
