@@ -16,6 +16,7 @@
 #include "cpu/avx512_lanes.h"
 
 #include <limits>
+#include <vector>
 
 namespace gebe::cpu {
 
@@ -43,6 +44,44 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void Max2x2Stride2(const float* r0, c
   }
 }
 
+// Stride 1 or 2 with any other window: the maxima of the window's rows per input column first
+// (one unit-stride pass per row), then for each window column b the 16 column maxima from
+// i + b·dw on (stride 2: the even lanes of the 32 from 2i + b·dw), through masks that stop at the
+// last column a window reads. Both steps compute max(v, m) as the scalar loops do (v > m ? v : m:
+// a NaN input is skipped), so the result is the portable one bit for bit.
+template <int S>
+__attribute__((target(GEBE_AVX512_LOOPS))) void MaxStrided(const float* xc, int64_t iw, int64_t y0, int64_t a0,
+                                                           int64_t a1, int64_t dh, int64_t kw, int64_t dw, int64_t x0,
+                                                           float* dst, int64_t n) {
+  const __m512 lowest = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const int64_t span = (n - 1) * S + (kw - 1) * dw + 1;
+  thread_local std::vector<float> column;
+  if (column.size() < size_t(span)) column.resize(size_t(span));
+  float* v = column.data();
+  for (int64_t x = 0; x < span; x += 16) {
+    __mmask16 m = FirstLanes(span - x);
+    __m512 c = lowest;
+    for (int64_t a = a0; a < a1; ++a) c = _mm512_max_ps(_mm512_maskz_loadu_ps(m, xc + (y0 + a * dh) * iw + x0 + x), c);
+    _mm512_mask_storeu_ps(v + x, m, c);
+  }
+  const __m512i even = avx512::EvenLanes();
+  for (int64_t i = 0; i < n; i += 16) {
+    int64_t rem = n - i < 16 ? n - i : 16;
+    __m512 out = lowest;
+    for (int64_t b = 0; b < kw; ++b) {
+      const float* col = v + S * i + b * dw;
+      if (S == 1) {
+        out = _mm512_max_ps(_mm512_maskz_loadu_ps(FirstLanes(rem), col), out);
+      } else {
+        int64_t need = 2 * rem - 1;  // column maxima the outputs read
+        __m512 lo = _mm512_maskz_loadu_ps(FirstLanes(need), col), hi = _mm512_maskz_loadu_ps(FirstLanes(need - 16), col + 16);
+        out = _mm512_max_ps(_mm512_permutex2var_ps(lo, even, hi), out);
+      }
+    }
+    _mm512_mask_storeu_ps(dst + i, FirstLanes(rem), out);
+  }
+}
+
 __attribute__((target(GEBE_AVX512_LOOPS))) void MaxInterior(const float* xc, int64_t iw, int64_t y0, int64_t a0,
                                                             int64_t a1, int64_t dh, int64_t kw, int64_t dw, int64_t sw,
                                                             int64_t x0, float* dst, int64_t n) {
@@ -50,6 +89,8 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void MaxInterior(const float* xc, int
     const float* r0 = xc + (y0 + a0 * dh) * iw + x0;
     return Max2x2Stride2(r0, r0 + dh * iw, dst, n);
   }
+  if (sw == 1) return MaxStrided<1>(xc, iw, y0, a0, a1, dh, kw, dw, x0, dst, n);
+  if (sw == 2) return MaxStrided<2>(xc, iw, y0, a0, a1, dh, kw, dw, x0, dst, n);
   pool_detail::MaxInteriorBody(xc, iw, y0, a0, a1, dh, kw, dw, sw, x0, dst, n);
 }
 

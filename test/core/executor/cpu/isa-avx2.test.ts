@@ -1,5 +1,5 @@
 /**
- * The convolution (2-D and 3-D), GEMM, element-wise fusion, differential and recurrent suites again with the avx2 kernels
+ * The convolution (2-D and 3-D), pooling, GEMM, element-wise fusion, differential and recurrent suites again with the avx2 kernels
  * forced (GEBE_CPU_ISA=avx2), each against ONNX Runtime; skipped where the CPU lacks them or where
  * they are the default (test/helpers/cpu-isa.ts).
  */
@@ -14,6 +14,7 @@ if (skipped) {
     it('are the ones the engine uses', () => expect(activeCpuIsa()).toBe('avx2'));
   });
   await import('./conv-paths.test.js');
+  await import('./pool-paths.test.js');
   await import('./gemm-paths.test.js');
   await import('./elementwise-fusion.test.js');
   await import('./differential.test.js');

@@ -1,0 +1,80 @@
+/**
+ * 2-D and 1-D pooling (native/src/cpu/ops/pool.cc) against ONNX Runtime, over the paths the engine
+ * picks by window: MaxPool's interior outputs through the ISA's row (AVX-512: 2×2 stride 2 by
+ * even/odd permutes, stride 1 and 2 with any window from column maxima; AVX2 and portable: the
+ * compiled loop), the border outputs one by one, Indices, and AveragePool with and without the
+ * padding counted. Rows are not multiples of 16 outputs so the masked tails run too; batch 2 on 2
+ * threads splits the planes. test/core/executor/cpu/isa-*.test.ts run it again on every other ISA.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, it } from 'vitest';
+import type { CpuTensor } from '../../../helpers/cpu-session.js';
+import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
+import { expectCpuMatchesOrt } from '../../../helpers/onnx-runtime.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-pool-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface PoolCase {
+  name: string;
+  op: 'MaxPool' | 'AveragePool';
+  input: number[]; // N, C, spatial...
+  kernel: number[];
+  strides?: number[];
+  pads?: number[];
+  dilations?: number[];
+  ceil?: boolean;
+  countIncludePad?: boolean;
+}
+
+let saved = 0;
+function poolModel(c: PoolCase): string {
+  const g = new OnnxGraphBuilder('pool', 13);
+  g.input('input', 'FLOAT', ['batch', ...c.input.slice(1)]);
+  const attrs: Record<string, number | number[]> = { kernel_shape: c.kernel, strides: c.strides ?? c.kernel.map(() => 1) };
+  if (c.pads) attrs.pads = c.pads;
+  if (c.dilations) attrs.dilations = c.dilations;
+  if (c.ceil) attrs.ceil_mode = 1;
+  if (c.countIncludePad) attrs.count_include_pad = 1;
+  g.node(c.op, ['input'], ['output'], attrs, 'pool');
+  g.output('output', 'FLOAT', undefined);
+  const file = path.join(dir, `p${saved++}.onnx`);
+  writeFileSync(file, g.encode());
+  return file;
+}
+
+const same = [1, 1, 1, 1];
+const cases: PoolCase[] = [
+  { name: 'MaxPool 2x2 stride 2, rows of 12', op: 'MaxPool', input: [1, 5, 24, 24], kernel: [2, 2], strides: [2, 2] },
+  { name: 'MaxPool 2x2 stride 2, odd input (rows of 18, one column left over)', op: 'MaxPool', input: [1, 3, 37, 37], kernel: [2, 2], strides: [2, 2] },
+  { name: 'MaxPool 3x3 stride 2 pad 1 (the ResNet stem pool)', op: 'MaxPool', input: [1, 3, 112, 112], kernel: [3, 3], strides: [2, 2], pads: same },
+  { name: 'MaxPool 3x3 stride 2 pad 1, odd sizes', op: 'MaxPool', input: [1, 4, 57, 45], kernel: [3, 3], strides: [2, 2], pads: same },
+  { name: 'MaxPool 3x3 stride 2 no pads, rows of 33 outputs', op: 'MaxPool', input: [1, 2, 9, 67], kernel: [3, 3], strides: [2, 2] },
+  { name: 'MaxPool 3x3 stride 1 pad 1', op: 'MaxPool', input: [1, 4, 20, 37], kernel: [3, 3], pads: same },
+  { name: 'MaxPool 3x3 stride 1, one output a row', op: 'MaxPool', input: [1, 2, 5, 3], kernel: [3, 3] },
+  { name: 'MaxPool 5x5 stride 2 pad 2', op: 'MaxPool', input: [1, 3, 30, 41], kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2] },
+  { name: 'MaxPool 3x3 stride 2 dilation 2 pad 2', op: 'MaxPool', input: [1, 3, 25, 38], kernel: [3, 3], strides: [2, 2], pads: [2, 2, 2, 2], dilations: [2, 2] },
+  { name: 'MaxPool 3x2 strides 1 x 2', op: 'MaxPool', input: [1, 3, 14, 35], kernel: [3, 2], strides: [1, 2], pads: [1, 0, 1, 1] },
+  { name: 'MaxPool 2x2 stride 2 ceil_mode', op: 'MaxPool', input: [1, 3, 15, 19], kernel: [2, 2], strides: [2, 2], ceil: true },
+  { name: 'MaxPool 3x3 stride 2 asymmetric pads', op: 'MaxPool', input: [1, 3, 16, 23], kernel: [3, 3], strides: [2, 2], pads: [0, 1, 1, 0] },
+  { name: 'MaxPool 3x3 stride 3 (the generic row)', op: 'MaxPool', input: [1, 3, 19, 50], kernel: [3, 3], strides: [3, 3], pads: same },
+  { name: 'MaxPool 1-D 3 stride 2 pad 1', op: 'MaxPool', input: [1, 6, 101], kernel: [3], strides: [2], pads: [1, 1] },
+  { name: 'AveragePool 3x3 stride 2 pad 1', op: 'AveragePool', input: [1, 3, 29, 31], kernel: [3, 3], strides: [2, 2], pads: same },
+  { name: 'AveragePool 3x3 stride 2 pad 1, padding counted', op: 'AveragePool', input: [1, 3, 29, 31], kernel: [3, 3], strides: [2, 2], pads: same, countIncludePad: true },
+  { name: 'AveragePool 2x2 stride 2 ceil_mode, padding counted', op: 'AveragePool', input: [1, 2, 13, 17], kernel: [2, 2], strides: [2, 2], ceil: true, countIncludePad: true },
+];
+
+let seed = 900;
+describe('pooling paths vs ONNX Runtime', () => {
+  for (const c of cases) {
+    it.each([[1, 1], [1, 2], [2, 2]])(`${c.name} (batch %i, threads %i)`, async (batch, threads) => {
+      const model = poolModel(c);
+      const dims = [batch, ...c.input.slice(1)];
+      const input: CpuTensor = { name: 'input', datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed++, 1) };
+      // A maximum is one of its inputs: exact. An average sums in another order than ORT's.
+      await expectCpuMatchesOrt(model, input, threads, c.op === 'MaxPool' ? 1e-7 : 1e-4);
+    });
+  }
+});
