@@ -36,7 +36,7 @@ class ConvKernel : public Kernel {
     int64_t mg = w->shape[0] / group_, kdim = w->count() / std::max<int64_t>(1, w->shape[0]);
     if (w->shape[1] == 1 && group_ > 1) return;
     if (mg < gemm_detail::kMR && w->rank() < 5) return;  // 3-D convs have no thin-A path of their own
-    for (int64_t gi = 0; gi < group_; ++gi) packed_.push_back(PackA(mg, kdim, w->as<const float>() + gi * mg * kdim, kdim));
+    weights_.Prepare(w->as<const float>(), group_, mg, kdim);
   }
 
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
@@ -82,7 +82,7 @@ class ConvKernel : public Kernel {
       nd.groups = group_;
       nd.g = &geometry;
       nd.act = &act_;
-      if (size_t(group_) == packed_.size() && packed_[0].source == nd.w) nd.packed = &packed_;
+      if (weights_.Holds(nd.w)) nd.packed = &weights_.Panels();
       ConvNd(nd, ctx);
       return;
     }
@@ -97,7 +97,7 @@ class ConvKernel : public Kernel {
       return;
     }
     bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.ih && g.ow == g.iw;
-    if (size_t(group_) == packed_.size() && packed_[0].source == pw && packed_[0].k == kdim && packed_[0].m == mg) {
+    if (weights_.Holds(pw)) {
       PrepackedConvArgs args;
       args.x = px;
       args.bias = bias;
@@ -109,9 +109,7 @@ class ConvKernel : public Kernel {
       args.g = g;
       args.pointwise = pointwise;
       args.act = &act_;
-      args.packed = &packed_;
-      args.w = pw;
-      args.small_plane = &small_plane_;
+      args.weights = &weights_;
       RunPrepackedConv(args, ctx);
       return;
     }
@@ -125,11 +123,7 @@ class ConvKernel : public Kernel {
           src = col;
         }
         float* yg = py + (b * m + gi * mg) * ohw;
-        if (size_t(group_) == packed_.size() && packed_[0].source == pw && packed_[size_t(gi)].k == kdim) {
-          SgemmPackedA(packed_[size_t(gi)], ohw, src, ohw, 0.f, yg, ohw, ctx.pool);
-        } else {
-          Sgemm(false, false, mg, ohw, kdim, 1.f, pw + gi * mg * kdim, kdim, src, ohw, 0.f, yg, ohw, ctx.pool);
-        }
+        Sgemm(false, false, mg, ohw, kdim, 1.f, pw + gi * mg * kdim, kdim, src, ohw, 0.f, yg, ohw, ctx.pool);
       }
     }
     if (bias || act_.kind != Activation::Kind::kNone) {
@@ -150,8 +144,7 @@ class ConvKernel : public Kernel {
   ConvAttributes attrs_;
   int64_t group_;
   Activation act_;
-  std::vector<PackedA> packed_;  // per group, when W is a constant
-  std::vector<PackedB> small_plane_;  // per group, once a run has a small output plane
+  ConvWeights weights_;  // when W is a constant
 };
 
 }  // namespace

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "cpu/ops/conv_small_plane.h"
 #include "cpu/ops/op_util.h"
 
@@ -159,13 +163,47 @@ void PackedRowsGroup(const float* xg, const Geo2& g, bool pointwise, const Packe
 
 }  // namespace
 
+void ConvWeights::Prepare(const float* w, int64_t groups, int64_t mg, int64_t kdim) {
+  source_ = w;
+  groups_ = groups;
+  mg_ = mg;
+  kdim_ = kdim;
+  panels_.clear();
+  for (int64_t gi = 0; gi < groups; ++gi) panels_.push_back(PackA(mg, kdim, w + gi * mg * kdim, kdim));
+}
+
+const std::vector<PackedA>& ConvWeights::Panels() {
+  if (panels_.empty()) {
+    for (int64_t gi = 0; gi < groups_; ++gi) panels_.push_back(PackA(mg_, kdim_, source_ + gi * mg_ * kdim_, kdim_));
+    keep_both_ = true;
+  }
+  return panels_;
+}
+
+const std::vector<PackedB>& ConvWeights::SmallPlane(const Geo2& g, int64_t cg) {
+  if (!small_plane_.empty()) return small_plane_;
+  // The panels go first, so the weights are never held three times at once.
+  if (!keep_both_) {
+    std::vector<PackedA>().swap(panels_);
+#if defined(__GLIBC__)
+    // They were allocated at load, usually on another thread than this run's, whose arena glibc
+    // would otherwise keep their pages in.
+    malloc_trim(0);
+#endif
+  }
+  for (int64_t gi = 0; gi < groups_; ++gi) small_plane_.push_back(PackSmallPlaneWeights(source_ + gi * mg_ * kdim_, mg_, cg, g));
+  return small_plane_;
+}
+
 // A batch is spread over the threads image by image (each image's GEMM single-threaded, its own
 // panels) when that divides evenly; otherwise each image's GEMM uses all threads.
 void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
   const Geo2& g = args.g;
   int64_t cg = args.c / args.groups, mg = args.m / args.groups, ohw = g.oh * g.ow, ihw = g.ih * g.iw;
-  const std::vector<PackedA>& packed = *args.packed;
-  int64_t kdim = packed[0].k;
+  int64_t kdim = cg * g.kh * g.kw;
+  bool small_plane = SmallPlanePays(g, cg, mg);
+  const std::vector<PackedB>* transposed = small_plane ? &args.weights->SmallPlane(g, cg) : nullptr;
+  const std::vector<PackedA>* packed = small_plane ? nullptr : &args.weights->Panels();
   int threads = ctx.pool->size();
   bool by_image = threads > 1 && args.n > 1 && (args.n % threads == 0 || args.n >= 4 * threads);
   // Only a multi-threaded GEMM over a narrow output packs all of B at once (single-threaded ones
@@ -173,12 +211,6 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
   float* b_buffer = by_image || threads == 1 ? nullptr : ctx.scratch->Floats(size_t(PackedBFloats(kdim, ohw)));
   RowEpilogue ep = EpilogueFor(*args.act);
   ImplicitLayout layout(g, kdim, mg, args.pointwise);
-  bool small_plane = args.small_plane && args.w && SmallPlanePays(g, cg, mg);
-  if (small_plane && (args.small_plane->size() != size_t(args.groups) || (*args.small_plane)[0].source != args.w)) {
-    args.small_plane->clear();
-    for (int64_t gi = 0; gi < args.groups; ++gi)
-      args.small_plane->push_back(PackSmallPlaneWeights(args.w + gi * mg * kdim, mg, cg, g));
-  }
   auto image = [&](int64_t b, float* panels, ThreadPool* pool) {
     for (int64_t gi = 0; gi < args.groups; ++gi) {
       const float* xg = args.x + (b * args.c + gi * cg) * ihw;
@@ -186,10 +218,10 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
       RowEpilogue gep = ep;
       gep.bias = args.bias ? args.bias + gi * mg : nullptr;
       if (small_plane) {
-        SmallPlaneConv(xg, cg, mg, g, (*args.small_plane)[size_t(gi)], gep, yg, pool);
+        SmallPlaneConv(xg, cg, mg, g, (*transposed)[size_t(gi)], gep, yg, pool);
         continue;
       }
-      const PackedA& a = packed[size_t(gi)];
+      const PackedA& a = (*packed)[size_t(gi)];
       if (layout.use && ImplicitGroup(xg, cg, mg, g, layout, a, gep, yg, pool)) continue;
       PackedRowsGroup(xg, g, args.pointwise, a, gep, yg, panels, pool);
     }

@@ -24,13 +24,22 @@ bool SmallPlanePays(const Geo2& g, int64_t cg, int64_t mg) {
 }
 
 PackedB PackSmallPlaneWeights(const float* w, int64_t mg, int64_t cg, const Geo2& g) {
-  int64_t taps = g.kh * g.kw, k = taps * cg;
-  std::vector<float> reordered(size_t(k * mg));
-  for (int64_t m = 0; m < mg; ++m)
-    for (int64_t c = 0; c < cg; ++c)
-      for (int64_t t = 0; t < taps; ++t) reordered[size_t((t * cg + c) * mg + m)] = w[(m * cg + c) * taps + t];
-  PackedB packed = PackB(false, k, mg, reordered.data(), mg);
+  int64_t taps = g.kh * g.kw, k = taps * cg, n_padded = PadTo(mg, kNR);
+  PackedB packed;
+  packed.k = k;
+  packed.n = mg;
   packed.source = w;
+  packed.kc = gemm_detail::BalancedKc(k);
+  packed.data.assign(size_t(k * n_padded), 0.f);
+  // Row q = (tap, c) of Wᵀ, column m: W[m][c][tap]; per kc block of rows, kNR-column panels.
+  for (int64_t k0 = 0; k0 < k; k0 += packed.kc) {
+    int64_t kc = std::min(packed.kc, k - k0);
+    float* block = packed.data.data() + k0 * n_padded;
+    for (int64_t q = 0; q < kc; ++q) {
+      int64_t tap = (k0 + q) / cg, c = (k0 + q) % cg;
+      for (int64_t m = 0; m < mg; ++m) block[(m / kNR) * kc * kNR + q * kNR + m % kNR] = w[(m * cg + c) * taps + tap];
+    }
+  }
   return packed;
 }
 

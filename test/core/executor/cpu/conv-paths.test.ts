@@ -196,6 +196,35 @@ describe('small-plane depthwise convolutions vs ONNX Runtime', () => {
   });
 });
 
+// One session whose spatial size changes between runs: a small plane (the transposed form, which
+// releases the GEMM panels), a large one (the panels packed again), then the small one again (both
+// kept), each against ORT.
+describe('convolution weights packed per path', () => {
+  it('switch between the small-plane form and the GEMM panels as the input size changes', async () => {
+    const g = new OnnxGraphBuilder('conv', 13);
+    g.input('input', 'FLOAT', ['batch', 40, 'h', 'w']);
+    g.initializer('w', 'FLOAT', [48, 40, 3, 3], randomValues(48 * 40 * 9, seed++, 0.3));
+    g.initializer('b', 'FLOAT', [48], randomValues(48, seed++, 0.5));
+    g.node('Conv', ['input', 'w', 'b'], ['y'], { kernel_shape: [3, 3], pads: [1, 1, 1, 1] }, 'conv');
+    g.node('Relu', ['y'], ['output'], {}, 'relu');
+    g.output('output', 'FLOAT', undefined);
+    const model = path.join(dir, 'size_switch.onnx');
+    writeFileSync(model, g.encode());
+    const session = CpuSession.load(model, { intraOpThreads: 2 });
+    try {
+      for (const size of [7, 30, 7, 30]) {
+        const dims = [1, 40, size, size];
+        const input: CpuTensor = { name: 'input', datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed++, 1) };
+        const out = (await session.run([input]))[0].data as Float32Array;
+        const ref = (await runOrt(model, [input])).output.data as Float32Array;
+        expect(maxRelativeError(out, ref), `${size}x${size}`).toBeLessThan(1e-3);
+      }
+    } finally {
+      session.close();
+    }
+  });
+});
+
 describe('convolution paths vs ONNX Runtime', () => {
   for (const c of cases) {
     // Batch 1 and 3 run each image's GEMM on all threads; batch 4 on 2 threads goes image by image.
