@@ -1,6 +1,7 @@
 // A plain C++ driver for the cpu engine, built with AddressSanitizer + UndefinedBehaviorSanitizer
 // by `npm run test:native:asan` (run-asan.sh). It goes through the engine registry exactly as the
-// scheduler does, and exercises: the MNIST fixture at several batch sizes and thread counts, every
+// scheduler does, and exercises: the MNIST fixture at several batch sizes and thread counts, the
+// small-plane convolution fixture, every
 // bad-model fixture, truncated copies of a real model, and (when libonnx-testdata is installed)
 // every ONNX node test the engine loads. Numeric agreement is checked by the vitest suites; here
 // the point is that nothing reads or writes out of bounds, leaks or hits undefined behaviour.
@@ -91,6 +92,35 @@ void RunMnist(const std::string& root) {
   }
 }
 
+// Three 3×3 convs on 14×14 and 7×7 planes (the transposed small-plane path, its channels-last
+// copy and lazily packed weights), at several batch sizes and thread counts: finite outputs in
+// Clip's [0, 6], and the same values for an image whatever the batch around it.
+void RunSmallPlaneConvs(const std::string& root) {
+  std::string model = root + "/fixtures/models/small-plane-convs.onnx";
+  std::vector<float> first;
+  for (int threads : {1, 2, 3}) {
+    auto session = Load(model, threads);
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    std::vector<float> image(40 * 14 * 14);
+    for (auto& v : image) v = dist(rng);
+    for (int64_t batch : {1, 3, 4}) {
+      std::vector<float> data;
+      for (int64_t b = 0; b < batch; ++b) data.insert(data.end(), image.begin(), image.end());
+      TensorView in{"input", DataType::kFloat32, {batch, 40, 14, 14}, data.data(), data.size() * 4};
+      std::vector<Tensor> out;
+      session->run({in}, out);
+      Check(out.size() == 1 && out[0].shape == std::vector<int64_t>{batch, 36, 7, 7}, "small-plane output shape");
+      const float* p = static_cast<const float*>(out[0].buffer.data());
+      if (first.empty()) first.assign(p, p + 36 * 49);
+      for (int64_t i = 0; i < batch * 36 * 49; ++i) {
+        Check(p[i] >= 0.f && p[i] <= 6.f, "small-plane output within Clip's range");
+        Check(std::fabs(p[i] - first[size_t(i % (36 * 49))]) < 1e-4f, "small-plane image independent of batch and threads");
+      }
+    }
+  }
+}
+
 void RunBadModels(const std::string& root) {
   std::string dir = root + "/fixtures/models/bad";
   for (const std::string& name : ListDir(dir)) {
@@ -175,6 +205,7 @@ int main(int argc, char** argv) {
   std::string root = argc > 1 ? argv[1] : ".";
   try {
     RunMnist(root);
+    RunSmallPlaneConvs(root);
     RunBadModels(root);
     std::string node_dir = "/usr/share/libonnx-testdata/data/node";
     if (Exists(node_dir)) RunConformance(node_dir);
