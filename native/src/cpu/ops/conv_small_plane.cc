@@ -1,6 +1,7 @@
 #include "cpu/ops/conv_small_plane.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -118,7 +119,9 @@ void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, cons
   xl.wp = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
   if (channels_last.size() < size_t(xl.hp * xl.wp * cg)) channels_last.resize(size_t(xl.hp * xl.wp * cg));
   if (panels.size() < size_t(k * n_padded)) panels.resize(size_t(k * n_padded));
-  if (product.size() < size_t(n * mg)) product.resize(size_t(n * mg));
+  // 16 floats of slack so the product starts on a cache line: threads write column blocks of its
+  // rows, and a line shared across a block edge would bounce between them on every k slice.
+  if (product.size() < size_t(n * mg + 16)) product.resize(size_t(n * mg + 16));
   // Plain pointers for the lambdas: a thread_local named inside one is the running thread's own.
   float* cl = channels_last.data();
   float* pa = panels.data();
@@ -137,10 +140,11 @@ void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, cons
       for (int64_t i = i0; i < i1; ++i) PackPositions(xl, cg, g, i * kMR, n, k0, kb, pa + k0 * n_padded + i * kb * kMR);
     }
   });
-  SgemmPrepackedPanels(pa, n, k, kc, mg, w.data.data(), product.data(), mg, RowEpilogue{}, pool);
+  float* pr_out = product.data() + (16 - (reinterpret_cast<uintptr_t>(product.data()) / sizeof(float)) % 16) % 16;
+  SgemmPrepackedPanels(pa, n, k, kc, mg, w.data.data(), pr_out, mg, RowEpilogue{}, pool);
   // product[p][m] → yg[m][p], 16 channels at a time (one cache line of each product row), with
   // the bias and clamp, then any other activation over each finished row.
-  const float* pr = product.data();
+  const float* pr = pr_out;
   int64_t blocks = (mg + kNR - 1) / kNR;
   parallel(blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kNR)), [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
