@@ -116,7 +116,7 @@ GEBE_VNNI void RequantizeRow(const int32_t* acc, int64_t n, const QgemmRequant& 
   else RequantizeSteps<true>(acc, n, rq, r, out);
 }
 
-const Kernels kAvx512Vnni{"avx512vnni", false, Block, RequantizeRow};
+const Kernels kAvx512Vnni{"avx512vnni", false, Block, RequantizeRow, TransposedTileVnni, RequantizeColumnsVnni};
 
 }  // namespace
 

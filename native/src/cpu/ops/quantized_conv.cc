@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -17,6 +18,7 @@
 #include "cpu/gemm/qgemm.h"
 #include "cpu/gemm/sgemm.h"
 #include "cpu/ops/quantized.h"
+#include "cpu/ops/quantized_conv_small_plane.h"
 
 namespace gebe::cpu {
 
@@ -38,10 +40,7 @@ const TensorRef* At(const std::vector<const TensorRef*>& in, int slot) {
   return slot >= 0 && size_t(slot) < in.size() ? in[size_t(slot)] : nullptr;
 }
 
-// The 2-D view of a 1-D or 2-D convolution.
-struct Geometry2D {
-  int64_t ih, iw, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw;
-};
+using Geometry2D = QConvGeometry;  // the 2-D view of a 1-D or 2-D convolution
 
 class QuantizedConvKernel : public Kernel {
  public:
@@ -355,13 +354,6 @@ class QuantizedConvKernel : public Kernel {
     const bool wide = layout.usable;
     const int64_t wp = layout.wp, channel = layout.channel;
     int64_t cols = wide ? g.oh * wp : p, blocks = (cols + kColumnBlock - 1) / kColumnBlock;
-    thread_local std::vector<uint8_t> padded;
-    if (wide) {
-      int64_t slack = layout.Slack(g);
-      padded.resize(size_t(batch * c * channel + slack));
-      layout.Fill(x.as<const uint8_t>(), batch * c, g, flip, uint8_t(zx), padded.data(), slack, ctx.pool);
-    }
-    const uint8_t* padded_x = padded.data();
     // Per output channel: −zx·Σw + K·zx·zw (wrapping in uint32 the way the exact int32 result does),
     // and for QLinearConv its INT32 bias too, folded into what the requantisation adds.
     std::vector<int32_t> corrections(static_cast<size_t>(m)), adds(static_cast<size_t>(m));
@@ -379,6 +371,20 @@ class QuantizedConvKernel : public Kernel {
         requant[size_t(gi)] = ep.Channels(gi * mg, adds.data() + gi * mg);
         if (weights[size_t(gi)].any_zero_point) requant[size_t(gi)].zw = weights[size_t(gi)].zero_points.data();
       }
+    if (mode_ != Mode::kConvInteger && !packed_.empty() && QSmallPlanePays(g, group_, icg, m, weights[0].any_zero_point)) {
+      const QSmallPlaneWeights& sp = SmallPlaneWeights(*in[size_t(slots_.w)], g);
+      for (int64_t b = 0; b < batch; ++b)
+        QSmallPlaneConv(x.as<const uint8_t>() + b * c * g.ih * g.iw, g, flip, uint8_t(zx), sp, requant[0],
+                        static_cast<uint8_t*>(y.data) + b * m * p, ctx.pool);
+      return;
+    }
+    thread_local std::vector<uint8_t> padded;
+    if (wide) {
+      int64_t slack = layout.Slack(g);
+      padded.resize(size_t(batch * c * channel + slack));
+      layout.Fill(x.as<const uint8_t>(), batch * c, g, flip, uint8_t(zx), padded.data(), slack, ctx.pool);
+    }
+    const uint8_t* padded_x = padded.data();
     // Few column blocks (the 14×14 and 7×7 planes of a ResNet's last stages: one to three) would
     // leave threads idle: the output channels are split too, each part packing its own copy of the
     // block's columns (O(K·n) against its GEMM's O(rows·K·n)).
@@ -531,12 +537,25 @@ class QuantizedConvKernel : public Kernel {
                 }));
   }
 
+  // The transposed form's weights (quantized_conv_small_plane.h), packed on the first run whose
+  // output plane is small (the plane is not known at load).
+  // The weights are constants, so once packed they stay.
+  const QSmallPlaneWeights& SmallPlaneWeights(const TensorRef& w, const Geometry2D& g) const {
+    std::lock_guard<std::mutex> lock(small_plane_mutex_);
+    if (!small_plane_)
+      small_plane_ = std::make_shared<QSmallPlaneWeights>(
+          PackQSmallPlaneWeights(w.data, w.dtype == DataType::kInt8, w.shape[0], w.shape[1], g));
+    return *small_plane_;
+  }
+
   Mode mode_;
   bool relu_;
   Slots slots_;
   ConvAttributes attrs_;
   int64_t group_;
   std::vector<QgemmWeights> packed_;  // per group, when the weights are constants
+  mutable std::mutex small_plane_mutex_;
+  mutable std::shared_ptr<QSmallPlaneWeights> small_plane_;
 };
 
 struct ConvIntegerKernel : QuantizedConvKernel {
