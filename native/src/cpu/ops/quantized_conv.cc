@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -18,7 +17,7 @@
 #include "cpu/gemm/qgemm.h"
 #include "cpu/gemm/sgemm.h"
 #include "cpu/ops/quantized.h"
-#include "cpu/ops/quantized_conv_small_plane.h"
+#include "cpu/ops/quantized_conv_transposed.h"
 
 namespace gebe::cpu {
 
@@ -75,6 +74,13 @@ class QuantizedConvKernel : public Kernel {
     bool zp_input = size_t(slots_.w_zp) < node_.inputs.size() && !node_.inputs[size_t(slots_.w_zp)].empty();
     if (zp_input && (!wzp || !wzp->data)) return;  // a zero point known only at run time
     packed_ = PackWeights(*w, wzp);
+    int64_t taps = w->count() / std::max<int64_t>(1, w->shape[0] * w->shape[1]);
+    if (mode_ != Mode::kConvInteger && packed_.size() == 1 &&
+        QTransposedPays(group_, w->shape[1], w->shape[0], taps, packed_[0].any_zero_point)) {
+      transposed_ = std::make_shared<QTransposedWeights>(
+          PackQTransposedWeights(w->data, w->dtype == DataType::kInt8, w->shape[0], w->shape[1], taps));
+      packed_[0].packed.reset();
+    }
   }
 
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
@@ -371,10 +377,9 @@ class QuantizedConvKernel : public Kernel {
         requant[size_t(gi)] = ep.Channels(gi * mg, adds.data() + gi * mg);
         if (weights[size_t(gi)].any_zero_point) requant[size_t(gi)].zw = weights[size_t(gi)].zero_points.data();
       }
-    if (mode_ != Mode::kConvInteger && !packed_.empty() && QSmallPlanePays(g, group_, icg, m, weights[0].any_zero_point)) {
-      const QSmallPlaneWeights& sp = SmallPlaneWeights(*in[size_t(slots_.w)], g);
+    if (transposed_ && weights.data() == packed_.data()) {  // the constant weights, packed for it
       for (int64_t b = 0; b < batch; ++b)
-        QSmallPlaneConv(x.as<const uint8_t>() + b * c * g.ih * g.iw, g, flip, uint8_t(zx), sp, requant[0],
+        QTransposedConv(x.as<const uint8_t>() + b * c * g.ih * g.iw, g, flip, uint8_t(zx), *transposed_, requant[0],
                         static_cast<uint8_t*>(y.data) + b * m * p, ctx.pool);
       return;
     }
@@ -537,25 +542,15 @@ class QuantizedConvKernel : public Kernel {
                 }));
   }
 
-  // The transposed form's weights (quantized_conv_small_plane.h), packed on the first run whose
-  // output plane is small (the plane is not known at load).
-  // The weights are constants, so once packed they stay.
-  const QSmallPlaneWeights& SmallPlaneWeights(const TensorRef& w, const Geometry2D& g) const {
-    std::lock_guard<std::mutex> lock(small_plane_mutex_);
-    if (!small_plane_)
-      small_plane_ = std::make_shared<QSmallPlaneWeights>(
-          PackQSmallPlaneWeights(w.data, w.dtype == DataType::kInt8, w.shape[0], w.shape[1], g));
-    return *small_plane_;
-  }
-
   Mode mode_;
   bool relu_;
   Slots slots_;
   ConvAttributes attrs_;
   int64_t group_;
   std::vector<QgemmWeights> packed_;  // per group, when the weights are constants
-  mutable std::mutex small_plane_mutex_;
-  mutable std::shared_ptr<QSmallPlaneWeights> small_plane_;
+  // The same weights for the transposed form (quantized_conv_transposed.h) where it pays; its
+  // packed_ entry then keeps only the sums and zero points the corrections need.
+  std::shared_ptr<QTransposedWeights> transposed_;
 };
 
 struct ConvIntegerKernel : QuantizedConvKernel {

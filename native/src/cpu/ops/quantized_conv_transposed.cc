@@ -1,4 +1,4 @@
-#include "cpu/ops/quantized_conv_small_plane.h"
+#include "cpu/ops/quantized_conv_transposed.h"
 
 #include <algorithm>
 #include <cstring>
@@ -16,7 +16,6 @@ namespace {
 
 using qgemm_detail::ActiveKernels;
 
-constexpr int64_t kMaxPositions = 14 * 14;
 constexpr int64_t kChunk = 32;  // output positions per work item: two 16-byte runs of each output row
 
 #if defined(__SSE2__)
@@ -95,17 +94,17 @@ void FillChannelsLast(const uint8_t* x, int64_t cg, const QConvGeometry& g, cons
 
 }  // namespace
 
-bool QSmallPlanePays(const QConvGeometry& g, int64_t group, int64_t cg, int64_t m, bool weight_zero_point) {
-  if (!ActiveKernels().transposed_tile || group != 1 || weight_zero_point) return false;
+bool QTransposedPays(int64_t group, int64_t cg, int64_t m, int64_t taps, bool weight_zero_point) {
+  if (!ActiveKernels().transposed_tile || group != 1 || weight_zero_point || m < 32) return false;
   int64_t c4 = (cg + 3) / 4 * 4;
-  return g.oh * g.ow <= kMaxPositions && m >= 32 && g.kh * g.kw * c4 <= kQgemmMaxK;
+  return c4 * 4 <= cg * 5 && taps * c4 <= kQgemmMaxK;  // at most a fifth of K padding
 }
 
-QSmallPlaneWeights PackQSmallPlaneWeights(const void* w, bool w_signed, int64_t m, int64_t cg, const QConvGeometry& g) {
-  QSmallPlaneWeights out;
+QTransposedWeights PackQTransposedWeights(const void* w, bool w_signed, int64_t m, int64_t cg, int64_t taps) {
+  QTransposedWeights out;
   out.m = m;
   out.cg = cg;
-  out.taps = g.kh * g.kw;
+  out.taps = taps;
   out.cquads = (cg + 3) / 4;
   const int64_t quads = out.taps * out.cquads, blocks = (m + kQTCols - 1) / kQTCols;
   out.packed = std::make_shared<AlignedBuffer>(size_t(std::max<int64_t>(1, blocks * quads * kQTCols * 4)));
@@ -126,7 +125,7 @@ QSmallPlaneWeights PackQSmallPlaneWeights(const void* w, bool w_signed, int64_t 
   return out;
 }
 
-void QSmallPlaneConv(const uint8_t* x, const QConvGeometry& g, uint8_t flip, uint8_t zx, const QSmallPlaneWeights& w,
+void QTransposedConv(const uint8_t* x, const QConvGeometry& g, uint8_t flip, uint8_t zx, const QTransposedWeights& w,
                      const QgemmRequant& rq, uint8_t* y, ThreadPool* pool) {
   const auto& kernels = ActiveKernels();
   const int64_t cg = w.cg, m = w.m, p = g.oh * g.ow, quads = w.taps * w.cquads;
