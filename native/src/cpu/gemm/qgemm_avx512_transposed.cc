@@ -84,29 +84,35 @@ void TransposedTileVnni(const uint8_t* const* x_rows, int64_t rows, const int64_
 }
 
 // RequantizeRow's arithmetic (qgemm_avx512.cc) in the same order, with add, mul and bias vectors
-// of 16 channels instead of one channel's broadcast values.
-GEBE_VNNI void RequantizeColumnsVnni(const int32_t* acc, int64_t n, const QgemmRequant& rq, uint8_t* out) {
+// of 16 channels instead of one channel's broadcast values: loaded once per 16 channels and kept
+// in registers over the rows.
+GEBE_VNNI void RequantizeColumnsVnni(const int32_t* acc, int64_t lda, int64_t rows, int64_t n, const QgemmRequant& rq, uint8_t* out,
+                                     int64_t ldo) {
   const __m512 floor = _mm512_set1_ps(rq.floor), divisor = _mm512_set1_ps(rq.divisor);
   const __m512 lo = _mm512_set1_ps(rq.lo), hi = _mm512_set1_ps(rq.hi);
   const __m512i zp = _mm512_set1_epi32(rq.zero_point);
-  const int32_t* add = rq.add;  // locals: the 8-bit stores may alias rq
-  const float *mul = rq.mul, *bias = rq.bias;
+  const int32_t* add_p = rq.add;  // locals: the 8-bit stores may alias rq
+  const float *mul_p = rq.mul, *bias_p = rq.bias;
   const bool divide = rq.divide;
   for (int64_t j = 0; j < n; j += 16) {
-    __mmask16 m = n - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - j)) - 1u);
-    __m512i a = _mm512_maskz_loadu_epi32(m, acc + j);
-    if (add) a = _mm512_add_epi32(a, _mm512_maskz_loadu_epi32(m, add + j));
-    __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_maskz_loadu_ps(m, mul + j));
-    __asm__("" : "+v"(v));
-    if (bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias + j));
-    v = _mm512_max_ps(v, floor);  // max(v, floor): floor where v is NaN
-    if (divide) v = _mm512_div_ps(v, divisor);
-    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-    __m512i q = _mm512_add_epi32(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
-    __m128i bytes = _mm512_cvtepi32_epi8(q);
-    __asm__("" : "+v"(bytes));  // vpmovdb to a register, then a store (its memory form is slow on Zen 4)
-    if (n - j >= 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), bytes);
-    else _mm_mask_storeu_epi8(out + j, m, bytes);
+    const __mmask16 m = n - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - j)) - 1u);
+    const __m512i add = add_p ? _mm512_maskz_loadu_epi32(m, add_p + j) : _mm512_setzero_si512();
+    const __m512 mul = _mm512_maskz_loadu_ps(m, mul_p + j);
+    const __m512 bias = bias_p ? _mm512_maskz_loadu_ps(m, bias_p + j) : _mm512_setzero_ps();
+    for (int64_t r = 0; r < rows; ++r) {
+      __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, acc + r * lda + j), add);
+      __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), mul);
+      __asm__("" : "+v"(v));
+      if (bias_p) v = _mm512_add_ps(v, bias);
+      v = _mm512_max_ps(v, floor);  // max(v, floor): floor where v is NaN
+      if (divide) v = _mm512_div_ps(v, divisor);
+      v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+      __m512i q = _mm512_add_epi32(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+      __m128i bytes = _mm512_cvtepi32_epi8(q);
+      __asm__("" : "+v"(bytes));  // vpmovdb to a register, then a store (its memory form is slow on Zen 4)
+      if (n - j >= 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * ldo + j), bytes);
+      else _mm_mask_storeu_epi8(out + r * ldo + j, m, bytes);
+    }
   }
 }
 

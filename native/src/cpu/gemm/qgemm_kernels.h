@@ -29,9 +29,10 @@ using RequantizeRow = void (*)(const int32_t* acc, int64_t n, const QgemmRequant
 using TransposedTile = void (*)(const uint8_t* const* x_rows, int64_t rows, const int64_t* tap_offsets, int64_t taps,
                                 int64_t cquads, const int8_t* w, int64_t v, int32_t* c, int64_t ldc);
 
-// One position's row of the transposed product to 8 bits: QgemmRequantize's arithmetic with the
-// per-row arrays of rq (add, mul, bias) indexed by column instead; rq.zw must be null.
-using RequantizeColumns = void (*)(const int32_t* acc, int64_t n, const QgemmRequant& rq, uint8_t* out);
+// Rows (positions) of the transposed product, n columns (channels), to 8 bits: QgemmRequantize's
+// arithmetic with the per-row arrays of rq (add, mul, bias) indexed by column instead; rq.zw must be null.
+using RequantizeColumns = void (*)(const int32_t* acc, int64_t lda, int64_t rows, int64_t n, const QgemmRequant& rq, uint8_t* out,
+                                   int64_t ldo);
 
 struct Kernels {
   const char* isa = nullptr;
@@ -57,7 +58,8 @@ const Kernels* Avx2Kernels();
 // AVX-512 VNNI's transposed form (qgemm_avx512_transposed.cc), part of Avx512VnniKernels' table.
 void TransposedTileVnni(const uint8_t* const* x_rows, int64_t rows, const int64_t* tap_offsets, int64_t taps, int64_t cquads,
                         const int8_t* w, int64_t v, int32_t* c, int64_t ldc);
-void RequantizeColumnsVnni(const int32_t* acc, int64_t n, const QgemmRequant& rq, uint8_t* out);
+void RequantizeColumnsVnni(const int32_t* acc, int64_t lda, int64_t rows, int64_t n, const QgemmRequant& rq, uint8_t* out,
+                           int64_t ldo);
 const Kernels* Avx512VnniKernels();  // nullptr off x86-64; the CPU may still lack VNNI (CpuSupportsVnni)
 bool CpuSupportsVnni();
 

@@ -76,19 +76,29 @@ void FillChannelsLast(const uint8_t* x, int64_t cg, const QConvGeometry& g, cons
                       uint8_t* d, int64_t r_begin, int64_t r_end) {
   // The input's rows and columns that land inside the buffer; everything else is border.
   const int64_t r0 = std::max<int64_t>(0, g.ph), r1 = std::min(xl.hp, g.ih + g.ph);
-  const int64_t col0 = std::max<int64_t>(0, g.pw), col1 = std::max(col0, std::min(xl.wp, g.iw + g.pw));
+  const int64_t col0 = std::min(xl.wp, std::max<int64_t>(0, g.pw)), col1 = std::max(col0, std::min(xl.wp, g.iw + g.pw));
   const int64_t c4 = xl.c4, wp = xl.wp;
-  for (int64_t r = r_begin; r < r_end; ++r) {
-    uint8_t* row = d + r * wp * c4;
-    bool inside = r >= r0 && r < r1;
-    for (int64_t col = 0; col < wp; ++col) {
-      uint8_t* px = row + col * c4;
-      bool border = !inside || col < col0 || col >= col1;
-      std::memset(px, border ? zx : 0, size_t(cg));
+  // Border pixels: zx in the real channels, 0 in the padding ones (one memset for a whole border
+  // row where there are none; per pixel otherwise: a call per interior pixel cost as much as the copy).
+  auto border = [&](uint8_t* px, int64_t count) {
+    if (c4 == cg) return (void)std::memset(px, zx, size_t(count * c4));
+    for (int64_t i = 0; i < count; ++i, px += c4) {
+      std::memset(px, zx, size_t(cg));
       std::memset(px + cg, 0, size_t(c4 - cg));
     }
-    if (inside && col1 > col0)
-      TransposeBytes(x + (r - g.ph) * g.iw + (col0 - g.pw), g.ih * g.iw, cg, col1 - col0, flip, row + col0 * c4, c4);
+  };
+  for (int64_t r = r_begin; r < r_end; ++r) {
+    uint8_t* row = d + r * wp * c4;
+    if (r < r0 || r >= r1) {
+      border(row, wp);
+      continue;
+    }
+    border(row, col0);
+    border(row + col1 * c4, wp - col1);
+    if (col1 == col0) continue;
+    if (c4 > cg)
+      for (int64_t col = col0; col < col1; ++col) std::memset(row + col * c4 + cg, 0, size_t(c4 - cg));
+    TransposeBytes(x + (r - g.ph) * g.iw + (col0 - g.pw), g.ih * g.iw, cg, col1 - col0, flip, row + col0 * c4, c4);
   }
 }
 
@@ -168,7 +178,7 @@ void QTransposedConv(const uint8_t* x, const QConvGeometry& g, uint8_t flip, uin
     if (q.add) q.add += ch0;
     q.mul += ch0;
     if (q.bias) q.bias += ch0;
-    for (int64_t i = 0; i < n; ++i) kernels.requantize_columns(acc.data() + i * kQTCols, cols, q, staged.data() + i * kQTCols);
+    kernels.requantize_columns(acc.data(), kQTCols, n, cols, q, staged.data(), kQTCols);
     TransposeBytes(staged.data(), kQTCols, n, cols, 0, y + ch0 * p + p0, p);
   });
 }
