@@ -5,7 +5,9 @@
 // it is in cache. Stride 1 (and larger strides, split into phase planes) reads a zero-point-bordered
 // copy of the input over "wide" output rows (the border's columns computed and dropped), where every
 // im2col row is one contiguous run. Constant weights are packed once at load. Other shapes use the direct
-// convolution of quantized.cc. Every path computes the same exact int32 accumulators.
+// convolution of quantized.cc. On AVX-512 VNNI, QLinearConv and the QDQ convolutions that
+// QTransposedPays run transposed instead (quantized_conv_transposed.h; ConvInteger's int32 output
+// keeps the panels). Every path computes the same exact int32 accumulators.
 #include "cpu/ops/quantized_conv.h"
 
 #include <algorithm>
