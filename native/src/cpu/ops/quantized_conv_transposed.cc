@@ -149,9 +149,14 @@ void QTransposedConv(const uint8_t* x, const QConvGeometry& g, uint8_t flip, uin
   auto fill = [&](int64_t r0, int64_t r1) { FillChannelsLast(x, cg, g, xl, flip, zx, cl, r0, r1); };
   if (pool) pool->ParallelFor(xl.hp, 1, fill);
   else fill(0, xl.hp);
-  std::vector<int64_t> tap_offsets(size_t(w.taps));
+  // Without column dilation a kernel row's taps are neighbouring pixels, so its K (kx-major, as
+  // the weights are packed) is one contiguous run: one "tap" of kw · cquads quads per kernel row.
+  const bool row_runs = g.dw == 1;
+  const int64_t taps = row_runs ? g.kh : w.taps, cquads = row_runs ? g.kw * w.cquads : w.cquads;
+  std::vector<int64_t> tap_offsets(static_cast<size_t>(taps));
   for (int64_t ky = 0; ky < g.kh; ++ky)
-    for (int64_t kx = 0; kx < g.kw; ++kx) tap_offsets[size_t(ky * g.kw + kx)] = (ky * g.dh * xl.wp + kx * g.dw) * xl.c4;
+    for (int64_t kx = 0; kx < (row_runs ? 1 : g.kw); ++kx)
+      tap_offsets[size_t(row_runs ? ky : ky * g.kw + kx)] = (ky * g.dh * xl.wp + kx * g.dw) * xl.c4;
   const int64_t chunks = (p + kChunk - 1) / kChunk, blocks = (m + kQTCols - 1) / kQTCols;
   const auto* packed = static_cast<const int8_t*>(w.packed->data());
   ForEachClaimed(pool, chunks * blocks, [&](int64_t item) {
@@ -170,7 +175,7 @@ void QTransposedConv(const uint8_t* x, const QConvGeometry& g, uint8_t flip, uin
         int64_t pos = p0 + r0 + i, oh = pos / g.ow, ow = pos % g.ow;
         rows[i] = cl + (oh * g.sh * xl.wp + ow * g.sw) * xl.c4;
       }
-      kernels.transposed_tile(rows, r, tap_offsets.data(), w.taps, w.cquads, packed + b * quads * kQTCols * 4, v,
+      kernels.transposed_tile(rows, r, tap_offsets.data(), taps, cquads, packed + b * quads * kQTCols * 4, v,
                               acc.data() + r0 * kQTCols, kQTCols);
       r0 += r;
     }
