@@ -131,7 +131,7 @@ const qlinearCases: QConvCase[] = [
   // INT8 activations (sign bits flipped in the copy), 130 channels (not a multiple of 4 or 16), a 7×7 plane.
   { name: 'transposed: s8 x s8, 7x7, 130 -> 96 channels', x: 'INT8', w: 'INT8', input: [1, 130, 7, 7], out: 96, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: -3, wZero: [0], perChannelScale: true, bias: true },
   { name: 'transposed: dilation 2, pad 2, 13x13', x: 'UINT8', w: 'INT8', input: [1, 12, 13, 13], out: 32, kernel: [3, 3], dilations: [2, 2], pads: [2, 2, 2, 2], xZero: 200, wZero: [0] },
-  // A 56×40 plane (98 chunks' worth of rows of 40: the transposes' 16-column blocks), 1×1 stride 2 over it.
+  // A 56×40 plane (70 chunks of 32 positions; input rows of 40: the transposes' 16- and 8-column blocks), and a 1×1 stride 2.
   { name: 'transposed: 56x40, 16 -> 48 channels', x: 'UINT8', w: 'INT8', input: [1, 16, 56, 40], out: 48, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: 5, wZero: [0], bias: true },
   { name: 'transposed: 1x1 stride 2, 32 -> 64 channels', x: 'UINT8', w: 'INT8', input: [1, 32, 29, 30], out: 64, kernel: [1, 1], strides: [2, 2], xZero: 0, wZero: [0], perChannelScale: true },
   // UINT8 weights with zero point 128 (0 once normalised to INT8), 1-D.
