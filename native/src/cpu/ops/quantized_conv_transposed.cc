@@ -16,7 +16,7 @@ namespace {
 
 using qgemm_detail::ActiveKernels;
 
-constexpr int64_t kChunk = 32;  // output positions per work item: two 16-byte runs of each output row
+constexpr int64_t kChunk = 64;  // output positions per work item: a cache line of each output row (threads writing halves of one would share it)
 
 #if defined(__SSE2__)
 // 16 rows × W ≤ 16 columns of src (W bytes loaded per row, the rest of each vector zero) into W

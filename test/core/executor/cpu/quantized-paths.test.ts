@@ -119,7 +119,7 @@ const qlinearCases: QConvCase[] = [
   // point, 32 or more output channels, at most a fifth of K lost to padding the input channels to
   // a multiple of 4, taps × padded channels within the GEMM's exact range); the other ISAs, and
   // these cases past a limit, run the panel path.
-  // 196 positions (6 chunks of 32 and one of 4), 70 channels (a 64-channel block and a 16-wide one
+  // 196 positions (3 chunks of 64 and one of 4), 70 channels (a 64-channel block and a 16-wide one
   // with 6 real), rows of 14 (the transposes' 8- and 4-column blocks).
   { name: 'transposed: 14x14, 64 -> 70 channels, 3x3 pad 1', x: 'UINT8', w: 'INT8', input: [1, 64, 14, 14], out: 70, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: 9, wZero: [0], perChannelScale: true, bias: true },
   { name: 'transposed: 32 channels (the least), 15x14', x: 'UINT8', w: 'INT8', input: [1, 16, 15, 14], out: 32, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: 9, wZero: [0], bias: true },
@@ -131,7 +131,7 @@ const qlinearCases: QConvCase[] = [
   // INT8 activations (sign bits flipped in the copy), 130 channels (not a multiple of 4 or 16), a 7×7 plane.
   { name: 'transposed: s8 x s8, 7x7, 130 -> 96 channels', x: 'INT8', w: 'INT8', input: [1, 130, 7, 7], out: 96, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: -3, wZero: [0], perChannelScale: true, bias: true },
   { name: 'transposed: dilation 2, pad 2, 13x13', x: 'UINT8', w: 'INT8', input: [1, 12, 13, 13], out: 32, kernel: [3, 3], dilations: [2, 2], pads: [2, 2, 2, 2], xZero: 200, wZero: [0] },
-  // A 56×40 plane (70 chunks of 32 positions; input rows of 40: the transposes' 16- and 8-column blocks), and a 1×1 stride 2.
+  // A 56×40 plane (35 chunks of 64 positions; input rows of 40: the transposes' 16- and 8-column blocks), and a 1×1 stride 2.
   { name: 'transposed: 56x40, 16 -> 48 channels', x: 'UINT8', w: 'INT8', input: [1, 16, 56, 40], out: 48, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: 5, wZero: [0], bias: true },
   { name: 'transposed: 1x1 stride 2, 32 -> 64 channels', x: 'UINT8', w: 'INT8', input: [1, 32, 29, 30], out: 64, kernel: [1, 1], strides: [2, 2], xZero: 0, wZero: [0], perChannelScale: true },
   // UINT8 weights with zero point 128 (0 once normalised to INT8), 1-D.
