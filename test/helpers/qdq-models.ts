@@ -13,12 +13,14 @@ export interface QdqCnnOptions {
    * calibrates it: the Relu is then redundant and ONNX Runtime fuses DQ → Conv → Relu → Q into QLinearConv.
    */
   reluRange?: boolean;
+  /** Channels of the input and each of the four convs (default [3, 32, 64, 64, 64]). */
+  channels?: number[];
 }
 
 /**
  * An int8 CNN in the QDQ form `onnxruntime.quantization.quantize_static` writes (8-bit activations
  * and per-channel INT8 weights, each behind a DequantizeLinear; FP32 bias unless int32Bias): four
- * 3×3 convs + Relu, 3→32→64→64→64 channels, with a MaxPool after the second. ORT and gebe fuse the
+ * 3×3 convs + Relu, 3→32→64→64→64 channels (or `channels`), with a MaxPool after the second. ORT and gebe fuse the
  * DQ → Conv → Relu → Q chains into integer convolutions.
  */
 export function qdqCnn(opts: QdqCnnOptions = {}): Uint8Array {
@@ -33,7 +35,7 @@ export function qdqCnn(opts: QdqCnnOptions = {}): Uint8Array {
     return `${name}_dq`;
   };
   let x = qdq('input', 'in');
-  const channels = [3, 32, 64, 64, 64];
+  const channels = opts.channels ?? [3, 32, 64, 64, 64];
   for (let i = 1; i < channels.length; i++) {
     const [c, m] = [channels[i - 1], channels[i]];
     const w = Array.from(randomValues(m * c * 9, 20 + i, 127), (v) => Math.round(v));

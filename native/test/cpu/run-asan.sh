@@ -27,7 +27,8 @@ $CXX $CXXFLAGS native/src/cpu/isa.cc native/src/cpu/gemm/sgemm_portable.cc nativ
   native/src/cpu/gemm/sgemm_avx512.cc native/src/cpu/gemm/sgemm_neon.cc native/src/cpu/gemm/sgemm_pack.cc \
   native/test/cpu/sgemm_kernels_test.cc -o "$out/sgemm_kernels_test"
 $CXX $CXXFLAGS native/src/cpu/isa.cc native/src/engine/tensor.cc native/src/cpu/gemm/qgemm.cc native/src/cpu/gemm/qgemm_portable.cc \
-  native/src/cpu/gemm/qgemm_avx2.cc native/src/cpu/gemm/qgemm_avx512.cc native/test/cpu/qgemm_kernels_test.cc -o "$out/qgemm_kernels_test"
+  native/src/cpu/gemm/qgemm_avx2.cc native/src/cpu/gemm/qgemm_avx512.cc native/src/cpu/gemm/qgemm_avx512_transposed.cc \
+  native/test/cpu/qgemm_kernels_test.cc -o "$out/qgemm_kernels_test"
 "$out/qgemm_kernels_test"
 "$out/sgemm_kernels_test"
 

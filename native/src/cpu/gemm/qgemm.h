@@ -24,6 +24,10 @@ namespace gebe::cpu {
 constexpr int64_t kQgemmMaxK = 16384;
 constexpr int64_t kQNR = 16;   // columns per packed B panel
 constexpr int64_t kQMR = 8;    // rows per packed weight panel
+// The transposed form (ops/quantized_conv_transposed.cc): tiles of up to
+// kQTRows output positions × kQTCols output channels.
+constexpr int64_t kQTRows = 6;
+constexpr int64_t kQTCols = 64;
 
 inline int64_t QuadsOf(int64_t k) { return (k + 3) / 4; }
 

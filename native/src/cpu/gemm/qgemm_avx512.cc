@@ -77,28 +77,46 @@ GEBE_VNNI void Block(int64_t quads, const void* a_panel, int64_t mh, const uint8
 // QgemmRequantize's row, 16 columns a step, the portable row's arithmetic in the same order. The
 // empty asm keeps the product a separate rounding (GCC would otherwise contract the intrinsics'
 // multiply and add into an FMA); the clamped value is integral after vcvtps2dq's round to nearest
-// even, so truncating to a byte gives the 8-bit result of either signedness.
-GEBE_VNNI void RequantizeRow(const int32_t* acc, int64_t n, const QgemmRequant& rq, int64_t r, uint8_t* out) {
+// even, so truncating to a byte gives the 8-bit result of either signedness. QLinearConv's form
+// (no bias, no floor, no divide, no column sums) skips those steps: adding a bias of 0 and a max
+// with the lowest float change nothing the clamp does not (a NaN still ends at lo), and on Zen 4
+// every zmm operation costs two of the four vector pipes' slots, so each one left out counts.
+template <bool kFull>
+GEBE_VNNI inline void RequantizeSteps(const int32_t* acc, int64_t n, const QgemmRequant& rq, int64_t r, uint8_t* out) {
   const __m512i add = _mm512_set1_epi32(rq.add ? rq.add[r] : 0), zw = _mm512_set1_epi32(rq.zw ? rq.zw[r] : 0);
   const __m512 mul = _mm512_set1_ps(rq.mul[r]), bias = _mm512_set1_ps(rq.bias ? rq.bias[r] : 0.f);
   const __m512 floor = _mm512_set1_ps(rq.floor), divisor = _mm512_set1_ps(rq.divisor);
   const __m512 lo = _mm512_set1_ps(rq.lo), hi = _mm512_set1_ps(rq.hi);
   const __m512i zp = _mm512_set1_epi32(rq.zero_point);
+  const int32_t* col_sums = rq.zw ? rq.col_sums : nullptr;  // locals: the 8-bit stores may alias rq
+  const bool divide = rq.divide;
   for (int64_t j = 0; j < n; j += 16) {
     __mmask16 m = n - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << unsigned(n - j)) - 1u);
     __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, acc + j), add);
-    if (rq.zw) a = _mm512_sub_epi32(a, _mm512_mullo_epi32(zw, _mm512_maskz_loadu_epi32(m, rq.col_sums + j)));
+    if (kFull && col_sums) a = _mm512_sub_epi32(a, _mm512_mullo_epi32(zw, _mm512_maskz_loadu_epi32(m, col_sums + j)));
     __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), mul);
     __asm__("" : "+v"(v));
-    v = _mm512_max_ps(_mm512_add_ps(v, bias), floor);  // max(v, floor): floor where v is NaN
-    if (rq.divide) v = _mm512_div_ps(v, divisor);
+    if (kFull) {
+      v = _mm512_max_ps(_mm512_add_ps(v, bias), floor);  // max(v, floor): floor where v is NaN
+      if (divide) v = _mm512_div_ps(v, divisor);
+    }
     v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
     __m512i q = _mm512_add_epi32(_mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
-    _mm_mask_storeu_epi8(out + j, m, _mm512_cvtepi32_epi8(q));
+    // vpmovdb into a register, then a plain store: its memory form runs many times slower (Zen 4).
+    __m128i bytes = _mm512_cvtepi32_epi8(q);
+    __asm__("" : "+v"(bytes));
+    if (n - j >= 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), bytes);
+    else _mm_mask_storeu_epi8(out + j, m, bytes);
   }
 }
 
-const Kernels kAvx512Vnni{"avx512vnni", false, Block, RequantizeRow};
+GEBE_VNNI void RequantizeRow(const int32_t* acc, int64_t n, const QgemmRequant& rq, int64_t r, uint8_t* out) {
+  bool plain = !rq.zw && !rq.bias && !rq.divide && rq.floor <= -3.4e38f;
+  if (plain) RequantizeSteps<false>(acc, n, rq, r, out);
+  else RequantizeSteps<true>(acc, n, rq, r, out);
+}
+
+const Kernels kAvx512Vnni{"avx512vnni", false, Block, RequantizeRow, TransposedTileVnni, RequantizeColumnsVnni};
 
 }  // namespace
 

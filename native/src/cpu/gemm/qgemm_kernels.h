@@ -22,11 +22,26 @@ using BlockKernel = void (*)(int64_t quads, const void* a_panel, int64_t mh, con
 // One row of QgemmRequantize (qgemm.h): row r's parameters taken from rq at index r.
 using RequantizeRow = void (*)(const int32_t* acc, int64_t n, const QgemmRequant& rq, int64_t r, uint8_t* out);
 
+// The transposed form (qgemm_transposed.h): C[rows ≤ kQTRows positions × v·16 channels] (ldc
+// apart) with the activations as the broadcast operand. Position r's quad cq of tap t is the 4
+// bytes at x_rows[r] + tap_offsets[t] + 4·cq; the weights are v·16 channels per quad, quad after
+// quad (t · cquads + cq), as qgemm_transposed.h packs them.
+using TransposedTile = void (*)(const uint8_t* const* x_rows, int64_t rows, const int64_t* tap_offsets, int64_t taps,
+                                int64_t cquads, const int8_t* w, int64_t v, int32_t* c, int64_t ldc);
+
+// Rows (positions) of the transposed product, n columns (channels), to 8 bits: QgemmRequantize's
+// arithmetic with the per-row arrays of rq (add, mul, bias) indexed by column instead; rq.zw must be null.
+using RequantizeColumns = void (*)(const int32_t* acc, int64_t lda, int64_t rows, int64_t n, const QgemmRequant& rq, uint8_t* out,
+                                   int64_t ldo);
+
 struct Kernels {
   const char* isa = nullptr;
   bool a16 = false;  // weight panels hold INT16
   BlockKernel block = nullptr;
   RequantizeRow requantize = nullptr;
+  // The transposed form, where the ISA has it (AVX-512 VNNI); null: callers take the panel path.
+  TransposedTile transposed_tile = nullptr;
+  RequantizeColumns requantize_columns = nullptr;
 };
 
 // The portable row, the reference of the ISA ones (qgemm_portable.cc).
@@ -40,6 +55,11 @@ size_t PanelBytes(const Kernels& kernels, int64_t m, int64_t k);
 void PackWeightPanels(const Kernels& kernels, const int8_t* w, int64_t m, int64_t k, void* out);
 const Kernels* PortableKernels();
 const Kernels* Avx2Kernels();
+// AVX-512 VNNI's transposed form (qgemm_avx512_transposed.cc), part of Avx512VnniKernels' table.
+void TransposedTileVnni(const uint8_t* const* x_rows, int64_t rows, const int64_t* tap_offsets, int64_t taps, int64_t cquads,
+                        const int8_t* w, int64_t v, int32_t* c, int64_t ldc);
+void RequantizeColumnsVnni(const int32_t* acc, int64_t lda, int64_t rows, int64_t n, const QgemmRequant& rq, uint8_t* out,
+                           int64_t ldo);
 const Kernels* Avx512VnniKernels();  // nullptr off x86-64; the CPU may still lack VNNI (CpuSupportsVnni)
 bool CpuSupportsVnni();
 

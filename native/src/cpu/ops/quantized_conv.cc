@@ -5,7 +5,9 @@
 // it is in cache. Stride 1 (and larger strides, split into phase planes) reads a zero-point-bordered
 // copy of the input over "wide" output rows (the border's columns computed and dropped), where every
 // im2col row is one contiguous run. Constant weights are packed once at load. Other shapes use the direct
-// convolution of quantized.cc. Every path computes the same exact int32 accumulators.
+// convolution of quantized.cc. On AVX-512 VNNI, QLinearConv and the QDQ convolutions that
+// QTransposedPays run transposed instead (quantized_conv_transposed.h; ConvInteger's int32 output
+// keeps the panels). Every path computes the same exact int32 accumulators.
 #include "cpu/ops/quantized_conv.h"
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include "cpu/gemm/qgemm.h"
 #include "cpu/gemm/sgemm.h"
 #include "cpu/ops/quantized.h"
+#include "cpu/ops/quantized_conv_transposed.h"
 
 namespace gebe::cpu {
 
@@ -38,10 +41,7 @@ const TensorRef* At(const std::vector<const TensorRef*>& in, int slot) {
   return slot >= 0 && size_t(slot) < in.size() ? in[size_t(slot)] : nullptr;
 }
 
-// The 2-D view of a 1-D or 2-D convolution.
-struct Geometry2D {
-  int64_t ih, iw, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw;
-};
+using Geometry2D = QConvGeometry;  // the 2-D view of a 1-D or 2-D convolution
 
 class QuantizedConvKernel : public Kernel {
  public:
@@ -76,6 +76,13 @@ class QuantizedConvKernel : public Kernel {
     bool zp_input = size_t(slots_.w_zp) < node_.inputs.size() && !node_.inputs[size_t(slots_.w_zp)].empty();
     if (zp_input && (!wzp || !wzp->data)) return;  // a zero point known only at run time
     packed_ = PackWeights(*w, wzp);
+    int64_t taps = w->count() / std::max<int64_t>(1, w->shape[0] * w->shape[1]);
+    if (mode_ != Mode::kConvInteger && packed_.size() == 1 &&
+        QTransposedPays(group_, w->shape[1], w->shape[0], taps, packed_[0].any_zero_point)) {
+      transposed_ = std::make_shared<QTransposedWeights>(
+          PackQTransposedWeights(w->data, w->dtype == DataType::kInt8, w->shape[0], w->shape[1], taps));
+      packed_[0].packed.reset();
+    }
   }
 
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
@@ -137,21 +144,25 @@ class QuantizedConvKernel : public Kernel {
 
   // dst[t] = src[t · step] ^ flip for t < count.
   static void CopyStrided(const uint8_t* __restrict src, int64_t step, int64_t count, uint8_t flip, uint8_t* __restrict dst) {
-    if (step == 1) {  // stride 1's rows: a loop the compiler vectorises
-      if (!flip) return (void)std::memcpy(dst, src, size_t(count));
+    if (step == 1) {  // stride 1's rows: a loop the compiler vectorises (no memcpy call per short row)
       for (int64_t t = 0; t < count; ++t) dst[t] = uint8_t(src[t] ^ flip);
       return;
     }
     int64_t t = 0;
 #if defined(__SSE2__)
-    // Stride 2 (the downsampling convolutions): the even bytes of 32, 16 outputs a step. The
-    // load's last byte lies before the next output's, which exists (t + 16 < count).
+    // Stride 2 (the downsampling convolutions): the even bytes of 32, 16 outputs a step, then of
+    // 16, 8 a step (the rows of 14×14 and 7×7 planes are short). Each load's last byte lies before
+    // the next output's, which exists (t + 16 < count, t + 8 < count).
     if (step == 2) {
       const __m128i low = _mm_set1_epi16(0xFF), flip16 = _mm_set1_epi8(char(flip));
       for (; t + 16 < count; t += 16) {
         __m128i lo = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * t)), low);
         __m128i hi = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * t + 16)), low);
         _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + t), _mm_xor_si128(_mm_packus_epi16(lo, hi), flip16));
+      }
+      for (; t + 8 < count; t += 8) {
+        __m128i lo = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * t)), low);
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + t), _mm_xor_si128(_mm_packus_epi16(lo, lo), flip16));
       }
     }
 #endif
@@ -317,17 +328,19 @@ class QuantizedConvKernel : public Kernel {
         std::memset(dst + p0 * ch, zx, size_t((p1 - p0) * ch));
         for (int64_t plane = p0; plane < p1; ++plane)
           for (int64_t py = 0; py < fy; ++py)
-            for (int64_t px = 0; px < fx; ++px)
+            for (int64_t px = 0; px < fx; ++px) {
+              // Phase columns j whose input column j·sw + px − pw lies inside the row (divisions
+              // once per phase, not per row: 7×7 planes have 7-byte rows).
+              int64_t first = std::max<int64_t>(0, (pw - px + sw - 1) / sw);
+              int64_t end = std::min(wp_, (iw - 1 + pw - px) / sw + 1);
+              if (end <= first) continue;
               for (int64_t i = 0; i < hp_; ++i) {
                 int64_t iy = i * sh + py - ph;
                 if (iy < 0 || iy >= ih) continue;
-                // Phase columns j whose input column j·sw + px − pw lies inside the row.
-                int64_t first = std::max<int64_t>(0, (pw - px + sw - 1) / sw);
-                int64_t end = std::min(wp_, (iw - 1 + pw - px) / sw + 1);
-                if (end <= first) continue;
                 const uint8_t* src = x + (plane * ih + iy) * iw + first * sw + px - pw;
                 CopyStrided(src, sw, end - first, flip, dst + plane * ch + ((py * fx + px) * hp_ + i) * wp_ + first);
               }
+            }
       });
     }
   };
@@ -349,13 +362,6 @@ class QuantizedConvKernel : public Kernel {
     const bool wide = layout.usable;
     const int64_t wp = layout.wp, channel = layout.channel;
     int64_t cols = wide ? g.oh * wp : p, blocks = (cols + kColumnBlock - 1) / kColumnBlock;
-    thread_local std::vector<uint8_t> padded;
-    if (wide) {
-      int64_t slack = layout.Slack(g);
-      padded.resize(size_t(batch * c * channel + slack));
-      layout.Fill(x.as<const uint8_t>(), batch * c, g, flip, uint8_t(zx), padded.data(), slack, ctx.pool);
-    }
-    const uint8_t* padded_x = padded.data();
     // Per output channel: −zx·Σw + K·zx·zw (wrapping in uint32 the way the exact int32 result does),
     // and for QLinearConv its INT32 bias too, folded into what the requantisation adds.
     std::vector<int32_t> corrections(static_cast<size_t>(m)), adds(static_cast<size_t>(m));
@@ -373,6 +379,19 @@ class QuantizedConvKernel : public Kernel {
         requant[size_t(gi)] = ep.Channels(gi * mg, adds.data() + gi * mg);
         if (weights[size_t(gi)].any_zero_point) requant[size_t(gi)].zw = weights[size_t(gi)].zero_points.data();
       }
+    if (transposed_ && weights.data() == packed_.data()) {  // the constant weights, packed for it
+      for (int64_t b = 0; b < batch; ++b)
+        QTransposedConv(x.as<const uint8_t>() + b * c * g.ih * g.iw, g, flip, uint8_t(zx), *transposed_, requant[0],
+                        static_cast<uint8_t*>(y.data) + b * m * p, ctx.pool);
+      return;
+    }
+    thread_local std::vector<uint8_t> padded;
+    if (wide) {
+      int64_t slack = layout.Slack(g);
+      padded.resize(size_t(batch * c * channel + slack));
+      layout.Fill(x.as<const uint8_t>(), batch * c, g, flip, uint8_t(zx), padded.data(), slack, ctx.pool);
+    }
+    const uint8_t* padded_x = padded.data();
     // Few column blocks (the 14×14 and 7×7 planes of a ResNet's last stages: one to three) would
     // leave threads idle: the output channels are split too, each part packing its own copy of the
     // block's columns (O(K·n) against its GEMM's O(rows·K·n)).
@@ -410,16 +429,24 @@ class QuantizedConvKernel : public Kernel {
         if (wg.any_zero_point) rq.col_sums = col_sums.data();
         uint8_t* y8 = static_cast<uint8_t*>(y.data) + (b * m + gi * mg + r0) * p;
         if (!wide) return QgemmRequantize(acc.data(), kColumnBlock, rows, n, rq, y8 + p0, p);
-        // The real columns of each wide row, requantised straight into y.
-        const int32_t* sums = rq.col_sums;
-        int64_t r = p0 / wp, col = p0 % wp;
-        for (int64_t j = 0; j < n; ++r, col = 0) {
-          int64_t seg = std::min(n - j, wp - col);
-          if (col < g.ow) {
-            if (sums) rq.col_sums = sums + j;
-            QgemmRequantize(acc.data() + j, kColumnBlock, rows, std::min(seg, g.ow - col), rq, y8 + r * g.ow + col, p);
+        // The whole block requantised at once (whole vectors, one call per channel), then the
+        // real columns of each wide row copied into y: per wide row and channel, a call on 7 or
+        // 14 columns cost more in setup and masked tails than the copy does.
+        thread_local std::vector<uint8_t> staged;
+        staged.resize(size_t(mg * kColumnBlock));
+        QgemmRequantize(acc.data(), kColumnBlock, rows, n, rq, staged.data(), kColumnBlock);
+        const int64_t ow = g.ow;  // a local: the 8-bit stores may alias g
+        for (int64_t o = 0; o < rows; ++o) {
+          const uint8_t* src = staged.data() + o * kColumnBlock;
+          uint8_t* dst = y8 + o * p;
+          int64_t r = p0 / wp, col = p0 % wp;
+          for (int64_t j = 0; j < n; ++r, col = 0) {
+            int64_t seg = std::min(n - j, wp - col), real = std::min(seg, ow - col);
+            if (real >= 16) std::memcpy(dst + r * ow + col, src + j, size_t(real));
+            else
+              for (int64_t t = 0; t < real; ++t) dst[r * ow + col + t] = src[j + t];
+            j += seg;
           }
-          j += seg;
         }
         return;
       }
@@ -523,6 +550,9 @@ class QuantizedConvKernel : public Kernel {
   ConvAttributes attrs_;
   int64_t group_;
   std::vector<QgemmWeights> packed_;  // per group, when the weights are constants
+  // The same weights for the transposed form (quantized_conv_transposed.h) where it pays; its
+  // packed_ entry then keeps only the sums and zero points the corrections need.
+  std::shared_ptr<QTransposedWeights> transposed_;
 };
 
 struct ConvIntegerKernel : QuantizedConvKernel {

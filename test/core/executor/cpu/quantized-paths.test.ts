@@ -115,6 +115,27 @@ const qlinearCases: QConvCase[] = [
   { name: '1-D stride 2', x: 'UINT8', w: 'INT8', input: [1, 6, 101], out: 9, kernel: [3], strides: [2], pads: [1, 1], xZero: 30, wZero: [0] },
   { name: '3-D (direct convolution)', x: 'UINT8', w: 'INT8', input: [1, 3, 6, 7, 5], out: 4, kernel: [3, 3, 3], pads: [1, 1, 1, 1, 1, 1], xZero: 9, wZero: [0] },
   { name: 'K beyond the exact GEMM range (direct convolution)', x: 'UINT8', w: 'INT8', input: [1, 2000, 3, 3], out: 4, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: 17, wZero: [0] },
+  // The transposed form on AVX-512 VNNI (quantized_conv_transposed.cc: one group, no weight zero
+  // point, 32 or more output channels, at most a fifth of K lost to padding the input channels to
+  // a multiple of 4, taps × padded channels within the GEMM's exact range); the other ISAs, and
+  // these cases past a limit, run the panel path.
+  // 196 positions (3 chunks of 64 and one of 4), 70 channels (a 64-channel block and a 16-wide one
+  // with 6 real), rows of 14 (the transposes' 8- and 4-column blocks).
+  { name: 'transposed: 14x14, 64 -> 70 channels, 3x3 pad 1', x: 'UINT8', w: 'INT8', input: [1, 64, 14, 14], out: 70, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: 9, wZero: [0], perChannelScale: true, bias: true },
+  { name: 'transposed: 32 channels (the least), 15x14', x: 'UINT8', w: 'INT8', input: [1, 16, 15, 14], out: 32, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: 9, wZero: [0], bias: true },
+  { name: 'transposed past a limit: 31 channels (panel path)', x: 'UINT8', w: 'INT8', input: [1, 8, 10, 10], out: 31, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: 4, wZero: [0] },
+  // 7 channels (padded to 8), 33 outputs (a 48-wide block), stride 2 with asymmetric pads, batch 2.
+  { name: 'transposed: 7 -> 33 channels, stride 2, asymmetric pads, batch 2', x: 'UINT8', w: 'INT8', input: [2, 7, 19, 17], out: 33, kernel: [3, 3], strides: [2, 2], pads: [1, 0, 0, 1], xZero: 77, wZero: [0], bias: true },
+  { name: 'transposed past a limit: 6 channels, a quarter padding (panel path)', x: 'UINT8', w: 'INT8', input: [1, 6, 19, 17], out: 33, kernel: [3, 3], strides: [2, 2], pads: [1, 0, 0, 1], xZero: 77, wZero: [0], bias: true },
+  { name: 'transposed past a limit: 5x5 taps x 656 padded channels > 16384 (panel path)', x: 'UINT8', w: 'INT8', input: [1, 655, 4, 3], out: 32, kernel: [5, 5], pads: [2, 2, 2, 2], xZero: 3, wZero: [0] },
+  // INT8 activations (sign bits flipped in the copy), 130 channels (not a multiple of 4 or 16), a 7×7 plane.
+  { name: 'transposed: s8 x s8, 7x7, 130 -> 96 channels', x: 'INT8', w: 'INT8', input: [1, 130, 7, 7], out: 96, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: -3, wZero: [0], perChannelScale: true, bias: true },
+  { name: 'transposed: dilation 2, pad 2, 13x13', x: 'UINT8', w: 'INT8', input: [1, 12, 13, 13], out: 32, kernel: [3, 3], dilations: [2, 2], pads: [2, 2, 2, 2], xZero: 200, wZero: [0] },
+  // A 56×40 plane (35 chunks of 64 positions; input rows of 40: the transposes' 16- and 8-column blocks), and a 1×1 stride 2.
+  { name: 'transposed: 56x40, 16 -> 48 channels', x: 'UINT8', w: 'INT8', input: [1, 16, 56, 40], out: 48, kernel: [3, 3], pads: [1, 1, 1, 1], xZero: 5, wZero: [0], bias: true },
+  { name: 'transposed: 1x1 stride 2, 32 -> 64 channels', x: 'UINT8', w: 'INT8', input: [1, 32, 29, 30], out: 64, kernel: [1, 1], strides: [2, 2], xZero: 0, wZero: [0], perChannelScale: true },
+  // UINT8 weights with zero point 128 (0 once normalised to INT8), 1-D.
+  { name: 'transposed: 1-D, u8 weights with zero point 128', x: 'UINT8', w: 'UINT8', input: [1, 9, 60], out: 40, kernel: [5], pads: [2, 2], xZero: 7, wZero: [128] },
 ];
 
 const convIntegerCases: QConvCase[] = [
@@ -180,6 +201,15 @@ for (const threads of [1, 2]) {
         expect(r.differing).toBeLessThan(r.count * 0.01);
       });
     }
+    // The last two convs with 80 and 70 channels: the transposed form's FP32 epilogue (bias, Relu,
+    // ÷ y_scale) on channels past its first 64-channel block.
+    for (const activation of ['UINT8', 'INT8'] as const)
+      it(`${activation} activations, FP32 bias, 80 and 70 channels: within one step`, async () => {
+        const r = await compareQdq({ activation, channels: [3, 32, 64, 80, 70] }, threads, 24);
+        expect(r.ops.QLinearConv).toBe(4);
+        expect(r.worst).toBeLessThanOrEqual(1);
+        expect(r.differing).toBeLessThan(r.count * 0.01);
+      });
     it('UINT8 activations, INT32 bias, clipping Relu: within one step', async () => {
       const r = await compareQdq({ activation: 'UINT8', int32Bias: true }, threads, 24);
       expect(r.ops.QLinearConv).toBe(4);
