@@ -26,6 +26,13 @@
 
 namespace gebe::cpu {
 
+class ThreadPool;
+
+// pool->ParallelFor(n, grain, fn), or fn(0, n) on the calling thread where there is no pool (a
+// batch's images already spread over the threads run their own work single-threaded).
+template <typename F>
+void ParallelForOrInline(ThreadPool* pool, int64_t n, int64_t grain, F&& fn);
+
 class ThreadPool {
  public:
   // threads = total parallelism including the caller; 0 = one per core.
@@ -85,5 +92,11 @@ class ThreadPool {
   std::mutex error_mu_;
   std::exception_ptr error_;  // first exception thrown by a chunk of the current job
 };
+
+template <typename F>
+void ParallelForOrInline(ThreadPool* pool, int64_t n, int64_t grain, F&& fn) {
+  if (pool) pool->ParallelFor(n, grain, fn);
+  else fn(int64_t(0), n);
+}
 
 }  // namespace gebe::cpu

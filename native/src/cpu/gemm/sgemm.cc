@@ -37,11 +37,6 @@ const char* SgemmIsa() { return ActiveKernels().isa; }
 
 namespace {
 
-inline void Parallel(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
-  if (pool) pool->ParallelFor(n, grain, body);
-  else body(0, n);
-}
-
 // Scratch floats for one GEMM call (uninitialised: packing writes every float before it is read).
 // Kept per thread and reused while it fits kKeptFloats (4 MiB), so steady-state inference allocates
 // nothing per call; a larger request gets its own allocation, freed with the call, so no thread holds
@@ -90,7 +85,7 @@ void GemvRow(bool trans_b, int64_t n, int64_t k, float alpha, const float* arow,
   if (trans_b) {
     // B is [n, k]: every output is a contiguous dot product.
     DotKernel dot = ActiveKernels().dot;
-    Parallel(pool, n, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, k)), [&](int64_t j0, int64_t j1) {
+    ParallelForOrInline(pool, n, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, k)), [&](int64_t j0, int64_t j1) {
       for (int64_t j = j0; j < j1; ++j) {
         float v = alpha * dot(arow, b + j * ldb, k);
         crow[j] = beta == 0.f ? v : v + beta * crow[j];
@@ -99,7 +94,7 @@ void GemvRow(bool trans_b, int64_t n, int64_t k, float alpha, const float* arow,
     return;
   }
   // B is [k, n]: accumulate scaled rows of B.
-  Parallel(pool, n, 256, [&](int64_t j0, int64_t j1) {
+  ParallelForOrInline(pool, n, 256, [&](int64_t j0, int64_t j1) {
     for (int64_t j = j0; j < j1; ++j) crow[j] = beta == 0.f ? 0.f : crow[j] * beta;
     for (int64_t p = 0; p < k; ++p) {
       float av = alpha * arow[p];
@@ -184,12 +179,12 @@ void Blocked(int64_t m, int64_t n, int64_t k, const BlockedOperands& op, float b
     bool accumulate = k0 > 0 || beta != 0.f;
     const float* bblock = op.packed_b ? op.packed_b->data.data() + k0 * n_padded : b_slice.get();
     if (!op.packed_b) {
-      Parallel(pool, n_padded / kNR, 8, [&](int64_t p0, int64_t p1) {
+      ParallelForOrInline(pool, n_padded / kNR, 8, [&](int64_t p0, int64_t p1) {
         int64_t j = p0 * kNR;
         PackPanelsB(op.trans_b, op.b, op.ldb, k0, kc, j, std::min<int64_t>(p1 * kNR, n) - j, b_slice.get() + p0 * kc * kNR);
       });
     }
-    Parallel(pool, t.m_blocks * t.n_blocks, 1, [&](int64_t t0, int64_t t1) {
+    ParallelForOrInline(pool, t.m_blocks * t.n_blocks, 1, [&](int64_t t0, int64_t t1) {
       thread_local std::vector<float> a_panels;
       a_panels.resize(size_t(kMC * kKC));
       for (int64_t tile = t0; tile < t1; ++tile) {
@@ -213,7 +208,7 @@ void PanelRowsPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, con
   PanelRowsKernel panel_rows = ActiveKernels().panel_rows;
   int64_t n_padded = PadTo(b.n, kNR);
   int64_t a_row = trans_a ? 1 : lda, a_col = trans_a ? lda : 1;
-  Parallel(pool, n_padded / kNR, std::max<int64_t>(1, 2048 / std::max<int64_t>(1, b.k)), [&](int64_t p0, int64_t p1) {
+  ParallelForOrInline(pool, n_padded / kNR, std::max<int64_t>(1, 2048 / std::max<int64_t>(1, b.k)), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       float acc[kMR * kNR] = {};
       for (int64_t k0 = 0; k0 < b.k; k0 += b.kc) {
@@ -245,7 +240,7 @@ void ThinPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const fl
   thread_local size_t kept_a_size = 0;
   CallScratch ap(kept_a, kept_a_size, size_t(m_padded * k));
   int64_t kblocks = (k + kblock - 1) / kblock;
-  Parallel(pool, kblocks, 4, [&](int64_t q0, int64_t q1) {
+  ParallelForOrInline(pool, kblocks, 4, [&](int64_t q0, int64_t q1) {
     for (int64_t q = q0; q < q1; ++q) {
       int64_t k0 = q * kblock;
       PackPanelsA(trans_a, a, lda, 0, m, k0, std::min(kblock, k - k0), alpha, ap.get() + k0 * m_padded);

@@ -111,11 +111,6 @@ void PadChannel(const float* xc, const Geo2& g, const ImplicitLayout& L, float* 
   }
 }
 
-inline void ParallelOrInline(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
-  if (pool) pool->ParallelFor(n, grain, f);
-  else f(0, n);
-}
-
 // One group of one image through implicit im2col; false when this ISA has no kernel for it.
 bool ImplicitGroup(const float* xg, int64_t cg, int64_t mg, const Geo2& g, const ImplicitLayout& L, const PackedA& a,
                    const RowEpilogue& ep, float* yg, ThreadPool* pool) {
@@ -125,7 +120,7 @@ bool ImplicitGroup(const float* xg, int64_t cg, int64_t mg, const Geo2& g, const
     if (padded.size() < size_t(cg * L.hwp)) padded.resize(size_t(cg * L.hwp));
     float* dst = padded.data();
     int64_t ihw = g.ih * g.iw;
-    ParallelOrInline(pool, cg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, L.hwp)), [&](int64_t c0, int64_t c1) {
+    ParallelForOrInline(pool, cg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, L.hwp)), [&](int64_t c0, int64_t c1) {
       for (int64_t ch = c0; ch < c1; ++ch) PadChannel(xg + ch * ihw, g, L, dst + ch * L.hwp);
     });
     src_x = dst;
@@ -139,7 +134,7 @@ bool ImplicitGroup(const float* xg, int64_t cg, int64_t mg, const Geo2& g, const
   if (!SgemmImplicit(a, L.n_wide, src_x, L.offs.data(), wide.data(), L.n_wide, ep, pool)) return false;
   // The kept ow columns of every wide row.
   const float* src = wide.data();
-  ParallelOrInline(pool, mg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw)), [&](int64_t r0, int64_t r1) {
+  ParallelForOrInline(pool, mg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw)), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r)
       for (int64_t oh = 0; oh < g.oh; ++oh) CopyFloats(yg + r * ohw + oh * g.ow, src + r * L.n_wide + oh * L.ws, g.ow);
   });
@@ -168,13 +163,17 @@ void ConvWeights::Prepare(const float* w, int64_t groups, int64_t mg, int64_t kd
   groups_ = groups;
   mg_ = mg;
   kdim_ = kdim;
+  PackPanels();
+}
+
+void ConvWeights::PackPanels() {
   panels_.clear();
-  for (int64_t gi = 0; gi < groups; ++gi) panels_.push_back(PackA(mg, kdim, w + gi * mg * kdim, kdim));
+  for (int64_t gi = 0; gi < groups_; ++gi) panels_.push_back(PackA(mg_, kdim_, source_ + gi * mg_ * kdim_, kdim_));
 }
 
 const std::vector<PackedA>& ConvWeights::Panels() {
   if (panels_.empty()) {
-    for (int64_t gi = 0; gi < groups_; ++gi) panels_.push_back(PackA(mg_, kdim_, source_ + gi * mg_ * kdim_, kdim_));
+    PackPanels();
     keep_both_ = true;
   }
   return panels_;

@@ -30,6 +30,8 @@ class ConvWeights {
   const std::vector<PackedB>& SmallPlane(const Geo2& g, int64_t cg);
 
  private:
+  void PackPanels();
+
   const float* source_ = nullptr;
   int64_t groups_ = 0, mg_ = 0, kdim_ = 0;
   std::vector<PackedA> panels_;

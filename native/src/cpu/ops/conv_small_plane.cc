@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <vector>
 
 #include "cpu/gemm/sgemm_kernels.h"
@@ -126,15 +125,11 @@ void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, cons
   float* cl = channels_last.data();
   float* pa = panels.data();
   xl.data = cl;
-  auto parallel = [pool](int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
-    if (pool) pool->ParallelFor(count, grain, f);
-    else f(0, count);
-  };
-  parallel(xl.hp, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, xl.wp * cg)), [&](int64_t r0, int64_t r1) {
+  ParallelForOrInline(pool, xl.hp, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, xl.wp * cg)), [&](int64_t r0, int64_t r1) {
     CopyChannelsLast(xg, cg, g, xl, cl, r0, r1);
   });
   int64_t panel_count = n_padded / kMR;
-  parallel(panel_count, 1, [&](int64_t i0, int64_t i1) {
+  ParallelForOrInline(pool, panel_count, 1, [&](int64_t i0, int64_t i1) {
     for (int64_t k0 = 0; k0 < k; k0 += kc) {
       int64_t kb = std::min(kc, k - k0);
       for (int64_t i = i0; i < i1; ++i) PackPositions(xl, cg, g, i * kMR, n, k0, kb, pa + k0 * n_padded + i * kb * kMR);
@@ -142,29 +137,28 @@ void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, cons
   });
   float* pr_out = product.data() + (16 - (reinterpret_cast<uintptr_t>(product.data()) / sizeof(float)) % 16) % 16;
   SgemmPrepackedPanels(pa, n, k, kc, mg, w.data.data(), pr_out, mg, RowEpilogue{}, pool);
-  // product[p][m] → yg[m][p], 16 channels at a time (one cache line of each product row), with
-  // the bias and clamp, then any other activation over each finished row.
+  // product[p][m] → yg[m][p], 16 channels at a time (one cache line of each product row), then
+  // the GEMM's own epilogue over those rows while they are in cache: bias and clamp as a tile's,
+  // any other activation over each row.
   const float* pr = pr_out;
   int64_t blocks = (mg + kNR - 1) / kNR;
-  parallel(blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kNR)), [&](int64_t b0, int64_t b1) {
+  gemm_detail::TileEpilogue tile;
+  const bool fused = gemm_detail::FusableEpilogue(ep, &tile);
+  ParallelForOrInline(pool, blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kNR)), [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       int64_t m0 = b * kNR, m1 = std::min(mg, m0 + kNR);
       for (int64_t p = 0; p < n; ++p) {
         const float* src = pr + p * mg;
         for (int64_t m = m0; m < m1; ++m) yg[m * n + p] = src[m];
       }
-      for (int64_t m = m0; m < m1; ++m) {
-        float* row = yg + m * n;
-        if (ep.bias) {
-          float bias = ep.bias[m];
-          for (int64_t p = 0; p < n; ++p) row[p] += bias;
-        }
-        if (ep.clamp == RowEpilogue::kRelu) {
-          for (int64_t p = 0; p < n; ++p) row[p] = row[p] > ep.lo ? row[p] : ep.lo;
-        } else if (ep.clamp == RowEpilogue::kClip) {
-          for (int64_t p = 0; p < n; ++p) row[p] = std::min(std::max(row[p], ep.lo), ep.hi);
-        }
-        if (ep.activation) ep.activation(ep.ctx, row, n);
+      if (fused) {
+        gemm_detail::TileEpilogue rows = tile;
+        if (rows.bias) rows.bias += m0;
+        gemm_detail::ApplyTileEpilogue(rows, yg + m0 * n, n, m1 - m0, n);
+      } else if (!ep.empty()) {
+        RowEpilogue rows = ep;
+        if (rows.bias) rows.bias += m0;
+        gemm_detail::ApplyRowEpilogue(rows, yg + m0 * n, n, m1 - m0, n);
       }
     }
   });

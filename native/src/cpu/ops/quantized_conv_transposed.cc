@@ -147,8 +147,7 @@ void QTransposedConv(const uint8_t* x, const QConvGeometry& g, uint8_t flip, uin
   channels_last.resize(size_t(xl.hp * xl.wp * xl.c4));
   uint8_t* cl = channels_last.data();  // a plain pointer: a thread_local named in a lambda is the running thread's own
   auto fill = [&](int64_t r0, int64_t r1) { FillChannelsLast(x, cg, g, xl, flip, zx, cl, r0, r1); };
-  if (pool) pool->ParallelFor(xl.hp, 1, fill);
-  else fill(0, xl.hp);
+  ParallelForOrInline(pool, xl.hp, 1, fill);
   // Without column dilation a kernel row's taps are neighbouring pixels, so its K (kx-major, as
   // the weights are packed) is one contiguous run: one "tap" of kw · cquads quads per kernel row.
   const bool row_runs = g.dw == 1;
