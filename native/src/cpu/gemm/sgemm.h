@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "cpu/aligned_vector.h"
 #include "cpu/thread_pool.h"
 
 namespace gebe::cpu {
@@ -20,7 +21,7 @@ struct PackedB {
   int64_t k = 0, n = 0;
   int64_t kc = 0;                 // k block size the panels were packed with
   const float* source = nullptr;  // the weights it was packed from (to detect a change)
-  std::vector<float> data;        // per KC block of k: n rounded up to NR, kc × NR per panel
+  AlignedVector<float> data;      // per KC block of k: n rounded up to NR, kc × NR per panel
 };
 PackedB PackB(bool trans_b, int64_t k, int64_t n, const float* b, int64_t ldb);
 // C = alpha * op(A) * B + beta * C with B pre-packed.
@@ -33,7 +34,7 @@ struct PackedA {
   int64_t m = 0, k = 0;
   int64_t kc = 0;                 // k block size the panels were packed with
   const float* source = nullptr;  // the weights it was packed from (to detect a change)
-  std::vector<float> data;        // per KC block of k: m rounded up to MR, kc × MR per panel
+  AlignedVector<float> data;      // per KC block of k: m rounded up to MR, kc × MR per panel
 };
 PackedA PackA(int64_t m, int64_t k, const float* a, int64_t lda);
 // C = A · B + beta · C with A pre-packed (m >= 6; callers use Sgemm for thinner A).
