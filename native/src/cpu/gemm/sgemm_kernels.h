@@ -40,6 +40,25 @@ using IndirectBlockKernel = void (*)(int64_t kc, const float* a, int64_t mh, con
 using CompactBlockKernel = void (*)(int64_t kc, const float* a, int64_t mh, const float* b, const int64_t* offs,
                                     int64_t j0, int64_t nw, int64_t width, int64_t row_stride, float* c, int64_t ldc,
                                     bool accumulate, const TileEpilogue* ep);
+// A read in place, one row per output position of a convolution (the transposed small-plane
+// path): row r's k values lie in `runs` contiguous runs, run t at x + row_offset[r] +
+// run_offset[t] for run_count[t] values (one tap's channels of a channels-last input).
+struct DirectRows {
+  const float* x = nullptr;
+  const int64_t* row_offset = nullptr;
+  const int64_t* run_offset = nullptr;
+  const int64_t* run_count = nullptr;
+  int64_t runs = 0;
+};
+// C[0:mh, 0:nw) = (accumulate ? C : 0) + A·B with A as DirectRows (rows 0..mh of a.row_offset)
+// and B as packed panels of the same kc = sum of run_count; no epilogue.
+using DirectBlockKernel = void (*)(const DirectRows& a, int64_t mh, const float* b, int64_t kc, int64_t nw, float* c,
+                                   int64_t ldc, bool accumulate);
+// dst[j · ld_dst + i] = src[i · ld_src + j] for a rows × cols block (both 1..16), then on each
+// dst row j the epilogue with bias[j] when ep is set: a product of positions × channels written
+// back as channel planes.
+using TransposeBlockKernel = void (*)(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst,
+                                      int64_t ld_dst, const TileEpilogue* ep);
 // Dot product of n floats (the matrix-vector path).
 using DotKernel = float (*)(const float* a, const float* b, int64_t n);
 // m (1..kMR-1) rows of A times one kc × NR panel of packed B: acc[i][0..NR) += sum_q a_i[q] * panel[q*NR + j],
@@ -57,6 +76,8 @@ struct Kernels {
   StridedBlockKernel block_strided = nullptr;    // nullptr: the ISA has none (drivers pack B instead)
   IndirectBlockKernel block_indirect = nullptr;  // nullptr: no implicit im2col on this ISA
   CompactBlockKernel block_compact = nullptr;    // nullptr: implicit im2col over wide rows only
+  DirectBlockKernel block_direct = nullptr;      // nullptr: small-plane convs pack A panels instead
+  TransposeBlockKernel transpose_block = nullptr;  // nullptr: the small-plane product is copied back in scalars
   DotKernel dot = nullptr;
   PanelRowsKernel panel_rows = nullptr;
   PackRowsAKernel pack_rows_a = nullptr;  // nullptr: the portable loop of PackPanelsA

@@ -15,12 +15,14 @@ using gemm_detail::kMR;
 using gemm_detail::kNR;
 using gemm_detail::PadTo;
 
-// Measured at 1 thread against the default path (AVX-512): 3×3 convs 512 → 512 at 7², 256 → 256
-// at 14² and 256 → 512 at 14² stride 2 gain 15-20%; 128 → 128 at 28² loses 10%, and pointwise
-// convs (no im2col to save; two transposes to pay) break even at best.
+// Measured at 1 thread against the default path. With A panels packed (AVX2, portable; AVX-512
+// on a Zen 4 before the direct kernel): 3×3 convs 512 → 512 at 7², 256 → 256 at 14² and
+// 256 → 512 at 14² stride 2 gain 15-20%; 128 → 128 at 28² loses 10%, and pointwise convs (no
+// im2col to save; two transposes to pay) break even at best. With the AVX-512 direct kernel
+// (Ice Lake-SP): ResNet-18's 3×3 convs gain at every plane size up to 56² (28²: 20%, 56²: 10%).
 bool SmallPlanePays(const Geo2& g, int64_t cg, int64_t mg) {
-  constexpr int64_t kMaxPositions = 14 * 14;
-  return g.oh * g.ow <= kMaxPositions && g.kh * g.kw > 1 && mg >= 2 * kNR && cg * g.kh * g.kw >= 64;
+  const int64_t max_positions = gemm_detail::ActiveKernels().block_direct ? 56 * 56 : 14 * 14;
+  return g.oh * g.ow <= max_positions && g.kh * g.kw > 1 && mg >= 2 * kNR && cg * g.kh * g.kw >= 64;
 }
 
 PackedB PackSmallPlaneWeights(const float* w, int64_t mg, int64_t cg, const Geo2& g) {
@@ -59,8 +61,21 @@ void CopyChannelsLast(const float* x, int64_t cg, const Geo2& g, const ChannelsL
   int64_t r0 = std::max<int64_t>(0, g.ph), r1 = std::min(xl.hp, g.ih + g.ph);
   int64_t c0 = std::max<int64_t>(0, g.pw), c1 = std::min(xl.wp, g.iw + g.pw);
   int64_t ihw = g.ih * g.iw;
+  const auto transpose = gemm_detail::ActiveKernels().transpose_block;
   for (int64_t r = r_begin; r < r_end; ++r) {
     bool inside = r >= r0 && r < r1;
+    if (inside && transpose) {
+      // The border columns zeroed, the inside transposed 16 channels × 16 columns at a time.
+      float* row = d + r * xl.wp * cg;
+      std::memset(row, 0, sizeof(float) * size_t(c0 * cg));
+      std::memset(row + c1 * cg, 0, sizeof(float) * size_t((xl.wp - c1) * cg));
+      const float* src_row = x + (r - g.ph) * g.iw - g.pw;
+      for (int64_t col = c0; col < c1; col += 16)
+        for (int64_t c = 0; c < cg; c += 16)
+          transpose(src_row + c * ihw + col, ihw, std::min<int64_t>(16, cg - c), std::min<int64_t>(16, c1 - col),
+                    row + col * cg + c, cg, nullptr);
+      continue;
+    }
     for (int64_t col = 0; col < xl.wp; ++col) {
       float* dst = d + (r * xl.wp + col) * cg;
       if (!inside || col < c0 || col >= c1) {
@@ -107,6 +122,61 @@ void PackPositions(const ChannelsLast& xl, int64_t cg, const Geo2& g, int64_t p0
   }
 }
 
+// The product Yᵀ = im2col(X)ᵀ · Wᵀ (n positions × mg channels, row stride mg) with the A rows read
+// in place from the channels-last input by kernels.block_direct: no A panels are packed.
+void DirectProduct(const ChannelsLast& xl, int64_t cg, const Geo2& g, const PackedB& w, int64_t n, int64_t mg,
+                   float* product, ThreadPool* pool) {
+  const auto& kernels = gemm_detail::ActiveKernels();
+  thread_local std::vector<int64_t> rows, run_offset, run_count, first_run;
+  rows.resize(size_t(n));
+  for (int64_t p = 0; p < n; ++p) rows[size_t(p)] = ((p / g.ow) * g.sh * xl.wp + (p % g.ow) * g.sw) * cg;
+  // The runs of each k block: one tap's channels (or the part of them inside the block).
+  run_offset.clear();
+  run_count.clear();
+  first_run.clear();
+  for (int64_t k0 = 0; k0 < w.k; k0 += w.kc) {
+    first_run.push_back(int64_t(run_offset.size()));
+    for (int64_t k = k0, end = std::min(w.k, k0 + w.kc); k < end;) {
+      int64_t tap = k / cg, c = k % cg, count = std::min(end - k, cg - c);
+      run_offset.push_back(((tap / g.kw) * g.dh * xl.wp + (tap % g.kw) * g.dw) * cg + c);
+      run_count.push_back(count);
+      k += count;
+    }
+  }
+  first_run.push_back(int64_t(run_offset.size()));
+  int64_t n_padded = PadTo(mg, kNR);
+  // Equal position blocks of whole six-row tiles; channel blocks halved until both threads have
+  // several tasks.
+  int threads = pool ? pool->size() : 1;
+  int64_t m_blocks = (n + gemm_detail::kMC - 1) / gemm_detail::kMC;
+  int64_t mc = PadTo((n + m_blocks - 1) / m_blocks, kMR);
+  m_blocks = (n + mc - 1) / mc;
+  int64_t nc = gemm_detail::kNC;
+  while (threads > 1 && m_blocks * ((mg + nc - 1) / nc) < threads * 4 && nc > 4 * kNR) nc /= 2;
+  int64_t n_blocks = (mg + nc - 1) / nc;
+  // Plain pointers for the lambda: a thread_local named inside it is the running thread's own.
+  const int64_t* row_at = rows.data();
+  const int64_t* run_at = run_offset.data();
+  const int64_t* count_at = run_count.data();
+  const int64_t* first_at = first_run.data();
+  ForEachClaimed(pool, m_blocks * n_blocks, [&](int64_t t) {
+    int64_t i0 = (t / n_blocks) * mc, j0 = (t % n_blocks) * nc;
+    int64_t mh = std::min(mc, n - i0), nw = std::min(nc, mg - j0);
+    int64_t block = 0;
+    for (int64_t k0 = 0; k0 < w.k; k0 += w.kc, ++block) {
+      int64_t kc = std::min(w.kc, w.k - k0);
+      gemm_detail::DirectRows a;
+      a.x = xl.data;
+      a.row_offset = row_at + i0;
+      a.run_offset = run_at + first_at[block];
+      a.run_count = count_at + first_at[block];
+      a.runs = first_at[block + 1] - first_at[block];
+      const float* bp = w.data.data() + k0 * n_padded + (j0 / kNR) * kc * kNR;
+      kernels.block_direct(a, mh, bp, kc, nw, product + i0 * mg + j0, mg, k0 > 0);
+    }
+  });
+}
+
 }  // namespace
 
 void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, const PackedB& w, const RowEpilogue& ep,
@@ -117,26 +187,30 @@ void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, cons
   xl.hp = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
   xl.wp = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
   if (channels_last.size() < size_t(xl.hp * xl.wp * cg)) channels_last.resize(size_t(xl.hp * xl.wp * cg));
-  if (panels.size() < size_t(k * n_padded)) panels.resize(size_t(k * n_padded));
   // 16 floats of slack so the product starts on a cache line: threads write column blocks of its
   // rows, and a line shared across a block edge would bounce between them on every k slice.
   if (product.size() < size_t(n * mg + 16)) product.resize(size_t(n * mg + 16));
   // Plain pointers for the lambdas: a thread_local named inside one is the running thread's own.
   float* cl = channels_last.data();
-  float* pa = panels.data();
   xl.data = cl;
   ParallelForOrInline(pool, xl.hp, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, xl.wp * cg)), [&](int64_t r0, int64_t r1) {
     CopyChannelsLast(xg, cg, g, xl, cl, r0, r1);
   });
-  int64_t panel_count = n_padded / kMR;
-  ParallelForOrInline(pool, panel_count, 1, [&](int64_t i0, int64_t i1) {
-    for (int64_t k0 = 0; k0 < k; k0 += kc) {
-      int64_t kb = std::min(kc, k - k0);
-      for (int64_t i = i0; i < i1; ++i) PackPositions(xl, cg, g, i * kMR, n, k0, kb, pa + k0 * n_padded + i * kb * kMR);
-    }
-  });
   float* pr_out = product.data() + (16 - (reinterpret_cast<uintptr_t>(product.data()) / sizeof(float)) % 16) % 16;
-  SgemmPrepackedPanels(pa, n, k, kc, mg, w.data.data(), pr_out, mg, RowEpilogue{}, pool);
+  if (gemm_detail::ActiveKernels().block_direct) {
+    DirectProduct(xl, cg, g, w, n, mg, pr_out, pool);
+  } else {
+    if (panels.size() < size_t(k * n_padded)) panels.resize(size_t(k * n_padded));
+    float* pa = panels.data();
+    int64_t panel_count = n_padded / kMR;
+    ParallelForOrInline(pool, panel_count, 1, [&](int64_t i0, int64_t i1) {
+      for (int64_t k0 = 0; k0 < k; k0 += kc) {
+        int64_t kb = std::min(kc, k - k0);
+        for (int64_t i = i0; i < i1; ++i) PackPositions(xl, cg, g, i * kMR, n, k0, kb, pa + k0 * n_padded + i * kb * kMR);
+      }
+    });
+    SgemmPrepackedPanels(pa, n, k, kc, mg, w.data.data(), pr_out, mg, RowEpilogue{}, pool);
+  }
   // product[p][m] → yg[m][p], 16 channels at a time (one cache line of each product row), then
   // the GEMM's own epilogue over those rows while they are in cache: bias and clamp as a tile's,
   // any other activation over each row.
@@ -144,9 +218,23 @@ void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, cons
   int64_t blocks = (mg + kNR - 1) / kNR;
   gemm_detail::TileEpilogue tile;
   const bool fused = gemm_detail::FusableEpilogue(ep, &tile);
+  const auto transpose = gemm_detail::ActiveKernels().transpose_block;
   ParallelForOrInline(pool, blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kNR)), [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       int64_t m0 = b * kNR, m1 = std::min(mg, m0 + kNR);
+      if (transpose) {
+        // 16 × 16 blocks in registers, the bias and clamp applied on the way out.
+        gemm_detail::TileEpilogue rows = tile;
+        if (rows.bias) rows.bias += m0;
+        for (int64_t p = 0; p < n; p += 16)
+          transpose(pr + p * mg + m0, mg, std::min<int64_t>(16, n - p), m1 - m0, yg + m0 * n + p, n, fused ? &rows : nullptr);
+        if (!fused && !ep.empty()) {
+          RowEpilogue act = ep;
+          if (act.bias) act.bias += m0;
+          gemm_detail::ApplyRowEpilogue(act, yg + m0 * n, n, m1 - m0, n);
+        }
+        continue;
+      }
       for (int64_t p = 0; p < n; ++p) {
         const float* src = pr + p * mg;
         for (int64_t m = m0; m < m1; ++m) yg[m * n + p] = src[m];

@@ -5,10 +5,13 @@
 // never do. ONNX Runtime's NCHWc convolutions vectorise over channels for the same reason.
 //
 // The input is copied once into a zero-bordered channels-last buffer, so that one output
-// position's im2col row is, tap by tap, a contiguous run of its input channels; positions are
-// packed six at a time into the GEMM's A panels straight from those runs (k ordered tap-major:
-// (kh, kw, c)), and the weights, reordered to match, are packed once as B. The product (positions
-// × channels) is transposed into the NCHW output with the bias and activation.
+// position's im2col row is, tap by tap, a contiguous run of its input channels (k ordered
+// tap-major: (kh, kw, c)); the weights, reordered to match, are packed once as B. On AVX-512 the
+// GEMM reads those runs in place (gemm_detail::DirectBlockKernel: tiles of 6 positions × 64
+// channels, no A panels), which pays on planes up to 56×56; elsewhere positions are packed six
+// at a time into A panels and the path is kept to 14×14. The product (positions × channels) is
+// transposed into the NCHW output with the bias and activation (16 × 16 register transposes on
+// AVX-512, which also build the channels-last copy).
 #pragma once
 
 #include <cstdint>

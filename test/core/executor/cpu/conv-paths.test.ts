@@ -111,13 +111,20 @@ const cases: ConvCase[] = [
   { name: 'depthwise 5x5 stride 2 pad 2 + Clip', input: [1, 5, 28, 28], out: 5, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2], group: 5, activation: 'Clip' },
   // The 5×5 padded stride-1 conv: implicit im2col over a zero-padded copy.
   { name: '5x5 pad 2, 16 channels + Relu', input: [1, 16, 27, 27], out: 23, kernel: [5, 5], pads: [2, 2, 2, 2], activation: 'Relu' },
-  // Small output planes (at most 196 positions, conv_small_plane.h): positions as GEMM rows, channels
+  // Small output planes (at most 196 positions, 3136 on AVX-512; conv_small_plane.h): positions as GEMM rows, channels
   // as its columns, from a channels-last copy. Channel counts off the 16-column and 8-channel
   // steps, the 196-position limit and one past it, stride 2 into 7×7, dilation with asymmetric
   // pads, a kernel of one column, groups, and each epilogue (the narrow deep case above goes this way too).
   { name: 'small plane 7x7 3x3 pad 1 + Relu', input: [1, 96, 7, 7], out: 40, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Relu' },
   { name: 'small plane 14x14 (196 positions) + LeakyRelu', input: [1, 20, 14, 14], out: 33, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'LeakyRelu' },
-  { name: 'small plane limit: 15x14 (210 positions) goes the default way', input: [1, 20, 15, 14], out: 33, kernel: [3, 3], pads: [1, 1, 1, 1] },
+  { name: 'small plane limit: 15x14 (210 positions) goes the default way except on AVX-512', input: [1, 20, 15, 14], out: 33, kernel: [3, 3], pads: [1, 1, 1, 1] },
+  // On AVX-512 the A rows are read in place (no packed panels) and the small-plane path takes
+  // planes up to 56×56 (3136 positions): position counts off the six-row tiles and the 16-position
+  // transposes, channel counts off the 16-channel blocks, the limit and one past it.
+  { name: 'small plane 28x28, 35 -> 70 channels + Relu', input: [1, 35, 28, 28], out: 70, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Relu' },
+  { name: 'small plane 56x56 (3136 positions, the AVX-512 limit) + Clip', input: [1, 17, 56, 56], out: 32, kernel: [3, 3], pads: [1, 1, 1, 1], activation: 'Clip' },
+  { name: 'small plane 57x56 goes the default way', input: [1, 17, 57, 56], out: 32, kernel: [3, 3], pads: [1, 1, 1, 1] },
+  { name: 'small plane stride 2 45x45 -> 23x23, 5x5 kernel', input: [1, 9, 45, 45], out: 49, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2] },
   { name: 'small plane stride 2 13x13 -> 7x7 + Clip', input: [1, 24, 13, 13], out: 48, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], activation: 'Clip' },
   { name: 'small plane dilation 2, asymmetric pads', input: [1, 10, 9, 11], out: 34, kernel: [3, 3], dilations: [2, 2], pads: [2, 1, 0, 2] },
   { name: 'small plane 3x1 kernel, 25 channels (8-channel steps and one)', input: [1, 25, 5, 6], out: 36, kernel: [3, 1], pads: [1, 0, 1, 0] },
