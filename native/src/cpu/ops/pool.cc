@@ -140,6 +140,14 @@ class PoolKernel : public Kernel {
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
     int64_t* pi = out.size() > 1 && out[1].data ? out[1].as<int64_t>() : nullptr;
+    const MaxPool2x2PlanesFn planes_2x2 = ActiveMaxPool2x2Planes();
+    if (max_ && !pi && planes_2x2 && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.dh == 1 && g.dw == 1 &&
+        g.ph == 0 && g.pw == 0 && 2 * g.oh <= g.ih && 2 * g.ow <= g.iw) {
+      ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.ih * g.iw)), [&](int64_t p0, int64_t p1) {
+        planes_2x2(px + p0 * g.ih * g.iw, p1 - p0, g.ih, g.iw, py + p0 * g.oh * g.ow, g.oh, g.ow);
+      });
+      return;
+    }
     ColumnWindows cols(g);
     // Output columns whose whole window is inside the row: [xa, xb). MaxPool without indices does
     // them tap by tap over the row (vectorised), leaving only the borders to the per-output loop.

@@ -94,9 +94,16 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void MaxInterior(const float* xc, int
   pool_detail::MaxInteriorBody(xc, iw, y0, a0, a1, dh, kw, dw, sw, x0, dst, n);
 }
 
+__attribute__((target(GEBE_AVX512_LOOPS))) void MaxPool2x2Planes(const float* x, int64_t planes, int64_t ih,
+                                                                 int64_t iw, float* y, int64_t oh, int64_t ow) {
+  for (int64_t p = 0; p < planes; ++p, x += ih * iw, y += oh * ow)
+    for (int64_t r = 0; r < oh; ++r) Max2x2Stride2(x + 2 * r * iw, x + (2 * r + 1) * iw, y + r * ow, ow);
+}
+
 }  // namespace
 
 MaxInteriorFn Avx512MaxInterior() { return MaxInterior; }
+MaxPool2x2PlanesFn Avx512MaxPool2x2Planes() { return MaxPool2x2Planes; }
 
 }  // namespace gebe::cpu
 
@@ -104,6 +111,7 @@ MaxInteriorFn Avx512MaxInterior() { return MaxInterior; }
 
 namespace gebe::cpu {
 MaxInteriorFn Avx512MaxInterior() { return nullptr; }
+MaxPool2x2PlanesFn Avx512MaxPool2x2Planes() { return nullptr; }
 }  // namespace gebe::cpu
 
 #endif

@@ -24,4 +24,9 @@ MaxInteriorFn ActiveMaxInterior() {
   return fn;
 }
 
+MaxPool2x2PlanesFn ActiveMaxPool2x2Planes() {
+  static const MaxPool2x2PlanesFn fn = ActiveIsa() == Isa::kAvx512 ? Avx512MaxPool2x2Planes() : nullptr;
+  return fn;
+}
+
 }  // namespace gebe::cpu

@@ -12,8 +12,17 @@ namespace gebe::cpu {
 using MaxInteriorFn = void (*)(const float* xc, int64_t iw, int64_t y0, int64_t a0, int64_t a1, int64_t dh, int64_t kw,
                                int64_t dw, int64_t sw, int64_t x0, float* dst, int64_t n);
 
+// planes consecutive planes of ih × iw → oh × ow, the 2×2 stride-2 window with no padding and
+// every window inside (oh · 2 <= ih, ow · 2 <= iw): the whole plane in one call, so a small plane's
+// short rows do not each pay the per-row set-up of pool.cc.
+using MaxPool2x2PlanesFn = void (*)(const float* x, int64_t planes, int64_t ih, int64_t iw, float* y, int64_t oh,
+                                    int64_t ow);
+
 // The row of ActiveIsa().
 MaxInteriorFn ActiveMaxInterior();
+// The planes function of ActiveIsa(); nullptr where it has none (pool.cc goes row by row).
+MaxPool2x2PlanesFn ActiveMaxPool2x2Planes();
+MaxPool2x2PlanesFn Avx512MaxPool2x2Planes();  // nullptr when not built for x86-64
 MaxInteriorFn Avx2MaxInterior();    // nullptr when not built for x86-64
 MaxInteriorFn Avx512MaxInterior();  // nullptr when not built for x86-64
 

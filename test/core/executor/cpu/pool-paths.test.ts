@@ -49,6 +49,8 @@ const same = [1, 1, 1, 1];
 const cases: PoolCase[] = [
   { name: 'MaxPool 2x2 stride 2, rows of 12', op: 'MaxPool', input: [1, 5, 24, 24], kernel: [2, 2], strides: [2, 2] },
   { name: 'MaxPool 2x2 stride 2, odd input (rows of 18, one column left over)', op: 'MaxPool', input: [1, 3, 37, 37], kernel: [2, 2], strides: [2, 2] },
+  // AVX-512 takes whole planes of 2×2 stride-2 windows in one call (pool_rows.h MaxPool2x2PlanesFn).
+  { name: 'MaxPool 2x2 stride 2, 7x7 planes (3x3 out), batch 3', op: 'MaxPool', input: [3, 7, 7, 7], kernel: [2, 2], strides: [2, 2] },
   { name: 'MaxPool 3x3 stride 2 pad 1 (the ResNet stem pool)', op: 'MaxPool', input: [1, 3, 112, 112], kernel: [3, 3], strides: [2, 2], pads: same },
   { name: 'MaxPool 3x3 stride 2 pad 1, odd sizes', op: 'MaxPool', input: [1, 4, 57, 45], kernel: [3, 3], strides: [2, 2], pads: same },
   { name: 'MaxPool 3x3 stride 2 no pads, rows of 33 outputs', op: 'MaxPool', input: [1, 2, 9, 67], kernel: [3, 3], strides: [2, 2] },
