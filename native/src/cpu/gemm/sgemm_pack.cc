@@ -29,6 +29,17 @@ int64_t BalancedKc(int64_t k) {
   return (k + blocks - 1) / blocks;
 }
 
+TaskBlocks SplitForThreads(int64_t m, int64_t n, int threads, int64_t row_tile, int64_t min_cols) {
+  TaskBlocks t;
+  t.m_blocks = (m + kMC - 1) / kMC;
+  t.mc = PadTo((m + t.m_blocks - 1) / t.m_blocks, row_tile);
+  t.m_blocks = (m + t.mc - 1) / t.mc;
+  t.nc = kNC;
+  while (threads > 1 && t.m_blocks * ((n + t.nc - 1) / t.nc) < threads * 4 && t.nc > min_cols) t.nc /= 2;
+  t.n_blocks = (n + t.nc - 1) / t.nc;
+  return t;
+}
+
 // Rows are walked in the outer loop so B is read sequentially, not panel by panel down its
 // columns (which strides through memory by a whole row per load).
 void PackPanelsB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out) {

@@ -17,6 +17,14 @@ int64_t BalancedKc(int64_t k);
 
 inline int64_t PadTo(int64_t x, int64_t multiple) { return (x + multiple - 1) / multiple * multiple; }
 
+// The tasks an m × n product over packed panels is cut into: equal row blocks (a thin last block
+// would leave one thread idle at the end) of whole `row_tile`-row tiles, at most about kMC rows, and
+// column blocks of kNC halved, but not below 2·min_cols, until `threads` threads have four tasks each.
+struct TaskBlocks {
+  int64_t mc = 0, m_blocks = 0, nc = 0, n_blocks = 0;
+};
+TaskBlocks SplitForThreads(int64_t m, int64_t n, int threads, int64_t row_tile, int64_t min_cols);
+
 // Packs op(B)[k0:k0+kc, j0:j0+nc) into NR-column panels (zero-padded).
 void PackPanelsB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out);
 // Packs alpha · op(A)[i0:i0+mc, k0:k0+kc] into MR-row panels (zero-padded).

@@ -50,14 +50,9 @@ void SgemmPrepackedPanels(const float* a_panels, int64_t m, int64_t k, int64_t k
   if (m <= 0 || n <= 0 || k <= 0) return;
   const Kernels& kernels = ActiveKernels();
   int64_t n_padded = PadTo(n, kNR), m_padded = PadTo(m, kMR);
-  int threads = pool ? pool->size() : 1;
-  // Equal m blocks (a thin last block would leave one thread idle at the end), whole 12-row tiles.
-  int64_t m_blocks = (m + kMC - 1) / kMC;
-  int64_t mc = PadTo((m + m_blocks - 1) / m_blocks, 2 * kMR);
-  m_blocks = (m + mc - 1) / mc;
-  int64_t nc = kNC;
-  while (threads > 1 && m_blocks * ((n + nc - 1) / nc) < threads * 4 && nc > kNR * 2) nc /= 2;
-  int64_t n_blocks = (n + nc - 1) / nc;
+  // Whole 12-row tiles (the widest packed tile), column blocks of at least 32.
+  const TaskBlocks tasks = SplitForThreads(m, n, pool ? pool->size() : 1, 2 * kMR, 2 * kNR);
+  const int64_t mc = tasks.mc, nc = tasks.nc, m_blocks = tasks.m_blocks, n_blocks = tasks.n_blocks;
   BlockEpilogue epi(ep);
   ForEachClaimed(pool, m_blocks * n_blocks, [&](int64_t t) {
     int64_t i0 = (t / n_blocks) * mc, j0 = (t % n_blocks) * nc;

@@ -145,21 +145,15 @@ void DirectProduct(const ChannelsLast& xl, int64_t cg, const Geo2& g, const Pack
   }
   first_run.push_back(int64_t(run_offset.size()));
   int64_t n_padded = PadTo(mg, kNR);
-  // Equal position blocks of whole six-row tiles; channel blocks halved until both threads have
-  // several tasks.
-  int threads = pool ? pool->size() : 1;
-  int64_t m_blocks = (n + gemm_detail::kMC - 1) / gemm_detail::kMC;
-  int64_t mc = PadTo((n + m_blocks - 1) / m_blocks, kMR);
-  m_blocks = (n + mc - 1) / mc;
-  int64_t nc = gemm_detail::kNC;
-  while (threads > 1 && m_blocks * ((mg + nc - 1) / nc) < threads * 4 && nc > 4 * kNR) nc /= 2;
-  int64_t n_blocks = (mg + nc - 1) / nc;
+  // Whole six-position tiles, channel blocks of at least 64 (one direct tile).
+  const gemm_detail::TaskBlocks tasks = gemm_detail::SplitForThreads(n, mg, pool ? pool->size() : 1, kMR, 4 * kNR);
+  const int64_t mc = tasks.mc, nc = tasks.nc, n_blocks = tasks.n_blocks;
   // Plain pointers for the lambda: a thread_local named inside it is the running thread's own.
   const int64_t* row_at = rows.data();
   const int64_t* run_at = run_offset.data();
   const int64_t* count_at = run_count.data();
   const int64_t* first_at = first_run.data();
-  ForEachClaimed(pool, m_blocks * n_blocks, [&](int64_t t) {
+  ForEachClaimed(pool, tasks.m_blocks * n_blocks, [&](int64_t t) {
     int64_t i0 = (t / n_blocks) * mc, j0 = (t % n_blocks) * nc;
     int64_t mh = std::min(mc, n - i0), nw = std::min(nc, mg - j0);
     int64_t block = 0;
