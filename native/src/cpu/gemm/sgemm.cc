@@ -230,6 +230,9 @@ void PanelRowsPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, con
 // A is packed whole once, then groups of B's column panels are claimed by the threads, each
 // running through all of k for its columns. Every B panel (the bulk of the bytes) is read once,
 // and there is one join instead of one per k block.
+// Floats of C per thread up to which ThinPacked walks k slices outermost (16 KiB: C stays in L1).
+constexpr int64_t kSmallThinC = 4096;
+
 void ThinPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const float* a, int64_t lda, float beta,
                 float* c, int64_t ldc, ThreadPool* pool) {
   int64_t n = b.n, k = b.k, kblock = b.kc;
@@ -248,18 +251,29 @@ void ThinPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const fl
   });
   int threads = pool ? pool->size() : 1;
   int64_t panels = n_padded / kNR;
-  // Groups of an even number of panels (the widest tiles span two).
-  int64_t per_group = std::max<int64_t>(2, panels / (threads * 4) / 2 * 2);
-  int64_t groups = (panels + per_group - 1) / per_group;
-  ForEachClaimed(pool, groups, [&](int64_t gi) {
-    int64_t p0 = gi * per_group, p1 = std::min(panels, p0 + per_group);
+  auto columns = [&](int64_t p0, int64_t p1) {  // panels [p0, p1), every k slice
     int64_t j0 = p0 * kNR, nw = std::min(n, p1 * kNR) - j0;
     for (int64_t k0 = 0; k0 < k; k0 += kblock) {
       int64_t kc = std::min(kblock, k - k0);
       kernels.block(kc, ap.get() + k0 * m_padded, m, b.data.data() + k0 * n_padded + p0 * kc * kNR, nw, c + j0, ldc,
                     k0 > 0 || beta != 0.f, nullptr);
     }
-  });
+  };
+  if (m_padded * n_padded <= kSmallThinC * threads) {
+    // A small C (a batch of rows through a fully connected layer): each thread one run of whole
+    // panel pairs with the k slices outermost, so the weights, often larger than L2 and read once
+    // a call, stream in one sequential pass per slice instead of a 32 KB run per panel pair.
+    int64_t pairs = (panels + 1) / 2;
+    ParallelForOrInline(pool, pairs, std::max<int64_t>(1, pairs / threads), [&](int64_t q0, int64_t q1) {
+      columns(2 * q0, std::min(panels, 2 * q1));
+    });
+    return;
+  }
+  // Groups of an even number of panels (the widest tiles span two), each group's C in L1 across
+  // the k slices.
+  int64_t per_group = std::max<int64_t>(2, panels / (threads * 4) / 2 * 2);
+  int64_t groups = (panels + per_group - 1) / per_group;
+  ForEachClaimed(pool, groups, [&](int64_t gi) { columns(gi * per_group, std::min(panels, (gi + 1) * per_group)); });
 }
 
 }  // namespace

@@ -34,7 +34,9 @@ function gemmModel(transA: boolean, transB: boolean): string {
 
 describe('Gemm with constant weights vs ONNX Runtime', () => {
   for (const [transA, transB] of [[false, true], [false, false], [true, true]] as const) {
-    it.each([[1, 1], [5, 2], [16, 1], [16, 2], [80, 2]])(`transA=${transA} transB=${transB}, %i rows, %i threads`, async (m, threads) => {
+    // Thin batches (up to 288 rows): a C of at most 4096 floats a thread walks the k slices outermost
+    // (16 and 80 rows here), a larger one (200 rows) panel group by panel group.
+    it.each([[1, 1], [5, 2], [16, 1], [16, 2], [80, 2], [200, 2]])(`transA=${transA} transB=${transB}, %i rows, %i threads`, async (m, threads) => {
       const model = gemmModel(transA, transB);
       const input: CpuTensor = { name: 'a', datatype: 'FP32', dims: transA ? [k, m] : [m, k], data: randomValues(m * k, 903 + m, 1) };
       // 5 rows (not fewer) keep the product above the size the threads are used from.
