@@ -8,12 +8,14 @@
 #include <new>
 #include <vector>
 
+#include "engine/engine.h"
+
 namespace gebe::cpu {
 
 template <typename T>
 struct CacheLineAllocator {
   using value_type = T;
-  static constexpr size_t kAlignment = 64;
+  static constexpr size_t kAlignment = AlignedBuffer::kAlignment;  // the engine's one alignment
   CacheLineAllocator() = default;
   template <typename U>
   CacheLineAllocator(const CacheLineAllocator<U>&) {}

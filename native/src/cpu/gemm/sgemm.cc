@@ -227,12 +227,12 @@ void PanelRowsPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, con
 }
 
 // A few rows (a batch of flattened images through a fully connected layer) against pre-packed B:
-// A is packed whole once, then groups of B's column panels are claimed by the threads, each
-// running through all of k for its columns. Every B panel (the bulk of the bytes) is read once,
-// and there is one join instead of one per k block.
 // Floats of C per thread up to which ThinPacked walks k slices outermost (16 KiB: C stays in L1).
 constexpr int64_t kSmallThinC = 4096;
 
+// A is packed whole once, then B's column panels are split among the threads, each running
+// through all of k for its columns. Every B panel (the bulk of the bytes) is read once, and there
+// is one join instead of one per k block.
 void ThinPacked(bool trans_a, int64_t m, const PackedB& b, float alpha, const float* a, int64_t lda, float beta,
                 float* c, int64_t ldc, ThreadPool* pool) {
   int64_t n = b.n, k = b.k, kblock = b.kc;

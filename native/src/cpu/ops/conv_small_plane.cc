@@ -216,31 +216,23 @@ void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, cons
   ParallelForOrInline(pool, blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kNR)), [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       int64_t m0 = b * kNR, m1 = std::min(mg, m0 + kNR);
+      gemm_detail::TileEpilogue rows = tile;
+      if (rows.bias) rows.bias += m0;
       if (transpose) {
         // 16 × 16 blocks in registers, the bias and clamp applied on the way out.
-        gemm_detail::TileEpilogue rows = tile;
-        if (rows.bias) rows.bias += m0;
         for (int64_t p = 0; p < n; p += 16)
           transpose(pr + p * mg + m0, mg, std::min<int64_t>(16, n - p), m1 - m0, yg + m0 * n + p, n, fused ? &rows : nullptr);
-        if (!fused && !ep.empty()) {
-          RowEpilogue act = ep;
-          if (act.bias) act.bias += m0;
-          gemm_detail::ApplyRowEpilogue(act, yg + m0 * n, n, m1 - m0, n);
+      } else {
+        for (int64_t p = 0; p < n; ++p) {
+          const float* src = pr + p * mg;
+          for (int64_t m = m0; m < m1; ++m) yg[m * n + p] = src[m];
         }
-        continue;
+        if (fused) gemm_detail::ApplyTileEpilogue(rows, yg + m0 * n, n, m1 - m0, n);
       }
-      for (int64_t p = 0; p < n; ++p) {
-        const float* src = pr + p * mg;
-        for (int64_t m = m0; m < m1; ++m) yg[m * n + p] = src[m];
-      }
-      if (fused) {
-        gemm_detail::TileEpilogue rows = tile;
-        if (rows.bias) rows.bias += m0;
-        gemm_detail::ApplyTileEpilogue(rows, yg + m0 * n, n, m1 - m0, n);
-      } else if (!ep.empty()) {
-        RowEpilogue rows = ep;
-        if (rows.bias) rows.bias += m0;
-        gemm_detail::ApplyRowEpilogue(rows, yg + m0 * n, n, m1 - m0, n);
+      if (!fused && !ep.empty()) {  // an activation that is not a clamp, over each row
+        RowEpilogue act = ep;
+        if (act.bias) act.bias += m0;
+        gemm_detail::ApplyRowEpilogue(act, yg + m0 * n, n, m1 - m0, n);
       }
     }
   });
