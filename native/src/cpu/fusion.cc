@@ -2,6 +2,7 @@
 //   Conv + BatchNormalization  → Conv with folded weights and bias
 //   MatMul + Add(constant 1-D) → MatMul with a fused bias (one GEMM pass instead of two)
 //   Conv/Gemm/MatMul + Relu/Clip/LeakyRelu/Sigmoid/HardSwish → the producer applies the activation
+//   Conv (+ Relu/Clip) + MaxPool 2×2 stride 2 → the Conv pools its own output (conv_small_plane.h)
 // A fusion only happens when the intermediate value has exactly one consumer and is not a graph
 // output, so nothing observable changes.
 #include <cmath>
@@ -159,6 +160,47 @@ void FuseActivations(Program& p) {
     if (pop != "Conv" && pop != "Gemm" && pop != "MatMul" && pop != "Add" && pop != "Sub" && pop != "Mul" && pop != "Div") continue;
     if (!prod.kernel->FuseActivation(act)) continue;
     prod.outputs[0] = a.outputs[0];
+    dead[k] = true;
+  }
+  EraseSteps(p, dead);
+}
+
+namespace {
+
+// A MaxPool that takes 2×2 windows at stride 2 with no padding, dilation or ceil_mode, and has
+// no Indices output: the pool SmallPlaneConv can do on the product.
+bool IsPlainMaxPool2x2(const Step& s) {
+  if (OpOf(s) != "MaxPool" || s.inputs.size() != 1 || s.outputs.empty() || (s.outputs.size() > 1 && s.outputs[1] >= 0)) return false;
+  const Node& node = s.kernel->node();
+  auto all = [](const std::vector<int64_t>& v, int64_t value) {
+    for (int64_t x : v)
+      if (x != value) return false;
+    return true;
+  };
+  const std::string auto_pad = node.get_string("auto_pad", "NOTSET");
+  const std::vector<int64_t> kernel = node.get_ints("kernel_shape"), strides = node.get_ints("strides");
+  return kernel.size() == 2 && all(kernel, 2) && strides.size() == 2 && all(strides, 2) && all(node.get_ints("pads"), 0) &&
+         all(node.get_ints("dilations"), 1) && node.get_int("ceil_mode", 0) == 0 && (auto_pad == "NOTSET" || auto_pad == "VALID");
+}
+
+}  // namespace
+
+void FuseConvMaxPool(Program& p) {
+  auto consumers = ConsumerCounts(p);
+  auto producer = Producers(p);
+  std::vector<bool> dead(p.steps.size(), false);
+  for (size_t k = 0; k < p.steps.size(); ++k) {
+    Step& pool = p.steps[k];
+    if (!IsPlainMaxPool2x2(pool)) continue;
+    int x = pool.inputs[0];
+    if (x < 0 || producer[size_t(x)] < 0 || consumers[size_t(x)] != 1) continue;
+    Step& conv = p.steps[size_t(producer[size_t(x)])];
+    // A 2-D convolution with constant weights: the only kind whose pooled path exists.
+    if (OpOf(conv) != "Conv" || conv.outputs.size() != 1 || conv.inputs.size() < 2 || !IsConstFloat(p, conv.inputs[1]) ||
+        p.constants[size_t(conv.inputs[1])].shape.size() != 4)
+      continue;
+    if (!conv.kernel->FuseMaxPool(&pool.kernel)) continue;
+    conv.outputs[0] = pool.outputs[0];
     dead[k] = true;
   }
   EraseSteps(p, dead);

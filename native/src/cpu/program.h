@@ -64,6 +64,8 @@ void FoldConstants(Program& program, const RunContext& ctx);
 void FuseConvBatchNorm(Program& program);
 void FuseActivations(Program& program);
 void FuseMatMulBias(Program& program);
+// After FuseActivations: Conv (+ Relu/Clip) → MaxPool 2×2 stride 2 → the Conv pools its own output.
+void FuseConvMaxPool(Program& program);
 // Gelu and attention-softmax chains (elementwise_fusion.cc).
 void FuseElementwiseChains(Program& program);
 void RemoveDeadSteps(Program& program);

@@ -181,6 +181,7 @@ std::unique_ptr<Program> BuildProgram(Graph graph, int64_t opset, const LoadOpti
     FuseConvBatchNorm(*program);
     FuseMatMulBias(*program);
     FuseActivations(*program);
+    FuseConvMaxPool(*program);
     FuseElementwiseChains(*program);
     RemoveDeadSteps(*program);
   }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 // GCC 12 implements _mm512_undefined_ps as a self-initialised variable, which -Wuninitialized reports.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -41,11 +42,16 @@ using avx512::FirstLanes;
 
 // The epilogue on one vector: bias, then Relu as x > lo ? x : lo (NaN gives lo, as the Relu pass
 // does) or Clip as min(max(x, lo), hi) with NaN kept (std::min/std::max in the Clip pass).
-GEBE_AVX512 __attribute__((always_inline)) inline __m512 EpilogueVector(__m512 x, float bias, const TileEpilogue& ep) {
-  x = _mm512_add_ps(x, _mm512_set1_ps(bias));
+// EpilogueLanes takes one bias per lane (a channels-last row), EpilogueVector one for all lanes.
+GEBE_AVX512 __attribute__((always_inline)) inline __m512 EpilogueLanes(__m512 x, __m512 bias, const TileEpilogue& ep) {
+  x = _mm512_add_ps(x, bias);
   if (ep.clamp == TileEpilogue::kRelu) return _mm512_max_ps(x, _mm512_set1_ps(ep.lo));
   if (ep.clamp == TileEpilogue::kClip) return _mm512_min_ps(_mm512_set1_ps(ep.hi), _mm512_max_ps(_mm512_set1_ps(ep.lo), x));
   return x;
+}
+
+GEBE_AVX512 __attribute__((always_inline)) inline __m512 EpilogueVector(__m512 x, float bias, const TileEpilogue& ep) {
+  return EpilogueLanes(x, _mm512_set1_ps(bias), ep);
 }
 
 // Packed B panels are streamed once per row group of A; prefetching four k steps ahead into L1
@@ -348,6 +354,28 @@ GEBE_AVX512 void TransposeBlock(const float* src, int64_t ld_src, int64_t rows, 
   }
 }
 
+// 16 channels a step; the four positions' vectors through EpilogueLanes, then vmaxps(v, m) from
+// -inf in MaxPool's order (top 2q, top 2q + 1, bottom 2q, bottom 2q + 1), as Max2x2Stride2 of
+// pool_avx512.cc takes them from the written planes.
+GEBE_AVX512 void Pool2x2Row(const float* top, const float* bottom, int64_t ld, int64_t cols, int64_t channels,
+                            const TileEpilogue* ep, float* dst) {
+  const __m512 lowest = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  for (int64_t c = 0; c < channels; c += 16) {
+    const __mmask16 m = FirstLanes(channels - c);
+    // EpilogueVector adds its bias even when there is none (0.f), so this does too.
+    const __m512 bias = ep && ep->bias ? _mm512_maskz_loadu_ps(m, ep->bias + c) : _mm512_setzero_ps();
+    for (int64_t q = 0; q < cols; ++q) {
+      const float* t = top + 2 * q * ld + c;
+      const float* b = bottom + 2 * q * ld + c;
+      __m512 v[4] = {_mm512_maskz_loadu_ps(m, t), _mm512_maskz_loadu_ps(m, t + ld), _mm512_maskz_loadu_ps(m, b),
+                     _mm512_maskz_loadu_ps(m, b + ld)};
+      __m512 out = lowest;
+      for (__m512 x : v) out = _mm512_max_ps(ep ? EpilogueLanes(x, bias, *ep) : x, out);
+      _mm512_mask_storeu_ps(dst + q * channels + c, m, out);
+    }
+  }
+}
+
 GEBE_AVX512 float Dot(const float* a, const float* b, int64_t n) {
   __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
   int64_t i = 0;
@@ -458,6 +486,7 @@ const Kernels* Avx512Kernels() {
     t.block_compact = CompactBlock;
     t.block_direct = DirectBlock;
     t.transpose_block = TransposeBlock;
+    t.pool_2x2_row = Pool2x2Row;
     t.dot = Dot;
     t.panel_rows = PanelRows;
     t.pack_rows_a = PackRowsA;

@@ -8,6 +8,7 @@
 // kc·NR floats apart, padded with zeros to whole panels.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "cpu/gemm/sgemm.h"
@@ -59,6 +60,13 @@ using DirectBlockKernel = void (*)(const DirectRows& a, int64_t mh, const float*
 // back as channel planes.
 using TransposeBlockKernel = void (*)(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst,
                                       int64_t ld_dst, const TileEpilogue* ep);
+// One output row of a 2×2 stride-2 max pool over the small-plane product (positions × channels,
+// ld floats a position): dst[q · channels + c] is the maximum of positions 2q and 2q + 1 of rows
+// `top` and `bottom`, each with the epilogue applied first (bias[c], then the clamp) when ep is set,
+// taken in MaxPool's order (v > m ? v : m from -inf, so a NaN is skipped). The pooled write-back of
+// a Conv that absorbed the MaxPool after it: bit for bit what the Conv, then the MaxPool, write.
+using Pool2x2RowKernel = void (*)(const float* top, const float* bottom, int64_t ld, int64_t cols, int64_t channels,
+                                  const TileEpilogue* ep, float* dst);
 // Dot product of n floats (the matrix-vector path).
 using DotKernel = float (*)(const float* a, const float* b, int64_t n);
 // m (1..kMR-1) rows of A times one kc × NR panel of packed B: acc[i][0..NR) += sum_q a_i[q] * panel[q*NR + j],
@@ -78,6 +86,7 @@ struct Kernels {
   CompactBlockKernel block_compact = nullptr;    // nullptr: implicit im2col over wide rows only
   DirectBlockKernel block_direct = nullptr;      // nullptr: small-plane convs pack A panels instead
   TransposeBlockKernel transpose_block = nullptr;  // nullptr: the small-plane product is copied back in scalars
+  Pool2x2RowKernel pool_2x2_row = nullptr;        // nullptr: the pooled write-back's portable loop
   DotKernel dot = nullptr;
   PanelRowsKernel panel_rows = nullptr;
   PackRowsAKernel pack_rows_a = nullptr;  // nullptr: the portable loop of PackPanelsA
@@ -91,6 +100,14 @@ const Kernels* PortableKernels();
 const Kernels* Avx2Kernels();
 const Kernels* Avx512Kernels();
 const Kernels* NeonKernels();
+
+// The epilogue's clamp on one value, as every portable loop applies it: Relu as x > lo ? x : lo
+// (NaN gives lo), Clip as min(max(x, lo), hi) (NaN kept).
+inline float ClampValue(const TileEpilogue& ep, float x) {
+  if (ep.clamp == TileEpilogue::kRelu) return x > ep.lo ? x : ep.lo;
+  if (ep.clamp == TileEpilogue::kClip) return std::min(std::max(x, ep.lo), ep.hi);
+  return x;
+}
 
 // The epilogue over an h × w block of C (portable; partial tiles of ISAs without masks).
 void ApplyTileEpilogue(const TileEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w);

@@ -14,11 +14,8 @@ void ApplyTileEpilogue(const TileEpilogue& ep, float* c, int64_t ldc, int64_t h,
       float bv = ep.bias[y];
       for (int64_t x = 0; x < w; ++x) row[x] += bv;
     }
-    if (ep.clamp == TileEpilogue::kRelu) {
-      for (int64_t x = 0; x < w; ++x) row[x] = row[x] > ep.lo ? row[x] : ep.lo;
-    } else if (ep.clamp == TileEpilogue::kClip) {
-      for (int64_t x = 0; x < w; ++x) row[x] = std::min(std::max(row[x], ep.lo), ep.hi);
-    }
+    if (ep.clamp != TileEpilogue::kNone)
+      for (int64_t x = 0; x < w; ++x) row[x] = ClampValue(ep, row[x]);
   }
 }
 

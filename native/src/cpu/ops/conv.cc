@@ -1,7 +1,9 @@
 // Conv (1-D, 2-D and N-D, groups, depthwise, dilations, pads, auto_pad): attribute and shape checks,
 // weights packed once at load, and the choice of path: depthwise (conv_depthwise.cc), constant
 // weights (conv_prepacked.cc), im2col + GEMM for weights that arrive at run time, and 3 or more
-// spatial dims (conv_nd.cc).
+// spatial dims (conv_nd.cc). A Conv may also carry the 2×2 stride-2 MaxPool after it
+// (FuseConvMaxPool), which the small-plane path pools before writing back.
+#include <memory>
 #include <vector>
 
 #include "cpu/gemm/sgemm.h"
@@ -10,6 +12,7 @@
 #include "cpu/ops/conv_im2col.h"
 #include "cpu/ops/conv_nd.h"
 #include "cpu/ops/conv_prepacked.h"
+#include "cpu/ops/conv_small_plane.h"
 #include "cpu/ops/op_util.h"
 
 namespace gebe::cpu {
@@ -23,8 +26,17 @@ class ConvKernel : public Kernel {
   }
 
   bool FuseActivation(const Activation& act) override {
-    if (act_.kind != Activation::Kind::kNone) return false;
+    if (act_.kind != Activation::Kind::kNone || pool_) return false;
     act_ = act;
+    return true;
+  }
+
+  // Only a bias and a clamp go with the pooling (conv_small_plane.h); other activations keep
+  // the MaxPool apart.
+  bool FuseMaxPool(std::unique_ptr<Kernel>* pool) override {
+    using Kind = Activation::Kind;
+    if (pool_ || (act_.kind != Kind::kNone && act_.kind != Kind::kRelu && act_.kind != Kind::kClip)) return false;
+    pool_ = std::move(*pool);
     return true;
   }
 
@@ -59,23 +71,51 @@ class ConvKernel : public Kernel {
     for (size_t i = 0; i < g.kernel.size(); ++i) {
       if (g.kernel[i] != w.shape[2 + i]) Fail("kernel_shape does not match W " + ShapeToString(w.shape));
     }
-    Shape s = {x.shape[0], m};
-    s.insert(s.end(), g.out.begin(), g.out.end());
-    out[0] = {DataType::kFloat32, s, nullptr};
+    out[0] = {DataType::kFloat32, ConvShape(x, w), nullptr};
+    if (pool_) {  // the shape, and any error, the MaxPool would give
+      std::vector<TensorRef> pooled(1);
+      pool_->Infer({&out[0]}, pooled);
+      out[0] = pooled[0];
+    }
     return true;
   }
 
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    if (!pool_) {
+      Convolve(in, out[0].as<float>(), false, ctx);
+      return;
+    }
+    if (Convolve(in, out[0].as<float>(), true, ctx)) return;
+    // Where the convolution cannot pool its product: the whole output, then the MaxPool's own kernel.
+    TensorRef full{DataType::kFloat32, ConvShape(*in[0], *in[1]), nullptr};
+    if (unpooled_.size() < full.bytes()) unpooled_ = AlignedBuffer(full.bytes());
+    full.data = unpooled_.data();
+    Convolve(in, full.as<float>(), false, ctx);
+    pool_->Run({&full}, out, ctx);
+  }
+
+ private:
+  Shape ConvShape(const TensorRef& x, const TensorRef& w) const {
+    ConvGeometry g = ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), Shape(w.shape.begin() + 2, w.shape.end()));
+    Shape s = {x.shape[0], w.shape[0]};
+    s.insert(s.end(), g.out.begin(), g.out.end());
+    return s;
+  }
+
+  // The convolution into y. With pool_2x2, its 2×2 stride-2 max pool instead, where the path
+  // the geometry takes can pool (the small-plane one); elsewhere returns false having done nothing.
+  bool Convolve(const std::vector<const TensorRef*>& in, float* py, bool pool_2x2, const RunContext& ctx) {
     const TensorRef &x = *in[0], &w = *in[1];
     const float* bias = in.size() > 2 && in[2] ? in[2]->as<const float>() : nullptr;
     ConvGeometry geometry = ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), Shape(w.shape.begin() + 2, w.shape.end()));
     int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
     if (geometry.spatial > 2) {
+      if (pool_2x2) return false;
       ConvNdArgs nd;
       nd.x = x.as<const float>();
       nd.w = w.as<const float>();
       nd.bias = bias;
-      nd.y = out[0].as<float>();
+      nd.y = py;
       nd.n = n;
       nd.c = c;
       nd.m = m;
@@ -84,20 +124,21 @@ class ConvKernel : public Kernel {
       nd.act = &act_;
       if (weights_.Holds(nd.w)) nd.packed = &weights_.Panels();
       ConvNd(nd, ctx);
-      return;
+      return true;
     }
     Geo2 g = To2D(geometry);
     int64_t cg = c / group_, mg = m / group_;
     int64_t ohw = g.oh * g.ow, ihw = g.ih * g.iw, kdim = cg * g.kh * g.kw;
     const float* px = x.as<const float>();
     const float* pw = w.as<const float>();
-    float* py = out[0].as<float>();
     if (cg == 1 && group_ == c && c > 1) {
+      if (pool_2x2) return false;
       Depthwise(px, pw, bias, py, n * m, c, mg, g, act_, ctx.pool);
-      return;
+      return true;
     }
     bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.ih && g.ow == g.iw;
     if (weights_.Holds(pw)) {
+      if (pool_2x2 && !SmallPlanePays(g, cg, mg)) return false;
       PrepackedConvArgs args;
       args.x = px;
       args.bias = bias;
@@ -110,9 +151,11 @@ class ConvKernel : public Kernel {
       args.pointwise = pointwise;
       args.act = &act_;
       args.weights = &weights_;
+      args.pool_2x2 = pool_2x2;
       RunPrepackedConv(args, ctx);
-      return;
+      return true;
     }
+    if (pool_2x2) return false;
     float* col = pointwise ? nullptr : ctx.scratch->Floats(size_t(kdim * ohw));
     for (int64_t b = 0; b < n; ++b) {
       for (int64_t gi = 0; gi < group_; ++gi) {
@@ -138,13 +181,17 @@ class ConvKernel : public Kernel {
         }
       });
     }
+    return true;
   }
 
- private:
   ConvAttributes attrs_;
   int64_t group_;
   Activation act_;
   ConvWeights weights_;  // when W is a constant
+  // A MaxPool absorbed by FuseConvMaxPool: its kernel gives the pooled shape, and pools where the
+  // convolution's path cannot, from unpooled_ (a session runs on one thread at a time).
+  std::unique_ptr<Kernel> pool_;
+  AlignedBuffer unpooled_;
 };
 
 }  // namespace

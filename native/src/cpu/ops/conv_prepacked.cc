@@ -201,6 +201,8 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
   int64_t cg = args.c / args.groups, mg = args.m / args.groups, ohw = g.oh * g.ow, ihw = g.ih * g.iw;
   int64_t kdim = cg * g.kh * g.kw;
   bool small_plane = SmallPlanePays(g, cg, mg);
+  if (args.pool_2x2 && !small_plane) throw EngineError("internal: a pooled convolution outside the small-plane path");
+  const int64_t y_plane = args.pool_2x2 ? (g.oh / 2) * (g.ow / 2) : ohw;
   const std::vector<PackedB>* transposed = small_plane ? &args.weights->SmallPlane(g, cg) : nullptr;
   const std::vector<PackedA>* packed = small_plane ? nullptr : &args.weights->Panels();
   int threads = ctx.pool->size();
@@ -213,11 +215,11 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
   auto image = [&](int64_t b, float* panels, ThreadPool* pool) {
     for (int64_t gi = 0; gi < args.groups; ++gi) {
       const float* xg = args.x + (b * args.c + gi * cg) * ihw;
-      float* yg = args.y + (b * args.m + gi * mg) * ohw;
+      float* yg = args.y + (b * args.m + gi * mg) * y_plane;
       RowEpilogue gep = ep;
       gep.bias = args.bias ? args.bias + gi * mg : nullptr;
       if (small_plane) {
-        SmallPlaneConv(xg, cg, mg, g, (*transposed)[size_t(gi)], gep, yg, pool);
+        SmallPlaneConv(xg, cg, mg, g, (*transposed)[size_t(gi)], gep, args.pool_2x2, yg, pool);
         continue;
       }
       const PackedA& a = (*packed)[size_t(gi)];

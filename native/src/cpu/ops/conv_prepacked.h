@@ -48,6 +48,9 @@ struct PrepackedConvArgs {
   bool pointwise = false;
   const Activation* act = nullptr;
   ConvWeights* weights = nullptr;  // holding W
+  // y is the 2×2 stride-2 max pool of the convolution (n × m × oh / 2 × ow / 2); only for
+  // geometries that take the small-plane path (SmallPlanePays).
+  bool pool_2x2 = false;
 };
 
 void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx);

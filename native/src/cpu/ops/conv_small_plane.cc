@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "cpu/gemm/sgemm_kernels.h"
@@ -171,11 +172,73 @@ void DirectProduct(const ChannelsLast& xl, int64_t cg, const Geo2& g, const Pack
   });
 }
 
+// product[p][m] → yg[m][p], 16 channels at a time (one cache line of each product row), then
+// the GEMM's own epilogue over those rows while they are in cache: bias and clamp as a tile's,
+// any other activation over each row.
+void WriteChannelPlanes(const float* pr, int64_t n, int64_t mg, const RowEpilogue& ep, float* yg, ThreadPool* pool) {
+  int64_t blocks = (mg + kNR - 1) / kNR;
+  gemm_detail::TileEpilogue tile;
+  const bool fused = gemm_detail::FusableEpilogue(ep, &tile);
+  const auto transpose = gemm_detail::ActiveKernels().transpose_block;
+  ParallelForOrInline(pool, blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kNR)), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      int64_t m0 = b * kNR, m1 = std::min(mg, m0 + kNR);
+      gemm_detail::TileEpilogue rows = tile;
+      if (rows.bias) rows.bias += m0;
+      if (transpose) {
+        // 16 × 16 blocks in registers, the bias and clamp applied on the way out.
+        for (int64_t p = 0; p < n; p += 16)
+          transpose(pr + p * mg + m0, mg, std::min<int64_t>(16, n - p), m1 - m0, yg + m0 * n + p, n, fused ? &rows : nullptr);
+      } else {
+        for (int64_t p = 0; p < n; ++p) {
+          const float* src = pr + p * mg;
+          for (int64_t m = m0; m < m1; ++m) yg[m * n + p] = src[m];
+        }
+        if (fused) gemm_detail::ApplyTileEpilogue(rows, yg + m0 * n, n, m1 - m0, n);
+      }
+      if (!fused && !ep.empty()) {  // an activation that is not a clamp, over each row
+        RowEpilogue act = ep;
+        if (act.bias) act.bias += m0;
+        gemm_detail::ApplyRowEpilogue(act, yg + m0 * n, n, m1 - m0, n);
+      }
+    }
+  });
+}
+
+// Pool2x2RowKernel's portable loop: the epilogue as ApplyTileEpilogue applies it, the maximum as
+// pool.cc's portable row takes it.
+void Pool2x2RowPortable(const float* top, const float* bottom, int64_t ld, int64_t cols, int64_t channels,
+                        const gemm_detail::TileEpilogue* ep, float* dst) {
+  for (int64_t q = 0; q < cols; ++q) {
+    const float* window[4] = {top + 2 * q * ld, top + (2 * q + 1) * ld, bottom + 2 * q * ld, bottom + (2 * q + 1) * ld};
+    for (int64_t c = 0; c < channels; ++c) {
+      float m = -std::numeric_limits<float>::infinity();
+      for (const float* position : window) {
+        float x = position[c];
+        if (ep) x = gemm_detail::ClampValue(*ep, ep->bias ? x + ep->bias[c] : x);
+        m = x > m ? x : m;
+      }
+      dst[q * channels + c] = m;
+    }
+  }
+}
+
+// The product (g.oh · g.ow positions × mg channels) pooled 2×2 with stride 2 into `pooled`
+// ((g.oh / 2) · (g.ow / 2) positions × mg), the epilogue applied to each position first.
+void PoolProduct(const float* pr, const Geo2& g, int64_t mg, const gemm_detail::TileEpilogue* ep, float* pooled, ThreadPool* pool) {
+  const int64_t ph = g.oh / 2, pw = g.ow / 2, row = g.ow * mg;
+  const gemm_detail::Pool2x2RowKernel pool_row =
+      gemm_detail::ActiveKernels().pool_2x2_row ? gemm_detail::ActiveKernels().pool_2x2_row : Pool2x2RowPortable;
+  ParallelForOrInline(pool, ph, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 4 * pw * mg)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) pool_row(pr + 2 * r * row, pr + (2 * r + 1) * row, mg, pw, mg, ep, pooled + r * pw * mg);
+  });
+}
+
 }  // namespace
 
 void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, const PackedB& w, const RowEpilogue& ep,
-                    float* yg, ThreadPool* pool) {
-  thread_local std::vector<float> channels_last, panels, product;
+                    bool pool_2x2, float* yg, ThreadPool* pool) {
+  thread_local std::vector<float> channels_last, panels, product, pooled;
   int64_t n = g.oh * g.ow, k = w.k, kc = w.kc, n_padded = PadTo(n, kMR);
   ChannelsLast xl;
   xl.hp = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
@@ -205,37 +268,16 @@ void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, cons
     });
     SgemmPrepackedPanels(pa, n, k, kc, mg, w.data.data(), pr_out, mg, RowEpilogue{}, pool);
   }
-  // product[p][m] → yg[m][p], 16 channels at a time (one cache line of each product row), then
-  // the GEMM's own epilogue over those rows while they are in cache: bias and clamp as a tile's,
-  // any other activation over each row.
-  const float* pr = pr_out;
-  int64_t blocks = (mg + kNR - 1) / kNR;
+  if (!pool_2x2) return WriteChannelPlanes(pr_out, n, mg, ep, yg, pool);
+  // Pooled before the write-back, which then moves a quarter of the data: the epilogue (bias and
+  // clamp only: ConvKernel takes a MaxPool only after those) goes with the pooling.
   gemm_detail::TileEpilogue tile;
   const bool fused = gemm_detail::FusableEpilogue(ep, &tile);
-  const auto transpose = gemm_detail::ActiveKernels().transpose_block;
-  ParallelForOrInline(pool, blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kNR)), [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) {
-      int64_t m0 = b * kNR, m1 = std::min(mg, m0 + kNR);
-      gemm_detail::TileEpilogue rows = tile;
-      if (rows.bias) rows.bias += m0;
-      if (transpose) {
-        // 16 × 16 blocks in registers, the bias and clamp applied on the way out.
-        for (int64_t p = 0; p < n; p += 16)
-          transpose(pr + p * mg + m0, mg, std::min<int64_t>(16, n - p), m1 - m0, yg + m0 * n + p, n, fused ? &rows : nullptr);
-      } else {
-        for (int64_t p = 0; p < n; ++p) {
-          const float* src = pr + p * mg;
-          for (int64_t m = m0; m < m1; ++m) yg[m * n + p] = src[m];
-        }
-        if (fused) gemm_detail::ApplyTileEpilogue(rows, yg + m0 * n, n, m1 - m0, n);
-      }
-      if (!fused && !ep.empty()) {  // an activation that is not a clamp, over each row
-        RowEpilogue act = ep;
-        if (act.bias) act.bias += m0;
-        gemm_detail::ApplyRowEpilogue(act, yg + m0 * n, n, m1 - m0, n);
-      }
-    }
-  });
+  const int64_t pn = (g.oh / 2) * (g.ow / 2);
+  if (pooled.size() < size_t(pn * mg)) pooled.resize(size_t(pn * mg));
+  float* po = pooled.data();
+  PoolProduct(pr_out, g, mg, fused ? &tile : nullptr, po, pool);
+  WriteChannelPlanes(po, pn, mg, RowEpilogue{}, yg, pool);
 }
 
 }  // namespace gebe::cpu

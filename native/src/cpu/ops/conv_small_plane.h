@@ -11,7 +11,9 @@
 // channels, no A panels), which pays on planes up to 56×56; elsewhere positions are packed six
 // at a time into A panels and the path is kept to 14×14. The product (positions × channels) is
 // transposed into the NCHW output with the bias and activation (16 × 16 register transposes on
-// AVX-512, which also build the channels-last copy).
+// AVX-512, which also build the channels-last copy). A Conv that absorbed a 2×2 stride-2 MaxPool
+// pools the product while it is still channels last (a vector max over 16 channels), so only the
+// pooled quarter is transposed and the pool never reads the full-size output.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +30,9 @@ bool SmallPlanePays(const Geo2& g, int64_t cg, int64_t mg);
 PackedB PackSmallPlaneWeights(const float* w, int64_t mg, int64_t cg, const Geo2& g);
 
 // One group of one image: xg (cg × ih × iw) → yg (mg × oh × ow), bias and activation from ep.
+// With pool_2x2, yg is the 2×2 stride-2 max pool of that (mg × oh / 2 × ow / 2); ep then has no
+// activation but a clamp.
 void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, const PackedB& w, const RowEpilogue& ep,
-                    float* yg, ThreadPool* pool);
+                    bool pool_2x2, float* yg, ThreadPool* pool);
 
 }  // namespace gebe::cpu

@@ -89,6 +89,9 @@ class Kernel {
   virtual bool IsView() const { return false; }
   // Kernels that can absorb a following activation return true and apply it in Run.
   virtual bool FuseActivation(const Activation& act) { return false; }
+  // A kernel that can pool its own output takes the kernel of the MaxPool that consumes it (one
+  // whose window is 2×2, stride 2, no padding: FuseConvMaxPool checks that) and returns true.
+  virtual bool FuseMaxPool(std::unique_ptr<Kernel>* pool) { return false; }
   // Called once after optimisation with the inputs that are constants (nullptr for the others),
   // so kernels can pre-pack weights. Constants outlive the kernel's program.
   virtual void PrepareConstants(const std::vector<const TensorRef*>& constants) {}

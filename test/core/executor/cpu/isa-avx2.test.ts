@@ -14,6 +14,7 @@ if (skipped) {
     it('are the ones the engine uses', () => expect(activeCpuIsa()).toBe('avx2'));
   });
   await import('./conv-paths.test.js');
+  await import('./conv-pool-fusion.test.js');
   await import('./pool-paths.test.js');
   await import('./gemm-paths.test.js');
   await import('./elementwise-fusion.test.js');
