@@ -158,12 +158,13 @@ function printBatchGain(measured: Map<string, { gebe: number; ort: number }>, th
   for (const line of lines) console.log(line);
 }
 
-async function main(): Promise<void> {
-  if (process.argv[2] === '--rss') return rssChild(process.argv[3], process.argv[4], process.argv[5]);
-  const iters = Number(process.env.GEBE_BENCH_ITERS ?? 20);
-  const budgetMs = 1000 * Number(process.env.GEBE_BENCH_SECONDS ?? 1.5);
-  const only = process.env.GEBE_BENCH_ONLY ? new RegExp(process.env.GEBE_BENCH_ONLY) : undefined;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-bench-'));
+/**
+ * Child-process mode: build every model in JS and write it into `dir`; prints the paths as JSON.
+ * Building them (ResNet-18 four times over, with calibration runs) leaves hundreds of MB of garbage,
+ * which V8's concurrent GC and unmapper threads would otherwise clear on the two cores while the
+ * first rows are timed: the 2-thread MNIST cells came out up to 2.5× slower in such runs.
+ */
+async function writeModels(dir: string): Promise<void> {
   const write = (name: string, bytes: Uint8Array) => {
     const file = path.join(dir, name);
     writeFileSync(file, bytes);
@@ -187,6 +188,18 @@ async function main(): Promise<void> {
     resnet18Qdq: write('resnet18_qdq.onnx', await qdqResnet18()),
     resnet18QdqU8: write('resnet18_qdq_u8.onnx', await qdqResnet18({ activation: 'UINT8' })),
   };
+  process.stdout.write(JSON.stringify(models));
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--rss') return rssChild(process.argv[3], process.argv[4], process.argv[5]);
+  if (process.argv[2] === '--write-models') return writeModels(process.argv[3]);
+  const iters = Number(process.env.GEBE_BENCH_ITERS ?? 20);
+  const budgetMs = 1000 * Number(process.env.GEBE_BENCH_SECONDS ?? 1.5);
+  const only = process.env.GEBE_BENCH_ONLY ? new RegExp(process.env.GEBE_BENCH_ONLY) : undefined;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-bench-'));
+  const self = fileURLToPath(import.meta.url);
+  const models = JSON.parse(execFileSync(process.execPath, [self, '--write-models', dir], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Record<string, string>;
   // PyTorch exports (scripts/make-torch-fixtures.py), from the repository root npm runs this in
   // (the compiled script lives under build/bench, away from fixtures/).
   const torch = (name: string) => path.resolve('fixtures', 'models', 'torch', `${name}.onnx`);
@@ -233,7 +246,6 @@ async function main(): Promise<void> {
   printBatchGain(measured, threadCounts);
   console.log('');
   console.log(`${pad('peak RSS after load', NAME_WIDTH)}${pad('', 9)}${pad('gebe MiB', 11)}${pad('ORT MiB', 11)}gebe/ORT`);
-  const self = fileURLToPath(import.meta.url);
   const seen = new Set<string>();
   for (const spec of specs) {
     if (only && !only.test(spec.name)) continue;

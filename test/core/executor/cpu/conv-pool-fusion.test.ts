@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
-import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
+import { type AttributeValue, OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-conv-pool-'));
@@ -28,7 +28,7 @@ interface PoolCase {
   strides?: number[];
   group?: number;
   activation?: 'Relu' | 'Clip' | 'LeakyRelu';
-  pool?: Record<string, unknown>;  // MaxPool attributes; 2×2 stride 2 unless given
+  pool?: Record<string, AttributeValue>;  // MaxPool attributes; 2×2 stride 2 unless given
   indices?: boolean;               // the MaxPool's Indices output too
 }
 
