@@ -3,6 +3,7 @@
 //   MatMul + Add(constant 1-D) → MatMul with a fused bias (one GEMM pass instead of two)
 //   Conv/Gemm/MatMul + Relu/Clip/LeakyRelu/Sigmoid/HardSwish → the producer applies the activation
 //   Conv (+ Relu/Clip) + MaxPool 2×2 stride 2 → the Conv pools its own output (conv_small_plane.h)
+//   Conv + Add(residual) [+ activation] → the Conv adds the residual in its epilogue
 // A fusion only happens when the intermediate value has exactly one consumer and is not a graph
 // output, so nothing observable changes.
 #include <cmath>
@@ -183,7 +184,41 @@ bool IsPlainMaxPool2x2(const Step& s) {
          all(node.get_ints("dilations"), 1) && node.get_int("ceil_mode", 0) == 0 && (auto_pad == "NOTSET" || auto_pad == "VALID");
 }
 
+// A 2-D convolution with constant weights and one output: the kind whose fused paths exist.
+bool IsPlainConv2d(const Program& p, const Step& s) {
+  return OpOf(s) == "Conv" && s.outputs.size() == 1 && s.inputs.size() >= 2 && s.inputs.size() <= 3 && IsConstFloat(p, s.inputs[1]) &&
+         p.constants[size_t(s.inputs[1])].shape.size() == 4;
+}
+
 }  // namespace
+
+void FuseConvResidualAdd(Program& p) {
+  auto consumers = ConsumerCounts(p);
+  auto producer = Producers(p);
+  std::vector<bool> dead(p.steps.size(), false);
+  for (size_t k = 0; k < p.steps.size(); ++k) {
+    Step& add = p.steps[k];
+    if (OpOf(add) != "Add" || add.inputs.size() != 2 || add.outputs.size() != 1) continue;
+    for (int side = 0; side < 2; ++side) {
+      int x = add.inputs[size_t(side)], r = add.inputs[size_t(1 - side)];
+      if (x < 0 || r < 0 || x == r || producer[size_t(x)] < 0 || consumers[size_t(x)] != 1) continue;
+      const size_t at = size_t(producer[size_t(x)]);
+      if (dead[at] || !IsPlainConv2d(p, p.steps[at])) continue;
+      if (!p.steps[at].kernel->FuseResidualAdd(&add.kernel, side == 1)) continue;
+      // The Conv moves into the Add's place: the residual may be computed after the Conv's own
+      // (the downsampling branch of a ResNet block often is), and everything the Conv reads
+      // comes before its old place.
+      Step conv = std::move(p.steps[at]);
+      conv.inputs.resize(3, -1);
+      conv.inputs.push_back(r);
+      conv.outputs[0] = add.outputs[0];
+      p.steps[k] = std::move(conv);
+      dead[at] = true;
+      break;
+    }
+  }
+  EraseSteps(p, dead);
+}
 
 void FuseConvMaxPool(Program& p) {
   auto consumers = ConsumerCounts(p);
@@ -195,10 +230,7 @@ void FuseConvMaxPool(Program& p) {
     int x = pool.inputs[0];
     if (x < 0 || producer[size_t(x)] < 0 || consumers[size_t(x)] != 1) continue;
     Step& conv = p.steps[size_t(producer[size_t(x)])];
-    // A 2-D convolution with constant weights: the only kind whose pooled path exists.
-    if (OpOf(conv) != "Conv" || conv.outputs.size() != 1 || conv.inputs.size() < 2 || !IsConstFloat(p, conv.inputs[1]) ||
-        p.constants[size_t(conv.inputs[1])].shape.size() != 4)
-      continue;
+    if (!IsPlainConv2d(p, conv)) continue;
     if (!conv.kernel->FuseMaxPool(&pool.kernel)) continue;
     conv.outputs[0] = pool.outputs[0];
     dead[k] = true;

@@ -64,7 +64,9 @@ void FoldConstants(Program& program, const RunContext& ctx);
 void FuseConvBatchNorm(Program& program);
 void FuseActivations(Program& program);
 void FuseMatMulBias(Program& program);
-// After FuseActivations: Conv (+ Relu/Clip) → MaxPool 2×2 stride 2 → the Conv pools its own output.
+// Before FuseActivations: Conv → Add(·, residual) → the Conv adds the residual (and then takes the
+// activation after the Add). After it: Conv (+ Relu/Clip) → MaxPool 2×2 stride 2 → the Conv pools.
+void FuseConvResidualAdd(Program& program);
 void FuseConvMaxPool(Program& program);
 // Gelu and attention-softmax chains (elementwise_fusion.cc).
 void FuseElementwiseChains(Program& program);

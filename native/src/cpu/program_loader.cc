@@ -180,6 +180,7 @@ std::unique_ptr<Program> BuildProgram(Graph graph, int64_t opset, const LoadOpti
     FoldConstants(*program, ctx);
     FuseConvBatchNorm(*program);
     FuseMatMulBias(*program);
+    FuseConvResidualAdd(*program);
     FuseActivations(*program);
     FuseConvMaxPool(*program);
     FuseElementwiseChains(*program);

@@ -92,6 +92,36 @@ void RunMnist(const std::string& root) {
   }
 }
 
+// A ResNet-style block (fixtures/generate.ts, residualBlockOnnx): the residual added in a Conv's
+// epilogue, at several batch sizes and thread counts (image by image at batch 4 on 2 threads), and
+// a broadcast residual through the Add's kernel: finite outputs, the same for an image whatever the
+// batch around it.
+void RunResidualBlock(const std::string& root) {
+  std::string model = root + "/fixtures/models/residual-block.onnx";
+  std::vector<float> first;
+  for (int threads : {1, 2}) {
+    auto session = Load(model, threads);
+    std::mt19937 rng(12);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    std::vector<float> image(32 * 12 * 12);
+    for (auto& v : image) v = dist(rng);
+    for (int64_t batch : {1, 3, 4}) {
+      std::vector<float> data;
+      for (int64_t b = 0; b < batch; ++b) data.insert(data.end(), image.begin(), image.end());
+      TensorView in{"input", DataType::kFloat32, {batch, 32, 12, 12}, data.data(), data.size() * 4};
+      std::vector<Tensor> out;
+      session->run({in}, out);
+      Check(out.size() == 1 && out[0].shape == std::vector<int64_t>{batch, 16, 6, 6}, "residual block output shape");
+      const float* p = static_cast<const float*>(out[0].buffer.data());
+      if (first.empty()) first.assign(p, p + 16 * 36);
+      for (int64_t i = 0; i < batch * 16 * 36; ++i) {
+        Check(std::isfinite(p[i]), "residual block output finite");
+        Check(std::fabs(p[i] - first[size_t(i % (16 * 36))]) < 1e-4f, "residual block image independent of batch and threads");
+      }
+    }
+  }
+}
+
 // Three 3×3 convs on 14×14 and 7×7 planes (the transposed small-plane path, its channels-last
 // copy and lazily packed weights), at several batch sizes and thread counts: finite outputs in
 // Clip's [0, 6], and the same values for an image whatever the batch around it.
@@ -206,6 +236,7 @@ int main(int argc, char** argv) {
   try {
     RunMnist(root);
     RunSmallPlaneConvs(root);
+    RunResidualBlock(root);
     RunBadModels(root);
     std::string node_dir = "/usr/share/libonnx-testdata/data/node";
     if (Exists(node_dir)) RunConformance(node_dir);

@@ -4,6 +4,7 @@
 // otherwise), so the build never needs -march flags. Drivers here; kernels in sgemm_kernels.h.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -52,7 +53,13 @@ struct RowEpilogue {
   float lo = 0.f, hi = 0.f;
   void (*activation)(const void* ctx, float* row, int64_t n) = nullptr;
   const void* ctx = nullptr;
-  bool empty() const { return bias == nullptr && activation == nullptr && clamp == kNone; }
+  // A residual added after the bias, before the clamp or activation (a Conv that absorbed the Add
+  // after it): each value of C adds the one `residual` floats past it, the residual tensor being
+  // laid out as C. So only for a C written where the output lives, never for a scratch copy; it
+  // makes the epilogue run over finished rows (ApplyRowEpilogue), not in the tiles' registers.
+  bool has_residual = false;
+  std::ptrdiff_t residual = 0;
+  bool empty() const { return bias == nullptr && activation == nullptr && clamp == kNone && !has_residual; }
 };
 
 // The packed-B layout the blocked driver reads: per block of kc rows of k (kc = a PackedA's kc),

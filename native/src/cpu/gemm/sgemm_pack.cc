@@ -109,7 +109,7 @@ void ScatterRow(const float* src, int64_t n, int64_t n_padded, float* base, int6
 }
 
 bool FusableEpilogue(const RowEpilogue& ep, TileEpilogue* out) {
-  if (ep.activation || (ep.bias == nullptr && ep.clamp == RowEpilogue::kNone)) return false;
+  if (ep.activation || ep.has_residual || (ep.bias == nullptr && ep.clamp == RowEpilogue::kNone)) return false;
   out->bias = ep.bias;
   out->clamp = ep.clamp == RowEpilogue::kRelu   ? TileEpilogue::kRelu
                : ep.clamp == RowEpilogue::kClip ? TileEpilogue::kClip
@@ -120,12 +120,23 @@ bool FusableEpilogue(const RowEpilogue& ep, TileEpilogue* out) {
 }
 
 void ApplyRowEpilogue(const RowEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w) {
+  // A clamp reaches here only with a residual (otherwise the tiles applied it): the tiles' order.
+  TileEpilogue clamp;
+  clamp.clamp = ep.clamp == RowEpilogue::kRelu ? TileEpilogue::kRelu : ep.clamp == RowEpilogue::kClip ? TileEpilogue::kClip : TileEpilogue::kNone;
+  clamp.lo = ep.lo;
+  clamp.hi = ep.hi;
   for (int64_t y = 0; y < h; ++y) {
     float* row = c + y * ldc;
     if (ep.bias) {
       float bv = ep.bias[y];
       for (int64_t x = 0; x < w; ++x) row[x] += bv;
     }
+    if (ep.has_residual) {
+      const float* residual = row + ep.residual;
+      for (int64_t x = 0; x < w; ++x) row[x] += residual[x];
+    }
+    if (clamp.clamp != TileEpilogue::kNone)
+      for (int64_t x = 0; x < w; ++x) row[x] = ClampValue(clamp, row[x]);
     if (ep.activation) ep.activation(ep.ctx, row, w);
   }
 }

@@ -25,18 +25,27 @@ class ConvKernel : public Kernel {
     if (group_ <= 0) Fail("group must be positive");
   }
 
+  // After a residual Add, the activation applies to the sum (the Relu that follows a ResNet block's Add).
   bool FuseActivation(const Activation& act) override {
     if (act_.kind != Activation::Kind::kNone || pool_) return false;
     act_ = act;
     return true;
   }
 
-  // Only a bias and a clamp go with the pooling (conv_small_plane.h); other activations keep
-  // the MaxPool apart.
+  // Only a bias and a clamp go with the pooling (conv_small_plane.h); other activations, and a
+  // residual, keep the MaxPool apart.
   bool FuseMaxPool(std::unique_ptr<Kernel>* pool) override {
     using Kind = Activation::Kind;
-    if (pool_ || (act_.kind != Kind::kNone && act_.kind != Kind::kRelu && act_.kind != Kind::kClip)) return false;
+    if (pool_ || add_ || (act_.kind != Kind::kNone && act_.kind != Kind::kRelu && act_.kind != Kind::kClip)) return false;
     pool_ = std::move(*pool);
+    return true;
+  }
+
+  // The Add of this Conv's output and another tensor (input 3 from now on), before any activation.
+  bool FuseResidualAdd(std::unique_ptr<Kernel>* add, bool residual_first) override {
+    if (add_ || pool_ || act_.kind != Activation::Kind::kNone) return false;
+    add_ = std::move(*add);
+    residual_first_ = residual_first;
     return true;
   }
 
@@ -72,26 +81,41 @@ class ConvKernel : public Kernel {
       if (g.kernel[i] != w.shape[2 + i]) Fail("kernel_shape does not match W " + ShapeToString(w.shape));
     }
     out[0] = {DataType::kFloat32, ConvShape(x, w), nullptr};
-    if (pool_) {  // the shape, and any error, the MaxPool would give
+    // The shape, and any error, the absorbed MaxPool or Add would give.
+    if (pool_) {
       std::vector<TensorRef> pooled(1);
       pool_->Infer({&out[0]}, pooled);
       out[0] = pooled[0];
+    }
+    if (add_) {
+      std::vector<TensorRef> sum(1);
+      add_->Infer(AddInputs(&out[0], &Input(in, 3, "the residual")), sum);
+      out[0] = sum[0];
     }
     return true;
   }
 
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
-    if (!pool_) {
-      Convolve(in, out[0].as<float>(), false, ctx);
+    Extras extras{&act_};
+    extras.pool_2x2 = pool_ != nullptr;
+    const TensorRef* residual = add_ ? in[3] : nullptr;
+    // A residual of the output's own shape and type is added in the epilogue; broadcasting is the Add's.
+    if (residual && residual->dtype == DataType::kFloat32 && residual->shape == out[0].shape) extras.residual = residual->as<const float>();
+    if (!pool_ && !add_) {
+      Convolve(in, out[0].as<float>(), extras, ctx);
       return;
     }
-    if (Convolve(in, out[0].as<float>(), true, ctx)) return;
-    // Where the convolution cannot pool its product: the whole output, then the MaxPool's own kernel.
+    if ((!add_ || extras.residual) && Convolve(in, out[0].as<float>(), extras, ctx)) return;
+    // Where the convolution's path cannot pool or add: the whole output (the activation held back
+    // when it follows an Add), then the MaxPool's or the Add's own kernel, then the activation.
     TensorRef full{DataType::kFloat32, ConvShape(*in[0], *in[1]), nullptr};
-    if (unpooled_.size() < full.bytes()) unpooled_ = AlignedBuffer(full.bytes());
-    full.data = unpooled_.data();
-    Convolve(in, full.as<float>(), false, ctx);
-    pool_->Run({&full}, out, ctx);
+    if (unfused_.size() < full.bytes()) unfused_ = AlignedBuffer(full.bytes());
+    full.data = unfused_.data();
+    const Activation none;
+    Convolve(in, full.as<float>(), Extras{add_ ? &none : &act_}, ctx);
+    if (pool_) return pool_->Run({&full}, out, ctx);
+    add_->Run(AddInputs(&full, residual), out, ctx);
+    act_.Apply(out[0].as<float>(), out[0].count());
   }
 
  private:
@@ -102,15 +126,30 @@ class ConvKernel : public Kernel {
     return s;
   }
 
-  // The convolution into y. With pool_2x2, its 2×2 stride-2 max pool instead, where the path
-  // the geometry takes can pool (the small-plane one); elsewhere returns false having done nothing.
-  bool Convolve(const std::vector<const TensorRef*>& in, float* py, bool pool_2x2, const RunContext& ctx) {
+  // What goes with the convolution: its activation, and at most one of a 2×2 stride-2 max pool of
+  // it and a residual (of y's shape) added before the activation.
+  struct Extras {
+    const Activation* act;
+    bool pool_2x2 = false;
+    const float* residual = nullptr;
+  };
+
+  std::vector<const TensorRef*> AddInputs(const TensorRef* conv, const TensorRef* residual) const {
+    return residual_first_ ? std::vector<const TensorRef*>{residual, conv} : std::vector<const TensorRef*>{conv, residual};
+  }
+
+  // The convolution into y, with `extras`. Where the path the geometry takes cannot do a pool or
+  // residual asked for (the pool: only the small-plane path; the residual: constant weights, 2-D,
+  // not depthwise), returns false having done nothing.
+  bool Convolve(const std::vector<const TensorRef*>& in, float* py, const Extras& extras, const RunContext& ctx) {
+    const bool pool_2x2 = extras.pool_2x2, plain = !pool_2x2 && !extras.residual;
+    const Activation& act = *extras.act;
     const TensorRef &x = *in[0], &w = *in[1];
     const float* bias = in.size() > 2 && in[2] ? in[2]->as<const float>() : nullptr;
     ConvGeometry geometry = ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), Shape(w.shape.begin() + 2, w.shape.end()));
     int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
     if (geometry.spatial > 2) {
-      if (pool_2x2) return false;
+      if (!plain) return false;
       ConvNdArgs nd;
       nd.x = x.as<const float>();
       nd.w = w.as<const float>();
@@ -121,7 +160,7 @@ class ConvKernel : public Kernel {
       nd.m = m;
       nd.groups = group_;
       nd.g = &geometry;
-      nd.act = &act_;
+      nd.act = &act;
       if (weights_.Holds(nd.w)) nd.packed = &weights_.Panels();
       ConvNd(nd, ctx);
       return true;
@@ -132,8 +171,8 @@ class ConvKernel : public Kernel {
     const float* px = x.as<const float>();
     const float* pw = w.as<const float>();
     if (cg == 1 && group_ == c && c > 1) {
-      if (pool_2x2) return false;
-      Depthwise(px, pw, bias, py, n * m, c, mg, g, act_, ctx.pool);
+      if (!plain) return false;
+      Depthwise(px, pw, bias, py, n * m, c, mg, g, act, ctx.pool);
       return true;
     }
     bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.ih && g.ow == g.iw;
@@ -149,13 +188,14 @@ class ConvKernel : public Kernel {
       args.groups = group_;
       args.g = g;
       args.pointwise = pointwise;
-      args.act = &act_;
+      args.act = &act;
       args.weights = &weights_;
       args.pool_2x2 = pool_2x2;
+      args.residual = extras.residual;
       RunPrepackedConv(args, ctx);
       return true;
     }
-    if (pool_2x2) return false;
+    if (!plain) return false;
     float* col = pointwise ? nullptr : ctx.scratch->Floats(size_t(kdim * ohw));
     for (int64_t b = 0; b < n; ++b) {
       for (int64_t gi = 0; gi < group_; ++gi) {
@@ -169,7 +209,7 @@ class ConvKernel : public Kernel {
         Sgemm(false, false, mg, ohw, kdim, 1.f, pw + gi * mg * kdim, kdim, src, ohw, 0.f, yg, ohw, ctx.pool);
       }
     }
-    if (bias || act_.kind != Activation::Kind::kNone) {
+    if (bias || act.kind != Activation::Kind::kNone) {
       ctx.pool->ParallelFor(n * m, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw)), [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
           float* row = py + r * ohw;
@@ -177,7 +217,7 @@ class ConvKernel : public Kernel {
             float bv = bias[r % m];
             for (int64_t i = 0; i < ohw; ++i) row[i] += bv;
           }
-          act_.Apply(row, ohw);
+          act.Apply(row, ohw);
         }
       });
     }
@@ -188,10 +228,12 @@ class ConvKernel : public Kernel {
   int64_t group_;
   Activation act_;
   ConvWeights weights_;  // when W is a constant
-  // A MaxPool absorbed by FuseConvMaxPool: its kernel gives the pooled shape, and pools where the
-  // convolution's path cannot, from unpooled_ (a session runs on one thread at a time).
-  std::unique_ptr<Kernel> pool_;
-  AlignedBuffer unpooled_;
+  // A MaxPool absorbed by FuseConvMaxPool, or an Add by FuseConvResidualAdd (its other input
+  // first when residual_first_): their kernels give the shape, and pool or add where the
+  // convolution's path cannot, from unfused_ (a session runs on one thread at a time).
+  std::unique_ptr<Kernel> pool_, add_;
+  bool residual_first_ = false;
+  AlignedBuffer unfused_;
 };
 
 }  // namespace

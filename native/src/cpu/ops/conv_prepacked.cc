@@ -211,6 +211,11 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
   // pack per column block into per-thread buffers).
   float* b_buffer = by_image || threads == 1 ? nullptr : ctx.scratch->Floats(size_t(PackedBFloats(kdim, ohw)));
   RowEpilogue ep = EpilogueFor(*args.act);
+  if (args.residual) {
+    // The residual has y's layout, so every output value's residual is the same distance away.
+    ep.has_residual = true;
+    ep.residual = args.residual - args.y;
+  }
   ImplicitLayout layout(g, kdim, mg, args.pointwise);
   auto image = [&](int64_t b, float* panels, ThreadPool* pool) {
     for (int64_t gi = 0; gi < args.groups; ++gi) {
@@ -223,7 +228,8 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
         continue;
       }
       const PackedA& a = (*packed)[size_t(gi)];
-      if (layout.use && ImplicitGroup(xg, cg, mg, g, layout, a, gep, yg, pool)) continue;
+      // The wide implicit form runs its epilogue on a scratch copy, where no residual lines up.
+      if (layout.use && !(args.residual && !layout.compact) && ImplicitGroup(xg, cg, mg, g, layout, a, gep, yg, pool)) continue;
       PackedRowsGroup(xg, g, args.pointwise, a, gep, yg, panels, pool);
     }
   };

@@ -51,6 +51,9 @@ struct PrepackedConvArgs {
   // y is the 2×2 stride-2 max pool of the convolution (n × m × oh / 2 × ow / 2); only for
   // geometries that take the small-plane path (SmallPlanePays).
   bool pool_2x2 = false;
+  // Added to the output before the activation (a Conv that absorbed the residual Add after it): a
+  // tensor of y's shape. Not with pool_2x2.
+  const float* residual = nullptr;
 };
 
 void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx);

@@ -92,6 +92,9 @@ class Kernel {
   // A kernel that can pool its own output takes the kernel of the MaxPool that consumes it (one
   // whose window is 2×2, stride 2, no padding: FuseConvMaxPool checks that) and returns true.
   virtual bool FuseMaxPool(std::unique_ptr<Kernel>* pool) { return false; }
+  // Likewise for the Add of its output and another tensor (residual_first: that tensor is the
+  // Add's first input), which the kernel then takes as an extra input.
+  virtual bool FuseResidualAdd(std::unique_ptr<Kernel>* add, bool residual_first) { return false; }
   // Called once after optimisation with the inputs that are constants (nullptr for the others),
   // so kernels can pre-pack weights. Constants outlive the kernel's program.
   virtual void PrepareConstants(const std::vector<const TensorRef*>& constants) {}

@@ -15,6 +15,7 @@ if (skipped) {
   });
   await import('./conv-paths.test.js');
   await import('./conv-pool-fusion.test.js');
+  await import('./conv-residual-fusion.test.js');
   await import('./pool-paths.test.js');
   await import('./gemm-paths.test.js');
   await import('./elementwise-fusion.test.js');
