@@ -2,7 +2,8 @@
 // weights packed once at load, and the choice of path: depthwise (conv_depthwise.cc), constant
 // weights (conv_prepacked.cc), im2col + GEMM for weights that arrive at run time, and 3 or more
 // spatial dims (conv_nd.cc). A Conv may also carry the 2×2 stride-2 MaxPool after it
-// (FuseConvMaxPool), which the small-plane path pools before writing back.
+// (FuseConvMaxPool), which the small-plane path pools before writing back, or the residual Add
+// after it (FuseConvResidualAdd), which the constant-weight paths add in their epilogue.
 #include <memory>
 #include <vector>
 
@@ -99,8 +100,10 @@ class ConvKernel : public Kernel {
     Extras extras{&act_};
     extras.pool_2x2 = pool_ != nullptr;
     const TensorRef* residual = add_ ? in[3] : nullptr;
-    // A residual of the output's own shape and type is added in the epilogue; broadcasting is the Add's.
-    if (residual && residual->dtype == DataType::kFloat32 && residual->shape == out[0].shape) extras.residual = residual->as<const float>();
+    // A residual of the Conv output's own shape and type is added in the epilogue; broadcasting
+    // (either way: the Conv's output may be the smaller one) is the Add's.
+    if (residual && residual->dtype == DataType::kFloat32 && residual->shape == ConvShape(*in[0], *in[1]))
+      extras.residual = residual->as<const float>();
     if (!pool_ && !add_) {
       Convolve(in, out[0].as<float>(), extras, ctx);
       return;
@@ -109,6 +112,12 @@ class ConvKernel : public Kernel {
     // Where the convolution's path cannot pool or add: the whole output (the activation held back
     // when it follows an Add), then the MaxPool's or the Add's own kernel, then the activation.
     TensorRef full{DataType::kFloat32, ConvShape(*in[0], *in[1]), nullptr};
+    // Up to 9 times the pooled output the planner checked: the same cap applies to it.
+    if (full.bytes() > ctx.max_tensor_bytes) {
+      Fail("its output before the " + std::string(pool_ ? "MaxPool" : "Add") + " it absorbed, of shape " + ShapeToString(full.shape) +
+           ", needs " + std::to_string(full.bytes()) + " bytes, above the memory cap of " + std::to_string(ctx.max_tensor_bytes) +
+           " (SessionOptions.max_tensor_bytes)");
+    }
     if (unfused_.size() < full.bytes()) unfused_ = AlignedBuffer(full.bytes());
     full.data = unfused_.data();
     const Activation none;

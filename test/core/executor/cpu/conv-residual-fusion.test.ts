@@ -119,6 +119,8 @@ const cases: ResidualCase[] = [
   // Through the Add's own kernel: a residual that broadcasts, and paths without the epilogue.
   { name: 'broadcast residual [48, 1, 1] + Relu', input: [1, 20, 9, 9], out: 48, residual: [48, 1, 1], activation: 'Relu' },
   { name: 'depthwise 3x3 + Relu', input: [1, 12, 15, 15], out: 12, group: 12, activation: 'Relu' },
+  // The Conv's 1×1 output is the one that broadcasts, up to the residual's 4×4.
+  { name: 'Conv output [16, 1, 1] broadcast to a [1, 16, 4, 4] residual', input: [1, 8, 3, 3], out: 16, pads: [0, 0, 0, 0], residual: [1, 16, 4, 4] },
 ];
 
 describe('Conv + residual Add fusion', () => {
