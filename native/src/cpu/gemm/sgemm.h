@@ -54,11 +54,12 @@ struct RowEpilogue {
   void (*activation)(const void* ctx, float* row, int64_t n) = nullptr;
   const void* ctx = nullptr;
   // A residual added after the bias, before the clamp or activation (a Conv that absorbed the Add
-  // after it): each value of C adds the one `residual` floats past it, the residual tensor being
-  // laid out as C. So only for a C written where the output lives, never for a scratch copy; it
+  // after it): each value of C adds the float `residual_bytes` past its address, the residual
+  // tensor being laid out as C (another allocation, so the distance is taken between addresses,
+  // not pointers). So only for a C written where the output lives, never for a scratch copy; it
   // makes the epilogue run over finished rows (ApplyRowEpilogue), not in the tiles' registers.
   bool has_residual = false;
-  std::ptrdiff_t residual = 0;
+  std::uintptr_t residual_bytes = 0;  // modulo 2^64: the residual may lie below C
   bool empty() const { return bias == nullptr && activation == nullptr && clamp == kNone && !has_residual; }
 };
 

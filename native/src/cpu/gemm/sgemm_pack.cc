@@ -132,7 +132,7 @@ void ApplyRowEpilogue(const RowEpilogue& ep, float* c, int64_t ldc, int64_t h, i
       for (int64_t x = 0; x < w; ++x) row[x] += bv;
     }
     if (ep.has_residual) {
-      const float* residual = row + ep.residual;
+      const float* residual = reinterpret_cast<const float*>(reinterpret_cast<std::uintptr_t>(row) + ep.residual_bytes);
       for (int64_t x = 0; x < w; ++x) row[x] += residual[x];
     }
     if (clamp.clamp != TileEpilogue::kNone)

@@ -214,7 +214,7 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
   if (args.residual) {
     // The residual has y's layout, so every output value's residual is the same distance away.
     ep.has_residual = true;
-    ep.residual = args.residual - args.y;
+    ep.residual_bytes = reinterpret_cast<std::uintptr_t>(args.residual) - reinterpret_cast<std::uintptr_t>(args.y);
   }
   ImplicitLayout layout(g, kdim, mg, args.pointwise);
   auto image = [&](int64_t b, float* panels, ThreadPool* pool) {
