@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { bitDifferences, outputOf, seedOf } from '../../../helpers/fusion-check.js';
 import { type AttributeValue, OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 
@@ -39,8 +40,7 @@ let saved = 0;
  * too. The weights come from the case's name, so both forms of one case hold the same ones.
  */
 function poolModel(c: PoolCase, exposeConv = false): string {
-  let weightSeed = 0;
-  for (const ch of c.name) weightSeed = (weightSeed * 31 + ch.charCodeAt(0)) % 100_000;
+  const weightSeed = seedOf(c.name);
   const g = new OnnxGraphBuilder('conv_pool', 13);
   g.input('input', 'FLOAT', ['batch', c.input[1], 'h', 'w']);
   const kernel = c.kernel ?? [3, 3];
@@ -70,32 +70,6 @@ function input(c: PoolCase, batch: number): CpuTensor {
   return { name: 'input', datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed++, 1) };
 }
 
-/**
- * Where two FP32 tensors differ bit for bit: the count and the first index (a whole-array toEqual
- * would have vitest diff thousands of elements).
- */
-function bitDifferences(a: CpuTensor, b: CpuTensor): { count: number; first: number } {
-  const fa = a.data as Float32Array, fb = b.data as Float32Array;
-  const x = new Uint32Array(fa.buffer, fa.byteOffset, fa.length), y = new Uint32Array(fb.buffer, fb.byteOffset, fb.length);
-  let count = Math.abs(x.length - y.length), first = count ? Math.min(x.length, y.length) : -1;
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    if (x[i] === y[i]) continue;
-    if (first < 0) first = i;
-    count++;
-  }
-  return { count, first };
-}
-
-async function outputOf(model: string, x: CpuTensor, threads: number): Promise<{ ops: Record<string, number>; out: CpuTensor }> {
-  const session = CpuSession.load(model, { intraOpThreads: threads });
-  try {
-    const outputs = await session.run([x]);
-    return { ops: session.info().optimizedOperators, out: outputs.find((o) => o.name === 'output')! };
-  } finally {
-    session.close();
-  }
-}
-
 const fused: PoolCase[] = [
   // Small output planes (conv_small_plane.h): pooled channels last, before the write-back.
   { name: 'MNIST conv2: 32 -> 64 on 26x26 + Relu', input: [1, 32, 26, 26], out: 64, activation: 'Relu' },
@@ -116,9 +90,9 @@ describe('Conv + MaxPool 2x2 fusion', () => {
     it.each([[1, 1], [1, 2], [3, 2], [4, 2]])(`${c.name} (batch %i, threads %i)`, async (batch, threads) => {
       const x = input(c, batch);
       const model = poolModel(c);
-      const pooled = await outputOf(model, x, threads);
+      const pooled = await outputOf(model, [x], threads);
       expect(pooled.ops.MaxPool, 'the MaxPool is absorbed').toBeUndefined();
-      const apart = await outputOf(poolModel(c, true), x, threads);
+      const apart = await outputOf(poolModel(c, true), [x], threads);
       expect(apart.ops.MaxPool, 'a Conv output that is a graph output keeps its MaxPool').toBe(1);
       expect(pooled.out.dims).toEqual(apart.out.dims);
       expect(bitDifferences(pooled.out, apart.out)).toEqual({ count: 0, first: -1 });
@@ -135,8 +109,8 @@ describe('Conv + MaxPool 2x2 fusion', () => {
     const x = input(c, 2);
     const data = x.data as Float32Array;
     for (let i = 3; i < data.length; i += 97) data[i] = Number.NaN;
-    const pooled = await outputOf(poolModel(c), x, 1);
-    const apart = await outputOf(poolModel(c, true), x, 1);
+    const pooled = await outputOf(poolModel(c), [x], 1);
+    const apart = await outputOf(poolModel(c, true), [x], 1);
     expect(pooled.ops.MaxPool).toBeUndefined();
     expect(bitDifferences(pooled.out, apart.out)).toEqual({ count: 0, first: -1 });
   });
@@ -149,7 +123,7 @@ describe('Conv + MaxPool 2x2 fusion', () => {
       for (const size of [14, 70, 14, 9]) {
         const x = input({ ...c, input: [1, 16, size, size] }, 2);
         const out = (await session.run([x])).find((o) => o.name === 'output')!;
-        const apart = await outputOf(reference, x, 2);
+        const apart = await outputOf(reference, [x], 2);
         expect(bitDifferences(out, apart.out), `${size}x${size}`).toEqual({ count: 0, first: -1 });
       }
     } finally {
@@ -183,7 +157,7 @@ describe('MaxPools the Conv does not absorb', () => {
     it(c.name, async () => {
       const model = poolModel(c);
       const x = input(c, 2);
-      const result = await outputOf(model, x, 2);
+      const result = await outputOf(model, [x], 2);
       expect(result.ops.MaxPool).toBe(1);
       const ref = (await runOrt(model, [x])).output;
       expect(result.out.dims).toEqual(ref.dims.map(Number));
@@ -203,7 +177,7 @@ describe('MaxPools the Conv does not absorb', () => {
     const model = path.join(dir, 'shared.onnx');
     writeFileSync(model, g.encode());
     const x: CpuTensor = { name: 'input', datatype: 'FP32', dims: [1, 16, 12, 12], data: randomValues(16 * 144, seed++, 1) };
-    const result = await outputOf(model, x, 1);
+    const result = await outputOf(model, [x], 1);
     expect(result.ops.MaxPool).toBe(1);
     const ref = (await runOrt(model, [x])).output;
     expect(maxRelativeError(result.out.data as Float32Array, ref.data as Float32Array)).toBeLessThan(1e-3);

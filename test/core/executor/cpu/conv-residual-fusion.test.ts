@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { bitDifferences, outputOf, seedOf } from '../../../helpers/fusion-check.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 
@@ -48,8 +49,7 @@ function convOut(c: ResidualCase): number[] {
  * Convs' outputs are graph outputs too. Weights come from the case's name, so both forms match.
  */
 function residualModel(c: ResidualCase, exposeConv = false): string {
-  let weightSeed = 0;
-  for (const ch of c.name) weightSeed = (weightSeed * 31 + ch.charCodeAt(0)) % 100_000;
+  const weightSeed = seedOf(c.name);
   const g = new OnnxGraphBuilder('conv_residual', 13);
   g.input('input', 'FLOAT', ['batch', c.input[1], 'h', 'w']);
   const kernel = c.kernel ?? [3, 3];
@@ -81,29 +81,6 @@ function inputs(c: ResidualCase, batch: number): CpuTensor[] {
   const x = tensor('input', [batch, ...c.input.slice(1)]);
   if (c.laterResidual) return [x];
   return [x, tensor('residual', c.residual ?? [batch, ...convOut(c)])];
-}
-
-async function outputOf(model: string, feeds: CpuTensor[], threads: number): Promise<{ ops: Record<string, number>; out: CpuTensor }> {
-  const session = CpuSession.load(model, { intraOpThreads: threads });
-  try {
-    const outputs = await session.run(feeds);
-    return { ops: session.info().optimizedOperators, out: outputs.find((o) => o.name === 'output')! };
-  } finally {
-    session.close();
-  }
-}
-
-/** How many values of two FP32 tensors differ bit for bit, and the first (a whole-array toEqual would diff thousands). */
-function bitDifferences(a: CpuTensor, b: CpuTensor): { count: number; first: number } {
-  const fa = a.data as Float32Array, fb = b.data as Float32Array;
-  const x = new Uint32Array(fa.buffer, fa.byteOffset, fa.length), y = new Uint32Array(fb.buffer, fb.byteOffset, fb.length);
-  let count = Math.abs(x.length - y.length), first = count ? Math.min(x.length, y.length) : -1;
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    if (x[i] === y[i]) continue;
-    if (first < 0) first = i;
-    count++;
-  }
-  return { count, first };
 }
 
 const cases: ResidualCase[] = [
