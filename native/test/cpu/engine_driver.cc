@@ -92,63 +92,63 @@ void RunMnist(const std::string& root) {
   }
 }
 
-// A ResNet-style block (fixtures/generate.ts, residualBlockOnnx): the residual added in a Conv's
-// epilogue, at several batch sizes and thread counts (image by image at batch 4 on 2 threads), and
-// a broadcast residual through the Add's kernel: finite outputs, the same for an image whatever the
-// batch around it.
-void RunResidualBlock(const std::string& root) {
-  std::string model = root + "/fixtures/models/residual-block.onnx";
+// A model run image by image at several batch sizes and thread counts: the same image repeated
+// through the batch must give finite outputs, inside [lo, hi], and the same values whatever the
+// batch and the threads around it.
+struct BatchCheck {
+  const char* name;              // the fixture in fixtures/models/, and the checks' wording
+  std::vector<int64_t> image;    // the input's shape without the batch
+  std::vector<int64_t> output;   // the output's shape without the batch
+  std::vector<int> threads;
+  unsigned seed;
+  float lo = -INFINITY, hi = INFINITY;
+};
+
+void RunBatchIndependent(const std::string& root, const BatchCheck& c) {
+  const std::string what = c.name;
+  auto count = [](const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  };
+  const int64_t in_count = count(c.image), out_count = count(c.output);
   std::vector<float> first;
-  for (int threads : {1, 2}) {
-    auto session = Load(model, threads);
-    std::mt19937 rng(12);
+  for (int threads : c.threads) {
+    auto session = Load(root + "/fixtures/models/" + what + ".onnx", threads);
+    std::mt19937 rng(c.seed);
     std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    std::vector<float> image(32 * 12 * 12);
-    for (auto& v : image) v = dist(rng);
+    std::vector<float> pixels(static_cast<size_t>(in_count));
+    for (auto& v : pixels) v = dist(rng);
     for (int64_t batch : {1, 3, 4}) {
       std::vector<float> data;
-      for (int64_t b = 0; b < batch; ++b) data.insert(data.end(), image.begin(), image.end());
-      TensorView in{"input", DataType::kFloat32, {batch, 32, 12, 12}, data.data(), data.size() * 4};
+      for (int64_t b = 0; b < batch; ++b) data.insert(data.end(), pixels.begin(), pixels.end());
+      std::vector<int64_t> in_shape = {batch}, out_shape = {batch};
+      in_shape.insert(in_shape.end(), c.image.begin(), c.image.end());
+      out_shape.insert(out_shape.end(), c.output.begin(), c.output.end());
+      TensorView in{"input", DataType::kFloat32, in_shape, data.data(), data.size() * 4};
       std::vector<Tensor> out;
       session->run({in}, out);
-      Check(out.size() == 1 && out[0].shape == std::vector<int64_t>{batch, 16, 6, 6}, "residual block output shape");
+      Check(out.size() == 1 && out[0].shape == out_shape, what + " output shape");
       const float* p = static_cast<const float*>(out[0].buffer.data());
-      if (first.empty()) first.assign(p, p + 16 * 36);
-      for (int64_t i = 0; i < batch * 16 * 36; ++i) {
-        Check(std::isfinite(p[i]), "residual block output finite");
-        Check(std::fabs(p[i] - first[size_t(i % (16 * 36))]) < 1e-4f, "residual block image independent of batch and threads");
+      if (first.empty()) first.assign(p, p + out_count);
+      for (int64_t i = 0; i < batch * out_count; ++i) {
+        Check(std::isfinite(p[i]) && p[i] >= c.lo && p[i] <= c.hi, what + " output finite and in range");
+        Check(std::fabs(p[i] - first[size_t(i % out_count)]) < 1e-4f, what + " image independent of batch and threads");
       }
     }
   }
 }
 
 // Three 3×3 convs on 14×14 and 7×7 planes (the transposed small-plane path, its channels-last
-// copy and lazily packed weights), at several batch sizes and thread counts: finite outputs in
-// Clip's [0, 6], and the same values for an image whatever the batch around it.
+// copy and lazily packed weights), ending in Clip's [0, 6].
 void RunSmallPlaneConvs(const std::string& root) {
-  std::string model = root + "/fixtures/models/small-plane-convs.onnx";
-  std::vector<float> first;
-  for (int threads : {1, 2, 3}) {
-    auto session = Load(model, threads);
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    std::vector<float> image(40 * 14 * 14);
-    for (auto& v : image) v = dist(rng);
-    for (int64_t batch : {1, 3, 4}) {
-      std::vector<float> data;
-      for (int64_t b = 0; b < batch; ++b) data.insert(data.end(), image.begin(), image.end());
-      TensorView in{"input", DataType::kFloat32, {batch, 40, 14, 14}, data.data(), data.size() * 4};
-      std::vector<Tensor> out;
-      session->run({in}, out);
-      Check(out.size() == 1 && out[0].shape == std::vector<int64_t>{batch, 36, 7, 7}, "small-plane output shape");
-      const float* p = static_cast<const float*>(out[0].buffer.data());
-      if (first.empty()) first.assign(p, p + 36 * 49);
-      for (int64_t i = 0; i < batch * 36 * 49; ++i) {
-        Check(p[i] >= 0.f && p[i] <= 6.f, "small-plane output within Clip's range");
-        Check(std::fabs(p[i] - first[size_t(i % (36 * 49))]) < 1e-4f, "small-plane image independent of batch and threads");
-      }
-    }
-  }
+  RunBatchIndependent(root, {"small-plane-convs", {40, 14, 14}, {36, 7, 7}, {1, 2, 3}, 11, 0.f, 6.f});
+}
+
+// A ResNet-style block (fixtures/generate.ts, residualBlockOnnx): the residual added in a Conv's
+// epilogue (image by image at batch 4 on 2 threads), and a broadcast residual through the Add's kernel.
+void RunResidualBlock(const std::string& root) {
+  RunBatchIndependent(root, {"residual-block", {32, 12, 12}, {16, 6, 6}, {1, 2}, 12});
 }
 
 void RunBadModels(const std::string& root) {
