@@ -77,11 +77,11 @@ class ConvKernel : public Kernel {
       ExpectType(*in[2], "B", {DataType::kFloat32});
       if (in[2]->count() != m || in[2]->rank() != 1) Fail("B " + ShapeToString(in[2]->shape) + " must have " + std::to_string(m) + " elements");
     }
-    ConvGeometry g = ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), Shape(w.shape.begin() + 2, w.shape.end()));
+    const ConvGeometry g = Geometry(x, w);
     for (size_t i = 0; i < g.kernel.size(); ++i) {
       if (g.kernel[i] != w.shape[2 + i]) Fail("kernel_shape does not match W " + ShapeToString(w.shape));
     }
-    out[0] = {DataType::kFloat32, ConvShape(x, w), nullptr};
+    out[0] = {DataType::kFloat32, OutputShape(x, w, g), nullptr};
     // The shape, and any error, the absorbed MaxPool or Add would give.
     if (pool_) {
       std::vector<TensorRef> pooled(1);
@@ -97,21 +97,22 @@ class ConvKernel : public Kernel {
   }
 
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const ConvGeometry geometry = Geometry(*in[0], *in[1]);
     Extras extras{&act_};
     extras.pool_2x2 = pool_ != nullptr;
+    if (!pool_ && !add_) {
+      Convolve(in, geometry, out[0].as<float>(), extras, ctx);
+      return;
+    }
+    const Shape shape = OutputShape(*in[0], *in[1], geometry);
     const TensorRef* residual = add_ ? in[3] : nullptr;
     // A residual of the Conv output's own shape and type is added in the epilogue; broadcasting
     // (either way: the Conv's output may be the smaller one) is the Add's.
-    if (residual && residual->dtype == DataType::kFloat32 && residual->shape == ConvShape(*in[0], *in[1]))
-      extras.residual = residual->as<const float>();
-    if (!pool_ && !add_) {
-      Convolve(in, out[0].as<float>(), extras, ctx);
-      return;
-    }
-    if ((!add_ || extras.residual) && Convolve(in, out[0].as<float>(), extras, ctx)) return;
+    if (residual && residual->dtype == DataType::kFloat32 && residual->shape == shape) extras.residual = residual->as<const float>();
+    if ((!add_ || extras.residual) && Convolve(in, geometry, out[0].as<float>(), extras, ctx)) return;
     // Where the convolution's path cannot pool or add: the whole output (the activation held back
     // when it follows an Add), then the MaxPool's or the Add's own kernel, then the activation.
-    TensorRef full{DataType::kFloat32, ConvShape(*in[0], *in[1]), nullptr};
+    TensorRef full{DataType::kFloat32, shape, nullptr};
     // Up to 9 times the pooled output the planner checked: the same cap applies to it.
     if (full.bytes() > ctx.max_tensor_bytes) {
       Fail("its output before the " + std::string(pool_ ? "MaxPool" : "Add") + " it absorbed, of shape " + ShapeToString(full.shape) +
@@ -121,15 +122,19 @@ class ConvKernel : public Kernel {
     if (unfused_.size() < full.bytes()) unfused_ = AlignedBuffer(full.bytes());
     full.data = unfused_.data();
     const Activation none;
-    Convolve(in, full.as<float>(), Extras{add_ ? &none : &act_}, ctx);
+    Convolve(in, geometry, full.as<float>(), Extras{add_ ? &none : &act_}, ctx);
     if (pool_) return pool_->Run({&full}, out, ctx);
     add_->Run(AddInputs(&full, residual), out, ctx);
     act_.Apply(out[0].as<float>(), out[0].count());
   }
 
  private:
-  Shape ConvShape(const TensorRef& x, const TensorRef& w) const {
-    ConvGeometry g = ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), Shape(w.shape.begin() + 2, w.shape.end()));
+  ConvGeometry Geometry(const TensorRef& x, const TensorRef& w) const {
+    return ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), Shape(w.shape.begin() + 2, w.shape.end()));
+  }
+
+  // Y's shape: the batch, W's output channels, then the spatial dims of `g` (from Geometry(x, w)).
+  static Shape OutputShape(const TensorRef& x, const TensorRef& w, const ConvGeometry& g) {
     Shape s = {x.shape[0], w.shape[0]};
     s.insert(s.end(), g.out.begin(), g.out.end());
     return s;
@@ -150,12 +155,12 @@ class ConvKernel : public Kernel {
   // The convolution into y, with `extras`. Where the path the geometry takes cannot do a pool or
   // residual asked for (the pool: only the small-plane path; the residual: constant weights, 2-D,
   // not depthwise), returns false having done nothing.
-  bool Convolve(const std::vector<const TensorRef*>& in, float* py, const Extras& extras, const RunContext& ctx) {
+  bool Convolve(const std::vector<const TensorRef*>& in, const ConvGeometry& geometry, float* py, const Extras& extras,
+                const RunContext& ctx) {
     const bool pool_2x2 = extras.pool_2x2, plain = !pool_2x2 && !extras.residual;
     const Activation& act = *extras.act;
     const TensorRef &x = *in[0], &w = *in[1];
     const float* bias = in.size() > 2 && in[2] ? in[2]->as<const float>() : nullptr;
-    ConvGeometry geometry = ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), Shape(w.shape.begin() + 2, w.shape.end()));
     int64_t n = x.shape[0], c = x.shape[1], m = w.shape[0];
     if (geometry.spatial > 2) {
       if (!plain) return false;
