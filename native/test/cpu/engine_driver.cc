@@ -106,12 +106,7 @@ struct BatchCheck {
 
 void RunBatchIndependent(const std::string& root, const BatchCheck& c) {
   const std::string what = c.name;
-  auto count = [](const std::vector<int64_t>& dims) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-  };
-  const int64_t in_count = count(c.image), out_count = count(c.output);
+  const int64_t in_count = ElementCount(c.image), out_count = ElementCount(c.output);
   std::vector<float> first;
   for (int threads : c.threads) {
     auto session = Load(root + "/fixtures/models/" + what + ".onnx", threads);
