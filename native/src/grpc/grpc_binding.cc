@@ -48,6 +48,7 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     options.drain_grace_ms = OptionalU64(o, "drainGraceMs", options.drain_grace_ms, kClass);
     options.announce_streams = o.Get("announceStreams").IsBoolean() && o.Get("announceStreams").As<Napi::Boolean>().Value();
     options.busy_message = RequiredString(o, "busyMessage", kClass);
+    options.busy_poll_us = OptionalU64(o, "busyPollUs", options.busy_poll_us, kClass);
     const bool native_infer = !o.Get("nativeInfer").IsBoolean() || o.Get("nativeInfer").As<Napi::Boolean>().Value();
 
     tsfn_ = Napi::ThreadSafeFunction::New(env, info[1].As<Napi::Function>(), "gebe-grpc", 0, 1);

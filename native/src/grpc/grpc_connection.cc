@@ -321,6 +321,7 @@ void GrpcConnection::OnRemoteEnd(Stream* s) {
 
 void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
   ++s->outstanding;
+  server_->KeepPolling();
   GrpcInferRoute* route = server_->route();
   if (route != nullptr && (s->streaming || s->path == kInferPath)) {
     std::shared_ptr<GrpcMailbox> mailbox = server_->mailbox();

@@ -21,6 +21,7 @@ int GrpcServer::Listen() {
     uv_timer_init(loop_.loop(), t);
     t->data = this;
   }
+  loop_.set_busy_poll_us(options_.busy_poll_us);
   loop_.Start(mailbox_.get());
   return port;
 }
@@ -62,6 +63,7 @@ void GrpcServer::DeliverAnswers() {
     if (seen.insert(item.connection_id).second) touched.push_back(it->second);
   }
   for (GrpcConnection* c : touched) c->Flush();
+  loop_.KeepPolling();
 }
 
 std::shared_ptr<std::string> GrpcServer::AdoptMessage(std::string message, size_t charged) {

@@ -118,6 +118,7 @@ class GrpcServer {
 
   // Loop thread, for connections.
   uv_loop_t* loop() { return loop_.loop(); }
+  void KeepPolling() { loop_.KeepPolling(); }
   static constexpr size_t kReadBufferSize = 65536;
   char* read_buffer() { return read_buffer_.get(); }
   const GrpcServerOptions& options() const { return options_; }

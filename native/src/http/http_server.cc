@@ -19,6 +19,7 @@ int HttpServer::Listen() {
   const int port = loop_.Open(options_.host, options_.port, this, &HttpServer::OnConnection, &HttpServer::OnAsync);
   uv_timer_init(loop_.loop(), &drain_timer_);
   drain_timer_.data = this;
+  loop_.set_busy_poll_us(options_.busy_poll_us);
   loop_.Start(mailbox_.get());
   return port;
 }
@@ -49,6 +50,7 @@ void HttpServer::DeliverResponses() {
     if (it != connections_.end()) it->second->Deliver(item.request_seq, std::move(item.response));
     // else: the client went away; its request was counted as answered when it did.
   }
+  loop_.KeepPolling();
 }
 
 Respond HttpServer::MakeRespond(uint64_t connection_id, uint64_t request_seq, std::shared_ptr<HttpRequest> request) {

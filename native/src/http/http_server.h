@@ -92,7 +92,10 @@ class HttpServer {
   bool draining() const { return draining_; }
   uint64_t body_bytes() const { return body_budget_.used(); }
   size_t connection_count() const { return connections_.size(); }
-  void CountAccepted() { accepted_.fetch_add(1, std::memory_order_relaxed); }
+  void CountAccepted() {
+    accepted_.fetch_add(1, std::memory_order_relaxed);
+    loop_.KeepPolling();
+  }
   void CountAnswered();
   void Forget(uint64_t connection_id);
   // The Respond for a request (taken or handed off); it keeps `request` alive until it is called and dropped.

@@ -17,6 +17,9 @@ struct FrontEndOptions {
   uint64_t max_inflight_bytes = 1ull << 30;
   // Open client connections; what happens to one more is the protocol's (see each server).
   size_t max_connections = 4096;
+  // After taking a request or writing answers, the loop busy-polls this long before it sleeps
+  // (--busy-poll-us; 0: sleeps at once). See LoopThread::KeepPolling.
+  uint64_t busy_poll_us = 0;
   // The wording of the busy answer: src/core/server/limits.ts's, which the bindings require.
   std::string busy_message;
 };

@@ -1,7 +1,10 @@
 #include "net/loop_thread.h"
 
+#include <sched.h>
+
 #include "net/listen_address.h"
 #include "net/loop_mailbox.h"
+#include "scheduler/clock.h"
 
 namespace gebe {
 
@@ -28,6 +31,8 @@ int LoopThread::Open(const std::string& host, int port, void* owner, uv_connecti
   if (rc != 0) throw MakeListenError(rc, "listen " + host + ":" + std::to_string(port));
   uv_async_init(&loop_, &async_, on_async);
   async_.data = owner;
+  uv_idle_init(&loop_, &busy_poll_);
+  busy_poll_.data = this;
   return BoundPort(&listener_);
 }
 
@@ -54,6 +59,27 @@ void LoopThread::Main(void* self) {
   // Everything is closed; run once more so close callbacks of the last handles complete.
   uv_run(loop, UV_RUN_NOWAIT);
   uv_loop_close(loop);
+}
+
+void LoopThread::KeepPolling() {
+  auto* handle = reinterpret_cast<uv_handle_t*>(&busy_poll_);
+  if (busy_poll_ns_ == 0 || uv_is_closing(handle)) return;
+  busy_poll_until_ns_ = SteadyNowNs() + busy_poll_ns_;
+  if (!uv_is_active(handle)) uv_idle_start(&busy_poll_, &LoopThread::OnBusyPoll);
+}
+
+void LoopThread::OnBusyPoll(uv_idle_t* idle) {
+  auto* self = static_cast<LoopThread*>(idle->data);
+  const int64_t before = SteadyNowNs();
+  if (before >= self->busy_poll_until_ns_) {
+    uv_idle_stop(idle);  // the next uv__io_poll sleeps until an event
+    return;
+  }
+  // Another runnable thread on this CPU (a model instance, the client) goes first. If one ran,
+  // the CPU has work without this loop: polling would take time from it, and a loop asleep on
+  // a busy CPU wakes without the cost polling avoids, so it sleeps until its next event.
+  sched_yield();
+  if (SteadyNowNs() - before > kYieldedToOtherNs) uv_idle_stop(idle);
 }
 
 void LoopThread::Join() {

@@ -5,6 +5,7 @@
 
 #include <uv.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -47,7 +48,19 @@ class LoopThread {
   uv_async_t* async() { return &async_; }
   // Stops accepting (the drain's first step).
   void CloseListener() { uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr); }
-  void CloseAsync() { uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr); }
+  // Closes the wake-up and busy-poll handles (the drain's last step).
+  void CloseAsync() {
+    uv_close(reinterpret_cast<uv_handle_t*>(&async_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&busy_poll_), nullptr);
+  }
+  // Before Start: how long the loop busy-polls after KeepPolling (0, the default: never).
+  void set_busy_poll_us(uint64_t us) { busy_poll_ns_ = int64_t(std::min<uint64_t>(us, kMaxBusyPollUs) * 1000); }
+  static constexpr uint64_t kMaxBusyPollUs = 10000;
+  // Loop thread, after taking a request or writing answers: for the busy-poll window from now
+  // the loop checks its sockets and mailbox without sleeping, yielding the CPU between checks.
+  // On a small VM a sleeping thread takes tens of µs to wake (the idle vCPU halts and needs an
+  // IPI), and a keep-alive client's next request or the scheduler's answer usually comes sooner.
+  void KeepPolling();
 
  private:
   static void Main(void* self);
@@ -55,6 +68,13 @@ class LoopThread {
   uv_loop_t loop_{};
   uv_tcp_t listener_{};
   uv_async_t async_{};
+  // Active while the loop busy-polls: an active idle handle makes libuv poll with no timeout.
+  uv_idle_t busy_poll_{};
+  int64_t busy_poll_ns_ = 0;
+  int64_t busy_poll_until_ns_ = 0;
+  static void OnBusyPoll(uv_idle_t* idle);
+  // A sched_yield that returns later than this ran another thread.
+  static constexpr int64_t kYieldedToOtherNs = 20000;
   uv_thread_t thread_{};
   LoopWaker* waker_ = nullptr;
   bool loop_initialized_ = false;

@@ -190,6 +190,8 @@ int main() {
     // serve passes this wording from src/core/server/limits.ts; the server only carries it.
     options.too_large_message = "request body exceeds the limit of 1048576 bytes (raise it with --http-max-body)";
     options.headers_timeout_ms = 2000;
+    // As serve runs it: the loop busy-polls after each request and answer (and stops for the drain).
+    options.busy_poll_us = 200;
     HttpServer server(options, fast, js);
     int port = server.Listen();
 

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { RESTRICTED_APIS } from '../../core/server/restricted-api.js';
+import { DEFAULT_BUSY_POLL_US, MAX_BUSY_POLL_US } from '../../core/server/server.js';
 import { resolveServeOptions, type ServeFlags } from './options.js';
 
 const collect = (v: string, acc: string[]): string[] => [...acc, v];
@@ -26,6 +27,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--http-max-body <size>', 'largest request body accepted (bytes, or with KiB/MiB/GiB)', '64MiB')
     .addOption(new Option('--http-frontend <kind>', 'native: the addon\'s HTTP server owns the port, answers infer requests natively and hands the rest to JS in process; node: node:http only').choices(['native', 'node']).default('native'))
     .option('--http-max-inflight-body <size>', 'request bodies all connections may hold together; past it requests are answered 503 (default: 1GiB or twice --http-max-body)')
+    .option('--busy-poll-us <us>', `after each request and answer the native HTTP and gRPC loops poll this long (µs, 0-${MAX_BUSY_POLL_US}) before sleeping: lower latency at light load for more CPU; 0 sleeps at once`, String(DEFAULT_BUSY_POLL_US))
     .option('--max-connections <n>', 'open connections, for HTTP and for gRPC each; one more is answered 503 (HTTP) or closed at once (gRPC) (default: sized from the open-file limit, which serve raises to its hard limit)')
     .option('--http-restricted-api <apis:header=value>', `HTTP APIs (${RESTRICTED_APIS.join(', ')}) that need header <header> set to <value>; else 403 (repeatable, as Triton)`, collect, [] as string[])
     .option('--grpc-restricted-protocol <apis:key=value>', 'gRPC APIs that need metadata triton-grpc-protocol-<key> set to <value>; else UNAVAILABLE (repeatable, as Triton)', collect, [] as string[])

@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { DEFAULT_CONFIG_LIMITS, MAX_INSTANCES_CAP } from '../../core/config/limits.js';
 import type { ControlMode } from '../../core/server/model-manager.js';
 import type { LogFormat } from '../../core/server/logger.js';
+import { MAX_BUSY_POLL_US } from '../../core/server/server.js';
 import { parseRestrictions, type Restriction, type RestrictedApi } from '../../core/server/restricted-api.js';
 
 export interface ServeOptions {
@@ -30,6 +31,8 @@ export interface ServeOptions {
   maxInflightBodyBytes?: number;
   /** Undefined: sized from the open-file limit at start. */
   maxConnections?: number;
+  /** Undefined: the server's default (DEFAULT_BUSY_POLL_US). */
+  busyPollUs?: number;
   httpRestrictions?: Map<RestrictedApi, Restriction>;
   grpcRestrictions?: Map<RestrictedApi, Restriction>;
   /** Paths (resolved) of the PEM files. */
@@ -58,6 +61,7 @@ export interface ServeFlags {
   httpFrontend?: string;
   httpMaxInflightBody?: string;
   maxConnections?: string;
+  busyPollUs?: string;
   httpRestrictedApi?: string[];
   grpcRestrictedProtocol?: string[];
   httpUseSsl?: boolean | string;
@@ -114,6 +118,12 @@ function seconds(value: string, flag: string, min: number): number {
 function count(value: string, flag: string): number {
   const n = Number(value);
   if (!/^[0-9]+$/.test(value) || n < 1 || !Number.isSafeInteger(n)) throw new UsageError(`${flag} must be a whole number >= 1, got '${value}'`);
+  return n;
+}
+
+function busyPoll(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n > MAX_BUSY_POLL_US) throw new UsageError(`--busy-poll-us must be a whole number of microseconds from 0 to ${MAX_BUSY_POLL_US}, got '${value}'`, '0 makes the loops sleep at once');
   return n;
 }
 
@@ -181,6 +191,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     httpFrontend,
     maxInflightBodyBytes: flags.httpMaxInflightBody !== undefined ? parseSize(flags.httpMaxInflightBody, '--http-max-inflight-body') : undefined,
     maxConnections: flags.maxConnections !== undefined ? count(flags.maxConnections, '--max-connections') : undefined,
+    busyPollUs: flags.busyPollUs !== undefined ? busyPoll(flags.busyPollUs) : undefined,
     httpRestrictions: parseRestrictions(flags.httpRestrictedApi ?? [], '--http-restricted-api'),
     grpcRestrictions: parseRestrictions(flags.grpcRestrictedProtocol ?? [], '--grpc-restricted-protocol'),
     ...tlsOptions(flags, cwd),

@@ -44,6 +44,9 @@ describe('serve options', () => {
       [{ maxInstancesPerModel: '5000' }, /--max-instances-per-model/],
       [{ httpMaxBody: '12 parsecs' }, /--http-max-body must be a size/],
       [{ httpFrontend: 'nginx' }, /--http-frontend must be native or node, got 'nginx'/],
+      [{ busyPollUs: '-1' }, /--busy-poll-us must be a whole number of microseconds from 0 to 10000, got '-1'/],
+      [{ busyPollUs: '10001' }, /--busy-poll-us must be a whole number of microseconds from 0 to 10000/],
+      [{ busyPollUs: '1.5' }, /--busy-poll-us/],
     ];
     for (const [flags, message] of bad) {
       const run = () => resolveServeOptions(undefined, { ...defaults, ...flags }, '/w');
@@ -56,6 +59,12 @@ describe('serve options', () => {
   it('serves HTTP with the native front end unless --http-frontend node', () => {
     expect(resolveServeOptions(undefined, defaults, '/w').httpFrontend).toBe('native');
     expect(resolveServeOptions(undefined, { ...defaults, httpFrontend: 'node' }, '/w').httpFrontend).toBe('node');
+  });
+
+  it('takes --busy-poll-us (left out: the server\'s default)', () => {
+    expect(resolveServeOptions(undefined, defaults, '/w').busyPollUs).toBeUndefined();
+    expect(resolveServeOptions(undefined, { ...defaults, busyPollUs: '0' }, '/w').busyPollUs).toBe(0);
+    expect(resolveServeOptions(undefined, { ...defaults, busyPollUs: '10000' }, '/w').busyPollUs).toBe(10000);
   });
 
   it('parses sizes with units', () => {

@@ -20,6 +20,8 @@ export interface NativeGrpcServerOptions {
   announceStreams?: boolean;
   /** false: every call goes to the JS handler (nothing is published). */
   nativeInfer?: boolean;
+  /** After each call and answer the loop polls this long (µs) before it sleeps; 0 or left out: never. */
+  busyPollUs?: number;
 }
 
 /**

@@ -32,6 +32,8 @@ export interface GrpcOptions {
   maxInflightBytes?: number;
   /** --grpc-use-ssl: PEM server certificate and key; root certificate for --grpc-use-ssl-mutual. */
   tls?: { cert: Buffer; key: Buffer; rootCert?: Buffer; mutual: boolean };
+  /** The native front end's busy poll after each call and answer, in µs (grpc-js, under TLS, has none). */
+  busyPollUs?: number;
 }
 
 /**
@@ -80,6 +82,7 @@ export class GrpcFrontend {
       host: o.host, port: o.port, maxMessageBytes: o.maxMessageBytes, maxInflightBytes: maxInflight,
       maxConnections: o.maxConnections, maxConcurrentStreams: GRPC_MAX_CONCURRENT_STREAMS, drainGraceMs: DRAIN_IDLE_GRACE_MS,
       busyMessage: inflightBodyMessage(maxInflight), nativeInfer, announceStreams: Boolean(o.restrictions?.has('inference')),
+      busyPollUs: o.busyPollUs,
     }, (connection, stream, path, request, metadata, cancelled) => this.onCall(connection, stream, path, request, metadata, cancelled));
     let port: number;
     try {

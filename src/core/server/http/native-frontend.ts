@@ -53,6 +53,7 @@ export class NativeHttpFrontend implements HttpListener {
       headersTimeoutMs: this.options.headersTimeoutMs,
       requestTimeoutMs: this.options.requestTimeoutMs,
       keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,
+      busyPollUs: this.options.busyPollUs,
     }, (token, method, url, headers, body, http10) => {
       if (method === undefined) {
         // The connection of a request JS holds went away: an infer request still queued is dropped.

@@ -22,6 +22,8 @@ export interface NativeHttpServerOptions {
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
   maxHeaderBytes?: number;
+  /** After each request and answer the loop polls this long (µs) before it sleeps; 0 or left out: never. */
+  busyPollUs?: number;
 }
 
 /** Failures of the native infer route since the last call, for nv_inference_request_failure. */

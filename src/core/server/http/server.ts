@@ -38,6 +38,8 @@ export interface HttpOptions {
   restrictions?: Restrictions;
   /** PEM certificate and key: serve HTTPS. */
   tls?: { cert: Buffer; key: Buffer };
+  /** The native front end's busy poll after each request and answer, in µs (node:http has none). */
+  busyPollUs?: number;
 }
 
 /** A raw error answer on a socket that is not (or no longer) in an HTTP exchange. */
