@@ -317,6 +317,15 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const rounds: Rounds[] = [];
   let ownCore: OwnCorePair | undefined;
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+  } catch (err) {
+    // wrk --version exits 1 after printing its version; only a missing binary is an error here.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      console.error('error: wrk not found: bench:serve measures HTTP with it (apt-get install wrk)');
+      process.exit(2);
+    }
+  }
   const haveH2load = (() => {
     try {
       execFileSync('h2load', ['--version'], { stdio: 'ignore' });
