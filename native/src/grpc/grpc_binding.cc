@@ -6,6 +6,8 @@
 // announceStreams); JS answers it with answer().
 #include <napi.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 
 #include "grpc/grpc_infer_route.h"
@@ -49,6 +51,13 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     options.announce_streams = o.Get("announceStreams").IsBoolean() && o.Get("announceStreams").As<Napi::Boolean>().Value();
     options.busy_message = RequiredString(o, "busyMessage", kClass);
     options.busy_poll_us = OptionalU64(o, "busyPollUs", options.busy_poll_us, kClass);
+    KeepaliveOptions& k = options.keepalive;
+    k.time_ms = std::max<uint64_t>(1, OptionalU64(o, "keepaliveTimeMs", k.time_ms, kClass));
+    k.timeout_ms = std::max<uint64_t>(1, OptionalU64(o, "keepaliveTimeoutMs", k.timeout_ms, kClass));
+    k.permit_without_calls = o.Get("keepalivePermitWithoutCalls").IsBoolean() && o.Get("keepalivePermitWithoutCalls").As<Napi::Boolean>().Value();
+    k.max_pings_without_data = uint32_t(std::min<uint64_t>(UINT32_MAX, OptionalU64(o, "maxPingsWithoutData", k.max_pings_without_data, kClass)));
+    k.min_recv_ping_interval_without_data_ms = OptionalU64(o, "minRecvPingIntervalWithoutDataMs", k.min_recv_ping_interval_without_data_ms, kClass);
+    k.max_ping_strikes = uint32_t(std::min<uint64_t>(UINT32_MAX, OptionalU64(o, "maxPingStrikes", k.max_ping_strikes, kClass)));
     const bool native_infer = !o.Get("nativeInfer").IsBoolean() || o.Get("nativeInfer").As<Napi::Boolean>().Value();
 
     tsfn_ = Napi::ThreadSafeFunction::New(env, info[1].As<Napi::Function>(), "gebe-grpc", 0, 1);

@@ -37,11 +37,16 @@ bool IsGrpcContentType(std::string_view ct) {
 
 }  // namespace
 
-GrpcConnection::GrpcConnection(GrpcServer* server, uint64_t id) : server_(server), id_(id) {}
+// The payload of the server's keepalive pings: an ACK that echoes it answers one of them.
+constexpr uint8_t kKeepalivePing[8] = {'g', 'e', 'b', 'e', 'k', 'e', 'e', 'p'};
+
+GrpcConnection::GrpcConnection(GrpcServer* server, uint64_t id)
+    : server_(server), id_(id), keepalive_(server->options().keepalive) {}
 
 bool GrpcConnection::Accept(uv_stream_t* listener) {
   uv_tcp_init(server_->loop(), &client_);
   client_.data = this;
+  open_handles_ = 1;
   if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(&client_)) != 0) {
     closing_ = true;
     uv_close(reinterpret_cast<uv_handle_t*>(&client_), &GrpcConnection::OnClosed);
@@ -70,9 +75,48 @@ bool GrpcConnection::Accept(uv_stream_t* listener) {
   };
   nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, 3);
   nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kConnectionWindow);
+  uv_timer_init(server_->loop(), &keepalive_timer_);
+  keepalive_timer_.data = this;
+  open_handles_ = 2;
+  uv_timer_start(&keepalive_timer_, &GrpcConnection::OnKeepaliveTimer, o.keepalive.time_ms, 0);
   uv_read_start(reinterpret_cast<uv_stream_t*>(&client_), &GrpcConnection::OnAlloc, &GrpcConnection::OnRead);
   Flush();
   return true;
+}
+
+void GrpcConnection::OnKeepaliveTimer(uv_timer_t* timer) {
+  auto* self = static_cast<GrpcConnection*>(timer->data);
+  if (self->closing_) return;
+  const KeepaliveOptions& o = self->server_->options().keepalive;
+  if (self->keepalive_.awaiting_ack()) {
+    // No PING ACK within the keepalive timeout: the client or the path is gone. As gRPC does, the
+    // connection closes, and its calls are cancelled.
+    self->Close();
+    return;
+  }
+  if (!self->keepalive_.ShouldPing(self->streams_.empty())) {
+    uv_timer_start(timer, &GrpcConnection::OnKeepaliveTimer, o.time_ms, 0);
+    return;
+  }
+  nghttp2_submit_ping(self->session_, NGHTTP2_FLAG_NONE, kKeepalivePing);
+  self->keepalive_.OnPingSent();
+  uv_timer_start(timer, &GrpcConnection::OnKeepaliveTimer, o.timeout_ms, 0);
+  self->Flush();
+}
+
+void GrpcConnection::OnPing(const nghttp2_ping& ping) {
+  if ((ping.hd.flags & NGHTTP2_FLAG_ACK) != 0) {
+    if (!keepalive_.awaiting_ack() || std::memcmp(ping.opaque_data, kKeepalivePing, sizeof kKeepalivePing) != 0) return;
+    keepalive_.OnPingAcknowledged();
+    uv_timer_start(&keepalive_timer_, &GrpcConnection::OnKeepaliveTimer, server_->options().keepalive.time_ms, 0);
+    return;
+  }
+  // nghttp2 acknowledges the ping itself; here it is only counted against the ping policy.
+  if (!keepalive_.OnPingReceived(uv_now(server_->loop()), streams_.empty())) return;
+  static constexpr char kDebug[] = "too_many_pings";
+  nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(session_), NGHTTP2_ENHANCE_YOUR_CALM,
+                        reinterpret_cast<const uint8_t*>(kDebug), sizeof kDebug - 1);
+  fatal_ = true;  // the GOAWAY is written, then the connection closes (open calls are cancelled)
 }
 
 void GrpcConnection::OnAlloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
@@ -164,10 +208,12 @@ void GrpcConnection::Close() {
   }
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&client_));
   uv_close(reinterpret_cast<uv_handle_t*>(&client_), &GrpcConnection::OnClosed);
+  if (open_handles_ == 2) uv_close(reinterpret_cast<uv_handle_t*>(&keepalive_timer_), &GrpcConnection::OnClosed);
 }
 
 void GrpcConnection::OnClosed(uv_handle_t* handle) {
   auto* self = static_cast<GrpcConnection*>(handle->data);
+  if (--self->open_handles_ > 0) return;
   if (self->session_ != nullptr) nghttp2_session_del(self->session_);  // no callbacks from here on
   self->streams_.clear();
   GrpcServer* server = self->server_;
@@ -211,6 +257,10 @@ int GrpcConnection::OnHeader(nghttp2_session*, const nghttp2_frame* frame, const
 
 int GrpcConnection::OnFrameRecv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
   auto* self = static_cast<GrpcConnection*>(user);
+  if (frame->hd.type == NGHTTP2_PING) {
+    self->OnPing(frame->ping);
+    return 0;
+  }
   if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
   Stream* s = self->Find(frame->hd.stream_id);
   if (s == nullptr) return 0;
@@ -221,6 +271,7 @@ int GrpcConnection::OnFrameRecv(nghttp2_session*, const nghttp2_frame* frame, vo
 
 int GrpcConnection::OnFrameSend(nghttp2_session*, const nghttp2_frame* frame, void* user) {
   auto* self = static_cast<GrpcConnection*>(user);
+  if (frame->hd.type == NGHTTP2_DATA || frame->hd.type == NGHTTP2_HEADERS) self->keepalive_.OnDataOrHeadersSent();
   // The status went out while the client is still sending: tell it to stop (as grpc does).
   if (frame->hd.type != NGHTTP2_HEADERS || (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) return 0;
   Stream* s = self->Find(frame->hd.stream_id);

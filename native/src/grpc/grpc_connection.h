@@ -1,6 +1,6 @@
 // One client connection of the native gRPC server (loop thread only): an nghttp2 server session
 // over a libuv TCP handle, its streams (one per call), gRPC message framing in and out, status
-// trailers, deadlines and cancellation.
+// trailers, deadlines and cancellation, and keepalive pings (grpc/keepalive.h) on a timer of its own.
 #pragma once
 
 #include <uv.h>
@@ -17,6 +17,7 @@
 
 #include "grpc/grpc_server.h"
 #include "grpc/grpc_wire.h"
+#include "grpc/keepalive.h"
 
 namespace gebe {
 
@@ -69,6 +70,8 @@ class GrpcConnection {
   static void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
   static void OnWrite(uv_write_t* req, int status);
   static void OnClosed(uv_handle_t* handle);
+  static void OnKeepaliveTimer(uv_timer_t* timer);
+  void OnPing(const nghttp2_ping& ping);
 
   // nghttp2 callbacks.
   static ssize_t OnSend(nghttp2_session*, const uint8_t* data, size_t length, int flags, void* self);
@@ -98,6 +101,9 @@ class GrpcConnection {
   GrpcServer* server_;
   uint64_t id_;
   uv_tcp_t client_{};
+  uv_timer_t keepalive_timer_{};
+  int open_handles_ = 0;  // client_ and keepalive_timer_: the connection is freed when both have closed
+  KeepaliveState keepalive_;
   nghttp2_session* session_ = nullptr;
   std::map<int32_t, std::unique_ptr<Stream>> streams_;
   std::string pending_out_;  // bytes nghttp2 produced, written on the next Flush

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "grpc/grpc_wire.h"
+#include "grpc/keepalive.h"
 #include "net/byte_budget.h"
 #include "net/front_end_options.h"
 #include "net/loop_mailbox.h"
@@ -41,6 +42,8 @@ struct GrpcServerOptions : FrontEndOptions {
   // Streaming calls are announced to JS when their headers arrive (a GrpcJsCall without a
   // message), so that --grpc-restricted-protocol refuses them before any message, as grpc-js does.
   bool announce_streams = false;
+  // Keepalive pings and the ping policy (--grpc-keepalive-*, --grpc-http2-*).
+  KeepaliveOptions keepalive;
 };
 
 // A call for the JS handler: created on the loop thread, handed to JS by the binding.

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { RESTRICTED_APIS } from '../../core/server/restricted-api.js';
+import { DEFAULT_GRPC_KEEPALIVE } from '../../core/server/grpc/server.js';
 import { DEFAULT_BUSY_POLL_US, MAX_BUSY_POLL_US } from '../../core/server/server.js';
 import { resolveServeOptions, type ServeFlags } from './options.js';
 
@@ -38,6 +39,12 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--grpc-use-ssl-mutual [bool]', 'also require client certificates signed by --grpc-root-cert (as Triton)')
     .option('--grpc-server-cert <file>', 'PEM certificate (chain) for --grpc-use-ssl')
     .option('--grpc-server-key <file>', 'PEM private key for --grpc-use-ssl')
+    .option('--grpc-keepalive-time <ms>', 'ping each gRPC connection this long after the last ping was answered (as Triton)', String(DEFAULT_GRPC_KEEPALIVE.timeMs))
+    .option('--grpc-keepalive-timeout <ms>', 'close a gRPC connection whose ping is not answered within this long (as Triton)', String(DEFAULT_GRPC_KEEPALIVE.timeoutMs))
+    .option('--grpc-keepalive-permit-without-calls [bool]', 'also ping connections with no call open, and let clients ping them (as Triton; default false)')
+    .option('--grpc-http2-max-pings-without-data <n>', 'pings sent while no data went out; 0 = no limit (as Triton)', String(DEFAULT_GRPC_KEEPALIVE.maxPingsWithoutData))
+    .option('--grpc-http2-min-recv-ping-interval-without-data <ms>', 'a client ping sooner than this after its last, while the server sends nothing, is a strike (as Triton)', String(DEFAULT_GRPC_KEEPALIVE.minRecvPingIntervalWithoutDataMs))
+    .option('--grpc-http2-max-ping-strikes <n>', 'strikes before GOAWAY ENHANCE_YOUR_CALM "too_many_pings"; 0 = any number (as Triton)', String(DEFAULT_GRPC_KEEPALIVE.maxPingStrikes))
     .option('--grpc-root-cert <file>', 'PEM CA certificate that signs client certificates (--grpc-use-ssl-mutual)')
     .action(async (repo: string | undefined, flags: ServeFlags) => {
       const opts = resolveServeOptions(repo, flags, ctx.io.cwd);

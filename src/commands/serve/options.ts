@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { DEFAULT_CONFIG_LIMITS, MAX_INSTANCES_CAP } from '../../core/config/limits.js';
 import type { ControlMode } from '../../core/server/model-manager.js';
 import type { LogFormat } from '../../core/server/logger.js';
+import { DEFAULT_GRPC_KEEPALIVE, type GrpcKeepalive } from '../../core/server/grpc/server.js';
 import { MAX_BUSY_POLL_US } from '../../core/server/server.js';
 import { parseRestrictions, type Restriction, type RestrictedApi } from '../../core/server/restricted-api.js';
 
@@ -33,6 +34,8 @@ export interface ServeOptions {
   maxConnections?: number;
   /** Undefined: the server's default (DEFAULT_BUSY_POLL_US). */
   busyPollUs?: number;
+  /** --grpc-keepalive-* and --grpc-http2-*; undefined: DEFAULT_GRPC_KEEPALIVE. */
+  grpcKeepalive?: GrpcKeepalive;
   httpRestrictions?: Map<RestrictedApi, Restriction>;
   grpcRestrictions?: Map<RestrictedApi, Restriction>;
   /** Paths (resolved) of the PEM files. */
@@ -62,6 +65,12 @@ export interface ServeFlags {
   httpMaxInflightBody?: string;
   maxConnections?: string;
   busyPollUs?: string;
+  grpcKeepaliveTime?: string;
+  grpcKeepaliveTimeout?: string;
+  grpcKeepalivePermitWithoutCalls?: boolean | string;
+  grpcHttp2MaxPingsWithoutData?: string;
+  grpcHttp2MinRecvPingIntervalWithoutData?: string;
+  grpcHttp2MaxPingStrikes?: string;
   httpRestrictedApi?: string[];
   grpcRestrictedProtocol?: string[];
   httpUseSsl?: boolean | string;
@@ -119,6 +128,26 @@ function count(value: string, flag: string): number {
   const n = Number(value);
   if (!/^[0-9]+$/.test(value) || n < 1 || !Number.isSafeInteger(n)) throw new UsageError(`${flag} must be a whole number >= 1, got '${value}'`);
   return n;
+}
+
+/** A whole number from `min` to 2^31 - 1 (gRPC core takes these settings as C ints). */
+function whole(value: string | undefined, fallback: number, flag: string, min: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n < min || n > 2 ** 31 - 1) throw new UsageError(`${flag} must be a whole number from ${min} to ${2 ** 31 - 1}, got '${value}'`);
+  return n;
+}
+
+function keepalive(flags: ServeFlags): GrpcKeepalive {
+  const d = DEFAULT_GRPC_KEEPALIVE;
+  return {
+    timeMs: whole(flags.grpcKeepaliveTime, d.timeMs, '--grpc-keepalive-time', 1),
+    timeoutMs: whole(flags.grpcKeepaliveTimeout, d.timeoutMs, '--grpc-keepalive-timeout', 1),
+    permitWithoutCalls: flagBool(flags.grpcKeepalivePermitWithoutCalls, '--grpc-keepalive-permit-without-calls'),
+    maxPingsWithoutData: whole(flags.grpcHttp2MaxPingsWithoutData, d.maxPingsWithoutData, '--grpc-http2-max-pings-without-data', 0),
+    minRecvPingIntervalWithoutDataMs: whole(flags.grpcHttp2MinRecvPingIntervalWithoutData, d.minRecvPingIntervalWithoutDataMs, '--grpc-http2-min-recv-ping-interval-without-data', 0),
+    maxPingStrikes: whole(flags.grpcHttp2MaxPingStrikes, d.maxPingStrikes, '--grpc-http2-max-ping-strikes', 0),
+  };
 }
 
 function busyPoll(value: string): number {
@@ -192,6 +221,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     maxInflightBodyBytes: flags.httpMaxInflightBody !== undefined ? parseSize(flags.httpMaxInflightBody, '--http-max-inflight-body') : undefined,
     maxConnections: flags.maxConnections !== undefined ? count(flags.maxConnections, '--max-connections') : undefined,
     busyPollUs: flags.busyPollUs !== undefined ? busyPoll(flags.busyPollUs) : undefined,
+    grpcKeepalive: keepalive(flags),
     httpRestrictions: parseRestrictions(flags.httpRestrictedApi ?? [], '--http-restricted-api'),
     grpcRestrictions: parseRestrictions(flags.grpcRestrictedProtocol ?? [], '--grpc-restricted-protocol'),
     ...tlsOptions(flags, cwd),

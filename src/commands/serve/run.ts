@@ -74,6 +74,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
     host: opts.host, httpPort: opts.httpPort, grpcPort: opts.grpcPort, metricsPort: opts.metricsPort, maxBodyBytes: opts.maxBodyBytes,
     httpFrontend: opts.httpFrontend, maxInflightBodyBytes: opts.maxInflightBodyBytes,
     maxConnections: opts.maxConnections ?? defaultMaxConnections(fdLimit), strictReadiness: opts.strictReadiness, busyPollUs: opts.busyPollUs,
+    grpcKeepalive: opts.grpcKeepalive,
     httpRestrictions: opts.httpRestrictions, grpcRestrictions: opts.grpcRestrictions,
     httpTls: opts.httpTls && { cert: pem(opts.httpTls.cert, '--http-server-cert'), key: pem(opts.httpTls.key, '--http-server-key') },
     grpcTls: opts.grpcTls && {

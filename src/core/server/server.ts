@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GrpcFrontend } from './grpc/server.js';
+import { GrpcFrontend, type GrpcKeepalive } from './grpc/server.js';
 import { NativeHttpFrontend, type HttpListener } from './http/native-frontend.js';
 import { publishReadyModels } from './http/publish-models.js';
 import { HttpFrontend, type HttpOptions } from './http/server.js';
@@ -35,6 +35,8 @@ export interface ServerOptions {
   httpFrontend?: 'native' | 'node';
   /** --busy-poll-us: how long the native front ends' loops poll before sleeping (default DEFAULT_BUSY_POLL_US). */
   busyPollUs?: number;
+  /** --grpc-keepalive-* and --grpc-http2-* (default DEFAULT_GRPC_KEEPALIVE). */
+  grpcKeepalive?: GrpcKeepalive;
   /** All request bodies being received together (default from limits.ts). */
   maxInflightBodyBytes?: number;
   /** Open HTTP connections (each front end); one more is answered 503 and closed. */
@@ -99,7 +101,7 @@ export class GebeServer {
       this.grpc = new GrpcFrontend(this.service, {
         host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes, maxConnections: options.maxConnections,
         maxInflightBytes: options.maxInflightBodyBytes, restrictions: options.grpcRestrictions, tls: options.grpcTls,
-        busyPollUs: options.busyPollUs ?? DEFAULT_BUSY_POLL_US,
+        busyPollUs: options.busyPollUs ?? DEFAULT_BUSY_POLL_US, keepalive: options.grpcKeepalive,
       }, log);
       const grpc = this.grpc;
       this.metrics.addFailureSource(() => grpc.takeFailures());

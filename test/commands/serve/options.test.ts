@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { parseSize, resolveServeOptions, type ServeFlags } from '../../../src/commands/serve/options.js';
+import { DEFAULT_GRPC_KEEPALIVE } from '../../../src/core/server/grpc/server.js';
 
 const defaults: ServeFlags = {
   host: '127.0.0.1', httpPort: '8000', grpcPort: '8001', metricsPort: '8002', modelControlMode: 'none', loadModel: [],
@@ -47,6 +48,10 @@ describe('serve options', () => {
       [{ busyPollUs: '-1' }, /--busy-poll-us must be a whole number of microseconds from 0 to 10000, got '-1'/],
       [{ busyPollUs: '10001' }, /--busy-poll-us must be a whole number of microseconds from 0 to 10000/],
       [{ busyPollUs: '1.5' }, /--busy-poll-us/],
+      [{ grpcKeepaliveTime: '0' }, /--grpc-keepalive-time must be a whole number from 1 to 2147483647, got '0'/],
+      [{ grpcKeepaliveTimeout: '2147483648' }, /--grpc-keepalive-timeout must be a whole number/],
+      [{ grpcHttp2MaxPingStrikes: '-1' }, /--grpc-http2-max-ping-strikes must be a whole number from 0/],
+      [{ grpcKeepalivePermitWithoutCalls: 'often' }, /--grpc-keepalive-permit-without-calls takes true or false/],
     ];
     for (const [flags, message] of bad) {
       const run = () => resolveServeOptions(undefined, { ...defaults, ...flags }, '/w');
@@ -65,6 +70,15 @@ describe('serve options', () => {
     expect(resolveServeOptions(undefined, defaults, '/w').busyPollUs).toBeUndefined();
     expect(resolveServeOptions(undefined, { ...defaults, busyPollUs: '0' }, '/w').busyPollUs).toBe(0);
     expect(resolveServeOptions(undefined, { ...defaults, busyPollUs: '10000' }, '/w').busyPollUs).toBe(10000);
+  });
+
+  it('takes Triton\'s gRPC keepalive flags (defaults: gRPC core\'s)', () => {
+    expect(resolveServeOptions(undefined, defaults, '/w').grpcKeepalive).toEqual(DEFAULT_GRPC_KEEPALIVE);
+    const o = resolveServeOptions(undefined, {
+      ...defaults, grpcKeepaliveTime: '10000', grpcKeepaliveTimeout: '500', grpcKeepalivePermitWithoutCalls: true,
+      grpcHttp2MaxPingsWithoutData: '0', grpcHttp2MinRecvPingIntervalWithoutData: '1000', grpcHttp2MaxPingStrikes: '0',
+    }, '/w');
+    expect(o.grpcKeepalive).toEqual({ timeMs: 10000, timeoutMs: 500, permitWithoutCalls: true, maxPingsWithoutData: 0, minRecvPingIntervalWithoutDataMs: 1000, maxPingStrikes: 0 });
   });
 
   it('parses sizes with units', () => {

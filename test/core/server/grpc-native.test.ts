@@ -15,6 +15,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcRoot, serviceDefinition } from '../../../src/core/kserve/grpc-proto.js';
+import { DEFAULT_GRPC_KEEPALIVE } from '../../../src/core/server/grpc/server.js';
 import { call, callError, grpcClient, type GrpcClient } from './helpers/grpc-client.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { mnistRepository, repoRoot, startRealServer, type RealServer } from './e2e/helpers.js';
@@ -197,6 +198,100 @@ describe('native gRPC transport', () => {
     const { stdout: out } = await promisify(execFile)('h2load', ['-n', '400', '-c1', '-m16', '-d', file, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `http://${t.grpc}${INFER}`], { encoding: 'utf8', timeout: 60_000 });
     expect(out).toMatch(/requests: 400 total, 400 started, 400 done, 400 succeeded/);
     expect(out).toMatch(/status codes: 400 2xx/);
+  });
+});
+
+describe('native gRPC keepalive (gRPC core\'s rules, Triton\'s --grpc-keepalive-* flags)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    // Pings every 100 ms, also without calls; an unanswered one closes the connection after 300 ms.
+    t = await startTestServer({ server: { grpcKeepalive: { ...DEFAULT_GRPC_KEEPALIVE, timeMs: 100, timeoutMs: 300, permitWithoutCalls: true, maxPingsWithoutData: 0 } } });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('pings a connection and keeps it open while its client answers', async () => {
+    const session = http2.connect(`http://${t.grpc}`);
+    try {
+      let pings = 0;
+      // node:http2 answers each PING itself; three of them span more than twice the ping timeout.
+      await new Promise<void>((resolve) => session.on('ping', (payload: Buffer) => {
+        expect(payload.toString()).toBe('gebekeep');
+        if (++pings === 3) resolve();
+      }));
+      expect(session.closed || session.destroyed).toBe(false);
+      expect((await rawCall(session, LIVE, frame('inference.ServerLiveRequest', {}))).grpcStatus).toBe('0');
+    } finally {
+      session.close();
+    }
+  });
+
+  it('closes a connection whose client does not answer its ping', async () => {
+    const socket = net.connect(Number(t.grpc.split(':')[1]), '127.0.0.1');
+    const started = Date.now();
+    const received = await new Promise<Buffer>((resolve) => {
+      const got: Buffer[] = [];
+      socket.on('data', (d) => got.push(d));
+      socket.on('close', () => resolve(Buffer.concat(got)));
+      socket.on('error', () => undefined);
+      // The preface and an empty SETTINGS frame; nothing after, not even the PING's ACK.
+      socket.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]));
+    });
+    // A PING frame (length 8, type 6, no flags, stream 0) with the server's payload, then the close.
+    expect(received.includes(Buffer.concat([Buffer.from([0, 0, 8, 6, 0, 0, 0, 0, 0]), Buffer.from('gebekeep')]))).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  });
+});
+
+describe('native gRPC ping policy (defaults: no calls, at most one ping in two hours, two strikes)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('answers a client that pings too often with GOAWAY ENHANCE_YOUR_CALM "too_many_pings"', async () => {
+    const session = http2.connect(`http://${t.grpc}`);
+    session.on('error', () => undefined);
+    const goaway = new Promise<[number, Buffer | undefined]>((resolve) => session.on('goaway', (code: number, _last: number, data?: Buffer) => resolve([code, data])));
+    const closed = new Promise((resolve) => session.on('close', resolve));
+    await new Promise((resolve) => session.once('connect', resolve));
+    let acked = 0;
+    // The first ping is allowed, the next two are strikes; the fourth is one strike too many.
+    for (let i = 0; i < 4; i++) {
+      const ok = await new Promise<boolean>((resolve) => session.ping((err) => resolve(!err)));
+      if (ok) acked++;
+    }
+    const [code, data] = await goaway;
+    expect(code).toBe(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    expect(data?.toString()).toBe('too_many_pings');
+    expect(acked).toBeGreaterThanOrEqual(3);
+    await closed;
+    // Other clients are served as before.
+    const client = grpcClient(t.grpc);
+    expect(await call(client, 'ServerLive', {})).toEqual({ live: true });
+    client.close();
+  });
+
+  it('lets a client ping while the server sends it data', async () => {
+    const session = http2.connect(`http://${t.grpc}`);
+    session.on('error', () => undefined);
+    let goaway = false;
+    session.on('goaway', () => (goaway = true));
+    await new Promise((resolve) => session.once('connect', resolve));
+    try {
+      // Each answer's HEADERS and DATA frames clear the strikes, as in gRPC core.
+      for (let i = 0; i < 6; i++) {
+        await new Promise<void>((resolve, reject) => session.ping((err) => (err ? reject(err) : resolve())));
+        expect((await rawCall(session, LIVE, frame('inference.ServerLiveRequest', {}))).grpcStatus).toBe('0');
+      }
+      expect(goaway).toBe(false);
+    } finally {
+      session.close();
+    }
   });
 });
 

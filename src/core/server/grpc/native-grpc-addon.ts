@@ -22,6 +22,13 @@ export interface NativeGrpcServerOptions {
   nativeInfer?: boolean;
   /** After each call and answer the loop polls this long (µs) before it sleeps; 0 or left out: never. */
   busyPollUs?: number;
+  /** Keepalive (native/src/grpc/keepalive.h); each left out takes gRPC core's default. */
+  keepaliveTimeMs?: number;
+  keepaliveTimeoutMs?: number;
+  keepalivePermitWithoutCalls?: boolean;
+  maxPingsWithoutData?: number;
+  minRecvPingIntervalWithoutDataMs?: number;
+  maxPingStrikes?: number;
 }
 
 /**

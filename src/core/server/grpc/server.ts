@@ -19,6 +19,31 @@ import { createRpcHandler, INFER_PATH, STREAM_INFER_PATH, type MetadataLookup, t
 import { HeldCalls, tlsCallSignal } from './held-calls.js';
 import { grpcRoot } from '../../kserve/grpc-proto.js';
 
+/**
+ * gRPC keepalive, with gRPC core's server defaults (grpc/doc/keepalive.md), as Triton's
+ * --grpc-keepalive-* and --grpc-http2-* flags set them. The native front end implements all six
+ * (native/src/grpc/keepalive.h); grpc-js, which serves --grpc-use-ssl, only the first two.
+ */
+export interface GrpcKeepalive {
+  /** A ping goes out this long after the last one was acknowledged (or the connection opened). */
+  timeMs: number;
+  /** An unacknowledged ping closes the connection after this long. */
+  timeoutMs: number;
+  /** Ping connections with no call open, and let clients ping them at minRecvPingIntervalWithoutDataMs. */
+  permitWithoutCalls: boolean;
+  /** Pings sent while no data went out; 0: no limit. */
+  maxPingsWithoutData: number;
+  /** While the server sends nothing, a client ping sooner than this after the last is a strike. */
+  minRecvPingIntervalWithoutDataMs: number;
+  /** Strikes tolerated before GOAWAY ENHANCE_YOUR_CALM "too_many_pings"; 0: any number. */
+  maxPingStrikes: number;
+}
+
+export const DEFAULT_GRPC_KEEPALIVE: GrpcKeepalive = {
+  timeMs: 7_200_000, timeoutMs: 20_000, permitWithoutCalls: false,
+  maxPingsWithoutData: 2, minRecvPingIntervalWithoutDataMs: 300_000, maxPingStrikes: 2,
+};
+
 export interface GrpcOptions {
   host: string;
   port: number;
@@ -34,6 +59,8 @@ export interface GrpcOptions {
   tls?: { cert: Buffer; key: Buffer; rootCert?: Buffer; mutual: boolean };
   /** The native front end's busy poll after each call and answer, in µs (grpc-js, under TLS, has none). */
   busyPollUs?: number;
+  /** Default DEFAULT_GRPC_KEEPALIVE. */
+  keepalive?: GrpcKeepalive;
 }
 
 /**
@@ -54,6 +81,13 @@ function metadataOf(flat: string[]): MetadataLookup {
       found = flat[i + 1];
     }
     return found;
+  };
+}
+
+function nativeKeepalive(k: GrpcKeepalive) {
+  return {
+    keepaliveTimeMs: k.timeMs, keepaliveTimeoutMs: k.timeoutMs, keepalivePermitWithoutCalls: k.permitWithoutCalls,
+    maxPingsWithoutData: k.maxPingsWithoutData, minRecvPingIntervalWithoutDataMs: k.minRecvPingIntervalWithoutDataMs, maxPingStrikes: k.maxPingStrikes,
   };
 }
 
@@ -83,6 +117,7 @@ export class GrpcFrontend {
       maxConnections: o.maxConnections, maxConcurrentStreams: GRPC_MAX_CONCURRENT_STREAMS, drainGraceMs: DRAIN_IDLE_GRACE_MS,
       busyMessage: inflightBodyMessage(maxInflight), nativeInfer, announceStreams: Boolean(o.restrictions?.has('inference')),
       busyPollUs: o.busyPollUs,
+      ...nativeKeepalive(o.keepalive ?? DEFAULT_GRPC_KEEPALIVE),
     }, (connection, stream, path, request, metadata, cancelled) => this.onCall(connection, stream, path, request, metadata, cancelled));
     let port: number;
     try {
@@ -164,6 +199,9 @@ export class GrpcFrontend {
       'grpc.max_send_message_length': -1,
       'grpc.max_concurrent_streams': GRPC_MAX_CONCURRENT_STREAMS,
       'grpc.enable_channelz': 0,
+      // grpc-js has no ping policy: the other keepalive settings apply to the native server only.
+      'grpc.keepalive_time_ms': (this.options.keepalive ?? DEFAULT_GRPC_KEEPALIVE).timeMs,
+      'grpc.keepalive_timeout_ms': (this.options.keepalive ?? DEFAULT_GRPC_KEEPALIVE).timeoutMs,
     });
     for (const serviceName of ['inference.GRPCInferenceService', 'grpc.health.v1.Health']) {
       const definition: Record<string, grpc.MethodDefinition<Buffer, Uint8Array>> = {};
