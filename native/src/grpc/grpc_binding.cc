@@ -30,7 +30,8 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
                        {InstanceMethod("listen", &NativeGrpcServer::Listen), InstanceMethod("close", &NativeGrpcServer::Close),
                         InstanceMethod("answer", &NativeGrpcServer::Answer), InstanceMethod("counters", &NativeGrpcServer::Counters),
                         InstanceMethod("publish", &NativeGrpcServer::Publish),
-                        InstanceMethod("takeFailures", &NativeGrpcServer::TakeFailures)});
+                        InstanceMethod("takeFailures", &NativeGrpcServer::TakeFailures),
+                        InstanceMethod("enableLog", &NativeGrpcServer::EnableLog), InstanceMethod("takeLog", &NativeGrpcServer::TakeLog)});
   }
 
   explicit NativeGrpcServer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeGrpcServer>(info) {
@@ -144,6 +145,13 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
   }
 
   Napi::Value TakeFailures(const Napi::CallbackInfo& info) { return FailureCountsToJs(info.Env(), route_->TakeFailures()); }
+
+  Napi::Value EnableLog(const Napi::CallbackInfo& info) {
+    route_->EnableLog();
+    return info.Env().Undefined();
+  }
+
+  Napi::Value TakeLog(const Napi::CallbackInfo& info) { return TakenLogToJs(info.Env(), route_->TakeLog()); }
 
   void ReleaseHandler() {
     if (tsfn_) {

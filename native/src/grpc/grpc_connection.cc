@@ -7,8 +7,6 @@ namespace gebe {
 
 namespace {
 
-constexpr std::string_view kStreamInferPath = "/inference.GRPCInferenceService/ModelStreamInfer";
-constexpr std::string_view kInferPath = "/inference.GRPCInferenceService/ModelInfer";
 // Bytes handed to the socket and not yet written; past it nghttp2 is not asked for more frames
 // until the client reads (a client that never reads holds at most this much of its answers).
 constexpr size_t kMaxWriting = 4u << 20;

@@ -119,6 +119,9 @@ class GrpcInferImpl : public GrpcInfer {
     NormalizedRequest normalized;
     RequestFailure failure = Normalize(contract, decoded, &normalized);
     if (failure.ok() && !Answerable(normalized, contract)) return false;
+    static const std::string kPost = "POST";
+    static const std::string kUnary(kInferPath), kStream(kStreamInferPath);
+    log_.Note(kPost, stream ? kStream : kUnary);
     call->id = std::move(decoded.id);
     if (!failure.ok()) {
       call->Refuse(failure.reason, failure.message);
@@ -142,6 +145,10 @@ class GrpcInferImpl : public GrpcInfer {
   }
 
   std::vector<FailureCount> TakeFailures() override { return failures_->Take(); }
+
+  void EnableLog() override { log_.Enable(); }
+
+  TakenLog TakeLog() override { return log_.Take(); }
 
  private:
   // The message as the core reads every request. False: what this route does not decode (typed
@@ -212,6 +219,7 @@ class GrpcInferImpl : public GrpcInfer {
 
   PublishedModels published_;
   std::shared_ptr<FailureTable> failures_ = std::make_shared<FailureTable>();
+  TakenRequestLog log_;
 };
 
 }  // namespace

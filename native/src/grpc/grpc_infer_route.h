@@ -1,7 +1,7 @@
 // The native ModelInfer / ModelStreamInfer route: decodes the request message natively, checks it
-// with the native infer route's checks (http/infer_plan.h: exactly what the JS path would accept
-// and answer plainly), queues it on the model's scheduler and encodes the answer on the scheduler
-// thread. Whatever it does not take goes to the JS handler, which words every refusal.
+// with Normalize (the serving core's one check, as the HTTP route and the JS binding do), queues
+// it on the model's scheduler and encodes the answer on the scheduler thread. What it cannot decode
+// or answer as the JS path would goes to the JS handler.
 #pragma once
 
 #include <memory>
@@ -19,6 +19,10 @@ class GrpcInfer : public GrpcInferRoute {
   virtual void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) = 0;
   // JS thread: failures counted since the last call (then reset).
   virtual std::vector<FailureCount> TakeFailures() = 0;
+  // JS thread: from now on the calls this route takes are noted as ("POST", method path), for
+  // verbose logging; TakeLog returns and resets what was noted.
+  virtual void EnableLog() = 0;
+  virtual TakenLog TakeLog() = 0;
 };
 
 std::shared_ptr<GrpcInfer> MakeGrpcInfer();

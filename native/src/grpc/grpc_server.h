@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -29,6 +30,10 @@
 namespace gebe {
 
 class GrpcConnection;
+
+// The two methods the native infer route may take.
+constexpr std::string_view kInferPath = "/inference.GRPCInferenceService/ModelInfer";
+constexpr std::string_view kStreamInferPath = "/inference.GRPCInferenceService/ModelStreamInfer";
 
 // max_request_bytes: more is RESOURCE_EXHAUSTED; past max_inflight_bytes a call is UNAVAILABLE;
 // one more connection than max_connections is closed before any HTTP/2 byte (the client sees UNAVAILABLE).

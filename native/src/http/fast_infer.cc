@@ -4,8 +4,6 @@
 // from the scheduler thread with the bytes the JS codec would send (JSON `data` or binary parts).
 // A request Normalize refuses is answered here, in the wording every path shares; what it cannot
 // decode as the JS codec would is declined: the JS handler answers it with the codec's wording.
-#include <atomic>
-#include <mutex>
 #include <string_view>
 
 #include "executor/model_core.h"
@@ -124,7 +122,7 @@ class FastInfer : public FastPath {
       binary[i] = true;
     }
 
-    if (log_enabled_.load(std::memory_order_relaxed)) Note(request);
+    log_.Note(request.method, request.url);
     auto call = std::make_unique<FastCall>(std::move(respond), request.body_owner, entry.contract, failures_);
     if (!failure.ok()) {
       call->Refuse(failure.reason, failure.message);
@@ -145,30 +143,14 @@ class FastInfer : public FastPath {
 
   std::vector<FailureCount> TakeFailures() override { return failures_->Take(); }
 
-  void EnableLog() override { log_enabled_.store(true, std::memory_order_relaxed); }
+  void EnableLog() override { log_.Enable(); }
 
-  TakenLog TakeLog() override {
-    TakenLog out;
-    std::lock_guard<std::mutex> lock(log_mu_);
-    std::swap(out, log_);
-    return out;
-  }
+  TakenLog TakeLog() override { return log_.Take(); }
 
  private:
-  // Bounds what an undrained log may hold (JS drains it a few times a second).
-  static constexpr size_t kLogCap = 4096;
-
-  void Note(const HttpRequest& request) {
-    std::lock_guard<std::mutex> lock(log_mu_);
-    if (log_.requests.size() < kLogCap) log_.requests.emplace_back(request.method, request.url);
-    else ++log_.dropped;
-  }
-
   PublishedModels published_;
   std::shared_ptr<FailureTable> failures_ = std::make_shared<FailureTable>();
-  std::atomic<bool> log_enabled_{false};
-  std::mutex log_mu_;
-  TakenLog log_;
+  TakenRequestLog log_;
 };
 
 }  // namespace

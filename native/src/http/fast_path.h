@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "net/taken_log.h"
+
 namespace gebe {
 
 class ModelCore;
@@ -64,12 +66,6 @@ struct PublishedVersion {
 struct FailureCount {
   std::string model, version, reason;  // reason: REJECTED, CANCELED, BACKEND, OTHER
   uint64_t count = 0;
-};
-
-// Requests the infer route took, for verbose logging (JS logs what it answers itself).
-struct TakenLog {
-  std::vector<std::pair<std::string, std::string>> requests;  // (method, url), in arrival order
-  uint64_t dropped = 0;  // taken beyond the cap since the last TakeLog
 };
 
 class FastPath {

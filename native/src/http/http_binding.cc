@@ -122,22 +122,7 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     return info.Env().Undefined();
   }
 
-  // {requests: [[method, url], ...], dropped}
-  Napi::Value TakeLog(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    TakenLog log = fast_path_->TakeLog();
-    Napi::Array requests = Napi::Array::New(env, log.requests.size());
-    for (size_t i = 0; i < log.requests.size(); ++i) {
-      Napi::Array pair = Napi::Array::New(env, 2);
-      pair.Set(0u, log.requests[i].first);
-      pair.Set(1u, log.requests[i].second);
-      requests.Set(uint32_t(i), pair);
-    }
-    Napi::Object out = Napi::Object::New(env);
-    out.Set("requests", requests);
-    out.Set("dropped", double(log.dropped));
-    return out;
-  }
+  Napi::Value TakeLog(const Napi::CallbackInfo& info) { return TakenLogToJs(info.Env(), fast_path_->TakeLog()); }
 
   std::shared_ptr<FastPath> fast_path_;
   std::shared_ptr<JsRequestHandler> handler_;

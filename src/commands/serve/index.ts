@@ -22,7 +22,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--exit-on-error', 'exit when any model fails to load', false)
     .option('--strict-readiness [bool]', 'true (default, as Triton): /v2/health/ready and ServerReady need every model ready; false: ready once the server is up, even if models failed')
     .option('--exit-timeout-secs <s>', 'on SIGINT/SIGTERM, how long in-flight requests may take to finish', '30')
-    .option('--log-verbose', 'log every request (every HTTP request then goes through the JS server, also binary infer requests the native front end would answer itself)', false)
+    .option('--log-verbose', 'log every request, also those the native front ends answer themselves (they still answer them)', false)
     .addOption(new Option('--log-format <format>', 'log line format').choices(['text', 'json']).default('text'))
     .option('--max-instances-per-model <n>', 'most instances (instance_group count, summed) a model may ask for', '128')
     .option('--http-max-body <size>', 'largest request body accepted (bytes, or with KiB/MiB/GiB)', '64MiB')

@@ -3,6 +3,7 @@ import { GebeError } from '../../../errors.js';
 import type { NativeModel } from '../../executor/executor-addon.js';
 import { loadNativeAddon } from '../../executor/native.js';
 import type { NativeFailureCount } from '../http/native-http-addon.js';
+import type { TakenRequestSource } from '../native-request-log.js';
 
 export interface NativeGrpcServerOptions {
   host: string;
@@ -39,7 +40,7 @@ export interface NativeGrpcServerOptions {
  */
 export type NativeGrpcHandler = (connection: number, stream: number, path: string, request: Buffer | null, metadata: string[], cancelled: number) => void;
 
-export interface NativeGrpcServer {
+export interface NativeGrpcServer extends TakenRequestSource {
   listen(): number;
   close(timeoutMs: number): Promise<void>;
   /**

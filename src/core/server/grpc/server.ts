@@ -12,6 +12,7 @@ import type { NativeModel } from '../../executor/executor-addon.js';
 import type { NativeFailureCount } from '../http/native-http-addon.js';
 import type { InferenceService } from '../inference-service.js';
 import { defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, inflightBodyMessage, maxConnectionsMessage } from '../limits.js';
+import { logNativeRequests } from '../native-request-log.js';
 import type { Logger } from '../logger.js';
 import type { Restrictions } from '../restricted-api.js';
 import { createNativeGrpcServer, type NativeGrpcServer } from './native-grpc-addon.js';
@@ -100,6 +101,8 @@ export class GrpcFrontend {
   private tlsRefused = 0;
   private readonly published = new Map<string, Publication>();
   private readonly calls = new HeldCalls();
+  /** Logs what the native route answered once the server has closed (a no-op unless verbose). */
+  private stopRequestLog: () => void = () => undefined;
 
   constructor(private readonly service: InferenceService, private readonly options: GrpcOptions, private readonly log: Logger) {
     this.handler = createRpcHandler(service, log, options.restrictions);
@@ -126,6 +129,7 @@ export class GrpcFrontend {
       return Promise.reject(err);
     }
     this.native = native;
+    this.stopRequestLog = logNativeRequests(native, this.log, (_method, path) => this.log.verbose('grpc call', { method: path, route: 'native' }), 'grpc calls not logged');
     if (nativeInfer) for (const [model, [versions, defaultVersion]] of this.published) native.publish(model, versions, defaultVersion);
     return Promise.resolve(port);
   }
@@ -185,7 +189,11 @@ export class GrpcFrontend {
    * finish (up to `timeoutMs` in all), and the connections close.
    */
   async close(timeoutMs: number): Promise<void> {
-    if (this.native) return this.native.close(timeoutMs);
+    if (this.native) {
+      await this.native.close(timeoutMs);
+      this.stopRequestLog();
+      return;
+    }
     return this.closeTls(timeoutMs);
   }
 

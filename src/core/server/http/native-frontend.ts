@@ -13,6 +13,7 @@ import { createNativeHttpServer, type NativeFailureCount, type NativeHttpServer 
 import type { HttpOptions } from './server.js';
 import { looksLikeInfer } from './routes.js';
 import { cancellationError } from '../../executor/cancellation.js';
+import { logNativeRequests } from '../native-request-log.js';
 
 /** What GebeServer needs of either front end. */
 export interface HttpListener {
@@ -33,8 +34,8 @@ export class NativeHttpFrontend implements HttpListener {
   /** Infer requests JS holds, by token, with the controller that aborts them when their client goes. */
   private readonly held = new Map<number, AbortController>();
 
-  /** Drains the native route's request log into verbose lines (only with verbose logging). */
-  private logTimer?: NodeJS.Timeout;
+  /** Logs what the native route answered once the server has closed (a no-op unless verbose). */
+  private stopRequestLog: () => void = () => undefined;
 
   constructor(service: InferenceService, private readonly options: HttpOptions, private readonly log: Logger) {
     this.handler = createHttpHandler(service, { maxBodyBytes: options.maxBodyBytes, restrictions: options.restrictions }, log);
@@ -75,11 +76,7 @@ export class NativeHttpFrontend implements HttpListener {
     for (const [model, [versions, defaultVersion]] of this.published) native.publish(model, versions, defaultVersion);
     const port = native.listen();
     this.native = native;
-    if (this.log.verboseEnabled) {
-      native.enableLog();
-      this.logTimer = setInterval(() => this.drainLog(), 200);
-      this.logTimer.unref();
-    }
+    this.stopRequestLog = logNativeRequests(native, this.log, (method, url) => this.log.verbose('http request', { method, url, route: 'native' }), 'http requests not logged');
     return port;
   }
 
@@ -116,20 +113,11 @@ export class NativeHttpFrontend implements HttpListener {
     return this.native?.takeFailures() ?? [];
   }
 
-  /** Natively answered requests get the same verbose line as those the JS handler answers. */
-  private drainLog(): void {
-    if (!this.native) return;
-    const { requests, dropped } = this.native.takeLog();
-    for (const [method, url] of requests) this.log.verbose('http request', { method, url, route: 'native' });
-    if (dropped > 0) this.log.verbose('http requests not logged', { count: dropped, route: 'native' });
-  }
-
   /** Graceful: answers what is in flight (with Connection: close), then the server's thread ends. */
   async close(timeoutMs: number): Promise<void> {
     if (!this.closing) this.closing = (async () => {
       await this.native?.close(timeoutMs);
-      clearInterval(this.logTimer);
-      this.drainLog();
+      this.stopRequestLog();
     })();
     return this.closing;
   }

@@ -2,6 +2,7 @@
 import { GebeError } from '../../../errors.js';
 import type { NativeModel } from '../../executor/executor-addon.js';
 import { loadNativeAddon } from '../../executor/native.js';
+import type { TakenRequestSource } from '../native-request-log.js';
 
 export interface NativeHttpServerOptions {
   host: string;
@@ -34,7 +35,7 @@ export interface NativeFailureCount {
   count: number;
 }
 
-export interface NativeHttpServer {
+export interface NativeHttpServer extends TakenRequestSource {
   /** Binds and starts the server's own thread; the port. Throws an Error with `code` (EADDRINUSE, ...). */
   listen(): number;
   /** Graceful close; resolves once the server's thread has ended. */
@@ -46,10 +47,6 @@ export interface NativeHttpServer {
   /** What the native infer route may run for `model` (an empty list withdraws it). */
   publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void;
   takeFailures(): NativeFailureCount[];
-  /** From now on the infer route notes each request it takes, for verbose logging. */
-  enableLog(): void;
-  /** The requests noted since the last call ([method, url]), and how many went beyond its cap. */
-  takeLog(): { requests: Array<[method: string, url: string]>; dropped: number };
 }
 
 /**

@@ -15,6 +15,7 @@ import { ModelManager } from '../../../../src/core/server/model-manager.js';
 import { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
 import { GebeServer } from '../../../../src/core/server/server.js';
 import { mnistRepository } from '../e2e/helpers.js';
+import { call, grpcClient, streamInfer } from '../helpers/grpc-client.js';
 
 describe('publishReadyModels', () => {
   it('publishes READY native versions with the default version, withdraws them on unload, and the binding accepts them', async () => {
@@ -74,5 +75,36 @@ describe('GebeServer with the native front end', () => {
       await quiet.stop(1000);
       rmSync(repo, { recursive: true, force: true });
     }
+  });
+});
+
+describe('GebeServer with the native gRPC front end', () => {
+  it('logs the calls its infer route answers with --log-verbose, as JS logs its own, marked native', async () => {
+    const repo = mnistRepository();
+    const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'none');
+    await manager.start();
+    const lines: Array<{ message: string; fields?: LogFields }> = [];
+    const collecting: Logger = { ...silentLogger, verboseEnabled: true, verbose: (message, fields) => void lines.push({ message, fields }) };
+    const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, enableHttp: false, enableMetrics: false, maxBodyBytes: 1 << 20 }, collecting);
+    const client = grpcClient(`127.0.0.1:${(await server.listen()).grpc}`);
+    try {
+      const request = { model_name: 'mnist', inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] }], raw_input_contents: [Buffer.alloc(784 * 4)] };
+      expect((await call(client, 'ModelInfer', request)).raw_output_contents[0].byteLength).toBe(40);
+      expect((await streamInfer(client, [request, request])).length).toBe(2);
+      expect(await call(client, 'ServerLive', {})).toEqual({ live: true });
+    } finally {
+      client.close();
+      await server.stop(1000); // drains the native request log
+      await manager.stop();
+      rmSync(repo, { recursive: true, force: true });
+    }
+    const calls = lines.filter((l) => l.message === 'grpc call').map((l) => l.fields);
+    // The infer calls were answered natively (JS logs its own without `route`), ServerLive by JS.
+    expect(calls).toEqual([
+      { method: '/inference.GRPCInferenceService/ServerLive' },
+      { method: '/inference.GRPCInferenceService/ModelInfer', route: 'native' },
+      { method: '/inference.GRPCInferenceService/ModelStreamInfer', route: 'native' },
+      { method: '/inference.GRPCInferenceService/ModelStreamInfer', route: 'native' },
+    ]);
   });
 });
