@@ -3,7 +3,12 @@
  * bypassing queues and batching: what tests and benchmarks compare the executor's infer() with.
  * Requests come from the test itself, so they name every input and are not checked here.
  */
+import './test-addon.js';
+import type { NativeModel } from '../../src/core/executor/executor-addon.js';
+import { loadNativeAddon } from '../../src/core/executor/native.js';
 import type { InferRequest, InferTensor, LoadedModel } from '../../src/core/executor/types.js';
+
+type RunDirectAddon = { runDirect(model: NativeModel, datas: Uint8Array[], shapes: number[][]): Array<Uint8Array | number[]> };
 
 export function runDirect(model: LoadedModel, request: InferRequest): InferTensor[] {
   const native = model.nativeModel?.();
@@ -13,6 +18,7 @@ export function runDirect(model: LoadedModel, request: InferRequest): InferTenso
     if (!input) throw new Error(`runDirect needs input '${t.name}' of model '${model.name}'`);
     return input;
   });
-  const raw = native.runDirect(ordered.map((i) => i.data), ordered.map((i) => i.shape));
+  const addon = loadNativeAddon() as unknown as RunDirectAddon;
+  const raw = addon.runDirect(native, ordered.map((i) => i.data), ordered.map((i) => i.shape));
   return model.outputs.map((o, i) => ({ name: o.name, datatype: o.datatype, shape: raw[2 * i + 1] as number[], data: raw[2 * i] as Uint8Array }));
 }

@@ -58,7 +58,6 @@ Napi::Function NativeModel::Define(Napi::Env env) {
                                      InstanceMethod("stats", &NativeModel::Stats),
                                      InstanceMethod("pendingCount", &NativeModel::PendingCount),
                                      InstanceMethod("compile", &NativeModel::Compile),
-                                     InstanceMethod("runDirect", &NativeModel::RunDirect),
                                      InstanceMethod("unload", &NativeModel::Unload),
                                      InstanceMethod("setContract", &NativeModel::SetContract)});
   g_constructor = new Napi::FunctionReference(Napi::Persistent(ctor));
@@ -120,38 +119,6 @@ Napi::Value NativeModel::Compile(const Napi::CallbackInfo& info) {
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
-}
-
-Napi::Value NativeModel::RunDirect(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsArray() || !info[1].IsArray()) throw Napi::TypeError::New(env, "Expected (datas[], shapes[]) for runDirect");
-  Napi::Array datas = info[0].As<Napi::Array>();
-  Napi::Array shapes = info[1].As<Napi::Array>();
-  const auto& descs = core_->inputs();
-  if (datas.Length() != descs.size() || shapes.Length() != descs.size()) {
-    throw Napi::TypeError::New(env, "Expected one tensor per model input, in the model's input order");
-  }
-  std::vector<TensorView> views(descs.size());
-  for (uint32_t i = 0; i < descs.size(); ++i) {
-    if (!datas.Get(i).IsTypedArray()) throw Napi::TypeError::New(env, "Expected a Uint8Array for input '" + descs[i].name + "'");
-    Napi::TypedArray bytes = datas.Get(i).As<Napi::TypedArray>();
-    views[i] = {descs[i].name, descs[i].dtype, IntsFromJs(shapes.Get(i), "runDirect shape"),
-                static_cast<const uint8_t*>(bytes.ArrayBuffer().Data()) + bytes.ByteOffset(), bytes.ByteLength()};
-    const size_t element = ElementSize(views[i].dtype);
-    if (element > 0 && views[i].byte_size != size_t(ElementCount(views[i].shape)) * element) {
-      throw Napi::TypeError::New(env, "byte size of input '" + views[i].name + "' does not match its shape");
-    }
-  }
-  if (!core_->AcquireUse()) throw Napi::Error::New(env, "the model is unloaded");
-  std::vector<Tensor> outputs;
-  try {
-    core_->scheduler()->WithSession(0, [&](Session& s) { s.run(views, outputs); });
-  } catch (const std::exception& e) {
-    core_->ReleaseUse();
-    throw Napi::Error::New(env, e.what());
-  }
-  core_->ReleaseUse();
-  return TensorsToJs(env, outputs);
 }
 
 Napi::Value NativeModel::Unload(const Napi::CallbackInfo& info) {

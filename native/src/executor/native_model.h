@@ -1,5 +1,5 @@
 // The JS handle of one loaded model (class NativeModel): metadata, infer, stats, pendingCount,
-// compile, runDirect, unload. A thin shell over ModelCore.
+// compile, unload. A thin shell over ModelCore.
 #pragma once
 
 #include <napi.h>
@@ -25,7 +25,6 @@ class NativeModel : public Napi::ObjectWrap<NativeModel> {
   Napi::Value Stats(const Napi::CallbackInfo& info);
   Napi::Value PendingCount(const Napi::CallbackInfo& info);
   Napi::Value Compile(const Napi::CallbackInfo& info);
-  Napi::Value RunDirect(const Napi::CallbackInfo& info);
   Napi::Value Unload(const Napi::CallbackInfo& info);
   Napi::Value SetContract(const Napi::CallbackInfo& info);
 

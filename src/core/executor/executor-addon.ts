@@ -63,7 +63,6 @@ export interface NativeModel {
   stats(): NativeStats;
   pendingCount(): number;
   compile(shapes: Array<{ name: string; shape: number[] }>): Promise<{ compileMs: number; arenaBytes: number; cached: boolean }>;
-  runDirect(datas: Uint8Array[], shapes: number[][]): Array<Uint8Array | number[]>;
   unload(): void;
   /**
    * What clients may send, in the engine's tensor order: config dims with -1 for the batch

@@ -6,13 +6,9 @@ import { readFileSync } from 'node:fs';
 import type { Datatype, InferTensor, TensorMetadata } from '../executor/types.js';
 import { UsageError } from '../../errors.js';
 import type { ModelDescription, RequestInputs } from '../kserve/client/types.js';
+import { elementSize } from '../kserve/datatypes.js';
 
 export type InputDataSpec = { kind: 'zero' } | { kind: 'random' } | { kind: 'file'; path: string };
-
-const BYTE_SIZE: Record<Exclude<Datatype, 'BYTES'>, number> = {
-  BOOL: 1, UINT8: 1, INT8: 1, UINT16: 2, INT16: 2, FP16: 2, BF16: 2,
-  UINT32: 4, INT32: 4, FP32: 4, UINT64: 8, INT64: 8, FP64: 8,
-};
 
 /** One sample's dims (no batch dimension) for every input, with dynamic dims filled from --shape. */
 export function resolveSampleDims(model: ModelDescription, shapes: Record<string, number[]>): Record<string, number[]> {
@@ -65,7 +61,7 @@ function elementCount(dims: number[]): number {
 
 function zeroSample(datatype: Datatype, count: number): Uint8Array {
   if (datatype === 'BYTES') return new Uint8Array(4 * count); // every element an empty string
-  return new Uint8Array(count * BYTE_SIZE[datatype]);
+  return new Uint8Array(count * elementSize(datatype));
 }
 
 function randomSample(datatype: Datatype, count: number): Uint8Array {
@@ -85,7 +81,7 @@ function randomSample(datatype: Datatype, count: number): Uint8Array {
     }
     default: {
       // Small non-negative integers: random bytes would send huge indices that many models reject.
-      const size = BYTE_SIZE[datatype];
+      const size = elementSize(datatype);
       const out = new Uint8Array(count * size);
       for (let i = 0; i < count; i++) out[i * size] = Math.floor(Math.random() * 100);
       return out;
@@ -192,8 +188,8 @@ function readDataFile(path: string, model: ModelDescription, batchSize: number, 
         const obj = raw as { content?: unknown[]; b64?: string; shape?: number[] };
         if (obj.shape) dims = obj.shape;
         bytes = obj.b64 !== undefined ? new Uint8Array(Buffer.from(obj.b64, 'base64')) : encodeValues(input.datatype, (obj.content ?? []).flat(Infinity), `${where}.${input.name}`);
-        if (input.datatype !== 'BYTES' && bytes.byteLength !== elementCount(dims) * BYTE_SIZE[input.datatype]) {
-          throw new UsageError(`${where}.${input.name} holds ${bytes.byteLength} bytes but shape [${dims.join(',')}] of ${input.datatype} needs ${elementCount(dims) * BYTE_SIZE[input.datatype]}; fix the data or its "shape"`);
+        if (input.datatype !== 'BYTES' && bytes.byteLength !== elementCount(dims) * elementSize(input.datatype)) {
+          throw new UsageError(`${where}.${input.name} holds ${bytes.byteLength} bytes but shape [${dims.join(',')}] of ${input.datatype} needs ${elementCount(dims) * elementSize(input.datatype)}; fix the data or its "shape"`);
         }
       } else {
         throw new UsageError(`${where}.${input.name} must be an array of values or {"content": [...], "shape": [...]}`);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { ModelConfig } from '../config/model-config.js';
 import type { Datatype, InferTensor } from '../executor/types.js';
 import { resolveInside } from '../repository/inside.js';
+import { elementSize } from '../kserve/datatypes.js';
 import { ProtocolError } from '../kserve/protocol-error.js';
 
 /** The most bytes a label file may have (it is read whole, at load). */
@@ -39,13 +40,12 @@ const READERS: Partial<Record<Datatype, (view: DataView, offset: number) => numb
   INT8: (v, o) => v.getInt8(o), INT16: (v, o) => v.getInt16(o, true), INT32: (v, o) => v.getInt32(o, true), INT64: (v, o) => v.getBigInt64(o, true),
   FP32: (v, o) => v.getFloat32(o, true), FP64: (v, o) => v.getFloat64(o, true),
 };
-const SIZES: Partial<Record<Datatype, number>> = { UINT8: 1, UINT16: 2, UINT32: 4, UINT64: 8, INT8: 1, INT16: 2, INT32: 4, INT64: 8, FP32: 4, FP64: 8 };
 
 /** The classification of one output tensor; `batched`: its first dimension is the batch. */
 export function classify(tensor: InferTensor, k: number, labels: string[] | undefined, batched: boolean): InferTensor {
   const read = READERS[tensor.datatype];
-  const size = SIZES[tensor.datatype];
-  if (!read || !size) throw ProtocolError.badRequest(`class result not available for output '${tensor.name}' due to unsupported type '${tensor.datatype}'`);
+  if (!read) throw ProtocolError.badRequest(`class result not available for output '${tensor.name}' due to unsupported type '${tensor.datatype}'`);
+  const size = elementSize(tensor.datatype);
   const batch = batched ? (tensor.shape[0] ?? 1) : 1;
   const total = tensor.data.byteLength / size;
   const perEntry = batch > 0 ? total / batch : 0;
