@@ -1,4 +1,4 @@
-/** IEEE FP16 bit patterns ↔ numbers, for building FP16 inputs and reading FP16 outputs in tests. */
+/** IEEE FP16 and BF16 bit patterns ↔ numbers, for building FP16/BF16 inputs and reading such outputs in tests. */
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
@@ -22,5 +22,23 @@ export function fromHalf(bits: ArrayLike<number>): Float32Array {
     const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
     if (exp === 0x1f) return mant ? NaN : sign * Infinity;
     return exp === 0 ? sign * mant * 2 ** -24 : sign * (1 + mant / 1024) * 2 ** (exp - 15);
+  });
+}
+
+/** BF16 bit patterns of `values`, truncated (the high half of each FP32): exact BF16 inputs for tests. */
+export function truncateToBFloat16(values: ArrayLike<number>): Uint16Array {
+  const out = new Uint16Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    f32[0] = values[i];
+    out[i] = u32[0] >>> 16;
+  }
+  return out;
+}
+
+/** BF16 bit patterns → numbers (exact: a BF16 is the high half of an FP32). */
+export function fromBFloat16(bits: ArrayLike<number>): Float32Array {
+  return Float32Array.from(bits, (b) => {
+    u32[0] = b << 16;
+    return f32[0];
   });
 }

@@ -93,7 +93,10 @@ class UnaryKernel : public Kernel {
         break;
       case Unary::kElu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : a * (std::exp(x[i]) - 1.f); break;
       case Unary::kCelu:
-        for (int64_t i = 0; i < n; ++i) y[i] = std::fmax(0.f, x[i]) + std::fmin(0.f, a * (std::exp(x[i] / a) - 1.f));
+        // max(0, x) + min(0, a(exp(x/a) - 1)) is x for x > 0 and the second term otherwise, for
+        // either sign of alpha. Written as a branch because fmax/fmin drop a NaN operand, which
+        // made Celu(NaN) 0 where ONNX (and ONNX Runtime) propagate NaN.
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 || std::isnan(x[i]) ? x[i] : a * (std::exp(x[i] / a) - 1.f);
         break;
       case Unary::kThresholdedRelu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > a ? x[i] : 0.f; break;
       case Unary::kSelu:
@@ -120,7 +123,9 @@ class UnaryKernel : public Kernel {
       case Unary::kFloor: for (int64_t i = 0; i < n; ++i) y[i] = std::floor(x[i]); break;
       case Unary::kCeil: for (int64_t i = 0; i < n; ++i) y[i] = std::ceil(x[i]); break;
       case Unary::kRound: for (int64_t i = 0; i < n; ++i) y[i] = std::nearbyint(x[i]); break;
-      case Unary::kSign: for (int64_t i = 0; i < n; ++i) y[i] = float((x[i] > 0) - (x[i] < 0)); break;
+      case Unary::kSign:  // NaN stays NaN (numpy's sign, which ONNX follows; both comparisons are false for it)
+        for (int64_t i = 0; i < n; ++i) y[i] = std::isnan(x[i]) ? x[i] : float((x[i] > 0) - (x[i] < 0));
+        break;
       case Unary::kSin: for (int64_t i = 0; i < n; ++i) y[i] = std::sin(x[i]); break;
       case Unary::kCos: for (int64_t i = 0; i < n; ++i) y[i] = std::cos(x[i]); break;
       case Unary::kTan: for (int64_t i = 0; i < n; ++i) y[i] = std::tan(x[i]); break;

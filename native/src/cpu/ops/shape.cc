@@ -390,11 +390,16 @@ class CastKernel : public Kernel {
  private:
   void Convert(const TensorRef& x, TensorRef& o) {
     int64_t n = x.count();
-    // Through double for floats; integers keep full 64-bit precision through int64.
+    // Through double for floats; integers keep full 64-bit precision through int64. UINT64 values
+    // of 2^63 and above do not fit int64: they convert to floats from their unsigned value (read
+    // through int64 they came out negative), and floats that large convert to UINT64 directly.
     bool src_float = x.dtype == DataType::kFloat32 || x.dtype == DataType::kFloat64;
+    bool src_u64 = x.dtype == DataType::kUInt64;
+    constexpr double kTwo63 = 9223372036854775808.0;
     for (int64_t i = 0; i < n; ++i) {
       double dv = 0;
       int64_t iv = 0;
+      uint64_t uv = 0;
       switch (x.dtype) {
         case DataType::kFloat32: dv = x.as<const float>()[i]; break;
         case DataType::kFloat64: dv = x.as<const double>()[i]; break;
@@ -405,13 +410,13 @@ class CastKernel : public Kernel {
         case DataType::kUInt8: case DataType::kBool: iv = x.as<const uint8_t>()[i]; break;
         case DataType::kUInt16: iv = x.as<const uint16_t>()[i]; break;
         case DataType::kUInt32: iv = x.as<const uint32_t>()[i]; break;
-        case DataType::kUInt64: iv = int64_t(x.as<const uint64_t>()[i]); break;
+        case DataType::kUInt64: uv = x.as<const uint64_t>()[i]; iv = int64_t(uv); break;  // same bits: modulo 2^64 for integer targets
         default: break;
       }
-      if (!src_float) dv = double(iv);
+      if (!src_float) dv = src_u64 ? double(uv) : double(iv);
       else iv = std::isfinite(dv) ? int64_t(dv) : 0;
       switch (o.dtype) {
-        case DataType::kFloat32: o.as<float>()[i] = src_float ? float(dv) : float(iv); break;
+        case DataType::kFloat32: o.as<float>()[i] = src_float ? float(dv) : src_u64 ? float(uv) : float(iv); break;  // one rounding from integers
         case DataType::kFloat64: o.as<double>()[i] = dv; break;
         case DataType::kInt64: o.as<int64_t>()[i] = iv; break;
         case DataType::kInt32: o.as<int32_t>()[i] = int32_t(iv); break;
@@ -420,7 +425,7 @@ class CastKernel : public Kernel {
         case DataType::kUInt8: o.as<uint8_t>()[i] = uint8_t(iv); break;
         case DataType::kUInt16: o.as<uint16_t>()[i] = uint16_t(iv); break;
         case DataType::kUInt32: o.as<uint32_t>()[i] = uint32_t(iv); break;
-        case DataType::kUInt64: o.as<uint64_t>()[i] = uint64_t(iv); break;
+        case DataType::kUInt64: o.as<uint64_t>()[i] = src_float && dv >= kTwo63 && dv < 2 * kTwo63 ? uint64_t(dv) : uint64_t(iv); break;
         case DataType::kBool: o.as<uint8_t>()[i] = src_float ? dv != 0 : iv != 0; break;
         default: break;
       }

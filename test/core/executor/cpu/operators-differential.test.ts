@@ -197,6 +197,28 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     ], threads);
   });
 
+  // Range's inputs are graph inputs here, so the engine sizes and fills it at run time (a Range of
+  // constants folds at load). Lengths from 0 to 1,000, negative and fractional deltas.
+  it.each([
+    { type: 'INT64', start: 0, limit: 1000, delta: 1 },
+    { type: 'INT64', start: 5, limit: -300, delta: -7 },
+    { type: 'INT64', start: 10, limit: 3, delta: 2 },
+    { type: 'INT32', start: -50, limit: 977, delta: 3 },
+    { type: 'FLOAT', start: 0.5, limit: 300.25, delta: 0.3 },
+    { type: 'FLOAT', start: 10, limit: -10, delta: -0.25 },
+  ] as const)('Range $type from $start to $limit by $delta', async ({ type, start, limit, delta }) => {
+    const model = new OnnxGraphBuilder('range', 11)
+      .input('start', type, []).input('limit', type, []).input('delta', type, [])
+      .node('Range', ['start', 'limit', 'delta'], ['y']).output('y', type)
+      .encode();
+    const scalar = (name: string, v: number): CpuTensor => (type === 'INT64'
+      ? { name, datatype: 'INT64', dims: [], data: BigInt64Array.of(BigInt(v)) }
+      : type === 'INT32' ? { name, datatype: 'INT32', dims: [], data: Int32Array.of(v) } : { name, datatype: 'FP32', dims: [], data: Float32Array.of(v) });
+    // ONNX Runtime adds delta once per element, the engine takes start + i·delta (ONNX's
+    // definition): FP32 values drift apart by the rounding of 1,000 additions, measured 7e-6.
+    await agree(model, [scalar('start', start), scalar('limit', limit), scalar('delta', delta)], threads, type === 'FLOAT' ? 2e-5 : 0);
+  });
+
   it('losses: SoftmaxCrossEntropyLoss (weights, ignore_index, log_prob) and NegativeLogLikelihoodLoss', async () => {
     const model = new OnnxGraphBuilder('loss', 13)
       .input('x', 'FLOAT', [3, 5, 2]).input('t', 'INT64', [3, 2])

@@ -1,0 +1,111 @@
+/**
+ * The reductions only ONNX's conformance data checked before — ReduceL1, ReduceL2, ReduceProd,
+ * ReduceLogSumExp, ReduceSumSquare, ArgMin and MeanVarianceNormalization — against ONNX Runtime at
+ * 1 and 2 threads: inner, middle, non-adjacent, negative and all axes, keepdims 0 and 1, axes as
+ * an attribute (opset 13) and as an input (opset 18), FP32 and INT32/INT64. Shapes of 420 and
+ * 73,914 elements: the larger gives each reduction hundreds of outputs, more than the engine's
+ * per-thread grain, so two threads split them.
+ */
+import { describe, it } from 'vitest';
+import type { CpuTensor } from '../../../helpers/cpu-session.js';
+import { OnnxGraphBuilder, randomValues, seededRandom, type AttributeValue } from '../../../helpers/onnx-builder.js';
+import { ortAgreement } from '../../../helpers/ort-agreement.js';
+
+const agree = ortAgreement('gebe-ops-reduce-');
+
+const shapes = [[3, 4, 5, 7], [2, 3, 97, 127]].map((dims) => ({ dims }));
+const count = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
+
+// Each reduction over these axes, named by them; keepdims alternates so both forms are covered.
+const axesCases: Array<{ tag: string; axes?: number[]; keepdims: number }> = [
+  { tag: 'inner', axes: [-1], keepdims: 1 },
+  { tag: 'middle', axes: [1], keepdims: 0 },
+  { tag: 'apart', axes: [0, 2], keepdims: 1 },
+  { tag: 'negative', axes: [-3, -1], keepdims: 0 },
+  { tag: 'all', keepdims: 0 },
+];
+
+describe.each([1, 2])('cpu engine vs ONNX Runtime, reductions (threads=%i)', (threads) => {
+  it.each(shapes)('ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSumExp, ReduceProd over axes given as an input (opset 18) on $dims', async ({ dims }) => {
+    const b = new OnnxGraphBuilder('reduce18', 18).input('x', 'FLOAT', dims).input('p', 'FLOAT', dims);
+    for (const { tag, axes, keepdims } of axesCases) {
+      if (axes) b.initializer(`axes_${tag}`, 'INT64', [axes.length], axes);
+      for (const op of ['ReduceL1', 'ReduceL2', 'ReduceSumSquare', 'ReduceLogSumExp', 'ReduceProd']) {
+        b.node(op, [op === 'ReduceProd' ? 'p' : 'x', axes ? `axes_${tag}` : ''], [`${op}_${tag}`], { keepdims }).output(`${op}_${tag}`, 'FLOAT');
+      }
+    }
+    // ReduceProd's input is exp(0.02·r): the product of all 73,914 stays within e^±15, where
+    // values of ±1 would overflow and values near 1 drift to 0.
+    const p = Float32Array.from(randomValues(count(dims), 52, 0.02), Math.exp);
+    // The engine accumulates in double, ONNX Runtime in FP32: sums of up to 73,914 positive terms
+    // and the long products differ by FP32 rounding, measured up to 2e-6; LogSumExp over the 3-4
+    // elements of the middle axis up to 2e-5, where its result nears 0 and ONNX Runtime's FP32
+    // max + log(Σ exp(x - max)) cancels (relative to maxRelativeError's floor).
+    await agree(b.encode(), [{ name: 'x', datatype: 'FP32', dims, data: randomValues(count(dims), 51, 3) }, { name: 'p', datatype: 'FP32', dims, data: p }], threads, 1e-4);
+  });
+
+  it.each(shapes)('the same reductions with axes as an attribute (opset 13), and INT32/INT64 L1, L2, SumSquare and Prod (exact) on $dims', async ({ dims }) => {
+    const b = new OnnxGraphBuilder('reduce13', 13).input('x', 'FLOAT', dims);
+    for (const { tag, axes, keepdims } of axesCases.slice(0, 3)) {
+      const attrs: Record<string, AttributeValue> = axes ? { axes, keepdims } : { keepdims };
+      for (const op of ['ReduceL1', 'ReduceL2', 'ReduceSumSquare', 'ReduceLogSumExp']) b.node(op, ['x'], [`${op}_${tag}`], attrs).output(`${op}_${tag}`, 'FLOAT');
+    }
+    const ints = new OnnxGraphBuilder('reduce_ints', 13).input('i32', 'INT32', dims).input('i64', 'INT64', dims);
+    for (const { tag, axes, keepdims } of axesCases.slice(0, 2)) {
+      const attrs: Record<string, AttributeValue> = axes ? { axes, keepdims } : { keepdims };
+      for (const [type, name] of [['INT32', 'i32'], ['INT64', 'i64']] as const) {
+        for (const op of ['ReduceL1', 'ReduceL2', 'ReduceSumSquare']) ints.node(op, [name], [`${op}_${name}_${tag}`], attrs).output(`${op}_${name}_${tag}`, type);
+      }
+    }
+    // Products along the last axis only (127 factors of -2..2 would overflow INT64 otherwise): its
+    // values are 1 or -1 except one ±2 in every 16, so at most 8 doublings per product.
+    ints.node('ReduceProd', ['i64_prod'], ['ReduceProd_i64'], { axes: [-1], keepdims: 0 }).output('ReduceProd_i64', 'INT64')
+      .node('Cast', ['i64_prod'], ['i32_prod'], { to: 6 }).node('ReduceProd', ['i32_prod'], ['ReduceProd_i32'], { axes: [-1], keepdims: 1 }).output('ReduceProd_i32', 'INT32');
+    ints.input('i64_prod', 'INT64', dims);
+    const rand = seededRandom(53);
+    const small = Array.from({ length: count(dims) }, () => Math.floor(rand() * 2001) - 1000);
+    const signs = BigInt64Array.from({ length: count(dims) }, (_, i) => (i % 16 === 5 ? (rand() < 0.5 ? -2n : 2n) : rand() < 0.5 ? -1n : 1n));
+    const x: CpuTensor = { name: 'x', datatype: 'FP32', dims, data: randomValues(count(dims), 54, 3) };
+    const i32: CpuTensor = { name: 'i32', datatype: 'INT32', dims, data: Int32Array.from(small) };
+    const i64: CpuTensor = { name: 'i64', datatype: 'INT64', dims, data: BigInt64Array.from(small, BigInt) };
+    await agree(b.encode(), [x], threads, 1e-4);
+    // Integer sums and products are exact in both; integer ReduceL2 is the square root of an exact sum, truncated.
+    await agree(ints.encode(), [i32, i64, { name: 'i64_prod', datatype: 'INT64', dims, data: signs }], threads, 0);
+  });
+
+  it.each(shapes)('ArgMin with ties: each axis, keepdims 0/1, select_last_index 0/1, FP32, INT32 and UINT8 on $dims', async ({ dims }) => {
+    const b = new OnnxGraphBuilder('argmin', 13).input('x', 'FLOAT', dims).input('i', 'INT32', dims).input('u', 'UINT8', dims);
+    const cases = [{ axis: 0, keepdims: 1, last: 0 }, { axis: 1, keepdims: 0, last: 1 }, { axis: -2, keepdims: 1, last: 1 }, { axis: -1, keepdims: 0, last: 0 }];
+    cases.forEach(({ axis, keepdims, last }, k) => {
+      for (const name of ['x', 'i', 'u']) {
+        b.node('ArgMin', [name], [`argmin_${name}_${k}`], { axis, keepdims, select_last_index: last }).output(`argmin_${name}_${k}`, 'INT64');
+      }
+    });
+    // Seven distinct values: every reduced run has ties for its minimum, so the first/last choice matters.
+    const rand = seededRandom(55);
+    const levels = Array.from({ length: count(dims) }, () => Math.floor(rand() * 7));
+    await agree(b.encode(), [
+      { name: 'x', datatype: 'FP32', dims, data: Float32Array.from(levels, (v) => (v - 3) * 0.75) },
+      { name: 'i', datatype: 'INT32', dims, data: Int32Array.from(levels, (v) => (v - 3) * 1000) },
+      { name: 'u', datatype: 'UINT8', dims, data: Uint8Array.from(levels, (v) => v * 40) },
+    ], threads, 0);
+  });
+
+  it.each(shapes)('MeanVarianceNormalization: default axes (0, 2, 3), per instance and channel (2, 3), across channels and rows (1, -2), last axis (-1) on $dims', async ({ dims }) => {
+    const model = new OnnxGraphBuilder('mvn', 13)
+      .input('x', 'FLOAT', dims)
+      .node('MeanVarianceNormalization', ['x'], ['mvn_default'])
+      .node('MeanVarianceNormalization', ['x'], ['mvn_spatial'], { axes: [2, 3] })
+      .node('MeanVarianceNormalization', ['x'], ['mvn_channels'], { axes: [1, -2] })
+      .node('MeanVarianceNormalization', ['x'], ['mvn_last'], { axes: [-1] })
+      .output('mvn_default', 'FLOAT').output('mvn_spatial', 'FLOAT').output('mvn_channels', 'FLOAT').output('mvn_last', 'FLOAT')
+      .encode();
+    // Centred data: ONNX Runtime takes the variance as E[x²] - E[x]² in FP32, which cancels when
+    // the mean is large against the spread (at mean 2 and spread ±1 its results are 3.4e-4 from
+    // exact ones computed in double, where the engine, summing in double, is within 6e-8). At mean
+    // 0 the two agree within 1.4e-5, so the comparison measures the operator rather than that
+    // cancellation. For the same reason no group is as small as the 3 channels alone (axes [1]):
+    // three values can have a variance tiny against their mean.
+    await agree(model, [{ name: 'x', datatype: 'FP32', dims, data: randomValues(count(dims), 56, 1.5) }], threads, 5e-5);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * The unary operator families only ONNX's conformance data checked before — Mish, Celu, Selu,
+ * ThresholdedRelu, Sign, Round, Sin, Cos, IsInf, IsNaN — against ONNX Runtime at 1 and 2 threads,
+ * on seeded random inputs with the edge values each one must get right (NaN, ±Inf, signed zeros,
+ * subnormals, FLT_MAX, Round's .5 ties, ThresholdedRelu's alpha itself). Three shapes: 7 elements
+ * (shorter than one vector), 123 (whole vectors and a tail) and 73,914 (more than the element-wise
+ * kernels' parallel grain of 32,768, so two threads split it).
+ */
+import { describe, it } from 'vitest';
+import type { CpuTensor } from '../../../helpers/cpu-session.js';
+import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
+import { ortAgreement } from '../../../helpers/ort-agreement.js';
+
+const agree = ortAgreement('gebe-ops-unary-');
+
+const shapes = [[7], [3, 41], [2, 3, 97, 127]].map((dims) => ({ dims }));
+const FLT_MAX = 3.4028234663852886e38;
+
+/** Seeded values in [-scale, scale) with `edges` written over the first and last elements, alternately (so they land in a tail too). */
+function input(dims: number[], seed: number, scale: number, edges: number[]): CpuTensor {
+  const data = randomValues(dims.reduce((a, b) => a * b, 1), seed, scale);
+  for (let k = 0; k < edges.length && k < data.length; k++) data[k % 2 === 0 ? k / 2 : data.length - 1 - (k - 1) / 2] = edges[k];
+  return { name: 'x', datatype: 'FP32', dims, data };
+}
+
+describe.each([1, 2])('cpu engine vs ONNX Runtime, unary operators (threads=%i)', (threads) => {
+  it.each(shapes)('exact ones: Sign, Round (half to even), ThresholdedRelu, IsInf (each direction), IsNaN on $dims', async ({ dims }) => {
+    const model = new OnnxGraphBuilder('unary_exact', 18)
+      .input('x', 'FLOAT', dims)
+      .node('Sign', ['x'], ['sign']).node('Round', ['x'], ['round'])
+      .node('ThresholdedRelu', ['x'], ['thresholded']).node('ThresholdedRelu', ['x'], ['thresholded_half'], { alpha: 0.5 })
+      .node('IsInf', ['x'], ['inf']).node('IsInf', ['x'], ['pos_inf'], { detect_negative: 0 }).node('IsInf', ['x'], ['neg_inf'], { detect_positive: 0 })
+      .node('IsNaN', ['x'], ['nan'])
+      .output('sign', 'FLOAT').output('round', 'FLOAT').output('thresholded', 'FLOAT').output('thresholded_half', 'FLOAT')
+      .output('inf', 'BOOL').output('pos_inf', 'BOOL').output('neg_inf', 'BOOL').output('nan', 'BOOL')
+      .encode();
+    // Ties first (ONNX Round is half to even: 0.5 → 0, 1.5 → 2, 2.5 → 2, -2.5 → -2), then the
+    // non-finite values, signed zeros, the largest and subnormal magnitudes, 2^23 - 0.5 (the
+    // largest tie an FP32 holds) and ThresholdedRelu's alpha (kept only when x > alpha).
+    const edges = [0.5, NaN, 1.5, Infinity, 2.5, -Infinity, -2.5, -0, -0.5, 0, 3.5, FLT_MAX, -FLT_MAX, 1e-40, -1e-40, 8388607.5, -8388607.5, 1, -1.5, 0.49999997];
+    // Scale 6: Round sees several integers, Sign both signs, ThresholdedRelu both sides of alpha.
+    await agree(model, [input(dims, 31 + dims.length, 6, edges)], threads, 0);
+  });
+
+  it.each(shapes)('smooth ones: Mish, Sin, Cos, Celu, Selu (default and own alpha/gamma) on $dims', async ({ dims }) => {
+    const transcendental = new OnnxGraphBuilder('unary_transcendental', 18)
+      .input('x', 'FLOAT', dims)
+      .node('Mish', ['x'], ['mish']).node('Sin', ['x'], ['sin']).node('Cos', ['x'], ['cos'])
+      .output('mish', 'FLOAT').output('sin', 'FLOAT').output('cos', 'FLOAT')
+      .encode();
+    const exponential = new OnnxGraphBuilder('unary_exponential', 18)
+      .input('x', 'FLOAT', dims)
+      .node('Celu', ['x'], ['celu']).node('Celu', ['x'], ['celu_alpha'], { alpha: { float: 2 } })
+      .node('Selu', ['x'], ['selu']).node('Selu', ['x'], ['selu_own'], { alpha: 1.5, gamma: 0.75 })
+      .output('celu', 'FLOAT').output('celu_alpha', 'FLOAT').output('selu', 'FLOAT').output('selu_own', 'FLOAT')
+      .encode();
+    // NaN and ±Inf propagate (or saturate) the same way in both; ±100 pushes exp() past FP32's
+    // range inside Mish, Celu and Selu.
+    const x = input(dims, 37 + dims.length, 10, [NaN, Infinity, -Infinity, 0, -0, 100, -100, 1e-30]);
+    // ONNX Runtime evaluates these with vectorised approximations (MLAS, Eigen), the engine with
+    // libm; measured up to 5e-7 apart (a few FP32 ulps). Where Sin and Cos cross zero the error is
+    // absolute, which maxRelativeError's floor (1e-3 of the largest magnitude) bounds the same way.
+    await agree(transcendental, [x], threads, 2e-6);
+    // Celu and Selu compute alpha·(exp(x) - 1) for x <= 0, which cancels near 0: both engines are
+    // one FP32 ulp of alpha·gamma (~2e-7) apart there in absolute terms, up to 2e-5 of the floor.
+    await agree(exponential, [x], threads, 1e-4);
+  });
+});
