@@ -4,8 +4,8 @@
 // binding: native/test/bindings/cpu_session_binding.cc.
 #include <napi.h>
 
-#include "cpu/cpu_session.h"
 #include "cpu/model_info_js.h"
+#include "cpu/program.h"
 #include "module_registry.h"
 
 namespace gebe::cpu {
@@ -16,8 +16,9 @@ Napi::Value Inspect(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(env, "cpuInspect(path)");
   try {
-    auto program = LoadProgram(info[0].As<Napi::String>().Utf8Value(), LoadOptions{}, true);
-    return ModelInfoToJs(env, program->info, program->inputs, program->outputs);
+    // The loader's own check (CheckModel), so validate reports what serve would refuse, in its words.
+    CheckedModel checked = CheckModel(info[0].As<Napi::String>().Utf8Value(), LoadOptions{}, true);
+    return ModelInfoToJs(env, checked.info, checked.inputs, checked.outputs);
   } catch (const std::exception& e) {
     throw Napi::Error::New(env, e.what());
   }

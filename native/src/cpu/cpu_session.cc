@@ -48,28 +48,6 @@ CpuSession::CpuSession(const std::string& path, const SessionOptions& options) :
   const char* profile = std::getenv("GEBE_CPU_PROFILE");
   profile_ = profile != nullptr && profile[0] != '\0' && std::strcmp(profile, "0") != 0;
   if (profile_) profile_ns_.assign(program_->steps.size(), 0);
-  CheckTypesAtLoad();
-}
-
-// A trial plan with every dynamic dim set to 1 runs each kernel's type checks at load, so an
-// element type a kernel cannot take in the middle of the graph (a UINT8 MaxPool) is refused when
-// the model loads, never on its first request. Other errors of the trial are about the shapes it
-// made up and are left to real requests; steps after a value-dependent one are checked when it runs.
-// The trial plan is not kept: compile() and warmup still report the first real plan.
-void CpuSession::CheckTypesAtLoad() {
-  std::vector<Shape> shapes;
-  for (const TensorDesc& d : program_->inputs) {
-    Shape s = d.dims;
-    for (int64_t& v : s) v = v < 0 ? 1 : v;
-    shapes.push_back(s);
-  }
-  RunContext ctx{pool_.get(), &scratch_, options_.max_tensor_bytes};
-  try {
-    BuildPlan(*program_, shapes, options_.max_tensor_bytes, ctx);
-  } catch (const TypeMismatch& e) {
-    throw EngineError(std::string(e.what()) + "; the cpu engine has no kernel for that type there. Cast the value in the model, or run it on the ascend engine");
-  } catch (const EngineError&) {
-  }
 }
 
 CpuSession::~CpuSession() {
@@ -262,7 +240,7 @@ void CpuSession::BindValues(const Plan& plan, const std::vector<const TensorView
 void CpuSession::BindDynamicOutputs(const Step& step, const RunContext& ctx, std::vector<const TensorRef*>& in,
                                     std::vector<TensorRef>& out, OutputBinder& binder) {
   for (TensorRef& o : out) o = TensorRef();
-  if (!step.kernel->InferRunning(in, out, ctx)) {
+  if (!InferStep(*program_, step, in, out, ctx)) {
     throw EngineError(step.kernel->node().label() + ": could not infer output shapes from the runtime inputs");
   }
   for (size_t o = 0; o < out.size(); ++o) {

@@ -37,7 +37,6 @@ class CpuSession : public Session {
  private:
   // Validates shapes against the declared inputs and returns the cached or new plan.
   const Plan& PlanFor(const std::vector<Shape>& shapes, CompileReport* report);
-  void CheckTypesAtLoad();
   std::vector<Shape> OrderShapes(const std::vector<NamedShape>& shapes) const;
   void CheckShape(size_t input, const Shape& shape) const;
   // The steps of run(): inputs by name, each input's type/shape/bytes/values, the value table

@@ -1,7 +1,7 @@
 // FP16 and BF16 storage types. The engine computes in FP32 (as ONNX Runtime's CPU provider does
 // for the operators it has no half kernels for): these convert whole arrays at the graph's edges
-// and in Cast. FP16 uses F16C when the CPU has it (chosen at run time, never by -march), with a
-// portable bit-exact fallback (round to nearest even, NaN and Inf kept).
+// and in Cast. FP16 uses F16C when the CPU has it (half_f16c.cc, chosen at run time, never by
+// -march), with a portable bit-exact fallback (round to nearest even, NaN and Inf kept; half.cc).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "cpu/model_info_js.h"
 
+#include "cpu/support.h"
+
 namespace gebe::cpu {
 
 Napi::Array DimsToJs(Napi::Env env, const std::vector<int64_t>& dims) {
@@ -52,6 +54,11 @@ Napi::Object ModelInfoToJs(Napi::Env env, const ModelInfo& info, const std::vect
     unsupported.Set(op, list);
   }
   o.Set("unsupportedOperators", unsupported);
+  // Each finding worded as the loader's error words it, for validate to quote.
+  Napi::Array findings = Napi::Array::New(env, info.unsupported.size());
+  uint32_t f = 0;
+  for (const auto& [what, where] : info.unsupported) findings.Set(f++, DescribeFinding(what, where));
+  o.Set("unsupportedFindings", findings);
   return o;
 }
 

@@ -35,7 +35,7 @@ void FoldConstants(Program& program, const RunContext& ctx) {
     }
     if (foldable) {
       std::vector<TensorRef> outputs(step.outputs.size());
-      foldable = step.kernel->InferRunning(inputs, outputs, ctx);
+      foldable = InferStep(program, step, inputs, outputs, ctx);
       for (auto& o : outputs) {
         if (foldable && (o.dtype == DataType::kInvalid || o.bytes() > kMaxFoldBytes)) foldable = false;
       }

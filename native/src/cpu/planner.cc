@@ -109,7 +109,7 @@ void InferAndFold(const Program& program, size_t max_tensor_bytes, const std::ve
       inputs.push_back(&plan.values[size_t(id)]);
     }
     std::vector<TensorRef> outputs(step.outputs.size());
-    if (!inputs_known || !step.kernel->InferRunning(inputs, outputs, ctx)) {
+    if (!inputs_known || !InferStep(program, step, inputs, outputs, ctx)) {
       plan.modes[k] = StepMode::kDynamic;
       continue;
     }

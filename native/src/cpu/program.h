@@ -43,9 +43,30 @@ struct LoadOptions {
   bool optimize = true;
 };
 
-// Parses, validates (operators, types, graph structure) and optimises the model at `path`.
-// `inspect_only` skips the unsupported-operator error so introspection can list them.
-std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions& options, bool inspect_only = false);
+// A model read and checked by CheckModel.
+struct CheckedModel {
+  ModelInfo info;                           // info.unsupported: all the cpu engine cannot run in it
+  std::vector<TensorDesc> inputs, outputs;  // as the model declares them
+  std::unique_ptr<Program> program;         // built when nothing is unsupported (and, inspecting, when it builds)
+};
+
+// Reads the model at `path` and lists everything the cpu engine cannot run in it: the one check
+// behind both the loader's refusal (LoadProgram) and cpuInspect (validate's ENGINE_UNSUPPORTED), so
+// the two list the same findings in the same words. First what support.cc finds in the model as
+// read (operators, attribute values, element types of edges and weights, opset, bodies); when
+// that is nothing, the program is built and the element types its kernels refuse mid-graph are
+// found by a trial plan (FindUnsupportedTypes) or while folding constants. Other errors of the
+// build (a cycle, an input nothing produces) are the model's faults, not the engine's limits:
+// they throw, except with `inspect_only`, which leaves them to the loader and `program` null.
+CheckedModel CheckModel(const std::string& path, const LoadOptions& options, bool inspect_only);
+
+// CheckModel's program, or an error listing every finding (DescribeUnsupported).
+std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions& options);
+
+// step.kernel->InferRunning, where a type refusal (TypeMismatch) names the graph value it refused,
+// which the kernel knows only by its slot ("X").
+bool InferStep(const Program& program, const Step& step, const std::vector<const TensorRef*>& inputs,
+               std::vector<TensorRef>& outputs, const RunContext& ctx);
 
 // A graph (the model's, or a control-flow body) → Program: kernels in topological order, then
 // the optimisation passes. `outer_names` (values of enclosing graphs the body reads) become

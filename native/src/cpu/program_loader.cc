@@ -1,6 +1,7 @@
-// Model file → Program: support check (support.cc: one error listing everything unsupported),
-// float lowering (type_lowering.cc), topological order (cycles and dangling inputs named), kernel creation, then the
-// shape-independent optimisation passes.
+// Model file → Program: support check (support.cc: one list of everything unsupported, the loader's
+// error and cpuInspect's findings), float lowering (type_lowering.cc), topological order (cycles and
+// dangling inputs named), kernel creation, the shape-independent optimisation passes, then the
+// trial plan that finds the element types kernels refuse mid-graph.
 #include <algorithm>
 #include <set>
 #include <unordered_map>
@@ -101,29 +102,51 @@ std::vector<size_t> TopologicalOrder(const Graph& g) {
 
 }  // namespace
 
-std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions& options, bool inspect_only) {
+CheckedModel CheckModel(const std::string& path, const LoadOptions& options, bool inspect_only) {
   ReadOptions read_options;
   read_options.max_tensor_bytes = options.max_tensor_bytes;
   Model model = ReadOnnxFile(path, read_options);
-  ModelInfo info;
-  info.ir_version = model.ir_version;
-  info.opset = model.opset;
-  info.producer = model.producer;
-  for (const Node& n : model.graph.nodes) info.op_histogram[n.op_type]++;
-  info.unsupported = FindUnsupported(model);
-  if (inspect_only) {
-    auto program = std::make_unique<Program>();
-    program->info = std::move(info);
-    for (const auto& v : model.graph.inputs) program->inputs.push_back(DescFor(v));
-    for (const auto& v : model.graph.outputs) program->outputs.push_back(DescFor(v));
-    return program;
+  CheckedModel checked;
+  checked.info.ir_version = model.ir_version;
+  checked.info.opset = model.opset;
+  checked.info.producer = model.producer;
+  for (const Node& n : model.graph.nodes) checked.info.op_histogram[n.op_type]++;
+  for (const auto& v : model.graph.inputs) checked.inputs.push_back(DescFor(v));
+  for (const auto& v : model.graph.outputs) checked.outputs.push_back(DescFor(v));
+  checked.info.unsupported = FindUnsupported(model);
+  if (!checked.info.unsupported.empty()) return checked;
+  try {
+    LowerFloatTypes(model.graph);
+    if (model.graph.outputs.empty()) throw EngineError("the model's graph declares no outputs");
+    checked.program = BuildProgram(std::move(model.graph), model.opset, options, {});
+    checked.info.unsupported = FindUnsupportedTypes(*checked.program, options.max_tensor_bytes);
+  } catch (const TypeMismatch& e) {  // while folding constants
+    checked.info.unsupported = TypeFinding(e);
+  } catch (const EngineError&) {
+    if (!inspect_only) throw;
+    checked.program.reset();
   }
-  if (!info.unsupported.empty()) throw EngineError(DescribeUnsupported(info.unsupported));
-  LowerFloatTypes(model.graph);
-  if (model.graph.outputs.empty()) throw EngineError("the model's graph declares no outputs");
-  auto program = BuildProgram(std::move(model.graph), model.opset, options, {});
-  program->info = std::move(info);
-  return program;
+  if (!checked.info.unsupported.empty()) checked.program.reset();
+  return checked;
+}
+
+std::unique_ptr<Program> LoadProgram(const std::string& path, const LoadOptions& options) {
+  CheckedModel checked = CheckModel(path, options, false);
+  if (!checked.info.unsupported.empty()) throw EngineError(DescribeUnsupported(checked.info.unsupported));
+  checked.program->info = std::move(checked.info);
+  return std::move(checked.program);
+}
+
+bool InferStep(const Program& program, const Step& step, const std::vector<const TensorRef*>& inputs,
+               std::vector<TensorRef>& outputs, const RunContext& ctx) {
+  try {
+    return step.kernel->InferRunning(inputs, outputs, ctx);
+  } catch (const TypeMismatch& e) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] != nullptr && inputs[i] == e.input) throw e.Naming(program.value_names[size_t(step.inputs[i])]);
+    }
+    throw;
+  }
 }
 
 std::unique_ptr<Program> BuildProgram(Graph graph, int64_t opset, const LoadOptions& options,

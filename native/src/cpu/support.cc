@@ -1,6 +1,7 @@
 #include "cpu/support.h"
 
 #include "cpu/ops/kernel.h"
+#include "cpu/plan.h"
 
 namespace gebe::cpu {
 
@@ -106,16 +107,44 @@ UnsupportedMap FindUnsupported(const Model& model) {
   return out;
 }
 
+UnsupportedMap FindUnsupportedTypes(const Program& program, size_t max_tensor_bytes) {
+  std::vector<Shape> shapes;
+  for (const TensorDesc& d : program.inputs) {
+    Shape s = d.dims;
+    for (int64_t& v : s) v = v < 0 ? 1 : v;
+    shapes.push_back(s);
+  }
+  ThreadPool pool(1);
+  Scratch scratch;
+  RunContext ctx{&pool, &scratch, max_tensor_bytes};
+  try {
+    BuildPlan(program, shapes, max_tensor_bytes, ctx);  // not kept: compile() and warmup report the first real plan
+  } catch (const TypeMismatch& e) {
+    return TypeFinding(e);
+  } catch (const EngineError&) {
+    // About the dims the trial made up (a Reshape to a fixed size of a dim set to 1): real requests judge those.
+  }
+  return {};
+}
+
+UnsupportedMap TypeFinding(const TypeMismatch& refusal) {
+  return {{refusal.op_type + ": " + refusal.Problem(), {refusal.node_name}}};
+}
+
+std::string DescribeFinding(const std::string& what, const std::vector<std::string>& where) {
+  std::string text = what + " (";
+  for (size_t i = 0; i < where.size() && i < 5; ++i) text += (i ? ", " : "") + where[i];
+  if (where.size() > 5) text += ", and " + std::to_string(where.size() - 5) + " more";
+  return text + ")";
+}
+
 std::string DescribeUnsupported(const UnsupportedMap& unsupported) {
   if (unsupported.empty()) return "";
   std::string msg = "the cpu engine cannot run " + std::to_string(unsupported.size()) +
                     (unsupported.size() == 1 ? " thing" : " things") + " this model uses: ";
   bool first = true;
   for (const auto& [what, where] : unsupported) {
-    msg += std::string(first ? "" : "; ") + what + " (";
-    for (size_t i = 0; i < where.size() && i < 5; ++i) msg += (i ? ", " : "") + where[i];
-    if (where.size() > 5) msg += ", and " + std::to_string(where.size() - 5) + " more";
-    msg += ")";
+    msg += std::string(first ? "" : "; ") + DescribeFinding(what, where);
     first = false;
   }
   return msg + ". Re-export the model with supported operators and types, or run it on the ascend engine";

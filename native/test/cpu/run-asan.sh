@@ -21,7 +21,8 @@ $CXX $CXXFLAGS native/src/cpu/thread_pool.cc native/test/cpu/thread_pool_test.cc
 make -s --no-print-directory -C native/test/fast_infer run SAN=address,undefined | tail -1
 make -s --no-print-directory -C native/test/normalize run SAN=address,undefined | tail -1
 # Row math and GEMM kernels on every ISA this CPU runs (the binaries report the others as skipped).
-$CXX $CXXFLAGS native/src/cpu/isa.cc native/src/cpu/ops/vector_math.cc native/src/cpu/ops/vector_math_avx512.cc native/test/cpu/vector_math_test.cc -o "$out/vector_math_test"
+$CXX $CXXFLAGS native/src/cpu/isa.cc native/src/cpu/ops/vector_math.cc native/src/cpu/ops/vector_math_avx2.cc \
+  native/src/cpu/ops/vector_math_avx512.cc native/test/cpu/vector_math_test.cc -o "$out/vector_math_test"
 for isa in portable avx2 avx512; do GEBE_CPU_ISA=$isa "$out/vector_math_test"; done
 $CXX $CXXFLAGS native/src/cpu/isa.cc native/src/cpu/gemm/sgemm_portable.cc native/src/cpu/gemm/sgemm_avx2.cc \
   native/src/cpu/gemm/sgemm_avx512.cc native/src/cpu/gemm/sgemm_neon.cc native/src/cpu/gemm/sgemm_pack.cc \

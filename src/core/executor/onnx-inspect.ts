@@ -1,7 +1,8 @@
 /**
- * What the cpu engine reads of an ONNX model without running it: inputs, outputs, opset, and the
- * operators and element types it cannot run (its own support check, support.cc, the one its loader
- * refuses with). The ENGINE_UNSUPPORTED lint rule asks it, so validate and serve never disagree.
+ * What the cpu engine reads of an ONNX model without serving it: inputs, outputs, opset, and
+ * everything it cannot run: operators, attribute values, element types, including those its
+ * kernels refuse mid-graph (its own check, CheckModel in native/src/cpu/program.h, the one its
+ * loader refuses with). The ENGINE_UNSUPPORTED lint rule asks it, so validate and serve never disagree.
  */
 import { GebeError } from '../../errors.js';
 import { loadNativeAddon } from './native.js';
@@ -24,11 +25,13 @@ export interface CpuModelInfo {
   /** Operator histogram of the graph as exported. */
   operators: Record<string, number>;
   supportedOperators: string[];
-  /** Unsupported operator → node names using it. */
+  /** What the engine cannot run (an operator, an attribute value, an element type) → the nodes or tensors concerned. */
   unsupportedOperators: Record<string, string[]>;
+  /** The same findings, each worded as gebe serve's load error lists it: "what (node, node, …)". */
+  unsupportedFindings: string[];
 }
 
-/** Reads a model's inputs, outputs, opset and operators without failing on unsupported ones. */
+/** Reads a model's inputs, outputs, opset and operators without failing on what the engine cannot run. */
 export function inspectOnnxModel(path: string): CpuModelInfo {
   if (typeof path !== 'string' || path.length === 0) {
     throw new GebeError(`Expected a model file path for path but received ${JSON.stringify(path)}`);

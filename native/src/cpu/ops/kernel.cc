@@ -29,8 +29,31 @@ void Kernel::ExpectType(const TensorRef& t, const char* what, std::initializer_l
   }
   std::string names;
   for (DataType d : allowed) names += std::string(names.empty() ? "" : " or ") + DataTypeName(d);
-  throw TypeMismatch(node_.label() + ": input " + what + " must be " + names + " but is " + DataTypeName(t.dtype));
+  throw TypeMismatch(node_, what, "must be " + names + " but is " + DataTypeName(t.dtype), &t);
 }
+
+namespace {
+
+std::string DescribeProblem(const std::string& slot, const std::string& value, const std::string& requirement) {
+  return "input " + slot + (value.empty() ? "" : " ('" + value + "')") + " " + requirement;
+}
+
+}  // namespace
+
+TypeMismatch::TypeMismatch(const Node& node, std::string slot, std::string requirement, const TensorRef* input)
+    : TypeMismatch(node.label(), node.op_type, node.name, std::move(slot), std::move(requirement), "", input) {}
+
+TypeMismatch::TypeMismatch(std::string label, std::string op, std::string node, std::string slot_name, std::string req,
+                           std::string value_name, const TensorRef* refused)
+    : EngineError(label + ": " + DescribeProblem(slot_name, value_name, req)), op_type(std::move(op)),
+      node_name(std::move(node)), slot(std::move(slot_name)), requirement(std::move(req)), value(std::move(value_name)),
+      input(refused), label_(std::move(label)) {}
+
+TypeMismatch TypeMismatch::Naming(const std::string& value_name) const {
+  return TypeMismatch(label_, op_type, node_name, slot, requirement, value_name, nullptr);
+}
+
+std::string TypeMismatch::Problem() const { return DescribeProblem(slot, value, requirement); }
 
 void Activation::Apply(float* data, int64_t n) const {
   switch (kind) {

@@ -53,11 +53,27 @@ struct RunContext {
 };
 
 // An input whose element type the kernel does not take (Kernel::ExpectType). Types flow through a
-// graph the same whatever its shapes, so the session looks for these at load (see
-// CpuSession::CheckTypesAtLoad) rather than on the first request.
+// graph the same whatever its shapes, so the load-time support check looks for these with a trial
+// plan (FindUnsupportedTypes in ../support.h) rather than leaving them to the first request. It
+// lists them as it lists its other findings (operator: problem → node), so the parts are kept.
 class TypeMismatch : public EngineError {
  public:
-  using EngineError::EngineError;
+  // slot: the kernel's name for the input ("X"); requirement: "must be FP32 or INT8 but is INT32";
+  // input: the refused tensor, so that the caller of Infer can name its graph value (Naming).
+  TypeMismatch(const Node& node, std::string slot, std::string requirement, const TensorRef* input);
+  // The same refusal naming the graph value in the slot.
+  TypeMismatch Naming(const std::string& value_name) const;
+  // "input X ('r') must be FP32 or INT8 but is INT32" (the value only once named).
+  std::string Problem() const;
+
+  const std::string op_type, node_name, slot, requirement, value;
+  // Valid only while the Infer call that threw unwinds.
+  const TensorRef* input;
+
+ private:
+  TypeMismatch(std::string label, std::string op_type, std::string node_name, std::string slot, std::string requirement,
+               std::string value, const TensorRef* input);
+  std::string label_;
 };
 
 // Fused activation applied by kernels that support it (Conv, Gemm, MatMul + bias).

@@ -345,135 +345,6 @@ class QuantizedConvKernel : public Kernel {
     }
   };
 
-  void RunGemm(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const Geometry2D& g,
-               const std::vector<QgemmWeights>& weights, const RunContext& ctx) const {
-    const TensorRef& x = *in[size_t(slots_.x)];
-    TensorRef& y = out[0];
-    int64_t batch = x.shape[0], c = x.shape[1], icg = c / group_, m = y.shape[1], mg = m / group_;
-    int64_t k = icg * g.kh * g.kw, p = g.oh * g.ow;
-    // INT8 activations are read as UINT8 with the sign bit flipped (value + 128), their zero point moved alike.
-    uint8_t flip = x.dtype == DataType::kInt8 ? 0x80 : 0;
-    const TensorRef* xzp = At(in, slots_.x_zp);
-    int32_t zx = (xzp && xzp->data && xzp->count() == 1 ? Int8At(*xzp, 0) : 0) + (flip ? 128 : 0);
-    Epilogue ep = MakeEpilogue(in, y, m);
-    // Stride 1, and larger strides without dilation: the input copied once (WideInput), GEMM
-    // columns over wide output rows of wp; otherwise im2col rows built per block (PackColumns).
-    const WideInput layout(g);
-    const bool wide = layout.usable;
-    const int64_t wp = layout.wp, channel = layout.channel;
-    int64_t cols = wide ? g.oh * wp : p, blocks = (cols + kColumnBlock - 1) / kColumnBlock;
-    // Per output channel: −zx·Σw + K·zx·zw (wrapping in uint32 the way the exact int32 result does),
-    // and for QLinearConv its INT32 bias too, folded into what the requantisation adds.
-    std::vector<int32_t> corrections(static_cast<size_t>(m)), adds(static_cast<size_t>(m));
-    for (int64_t gi = 0; gi < group_; ++gi)
-      for (int64_t o = 0; o < mg; ++o) {
-        const QgemmWeights& wg = weights[size_t(gi)];
-        uint32_t corr = uint32_t(int64_t(k) * zx * wg.zero_points[size_t(o)]) - uint32_t(zx) * uint32_t(wg.row_sums[size_t(o)]);
-        int64_t channel = gi * mg + o;
-        corrections[size_t(channel)] = int32_t(corr);
-        adds[size_t(channel)] = int32_t(corr + (ep.int_bias.empty() ? 0u : uint32_t(ep.int_bias[size_t(channel)])));
-      }
-    std::vector<QgemmRequant> requant(static_cast<size_t>(group_));
-    if (mode_ != Mode::kConvInteger)
-      for (int64_t gi = 0; gi < group_; ++gi) {
-        requant[size_t(gi)] = ep.Channels(gi * mg, adds.data() + gi * mg);
-        if (weights[size_t(gi)].any_zero_point) requant[size_t(gi)].zw = weights[size_t(gi)].zero_points.data();
-      }
-    if (transposed_ && weights.data() == packed_.data()) {  // the constant weights, packed for it
-      for (int64_t b = 0; b < batch; ++b)
-        QTransposedConv(x.as<const uint8_t>() + b * c * g.ih * g.iw, g, flip, uint8_t(zx), *transposed_, requant[0],
-                        static_cast<uint8_t*>(y.data) + b * m * p, ctx.pool);
-      return;
-    }
-    thread_local std::vector<uint8_t> padded;
-    if (wide) {
-      int64_t slack = layout.Slack(g);
-      padded.resize(size_t(batch * c * channel + slack));
-      layout.Fill(x.as<const uint8_t>(), batch * c, g, flip, uint8_t(zx), padded.data(), slack, ctx.pool);
-    }
-    const uint8_t* padded_x = padded.data();
-    // Few column blocks (the 14×14 and 7×7 planes of a ResNet's last stages: one to three) would
-    // leave threads idle: the output channels are split too, each part packing its own copy of the
-    // block's columns (O(K·n) against its GEMM's O(rows·K·n)).
-    int64_t units = batch * group_ * blocks, threads = ctx.pool ? ctx.pool->size() : 1;
-    int64_t part_rows = mg;
-    if (threads > 1 && units < 4 * threads && mg >= 2 * kRowsPerPart) {
-      int64_t parts = std::min((4 * threads + units - 1) / units, mg / kRowsPerPart);
-      part_rows = (mg + parts - 1) / parts;
-      part_rows = (part_rows + kQMR - 1) / kQMR * kQMR;
-    }
-    int64_t parts = (mg + part_rows - 1) / part_rows;
-    ForEachClaimed(ctx.pool, units * parts, [&](int64_t item) {
-      int64_t r0 = (item % parts) * part_rows, rows = std::min(part_rows, mg - r0);
-      item /= parts;
-      int64_t b = item / (group_ * blocks), gi = (item / blocks) % group_, p0 = (item % blocks) * kColumnBlock;
-      int64_t n = std::min(kColumnBlock, cols - p0);
-      thread_local std::vector<uint8_t> packed_b;
-      thread_local std::vector<int32_t> acc, col_sums;
-      packed_b.resize(QgemmPackedBytes(k, kColumnBlock));
-      acc.resize(size_t(mg * kColumnBlock));
-      const QgemmWeights& wg = weights[size_t(gi)];
-      if (wide) PackWide(padded_x + (b * c + gi * icg) * channel, icg, layout.taps, channel, p0, n, packed_b.data());
-      else PackColumns(x.as<const uint8_t>() + (b * c + gi * icg) * g.ih * g.iw, icg, g, p0, n, flip, uint8_t(zx), packed_b.data());
-      if (wg.any_zero_point) {
-        col_sums.resize(size_t(kColumnBlock));
-        QgemmColumnSums(packed_b.data(), k, n, col_sums.data());
-      }
-      QgemmPacked(wg, r0, rows, packed_b.data(), n, acc.data(), kColumnBlock);
-      if (mode_ != Mode::kConvInteger) {
-        QgemmRequant rq = requant[size_t(gi)];
-        if (rq.add) rq.add += r0;
-        rq.mul += r0;
-        if (rq.bias) rq.bias += r0;
-        if (rq.zw) rq.zw += r0;
-        if (wg.any_zero_point) rq.col_sums = col_sums.data();
-        uint8_t* y8 = static_cast<uint8_t*>(y.data) + (b * m + gi * mg + r0) * p;
-        if (!wide) return QgemmRequantize(acc.data(), kColumnBlock, rows, n, rq, y8 + p0, p);
-        // The whole block requantised at once (whole vectors, one call per channel), then the
-        // real columns of each wide row copied into y: per wide row and channel, a call on 7 or
-        // 14 columns cost more in setup and masked tails than the copy does.
-        thread_local std::vector<uint8_t> staged;
-        staged.resize(size_t(mg * kColumnBlock));
-        QgemmRequantize(acc.data(), kColumnBlock, rows, n, rq, staged.data(), kColumnBlock);
-        const int64_t ow = g.ow;  // a local: the 8-bit stores may alias g
-        for (int64_t o = 0; o < rows; ++o) {
-          const uint8_t* src = staged.data() + o * kColumnBlock;
-          uint8_t* dst = y8 + o * p;
-          int64_t r = p0 / wp, col = p0 % wp;
-          for (int64_t j = 0; j < n; ++r, col = 0) {
-            int64_t seg = std::min(n - j, wp - col), real = std::min(seg, ow - col);
-            if (real >= 16) std::memcpy(dst + r * ow + col, src + j, size_t(real));
-            else
-              for (int64_t t = 0; t < real; ++t) dst[r * ow + col + t] = src[j + t];
-            j += seg;
-          }
-        }
-        return;
-      }
-      // ConvInteger: the corrected int32 accumulators themselves.
-      for (int64_t o = r0; o < r0 + rows; ++o) {
-        // acc - zx·Σw - zw·Σx + K·zx·zw: wraps in uint32 the way the exact int32 result does.
-        int32_t zw = wg.zero_points[size_t(o)];
-        int32_t* row = acc.data() + (o - r0) * kColumnBlock;
-        for (int64_t j = 0; j < n; ++j) {
-          uint32_t v = uint32_t(row[j]) + uint32_t(corrections[size_t(gi * mg + o)]);
-          if (wg.any_zero_point) v -= uint32_t(zw) * uint32_t(col_sums[size_t(j)]);
-          row[j] = int32_t(v);
-        }
-        int64_t channel = gi * mg + o, base = (b * m + channel) * p;
-        if (!wide) {
-          ep.Row(row, n, channel, y, base + p0);
-          continue;
-        }
-        for (int64_t j = 0; j < n;) {  // the real columns of each wide row
-          int64_t r = (p0 + j) / wp, col = (p0 + j) % wp, seg = std::min(n - j, wp - col);
-          if (col < g.ow) ep.Row(row + j, std::min(seg, g.ow - col), channel, y, base + r * g.ow + col);
-          j += seg;
-        }
-      }
-    });
-  }
-
   // What each accumulator becomes: int32 (ConvInteger), or requantised to 8 bits.
   struct Epilogue {
     Mode mode;
@@ -529,6 +400,222 @@ class QuantizedConvKernel : public Kernel {
     }
     if (bias && mode_ == Mode::kQLinear) ep.int_bias.assign(bias->as<const int32_t>(), bias->as<const int32_t>() + m);
     return ep;
+  }
+
+  // What every work item of one RunGemm shares: the shapes, the activations as the GEMM reads them,
+  // where its columns come from, and what the accumulators become.
+  struct GemmJob {
+    const Geometry2D& g;
+    const std::vector<QgemmWeights>& weights;  // per group
+    const uint8_t* x;                          // the activations, NCHW
+    TensorRef& y;
+    const Epilogue ep;
+    const int64_t group, batch, c, icg, m, mg, k, p;
+    // INT8 activations are read as UINT8 with the sign bit flipped (value + 128), their zero point moved alike.
+    const uint8_t flip;
+    const int32_t zx;
+    // Stride 1, and larger strides without dilation: the input copied once (WideInput), GEMM
+    // columns over wide output rows of wp; otherwise im2col rows built per block (PackColumns).
+    const WideInput layout;
+    const int64_t cols, blocks;  // GEMM columns per image and group, and their blocks of kColumnBlock
+    const uint8_t* padded_x = nullptr;  // the wide layout's copy of x
+    std::vector<int32_t> corrections;   // per output channel (ZeroPointCorrections)
+    std::vector<int32_t> adds;          // per output channel, what the requantisation adds (RequantAdds)
+    std::vector<QgemmRequant> requant;  // per group, unless ConvInteger
+
+    GemmJob(const TensorRef& xt, const TensorRef* xzp, TensorRef& yt, const Geometry2D& geometry,
+            const std::vector<QgemmWeights>& w, int64_t groups, Epilogue epilogue)
+        : g(geometry), weights(w), x(xt.as<const uint8_t>()), y(yt), ep(std::move(epilogue)), group(groups),
+          batch(xt.shape[0]), c(xt.shape[1]), icg(c / group), m(yt.shape[1]), mg(m / group), k(icg * g.kh * g.kw),
+          p(g.oh * g.ow), flip(xt.dtype == DataType::kInt8 ? 0x80 : 0),
+          zx((xzp && xzp->data && xzp->count() == 1 ? Int8At(*xzp, 0) : 0) + (flip ? 128 : 0)), layout(geometry),
+          cols(layout.usable ? g.oh * layout.wp : p), blocks((cols + kColumnBlock - 1) / kColumnBlock) {}
+  };
+
+  // One work item: columns p0 .. p0+n of image b's group gi, for that group's output channels r0 .. r0+rows.
+  struct GemmBlock {
+    int64_t b, gi, p0, n, r0, rows;
+  };
+
+  // How the items are cut: every image, group and column block, and where few column blocks
+  // (the 14×14 and 7×7 planes of a ResNet's last stages: one to three) would leave threads idle,
+  // the output channels in parts too, each part packing its own copy of the block's columns
+  // (O(K·n) against its GEMM's O(rows·K·n)).
+  struct WorkSplit {
+    int64_t units, part_rows, parts;
+
+    GemmBlock Block(const GemmJob& job, int64_t item) const {
+      int64_t r0 = (item % parts) * part_rows, rows = std::min(part_rows, job.mg - r0);
+      item /= parts;
+      int64_t b = item / (job.group * job.blocks), gi = (item / job.blocks) % job.group, p0 = (item % job.blocks) * kColumnBlock;
+      return {b, gi, p0, std::min(kColumnBlock, job.cols - p0), r0, rows};
+    }
+  };
+
+  static WorkSplit SplitWork(const GemmJob& job, const RunContext& ctx) {
+    int64_t units = job.batch * job.group * job.blocks, threads = ctx.pool ? ctx.pool->size() : 1;
+    int64_t part_rows = job.mg;
+    if (threads > 1 && units < 4 * threads && job.mg >= 2 * kRowsPerPart) {
+      int64_t parts = std::min((4 * threads + units - 1) / units, job.mg / kRowsPerPart);
+      part_rows = (job.mg + parts - 1) / parts;
+      part_rows = (part_rows + kQMR - 1) / kQMR * kQMR;
+    }
+    return {units, part_rows, (job.mg + part_rows - 1) / part_rows};
+  }
+
+  void RunGemm(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const Geometry2D& g,
+               const std::vector<QgemmWeights>& weights, const RunContext& ctx) const {
+    GemmJob job(*in[size_t(slots_.x)], At(in, slots_.x_zp), out[0], g, weights, group_, MakeEpilogue(in, out[0], out[0].shape[1]));
+    job.corrections = ZeroPointCorrections(job);
+    job.adds = RequantAdds(job);
+    job.requant = GroupRequants(job);
+    if (transposed_ && weights.data() == packed_.data()) return RunTransposed(job, ctx);  // the constant weights, packed for it
+    if (job.layout.usable) job.padded_x = CopyWideInput(job, ctx);
+    const WorkSplit split = SplitWork(job, ctx);
+    ForEachClaimed(ctx.pool, split.units * split.parts, [&](int64_t item) { RunBlock(job, split.Block(job, item)); });
+  }
+
+  // Per output channel: −zx·Σw + K·zx·zw (wrapping in uint32 the way the exact int32 result does).
+  static std::vector<int32_t> ZeroPointCorrections(const GemmJob& job) {
+    std::vector<int32_t> corrections(static_cast<size_t>(job.m));
+    for (int64_t gi = 0; gi < job.group; ++gi)
+      for (int64_t o = 0; o < job.mg; ++o) {
+        const QgemmWeights& wg = job.weights[size_t(gi)];
+        uint32_t corr = uint32_t(int64_t(job.k) * job.zx * wg.zero_points[size_t(o)]) -
+                        uint32_t(job.zx) * uint32_t(wg.row_sums[size_t(o)]);
+        corrections[size_t(gi * job.mg + o)] = int32_t(corr);
+      }
+    return corrections;
+  }
+
+  // Per output channel, what the requantisation adds: the correction, and for QLinearConv its INT32 bias too.
+  static std::vector<int32_t> RequantAdds(const GemmJob& job) {
+    std::vector<int32_t> adds(static_cast<size_t>(job.m));
+    for (int64_t channel = 0; channel < job.m; ++channel) {
+      uint32_t corr = uint32_t(job.corrections[size_t(channel)]);
+      adds[size_t(channel)] = int32_t(corr + (job.ep.int_bias.empty() ? 0u : uint32_t(job.ep.int_bias[size_t(channel)])));
+    }
+    return adds;
+  }
+
+  // Each group's requantisation (QLinearConv and the QDQ convolutions; ConvInteger keeps int32).
+  std::vector<QgemmRequant> GroupRequants(const GemmJob& job) const {
+    std::vector<QgemmRequant> requant(static_cast<size_t>(job.group));
+    if (mode_ == Mode::kConvInteger) return requant;
+    for (int64_t gi = 0; gi < job.group; ++gi) {
+      requant[size_t(gi)] = job.ep.Channels(gi * job.mg, job.adds.data() + gi * job.mg);
+      if (job.weights[size_t(gi)].any_zero_point) requant[size_t(gi)].zw = job.weights[size_t(gi)].zero_points.data();
+    }
+    return requant;
+  }
+
+  // The transposed form (quantized_conv_transposed.h), image by image.
+  void RunTransposed(const GemmJob& job, const RunContext& ctx) const {
+    for (int64_t b = 0; b < job.batch; ++b)
+      QTransposedConv(job.x + b * job.c * job.g.ih * job.g.iw, job.g, job.flip, uint8_t(job.zx), *transposed_, job.requant[0],
+                      static_cast<uint8_t*>(job.y.data) + b * job.m * job.p, ctx.pool);
+  }
+
+  // The wide layout's bordered copy of every image's channels (WideInput::Fill).
+  static const uint8_t* CopyWideInput(const GemmJob& job, const RunContext& ctx) {
+    thread_local std::vector<uint8_t> padded;
+    int64_t slack = job.layout.Slack(job.g);
+    padded.resize(size_t(job.batch * job.c * job.layout.channel + slack));
+    job.layout.Fill(job.x, job.batch * job.c, job.g, job.flip, uint8_t(job.zx), padded.data(), slack, ctx.pool);
+    return padded.data();
+  }
+
+  // One work item: its columns packed, multiplied by its rows of the group's weights, written to y.
+  void RunBlock(const GemmJob& job, const GemmBlock& block) const {
+    thread_local std::vector<uint8_t> packed_b;
+    thread_local std::vector<int32_t> acc, col_sums;
+    packed_b.resize(QgemmPackedBytes(job.k, kColumnBlock));
+    acc.resize(size_t(job.mg * kColumnBlock));
+    const QgemmWeights& wg = job.weights[size_t(block.gi)];
+    PackBlock(job, block, packed_b.data());
+    if (wg.any_zero_point) {
+      col_sums.resize(size_t(kColumnBlock));
+      QgemmColumnSums(packed_b.data(), job.k, block.n, col_sums.data());
+    }
+    QgemmPacked(wg, block.r0, block.rows, packed_b.data(), block.n, acc.data(), kColumnBlock);
+    const int32_t* sums = wg.any_zero_point ? col_sums.data() : nullptr;
+    if (mode_ != Mode::kConvInteger) RequantizeBlock(job, block, acc.data(), sums);
+    else StoreInt32Block(job, block, acc.data(), sums);
+  }
+
+  // The block's columns as UINT8 im2col packed panels: straight from the wide copy, or row by row.
+  static void PackBlock(const GemmJob& job, const GemmBlock& block, uint8_t* packed_b) {
+    const int64_t first_channel = block.b * job.c + block.gi * job.icg;
+    if (job.layout.usable)
+      PackWide(job.padded_x + first_channel * job.layout.channel, job.icg, job.layout.taps, job.layout.channel, block.p0,
+               block.n, packed_b);
+    else
+      PackColumns(job.x + first_channel * job.g.ih * job.g.iw, job.icg, job.g, block.p0, block.n, job.flip, uint8_t(job.zx),
+                  packed_b);
+  }
+
+  // QLinearConv and the QDQ convolutions: the block's accumulators requantised to 8 bits in y.
+  // col_sums: the block's column sums where the weights have zero points, else nullptr.
+  static void RequantizeBlock(const GemmJob& job, const GemmBlock& block, const int32_t* acc, const int32_t* col_sums) {
+    QgemmRequant rq = job.requant[size_t(block.gi)];
+    if (rq.add) rq.add += block.r0;
+    rq.mul += block.r0;
+    if (rq.bias) rq.bias += block.r0;
+    if (rq.zw) rq.zw += block.r0;
+    if (col_sums) rq.col_sums = col_sums;
+    uint8_t* y8 = static_cast<uint8_t*>(job.y.data) + (block.b * job.m + block.gi * job.mg + block.r0) * job.p;
+    if (!job.layout.usable) return QgemmRequantize(acc, kColumnBlock, block.rows, block.n, rq, y8 + block.p0, job.p);
+    // The whole block requantised at once (whole vectors, one call per channel), then the real
+    // columns of each wide row copied into y: per wide row and channel, a call on 7 or 14 columns
+    // cost more in setup and masked tails than the copy does.
+    thread_local std::vector<uint8_t> staged;
+    staged.resize(size_t(job.mg * kColumnBlock));
+    QgemmRequantize(acc, kColumnBlock, block.rows, block.n, rq, staged.data(), kColumnBlock);
+    CopyRealColumns(job, block, staged.data(), y8);
+  }
+
+  // The real columns of each wide row of a requantised block (rows of kColumnBlock in staged) into
+  // its channels' output planes at y8.
+  static void CopyRealColumns(const GemmJob& job, const GemmBlock& block, const uint8_t* staged, uint8_t* y8) {
+    const int64_t ow = job.g.ow, wp = job.layout.wp, p = job.p;  // locals: the 8-bit stores may alias job
+    for (int64_t o = 0; o < block.rows; ++o) {
+      const uint8_t* src = staged + o * kColumnBlock;
+      uint8_t* dst = y8 + o * p;
+      int64_t r = block.p0 / wp, col = block.p0 % wp;
+      for (int64_t j = 0; j < block.n; ++r, col = 0) {
+        int64_t seg = std::min(block.n - j, wp - col), real = std::min(seg, ow - col);
+        if (real >= 16) std::memcpy(dst + r * ow + col, src + j, size_t(real));
+        else
+          for (int64_t t = 0; t < real; ++t) dst[r * ow + col + t] = src[j + t];
+        j += seg;
+      }
+    }
+  }
+
+  // ConvInteger: the block's corrected int32 accumulators themselves (acc corrected in place).
+  static void StoreInt32Block(const GemmJob& job, const GemmBlock& block, int32_t* acc, const int32_t* col_sums) {
+    const QgemmWeights& wg = job.weights[size_t(block.gi)];
+    for (int64_t o = block.r0; o < block.r0 + block.rows; ++o) {
+      // acc - zx·Σw - zw·Σx + K·zx·zw: wraps in uint32 the way the exact int32 result does.
+      int32_t zw = wg.zero_points[size_t(o)];
+      int32_t* row = acc + (o - block.r0) * kColumnBlock;
+      int64_t channel = block.gi * job.mg + o, base = (block.b * job.m + channel) * job.p;
+      for (int64_t j = 0; j < block.n; ++j) {
+        uint32_t v = uint32_t(row[j]) + uint32_t(job.corrections[size_t(channel)]);
+        if (col_sums) v -= uint32_t(zw) * uint32_t(col_sums[size_t(j)]);
+        row[j] = int32_t(v);
+      }
+      if (!job.layout.usable) {
+        job.ep.Row(row, block.n, channel, job.y, base + block.p0);
+        continue;
+      }
+      for (int64_t j = 0; j < block.n;) {  // the real columns of each wide row
+        int64_t r = (block.p0 + j) / job.layout.wp, col = (block.p0 + j) % job.layout.wp;
+        int64_t seg = std::min(block.n - j, job.layout.wp - col);
+        if (col < job.g.ow) job.ep.Row(row + j, std::min(seg, job.g.ow - col), channel, job.y, base + r * job.g.ow + col);
+        j += seg;
+      }
+    }
   }
 
   // The direct convolution (N-D, or K beyond the GEMM's exact range), same epilogue.

@@ -1,3 +1,5 @@
+// The portable row math of vector_math.h and the choice of each row by ActiveIsa(), made once per
+// process: AVX2 in vector_math_avx2.cc, AVX-512 in vector_math_avx512.cc.
 #include "cpu/ops/vector_math.h"
 
 #include <cmath>
@@ -5,11 +7,8 @@
 #include <limits>
 
 #include "cpu/isa.h"
+#include "cpu/ops/vector_math_avx2.h"
 #include "cpu/ops/vector_math_avx512.h"
-
-#if defined(__x86_64__) || defined(_M_X64)
-#include <immintrin.h>
-#endif
 
 namespace gebe::cpu {
 
@@ -70,253 +69,6 @@ void LayerNormRowPortable(const float* x, const float* gamma, const float* beta,
   if (inv_std_out) *inv_std_out = inv;
 }
 
-#if defined(__x86_64__) || defined(_M_X64)
-
-// Masks for the last r (< 8) elements of a row: loading at kTailMasks + 8 - r enables the first r lanes.
-alignas(64) constexpr int32_t kTailMasks[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-__attribute__((target("avx2,fma"))) inline __m256i TailMask(int64_t r) {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kTailMasks + 8 - r));
-}
-
-__attribute__((target("avx2,fma"))) inline float HorizontalSum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
-__attribute__((target("avx2,fma"))) inline float HorizontalMax(__m256 v) {
-  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_max_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
-// exp(x) for x in [-87, 0] (Cephes expf: range reduction by ln 2 split in two parts, degree-5
-// polynomial, exponent built directly).
-__attribute__((target("avx2,fma"))) inline __m256 ExpNonPositive(__m256 x) {
-  x = _mm256_max_ps(x, _mm256_set1_ps(-87.f));
-  __m256 fx = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r);
-  p = _mm256_add_ps(p, _mm256_set1_ps(1.f));
-  __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-}
-
-// erf on 8 lanes: x·P(x²)/Q(x²) on x clamped to [-4, 4] (erf(±4) is ±1 in float), the rational
-// approximation Eigen and TensorFlow use; absolute error below 4e-7 everywhere, relative error
-// below 4e-7 near 0. One division and a dozen FMAs, no exp. NaN passes through (the clamps keep
-// a NaN operand).
-__attribute__((target("avx2,fma"))) inline __m256 Erf8(__m256 a) {
-  const __m256 x = _mm256_max_ps(_mm256_set1_ps(-4.f), _mm256_min_ps(_mm256_set1_ps(4.f), a));
-  const __m256 x2 = _mm256_mul_ps(x, x);
-  __m256 p = _mm256_fmadd_ps(x2, _mm256_set1_ps(-2.72614225801306e-10f), _mm256_set1_ps(2.77068142495902e-08f));
-  p = _mm256_fmadd_ps(x2, p, _mm256_set1_ps(-2.10102402082508e-06f));
-  p = _mm256_fmadd_ps(x2, p, _mm256_set1_ps(-5.69250639462346e-05f));
-  p = _mm256_fmadd_ps(x2, p, _mm256_set1_ps(-7.34990630326855e-04f));
-  p = _mm256_fmadd_ps(x2, p, _mm256_set1_ps(-2.95459980854025e-03f));
-  p = _mm256_fmadd_ps(x2, p, _mm256_set1_ps(-1.60960333262415e-02f));
-  p = _mm256_mul_ps(x, p);
-  __m256 q = _mm256_fmadd_ps(x2, _mm256_set1_ps(-1.45660718464996e-05f), _mm256_set1_ps(-2.13374055278905e-04f));
-  q = _mm256_fmadd_ps(x2, q, _mm256_set1_ps(-1.68282697438203e-03f));
-  q = _mm256_fmadd_ps(x2, q, _mm256_set1_ps(-7.37332916720468e-03f));
-  q = _mm256_fmadd_ps(x2, q, _mm256_set1_ps(-1.42647390514189e-02f));
-  return _mm256_div_ps(p, q);
-}
-
-template <bool kGelu>
-__attribute__((target("avx2,fma"))) inline __m256 Apply8(__m256 v) {
-  if (!kGelu) return Erf8(v);
-  __m256 erf = Erf8(_mm256_mul_ps(v, _mm256_set1_ps(0.70710678118654752f)));
-  return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v), _mm256_add_ps(_mm256_set1_ps(1.f), erf));
-}
-
-template <bool kGelu>
-__attribute__((target("avx2,fma"))) void Avx2Loop(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    // Two independent vectors per iteration keep both FMA pipes busy through the division.
-    __m256 a = Apply8<kGelu>(_mm256_loadu_ps(x + i)), b = Apply8<kGelu>(_mm256_loadu_ps(x + i + 8));
-    _mm256_storeu_ps(y + i, a);
-    _mm256_storeu_ps(y + i + 8, b);
-  }
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Apply8<kGelu>(_mm256_loadu_ps(x + i)));
-  if (i < n) {
-    const __m256i tail = TailMask(n - i);  // never reads or writes past the arrays
-    _mm256_maskstore_ps(y + i, tail, Apply8<kGelu>(_mm256_maskload_ps(x + i, tail)));
-  }
-}
-
-__attribute__((target("avx2,fma"))) inline __m256 ExpShifted8(__m256 d, __m256 lo) {
-  __m256 e = ExpNonPositive(d);
-  e = _mm256_andnot_ps(_mm256_cmp_ps(d, lo, _CMP_LT_OQ), e);  // underflow (and -inf) gives 0
-  return _mm256_blendv_ps(e, d, _mm256_cmp_ps(d, d, _CMP_UNORD_Q));
-}
-
-__attribute__((target("avx2,fma"))) float ExpShiftedSumAvx2(const float* x, float* y, int64_t n, float shift) {
-  const __m256 sh = _mm256_set1_ps(shift), low = _mm256_set1_ps(-87.3f);
-  __m256 acc = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256 e = ExpShifted8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh), low);
-    _mm256_storeu_ps(y + i, e);
-    acc = _mm256_add_ps(acc, e);
-  }
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, acc);
-  float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-  for (; i < n; ++i) {
-    y[i] = std::exp(x[i] - shift);
-    sum += y[i];
-  }
-  return sum;
-}
-
-// 1 / (1 + e^-x) from e = exp(-|x|) <= 1 (never overflows): 1 / (1 + e) for x >= 0, e / (1 + e)
-// below. NaN passes through.
-__attribute__((target("avx2,fma"))) inline __m256 Sigmoid8(__m256 v) {
-  const __m256 one = _mm256_set1_ps(1.f);
-  __m256 e = ExpNonPositive(_mm256_or_ps(v, _mm256_set1_ps(-0.f)));  // exp(-|v|)
-  __m256 r = _mm256_div_ps(_mm256_blendv_ps(one, e, v), _mm256_add_ps(one, e));  // v's sign bit picks e
-  return _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-}
-
-// tanh on 8 lanes (Cephes tanhf): |x| < 0.625: x + x·x²·P(x²), so small inputs keep their
-// relative precision; above: (1 - e) / (1 + e) with e = exp(-2|x|) <= 1, sign restored. NaN passes.
-__attribute__((target("avx2,fma"))) inline __m256 Tanh8(__m256 v) {
-  const __m256 sign_mask = _mm256_set1_ps(-0.f), one = _mm256_set1_ps(1.f);
-  __m256 ax = _mm256_andnot_ps(sign_mask, v);
-  __m256 z = _mm256_mul_ps(v, v);
-  __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(-5.70498872745e-3f), z, _mm256_set1_ps(2.06390887954e-2f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-5.37397155531e-2f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(1.33314422036e-1f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-3.33332819422e-1f));
-  __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(p, z), v, v);
-  __m256 e = ExpNonPositive(_mm256_mul_ps(ax, _mm256_set1_ps(-2.f)));
-  __m256 large = _mm256_div_ps(_mm256_sub_ps(one, e), _mm256_add_ps(one, e));
-  large = _mm256_or_ps(large, _mm256_and_ps(v, sign_mask));
-  __m256 r = _mm256_blendv_ps(large, small, _mm256_cmp_ps(ax, _mm256_set1_ps(0.625f), _CMP_LT_OQ));
-  return _mm256_blendv_ps(r, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-}
-
-__attribute__((target("avx2,fma"))) void TanhAvx2(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Tanh8(_mm256_loadu_ps(x + i)));
-  if (i < n) {
-    const __m256i tail = TailMask(n - i);
-    _mm256_maskstore_ps(y + i, tail, Tanh8(_mm256_maskload_ps(x + i, tail)));
-  }
-}
-
-__attribute__((target("avx2,fma"))) void SigmoidAvx2(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Sigmoid8(_mm256_loadu_ps(x + i)));
-  if (i < n) {
-    const __m256i tail = TailMask(n - i);
-    _mm256_maskstore_ps(y + i, tail, Sigmoid8(_mm256_maskload_ps(x + i, tail)));
-  }
-}
-
-__attribute__((target("avx2,fma"))) void SoftmaxRowAvx2(const float* x, const float* bias, float scale, float* y,
-                                                         int64_t n) {
-  const __m256 vs = _mm256_set1_ps(scale), neg_inf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
-  const int64_t body = n & ~int64_t(7), r = n - body;
-  const __m256i tail = TailMask(r);
-  // Pass 1: the scaled, biased logits into y and their maximum (NaN lanes are skipped here and
-  // turn the sum, hence the row, into NaN in pass 2).
-  __m256 mx = neg_inf;
-  for (int64_t i = 0; i < body; i += 8) {
-    __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i), vs);
-    if (bias) v = _mm256_add_ps(v, _mm256_loadu_ps(bias + i));
-    _mm256_storeu_ps(y + i, v);
-    mx = _mm256_max_ps(v, mx);
-  }
-  if (r) {
-    __m256 v = _mm256_mul_ps(_mm256_maskload_ps(x + body, tail), vs);
-    if (bias) v = _mm256_add_ps(v, _mm256_maskload_ps(bias + body, tail));
-    _mm256_maskstore_ps(y + body, tail, v);
-    mx = _mm256_max_ps(_mm256_blendv_ps(neg_inf, v, _mm256_castsi256_ps(tail)), mx);
-  }
-  const __m256 shift = _mm256_set1_ps(HorizontalMax(mx)), low = _mm256_set1_ps(-87.3f);
-  // Pass 2: exponentials and their sum.
-  __m256 acc = _mm256_setzero_ps();
-  for (int64_t i = 0; i < body; i += 8) {
-    __m256 e = ExpShifted8(_mm256_sub_ps(_mm256_loadu_ps(y + i), shift), low);
-    _mm256_storeu_ps(y + i, e);
-    acc = _mm256_add_ps(acc, e);
-  }
-  if (r) {
-    __m256 e = ExpShifted8(_mm256_sub_ps(_mm256_maskload_ps(y + body, tail), shift), low);
-    e = _mm256_and_ps(e, _mm256_castsi256_ps(tail));
-    _mm256_maskstore_ps(y + body, tail, e);
-    acc = _mm256_add_ps(acc, e);
-  }
-  // Pass 3: normalise.
-  const __m256 inv = _mm256_set1_ps(1.f / HorizontalSum(acc));
-  for (int64_t i = 0; i < body; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), inv));
-  if (r) _mm256_maskstore_ps(y + body, tail, _mm256_mul_ps(_mm256_maskload_ps(y + body, tail), inv));
-}
-
-__attribute__((target("avx2,fma"))) void LayerNormRowAvx2(const float* x, const float* gamma, const float* beta,
-                                                           float epsilon, float* y, int64_t n, float* mean_out,
-                                                           float* inv_std_out) {
-  const int64_t body = n & ~int64_t(7), r = n - body;
-  const __m256i tail = TailMask(r);
-  // Two passes (mean, then squared deviations) keep the variance accurate for rows with a large
-  // mean; the row is in L1 by the second pass.
-  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= body; i += 16) {
-    s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x + i));
-    s1 = _mm256_add_ps(s1, _mm256_loadu_ps(x + i + 8));
-  }
-  for (; i < body; i += 8) s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x + i));
-  if (r) s1 = _mm256_add_ps(s1, _mm256_maskload_ps(x + body, tail));
-  const float mean = HorizontalSum(_mm256_add_ps(s0, s1)) / float(n);
-  const __m256 vm = _mm256_set1_ps(mean);
-  s0 = _mm256_setzero_ps();
-  s1 = _mm256_setzero_ps();
-  for (i = 0; i + 16 <= body; i += 16) {
-    __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm), d1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), vm);
-    s0 = _mm256_fmadd_ps(d0, d0, s0);
-    s1 = _mm256_fmadd_ps(d1, d1, s1);
-  }
-  for (; i < body; i += 8) {
-    __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm);
-    s0 = _mm256_fmadd_ps(d, d, s0);
-  }
-  if (r) {
-    __m256 d = _mm256_and_ps(_mm256_sub_ps(_mm256_maskload_ps(x + body, tail), vm), _mm256_castsi256_ps(tail));
-    s1 = _mm256_fmadd_ps(d, d, s1);
-  }
-  const float var = HorizontalSum(_mm256_add_ps(s0, s1)) / float(n);
-  const float inv = 1.f / std::sqrt(var + epsilon);
-  const __m256 vi = _mm256_set1_ps(inv);
-  const __m256 zero = _mm256_setzero_ps();
-  for (i = 0; i < body; i += 8) {
-    __m256 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vi);
-    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(d, _mm256_loadu_ps(gamma + i), beta ? _mm256_loadu_ps(beta + i) : zero));
-  }
-  if (r) {
-    __m256 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_maskload_ps(x + body, tail), vm), vi);
-    __m256 b = beta ? _mm256_maskload_ps(beta + body, tail) : zero;
-    _mm256_maskstore_ps(y + body, tail, _mm256_fmadd_ps(d, _mm256_maskload_ps(gamma + body, tail), b));
-  }
-  if (mean_out) *mean_out = mean;
-  if (inv_std_out) *inv_std_out = inv;
-}
-
-#endif
-
 float ExpShiftedSumPortable(const float* x, float* y, int64_t n, float shift) {
   float sum = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -331,7 +83,7 @@ using ArrayFn = void (*)(const float*, float*, int64_t);
 ArrayFn Pick(bool gelu) {
 #if defined(__x86_64__) || defined(_M_X64)
   if (ActiveIsa() == Isa::kAvx512) return gelu ? avx512::GeluArray : avx512::ErfArray;
-  if (ActiveIsa() == Isa::kAvx2) return gelu ? Avx2Loop<true> : Avx2Loop<false>;
+  if (ActiveIsa() == Isa::kAvx2) return gelu ? avx2::GeluArray : avx2::ErfArray;
 #endif
   return gelu ? GeluPortable : ErfPortable;
 }
@@ -347,7 +99,7 @@ float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
 #if defined(__x86_64__) || defined(_M_X64)
   static const Isa isa = ActiveIsa();
   if (isa == Isa::kAvx512) return avx512::ExpShiftedSum(x, y, n, shift);
-  if (isa == Isa::kAvx2) return ExpShiftedSumAvx2(x, y, n, shift);
+  if (isa == Isa::kAvx2) return avx2::ExpShiftedSum(x, y, n, shift);
 #endif
   return ExpShiftedSumPortable(x, y, n, shift);
 }
@@ -361,7 +113,7 @@ void TanhArray(const float* x, float* y, int64_t n) {
 #if defined(__x86_64__) || defined(_M_X64)
   static const Isa isa = ActiveIsa();
   if (isa == Isa::kAvx512) return avx512::TanhArray(x, y, n);
-  if (isa == Isa::kAvx2) return TanhAvx2(x, y, n);
+  if (isa == Isa::kAvx2) return avx2::TanhArray(x, y, n);
 #endif
   TanhPortable(x, y, n);
 }
@@ -370,7 +122,7 @@ void SigmoidArray(const float* x, float* y, int64_t n) {
 #if defined(__x86_64__) || defined(_M_X64)
   static const Isa isa = ActiveIsa();
   if (isa == Isa::kAvx512) return avx512::SigmoidArray(x, y, n);
-  if (isa == Isa::kAvx2) return SigmoidAvx2(x, y, n);
+  if (isa == Isa::kAvx2) return avx2::SigmoidArray(x, y, n);
 #endif
   SigmoidPortable(x, y, n);
 }
@@ -379,7 +131,7 @@ void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_
 #if defined(__x86_64__) || defined(_M_X64)
   static const Isa isa = ActiveIsa();
   if (isa == Isa::kAvx512) return avx512::SoftmaxRow(x, bias, scale, y, n);
-  if (isa == Isa::kAvx2) return SoftmaxRowAvx2(x, bias, scale, y, n);
+  if (isa == Isa::kAvx2) return avx2::SoftmaxRow(x, bias, scale, y, n);
 #endif
   SoftmaxRowPortable(x, bias, scale, y, n);
 }
@@ -389,7 +141,7 @@ void LayerNormRow(const float* x, const float* gamma, const float* beta, float e
 #if defined(__x86_64__) || defined(_M_X64)
   static const Isa isa = ActiveIsa();
   if (isa == Isa::kAvx512) return avx512::LayerNormRow(x, gamma, beta, epsilon, y, n, mean_out, inv_std_out);
-  if (isa == Isa::kAvx2) return LayerNormRowAvx2(x, gamma, beta, epsilon, y, n, mean_out, inv_std_out);
+  if (isa == Isa::kAvx2) return avx2::LayerNormRow(x, gamma, beta, epsilon, y, n, mean_out, inv_std_out);
 #endif
   LayerNormRowPortable(x, gamma, beta, epsilon, y, n, mean_out, inv_std_out);
 }

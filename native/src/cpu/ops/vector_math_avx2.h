@@ -1,0 +1,18 @@
+// The AVX2+FMA row math of vector_math.h (8 lanes, masked tails). Defined on x86-64 only;
+// vector_math.cc calls them when ActiveIsa() is avx2.
+#pragma once
+
+#include <cstdint>
+
+namespace gebe::cpu::avx2 {
+
+void ErfArray(const float* x, float* y, int64_t n);
+void GeluArray(const float* x, float* y, int64_t n);
+float ExpShiftedSum(const float* x, float* y, int64_t n, float shift);
+void TanhArray(const float* x, float* y, int64_t n);
+void SigmoidArray(const float* x, float* y, int64_t n);
+void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n);
+void LayerNormRow(const float* x, const float* gamma, const float* beta, float epsilon, float* y, int64_t n,
+                  float* mean_out, float* inv_std_out);
+
+}  // namespace gebe::cpu::avx2
