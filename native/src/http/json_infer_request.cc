@@ -240,8 +240,10 @@ bool DecodeOutput(element e, DecodedRequest* request) {
     }
     static const char* const kParams[] = {"binary_data", "classification"};
     return ForFields(v, kParams, [&](size_t p, element value) {
-      if (p == 1) return false;  // the classification extension: the JS path answers it
-      return value.type() == element_type::BOOL && ParameterOf(value, &output.binary_data);
+      if (p == 0) return value.type() == element_type::BOOL && ParameterOf(value, &output.binary_data);
+      // The classification extension's k: a positive safe integer, or the JS codec's wording.
+      return ParameterOf(value, &output.class_count) && output.class_count.kind == ParameterValue::Kind::kUint64 &&
+             output.class_count.uint64_value >= 1;
     });
   });
   if (!ok || !named) return false;
