@@ -34,13 +34,6 @@ Napi::Value Labels(const Napi::CallbackInfo& info) {
   return external;
 }
 
-DataType DataTypeFromName(const std::string& name) {
-  for (int t = int(DataType::kBool); t <= int(DataType::kBFloat16); ++t) {
-    if (name == DataTypeName(DataType(t))) return DataType(t);
-  }
-  return DataType::kInvalid;
-}
-
 Napi::Value Classify(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() != 7 || !info[0].IsString() || !info[1].IsString() || !info[2].IsArray() || !info[3].IsTypedArray() ||

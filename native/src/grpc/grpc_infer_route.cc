@@ -106,13 +106,6 @@ class GrpcCall : public NativeCall {
 
 using Entry = PublishedModels::Entry;
 
-DataType DataTypeByName(std::string_view name) {
-  for (int t = int(DataType::kBool); t <= int(DataType::kBFloat16); ++t) {
-    if (name == DataTypeName(DataType(t))) return DataType(t);
-  }
-  return DataType::kInvalid;
-}
-
 ParameterValue ValueOf(const GrpcParameter& p) {
   switch (p.kind) {
     case GrpcParameter::Kind::kBool: return ParameterValue::Bool(p.bool_value);
@@ -206,7 +199,7 @@ class GrpcInferImpl : public GrpcInfer {
         d.bytes = req.raw_input_contents[i];
       } else {
         // Typed contents: converted to the tensor's bytes here (the count bounded by the bytes sent).
-        const DataType dtype = DataTypeByName(d.datatype);
+        const DataType dtype = DataTypeFromName(d.datatype);
         uint64_t count = 1;
         for (int64_t dim : in.shape) {
           if (dim < 0 || (dim > 0 && count > (uint64_t(1) << 40) / uint64_t(dim))) return false;
