@@ -9,6 +9,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gebe {
@@ -36,6 +37,8 @@ enum class DataType : int {
 size_t ElementSize(DataType type);
 // KServe v2 datatype name ("FP32", "INT64", "BYTES", ...).
 const char* DataTypeName(DataType type);
+// The datatype a KServe v2 name names (DataTypeName backwards); kInvalid for any other text.
+DataType DataTypeFromName(std::string_view name);
 int64_t ElementCount(const std::vector<int64_t>& shape);
 
 // A tensor as an engine declares it. dims use -1 for a dynamic extent; dim_names holds the

@@ -53,6 +53,13 @@ const char* DataTypeName(DataType type) {
   return "INVALID";
 }
 
+DataType DataTypeFromName(std::string_view name) {
+  for (int t = int(DataType::kBool); t <= int(DataType::kBFloat16); ++t) {
+    if (name == DataTypeName(DataType(t))) return DataType(t);
+  }
+  return DataType::kInvalid;
+}
+
 int64_t ElementCount(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

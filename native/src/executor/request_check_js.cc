@@ -14,13 +14,6 @@ namespace gebe {
 
 namespace {
 
-DataType DataTypeFromName(const std::string& name) {
-  for (int t = 1; t <= static_cast<int>(DataType::kBFloat16); ++t) {
-    if (name == DataTypeName(static_cast<DataType>(t))) return static_cast<DataType>(t);
-  }
-  return DataType::kInvalid;
-}
-
 std::vector<ContractTensor> TensorsFromJs(const Napi::Value& value) {
   std::vector<ContractTensor> out;
   Napi::Array list = value.As<Napi::Array>();

@@ -1,8 +1,10 @@
 #include "grpc/grpc_infer_route.h"
 
+#include <cmath>
 #include <cstring>
 #include <string_view>
 
+#include "executor/classification.h"
 #include "executor/model_core.h"
 #include "executor/normalize.h"
 #include "grpc/infer_message.h"
@@ -21,18 +23,23 @@ class GrpcCall : public NativeCall {
       : message_(std::move(message)), contract_(std::move(contract)), failures_(std::move(failures)), cancel_(std::move(cancel)),
         reply_(std::move(reply)), stream_(stream) {}
 
-  std::vector<size_t> outputs;             // model output indexes, in response order
+  std::vector<size_t> outputs;                // model output indexes, in response order
+  std::vector<int64_t> class_count;           // per entry of outputs: k of the classification extension (0: the tensor)
+  std::shared_ptr<const OutputLabels> labels;  // the model's, for class results
   std::string id;
   std::vector<std::vector<uint8_t>> typed;  // inputs sent as typed contents, as bytes
 
   void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> batch) override {
     GrpcAnswer answer;
     answer.final = !stream_;
-    if (request->ok() && batch && Answer(*request, *batch, &answer)) {
+    RequestFailure answered = RequestFailure::Of(FailureReason::kInternal, kOutputsMismatch);
+    if (request->ok() && batch) answered = Answer(*request, *batch, &answer);
+    if (request->ok() && answered.ok()) {
       reply_(std::move(answer));
       return;
     }
-    if (request->ok()) request->Fail(FailureReason::kInternal, "internal error: the batch outputs do not match the model's outputs");
+    // Class results of an output type that has none fail the request after it ran, as on the JS path.
+    if (request->ok()) request->Fail(answered.reason, answered.message);
     Refuse(request->failure, request->error);
   }
 
@@ -59,20 +66,34 @@ class GrpcCall : public NativeCall {
   }
 
  private:
-  bool Answer(const ScheduledRequest& request, const BatchOutputs& batch, GrpcAnswer* answer) {
+  static constexpr const char* kOutputsMismatch = "internal error: the batch outputs do not match the model's outputs";
+
+  RequestFailure Answer(const ScheduledRequest& request, const BatchOutputs& batch, GrpcAnswer* answer) {
+    const RequestFailure mismatch = RequestFailure::Of(FailureReason::kInternal, kOutputsMismatch);
     std::vector<GrpcResponseOutput> described;
     described.reserve(outputs.size());
-    for (size_t o : outputs) {
-      if (o >= request.outputs.size() || o >= batch.tensors.size()) return false;
+    std::vector<ClassResult> classified;
+    classified.reserve(outputs.size());  // `described` points into it: no reallocation
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const size_t o = outputs[i];
+      if (o >= request.outputs.size() || o >= batch.tensors.size()) return mismatch;
       const OutputSlice& slice = request.outputs[o];
       const Tensor& tensor = batch.tensors[o];
-      if (slice.offset + slice.byte_size > tensor.buffer.size()) return false;
+      if (slice.offset + slice.byte_size > tensor.buffer.size()) return mismatch;
       const ContractTensor& meta = contract_->outputs[o];
-      described.push_back({&meta.name, DataTypeName(meta.dtype), &slice.shape,
-                           static_cast<const uint8_t*>(tensor.buffer.data()) + slice.offset, slice.byte_size});
+      const uint8_t* data = static_cast<const uint8_t*>(tensor.buffer.data()) + slice.offset;
+      if (class_count[i] > 0) {
+        ClassResult& result = classified.emplace_back();
+        RequestFailure failure = Classify(meta.name, meta.dtype, slice.shape, contract_->batched, data, slice.byte_size,
+                                          uint64_t(class_count[i]), FindLabels(labels.get(), meta.name), &result);
+        if (!failure.ok()) return failure;
+        described.push_back({&meta.name, DataTypeName(DataType::kString), &result.shape, result.bytes.data(), result.bytes.size()});
+        continue;
+      }
+      described.push_back({&meta.name, DataTypeName(meta.dtype), &slice.shape, data, slice.byte_size});
     }
     answer->framed = EncodeModelInferResponse(contract_->model_name, contract_->version, id, described, stream_);
-    return true;
+    return RequestFailure::None();
   }
 
   std::shared_ptr<std::string> message_;  // the input views point into it
@@ -84,13 +105,6 @@ class GrpcCall : public NativeCall {
 };
 
 using Entry = PublishedModels::Entry;
-
-DataType DataTypeByName(std::string_view name) {
-  for (int t = int(DataType::kBool); t <= int(DataType::kBFloat16); ++t) {
-    if (name == DataTypeName(DataType(t))) return DataType(t);
-  }
-  return DataType::kInvalid;
-}
 
 ParameterValue ValueOf(const GrpcParameter& p) {
   switch (p.kind) {
@@ -128,6 +142,8 @@ class GrpcInferImpl : public GrpcInfer {
       return true;
     }
     call->outputs = std::move(normalized.outputs);
+    call->class_count = std::move(normalized.class_count);
+    call->labels = std::move(entry.labels);
     normalized.request->native_call = std::move(call);
     const TakenOutcome outcome = QueueTaken(*entry.core, normalized.request, normalized.priority, normalized.timeout_us);
     if (outcome == TakenOutcome::kQueued) {
@@ -183,7 +199,7 @@ class GrpcInferImpl : public GrpcInfer {
         d.bytes = req.raw_input_contents[i];
       } else {
         // Typed contents: converted to the tensor's bytes here (the count bounded by the bytes sent).
-        const DataType dtype = DataTypeByName(d.datatype);
+        const DataType dtype = DataTypeFromName(d.datatype);
         uint64_t count = 1;
         for (int64_t dim : in.shape) {
           if (dim < 0 || (dim > 0 && count > (uint64_t(1) << 40) / uint64_t(dim))) return false;
@@ -199,20 +215,48 @@ class GrpcInferImpl : public GrpcInfer {
     for (const GrpcRequestedOutput& o : req.outputs) {
       DecodedOutput d;
       d.name = std::string(Str(o.name));
+      // The classification extension's k, as grpc-infer.ts reads it: the last value of each key
+      // (a map), `class_count` winning over `classification`, each a positive safe integer.
+      const GrpcParameter* by_key[2] = {nullptr, nullptr};
       for (const GrpcNamedParameter& p : o.parameters) {
         const std::string_view key = Str(p.key);
-        if (key == "classification" || key == "class_count") d.class_count = ValueOf(p.value);
+        if (key == "classification") by_key[0] = &p.value;
+        else if (key == "class_count") by_key[1] = &p.value;
+      }
+      for (const GrpcParameter* value : by_key) {
+        if (value == nullptr) continue;
+        uint64_t k = 0;
+        if (!ClassCount(*value, &k)) return false;
+        d.class_count = ParameterValue::Uint64(k);
       }
       out->outputs.push_back(std::move(d));
     }
     return true;
   }
 
-  // What a gRPC answer of this route can carry: raw fixed-size outputs (the classification
-  // extension and BYTES outputs are the JS path's).
+  // A k grpc-infer.ts takes: a whole number from 1 to 2^53 - 1, sent as any numeric kind.
+  static bool ClassCount(const GrpcParameter& p, uint64_t* k) {
+    constexpr uint64_t kMaxSafeInteger = (uint64_t(1) << 53) - 1;
+    switch (p.kind) {
+      case GrpcParameter::Kind::kInt64:
+        if (p.int64_value < 1) return false;
+        *k = uint64_t(p.int64_value);
+        break;
+      case GrpcParameter::Kind::kUInt64: *k = p.uint64_value; break;
+      case GrpcParameter::Kind::kDouble:
+        if (!(p.double_value >= 1 && p.double_value <= double(kMaxSafeInteger)) || std::floor(p.double_value) != p.double_value) return false;
+        *k = uint64_t(p.double_value);
+        break;
+      default: return false;
+    }
+    return *k >= 1 && *k <= kMaxSafeInteger;
+  }
+
+  // What a gRPC answer of this route can carry: raw fixed-size outputs and class results (BYTES
+  // outputs themselves are the JS path's).
   static bool Answerable(const NormalizedRequest& request, const RequestContract& contract) {
     for (size_t k = 0; k < request.outputs.size(); ++k) {
-      if (request.class_count[k] != 0 || ElementSize(contract.outputs[request.outputs[k]].dtype) == 0) return false;
+      if (request.class_count[k] == 0 && ElementSize(contract.outputs[request.outputs[k]].dtype) == 0) return false;
     }
     return true;
   }

@@ -4,8 +4,10 @@
 // from the scheduler thread with the bytes the JS codec would send (JSON `data` or binary parts).
 // A request Normalize refuses is answered here, in the wording every path shares; what it cannot
 // decode as the JS codec would is declined: the JS handler answers it with the codec's wording.
+// Outputs asked for as classes are answered with the classification every path shares.
 #include <string_view>
 
+#include "executor/classification.h"
 #include "executor/model_core.h"
 #include "executor/normalize.h"
 #include "http/fast_path.h"
@@ -19,6 +21,12 @@ namespace gebe {
 
 namespace {
 
+// What a binary answer with class results points into until it is written.
+struct ClassifiedAnswer {
+  std::shared_ptr<BatchOutputs> batch;
+  std::vector<ClassResult> results;
+};
+
 // One taken request: what its answer needs, alive until the answer is handed over.
 class FastCall : public NativeCall {
  public:
@@ -27,19 +35,24 @@ class FastCall : public NativeCall {
       : respond_(std::move(respond)), body_owner_(std::move(body_owner)), contract_(std::move(contract)),
         failures_(std::move(failures)) {}
 
-  std::vector<size_t> outputs;  // model output indexes, in response order
-  std::vector<bool> binary;     // per entry of outputs: sent in the binary part
+  std::vector<size_t> outputs;       // model output indexes, in response order
+  std::vector<bool> binary;          // per entry of outputs: sent in the binary part
+  std::vector<int64_t> class_count;  // per entry of outputs: k of the classification extension (0: the tensor)
+  std::shared_ptr<const OutputLabels> labels;  // the model's, for class results
   bool has_id = false;
   std::string id;
   std::vector<std::vector<uint8_t>> json_inputs;  // inputs decoded from JSON `data` (the views point here)
 
   void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> batch) override {
     HttpResponse response;
-    if (request->ok() && batch && Answer(*request, batch, &response)) {
+    RequestFailure answered = RequestFailure::Of(FailureReason::kInternal, kOutputsMismatch);
+    if (request->ok() && batch) answered = Answer(*request, batch, &response);
+    if (request->ok() && answered.ok()) {
       respond_(std::move(response));
       return;
     }
-    if (request->ok()) request->Fail(FailureReason::kInternal, "internal error: the batch outputs do not match the model's outputs");
+    // Class results of an output type that has none fail the request after it ran, as on the JS path.
+    if (request->ok()) request->Fail(answered.reason, answered.message);
     Refuse(request->failure, request->error);
   }
 
@@ -54,36 +67,54 @@ class FastCall : public NativeCall {
   }
 
  private:
-  bool Answer(const ScheduledRequest& request, const std::shared_ptr<BatchOutputs>& batch, HttpResponse* response) {
+  static constexpr const char* kOutputsMismatch = "internal error: the batch outputs do not match the model's outputs";
+
+  RequestFailure Answer(const ScheduledRequest& request, const std::shared_ptr<BatchOutputs>& batch, HttpResponse* response) {
+    const RequestFailure mismatch = RequestFailure::Of(FailureReason::kInternal, kOutputsMismatch);
     std::vector<ResponseOutput> described;
     described.reserve(outputs.size());
+    std::shared_ptr<ClassifiedAnswer> classified;  // only when classes were asked for
     bool any_binary = false;
     for (size_t i = 0; i < outputs.size(); ++i) {
       const size_t o = outputs[i];
-      if (o >= request.outputs.size() || o >= batch->tensors.size()) return false;
+      if (o >= request.outputs.size() || o >= batch->tensors.size()) return mismatch;
       const OutputSlice& slice = request.outputs[o];
       const Tensor& tensor = batch->tensors[o];
-      if (slice.offset + slice.byte_size > tensor.buffer.size()) return false;
+      if (slice.offset + slice.byte_size > tensor.buffer.size()) return mismatch;
       const ContractTensor& meta = contract_->outputs[o];
       const uint8_t* data = static_cast<const uint8_t*>(tensor.buffer.data()) + slice.offset;
-      described.push_back({&meta.name, meta.dtype, &slice.shape, slice.byte_size, data, binary[i]});
+      ResponseOutput out{&meta.name, meta.dtype, &slice.shape, slice.byte_size, data, binary[i]};
+      if (class_count[i] > 0) {
+        if (!classified) {
+          classified = std::make_shared<ClassifiedAnswer>();
+          classified->batch = batch;
+          classified->results.reserve(outputs.size());  // `described` points into it: no reallocation
+        }
+        ClassResult& result = classified->results.emplace_back();
+        RequestFailure failure = Classify(meta.name, meta.dtype, slice.shape, contract_->batched, data, slice.byte_size,
+                                          uint64_t(class_count[i]), FindLabels(labels.get(), meta.name), &result);
+        if (!failure.ok()) return failure;
+        out = {&meta.name, DataType::kString, &result.shape, result.bytes.size(), result.bytes.data(), binary[i]};
+      }
+      described.push_back(out);
       if (binary[i]) {
-        response->pieces.emplace_back(data, slice.byte_size);
+        response->pieces.emplace_back(out.data, out.byte_size);
         any_binary = true;
       }
     }
     if (!EncodeInferResponseJson(contract_->model_name, contract_->version, has_id ? &id : nullptr, described, &response->owned_body)) {
-      return false;
+      return mismatch;
     }
     response->status = 200;
     if (any_binary) {
       response->headers = "Content-Type: application/octet-stream\r\nInference-Header-Content-Length: " +
                           std::to_string(response->owned_body.size()) + "\r\n";
-      response->hold = batch;
+      if (classified) response->hold = classified;
+      else response->hold = batch;
     } else {
       response->headers = "Content-Type: application/json\r\n";
     }
-    return true;
+    return RequestFailure::None();
   }
 
   Respond respond_;
@@ -114,7 +145,8 @@ class FastInfer : public FastPath {
     std::vector<bool> binary = normalized.binary;
     for (size_t i = 0; failure.ok() && i < normalized.outputs.size(); ++i) {
       const DataType dtype = entry.contract->outputs[normalized.outputs[i]].dtype;
-      if (dtype != DataType::kFloat16 && dtype != DataType::kBFloat16) continue;
+      // Class results are BYTES (or a refusal), whatever the output's type.
+      if ((dtype != DataType::kFloat16 && dtype != DataType::kBFloat16) || normalized.class_count[i] > 0) continue;
       // No JSON form: binary unless the client asked for JSON, which the JS path refuses.
       const bool asked_json = decoded.request.has_outputs && decoded.request.outputs[i].binary_data.present() &&
                               !decoded.request.outputs[i].binary_data.bool_value;
@@ -130,6 +162,8 @@ class FastInfer : public FastPath {
     }
     call->outputs = std::move(normalized.outputs);
     call->binary = std::move(binary);
+    call->class_count = std::move(normalized.class_count);
+    call->labels = std::move(entry.labels);
     call->has_id = decoded.request.has_id;
     call->id = std::move(decoded.request.id);
     call->json_inputs = std::move(decoded.owned);

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "executor/classification.h"
 #include "net/taken_log.h"
 
 namespace gebe {
@@ -60,6 +61,9 @@ using Respond = std::function<void(HttpResponse)>;
 struct PublishedVersion {
   std::string version;
   std::shared_ptr<ModelCore> core;
+  // The label files of its outputs, read at load by JS (null: none has one), for the
+  // classification extension.
+  std::shared_ptr<const OutputLabels> labels;
 };
 
 // Failed fast-path requests, for nv_inference_request_failure{reason}.

@@ -18,20 +18,6 @@ using simdjson::dom::element_type;
 constexpr int kMaxDataDepth = 32;                   // as json-tensor.ts: deeper `data` is refused
 constexpr double kMaxSafeInteger = 9007199254740991;  // Number.MAX_SAFE_INTEGER
 
-// The datatypes a request may name, as the JS codec's isDatatype.
-DataType KnownDatatype(std::string_view name) {
-  static const struct { const char* name; DataType type; } kTypes[] = {
-      {"BOOL", DataType::kBool},     {"UINT8", DataType::kUInt8},   {"UINT16", DataType::kUInt16}, {"UINT32", DataType::kUInt32},
-      {"UINT64", DataType::kUInt64}, {"INT8", DataType::kInt8},     {"INT16", DataType::kInt16},   {"INT32", DataType::kInt32},
-      {"INT64", DataType::kInt64},   {"FP16", DataType::kFloat16},  {"BF16", DataType::kBFloat16}, {"FP32", DataType::kFloat32},
-      {"FP64", DataType::kFloat64},  {"BYTES", DataType::kString},
-  };
-  for (const auto& t : kTypes) {
-    if (name == t.name) return t.type;
-  }
-  return DataType::kInvalid;
-}
-
 // A JSON number as JS reads it (a double), when it is one.
 bool NumberOf(element e, double* out) {
   switch (e.type()) {
@@ -192,7 +178,7 @@ bool DecodeInput(element e, Cursor* cursor, DecodedHttpInfer* out) {
   if (!present[0] || fields[0].get_string().get(text) != simdjson::SUCCESS || text.empty()) return false;
   input.name = std::string(text);
   if (!present[1] || fields[1].get_string().get(text) != simdjson::SUCCESS) return false;
-  const DataType dtype = KnownDatatype(text);
+  const DataType dtype = DataTypeFromName(text);  // the names the JS codec's isDatatype takes
   if (dtype == DataType::kInvalid) return false;
   input.datatype = std::string(text);
   if (!present[2] || !DecodeShape(fields[2], &input.shape)) return false;
@@ -240,8 +226,10 @@ bool DecodeOutput(element e, DecodedRequest* request) {
     }
     static const char* const kParams[] = {"binary_data", "classification"};
     return ForFields(v, kParams, [&](size_t p, element value) {
-      if (p == 1) return false;  // the classification extension: the JS path answers it
-      return value.type() == element_type::BOOL && ParameterOf(value, &output.binary_data);
+      if (p == 0) return value.type() == element_type::BOOL && ParameterOf(value, &output.binary_data);
+      // The classification extension's k: a positive safe integer, or the JS codec's wording.
+      return ParameterOf(value, &output.class_count) && output.class_count.kind == ParameterValue::Kind::kUint64 &&
+             output.class_count.uint64_value >= 1;
     });
   });
   if (!ok || !named) return false;

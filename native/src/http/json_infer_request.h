@@ -7,7 +7,8 @@
 // goes to the JS handler, whose codec answers with its wording: JSON simdjson refuses (including the
 // NaN/Infinity tokens the JS reader allows), a duplicate key, a field of the wrong type, an element
 // that is not what the datatype needs, an element count that differs from the shape, FP16/BF16
-// tensors in JSON, binary sizes that do not add up, the classification extension.
+// tensors in JSON, binary sizes that do not add up, a classification k that is not a positive
+// safe integer.
 // No N-API: unit-tested in native/test/fast_infer.
 #pragma once
 

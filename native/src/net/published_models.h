@@ -48,6 +48,7 @@ class PublishedModels {
   struct Entry {
     std::shared_ptr<ModelCore> core;
     std::shared_ptr<const RequestContract> contract;  // null: no native route can serve it
+    std::shared_ptr<const OutputLabels> labels;       // null: no output has a label file
   };
 
   // JS thread. Replaces what `model` may reach; an empty `versions` withdraws it.
@@ -59,6 +60,7 @@ class PublishedModels {
       Entry entry;
       entry.contract = v.core->contract();
       entry.core = std::move(v.core);
+      entry.labels = std::move(v.labels);
       published.versions[v.version] = std::move(entry);
     }
     std::lock_guard<std::mutex> lock(mu_);

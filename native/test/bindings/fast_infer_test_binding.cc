@@ -1,6 +1,6 @@
 // A test-only JS handle on the native infer route, so the route can be checked against the JS
 // server before (and independently of) the native HTTP server: exports.httpTest.FastInfer with
-//   publish(model, [[version, NativeModel], ...], defaultVersion)
+//   publish(model, [{version, model: NativeModel, labels?}, ...], defaultVersion), as the servers' bindings
 //   handle(method, url, [[lower-case name, value], ...], body: Uint8Array, misalign = 0)
 //     -> null when declined, else Promise<{status, headers, body: Buffer}>
 //   takeFailures() -> [{model, version, reason, count}]
@@ -9,10 +9,10 @@
 
 #include <cstring>
 
-#include "executor/native_model.h"
 #include "http/fast_path.h"
 #include "module_registry.h"
 #include "net/failure_counts_js.h"
+#include "net/publish_js.h"
 
 namespace gebe {
 
@@ -35,22 +35,11 @@ class FastInferForTest : public Napi::ObjectWrap<FastInferForTest> {
     explicit Pending(Napi::Env env) : deferred(Napi::Promise::Deferred::New(env)) {}
   };
 
+  // As the servers' bindings publish (publish_js.h), labels included.
   Napi::Value Publish(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    if (info.Length() < 3 || !info[0].IsString() || !info[1].IsArray() || !info[2].IsString()) {
-      throw Napi::TypeError::New(env, "Expected (model, [[version, NativeModel], ...], defaultVersion) for publish");
-    }
-    std::vector<PublishedVersion> versions;
-    Napi::Array list = info[1].As<Napi::Array>();
-    for (uint32_t i = 0; i < list.Length(); ++i) {
-      Napi::Value pair = list.Get(i);
-      if (!pair.IsArray() || !pair.As<Napi::Array>().Get(0u).IsString()) throw Napi::TypeError::New(env, "Expected [version, NativeModel]");
-      std::shared_ptr<ModelCore> core = NativeModel::CoreOf(pair.As<Napi::Array>().Get(1u));
-      if (!core) throw Napi::TypeError::New(env, "Expected a NativeModel handle");
-      versions.push_back({pair.As<Napi::Array>().Get(0u).As<Napi::String>().Utf8Value(), std::move(core)});
-    }
-    path_->Publish(info[0].As<Napi::String>().Utf8Value(), std::move(versions), info[2].As<Napi::String>().Utf8Value());
-    return env.Undefined();
+    PublishArgs args = ReadPublishArgs(info);
+    path_->Publish(args.model, std::move(args.versions), args.default_version);
+    return info.Env().Undefined();
   }
 
   Napi::Value Handle(const Napi::CallbackInfo& info) {

@@ -20,6 +20,8 @@ $CXX $CXXFLAGS native/src/cpu/thread_pool.cc native/test/cpu/thread_pool_test.cc
 # built by their own Makefile (one list of sources) with the same sanitizers.
 make -s --no-print-directory -C native/test/fast_infer run SAN=address,undefined | tail -1
 make -s --no-print-directory -C native/test/normalize run SAN=address,undefined | tail -1
+# The classification extension every infer path shares (executor/classification.cc).
+make -s --no-print-directory -C native/test/classification run SAN=address,undefined | tail -1
 # Row math and GEMM kernels on every ISA this CPU runs (the binaries report the others as skipped).
 $CXX $CXXFLAGS native/src/cpu/isa.cc native/src/cpu/ops/vector_math.cc native/src/cpu/ops/vector_math_avx2.cc \
   native/src/cpu/ops/vector_math_avx512.cc native/test/cpu/vector_math_test.cc -o "$out/vector_math_test"

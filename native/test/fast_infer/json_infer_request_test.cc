@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "check.h"
@@ -90,6 +91,19 @@ TEST(json_mixes_binary_and_json_inputs_in_order) {
   CHECK(!DecodeHttpInferJson(reinterpret_cast<const uint8_t*>(all.data()), body.size(), reinterpret_cast<const uint8_t*>(all.data()) + body.size(), 17, &d));
 }
 
+TEST(json_reads_the_classification_k_as_the_js_codec_takes_it) {
+  const std::string ok = In("A", "FP32", "[1,2]", "\"data\":[1,2]");
+  for (const auto& [text, k] : std::vector<std::pair<std::string, uint64_t>>{{"2", 2}, {"3.0", 3}, {"1e2", 100}, {"9007199254740991", 9007199254740991}}) {
+    DecodedHttpInfer d;
+    const std::string body = Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"binary_data\":true,\"classification\":" + text + "}},{\"name\":\"Y\"}]");
+    CHECK_EQ_CTX(DecodeHttpInferJson(reinterpret_cast<const uint8_t*>(body.data()), body.size(), nullptr, 0, &d), true, text);
+    CHECK(d.request.outputs.size() == 2 && d.request.outputs[0].class_count.kind == ParameterValue::Kind::kUint64);
+    CHECK_EQ_CTX(d.request.outputs[0].class_count.uint64_value, k, text);
+    CHECK(d.request.outputs[0].binary_data.bool_value);
+    CHECK(!d.request.outputs[1].class_count.present());
+  }
+}
+
 TEST(json_declines_what_the_js_codec_refuses_or_reads_differently) {
   const std::string ok = In("A", "FP32", "[1,2]", "\"data\":[1,2]");
   CHECK(Takes(Req(ok)));
@@ -98,7 +112,15 @@ TEST(json_declines_what_the_js_codec_refuses_or_reads_differently) {
            Req(ok, ",\"inputs\":[]"),                                         // duplicate key (JSON.parse keeps the last)
            Req(ok, ",\"id\":1"), Req(ok, ",\"outputs\":[]"), Req(ok, ",\"outputs\":{}"), Req(ok, ",\"outputs\":[{}]"),
            Req(ok, ",\"outputs\":[{\"name\":\"\"}]"), Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"binary_data\":1}}]"),
-           Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"classification\":2}}]"),
+           // A classification k the JS codec refuses: not a positive safe integer, or given twice.
+           Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"classification\":0}}]"),
+           Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"classification\":-1}}]"),
+           Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"classification\":1.5}}]"),
+           Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"classification\":\"2\"}}]"),
+           Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"classification\":true}}]"),
+           Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"classification\":null}}]"),
+           Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"classification\":9007199254740992}}]"),
+           Req(ok, ",\"outputs\":[{\"name\":\"X\",\"parameters\":{\"classification\":2,\"classification\":3}}]"),
            Req(ok, ",\"parameters\":{\"priority\":-1}"), Req(ok, ",\"parameters\":{\"priority\":1.5}"), Req(ok, ",\"parameters\":{\"timeout\":\"1\"}"),
            Req(ok, ",\"parameters\":{\"binary_data_output\":1}"), Req(ok, ",\"parameters\":[]"),
            Req(In("A", "FP32", "[1,2]", "\"data\":[1,NaN]")),                // NaN/Infinity tokens: the JS reader's

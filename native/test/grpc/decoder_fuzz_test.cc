@@ -31,13 +31,6 @@ std::vector<std::string> Seeds() {
   return seeds;
 }
 
-DataType DataTypeOf(std::string_view name) {
-  for (int t = int(DataType::kBool); t <= int(DataType::kBFloat16); ++t) {
-    if (name == DataTypeName(DataType(t))) return DataType(t);
-  }
-  return DataType::kInvalid;
-}
-
 }  // namespace
 
 TEST(fuzz_damaged_requests_never_crash) {
@@ -81,7 +74,7 @@ TEST(fuzz_damaged_requests_never_crash) {
         if (d < 0 || (d > 0 && count > (uint64_t(1) << 40) / uint64_t(d))) ok = false;
         else count *= uint64_t(d);
       }
-      const DataType dtype = DataTypeOf(Str(in.datatype));
+      const DataType dtype = DataTypeFromName(Str(in.datatype));
       std::vector<uint8_t> bytes;
       if (ok && TypedContentsToBytes(in.contents, dtype, count, &bytes)) CHECK_EQ(bytes.size(), size_t(count) * ElementSize(dtype));
     }

@@ -10,7 +10,7 @@ import type { ModelConfig } from '../config/model-config.js';
 import type { ServerMetrics } from './metrics.js';
 import type { ModelManager } from './model-manager.js';
 import { ProtocolError } from '../kserve/protocol-error.js';
-import { classify } from './classification.js';
+import { classify } from '../executor/classification.js';
 
 const require = createRequire(import.meta.url);
 const { version: gebeVersion } = require('../../../package.json') as { version: string };

@@ -12,7 +12,7 @@ import type { ModelSource, RepositoryModel } from './model-source.js';
 import { ProtocolError } from '../kserve/protocol-error.js';
 import { serveSupport } from './serve-support.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
-import { readOutputLabels, type OutputLabels } from './classification.js';
+import { loadOutputLabels, type OutputLabels } from './output-labels.js';
 import { composingModelNames, ensureComposingLoaded, isEnsembleConfig, loadEnsemble, unloadDependentEnsembles } from '../ensemble/index.js';
 import { isPythonModel, loadPythonModel } from '../python-backend/index.js';
 
@@ -190,7 +190,7 @@ export class ModelManager implements ModelLookup {
     }
     let labels: OutputLabels;
     try {
-      labels = readOutputLabels(model.dir, model.config);
+      labels = loadOutputLabels(model.dir, model.config);
     } catch (err) {
       record.failedFingerprint = model.fingerprint;
       throw this.recordFailure(name, `failed to load '${name}': ${(err as Error).message}`, 400, model);

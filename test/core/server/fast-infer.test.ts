@@ -14,9 +14,11 @@ import { loadNativeAddon } from '../../../src/core/executor/native.js';
 import { DiskModelSource } from '../../../src/core/server/disk-source.js';
 import { silentLogger } from '../../../src/core/server/logger.js';
 import { ModelManager } from '../../../src/core/server/model-manager.js';
+import { publishReadyModels, type PublishTarget } from '../../../src/core/server/http/publish-models.js';
 import { GebeServer } from '../../../src/core/server/server.js';
 import { parseModelConfig } from '../../../src/core/config/index.js';
 import { mnistRepository, repoRoot } from './e2e/helpers.js';
+import { CLASSES_MODELS } from './helpers/identity-models.js';
 
 function parseConfig(dir: string) {
   const file = path.join(dir, 'config.pbtxt');
@@ -28,8 +30,7 @@ interface NativeAnswer {
   headers: string;
   body: Buffer;
 }
-interface FastInferHandle {
-  publish(model: string, versions: Array<[string, unknown]>, defaultVersion: string): void;
+interface FastInferHandle extends PublishTarget {
   handle(method: string, url: string, headers: Array<[string, string]>, body: Uint8Array, misalign?: number): Promise<NativeAnswer> | null;
   takeFailures(): Array<{ model: string; version: string; reason: string; count: number }>;
 }
@@ -58,17 +59,15 @@ let repo: string;
 
 beforeAll(async () => {
   const onnx = readFileSync(path.join(repoRoot, 'templates/mnist/1/model.onnx'));
-  repo = mnistRepository({ mnist_queue: { config: QUEUE_CONFIG, model: onnx } });
+  repo = mnistRepository({ mnist_queue: { config: QUEUE_CONFIG, model: onnx }, ...CLASSES_MODELS });
   manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'none');
   await manager.start();
   // node:http: every request there is answered by the JS codec, the reference here.
   server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 8 << 20, httpFrontend: 'node' }, silentLogger);
   http = `http://127.0.0.1:${(await server.listen()).http}`;
   fast = new FastInfer();
-  for (const name of ['mnist', 'mnist_queue']) {
-    const model = manager.resolve(name) as ExecutorModel;
-    fast.publish(name, [['1', model.nativeModel()]], '1');
-  }
+  // As the servers publish: every READY native model, with the labels of its outputs.
+  publishReadyModels(manager, fast);
 });
 afterAll(async () => {
   await server?.stop(5000);
@@ -219,6 +218,101 @@ describe('the native infer route answers what it takes exactly as the JS server 
   });
 });
 
+describe('the classification extension: answered natively, exactly as the JS server answers it', () => {
+  const typed = { FP32: Float32Array, FP64: Float64Array, INT32: Int32Array, UINT8: Uint8Array, FP16: Uint16Array };
+  type Typed = keyof typeof typed;
+  /** One binary input X of `values`, and the outputs asked for. */
+  const classes = (model: string, datatype: Typed, shape: number[], values: number[], outputs: unknown[], extra: Record<string, unknown> = {}) => {
+    const data = new Uint8Array(typed[datatype].from(values).buffer);
+    const header = { inputs: [{ name: 'X', datatype, shape, parameters: { binary_data_size: data.byteLength } }], outputs, ...extra };
+    return { url: `/v2/models/${model}/infer`, b: body(header, data) };
+  };
+  const asked = (k: unknown, binary?: boolean) => [{ name: 'Y', parameters: binary === undefined ? { classification: k } : { classification: k, binary_data: binary } }];
+  /** The strings of a JSON answer's first output. */
+  const jsonOutput = (answer: NativeAnswer) => (JSON.parse(answer.body.toString()) as { outputs: Array<{ name: string; datatype: string; shape: number[]; data: unknown[] }> }).outputs[0];
+  /** The elements of a binary answer's only binary part (BYTES in KServe's layout). */
+  const binaryStrings = (answer: NativeAnswer, headerLength: number) => {
+    const out: string[] = [];
+    for (let at = headerLength; at < answer.body.byteLength; at += 4 + answer.body.readUInt32LE(at)) {
+      out.push(answer.body.subarray(at + 4, at + 4 + answer.body.readUInt32LE(at)).toString('utf8'));
+    }
+    return out;
+  };
+
+  it('batched FP32 with labels, JSON and binary: ties, NaN and the infinities, k up to past the class count', async () => {
+    // In the first entry 0.7 twice (the lower index first); index 1's label line is empty, index 3 has none.
+    const values = [0.1, 0.7, 0.2, 0.7, NaN, 3, -Infinity, Infinity];
+    for (const k of [1, 3, 4, 10]) {
+      for (const binary of [undefined, false, true]) {
+        const { url, b } = classes('classes', 'FP32', [2, 4], values, asked(k, binary), { id: `k${k}` });
+        expect((await expectSameAnswer(url, b)).status).toBe(200);
+      }
+    }
+    const { url, b } = classes('classes', 'FP32', [2, 4], values, asked(3));
+    expect(jsonOutput(await viaNative(url, b)!)).toEqual({
+      name: 'Y', datatype: 'BYTES', shape: [2, 3],
+      data: ['0.699999988:1', '0.699999988:3', '0.200000003:2:bird', 'inf:3', '3.000000000:1', '-inf:2:bird'],
+    });
+    const all = classes('classes', 'FP32', [2, 4], values, asked(10, true));
+    const answer = await viaNative(all.url, all.b)!;
+    const headerLength = Number(/Inference-Header-Content-Length: (\d+)/.exec(answer.headers)![1]);
+    expect(JSON.parse(answer.body.subarray(0, headerLength).toString()).outputs[0].shape).toEqual([2, 4]);
+    expect(binaryStrings(answer, headerLength)).toEqual([
+      '0.699999988:1', '0.699999988:3', '0.200000003:2:bird', '0.100000001:0:cat', 'inf:3', '3.000000000:1', '-inf:2:bird', 'nan:0:cat',
+    ]);
+  });
+
+  it('class results beside a plain output, JSON input data, binary_data_output', async () => {
+    const values = [4, 3, 2, 1, 0.5, 0.25, 0.75, 1];
+    const cases: Array<[string, unknown[], Record<string, unknown>?]> = [
+      ['Y as classes in binary, Z as JSON', [{ name: 'Y', parameters: { classification: 2, binary_data: true } }, { name: 'Z', parameters: { binary_data: false } }]],
+      ['Z in binary first, then Y as JSON classes', [{ name: 'Z', parameters: { binary_data: true } }, { name: 'Y', parameters: { classification: 2, binary_data: false } }]],
+      ['both binary by binary_data_output', [{ name: 'Y', parameters: { classification: 3 } }, { name: 'Z' }], { parameters: { binary_data_output: true } }],
+    ];
+    for (const [what, outputs, extra] of cases) {
+      const { url, b } = classes('classes', 'FP32', [2, 4], values, outputs, extra);
+      expect((await expectSameAnswer(url, b)).status, what).toBe(200);
+    }
+    // Inputs as JSON `data`.
+    const json = body({ inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 4], data: [[0.5, 0.25, 0.75, 0.25]] }], outputs: asked(4) });
+    const answer = await expectSameAnswer('/v2/models/classes/infer', json);
+    expect(jsonOutput(answer).data).toEqual(['0.750000000:2:bird', '0.500000000:0:cat', '0.250000000:1', '0.250000000:3']);
+  });
+
+  it('without batching, INT32 and UINT8 with labels (CRLF and non-ASCII lines), and FP64 printed as toFixed(9)', async () => {
+    const int32 = classes('classes_int32', 'INT32', [5], [5, -2, 9, 9, 0], asked(3));
+    expect(jsonOutput(await expectSameAnswer(int32.url, int32.b))).toEqual({ name: 'Y', datatype: 'BYTES', shape: [3], data: ['9:2:two', '9:3:thr\u00e9e', '5:0:zero'] });
+    const int32Binary = classes('classes_int32', 'INT32', [5], [5, -2, 9, 9, 0], asked(9, true));
+    await expectSameAnswer(int32Binary.url, int32Binary.b);
+    const uint8 = classes('classes_uint8', 'UINT8', [4], [200, 7, 255, 7], asked(3));
+    expect(jsonOutput(await expectSameAnswer(uint8.url, uint8.b)).data).toEqual(['255:2:c', '200:0:a', '7:1:b']);
+    const uint8Binary = classes('classes_uint8', 'UINT8', [4], [200, 7, 255, 7], asked(4, true));
+    await expectSameAnswer(uint8Binary.url, uint8Binary.b);
+    // -0, ties at the tenth decimal, past 1e21, a value that rounds to -0.000000000 (values a float
+    // holds exactly: the CPU engine computes FP64 in FP32).
+    const fp64 = classes('classes_fp64', 'FP64', [2, 3], [-0, 0.0009765625, 2 ** 70, -1e-12, 2 ** -30, -0.0009765625], asked(3));
+    expect(jsonOutput(await expectSameAnswer(fp64.url, fp64.b)).data).toEqual([
+      '1.1805916207174113e+21:2', '0.000976563:1', '0.000000000:0', '0.000000001:1', '-0.000000000:0', '-0.000976563:2',
+    ]);
+    const fp64Binary = classes('classes_fp64', 'FP64', [2, 3], [1, 2, 3, 3, 2, 1], asked(2, true));
+    await expectSameAnswer(fp64Binary.url, fp64Binary.b);
+  });
+
+  it('refuses class results of an FP16 output after the model ran, as the JS path does, and counts them', async () => {
+    fast.takeFailures(); // what the tests above had counted
+    for (const binary of [undefined, false, true]) {
+      const { url, b } = classes('classes_fp16', 'FP16', [1, 2], [0x3c00, 0x4000], asked(1, binary));
+      const answer = await expectSameAnswer(url, b);
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body.toString())).toEqual({ error: "class result not available for output 'Y' due to unsupported type 'FP16'" });
+    }
+    expect(fast.takeFailures()).toEqual([{ model: 'classes_fp16', version: '1', reason: 'OTHER', count: 3 }]);
+    // Normalize's refusals come first, as on every path.
+    const unknown = classes('classes', 'FP32', [1, 4], [1, 2, 3, 4], [{ name: 'W', parameters: { classification: 1 } }]);
+    expect((await expectSameAnswer(unknown.url, unknown.b)).status).toBe(400);
+  });
+});
+
 describe('native and JS requests on one model', () => {
   it('share batches: concurrent requests of both kinds all get their own rows', async () => {
     const mnist = manager.resolve('mnist') as ExecutorModel;
@@ -247,7 +341,7 @@ describe('native and JS requests on one model', () => {
     config.dynamic_batching = { preferred_batch_size: [16], max_queue_delay_microseconds: 10_000_000 };
     const model = await loadModel(dir, '1', config);
     const solo = new FastInfer();
-    solo.publish('solo', [['1', model.nativeModel()]], '1');
+    solo.publish('solo', [{ version: '1', model: model.nativeModel()! }], '1');
     const b = body({ inputs: [image(1)], outputs: logitsBinary }, pixels(1));
     const send = () => solo.handle('POST', '/v2/models/solo/infer', [['inference-header-content-length', String(b.headerLength)]], b.bytes);
     const taken = Array.from({ length: 5 }, send);
@@ -328,7 +422,10 @@ describe('the native infer route declines what the JS server should answer', () 
       ['fractional dimension', { inputs: [image(1, { shape: [1.5, 1, 28, 28] })], outputs: logitsBinary }],
       ['no inputs', { inputs: [], outputs: logitsBinary }, new Uint8Array(0)],
       ['empty outputs list', { inputs: [image1], outputs: [], parameters: { binary_data_output: true } }],
-      ['classification', { inputs: [image1], outputs: [{ name: 'logits', parameters: { binary_data: true, classification: 3 } }] }],
+      ['classification k of 0', { inputs: [image1], outputs: [{ name: 'logits', parameters: { classification: 0 } }] }],
+      ['fractional classification k', { inputs: [image1], outputs: [{ name: 'logits', parameters: { classification: 1.5 } }] }],
+      ['classification k as a string', { inputs: [image1], outputs: [{ name: 'logits', parameters: { classification: '3' } }] }],
+      ['classification k past 2^53', { inputs: [image1], outputs: [{ name: 'logits', parameters: { classification: 2 ** 60 } }] }],
       ['negative priority', { inputs: [image1], outputs: logitsBinary, parameters: { priority: -1 } }],
       ['fractional timeout', { inputs: [image1], outputs: logitsBinary, parameters: { timeout: 1.5 } }],
       ['timeout past 2^53', { inputs: [image1], outputs: logitsBinary, parameters: { timeout: 2 ** 60 } }],
@@ -357,11 +454,11 @@ describe('the native infer route declines what the JS server should answer', () 
     const mnist = manager.resolve('mnist') as ExecutorModel;
     fast.publish('mnist', [], '');
     expect(declined('/v2/models/mnist/infer', valid())).toBeNull();
-    fast.publish('mnist', [['1', mnist.nativeModel()]], '');
+    fast.publish('mnist', [{ version: '1', model: mnist.nativeModel()! }], '');
     expect(declined('/v2/models/mnist/infer', valid())).toBeNull(); // no default version
     expect(await declined('/v2/models/mnist/versions/1/infer', valid())).toMatchObject({ status: 200 });
-    const handle = mnist.nativeModel();
-    fast.publish('mnist', [['1', handle]], '1');
+    const handle = mnist.nativeModel()!;
+    fast.publish('mnist', [{ version: '1', model: handle }], '1');
     await mnist.unload();
     expect(declined('/v2/models/mnist/infer', valid())).toBeNull();
   });

@@ -1,6 +1,6 @@
 /** The native gRPC front end part of the addon, typed (see native/src/grpc/). */
 import { GebeError } from '../../../errors.js';
-import type { NativeModel } from '../../executor/executor-addon.js';
+import type { PublishedVersion } from '../http/publish-models.js';
 import { loadNativeAddon } from '../../executor/native.js';
 import type { NativeFailureCount } from '../http/native-http-addon.js';
 import type { TakenRequestSource } from '../native-request-log.js';
@@ -49,7 +49,7 @@ export interface NativeGrpcServer extends TakenRequestSource {
    */
   answer(connection: number, stream: number, final: boolean, code: number, message: string, bytes: Uint8Array | null): void;
   counters(): { connections: number; refused: number; inflightBytes: number };
-  publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void;
+  publish(model: string, versions: PublishedVersion[], defaultVersion: string): void;
   takeFailures(): NativeFailureCount[];
 }
 

@@ -8,7 +8,7 @@
  */
 import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
-import type { NativeModel } from '../../executor/executor-addon.js';
+import type { PublishedVersion } from '../http/publish-models.js';
 import type { NativeFailureCount } from '../http/native-http-addon.js';
 import type { InferenceService } from '../inference-service.js';
 import { defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, inflightBodyMessage, maxConnectionsMessage } from '../limits.js';
@@ -71,7 +71,7 @@ export interface GrpcOptions {
  */
 export const GRPC_MAX_CONCURRENT_STREAMS = 1024;
 
-type Publication = [versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string];
+type Publication = [versions: PublishedVersion[], defaultVersion: string];
 
 function metadataOf(flat: string[]): MetadataLookup {
   return (key) => {
@@ -160,7 +160,7 @@ export class GrpcFrontend {
   }
 
   /** What the native infer route may run for `model` (PublishTarget of publish-models.ts). */
-  publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void {
+  publish(model: string, versions: PublishedVersion[], defaultVersion: string): void {
     if (versions.length === 0) this.published.delete(model);
     else this.published.set(model, [versions, defaultVersion]);
     if (this.native && !this.options.restrictions?.has('inference')) this.native.publish(model, versions, defaultVersion);

@@ -6,7 +6,7 @@
  */
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
-import type { NativeModel } from '../../executor/executor-addon.js';
+import type { PublishedVersion } from './publish-models.js';
 import { defaultMaxInflightBodyBytes, nativeHttpWording } from '../limits.js';
 import { createHttpHandler, headerLines, headerRecord, type HttpHandler } from './handler.js';
 import { createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
@@ -24,7 +24,7 @@ export interface HttpListener {
   readonly inFlightCount: number;
 }
 
-type Publication = [versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string];
+type Publication = [versions: PublishedVersion[], defaultVersion: string];
 
 export class NativeHttpFrontend implements HttpListener {
   private native?: NativeHttpServer;
@@ -103,7 +103,7 @@ export class NativeHttpFrontend implements HttpListener {
   }
 
   /** Replaces what the native infer route may run for `model`; an empty list withdraws it. */
-  publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void {
+  publish(model: string, versions: PublishedVersion[], defaultVersion: string): void {
     if (versions.length > 0) this.published.set(model, [versions, defaultVersion]);
     else this.published.delete(model);
     this.native?.publish(model, versions, defaultVersion);

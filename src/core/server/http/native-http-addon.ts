@@ -1,6 +1,6 @@
 /** The native HTTP front end part of the addon, typed (see native/src/http/). */
 import { GebeError } from '../../../errors.js';
-import type { NativeModel } from '../../executor/executor-addon.js';
+import type { PublishedVersion } from './publish-models.js';
 import { loadNativeAddon } from '../../executor/native.js';
 import type { TakenRequestSource } from '../native-request-log.js';
 
@@ -45,7 +45,7 @@ export interface NativeHttpServer extends TakenRequestSource {
   /** Answers the request `token` handed to the JS handler (false: unknown or answered already). */
   answer(token: number, status: number, headerLines: string, body: Buffer, close: boolean): boolean;
   /** What the native infer route may run for `model` (an empty list withdraws it). */
-  publish(model: string, versions: Array<{ version: string; model: NativeModel }>, defaultVersion: string): void;
+  publish(model: string, versions: PublishedVersion[], defaultVersion: string): void;
   takeFailures(): NativeFailureCount[];
 }
 
