@@ -1,7 +1,7 @@
 #include "executor/classification.h"
 
 #include <algorithm>
-#include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -27,41 +27,12 @@ const ClassLabels* FindLabels(const OutputLabels* labels, std::string_view name)
 }
 
 void AppendFixed9(double v, std::string* out) {
-  if (std::isnan(v)) {
-    out->append("nan");
-    return;
-  }
-  if (std::isinf(v)) {
-    out->append(v > 0 ? "inf" : "-inf");
-    return;
-  }
-  // toFixed agrees with std::fixed (Triton's printing) everywhere but in three corners, where
-  // it is kept because every answer gebe sent so far followed it:
-  // - from 1e21 on, toFixed writes Number#toString's exponent form, the shortest digits that
-  //   read back ("1e+21"), which to_chars' scientific form also writes;
-  // - -0 prints without its sign;
-  // - an exact tie at the tenth decimal rounds away from zero, not to even (below).
-  char text[64];
-  if (std::fabs(v) >= 1e21) {
-    const auto written = std::to_chars(text, text + sizeof(text), v, std::chars_format::scientific);
-    out->append(text, written.ptr);
-    return;
-  }
-  if (v == 0) v = 0;  // -0 → 0
-  // v * 10^9 ends in exactly .5 only when v is an odd multiple of 2^-10 (5^9 is odd).
-  const double scaled = std::ldexp(v, 10);
-  const bool tie = std::trunc(scaled) == scaled && std::fmod(scaled, 2.0) != 0;
-  if (!tie) {
-    const auto written = std::to_chars(text, text + sizeof(text), v, std::chars_format::fixed, 9);
-    out->append(text, written.ptr);
-    return;
-  }
-  // Ten decimals write v exactly, and end in 25 or 75 (the fraction is an odd multiple of
-  // 2^-10 = 0.0009765625): drop the 5 and round the magnitude up, 2 to 3 or 7 to 8, no carry.
-  const auto written = std::to_chars(text, text + sizeof(text), v, std::chars_format::fixed, 10);
-  char* last = written.ptr - 2;
-  ++*last;
-  out->append(text, written.ptr - 1);
+  // std::fixed with precision 9 is printf's %.9f (libstdc++ formats through it): the exact binary
+  // value rounded to nine decimals, ties to even, every integer digit, -0 and a negative NaN
+  // with their sign, "nan" and "inf" in lower case.
+  char text[512];  // DBL_MAX has 309 integer digits
+  const int n = std::snprintf(text, sizeof text, "%.9f", v);
+  out->append(text, size_t(n));
 }
 
 namespace {

@@ -52,15 +52,15 @@ struct ClassResult {
 // `data`, any alignment). `batched`: the first dimension is the batch, and each batch entry is
 // classified on its own; otherwise the whole tensor is one entry. Values in descending order,
 // ties (and NaNs, which rank below every number) in index order; floating-point values printed
-// as Number#toFixed(9), integers plain. `labels` may be null.
+// as std::fixed with precision 9 (AppendFixed9), integers plain. `labels` may be null.
 //
 // Fails (kInvalidArgument, in Triton's wording) for the types Triton has no class results for:
 // BOOL, FP16, BF16 and BYTES.
 RequestFailure Classify(const std::string& name, DataType dtype, const std::vector<int64_t>& shape, bool batched,
                         const uint8_t* data, size_t byte_size, uint64_t k, const ClassLabels* labels, ClassResult* out);
 
-// `v` as JS's Number#toFixed(9) writes it (what gebe's classification has printed on every path),
-// with NaN and the infinities as C++ streams print them: "nan", "inf", "-inf". Exposed for tests.
+// `v` as Triton prints a class value: std::fixed with precision 9 ("0.699999988", "-0.000000000",
+// "nan", "-inf"). Exposed for tests.
 void AppendFixed9(double v, std::string* out);
 
 }  // namespace gebe

@@ -27,6 +27,7 @@ class GrpcCall : public NativeCall {
   std::vector<int64_t> class_count;           // per entry of outputs: k of the classification extension (0: the tensor)
   std::shared_ptr<const OutputLabels> labels;  // the model's, for class results
   std::string id;
+  std::string requested_version;            // as the client sent it ("" for the default): a stream's in-band error echoes it, as the JS path does
   std::vector<std::vector<uint8_t>> typed;  // inputs sent as typed contents, as bytes
 
   void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> batch) override {
@@ -57,7 +58,7 @@ class GrpcCall : public NativeCall {
     GrpcAnswer answer;
     answer.final = !stream_;
     if (stream_) {
-      answer.framed = EncodeStreamError(message, contract_->model_name, contract_->version, id);
+      answer.framed = EncodeStreamError(message, contract_->model_name, requested_version, id);
     } else {
       answer.code = GrpcCode(TraitsOf(reason).grpc_code);
       answer.message = message;
@@ -137,6 +138,7 @@ class GrpcInferImpl : public GrpcInfer {
     static const std::string kUnary(kInferPath), kStream(kStreamInferPath);
     log_.Note(kPost, stream ? kStream : kUnary);
     call->id = std::move(decoded.id);
+    call->requested_version = std::string(Str(req.model_version));
     if (!failure.ok()) {
       call->Refuse(failure.reason, failure.message);
       return true;

@@ -43,10 +43,11 @@ describe('classify (Triton\'s classification extension)', () => {
     expect(strings(out)).toEqual(['0.699999988:1', '0.699999988:3', '0.200000003:2:bird', '3.000000000:1', '3.000000000:3', '-inf:2:bird']);
   });
 
-  it('prints values as Number#toFixed(9) has always printed them', () => {
+  it('prints values as Triton does, with std::fixed and 9 decimals', () => {
     const values = [0.0009765625, -0.0009765625, -0, 1e21, 123.4567890123];
     const out = classify(tensor('FP64', [5], new Float64Array(values)), 5, undefined, false);
-    expect(strings(out)).toEqual(values.map((v, i) => [v, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]).map(([v, i]) => `${v.toFixed(9)}:${i}`));
+    // Exact ties at the tenth decimal go to even; -0 keeps its sign; every integer digit.
+    expect(strings(out)).toEqual(['1000000000000000000000.000000000:3', '123.456789012:4', '0.000976562:0', '-0.000000000:2', '-0.000976562:1']);
   });
 
   it('refuses a type Triton has no class results for, as an INVALID_ARGUMENT', () => {

@@ -279,7 +279,7 @@ describe('the classification extension: answered natively, exactly as the JS ser
     expect(jsonOutput(answer).data).toEqual(['0.750000000:2:bird', '0.500000000:0:cat', '0.250000000:1', '0.250000000:3']);
   });
 
-  it('without batching, INT32 and UINT8 with labels (CRLF and non-ASCII lines), and FP64 printed as toFixed(9)', async () => {
+  it('without batching, INT32 and UINT8 with labels (CRLF and non-ASCII lines), and FP64 printed as std::fixed', async () => {
     const int32 = classes('classes_int32', 'INT32', [5], [5, -2, 9, 9, 0], asked(3));
     expect(jsonOutput(await expectSameAnswer(int32.url, int32.b))).toEqual({ name: 'Y', datatype: 'BYTES', shape: [3], data: ['9:2:two', '9:3:thr\u00e9e', '5:0:zero'] });
     const int32Binary = classes('classes_int32', 'INT32', [5], [5, -2, 9, 9, 0], asked(9, true));
@@ -292,7 +292,7 @@ describe('the classification extension: answered natively, exactly as the JS ser
     // holds exactly: the CPU engine computes FP64 in FP32).
     const fp64 = classes('classes_fp64', 'FP64', [2, 3], [-0, 0.0009765625, 2 ** 70, -1e-12, 2 ** -30, -0.0009765625], asked(3));
     expect(jsonOutput(await expectSameAnswer(fp64.url, fp64.b)).data).toEqual([
-      '1.1805916207174113e+21:2', '0.000976563:1', '0.000000000:0', '0.000000001:1', '-0.000000000:0', '-0.000976563:2',
+      '1180591620717411303424.000000000:2', '0.000976562:1', '-0.000000000:0', '0.000000001:1', '-0.000000000:0', '-0.000976562:2',
     ]);
     const fp64Binary = classes('classes_fp64', 'FP64', [2, 3], [1, 2, 3, 3, 2, 1], asked(2, true));
     await expectSameAnswer(fp64Binary.url, fp64Binary.b);

@@ -97,9 +97,9 @@ function native(path: string, body: Buffer): Promise<Answer> {
 }
 
 /** A ModelInferRequest of input X (raw contents) asking for `outputs`. */
-function inferRequest(model: string, datatype: string, shape: number[], raw: ArrayBufferView, outputs: object[], id = ''): Buffer {
+function inferRequest(model: string, datatype: string, shape: number[], raw: ArrayBufferView, outputs: object[], id = '', version = '1'): Buffer {
   return encode('inference.ModelInferRequest', {
-    model_name: model, model_version: '1', id,
+    model_name: model, model_version: version, id,
     inputs: [{ name: 'X', datatype, shape }], outputs,
     raw_input_contents: [Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)],
   });
@@ -150,13 +150,15 @@ describe('ModelStreamInfer with class results, answered natively', () => {
       inferRequest('classes', 'FP32', [1, 4], new Float32Array([0.5, 0.25, 0.75, 0.25]), [classes({ int64_param: 4 })], 's1'),
       inferRequest('classes_fp16', 'FP16', [1, 2], new Uint16Array([0x3c00, 0x4000]), [classes({ int64_param: 1 })], 's2'),
       inferRequest('classes_int32', 'INT32', [5], new Int32Array([1, 2, 3, 4, 5]), [classes({ int64_param: 2 }, 'Y', 'class_count')], 's3'),
+      // No version: the in-band refusal echoes the client's (empty) model_version on both paths.
+      inferRequest('classes_fp16', 'FP16', [1, 2], new Uint16Array([0x3c00, 0x4000]), [classes({ int64_param: 1 })], 's4', ''),
     ];
     const answer = await native(STREAM_INFER_PATH, Buffer.concat(requests.map(framed)));
     expect(answer.grpcStatus).toBe('0');
     const StreamResponse = grpcRoot().lookupType('inference.ModelStreamInferResponse');
     const idOf = (m: Buffer) => (StreamResponse.decode(m) as unknown as { infer_response?: { id: string } }).infer_response?.id;
     const got = new Map(messages(answer.body).map((m) => [idOf(m), m]));
-    expect([...got.keys()].sort()).toEqual(['s1', 's2', 's3']);
+    expect([...got.keys()].sort()).toEqual(['s1', 's2', 's3', 's4']);
     for (const request of requests) {
       const reference = await js.handle(STREAM_INFER_PATH, request, () => undefined);
       const id = idOf(Buffer.from(reference.bytes!));
@@ -164,6 +166,8 @@ describe('ModelStreamInfer with class results, answered natively', () => {
     }
     const refusal = StreamResponse.decode(got.get('s2')!) as unknown as { error_message: string };
     expect(refusal.error_message).toBe("class result not available for output 'Y' due to unsupported type 'FP16'");
+    const unversioned = StreamResponse.decode(got.get('s4')!) as unknown as { infer_response: { model_version: string } };
+    expect(unversioned.infer_response.model_version).toBe('');
   });
 });
 
@@ -183,9 +187,9 @@ describe('the calls above', () => {
   it('were answered by the native route, except those with a k the JS codec refuses', async () => {
     await stop();
     const byRoute = (route: string | undefined, method: string) => logged.filter((f) => f?.route === route && f?.method === method).length;
-    // ModelInfer: 6 compared + 2 decoded + the FP16 refusal; one stream of 3 messages.
+    // ModelInfer: 6 compared + 2 decoded + the FP16 refusal; one stream of 4 messages.
     expect(byRoute('native', INFER_PATH)).toBe(9);
-    expect(byRoute('native', STREAM_INFER_PATH)).toBe(3);
+    expect(byRoute('native', STREAM_INFER_PATH)).toBe(4);
     expect(byRoute(undefined, INFER_PATH)).toBe(4);
   });
 });
