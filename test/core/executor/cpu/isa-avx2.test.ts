@@ -1,37 +1,4 @@
-/**
- * The convolution (2-D and 3-D), pooling, GEMM, element-wise fusion, differential (networks,
- * operator families, element types), control-flow, opset 18-21, PyTorch-export and recurrent
- * suites again with the avx2 kernels forced (GEBE_CPU_ISA=avx2), each against ONNX Runtime;
- * skipped where the CPU lacks them or where they are the default (test/helpers/cpu-isa.ts).
- */
-import { describe, expect, it } from 'vitest';
-import { activeCpuIsa, describeSkippedIsa, forceCpuIsa } from '../../../helpers/cpu-isa.js';
+/** The cpu engine's suites again with the avx2 kernels forced (isa-suites.ts lists them). */
+import { rerunSuitesWithIsa } from './isa-suites.js';
 
-const skipped = forceCpuIsa('avx2');
-if (skipped) {
-  describeSkippedIsa('avx2', skipped);
-} else {
-  describe('avx2 kernels', () => {
-    it('are the ones the engine uses', () => expect(activeCpuIsa()).toBe('avx2'));
-  });
-  await import('./conv-paths.test.js');
-  await import('./conv-pool-fusion.test.js');
-  await import('./conv-residual-fusion.test.js');
-  await import('./pool-paths.test.js');
-  await import('./gemm-paths.test.js');
-  await import('./elementwise-fusion.test.js');
-  await import('./differential.test.js');
-  await import('./recurrent.test.js');
-  await import('./nd-conv-pool.test.js');
-  await import('./quantized-paths.test.js');
-  await import('./resnet-fp16-qdq.test.js');
-  await import('./quantized-add.test.js');
-  await import('./operators-differential.test.js');
-  await import('./operators-differential-unary.test.js');
-  await import('./operators-differential-reduce.test.js');
-  await import('./operators-differential-einsum.test.js');
-  await import('./operators-differential-types.test.js');
-  await import('./control-flow.test.js');
-  await import('./opset18-21.test.js');
-  await import('./torch-exports.test.js');
-}
+await rerunSuitesWithIsa('avx2');
