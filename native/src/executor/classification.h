@@ -1,8 +1,9 @@
 // Triton's classification extension, once for every path: an output a client asks for as classes
 // (HTTP `classification: k`, gRPC `classification` / `class_count`) is answered as BYTES, per
 // batch entry its k largest values, each "value:index" or "value:index:label". The native HTTP
-// and gRPC routes call Classify on the scheduler thread; the models JS answers (ensembles, Python
-// and sequence models) reach the same function through the addon (classification_js.cc).
+// and gRPC routes call Classify on the scheduler thread; the answers JS writes (ensembles, Python
+// models, any model behind the JS front ends) reach the same function through the addon
+// (classification_js.cc).
 //
 // No N-API and no scheduler: unit-tested on its own (native/test/classification).
 #pragma once

@@ -1,5 +1,6 @@
 // exports.classification, the classification extension for the outputs JS answers (ensembles,
-// Python and sequence models), so that they print classes with the native routes' code:
+// Python models, any model behind the JS front ends), so that they print classes with the native
+// routes' code:
 //   labels(lines: string[]) -> an opaque handle on one output's labels
 //   classify(name, datatype, shape, data: Uint8Array, k, batched, labels | null)
 //     -> {shape, data: Buffer} (BYTES in KServe's layout), or {reason: a FailureReason value, message}

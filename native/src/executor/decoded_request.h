@@ -16,8 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/sequence_id.h"  // SequenceId: the sequence batcher's correlation id
-
 namespace gebe {
 
 // A read-only view of bytes the front end owns.
@@ -28,8 +26,13 @@ struct ByteView {
 
 // One request or tensor parameter as the client typed it. Normalize judges the type and range
 // (a priority that is negative, fractional or a string fails there, in one wording).
+// A number sent as a JS-style number (JSON, a JS number, a gRPC double_param) is typed as JS reads
+// it, so every front end hands Normalize the same value for the same request: a whole number
+// within 2^53 is an integer, any other number a double. gRPC int64/uint64 params stay exact.
 struct ParameterValue {
-  enum class Kind : uint8_t { kAbsent, kBool, kInt64, kUint64, kDouble, kString };
+  // kOther: a value no parameter takes (a JSON array or object, a bigint past 64 bits);
+  // string_value says what it was, for the message ("an array", "an object", the digits).
+  enum class Kind : uint8_t { kAbsent, kBool, kInt64, kUint64, kDouble, kString, kOther };
   Kind kind = Kind::kAbsent;
   bool bool_value = false;
   int64_t int64_value = 0;
@@ -43,6 +46,7 @@ struct ParameterValue {
   static ParameterValue Uint64(uint64_t v) { ParameterValue p; p.kind = Kind::kUint64; p.uint64_value = v; return p; }
   static ParameterValue Double(double v) { ParameterValue p; p.kind = Kind::kDouble; p.double_value = v; return p; }
   static ParameterValue String(std::string v) { ParameterValue p; p.kind = Kind::kString; p.string_value = std::move(v); return p; }
+  static ParameterValue Other(std::string what) { ParameterValue p; p.kind = Kind::kOther; p.string_value = std::move(what); return p; }
 };
 
 // One input tensor.
@@ -74,10 +78,11 @@ struct DecodedRequest {
   ParameterValue priority;               // scheduler priority level (0 = the model's default)
   ParameterValue timeout_us;             // queue timeout in microseconds (0 = the model's default)
   ParameterValue binary_data_output;     // HTTP: default for outputs that do not say
-  // Sequence batching (carried for the sequence batcher; Normalize only passes them on).
-  SequenceId sequence_id;
-  bool sequence_start = false;
-  bool sequence_end = false;
+  // Triton's sequence batcher parameters, as sent; Normalize reads them for every model
+  // (sequence_parameters.h), so a bad one is refused in one wording whatever the path.
+  ParameterValue sequence_id;
+  ParameterValue sequence_start;
+  ParameterValue sequence_end;
 };
 
 }  // namespace gebe

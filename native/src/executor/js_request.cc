@@ -19,25 +19,6 @@ std::vector<int64_t> ShapeFromJs(const Napi::Value& value) {
   return shape;
 }
 
-// The sequence id as the facade passes it: a number, a bigint or a string; anything else (and a
-// number that is no unsigned 64-bit integer) is "no id", which the sequence batcher refuses.
-SequenceId SequenceIdFromJs(const Napi::Value& v) {
-  SequenceId id;
-  if (v.IsString()) {
-    id.kind = SequenceId::Kind::kText;
-    id.text = v.As<Napi::String>().Utf8Value();
-  } else if (v.IsBigInt()) {
-    bool lossless = true;
-    id.kind = SequenceId::Kind::kNumber;
-    id.number = v.As<Napi::BigInt>().Uint64Value(&lossless);
-  } else if (v.IsNumber()) {
-    const double n = v.As<Napi::Number>().DoubleValue();
-    id.kind = SequenceId::Kind::kNumber;
-    id.number = n >= 0 && n < 18446744073709551616.0 ? static_cast<uint64_t>(n) : 0;
-  }
-  return id;
-}
-
 }  // namespace
 
 ParameterValue ParameterFromJs(const Napi::Value& value) {
@@ -52,9 +33,13 @@ ParameterValue ParameterFromJs(const Napi::Value& value) {
     bool lossless = false;
     const uint64_t u = value.As<Napi::BigInt>().Uint64Value(&lossless);
     if (lossless) return ParameterValue::Uint64(u);
-    return ParameterValue::Int64(value.As<Napi::BigInt>().Int64Value(&lossless));
+    const int64_t i = value.As<Napi::BigInt>().Int64Value(&lossless);
+    if (lossless) return ParameterValue::Int64(i);
+    return ParameterValue::Other(value.ToString().Utf8Value());  // past 64 bits: named by its digits
   }
-  return ParameterValue::String(value.ToString().Utf8Value());
+  if (value.IsString()) return ParameterValue::String(value.As<Napi::String>().Utf8Value());
+  // As the JSON decoders name them (json_infer_request.cc), so every path words them alike.
+  return ParameterValue::Other(value.IsArray() ? "an array" : "an object");
 }
 
 DecodedRequest DecodeJsRequest(const Napi::CallbackInfo& info, size_t first) {
@@ -92,9 +77,9 @@ DecodedRequest DecodeJsRequest(const Napi::CallbackInfo& info, size_t first) {
   }
   if (info.Length() > f + 5) r.priority = ParameterFromJs(info[f + 5]);
   if (info.Length() > f + 6) r.timeout_us = ParameterFromJs(info[f + 6]);
-  if (info.Length() > f + 7) r.sequence_id = SequenceIdFromJs(info[f + 7]);
-  if (info.Length() > f + 8) r.sequence_start = info[f + 8].ToBoolean().Value();
-  if (info.Length() > f + 9) r.sequence_end = info[f + 9].ToBoolean().Value();
+  if (info.Length() > f + 7) r.sequence_id = ParameterFromJs(info[f + 7]);
+  if (info.Length() > f + 8) r.sequence_start = ParameterFromJs(info[f + 8]);
+  if (info.Length() > f + 9) r.sequence_end = ParameterFromJs(info[f + 9]);
   return r;
 }
 

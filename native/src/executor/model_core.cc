@@ -161,6 +161,7 @@ void ModelCore::SetContract(std::string version, std::vector<std::vector<int64_t
   for (size_t k = 0; k < client_outputs_.size(); ++k) {
     const TensorDesc& t = outputs_[client_outputs_[k]];
     contract->outputs.push_back({t.name, t.dtype, std::move(output_shapes[k]), false});
+    contract->engine_outputs.push_back(client_outputs_[k]);
   }
   contract_ = std::move(contract);
 }
@@ -315,16 +316,9 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   if (!failure.ok()) return reject(failure.reason, failure.message);
   std::unique_ptr<ScheduledRequest>& request = normalized.request;
   request->token = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
-  if (client_inputs_.size() != inputs_.size()) PlaceClientInputs(*request);
-  request->info.shape_key = ShapeKey(request->inputs);
-  const uint8_t flags = (decoded.sequence_start ? kSequenceStart : 0) | (decoded.sequence_end ? kSequenceEnd : 0);
   std::shared_ptr<std::atomic<int>> cancel;
   if (info.Length() > 11 && info[11].ToBoolean().Value()) request->js_cancel = cancel = std::make_shared<std::atomic<int>>(0);
-  const bool queued = sequence_ ? sequence_->Enqueue(request, decoded.sequence_id, flags, normalized.priority, normalized.timeout_us)
-                                : scheduler_->Enqueue(request, normalized.priority, normalized.timeout_us);
-  if (!queued) {
-    return reject(request->failure, request->error);
-  }
+  if (!Queue(normalized)) return reject(request->failure, request->error);
   if (outstanding_++ == 0 && !unloading_) tsfn_.Ref(env);
   if (!cancel) return env.Undefined();
   using Handle = std::shared_ptr<std::atomic<int>>;
@@ -346,20 +340,22 @@ Napi::Value ModelCore::Cancel(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-ModelCore::NativeEnqueue ModelCore::EnqueueNative(std::unique_ptr<ScheduledRequest>& request, uint32_t priority,
-                                                  uint64_t timeout_us) {
-  // The use keeps the scheduler from being stopped (and freed) while this thread enqueues; once
-  // queued, the scheduler answers the request before its closing hand-back.
-  if (!AcquireUse()) return NativeEnqueue::kRefused;
-  if (sequence_) {
-    // Native front ends do not carry sequence ids: sequence models take the JS route (their
-    // LoadedModel has no nativeModel()); this guard keeps a caller that skipped it correct.
-    ReleaseUse();
-    request->Fail(FailureReason::kUnsupported, "model '" + options_.model_name + "' is a sequence model; send its requests through infer()");
-    return NativeEnqueue::kRejected;
-  }
+bool ModelCore::Queue(NormalizedRequest& normalized) {
+  std::unique_ptr<ScheduledRequest>& request = normalized.request;
+  if (client_inputs_.size() != inputs_.size()) PlaceClientInputs(*request);
   request->info.shape_key = ShapeKey(request->inputs);
-  const bool queued = scheduler_->Enqueue(request, priority, timeout_us);
+  if (sequence_) {
+    const SequenceParameters& seq = normalized.sequence;
+    return sequence_->Enqueue(request, seq.id, seq.flags, normalized.priority, normalized.timeout_us);
+  }
+  return scheduler_->Enqueue(request, normalized.priority, normalized.timeout_us);
+}
+
+ModelCore::NativeEnqueue ModelCore::EnqueueNative(NormalizedRequest& normalized) {
+  // The use keeps the scheduler (and sequence batcher) from being stopped and freed while this
+  // thread enqueues; once queued, the scheduler answers the request before its closing hand-back.
+  if (!AcquireUse()) return NativeEnqueue::kRefused;
+  const bool queued = Queue(normalized);
   ReleaseUse();
   return queued ? NativeEnqueue::kQueued : NativeEnqueue::kRejected;
 }

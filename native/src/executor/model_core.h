@@ -2,8 +2,8 @@
 // function that carries finished batches to JS, and the engine metadata. Shared (shared_ptr)
 // between the JS handle and the thread-safe function, so whichever goes last frees it.
 //
-// Threads: scheduler threads only call Deliver(); EnqueueNative may run on any thread (the
-// native HTTP server's loop); everything else runs on the JS thread.
+// Threads: scheduler threads only call Deliver(); EnqueueNative and NoteCancellation may run on
+// any thread (the native HTTP and gRPC servers' loops); everything else runs on the JS thread.
 #pragma once
 
 #include <napi.h>
@@ -46,13 +46,14 @@ class ModelCore : public CompletionSink {
   // JS thread: cancel(handle, reason): the request's caller went away; if it still waits in the
   // queue it fails with `reason` (a FailureReason value: kCancelled or kDeadlineExceeded).
   Napi::Value Cancel(const Napi::CallbackInfo& info);
-  // Any thread: queues a request built natively (inputs, rows, output_mask and native_call set;
-  // shape_key is filled in here). Its completion goes to request->native_call, never to JS, and
-  // it does not keep the JS loop alive. kRefused: the model is unloading or unloaded (nothing
-  // happened; the request stays with the caller). kRejected: the scheduler refused it now; the
-  // request stays with the caller with its error set.
+  // Any thread: queues a request a native front end decoded and Normalize passed (its
+  // native_call set), as Infer queues one from JS: a sequence model's through its sequence
+  // batcher with the request's id and flags. Its completion goes to request->native_call, never to
+  // JS, and it does not keep the JS loop alive. kRefused: the model is unloading or unloaded
+  // (nothing happened; the request stays with the caller). kRejected: the scheduler or the
+  // sequence batcher refused it now; the request stays with the caller with its error set.
   enum class NativeEnqueue { kQueued, kRefused, kRejected };
-  NativeEnqueue EnqueueNative(std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us);
+  NativeEnqueue EnqueueNative(NormalizedRequest& normalized);
   // Any thread: a natively queued request now reports a CancelReason (see NativeCall).
   void NoteCancellation();
   // JS thread, once, before the first request: what clients may send (config dims with -1 for
@@ -92,6 +93,10 @@ class ModelCore : public CompletionSink {
   // JS thread: turns one finished batch into one call of the completion callback.
   void CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* batch);
   uint64_t ShapeKey(const std::vector<TensorView>& inputs);
+  // Any thread: what Infer and EnqueueNative share once a request passed Normalize: places its
+  // inputs, keys its shapes, and queues it in the sequence batcher (with its sequence id and
+  // flags) or the scheduler. False: refused now, the request stays with the caller, error set.
+  bool Queue(NormalizedRequest& normalized);
   // Moves the normalized client inputs (client order) to their engine slots; the sequence
   // batcher fills the control and state slots left empty.
   void PlaceClientInputs(ScheduledRequest& request) const;

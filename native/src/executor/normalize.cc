@@ -213,7 +213,10 @@ RequestFailure Normalize(const RequestContract& contract, const DecodedRequest& 
   *out = NormalizedRequest();
   out->request = std::make_unique<ScheduledRequest>();
   int64_t rows = 1;
-  RequestFailure failure = CheckInputs(contract, decoded, out->request.get(), &rows);
+  // Request parameters first: Triton's front ends refuse a bad one while decoding, before the core
+  // looks at the tensors.
+  RequestFailure failure = ReadSequenceParameters(decoded, &out->sequence);
+  if (failure.ok()) failure = CheckInputs(contract, decoded, out->request.get(), &rows);
   if (failure.ok()) failure = CheckOutputs(contract, decoded, out);
   if (failure.ok()) failure = CheckScheduling(decoded, out);
   if (!failure.ok()) return failure;

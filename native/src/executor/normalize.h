@@ -2,7 +2,7 @@
 // and the model's contract, and returns either a request ready for the scheduler or a typed
 // failure with Triton's wording. Every entry point calls it (the JS `infer` binding, the native
 // HTTP route, the native gRPC route), so a bad request reads the same on every path, and no
-// other code checks names, datatypes, shapes, sizes, batch sizes or scheduling parameters.
+// other code checks names, datatypes, shapes, sizes, batch sizes, scheduling or sequence parameters.
 //
 // No N-API and no scheduler threads: unit-tested on its own (native/test/normalize).
 #pragma once
@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "executor/decoded_request.h"
 #include "executor/request_failure.h"
+#include "executor/sequence_parameters.h"
 #include "scheduler/scheduled_request.h"
 
 namespace gebe {
@@ -36,6 +37,9 @@ struct RequestContract {
   int64_t max_request_batch = 0;  // the largest batch one request may carry (max_batch_size, capped by gears)
   std::vector<ContractTensor> inputs;   // in the engine's input order
   std::vector<ContractTensor> outputs;  // in the engine's output order
+  // Per entry of `outputs`: its index among the engine's outputs, which also hold a sequence
+  // model's state outputs (answer_output.h reads a batch with it). Set by ModelCore::SetContract.
+  std::vector<size_t> engine_outputs;
 };
 
 // A request that passed the check.
@@ -52,6 +56,8 @@ struct NormalizedRequest {
   std::vector<int64_t> class_count;
   uint32_t priority = 0;
   uint64_t timeout_us = 0;
+  // The sequence batcher's id and START/END flags (sequence models use them, others ignore them).
+  SequenceParameters sequence;
 };
 
 // Checks `decoded` against `contract`. On success fills `out` and returns a failure whose ok()

@@ -1,7 +1,7 @@
 // Normalize for models that JS runs (ensembles, Python-backend models, and the protocol tests'
 // stand-ins): they check each request with the one check every native model gets, not a copy.
 // exports.requestCheck.check(contract, names[], datatypes[], shapes[], datas[], outputs[] | null,
-// priority, timeoutUs) -> {rows, outputs: model output indexes in answer order} when the request
+// priority, timeoutUs, sequenceId, sequenceStart, sequenceEnd) -> {rows, outputs: model output indexes in answer order} when the request
 // passes, else {reason: a FailureReason value, message}. contract: {name, version, maxBatchSize,
 // maxRequestBatch, inputs: [{name, datatype, shape, optional?}], outputs: [{name, datatype, shape}]}.
 #include <napi.h>

@@ -48,6 +48,7 @@ std::string Value(const ParameterValue& value) {
     case ParameterValue::Kind::kInt64: return std::to_string(value.int64_value);
     case ParameterValue::Kind::kUint64: return std::to_string(value.uint64_value);
     case ParameterValue::Kind::kString: return "\"" + Quoted(value.string_value) + "\"";
+    case ParameterValue::Kind::kOther: return value.string_value;
     case ParameterValue::Kind::kDouble: {
       const double v = value.double_value;
       if (std::isnan(v)) return "NaN";
@@ -154,6 +155,21 @@ std::string NotNonNegativeInteger(std::string_view parameter, const ParameterVal
 
 std::string PriorityTooLarge(const ParameterValue& value) {
   return "request parameter 'priority' must be at most 4294967295, got " + Value(value);
+}
+
+std::string SequenceIdNotAnId(const ParameterValue& value) {
+  std::string message = "request parameter 'sequence_id' must be an unsigned 64-bit integer or a string, got " + Value(value);
+  // A whole number past 2^53 was a JSON or JS number, already rounded: say how to send it exactly.
+  const double v = value.double_value;
+  if (value.kind == ParameterValue::Kind::kDouble && std::isfinite(v) && v > 0 && std::floor(v) == v) {
+    message += " (ids above 2^53 cannot be taken exactly: use smaller ids or string ids)";
+  }
+  return message;
+}
+
+std::string SequenceIdTooLong(size_t bytes, size_t limit) {
+  return "request parameter 'sequence_id' is a string of " + std::to_string(bytes) + " bytes, over the limit of " +
+         std::to_string(limit) + "; use a shorter id";
 }
 
 std::string ModelUnloading(const std::string& model) {

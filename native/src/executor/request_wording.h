@@ -52,6 +52,9 @@ std::string OutputNotBoolean(std::string_view parameter, std::string_view output
 std::string NotPositiveInteger(std::string_view parameter, std::string_view output, const ParameterValue& value);
 std::string NotNonNegativeInteger(std::string_view parameter, const ParameterValue& value);
 std::string PriorityTooLarge(const ParameterValue& value);
+// sequence_id of another type than an unsigned 64-bit integer or a string (sequence_parameters.cc).
+std::string SequenceIdNotAnId(const ParameterValue& value);
+std::string SequenceIdTooLong(size_t bytes, size_t limit);
 
 // The scheduler's refusals.
 std::string ModelUnloading(const std::string& model);

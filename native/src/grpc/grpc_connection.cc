@@ -201,7 +201,7 @@ void GrpcConnection::Close() {
   if (closing_) return;
   closing_ = true;
   for (auto& [id, s] : streams_) {
-    s->cancel->Cancel(GrpcCode::kCancelled);
+    s->cancel->Cancel(FailureReason::kCancelled);
     Uncharge(s.get());
   }
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&client_));
@@ -389,12 +389,12 @@ void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
     GrpcServer* server = server_;
     const uint64_t connection_id = id_;
     const int32_t stream_id = s->id;
-    GrpcCallCancel* cancel = s->cancel.get();  // owns this function
+    CallCancel* cancel = s->cancel.get();  // owns this function
     s->cancel->notify = [server, connection_id, stream_id, cancel] {
       auto gone = std::make_unique<GrpcJsCall>();
       gone->connection_id = connection_id;
       gone->stream_id = stream_id;
-      gone->cancelled = cancel->code.load(std::memory_order_acquire);
+      gone->cancelled = TraitsOf(cancel->Reason()).grpc_code;  // JS takes the gRPC code
       server->HandToJs(std::move(gone));
     };
   }
@@ -422,7 +422,7 @@ void GrpcConnection::Deliver(GrpcAnswer answer) {
 void GrpcConnection::Expire(int32_t stream_id) {
   Stream* s = Find(stream_id);
   if (s == nullptr || s->finishing || s->finished) return;
-  s->cancel->Cancel(GrpcCode::kDeadlineExceeded);
+  s->cancel->Cancel(FailureReason::kDeadlineExceeded);
   Finish(s, GrpcCode::kDeadlineExceeded, "Deadline Exceeded");
   Flush();
 }
@@ -519,7 +519,7 @@ int GrpcConnection::OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t,
   Stream* s = it->second.get();
   if (!s->finished) {
     // Reset by the client (or the session ended) before its answer: a queued request is cancelled.
-    s->cancel->Cancel(GrpcCode::kCancelled);
+    s->cancel->Cancel(FailureReason::kCancelled);
   }
   self->Uncharge(s);
   self->streams_.erase(it);

@@ -54,7 +54,7 @@ class GrpcConnection {
     bool remote_closed = false;
     bool dispatched_unary = false;
     int outstanding = 0;  // messages handed on and not answered yet
-    std::shared_ptr<GrpcCallCancel> cancel = std::make_shared<GrpcCallCancel>();
+    std::shared_ptr<CallCancel> cancel = std::make_shared<CallCancel>();
     // Output.
     bool response_started = false;
     bool finishing = false;  // status decided; trailers go after the queued messages

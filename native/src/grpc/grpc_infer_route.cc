@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "executor/answer_output.h"
 #include "executor/classification.h"
 #include "executor/model_core.h"
 #include "executor/normalize.h"
@@ -19,7 +20,7 @@ namespace {
 class GrpcCall : public NativeCall {
  public:
   GrpcCall(std::shared_ptr<std::string> message, std::shared_ptr<const RequestContract> contract, std::shared_ptr<FailureTable> failures,
-           std::shared_ptr<GrpcCallCancel> cancel, GrpcInferRoute::Reply reply, bool stream)
+           std::shared_ptr<CallCancel> cancel, GrpcInferRoute::Reply reply, bool stream)
       : message_(std::move(message)), contract_(std::move(contract)), failures_(std::move(failures)), cancel_(std::move(cancel)),
         reply_(std::move(reply)), stream_(stream) {}
 
@@ -44,13 +45,7 @@ class GrpcCall : public NativeCall {
     Refuse(request->failure, request->error);
   }
 
-  FailureReason CancelReason() const override {
-    switch (GrpcCode(cancel_->code.load(std::memory_order_acquire))) {
-      case GrpcCode::kCancelled: return FailureReason::kCancelled;
-      case GrpcCode::kDeadlineExceeded: return FailureReason::kDeadlineExceeded;
-      default: return FailureReason::kNone;
-    }
-  }
+  FailureReason CancelReason() const override { return cancel_->Reason(); }
 
   // Answers a failed request: the table's gRPC code (in band on a stream), counted by reason.
   void Refuse(FailureReason reason, const std::string& message) {
@@ -76,13 +71,11 @@ class GrpcCall : public NativeCall {
     std::vector<ClassResult> classified;
     classified.reserve(outputs.size());  // `described` points into it: no reallocation
     for (size_t i = 0; i < outputs.size(); ++i) {
-      const size_t o = outputs[i];
-      if (o >= request.outputs.size() || o >= batch.tensors.size()) return mismatch;
-      const OutputSlice& slice = request.outputs[o];
-      const Tensor& tensor = batch.tensors[o];
-      if (slice.offset + slice.byte_size > tensor.buffer.size()) return mismatch;
-      const ContractTensor& meta = contract_->outputs[o];
-      const uint8_t* data = static_cast<const uint8_t*>(tensor.buffer.data()) + slice.offset;
+      AnsweredOutput answered;
+      if (!AnswerOutput(*contract_, request, batch, outputs[i], &answered)) return mismatch;
+      const OutputSlice& slice = *answered.slice;
+      const ContractTensor& meta = *answered.meta;
+      const uint8_t* data = answered.data;
       if (class_count[i] > 0) {
         ClassResult& result = classified.emplace_back();
         RequestFailure failure = Classify(meta.name, meta.dtype, slice.shape, contract_->batched, data, slice.byte_size,
@@ -100,7 +93,7 @@ class GrpcCall : public NativeCall {
   std::shared_ptr<std::string> message_;  // the input views point into it
   std::shared_ptr<const RequestContract> contract_;
   std::shared_ptr<FailureTable> failures_;
-  std::shared_ptr<GrpcCallCancel> cancel_;
+  std::shared_ptr<CallCancel> cancel_;
   GrpcInferRoute::Reply reply_;
   bool stream_;
 };
@@ -108,11 +101,17 @@ class GrpcCall : public NativeCall {
 using Entry = PublishedModels::Entry;
 
 ParameterValue ValueOf(const GrpcParameter& p) {
+  constexpr double kMaxSafeInteger = 9007199254740991.0;
   switch (p.kind) {
     case GrpcParameter::Kind::kBool: return ParameterValue::Bool(p.bool_value);
     case GrpcParameter::Kind::kInt64: return ParameterValue::Int64(p.int64_value);
     case GrpcParameter::Kind::kUInt64: return ParameterValue::Uint64(p.uint64_value);
-    case GrpcParameter::Kind::kDouble: return ParameterValue::Double(p.double_value);
+    case GrpcParameter::Kind::kDouble: {
+      // As the JS codec reads a double_param (a JS number): a whole one within 2^53 is an integer.
+      const double v = p.double_value;
+      if (std::floor(v) == v && std::fabs(v) <= kMaxSafeInteger) return ParameterValue::Int64(int64_t(v));
+      return ParameterValue::Double(v);
+    }
     case GrpcParameter::Kind::kString: return ParameterValue::String(std::string(Str(p.string_value)));
     default: return ParameterValue();
   }
@@ -120,7 +119,7 @@ ParameterValue ValueOf(const GrpcParameter& p) {
 
 class GrpcInferImpl : public GrpcInfer {
  public:
-  bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<GrpcCallCancel> cancel, Reply reply) override {
+  bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<CallCancel> cancel, Reply reply) override {
     GrpcInferRequest req;
     const auto* bytes = reinterpret_cast<const uint8_t*>(message->data());
     if (!DecodeModelInferRequest(bytes, message->size(), &req)) return false;
@@ -147,15 +146,8 @@ class GrpcInferImpl : public GrpcInfer {
     call->class_count = std::move(normalized.class_count);
     call->labels = std::move(entry.labels);
     normalized.request->native_call = std::move(call);
-    const TakenOutcome outcome = QueueTaken(*entry.core, normalized.request, normalized.priority, normalized.timeout_us);
-    if (outcome == TakenOutcome::kQueued) {
-      // A client that resets its stream or passes its deadline takes its request out of the queue.
-      std::weak_ptr<ModelCore> core = entry.core;
-      cancel->notify = [core] {
-        if (auto c = core.lock()) c->NoteCancellation();
-      };
-    }
-    return outcome != TakenOutcome::kDeclined;
+    // A client that resets its stream or passes its deadline takes its request out of the queue.
+    return QueueTaken(entry.core, normalized, *cancel) != TakenOutcome::kDeclined;
   }
 
   void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) override {
@@ -179,13 +171,9 @@ class GrpcInferImpl : public GrpcInfer {
       const std::string_view key = Str(p.key);
       if (key == "priority") out->priority = ValueOf(p.value);
       else if (key == "timeout") out->timeout_us = ValueOf(p.value);
-      else if (key == "sequence_id") {
-        if (p.value.kind == GrpcParameter::Kind::kString) out->sequence_id = {SequenceId::Kind::kText, 0, std::string(Str(p.value.string_value))};
-        else if (p.value.kind == GrpcParameter::Kind::kInt64 || p.value.kind == GrpcParameter::Kind::kUInt64) {
-          out->sequence_id = {SequenceId::Kind::kNumber, p.value.kind == GrpcParameter::Kind::kInt64 ? uint64_t(p.value.int64_value) : p.value.uint64_value, ""};
-        }
-      } else if (key == "sequence_start") out->sequence_start = p.value.kind == GrpcParameter::Kind::kBool && p.value.bool_value;
-      else if (key == "sequence_end") out->sequence_end = p.value.kind == GrpcParameter::Kind::kBool && p.value.bool_value;
+      else if (key == "sequence_id") out->sequence_id = ValueOf(p.value);
+      else if (key == "sequence_start") out->sequence_start = ValueOf(p.value);
+      else if (key == "sequence_end") out->sequence_end = ValueOf(p.value);
     }
     const bool raw = !req.raw_input_contents.empty();
     if (raw && req.raw_input_contents.size() != req.inputs.size()) return false;

@@ -22,6 +22,7 @@
 
 #include "grpc/grpc_wire.h"
 #include "grpc/keepalive.h"
+#include "net/call_cancel.h"
 #include "net/byte_budget.h"
 #include "net/front_end_options.h"
 #include "net/loop_mailbox.h"
@@ -74,20 +75,6 @@ struct GrpcAnswer {
   std::string message;
 };
 
-// How a call still queued learns that its client went away or its deadline passed.
-struct GrpcCallCancel {
-  // 0: live; otherwise the code its answer gets (kCancelled or kDeadlineExceeded).
-  std::atomic<int> code{0};
-  // Loop thread: tells the scheduler holding the call's queued request to look (set by the infer
-  // route when it queues one; for a stream, its latest message's model).
-  std::function<void()> notify;
-  // Loop thread: marks the call cancelled with `why` (once) and notifies.
-  void Cancel(GrpcCode why) {
-    int live = 0;
-    if (code.compare_exchange_strong(live, int(why)) && notify) notify();
-  }
-};
-
 // The native infer route (grpc_infer_route.cc). Loop thread only.
 class GrpcInferRoute {
  public:
@@ -95,7 +82,7 @@ class GrpcInferRoute {
   using Reply = std::function<void(GrpcAnswer)>;
   // True: taken, and `reply` will be called exactly once (from any thread) with connection and
   // stream ids left for the caller to fill. False: declined (the JS handler answers it).
-  virtual bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<GrpcCallCancel> cancel,
+  virtual bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<CallCancel> cancel,
                          Reply reply) = 0;
 };
 

@@ -7,6 +7,7 @@
 // Outputs asked for as classes are answered with the classification every path shares.
 #include <string_view>
 
+#include "executor/answer_output.h"
 #include "executor/classification.h"
 #include "executor/model_core.h"
 #include "executor/normalize.h"
@@ -31,9 +32,9 @@ struct ClassifiedAnswer {
 class FastCall : public NativeCall {
  public:
   FastCall(Respond respond, std::shared_ptr<std::vector<uint8_t>> body_owner, std::shared_ptr<const RequestContract> contract,
-           std::shared_ptr<FailureTable> failures)
+           std::shared_ptr<FailureTable> failures, std::shared_ptr<CallCancel> cancel)
       : respond_(std::move(respond)), body_owner_(std::move(body_owner)), contract_(std::move(contract)),
-        failures_(std::move(failures)) {}
+        failures_(std::move(failures)), cancel_(std::move(cancel)) {}
 
   std::vector<size_t> outputs;       // model output indexes, in response order
   std::vector<bool> binary;          // per entry of outputs: sent in the binary part
@@ -56,6 +57,9 @@ class FastCall : public NativeCall {
     Refuse(request->failure, request->error);
   }
 
+  // The client reset its connection: a request still queued is dropped (counted CANCELED).
+  FailureReason CancelReason() const override { return cancel_->Reason(); }
+
   // Answers a failed request: the table's HTTP status and {"error": message}, counted by reason.
   void Refuse(FailureReason reason, const std::string& message) {
     failures_->Count(contract_->model_name, contract_->version, TraitsOf(reason).metric_reason);
@@ -76,13 +80,11 @@ class FastCall : public NativeCall {
     std::shared_ptr<ClassifiedAnswer> classified;  // only when classes were asked for
     bool any_binary = false;
     for (size_t i = 0; i < outputs.size(); ++i) {
-      const size_t o = outputs[i];
-      if (o >= request.outputs.size() || o >= batch->tensors.size()) return mismatch;
-      const OutputSlice& slice = request.outputs[o];
-      const Tensor& tensor = batch->tensors[o];
-      if (slice.offset + slice.byte_size > tensor.buffer.size()) return mismatch;
-      const ContractTensor& meta = contract_->outputs[o];
-      const uint8_t* data = static_cast<const uint8_t*>(tensor.buffer.data()) + slice.offset;
+      AnsweredOutput answered;
+      if (!AnswerOutput(*contract_, request, *batch, outputs[i], &answered)) return mismatch;
+      const OutputSlice& slice = *answered.slice;
+      const ContractTensor& meta = *answered.meta;
+      const uint8_t* data = answered.data;
       ResponseOutput out{&meta.name, meta.dtype, &slice.shape, slice.byte_size, data, binary[i]};
       if (class_count[i] > 0) {
         if (!classified) {
@@ -121,6 +123,7 @@ class FastCall : public NativeCall {
   std::shared_ptr<std::vector<uint8_t>> body_owner_;  // the input views point into it
   std::shared_ptr<const RequestContract> contract_;
   std::shared_ptr<FailureTable> failures_;
+  std::shared_ptr<CallCancel> cancel_;
 };
 
 class FastInfer : public FastPath {
@@ -155,7 +158,8 @@ class FastInfer : public FastPath {
     }
 
     log_.Note(request.method, request.url);
-    auto call = std::make_unique<FastCall>(std::move(respond), request.body_owner, entry.contract, failures_);
+    request.cancel = std::make_shared<CallCancel>();
+    auto call = std::make_unique<FastCall>(std::move(respond), request.body_owner, entry.contract, failures_, request.cancel);
     if (!failure.ok()) {
       call->Refuse(failure.reason, failure.message);
       return true;
@@ -168,7 +172,7 @@ class FastInfer : public FastPath {
     call->id = std::move(decoded.request.id);
     call->json_inputs = std::move(decoded.owned);
     normalized.request->native_call = std::move(call);
-    return QueueTaken(*entry.core, normalized.request, normalized.priority, normalized.timeout_us) != TakenOutcome::kDeclined;
+    return QueueTaken(entry.core, normalized, *request.cancel) != TakenOutcome::kDeclined;
   }
 
   void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) override {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "executor/classification.h"
+#include "net/call_cancel.h"
 #include "net/taken_log.h"
 
 namespace gebe {
@@ -35,6 +36,9 @@ struct HttpRequest {
   size_t body_size = 0;
   bool keep_alive = true;
   bool http10 = false;  // HTTP/1.0 (may come without Host)
+  // Set by the fast path when it takes the request: the connection marks it when its client goes
+  // away before the answer, so a request still queued is dropped (loop thread).
+  std::shared_ptr<CallCancel> cancel;
 
   const std::string* Header(const char* lower_name) const {
     for (const auto& h : headers) if (h.first == lower_name) return &h.second;
@@ -103,7 +107,8 @@ class RequestHandler {
   virtual void Handle(std::shared_ptr<HttpRequest> request, Respond respond) = 0;
   // Server loop thread: the connection of a request handed to Handle closed before its answer
   // (the client reset it, a read or write failed), so the work may be dropped; `respond` still
-  // works (the answer goes nowhere). Also called for requests the fast path took: ignore those.
+  // works (the answer goes nowhere). Also called for requests the fast path took: ignore those
+  // (the connection cancels them through HttpRequest::cancel).
   virtual void Abandoned(std::shared_ptr<HttpRequest> /*request*/) {}
 };
 

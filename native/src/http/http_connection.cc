@@ -527,6 +527,7 @@ void HttpConnection::Close() {
   if (in_flight) {
     answer_counted_ = true;
     server_->CountAnswered();
+    if (request_->cancel) request_->cancel->Cancel(FailureReason::kCancelled);  // taken by the fast path
     if (RequestHandler* handler = server_->handler()) handler->Abandoned(request_);
   }
 }

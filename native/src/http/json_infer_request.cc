@@ -36,20 +36,22 @@ bool SafeCount(element e, uint64_t* out) {
   return true;
 }
 
-// A request or tensor parameter, typed as JS sees it (integers that fit stay exact).
-bool ParameterOf(element e, ParameterValue* out) {
+// A request or tensor parameter, typed as JS sees it (integers that fit stay exact). null is a
+// parameter not sent; an array or an object a value no parameter takes (named as js_request.cc
+// names them, so the in-process path words them alike).
+void ParameterOf(element e, ParameterValue* out) {
   double v;
-  if (e.type() == element_type::BOOL) {
-    *out = ParameterValue::Bool(e.get_bool().value_unsafe());
-  } else if (NumberOf(e, &v)) {
-    if (std::floor(v) == v && std::fabs(v) <= kMaxSafeInteger) *out = v < 0 ? ParameterValue::Int64(int64_t(v)) : ParameterValue::Uint64(uint64_t(v));
-    else *out = ParameterValue::Double(v);
-  } else if (e.type() == element_type::STRING) {
-    *out = ParameterValue::String(std::string(e.get_string().value_unsafe()));
-  } else {
-    return false;  // null, arrays, objects: the JS codec's wording
+  switch (e.type()) {
+    case element_type::BOOL: *out = ParameterValue::Bool(e.get_bool().value_unsafe()); return;
+    case element_type::STRING: *out = ParameterValue::String(std::string(e.get_string().value_unsafe())); return;
+    case element_type::NULL_VALUE: *out = ParameterValue(); return;
+    case element_type::ARRAY: *out = ParameterValue::Other("an array"); return;
+    case element_type::OBJECT: *out = ParameterValue::Other("an object"); return;
+    default: break;
   }
-  return true;
+  if (!NumberOf(e, &v)) return;
+  if (std::floor(v) == v && std::fabs(v) <= kMaxSafeInteger) *out = v < 0 ? ParameterValue::Int64(int64_t(v)) : ParameterValue::Uint64(uint64_t(v));
+  else *out = ParameterValue::Double(v);
 }
 
 // Iterates the fields of an object, refusing a duplicate of any key in `keys` (JSON.parse would
@@ -226,10 +228,14 @@ bool DecodeOutput(element e, DecodedRequest* request) {
     }
     static const char* const kParams[] = {"binary_data", "classification"};
     return ForFields(v, kParams, [&](size_t p, element value) {
-      if (p == 0) return value.type() == element_type::BOOL && ParameterOf(value, &output.binary_data);
+      if (p == 0) {
+        if (value.type() != element_type::BOOL) return false;
+        ParameterOf(value, &output.binary_data);
+        return true;
+      }
       // The classification extension's k: a positive safe integer, or the JS codec's wording.
-      return ParameterOf(value, &output.class_count) && output.class_count.kind == ParameterValue::Kind::kUint64 &&
-             output.class_count.uint64_value >= 1;
+      ParameterOf(value, &output.class_count);
+      return output.class_count.kind == ParameterValue::Kind::kUint64 && output.class_count.uint64_value >= 1;
     });
   });
   if (!ok || !named) return false;
@@ -238,9 +244,18 @@ bool DecodeOutput(element e, DecodedRequest* request) {
 }
 
 bool DecodeParameters(element e, DecodedRequest* request) {
-  static const char* const kKeys[] = {"binary_data_output", "priority", "timeout"};
+  static const char* const kKeys[] = {"binary_data_output", "priority", "timeout", "sequence_id", "sequence_start", "sequence_end"};
   return ForFields(e, kKeys, [&](size_t k, element v) {
-    if (k == 0) return v.type() == element_type::BOOL && ParameterOf(v, &request->binary_data_output);
+    if (k == 0) {
+      if (v.type() != element_type::BOOL) return false;
+      ParameterOf(v, &request->binary_data_output);
+      return true;
+    }
+    if (k >= 3) {
+      // As sent, whatever the type: Normalize reads them for every path (sequence_parameters.h).
+      ParameterOf(v, k == 3 ? &request->sequence_id : k == 4 ? &request->sequence_start : &request->sequence_end);
+      return true;
+    }
     uint64_t n;
     if (!SafeCount(v, &n)) return false;  // negative, fractional or not a number: the JS wording
     (k == 1 ? request->priority : request->timeout_us) = ParameterValue::Uint64(n);

@@ -215,6 +215,55 @@ TEST(ChecksPriorityAndTimeout) {
   CHECK_EQ(out.timeout_us, uint64_t(5000));
 }
 
+TEST(ReadsTheSequenceParametersForEveryModel) {
+  // Mnist has no sequence_batching: a bad value is refused all the same (as Triton's front ends
+  // do), a good one is read and left for a sequence batcher.
+  DecodedRequest r = Valid();
+  NormalizedRequest out;
+  CHECK(Normalize(Mnist(), r, &out).ok());
+  CHECK(out.sequence.id.kind == SequenceId::Kind::kNone);
+  CHECK_EQ(int(out.sequence.flags), 0);
+  r.sequence_id = ParameterValue::Uint64(uint64_t(1) << 60);
+  r.sequence_start = ParameterValue::Bool(true);
+  r.sequence_end = ParameterValue::Bool(false);
+  CHECK(Normalize(Mnist(), r, &out).ok());
+  CHECK(out.sequence.id.kind == SequenceId::Kind::kNumber);
+  CHECK_EQ(out.sequence.id.number, uint64_t(1) << 60);
+  CHECK_EQ(int(out.sequence.flags), int(kSequenceStart));
+  r.sequence_id = ParameterValue::Int64(7);  // a JS number, a gRPC int64_param
+  r.sequence_end = ParameterValue::Bool(true);
+  CHECK(Normalize(Mnist(), r, &out).ok());
+  CHECK_EQ(out.sequence.id.number, uint64_t(7));
+  CHECK_EQ(int(out.sequence.flags), int(kSequenceStart | kSequenceEnd));
+  r.sequence_id = ParameterValue::String(std::string(kMaxSequenceIdBytes, 'x'));
+  CHECK(Normalize(Mnist(), r, &out).ok());
+  CHECK(out.sequence.id.kind == SequenceId::Kind::kText);
+  CHECK_EQ(out.sequence.id.text.size(), kMaxSequenceIdBytes);
+
+  const std::string not_an_id = "request parameter 'sequence_id' must be an unsigned 64-bit integer or a string, got ";
+  r.sequence_id = ParameterValue::String(std::string(kMaxSequenceIdBytes + 1, 'x'));
+  CHECK_EQ(Fails(r), std::string("request parameter 'sequence_id' is a string of 1025 bytes, over the limit of 1024; use a shorter id"));
+  r.sequence_id = ParameterValue::Int64(-3);
+  CHECK_EQ(Fails(r), not_an_id + "-3");
+  r.sequence_id = ParameterValue::Double(1.5);
+  CHECK_EQ(Fails(r), not_an_id + "1.5");
+  r.sequence_id = ParameterValue::Double(9007199254740992.0);
+  CHECK_EQ(Fails(r), not_an_id + "9007199254740992 (ids above 2^53 cannot be taken exactly: use smaller ids or string ids)");
+  r.sequence_id = ParameterValue::Bool(true);
+  CHECK_EQ(Fails(r), not_an_id + "true");
+  r.sequence_id = ParameterValue::Other("an array");
+  CHECK_EQ(Fails(r), not_an_id + "an array");
+  r.sequence_id = ParameterValue::Uint64(4);
+  r.sequence_start = ParameterValue::Int64(1);
+  CHECK_EQ(Fails(r), std::string("request parameter 'sequence_start' must be a boolean, got 1"));
+  r.sequence_start = ParameterValue();
+  r.sequence_end = ParameterValue::String("yes");
+  CHECK_EQ(Fails(r), std::string("request parameter 'sequence_end' must be a boolean, got \"yes\""));
+  // Before the tensors, as Triton's front ends refuse a parameter while decoding.
+  r.inputs.clear();
+  CHECK_EQ(Fails(r), std::string("request parameter 'sequence_end' must be a boolean, got \"yes\""));
+}
+
 TEST(ChecksTheBytesLayout) {
   RequestContract c;
   c.model_name = "t";

@@ -2,9 +2,11 @@
  * Request cancellation for requests that reach a model through infer(): a front end whose client
  * went away (a gRPC stream reset or a passed grpc-timeout, an HTTP client that disconnected) aborts
  * the request's AbortSignal with one of these errors, and the model drops the request if it still
- * queues it: Python models and ensembles in JS, executor models (sequence models, an ensemble's
- * steps) through the native scheduler, which words it the same (native/src/scheduler/
- * model_scheduler.cc). A request already running finishes; its answer is dropped by the front end.
+ * queues it: Python models and ensembles in JS, executor models (an ensemble's steps, any model
+ * behind the JS front ends) through the native scheduler, which words it the same (native/src/
+ * scheduler/model_scheduler.cc). The native infer routes cancel what they queue themselves
+ * (native/src/net/call_cancel.h). A request already running finishes; its answer is dropped by
+ * the front end.
  */
 import { InferError } from './types.js';
 

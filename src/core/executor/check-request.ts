@@ -51,7 +51,9 @@ function nativeContract(contract: RequestContract): NativeContract {
 export function checkRequest(contract: RequestContract, request: InferRequest): CheckedRequest {
   nativeCheck ??= (loadNativeAddon().requestCheck as { check: NativeCheck }).check;
   const b = toBindingRequest(request);
-  const result = nativeCheck(nativeContract(contract), b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs);
+  // The sequence parameters too: these models ignore them, but a bad one is refused as for every model.
+  const result = nativeCheck(nativeContract(contract), b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs,
+    request?.sequenceId, request?.sequenceStart, request?.sequenceEnd);
   if ('reason' in result) throw new InferError(result.message, failureOf(result.reason).name);
   return { rows: result.rows, outputIndexes: result.outputs };
 }

@@ -66,7 +66,6 @@ export async function loadModel(
     model = new ExecutorModel(
       {
         name, version, engine, modelFile, maxBatchSize: Number(config.max_batch_size ?? 0), inputs, outputs, optionalInputs,
-        sequence: sequence !== undefined,
       },
       meta.gears,
       meta.instanceCount,

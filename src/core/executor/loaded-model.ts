@@ -36,8 +36,6 @@ export interface ModelDescription {
   inputs: TensorMetadata[];
   outputs: TensorMetadata[];
   optionalInputs: ReadonlySet<string>;
-  /** A sequence_batching model: requests carry sequence ids, and only infer() runs them. */
-  sequence?: boolean;
 }
 
 export class ExecutorModel implements LoadedModel {
@@ -51,7 +49,6 @@ export class ExecutorModel implements LoadedModel {
   readonly optionalInputs: ReadonlySet<string>;
   readonly gears: number[];
   readonly instanceCount: number;
-  readonly sequence: boolean;
   private native: NativeModel | undefined;
   /** Output index by name, for answering requested outputs in the client's order (Normalize checked the names). */
   private readonly outputIndex: Map<string, number>;
@@ -75,12 +72,12 @@ export class ExecutorModel implements LoadedModel {
     this.gears = gears;
     this.instanceCount = instanceCount;
     this.outputIndex = new Map(description.outputs.map((t, i) => [t.name, i]));
-    this.sequence = description.sequence ?? false;
   }
 
   nativeModel(): NativeModel | undefined {
-    // Native front ends carry no sequence ids: a sequence model's requests go through infer().
-    return this.unloading || this.sequence ? undefined : this.native;
+    // Sequence models too: the native routes read sequence parameters and queue their requests in
+    // the model's sequence batcher, as infer() does.
+    return this.unloading ? undefined : this.native;
   }
 
   attach(native: NativeModel): void {

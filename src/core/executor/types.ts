@@ -39,7 +39,9 @@ export interface InferRequest {
   timeoutUs?: number;
   /**
    * Sequence models (sequence_batching): the sequence (Triton's correlation id: an unsigned
-   * 64-bit number or a string; 0 and '' mean none) and its START/END flags. Ignored by others.
+   * 64-bit number or a string; 0 and '' mean none) and its START/END flags. Ignored by others,
+   * once the native core has checked them for every model (the KServe codecs pass what the
+   * client sent, whatever its type: a bad value is refused there, in one wording).
    */
   sequenceId?: number | bigint | string;
   sequenceStart?: boolean;

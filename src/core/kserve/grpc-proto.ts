@@ -73,3 +73,10 @@ export function toNumber(value: unknown): number {
   if (value && typeof value === 'object' && 'toNumber' in value) return (value as { toNumber(): number }).toNumber();
   return Number(value);
 }
+
+/** An int64/uint64 field exactly: a Long prints its exact decimal (signed or unsigned as decoded). */
+export function toBigInt(value: unknown): bigint {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number') return BigInt(Math.trunc(value));
+  return BigInt(String(value));
+}

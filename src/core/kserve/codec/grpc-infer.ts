@@ -6,9 +6,8 @@
  */
 import type { Datatype, InferRequest, InferResponse, InferTensor } from '../../executor/types.js';
 import { allocTyped, bytesOf, isDatatype } from '../datatypes.js';
-import { toNumber } from '../grpc-proto.js';
+import { toBigInt, toNumber } from '../grpc-proto.js';
 import { ProtocolError } from '../protocol-error.js';
-import { SEQUENCE_PARAMETERS, applySequenceParameter } from './sequence-parameters.js';
 import { joinBytesElements } from './bytes-elements.js';
 import { classCount } from './http-infer-request.js';
 import { elementCount, parseShape } from './shape.js';
@@ -56,17 +55,23 @@ function parameterValue(p: GrpcInferParameter): unknown {
   }
 }
 
+/** A sequence parameter: int64/uint64 exactly (ids past 2^53 included), as the native gRPC route reads them. */
+function sequenceParameterValue(p: GrpcInferParameter): unknown {
+  if (p.parameter_choice === 'int64_param') return toBigInt(p.int64_param);
+  if (p.parameter_choice === 'uint64_param') return toBigInt(p.uint64_param);
+  return parameterValue(p);
+}
+
 export function decodeGrpcInferRequest(msg: GrpcInferRequestMessage): InferRequest {
   const request: InferRequest = { inputs: [] };
   if (msg.id) request.id = msg.id;
   for (const [key, p] of Object.entries(msg.parameters ?? {})) {
-    if (SEQUENCE_PARAMETERS.has(key)) {
-      applySequenceParameter(key, parameterValue(p), request);
-      continue;
-    }
-    // As sent; the native core's Normalize judges the value.
+    // As sent; the native core's Normalize judges the value (sequence ones included, for every model).
     if (key === 'priority') request.priority = parameterValue(p) as number;
     else if (key === 'timeout') request.timeoutUs = parameterValue(p) as number;
+    else if (key === 'sequence_id') request.sequenceId = sequenceParameterValue(p) as InferRequest['sequenceId'];
+    else if (key === 'sequence_start') request.sequenceStart = sequenceParameterValue(p) as boolean;
+    else if (key === 'sequence_end') request.sequenceEnd = sequenceParameterValue(p) as boolean;
   }
   if (!msg.inputs || msg.inputs.length === 0) throw ProtocolError.badRequest('request must have at least one input in `inputs`');
   const raw = msg.raw_input_contents ?? [];

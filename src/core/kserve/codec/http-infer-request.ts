@@ -7,7 +7,6 @@ import type { Datatype, InferRequest, InferTensor } from '../../executor/types.j
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { isDatatype } from '../datatypes.js';
 import { ProtocolError } from '../protocol-error.js';
-import { SEQUENCE_PARAMETERS, applySequenceParameter } from './sequence-parameters.js';
 import { fromTemplate, rememberTemplate } from './header-templates.js';
 import type { DecodedHttpInfer, OutputEncoding } from './decoded-http-infer.js';
 
@@ -85,15 +84,16 @@ function optionalObject(value: unknown, what: string): Json | undefined {
 }
 
 /**
- * `priority` and `timeout` (µs) go to the scheduler as sent; the native core's Normalize judges them.
- * `sequence_id`, `sequence_start`, `sequence_end` go to the sequence batcher (sequence-parameters.ts).
+ * `priority` and `timeout` (µs) go to the scheduler, `sequence_id`, `sequence_start` and
+ * `sequence_end` to the sequence batcher, as sent: the native core's Normalize judges them
+ * (native/src/executor/sequence_parameters.cc for the sequence ones), for every path and model.
  */
 export function applyRequestParameters(params: Json, request: InferRequest): void {
   if (params.priority !== undefined) request.priority = params.priority as number;
   if (params.timeout !== undefined) request.timeoutUs = params.timeout as number;
-  for (const key of SEQUENCE_PARAMETERS) {
-    if (params[key] !== undefined) applySequenceParameter(key, params[key], request);
-  }
+  if (params.sequence_id !== undefined) request.sequenceId = params.sequence_id as InferRequest['sequenceId'];
+  if (params.sequence_start !== undefined) request.sequenceStart = params.sequence_start as boolean;
+  if (params.sequence_end !== undefined) request.sequenceEnd = params.sequence_end as boolean;
   const bdo = params.binary_data_output;
   if (bdo !== undefined && typeof bdo !== 'boolean') {
     throw ProtocolError.badRequest(`request parameter 'binary_data_output' must be a boolean, got ${JSON.stringify(bdo)}`);

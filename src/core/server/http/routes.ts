@@ -127,8 +127,8 @@ export function looksLikeInfer(method: string, url: string): boolean {
 }
 
 /**
- * Infer requests the native route does not answer (models without a native handle: ensembles,
- * Python and sequence models; and every infer request behind node:https), decoded by the TS codec.
+ * Infer requests the native route does not answer (models without a native handle: ensembles and
+ * Python models; and every infer request behind node:http(s)), decoded by the TS codec.
  */
 async function handleInfer(ctx: RouteContext): Promise<HttpAnswer> {
   const { headers } = ctx.req;

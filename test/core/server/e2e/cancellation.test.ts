@@ -1,6 +1,7 @@
 /**
- * Cancellation of the requests JS answers (a Python model, an ensemble over it; a sequence model
- * and an ensemble over an executor model, whose requests JS queues in the native scheduler) with real clients:
+ * Cancellation with real clients of the requests JS answers (a Python model, an ensemble over it;
+ * an ensemble over an executor model, whose steps JS queues in the native scheduler) and of the
+ * sequence steps the native HTTP and gRPC routes queue through the sequence batcher:
  * a grpc-js call whose deadline passes or that the client cancels, and an HTTP client that resets
  * its connection, while the request waits behind a running one. The request is dropped from the
  * queue (the model never executes it: execution_count stays at one), the client gets
@@ -22,6 +23,7 @@ import { grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { makeTestCertificates, type TestCertificates } from '../helpers/tls-certs.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
 import { repoRoot } from './helpers.js';
+import type { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
 
 const python = pythonForTests();
 const RUN_S = 0.8;  // how long one execute() of `slow` takes
@@ -116,8 +118,8 @@ async function canceledCount(s: Served, model: string): Promise<number> {
 }
 
 /** Sends one binary infer request on a raw socket and resets the connection after `afterMs`. */
-function httpInferThenReset(s: Served, model: string, afterMs: number, input = { name: 'X', shape: [1], bytes: X }): Promise<void> {
-  const header = Buffer.from(JSON.stringify({ inputs: [{ name: input.name, datatype: 'FP32', shape: input.shape, parameters: { binary_data_size: input.bytes.byteLength } }] }));
+function httpInferThenReset(s: Served, model: string, afterMs: number, input = { name: 'X', shape: [1], bytes: X }, parameters?: object): Promise<void> {
+  const header = Buffer.from(JSON.stringify({ parameters, inputs: [{ name: input.name, datatype: 'FP32', shape: input.shape, parameters: { binary_data_size: input.bytes.byteLength } }] }));
   const body = Buffer.concat([header, input.bytes]);
   return new Promise((resolve, reject) => {
     const socket = net.connect(s.http, () => {
@@ -231,7 +233,7 @@ function executorRepository(): string {
 
 const IMAGE = { name: 'image', shape: [1, 1, 28, 28], bytes: Buffer.alloc(784 * 4) };
 
-describe('cancelling requests JS queues in the native scheduler (sequence models, ensemble steps)', () => {
+describe('cancelling requests queued in the native scheduler: ensemble steps (queued by JS), sequence steps (by the native routes)', () => {
   let s: Served;
   let client: GrpcClient;
   beforeAll(async () => {
@@ -266,14 +268,17 @@ describe('cancelling requests JS queues in the native scheduler (sequence models
     expect(stats(s, 'waiting').inference_stats.fail.count).toBe(failed + 1);
   }, 20_000);
 
+  /** A whole sequence (START and END) of one step: cancelled, it also frees its sequence slot. */
+  const sequenceStep = (id: number) => ({
+    model_name: 'accumulator',
+    parameters: { sequence_id: { uint64_param: id }, sequence_start: { bool_param: true }, sequence_end: { bool_param: true } },
+    inputs: [{ name: 'INPUT', datatype: 'FP32', shape: [1, 4] }],
+    raw_input_contents: [Buffer.from(new Float32Array([1, 2, 3, 4]).buffer)],
+  });
+
   it('a sequence step waiting in the queue is dropped when the gRPC client cancels (CANCELLED)', async () => {
     const canceled = await canceledCount(s, 'accumulator');
-    const request = {
-      model_name: 'accumulator',
-      parameters: { sequence_id: { uint64_param: 41 }, sequence_start: { bool_param: true }, sequence_end: { bool_param: true } },
-      inputs: [{ name: 'INPUT', datatype: 'FP32', shape: [1, 4] }],
-      raw_input_contents: [Buffer.from(new Float32Array([1, 2, 3, 4]).buffer)],
-    };
+    const request = sequenceStep(41);
     expect(await grpcCode(client, request, {}, (c) => setTimeout(() => c.cancel(), 300))).toBe(grpc.status.CANCELLED);
     expect(await drained('accumulator')).toBeLessThan(2500);
     expect(stats(s, 'accumulator').execution_count).toBe(0);
@@ -281,5 +286,27 @@ describe('cancelling requests JS queues in the native scheduler (sequence models
     // The model goes on serving: the next sequence is answered once the batcher's delay ends.
     expect(await grpcCode(client, { ...request, parameters: { ...request.parameters, sequence_id: { uint64_param: 42 } } }, { deadline: Date.now() + 10_000 })).toBe(grpc.status.OK);
     expect(stats(s, 'accumulator').execution_count).toBe(1);
+  }, 20_000);
+
+  it('a sequence step the native gRPC route queued is dropped when its deadline passes (DEADLINE_EXCEEDED)', async () => {
+    const ran = stats(s, 'accumulator').execution_count;
+    const canceled = await canceledCount(s, 'accumulator');
+    expect(await grpcCode(client, sequenceStep(43), { deadline: Date.now() + 300 })).toBe(grpc.status.DEADLINE_EXCEEDED);
+    expect(await drained('accumulator')).toBeLessThan(2500);
+    expect(stats(s, 'accumulator').execution_count).toBe(ran);
+    expect(await canceledCount(s, 'accumulator')).toBe(canceled + 1);
+  }, 20_000);
+
+  it('a sequence step the native HTTP route queued is dropped when its client resets the connection', async () => {
+    const front = s.server.http as NativeHttpFrontend;
+    const forwarded = front.forwarded;
+    const ran = stats(s, 'accumulator').execution_count;
+    const canceled = await canceledCount(s, 'accumulator');
+    const input = { name: 'INPUT', shape: [1, 4], bytes: Buffer.from(new Float32Array([1, 2, 3, 4]).buffer) };
+    await httpInferThenReset(s, 'accumulator', 300, input, { sequence_id: 44, sequence_start: true, sequence_end: true });
+    expect(await drained('accumulator')).toBeLessThan(2500);
+    expect(stats(s, 'accumulator').execution_count).toBe(ran);
+    expect(await canceledCount(s, 'accumulator')).toBe(canceled + 1);
+    expect(front.forwarded).toBe(forwarded);  // taken and cancelled by the native route, never handed to JS
   }, 20_000);
 });

@@ -2,8 +2,12 @@
  * One bad request, one message: the same set of requests that break the model's contract goes
  * through HTTP JSON, HTTP binary (the native route), gRPC and the in-process executor of a real
  * server over the real MNIST model, and every path must answer with the very same text (the
- * native core's Normalize words them once) and the matching status.
+ * native core's Normalize words them once) and the matching status. A bad sequence parameter is
+ * refused for models without sequence_batching too (as Triton's front ends refuse it), natively
+ * served or run by JS (an ensemble).
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InferRequest, LoadedModel } from '../../../../src/core/executor/types.js';
@@ -48,8 +52,22 @@ let real: RealServer;
 let grpc: GrpcClient;
 let model: LoadedModel;
 
+/** The repository: MNIST and an ensemble over it (a model JS runs, checked by the same Normalize). */
+function repository(): string {
+  const repo = mnistRepository();
+  mkdirSync(path.join(repo, 'mnist_pipeline', '1'), { recursive: true });
+  writeFileSync(path.join(repo, 'mnist_pipeline', 'config.pbtxt'), [
+    'name: "mnist_pipeline"', 'platform: "ensemble"', 'max_batch_size: 16',
+    'input [ { name: "image" data_type: TYPE_FP32 dims: [ 1, 28, 28 ] } ]',
+    'output [ { name: "logits" data_type: TYPE_FP32 dims: [ 10 ] } ]',
+    'ensemble_scheduling { step [ { model_name: "mnist" model_version: -1 input_map { key: "image" value: "image" } output_map { key: "logits" value: "logits" } } ] }',
+    '',
+  ].join('\n'));
+  return repo;
+}
+
 beforeAll(async () => {
-  real = await startRealServer(mnistRepository());
+  real = await startRealServer(repository());
   grpc = grpcClient(real.grpc);
   model = real.manager.resolve('mnist');
 });
@@ -132,4 +150,30 @@ describe('the same bad request reads the same on every path', () => {
     const res = await call(grpc, 'ModelInfer', { model_name: 'mnist', inputs: [{ name: 'image', datatype: 'FP32', shape: [2, 1, 28, 28] }], raw_input_contents: [Buffer.from(pixels(2))] });
     expect(res.outputs[0].shape.map(Number)).toEqual([2, 10]);
   });
+});
+
+describe('a bad sequence parameter reads the same for models without sequence_batching', () => {
+  const expected = "request parameter 'sequence_start' must be a boolean, got 1";
+  for (const name of ['mnist', 'mnist_pipeline']) {
+    it(`${name}: HTTP JSON, HTTP binary, gRPC and in process`, async () => {
+      const data = Array.from({ length: 784 }, () => 0);
+      const json = await fetch(`${real.http}/v2/models/${name}/infer`, {
+        method: 'POST',
+        body: JSON.stringify({ parameters: { sequence_id: 3, sequence_start: 1 }, inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data }] }),
+      });
+      expect([json.status, ((await json.json()) as { error: string }).error]).toEqual([400, expected]);
+      const header = Buffer.from(JSON.stringify({ parameters: { sequence_start: 1 }, inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], parameters: { binary_data_size: 784 * 4 } }] }));
+      const binary = await fetch(`${real.http}/v2/models/${name}/infer`, {
+        method: 'POST', headers: { 'Inference-Header-Content-Length': String(header.byteLength) }, body: Buffer.concat([header, Buffer.alloc(784 * 4)]),
+      });
+      expect([binary.status, ((await binary.json()) as { error: string }).error]).toEqual([400, expected]);
+      const request = {
+        model_name: name, parameters: { sequence_start: { int64_param: 1 } },
+        inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] }], raw_input_contents: [Buffer.alloc(784 * 4)],
+      };
+      await expect(call(grpc, 'ModelInfer', request)).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT, details: expected });
+      const local = { inputs: [image(1)], sequenceStart: 1 } as unknown as InferRequest;
+      await expect(real.manager.resolve(name).infer(local)).rejects.toThrow(expected);
+    });
+  }
 });
