@@ -7,6 +7,8 @@
 #include <immintrin.h>
 #endif
 
+#include "thread_name.h"
+
 namespace gebe::cpu {
 
 namespace {
@@ -102,6 +104,7 @@ void ThreadPool::Work(uint64_t epoch) {
 }
 
 void ThreadPool::WorkerLoop() {
+  NameThisThread("gebe-intra-op");
   uint64_t seen = state_.load() >> kEpochShift;
   auto fresh = [&] { return (state_.load() >> kEpochShift) != seen || stop_.load(); };
   for (;;) {

@@ -22,7 +22,7 @@ int GrpcServer::Listen() {
     t->data = this;
   }
   loop_.set_busy_poll_us(options_.busy_poll_us);
-  loop_.Start(mailbox_.get());
+  loop_.Start(mailbox_.get(), "gebe-grpc");
   return port;
 }
 

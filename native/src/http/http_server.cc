@@ -20,7 +20,7 @@ int HttpServer::Listen() {
   uv_timer_init(loop_.loop(), &drain_timer_);
   drain_timer_.data = this;
   loop_.set_busy_poll_us(options_.busy_poll_us);
-  loop_.Start(mailbox_.get());
+  loop_.Start(mailbox_.get(), "gebe-http");
   return port;
 }
 

@@ -5,6 +5,7 @@
 #include "net/listen_address.h"
 #include "net/loop_mailbox.h"
 #include "scheduler/clock.h"
+#include "thread_name.h"
 
 namespace gebe {
 
@@ -36,7 +37,8 @@ int LoopThread::Open(const std::string& host, int port, void* owner, uv_connecti
   return BoundPort(&listener_);
 }
 
-void LoopThread::Start(LoopWaker* waker) {
+void LoopThread::Start(LoopWaker* waker, const char* name) {
+  name_ = name;
   waker->Attach(&async_);
   const int rc = uv_thread_create(&thread_, &LoopThread::Main, this);
   if (rc != 0) {
@@ -54,6 +56,7 @@ void LoopThread::RequestClose(uint64_t timeout_ms) {
 }
 
 void LoopThread::Main(void* self) {
+  NameThisThread(static_cast<LoopThread*>(self)->name_);
   auto* loop = &static_cast<LoopThread*>(self)->loop_;
   uv_run(loop, UV_RUN_DEFAULT);
   // Everything is closed; run once more so close callbacks of the last handles complete.

@@ -27,8 +27,9 @@ class LoopThread {
   // the bound port. Throws ListenError (net/listen_address.h) naming the libuv error.
   int Open(const std::string& host, int port, void* owner, uv_connection_cb on_connection, uv_async_cb on_async);
   // JS thread, after Open: attaches the async handle to `waker` and runs the loop on its own
-  // thread until every handle is closed. Throws ListenError (and detaches) on failure.
-  void Start(LoopWaker* waker);
+  // thread, named `name` (a literal: thread_name.h), until every handle is closed. Throws
+  // ListenError (and detaches) on failure.
+  void Start(LoopWaker* waker, const char* name);
   // Any thread: asks for the close and wakes the loop; the server reads it in its async callback.
   void RequestClose(uint64_t timeout_ms);
   bool close_requested() const { return close_requested_.load(); }
@@ -77,6 +78,7 @@ class LoopThread {
   static constexpr int64_t kYieldedToOtherNs = 20000;
   uv_thread_t thread_{};
   LoopWaker* waker_ = nullptr;
+  const char* name_ = "";
   bool loop_initialized_ = false;
   bool started_ = false;
   bool joined_ = false;

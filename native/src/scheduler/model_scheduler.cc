@@ -9,6 +9,7 @@
 
 #include "executor/request_wording.h"
 #include "scheduler/clock.h"
+#include "thread_name.h"
 
 namespace gebe {
 
@@ -19,7 +20,8 @@ ModelScheduler::ModelScheduler(std::string model_name, BatchPolicy policy, bool 
       batched_(batched),
       sink_(sink),
       idle_spin_us_(idle_spin_us),
-      queues_(policy_) {
+      queues_(policy_),
+      poll_decide_us_(RequestQueues<ScheduledRequest>::kNever) {
   for (auto& session : sessions) {
     auto instance = std::make_unique<Instance>();
     instance->session = std::move(session);
@@ -64,7 +66,7 @@ bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_
       return false;
     }
     pending_.fetch_add(1, std::memory_order_relaxed);
-    WakeBatcherIfEarlierLocked(DispatchLocked(now_ns / 1000, expired, wakeups), wakeups);
+    ArmNextDecisionLocked(now_ns / 1000, DispatchLocked(now_ns / 1000, expired, wakeups), wakeups);
     if (!expired.empty()) ++enqueue_handoffs_;
   }
   wakeups.Notify(batcher_cv_);
@@ -117,14 +119,68 @@ int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired, Wakeup
   return std::min(wake, queues_.NextDeadline());
 }
 
-void ModelScheduler::WakeBatcherIfEarlierLocked(int64_t wake_us, Wakeups& wakeups) {
+void ModelScheduler::ArmNextDecisionLocked(int64_t now_us, int64_t wake_us, Wakeups& wakeups) {
+  constexpr int64_t kNever = RequestQueues<ScheduledRequest>::kNever;
+  if (wake_us != kNever && wake_us - now_us <= kMaxSpinWaitUs && AnyInstancePollingLocked()) {
+    poll_decide_us_.store(wake_us, std::memory_order_release);
+    return;
+  }
+  poll_decide_us_.store(kNever, std::memory_order_release);
   if (wake_us < batcher_wake_us_) {
     batcher_wake_us_ = wake_us;
     wakeups.batcher = true;
   }
 }
 
+bool ModelScheduler::AnyInstancePollingLocked() const {
+  for (const auto& instance : instances_) {
+    if (instance->polling && !instance->next) return true;
+  }
+  return false;
+}
+
+void ModelScheduler::DecideNowLocked(std::unique_lock<std::mutex>& lock) {
+  Rejected expired;
+  Wakeups wakeups;
+  const int64_t now_us = SteadyNowNs() / 1000;
+  ArmNextDecisionLocked(now_us, DispatchLocked(now_us, expired, wakeups), wakeups);
+  if (!expired.empty() || !wakeups.instances.empty() || wakeups.batcher) {
+    lock.unlock();
+    wakeups.Notify(batcher_cv_);
+    RejectAll(expired, FailureReason::kQueueTimeout, "Request timeout expired");
+    lock.lock();
+  }
+}
+
+void ModelScheduler::PollForBatch(Instance& instance, std::unique_lock<std::mutex>& lock) {
+  constexpr int64_t kNever = RequestQueues<ScheduledRequest>::kNever;
+  const int64_t spin_until_ns = SteadyNowNs() + idle_spin_us_ * 1000;
+  for (;;) {
+    lock.unlock();
+    while (!instance.assigned.load(std::memory_order_acquire)) {
+      const int64_t now_ns = SteadyNowNs();
+      const int64_t decide_us = poll_decide_us_.load(std::memory_order_acquire);
+      if (decide_us != kNever ? now_ns / 1000 >= decide_us : now_ns >= spin_until_ns) break;
+      std::this_thread::yield();
+    }
+    lock.lock();
+    if (instance.next || stopping_) break;
+    // Under mu_ the decision time is current: it may have been armed or moved meanwhile.
+    const int64_t decide_us = poll_decide_us_.load(std::memory_order_relaxed);
+    if (decide_us == kNever) {
+      if (SteadyNowNs() >= spin_until_ns) break;
+    } else if (SteadyNowNs() / 1000 >= decide_us) {
+      DecideNowLocked(lock);
+      if (instance.next || stopping_) break;
+    }
+  }
+  // Nothing can be left to it: a decision time is kept by a polling instance only while one is
+  // idle, and this one leaves only with a batch, with no time to keep, or when stopping.
+  instance.polling = false;
+}
+
 void ModelScheduler::BatcherLoop() {
+  NameThisThread("gebe-batcher");
   // Queue delays are honoured to the microsecond: without this the kernel may coalesce the
   // timed wake-up by up to 50 µs (the default timer slack).
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -132,7 +188,8 @@ void ModelScheduler::BatcherLoop() {
   while (!stopping_) {
     Rejected expired;
     Wakeups wakeups;
-    const int64_t wake = DispatchLocked(SteadyNowNs() / 1000, expired, wakeups);
+    const int64_t now_us = SteadyNowNs() / 1000;
+    const int64_t wake = DispatchLocked(now_us, expired, wakeups);
     if (!expired.empty() || !wakeups.instances.empty()) {
       lock.unlock();
       wakeups.Notify(batcher_cv_);
@@ -140,46 +197,37 @@ void ModelScheduler::BatcherLoop() {
       lock.lock();
       continue;
     }
-    batcher_wake_us_ = wake;
-    if (wake == RequestQueues<ScheduledRequest>::kNever) {
+    // Keep the next decision time unless a polling instance takes it (it asks nothing of us then).
+    batcher_wake_us_ = RequestQueues<ScheduledRequest>::kNever;
+    ArmNextDecisionLocked(now_us, wake, wakeups);
+    if (batcher_wake_us_ == RequestQueues<ScheduledRequest>::kNever) {
       batcher_cv_.wait(lock);
     } else {
-      batcher_cv_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::microseconds(wake)));
+      batcher_cv_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::microseconds(batcher_wake_us_)));
     }
   }
 }
 
 void ModelScheduler::InstanceLoop(size_t index) {
+  NameThisThread("gebe-instance" + std::to_string(index));
   Instance& instance = *instances_[index];
   std::unique_lock<std::mutex> lock(mu_);
-  bool ran = false;
   for (;;) {
-    if (ran && idle_spin_us_ > 0 && !instance.next && !stopping_) {
-      lock.unlock();
-      const int64_t until = SteadyNowNs() + idle_spin_us_ * 1000;
-      while (!instance.assigned.load(std::memory_order_acquire) && SteadyNowNs() < until) std::this_thread::yield();
-      lock.lock();
-    }
+    if (instance.polling) PollForBatch(instance, lock);
     instance.cv.wait(lock, [&] { return instance.next != nullptr || stopping_; });
     if (!instance.next) return;  // stopping and nothing assigned
     std::unique_ptr<Batch> batch = std::move(instance.next);
     instance.assigned.store(false, std::memory_order_relaxed);
-    ran = true;
     lock.unlock();
     Execute(instance, *batch);
     lock.lock();
     idle_.push_back(index);
     if (draining_) drained_cv_.notify_all();
     if (stopping_) continue;
-    Rejected expired;
-    Wakeups wakeups;
-    WakeBatcherIfEarlierLocked(DispatchLocked(SteadyNowNs() / 1000, expired, wakeups), wakeups);
-    if (!expired.empty() || !wakeups.instances.empty() || wakeups.batcher) {
-      lock.unlock();
-      wakeups.Notify(batcher_cv_);
-      RejectAll(expired, FailureReason::kQueueTimeout, "Request timeout expired");
-      lock.lock();
-    }
+    // It polls for its next batch (PollForBatch) before it sleeps, so it can keep the next
+    // decision time this decision arms.
+    instance.polling = idle_spin_us_ > 0;
+    DecideNowLocked(lock);
   }
 }
 

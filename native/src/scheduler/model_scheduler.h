@@ -6,8 +6,12 @@
 // error filled in. The caller keeps the request's input bytes alive until the hand-back.
 //
 // Threads: the decision runs wherever something changes (the enqueuing thread, an instance
-// thread that just finished), so a request that can go at once never waits for a thread hop;
-// the batcher thread only sleeps until the next queue-delay expiry or request deadline.
+// thread that just finished), so a request that can go at once never waits for a thread hop.
+// The next decision time (a queue delay running out, a request's deadline) is kept by an idle
+// instance that is polling for work anyway, when one is and the time is near (kMaxSpinWaitUs);
+// otherwise by the batcher thread, which only sleeps until then. Waking a sleeping thread is
+// what costs on small VMs (an inter-processor interrupt through the hypervisor, about as much
+// CPU as a request's decode), and under load an instance is nearly always polling.
 #pragma once
 
 #include <atomic>
@@ -81,6 +85,7 @@ class ModelScheduler {
     std::condition_variable cv;            // waits on mu_ for `next`
     std::unique_ptr<Batch> next;           // guarded by mu_
     std::atomic<bool> assigned{false};     // mirrors next != nullptr, for the lock-free idle spin
+    bool polling = false;                  // guarded by mu_: in its idle spin (and so in idle_)
     GatherArena arena;                     // instance thread only
     std::thread thread;
   };
@@ -97,7 +102,16 @@ class ModelScheduler {
   };
   // Expires deadlines and hands batches to idle instances. Returns when to decide again.
   int64_t DispatchLocked(int64_t now_us, Rejected& expired, Wakeups& wakeups);
-  void WakeBatcherIfEarlierLocked(int64_t wake_us, Wakeups& wakeups);
+  // After a decision: who decides next, at wake_us. A polling instance when one is idle and
+  // wake_us is at most kMaxSpinWaitUs away (it then polls until then); else the batcher,
+  // woken only when wake_us is earlier than its timer.
+  void ArmNextDecisionLocked(int64_t now_us, int64_t wake_us, Wakeups& wakeups);
+  bool AnyInstancePollingLocked() const;
+  // An idle instance's poll for its next batch (mu_ held on entry and exit): up to idle_spin_us_,
+  // longer while it keeps a decision time; decides at that time itself.
+  void PollForBatch(Instance& instance, std::unique_lock<std::mutex>& lock);
+  // Runs a decision now and hands over what it produced (mu_ held on entry and exit).
+  void DecideNowLocked(std::unique_lock<std::mutex>& lock);
   void Execute(Instance& instance, Batch& batch);
   void RejectAll(Rejected& requests, FailureReason reason, const std::string& message);
   void Complete(uint64_t seq, std::unique_ptr<CompletedBatch> batch);
@@ -120,6 +134,12 @@ class ModelScheduler {
   bool draining_ = false;                   // guarded by mu_: Stop() waits for the queue to empty
   std::condition_variable drained_cv_;      // waits on mu_ for an empty queue and idle instances
   int64_t batcher_wake_us_ = 0;             // guarded by mu_: when the sleeping batcher wakes
+  // When a polling instance must decide next (kNever: no instance keeps the time). Written under
+  // mu_, read by polling instances without it.
+  std::atomic<int64_t> poll_decide_us_;
+  // The farthest decision time a polling instance keeps: a queue delay of the usual size (Triton's
+  // examples use 100-500 µs); a longer wait goes to the sleeping batcher instead of a spin.
+  static constexpr int64_t kMaxSpinWaitUs = 1000;
   uint64_t next_seq_ = 0;                   // guarded by mu_: dispatch order
   // guarded by mu_: Enqueue calls handing timed-out requests to the sink after unlocking. Stop()
   // waits for them, so nothing reaches the sink after its `closed` batch.

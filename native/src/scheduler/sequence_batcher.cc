@@ -7,6 +7,7 @@
 #include "executor/request_wording.h"
 #include "scheduler/clock.h"
 #include "scheduler/model_scheduler.h"
+#include "thread_name.h"
 
 namespace gebe {
 
@@ -225,6 +226,7 @@ void SequenceBatcher::Deliver(std::unique_ptr<CompletedBatch> batch) {
 }
 
 void SequenceBatcher::ReaperLoop() {
+  NameThisThread("gebe-seq-reaper");
   std::unique_lock<std::mutex> lock(mu_);
   const auto idle = static_cast<int64_t>(std::max<uint64_t>(1, config_.max_idle_us));
   while (!stopping_) {

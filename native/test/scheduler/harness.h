@@ -3,6 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <condition_variable>
 #include <cstring>
 #include <map>
@@ -65,9 +68,14 @@ class Collector : public gebe::CompletionSink {
     cv_.notify_all();
   }
 
+  // A request the scheduler never sends back is a failure, not a hang: a minute is far beyond
+  // any wait these tests set up.
   void WaitDelivered(size_t n) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return delivered_ >= n; });
+    if (!cv_.wait_for(lock, std::chrono::seconds(60), [&] { return delivered_ >= n; })) {
+      std::fprintf(stderr, "FAIL: %zu of %zu requests delivered after 60 s\n", delivered_, n);
+      std::abort();
+    }
   }
   void WaitClosed() {
     std::unique_lock<std::mutex> lock(mu_);

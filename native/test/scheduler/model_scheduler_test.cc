@@ -103,6 +103,27 @@ TEST(SchedulerQueueDelayDispatchesASmallBatch) {
   s.Stop();
 }
 
+// With an idle poll, the instance that just ran keeps the next decision time instead of the
+// batcher thread when the delay is short. Either keeper must send the lone request once the
+// delay has passed, and not before (a slow machine may find the instance asleep already).
+TEST(SchedulerQueueDelayDispatchesASmallBatchWhileAnInstancePolls) {
+  for (uint64_t delay_us : {300u, 3000u}) {  // below and above kMaxSpinWaitUs
+    Collector sink;
+    Inputs inputs;
+    RunLog log;
+    gebe::ModelScheduler s("m", Final(Policy(true, 8, {4}, delay_us)), true, Sessions(1, {}, nullptr, &log), &sink,
+                           /*idle_spin_us=*/20000);
+    CHECK(Enqueue(s, inputs.Make(1, 1, 2, 1)));
+    sink.WaitDelivered(1);
+    CHECK(Enqueue(s, inputs.Make(2, 1, 2, 2)));  // the instance is polling (for 20 ms) by now
+    sink.WaitDelivered(2);
+    CHECK_EQ(log.Snapshot(), (std::vector<int64_t>{1, 1}));
+    gebe::StatisticsSnapshot st = s.Stats();
+    CHECK(st.queue.ns >= 2 * delay_us * 1000);  // both waited the whole delay
+    s.Stop();
+  }
+}
+
 TEST(SchedulerPadsToTheNextGearAndDropsPaddingRows) {
   Collector sink;
   Inputs inputs;
