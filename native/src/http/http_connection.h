@@ -73,6 +73,7 @@ class HttpConnection {
   // A whole {"error": message} answer with Connection: close.
   void WriteError(int status, const std::string& message);
   static void OnWrite(uv_write_t* req, int status);
+  static void OnWrittenAtOnce(uv_idle_t* idle);
   void WriteDone();
   void ShutdownAndLinger();
   void ArmTimer(uint64_t ms);
@@ -81,6 +82,10 @@ class HttpConnection {
   uint64_t id_;
   uv_tcp_t client_{};
   uv_timer_t timer_{};
+  // Runs WriteDone after a write that went out whole at once. An idle handle, not a check one:
+  // while it is active the loop does not block in its poll, so a write made outside the poll
+  // phase (a timer's 408) is not left waiting for the next socket event.
+  uv_idle_t written_idle_{};
   int open_handles_ = 0;
   State state_ = State::kReading;
   llhttp_t parser_{};

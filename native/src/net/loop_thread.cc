@@ -68,6 +68,7 @@ void LoopThread::KeepPolling() {
   auto* handle = reinterpret_cast<uv_handle_t*>(&busy_poll_);
   if (busy_poll_ns_ == 0 || uv_is_closing(handle)) return;
   busy_poll_until_ns_ = SteadyNowNs() + busy_poll_ns_;
+  worked_ = true;
   if (!uv_is_active(handle)) uv_idle_start(&busy_poll_, &LoopThread::OnBusyPoll);
 }
 
@@ -76,6 +77,13 @@ void LoopThread::OnBusyPoll(uv_idle_t* idle) {
   const int64_t before = SteadyNowNs();
   if (before >= self->busy_poll_until_ns_) {
     uv_idle_stop(idle);  // the next uv__io_poll sleeps until an event
+    return;
+  }
+  // The last iteration had work: poll again at once. Under load nearly every iteration has
+  // some, and a yield there is a system call (and on some VMs a trip through the hypervisor)
+  // that finds nothing to give way to.
+  if (self->worked_) {
+    self->worked_ = false;
     return;
   }
   // Another runnable thread on this CPU (a model instance, the client) goes first. If one ran,

@@ -73,6 +73,7 @@ class LoopThread {
   uv_idle_t busy_poll_{};
   int64_t busy_poll_ns_ = 0;
   int64_t busy_poll_until_ns_ = 0;
+  bool worked_ = false;  // KeepPolling ran since the last OnBusyPoll
   static void OnBusyPoll(uv_idle_t* idle);
   // A sched_yield that returns later than this ran another thread.
   static constexpr int64_t kYieldedToOtherNs = 20000;
