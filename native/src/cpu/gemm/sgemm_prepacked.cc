@@ -71,6 +71,12 @@ void SgemmPrepackedPanels(const float* a_panels, int64_t m, int64_t k, int64_t k
 
 namespace {
 
+// Few rows of A: packing B would cost about as much as the multiply, so a B that is a plain
+// matrix (pointwise convolutions) is read in place; only a partial last panel is packed.
+bool ReadsBInPlace(const PackedA& a, const BRowSource& b) {
+  return b.direct && ActiveKernels().block_strided && a.m <= 48;
+}
+
 // One thread, columns [j0, j1) of C: k slices outermost; each slice of B (kc × nb) is packed into
 // `slice` right before use, so it is read from L2 by every row block of A, and the C block (m × nb)
 // stays in L2 between slices. The epilogue runs on each row block after the last slice.
@@ -82,9 +88,7 @@ void BlockKOuter(const PackedA& a, const BRowSource& b, int64_t n, int64_t j0, i
   thread_local std::vector<float> row;
   if (!b.direct && row.size() < size_t(nb)) row.resize(size_t(nb));
   BlockEpilogue epi(ep);
-  // Few rows of A: packing B would cost about as much as the multiply, so a B that is a plain
-  // matrix (pointwise convolutions) is read in place; only a partial last panel is packed.
-  bool in_place = b.direct && kernels.block_strided && m <= 48;
+  bool in_place = ReadsBInPlace(a, b);
   int64_t full = in_place ? nb / kNR * kNR : 0;  // columns read in place
   for (int64_t k0 = 0; k0 < k; k0 += a.kc) {
     int64_t kc = std::min(a.kc, k - k0);
@@ -137,6 +141,11 @@ void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float*
   if (threads > 1 && blocks >= 2 * threads) blocks = (blocks + threads - 1) / threads * threads;
   nb = PadTo((n + blocks - 1) / blocks, kNR);
   blocks = (n + nb - 1) / nb;
+  if (threads > 1 && blocks < 2 * threads && ReadsBInPlace(a, b)) {
+    // B is read in place, so narrower blocks cost no packing: two per thread, whole panels.
+    nb = std::max<int64_t>(kNR, PadTo((n + 2 * threads - 1) / (2 * threads), kNR));
+    blocks = (n + nb - 1) / nb;
+  }
   if (threads > 1 && blocks < 2 * threads) {
     // Too few column blocks to share: pack all of B, then split the tiles.
     PackAllRows(a, n, b, b_buffer, pool);
