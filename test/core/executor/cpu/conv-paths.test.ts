@@ -70,6 +70,8 @@ const cases: ConvCase[] = [
   { name: 'pointwise 1x1', input: [1, 40, 30, 30], out: 33, kernel: [1, 1], activation: 'Relu' },
   { name: 'pointwise 1x1, 16 channels, whole panels', input: [1, 24, 16, 16], out: 16, kernel: [1, 1], activation: 'Clip' },
   { name: 'pointwise 1x1, deep k', input: [1, 300, 10, 10], out: 20, kernel: [1, 1] },
+  { name: 'pointwise 1x1, 96 channels, whole input within half an L2 (read in place)', input: [1, 384, 14, 14], out: 96, kernel: [1, 1], activation: 'Relu' },
+  { name: 'pointwise 1x1, 96 channels, input past half an L2 (packed)', input: [1, 700, 14, 14], out: 96, kernel: [1, 1] },
   { name: 'strided 1x1', input: [1, 24, 15, 15], out: 12, kernel: [1, 1], strides: [2, 2] },
   // Stride 1 without pads: the GEMM reads the input through the taps' offsets (implicit im2col).
   { name: 'no pads 3x3 + Relu', input: [1, 7, 30, 33], out: 20, kernel: [3, 3], activation: 'Relu' },
