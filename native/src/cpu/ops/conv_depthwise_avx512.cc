@@ -254,60 +254,156 @@ GEBE_AVX512 void Rows9(const DepthwiseJob& d, int64_t p0, int64_t p1) {
 // input columns q + 2i + kw·dw (q = 32j − pw) of the kernel's rows: tap (kh, kw) is the even lanes
 // of the two loads at q + kw·dw, q + kw·dw + 16. With dw = 1 one pair serves all three kernel
 // columns: kw = 0 its even lanes, kw = 1 its odd lanes, kw = 2 the even lanes moved down one with
-// column q + 32 (a third, one-lane load) coming in. Loads are masked to the image's columns, so
-// the padding reads as zero; lanes past the row's last output compute values never stored.
-GEBE_AVX512 void Wide2(const DepthwiseJob& d, int64_t p0, int64_t p1) {
+// column q + 32 (a third, one-lane load) coming in. Loads are masked to the image's columns only in
+// the blocks that reach past them (the padding reads as zero; lanes past the row's last output
+// compute values never stored): masked loads and stores cost several times a plain one on Zen 4.
+struct Wide2Block {
+  // masks[kw][h]: load h (0, 1: 16 columns each; 2: one column) of kernel column kw.
+  __mmask16 masks[3][3];
+  bool inside;  // every column the block reads is in the image: plain loads
+};
+
+template <bool kMasked>
+GEBE_AVX512 inline __m512 Wide2Load(const Wide2Block& b, int kw, int h, const float* p) {
+  return kMasked ? _mm512_maskz_loadu_ps(b.masks[kw][h], p) : _mm512_loadu_ps(p);
+}
+
+// The three taps of one kernel row for one block: kernel column kw's 16 inputs in t[kw].
+// kMasked: loads masked by b.masks; kAdjacent: dw = 1, one pair of loads serves all three
+// columns. Always inlined, so the taps and the accumulators they feed stay in registers.
+template <bool kMasked, bool kAdjacent>
+GEBE_AVX512 inline __attribute__((always_inline)) void Wide2Taps(const float* xr, const Wide2Block& b, int64_t dw,
+                                                                  __m512i even, __m512i odd, __m512* t) {
+  if (kAdjacent) {
+    const __m512 lo = Wide2Load<kMasked>(b, 0, 0, xr), hi = Wide2Load<kMasked>(b, 0, 1, xr + 16);
+    t[0] = _mm512_permutex2var_ps(lo, even, hi);
+    t[1] = _mm512_permutex2var_ps(lo, odd, hi);
+    const __m512 next = kMasked ? _mm512_maskz_loadu_ps(b.masks[0][2], xr + 32) : _mm512_castps128_ps512(_mm_load_ss(xr + 32));
+    t[2] = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(t[0]), 1));
+    return;
+  }
+#pragma GCC unroll 3
+  for (int kw = 0; kw < 3; ++kw) {
+    const float* xt = xr + kw * dw;
+    t[kw] = _mm512_permutex2var_ps(Wide2Load<kMasked>(b, kw, 0, xt), even, Wide2Load<kMasked>(b, kw, 1, xt + 16));
+  }
+}
+
+// a[kw] += wk[kw] · t[kw] (one kernel row of weights wk[0..2]).
+GEBE_AVX512 inline __attribute__((always_inline)) void Wide2Fma(const __m512* t, const __m512* wk, __m512* a) {
+#pragma GCC unroll 3
+  for (int kw = 0; kw < 3; ++kw) a[kw] = _mm512_fmadd_ps(wk[kw], t[kw], a[kw]);
+}
+
+// The outputs of block b in `count` (1 or 2) consecutive output rows, before the clamp: row k
+// reads input rows rows[2k], rows[2k + 1], rows[2k + 2] (null: outside the image, read as zero
+// padding), so two rows share their middle input row (stride 2, dilation 1) and load it once.
+template <bool kMasked, bool kAdjacent, int kRows>
+GEBE_AVX512 inline __attribute__((always_inline)) void Wide2Vectors(const float* const* rows, int64_t q,
+                                                                     const __m512* wv, __m512 bv, const Wide2Block& b,
+                                                                     int64_t dw, __m512i even, __m512i odd,
+                                                                     __m512* out) {
+  __m512 a[2][3], t[3];
+#pragma GCC unroll 2
+  for (int k = 0; k < kRows; ++k) {
+    a[k][0] = bv;
+    a[k][1] = a[k][2] = _mm512_setzero_ps();
+  }
+#pragma GCC unroll 5
+  for (int r = 0; r < 2 * kRows + 1; ++r) {
+    if (rows[r] == nullptr) continue;
+    Wide2Taps<kMasked, kAdjacent>(rows[r] + q, b, dw, even, odd, t);
+    // Input row r is kernel row r - 2k of output row k.
+    if (r <= 2) Wide2Fma(t, wv + 3 * r, a[0]);
+    if (kRows == 2 && r >= 2) Wide2Fma(t, wv + 3 * (r - 2), a[1]);
+  }
+#pragma GCC unroll 2
+  for (int k = 0; k < kRows; ++k) out[k] = Sum3(a[k][0], a[k][1], a[k][2]);
+}
+
+// `count` (1 or 2) output rows from yr on: row k from input rows rows[2k .. 2k + 2].
+template <bool kAdjacent, int kRows>
+GEBE_AVX512 inline __attribute__((always_inline)) void Wide2OutputRows(const float* const* rows, float* yr,
+                                                                        const Wide2Block* block, int64_t blocks,
+                                                                        int64_t ow, int64_t pw, int64_t dw,
+                                                                        const __m512* wv, __m512 bv,
+                                                                        const RowClamp& clamp, __m512 lo, __m512 hi) {
+  const __m512i even = EvenLanes(), odd = OddLanes();
+  for (int64_t j = 0; j < blocks; ++j) {
+    const Wide2Block& b = block[j];
+    const int64_t q = 32 * j - pw;
+    __m512 out[2];
+    if (b.inside) {
+      Wide2Vectors<false, kAdjacent, kRows>(rows, q, wv, bv, b, dw, even, odd, out);
+    } else {
+      Wide2Vectors<true, kAdjacent, kRows>(rows, q, wv, bv, b, dw, even, odd, out);
+    }
+#pragma GCC unroll 2
+    for (int k = 0; k < kRows; ++k) {
+      const __m512 v = ClampVector(out[k], clamp, lo, hi);
+      float* y = yr + k * ow + 16 * j;
+      if (16 * j + 16 <= ow) {
+        _mm512_storeu_ps(y, v);
+      } else {
+        _mm512_mask_storeu_ps(y, Lanes(ow - 16 * j), v);
+      }
+    }
+  }
+}
+
+template <bool kAdjacent>
+GEBE_AVX512 void Wide2Planes(const DepthwiseJob& d, int64_t p0, int64_t p1) {
   const Geo2& g = d.g;
-  const int64_t blocks = (g.ow + 15) / 16;
-  // cols[j][kw][h]: load h (0, 1: 16 columns each; 2: one column) of kernel column kw, block j.
-  __mmask16 cols[kWide2MaxOutputs / 16][3][3];
-  for (int64_t j = 0; j < blocks; ++j)
+  const int64_t blocks = (g.ow + 15) / 16, ow = g.ow, oh_count = g.oh, ih = g.ih, iw = g.iw, dw = g.dw;
+  Wide2Block block[kWide2MaxOutputs / 16];
+  for (int64_t j = 0; j < blocks; ++j) {
+    block[j].inside = true;
     for (int64_t kw = 0; kw < 3; ++kw)
       for (int64_t h = 0; h < 3; ++h) {
-        const int64_t first = 32 * j - g.pw + kw * g.dw + 16 * h;
+        const int64_t first = 32 * j - g.pw + kw * dw + 16 * h;
         unsigned bits = 0;
         for (int64_t i = 0; i < (h == 2 ? 1 : 16); ++i)
-          if (first + i >= 0 && first + i < g.iw) bits |= 1u << i;
-        cols[j][kw][h] = __mmask16(bits);
+          if (first + i >= 0 && first + i < iw) bits |= 1u << i;
+        block[j].masks[kw][h] = __mmask16(bits);
+        // The plain path's third load (dw = 1) reads one column; with dw > 1 there is none.
+        if (h < 2 || kAdjacent) block[j].inside &= bits == (h == 2 ? 1u : 0xffffu);
       }
-  const __m512i even = EvenLanes(), odd = OddLanes();
-  const __m512 lo = _mm512_set1_ps(d.clamp.lo), hi = _mm512_set1_ps(d.clamp.hi);
-  const bool adjacent = g.dw == 1;
+  }
+  // Output rows oh and oh + 1 share an input row when the kernel's last row of one is the
+  // first of the next.
+  const bool pairs = g.sh == 2 * g.dh;
+  const RowClamp clamp = d.clamp;
+  const __m512 lo = _mm512_set1_ps(clamp.lo), hi = _mm512_set1_ps(clamp.hi);
   for (PlaneWalk at(d, p0); at.p < p1; at.Next()) {
     const float* xc = at.x();
     float* yc = at.y();
     __m512 wv[9];
     Broadcast9(at.w(), wv);
     const __m512 bv = _mm512_set1_ps(at.bias());
-    for (int64_t oh = 0; oh < g.oh; ++oh) {
-      for (int64_t j = 0; j < blocks; ++j) {
-        const __mmask16(*mk)[3] = cols[j];
-        __m512 acc[3] = {bv, _mm512_setzero_ps(), _mm512_setzero_ps()};
-        for (int64_t kh = 0; kh < 3; ++kh) {
-          const int64_t r = oh * g.sh + kh * g.dh - g.ph;
-          if (r < 0 || r >= g.ih) continue;
-          const float* xr = xc + r * g.iw + 32 * j - g.pw;
-          const __m512* wk = wv + kh * 3;
-          if (adjacent) {
-            const __m512 a = _mm512_maskz_loadu_ps(mk[0][0], xr), b = _mm512_maskz_loadu_ps(mk[0][1], xr + 16);
-            const __m512 e = _mm512_permutex2var_ps(a, even, b);
-            const __m512 next = _mm512_maskz_loadu_ps(mk[0][2], xr + 32);
-            const __m512 e2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(e), 1));
-            acc[0] = _mm512_fmadd_ps(wk[0], e, acc[0]);
-            acc[1] = _mm512_fmadd_ps(wk[1], _mm512_permutex2var_ps(a, odd, b), acc[1]);
-            acc[2] = _mm512_fmadd_ps(wk[2], e2, acc[2]);
-            continue;
-          }
-          for (int64_t kw = 0; kw < 3; ++kw) {
-            const float* xt = xr + kw * g.dw;
-            const __m512 a = _mm512_maskz_loadu_ps(mk[kw][0], xt), b = _mm512_maskz_loadu_ps(mk[kw][1], xt + 16);
-            acc[kw] = _mm512_fmadd_ps(wk[kw], _mm512_permutex2var_ps(a, even, b), acc[kw]);
-          }
-        }
-        __m512 out = ClampVector(Sum3(acc[0], acc[1], acc[2]), d.clamp, lo, hi);
-        _mm512_mask_storeu_ps(yc + oh * g.ow + 16 * j, Lanes(g.ow - 16 * j), out);
+    auto input_row = [&](int64_t r) { return r < 0 || r >= ih ? nullptr : xc + r * iw; };
+    int64_t oh = 0;
+    if (pairs) {
+      for (; oh + 2 <= oh_count; oh += 2) {
+        const int64_t top = oh * g.sh - g.ph;
+        const float* rows[5];
+        for (int64_t k = 0; k < 5; ++k) rows[k] = input_row(top + k * g.dh);
+        Wide2OutputRows<kAdjacent, 2>(rows, yc + oh * ow, block, blocks, ow, g.pw, dw, wv, bv, clamp, lo, hi);
       }
     }
+    for (; oh < oh_count; ++oh) {
+      const int64_t top = oh * g.sh - g.ph;
+      const float* rows[3];
+      for (int64_t k = 0; k < 3; ++k) rows[k] = input_row(top + k * g.dh);
+      Wide2OutputRows<kAdjacent, 1>(rows, yc + oh * ow, block, blocks, ow, g.pw, dw, wv, bv, clamp, lo, hi);
+    }
+  }
+}
+
+GEBE_AVX512 void Wide2(const DepthwiseJob& d, int64_t p0, int64_t p1) {
+  if (d.g.dw == 1) {
+    Wide2Planes<true>(d, p0, p1);
+  } else {
+    Wide2Planes<false>(d, p0, p1);
   }
 }
 
