@@ -278,8 +278,11 @@ GEBE_AVX512 inline __attribute__((always_inline)) void Wide2Taps(const float* xr
     const __m512 lo = Wide2Load<kMasked>(b, 0, 0, xr), hi = Wide2Load<kMasked>(b, 0, 1, xr + 16);
     t[0] = _mm512_permutex2var_ps(lo, even, hi);
     t[1] = _mm512_permutex2var_ps(lo, odd, hi);
-    const __m512 next = kMasked ? _mm512_maskz_loadu_ps(b.masks[0][2], xr + 32) : _mm512_castps128_ps512(_mm_load_ss(xr + 32));
-    t[2] = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(t[0]), 1));
+    const __m512 next = kMasked ? _mm512_maskz_loadu_ps(b.masks[0][2], xr + 32) : _mm512_zextps128_ps512(_mm_load_ss(xr + 32));
+    // All 16 lanes written: the mask form only names a pass-through, which GCC's unmasked form
+    // leaves undefined (and warns about once inlined).
+    const __m512i e = _mm512_castps_si512(t[0]);
+    t[2] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(e, __mmask16(0xffff), _mm512_castps_si512(next), e, 1));
     return;
   }
 #pragma GCC unroll 3
