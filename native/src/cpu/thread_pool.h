@@ -14,6 +14,7 @@
 // nested ParallelFor (a kernel body that itself calls ParallelFor) simply runs inline.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -32,6 +33,14 @@ class ThreadPool;
 // batch's images already spread over the threads run their own work single-threaded).
 template <typename F>
 void ParallelForOrInline(ThreadPool* pool, int64_t n, int64_t grain, F&& fn);
+
+// fn over [0, n) in one contiguous range per thread (fewer where ranges would hold less than
+// min_grain items; the last may hold less). The calling thread claims first, so it nearly always runs the first range and
+// a worker the next, the same on every call: consecutive phases that split the same rows or
+// positions this way find each thread's part of the data in that thread's own cache, where chunks
+// claimed in any order would pull half of it from the other core's.
+template <typename F>
+void ParallelForContiguous(ThreadPool* pool, int64_t n, int64_t min_grain, F&& fn);
 
 class ThreadPool {
  public:
@@ -97,6 +106,12 @@ template <typename F>
 void ParallelForOrInline(ThreadPool* pool, int64_t n, int64_t grain, F&& fn) {
   if (pool) pool->ParallelFor(n, grain, fn);
   else fn(int64_t(0), n);
+}
+
+template <typename F>
+void ParallelForContiguous(ThreadPool* pool, int64_t n, int64_t min_grain, F&& fn) {
+  const int64_t threads = pool ? pool->size() : 1;
+  ParallelForOrInline(pool, n, std::max<int64_t>(min_grain, (n + threads - 1) / threads), fn);
 }
 
 }  // namespace gebe::cpu

@@ -3,12 +3,15 @@
 // covered exactly once for many sizes, grains and pool sizes (including more threads than
 // cores), workers that park and are woken again, nested and concurrent calls (which run
 // inline), exceptions from a chunk, and pools created and destroyed in quick succession.
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cpu/thread_pool.h"
@@ -59,6 +62,35 @@ void Coverage() {
       pool.ParallelFor(n, 1, [&](int64_t b, int64_t e) { total.fetch_add(e - b, std::memory_order_relaxed); });
     }
     Check(total.load() == expected, "back-to-back jobs of varying size cover every index");
+  }
+}
+
+// ParallelForContiguous: every index once, in at most one contiguous range per thread, none but
+// the last shorter than min_grain.
+void Contiguous() {
+  for (int threads : {1, 2, 3, 8}) {
+    ThreadPool pool(threads);
+    for (int64_t n : {0, 1, 2, 7, 58, 197, 100003}) {
+      for (int64_t min_grain : {1, 8, 1 << 20}) {
+        const std::string what = "contiguous, " + std::to_string(threads) + " threads, n=" + std::to_string(n) +
+                                 ", min_grain=" + std::to_string(min_grain);
+        std::mutex mu;
+        std::vector<std::pair<int64_t, int64_t>> ranges;
+        gebe::cpu::ParallelForContiguous(&pool, n, min_grain, [&](int64_t b, int64_t e) {
+          std::lock_guard<std::mutex> lock(mu);
+          ranges.emplace_back(b, e);
+        });
+        std::sort(ranges.begin(), ranges.end());
+        int64_t next = 0;
+        for (const auto& [b, e] : ranges) {
+          Check(b == next && e > b, what + ": ranges tile [0, n)");
+          Check(e - b >= min_grain || e == n, what + ": a range shorter than min_grain");
+          next = e;
+        }
+        Check(next == n, what + ": covers [0, n)");
+        Check(int64_t(ranges.size()) <= threads, what + ": at most one range per thread");
+      }
+    }
   }
 }
 
@@ -123,6 +155,7 @@ void CreateDestroy() {
 
 int main() {
   Coverage();
+  Contiguous();
   ParkAndWake();
   NestedAndConcurrent();
   Exceptions();

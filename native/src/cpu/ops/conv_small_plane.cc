@@ -123,10 +123,44 @@ void PackPositions(const ChannelsLast& xl, int64_t cg, const Geo2& g, int64_t p0
   }
 }
 
+// Product rows for positions [p0, p0 + rows) (row r at pr + r·ld, channel m at column m − c0) →
+// channels [c0, c1) of yg's planes (c0 a multiple of kNR), in 16 × 16 blocks (16 channels: one
+// cache line of each product row), then the GEMM's own epilogue over those rows while they are
+// in cache: bias and clamp as a tile's, any other activation over each row.
+void WriteProductBlock(const float* pr, int64_t ld, int64_t p0, int64_t rows, int64_t c0, int64_t c1, int64_t n,
+                       const RowEpilogue& ep, float* yg) {
+  gemm_detail::TileEpilogue tile;
+  const bool fused = gemm_detail::FusableEpilogue(ep, &tile);
+  const auto transpose = gemm_detail::ActiveKernels().transpose_block;
+  for (int64_t m0 = c0; m0 < c1; m0 += kNR) {
+    const int64_t m1 = std::min(c1, m0 + kNR);
+    const float* src = pr + (m0 - c0);
+    float* dst = yg + m0 * n + p0;
+    gemm_detail::TileEpilogue te = tile;
+    if (te.bias) te.bias += m0;
+    if (transpose) {
+      // 16 × 16 blocks in registers, the bias and clamp applied on the way out.
+      for (int64_t r = 0; r < rows; r += 16)
+        transpose(src + r * ld, ld, std::min<int64_t>(16, rows - r), m1 - m0, dst + r, n, fused ? &te : nullptr);
+    } else {
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t m = m0; m < m1; ++m) dst[(m - m0) * n + r] = src[r * ld + (m - m0)];
+      if (fused) gemm_detail::ApplyTileEpilogue(te, dst, n, m1 - m0, rows);
+    }
+    if (!fused && !ep.empty()) {  // an activation that is not a clamp, over each row
+      RowEpilogue act = ep;
+      if (act.bias) act.bias += m0;
+      gemm_detail::ApplyRowEpilogue(act, dst, n, m1 - m0, rows);
+    }
+  }
+}
+
 // The product Yᵀ = im2col(X)ᵀ · Wᵀ (n positions × mg channels, row stride mg) with the A rows read
 // in place from the channels-last input by kernels.block_direct: no A panels are packed.
+// With yg, each task writes its block to yg's planes (WriteProductBlock, epilogue ep) as soon as
+// it is done, from a scratch tile of its own that stays in cache, and `product` is not used.
 void DirectProduct(const ChannelsLast& xl, int64_t cg, const Geo2& g, const PackedB& w, int64_t n, int64_t mg,
-                   float* product, ThreadPool* pool) {
+                   float* product, const RowEpilogue& ep, float* yg, ThreadPool* pool) {
   const auto& kernels = gemm_detail::ActiveKernels();
   thread_local std::vector<int64_t> rows, run_offset, run_count, first_run;
   rows.resize(size_t(n));
@@ -154,54 +188,41 @@ void DirectProduct(const ChannelsLast& xl, int64_t cg, const Geo2& g, const Pack
   const int64_t* run_at = run_offset.data();
   const int64_t* count_at = run_count.data();
   const int64_t* first_at = first_run.data();
-  ForEachClaimed(pool, tasks.m_blocks * n_blocks, [&](int64_t t) {
-    int64_t i0 = (t / n_blocks) * mc, j0 = (t % n_blocks) * nc;
-    int64_t mh = std::min(mc, n - i0), nw = std::min(nc, mg - j0);
-    int64_t block = 0;
-    for (int64_t k0 = 0; k0 < w.k; k0 += w.kc, ++block) {
-      int64_t kc = std::min(w.kc, w.k - k0);
-      gemm_detail::DirectRows a;
-      a.x = xl.data;
-      a.row_offset = row_at + i0;
-      a.run_offset = run_at + first_at[block];
-      a.run_count = count_at + first_at[block];
-      a.runs = first_at[block + 1] - first_at[block];
-      const float* bp = w.data.data() + k0 * n_padded + (j0 / kNR) * kc * kNR;
-      kernels.block_direct(a, mh, bp, kc, nw, product + i0 * mg + j0, mg, k0 > 0);
+  // Position blocks in order, one contiguous run per thread: the rows CopyChannelsLast wrote on
+  // the same thread (ParallelForContiguous), and the columns of yg's planes the next convolution's
+  // CopyChannelsLast will read there.
+  ParallelForContiguous(pool, tasks.m_blocks * n_blocks, 1, [&](int64_t t0, int64_t t1) {
+    thread_local std::vector<float> tile;
+    if (yg != nullptr && tile.size() < size_t(mc * nc)) tile.resize(size_t(mc * nc));
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t i0 = (t / n_blocks) * mc, j0 = (t % n_blocks) * nc;
+      int64_t mh = std::min(mc, n - i0), nw = std::min(nc, mg - j0);
+      float* c = yg != nullptr ? tile.data() : product + i0 * mg + j0;
+      const int64_t ldc = yg != nullptr ? nc : mg;
+      int64_t block = 0;
+      for (int64_t k0 = 0; k0 < w.k; k0 += w.kc, ++block) {
+        int64_t kc = std::min(w.kc, w.k - k0);
+        gemm_detail::DirectRows a;
+        a.x = xl.data;
+        a.row_offset = row_at + i0;
+        a.run_offset = run_at + first_at[block];
+        a.run_count = count_at + first_at[block];
+        a.runs = first_at[block + 1] - first_at[block];
+        const float* bp = w.data.data() + k0 * n_padded + (j0 / kNR) * kc * kNR;
+        kernels.block_direct(a, mh, bp, kc, nw, c, ldc, k0 > 0);
+      }
+      if (yg != nullptr) WriteProductBlock(c, ldc, i0, mh, j0, j0 + nw, n, ep, yg);
     }
   });
 }
 
-// product[p][m] → yg[m][p], 16 channels at a time (one cache line of each product row), then
-// the GEMM's own epilogue over those rows while they are in cache: bias and clamp as a tile's,
-// any other activation over each row.
+// The whole product (n positions × mg channels, row stride mg) → yg's planes, split by positions
+// contiguously per thread, as DirectProduct and the next convolution's CopyChannelsLast split them.
 void WriteChannelPlanes(const float* pr, int64_t n, int64_t mg, const RowEpilogue& ep, float* yg, ThreadPool* pool) {
-  int64_t blocks = (mg + kNR - 1) / kNR;
-  gemm_detail::TileEpilogue tile;
-  const bool fused = gemm_detail::FusableEpilogue(ep, &tile);
-  const auto transpose = gemm_detail::ActiveKernels().transpose_block;
-  ParallelForOrInline(pool, blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kNR)), [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) {
-      int64_t m0 = b * kNR, m1 = std::min(mg, m0 + kNR);
-      gemm_detail::TileEpilogue rows = tile;
-      if (rows.bias) rows.bias += m0;
-      if (transpose) {
-        // 16 × 16 blocks in registers, the bias and clamp applied on the way out.
-        for (int64_t p = 0; p < n; p += 16)
-          transpose(pr + p * mg + m0, mg, std::min<int64_t>(16, n - p), m1 - m0, yg + m0 * n + p, n, fused ? &rows : nullptr);
-      } else {
-        for (int64_t p = 0; p < n; ++p) {
-          const float* src = pr + p * mg;
-          for (int64_t m = m0; m < m1; ++m) yg[m * n + p] = src[m];
-        }
-        if (fused) gemm_detail::ApplyTileEpilogue(rows, yg + m0 * n, n, m1 - m0, n);
-      }
-      if (!fused && !ep.empty()) {  // an activation that is not a clamp, over each row
-        RowEpilogue act = ep;
-        if (act.bias) act.bias += m0;
-        gemm_detail::ApplyRowEpilogue(act, yg + m0 * n, n, m1 - m0, n);
-      }
-    }
+  const int64_t position_blocks = (n + 15) / 16;
+  ParallelForContiguous(pool, position_blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 16 * mg)), [&](int64_t q0, int64_t q1) {
+    const int64_t p0 = 16 * q0, p1 = std::min(n, 16 * q1);
+    WriteProductBlock(pr + p0 * mg, mg, p0, p1 - p0, 0, mg, n, ep, yg);
   });
 }
 
@@ -244,18 +265,20 @@ void SmallPlaneConv(const float* xg, int64_t cg, int64_t mg, const Geo2& g, cons
   xl.hp = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
   xl.wp = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
   if (channels_last.size() < size_t(xl.hp * xl.wp * cg)) channels_last.resize(size_t(xl.hp * xl.wp * cg));
-  // 16 floats of slack so the product starts on a cache line: threads write column blocks of its
-  // rows, and a line shared across a block edge would bounce between them on every k slice.
-  if (product.size() < size_t(n * mg + 16)) product.resize(size_t(n * mg + 16));
   // Plain pointers for the lambdas: a thread_local named inside one is the running thread's own.
   float* cl = channels_last.data();
   xl.data = cl;
-  ParallelForOrInline(pool, xl.hp, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, xl.wp * cg)), [&](int64_t r0, int64_t r1) {
+  ParallelForContiguous(pool, xl.hp, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, xl.wp * cg)), [&](int64_t r0, int64_t r1) {
     CopyChannelsLast(xg, cg, g, xl, cl, r0, r1);
   });
+  const bool direct = gemm_detail::ActiveKernels().block_direct != nullptr;
+  if (direct && !pool_2x2) return DirectProduct(xl, cg, g, w, n, mg, nullptr, ep, yg, pool);
+  // 16 floats of slack so the product starts on a cache line: threads write column blocks of its
+  // rows, and a line shared across a block edge would bounce between them on every k slice.
+  if (product.size() < size_t(n * mg + 16)) product.resize(size_t(n * mg + 16));
   float* pr_out = product.data() + (16 - (reinterpret_cast<uintptr_t>(product.data()) / sizeof(float)) % 16) % 16;
-  if (gemm_detail::ActiveKernels().block_direct) {
-    DirectProduct(xl, cg, g, w, n, mg, pr_out, pool);
+  if (direct) {
+    DirectProduct(xl, cg, g, w, n, mg, pr_out, RowEpilogue{}, nullptr, pool);
   } else {
     if (panels.size() < size_t(k * n_padded)) panels.resize(size_t(k * n_padded));
     float* pa = panels.data();
