@@ -93,14 +93,18 @@ void ThreadPool::Work(uint64_t epoch) {
     auto call = call_.load(std::memory_order_relaxed);
     if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_relaxed)) continue;
     int64_t begin = index * chunk;
-    try {
-      call(fn, begin, std::min(n, begin + chunk));
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mu_);
-      if (!error_) error_ = std::current_exception();
-    }
-    done_.fetch_add(1, std::memory_order_acq_rel);
+    RunChunk(fn, call, begin, std::min(n, begin + chunk));
   }
+}
+
+void ThreadPool::RunChunk(void* fn, void (*call)(void*, int64_t, int64_t), int64_t begin, int64_t end) {
+  try {
+    call(fn, begin, end);
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    if (!error_) error_ = std::current_exception();
+  }
+  done_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void ThreadPool::WorkerLoop() {
@@ -140,9 +144,13 @@ void ThreadPool::Run(int64_t n, int64_t grain, Body body) {
   chunk_.store(chunk, std::memory_order_relaxed);
   done_.store(0, std::memory_order_relaxed);
   uint64_t epoch = ++epoch_;
-  // seq_cst: publishes the job, and is ordered before Wake's read of sleepers_.
-  state_.store(epoch << kEpochShift | uint64_t(chunks) << kChunksShift);
+  // seq_cst: publishes the job, and is ordered before Wake's read of sleepers_. Chunk 0 is the
+  // caller's before anyone can claim (index 1 is the next claimable), so the first range is always
+  // this thread's: a spinning worker would otherwise win it about as often as not, and phases that
+  // split the same data contiguously (ParallelForContiguous) would swap halves between cores.
+  state_.store(epoch << kEpochShift | uint64_t(chunks) << kChunksShift | 1);
   Wake();
+  RunChunk(body.fn, body.call, 0, std::min(n, chunk));
   Work(epoch);
   // Every chunk is claimed; wait for the ones still running on workers (each is at most one chunk).
   SpinUntil([&] { return done_.load(std::memory_order_acquire) == chunks; }, kPauseSpin, Clock::duration::max());

@@ -1,5 +1,5 @@
-// A fixed-size intra-op thread pool. ParallelFor splits [0, n) into chunks that the caller and
-// the workers claim from one shared counter; it returns as soon as every chunk is done, never
+// A fixed-size intra-op thread pool. ParallelFor splits [0, n) into chunks: the caller runs the
+// first, then it and the workers claim the rest from one shared counter; it returns as soon as every chunk is done, never
 // waiting for a worker that has not woken up yet (on a busy machine a sleeping worker must not
 // stall the caller). Workers spin briefly before parking so the back-to-back kernels of one run
 // do not pay a wake-up each.
@@ -35,10 +35,11 @@ template <typename F>
 void ParallelForOrInline(ThreadPool* pool, int64_t n, int64_t grain, F&& fn);
 
 // fn over [0, n) in one contiguous range per thread (fewer where ranges would hold less than
-// min_grain items; the last may hold less). The calling thread claims first, so it nearly always runs the first range and
-// a worker the next, the same on every call: consecutive phases that split the same rows or
-// positions this way find each thread's part of the data in that thread's own cache, where chunks
-// claimed in any order would pull half of it from the other core's.
+// min_grain items; the last may hold less). The calling thread always runs the first range (Run
+// keeps chunk 0 for it) and, with two threads, the worker the second unless it is late, the same
+// on every call: consecutive phases that split the same rows or positions this way find each
+// thread's part of the data in that thread's own cache, where chunks claimed in any order would
+// pull half of it from the other core's.
 template <typename F>
 void ParallelForContiguous(ThreadPool* pool, int64_t n, int64_t min_grain, F&& fn);
 
@@ -76,6 +77,8 @@ class ThreadPool {
   void WorkerLoop();
   // Claims and runs chunks of the job published under `epoch` until none is left.
   void Work(uint64_t epoch);
+  // Runs one chunk, keeps its first exception, and counts it done.
+  void RunChunk(void* fn, void (*call)(void*, int64_t, int64_t), int64_t begin, int64_t end);
   void Wake();
 
   // state_ = epoch << 32 | chunks << 16 | next chunk index: one word, so a claim succeeds only

@@ -147,7 +147,9 @@ void QTransposedConv(const uint8_t* x, const QConvGeometry& g, uint8_t flip, uin
   channels_last.resize(size_t(xl.hp * xl.wp * xl.c4));
   uint8_t* cl = channels_last.data();  // a plain pointer: a thread_local named in a lambda is the running thread's own
   auto fill = [&](int64_t r0, int64_t r1) { FillChannelsLast(x, cg, g, xl, flip, zx, cl, r0, r1); };
-  ParallelForOrInline(pool, xl.hp, 1, fill);
+  // Rows here and positions below, one contiguous range per thread (ParallelForContiguous): each
+  // thread reads the rows it copied, and writes the plane columns the next layer's copy reads there.
+  ParallelForContiguous(pool, xl.hp, 1, fill);
   // Without column dilation a kernel row's taps are neighbouring pixels, so its K (kx-major, as
   // the weights are packed) is one contiguous run: one "tap" of kw · cquads quads per kernel row.
   const bool row_runs = g.dw == 1;
@@ -158,32 +160,34 @@ void QTransposedConv(const uint8_t* x, const QConvGeometry& g, uint8_t flip, uin
       tap_offsets[size_t(row_runs ? ky : ky * g.kw + kx)] = (ky * g.dh * xl.wp + kx * g.dw) * xl.c4;
   const int64_t chunks = (p + kChunk - 1) / kChunk, blocks = (m + kQTCols - 1) / kQTCols;
   const auto* packed = static_cast<const int8_t*>(w.packed->data());
-  ForEachClaimed(pool, chunks * blocks, [&](int64_t item) {
-    const int64_t b = item % blocks, p0 = (item / blocks) * kChunk, n = std::min(kChunk, p - p0);
-    const int64_t ch0 = b * kQTCols, cols = std::min(kQTCols, m - ch0), v = (cols + 15) / 16;
-    thread_local std::vector<int32_t> acc;
-    thread_local std::vector<uint8_t> staged;
-    acc.resize(size_t(kChunk * kQTCols));
-    staged.resize(size_t(kChunk * kQTCols));
-    // Tiles of 5 or 6 positions rather than 6s and a short last one (49 = 4 × 6 + 5 × 5).
-    const int64_t tiles = (n + kQTRows - 1) / kQTRows;
-    const uint8_t* rows[kQTRows];
-    for (int64_t t = 0, r0 = 0; t < tiles; ++t) {
-      int64_t r = n / tiles + (t < n % tiles ? 1 : 0);
-      for (int64_t i = 0; i < r; ++i) {
-        int64_t pos = p0 + r0 + i, oh = pos / g.ow, ow = pos % g.ow;
-        rows[i] = cl + (oh * g.sh * xl.wp + ow * g.sw) * xl.c4;
+  ParallelForContiguous(pool, chunks * blocks, 1, [&](int64_t item0, int64_t item1) {
+    for (int64_t item = item0; item < item1; ++item) {
+      const int64_t b = item % blocks, p0 = (item / blocks) * kChunk, n = std::min(kChunk, p - p0);
+      const int64_t ch0 = b * kQTCols, cols = std::min(kQTCols, m - ch0), v = (cols + 15) / 16;
+      thread_local std::vector<int32_t> acc;
+      thread_local std::vector<uint8_t> staged;
+      acc.resize(size_t(kChunk * kQTCols));
+      staged.resize(size_t(kChunk * kQTCols));
+      // Tiles of 5 or 6 positions rather than 6s and a short last one (49 = 4 × 6 + 5 × 5).
+      const int64_t tiles = (n + kQTRows - 1) / kQTRows;
+      const uint8_t* rows[kQTRows];
+      for (int64_t t = 0, r0 = 0; t < tiles; ++t) {
+        int64_t r = n / tiles + (t < n % tiles ? 1 : 0);
+        for (int64_t i = 0; i < r; ++i) {
+          int64_t pos = p0 + r0 + i, oh = pos / g.ow, ow = pos % g.ow;
+          rows[i] = cl + (oh * g.sh * xl.wp + ow * g.sw) * xl.c4;
+        }
+        kernels.transposed_tile(rows, r, tap_offsets.data(), taps, cquads, packed + b * quads * kQTCols * 4, v,
+                                acc.data() + r0 * kQTCols, kQTCols);
+        r0 += r;
       }
-      kernels.transposed_tile(rows, r, tap_offsets.data(), taps, cquads, packed + b * quads * kQTCols * 4, v,
-                              acc.data() + r0 * kQTCols, kQTCols);
-      r0 += r;
+      QgemmRequant q = rq;
+      if (q.add) q.add += ch0;
+      q.mul += ch0;
+      if (q.bias) q.bias += ch0;
+      kernels.requantize_columns(acc.data(), kQTCols, n, cols, q, staged.data(), kQTCols);
+      TransposeBytes(staged.data(), kQTCols, n, cols, 0, y + ch0 * p + p0, p);
     }
-    QgemmRequant q = rq;
-    if (q.add) q.add += ch0;
-    q.mul += ch0;
-    if (q.bias) q.bias += ch0;
-    kernels.requantize_columns(acc.data(), kQTCols, n, cols, q, staged.data(), kQTCols);
-    TransposeBytes(staged.data(), kQTCols, n, cols, 0, y + ch0 * p + p0, p);
   });
 }
 

@@ -63,16 +63,20 @@ class QuantizedMaxPoolKernel : public Kernel {
     bool pair_columns = kw == 2 && sw == 2 && dw == 1 && pw == 0 && 2 * ow <= iw;
     bool three_wide = kw == 3 && sw == 2 && dw == 1;
     // Separable: the maximum over the window's rows (contiguous, vectorised), then over its columns.
-    ForEachClaimed(ctx.pool, planes, [&](int64_t plane) {
-      PoolPlane(px + plane * ih * iw, ih, iw, oh, ow, sh, ph, dh, sw, pw, dw, rows.data(), cols.data(), pair_columns,
-               three_wide, py + plane * oh * ow);
+    // Split by output rows, one contiguous range per thread across every plane, as the convolutions
+    // around it split positions (ParallelForContiguous): each thread reads the rows it wrote.
+    ParallelForContiguous(ctx.pool, oh, 1, [&](int64_t r0, int64_t r1) {
+      for (int64_t plane = 0; plane < planes; ++plane)
+        PoolPlane(px + plane * ih * iw, ih, iw, r0, r1, ow, sh, ph, dh, sw, pw, dw, rows.data(), cols.data(), pair_columns,
+                  three_wide, py + plane * oh * ow);
     });
   }
 
-  // One plane. Everything arrives by value: T is a char type, which may alias a lambda's captures,
-  // so stores through it would make the compiler reload them on every iteration and not vectorise.
+  // Output rows [r_begin, r_end) of one plane. Everything arrives by value: T is a char type, which
+  // may alias a lambda's captures, so stores through it would make the compiler reload them on
+  // every iteration and not vectorise.
   template <typename T>
-  static void PoolPlane(const T* src, int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t sh, int64_t ph, int64_t dh,
+  static void PoolPlane(const T* src, int64_t ih, int64_t iw, int64_t r_begin, int64_t r_end, int64_t ow, int64_t sh, int64_t ph, int64_t dh,
                         int64_t sw, int64_t pw, int64_t dw, const std::pair<int64_t, int64_t>* rows,
                         const std::pair<int64_t, int64_t>* cols, bool pair_columns, bool three_wide, T* dst) {
     // The row maxima with the column padding around them as the type's minimum (what QuantizeLinear
@@ -82,7 +86,7 @@ class QuantizedMaxPoolKernel : public Kernel {
     line.assign(size_t(span), std::numeric_limits<T>::min());
     T* ln = line.data() + pw;
     const T* padded = line.data();
-    for (int64_t r = 0; r < oh; ++r) {
+    for (int64_t r = r_begin; r < r_end; ++r) {
       const int64_t a0 = rows[r].first, a1 = rows[r].second;
       std::fill(ln, ln + iw, std::numeric_limits<T>::min());
       for (int64_t a = a0; a < a1; ++a) {
