@@ -67,6 +67,9 @@ class CpuSession : public Session {
   // GEBE_CPU_PROFILE=1: wall time per step, summed over runs and printed to stderr when the
   // session closes (what ORT's profiling answers: which operators the time goes to).
   bool profile_ = false;
+  // The session's first run packs weights and builds its plan: left out of the profile.
+  bool profile_this_run_ = false;
+  int64_t profile_calls_ = 0;
   std::vector<int64_t> profile_ns_;
   int64_t profile_runs_ = 0;
 };
