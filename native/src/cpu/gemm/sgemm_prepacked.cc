@@ -157,12 +157,16 @@ void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float*
     SgemmPrepacked(a, n, b_buffer, c, ldc, ep, pool);
     return;
   }
-  ForEachClaimed(pool, blocks, [&](int64_t q) {
+  // One contiguous run of column blocks (positions, for a convolution) per thread: the part of
+  // the input the previous layer wrote on this thread, and of the output the next one reads here.
+  ParallelForContiguous(pool, blocks, 1, [&](int64_t q0, int64_t q1) {
     thread_local std::vector<float> slice;
     size_t need = size_t(PackedBFloats(a.kc, nb));
     if (slice.size() < need) slice.resize(need);
-    int64_t j0 = q * nb, j1 = std::min(n, j0 + nb);
-    BlockKOuter(a, b, n, j0, j1, c + j0, ldc, ep, slice.data());
+    for (int64_t q = q0; q < q1; ++q) {
+      int64_t j0 = q * nb, j1 = std::min(n, j0 + nb);
+      BlockKOuter(a, b, n, j0, j1, c + j0, ldc, ep, slice.data());
+    }
   });
 }
 
