@@ -472,7 +472,11 @@ class QuantizedConvKernel : public Kernel {
     if (transposed_ && weights.data() == packed_.data()) return RunTransposed(job, ctx);  // the constant weights, packed for it
     if (job.layout.usable) job.padded_x = CopyWideInput(job, ctx);
     const WorkSplit split = SplitWork(job, ctx);
-    ForEachClaimed(ctx.pool, split.units * split.parts, [&](int64_t item) { RunBlock(job, split.Block(job, item)); });
+    // One contiguous run of items (column blocks in order) per thread: the 8-bit output rows of
+    // neighbouring blocks share cache lines, which then change cores once per plane, not per block.
+    ParallelForContiguous(ctx.pool, split.units * split.parts, 1, [&](int64_t i0, int64_t i1) {
+      for (int64_t item = i0; item < i1; ++item) RunBlock(job, split.Block(job, item));
+    });
   }
 
   // Per output channel: −zx·Σw + K·zx·zw (wrapping in uint32 the way the exact int32 result does).
