@@ -1,8 +1,8 @@
 // A fixed-size intra-op thread pool. ParallelFor splits [0, n) into chunks: the caller runs the
-// first, then it and the workers claim the rest from one shared counter; it returns as soon as every chunk is done, never
-// waiting for a worker that has not woken up yet (on a busy machine a sleeping worker must not
-// stall the caller). Workers spin briefly before parking so the back-to-back kernels of one run
-// do not pay a wake-up each.
+// first, then it and the workers claim the rest from one shared counter. It returns as soon as
+// every chunk is done, never waiting for a worker that has not woken up yet (on a busy machine a
+// sleeping worker must not stall the caller). Workers spin briefly before parking so the
+// back-to-back kernels of one run do not pay a wake-up each.
 //
 // Per call there is no allocation and no lock: the job (a non-owning reference to the caller's
 // callable plus the chunking) sits in the pool, published by bumping an epoch that shares one

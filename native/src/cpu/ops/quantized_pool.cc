@@ -76,8 +76,8 @@ class QuantizedMaxPoolKernel : public Kernel {
   // may alias a lambda's captures, so stores through it would make the compiler reload them on
   // every iteration and not vectorise.
   template <typename T>
-  static void PoolPlane(const T* src, int64_t ih, int64_t iw, int64_t r_begin, int64_t r_end, int64_t ow, int64_t sh, int64_t ph, int64_t dh,
-                        int64_t sw, int64_t pw, int64_t dw, const std::pair<int64_t, int64_t>* rows,
+  static void PoolPlane(const T* src, int64_t ih, int64_t iw, int64_t r_begin, int64_t r_end, int64_t ow, int64_t sh,
+                        int64_t ph, int64_t dh, int64_t sw, int64_t pw, int64_t dw, const std::pair<int64_t, int64_t>* rows,
                         const std::pair<int64_t, int64_t>* cols, bool pair_columns, bool three_wide, T* dst) {
     // The row maxima with the column padding around them as the type's minimum (what QuantizeLinear
     // makes of an all-padding window's -inf, and no tap's winner otherwise).
