@@ -5,9 +5,9 @@
 // inline), exceptions from a chunk, and pools created and destroyed in quick succession.
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>

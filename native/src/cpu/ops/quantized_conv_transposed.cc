@@ -161,13 +161,13 @@ void QTransposedConv(const uint8_t* x, const QConvGeometry& g, uint8_t flip, uin
   const int64_t chunks = (p + kChunk - 1) / kChunk, blocks = (m + kQTCols - 1) / kQTCols;
   const auto* packed = static_cast<const int8_t*>(w.packed->data());
   ParallelForContiguous(pool, chunks * blocks, 1, [&](int64_t item0, int64_t item1) {
+    thread_local std::vector<int32_t> acc;
+    thread_local std::vector<uint8_t> staged;
+    acc.resize(size_t(kChunk * kQTCols));
+    staged.resize(size_t(kChunk * kQTCols));
     for (int64_t item = item0; item < item1; ++item) {
       const int64_t b = item % blocks, p0 = (item / blocks) * kChunk, n = std::min(kChunk, p - p0);
       const int64_t ch0 = b * kQTCols, cols = std::min(kQTCols, m - ch0), v = (cols + 15) / 16;
-      thread_local std::vector<int32_t> acc;
-      thread_local std::vector<uint8_t> staged;
-      acc.resize(size_t(kChunk * kQTCols));
-      staged.resize(size_t(kChunk * kQTCols));
       // Tiles of 5 or 6 positions rather than 6s and a short last one (49 = 4 × 6 + 5 × 5).
       const int64_t tiles = (n + kQTRows - 1) / kQTRows;
       const uint8_t* rows[kQTRows];

@@ -64,7 +64,8 @@ class QuantizedMaxPoolKernel : public Kernel {
     bool three_wide = kw == 3 && sw == 2 && dw == 1;
     // Separable: the maximum over the window's rows (contiguous, vectorised), then over its columns.
     // Split by output rows, one contiguous range per thread across every plane, as the convolutions
-    // around it split positions (ParallelForContiguous): each thread reads the rows it wrote.
+    // around it split positions (ParallelForContiguous): each thread reads the input rows the
+    // convolution before wrote on that thread.
     ParallelForContiguous(ctx.pool, oh, 1, [&](int64_t r0, int64_t r1) {
       for (int64_t plane = 0; plane < planes; ++plane)
         PoolPlane(px + plane * ih * iw, ih, iw, r0, r1, ow, sh, ph, dh, sw, pw, dw, rows.data(), cols.data(), pair_columns,
