@@ -2,6 +2,11 @@
 # stay out) and engine_driver.cc
 # into "$out/engine_driver" with $CXX $CXXFLAGS. Objects are kept in "$out/obj" and rebuilt when
 # their source or any engine header is newer, so a second sanitizer run only recompiles what changed.
+# engine_objects SRC... prints those sources' objects, so the kernel tests link what was already built.
+engine_objects() {
+  local src
+  for src in "$@"; do echo "$out/obj/$(echo "$src" | tr / _).o"; done
+}
 build_engine_driver() {
   local jobs=$1
   mkdir -p "$out/obj"
@@ -9,7 +14,7 @@ build_engine_driver() {
   newest_header=$(find native/src -name '*.h' -printf '%T@ %p\n' | sort -n | tail -1 | cut -d' ' -f2)
   sources=$(find native/src/cpu native/src/engine -name '*.cc' ! -name '*binding*' ! -name '*_js.cc' | sort; echo native/test/cpu/engine_driver.cc)
   for src in $sources; do
-    obj="$out/obj/$(echo "$src" | tr / _).o"
+    obj=$(engine_objects "$src")
     if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ]; then stale+=("$src"); fi
   done
   if [ ${#stale[@]} -gt 0 ]; then

@@ -7,12 +7,13 @@ cd "$(dirname "$0")/../../.."
 out=build/tsan
 mkdir -p "$out/obj"
 export CXX=${CXX:-g++}
-export CXXFLAGS="-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=thread -pthread -Inative/src"
-$CXX $CXXFLAGS native/src/cpu/thread_pool.cc native/test/cpu/thread_pool_test.cc -o "$out/thread_pool_test"
-export TSAN_OPTIONS=halt_on_error=1
-"$out/thread_pool_test"
+# -O0 for the reason run-asan.sh gives.
+export CXXFLAGS="-std=c++17 -O0 -g -fno-omit-frame-pointer -fsanitize=thread -pthread -Inative/src"
 source native/test/cpu/build-engine-driver.sh
 build_engine_driver "${TSAN_JOBS:-$(nproc)}"
+$CXX $CXXFLAGS $(engine_objects native/src/cpu/thread_pool.cc) native/test/cpu/thread_pool_test.cc -o "$out/thread_pool_test"
+export TSAN_OPTIONS=halt_on_error=1
+"$out/thread_pool_test"
 "$out/engine_driver" "$PWD"
 
 # The native HTTP server: the fast-path answers cross threads through its mailbox.
