@@ -8,6 +8,10 @@
 #include "cpu/half_f16c.h"
 #include "cpu/half_scalar.h"
 
+#ifdef GEBE_HALF_X86
+#include <cpuid.h>
+#endif
+
 namespace gebe::cpu {
 
 namespace {
@@ -23,7 +27,10 @@ bool UseF16c() {
     const char* isa = std::getenv("GEBE_CPU_ISA");
     if (isa != nullptr && std::strcmp(isa, "portable") == 0) return false;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    // F16C from cpuid leaf 1 (clang before 17 has no "f16c" for __builtin_cpu_supports); the
+    // "avx" check covers the OS saving the YMM state.
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
   }();
   return use;
 #else

@@ -2,7 +2,7 @@
 // by `npm run test:native:asan` (run-asan.sh). It goes through the engine registry exactly as the
 // scheduler does, and exercises: the MNIST fixture at several batch sizes and thread counts, the
 // small-plane convolution fixture, every
-// bad-model fixture, truncated copies of a real model, and (when libonnx-testdata is installed)
+// bad-model fixture, the model fuzzer's findings, truncated copies of a real model, and (when libonnx-testdata is installed)
 // every ONNX node test the engine loads. Numeric agreement is checked by the vitest suites; here
 // the point is that nothing reads or writes out of bounds, leaks or hits undefined behaviour.
 #include <dirent.h>
@@ -20,6 +20,7 @@
 #include "engine/engine_registry.h"
 
 #include "check.h"
+#include "run_on_zeros.h"
 
 using namespace gebe;
 
@@ -187,6 +188,22 @@ void RunBadModels(const std::string& root) {
   std::remove(tmp.c_str());
 }
 
+// Models the model fuzzer (native/test/fuzz) found crashing or undefined, kept once fixed: each
+// must load and run on zeros, or be refused with an EngineError.
+void RunFuzzFindings(const std::string& root) {
+  std::string dir = root + "/fixtures/models/fuzz";
+  int replayed = 0;
+  for (const std::string& name : ListDir(dir)) {
+    try {
+      auto session = Load(dir + "/" + name, 1, size_t(64) << 20);
+      gebe_test::RunOnZeros(*session);
+    } catch (const EngineError&) {
+    }
+    ++replayed;
+  }
+  Check(replayed > 0, "fuzz findings replayed");
+}
+
 void RunConformance(const std::string& node_dir) {
   int loaded = 0, ran = 0, threw = 0;
   for (const std::string& test : ListDir(node_dir)) {
@@ -233,6 +250,7 @@ int main(int argc, char** argv) {
     RunSmallPlaneConvs(root);
     RunResidualBlock(root);
     RunBadModels(root);
+    RunFuzzFindings(root);
     std::string node_dir = "/usr/share/libonnx-testdata/data/node";
     if (Exists(node_dir)) RunConformance(node_dir);
     else std::printf("libonnx-testdata not installed; conformance models skipped\n");

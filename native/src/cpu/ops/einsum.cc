@@ -92,7 +92,7 @@ class EinsumKernel : public Kernel {
           }
           acc += prod;
         }
-        po[o] = T(acc);
+        po[o] = FromReal<T>(acc);
       }
     });
   }
@@ -105,10 +105,13 @@ class EinsumKernel : public Kernel {
   };
 
   void CheckTerm(const std::string& t) const {
+    bool ellipsis = false;
     for (size_t i = 0; i < t.size(); ++i) {
       char c = t[i];
       if (c == '.') {
         if (t.compare(i, 3, "...") != 0) Fail("'.' must be part of an ellipsis '...'");
+        if (ellipsis) Fail("the term '" + t + "' has more than one ellipsis '...'; a term may have one");
+        ellipsis = true;
         i += 2;
       } else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
         Fail(std::string("equation has the character '") + c + "', which is not a letter");

@@ -24,6 +24,18 @@ int64_t ResolveIndex(const Kernel& k, int64_t v, int64_t extent) {
   return v < 0 ? v + extent : v;
 }
 
+// GatherElements' and ScatterElements' indices may be shorter than data along any dim but the
+// axis, never longer: every position they name off the axis must exist in data.
+void CheckIndicesFitData(const Kernel& k, const TensorRef& idx, const TensorRef& x, size_t axis) {
+  for (size_t d = 0; d < x.shape.size(); ++d) {
+    if (d != axis && idx.shape[d] > x.shape[d]) {
+      throw EngineError(k.node().label() + ": indices " + ShapeToString(idx.shape) + " are longer than data " +
+                        ShapeToString(x.shape) + " in dimension " + std::to_string(d) + " (only the axis, " +
+                        std::to_string(axis) + ", may differ freely)");
+    }
+  }
+}
+
 // Index of element `flat` of `shape` in a tensor with strides `strides`, axis `axis` replaced by `at`.
 int64_t OffsetWithAxis(int64_t flat, const Shape& shape, const std::vector<int64_t>& strides, size_t axis, int64_t at) {
   int64_t off = 0;
@@ -43,7 +55,7 @@ class GatherElementsKernel : public Kernel {
     const TensorRef& idx = Input(in, 1, "indices");
     ExpectType(idx, "indices", {DataType::kInt64, DataType::kInt32});
     if (x.rank() != idx.rank() || x.rank() == 0) Fail("data and indices must have the same rank (at least 1)");
-    NormalizeAxis(*this, axis_, x.rank());
+    CheckIndicesFitData(*this, idx, x, size_t(NormalizeAxis(*this, axis_, x.rank())));
     out[0] = {x.dtype, idx.shape, nullptr};
     return true;
   }
@@ -99,7 +111,7 @@ class ScatterElementsKernel : public Kernel {
     if (idx.shape != upd.shape) Fail("indices and updates must have the same shape");
     if (x.rank() != idx.rank() || x.rank() == 0) Fail("data and indices must have the same rank (at least 1)");
     if (upd.dtype != x.dtype) Fail("updates must have the data's type");
-    NormalizeAxis(*this, axis_, x.rank());
+    CheckIndicesFitData(*this, idx, x, size_t(NormalizeAxis(*this, axis_, x.rank())));
     out[0] = {x.dtype, x.shape, nullptr};
     return true;
   }

@@ -2,13 +2,31 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/ops/kernel.h"
 
 namespace gebe::cpu {
+
+// A real result as element type T. Converting NaN, an infinity or a value outside an integer
+// type's range to it is undefined in C++, and any model can produce those (ReduceLogSum of zeros,
+// a Cast of 1e30): for integer T, NaN becomes 0 and the rest saturate at T's limits.
+template <typename T>
+inline T FromReal(double v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return T(v);
+  } else {
+    if (std::isnan(v)) return T(0);
+    if (v <= double(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+    if (v >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return T(v);
+  }
+}
 
 // Numpy-style multidirectional broadcast; throws naming the node when shapes do not agree.
 inline Shape BroadcastShapes(const Kernel& k, const Shape& a, const Shape& b) {

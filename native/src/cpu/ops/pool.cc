@@ -209,10 +209,11 @@ class PoolKernel : public Kernel {
     std::vector<TensorRef> fout = out;
     fout[0] = fy.ref();
     Run(fin, fout, ctx);
+    // A window wholly in the padding has no input, and its FP32 maximum is -inf: the type's lowest.
     const float* py = static_cast<const float*>(fy.storage->data());
     for (int64_t i = 0; i < out[0].count(); ++i) {
-      if (is_signed) out[0].as<int8_t>()[i] = int8_t(py[i]);
-      else out[0].as<uint8_t>()[i] = uint8_t(py[i]);
+      if (is_signed) out[0].as<int8_t>()[i] = FromReal<int8_t>(py[i]);
+      else out[0].as<uint8_t>()[i] = FromReal<uint8_t>(py[i]);
     }
   }
 

@@ -106,7 +106,7 @@ class ReduceKernel : public Kernel {
         for (int64_t i = 0; i < n; ++i) m = std::max(m, double(p[off[size_t(i)]]));
         double s = 0;
         for (int64_t i = 0; i < n; ++i) s += std::exp(double(p[off[size_t(i)]]) - m);
-        return T(m + std::log(s));
+        return FromReal<T>(m + std::log(s));
       }
       default: break;
     }
@@ -119,8 +119,8 @@ class ReduceKernel : public Kernel {
     }
     switch (r_) {
       case Reduction::kMean: return n ? T(a / Acc(n)) : T(0);
-      case Reduction::kL2: return T(std::sqrt(double(a)));
-      case Reduction::kLogSum: return T(std::log(double(a)));
+      case Reduction::kL2: return FromReal<T>(std::sqrt(double(a)));
+      case Reduction::kLogSum: return FromReal<T>(std::log(double(a)));
       default: return T(a);
     }
   }

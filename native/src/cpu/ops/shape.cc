@@ -414,7 +414,7 @@ class CastKernel : public Kernel {
         default: break;
       }
       if (!src_float) dv = src_u64 ? double(uv) : double(iv);
-      else iv = std::isfinite(dv) ? int64_t(dv) : 0;
+      else iv = std::isfinite(dv) ? FromReal<int64_t>(dv) : 0;
       switch (o.dtype) {
         case DataType::kFloat32: o.as<float>()[i] = src_float ? float(dv) : src_u64 ? float(uv) : float(iv); break;  // one rounding from integers
         case DataType::kFloat64: o.as<double>()[i] = dv; break;
