@@ -77,10 +77,7 @@ class ConvKernel : public Kernel {
       ExpectType(*in[2], "B", {DataType::kFloat32});
       if (in[2]->count() != m || in[2]->rank() != 1) Fail("B " + ShapeToString(in[2]->shape) + " must have " + std::to_string(m) + " elements");
     }
-    const ConvGeometry g = Geometry(x, w);
-    for (size_t i = 0; i < g.kernel.size(); ++i) {
-      if (g.kernel[i] != w.shape[2 + i]) Fail("kernel_shape does not match W " + ShapeToString(w.shape));
-    }
+    const ConvGeometry g = Geometry(x, w);  // refuses a kernel_shape that is not W's
     out[0] = {DataType::kFloat32, OutputShape(x, w, g), nullptr};
     // The shape, and any error, the absorbed MaxPool or Add would give.
     if (pool_) {

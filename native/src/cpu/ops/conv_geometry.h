@@ -36,6 +36,10 @@ inline ConvGeometry ResolveGeometry(const Kernel& k, const ConvAttributes& a, co
   g.in = in_spatial;
   g.kernel = a.kernel.empty() ? kernel_from_weights : a.kernel;
   if (g.kernel.size() != s) fail("kernel_shape has " + std::to_string(g.kernel.size()) + " dims but the input has " + std::to_string(s) + " spatial dims");
+  // The weights are read with the kernel's extents: an attribute that names others would read past them.
+  if (!kernel_from_weights.empty() && g.kernel != kernel_from_weights) {
+    fail("kernel_shape " + ShapeToString(g.kernel) + " does not match the weights' spatial dims " + ShapeToString(kernel_from_weights));
+  }
   g.stride = a.strides.empty() ? std::vector<int64_t>(s, 1) : a.strides;
   g.dilation = a.dilations.empty() ? std::vector<int64_t>(s, 1) : a.dilations;
   if (g.stride.size() != s || g.dilation.size() != s) fail("strides and dilations need one entry per spatial dim");

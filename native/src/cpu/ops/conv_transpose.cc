@@ -27,6 +27,11 @@ class ConvTransposeKernel : public Kernel {
     ExpectType(w, "W", {DataType::kFloat32});
     if (x.rank() < 3) Fail("X must have a batch, a channel and at least one spatial dim; it has shape " + ShapeToString(x.shape));
     if (w.rank() != x.rank() || w.shape[0] != x.shape[1]) Fail("W " + ShapeToString(w.shape) + " does not match X " + ShapeToString(x.shape));
+    if (x.shape[1] % group_ != 0) Fail("X's " + std::to_string(x.shape[1]) + " channels do not split into " + std::to_string(group_) + " groups");
+    if (in.size() > 2 && in[2]) ExpectType(*in[2], "B", {DataType::kFloat32});
+    if (in.size() > 2 && in[2] && (in[2]->rank() != 1 || in[2]->count() != w.shape[1] * group_)) {
+      Fail("B " + ShapeToString(in[2]->shape) + " must have " + std::to_string(w.shape[1] * group_) + " elements");
+    }
     Resolve(x, w);
     Shape s = {x.shape[0], w.shape[1] * group_};
     s.insert(s.end(), out_.begin(), out_.end());
@@ -113,6 +118,12 @@ class ConvTransposeKernel : public Kernel {
     Shape pads = attrs_.pads.empty() ? Shape(2 * s, 0) : attrs_.pads;
     if (kernel_.size() != s || stride_.size() != s || dilation_.size() != s || opad.size() != s || pads.size() != 2 * s) {
       Fail("kernel_shape, strides, dilations, output_padding and pads must match the spatial rank");
+    }
+    if (kernel_ != Shape(w.shape.begin() + 2, w.shape.end())) {
+      Fail("kernel_shape " + ShapeToString(kernel_) + " does not match the weights' spatial dims " + ShapeToString(Shape(w.shape.begin() + 2, w.shape.end())));
+    }
+    for (size_t i = 0; i < s; ++i) {
+      if (stride_[i] <= 0 || dilation_[i] <= 0) Fail("strides and dilations must be positive");
     }
     pad_begin_.assign(s, 0);
     out_.assign(s, 0);

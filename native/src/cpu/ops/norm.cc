@@ -74,6 +74,8 @@ class InstanceNormKernel : public Kernel {
     const TensorRef& x = Input(in, 0, "input");
     ExpectType(x, "input", {DataType::kFloat32});
     if (x.rank() < 3) Fail("input must have rank 3 or more; shape " + ShapeToString(x.shape));
+    ExpectType(Input(in, 1, "scale"), "scale", {DataType::kFloat32});
+    ExpectType(Input(in, 2, "B"), "B", {DataType::kFloat32});
     if (Input(in, 1, "scale").count() != x.shape[1] || Input(in, 2, "B").count() != x.shape[1]) Fail("scale and B need one value per channel");
     out[0] = {x.dtype, x.shape, nullptr};
     return true;
@@ -113,6 +115,7 @@ class LayerNormKernel : public Kernel {
     size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
     Shape norm(x.shape.begin() + long(axis), x.shape.end());
     if (BroadcastShapes(*this, scale.shape, norm) != norm) Fail("Scale " + ShapeToString(scale.shape) + " must broadcast to the normalised dims " + ShapeToString(norm));
+    if (in.size() > 2 && in[2]) ExpectType(*in[2], "B", {DataType::kFloat32});
     if (in.size() > 2 && in[2] && BroadcastShapes(*this, in[2]->shape, norm) != norm) Fail("B " + ShapeToString(in[2]->shape) + " must broadcast to the normalised dims " + ShapeToString(norm));
     out[0] = {x.dtype, x.shape, nullptr};
     Shape stat = x.shape;
