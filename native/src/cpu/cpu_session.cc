@@ -222,14 +222,17 @@ class CpuSession::OutputBinder {
 };
 
 void CpuSession::BindValues(const Plan& plan, const std::vector<const TensorView*>& by_input) {
-  if (arena_.size() < plan.arena_bytes) arena_ = AlignedBuffer(plan.arena_bytes);
+  if (arena_.data() == nullptr || arena_.size() < plan.arena_bytes) arena_ = AlignedBuffer(plan.arena_bytes);
   uint8_t* arena = static_cast<uint8_t*>(arena_.data());
   // The per-run value table is a member: assigning the plan's table into it reuses every shape
   // vector's storage, so a steady stream of same-shaped runs does not allocate for it.
   std::vector<TensorRef>& values = run_values_;
   values = plan.values;
   for (size_t i = 0; i < program_->input_ids.size(); ++i) {
-    values[size_t(program_->input_ids[i])].data = const_cast<void*>(by_input[i]->data);
+    // An empty input may come without an address; it gets one, as every empty buffer does (AlignedBuffer).
+    static AlignedBuffer no_bytes(0);
+    const void* data = by_input[i]->data != nullptr ? by_input[i]->data : no_bytes.data();
+    values[size_t(program_->input_ids[i])].data = const_cast<void*>(data);
   }
   for (size_t id = 0; id < values.size(); ++id) {
     if (plan.arena_offset[id] >= 0) values[id].data = arena + plan.arena_offset[id];

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <utility>
@@ -67,8 +68,9 @@ int64_t ElementCount(const std::vector<int64_t>& shape) {
 }
 
 AlignedBuffer::AlignedBuffer(size_t bytes) : size_(bytes) {
-  if (bytes == 0) return;
-  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  // An empty buffer still gets an address: kernels hand empty tensors to memcpy and memset with
+  // a size of 0, which C leaves undefined for a null pointer.
+  size_t rounded = std::max<size_t>(1, (bytes + kAlignment - 1) / kAlignment) * kAlignment;
   data_ = std::aligned_alloc(kAlignment, rounded);
   if (data_ == nullptr) throw std::bad_alloc();
 }

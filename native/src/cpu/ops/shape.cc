@@ -53,8 +53,8 @@ class ReshapeKernel : public ViewKernel {
         infer_at = int64_t(i);
       } else if (target[i] < 0) {
         Fail("shape " + ShapeToString(target) + " has a negative dimension");
-      } else {
-        known *= target[i];
+      } else if (__builtin_mul_overflow(known, target[i], &known)) {
+        Fail("shape " + ShapeToString(target) + " has more elements than a 64-bit count holds");
       }
     }
     int64_t total = x.count();
@@ -314,7 +314,13 @@ class RangeKernel : public Kernel {
     GEBE_DISPATCH_NUMERIC(start.dtype, {
       double s = double(in[0]->as<const T>()[0]), l = double(in[1]->as<const T>()[0]), d = double(in[2]->as<const T>()[0]);
       if (d == 0) Fail("delta must not be zero");
-      n = std::max<int64_t>(0, int64_t(std::ceil((l - s) / d)));
+      // Checked as a double first: converting a count past int64 (or NaN) is undefined, and the
+      // tensor-size cap only applies once the count is an integer that cannot overflow in bytes.
+      const double steps = std::ceil((l - s) / d);
+      if (!(steps <= double(int64_t(1) << 40))) {
+        Fail("a range from " + std::to_string(s) + " to " + std::to_string(l) + " by " + std::to_string(d) + " has too many elements (at most 2^40)");
+      }
+      n = steps > 0 ? int64_t(steps) : 0;
     });
     out[0] = {start.dtype, {n}, nullptr};
     return true;
