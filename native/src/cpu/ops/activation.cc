@@ -179,8 +179,8 @@ class ClipKernel : public Kernel {
     GEBE_DISPATCH_NUMERIC(in[0]->dtype, {
       T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
       if (opset_ < 11) {
-        lo = T(min_);
-        hi = T(max_);
+        lo = FromReal<T>(min_);  // the defaults are +-inf: an integer input's own limits
+        hi = FromReal<T>(max_);
       }
       if (in.size() > 1 && in[1]) lo = in[1]->as<const T>()[0];
       if (in.size() > 2 && in[2]) hi = in[2]->as<const T>()[0];

@@ -444,7 +444,7 @@ class PadKernel : public Kernel {
     auto xs = Strides(x.shape);
     int64_t total = o.count();
     GEBE_DISPATCH_NUMERIC(x.dtype, {
-      T fill = T(value_);
+      T fill = FromReal<T>(value_);
       if (opset_ >= 11 && in.size() > 2 && in[2] && in[2]->count() > 0) fill = in[2]->as<const T>()[0];
       const T* px = x.as<const T>();
       T* po = o.as<T>();

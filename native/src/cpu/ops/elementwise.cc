@@ -55,7 +55,7 @@ inline T Apply(BinOp op, T x, T y) {
     case BinOp::kDiv:
       if constexpr (std::is_integral_v<T>) return y == 0 ? T(0) : T(x / y);
       else return x / y;
-    case BinOp::kPow: return T(std::pow(double(x), double(y)));
+    case BinOp::kPow: return FromReal<T>(std::pow(double(x), double(y)));
     case BinOp::kMin:
       if constexpr (std::is_floating_point_v<T>) { if (std::isnan(x) || std::isnan(y)) return x + y; }
       return x < y ? x : y;
@@ -193,7 +193,7 @@ class ArithmeticKernel : public Kernel {
                         [&](int64_t oi, int64_t n, int64_t ia, int64_t sa, int64_t ib, int64_t sb) {
                           for (int64_t i = 0; i < n; ++i) {
                             double v = std::pow(read(a, ia + i * sa), read(b, ib + i * sb));
-                            GEBE_DISPATCH_NUMERIC(o.dtype, { o.as<T>()[oi + i] = T(v); });
+                            GEBE_DISPATCH_NUMERIC(o.dtype, { o.as<T>()[oi + i] = FromReal<T>(v); });
                           }
                         });
   }
