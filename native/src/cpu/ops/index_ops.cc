@@ -146,7 +146,7 @@ class ScatterNDKernel : public Kernel {
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "data");
     const TensorRef& idx = Input(in, 1, "indices");
-    Input(in, 2, "updates");
+    if (Input(in, 2, "updates").dtype != x.dtype) Fail("updates must have the data's type");
     ExpectType(idx, "indices", {DataType::kInt64});
     if (idx.rank() < 1 || idx.shape.back() > x.rank()) Fail("indices' last dimension must be at most the data's rank");
     out[0] = {x.dtype, x.shape, nullptr};
