@@ -175,7 +175,7 @@ class RecurrentKernel : public Kernel {
         len[size_t(i)] = v;
       }
     }
-    std::memset(out[0].data, 0, out[0].bytes());
+    if (out[0].bytes() != 0) std::memset(out[0].data, 0, out[0].bytes());  // layout=1 hands an empty Y over without storage
     int64_t work = RnnWorkspaceFloats(shape);
     float* workspace = ctx.scratch->Floats(size_t(work * directions_));
     std::vector<RnnDirection> dirs(static_cast<size_t>(directions_));
