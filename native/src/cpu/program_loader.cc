@@ -181,6 +181,8 @@ std::unique_ptr<Program> BuildProgram(Graph graph, int64_t opset, const LoadOpti
   }
   for (size_t index : order) {
     Node& node = graph.nodes[index];
+    // Every kernel writes its first output; ONNX has no operator without one.
+    if (node.outputs.empty()) throw EngineError(node.label() + ": the node has no outputs; every operator produces at least one");
     Step step;
     for (const auto& in : node.inputs) step.inputs.push_back(in.empty() ? -1 : id_of(in));
     for (const auto& in : node.outer_inputs) step.inputs.push_back(id_of(in));
