@@ -228,9 +228,9 @@ void CpuSession::BindValues(const Plan& plan, const std::vector<const TensorView
   // vector's storage, so a steady stream of same-shaped runs does not allocate for it.
   std::vector<TensorRef>& values = run_values_;
   values = plan.values;
+  // An empty input may come without an address; it gets one, as every empty buffer does (AlignedBuffer).
+  static const AlignedBuffer no_bytes(0);
   for (size_t i = 0; i < program_->input_ids.size(); ++i) {
-    // An empty input may come without an address; it gets one, as every empty buffer does (AlignedBuffer).
-    static AlignedBuffer no_bytes(0);
     const void* data = by_input[i]->data != nullptr ? by_input[i]->data : no_bytes.data();
     values[size_t(program_->input_ids[i])].data = const_cast<void*>(data);
   }

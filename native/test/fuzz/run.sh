@@ -22,9 +22,10 @@ simdjson=node_modules/@nozbe/simdjson/src
 
 # Objects compile once (fuzzer-no-link: coverage instrumentation without libFuzzer's main) and
 # again when their source or a header they include (listed by -MMD) changes.
+objects_of() { local s; for s in "$@"; do echo "$out/obj/$(echo "$s" | tr / _).o"; done; }
 stale_source() {
   local src=$1 obj dep
-  obj="$out/obj/$(echo "$src" | tr / _).o"
+  obj=$(objects_of "$src")
   if [ ! -f "$obj" ] || [ ! -f "${obj%.o}.d" ]; then echo "$src"; return; fi
   for dep in $(sed -e 's/\\$//' -e 's/^[^:]*://' "${obj%.o}.d"); do
     if [ "$dep" -nt "$obj" ]; then echo "$src"; return; fi
@@ -34,13 +35,11 @@ sources_for() {
   case $1 in
     model) find native/src/cpu native/src/engine -name '*.cc' ! -name '*binding*' ! -name '*_js.cc' | sort ;;
     json_request) printf '%s\n' native/src/http/json_infer_request.cc native/src/executor/normalize.cc native/src/executor/sequence_parameters.cc \
-                    native/src/executor/request_wording.cc native/src/engine/tensor.cc ;;
+                    native/src/executor/request_wording.cc native/src/engine/tensor.cc "$simdjson/simdjson.cpp" ;;
     grpc_request) printf '%s\n' native/src/grpc/infer_message.cc native/src/engine/tensor.cc ;;
     *) echo "fuzz: unknown target '$1' (model, json_request, grpc_request)" >&2; exit 2 ;;
   esac
 }
-objects_of() { local s; for s in "$@"; do echo "$out/obj/$(echo "$s" | tr / _).o"; done; }
-
 seed_corpus() {
   local target=$1 dir=$out/seeds/$1
   rm -rf "$dir" && mkdir -p "$dir"
@@ -71,11 +70,9 @@ for target in "${targets[@]}"; do
     printf '%s\n' "${stale[@]}" | xargs -P "$(nproc)" -I{} sh -c \
       'exec "$0" $1 -I"$2" -fsanitize=fuzzer-no-link -MMD -c "$3" -o "$4/obj/$(echo "$3" | tr / _).o"' "$CLANG" "$flags" "$simdjson" {} "$out"
   fi
-  extra=()
-  [ "$target" = json_request ] && extra=("$simdjson/simdjson.cpp")
   bin="$out/${target}_fuzzer"
   # shellcheck disable=SC2086
-  "$CLANG" $flags -I"$simdjson" -fsanitize=fuzzer "native/test/fuzz/${target}_fuzzer.cc" $(objects_of "${srcs[@]}") "${extra[@]}" -o "$bin"
+  "$CLANG" $flags -I"$simdjson" -fsanitize=fuzzer "native/test/fuzz/${target}_fuzzer.cc" $(objects_of "${srcs[@]}") -o "$bin"
   seed_corpus "$target"
   mkdir -p "$out/corpus/$target"
   echo "fuzz: $target for ${FUZZ_SECONDS:-60} s" >&2

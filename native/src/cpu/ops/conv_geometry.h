@@ -26,6 +26,25 @@ struct ConvGeometry {
   std::vector<int64_t> in, out, kernel, stride, dilation, pad_begin, pad_end;
 };
 
+// A kernel_shape attribute must name the weights' own spatial dims: the weights are read with the
+// kernel's extents, so others would read past them.
+inline void CheckKernelMatchesWeights(const Kernel& k, const std::vector<int64_t>& kernel, const std::vector<int64_t>& from_weights) {
+  if (kernel != from_weights) {
+    throw EngineError(k.node().label() + ": kernel_shape " + ShapeToString(kernel) + " does not match the weights' spatial dims " +
+                      ShapeToString(from_weights));
+  }
+}
+
+// Every window extent, stride and dilation is positive.
+inline void CheckPositiveWindow(const Kernel& k, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                                const std::vector<int64_t>& dilations) {
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    if (strides[i] <= 0 || dilations[i] <= 0 || kernel[i] <= 0) {
+      throw EngineError(k.node().label() + ": kernel, strides and dilations must be positive");
+    }
+  }
+}
+
 // Resolves attributes against the input's spatial dims. `ceil_mode` is for pooling.
 inline ConvGeometry ResolveGeometry(const Kernel& k, const ConvAttributes& a, const std::vector<int64_t>& in_spatial,
                                     const std::vector<int64_t>& kernel_from_weights, bool ceil_mode = false) {
@@ -36,20 +55,17 @@ inline ConvGeometry ResolveGeometry(const Kernel& k, const ConvAttributes& a, co
   g.in = in_spatial;
   g.kernel = a.kernel.empty() ? kernel_from_weights : a.kernel;
   if (g.kernel.size() != s) fail("kernel_shape has " + std::to_string(g.kernel.size()) + " dims but the input has " + std::to_string(s) + " spatial dims");
-  // The weights are read with the kernel's extents: an attribute that names others would read past them.
-  if (!kernel_from_weights.empty() && g.kernel != kernel_from_weights) {
-    fail("kernel_shape " + ShapeToString(g.kernel) + " does not match the weights' spatial dims " + ShapeToString(kernel_from_weights));
-  }
+  if (!kernel_from_weights.empty()) CheckKernelMatchesWeights(k, g.kernel, kernel_from_weights);
   g.stride = a.strides.empty() ? std::vector<int64_t>(s, 1) : a.strides;
   g.dilation = a.dilations.empty() ? std::vector<int64_t>(s, 1) : a.dilations;
   if (g.stride.size() != s || g.dilation.size() != s) fail("strides and dilations need one entry per spatial dim");
+  CheckPositiveWindow(k, g.kernel, g.stride, g.dilation);
   std::vector<int64_t> pads = a.pads.empty() ? std::vector<int64_t>(2 * s, 0) : a.pads;
   if (pads.size() != 2 * s) fail("pads needs " + std::to_string(2 * s) + " entries");
   g.pad_begin.assign(s, 0);
   g.pad_end.assign(s, 0);
   g.out.assign(s, 0);
   for (size_t i = 0; i < s; ++i) {
-    if (g.stride[i] <= 0 || g.dilation[i] <= 0 || g.kernel[i] <= 0) fail("kernel, strides and dilations must be positive");
     int64_t ext = g.dilation[i] * (g.kernel[i] - 1) + 1;
     if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
       g.out[i] = (g.in[i] + g.stride[i] - 1) / g.stride[i];

@@ -119,12 +119,8 @@ class ConvTransposeKernel : public Kernel {
     if (kernel_.size() != s || stride_.size() != s || dilation_.size() != s || opad.size() != s || pads.size() != 2 * s) {
       Fail("kernel_shape, strides, dilations, output_padding and pads must match the spatial rank");
     }
-    if (kernel_ != Shape(w.shape.begin() + 2, w.shape.end())) {
-      Fail("kernel_shape " + ShapeToString(kernel_) + " does not match the weights' spatial dims " + ShapeToString(Shape(w.shape.begin() + 2, w.shape.end())));
-    }
-    for (size_t i = 0; i < s; ++i) {
-      if (stride_[i] <= 0 || dilation_[i] <= 0) Fail("strides and dilations must be positive");
-    }
+    CheckKernelMatchesWeights(*this, kernel_, Shape(w.shape.begin() + 2, w.shape.end()));
+    CheckPositiveWindow(*this, kernel_, stride_, dilation_);
     pad_begin_.assign(s, 0);
     out_.assign(s, 0);
     for (size_t i = 0; i < s; ++i) {
