@@ -1,12 +1,16 @@
 {
   "target_defaults": {
+    # -fwrapv: signed integer arithmetic wraps, as two's complement hardware and ONNX Runtime's results
+    # do. A model's integer Add, Mul, Neg, CumSum or ReduceProd can overflow on values a client sends,
+    # and without the flag that is undefined behaviour the optimiser may exploit. Every native build
+    # (tests, sanitizers, the fuzzer) passes it too, so they compile the same semantics.
     "cflags!": ["-fno-exceptions"],
     "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-std=gnu++17", "-std=gnu++20"],
-    "cflags_cc": ["-std=c++17", "-fexceptions", "-frtti", "-O3", "-pthread", "-Wall", "-Wno-unused-parameter"],
+    "cflags_cc": ["-std=c++17", "-fexceptions", "-frtti", "-O3", "-fwrapv", "-pthread", "-Wall", "-Wno-unused-parameter"],
     "xcode_settings": {
       "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
       "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
-      "OTHER_CPLUSPLUSFLAGS": ["-O3"]
+      "OTHER_CPLUSPLUSFLAGS": ["-O3", "-fwrapv"]
     }
   },
   "targets": [

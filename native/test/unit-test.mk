@@ -19,7 +19,7 @@ CXX ?= g++
 comma := ,
 BUILD := $(if $(SAN),$(subst $(comma),_,$(SAN)),plain)
 NAME := $(STEM)$(if $(SAN),_$(BUILD))
-CXXFLAGS := -std=c++17 $(if $(SAN),-O0,-O1) -g -pthread -Wall -Wextra -Wno-unused-parameter \
+CXXFLAGS := -std=c++17 $(if $(SAN),-O0,-O1) -fwrapv -g -pthread -Wall -Wextra -Wno-unused-parameter \
             -I$(ROOT)/native/src -I$(ROOT)/native/test/scheduler -I$(ROOT)/node_modules/@nozbe/simdjson/src
 ifneq ($(SAN),)
 CXXFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -10,7 +10,7 @@ libuv=$(ls /usr/lib/*-linux-gnu/libuv.so.1 /usr/lib64/libuv.so.1 /usr/lib/libuv.
 if [ -z "$libuv" ]; then echo "http server test skipped: no system libuv.so.1"; exit 0; fi
 uvinc=$(node -p "require('path').join(process.execPath, '..', '..', 'include', 'node')")
 [ -f "$uvinc/uv.h" ] || uvinc=/usr/include/node
-flags="-O0 -g -fno-omit-frame-pointer -fsanitize=$san -fno-sanitize-recover=all -pthread"
+flags="-O0 -fwrapv -g -fno-omit-frame-pointer -fsanitize=$san -fno-sanitize-recover=all -pthread"
 name="$out/http_server_test_${san//,/_}"
 for f in api http llhttp; do
   ${CC:-gcc} $flags -w -c native/third_party/llhttp/$f.c -Inative/third_party/llhttp -o "$name.$f.o"

@@ -53,7 +53,7 @@ inline T Apply(BinOp op, T x, T y) {
     case BinOp::kSub: return x - y;
     case BinOp::kMul: return x * y;
     case BinOp::kDiv:
-      if constexpr (std::is_integral_v<T>) return y == 0 ? T(0) : T(x / y);
+      if constexpr (std::is_integral_v<T>) return IntegerQuotient(x, y);
       else return x / y;
     case BinOp::kPow: return FromReal<T>(std::pow(double(x), double(y)));
     case BinOp::kMin:
@@ -64,8 +64,7 @@ inline T Apply(BinOp op, T x, T y) {
       return x > y ? x : y;
     case BinOp::kMod:  // fmod=0: the result takes the divisor's sign (Python's %)
       if constexpr (std::is_integral_v<T>) {
-        if (y == 0) return T(0);
-        T r = T(x % y);
+        T r = IntegerRemainder(x, y);
         if (r != 0 && ((r < 0) != (y < 0))) r = T(r + y);
         return r;
       } else {
@@ -74,7 +73,7 @@ inline T Apply(BinOp op, T x, T y) {
         return r;
       }
     case BinOp::kFmod:  // fmod=1: the dividend's sign (C's fmod)
-      if constexpr (std::is_integral_v<T>) return y == 0 ? T(0) : T(x % y);
+      if constexpr (std::is_integral_v<T>) return IntegerRemainder(x, y);
       else return std::fmod(x, y);
     case BinOp::kBitShift:
       if constexpr (std::is_unsigned_v<T>) return uint64_t(y) >= sizeof(T) * 8 ? T(0) : T(x << y);

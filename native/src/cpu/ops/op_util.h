@@ -28,6 +28,29 @@ inline T FromReal(double v) {
   }
 }
 
+// Integer quotient and remainder (the dividend's sign, as C's %). x86's idiv traps on a zero
+// divisor and on a signed type's minimum divided by -1, the one quotient that does not fit, and a
+// trap would end the server on values a client sent. Division by zero, which ONNX leaves
+// undefined, gives 0; the minimum over -1 wraps to the minimum, as every other integer result does
+// (the engine compiles with -fwrapv, binding.gyp).
+template <typename T>
+inline T IntegerQuotient(T x, T y) {
+  if (y == 0) return T(0);
+  if constexpr (std::is_signed_v<T>) {
+    if (y == T(-1)) return T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(x));
+  }
+  return T(x / y);
+}
+
+template <typename T>
+inline T IntegerRemainder(T x, T y) {
+  if (y == 0) return T(0);
+  if constexpr (std::is_signed_v<T>) {
+    if (y == T(-1)) return T(0);
+  }
+  return T(x % y);
+}
+
 // Numpy-style multidirectional broadcast; throws naming the node when shapes do not agree.
 inline Shape BroadcastShapes(const Kernel& k, const Shape& a, const Shape& b) {
   size_t rank = std::max(a.size(), b.size());

@@ -2,7 +2,10 @@
 // (average or max of bilinear samples over each region of interest, as ONNX Runtime computes it:
 // adaptive sampling_ratio, half_pixel or output_half_pixel coordinates).
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "cpu/ops/op_util.h"
 
@@ -81,6 +84,7 @@ class RoiAlignKernel : public Kernel {
     if (coords != "half_pixel" && coords != "output_half_pixel") Fail("coordinate_transformation_mode '" + coords + "' is not supported");
     half_pixel_ = coords == "half_pixel";
     if (out_h_ <= 0 || out_w_ <= 0 || ratio_ < 0) Fail("output_height/width must be positive and sampling_ratio not negative");
+    if (!std::isfinite(scale_) || scale_ <= 0.f) Fail("spatial_scale must be a positive finite number");
   }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "X");
@@ -98,34 +102,26 @@ class RoiAlignKernel : public Kernel {
     const TensorRef &x = *in[0], &rois = *in[1], &batch = *in[2];
     int64_t channels = x.shape[1], h = x.shape[2], w = x.shape[3], n = x.shape[0];
     float* y = out[0].as<float>();
+    std::vector<Box> boxes(size_t(rois.shape[0]));
     for (int64_t r = 0; r < rois.shape[0]; ++r) {
       int64_t b = batch.as<const int64_t>()[r];
       if (b < 0 || b >= n) Fail("batch index " + std::to_string(b) + " is out of range for " + std::to_string(n) + " images");
+      boxes[size_t(r)] = Measure(rois.as<const float>() + r * 4, r, h, w);
     }
     ctx.pool->ParallelFor(rois.shape[0] * channels, 1, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         int64_t r = t / channels, c = t % channels;
-        const float* roi = rois.as<const float>() + r * 4;
+        const Box& box = boxes[size_t(r)];
         const float* plane = x.as<const float>() + (batch.as<const int64_t>()[r] * channels + c) * h * w;
-        float offset = half_pixel_ ? 0.5f : 0.f;
-        float x0 = roi[0] * scale_ - offset, y0 = roi[1] * scale_ - offset;
-        float rw = roi[2] * scale_ - offset - x0, rh = roi[3] * scale_ - offset - y0;
-        if (!half_pixel_) {
-          rw = std::max(rw, 1.f);
-          rh = std::max(rh, 1.f);
-        }
-        float bin_h = rh / float(out_h_), bin_w = rw / float(out_w_);
-        int64_t gh = ratio_ > 0 ? ratio_ : int64_t(std::ceil(rh / float(out_h_)));
-        int64_t gw = ratio_ > 0 ? ratio_ : int64_t(std::ceil(rw / float(out_w_)));
-        float count = float(std::max<int64_t>(gh * gw, 1));
+        float count = float(std::max<int64_t>(box.grid_h * box.grid_w, 1));
         for (int64_t ph = 0; ph < out_h_; ++ph) {
           for (int64_t pw = 0; pw < out_w_; ++pw) {
             float acc = 0;
             bool first = true;
-            for (int64_t iy = 0; iy < gh; ++iy) {
-              float yy = y0 + float(ph) * bin_h + (float(iy) + 0.5f) * bin_h / float(gh);
-              for (int64_t ix = 0; ix < gw; ++ix) {
-                float xx = x0 + float(pw) * bin_w + (float(ix) + 0.5f) * bin_w / float(gw);
+            for (int64_t iy = 0; iy < box.grid_h; ++iy) {
+              float yy = box.y0 + float(ph) * box.bin_h + (float(iy) + 0.5f) * box.bin_h / float(box.grid_h);
+              for (int64_t ix = 0; ix < box.grid_w; ++ix) {
+                float xx = box.x0 + float(pw) * box.bin_w + (float(ix) + 0.5f) * box.bin_w / float(box.grid_w);
                 float v = Sample(plane, h, w, yy, xx);
                 if (max_) acc = first ? v : std::max(acc, v);
                 else acc += v;
@@ -140,10 +136,52 @@ class RoiAlignKernel : public Kernel {
   }
 
  private:
-  // Bilinear sample (ONNX Runtime's: outside [-1, size] is 0, coordinates clamped at the edge).
-  // Max mode takes the largest of the four weighted taps, as ONNX Runtime does.
+  // One region in feature-map coordinates: its corner, bin size and sampling grid per bin.
+  struct Box {
+    float x0, y0, bin_w, bin_h;
+    int64_t grid_w, grid_h;
+  };
+
+  // The region of `roi` (x1, y1, x2, y2 in image coordinates). The coordinates come from the
+  // request, so they are checked here: a non-finite one has no region, and with sampling_ratio 0
+  // the grid grows with the region, so a box of 1e9 pixels would sample for hours. A grid per bin
+  // is at most the feature map's extent plus its border (or 64 points, for tiny maps); past that
+  // every further point lies outside the map, and the request is refused, naming the region.
+  Box Measure(const float* roi, int64_t r, int64_t h, int64_t w) const {
+    for (int i = 0; i < 4; ++i) {
+      if (!std::isfinite(roi[i])) Fail("roi " + std::to_string(r) + " has a coordinate that is " + (std::isnan(roi[i]) ? "NaN" : "infinite"));
+    }
+    float offset = half_pixel_ ? 0.5f : 0.f;
+    Box box;
+    box.x0 = roi[0] * scale_ - offset;
+    box.y0 = roi[1] * scale_ - offset;
+    float rw = roi[2] * scale_ - offset - box.x0, rh = roi[3] * scale_ - offset - box.y0;
+    if (!half_pixel_) {
+      rw = std::max(rw, 1.f);
+      rh = std::max(rh, 1.f);
+    }
+    box.bin_h = rh / float(out_h_);
+    box.bin_w = rw / float(out_w_);
+    double grid_h = ratio_ > 0 ? double(ratio_) : std::ceil(double(box.bin_h));
+    double grid_w = ratio_ > 0 ? double(ratio_) : std::ceil(double(box.bin_w));
+    double limit_h = double(std::max<int64_t>(h + 2, 64)), limit_w = double(std::max<int64_t>(w + 2, 64));
+    if (!std::isfinite(box.x0 + box.y0 + rw + rh) || grid_h > limit_h || grid_w > limit_w) {
+      auto points = [](double v) { char text[32]; std::snprintf(text, sizeof text, "%.6g", v); return std::string(text); };
+      Fail("roi " + std::to_string(r) + " samples a grid of " + points(grid_h) + " x " + points(grid_w) +
+           " points per bin, larger than the " + std::to_string(h) + " x " + std::to_string(w) +
+           " feature map; clip the boxes to the image, or lower sampling_ratio");
+    }
+    box.grid_h = int64_t(grid_h);
+    box.grid_w = int64_t(grid_w);
+    return box;
+  }
+
+ private:
+  // Bilinear sample (ONNX Runtime's: outside [-1, size] is 0, coordinates clamped at the edge;
+  // written so that a NaN is outside too). Max mode takes the largest of the four weighted taps, as
+  // ONNX Runtime does.
   float Sample(const float* p, int64_t h, int64_t w, float y, float x) const {
-    if (y < -1.f || y > float(h) || x < -1.f || x > float(w)) return 0.f;
+    if (!(y >= -1.f && y <= float(h) && x >= -1.f && x <= float(w))) return 0.f;
     y = std::max(y, 0.f);
     x = std::max(x, 0.f);
     int64_t y_lo = int64_t(y), x_lo = int64_t(x), y_hi, x_hi;

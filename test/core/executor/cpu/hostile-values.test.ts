@@ -1,0 +1,108 @@
+/**
+ * Values a client can send that C++ leaves undefined or that x86 traps on, through the kernels
+ * that meet them: integer arithmetic at the ends of its range (INT_MIN / -1 raises SIGFPE, which
+ * would end the server), and RoiAlign's boxes, whose coordinates size the work it does.
+ *
+ * Integer results follow two's complement, as numpy's and ONNX Runtime's do: sums and products
+ * wrap, INT_MIN / -1 is INT_MIN and its remainder 0; division by zero, which ONNX leaves
+ * undefined, gives 0. The expected values are computed here with BigInt.asIntN.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CpuSession } from '../../../helpers/cpu-session.js';
+import { OnnxGraphBuilder } from '../../../helpers/onnx-builder.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-hostile-values-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function load(name: string, model: Uint8Array): CpuSession {
+  const file = path.join(dir, `${name}.onnx`);
+  writeFileSync(file, model);
+  return CpuSession.load(file, { intraOpThreads: 1 });
+}
+
+const BINARY = ['Add', 'Sub', 'Mul', 'Div', 'Mod', 'Fmod'] as const;
+const UNARY = ['Neg', 'Abs'] as const;
+
+/** What each operator gives in two's complement of `bits` bits (Mod: the divisor's sign). */
+function expected(op: string, x: bigint, y: bigint, bits: number): bigint {
+  const wrap = (v: bigint) => BigInt.asIntN(bits, v);
+  switch (op) {
+    case 'Add': return wrap(x + y);
+    case 'Sub': return wrap(x - y);
+    case 'Mul': return wrap(x * y);
+    case 'Div': return y === 0n ? 0n : wrap(x / y);
+    case 'Fmod': return y === 0n ? 0n : wrap(x % y);
+    case 'Mod': {
+      if (y === 0n) return 0n;
+      const r = x % y;
+      return r !== 0n && (r < 0n) !== (y < 0n) ? wrap(r + y) : r;
+    }
+    case 'Neg': return wrap(-x);
+    case 'Abs': return wrap(x < 0n ? -x : x);
+    default: throw new Error(op);
+  }
+}
+
+describe.each([
+  { type: 'INT32' as const, bits: 32, array: (v: bigint[]) => Int32Array.from(v, Number) },
+  { type: 'INT64' as const, bits: 64, array: (v: bigint[]) => BigInt64Array.from(v) },
+])('integer arithmetic at the ends of $type', ({ type, bits, array }) => {
+  const min = -(1n << BigInt(bits - 1)), max = (1n << BigInt(bits - 1)) - 1n;
+  // Every pair of these, so each operator meets min / -1, max + 1, min - 1, max * 2 and / 0.
+  const edges = [min, min + 1n, -2n, -1n, 0n, 1n, 2n, max - 1n, max];
+  const xs = edges.flatMap((x) => edges.map(() => x));
+  const ys = edges.flatMap(() => edges);
+
+  it('Add, Sub, Mul, Div, Mod (fmod 0 and 1), Neg and Abs wrap, and nothing traps', async () => {
+    const n = xs.length;
+    const b = new OnnxGraphBuilder('edges', 13).input('x', type, [n]).input('y', type, [n]);
+    for (const op of BINARY) {
+      b.node(op === 'Fmod' ? 'Mod' : op, ['x', 'y'], [op], op === 'Fmod' ? { fmod: 1 } : undefined).output(op, type);
+    }
+    for (const op of UNARY) b.node(op, ['x'], [op]).output(op, type);
+    const session = load(`edges-${type}`, b.encode());
+    const outputs = await session.run([
+      { name: 'x', datatype: type, dims: [n], data: array(xs) },
+      { name: 'y', datatype: type, dims: [n], data: array(ys) },
+    ]);
+    for (const out of outputs) {
+      const got = Array.from(out.data as ArrayLike<number | bigint>, (v) => BigInt(v));
+      const want = xs.map((x, i) => expected(out.name, x, ys[i], bits));
+      const wrong = want.flatMap((w, i) => (got[i] === w ? [] : [`${xs[i]} ${out.name} ${ys[i]}: got ${got[i]}, want ${w}`]));
+      expect(wrong, out.name).toEqual([]);
+    }
+    session.close();
+  });
+});
+
+describe('RoiAlign: boxes from the request', () => {
+  const model = (ratio: number) => new OnnxGraphBuilder('roi', 16)
+    .input('x', 'FLOAT', [1, 1, 8, 8]).input('rois', 'FLOAT', [2, 4]).initializer('batch', 'INT64', [2], [0, 0])
+    .node('RoiAlign', ['x', 'rois', 'batch'], ['y'], { output_height: 2, output_width: 2, sampling_ratio: ratio })
+    .output('y', 'FLOAT').encode();
+  const x = { name: 'x', datatype: 'FP32' as const, dims: [1, 1, 8, 8], data: new Float32Array(64).fill(1) };
+  const rois = (...v: number[]) => ({ name: 'rois', datatype: 'FP32' as const, dims: [2, 4], data: Float32Array.from(v) });
+
+  it('refuses a non-finite coordinate and a box whose adaptive grid outgrows the feature map, then serves the next request', async () => {
+    const session = load('roi-adaptive', model(0));
+    await expect(session.run([x, rois(0, 0, 4, 4, 1, NaN, 2, 2)])).rejects.toThrow(/roi 1 has a coordinate that is NaN/);
+    await expect(session.run([x, rois(0, 0, 4, 4, 0, 0, Infinity, 2)])).rejects.toThrow(/roi 1 has a coordinate that is infinite/);
+    // 1e9 pixels wide: ceil(1e9 / 2) sampling points per bin, which would run for hours.
+    await expect(session.run([x, rois(0, 0, 1e9, 4, 0, 0, 4, 4)]))
+      .rejects.toThrow(/roi 0 samples a grid of 2 x 5e\+08 points per bin, larger than the 8 x 8 feature map; clip the boxes to the image, or lower sampling_ratio/);
+    // A box well outside the image, and one twice its size, are still answered (the samples outside are zeros).
+    const [y] = await session.run([x, rois(20, 20, 24, 24, -8, -8, 16, 16)]);
+    expect(Array.from(y.data as Float32Array).slice(0, 4)).toEqual([0, 0, 0, 0]);
+    session.close();
+  });
+
+  it('refuses an infinite spatial_scale when the model loads', () => {
+    const bad = new OnnxGraphBuilder('roi', 16)
+      .input('x', 'FLOAT', [1, 1, 8, 8]).input('rois', 'FLOAT', [1, 4]).initializer('batch', 'INT64', [1], [0])
+      .node('RoiAlign', ['x', 'rois', 'batch'], ['y'], { spatial_scale: { float: Infinity } }).output('y', 'FLOAT').encode();
+    expect(() => load('roi-scale', bad)).toThrow(/spatial_scale must be a positive finite number/);
+  });
+});
