@@ -11,7 +11,7 @@ build_engine_driver() {
   local jobs=$1
   mkdir -p "$out/obj"
   local newest_header sources stale=() src obj
-  newest_header=$(find native/src -name '*.h' -printf '%T@ %p\n' | sort -n | tail -1 | cut -d' ' -f2)
+  newest_header=$(find native/src native/test/cpu -name '*.h' -printf '%T@ %p\n' | sort -n | tail -1 | cut -d' ' -f2)
   sources=$(find native/src/cpu native/src/engine -name '*.cc' ! -name '*binding*' ! -name '*_js.cc' | sort; echo native/test/cpu/engine_driver.cc)
   for src in $sources; do
     obj=$(engine_objects "$src")

@@ -20,7 +20,7 @@
 #include "engine/engine_registry.h"
 
 #include "check.h"
-#include "run_on_zeros.h"
+#include "run_on_values.h"
 
 using namespace gebe;
 
@@ -189,14 +189,14 @@ void RunBadModels(const std::string& root) {
 }
 
 // Models the model fuzzer (native/test/fuzz) found crashing or undefined, kept once fixed: each
-// must load and run on zeros, or be refused with an EngineError.
+// must load and run on zeros and on edge values, or be refused with an EngineError.
 void RunFuzzFindings(const std::string& root) {
   std::string dir = root + "/fixtures/models/fuzz";
   int replayed = 0;
   for (const std::string& name : ListDir(dir)) {
     try {
       auto session = Load(dir + "/" + name, 1, size_t(64) << 20);
-      gebe_test::RunOnZeros(*session);
+      gebe_test::RunOnZerosAndEdges(*session);
     } catch (const EngineError&) {
     }
     ++replayed;
@@ -204,8 +204,10 @@ void RunFuzzFindings(const std::string& root) {
   Check(replayed > 0, "fuzz findings replayed");
 }
 
+// Each conformance model runs its data sets, then on its declared shapes filled with zeros and
+// with edge values (run_on_values.h): what a client's values could do to the same operators.
 void RunConformance(const std::string& node_dir) {
-  int loaded = 0, ran = 0, threw = 0;
+  int loaded = 0, ran = 0, threw = 0, edges_ran = 0, edges_threw = 0;
   for (const std::string& test : ListDir(node_dir)) {
     std::string dir = node_dir + "/" + test;
     std::unique_ptr<Session> session;
@@ -236,8 +238,12 @@ void RunConformance(const std::string& node_dir) {
         ++threw;
       }
     }
+    const int refused = gebe_test::RunOnZerosAndEdges(*session);
+    edges_threw += refused;
+    edges_ran += int(gebe_test::kEdgeRotations + 1) - refused;
   }
-  std::printf("conformance under sanitizers: %d models loaded, %d data sets ran, %d refused with an error\n", loaded, ran, threw);
+  std::printf("conformance under sanitizers: %d models loaded, %d data sets ran, %d refused with an error; "
+              "on zeros and edge values %d runs completed, %d refused\n", loaded, ran, threw, edges_ran, edges_threw);
   Check(ran > 0, "some conformance data sets ran");
 }
 

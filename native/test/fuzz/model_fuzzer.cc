@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes as a model file for the cpu engine. Loading must either
-// succeed or throw EngineError (the message a user sees); a loaded model then runs once on
-// zero-filled inputs of its declared shapes (dynamic dims as 1, at most 1 MB each), which must
-// again succeed or throw EngineError. Anything else (a crash, a sanitizer report, another
+// succeed or throw EngineError (the message a user sees); a loaded model then runs on inputs of
+// its declared shapes (dynamic dims as 1, at most 1 MB each), once filled with zeros and once with
+// each type's edge values (run_on_values.h), and each run must again succeed or throw EngineError. Anything else (a crash, a sanitizer report, another
 // exception type, one allocation past -malloc_limit_mb, a run past -timeout) is a finding.
 // Built and run by run.sh; seeds are the ONNX node tests and the repository's fixtures. Each finding,
 // once fixed, joins fixtures/models/fuzz, which the engine driver replays under ASan+UBSan in CI.
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/engine_registry.h"
-#include "run_on_zeros.h"
+#include "run_on_values.h"
 
 using namespace gebe;
 
@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.max_tensor_bytes = size_t(64) << 20;
   try {
     std::unique_ptr<Session> session = engine->load(path, options);
-    gebe_test::RunOnZeros(*session);
+    gebe_test::RunOnZerosAndEdges(*session);
   } catch (const EngineError&) {
     // A refusal with a message: what a bad model must get.
   }

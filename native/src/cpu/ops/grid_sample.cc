@@ -19,13 +19,13 @@ float Reflect(float x, float lo, float hi) {
   if (range <= 0) return lo;
   if (x < lo) {
     float dx = lo - x;
-    int64_t n = int64_t(dx / range);
+    int64_t n = FromReal<int64_t>(dx / range);
     float r = dx - float(n) * range;
     return n % 2 == 0 ? lo + r : hi - r;
   }
   if (x > hi) {
     float dx = x - hi;
-    int64_t n = int64_t(dx / range);
+    int64_t n = FromReal<int64_t>(dx / range);
     float r = dx - float(n) * range;
     return n % 2 == 0 ? hi - r : lo + r;
   }
@@ -71,8 +71,8 @@ class GridSampleKernel : public Kernel {
         auto pixel = [&](int64_t r, int64_t col) -> float {
           if (pad_ == Pad::kZeros) return r >= 0 && r < h && col >= 0 && col < w ? img[r * w + col] : 0.f;
           if (pad_ == Pad::kReflection) {
-            col = int64_t(Reflect(float(col), x_lo, x_hi));
-            r = int64_t(Reflect(float(r), y_lo, y_hi));
+            col = FromReal<int64_t>(Reflect(float(col), x_lo, x_hi));
+            r = FromReal<int64_t>(Reflect(float(r), y_lo, y_hi));
           }
           col = std::clamp<int64_t>(col, 0, w - 1);
           r = std::clamp<int64_t>(r, 0, h - 1);
@@ -93,13 +93,13 @@ class GridSampleKernel : public Kernel {
           }
           float v = 0;
           if (mode_ == Mode::kNearest) {
-            v = pixel(int64_t(std::nearbyint(fy)), int64_t(std::nearbyint(fx)));
+            v = pixel(FromReal<int64_t>(std::nearbyint(fy)), FromReal<int64_t>(std::nearbyint(fx)));
           } else if (mode_ == Mode::kBilinear) {
-            int64_t x0 = int64_t(std::floor(fx)), y0 = int64_t(std::floor(fy));
+            int64_t x0 = FromReal<int64_t>(std::floor(fx)), y0 = FromReal<int64_t>(std::floor(fy));
             float wx = fx - float(x0), wy = fy - float(y0);
             v = (pixel(y0, x0) * (1 - wx) + pixel(y0, x0 + 1) * wx) * (1 - wy) + (pixel(y0 + 1, x0) * (1 - wx) + pixel(y0 + 1, x0 + 1) * wx) * wy;
           } else {
-            int64_t x0 = int64_t(std::floor(fx)) - 1, y0 = int64_t(std::floor(fy)) - 1;
+            int64_t x0 = FromReal<int64_t>(std::floor(fx)) - 1, y0 = FromReal<int64_t>(std::floor(fy)) - 1;
             float cx[4], cy[4];
             Coefficients(fx - std::floor(fx), cx);
             Coefficients(fy - std::floor(fy), cy);

@@ -375,7 +375,7 @@ class OneHotKernel : public Kernel {
     if (values.count() != 2) Fail("values must hold [off_value, on_value]");
     if (!Known(depth)) return false;
     if (depth.count() != 1) Fail("depth must hold one value");
-    int64_t d = int64_t(ReadAsDouble(depth, 0));
+    int64_t d = FromReal<int64_t>(ReadAsDouble(depth, 0));
     if (d <= 0) Fail("depth must be positive but is " + std::to_string(d));
     Shape s = idx.shape;
     int64_t axis = NormalizeAxis(*this, axis_, idx.rank() + 1);
@@ -394,7 +394,7 @@ class OneHotKernel : public Kernel {
       for (int64_t i = 0; i < out[0].count(); ++i) po[i] = pv[0];
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
-          int64_t v = int64_t(ReadAsDouble(idx, o * inner + i));
+          int64_t v = FromReal<int64_t>(ReadAsDouble(idx, o * inner + i));
           if (v < 0) v += depth;
           if (v < 0 || v >= depth) continue;  // out of range: all off
           po[(o * depth + v) * inner + i] = pv[1];

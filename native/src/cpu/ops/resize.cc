@@ -87,7 +87,7 @@ class ResizeKernel : public Kernel {
       std::vector<Tap> t;
       for (float v : c) {
         v = std::clamp(v, 0.f, float(n - 1));
-        int64_t i0 = int64_t(std::floor(v));
+        int64_t i0 = FromReal<int64_t>(std::floor(v));
         int64_t i1 = std::min(i0 + 1, n - 1);
         t.push_back({i0, i1, v - float(i0)});
       }
@@ -202,7 +202,7 @@ class ResizeKernel : public Kernel {
         size_t d = axes[i];
         scales_[d] = scales->as<const float>()[i];
         if (!(scales_[d] > 0)) Fail("scales must be positive");
-        out_shape_[d] = int64_t(std::floor(float(x.shape[d]) * scales_[d]));
+        out_shape_[d] = FromReal<int64_t>(std::floor(float(x.shape[d]) * scales_[d]));
       }
     } else {
       auto s = ReadInts(*sizes);
@@ -221,7 +221,7 @@ class ResizeKernel : public Kernel {
       }
       for (size_t i = 0; i < axes.size(); ++i) {
         size_t d = axes[i];
-        out_shape_[d] = policy_ == "stretch" ? s[i] : int64_t(std::floor(uniform * float(x.shape[d]) + 0.5f));
+        out_shape_[d] = policy_ == "stretch" ? s[i] : FromReal<int64_t>(std::floor(uniform * float(x.shape[d]) + 0.5f));
         scales_[d] = policy_ != "stretch" ? uniform : x.shape[d] ? float(s[i]) / float(x.shape[d]) : 1.f;
       }
     }
@@ -245,11 +245,11 @@ class ResizeKernel : public Kernel {
   }
 
   int64_t Nearest(float v, float scale) const {
-    if (nearest_ == "floor") return int64_t(std::floor(v));
-    if (nearest_ == "ceil") return int64_t(std::ceil(v));
+    if (nearest_ == "floor") return FromReal<int64_t>(std::floor(v));
+    if (nearest_ == "ceil") return FromReal<int64_t>(std::ceil(v));
     float f = std::floor(v);
-    if (v - f == 0.5f) return nearest_ == "round_prefer_ceil" ? int64_t(f) + 1 : int64_t(f);
-    return int64_t(std::round(v));
+    if (v - f == 0.5f) return nearest_ == "round_prefer_ceil" ? FromReal<int64_t>(f) + 1 : FromReal<int64_t>(f);
+    return FromReal<int64_t>(std::round(v));
   }
 
   int64_t opset_;

@@ -313,6 +313,7 @@ class RangeKernel : public Kernel {
     int64_t n = 0;
     GEBE_DISPATCH_NUMERIC(start.dtype, {
       double s = double(in[0]->as<const T>()[0]), l = double(in[1]->as<const T>()[0]), d = double(in[2]->as<const T>()[0]);
+      if (!std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d)) Fail("start, limit and delta must be finite numbers");
       if (d == 0) Fail("delta must not be zero");
       // Checked as a double first: converting a count past int64 (or NaN) is undefined, and the
       // tensor-size cap only applies once the count is an integer that cannot overflow in bytes.

@@ -180,7 +180,7 @@ class MelWeightMatrixKernel : public Kernel {
     std::vector<int64_t> bins(size_t(m + 2));
     for (int64_t i = 0; i < m + 2; ++i) {
       double hz = 700.0 * (std::pow(10.0, (low + double(i) * step) / 2595.0) - 1);
-      bins[size_t(i)] = int64_t(std::floor(double(p.dft_length + 1) * hz / double(p.sample_rate)));
+      bins[size_t(i)] = FromReal<int64_t>(std::floor(double(p.dft_length + 1) * hz / double(p.sample_rate)));
     }
     auto set = [&](int64_t row, int64_t col, double v) {
       if (row >= 0 && row < rows) w[size_t(row * m + col)] = v;

@@ -1,7 +1,10 @@
 /**
  * Values a client can send that C++ leaves undefined or that x86 traps on, through the kernels
  * that meet them: integer arithmetic at the ends of its range (INT_MIN / -1 raises SIGFPE, which
- * would end the server), and RoiAlign's boxes, whose coordinates size the work it does.
+ * would end the server), RoiAlign's boxes, whose coordinates size the work it does, real values
+ * that become indices (NaN, ±Inf, 1e30), and shapes with a huge dimension beside an empty one.
+ * The engine driver runs every ONNX conformance model on such values under ASan+UBSan
+ * (native/test/cpu/run_on_values.h); these tests pin what a client is answered.
  *
  * Integer results follow two's complement, as numpy's and ONNX Runtime's do: sums and products
  * wrap, INT_MIN / -1 is INT_MIN and its remainder 0; division by zero, which ONNX leaves
@@ -104,5 +107,54 @@ describe('RoiAlign: boxes from the request', () => {
       .input('x', 'FLOAT', [1, 1, 8, 8]).input('rois', 'FLOAT', [1, 4]).initializer('batch', 'INT64', [1], [0])
       .node('RoiAlign', ['x', 'rois', 'batch'], ['y'], { spatial_scale: { float: Infinity } }).output('y', 'FLOAT').encode();
     expect(() => load('roi-scale', bad)).toThrow(/spatial_scale must be a positive finite number/);
+  });
+});
+
+describe('real values that become indices or sizes', () => {
+  it('GridSample answers NaN, infinite and huge grid coordinates', async () => {
+    const session = load('grid', new OnnxGraphBuilder('grid', 16)
+      .input('x', 'FLOAT', [1, 1, 2, 2]).input('grid', 'FLOAT', [1, 1, 4, 2])
+      .node('GridSample', ['x', 'grid'], ['zeros']).node('GridSample', ['x', 'grid'], ['border'], { padding_mode: 'border' })
+      .node('GridSample', ['x', 'grid'], ['reflection'], { padding_mode: 'reflection', mode: 'nearest' })
+      .output('zeros', 'FLOAT').output('border', 'FLOAT').output('reflection', 'FLOAT').encode());
+    const outputs = await session.run([
+      { name: 'x', datatype: 'FP32', dims: [1, 1, 2, 2], data: Float32Array.of(1, 2, 3, 4) },
+      { name: 'grid', datatype: 'FP32', dims: [1, 1, 4, 2], data: Float32Array.of(NaN, NaN, Infinity, -Infinity, 1e30, -1e30, 0, 0) },
+    ]);
+    const [zeros, border, reflection] = outputs.map((o) => Array.from(o.data as Float32Array));
+    // Bilinear weights of a NaN or infinite coordinate are NaN, so the value is; far outside is the padding.
+    expect(zeros).toEqual([NaN, NaN, 0, 2.5]);
+    // Border clamps (fmax(NaN, 0) is 0): the corner (0, 0), then x right and y up, twice; the centre.
+    expect(border).toEqual([1, 2, 2, 2.5]);
+    expect(reflection.every((v) => [1, 2, 3, 4].includes(v))).toBe(true);
+    session.close();
+  });
+
+  it('OneHot refuses a depth that is NaN or past int64 and serves the next request', async () => {
+    const session = load('onehot', new OnnxGraphBuilder('onehot', 11)
+      .input('i', 'INT64', [2]).input('depth', 'FLOAT', [1]).initializer('values', 'FLOAT', [2], [0, 1])
+      .node('OneHot', ['i', 'depth', 'values'], ['y']).output('y', 'FLOAT').encode());
+    const run = (depth: number) => session.run([
+      { name: 'i', datatype: 'INT64', dims: [2], data: BigInt64Array.of(0n, 2n) },
+      { name: 'depth', datatype: 'FP32', dims: [1], data: Float32Array.of(depth) },
+    ]);
+    await expect(run(NaN)).rejects.toThrow(/depth must be positive but is 0/);
+    await expect(run(1e30)).rejects.toThrow(/OneHot\) output has too many elements/);
+    const [y] = await run(3);
+    expect(Array.from(y.data as Float32Array)).toEqual([1, 0, 0, 0, 0, 1]);
+    session.close();
+  });
+
+  it('Resize to sizes [1, 0, 2^40, 4] gives an empty tensor without sizing work by the 2^40', async () => {
+    const session = load('resize', new OnnxGraphBuilder('resize', 13)
+      .input('x', 'FLOAT', [1, 1, 2, 2]).input('sizes', 'INT64', [4]).initializer('roi', 'FLOAT', [0], []).initializer('scales', 'FLOAT', [0], [])
+      .node('Resize', ['x', 'roi', 'scales', 'sizes'], ['y']).output('y', 'FLOAT').encode());
+    const [y] = await session.run([
+      { name: 'x', datatype: 'FP32', dims: [1, 1, 2, 2], data: Float32Array.of(1, 2, 3, 4) },
+      { name: 'sizes', datatype: 'INT64', dims: [4], data: BigInt64Array.of(1n, 0n, 1n << 40n, 4n) },
+    ]);
+    expect(y.dims).toEqual([1, 0, 2 ** 40, 4]);
+    expect(y.data.length).toBe(0);
+    session.close();
   });
 });
