@@ -30,6 +30,19 @@ void Transform(const float* in, int64_t in_stride, int64_t n, bool complex_in, f
   }
 }
 
+// The direct transform costs one complex multiply-add (and a sine and cosine) per sample per bin.
+// Its lengths and step can come from a request, and sizes alone do not bound that product (an STFT
+// with step 1 over a long signal, a dft_length of millions), so it is capped: 2^31 covers the
+// spectrogram of two minutes of 16 kHz audio (400-sample frames, hop 160).
+constexpr int64_t kMaxTransformWork = int64_t(1) << 31;
+void CheckTransformWork(const Kernel& kernel, int64_t sequences, int64_t samples, int64_t bins) {
+  const double work = double(sequences) * double(samples) * double(bins);
+  if (work > double(kMaxTransformWork)) {
+    throw EngineError(kernel.node().label() + ": " + std::to_string(sequences) + " transforms of " + std::to_string(samples) + " samples into " + std::to_string(bins) +
+                " bins are above the cpu engine's 2^31 multiply-adds (it computes them directly, with no FFT); use fewer or shorter frames");
+  }
+}
+
 class DftKernel : public Kernel {
  public:
   DftKernel(const Node& node, int64_t opset)
@@ -89,6 +102,8 @@ class DftKernel : public Kernel {
       if (g.length <= 0) Fail("dft_length must be positive");
     }
     g.bins = onesided_ ? g.length / 2 + 1 : g.length;
+    const int64_t comps = x.shape.back(), axis_size = x.shape[size_t(g.axis)];
+    CheckTransformWork(*this, SizeTo(x.shape, size_t(g.axis)) * (SizeFrom(x.shape, size_t(g.axis) + 1) / comps), std::min(axis_size, g.length), g.bins);
     return true;
   }
 
@@ -150,6 +165,7 @@ class StftKernel : public Kernel {
     if (g.length > x.shape[1]) Fail("the frame length " + std::to_string(g.length) + " is longer than the signal (" + std::to_string(x.shape[1]) + ")");
     g.frames = (x.shape[1] - g.length) / g.step + 1;
     g.bins = onesided_ ? g.length / 2 + 1 : g.length;
+    CheckTransformWork(*this, x.shape[0] * g.frames, g.length, g.bins);
     return true;
   }
 

@@ -157,4 +157,20 @@ describe('real values that become indices or sizes', () => {
     expect(y.data.length).toBe(0);
     session.close();
   });
+
+  it('DFT refuses a dft_length from the request whose direct transform would run for minutes', async () => {
+    const session = load('dft', new OnnxGraphBuilder('dft', 17)
+      .input('x', 'FLOAT', [1, 4096, 1]).input('length', 'INT64', [])
+      .node('DFT', ['x', 'length'], ['y'], { axis: 1 }).output('y', 'FLOAT').encode());
+    const run = (length: bigint) => session.run([
+      { name: 'x', datatype: 'FP32', dims: [1, 4096, 1], data: new Float32Array(4096).fill(1) },
+      { name: 'length', datatype: 'INT64', dims: [], data: BigInt64Array.of(length) },
+    ]);
+    // 4096 samples into 1,000,000 bins: 4.1e9 multiply-adds, an 8 MB output.
+    await expect(run(1_000_000n)).rejects.toThrow(/1 transforms of 4096 samples into 1000000 bins are above the cpu engine's 2\^31 multiply-adds \(it computes them directly, with no FFT\)/);
+    const [y] = await run(8n);
+    expect(y.dims).toEqual([1, 8, 2]);
+    expect((y.data as Float32Array)[0]).toBe(8);  // bin 0 sums the first 8 samples
+    session.close();
+  });
 });
