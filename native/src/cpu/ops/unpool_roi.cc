@@ -18,6 +18,11 @@ class MaxUnpoolKernel : public Kernel {
   MaxUnpoolKernel(const Node& node, int64_t)
       : Kernel(node), kernel_(node.get_ints("kernel_shape")), strides_(node.get_ints("strides")), pads_(node.get_ints("pads")) {
     if (kernel_.empty()) Fail("kernel_shape is required");
+    if (!strides_.empty() && strides_.size() != kernel_.size()) Fail("strides must have one entry per entry of kernel_shape");
+    if (!pads_.empty() && pads_.size() != 2 * kernel_.size()) Fail("pads must have two entries per entry of kernel_shape");
+    for (size_t d = 0; d < kernel_.size(); ++d) {
+      if (kernel_[d] <= 0 || (!strides_.empty() && strides_[d] <= 0)) Fail("kernel_shape and strides must be positive");
+    }
   }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "X");
@@ -63,6 +68,7 @@ class MaxUnpoolKernel : public Kernel {
       int64_t stride = strides_.empty() ? 1 : strides_[d];
       int64_t pad = pads_.empty() ? 0 : pads_[d] + pads_[d + s];
       shape.push_back((x.shape[d + 2] - 1) * stride - pad + kernel_[d]);
+      if (shape.back() < 0) Fail("pads make the unpooled shape " + ShapeToString(shape) + " negative");
     }
     return shape;
   }
@@ -171,8 +177,9 @@ class RoiAlignKernel : public Kernel {
            " points per bin, larger than the " + std::to_string(h) + " x " + std::to_string(w) +
            " feature map; clip the boxes to the image, or lower sampling_ratio");
     }
-    box.grid_h = int64_t(grid_h);
-    box.grid_w = int64_t(grid_w);
+    // A box of negative extent samples nothing (no grid points, a zero average), as in ONNX Runtime.
+    box.grid_h = grid_h > 0 ? int64_t(grid_h) : 0;
+    box.grid_w = grid_w > 0 ? int64_t(grid_w) : 0;
     return box;
   }
 
