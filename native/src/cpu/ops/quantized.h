@@ -16,6 +16,17 @@ inline int32_t Int8At(const TensorRef& t, int64_t i) {
   return t.dtype == DataType::kInt8 ? int32_t(t.as<const int8_t>()[i]) : int32_t(t.as<const uint8_t>()[i]);
 }
 
+// A zero point, when present, has its operand's element type (ONNX's constraint). Checked where
+// each kernel infers its shapes: the kernels narrow zero points to int32 and read packed weights'
+// zero points as bytes, so a wider type (an INT64 zero point of -2^63) would be undefined there.
+inline void ExpectZeroPointType(const Kernel& kernel, const TensorRef* zero_point, const std::string& name, const TensorRef& operand,
+                                const std::string& operand_name) {
+  if (zero_point != nullptr && zero_point->dtype != operand.dtype) {
+    throw EngineError(kernel.node().label() + ": " + name + " must have " + operand_name + "'s element type " +
+                      DataTypeName(operand.dtype) + ", not " + DataTypeName(zero_point->dtype));
+  }
+}
+
 // A zero point or scale read per index: scalar (or absent: 0), or one entry per row/column.
 struct PerIndex {
   const TensorRef* t = nullptr;

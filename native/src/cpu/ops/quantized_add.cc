@@ -23,6 +23,8 @@ class QuantizedAddKernel : public Kernel {
     const TensorRef& b = Input(in, 3, "B");
     ExpectType(a, "A", {DataType::kUInt8, DataType::kInt8});
     ExpectType(b, "B", {DataType::kUInt8, DataType::kInt8});
+    ExpectZeroPointType(*this, in[2], "A_zero_point", a, "A");
+    ExpectZeroPointType(*this, in[5], "B_zero_point", b, "B");
     for (size_t i : {1, 4, 6}) ExpectType(Input(in, i, "scale"), "scale", {DataType::kFloat32});
     const TensorRef& yzp = Input(in, 7, "C_zero_point");
     ExpectType(yzp, "C_zero_point", {DataType::kUInt8, DataType::kInt8});

@@ -54,6 +54,8 @@ class QuantizedConvKernel : public Kernel {
     const TensorRef& w = Input(in, size_t(slots_.w), "w");
     ExpectType(x, "x", {DataType::kUInt8, DataType::kInt8});
     ExpectType(w, "w", {DataType::kUInt8, DataType::kInt8});
+    ExpectZeroPointType(*this, At(in, slots_.x_zp), "x_zero_point", x, "x");
+    ExpectZeroPointType(*this, At(in, slots_.w_zp), "w_zero_point", w, "w");
     DataType out_type = DataType::kInt32;
     if (mode_ != Mode::kConvInteger) {
       const TensorRef& yzp = Input(in, size_t(slots_.y_zp), "y_zero_point");
@@ -75,6 +77,7 @@ class QuantizedConvKernel : public Kernel {
     const TensorRef* wzp = At(constants, slots_.w_zp);
     bool zp_input = size_t(slots_.w_zp) < node_.inputs.size() && !node_.inputs[size_t(slots_.w_zp)].empty();
     if (zp_input && (!wzp || !wzp->data)) return;  // a zero point known only at run time
+    ExpectZeroPointType(*this, wzp, "w_zero_point", *w, "w");
     packed_ = PackWeights(*w, wzp);
     int64_t taps = w->count() / std::max<int64_t>(1, w->shape[0] * w->shape[1]);
     if (mode_ != Mode::kConvInteger && packed_.size() == 1 &&
@@ -124,7 +127,6 @@ class QuantizedConvKernel : public Kernel {
         zp_count = wzp->count() == 1 ? 1 : mg;
         zp = wzp->as<const uint8_t>() + (wzp->count() == 1 ? 0 : gi * mg);
       }
-      if (wzp && wzp->dtype != w.dtype) Fail("w_zero_point must have w's element type");
       groups.push_back(PackQgemmWeights(wp, is_signed, mg, k, zp, zp_count));
     }
     return groups;

@@ -97,6 +97,8 @@ class QuantizedMatMulKernel : public Kernel {
     const TensorRef& b = Input(in, size_t(slots_.b), "B");
     ExpectType(a, "A", {DataType::kUInt8, DataType::kInt8});
     ExpectType(b, "B", {DataType::kUInt8, DataType::kInt8});
+    ExpectZeroPointType(*this, Slot(in, slots_.a_zp), "a_zero_point", a, "A");
+    ExpectZeroPointType(*this, Slot(in, slots_.b_zp), "b_zero_point", b, "B");
     DataType type = DataType::kInt32;
     if (mode_ == MatMulMode::kQLinear) {
       const TensorRef& yzp = Input(in, size_t(slots_.y_zp), "y_zero_point");
