@@ -300,7 +300,8 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
   BindValues(plan, by_input);
   std::vector<TensorRef>& values = run_values_;
   OutputBinder binder(program, values.size(), outputs);
-  RunContext ctx{pool_.get(), &scratch_, options_.max_tensor_bytes};
+  int64_t loop_iterations = 0;
+  RunContext ctx{pool_.get(), &scratch_, options_.max_tensor_bytes, &loop_iterations};
   profile_this_run_ = profile_ && ++profile_calls_ > 1;
   if (profile_this_run_) ++profile_runs_;
   std::vector<const TensorRef*>& in = step_inputs_;

@@ -15,6 +15,8 @@ namespace {
 
 // A Loop may not spin for minutes on a trip count or condition from a request: 2^20 iterations
 // (about a second of a trivial body) is far beyond the decoding and sequence loops models export.
+// The bound is per run and counts every Loop's iterations together, so nested Loops whose trip
+// counts both come from the request cannot multiply it.
 constexpr int64_t kMaxLoopIterations = int64_t(1) << 20;
 
 class ControlFlowKernel : public Kernel {
@@ -221,10 +223,13 @@ class LoopKernel : public ControlFlowKernel {
       for (const TensorRef& r : refs) own.push_back(&r);
       return BodyInputs(own, in);
     };
+    int64_t own_count = 0;
+    int64_t& spent = ctx.loop_iterations != nullptr ? *ctx.loop_iterations : own_count;
     int64_t i = 0;
     for (; (trip < 0 || i < trip) && cond; ++i) {
-      if (i >= kMaxLoopIterations) {
-        Fail("ran " + std::to_string(kMaxLoopIterations) + " iterations without stopping; the engine bounds loops there");
+      if (++spent > kMaxLoopIterations) {
+        Fail("ran " + std::to_string(kMaxLoopIterations) + " loop iterations in one run without stopping (nested loops count " +
+             "together); the engine bounds loops there");
       }
       std::vector<ConstTensor> outs = body_->Run(body_inputs(i), ctx);
       cond = ScalarTrue(*this, outs[0].ref(), "the body's condition output");

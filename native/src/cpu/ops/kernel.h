@@ -50,6 +50,9 @@ struct RunContext {
   // The session's cap on one tensor (SessionOptions::max_tensor_bytes), for kernels that allocate
   // while they run (control-flow bodies, Loop and Scan outputs).
   size_t max_tensor_bytes = size_t(4) << 30;
+  // Loop iterations this run has made so far, shared by every Loop in it, nested ones included
+  // (null outside a session's run: a Loop then counts its own).
+  int64_t* loop_iterations = nullptr;
 };
 
 // An input whose element type the kernel does not take (Kernel::ExpectType). Types flow through a

@@ -160,7 +160,35 @@ describe('control flow at load', () => {
     const session = load(model, 'endless');
     try {
       await expect(session.run([i64('M', 2 ** 40), { name: 's0', datatype: 'FP32', dims: [1], data: Float32Array.from([1]) }]))
-        .rejects.toThrow("node 'endless' (Loop): ran 1048576 iterations without stopping; the engine bounds loops there");
+        .rejects.toThrow("node 'endless' (Loop): ran 1048576 loop iterations in one run without stopping (nested loops count together); the engine bounds loops there");
+    } finally {
+      session.close();
+    }
+  });
+
+  it('counts nested Loops together: two trip counts of 2^11 from the request stop at the 2^20 bound', async () => {
+    const inner = new OnnxGraphBuilder('inner', 16)
+      .input('j', 'INT64', []).input('c', 'BOOL', []).input('t', 'FLOAT', [1])
+      .node('Identity', ['c'], ['c_out']).node('Identity', ['t'], ['t_out'])
+      .output('c_out', 'BOOL').output('t_out', 'FLOAT');
+    const outer = new OnnxGraphBuilder('outer', 16)
+      .input('i', 'INT64', []).input('c', 'BOOL', []).input('s', 'FLOAT', [1])
+      .node('Loop', ['N', 'c', 's'], ['s_out'], { body: { graph: inner } }, 'inner')  // N from the enclosing graph
+      .node('Identity', ['c'], ['c_out'])
+      .output('c_out', 'BOOL').output('s_out', 'FLOAT');
+    const model = new OnnxGraphBuilder('nested', 16)
+      .input('M', 'INT64', []).input('N', 'INT64', []).input('s0', 'FLOAT', [1]).initializer('go', 'BOOL', [], [1])
+      .node('Loop', ['M', 'go', 's0'], ['s'], { body: { graph: outer } }, 'outer')
+      .output('s', 'FLOAT')
+      .encode();
+    const session = load(model, 'nested');
+    try {
+      const run = (m: number, n: number) => session.run([i64('M', m), i64('N', n), { name: 's0', datatype: 'FP32', dims: [1], data: Float32Array.of(5) }]);
+      const [s] = await run(8, 8);
+      expect(Array.from(s.data as Float32Array)).toEqual([5]);
+      await expect(run(2 ** 11, 2 ** 11)).rejects.toThrow(/ran 1048576 loop iterations in one run without stopping \(nested loops count together\)/);
+      // The budget is per run: the next request starts from zero.
+      expect(Array.from((await run(8, 8))[0].data as Float32Array)).toEqual([5]);
     } finally {
       session.close();
     }
