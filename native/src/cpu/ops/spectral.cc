@@ -38,8 +38,9 @@ constexpr int64_t kMaxTransformWork = int64_t(1) << 31;
 void CheckTransformWork(const Kernel& kernel, int64_t sequences, int64_t samples, int64_t bins) {
   const double work = double(sequences) * double(samples) * double(bins);
   if (work > double(kMaxTransformWork)) {
-    throw EngineError(kernel.node().label() + ": " + std::to_string(sequences) + " transforms of " + std::to_string(samples) + " samples into " + std::to_string(bins) +
-                " bins are above the cpu engine's 2^31 multiply-adds (it computes them directly, with no FFT); use fewer or shorter frames");
+    throw EngineError(kernel.node().label() + ": " + std::to_string(sequences) + " transforms of " + std::to_string(samples) +
+                      " samples into " + std::to_string(bins) + " bins are above the cpu engine's 2^31 multiply-adds (it computes " +
+                      "them directly, with no FFT); use fewer or shorter frames");
   }
 }
 
@@ -103,7 +104,8 @@ class DftKernel : public Kernel {
     }
     g.bins = onesided_ ? g.length / 2 + 1 : g.length;
     const int64_t comps = x.shape.back(), axis_size = x.shape[size_t(g.axis)];
-    CheckTransformWork(*this, SizeTo(x.shape, size_t(g.axis)) * (SizeFrom(x.shape, size_t(g.axis) + 1) / comps), std::min(axis_size, g.length), g.bins);
+    const int64_t sequences = SizeTo(x.shape, size_t(g.axis)) * (SizeFrom(x.shape, size_t(g.axis) + 1) / comps);
+    CheckTransformWork(*this, sequences, std::min(axis_size, g.length), g.bins);
     return true;
   }
 
