@@ -33,7 +33,8 @@ it('answers INT32 minimum / -1 and division by zero, and keeps serving', async (
   for (let i = 0; i < 2; ++i) {
     const res = await fetch(`${s.http}/v2/models/div/infer`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
     expect(res.status).toBe(200);
-    expect((await res.json()).outputs[0].data).toEqual([-2147483648, 0, -4]);
+    const answer = (await res.json()) as { outputs: Array<{ data: number[] }> };
+    expect(answer.outputs[0]!.data).toEqual([-2147483648, 0, -4]);
   }
   expect((await fetch(`${s.http}/v2/health/ready`)).status).toBe(200);
 });
