@@ -314,11 +314,7 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
     out.resize(step.outputs.size());
     if (plan.modes[k] == StepMode::kDynamic) BindDynamicOutputs(step, ctx, in, out, binder);
     else BindStaticOutputs(step, in, out, binder);
-    // A step whose every output is empty has nothing to compute. Skipping it also spares kernels
-    // that size scratch by one dimension of such a shape: a client's values can ask for [2^62, 0].
-    bool all_empty = true;
-    for (const TensorRef& o : out) all_empty = all_empty && o.count() == 0;
-    if (!all_empty) RunStep(k, ctx);
+    if (HasElements(out)) RunStep(k, ctx);
     for (size_t o = 0; o < out.size(); ++o) {
       if (step.outputs[o] >= 0) values[size_t(step.outputs[o])] = out[o];
     }

@@ -119,7 +119,7 @@ class ScatterElementsKernel : public Kernel {
     const TensorRef &x = *in[0], &idx = *in[1], &upd = *in[2];
     size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
     auto strides = Strides(x.shape);
-    if (x.bytes() != 0) std::memcpy(out[0].data, x.data, x.bytes());  // an empty tensor may have no storage
+    std::memcpy(out[0].data, x.data, x.bytes());
     auto body = [&](auto tag) {
       using T = decltype(tag);
       T* po = out[0].as<T>();
@@ -158,7 +158,7 @@ class ScatterNDKernel : public Kernel {
     int64_t slice = SizeFrom(x.shape, size_t(k));
     if (upd.count() != tuples * slice) Fail("updates has " + std::to_string(upd.count()) + " elements but needs " + std::to_string(tuples * slice));
     auto strides = Strides(x.shape);
-    if (x.bytes() != 0) std::memcpy(out[0].data, x.data, x.bytes());  // an empty tensor may have no storage
+    std::memcpy(out[0].data, x.data, x.bytes());
     auto body = [&](auto tag) {
       using T = decltype(tag);
       T* po = out[0].as<T>();

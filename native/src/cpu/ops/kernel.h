@@ -55,6 +55,16 @@ struct RunContext {
   int64_t* loop_iterations = nullptr;
 };
 
+// Whether a step has anything to compute: some output with an element. The session, subgraph
+// bodies and load-time folding run a step only then, so no kernel meets a shape like [2^62, 0]
+// (a client's values can ask for one) and sizes scratch by its one huge dimension.
+inline bool HasElements(const std::vector<TensorRef>& outputs) {
+  for (const TensorRef& o : outputs) {
+    if (o.count() != 0) return true;
+  }
+  return false;
+}
+
 // An input whose element type the kernel does not take (Kernel::ExpectType). Types flow through a
 // graph the same whatever its shapes, so the load-time support check looks for these with a trial
 // plan (FindUnsupportedTypes in ../support.h) rather than leaving them to the first request. It

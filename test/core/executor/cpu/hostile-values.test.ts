@@ -145,13 +145,21 @@ describe('real values that become indices or sizes', () => {
     session.close();
   });
 
-  it('Resize to sizes [1, 0, 2^40, 4] gives an empty tensor without sizing work by the 2^40', async () => {
-    const session = load('resize', new OnnxGraphBuilder('resize', 13)
-      .input('x', 'FLOAT', [1, 1, 2, 2]).input('sizes', 'INT64', [4]).initializer('roi', 'FLOAT', [0], []).initializer('scales', 'FLOAT', [0], [])
-      .node('Resize', ['x', 'roi', 'scales', 'sizes'], ['y']).output('y', 'FLOAT').encode());
+  // At the top level and inside an If's branch: the session and subgraph bodies skip such a step alike.
+  it.each([false, true])('Resize to sizes [1, 0, 2^40, 4] gives an empty tensor without sizing work by the 2^40 (in a branch: %s)', async (inBranch) => {
+    const resize = (b: OnnxGraphBuilder) => b.node('Resize', ['x', 'roi', 'scales', 'sizes'], ['y']).output('y', 'FLOAT');
+    const graph = new OnnxGraphBuilder('resize', 13)
+      .input('x', 'FLOAT', [1, 1, 2, 2]).input('sizes', 'INT64', [4]).input('go', 'BOOL', [])
+      .initializer('roi', 'FLOAT', [0], []).initializer('scales', 'FLOAT', [0], []);
+    const model = inBranch
+      ? graph.node('If', ['go'], ['y'], { then_branch: { graph: resize(new OnnxGraphBuilder('then', 13)) },
+        else_branch: { graph: resize(new OnnxGraphBuilder('else', 13)) } }).output('y', 'FLOAT').encode()
+      : resize(graph).encode();
+    const session = load(`resize-${inBranch}`, model);
     const [y] = await session.run([
       { name: 'x', datatype: 'FP32', dims: [1, 1, 2, 2], data: Float32Array.of(1, 2, 3, 4) },
       { name: 'sizes', datatype: 'INT64', dims: [4], data: BigInt64Array.of(1n, 0n, 1n << 40n, 4n) },
+      { name: 'go', datatype: 'BOOL', dims: [], data: Uint8Array.of(1) },
     ]);
     expect(y.dims).toEqual([1, 0, 2 ** 40, 4]);
     expect(y.data.length).toBe(0);
