@@ -22,6 +22,12 @@ const f32 = (name: string, dims: number[], seed: number): CpuTensor =>
 const bool = (name: string, value: boolean): CpuTensor => ({ name, datatype: 'BOOL', dims: [], data: Uint8Array.from([value ? 1 : 0]) });
 const i64 = (name: string, value: number): CpuTensor => ({ name, datatype: 'INT64', dims: [], data: BigInt64Array.from([BigInt(value)]) });
 
+// A Loop body that hands its condition and one FLOAT[1] loop-carried value on unchanged.
+const passThroughBody = (name: string) => new OnnxGraphBuilder(name, 16)
+  .input('i', 'INT64', []).input('c', 'BOOL', []).input('s', 'FLOAT', [1])
+  .node('Identity', ['c'], ['c_out']).node('Identity', ['s'], ['s_out'])
+  .output('c_out', 'BOOL').output('s_out', 'FLOAT');
+
 // then: x + w (w an outer initializer); else: a nested If on `deep` choosing Relu(x) or x * x.
 function ifModel(opset = 16): Uint8Array {
   const inner = (op: string) => {
@@ -148,10 +154,7 @@ describe('control flow at load', () => {
   });
 
   it('stops a Loop whose trip count and condition would keep it going, naming the bound', async () => {
-    const body = new OnnxGraphBuilder('body', 16)
-      .input('i', 'INT64', []).input('c', 'BOOL', []).input('s', 'FLOAT', [1])
-      .node('Identity', ['c'], ['c_out']).node('Identity', ['s'], ['s_out'])
-      .output('c_out', 'BOOL').output('s_out', 'FLOAT');
+    const body = passThroughBody('body');
     const model = new OnnxGraphBuilder('endless', 16)
       .input('M', 'INT64', []).input('s0', 'FLOAT', [1]).initializer('go', 'BOOL', [], [1])
       .node('Loop', ['M', 'go', 's0'], ['s'], { body: { graph: body } }, 'endless')
@@ -167,10 +170,7 @@ describe('control flow at load', () => {
   });
 
   it('counts nested Loops together: two trip counts of 2^11 from the request stop at the 2^20 bound', async () => {
-    const inner = new OnnxGraphBuilder('inner', 16)
-      .input('j', 'INT64', []).input('c', 'BOOL', []).input('t', 'FLOAT', [1])
-      .node('Identity', ['c'], ['c_out']).node('Identity', ['t'], ['t_out'])
-      .output('c_out', 'BOOL').output('t_out', 'FLOAT');
+    const inner = passThroughBody('inner');
     const outer = new OnnxGraphBuilder('outer', 16)
       .input('i', 'INT64', []).input('c', 'BOOL', []).input('s', 'FLOAT', [1])
       .node('Loop', ['N', 'c', 's'], ['s_out'], { body: { graph: inner } }, 'inner')  // N from the enclosing graph
