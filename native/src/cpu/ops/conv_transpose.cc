@@ -28,9 +28,11 @@ class ConvTransposeKernel : public Kernel {
     if (x.rank() < 3) Fail("X must have a batch, a channel and at least one spatial dim; it has shape " + ShapeToString(x.shape));
     if (w.rank() != x.rank() || w.shape[0] != x.shape[1]) Fail("W " + ShapeToString(w.shape) + " does not match X " + ShapeToString(x.shape));
     if (x.shape[1] % group_ != 0) Fail("X's " + std::to_string(x.shape[1]) + " channels do not split into " + std::to_string(group_) + " groups");
-    if (in.size() > 2 && in[2]) ExpectType(*in[2], "B", {DataType::kFloat32});
-    if (in.size() > 2 && in[2] && (in[2]->rank() != 1 || in[2]->count() != w.shape[1] * group_)) {
-      Fail("B " + ShapeToString(in[2]->shape) + " must have " + std::to_string(w.shape[1] * group_) + " elements");
+    if (in.size() > 2 && in[2]) {
+      ExpectType(*in[2], "B", {DataType::kFloat32});
+      if (in[2]->rank() != 1 || in[2]->count() != w.shape[1] * group_) {
+        Fail("B " + ShapeToString(in[2]->shape) + " must have " + std::to_string(w.shape[1] * group_) + " elements");
+      }
     }
     Resolve(x, w);
     Shape s = {x.shape[0], w.shape[1] * group_};

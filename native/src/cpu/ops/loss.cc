@@ -27,8 +27,10 @@ class LossKernel : public Kernel {
     if (x.rank() < 2 || t.rank() != x.rank() - 1 || t.shape[0] != x.shape[0]) Fail("input must be [N, C, d...] and target [N, d...]");
     for (int d = 1; d < t.rank(); ++d)
       if (t.shape[size_t(d)] != x.shape[size_t(d + 1)]) Fail("target's dims must match input's spatial dims");
-    if (in.size() > 2 && in[2]) ExpectType(*in[2], "weights", {DataType::kFloat32});
-    if (in.size() > 2 && in[2] && (in[2]->rank() != 1 || in[2]->count() != x.shape[1])) Fail("weights must have one entry per class");
+    if (in.size() > 2 && in[2]) {
+      ExpectType(*in[2], "weights", {DataType::kFloat32});
+      if (in[2]->rank() != 1 || in[2]->count() != x.shape[1]) Fail("weights must have one entry per class");
+    }
     out[0] = {x.dtype, reduction_ == "none" ? t.shape : Shape{}, nullptr};
     if (out.size() > 1) out[1] = {x.dtype, x.shape, nullptr};
     return true;

@@ -115,8 +115,10 @@ class LayerNormKernel : public Kernel {
     size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
     Shape norm(x.shape.begin() + long(axis), x.shape.end());
     if (BroadcastShapes(*this, scale.shape, norm) != norm) Fail("Scale " + ShapeToString(scale.shape) + " must broadcast to the normalised dims " + ShapeToString(norm));
-    if (in.size() > 2 && in[2]) ExpectType(*in[2], "B", {DataType::kFloat32});
-    if (in.size() > 2 && in[2] && BroadcastShapes(*this, in[2]->shape, norm) != norm) Fail("B " + ShapeToString(in[2]->shape) + " must broadcast to the normalised dims " + ShapeToString(norm));
+    if (in.size() > 2 && in[2]) {
+      ExpectType(*in[2], "B", {DataType::kFloat32});
+      if (BroadcastShapes(*this, in[2]->shape, norm) != norm) Fail("B " + ShapeToString(in[2]->shape) + " must broadcast to the normalised dims " + ShapeToString(norm));
+    }
     out[0] = {x.dtype, x.shape, nullptr};
     Shape stat = x.shape;
     for (size_t i = axis; i < stat.size(); ++i) stat[i] = 1;
