@@ -136,15 +136,7 @@ RequestFailure CheckInputs(const RequestContract& contract, const DecodedRequest
     }
     view.shape = in->shape;
     view.byte_size = in->bytes.size;
-    const uint8_t* data = in->bytes.data;
-    const size_t element_size = ElementSize(meta.dtype);
-    if (view.byte_size > 0 && element_size > 1 && reinterpret_cast<uintptr_t>(data) % element_size != 0) {
-      // Engines read elements in place: a misaligned tensor is copied once into aligned memory.
-      request->owned_inputs.emplace_back(view.byte_size);
-      std::memcpy(request->owned_inputs.back().data(), data, view.byte_size);
-      data = static_cast<const uint8_t*>(request->owned_inputs.back().data());
-    }
-    view.data = data;
+    view.data = in->bytes.data;  // maybe misaligned for its type: the batch gather copies it (batch_io.h)
   }
   return RequestFailure::None();
 }
@@ -166,6 +158,9 @@ RequestFailure CheckOutputs(const RequestContract& contract, const DecodedReques
   }
   std::vector<bool> asked(n, false);
   uint64_t mask = 0;
+  out->outputs.reserve(decoded.outputs.size());
+  out->binary.reserve(decoded.outputs.size());
+  out->class_count.reserve(decoded.outputs.size());
   for (const DecodedOutput& requested : decoded.outputs) {
     const size_t index = IndexByName(contract.outputs, requested.name);
     if (index == n) return Invalid(wording::UnknownOutput(model, requested.name, NamesOf(contract.outputs)));

@@ -228,7 +228,8 @@ GrpcConnection::Stream* GrpcConnection::Find(int32_t stream_id) {
 int GrpcConnection::OnBeginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* user) {
   auto* self = static_cast<GrpcConnection*>(user);
   if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
-  self->streams_[frame->hd.stream_id] = std::make_unique<Stream>(frame->hd.stream_id, size_t(self->server_->options().max_request_bytes));
+  self->streams_[frame->hd.stream_id] = std::make_unique<Stream>(frame->hd.stream_id, size_t(self->server_->options().max_request_bytes),
+                                                                   self->server_->recycled_messages());
   return 0;
 }
 

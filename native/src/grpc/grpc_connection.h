@@ -40,7 +40,8 @@ class GrpcConnection {
 
  private:
   struct Stream {
-    explicit Stream(int32_t stream_id, size_t max_message) : id(stream_id), framer(max_message) {}
+    Stream(int32_t stream_id, size_t max_message, RecycledBuffers<std::string>* recycled)
+        : id(stream_id), framer(max_message, recycled) {}
     int32_t id;
     std::string method, path, content_type, encoding;
     std::vector<std::pair<std::string, std::string>> metadata;

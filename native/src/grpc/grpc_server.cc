@@ -67,7 +67,7 @@ void GrpcServer::DeliverAnswers() {
 }
 
 std::shared_ptr<std::string> GrpcServer::AdoptMessage(std::string message, size_t charged) {
-  return inflight_.Adopt(new std::string(std::move(message)), [charged](const std::string&) { return charged; });
+  return inflight_.Adopt(new std::string(std::move(message)), [charged](const std::string&) { return charged; }, recycled_messages_);
 }
 
 void GrpcServer::Forget(uint64_t connection_id) {

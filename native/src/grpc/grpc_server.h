@@ -125,6 +125,8 @@ class GrpcServer {
   // A received message that keeps `charged` bytes of the budget until its last holder drops it
   // (possibly on a scheduler thread after the server is gone: the counter is shared).
   std::shared_ptr<std::string> AdoptMessage(std::string message, size_t charged);
+  // Where message buffers come from and go back to (MessageFramer, AdoptMessage).
+  RecycledBuffers<std::string>* recycled_messages() { return recycled_messages_.get(); }
   bool goaway_sent() const { return goaway_sent_; }
   void Forget(uint64_t connection_id);
   // A deadline for (connection, stream), in loop milliseconds (uv_now).
@@ -147,6 +149,8 @@ class GrpcServer {
   JsHandler js_;
   std::shared_ptr<GrpcMailbox> mailbox_ = std::make_shared<GrpcMailbox>();
   ByteBudget inflight_;  // request message bytes held by all calls (messages may outlive the server)
+  // Shared with the messages, which give their memory back here (maybe after the server is gone).
+  std::shared_ptr<RecycledBuffers<std::string>> recycled_messages_ = std::make_shared<RecycledBuffers<std::string>>();
 
   std::unique_ptr<char[]> read_buffer_{new char[kReadBufferSize]};
   uv_timer_t grace_timer_{};

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "executor/decoded_request.h"
+#include "net/recycled_buffers.h"
 
 namespace gebe {
 
@@ -74,7 +75,9 @@ class MessageFramer {
  public:
   enum class Event { kNeedMore, kMessage, kTooLarge, kCompressed };
 
-  explicit MessageFramer(size_t max_message_bytes) : max_(max_message_bytes) {}
+  // `recycled` (may be null): where a message's buffer comes from when one of its size is kept.
+  explicit MessageFramer(size_t max_message_bytes, RecycledBuffers<std::string>* recycled = nullptr)
+      : max_(max_message_bytes), recycled_(recycled) {}
 
   // Consumes bytes from data[*pos..size); stops at the first event other than kNeedMore.
   // After kMessage the message is in message(); call Reset() before feeding more.
@@ -87,6 +90,7 @@ class MessageFramer {
         if (prefix_[0] != 0) return Event::kCompressed;
         if (declared_ > max_) return Event::kTooLarge;
         if (declared_ == 0) return Event::kMessage;
+        if (recycled_ != nullptr) recycled_->Take(declared_, &message_);  // memory already held, not the declared size
         continue;
       }
       const size_t take = std::min(size - *pos, size_t(declared_) - message_.size());
@@ -111,6 +115,7 @@ class MessageFramer {
 
  private:
   size_t max_;
+  RecycledBuffers<std::string>* recycled_;
   uint8_t prefix_[5] = {};
   size_t prefix_got_ = 0;
   uint32_t declared_ = 0;

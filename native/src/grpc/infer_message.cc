@@ -49,6 +49,10 @@ bool ReadPackedInt64s(ByteView bytes, std::vector<int64_t>* out) {
   // A packed run has no keys: read varints until the bytes end.
   const uint8_t* p = bytes.data;
   const uint8_t* end = bytes.data + bytes.size;
+  // Each varint ends at a byte below 0x80: one allocation for the whole run, sized by bytes received.
+  size_t count = 0;
+  for (const uint8_t* q = p; q < end; ++q) count += *q < 0x80;
+  out->reserve(out->size() + count);
   while (p < end) {
     uint64_t v = 0;
     int shift = 0;

@@ -182,6 +182,7 @@ bool HttpConnection::AddHeaderBytes(size_t length) {
 int HttpConnection::OnMessageBegin(llhttp_t* p) {
   HttpConnection* self = Self(p);
   self->request_ = std::make_shared<HttpRequest>();
+  self->request_->headers.reserve(8);  // clients send 3-8 header lines: one allocation, not three or four
   self->in_message_ = true;
   self->headers_done_ = false;
   self->last_was_value_ = false;
@@ -283,8 +284,9 @@ bool HttpConnection::GrowBody(size_t more) {
       reject_message_ = server_->options().busy_message;
       return false;
     }
+    if (before == 0) server_->TakeRecycledBody(capacity, &body);
     body.reserve(capacity);
-    server_->AdjustBody(body.capacity() - capacity);  // what reserve() really allocated (exact in libstdc++)
+    server_->AdjustBody(body.capacity() - capacity);  // what the buffer really holds (reserve is exact in libstdc++)
     if (before == 0) {
       body_offset_ = AlignedOffset(body.data(), inference_header_length_);
       need = body_offset_ + more;

@@ -61,7 +61,8 @@ Respond HttpServer::MakeRespond(uint64_t connection_id, uint64_t request_seq, st
 }
 
 std::shared_ptr<std::vector<uint8_t>> HttpServer::NewBody() {
-  return body_budget_.Adopt(new std::vector<uint8_t>(), [](const std::vector<uint8_t>& body) { return body.capacity(); });
+  return body_budget_.Adopt(new std::vector<uint8_t>(), [](const std::vector<uint8_t>& body) { return body.capacity(); },
+                            recycled_bodies_);
 }
 
 void HttpServer::CountAnswered() {

@@ -89,6 +89,8 @@ class HttpServer {
   void AdjustBody(size_t bytes) { body_budget_.Adjust(int64_t(bytes)); }
   // An empty body buffer whose capacity is refunded to the budget when the last holder drops it.
   std::shared_ptr<std::vector<uint8_t>> NewBody();
+  // Gives an empty *body the memory of a finished request's body of about `bytes`, when one is kept.
+  bool TakeRecycledBody(size_t bytes, std::vector<uint8_t>* body) { return recycled_bodies_->Take(bytes, body); }
   bool draining() const { return draining_; }
   uint64_t body_bytes() const { return body_budget_.used(); }
   size_t connection_count() const { return connections_.size(); }
@@ -118,6 +120,8 @@ class HttpServer {
   std::shared_ptr<ResponseMailbox> mailbox_ = std::make_shared<ResponseMailbox>();
   // Body bytes held by all requests (body buffers may outlive the server).
   ByteBudget body_budget_;
+  // Shared with the body buffers, which give their memory back here (maybe after the server is gone).
+  std::shared_ptr<RecycledBuffers<std::vector<uint8_t>>> recycled_bodies_ = std::make_shared<RecycledBuffers<std::vector<uint8_t>>>();
 
   std::unique_ptr<char[]> read_buffer_{new char[kReadBufferSize]};
   uv_timer_t drain_timer_{};

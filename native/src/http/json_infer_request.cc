@@ -162,6 +162,7 @@ struct Cursor {
 bool DecodeShape(element e, std::vector<int64_t>* shape) {
   simdjson::dom::array dims;
   if (e.get_array().get(dims) != simdjson::SUCCESS) return false;
+  shape->reserve(dims.size());  // bounded by the body: each dimension is at least two bytes of it
   for (element d : dims) {
     uint64_t n;
     if (!SafeCount(d, &n)) return false;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "net/recycled_buffers.h"
+
 namespace gebe {
 
 class ByteBudget {
@@ -26,12 +28,14 @@ class ByteBudget {
   void Refund(uint64_t bytes) { used_->fetch_sub(bytes, std::memory_order_relaxed); }
   uint64_t used() const { return used_->load(std::memory_order_relaxed); }
 
-  // `object`, owned by a shared_ptr that refunds refund(object) bytes when its last holder drops it.
+  // `object`, owned by a shared_ptr that, when its last holder drops it, refunds refund(object)
+  // bytes and gives the object's memory to `recycled` for a later request.
   template <typename T, typename RefundOf>
-  std::shared_ptr<T> Adopt(T* object, RefundOf refund) const {
+  std::shared_ptr<T> Adopt(T* object, RefundOf refund, std::shared_ptr<RecycledBuffers<T>> recycled) const {
     std::shared_ptr<std::atomic<uint64_t>> used = used_;
-    return std::shared_ptr<T>(object, [used, refund](T* o) {
+    return std::shared_ptr<T>(object, [used, refund, recycled](T* o) {
       used->fetch_sub(refund(*o), std::memory_order_relaxed);
+      recycled->Give(*o);
       delete o;
     });
   }

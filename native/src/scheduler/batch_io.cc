@@ -1,5 +1,6 @@
 #include "scheduler/batch_io.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace gebe {
@@ -42,7 +43,18 @@ std::vector<TensorView> GatherInputs(std::vector<std::unique_ptr<ScheduledReques
     r->row_offset = static_cast<size_t>(rows);
     rows += r->info.rows;
   }
-  if (!batched || (requests.size() == 1 && padded_rows == rows)) return first.inputs;
+  if (!batched || (requests.size() == 1 && padded_rows == rows)) {
+    std::vector<TensorView> views = first.inputs;
+    for (size_t i = 0; i < views.size(); ++i) {
+      TensorView& view = views[i];
+      const size_t element_size = ElementSize(view.dtype);
+      if (view.byte_size == 0 || element_size <= 1 || reinterpret_cast<uintptr_t>(view.data) % element_size == 0) continue;
+      void* aligned = arena.Buffer(i, view.byte_size);
+      std::memcpy(aligned, view.data, view.byte_size);
+      view.data = aligned;
+    }
+    return views;
+  }
 
   std::vector<TensorView> views = first.inputs;
   for (size_t i = 0; i < views.size(); ++i) {

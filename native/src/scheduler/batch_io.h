@@ -1,7 +1,9 @@
 // Batch gather and output slicing in native memory. Gather copies the requests' rows into one
 // contiguous tensor per input (plus zeroed gear padding rows); a lone request that needs no
-// padding is passed through without a copy. Outputs are never copied: each request gets the
-// byte range of its rows inside the batch's output tensors.
+// padding is passed through without a copy, except an input whose bytes start at an address its
+// element size does not divide (a protobuf field, a binary part after a JSON header): engines read
+// elements in place, so that one is copied into the instance's reused buffer. Outputs are never
+// copied: each request gets the byte range of its rows inside the batch's output tensors.
 #pragma once
 
 #include <memory>

@@ -86,8 +86,8 @@ struct ScheduledRequest {
   int64_t enqueue_ns = 0;
   int64_t dispatch_ns = 0;
 
-  // Input bytes the request owns; the views above point here: the inputs Normalize had to copy
-  // (misaligned views), then, for sequence models, the control and state inputs the batcher filled.
+  // Input bytes the request owns, for sequence models: the control and state inputs the batcher
+  // filled (their views above point here). The client's own inputs stay where the front end put them.
   std::vector<AlignedBuffer> owned_inputs;
 
   // Result, filled before hand-back: why it failed (request_failure.h) and the client's message.

@@ -61,7 +61,6 @@ std::string FillSequenceInputs(const SequenceConfig& config, bool batched, const
   const bool start = (request.sequence_flags & kSequenceStart) != 0;
   const bool end = (request.sequence_flags & kSequenceEnd) != 0;
   std::string error;
-  // Appended after any copies Normalize made of the client's inputs (their views point there).
   auto place = [&](size_t index, DataType dtype, std::vector<int64_t> shape, const std::vector<uint8_t>& bytes) {
     if (batched) shape.insert(shape.begin(), 1);
     request.owned_inputs.emplace_back(bytes.size());

@@ -170,6 +170,60 @@ TEST(frames_messages_as_bytes_arrive) {
   CHECK(framer.Feed(Bytes(compressed), compressed.size(), &p) == MessageFramer::Event::kCompressed);
 }
 
+TEST(frames_messages_into_buffers_a_finished_message_gave_back) {
+  RecycledBuffers<std::string> recycled;
+  MessageFramer framer(1 << 20, &recycled);
+  std::string stream;
+  AppendMessagePrefix(&stream, 20000);
+  stream += std::string(20000, 'x');
+  size_t p = 0;
+  CHECK(framer.Feed(Bytes(stream), stream.size(), &p) == MessageFramer::Event::kMessage);
+  std::string first = std::move(framer.message());
+  framer.Reset();
+  const char* memory = first.data();
+  recycled.Give(first);
+  // The next message of that size is received into the same memory.
+  p = 0;
+  CHECK(framer.Feed(Bytes(stream), stream.size(), &p) == MessageFramer::Event::kMessage);
+  CHECK(framer.message().data() == memory);
+  CHECK_EQ(framer.message(), std::string(20000, 'x'));
+  // A much smaller message does not take a kept buffer far larger than itself.
+  std::string second = std::move(framer.message());
+  framer.Reset();
+  recycled.Give(second);
+  std::string small;
+  AppendMessagePrefix(&small, 10);
+  small += std::string(10, 'y');
+  p = 0;
+  CHECK(framer.Feed(Bytes(small), small.size(), &p) == MessageFramer::Event::kMessage);
+  CHECK(framer.message().data() != memory);
+  std::string out;
+  CHECK(recycled.Take(20000, &out));
+  CHECK(out.data() == memory && out.empty());
+  out = std::string();
+  CHECK(!recycled.Take(20000, &out));
+}
+
+TEST(recycled_buffers_keep_a_bounded_number_of_bounded_buffers) {
+  RecycledBuffers<std::vector<uint8_t>> recycled;
+  std::vector<uint8_t> huge(RecycledBuffers<std::vector<uint8_t>>::kMaxBytes + 1);
+  recycled.Give(huge);
+  CHECK_EQ(huge.size(), huge.capacity());  // not kept: the caller still holds it
+  std::vector<uint8_t> out;
+  CHECK(!recycled.Take(huge.size(), &out));
+  for (size_t i = 0; i < RecycledBuffers<std::vector<uint8_t>>::kKeep + 5; ++i) {
+    std::vector<uint8_t> b(4096);
+    recycled.Give(b);
+  }
+  size_t taken = 0;
+  while (recycled.Take(4096, &out)) {
+    CHECK(out.empty() && out.capacity() >= 4096);
+    out = std::vector<uint8_t>();
+    ++taken;
+  }
+  CHECK_EQ(taken, RecycledBuffers<std::vector<uint8_t>>::kKeep);
+}
+
 TEST(reads_grpc_timeouts_and_encodes_grpc_messages) {
   uint64_t us = 0;
   CHECK(ParseGrpcTimeout("5S", &us));
