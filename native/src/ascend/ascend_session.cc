@@ -182,7 +182,7 @@ CompileReport AscendSession::compile(const std::vector<NamedShape>& shapes) {
   return report;
 }
 
-void AscendSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) {
+void AscendSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs, const RunStop*) {
   acl::Check(api_.aclrtSetCurrentContext(context_), "aclrtSetCurrentContext");
   int64_t batch = 0;
   for (size_t i = 0; i < inputs_.size(); ++i) {

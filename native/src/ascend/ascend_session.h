@@ -23,7 +23,7 @@ class AscendSession : public Session {
   const std::vector<TensorDesc>& outputs() const override { return outputs_; }
   std::vector<int64_t> gears() const override { return gears_; }
   CompileReport compile(const std::vector<NamedShape>& shapes) override;
-  void run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) override;
+  void run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs, const RunStop* stop = nullptr) override;
   const char* engine_name() const override { return "ascend"; }
 
  private:

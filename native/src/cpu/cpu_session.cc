@@ -287,7 +287,7 @@ void CpuSession::RunStep(size_t k, const RunContext& ctx) {
   profile_ns_[k] += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) {
+void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs, const RunStop* stop) {
   pool_->Prewarm();  // parked workers wake while the inputs are checked
   const Program& program = *program_;
   std::vector<const TensorView*> by_input = MatchInputs(inputs);
@@ -301,7 +301,7 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
   std::vector<TensorRef>& values = run_values_;
   OutputBinder binder(program, values.size(), outputs);
   int64_t loop_iterations = 0;
-  RunContext ctx{pool_.get(), &scratch_, options_.max_tensor_bytes, &loop_iterations};
+  RunContext ctx{pool_.get(), &scratch_, options_.max_tensor_bytes, &loop_iterations, stop};
   profile_this_run_ = profile_ && ++profile_calls_ > 1;
   if (profile_this_run_) ++profile_runs_;
   std::vector<const TensorRef*>& in = step_inputs_;
@@ -314,7 +314,10 @@ void CpuSession::run(const std::vector<TensorView>& inputs, std::vector<Tensor>&
     out.resize(step.outputs.size());
     if (plan.modes[k] == StepMode::kDynamic) BindDynamicOutputs(step, ctx, in, out, binder);
     else BindStaticOutputs(step, in, out, binder);
-    if (HasElements(out)) RunStep(k, ctx);
+    if (HasElements(out)) {
+      StopIfAsked(ctx);
+      RunStep(k, ctx);
+    }
     for (size_t o = 0; o < out.size(); ++o) {
       if (step.outputs[o] >= 0) values[size_t(step.outputs[o])] = out[o];
     }

@@ -20,7 +20,7 @@ class CpuSession : public Session {
   const std::vector<TensorDesc>& inputs() const override { return program_->inputs; }
   const std::vector<TensorDesc>& outputs() const override { return program_->outputs; }
   CompileReport compile(const std::vector<NamedShape>& shapes) override;
-  void run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) override;
+  void run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs, const RunStop* stop = nullptr) override;
   const char* engine_name() const override { return "cpu"; }
 
   const ModelInfo& info() const { return program_->info; }

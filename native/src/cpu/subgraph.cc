@@ -57,7 +57,10 @@ std::vector<ConstTensor> Subgraph::Run(const std::vector<const TensorRef*>& inpu
       results.push_back(ConstTensor::Allocate(o.dtype, o.shape));
       o.data = results.back().storage->data();
     }
-    if (HasElements(out)) step.kernel->Run(in, out, ctx);
+    if (HasElements(out)) {
+      StopIfAsked(ctx);
+      step.kernel->Run(in, out, ctx);
+    }
     for (size_t o = 0; o < out.size(); ++o) {
       int id = step.outputs[o];
       if (id < 0) continue;

@@ -127,6 +127,21 @@ class InputError : public EngineError {
   using EngineError::EngineError;
 };
 
+// Asked by a run between its steps: whether nobody waits for its results any more (every request
+// of the batch was cancelled: its client went away or its deadline passed). Any thread may cause
+// the answer to change; the running thread asks.
+class RunStop {
+ public:
+  virtual ~RunStop() = default;
+  virtual bool Requested() const = 0;
+};
+
+// Thrown by an engine that stopped a run midway because its RunStop asked it to.
+class RunCancelled : public EngineError {
+ public:
+  using EngineError::EngineError;
+};
+
 // One loaded model in one engine. A session is driven by one thread at a time (one session per
 // model instance); different sessions may run concurrently.
 class Session {
@@ -139,7 +154,9 @@ class Session {
   // Prepares the plan for these input shapes ahead of the first run.
   virtual CompileReport compile(const std::vector<NamedShape>& shapes) = 0;
   // Runs one batch: inputs in any order, matched by name. Fills `outputs` (one per declared output).
-  virtual void run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs) = 0;
+  // `stop` (may be null): an engine that can stop between steps asks it and throws RunCancelled
+  // (the CPU engine does, between steps and loop iterations; AscendCL runs a model in one call).
+  virtual void run(const std::vector<TensorView>& inputs, std::vector<Tensor>& outputs, const RunStop* stop = nullptr) = 0;
   // Short engine name for tables and stats: "cpu", "ascend", "test".
   virtual const char* engine_name() const = 0;
 };

@@ -13,6 +13,39 @@
 
 namespace gebe {
 
+namespace {
+
+// What a cancelled request is failed with, queued or running.
+std::string CancelledMessage(FailureReason reason) {
+  return reason == FailureReason::kDeadlineExceeded ? "Deadline Exceeded" : "Request was cancelled";
+}
+
+// A running batch's RunStop: asked between steps, it answers true once every request of the batch
+// is cancelled (its client went away, its deadline passed, its JS caller cancelled it), so a run
+// nobody waits for (a Loop a request made long) gives its instance back. Until some request of
+// the model is cancelled the answer costs one atomic load.
+class BatchStop : public RunStop {
+ public:
+  BatchStop(const std::vector<std::unique_ptr<ScheduledRequest>>& requests, const std::atomic<uint64_t>& epoch)
+      : requests_(requests), epoch_(epoch) {}
+  bool Requested() const override {
+    const uint64_t now = epoch_.load(std::memory_order_acquire);
+    if (now == seen_) return false;
+    seen_ = now;
+    for (const auto& r : requests_) {
+      if (r->CancelReason() == FailureReason::kNone) return false;
+    }
+    return true;
+  }
+
+ private:
+  const std::vector<std::unique_ptr<ScheduledRequest>>& requests_;
+  const std::atomic<uint64_t>& epoch_;
+  mutable uint64_t seen_ = ~uint64_t(0);  // the first question always looks
+};
+
+}  // namespace
+
 ModelScheduler::ModelScheduler(std::string model_name, BatchPolicy policy, bool batched,
                                std::vector<std::unique_ptr<Session>> sessions, CompletionSink* sink, int64_t idle_spin_us)
     : model_name_(std::move(model_name)),
@@ -89,7 +122,7 @@ int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired, Wakeup
     auto cancelled = queues_.RemoveIf([](const ScheduledRequest& r) { return r.CancelReason() != FailureReason::kNone; });
     for (auto& r : cancelled) {
       const FailureReason reason = r->CancelReason();
-      r->Fail(reason, reason == FailureReason::kDeadlineExceeded ? "Deadline Exceeded" : "Request was cancelled");
+      r->Fail(reason, CancelledMessage(reason));
       expired.push_back(std::move(r));
     }
   }
@@ -236,6 +269,7 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
   ExecutionTimes times;
   bool ok = false;
   bool client_error = false;
+  bool cancelled = false;
   std::string error;
   auto outputs = std::make_shared<BatchOutputs>();
   const int64_t t0 = SteadyNowNs();
@@ -245,11 +279,14 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
     t1 = SteadyNowNs();
     {
       std::lock_guard<std::mutex> session_lock(instance.session_mu);
-      instance.session->run(inputs, outputs->tensors);
+      const BatchStop stop(batch.requests, cancel_epoch_);
+      instance.session->run(inputs, outputs->tensors, &stop);
     }
     t2 = SteadyNowNs();
     SliceOutputs(outputs->tensors, batch.requests, batch.padded_rows, batched_);
     ok = true;
+  } catch (const RunCancelled&) {
+    cancelled = true;
   } catch (const InputError& e) {
     error = e.what();
     client_error = true;
@@ -269,6 +306,12 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
                            times);
     }
     done->outputs = std::move(outputs);
+  } else if (cancelled) {
+    for (auto& r : batch.requests) {
+      const FailureReason reason = r->CancelReason() != FailureReason::kNone ? r->CancelReason() : FailureReason::kCancelled;
+      r->Fail(reason, CancelledMessage(reason));
+      stats_.RecordFailure(static_cast<uint64_t>(t3 - r->enqueue_ns));
+    }
   } else {
     for (auto& r : batch.requests) {
       r->Fail(client_error ? FailureReason::kInvalidArgument : FailureReason::kBackend,
@@ -315,6 +358,7 @@ void ModelScheduler::RejectAll(Rejected& requests, FailureReason reason, const s
 
 void ModelScheduler::NoteCancellation() {
   cancellations_.store(true, std::memory_order_release);
+  cancel_epoch_.fetch_add(1, std::memory_order_acq_rel);
   std::lock_guard<std::mutex> lock(mu_);  // the batcher is waiting or about to decide: either way it sees the flag
   batcher_cv_.notify_one();
 }

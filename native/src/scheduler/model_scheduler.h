@@ -126,6 +126,8 @@ class ModelScheduler {
   ModelStatistics stats_;
   std::atomic<size_t> pending_{0};
   std::atomic<bool> cancellations_{false};
+  // Moves on every NoteCancellation: a running batch looks at its requests only after it moved.
+  std::atomic<uint64_t> cancel_epoch_{0};
 
   mutable std::mutex mu_;
   RequestQueues<ScheduledRequest> queues_;  // guarded by mu_

@@ -345,6 +345,58 @@ TEST(SchedulerDropsAQueuedRequestItsJsCallerCancelled) {
   CHECK(sink.Get(2).ok);
 }
 
+TEST(SchedulerStopsARunOnceEveryRequestOfItsBatchIsCancelled) {
+  Collector sink;
+  Inputs inputs;
+  Gate gate;
+  gate.Hold(7);
+  // A 60 s queue delay: the two go as one batch of the preferred size 2, whose run waits at the gate.
+  gebe::ModelScheduler s("m", Final(Policy(true, 8, {2}, 60000000)), true, Sessions(1, {}, &gate), &sink);
+  auto first = inputs.Make(1, 1, 2, 7);
+  auto flag = std::make_shared<std::atomic<int>>(0);
+  first->js_cancel = flag;
+  CHECK(Enqueue(s, std::move(first)));
+  CHECK(Enqueue(s, inputs.Make(2, 1, 2, 7)));
+  gate.WaitArrived(7);
+  flag->store(int(gebe::FailureReason::kCancelled));
+  s.NoteCancellation();
+  gate.Open(7);
+  sink.WaitDelivered(2);
+  // Someone still waits for the batch: it runs to the end, and both answers go out.
+  CHECK(sink.Get(1).ok);
+  CHECK(sink.Get(2).ok);
+  CHECK_EQ(s.Stats().execution_count, uint64_t(1));
+  s.Stop();
+}
+
+TEST(SchedulerStopsALoneRunItsCallerCancelled) {
+  Collector sink;
+  Inputs inputs;
+  Gate gate;
+  gate.Hold(9);
+  gebe::ModelScheduler s("m", Final(Policy(false, 8)), true, Sessions(1, {}, &gate), &sink);
+  auto lone = inputs.Make(3, 1, 2, 9);
+  auto flag = std::make_shared<std::atomic<int>>(0);
+  lone->js_cancel = flag;
+  CHECK(Enqueue(s, std::move(lone)));
+  gate.WaitArrived(9);  // running, not queued
+  flag->store(int(gebe::FailureReason::kDeadlineExceeded));
+  s.NoteCancellation();
+  gate.Open(9);
+  sink.WaitDelivered(1);
+  CHECK(!sink.Get(3).ok);
+  CHECK_EQ(sink.Get(3).error, std::string("Deadline Exceeded"));
+  CHECK_EQ(sink.Get(3).status, 504);
+  gebe::StatisticsSnapshot st = s.Stats();
+  CHECK_EQ(st.fail.count, uint64_t(1));
+  CHECK_EQ(st.execution_count, uint64_t(0));  // a stopped run is no execution
+  // The instance is free again.
+  CHECK(Enqueue(s, inputs.Make(4, 1, 2, 5)));
+  sink.WaitDelivered(2);
+  CHECK(sink.Get(4).ok);
+  s.Stop();
+}
+
 TEST(SchedulerDropsARequestCancelledBeforeItReachedTheQueue) {
   Collector sink;
   Inputs inputs;

@@ -30,8 +30,18 @@ class Gate {
     }
     cv_.notify_all();
   }
+  // Returns once a run with first element `value` waits at (or has passed) the gate.
+  void WaitArrived(float value) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] {
+      for (float v : arrived_) if (v == value) return true;
+      return false;
+    });
+  }
   void Pass(float value) {
     std::unique_lock<std::mutex> lock(mu_);
+    arrived_.push_back(value);
+    cv_.notify_all();
     cv_.wait(lock, [&] {
       for (float v : held_) if (v == value) return false;
       return true;
@@ -42,6 +52,7 @@ class Gate {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<float> held_;
+  std::vector<float> arrived_;
 };
 
 struct RunLog {
@@ -75,11 +86,14 @@ class DoublingSession : public gebe::Session {
   gebe::CompileReport compile(const std::vector<gebe::NamedShape>&) override { return {}; }
   const char* engine_name() const override { return "test"; }
 
-  void run(const std::vector<gebe::TensorView>& inputs, std::vector<gebe::Tensor>& outputs) override {
+  // Asks `stop` once, after its gate (as the CPU engine asks between steps).
+  void run(const std::vector<gebe::TensorView>& inputs, std::vector<gebe::Tensor>& outputs,
+           const gebe::RunStop* stop = nullptr) override {
     const gebe::TensorView& x = inputs.at(0);
     const auto* in = static_cast<const float*>(x.data);
     const int64_t n = gebe::ElementCount(x.shape);
     if (n > 0 && gate_) gate_->Pass(in[0]);
+    if (stop != nullptr && stop->Requested()) throw gebe::RunCancelled("stopped");
     if (!gears_.empty()) {
       bool is_gear = false;
       for (int64_t g : gears_) is_gear |= g == x.shape[0];

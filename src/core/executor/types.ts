@@ -48,7 +48,8 @@ export interface InferRequest {
   sequenceEnd?: boolean;
   /**
    * Aborted when the client went away (server/cancellation.ts): the models JS runs drop the
-   * request if they still queue it. The native executor does not read it.
+   * request if they still queue it; the native executor drops it from its queue, or stops its run
+   * once every request of the batch is cancelled (CPU engine).
    */
   signal?: AbortSignal;
 }

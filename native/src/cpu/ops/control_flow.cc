@@ -227,6 +227,7 @@ class LoopKernel : public ControlFlowKernel {
     int64_t& spent = ctx.loop_iterations != nullptr ? *ctx.loop_iterations : own_count;
     int64_t i = 0;
     for (; (trip < 0 || i < trip) && cond; ++i) {
+      StopIfAsked(ctx);  // an iteration whose body has nothing to run asks here
       if (++spent > kMaxLoopIterations) {
         Fail("ran " + std::to_string(kMaxLoopIterations) + " loop iterations in one run without stopping (nested loops count " +
              "together); the engine bounds loops there");
@@ -302,6 +303,7 @@ class ScanKernel : public ControlFlowKernel {
     for (size_t k = 0; k < scan_outputs_; ++k) stacks.emplace_back(*this, out_axes_[k], out_dirs_[k] != 0, ctx.max_tensor_bytes);
     std::vector<ConstTensor> slices(scan_inputs_);
     for (int64_t t = 0; t < length; ++t) {
+      StopIfAsked(ctx);
       for (size_t j = 0; j < scan_inputs_; ++j) slices[j] = Slice(*scans[j], size_t(axes[j]), in_dirs_[j] ? length - 1 - t : t);
       std::vector<TensorRef> refs;
       for (const ConstTensor& s : states) refs.push_back(s.ref());

@@ -53,7 +53,14 @@ struct RunContext {
   // Loop iterations this run has made so far, shared by every Loop in it, nested ones included
   // (null outside a session's run: a Loop then counts its own).
   int64_t* loop_iterations = nullptr;
+  // Asked between steps and loop iterations (null: never stops early); see RunStop.
+  const RunStop* stop = nullptr;
 };
+
+// Between steps and iterations: ends the run when nobody waits for its results any more.
+inline void StopIfAsked(const RunContext& ctx) {
+  if (ctx.stop != nullptr && ctx.stop->Requested()) throw RunCancelled("the run was stopped: every request of its batch was cancelled");
+}
 
 // Whether a step has anything to compute: some output with an element. The session, subgraph
 // bodies and load-time folding run a step only then, so no kernel meets a shape like [2^62, 0]
