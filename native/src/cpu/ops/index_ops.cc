@@ -100,6 +100,11 @@ void Combine(Reduction r, T& dst, T v) {
   }
 }
 
+// ScatterElements' and ScatterND's updates: written into a copy of data, so of its element type.
+void ExpectUpdatesTypeOfData(const Kernel& k, const TensorRef& updates, const TensorRef& data) {
+  if (updates.dtype != data.dtype) throw EngineError(k.node().label() + ": updates must have the data's type");
+}
+
 class ScatterElementsKernel : public Kernel {
  public:
   ScatterElementsKernel(const Node& node, int64_t) : Kernel(node), axis_(node.get_int("axis", 0)), reduction_(ReadReduction(*this, node)) {}
@@ -110,7 +115,7 @@ class ScatterElementsKernel : public Kernel {
     ExpectType(idx, "indices", {DataType::kInt64, DataType::kInt32});
     if (idx.shape != upd.shape) Fail("indices and updates must have the same shape");
     if (x.rank() != idx.rank() || x.rank() == 0) Fail("data and indices must have the same rank (at least 1)");
-    if (upd.dtype != x.dtype) Fail("updates must have the data's type");
+    ExpectUpdatesTypeOfData(*this, upd, x);
     CheckIndicesFitData(*this, idx, x, size_t(NormalizeAxis(*this, axis_, x.rank())));
     out[0] = {x.dtype, x.shape, nullptr};
     return true;
@@ -146,7 +151,7 @@ class ScatterNDKernel : public Kernel {
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "data");
     const TensorRef& idx = Input(in, 1, "indices");
-    if (Input(in, 2, "updates").dtype != x.dtype) Fail("updates must have the data's type");
+    ExpectUpdatesTypeOfData(*this, Input(in, 2, "updates"), x);
     ExpectType(idx, "indices", {DataType::kInt64});
     if (idx.rank() < 1 || idx.shape.back() > x.rank()) Fail("indices' last dimension must be at most the data's rank");
     out[0] = {x.dtype, x.shape, nullptr};
