@@ -4,9 +4,12 @@
  * deadline passes, its HTTP connection is reset, or an in-process caller aborts its signal; the
  * CPU engine stops the run at its next step
  * (every request of the batch is cancelled), so the instance serves the next request at once and
- * the statistics count the stopped run as a failure, not an execution. Without the stop, the next
- * request would wait for hours and this file would time out.
+ * the statistics count the stopped run as a failure, not an execution. A shutdown whose drain
+ * timeout passes closes the connection of a request still running, which stops it the same way.
+ * Without the stop, the next request (or the shutdown) would wait for hours and this file would
+ * time out.
  */
+import { rmSync } from 'node:fs';
 import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -121,4 +124,18 @@ it('stops a run whose in-process caller aborted it (the executor\'s signal)', as
   const after = stats();
   expect(after.inference_stats.fail.count - before.inference_stats.fail.count).toBe(1);
   expect(after.execution_count - before.execution_count).toBe(1);
+});
+
+it('stops, when the server shuts down, a run whose client still waits (the exit timeout then holds)', async () => {
+  const own = await startRealServer(mnistRepository({ endless: { config, model: loopModel() } }));
+  const answered = fetch(`${own.http}/v2/models/endless/infer`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ inputs: [{ name: 'M', datatype: 'INT64', shape: [1], data: [ENDLESS] }] }),
+  }).then(() => 'answered', () => 'connection closed');
+  await new Promise((r) => setTimeout(r, 300));
+  // The drain waits 500 ms for the request, then closes its connection: the call is cancelled and
+  // the run stops, so the model unloads and stop() returns (before, it waited for the Loop).
+  await own.server.stop(500);
+  rmSync(own.repo, { recursive: true, force: true });
+  expect(await answered).toBe('connection closed');
 });
