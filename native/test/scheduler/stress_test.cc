@@ -1,5 +1,5 @@
-// Reliability: many callers, random priorities, timeouts, shapes and rows against a model with
-// several instances and gears. Every request must come back exactly once (a result or an
+// Reliability: many callers, random priorities, timeouts, cancellations, shapes and rows against a
+// model with several instances and gears. Every request must come back exactly once (a result or an
 // error), values must be right, and the statistics must add up. STRESS_REQUESTS sets the
 // total (default 1,000,000; the sanitizer builds run fewer).
 #include <atomic>
@@ -119,11 +119,19 @@ void RunStress(size_t total, int callers, size_t stop_after) {
                              static_cast<size_t>(rows * cols) * sizeof(float)});
         const uint32_t priority = static_cast<uint32_t>(rng() % 4);
         const uint64_t timeout = rng() % 4 == 0 ? 20 + rng() % 500 : 0;
+        // One request in 8 is cancelled by its caller right after it is queued: it may still wait
+        // (dropped from the queue), run in a batch with live ones (answered), or run alone or
+        // with cancelled ones only (the run stops).
+        std::shared_ptr<std::atomic<int>> cancel;
+        if (rng() % 8 == 0) r->js_cancel = cancel = std::make_shared<std::atomic<int>>(0);
         sink.in_flight_.fetch_add(1);
         if (!s.Enqueue(r, priority, timeout)) {
           sink.in_flight_.fetch_sub(1);
           rejected.fetch_add(1);
           sink.deliveries_[token].fetch_add(1);  // answered synchronously
+        } else if (cancel) {
+          cancel->store(int(rng() % 2 ? gebe::FailureReason::kCancelled : gebe::FailureReason::kDeadlineExceeded));
+          s.NoteCancellation();
         }
       }
     });
