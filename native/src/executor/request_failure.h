@@ -21,7 +21,7 @@ enum class FailureReason : uint8_t {
   kQueueFull,         // the scheduler's queue is full (Triton: "Exceeds maximum queue size")
   kQueueTimeout,      // the request waited in the queue past its timeout ("Request timeout expired")
   kDeadlineExceeded,  // the client's own deadline (grpc-timeout) passed before an answer
-  kCancelled,         // the client went away (stream reset, connection closed) while queued
+  kCancelled,         // the client went away (stream reset, connection closed) while queued or running
   kBackend,           // the engine failed to run the batch
   kInternal,          // anything else: a server bug, never the client's fault
 };
@@ -54,6 +54,12 @@ inline const FailureTraits& TraitsOf(FailureReason reason) {
   };
   const auto index = static_cast<size_t>(reason);
   return kTable[index < size_t(kFailureReasonCount) ? index : size_t(FailureReason::kInternal)];
+}
+
+// The message of a request failed with kDeadlineExceeded or kCancelled, wherever it was (queued,
+// running, or answered by the gRPC front end the moment its deadline passed).
+inline const char* CancelledMessage(FailureReason reason) {
+  return reason == FailureReason::kDeadlineExceeded ? "Deadline Exceeded" : "Request was cancelled";
 }
 
 // A failed request: why, and the message the client reads (Triton's wording).

@@ -424,7 +424,7 @@ void GrpcConnection::Expire(int32_t stream_id) {
   Stream* s = Find(stream_id);
   if (s == nullptr || s->finishing || s->finished) return;
   s->cancel->Cancel(FailureReason::kDeadlineExceeded);
-  Finish(s, GrpcCode::kDeadlineExceeded, "Deadline Exceeded");
+  Finish(s, GrpcCode::kDeadlineExceeded, CancelledMessage(FailureReason::kDeadlineExceeded));
   Flush();
 }
 

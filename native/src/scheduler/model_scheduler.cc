@@ -15,11 +15,6 @@ namespace gebe {
 
 namespace {
 
-// What a cancelled request is failed with, queued or running.
-std::string CancelledMessage(FailureReason reason) {
-  return reason == FailureReason::kDeadlineExceeded ? "Deadline Exceeded" : "Request was cancelled";
-}
-
 // A running batch's RunStop: asked between steps, it answers true once every request of the batch
 // is cancelled (its client went away, its deadline passed, its JS caller cancelled it), so a run
 // nobody waits for (a Loop a request made long) gives its instance back. Until some request of
