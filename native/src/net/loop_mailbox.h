@@ -5,6 +5,7 @@
 
 #include <uv.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -15,6 +16,13 @@
 namespace gebe {
 
 // What wakes a loop: its async handle, behind a lock, valid until the loop closes it.
+//
+// While the loop busy-polls (LoopThread::KeepPolling) it looks at `queued` on every turn, so work
+// posted then needs no wake-up: the async handle's eventfd write on the posting thread and its
+// read on the loop are two system calls on each answer's path, each a trip through the
+// hypervisor on a VM. The loop clears `polling` before it sleeps and then looks at `queued` once
+// more; a poster sets `queued` before it reads `polling`. Both are sequentially consistent, so
+// either the poster sees the loop asleep and wakes it, or the loop sees the work.
 class LoopWaker {
  public:
   virtual ~LoopWaker() = default;
@@ -23,6 +31,13 @@ class LoopWaker {
     std::lock_guard<std::mutex> lock(mutex_);
     if (async_ != nullptr) uv_async_send(async_);
   }
+  // Any thread, after queueing work (which set `queued`): wakes the loop unless it busy-polls.
+  void WakeUnlessPolling() {
+    if (!polling_.load(std::memory_order_seq_cst)) Wake();
+  }
+  // Loop thread: whether work was queued since the loop last took it; the busy poll's switch.
+  bool queued() const { return queued_.load(std::memory_order_seq_cst); }
+  void set_polling(bool polling) { polling_.store(polling, std::memory_order_seq_cst); }
   // The loop's wake-up handle, before its thread starts; Detach when the loop closes it (what is
   // still queued is dropped and later posts are refused).
   void Attach(uv_async_t* async) {
@@ -39,6 +54,8 @@ class LoopWaker {
   virtual void DropQueuedLocked() {}
   std::mutex mutex_;
   uv_async_t* async_ = nullptr;  // null once the loop is gone
+  std::atomic<bool> queued_{false};   // set with the work, under mutex_; cleared when the loop takes it
+  std::atomic<bool> polling_{false};
 };
 
 template <typename Item>
@@ -51,6 +68,7 @@ class LoopMailbox : public LoopWaker, public std::enable_shared_from_this<LoopMa
       std::lock_guard<std::mutex> lock(mutex_);
       if (async_ == nullptr) return;  // the server is gone: nobody to answer
       items_.push_back(std::move(item));
+      queued_.store(true, std::memory_order_seq_cst);
     }
     NativeAnswerBatch::Defer(this->shared_from_this(), &LoopMailbox::WakeTarget);
   }
@@ -60,12 +78,13 @@ class LoopMailbox : public LoopWaker, public std::enable_shared_from_this<LoopMa
     std::vector<Item> out;
     std::lock_guard<std::mutex> lock(mutex_);
     out.swap(items_);
+    queued_.store(false, std::memory_order_seq_cst);
     return out;
   }
 
  private:
   void DropQueuedLocked() override { items_.clear(); }
-  static void WakeTarget(const std::shared_ptr<void>& target) { static_cast<LoopMailbox*>(target.get())->Wake(); }
+  static void WakeTarget(const std::shared_ptr<void>& target) { static_cast<LoopMailbox*>(target.get())->WakeUnlessPolling(); }
 
   std::vector<Item> items_;
 };

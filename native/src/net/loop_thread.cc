@@ -32,6 +32,7 @@ int LoopThread::Open(const std::string& host, int port, void* owner, uv_connecti
   if (rc != 0) throw MakeListenError(rc, "listen " + host + ":" + std::to_string(port));
   uv_async_init(&loop_, &async_, on_async);
   async_.data = owner;
+  on_async_ = on_async;
   uv_idle_init(&loop_, &busy_poll_);
   busy_poll_.data = this;
   return BoundPort(&listener_);
@@ -40,12 +41,13 @@ int LoopThread::Open(const std::string& host, int port, void* owner, uv_connecti
 void LoopThread::Start(LoopWaker* waker, const char* name) {
   name_ = name;
   waker->Attach(&async_);
+  waker_ = waker;  // before the thread starts: its busy poll reads it
   const int rc = uv_thread_create(&thread_, &LoopThread::Main, this);
   if (rc != 0) {
     waker->Detach();
+    waker_ = nullptr;
     throw MakeListenError(rc, "uv_thread_create");
   }
-  waker_ = waker;
   started_ = true;
 }
 
@@ -69,14 +71,29 @@ void LoopThread::KeepPolling() {
   if (busy_poll_ns_ == 0 || uv_is_closing(handle)) return;
   busy_poll_until_ns_ = SteadyNowNs() + busy_poll_ns_;
   worked_ = true;
-  if (!uv_is_active(handle)) uv_idle_start(&busy_poll_, &LoopThread::OnBusyPoll);
+  if (!uv_is_active(handle)) {
+    uv_idle_start(&busy_poll_, &LoopThread::OnBusyPoll);
+    if (waker_ != nullptr) waker_->set_polling(true);
+  }
+}
+
+void LoopThread::StopPolling() {
+  uv_idle_stop(&busy_poll_);
+  if (waker_ == nullptr) return;
+  waker_->set_polling(false);
+  TakeQueued();  // posted before the poster could see the flag cleared: nobody wakes us for it
+}
+
+void LoopThread::TakeQueued() {
+  if (waker_ != nullptr && waker_->queued()) on_async_(&async_);
 }
 
 void LoopThread::OnBusyPoll(uv_idle_t* idle) {
   auto* self = static_cast<LoopThread*>(idle->data);
+  self->TakeQueued();  // answers posted without a wake-up while the loop polls
   const int64_t before = SteadyNowNs();
   if (before >= self->busy_poll_until_ns_) {
-    uv_idle_stop(idle);  // the next uv__io_poll sleeps until an event
+    self->StopPolling();  // the next uv__io_poll sleeps until an event
     return;
   }
   // The last iteration had work: poll again at once. Under load nearly every iteration has
@@ -90,7 +107,7 @@ void LoopThread::OnBusyPoll(uv_idle_t* idle) {
   // the CPU has work without this loop: polling would take time from it, and a loop asleep on
   // a busy CPU wakes without the cost polling avoids, so it sleeps until its next event.
   sched_yield();
-  if (SteadyNowNs() - before > kYieldedToOtherNs) uv_idle_stop(idle);
+  if (SteadyNowNs() - before > kYieldedToOtherNs) self->StopPolling();
 }
 
 void LoopThread::Join() {

@@ -75,6 +75,12 @@ class LoopThread {
   int64_t busy_poll_until_ns_ = 0;
   bool worked_ = false;  // KeepPolling ran since the last OnBusyPoll
   static void OnBusyPoll(uv_idle_t* idle);
+  // Loop thread: ends the busy poll (the next turn sleeps until an event), taking work queued
+  // while it decided to (LoopWaker's handshake).
+  void StopPolling();
+  // Loop thread: runs the server's async callback when work is queued for it.
+  void TakeQueued();
+  uv_async_cb on_async_ = nullptr;
   // A sched_yield that returns later than this ran another thread.
   static constexpr int64_t kYieldedToOtherNs = 20000;
   uv_thread_t thread_{};

@@ -329,6 +329,20 @@ int main() {
       close(fd);
     }
 
+    // Answers that come 30 ms later, after the loop's busy poll has ended and it sleeps: posting
+    // one must still wake the loop (a loop that polls takes answers without a wake-up).
+    {
+      int fd = Connect(port);
+      std::string buffer;
+      for (int i = 0; i < 3; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the poll window (200 µs) passes
+        SendAll(fd, Post("/v2/models/slow/infer", "later" + std::to_string(i)));
+        int status = 0;
+        CHECK(ReadAnswer(fd, buffer, &status) == "fast:later" + std::to_string(i) && status == 200);
+      }
+      close(fd);
+    }
+
     // Chunked body, joined before the fast path sees it.
     {
       int fd = Connect(port);
