@@ -9,7 +9,6 @@
  * native front ends and on node:http (--http-frontend node) and grpc-js over TLS alike.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -22,7 +21,7 @@ import { GebeServer } from '../../../../src/core/server/server.js';
 import { grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { makeTestCertificates, type TestCertificates } from '../helpers/tls-certs.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
-import { repoRoot } from './helpers.js';
+import { httpInferThenReset, repoRoot } from './helpers.js';
 import type { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
 
 const python = pythonForTests();
@@ -94,6 +93,7 @@ async function serve(repo: string, httpFrontend: 'native' | 'node', tls?: TestCe
 }
 
 const X = Buffer.from(new Float32Array([7]).buffer);
+const X_INPUT = { name: 'X', shape: [1], bytes: X };
 
 /** A ModelInfer through a grpc-js client; resolves to the status code it ended with. */
 function grpcCode(client: GrpcClient, request: object, options: grpc.CallOptions, onCall?: (c: grpc.ClientUnaryCall) => void): Promise<number> {
@@ -115,24 +115,6 @@ async function canceledCount(s: Served, model: string): Promise<number> {
   const text = await (await fetch(s.metrics)).text();
   const line = text.split('\n').find((l) => l.startsWith('nv_inference_request_failure{') && l.includes(`model="${model}"`) && l.includes('reason="CANCELED"'));
   return line ? Number(line.split(' ').pop()) : 0;
-}
-
-/** Sends one binary infer request on a raw socket and resets the connection after `afterMs`. */
-function httpInferThenReset(s: Served, model: string, afterMs: number, input = { name: 'X', shape: [1], bytes: X }, parameters?: object): Promise<void> {
-  const header = Buffer.from(JSON.stringify({ parameters, inputs: [{ name: input.name, datatype: 'FP32', shape: input.shape, parameters: { binary_data_size: input.bytes.byteLength } }] }));
-  const body = Buffer.concat([header, input.bytes]);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(s.http, () => {
-      socket.write(`POST /v2/models/${model}/infer HTTP/1.1\r\nHost: x\r\nInference-Header-Content-Length: ${header.length}\r\nContent-Length: ${body.length}\r\n\r\n`);
-      socket.write(body);
-      setTimeout(() => {
-        socket.resetAndDestroy();
-        resolve();
-      }, afterMs);
-    });
-    socket.on('data', () => reject(new Error('the request was answered before the client went away')));
-    socket.on('error', () => undefined);
-  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -189,7 +171,7 @@ for (const [frontend, tls] of [['native', false], ['node', true]] as const) {
       const canceled = await canceledCount(s, 'slow');
       const running = inferCode(client, 'slow', {});
       await sleep(100);
-      await httpInferThenReset(s, 'slow', 300);
+      await httpInferThenReset(s.http, 'slow', 300, X_INPUT);
       expect(await running).toBe(grpc.status.OK);
       await sleep(RUN_S * 1000 + 300);
       await idle(s, 'slow');
@@ -262,7 +244,7 @@ describe('cancelling requests queued in the native scheduler: ensemble steps (qu
 
   it('an ensemble step waiting in an executor model\'s queue is dropped when the HTTP client resets', async () => {
     const failed = stats(s, 'waiting').inference_stats.fail.count;
-    await httpInferThenReset(s, 'waiting_pipeline', 300, IMAGE);
+    await httpInferThenReset(s.http, 'waiting_pipeline', 300, IMAGE);
     expect(await drained('waiting')).toBeLessThan(2500);
     expect(stats(s, 'waiting').execution_count).toBe(0);
     expect(stats(s, 'waiting').inference_stats.fail.count).toBe(failed + 1);
@@ -303,7 +285,7 @@ describe('cancelling requests queued in the native scheduler: ensemble steps (qu
     const ran = stats(s, 'accumulator').execution_count;
     const canceled = await canceledCount(s, 'accumulator');
     const input = { name: 'INPUT', shape: [1, 4], bytes: Buffer.from(new Float32Array([1, 2, 3, 4]).buffer) };
-    await httpInferThenReset(s, 'accumulator', 300, input, { sequence_id: 44, sequence_start: true, sequence_end: true });
+    await httpInferThenReset(s.http, 'accumulator', 300, input, { sequence_id: 44, sequence_start: true, sequence_end: true });
     expect(await drained('accumulator')).toBeLessThan(2500);
     expect(stats(s, 'accumulator').execution_count).toBe(ran);
     expect(await canceledCount(s, 'accumulator')).toBe(canceled + 1);

@@ -1,5 +1,6 @@
 /** Real servers over the real executor, for the end-to-end tests. */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,4 +52,34 @@ export async function startRealServer(repo: string, mode: ControlMode = 'none'):
       rmSync(repo, { recursive: true, force: true });
     },
   };
+}
+
+/** One tensor of a binary-extension infer request (its bytes follow the JSON header; FP32 unless said). */
+export interface BinaryInput {
+  name: string;
+  datatype?: string;
+  shape: number[];
+  bytes: Uint8Array;
+}
+
+/**
+ * A client that goes away: sends one binary infer request for `model` on a raw socket and resets
+ * the connection `afterMs` later without reading; fails if an answer comes before that.
+ */
+export function httpInferThenReset(address: { host: string; port: number }, model: string, afterMs: number, input: BinaryInput,
+                                   parameters?: object): Promise<void> {
+  const header = Buffer.from(JSON.stringify({ parameters, inputs: [{ name: input.name, datatype: input.datatype ?? 'FP32', shape: input.shape, parameters: { binary_data_size: input.bytes.byteLength } }] }));
+  const body = Buffer.concat([header, input.bytes]);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(address, () => {
+      socket.write(`POST /v2/models/${model}/infer HTTP/1.1\r\nHost: x\r\nInference-Header-Content-Length: ${header.length}\r\nContent-Length: ${body.length}\r\n\r\n`);
+      socket.write(body);
+      setTimeout(() => {
+        socket.resetAndDestroy();
+        resolve();
+      }, afterMs);
+    });
+    socket.on('data', () => reject(new Error(`the request to ${model} was answered before the client went away`)));
+    socket.on('error', () => undefined);
+  });
 }

@@ -10,12 +10,11 @@
  * time out.
  */
 import { rmSync } from 'node:fs';
-import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OnnxGraphBuilder } from '../../../helpers/onnx-builder.js';
 import { grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
-import { mnistRepository, startRealServer, type RealServer } from './helpers.js';
+import { httpInferThenReset, mnistRepository, startRealServer, type RealServer } from './helpers.js';
 
 const N = 256;
 const ENDLESS = 1_000_000;  // iterations: below the engine's 2^20 bound, far beyond any test's patience
@@ -65,25 +64,6 @@ function grpcInfer(n: number, options: grpc.CallOptions): Promise<number> {
   });
 }
 
-/** A binary infer request on a raw socket, reset `afterMs` later without reading an answer. */
-function httpInferThenReset(n: number, afterMs: number): Promise<void> {
-  const header = Buffer.from(JSON.stringify({ inputs: [{ name: 'M', datatype: 'INT64', shape: [1], parameters: { binary_data_size: 8 } }] }));
-  const body = Buffer.concat([header, trips(n)]);
-  const { hostname, port } = new URL(s.http);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => {
-      socket.write(`POST /v2/models/endless/infer HTTP/1.1\r\nHost: x\r\nInference-Header-Content-Length: ${header.length}\r\nContent-Length: ${body.length}\r\n\r\n`);
-      socket.write(body);
-      setTimeout(() => {
-        socket.resetAndDestroy();
-        resolve();
-      }, afterMs);
-    });
-    socket.on('data', () => reject(new Error('the endless request was answered')));
-    socket.on('error', () => undefined);
-  });
-}
-
 function stats(): { execution_count: number; inference_stats: { success: { count: number }; fail: { count: number } } } {
   return s.manager.resolve('endless').stats() as never;
 }
@@ -100,7 +80,8 @@ it('stops a run whose gRPC deadline passed and serves the next request on the fr
 
 it('stops a run whose HTTP client reset its connection', async () => {
   const before = stats();
-  await httpInferThenReset(ENDLESS, 300);
+  const { hostname, port } = new URL(s.http);
+  await httpInferThenReset({ host: hostname, port: Number(port) }, 'endless', 300, { name: 'M', datatype: 'INT64', shape: [1], bytes: trips(ENDLESS) });
   const res = await fetch(`${s.http}/v2/models/endless/infer`, {
     method: 'POST', headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ inputs: [{ name: 'M', datatype: 'INT64', shape: [1], data: [3] }], outputs: [{ name: 'y', parameters: { binary_data: true } }] }),
