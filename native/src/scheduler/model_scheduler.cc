@@ -15,6 +15,12 @@ namespace gebe {
 
 namespace {
 
+// Fails a request its caller gave up on, queued or running, with the caller's own reason.
+void FailCancelled(ScheduledRequest& r) {
+  const FailureReason reason = r.CancelReason() != FailureReason::kNone ? r.CancelReason() : FailureReason::kCancelled;
+  r.Fail(reason, CancelledMessage(reason));
+}
+
 // A running batch's RunStop: asked between steps, it answers true once every request of the batch
 // is cancelled (its client went away, its deadline passed, its JS caller cancelled it), so a run
 // nobody waits for (a Loop a request made long) gives its instance back. Until some request of
@@ -116,8 +122,7 @@ int64_t ModelScheduler::DispatchLocked(int64_t now_us, Rejected& expired, Wakeup
   if (cancellations_.exchange(false, std::memory_order_acq_rel)) {
     auto cancelled = queues_.RemoveIf([](const ScheduledRequest& r) { return r.CancelReason() != FailureReason::kNone; });
     for (auto& r : cancelled) {
-      const FailureReason reason = r->CancelReason();
-      r->Fail(reason, CancelledMessage(reason));
+      FailCancelled(*r);
       expired.push_back(std::move(r));
     }
   }
@@ -303,8 +308,7 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
     done->outputs = std::move(outputs);
   } else if (cancelled) {
     for (auto& r : batch.requests) {
-      const FailureReason reason = r->CancelReason() != FailureReason::kNone ? r->CancelReason() : FailureReason::kCancelled;
-      r->Fail(reason, CancelledMessage(reason));
+      FailCancelled(*r);
       stats_.RecordFailure(static_cast<uint64_t>(t3 - r->enqueue_ns));
     }
   } else {
