@@ -23,7 +23,8 @@
         "native/src",
         "native/third_party/llhttp",
         "node_modules/@nozbe/simdjson/src",
-        "native/third_party/nghttp2"
+        "native/third_party/nghttp2",
+        "native/third_party/kissfft"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "BUILDING_NODE_EXTENSION"],
       "direct_dependent_settings": {

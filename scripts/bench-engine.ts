@@ -19,7 +19,7 @@ import type * as OrtModule from 'onnxruntime-node';
 import { CpuSession, cpuGemmIsa, type CpuTensor } from '../test/helpers/cpu-session.js';
 import { randomValues } from '../test/helpers/onnx-builder.js';
 import { toHalf } from '../test/helpers/half.js';
-import { bertEncoder, mnistCnn, mobilenetV2, resnet18 } from '../test/helpers/onnx-models.js';
+import { bertEncoder, logMelSpectrogram, mnistCnn, mobilenetV2, resnet18 } from '../test/helpers/onnx-models.js';
 import { ortTypes } from '../test/helpers/ort-types.js';
 import { qdqCnn, qdqResnet18 } from '../test/helpers/qdq-models.js';
 
@@ -187,6 +187,7 @@ async function writeModels(dir: string): Promise<void> {
     // INT8 activations (onnxruntime 1.30's default), and with activation_type=QUInt8.
     resnet18Qdq: write('resnet18_qdq.onnx', await qdqResnet18()),
     resnet18QdqU8: write('resnet18_qdq_u8.onnx', await qdqResnet18({ activation: 'UINT8' })),
+    logMel: write('log_mel.onnx', logMelSpectrogram()),
   };
   process.stdout.write(JSON.stringify(models));
 }
@@ -223,6 +224,7 @@ async function main(): Promise<void> {
     { name: 'int8 QDQ CNN u8 56 b1', model: models.qdqU8, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 56, 56], seed: 9 }] },
     { name: 'TransformerEnc s32', model: torch('transformer_encoder'), inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 32, 64], seed: 10 }] },
     { name: 'Conv3d net 8³ b1', model: torch('conv3d'), inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 1, 8, 8, 8], seed: 11 }] },
+    { name: 'log-mel 30 s 16 kHz b1', model: models.logMel, inputs: [{ name: 'audio', datatype: 'FP32', dims: [1, 480000], seed: 12 }] },
   ];
   const ort = await loadOrt();
   const cores = os.availableParallelism();

@@ -2,7 +2,7 @@
  * Generated ONNX models shaped like the networks the cpu engine must run: an MNIST CNN as PyTorch
  * exports it (Conv/Relu/MaxPool, the Shape→Gather→Unsqueeze→Concat→Reshape flatten chain, Gemm,
  * Softmax), a ResNet-18-shaped network, a MobileNetV2-shaped network and a small BERT-style
- * encoder. Weights are seeded random values; widths are parameters so tests stay fast while the
+ * encoder, and a Whisper-style log-mel front end (STFT). Weights are seeded random values; widths are parameters so tests stay fast while the
  * benchmark uses full-size shapes.
  */
 import { OnnxGraphBuilder, randomValues, type AttributeValue, type Dim } from './onnx-builder.js';
@@ -334,5 +334,30 @@ export function bertEncoder(opts: BertOptions = {}): Uint8Array {
   }
   g.node('Identity', [x], ['last_hidden_state'], {}, 'output');
   g.output('last_hidden_state', 'FLOAT', ['batch', 'sequence', hidden]);
+  return g.encode();
+}
+
+/**
+ * A Whisper-style log-mel front end as opset 17 spells it: 16 kHz audio [batch, samples] →
+ * STFT of 400-sample Hann frames at hop 160 → power (re² + im²) → 80 mel bins (MelWeightMatrix,
+ * 0-8 kHz) → natural log, [batch, frames, 80]. 30 s of audio is 2998 frames.
+ */
+export function logMelSpectrogram(): Uint8Array {
+  const hann = Array.from({ length: 400 }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / 400));
+  const g = new OnnxGraphBuilder('log_mel', 17);
+  g.input('audio', 'FLOAT', ['batch', 'samples']);
+  g.initializer('last_axis', 'INT64', [1], [-1]);
+  g.initializer('hop', 'INT64', [], [160]).initializer('window', 'FLOAT', [400], hann);
+  g.initializer('mel_bins', 'INT64', [], [80]).initializer('dft_length', 'INT64', [], [400]).initializer('rate', 'INT64', [], [16000]);
+  g.initializer('low_hz', 'FLOAT', [], [0]).initializer('high_hz', 'FLOAT', [], [8000]).initializer('floor', 'FLOAT', [], [1e-10]);
+  g.node('Unsqueeze', ['audio', 'last_axis'], ['signal'], {}, 'frontend/unsqueeze');
+  g.node('STFT', ['signal', 'hop', 'window'], ['spectrum'], {}, 'frontend/stft');
+  g.node('Mul', ['spectrum', 'spectrum'], ['squares'], {}, 'frontend/square');
+  g.node('ReduceSum', ['squares', 'last_axis'], ['power'], { keepdims: 0 }, 'frontend/power');
+  g.node('MelWeightMatrix', ['mel_bins', 'dft_length', 'rate', 'low_hz', 'high_hz'], ['filters'], {}, 'frontend/filters');
+  g.node('MatMul', ['power', 'filters'], ['mel'], {}, 'frontend/mel');
+  g.node('Max', ['mel', 'floor'], ['clamped'], {}, 'frontend/clamp');
+  g.node('Log', ['clamped'], ['log_mel'], {}, 'frontend/log');
+  g.output('log_mel', 'FLOAT');
   return g.encode();
 }

@@ -1,8 +1,15 @@
 // Discrete Fourier transforms: DFT (opset 17: axis an attribute; 20: an input) and STFT
-// (frames of a signal, optionally windowed), and the MelWeightMatrix of mel spectrograms. Real inputs end in a dim of 1, complex ones in a dim
-// of 2 (real, imaginary); outputs are complex. Computed directly in double precision (O(n·k) per
-// sequence, no FFT): exact for any length, and the sizes speech front-ends use are small.
+// (frames of a signal, optionally windowed), and the MelWeightMatrix of mel spectrograms. Real inputs
+// end in a dim of 1, complex ones in a dim of 2 (real, imaginary); outputs are complex. Each
+// sequence is zero-padded (or cut) to the transform's length and run through KISS FFT
+// (native/third_party/kissfft) in double precision, so every length works and a length with small
+// prime factors costs O(n log n).
+#include <kissfft.hh>
+
+#include <algorithm>
 #include <cmath>
+#include <complex>
+#include <vector>
 
 #include "cpu/ops/op_util.h"
 
@@ -10,38 +17,87 @@ namespace gebe::cpu {
 
 namespace {
 
-// out[k] (k < bins) = sum over t < n of in[t] · e^(∓2πi·k·t/length), in and out strided complex.
-void Transform(const float* in, int64_t in_stride, int64_t n, bool complex_in, float* out, int64_t out_stride, int64_t bins,
-               int64_t length, bool inverse, const float* window) {
-  const double sign = inverse ? 1.0 : -1.0, two_pi = 6.283185307179586476925286766559;
-  for (int64_t k = 0; k < bins; ++k) {
-    double re = 0, im = 0;
-    for (int64_t t = 0; t < n; ++t) {
-      double xr = in[t * in_stride], xi = complex_in ? in[t * in_stride + 1] : 0.0;
-      if (window) xr *= window[t], xi *= window[t];
-      double angle = sign * two_pi * double((k * t) % length) / double(length);
-      double c = std::cos(angle), s = std::sin(angle);
-      re += xr * c - xi * s;
-      im += xr * s + xi * c;
+using Fft = kissfft<double>;
+
+// The longest transform: a thread's scratch is three arrays of that many complex doubles (the plan's
+// twiddles, the padded input and the product), 48 MB at 2^20. MelWeightMatrix has the same bound.
+constexpr int64_t kMaxTransformLength = int64_t(1) << 20;
+
+// KISS FFT splits a length into radix-4 stages, then 2, 3, 5, 7 and on (its constructor's
+// factoring, repeated here); a stage of radix p costs about length × p complex multiply-adds, the
+// generic butterfly of a prime p exactly that. So a length with a large prime factor costs up to
+// length² per transform, and lengths and steps can come from a request. The total is capped at 2^34
+// such steps: about half a minute on one core here (a prime length of 32749 took 2.1 s, 1.9 ns a
+// step), what the direct transform's cap of 2^31 sine-and-cosine multiply-adds took before. About
+// six hours of 16 kHz audio in Whisper's frames (400 samples, hop 160: 7600 steps each) fit.
+constexpr double kMaxTransformWork = double(int64_t(1) << 34);
+double TransformWork(int64_t length) {
+  double stages = 1;  // the padded copy in
+  int64_t n = length, p = 4;
+  while (n > 1) {
+    while (n % p != 0) {
+      p = p == 4 ? 2 : p == 2 ? 3 : p + 2;
+      if (p * p > n) p = n;
     }
-    if (inverse) re /= double(length), im /= double(length);
-    out[k * out_stride] = float(re);
-    out[k * out_stride + 1] = float(im);
+    n /= p;
+    stages += double(p);
+  }
+  return double(length) * stages;
+}
+
+void CheckTransform(const Kernel& kernel, int64_t sequences, int64_t length) {
+  if (length > kMaxTransformLength) {
+    throw EngineError(kernel.node().label() + ": a transform length of " + std::to_string(length) + " is above the cpu engine's " +
+                      std::to_string(kMaxTransformLength) + "; use a shorter dft_length or frame");
+  }
+  const double work = double(sequences) * TransformWork(length);
+  if (work > kMaxTransformWork) {
+    throw EngineError(kernel.node().label() + ": " + std::to_string(sequences) + " transforms of length " + std::to_string(length) +
+                      " are above the cpu engine's 2^34 FFT steps (a length's FFT costs about the length times the sum of its " +
+                      "prime factors); use fewer frames, or a length whose prime factors are small");
   }
 }
 
-// The direct transform costs one complex multiply-add (and a sine and cosine) per sample per bin.
-// Its lengths and step can come from a request, and sizes alone do not bound that product (an STFT
-// with step 1 over a long signal, a dft_length of millions), so it is capped: 2^31 covers the
-// spectrogram of two minutes of 16 kHz audio (400-sample frames, hop 160).
-constexpr int64_t kMaxTransformWork = int64_t(1) << 31;
-void CheckTransformWork(const Kernel& kernel, int64_t sequences, int64_t samples, int64_t bins) {
-  const double work = double(sequences) * double(samples) * double(bins);
-  if (work > double(kMaxTransformWork)) {
-    throw EngineError(kernel.node().label() + ": " + std::to_string(sequences) + " transforms of " + std::to_string(samples) +
-                      " samples into " + std::to_string(bins) + " bins are above the cpu engine's 2^31 multiply-adds (it computes " +
-                      "them directly, with no FFT); use fewer or shorter frames");
+// One thread's transforms of a plan's length: in → zero-padded complex copy (windowed) → FFT →
+// the first `bins` outputs, divided by the length for an inverse transform.
+class RowTransform {
+ public:
+  explicit RowTransform(const Fft& plan, int64_t length, bool inverse)
+      : fft_(plan), length_(length), inverse_(inverse), in_(size_t(length)), out_(size_t(length)) {}
+
+  // in: n samples `in_stride` floats apart, each real or (complex_in) a pair; out: bins pairs
+  // `out_stride` floats apart.
+  void Run(const float* in, int64_t in_stride, int64_t n, bool complex_in, const float* window, float* out, int64_t out_stride,
+           int64_t bins) {
+    for (int64_t t = 0; t < n; ++t) {
+      double re = in[t * in_stride], im = complex_in ? in[t * in_stride + 1] : 0.0;
+      if (window != nullptr) re *= window[t], im *= window[t];
+      in_[size_t(t)] = {re, im};
+    }
+    std::fill(in_.begin() + n, in_.end(), std::complex<double>());
+    fft_.transform(in_.data(), out_.data());
+    const double scale = inverse_ ? 1.0 / double(length_) : 1.0;
+    for (int64_t k = 0; k < bins; ++k) {
+      out[k * out_stride] = float(out_[size_t(k)].real() * scale);
+      out[k * out_stride + 1] = float(out_[size_t(k)].imag() * scale);
+    }
   }
+
+ private:
+  Fft fft_;  // a copy: the generic butterfly writes the object's scratch
+  int64_t length_;
+  bool inverse_;
+  std::vector<std::complex<double>> in_, out_;
+};
+
+// Runs rows [0, rows) of length-`length` transforms over the pool, row(r, transform) each.
+template <typename Row>
+void TransformRows(const RunContext& ctx, int64_t rows, int64_t length, bool inverse, const Row& row) {
+  const Fft plan(size_t(length), inverse);
+  ParallelForContiguous(ctx.pool, rows, 1, [&](int64_t r0, int64_t r1) {
+    RowTransform transform(plan, length, inverse);
+    for (int64_t r = r0; r < r1; ++r) row(r, transform);
+  });
 }
 
 class DftKernel : public Kernel {
@@ -69,15 +125,17 @@ class DftKernel : public Kernel {
     size_t axis = size_t(g.axis);
     int64_t comps = x.shape.back(), n_in = x.shape[axis];
     int64_t outer = SizeTo(x.shape, axis), inner = SizeFrom(x.shape, axis + 1) / comps;
-    int64_t n = std::min(n_in, g.length);
+    const int64_t n = std::min(n_in, g.length);
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
-    ctx.pool->ParallelFor(outer * inner, 1, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        int64_t o = r / inner, i = r % inner;
-        Transform(px + (o * n_in * inner + i) * comps, inner * comps, n, comps == 2, py + (o * g.bins * inner + i) * 2, inner * 2,
-                  g.bins, g.length, inverse_, nullptr);
-      }
+    if (g.length == 0) {  // an empty axis and no dft_length: every bin is 0
+      std::fill(py, py + out[0].count(), 0.0f);
+      return;
+    }
+    TransformRows(ctx, outer * inner, g.length, inverse_, [&](int64_t r, RowTransform& transform) {
+      const int64_t o = r / inner, i = r % inner;
+      transform.Run(px + (o * n_in * inner + i) * comps, inner * comps, n, comps == 2, nullptr, py + (o * g.bins * inner + i) * 2,
+                    inner * 2, g.bins);
     });
   }
 
@@ -103,9 +161,9 @@ class DftKernel : public Kernel {
       if (g.length <= 0) Fail("dft_length must be positive");
     }
     g.bins = onesided_ ? g.length / 2 + 1 : g.length;
-    const int64_t comps = x.shape.back(), axis_size = x.shape[size_t(g.axis)];
+    const int64_t comps = x.shape.back();
     const int64_t sequences = SizeTo(x.shape, size_t(g.axis)) * (SizeFrom(x.shape, size_t(g.axis) + 1) / comps);
-    CheckTransformWork(*this, sequences, std::min(axis_size, g.length), g.bins);
+    CheckTransform(*this, sequences, g.length);
     return true;
   }
 
@@ -133,11 +191,9 @@ class StftKernel : public Kernel {
     const float* window = in.size() > 2 && in[2] ? in[2]->as<const float>() : nullptr;
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
-    ctx.pool->ParallelFor(x.shape[0] * g.frames, 1, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        int64_t b = r / g.frames, f = r % g.frames;
-        Transform(px + (b * len + f * g.step) * comps, comps, g.length, comps == 2, py + r * g.bins * 2, 2, g.bins, g.length, false, window);
-      }
+    TransformRows(ctx, x.shape[0] * g.frames, g.length, false, [&](int64_t r, RowTransform& transform) {
+      const int64_t b = r / g.frames, f = r % g.frames;
+      transform.Run(px + (b * len + f * g.step) * comps, comps, g.length, comps == 2, window, py + r * g.bins * 2, 2, g.bins);
     });
   }
 
@@ -167,7 +223,7 @@ class StftKernel : public Kernel {
     if (g.length > x.shape[1]) Fail("the frame length " + std::to_string(g.length) + " is longer than the signal (" + std::to_string(x.shape[1]) + ")");
     g.frames = (x.shape[1] - g.length) / g.step + 1;
     g.bins = onesided_ ? g.length / 2 + 1 : g.length;
-    CheckTransformWork(*this, x.shape[0] * g.frames, g.length, g.bins);
+    CheckTransform(*this, x.shape[0] * g.frames, g.length);
     return true;
   }
 
