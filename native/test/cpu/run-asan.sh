@@ -9,7 +9,7 @@ out=build/asan
 mkdir -p "$out/obj"
 export CXX=${CXX:-g++}
 # -O0: compiling takes most of this run, and the sanitizers check every access at any optimisation level.
-export CXXFLAGS="-std=c++17 -O0 -fwrapv -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=undefined,float-cast-overflow -pthread -Inative/src"
+export CXXFLAGS="-std=c++17 -O0 -fwrapv -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=undefined,float-cast-overflow -pthread -Inative/src -Inative/third_party/kissfft"
 source native/test/cpu/build-engine-driver.sh
 build_engine_driver "${ASAN_JOBS:-$(nproc)}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1

@@ -8,7 +8,7 @@ out=build/tsan
 mkdir -p "$out/obj"
 export CXX=${CXX:-g++}
 # -O0 for the reason run-asan.sh gives.
-export CXXFLAGS="-std=c++17 -O0 -fwrapv -g -fno-omit-frame-pointer -fsanitize=thread -pthread -Inative/src"
+export CXXFLAGS="-std=c++17 -O0 -fwrapv -g -fno-omit-frame-pointer -fsanitize=thread -pthread -Inative/src -Inative/third_party/kissfft"
 source native/test/cpu/build-engine-driver.sh
 build_engine_driver "${TSAN_JOBS:-$(nproc)}"
 $CXX $CXXFLAGS $(engine_objects native/src/cpu/thread_pool.cc) native/test/cpu/thread_pool_test.cc -o "$out/thread_pool_test"

@@ -17,7 +17,7 @@ out=build/fuzz
 mkdir -p "$out/obj"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(model json_request grpc_request)
-flags="-std=c++17 -O1 -fwrapv -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -pthread -Inative/src -Inative/test/scheduler -Inative/test/cpu"
+flags="-std=c++17 -O1 -fwrapv -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -pthread -Inative/src -Inative/third_party/kissfft -Inative/test/scheduler -Inative/test/cpu"
 simdjson=node_modules/@nozbe/simdjson/src
 
 # Objects compile once (fuzzer-no-link: coverage instrumentation without libFuzzer's main) and
