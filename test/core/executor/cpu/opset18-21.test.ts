@@ -129,15 +129,18 @@ describe.each([1, 2])('opsets 18-21 vs ONNX Runtime (threads=%i)', (threads) => 
   // 160 (720 = 2^4 · 3^2 · 5 samples: three frames). The reference is the direct sum in double precision, written out here, not ONNX Runtime:
   // at length 210 ONNX Runtime's bins were up to 3.7e-4 off that sum, the engine's 5.6e-7 (the FP32
   // rounding of its output).
-  it('DFT and STFT at lengths of every FFT radix (512, 400, 210, 385 complex inverse, 97 prime) match the direct sum', async () => {
+  it('DFT and STFT at lengths of every FFT radix (512, 400, 210, 385 complex inverse, 77 complex frames, 97 prime) match the direct sum', async () => {
     const file = path.join(dir, `dft_radix${threads}.onnx`);
     writeFileSync(file, new OnnxGraphBuilder('dft_radix', 17)
       .input('x', 'FLOAT', [1, 720, 1]).input('c', 'FLOAT', [1, 385, 2])
       .initializer('l512', 'INT64', [], [512]).initializer('l210', 'INT64', [], [210]).initializer('l97', 'INT64', [], [97])
       .initializer('step', 'INT64', [], [160]).initializer('window', 'FLOAT', [400], hann400)
+      .initializer('step50', 'INT64', [], [50]).initializer('l77', 'INT64', [], [77])
       .node('DFT', ['x', 'l512'], ['full']).node('DFT', ['x', 'l210'], ['cut'], { onesided: 1 }).node('DFT', ['x', 'l97'], ['prime'])
       .node('DFT', ['c'], ['inv'], { inverse: 1 }).node('STFT', ['x', 'step', 'window'], ['spec'])
+      .node('STFT', ['c', 'step50', '', 'l77'], ['cspec'], { onesided: 0 })
       .output('full', 'FLOAT').output('cut', 'FLOAT').output('prime', 'FLOAT').output('inv', 'FLOAT').output('spec', 'FLOAT')
+      .output('cspec', 'FLOAT')
       .encode());
     const x = f32('x', [1, 720, 1], 21), c = f32('c', [1, 385, 2], 22);
     const session = CpuSession.load(file, { intraOpThreads: threads });
@@ -152,6 +155,9 @@ describe.each([1, 2])('opsets 18-21 vs ONNX Runtime (threads=%i)', (threads) => 
       check('inv', directDft((t) => [pairs[2 * t], pairs[2 * t + 1]], 385, 385, 385, true));
       const frames = [0, 1, 2].flatMap((f) => directDft((t) => [real[f * 160 + t] * hann400[t], 0], 400, 400, 201, false));
       check('spec', frames);
+      // A complex signal in unwindowed two-sided frames of 77 = 7 · 11 at step 50: seven frames.
+      const cframes = [0, 1, 2, 3, 4, 5, 6].flatMap((f) => directDft((t) => [pairs[2 * (f * 50 + t)], pairs[2 * (f * 50 + t) + 1]], 77, 77, 77, false));
+      check('cspec', cframes);
     } finally {
       session.close();
     }
