@@ -55,6 +55,12 @@ class GridSampleKernel : public Kernel {
     if (x.rank() != 4 || g.rank() != 4 || g.shape[3] != 2 || g.shape[0] != x.shape[0]) {
       Fail("X must be [N, C, H, W] and grid [N, Ho, Wo, 2] but are " + ShapeToString(x.shape) + " and " + ShapeToString(g.shape));
     }
+    // An empty image has nothing to sample (every mode would read outside X): refused, as ONNX
+    // Runtime refuses it, unless the output is empty anyway.
+    const bool output_empty = x.shape[0] == 0 || x.shape[1] == 0 || g.shape[1] == 0 || g.shape[2] == 0;
+    if ((x.shape[2] == 0 || x.shape[3] == 0) && !output_empty) {
+      Fail("X " + ShapeToString(x.shape) + " has an empty image to sample from; H and W must be at least 1");
+    }
     out[0] = {x.dtype, {x.shape[0], x.shape[1], g.shape[1], g.shape[2]}, nullptr};
     return true;
   }

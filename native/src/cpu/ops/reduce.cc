@@ -85,13 +85,14 @@ class ReduceKernel : public Kernel {
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
     switch (r_) {
       case Reduction::kMax: {
-        if (n == 0) return std::numeric_limits<T>::lowest();
+        // An empty reduction is -infinity where the type has one, else its lowest value (ONNX, opset 18).
+        if (n == 0) return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
         T m = p[off[0]];
         for (int64_t i = 1; i < n; ++i) m = p[off[size_t(i)]] > m ? p[off[size_t(i)]] : m;
         return m;
       }
       case Reduction::kMin: {
-        if (n == 0) return std::numeric_limits<T>::max();
+        if (n == 0) return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
         T m = p[off[0]];
         for (int64_t i = 1; i < n; ++i) m = p[off[size_t(i)]] < m ? p[off[size_t(i)]] : m;
         return m;

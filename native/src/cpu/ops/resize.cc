@@ -1,7 +1,9 @@
 // Resize (opset 10: X, scales; 11+: X, roi, scales, sizes; 18+: axes, keep_aspect_ratio_policy;
 // 19+: half_pixel_symmetric): nearest in any number of dims and
 // linear and cubic (cubic_coeff_a, exclude_outside) over the last two dims, with the coordinate
-// transformation and nearest rounding modes ONNX defines (tf_crop_and_resize is refused at load).
+// transformation and nearest rounding modes ONNX defines. tf_crop_and_resize samples the box `roi`
+// names (normalized start and end per dim); an output whose source lies outside the input in any
+// dim is extrapolation_value, as ONNX's reference and ONNX Runtime give.
 #include <cmath>
 #include <limits>
 
@@ -20,11 +22,14 @@ class ResizeKernel : public Kernel {
     if (mode_ != "nearest" && mode_ != "linear" && mode_ != "cubic") Fail("mode '" + mode_ + "' is not one of nearest, linear, cubic");
     cubic_a_ = node.get_float("cubic_coeff_a", -0.75f);
     exclude_outside_ = node.get_int("exclude_outside", 0) != 0;
+    extrapolation_ = node.get_float("extrapolation_value", 0.f);
     static const char* coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
-                                   "half_pixel_symmetric"};
+                                   "half_pixel_symmetric", "tf_crop_and_resize"};
     bool ok = false;
     for (const char* c : coords) ok = ok || coord_ == c;
     if (!ok) Fail("coordinate_transformation_mode '" + coord_ + "' is not supported");
+    crop_ = coord_ == "tf_crop_and_resize";
+    if (crop_ && opset < 11) Fail("tf_crop_and_resize needs the roi input of opset 11");
     if (nearest_ != "round_prefer_floor" && nearest_ != "round_prefer_ceil" && nearest_ != "floor" && nearest_ != "ceil") {
       Fail("nearest_mode '" + nearest_ + "' is not supported");
     }
@@ -49,11 +54,18 @@ class ResizeKernel : public Kernel {
     Resolve(in);
     const TensorRef& x = *in[0];
     size_t rank = x.shape.size();
-    // Per dim: source coordinate of every output index.
+    // Per dim: source coordinate of every output index, and (tf_crop_and_resize) whether it lies
+    // outside the input.
     std::vector<std::vector<float>> coord(rank);
+    std::vector<std::vector<char>> outside(rank);
     for (size_t d = 0; d < rank; ++d) {
       coord[d].resize(size_t(out_shape_[d]));
-      for (int64_t i = 0; i < out_shape_[d]; ++i) coord[d][size_t(i)] = Original(float(i), scales_[d], x.shape[d], out_shape_[d]);
+      outside[d].assign(size_t(out_shape_[d]), 0);
+      for (int64_t i = 0; i < out_shape_[d]; ++i) {
+        const float c = Original(float(i), d, x.shape[d], out_shape_[d]);
+        coord[d][size_t(i)] = c;
+        outside[d][size_t(i)] = crop_ && !(c >= 0 && c <= float(x.shape[d] - 1));
+      }
     }
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
@@ -66,20 +78,25 @@ class ResizeKernel : public Kernel {
       int64_t total = out[0].count();
       for (int64_t o = 0; o < total; ++o) {
         int64_t rem = o, src = 0;
+        bool away = false;
         for (size_t d = rank; d-- > 0;) {
-          src += index[d][size_t(rem % out_shape_[d])] * xs[d];
+          const size_t i = size_t(rem % out_shape_[d]);
+          src += index[d][i] * xs[d];
+          away = away || outside[d][i];
           rem /= out_shape_[d];
         }
-        py[o] = px[src];
+        py[o] = away ? extrapolation_ : px[src];
       }
       return;
     }
     // Linear and cubic over the last two dims (the leading dims must keep their size).
     for (size_t d = 0; d + 2 < rank; ++d) {
       if (out_shape_[d] != x.shape[d]) Fail(mode_ + " resize is supported over the last two dims only");
+      if (crop_ && (roi_start_[d] != 0.f || roi_end_[d] != 1.f)) Fail(mode_ + " tf_crop_and_resize crops the last two dims only (roi 0 to 1 elsewhere)");
     }
     if (rank < 2) Fail(mode_ + " resize needs rank 2 or more");
-    if (mode_ == "cubic") return RunCubic(x, out[0], coord[rank - 2], coord[rank - 1], ctx);
+    const std::vector<char>&out_y = outside[rank - 2], &out_x = outside[rank - 1];
+    if (mode_ == "cubic") return RunCubic(x, out[0], coord[rank - 2], coord[rank - 1], out_y, out_x, ctx);
     int64_t ih = x.shape[rank - 2], iw = x.shape[rank - 1], oh = out_shape_[rank - 2], ow = out_shape_[rank - 1];
     int64_t planes = SizeTo(x.shape, rank - 2);
     struct Tap { int64_t i0, i1; float w; };
@@ -101,6 +118,10 @@ class ResizeKernel : public Kernel {
         for (int64_t y = 0; y < oh; ++y) {
           const Tap& a = ty[size_t(y)];
           for (int64_t xx = 0; xx < ow; ++xx) {
+            if (out_y[size_t(y)] || out_x[size_t(xx)]) {
+              dst[y * ow + xx] = extrapolation_;
+              continue;
+            }
             const Tap& b = tx[size_t(xx)];
             float top = src[a.i0 * iw + b.i0] * (1 - b.w) + src[a.i0 * iw + b.i1] * b.w;
             float bottom = src[a.i1 * iw + b.i0] * (1 - b.w) + src[a.i1 * iw + b.i1] * b.w;
@@ -138,7 +159,8 @@ class ResizeKernel : public Kernel {
     return taps;
   }
 
-  void RunCubic(const TensorRef& x, TensorRef& o, const std::vector<float>& cy, const std::vector<float>& cx, const RunContext& ctx) {
+  void RunCubic(const TensorRef& x, TensorRef& o, const std::vector<float>& cy, const std::vector<float>& cx, const std::vector<char>& out_y,
+                const std::vector<char>& out_x, const RunContext& ctx) {
     size_t rank = x.shape.size();
     int64_t ih = x.shape[rank - 2], iw = x.shape[rank - 1], oh = o.shape[rank - 2], ow = o.shape[rank - 1];
     auto ty = Cubic(cy, ih), tx = Cubic(cx, iw);
@@ -159,6 +181,10 @@ class ResizeKernel : public Kernel {
         for (int64_t y = 0; y < oh; ++y) {
           const CubicTaps& t = ty[size_t(y)];
           for (int64_t xx = 0; xx < ow; ++xx) {
+            if (out_y[size_t(y)] || out_x[size_t(xx)]) {
+              dst[y * ow + xx] = extrapolation_;
+              continue;
+            }
             float v = 0;
             for (int k = 0; k < 4; ++k) v += rows[size_t(t.index[k] * ow + xx)] * t.weight[k];
             dst[y * ow + xx] = v;
@@ -176,9 +202,6 @@ class ResizeKernel : public Kernel {
     if (opset_ < 11) {
       scales = &Input(in, 1, "scales");
     } else {
-      if (in.size() > 1 && in[1] && in[1]->count() > 0 && coord_ != "tf_crop_and_resize") {
-        // roi only matters for tf_crop_and_resize, which is refused.
-      }
       if (in.size() > 2 && in[2] && in[2]->count() > 0) scales = in[2];
       if (in.size() > 3 && in[3] && in[3]->count() > 0) sizes = in[3];
     }
@@ -193,6 +216,24 @@ class ResizeKernel : public Kernel {
     }
     out_shape_ = x.shape;
     scales_.assign(rank, 1.f);
+    // roi (tf_crop_and_resize only): starts then ends, one pair per resized axis, normalized. It
+    // moves values, not the shape, so Infer may run before it is known.
+    roi_start_.assign(rank, 0.f);
+    roi_end_.assign(rank, 1.f);
+    if (crop_) {
+      const TensorRef* roi = in.size() > 1 ? in[1] : nullptr;
+      if (roi == nullptr || roi->count() == 0) Fail("tf_crop_and_resize needs the roi input");
+      ExpectType(*roi, "roi", {DataType::kFloat32});
+      if (size_t(roi->count()) != 2 * axes.size()) {
+        Fail("roi has " + std::to_string(roi->count()) + " entries for " + std::to_string(axes.size()) + " resized axes (a start and an end each)");
+      }
+      if (roi->data != nullptr) {
+        for (size_t i = 0; i < axes.size(); ++i) {
+          roi_start_[axes[i]] = roi->as<const float>()[i];
+          roi_end_[axes[i]] = roi->as<const float>()[axes.size() + i];
+        }
+      }
+    }
     if (scales) {
       ExpectType(*scales, "scales", {DataType::kFloat32});
       if (size_t(scales->count()) != axes.size()) {
@@ -225,13 +266,26 @@ class ResizeKernel : public Kernel {
         scales_[d] = policy_ != "stretch" ? uniform : x.shape[d] ? float(s[i]) / float(x.shape[d]) : 1.f;
       }
     }
+    // An empty dim has nothing to sample from (and the kernels would read outside X): refused, as
+    // ONNX Runtime refuses it, unless the output is empty along it too.
+    for (size_t d = 0; d < rank; ++d) {
+      if (x.shape[d] == 0 && out_shape_[d] != 0) {
+        Fail("X's dim " + std::to_string(d) + " is 0 but the output's would be " + std::to_string(out_shape_[d]) +
+             "; an empty dim can only be resized to 0");
+      }
+    }
     return true;
   }
 
   // ONNX defines the resized length as in_len * scale before flooring; align_corners and
   // pytorch_half_pixel use that real-valued length.
-  float Original(float x, float scale, int64_t in_len, int64_t out_int) const {
+  float Original(float x, size_t d, int64_t in_len, int64_t out_int) const {
+    const float scale = scales_[d];
     float out_len = float(in_len) * scale;
+    if (crop_) {
+      const float start = roi_start_[d], end = roi_end_[d], last = float(in_len - 1);
+      return out_int > 1 ? start * last + x * (end - start) * last / float(out_int - 1) : 0.5f * (start + end) * last;
+    }
     if (coord_ == "half_pixel_symmetric") {
       float adjustment = float(out_int) / out_len;
       float center = float(in_len) / 2;
@@ -257,6 +311,9 @@ class ResizeKernel : public Kernel {
   std::vector<int64_t> axes_;
   float cubic_a_ = -0.75f;
   bool exclude_outside_ = false;
+  bool crop_ = false;  // tf_crop_and_resize
+  float extrapolation_ = 0.f;
+  std::vector<float> roi_start_, roi_end_;
   Shape out_shape_;
   std::vector<float> scales_;
 };

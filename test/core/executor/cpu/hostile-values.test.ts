@@ -166,6 +166,42 @@ describe('real values that become indices or sizes', () => {
     session.close();
   });
 
+  // An empty dim from the request: kernels that sample X by coordinate had nothing to read there,
+  // and read outside it (Resize to sizes of [1, 1, 3, 4] from [1, 1, 0, 4] gave heap bytes such
+  // as 1.6e-43, and cubic crashed the process; GridSample the same). Refused, as ONNX Runtime
+  // refuses them; an empty Max or Min reduction is -Inf or +Inf, as ONNX (opset 18) and ONNX
+  // Runtime give, not the type's lowest or highest finite value.
+  it.each(['nearest', 'linear', 'cubic'])('an empty dim is refused where %s Resize or GridSample would sample it', async (mode) => {
+    const resize = load(`empty-resize-${mode}`, new OnnxGraphBuilder('resize', 13)
+      .input('x', 'FLOAT', [1, 1, 'h', 4]).input('sizes', 'INT64', [4])
+      .initializer('roi', 'FLOAT', [0], []).initializer('scales', 'FLOAT', [0], [])
+      .node('Resize', ['x', 'roi', 'scales', 'sizes'], ['y'], { mode }).output('y', 'FLOAT').encode());
+    const sample = load(`empty-grid-${mode}`, new OnnxGraphBuilder('grid', 16)
+      .input('x', 'FLOAT', [1, 1, 'h', 4]).input('grid', 'FLOAT', [1, 2, 2, 2])
+      .node('GridSample', ['x', 'grid'], ['y'], { mode: mode === 'linear' ? 'bilinear' : mode === 'cubic' ? 'bicubic' : 'nearest' })
+      .output('y', 'FLOAT').encode());
+    const image = (rows: number) => ({ name: 'x', datatype: 'FP32' as const, dims: [1, 1, rows, 4], data: new Float32Array(rows * 4).fill(1) });
+    const sizes = { name: 'sizes', datatype: 'INT64' as const, dims: [4], data: BigInt64Array.of(1n, 1n, 3n, 4n) };
+    const grid = { name: 'grid', datatype: 'FP32' as const, dims: [1, 2, 2, 2], data: new Float32Array(8) };
+    await expect(resize.run([image(0), sizes])).rejects.toThrow(/Resize\): X's dim 2 is 0 but the output's would be 3; an empty dim can only be resized to 0/);
+    await expect(sample.run([image(0), grid])).rejects.toThrow(/GridSample\): X \[1, 1, 0, 4\] has an empty image to sample from; H and W must be at least 1/);
+    expect((await resize.run([image(2), sizes]))[0].dims).toEqual([1, 1, 3, 4]);
+    expect((await sample.run([image(2), grid]))[0].dims).toEqual([1, 1, 2, 2]);
+    resize.close();
+    sample.close();
+  });
+
+  it('an empty ReduceMax is -Inf and an empty ReduceMin +Inf', async () => {
+    const session = load('empty-reduce', new OnnxGraphBuilder('reduce', 18)
+      .input('x', 'FLOAT', [2, 'n']).initializer('axes', 'INT64', [1], [1])
+      .node('ReduceMax', ['x', 'axes'], ['max']).node('ReduceMin', ['x', 'axes'], ['min'])
+      .output('max', 'FLOAT').output('min', 'FLOAT').encode());
+    const [max, min] = await session.run([{ name: 'x', datatype: 'FP32', dims: [2, 0], data: new Float32Array(0) }]);
+    expect(Array.from(max.data as Float32Array)).toEqual([-Infinity, -Infinity]);
+    expect(Array.from(min.data as Float32Array)).toEqual([Infinity, Infinity]);
+    session.close();
+  });
+
   it('DFT refuses a dft_length from the request whose transform would run for minutes or need gigabytes', async () => {
     const session = load('dft', new OnnxGraphBuilder('dft', 17)
       .input('x', 'FLOAT', [1, 4096, 1]).input('length', 'INT64', [])

@@ -219,6 +219,22 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     await agree(model, [scalar('start', start), scalar('limit', limit), scalar('delta', delta)], threads, type === 'FLOAT' ? 2e-5 : 0);
   });
 
+  it('Resize tf_crop_and_resize: linear, nearest and cubic over a box inside the image and one past its edges (extrapolation_value), roi as an input, opset 18 axes', async () => {
+    const model = new OnnxGraphBuilder('crop_resize', 18)
+      .input('x', 'FLOAT', [2, 3, 7, 9]).input('box', 'FLOAT', [8])
+      .initializer('inside', 'FLOAT', [8], [0, 0, 0.2, 0.1, 1, 1, 0.7, 0.95]).initializer('axes_box', 'FLOAT', [4], [-0.25, 0.3, 0.8, 1.4])
+      .initializer('scales', 'FLOAT', [4], [1, 1, 1.5, 0.7]).initializer('sizes', 'INT64', [2], [5, 6])
+      .node('Resize', ['x', 'inside', 'scales'], ['linear'], { mode: 'linear', coordinate_transformation_mode: 'tf_crop_and_resize' })
+      .node('Resize', ['x', 'inside', 'scales'], ['nearest'], { mode: 'nearest', coordinate_transformation_mode: 'tf_crop_and_resize' })
+      .node('Resize', ['x', 'box', 'scales'], ['cubic'], { mode: 'cubic', coordinate_transformation_mode: 'tf_crop_and_resize', extrapolation_value: -7.5 })
+      .node('Resize', ['x', 'axes_box', '', 'sizes'], ['past'], { mode: 'linear', coordinate_transformation_mode: 'tf_crop_and_resize', axes: [2, 3], extrapolation_value: 2.5 })
+      .output('linear', 'FLOAT').output('nearest', 'FLOAT').output('cubic', 'FLOAT').output('past', 'FLOAT')
+      .encode();
+    // The request's box reaches past the left and bottom edges: those outputs are extrapolation_value.
+    const box = { name: 'box', datatype: 'FP32' as const, dims: [8], data: Float32Array.from([0, 0, -0.3, 0.2, 1, 1, 0.9, 1.2]) };
+    await agree(model, [f32('x', [2, 3, 7, 9], 24), box], threads, 1e-4);
+  });
+
   it('losses: SoftmaxCrossEntropyLoss (weights, ignore_index, log_prob) and NegativeLogLikelihoodLoss', async () => {
     const model = new OnnxGraphBuilder('loss', 13)
       .input('x', 'FLOAT', [3, 5, 2]).input('t', 'INT64', [3, 2])
