@@ -14,10 +14,14 @@ std::string ShapeToString(const Shape& shape) {
 }
 
 int64_t CheckedElementCount(const Shape& shape, const std::string& what) {
+  // At most 2^60 elements, so that a byte size (8 bytes an element at most) cannot wrap around in
+  // the memory-cap checks that follow this one: [2^31, 2^31] floats are 2^64 bytes, which wrapped
+  // to 0 and passed them, and ConstantOfShape then wrote past its 0-byte buffer.
+  constexpr int64_t kMaxElements = std::numeric_limits<int64_t>::max() / 8;
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0) throw EngineError(what + " has a negative dimension in shape " + ShapeToString(shape));
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) {
+    if (d != 0 && n > kMaxElements / d) {
       throw EngineError(what + " has too many elements: shape " + ShapeToString(shape));
     }
     n *= d;

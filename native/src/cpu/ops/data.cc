@@ -383,7 +383,10 @@ class TileKernel : public Kernel {
     Shape s = x.shape;
     for (size_t i = 0; i < s.size(); ++i) {
       if (reps[i] < 0) Fail("repeats must not be negative");
-      s[i] *= reps[i];
+      if (__builtin_mul_overflow(s[i], reps[i], &s[i])) {
+        Fail("repeats " + std::to_string(reps[i]) + " of dimension " + std::to_string(i) + " (" + std::to_string(x.shape[i]) +
+             ") give more elements than a tensor can hold");
+      }
     }
     out[0] = {x.dtype, s, nullptr};
     return true;
@@ -427,7 +430,9 @@ class PadKernel : public Kernel {
     Shape s = x.shape;
     size_t r = s.size();
     for (size_t i = 0; i < r; ++i) {
-      s[i] += pads_now_[i] + pads_now_[i + r];
+      if (__builtin_add_overflow(s[i], pads_now_[i], &s[i]) || __builtin_add_overflow(s[i], pads_now_[i + r], &s[i])) {
+        Fail("pads of dimension " + std::to_string(i) + " give more elements than a tensor can hold");
+      }
       if (s[i] < 0) Fail("pads make dimension " + std::to_string(i) + " negative");
       if (mode_ == "reflect" && (pads_now_[i] >= x.shape[i] || pads_now_[i + r] >= x.shape[i]) && (pads_now_[i] > 0 || pads_now_[i + r] > 0)) {
         Fail("reflect padding must be smaller than the dimension it pads");

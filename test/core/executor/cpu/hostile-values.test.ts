@@ -191,6 +191,28 @@ describe('real values that become indices or sizes', () => {
     sample.close();
   });
 
+  // [2^31, 2^31] FP32 is 2^64 bytes, which wrapped to 0 in the memory cap's check: ConstantOfShape
+  // got a 0-byte buffer and wrote past it (SIGSEGV). Tile's and Pad's sizes wrapped to negative
+  // dims and were refused in words that did not say why.
+  it('sizes from the request whose element or byte counts overflow are refused: ConstantOfShape, Tile, Pad', async () => {
+    const session = load('overflow', new OnnxGraphBuilder('overflow', 13)
+      .input('shape', 'INT64', [2]).input('x', 'FLOAT', [2]).input('repeats', 'INT64', [1]).input('pads', 'INT64', [2])
+      .node('ConstantOfShape', ['shape'], ['filled']).node('Tile', ['x', 'repeats'], ['tiled']).node('Pad', ['x', 'pads'], ['padded'])
+      .output('filled', 'FLOAT').output('tiled', 'FLOAT').output('padded', 'FLOAT').encode());
+    const run = (shape: bigint, repeats: bigint, pads: bigint) => session.run([
+      { name: 'shape', datatype: 'INT64', dims: [2], data: BigInt64Array.of(shape, shape) },
+      { name: 'x', datatype: 'FP32', dims: [2], data: Float32Array.of(1, 2) },
+      { name: 'repeats', datatype: 'INT64', dims: [1], data: BigInt64Array.of(repeats) },
+      { name: 'pads', datatype: 'INT64', dims: [2], data: BigInt64Array.of(pads, pads) },
+    ]);
+    await expect(run(1n << 31n, 1n, 0n)).rejects.toThrow(/ConstantOfShape\) output has too many elements: shape \[2147483648, 2147483648\]/);
+    await expect(run(1n, 1n << 62n, 0n)).rejects.toThrow(/Tile\): repeats 4611686018427387904 of dimension 0 \(2\) give more elements than a tensor can hold/);
+    await expect(run(1n, 1n, 1n << 62n)).rejects.toThrow(/Pad\): pads of dimension 0 give more elements than a tensor can hold/);
+    const [filled, tiled, padded] = await run(2n, 2n, 1n);
+    expect([filled.dims, tiled.dims, padded.dims]).toEqual([[2, 2], [4], [4]]);
+    session.close();
+  });
+
   it('an empty ReduceMax is -Inf and an empty ReduceMin +Inf', async () => {
     const session = load('empty-reduce', new OnnxGraphBuilder('reduce', 18)
       .input('x', 'FLOAT', [2, 'n']).initializer('axes', 'INT64', [1], [1])
