@@ -122,7 +122,8 @@ class Stacker {
   ConstTensor Finish(const TensorRef& empty) const {
     if (slices_.empty()) {
       Shape shape = empty.dtype == DataType::kInvalid ? Shape{} : empty.shape;
-      shape.insert(shape.begin(), 0);
+      const int64_t axis = NormalizeAxis(k_, axis_, int64_t(shape.size()) + 1, "scan output axis");
+      shape.insert(shape.begin() + axis, 0);
       return ConstTensor::Allocate(empty.dtype == DataType::kInvalid ? DataType::kFloat32 : empty.dtype, shape);
     }
     int64_t rank = int64_t(shape_.size());
@@ -315,7 +316,22 @@ class ScanKernel : public ControlFlowKernel {
       for (size_t k = 0; k < scan_outputs_; ++k) stacks[k].Add(outs[states_ + k]);
     }
     std::vector<ConstTensor> results = states;
-    for (const Stacker& s : stacks) results.push_back(s.Finish(TensorRef()));
+    // A scan of length 0 gives empty outputs of the body's slice shape, inferred from the states
+    // and the scan inputs' slice shapes.
+    std::vector<TensorRef> inferred;
+    if (length == 0 && scan_outputs_ > 0) {
+      std::vector<TensorRef> refs;
+      for (const ConstTensor& st : states) refs.push_back(st.ref());
+      for (size_t j = 0; j < scan_inputs_; ++j) {
+        Shape slice = scans[j]->shape;
+        slice.erase(slice.begin() + std::ptrdiff_t(axes[j]));
+        refs.push_back({scans[j]->dtype, slice, nullptr});
+      }
+      std::vector<const TensorRef*> own;
+      for (const TensorRef& r : refs) own.push_back(&r);
+      inferred = body_->InferOutputs(BodyInputs(own, in));
+    }
+    for (size_t k = 0; k < scan_outputs_; ++k) results.push_back(stacks[k].Finish(length == 0 ? inferred[states_ + k] : TensorRef()));
     return results;
   }
 

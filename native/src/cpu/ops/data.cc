@@ -434,6 +434,10 @@ class PadKernel : public Kernel {
         Fail("pads of dimension " + std::to_string(i) + " give more elements than a tensor can hold");
       }
       if (s[i] < 0) Fail("pads make dimension " + std::to_string(i) + " negative");
+      const bool grows = pads_now_[i] > 0 || pads_now_[i + r] > 0;
+      if (mode_ != "constant" && x.shape[i] == 0 && grows) {
+        Fail(mode_ + " padding copies values of dimension " + std::to_string(i) + ", which is empty; use mode constant there");
+      }
       if (mode_ == "reflect" && (pads_now_[i] >= x.shape[i] || pads_now_[i + r] >= x.shape[i]) && (pads_now_[i] > 0 || pads_now_[i + r] > 0)) {
         Fail("reflect padding must be smaller than the dimension it pads");
       }

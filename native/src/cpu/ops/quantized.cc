@@ -37,9 +37,13 @@ class DynamicQuantizeLinearKernel : public Kernel {
       lo = std::fmin(lo, px[i]);
       hi = std::fmax(hi, px[i]);
     }
+    // All zeros, or empty: the range is 0 (or underflows to it). ONNX Runtime then reports a scale
+    // of 1, as here: y and the zero point are 0 either way, and a consumer that divides by the
+    // scale has something to divide by.
     float scale = (hi - lo) / 255.f;
-    float zp = scale == 0 ? 0.f : std::fmin(255.f, std::fmax(0.f, std::nearbyint(-lo / scale)));
-    for (int64_t i = 0; i < x.count(); ++i) Saturate(out[0], i, scale == 0 ? zp : std::nearbyint(px[i] / scale) + zp);
+    if (!(scale > 0)) scale = 1.f;
+    const float zp = std::fmin(255.f, std::fmax(0.f, std::nearbyint(-lo / scale)));
+    for (int64_t i = 0; i < x.count(); ++i) Saturate(out[0], i, std::nearbyint(px[i] / scale) + zp);
     if (out.size() > 1 && out[1].data) out[1].as<float>()[0] = scale;
     if (out.size() > 2 && out[2].data) out[2].as<uint8_t>()[0] = uint8_t(zp);
   }

@@ -213,6 +213,38 @@ describe('real values that become indices or sizes', () => {
     session.close();
   });
 
+  // Found by running every ONNX node test with each input dim in turn set to 0, against ONNX
+  // Runtime: edge padding of an empty dim gave the constant 0 (ORT refuses it), a Scan over an
+  // empty sequence returned [0] instead of the body's slice shape stacked 0 times, and
+  // DynamicQuantizeLinear of all zeros reported a scale of 0 where ORT reports 1.
+  it('empty inputs: edge Pad of an empty dim is refused, an empty Scan keeps the slice shape, all-zero DynamicQuantizeLinear has scale 1', async () => {
+    const pad = load('empty-pad', new OnnxGraphBuilder('pad', 13)
+      .input('x', 'FLOAT', [1, 'n']).initializer('pads', 'INT64', [4], [0, 1, 0, 1])
+      .node('Pad', ['x', 'pads'], ['y'], { mode: 'edge' }).output('y', 'FLOAT').encode());
+    await expect(pad.run([{ name: 'x', datatype: 'FP32', dims: [1, 0], data: new Float32Array(0) }]))
+      .rejects.toThrow(/Pad\): edge padding copies values of dimension 1, which is empty; use mode constant there/);
+    expect(Array.from((await pad.run([{ name: 'x', datatype: 'FP32', dims: [1, 1], data: Float32Array.of(3) }]))[0].data as Float32Array)).toEqual([3, 3, 3]);
+    pad.close();
+    const body = new OnnxGraphBuilder('body', 9).input('sum_in', 'FLOAT', [2]).input('next', 'FLOAT', [2])
+      .node('Add', ['sum_in', 'next'], ['sum_out']).node('Identity', ['sum_out'], ['scan_out']).output('sum_out', 'FLOAT').output('scan_out', 'FLOAT');
+    const scan = load('empty-scan', new OnnxGraphBuilder('scan', 9)
+      .input('initial', 'FLOAT', [2]).input('x', 'FLOAT', ['t', 2])
+      .node('Scan', ['initial', 'x'], ['y', 'z'], { num_scan_inputs: 1, body: { graph: body } }).output('y', 'FLOAT').output('z', 'FLOAT').encode());
+    const [y, z] = await scan.run([
+      { name: 'initial', datatype: 'FP32', dims: [2], data: Float32Array.of(1, 2) },
+      { name: 'x', datatype: 'FP32', dims: [0, 2], data: new Float32Array(0) },
+    ]);
+    expect([Array.from(y.data as Float32Array), z.dims]).toEqual([[1, 2], [0, 2]]);
+    scan.close();
+    const dql = load('zero-dql', new OnnxGraphBuilder('dql', 11).input('x', 'FLOAT', ['n'])
+      .node('DynamicQuantizeLinear', ['x'], ['q', 'scale', 'zero']).output('q', 'UINT8').output('scale', 'FLOAT').output('zero', 'UINT8').encode());
+    for (const n of [0, 3]) {
+      const [q, scale, zero] = await dql.run([{ name: 'x', datatype: 'FP32', dims: [n], data: new Float32Array(n) }]);
+      expect([Array.from(q.data as Uint8Array), Array.from(scale.data as Float32Array), Array.from(zero.data as Uint8Array)]).toEqual([new Array(n).fill(0), [1], [0]]);
+    }
+    dql.close();
+  });
+
   it('an empty ReduceMax is -Inf and an empty ReduceMin +Inf', async () => {
     const session = load('empty-reduce', new OnnxGraphBuilder('reduce', 18)
       .input('x', 'FLOAT', [2, 'n']).initializer('axes', 'INT64', [1], [1])
