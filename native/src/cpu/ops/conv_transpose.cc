@@ -1,4 +1,5 @@
 // ConvTranspose (1-D, 2-D and N-D (conv_nd.cc), groups, output_padding / output_shape, auto_pad): Y = col2im(W^T · X) + B.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -132,9 +133,10 @@ class ConvTransposeKernel : public Kernel {
       if (!output_shape_.empty()) {
         if (output_shape_.size() != s && output_shape_.size() != s + 2) Fail("output_shape must list the spatial dims");
         out_[i] = output_shape_[output_shape_.size() - s + i];
-        int64_t total = full - out_[i];
-        bool upper = attrs_.auto_pad != "SAME_LOWER";
-        pad_begin_[i] = upper ? total / 2 : total - total / 2;
+        // As ONNX says and ONNX Runtime does: the odd unit of padding goes at the start unless
+        // auto_pad is SAME_UPPER; an output_shape past the full extent pads zeros at the end.
+        const int64_t total = std::max<int64_t>(full - out_[i], 0);
+        pad_begin_[i] = attrs_.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       } else if (attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER") {
         out_[i] = in_dim * stride_[i];
         int64_t total = full - out_[i];

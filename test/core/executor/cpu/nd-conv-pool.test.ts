@@ -57,6 +57,14 @@ describe.each([1, 2])('3-D Conv, ConvTranspose, MaxPool, AveragePool vs ONNX Run
       [f32('x', [2, 4, 3, 3, 4], 8)], threads);
   });
 
+  // An output_shape one short of the full extent in every dim: the odd unit of padding comes off
+  // the start unless auto_pad is SAME_UPPER (the engine took it off the end for NOTSET too).
+  it.each(['NOTSET', 'SAME_UPPER', 'SAME_LOWER'])('ConvTranspose3d output_shape with an odd total padding, auto_pad %s', async (autoPad) => {
+    const attrs: Attrs = { strides: [2, 2, 1], output_shape: [8, 10, 3] };
+    if (autoPad !== 'NOTSET') attrs.auto_pad = autoPad;
+    await agree(convModel('ConvTranspose', [1, 2, 4, 5, 3], [2, 3, 3, 3, 2], attrs), [f32('x', [1, 2, 4, 5, 3], 17)], threads);
+  });
+
   it('MaxPool3d: pads, strides, dilations, ceil_mode, Indices', async () => {
     await agree(poolModel('MaxPool', [1, 3, 7, 8, 9], { kernel_shape: [3, 2, 3], strides: [2, 2, 1], pads: [1, 0, 1, 1, 1, 0] }, true),
       [f32('x', [1, 3, 7, 8, 9], 9)], threads);
