@@ -28,10 +28,13 @@ std::vector<T> EdgeValues() {
   using Limits = std::numeric_limits<T>;
   if constexpr (std::is_floating_point_v<T>) {
     return {Limits::quiet_NaN(), -Limits::infinity(), Limits::infinity(), T(-0.0), T(1e30), T(-1), T(0.5), Limits::max(), Limits::lowest()};
-  } else if constexpr (std::is_signed_v<T>) {
-    return {Limits::min(), T(-1), Limits::max(), T(0), T(1), T(2)};
   } else {
-    return {Limits::max(), T(0), T(1), T(2)};
+    // `root, root, 1` in a row: a shape of two dims of the power of two nearest the type's square
+    // root (and a 1). For INT64 that is [2^31, 2^31, 1]: 2^62 elements pass an element count's
+    // overflow check, and as FP32 their 2^64 bytes wrapped to 0 in the memory cap's check.
+    constexpr T root = T(T(1) << (Limits::digits / 2));
+    if constexpr (std::is_signed_v<T>) return {Limits::min(), T(-1), Limits::max(), T(0), T(2), root, root, T(1)};
+    else return {Limits::max(), T(0), T(2), root, root, T(1)};
   }
 }
 
