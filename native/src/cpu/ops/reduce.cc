@@ -163,6 +163,12 @@ class ArgKernel : public Kernel {
     ExpectType(x, "data", {GEBE_NUMERIC_TYPES});
     size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
     Shape s = x.shape;
+    // An empty axis has no index to give (ONNX Runtime refuses it too), unless no output is asked for.
+    bool output_empty = false;
+    for (size_t d = 0; d < s.size(); ++d) output_empty = output_empty || (d != axis && s[d] == 0);
+    if (s[axis] == 0 && !output_empty) {
+      Fail("data " + ShapeToString(x.shape) + " is empty along axis " + std::to_string(axis) + ", which has no index to give");
+    }
     if (keepdims_) s[axis] = 1;
     else s.erase(s.begin() + long(axis));
     out[0] = {DataType::kInt64, s, nullptr};

@@ -216,8 +216,9 @@ describe('real values that become indices or sizes', () => {
   // Found by running every ONNX node test with each input dim in turn set to 0, against ONNX
   // Runtime: edge padding of an empty dim gave the constant 0 (ORT refuses it), a Scan over an
   // empty sequence returned [0] instead of the body's slice shape stacked 0 times, and
-  // DynamicQuantizeLinear of all zeros reported a scale of 0 where ORT reports 1.
-  it('empty inputs: edge Pad of an empty dim is refused, an empty Scan keeps the slice shape, all-zero DynamicQuantizeLinear has scale 1', async () => {
+  // DynamicQuantizeLinear of all zeros reported a scale of 0 where ORT reports 1, and ArgMax over an
+  // empty axis answered index 0 (ORT refuses it).
+  it('empty inputs: edge Pad of an empty dim is refused, an empty Scan keeps the slice shape, all-zero DynamicQuantizeLinear has scale 1, ArgMax of nothing is refused', async () => {
     const pad = load('empty-pad', new OnnxGraphBuilder('pad', 13)
       .input('x', 'FLOAT', [1, 'n']).initializer('pads', 'INT64', [4], [0, 1, 0, 1])
       .node('Pad', ['x', 'pads'], ['y'], { mode: 'edge' }).output('y', 'FLOAT').encode());
@@ -243,6 +244,11 @@ describe('real values that become indices or sizes', () => {
       expect([Array.from(q.data as Uint8Array), Array.from(scale.data as Float32Array), Array.from(zero.data as Uint8Array)]).toEqual([new Array(n).fill(0), [1], [0]]);
     }
     dql.close();
+    const arg = load('empty-argmax', new OnnxGraphBuilder('arg', 13).input('x', 'FLOAT', [2, 'n'])
+      .node('ArgMax', ['x'], ['y'], { axis: 1 }).output('y', 'INT64').encode());
+    await expect(arg.run([{ name: 'x', datatype: 'FP32', dims: [2, 0], data: new Float32Array(0) }]))
+      .rejects.toThrow(/ArgMax\): data \[2, 0\] is empty along axis 1, which has no index to give/);
+    arg.close();
   });
 
   it('an empty ReduceMax is -Inf and an empty ReduceMin +Inf', async () => {
