@@ -11,47 +11,27 @@
  * spatial dim is 0 divided by that 0 (SIGFPE). ONNX Runtime itself crashed on 20 of the variants, which is why it
  * is not run here.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
-import { onnxRoot } from '../../../helpers/onnx-builder.js';
-import { readTensorProto } from '../../../helpers/onnx-tensor-proto.js';
+import { NODE_TESTS_DIR, nodeTests } from '../../../helpers/onnx-node-tests.js';
 
-const nodeDir = '/usr/share/libonnx-testdata/data/node';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-empty-dims-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-interface Dimension { dimValue?: number | { toNumber(): number }; dimParam?: string }
-interface ValueInfo { type?: { tensorType?: { shape?: { dim?: Dimension[] } } } }
-
-/** The model with every graph input's dims symbolic and the outputs' shapes dropped. */
-function symbolic(model: Uint8Array): Uint8Array {
-  const type = onnxRoot().lookupType('onnx.ModelProto');
-  const m = type.toObject(type.decode(model), { defaults: false }) as { graph: { input?: ValueInfo[]; output?: ValueInfo[]; valueInfo?: unknown[] } };
-  m.graph.input?.forEach((vi, i) => vi.type?.tensorType?.shape?.dim?.forEach((d, j) => {
-    delete d.dimValue;
-    d.dimParam = `d${i}_${j}`;
-  }));
-  m.graph.output?.forEach((vi) => { if (vi.type?.tensorType) delete vi.type.tensorType.shape; });
-  delete m.graph.valueInfo;
-  return type.encode(type.fromObject(m)).finish();
-}
 
 function withoutElements(t: CpuTensor, dims: number[]): CpuTensor {
   const Data = (t.data as unknown as { constructor: new (n: number) => CpuTensor['data'] }).constructor;
   return { ...t, dims, data: new Data(0) };
 }
 
-describe.skipIf(!existsSync(nodeDir)).each([1, 2])('empty dims on every ONNX node test (threads=%i)', (threads) => {
+describe.skipIf(!existsSync(NODE_TESTS_DIR)).each([1, 2])('empty dims on every ONNX node test (threads=%i)', (threads) => {
   it('answers each input with each dim set to 0 with outputs or an error', async () => {
     let models = 0, variants = 0, answered = 0;
-    for (const test of readdirSync(nodeDir).filter((d) => d.startsWith('test_')).sort()) {
-      const setDir = path.join(nodeDir, test, 'test_data_set_0');
-      if (!existsSync(setDir)) continue;
-      const file = path.join(dir, `${test}-${threads}.onnx`);
-      writeFileSync(file, symbolic(readFileSync(path.join(nodeDir, test, 'model.onnx'))));
+    for (const test of nodeTests()) {
+      const file = path.join(dir, `${test.name}-${threads}.onnx`);
+      writeFileSync(file, test.model);
       let session: CpuSession;
       try {
         session = CpuSession.load(file, { intraOpThreads: threads, parameters: { allow_non_finite_inputs: 'true' } });
@@ -59,14 +39,8 @@ describe.skipIf(!existsSync(nodeDir)).each([1, 2])('empty dims on every ONNX nod
         continue;  // operators or types the engine refuses at load (the conformance test lists them)
       }
       try {
-        const declared = session.info().inputs;
-        const inputs: CpuTensor[] = [];
-        for (let i = 0; existsSync(path.join(setDir, `input_${i}.pb`)) && i < declared.length; i++) {
-          const t = readTensorProto(path.join(setDir, `input_${i}.pb`));
-          if (!t.datatype || !t.data) break;
-          inputs.push({ name: declared[i].name, datatype: t.datatype === 'UINT16' && declared[i].datatype === 'BF16' ? 'BF16' : t.datatype, dims: t.dims, data: t.data } as CpuTensor);
-        }
-        if (inputs.length !== declared.length) continue;
+        const inputs = test.inputs(session.info().inputs);
+        if (!inputs) continue;
         models++;
         for (let i = 0; i < inputs.length; i++) {
           for (let j = 0; j < inputs[i].dims.length; j++) {
@@ -82,8 +56,8 @@ describe.skipIf(!existsSync(nodeDir)).each([1, 2])('empty dims on every ONNX nod
             }
             answered++;
             for (const out of outputs) {
-              expect(out.dims.every((d) => Number.isInteger(d) && d >= 0), `${test} input ${i} dim ${j}: ${out.name} [${out.dims}]`).toBe(true);
-              expect(out.data.length, `${test} input ${i} dim ${j}: ${out.name}`).toBe(out.dims.reduce((a, b) => a * b, 1));
+              expect(out.dims.every((d) => Number.isInteger(d) && d >= 0), `${test.name} input ${i} dim ${j}: ${out.name} [${out.dims}]`).toBe(true);
+              expect(out.data.length, `${test.name} input ${i} dim ${j}: ${out.name}`).toBe(out.dims.reduce((a, b) => a * b, 1));
             }
           }
         }
