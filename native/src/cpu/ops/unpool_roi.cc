@@ -188,6 +188,7 @@ class RoiAlignKernel : public Kernel {
   // written so that a NaN is outside too). Max mode takes the largest of the four weighted taps, as
   // ONNX Runtime does.
   float Sample(const float* p, int64_t h, int64_t w, float y, float x) const {
+    if (h == 0 || w == 0) return 0.f;  // an empty feature map has nothing to read (ORT answers 0 too)
     if (!(y >= -1.f && y <= float(h) && x >= -1.f && x <= float(w))) return 0.f;
     y = std::max(y, 0.f);
     x = std::max(x, 0.f);

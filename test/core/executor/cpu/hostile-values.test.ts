@@ -218,7 +218,7 @@ describe('real values that become indices or sizes', () => {
   // empty sequence returned [0] instead of the body's slice shape stacked 0 times, and
   // DynamicQuantizeLinear of all zeros reported a scale of 0 where ORT reports 1, and ArgMax over an
   // empty axis answered index 0 (ORT refuses it).
-  it('empty inputs: edge Pad of an empty dim is refused, an empty Scan keeps the slice shape, all-zero DynamicQuantizeLinear has scale 1, ArgMax of nothing is refused', async () => {
+  it('empty inputs: edge Pad of an empty dim is refused, an empty Scan keeps the slice shape, all-zero DynamicQuantizeLinear has scale 1, ArgMax of nothing is refused, RoiAlign of nothing is 0', async () => {
     const pad = load('empty-pad', new OnnxGraphBuilder('pad', 13)
       .input('x', 'FLOAT', [1, 'n']).initializer('pads', 'INT64', [4], [0, 1, 0, 1])
       .node('Pad', ['x', 'pads'], ['y'], { mode: 'edge' }).output('y', 'FLOAT').encode());
@@ -249,6 +249,16 @@ describe('real values that become indices or sizes', () => {
     await expect(arg.run([{ name: 'x', datatype: 'FP32', dims: [2, 0], data: new Float32Array(0) }]))
       .rejects.toThrow(/ArgMax\): data \[2, 0\] is empty along axis 1, which has no index to give/);
     arg.close();
+    // RoiAlign over an empty feature map read the element before it (found by the empty-dims test
+    // under ASan); it answers 0, as ONNX Runtime does.
+    const roi = load('empty-roialign', new OnnxGraphBuilder('roi', 16).input('x', 'FLOAT', [1, 1, 'h', 'w']).input('rois', 'FLOAT', [1, 4])
+      .initializer('batch', 'INT64', [1], [0]).node('RoiAlign', ['x', 'rois', 'batch'], ['y'], { output_height: 2, output_width: 2 }).output('y', 'FLOAT').encode());
+    const [pooled] = await roi.run([
+      { name: 'x', datatype: 'FP32', dims: [1, 1, 0, 0], data: new Float32Array(0) },
+      { name: 'rois', datatype: 'FP32', dims: [1, 4], data: Float32Array.of(0, 0, 1, 1) },
+    ]);
+    expect(Array.from(pooled.data as Float32Array)).toEqual([0, 0, 0, 0]);
+    roi.close();
   });
 
   it('an empty ReduceMax is -Inf and an empty ReduceMin +Inf', async () => {
