@@ -147,7 +147,7 @@ class ResizeKernel : public Kernel {
       for (int k = 0; k < 4; ++k) {
         float x = d[k];
         float w = x <= 1 ? ((A + 2) * x - (A + 3)) * x * x + 1 : ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
-        int64_t i = int64_t(f) - 1 + k;
+        int64_t i = FromReal<int64_t>(f) - 1 + k;  // FromReal: a roi from the request can make f NaN or huge
         if (exclude_outside_ && (i < 0 || i >= n)) w = 0;
         c.index[k] = std::clamp<int64_t>(i, 0, n - 1);
         c.weight[k] = w;

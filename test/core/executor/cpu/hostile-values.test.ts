@@ -261,6 +261,25 @@ describe('real values that become indices or sizes', () => {
     roi.close();
   });
 
+  it.each(['nearest', 'linear', 'cubic'])('a tf_crop_and_resize box of NaN or 1e30 from the request gives extrapolation_value (%s)', async (mode) => {
+    const session = load(`crop-${mode}`, new OnnxGraphBuilder('crop', 13)
+      .input('x', 'FLOAT', [1, 1, 3, 3]).input('roi', 'FLOAT', [8]).initializer('scales', 'FLOAT', [4], [1, 1, 2, 2])
+      .node('Resize', ['x', 'roi', 'scales'], ['y'], { mode, coordinate_transformation_mode: 'tf_crop_and_resize', extrapolation_value: 7.5 })
+      .output('y', 'FLOAT').encode());
+    for (const [a, b] of [[NaN, NaN], [1e30, -1e30], [-1e30, 1e30]]) {
+      const [y] = await session.run([
+        { name: 'x', datatype: 'FP32', dims: [1, 1, 3, 3], data: new Float32Array(9).fill(1) },
+        { name: 'roi', datatype: 'FP32', dims: [8], data: Float32Array.of(0, 0, a, a, 1, 1, b, b) },
+      ]);
+      // Every output but, for the wide boxes, those whose source lands inside the image.
+      const values = Array.from(y.data as Float32Array);
+      expect(values.length).toBe(36);
+      expect(values.every((v) => v === 7.5 || Math.abs(v - 1) < 1e-5), `${a}..${b}: ${values}`).toBe(true);
+      if (Number.isNaN(a)) expect(values.every((v) => v === 7.5)).toBe(true);
+    }
+    session.close();
+  });
+
   it('an empty ReduceMax is -Inf and an empty ReduceMin +Inf', async () => {
     const session = load('empty-reduce', new OnnxGraphBuilder('reduce', 18)
       .input('x', 'FLOAT', [2, 'n']).initializer('axes', 'INT64', [1], [1])
