@@ -27,12 +27,30 @@ export function withSymbolicInputs(model: Uint8Array): Uint8Array {
   return type.encode(type.fromObject(m)).finish();
 }
 
+/**
+ * A data set's inputs (input_0.pb, input_1.pb, ... as far as they go), named and typed as the
+ * session declares them. Throws where a file has no graph input or a type the engine does not take.
+ */
+export function readDataSetInputs(setDir: string, declared: ReadonlyArray<{ name: string; datatype: string }>): CpuTensor[] {
+  const inputs: CpuTensor[] = [];
+  for (let i = 0; existsSync(path.join(setDir, `input_${i}.pb`)); i++) {
+    const t = readTensorProto(path.join(setDir, `input_${i}.pb`));
+    const decl = declared[i];
+    if (!decl) throw new Error(`input_${i}.pb has no matching graph input`);
+    if (!t.datatype || !t.data) throw new Error(`input ${decl.name} has ONNX type ${t.onnxType}, which the engine does not take`);
+    // ONNX 1.12's data stores BFLOAT16 tensors as UINT16 bit patterns.
+    const datatype = t.datatype === 'UINT16' && decl.datatype === 'BF16' ? 'BF16' : t.datatype;
+    inputs.push({ name: decl.name, datatype, dims: t.dims, data: t.data } as CpuTensor);
+  }
+  return inputs;
+}
+
 export interface NodeTest {
   name: string;
   /** The model with symbolic inputs. */
   model: Uint8Array;
-  /** test_data_set_0's inputs as the session declares them (ONNX 1.12 stores BF16 as UINT16). */
-  inputs(declared: Array<{ name: string; datatype: string }>): CpuTensor[] | undefined;
+  /** test_data_set_0's inputs, one per declared input; undefined where readDataSetInputs refuses them or some are missing. */
+  inputs(declared: ReadonlyArray<{ name: string; datatype: string }>): CpuTensor[] | undefined;
 }
 
 /** Every node test with a first data set, in name order. */
@@ -41,18 +59,13 @@ export function nodeTests(): NodeTest[] {
     .map((name) => ({
       name,
       model: withSymbolicInputs(readFileSync(path.join(NODE_TESTS_DIR, name, 'model.onnx'))),
-      inputs(declared: Array<{ name: string; datatype: string }>) {
-        const setDir = path.join(NODE_TESTS_DIR, name, 'test_data_set_0');
-        const out: CpuTensor[] = [];
-        for (let i = 0; i < declared.length; i++) {
-          const file = path.join(setDir, `input_${i}.pb`);
-          if (!existsSync(file)) return undefined;
-          const t = readTensorProto(file);
-          if (!t.datatype || !t.data) return undefined;
-          const datatype = t.datatype === 'UINT16' && declared[i].datatype === 'BF16' ? 'BF16' : t.datatype;
-          out.push({ name: declared[i].name, datatype, dims: t.dims, data: t.data } as CpuTensor);
+      inputs(declared) {
+        try {
+          const inputs = readDataSetInputs(path.join(NODE_TESTS_DIR, name, 'test_data_set_0'), declared);
+          return inputs.length === declared.length ? inputs : undefined;
+        } catch {
+          return undefined;
         }
-        return out;
       },
     }));
 }

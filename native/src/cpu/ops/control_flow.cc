@@ -302,16 +302,27 @@ class ScanKernel : public ControlFlowKernel {
     }
     std::vector<Stacker> stacks;
     for (size_t k = 0; k < scan_outputs_; ++k) stacks.emplace_back(*this, out_axes_[k], out_dirs_[k] != 0, ctx.max_tensor_bytes);
+    // The body's inputs: the states, then one slice (or, to infer shapes, a slice's type and
+    // shape) per scan input. `refs` holds what they point at until the next call.
+    std::vector<TensorRef> refs;
+    std::vector<const TensorRef*> own;
+    auto body_inputs = [&](const std::vector<TensorRef>& per_input) {
+      refs.clear();
+      for (const ConstTensor& s : states) refs.push_back(s.ref());
+      refs.insert(refs.end(), per_input.begin(), per_input.end());
+      own.clear();
+      for (const TensorRef& r : refs) own.push_back(&r);
+      return BodyInputs(own, in);
+    };
     std::vector<ConstTensor> slices(scan_inputs_);
+    std::vector<TensorRef> slice_refs(scan_inputs_);
     for (int64_t t = 0; t < length; ++t) {
       StopIfAsked(ctx);
-      for (size_t j = 0; j < scan_inputs_; ++j) slices[j] = Slice(*scans[j], size_t(axes[j]), in_dirs_[j] ? length - 1 - t : t);
-      std::vector<TensorRef> refs;
-      for (const ConstTensor& s : states) refs.push_back(s.ref());
-      for (const ConstTensor& s : slices) refs.push_back(s.ref());
-      std::vector<const TensorRef*> own;
-      for (const TensorRef& r : refs) own.push_back(&r);
-      std::vector<ConstTensor> outs = body_->Run(BodyInputs(own, in), ctx);
+      for (size_t j = 0; j < scan_inputs_; ++j) {
+        slices[j] = Slice(*scans[j], size_t(axes[j]), in_dirs_[j] ? length - 1 - t : t);
+        slice_refs[j] = slices[j].ref();
+      }
+      std::vector<ConstTensor> outs = body_->Run(body_inputs(slice_refs), ctx);
       for (size_t s = 0; s < states_; ++s) states[s] = outs[s];
       for (size_t k = 0; k < scan_outputs_; ++k) stacks[k].Add(outs[states_ + k]);
     }
@@ -320,16 +331,12 @@ class ScanKernel : public ControlFlowKernel {
     // and the scan inputs' slice shapes.
     std::vector<TensorRef> inferred;
     if (length == 0 && scan_outputs_ > 0) {
-      std::vector<TensorRef> refs;
-      for (const ConstTensor& st : states) refs.push_back(st.ref());
       for (size_t j = 0; j < scan_inputs_; ++j) {
         Shape slice = scans[j]->shape;
         slice.erase(slice.begin() + std::ptrdiff_t(axes[j]));
-        refs.push_back({scans[j]->dtype, slice, nullptr});
+        slice_refs[j] = {scans[j]->dtype, slice, nullptr};
       }
-      std::vector<const TensorRef*> own;
-      for (const TensorRef& r : refs) own.push_back(&r);
-      inferred = body_->InferOutputs(BodyInputs(own, in));
+      inferred = body_->InferOutputs(body_inputs(slice_refs));
     }
     for (size_t k = 0; k < scan_outputs_; ++k) results.push_back(stacks[k].Finish(length == 0 ? inferred[states_ + k] : TensorRef()));
     return results;

@@ -45,6 +45,12 @@ inline void CheckPositiveWindow(const Kernel& k, const std::vector<int64_t>& ker
   }
 }
 
+// The start's share of `total` units of padding, as ONNX splits it for Conv's auto_pad and
+// ConvTranspose's output_shape: the smaller half under SAME_UPPER, the larger one otherwise.
+inline int64_t PadBegin(const std::string& auto_pad, int64_t total) {
+  return auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+}
+
 // Resolves attributes against the input's spatial dims. `ceil_mode` is for pooling.
 inline ConvGeometry ResolveGeometry(const Kernel& k, const ConvAttributes& a, const std::vector<int64_t>& in_spatial,
                                     const std::vector<int64_t>& kernel_from_weights, bool ceil_mode = false) {
@@ -70,7 +76,7 @@ inline ConvGeometry ResolveGeometry(const Kernel& k, const ConvAttributes& a, co
     if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
       g.out[i] = (g.in[i] + g.stride[i] - 1) / g.stride[i];
       int64_t total = std::max<int64_t>(0, (g.out[i] - 1) * g.stride[i] + ext - g.in[i]);
-      g.pad_begin[i] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      g.pad_begin[i] = PadBegin(a.auto_pad, total);
       g.pad_end[i] = total - g.pad_begin[i];
     } else if (a.auto_pad == "VALID") {
       if (g.in[i] < ext) fail("the input's spatial size " + std::to_string(g.in[i]) + " is smaller than the kernel extent " + std::to_string(ext));

@@ -133,14 +133,11 @@ class ConvTransposeKernel : public Kernel {
       if (!output_shape_.empty()) {
         if (output_shape_.size() != s && output_shape_.size() != s + 2) Fail("output_shape must list the spatial dims");
         out_[i] = output_shape_[output_shape_.size() - s + i];
-        // As ONNX says and ONNX Runtime does: the odd unit of padding goes at the start unless
-        // auto_pad is SAME_UPPER; an output_shape past the full extent pads zeros at the end.
-        const int64_t total = std::max<int64_t>(full - out_[i], 0);
-        pad_begin_[i] = attrs_.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        // As ONNX says and ONNX Runtime does: an output_shape past the full extent pads zeros at the end.
+        pad_begin_[i] = PadBegin(attrs_.auto_pad, std::max<int64_t>(full - out_[i], 0));
       } else if (attrs_.auto_pad == "SAME_UPPER" || attrs_.auto_pad == "SAME_LOWER") {
         out_[i] = in_dim * stride_[i];
-        int64_t total = full - out_[i];
-        pad_begin_[i] = attrs_.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        pad_begin_[i] = PadBegin(attrs_.auto_pad, full - out_[i]);
       } else {
         pad_begin_[i] = pads[i];
         out_[i] = full - pads[i] - pads[i + s];

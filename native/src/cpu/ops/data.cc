@@ -438,7 +438,7 @@ class PadKernel : public Kernel {
       if (mode_ != "constant" && x.shape[i] == 0 && grows) {
         Fail(mode_ + " padding copies values of dimension " + std::to_string(i) + ", which is empty; use mode constant there");
       }
-      if (mode_ == "reflect" && (pads_now_[i] >= x.shape[i] || pads_now_[i + r] >= x.shape[i]) && (pads_now_[i] > 0 || pads_now_[i + r] > 0)) {
+      if (mode_ == "reflect" && grows && (pads_now_[i] >= x.shape[i] || pads_now_[i + r] >= x.shape[i])) {
         Fail("reflect padding must be smaller than the dimension it pads");
       }
     }

@@ -63,7 +63,7 @@ void CheckTransform(const Kernel& kernel, int64_t sequences, int64_t length) {
 class RowTransform {
  public:
   explicit RowTransform(const Fft& plan, int64_t length, bool inverse)
-      : fft_(plan), length_(length), inverse_(inverse), in_(size_t(length)), out_(size_t(length)) {}
+      : fft_(plan), inverse_(inverse), in_(size_t(length)), out_(size_t(length)) {}
 
   // in: n samples `in_stride` floats apart, each real or (complex_in) a pair; out: bins pairs
   // `out_stride` floats apart.
@@ -76,7 +76,7 @@ class RowTransform {
     }
     std::fill(in_.begin() + n, in_.end(), std::complex<double>());
     fft_.transform(in_.data(), out_.data());
-    const double scale = inverse_ ? 1.0 / double(length_) : 1.0;
+    const double scale = inverse_ ? 1.0 / double(in_.size()) : 1.0;
     for (int64_t k = 0; k < bins; ++k) {
       out[k * out_stride] = float(out_[size_t(k)].real() * scale);
       out[k * out_stride + 1] = float(out_[size_t(k)].imag() * scale);
@@ -85,7 +85,6 @@ class RowTransform {
 
  private:
   Fft fft_;  // a copy: the generic butterfly writes the object's scratch
-  int64_t length_;
   bool inverse_;
   std::vector<std::complex<double>> in_, out_;
 };

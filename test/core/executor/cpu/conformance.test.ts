@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CpuSession, cpuSupportedOperators, inspectOnnxModel, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { readDataSetInputs } from '../../../helpers/onnx-node-tests.js';
 import { readTensorProto, type DecodedTensor } from '../../../helpers/onnx-tensor-proto.js';
 
 const nodeDir = '/usr/share/libonnx-testdata/data/node';
@@ -63,17 +64,7 @@ async function runCase(dir: string): Promise<Outcome> {
     for (const set of sets) {
       const setDir = path.join(dir, set);
       const files = readdirSync(setDir);
-      const inputs: CpuTensor[] = [];
-      for (let i = 0; files.includes(`input_${i}.pb`); i++) {
-        const t = readTensorProto(path.join(setDir, `input_${i}.pb`));
-        const declared = info.inputs[i];
-        if (!declared) throw new Error(`input_${i}.pb has no matching graph input`);
-        if (!t.datatype || !t.data) throw new Error(`input ${declared.name} has ONNX type ${t.onnxType}, which the engine does not take`);
-        // ONNX 1.12's data stores BFLOAT16 tensors as UINT16 bit patterns.
-        const datatype = t.datatype === 'UINT16' && declared.datatype === 'BF16' ? 'BF16' : t.datatype;
-        inputs.push({ name: declared.name, datatype, dims: t.dims, data: t.data });
-      }
-      const outputs = await session.run(inputs);
+      const outputs = await session.run(readDataSetInputs(setDir, info.inputs));
       for (let i = 0; files.includes(`output_${i}.pb`); i++) {
         const want = readTensorProto(path.join(setDir, `output_${i}.pb`));
         if (!want.data) throw new Error(`output_${i}.pb has ONNX type ${want.onnxType}`);
