@@ -1,6 +1,6 @@
 /**
  * The convolution paths the cpu engine picks by shape and thread count, each against ONNX Runtime:
- * a batch spread over threads image by image (batch 4 on 2 threads), one image's GEMM split by
+ * a batch spread over threads image by image (batch 3 and 4 on 2 threads), one image's GEMM split by
  * column blocks (a wide output) or by row blocks (a narrow one), pointwise convs read in place,
  * grouped convs, 1-D convs, stride/padding borders in the on-the-fly im2col, and a fused
  * bias + Relu/Clip epilogue. test/core/executor/cpu/isa-*.test.ts run it again on every other ISA the CPU
@@ -236,7 +236,10 @@ describe('convolution weights packed per path', () => {
 
 describe('convolution paths vs ONNX Runtime', () => {
   for (const c of cases) {
-    // Batch 1 and 3 run each image's GEMM on all threads; batch 4 on 2 threads goes image by image.
+    // At 2 threads: batch 1 runs its image's GEMM on both threads, batch 4 goes image by image,
+    // and batch 3 goes image by image too where an image is under 8 million multiply-adds (most
+    // cases here), else two images go by image and the third across both threads (the wide 96×96,
+    // the 700-channel pointwise and the 56×56 and 57×56 small-plane cases).
     it.each([[1, 1], [1, 2], [3, 2], [4, 2]])(`${c.name} (batch %i, threads %i)`, async (batch, threads) => {
       const model = convModel(c);
       const dims = [batch, ...c.input.slice(1)];
