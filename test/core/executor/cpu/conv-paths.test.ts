@@ -236,10 +236,10 @@ describe('convolution weights packed per path', () => {
 
 describe('convolution paths vs ONNX Runtime', () => {
   for (const c of cases) {
-    // At 2 threads: batch 1 runs its image's GEMM on both threads, batch 4 goes image by image,
-    // and batch 3 goes image by image too where an image is under 8 million multiply-adds (most
-    // cases here), else two images go by image and the third across both threads (the wide 96×96,
-    // the 700-channel pointwise and the 56×56 and 57×56 small-plane cases).
+    // At 2 threads images under about a million multiply-adds (conv_prepacked.cc's
+    // kSmallImageMacs) each run on one thread: batch 1 on the caller, batch 3 and 4 shared image
+    // by image. Larger ones: batch 1 across both threads, batch 4 image by image, batch 3 two
+    // images by image and the third across both threads.
     it.each([[1, 1], [1, 2], [3, 2], [4, 2]])(`${c.name} (batch %i, threads %i)`, async (batch, threads) => {
       const model = convModel(c);
       const dims = [batch, ...c.input.slice(1)];
