@@ -97,9 +97,7 @@ void ConvPrepacked3d(const ConvNdArgs& a, const RunContext& ctx) {
   int64_t cg = a.c / a.groups, mg = a.m / a.groups;
   int64_t in_size = SizeFrom(g.in, 0), out_size = SizeFrom(g.out, 0), kdim = (*a.packed)[0].k;
   bool pointwise = kdim == cg && g.in == g.out && g3.sd == 1 && g3.sh == 1 && g3.sw == 1 && g3.pd == 0 && g3.ph == 0 && g3.pw == 0;
-  // Below about a wake-up's worth of multiply-adds (the small layers of a small volume) the
-  // threads would cost more than they share.
-  ThreadPool* pool = mg * out_size * kdim >= (int64_t(1) << 17) ? ctx.pool : nullptr;
+  ThreadPool* pool = PoolForProduct(mg * out_size * kdim, ctx.pool);
   float* b_buffer = pool && pool->size() > 1 ? ctx.scratch->Floats(size_t(PackedBFloats(kdim, out_size))) : nullptr;
   RowEpilogue ep = a.act ? EpilogueFor(*a.act) : RowEpilogue{};
   Vol2Col vol(g3, cg);

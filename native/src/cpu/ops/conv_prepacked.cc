@@ -194,15 +194,10 @@ const std::vector<PackedB>& ConvWeights::SmallPlane(const Geo2& g, int64_t cg) {
   return small_plane_;
 }
 
-// Below this many multiply-adds per image, an image's GEMM spread over the threads spends about as
-// much on handing out and joining its parts as it saves: such images each run on one thread.
-// (Measured at 2 threads on the MNIST template's two convolutions, 0.11 and 0.9 million a 28×28
-// image: 13-14 µs and 13 µs across both threads, 6 and 12 µs on one.)
-constexpr int64_t kSmallImageMacs = int64_t(1) << 20;
-
 // The threads share a batch image by image (each image's GEMM on one thread, its own panels), as
-// many images as fill every thread, or all of them when images are small (a batch of one then runs
-// on the calling thread alone); the images left over, fewer than the threads, each use all threads.
+// many images as fill every thread, or all of them when an image is under kSingleThreadMacs (a
+// batch of one then runs on the calling thread alone); the images left over, fewer than the
+// threads, each use all threads.
 // (Dynamic batching makes any batch size, odd ones as often as even: before, a batch that did not
 // divide evenly, under four images a thread, ran every image across all threads, and MNIST's
 // batches of 5 and 7 took longer than 6 and 8.)
@@ -217,7 +212,7 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
   const std::vector<PackedA>* packed = small_plane ? nullptr : &args.weights->Panels();
   int threads = ctx.pool->size();
   int64_t by_image = 0;  // images 0 .. by_image - 1 are claimed whole by the threads
-  if (threads > 1) by_image = args.groups * mg * kdim * ohw < kSmallImageMacs ? args.n : args.n - args.n % threads;
+  if (threads > 1) by_image = args.groups * mg * kdim * ohw < kSingleThreadMacs ? args.n : args.n - args.n % threads;
   // Only a multi-threaded GEMM over a narrow output packs all of B at once (single-threaded ones
   // pack per column block into per-thread buffers).
   float* b_buffer = by_image == args.n || threads == 1 ? nullptr : ctx.scratch->Floats(size_t(PackedBFloats(kdim, ohw)));

@@ -9,12 +9,6 @@ namespace gebe::cpu {
 
 namespace {
 
-// Below about a wake-up's worth of multiply-adds (the out-projection and the per-head products of
-// a small attention layer) a product runs on the calling thread: the pool would cost more than it shares.
-ThreadPool* PoolFor(int64_t multiply_adds, ThreadPool* pool) {
-  return multiply_adds >= (int64_t(1) << 17) ? pool : nullptr;
-}
-
 class GemmKernel : public Kernel {
  public:
   GemmKernel(const Node& node, int64_t) : Kernel(node) {
@@ -66,7 +60,7 @@ class GemmKernel : public Kernel {
         for (int64_t j = 0; j < n; ++j) y[i * n + j] = beta_ * pc[i * st[0] + j * st[1]];
       beta = 1.f;
     }
-    ThreadPool* pool = PoolFor(m * n * k, ctx.pool);
+    ThreadPool* pool = PoolForProduct(m * n * k, ctx.pool);
     if (packed_.source != nullptr && packed_.source == b.data) {
       SgemmPacked(trans_a_, m, packed_, alpha_, a.as<const float>(), a.shape[1], beta, y, n, pool);
     } else {
@@ -156,14 +150,14 @@ class MatMulKernel : public Kernel {
     };
     // Batches of separate products (attention heads): with at least one per thread, whole
     // products run in parallel, each single-threaded, instead of splitting every small product
-    // across the pool with its own packing step and barrier; with less than a wake-up's worth of
+    // across the pool with its own packing step and barrier; with under kSingleThreadMacs of
     // work in all of them (a small attention layer's heads), they run on the calling thread.
-    if (batches > 1 && ctx.pool->size() > 1 && batches >= ctx.pool->size() && PoolFor(batches * m * n * k, ctx.pool)) {
+    if (batches > 1 && ctx.pool->size() > 1 && batches >= ctx.pool->size() && PoolForProduct(batches * m * n * k, ctx.pool)) {
       ctx.pool->ParallelFor(batches, 1, [&](int64_t t0, int64_t t1) {
         for (int64_t t = t0; t < t1; ++t) one(t, nullptr);
       });
     } else {
-      ThreadPool* pool = PoolFor(m * n * k, ctx.pool);
+      ThreadPool* pool = PoolForProduct(m * n * k, ctx.pool);
       for (int64_t t = 0; t < batches; ++t) one(t, pool);
     }
     act_.Apply(py, out[0].count());

@@ -142,6 +142,19 @@ inline double ReadAsDouble(const TensorRef& t, int64_t i) {
 // Work size (elements) above which element-wise kernels use the thread pool.
 constexpr int64_t kParallelGrain = 1 << 15;
 
+// A product (a GEMM, one image's convolution) of fewer multiply-adds than this runs on one thread:
+// handing parts to another thread and joining them, and the next op then reading half its input
+// from the other core's cache, cost more than the second thread saves. Measured at 2 threads on a
+// 2-vCPU VM: the 0.4-0.5M products of a 32-token transformer layer took 2.2-3.9 µs on one thread
+// and 5.3-9.4 across both; the MNIST template's 0.11M and 0.9M convolutions 6 and 12 µs on one,
+// 13-14 and 13 across both.
+constexpr int64_t kSingleThreadMacs = int64_t(1) << 20;
+
+// `pool`, or none (the calling thread alone) for a product under kSingleThreadMacs.
+inline ThreadPool* PoolForProduct(int64_t multiply_adds, ThreadPool* pool) {
+  return multiply_adds >= kSingleThreadMacs ? pool : nullptr;
+}
+
 }  // namespace gebe::cpu
 
 // Every numeric element type GEBE_DISPATCH_NUMERIC handles, for ExpectType lists.

@@ -3,8 +3,8 @@
  * than the micro-kernel (matrix-vector style), a thin batch (A packed whole, column panels shared
  * by the threads), and the general blocked driver. Each is checked against ONNX Runtime with
  * transA/transB, alpha/beta and a bias, at 1 and 2 threads. Batched MatMul of two computed
- * operands (attention scores) runs its products in parallel, or on the calling thread below a
- * thread wake-up's worth of work.
+ * operands (attention scores) runs its products in parallel, or on the calling thread below
+ * kSingleThreadMacs (op_util.h).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -17,7 +17,9 @@ import { expectCpuMatchesOrt } from '../../../helpers/onnx-runtime.js';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-gemm-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const k = 601, n = 70;  // k spans several k blocks and is odd (the 1-row kernel steps k two at a time); n is not a multiple of 16
+// k spans several k blocks and is odd (the 1-row kernel steps k two at a time); n is not a multiple
+// of 16, and wide enough that 5 rows (1.09M multiply-adds) are past kSingleThreadMacs (op_util.h).
+const k = 601, n = 362;
 
 function gemmModel(transA: boolean, transB: boolean): string {
   const g = new OnnxGraphBuilder('gemm', 13);
@@ -35,7 +37,7 @@ function gemmModel(transA: boolean, transB: boolean): string {
 describe('Gemm with constant weights vs ONNX Runtime', () => {
   for (const [transA, transB] of [[false, true], [false, false], [true, true]] as const) {
     // Thin batches (up to 288 rows): a C of at most 4096 floats a thread walks the k slices outermost
-    // (16 and 80 rows here), a larger one (200 rows) panel group by panel group.
+    // (16 rows here), a larger one (80 and 200 rows) panel group by panel group.
     it.each([[1, 1], [5, 2], [16, 1], [16, 2], [80, 2], [200, 2]])(`transA=${transA} transB=${transB}, %i rows, %i threads`, async (m, threads) => {
       const model = gemmModel(transA, transB);
       const input: CpuTensor = { name: 'a', datatype: 'FP32', dims: transA ? [k, m] : [m, k], data: randomValues(m * k, 903 + m, 1) };
@@ -47,9 +49,9 @@ describe('Gemm with constant weights vs ONNX Runtime', () => {
 });
 
 describe('batched MatMul of computed operands vs ONNX Runtime', () => {
-  // a · aᵀ per batch: [8, 48, 40] is 737K multiply-adds (products split over the threads),
+  // a · aᵀ per batch: [8, 64, 64] is 2.1M multiply-adds (products split over the threads),
   // [4, 12, 10] 5.8K (all on the calling thread).
-  it.each([[[8, 48, 40], 1], [[8, 48, 40], 2], [[4, 12, 10], 2]])('a %j · aᵀ, %i threads', async (dims, threads) => {
+  it.each([[[8, 64, 64], 1], [[8, 64, 64], 2], [[4, 12, 10], 2]])('a %j · aᵀ, %i threads', async (dims, threads) => {
     const [b, m, kk] = dims as number[];
     const g = new OnnxGraphBuilder('bmm', 13)
       .input('a', 'FLOAT', [b, m, kk])
