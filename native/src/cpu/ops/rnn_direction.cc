@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "cpu/ops/op_util.h"
 #include "cpu/ops/vector_math.h"
 
 namespace gebe::cpu {
@@ -140,7 +141,7 @@ void RunRnnDirection(const RnnShape& s, const RnnDirection& d, const float* x, c
   size_t state_bytes = sizeof(float) * size_t(B * H);
   // X·Wᵀ for every step at once, then the biases that simply add: Wb, and Rb except GRU's h rows
   // with linear_before_reset (those sit inside the reset gate's product).
-  TimesWeightsT(x, rows, s.input, d.packed_w, d.w, G, 0.f, w.xw, G, pool);
+  TimesWeightsT(x, rows, s.input, d.packed_w, d.w, G, 0.f, w.xw, G, PoolForProduct(rows * s.input * G, pool));
   if (d.wb || d.rb) {
     bool rb_h_inside = s.cell == RnnCell::kGru && s.linear_before_reset;
     for (int64_t i = 0; i < rows; ++i) {
@@ -155,8 +156,8 @@ void RunRnnDirection(const RnnShape& s, const RnnDirection& d, const float* x, c
   else std::memset(w.h, 0, state_bytes);
   if (d.c0) std::memcpy(w.c, d.c0, state_bytes);
   else std::memset(w.c, 0, state_bytes);
-  // A step's GEMM is batch × gates·H × H: below ~256K multiply-adds waking threads costs more than it saves.
-  ThreadPool* step_pool = B * G * H >= (int64_t(1) << 18) ? pool : nullptr;
+  // A step's GEMM is batch × gates·H × H.
+  ThreadPool* step_pool = PoolForProduct(B * G * H, pool);
   for (int64_t step = 0; step < s.seq; ++step) {
     int64_t t = d.reverse ? s.seq - 1 - step : step;
     Step(s, d, w.xw + t * B * G, w, step_pool);

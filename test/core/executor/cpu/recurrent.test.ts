@@ -112,7 +112,7 @@ const cases: Array<[string, Case]> = [
   ['LSTM forward, bias, initial h and c, sequence_lens', { op: 'LSTM', seq: 7, batch: 3, input: 5, hidden: 6, bias: true, initial: true, seqLens: [3, 7, 5] }],
   ['LSTM bidirectional, layout=1, peepholes, clip, sequence_lens', { op: 'LSTM', seq: 5, batch: 3, input: 4, hidden: 10, bias: true, initial: true, peepholes: true, seqLens: [5, 2, 4], attrs: { direction: 'bidirectional', layout: 1, clip: 1.5 } }],
   ['LSTM reverse, weights at run time, peepholes, activations Sigmoid/Relu/Tanh', { op: 'LSTM', seq: 4, batch: 2, input: 3, hidden: 5, bias: true, weightsAsInputs: true, peepholes: true, attrs: { direction: 'reverse', activations: ['Sigmoid', 'Relu', 'Tanh'] } }],
-  ['LSTM with a step GEMM big enough to be threaded (batch 8, hidden 96)', { op: 'LSTM', seq: 3, batch: 8, input: 20, hidden: 96, bias: true, initial: true }],
+  ['LSTM with a step GEMM big enough to be threaded (batch 8, hidden 192: 1.2M multiply-adds a step)', { op: 'LSTM', seq: 3, batch: 8, input: 20, hidden: 192, bias: true, initial: true }],
   ['RNN bidirectional, Relu/Tanh activations, initial_h, sequence_lens', { op: 'RNN', seq: 6, batch: 3, input: 4, hidden: 7, bias: true, initial: true, seqLens: [2, 6, 5], attrs: { direction: 'bidirectional', activations: ['Relu', 'Tanh'] } }],
   ['RNN reverse, layout=1, weights at run time, no bias', { op: 'RNN', seq: 5, batch: 2, input: 3, hidden: 4, weightsAsInputs: true, attrs: { direction: 'reverse', layout: 1 } }],
 ];
