@@ -2,8 +2,8 @@
 // (frames of a signal, optionally windowed), and the MelWeightMatrix of mel spectrograms. Real inputs
 // end in a dim of 1, complex ones in a dim of 2 (real, imaginary); outputs are complex. Each
 // sequence is zero-padded (or cut) to the transform's length and run through KISS FFT
-// (native/third_party/kissfft) in double precision, so every length works and a length with small
-// prime factors costs O(n log n).
+// (native/third_party/kissfft) in double precision; a length with a large prime factor goes through
+// Bluestein's chirp-z form instead, so every length costs O(n log n).
 #include <kissfft.hh>
 
 #include <algorithm>
@@ -45,25 +45,79 @@ double TransformWork(int64_t length) {
   return double(length) * stages;
 }
 
+// Bluestein's chirp-z form runs a length-n transform as a circular convolution of length m, the
+// power of two at or above 2n - 1: a product by a chirp, an FFT of m, a product by the chirp's
+// transform (computed once a plan), an inverse FFT of m, a product by the chirp. It is taken where
+// that costs fewer steps than KISS FFT's own stages (a length with a prime factor of some hundreds
+// or more), up to m = 2^20, which keeps a thread's scratch within the bound above.
+constexpr int64_t kMaxChirpLength = int64_t(1) << 20;
+int64_t ChirpLength(int64_t length) {
+  int64_t m = 1;
+  while (m < 2 * length - 1) m *= 2;
+  return m;
+}
+double ChirpWork(int64_t length) {
+  const int64_t m = ChirpLength(length);
+  return 2 * TransformWork(m) + 3 * double(m);
+}
+bool UsesChirp(int64_t length) {
+  return length > 2 && ChirpLength(length) <= kMaxChirpLength && ChirpWork(length) < TransformWork(length);
+}
+
 void CheckTransform(const Kernel& kernel, int64_t sequences, int64_t length) {
   if (length > kMaxTransformLength) {
     throw EngineError(kernel.node().label() + ": a transform length of " + std::to_string(length) + " is above the cpu engine's " +
                       std::to_string(kMaxTransformLength) + "; use a shorter dft_length or frame");
   }
-  const double work = double(sequences) * TransformWork(length);
+  const double work = double(sequences) * (UsesChirp(length) ? ChirpWork(length) : TransformWork(length));
   if (work > kMaxTransformWork) {
     throw EngineError(kernel.node().label() + ": " + std::to_string(sequences) + " transforms of length " + std::to_string(length) +
                       " are above the cpu engine's 2^34 FFT steps (a length's FFT costs about the length times the sum of its " +
-                      "prime factors); use fewer frames, or a length whose prime factors are small");
+                      "prime factors, or four times its own FFT past a prime factor of some hundreds); use fewer frames, or a " +
+                      "shorter length");
   }
 }
+
+// What every thread shares for transforms of one length and direction.
+struct Plan {
+  Plan(int64_t length, bool inverse)
+      : chirp(UsesChirp(length)), fft(size_t(chirp ? ChirpLength(length) : length), inverse && !chirp),
+        inverse_fft(size_t(chirp ? ChirpLength(length) : 1), true) {
+    if (!chirp) return;
+    const int64_t n = length, m = ChirpLength(length);
+    // c_j = exp(-πi j²/n) (forward; +πi inverse), j² taken mod 2n so the angle stays exact.
+    c.resize(size_t(n));
+    const double sign = inverse ? 1.0 : -1.0;
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t q = (j * j) % (2 * n);  // j < 2^20: j² fits
+      const double angle = sign * std::acos(-1.0) * double(q) / double(n);
+      c[size_t(j)] = {std::cos(angle), std::sin(angle)};
+    }
+    // The transform of conj(c) laid out circularly (t and m - t), with the inverse FFT's 1/m folded in.
+    std::vector<std::complex<double>> b(static_cast<size_t>(m));
+    for (int64_t t = 0; t < n; ++t) {
+      b[size_t(t)] = std::conj(c[size_t(t)]);
+      if (t > 0) b[size_t(m - t)] = std::conj(c[size_t(t)]);
+    }
+    chirp_transform.resize(size_t(m));
+    fft.transform(b.data(), chirp_transform.data());
+    for (auto& v : chirp_transform) v /= double(m);
+  }
+
+  bool chirp;
+  Fft fft;          // the length's own (direct), or the forward FFT of m (chirp)
+  Fft inverse_fft;  // chirp: the inverse FFT of m
+  std::vector<std::complex<double>> c, chirp_transform;
+};
 
 // One thread's transforms of a plan's length: in → zero-padded complex copy (windowed) → FFT →
 // the first `bins` outputs, divided by the length for an inverse transform.
 class RowTransform {
  public:
-  explicit RowTransform(const Fft& plan, int64_t length, bool inverse)
-      : fft_(plan), inverse_(inverse), in_(size_t(length)), out_(size_t(length)) {}
+  RowTransform(const Plan& plan, int64_t length, bool inverse)
+      : plan_(plan), fft_(plan.chirp ? Fft(1, false) : plan.fft), inverse_(inverse), in_(size_t(length)), out_(size_t(length)) {
+    if (plan.chirp) a_.resize(plan.chirp_transform.size()), a_hat_.resize(plan.chirp_transform.size());
+  }
 
   // in: n samples `in_stride` floats apart, each real or (complex_in) a pair; out: bins pairs
   // `out_stride` floats apart.
@@ -75,7 +129,8 @@ class RowTransform {
       in_[size_t(t)] = {re, im};
     }
     std::fill(in_.begin() + n, in_.end(), std::complex<double>());
-    fft_.transform(in_.data(), out_.data());
+    if (plan_.chirp) Chirp();
+    else fft_.transform(in_.data(), out_.data());
     const double scale = inverse_ ? 1.0 / double(in_.size()) : 1.0;
     for (int64_t k = 0; k < bins; ++k) {
       out[k * out_stride] = float(out_[size_t(k)].real() * scale);
@@ -84,15 +139,27 @@ class RowTransform {
   }
 
  private:
-  Fft fft_;  // a copy: the generic butterfly writes the object's scratch
+  // Bluestein: X_k = c_k · Σ_j (x_j c_j) conj(c_(k-j)), the sum a circular convolution of length m.
+  void Chirp() {
+    const size_t n = in_.size(), m = a_.size();
+    for (size_t j = 0; j < n; ++j) a_[j] = in_[j] * plan_.c[j];
+    std::fill(a_.begin() + std::ptrdiff_t(n), a_.end(), std::complex<double>());
+    plan_.fft.transform(a_.data(), a_hat_.data());  // m is a power of two: radix 2 and 4 only, no scratch
+    for (size_t t = 0; t < m; ++t) a_hat_[t] *= plan_.chirp_transform[t];
+    plan_.inverse_fft.transform(a_hat_.data(), a_.data());
+    for (size_t k = 0; k < n; ++k) out_[k] = a_[k] * plan_.c[k];
+  }
+
+  const Plan& plan_;
+  Fft fft_;  // direct: a copy, as the generic butterfly writes the object's scratch (chirp: unused)
   bool inverse_;
-  std::vector<std::complex<double>> in_, out_;
+  std::vector<std::complex<double>> in_, out_, a_, a_hat_;
 };
 
 // Runs rows [0, rows) of length-`length` transforms over the pool, row(r, transform) each.
 template <typename Row>
 void TransformRows(const RunContext& ctx, int64_t rows, int64_t length, bool inverse, const Row& row) {
-  const Fft plan(size_t(length), inverse);
+  const Plan plan(length, inverse);
   ParallelForContiguous(ctx.pool, rows, 1, [&](int64_t r0, int64_t r1) {
     RowTransform transform(plan, length, inverse);
     for (int64_t r = r0; r < r1; ++r) row(r, transform);

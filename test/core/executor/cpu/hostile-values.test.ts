@@ -299,8 +299,21 @@ describe('real values that become indices or sizes', () => {
       { name: 'x', datatype: 'FP32', dims: [1, 4096, 1], data: new Float32Array(4096).fill(1) },
       { name: 'length', datatype: 'INT64', dims: [], data: BigInt64Array.of(length) },
     ]);
-    // 999,983 is prime: its FFT is one generic butterfly of that radix, about 10^12 steps.
+    // 999,983 is prime, and past the lengths the chirp-z form takes (its convolution would be 2^21
+    // long): one generic butterfly of that radix, about 10^12 steps.
     await expect(run(999_983n)).rejects.toThrow(/1 transforms of length 999983 are above the cpu engine's 2\^34 FFT steps/);
+    // 524,287 = 2^19 - 1 is prime too, but within the chirp-z form's reach (a convolution of 2^20):
+    // bin 1 of 4096 ones is the geometric sum (1 - w^4096) / (1 - w), w = exp(-2πi / 524287).
+    const [chirped] = await run(524_287n);
+    expect(chirped.dims).toEqual([1, 524_287, 2]);
+    const theta = (-2 * Math.PI) / 524_287;
+    const [wr, wi] = [Math.cos(theta), Math.sin(theta)], [pr, pi] = [Math.cos(4096 * theta), Math.sin(4096 * theta)];
+    const [nr, ni, dr, di] = [1 - pr, -pi, 1 - wr, -wi];
+    const bin1 = [(nr * dr + ni * di) / (dr * dr + di * di), (ni * dr - nr * di) / (dr * dr + di * di)];
+    const got = chirped.data as Float32Array;
+    expect(got[0]).toBeCloseTo(4096, 2);
+    expect(got[2]).toBeCloseTo(bin1[0], 2);
+    expect(got[3]).toBeCloseTo(bin1[1], 2);
     await expect(run(1n << 21n)).rejects.toThrow(/a transform length of 2097152 is above the cpu engine's 1048576/);
     // 10^6 = 2^6 · 5^6 is cheap however long: bin 0 sums the 4096 samples, the rest is zero-padding.
     const [big] = await run(1_000_000n);

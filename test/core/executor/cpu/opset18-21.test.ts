@@ -163,6 +163,32 @@ describe.each([1, 2])('opsets 18-21 vs ONNX Runtime (threads=%i)', (threads) => 
     }
   });
 
+  // Lengths with a large prime factor go through Bluestein's chirp-z form (spectral.cc's
+  // UsesChirp): 1009 and 2018 = 2 · 1009 over a zero-padded real signal, 401 over a complex one,
+  // inverse; 97 above stays with KISS FFT's generic butterfly. Against the direct sum as above.
+  it('DFT at lengths with a large prime factor (1009, 2018, 401 complex inverse) matches the direct sum', async () => {
+    const file = path.join(dir, `dft_chirp${threads}.onnx`);
+    writeFileSync(file, new OnnxGraphBuilder('dft_chirp', 17)
+      .input('x', 'FLOAT', [1, 720, 1]).input('c', 'FLOAT', [1, 385, 2])
+      .initializer('l1009', 'INT64', [], [1009]).initializer('l2018', 'INT64', [], [2018]).initializer('l401', 'INT64', [], [401])
+      .node('DFT', ['x', 'l1009'], ['p1009']).node('DFT', ['x', 'l2018'], ['p2018'], { onesided: 1 })
+      .node('DFT', ['c', 'l401'], ['inv401'], { inverse: 1 })
+      .output('p1009', 'FLOAT').output('p2018', 'FLOAT').output('inv401', 'FLOAT')
+      .encode());
+    const x = f32('x', [1, 720, 1], 23), c = f32('c', [1, 385, 2], 24);
+    const session = CpuSession.load(file, { intraOpThreads: threads });
+    try {
+      const outputs = Object.fromEntries((await session.run([x, c])).map((t) => [t.name, t.data as Float32Array]));
+      const real = x.data as Float32Array, pairs = c.data as Float32Array;
+      const check = (name: string, want: number[]) => expectFloatsAgree(outputs[name], want, 1e-5, name);
+      check('p1009', directDft((t) => [real[t], 0], 720, 1009, 1009, false));
+      check('p2018', directDft((t) => [real[t], 0], 720, 2018, 1010, false));
+      check('inv401', directDft((t) => [pairs[2 * t], pairs[2 * t + 1]], 385, 401, 401, true));
+    } finally {
+      session.close();
+    }
+  });
+
   it('LpNormalization (p=1, p=2) and NonMaxSuppression over two batches and classes', async () => {
     const boxes = Float32Array.from({ length: 2 * 12 * 4 }, (_, i) => {
       const r = randomValues(1, 100 + i)[0];
