@@ -208,16 +208,17 @@ class ConvKernel : public Kernel {
     }
     if (!plain) return false;
     float* col = pointwise ? nullptr : ctx.scratch->Floats(size_t(kdim * ohw));
+    ThreadPool* pool = PoolForProduct(mg * ohw * kdim, ctx.pool);
     for (int64_t b = 0; b < n; ++b) {
       for (int64_t gi = 0; gi < group_; ++gi) {
         const float* xg = px + (b * c + gi * cg) * ihw;
         const float* src = xg;
         if (!pointwise) {
-          Im2Col(xg, cg, g, col, ctx.pool);
+          Im2Col(xg, cg, g, col, pool);
           src = col;
         }
         float* yg = py + (b * m + gi * mg) * ohw;
-        Sgemm(false, false, mg, ohw, kdim, 1.f, pw + gi * mg * kdim, kdim, src, ohw, 0.f, yg, ohw, ctx.pool);
+        Sgemm(false, false, mg, ohw, kdim, 1.f, pw + gi * mg * kdim, kdim, src, ohw, 0.f, yg, ohw, pool);
       }
     }
     if (bias || act.kind != Activation::Kind::kNone) {

@@ -32,7 +32,7 @@ void Im2ColRow(const float* x, const Geo2& g, int64_t r, float* dst) {
 
 void Im2Col(const float* x, int64_t channels, const Geo2& g, float* col, ThreadPool* pool) {
   int64_t rows = channels * g.kh * g.kw, ohw = g.oh * g.ow;
-  pool->ParallelFor(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, ohw)), [&](int64_t r0, int64_t r1) {
+  ParallelForOrInline(pool, rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, ohw)), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) Im2ColRow(x, g, r, col + r * ohw);
   });
 }
