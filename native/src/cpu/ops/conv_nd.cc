@@ -169,12 +169,13 @@ void ConvTransposeNd(const ConvNdArgs& a, const RunContext& ctx) {
   int64_t in_size = SizeFrom(g.in, 0), out_size = SizeFrom(g.out, 0), kdim = mg * taps;
   float* col = ctx.scratch->Floats(size_t(kdim * in_size));
   std::memset(a.y, 0, sizeof(float) * size_t(a.n * a.m * out_size));
+  ThreadPool* pool = PoolForProduct(kdim * in_size * cg, ctx.pool);
   // An empty input adds nothing (and its rows have no length to divide by): the output is the bias.
   for (int64_t b = 0; b < a.n && in_size > 0; ++b) {
     for (int64_t gi = 0; gi < a.groups; ++gi) {
       // col[kdim, in] = W_g^T [kdim, cg] · X_g [cg, in]
       Sgemm(true, false, kdim, in_size, cg, 1.f, a.w + gi * cg * kdim, kdim, a.x + (b * a.c + gi * cg) * in_size, in_size, 0.f,
-            col, in_size, ctx.pool);
+            col, in_size, pool);
       float* yg = a.y + (b * a.m + gi * mg) * out_size;
       // Output channels split over the threads: each channel's taps all add into its own plane.
       ctx.pool->ParallelFor(mg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, taps * in_size)), [&](int64_t c0, int64_t c1) {

@@ -61,11 +61,12 @@ class ConvTransposeKernel : public Kernel {
     float* col = ctx.scratch->Floats(size_t(kdim * ihw));
     float* py = out[0].as<float>();
     std::memset(py, 0, out[0].bytes());
+    ThreadPool* pool = PoolForProduct(kdim * ihw * cg, ctx.pool);
     for (int64_t b = 0; b < n; ++b) {
       for (int64_t gi = 0; gi < group_; ++gi) {
         // col[kdim, ihw] = W_g^T [kdim, cg] · X_g [cg, ihw]
         Sgemm(true, false, kdim, ihw, cg, 1.f, w.as<const float>() + gi * cg * kdim, kdim,
-              x.as<const float>() + (b * c + gi * cg) * ihw, ihw, 0.f, col, ihw, PoolForProduct(kdim * ihw * cg, ctx.pool));
+              x.as<const float>() + (b * c + gi * cg) * ihw, ihw, 0.f, col, ihw, pool);
         float* yg = py + (b * m + gi * mg) * oh * ow;
         for (int64_t r = 0; r < kdim; ++r) {
           int64_t kx = r % kw, ky = (r / kw) % kh, ch = r / (kw * kh);
