@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "cpu/ops/op_util.h"
+#include "cpu/ops/permute.h"
 
 namespace gebe::cpu {
 
@@ -43,7 +44,7 @@ void TiledTranspose(const T* src, const Shape& outer, const std::vector<int64_t>
   constexpr int64_t kTile = 8;
   const int64_t planes = ElementCount(outer), row_tiles = (rows + kTile - 1) / kTile;
   const int64_t tile_elements = kTile * cols;
-  pool->ParallelFor(planes * row_tiles, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, tile_elements)),
+  ParallelForOrInline(pool, planes * row_tiles, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, tile_elements)),
                     [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       int64_t plane = t / row_tiles, i0 = (t % row_tiles) * kTile;
@@ -64,6 +65,48 @@ void TiledTranspose(const T* src, const Shape& outer, const std::vector<int64_t>
   });
 }
 
+}  // namespace
+
+void Permute(const void* data, size_t element_size, const Shape& in_shape, const std::vector<int64_t>& perm, void* to,
+             ThreadPool* pool) {
+  auto xs = Strides(in_shape);
+  // The output's dims with their input strides, without size-1 dims and with neighbours that
+  // stay neighbours in the input merged: [1,128,4,64] by (0,2,3,1) becomes 4 × 64 × 128 with
+  // strides 64, 1, 256.
+  Shape shape;
+  std::vector<int64_t> strides;
+  for (int64_t p : perm) {
+    int64_t size = in_shape[size_t(p)], stride = xs[size_t(p)];
+    if (size == 1) continue;
+    if (!shape.empty() && strides.back() == stride * size) {
+      shape.back() *= size;
+      strides.back() = stride;
+      continue;
+    }
+    shape.push_back(size);
+    strides.push_back(stride);
+  }
+  size_t rank = shape.size();
+  auto move = [&](auto* src, auto* dst) {
+    if (rank >= 2 && strides[rank - 2] == 1 && strides[rank - 1] != 1) {
+      // The input's contiguous dim is the output's second-to-last: 2-D transposes in tiles.
+      TiledTranspose(src, Shape(shape.begin(), shape.end() - 2), std::vector<int64_t>(strides.begin(), strides.end() - 2),
+                     shape[rank - 2], shape[rank - 1], strides[rank - 1], dst, pool);
+    } else {
+      StridedCopy(src, shape, strides, dst);
+    }
+  };
+  switch (element_size) {
+    case 1: return move(static_cast<const uint8_t*>(data), static_cast<uint8_t*>(to));
+    case 2: return move(static_cast<const uint16_t*>(data), static_cast<uint16_t*>(to));
+    case 4: return move(static_cast<const uint32_t*>(data), static_cast<uint32_t*>(to));
+    case 8: return move(static_cast<const uint64_t*>(data), static_cast<uint64_t*>(to));
+    default: throw EngineError("Permute: unsupported element size " + std::to_string(element_size));
+  }
+}
+
+namespace {
+
 class TransposeKernel : public Kernel {
  public:
   TransposeKernel(const Node& node, int64_t) : Kernel(node), perm_(node.get_ints("perm")) {}
@@ -77,36 +120,7 @@ class TransposeKernel : public Kernel {
   }
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef& x = *in[0];
-    std::vector<int64_t> perm = Perm(x.rank());
-    auto xs = Strides(x.shape);
-    // The output's dims with their input strides, without size-1 dims and with neighbours that
-    // stay neighbours in the input merged: [1,128,4,64] by (0,2,3,1) becomes 4 × 64 × 128 with
-    // strides 64, 1, 256.
-    Shape shape;
-    std::vector<int64_t> strides;
-    for (int64_t p : perm) {
-      int64_t size = x.shape[size_t(p)], stride = xs[size_t(p)];
-      if (size == 1) continue;
-      if (!shape.empty() && strides.back() == stride * size) {
-        shape.back() *= size;
-        strides.back() = stride;
-        continue;
-      }
-      shape.push_back(size);
-      strides.push_back(stride);
-    }
-    size_t rank = shape.size();
-    GEBE_DISPATCH_BY_SIZE(ElementSize(x.dtype), {
-      const T* src = x.as<const T>();
-      T* dst = out[0].as<T>();
-      if (rank >= 2 && strides[rank - 2] == 1 && strides[rank - 1] != 1) {
-        // The input's contiguous dim is the output's second-to-last: 2-D transposes in tiles.
-        TiledTranspose(src, Shape(shape.begin(), shape.end() - 2), std::vector<int64_t>(strides.begin(), strides.end() - 2),
-                       shape[rank - 2], shape[rank - 1], strides[rank - 1], dst, ctx.pool);
-      } else {
-        StridedCopy(src, shape, strides, dst);
-      }
-    });
+    Permute(x.data, ElementSize(x.dtype), x.shape, Perm(x.rank()), out[0].data, ctx.pool);
   }
 
  private:

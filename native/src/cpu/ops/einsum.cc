@@ -1,11 +1,14 @@
 // Einsum: any equation of explicit or implicit form ("ij,jk->ik", "bhid,bhjd->bhij", "ii->i",
-// "...ij,...jk"), by iterating the output indices and, per output element, the summed indices.
-// General rather than fast: the exporters' Einsums are small contractions or batched matmuls.
+// "...ij,...jk"). Two FP32 operands that make a batched matrix product (what exporters write for
+// attention: MaxViT's "BGHID,BGHJD->BGHIJ") run on the SGEMM; anything else iterates the output
+// indices and, per output element, the summed indices.
 #include <algorithm>
 #include <cstring>
 #include <map>
 
+#include "cpu/gemm/sgemm.h"
 #include "cpu/ops/op_util.h"
+#include "cpu/ops/permute.h"
 
 namespace gebe::cpu {
 
@@ -46,8 +49,9 @@ class EinsumKernel : public Kernel {
     return true;
   }
 
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     Layout l = Resolve(in);
+    if (in.size() == 2 && out[0].dtype == DataType::kFloat32 && RunAsProduct(l, in, out[0], ctx)) return;
     // Every distinct index: output ones first, then summed ones.
     std::vector<char> all(l.out.begin(), l.out.end());
     for (const std::string& t : l.terms)
@@ -98,6 +102,93 @@ class EinsumKernel : public Kernel {
   }
 
  private:
+  struct Layout;
+
+  // Two operands whose every index is either in both (a batch index when the output keeps it, a
+  // summed one when not) or in one and the output (a row index of the first, a column index of
+  // the second) are `batch` GEMMs of rows × summed by summed × columns. Each operand is read in
+  // place when its dims already come in that order or its transpose, and permuted into scratch
+  // otherwise; the output likewise. False (nothing written) for other equations: diagonals, an
+  // index summed within one operand, broadcasting between the operands.
+  bool RunAsProduct(const Layout& l, const std::vector<const TensorRef*>& in, TensorRef& y, const RunContext& ctx) const {
+    const std::string &ta = l.terms[0], &tb = l.terms[1];
+    auto has = [](const std::string& t, char c) { return t.find(c) != std::string::npos; };
+    auto repeats = [](const std::string& t) {
+      for (size_t i = 0; i < t.size(); ++i)
+        if (t.find(t[i], i + 1) != std::string::npos) return true;
+      return false;
+    };
+    if (repeats(ta) || repeats(tb) || repeats(l.out)) return false;
+    std::string batch, rows, cols, summed;
+    for (char c : l.out) (has(ta, c) && has(tb, c) ? batch : has(ta, c) ? rows : cols) += c;
+    for (char c : ta) {
+      if (has(l.out, c)) continue;
+      if (!has(tb, c)) return false;
+      summed += c;
+    }
+    for (char c : tb)
+      if (!has(l.out, c) && !has(ta, c)) return false;
+    for (char c : batch + summed)
+      if (in[0]->shape[ta.find(c)] != in[1]->shape[tb.find(c)]) return false;
+    auto size = [&](const std::string& letters) {
+      int64_t n = 1;
+      for (char c : letters) n *= l.extent.at(c);
+      return n;
+    };
+    const int64_t nb = size(batch), m = size(rows), n = size(cols), k = size(summed);
+    float* py = y.as<float>();
+    if (k == 0) {
+      std::fill(py, py + nb * m * n, 0.f);
+      return true;
+    }
+    // Whether `term` holds its dims of more than one element in the order `want` names them.
+    auto in_order = [&](const std::string& term, const std::string& want) {
+      std::string a, b;
+      for (char c : term) if (l.extent.at(c) != 1) a += c;
+      for (char c : want) if (l.extent.at(c) != 1) b += c;
+      return a == b;
+    };
+    auto perm_to = [](const std::string& from, const std::string& to) {
+      std::vector<int64_t> perm;
+      for (char c : to) perm.push_back(int64_t(from.find(c)));
+      return perm;
+    };
+    const bool permute_a = !in_order(ta, batch + rows + summed) && !in_order(ta, batch + summed + rows);
+    const bool permute_b = !in_order(tb, batch + summed + cols) && !in_order(tb, batch + cols + summed);
+    const bool permute_y = !in_order(l.out, batch + rows + cols);
+    float* scratch = ctx.scratch->Floats(size_t((permute_a ? nb * m * k : 0) + (permute_b ? nb * k * n : 0) +
+                                                (permute_y ? nb * m * n : 0)));
+    const float* pa = in[0]->as<const float>();
+    const float* pb = in[1]->as<const float>();
+    bool trans_a = false, trans_b = false;
+    if (permute_a) {
+      Permute(pa, sizeof(float), in[0]->shape, perm_to(ta, batch + rows + summed), scratch, ctx.pool);
+      pa = scratch;
+      scratch += nb * m * k;
+    } else {
+      trans_a = !in_order(ta, batch + rows + summed);
+    }
+    if (permute_b) {
+      Permute(pb, sizeof(float), in[1]->shape, perm_to(tb, batch + summed + cols), scratch, ctx.pool);
+      pb = scratch;
+      scratch += nb * k * n;
+    } else {
+      trans_b = !in_order(tb, batch + summed + cols);
+    }
+    float* pc = permute_y ? scratch : py;
+    ForEachProduct(nb, m * n * k, ctx.pool, [&](int64_t t, ThreadPool* pool) {
+      Sgemm(trans_a, trans_b, m, n, k, 1.f, pa + t * m * k, trans_a ? m : k, pb + t * k * n, trans_b ? k : n, 0.f,
+            pc + t * m * n, n, pool);
+    });
+    if (permute_y) {
+      const std::string made = batch + rows + cols;
+      Shape shape;
+      for (char c : made) shape.push_back(l.extent.at(c));
+      Permute(pc, sizeof(float), shape, perm_to(made, l.out), py, ctx.pool);
+    }
+    return true;
+  }
+
   struct Layout {
     std::vector<std::string> terms;  // with "..." expanded into upper-case letters (ONNX letters are a-z, A-Z)
     std::string out;

@@ -148,18 +148,7 @@ class MatMulKernel : public Kernel {
         Sgemm(false, false, m, n, k, 1.f, pa + oa * m * k, k, pb + ob * k * n, n, beta, y, n, pool);
       }
     };
-    // Batches of separate products (attention heads): with at least one per thread, whole
-    // products run in parallel, each single-threaded, instead of splitting every small product
-    // across the pool with its own packing step and barrier; with under kSingleThreadMacs of
-    // work in all of them (a small attention layer's heads), they run on the calling thread.
-    if (batches > 1 && ctx.pool->size() > 1 && batches >= ctx.pool->size() && PoolForProduct(batches * m * n * k, ctx.pool)) {
-      ctx.pool->ParallelFor(batches, 1, [&](int64_t t0, int64_t t1) {
-        for (int64_t t = t0; t < t1; ++t) one(t, nullptr);
-      });
-    } else {
-      ThreadPool* pool = PoolForProduct(m * n * k, ctx.pool);
-      for (int64_t t = 0; t < batches; ++t) one(t, pool);
-    }
+    ForEachProduct(batches, m * n * k, ctx.pool, one);
     act_.Apply(py, out[0].count());
   }
 

@@ -155,6 +155,24 @@ inline ThreadPool* PoolForProduct(int64_t multiply_adds, ThreadPool* pool) {
   return multiply_adds >= kSingleThreadMacs ? pool : nullptr;
 }
 
+// Runs `count` separate products of `macs_each` multiply-adds each (a batched MatMul's, attention
+// heads) as `one(t, pool_for_product_t)`. With at least one per thread, whole products run in
+// parallel, each single-threaded, instead of splitting every small product across the pool with
+// its own packing step and barrier; under kSingleThreadMacs in all of them (a small attention
+// layer's heads) they run on the calling thread; otherwise one after another, each across the pool.
+template <typename F>
+void ForEachProduct(int64_t count, int64_t macs_each, ThreadPool* pool, F&& one) {
+  if (count > 1 && pool != nullptr && pool->size() > 1 && count >= pool->size() &&
+      PoolForProduct(count * macs_each, pool)) {
+    pool->ParallelFor(count, 1, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) one(t, nullptr);
+    });
+    return;
+  }
+  ThreadPool* each = PoolForProduct(macs_each, pool);
+  for (int64_t t = 0; t < count; ++t) one(t, each);
+}
+
 }  // namespace gebe::cpu
 
 // Every numeric element type GEBE_DISPATCH_NUMERIC handles, for ExpectType lists.

@@ -1,7 +1,8 @@
 /**
  * Einsum, which only ONNX's conformance data checked before, against ONNX Runtime at 1 and 2
  * threads: the equations exporters and users write (matmul, batched matmul, both halves of
- * attention, transpose, row sums, outer product, implicit output, a broadcast ellipsis), in FP32
+ * attention, transpose, row sums, outer product, implicit output, a broadcast ellipsis, and each
+ * operand and output layout of the SGEMM path), in FP32
  * with sizes that are not multiples of any vector width, and in INT32/INT64 (exact).
  */
 import { describe, it } from 'vitest';
@@ -23,6 +24,21 @@ const cases: Array<{ equation: string; shapes: number[][] }> = [
   { equation: 'i,j->ij', shapes: [[37], [45]] },
   { equation: 'ij,jk', shapes: [[13, 9], [9, 11]] },  // implicit output: the indices seen once, alphabetically (ik)
   { equation: '...ij,jk->...ik', shapes: [[2, 3, 7, 5], [5, 6]] },  // a Linear layer over leading batch dims
+  // Each way the SGEMM path lays out a product (einsum.cc, RunAsProduct): operands read in place,
+  // transposed, or permuted first; the output written in place or permuted after.
+  { equation: 'BGHID,BGHJD->BGHIJ', shapes: [[1, 3, 2, 17, 8], [1, 3, 2, 19, 8]] },  // MaxViT's attention
+  { equation: 'ji,jk->ik', shapes: [[29, 37], [29, 41]] },  // A transposed
+  { equation: 'ibj,bjk->bik', shapes: [[17, 3, 23], [3, 23, 19]] },  // A permuted
+  { equation: 'bij,jbk->bik', shapes: [[3, 17, 23], [23, 3, 19]] },  // B permuted
+  { equation: 'bij,bjk->ikb', shapes: [[3, 17, 23], [3, 23, 19]] },  // output permuted
+  { equation: 'abcd,cdef->abef', shapes: [[4, 5, 6, 7], [6, 7, 3, 2]] },  // two summed, two row and two column indices
+  { equation: 'bcd,dce->be', shapes: [[5, 6, 7], [7, 6, 4]] },  // the summed indices in another order in B
+  { equation: 'bij,bjk->bik', shapes: [[1, 17, 23], [1, 23, 19]] },  // a batch of one
+  { equation: 'bhqd,bhkd->bhqk', shapes: [[2, 4, 64, 64], [2, 4, 64, 64]] },  // heads big enough to share out over threads
+  { equation: 'ij,jk->ik', shapes: [[130, 120], [120, 140]] },  // one product big enough to split over threads
+  // The general loop: an index summed within one operand; operands broadcast against each other.
+  { equation: 'ij,jk->k', shapes: [[13, 9], [9, 11]] },
+  { equation: '...ij,...jk->...ik', shapes: [[1, 7, 5], [3, 5, 6]] },
 ];
 
 describe.each([1, 2])('cpu engine vs ONNX Runtime, Einsum (threads=%i)', (threads) => {
@@ -32,9 +48,10 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, Einsum (threads=%i)', (thread
     shapes.forEach((dims, i) => b.input(names[i], 'FLOAT', dims));
     const model = b.node('Einsum', names, ['y'], { equation }).output('y', 'FLOAT').encode();
     const inputs: CpuTensor[] = shapes.map((dims, i) => ({ name: names[i], datatype: 'FP32', dims, data: randomValues(count(dims), 61 + i, 1) }));
-    // The engine sums each product in double, ONNX Runtime through its FP32 GEMM: dot products of
-    // up to 45 terms differ by FP32 rounding, and those that cancel towards 0 are held to
-    // maxRelativeError's floor (1e-3 of the largest magnitude), as in the other MatMul tests.
+    // Products go through the engine's FP32 GEMM and ONNX Runtime's, other equations through a sum
+    // in double: dot products of up to 120 terms differ by FP32 rounding, and those that cancel
+    // towards 0 are held to maxRelativeError's floor (1e-3 of the largest magnitude), as in the
+    // other MatMul tests.
     await agree(model, inputs, threads, 1e-4);
   });
 
