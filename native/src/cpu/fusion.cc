@@ -1,7 +1,8 @@
 // Fusion passes over the program (shape-independent, run once at load):
 //   Conv + BatchNormalization  → Conv with folded weights and bias
 //   MatMul + Add(constant 1-D) → MatMul with a fused bias (one GEMM pass instead of two)
-//   Conv/Gemm/MatMul + Relu/Clip/LeakyRelu/Sigmoid/HardSwish → the producer applies the activation
+//   Conv/Gemm/MatMul + Relu/Clip/LeakyRelu/Sigmoid/HardSwish, or + Sigmoid and Mul (SiLU) → the
+//   producer applies the activation
 //   Conv (+ Relu/Clip) + MaxPool 2×2 stride 2 → the Conv pools its own output (conv_small_plane.h)
 //   Conv + Add(residual) [+ activation] → the Conv adds the residual in its epilogue
 // A fusion only happens when the intermediate value has exactly one consumer and is not a graph
@@ -136,6 +137,34 @@ void FuseActivations(Program& p) {
       act.kind = Activation::Kind::kSigmoid;
     } else if (op == "HardSwish") {
       act.kind = Activation::Kind::kHardSwish;
+    } else if (op == "Mul") {
+      // SiLU: Mul(y, Sigmoid(y)) in either order, y read by those two steps only, the Sigmoid's
+      // output by the Mul only. The producer of y applies it, and both steps go.
+      if (a.inputs.size() != 2 || a.outputs.size() != 1) continue;
+      int sig_step = -1;
+      for (int side = 0; side < 2 && sig_step < 0; ++side) {
+        int y = a.inputs[size_t(side)], sig = a.inputs[size_t(1 - side)];
+        if (y < 0 || sig < 0 || producer[size_t(sig)] < 0 || consumers[size_t(sig)] != 1 || consumers[size_t(y)] != 2) continue;
+        const Step& s = p.steps[size_t(producer[size_t(sig)])];
+        if (OpOf(s) == "Sigmoid" && s.inputs.size() == 1 && s.inputs[0] == y && !dead[size_t(producer[size_t(sig)])]) {
+          sig_step = producer[size_t(sig)];
+          if (side == 1) std::swap(a.inputs[0], a.inputs[1]);  // y first, as the check below reads it
+        }
+      }
+      if (sig_step < 0) continue;
+      act.kind = Activation::Kind::kSilu;
+      int y = a.inputs[0];
+      if (producer[size_t(y)] < 0) continue;
+      Step& prod = p.steps[size_t(producer[size_t(y)])];
+      const std::string& pop = OpOf(prod);
+      if (prod.outputs.size() != 1 ||
+          (pop != "Conv" && pop != "Gemm" && pop != "MatMul" && pop != "Add" && pop != "Sub" && pop != "Mul" && pop != "Div"))
+        continue;
+      if (!prod.kernel->FuseActivation(act)) continue;
+      prod.outputs[0] = a.outputs[0];
+      dead[k] = true;
+      dead[size_t(sig_step)] = true;
+      continue;
     } else if (op == "Clip") {
       act.kind = Activation::Kind::kClip;
       act.alpha = node.get_float("min", -std::numeric_limits<float>::infinity());

@@ -1,7 +1,8 @@
 // Depthwise convolutions (group == channels, one input channel per output channel): 3×3 on small
-// planes read in place where the ISA has kernels for them (AVX-512); 3×3 with
+// planes read in place where the ISA has kernels for them (AVX-512); any kernel size with
 // stride 1 or 2 plane by plane over a zero-bordered copy (stride 2 as four parity sub-planes),
-// bias and Relu/Clip in the ISA's plane kernel; other kernels row by row. The row
+// bias and Relu/Clip in the ISA's plane kernel; other strides, and copies that would be mostly
+// padding, row by row. The row
 // kernels are the active ISA's (conv_depthwise_rows.h).
 #include "cpu/ops/conv_depthwise.h"
 
@@ -39,36 +40,53 @@ void Depthwise3x3Small(SmallPlanes9Fn kernel, const DepthwiseJob& job, int64_t p
   });
 }
 
-// 3×3 depthwise, stride S = 1 or 2 (equal in both directions), any pads and dilations, one plane
-// at a time. The input plane is copied into a zero-bordered buffer (even height and width): for
-// S = 1 as is; for S = 2 split into four sub-planes by row and column parity, which turns every
-// stride-2 tap into a unit-stride one. Output (oh, ow) then reads tap_base[t] + oh·(wp / S) + ow
-// for every tap t, and the ISA's Plane9 computes the plane with bias and Relu/Clip in registers.
-// Per-row border cases and stride-2 gathers otherwise cost more than the arithmetic; the copy is
-// one pass over the input against nine reads of it.
-void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
-                        int64_t multiplier, const Geo2& g, const Activation& act, const DepthwiseRows& rows, ThreadPool* pool) {
-  int64_t s = g.sw;
-  int64_t hp = std::max(g.ih + g.ph, (g.oh - 1) * s + 2 * g.dh + 1);
-  int64_t wp = std::max(g.iw + g.pw, (g.ow - 1) * s + 2 * g.dw + 1);
-  hp = (hp + 1) / 2 * 2;
-  wp = (wp + 1) / 2 * 2;
-  int64_t wq = wp / s, ohw = g.oh * g.ow;
-  int64_t sub = (hp / 2) * (wp / 2);
+// Depthwise with stride S = 1 or 2 (equal in both directions), any kernel size, pads and
+// dilations, one plane at a time. The input plane is copied into a zero-bordered buffer (even
+// height and width): for S = 1 as is; for S = 2 split into four sub-planes by row and column
+// parity, which turns every stride-2 tap into a unit-stride one. Output (oh, ow) then reads
+// tap_base[t] + oh·(wp / S) + ow for every tap t, and the ISA's Plane9 (3×3) or PlaneK computes
+// the plane with bias and Relu/Clip in registers. Per-row border cases and stride-2 gathers
+// otherwise cost more than the arithmetic; the copy is one pass over the input against kh·kw
+// reads of it.
+struct PaddedPlane {
+  int64_t s, hp, wp, sub;
+  explicit PaddedPlane(const Geo2& g) : s(g.sw) {
+    hp = std::max(g.ih + g.ph, (g.oh - 1) * s + (g.kh - 1) * g.dh + 1);
+    wp = std::max(g.iw + g.pw, (g.ow - 1) * s + (g.kw - 1) * g.dw + 1);
+    hp = (hp + 1) / 2 * 2;
+    wp = (wp + 1) / 2 * 2;
+    sub = (hp / 2) * (wp / 2);
+  }
   // Offset of padded element (r, c) in the buffer.
-  auto at = [&](int64_t r, int64_t c) {
+  int64_t At(int64_t r, int64_t c) const {
     return s == 1 ? r * wp + c : ((r % 2) * 2 + c % 2) * sub + (r / 2) * (wp / 2) + c / 2;
-  };
+  }
+  // Whether the copy pays: padding and dilation that stretch the buffer far past the plane (a
+  // dilated kernel over a small map, whose taps mostly read padding) are left to the row path,
+  // which skips a tap's rows and columns outside the image.
+  static bool Fits(const Geo2& g) {
+    if ((g.sw != 1 && g.sw != 2) || g.sh != g.sw) return false;
+    PaddedPlane b(g);
+    return b.hp * b.wp <= 4 * g.ih * g.iw + 4096;
+  }
+};
+
+void DepthwisePlanes(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,
+                     int64_t multiplier, const Geo2& g, const Activation& act, const DepthwiseRows& rows, ThreadPool* pool) {
+  const PaddedPlane layout(g);
+  const int64_t s = layout.s, hp = layout.hp, wp = layout.wp;
+  const int64_t wq = wp / s, ohw = g.oh * g.ow, taps = g.kh * g.kw;
   const RowClamp clamp = ClampOf(act);
   const bool apply_after = act.kind != Activation::Kind::kNone && clamp.kind == RowClamp::kNone;
-  pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 9 * ohw)), [&](int64_t p0, int64_t p1) {
+  pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, taps * ohw)), [&](int64_t p0, int64_t p1) {
     thread_local std::vector<float> padded;
+    thread_local std::vector<const float*> tap_base;
     // Borders are zeroed once per chunk: every plane rewrites only the interior.
     padded.assign(size_t(hp * wp), 0.f);
     float* buf = padded.data();
-    const float* taps[9];
-    for (int64_t kh = 0; kh < 3; ++kh)
-      for (int64_t kw = 0; kw < 3; ++kw) taps[kh * 3 + kw] = buf + at(kh * g.dh, kw * g.dw);
+    tap_base.resize(size_t(taps));
+    for (int64_t kh = 0; kh < g.kh; ++kh)
+      for (int64_t kw = 0; kw < g.kw; ++kw) tap_base[size_t(kh * g.kw + kw)] = buf + layout.At(kh * g.dh, kw * g.dw);
     // Output channel m of image n (counted along, not divided out per plane: small planes are
     // cheap enough that three divisions would show).
     int64_t cm = channels * multiplier, m = p0 % cm, n = p0 / cm;
@@ -77,15 +95,18 @@ void Depthwise3x3Planes(const float* x, const float* w, const float* bias, float
       for (int64_t r = 0; r < g.ih; ++r) {
         const float* src = xc + r * g.iw;
         if (s == 1) {
-          rows.copy_row(buf + at(r + g.ph, g.pw), src, g.iw);
+          rows.copy_row(buf + layout.At(r + g.ph, g.pw), src, g.iw);
           continue;
         }
         // Input columns 0, 2, 4, ... land on padded columns pw, pw + 2, ...: consecutive in one
         // sub-plane; the odd ones in the other.
-        rows.split_row(buf + at(r + g.ph, g.pw), buf + at(r + g.ph, g.pw + 1), src, g.iw);
+        rows.split_row(buf + layout.At(r + g.ph, g.pw), buf + layout.At(r + g.ph, g.pw + 1), src, g.iw);
       }
       float* yc = y + p * ohw;
-      rows.plane9(yc, taps, g.oh, g.ow, wq, w + m * 9, bias ? bias[m] : 0.f, clamp);
+      const float* wc = w + m * taps;
+      const float b = bias ? bias[m] : 0.f;
+      if (taps == 9) rows.plane9(yc, tap_base.data(), g.oh, g.ow, wq, wc, b, clamp);
+      else rows.plane_k(yc, tap_base.data(), int(taps), g.oh, g.ow, wq, wc, b, clamp);
       if (apply_after) act.Apply(yc, ohw);
     }
   });
@@ -215,8 +236,8 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
       return;
     }
   }
-  if (g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2) && g.sh == g.sw) {
-    Depthwise3x3Planes(x, w, bias, y, planes, channels, multiplier, g, act, rows, pool);
+  if (PaddedPlane::Fits(g)) {
+    DepthwisePlanes(x, w, bias, y, planes, channels, multiplier, g, act, rows, pool);
     return;
   }
   pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {

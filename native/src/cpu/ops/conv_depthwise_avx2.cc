@@ -53,6 +53,11 @@ GEBE_AVX2 void Plane9(float* y, const float* const* p, int64_t rows, int64_t n, 
   Plane9Body<Row9Fma>(y, p, rows, n, p_stride, w, b, c);
 }
 
+GEBE_AVX2 void PlaneK(float* y, const float* const* p, int taps, int64_t rows, int64_t n, int64_t p_stride, const float* w,
+                      float b, const RowClamp& c) {
+  PlaneKBody(y, p, taps, rows, n, p_stride, w, b, c);
+}
+
 GEBE_AVX2 void CopyRow(float* dst, const float* src, int64_t n) { CopyRowBody(dst, src, n); }
 
 GEBE_AVX2 void SplitRow(float* even, float* odd, const float* src, int64_t n) { SplitRowBody(even, odd, src, n); }
@@ -60,7 +65,7 @@ GEBE_AVX2 void SplitRow(float* even, float* odd, const float* src, int64_t n) { 
 }  // namespace
 
 const DepthwiseRows* Avx2DepthwiseRows() {
-  static const DepthwiseRows rows{Row9Fma, Row9<2>, Row3<1>, Row3<2>, Plane9, CopyRow, SplitRow};
+  static const DepthwiseRows rows{Row9Fma, Row9<2>, Row3<1>, Row3<2>, Plane9, PlaneK, CopyRow, SplitRow};
   return &rows;
 }
 

@@ -99,6 +99,33 @@ GEBE_AVX512 void Plane9(float* y, const float* const* p, int64_t rows, int64_t n
   }
 }
 
+// R rows of PlaneK at a time, one vector of each: R independent FMA chains over the taps, each
+// tap's weight broadcast once for all of them (one chain alone would wait on the FMA's latency).
+template <int R>
+GEBE_AVX512 inline void PlaneKRows(float* y, const float* const* p, int taps, int64_t r, int64_t n, int64_t p_stride,
+                                   const float* w, __m512 bv, const RowClamp& c, __m512 lo, __m512 hi) {
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = Lanes(n - i);
+    const int64_t o = r * p_stride + i;
+    __m512 acc[R];
+    for (int j = 0; j < R; ++j) acc[j] = bv;
+    for (int t = 0; t < taps; ++t) {
+      const __m512 wt = _mm512_set1_ps(w[t]);
+      const float* q = p[t] + o;
+      for (int j = 0; j < R; ++j) acc[j] = _mm512_fmadd_ps(wt, _mm512_maskz_loadu_ps(m, q + j * p_stride), acc[j]);
+    }
+    for (int j = 0; j < R; ++j) _mm512_mask_storeu_ps(y + (r + j) * n + i, m, ClampVector(acc[j], c, lo, hi));
+  }
+}
+
+GEBE_AVX512 void PlaneK(float* y, const float* const* p, int taps, int64_t rows, int64_t n, int64_t p_stride,
+                        const float* w, float b, const RowClamp& c) {
+  const __m512 bv = _mm512_set1_ps(b), lo = _mm512_set1_ps(c.lo), hi = _mm512_set1_ps(c.hi);
+  int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) PlaneKRows<4>(y, p, taps, r, n, p_stride, w, bv, c, lo, hi);
+  for (; r < rows; ++r) PlaneKRows<1>(y, p, taps, r, n, p_stride, w, bv, c, lo, hi);
+}
+
 GEBE_AVX512 void CopyRow(float* dst, const float* src, int64_t n) {
   for (int64_t i = 0; i < n; i += 16) {
     __mmask16 m = Lanes(n - i);
@@ -414,7 +441,7 @@ GEBE_AVX512 void Wide2(const DepthwiseJob& d, int64_t p0, int64_t p1) {
 }  // namespace
 
 const DepthwiseRows* Avx512DepthwiseRows() {
-  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, CopyRow, SplitRow, Flat9, Rows9, Wide2};
+  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, PlaneK, CopyRow, SplitRow, Flat9, Rows9, Wide2};
   return &rows;
 }
 

@@ -24,6 +24,11 @@ void Plane9Portable(float* y, const float* const* p, int64_t rows, int64_t n, in
   Plane9Body<Row9Portable<1>>(y, p, rows, n, p_stride, w, b, c);
 }
 
+void PlaneKPortable(float* y, const float* const* p, int taps, int64_t rows, int64_t n, int64_t p_stride, const float* w,
+                    float b, const RowClamp& c) {
+  PlaneKBody(y, p, taps, rows, n, p_stride, w, b, c);
+}
+
 void CopyRowPortable(float* dst, const float* src, int64_t n) { CopyRowBody(dst, src, n); }
 
 void SplitRowPortable(float* even, float* odd, const float* src, int64_t n) { SplitRowBody(even, odd, src, n); }
@@ -32,7 +37,7 @@ void SplitRowPortable(float* even, float* odd, const float* src, int64_t n) { Sp
 
 const DepthwiseRows* PortableDepthwiseRows() {
   static const DepthwiseRows rows{Row9Portable<1>, Row9Portable<2>, Row3Portable<1>, Row3Portable<2>, Plane9Portable,
-                                  CopyRowPortable, SplitRowPortable};
+                                  PlaneKPortable, CopyRowPortable, SplitRowPortable};
   return &rows;
 }
 

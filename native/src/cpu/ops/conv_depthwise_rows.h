@@ -28,6 +28,11 @@ struct RowClamp {
 using Plane9Fn = void (*)(float* y, const float* const* p, int64_t rows, int64_t n, int64_t p_stride, const float* w,
                           float b, const RowClamp& clamp);
 
+// Plane9 for any number of taps (a depthwise kernel other than 3×3: MobileNetV3's and
+// EfficientNet's 5×5, ConvNeXt's 7×7): y[r·n + i] = clamp(b + sum over t < taps of w[t] · p[t][r·p_stride + i]).
+using PlaneKFn = void (*)(float* y, const float* const* p, int taps, int64_t rows, int64_t n, int64_t p_stride,
+                          const float* w, float b, const RowClamp& clamp);
+
 // Filling the zero-bordered copy Plane9 reads: one input row of n floats into dst (stride 1), or
 // split into its even-indexed elements (to even, (n + 1) / 2 of them) and odd ones (n / 2) for the
 // parity sub-planes of stride 2.
@@ -68,6 +73,7 @@ struct DepthwiseRows {
   Row9Fn row9 = nullptr, row9_s2 = nullptr;
   Row3Fn row3 = nullptr, row3_s2 = nullptr;
   Plane9Fn plane9 = nullptr;
+  PlaneKFn plane_k = nullptr;
   CopyRowFn copy_row = nullptr;
   SplitRowFn split_row = nullptr;
   SmallPlanes9Fn flat9 = nullptr, rows9 = nullptr, wide2 = nullptr;
@@ -122,6 +128,22 @@ inline __attribute__((always_inline)) void Plane9Body(float* y, const float* con
     for (int t = 0; t < 9; ++t) q[t] = p[t] + r * p_stride;
     kRow(y + r * n, q, n, w, b);
     ClampBody(y + r * n, n, c);
+  }
+}
+
+// PlaneK as plain loops the compiler vectorises: per row, the outputs start at b and take one tap
+// at a time (the row stays in L1), then the clamp.
+inline __attribute__((always_inline)) void PlaneKBody(float* y, const float* const* p, int taps, int64_t rows, int64_t n,
+                                                       int64_t p_stride, const float* w, float b, const RowClamp& c) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float* __restrict yr = y + r * n;
+    for (int64_t i = 0; i < n; ++i) yr[i] = b;
+    for (int t = 0; t < taps; ++t) {
+      const float* __restrict q = p[t] + r * p_stride;
+      const float wt = w[t];
+      for (int64_t i = 0; i < n; ++i) yr[i] += wt * q[i];
+    }
+    ClampBody(yr, n, c);
   }
 }
 

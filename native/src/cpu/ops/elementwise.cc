@@ -29,15 +29,36 @@ void ForEachBroadcastRun(const Shape& out, const Shape& a, const Shape& b, Threa
     pool->ParallelFor(total, kParallelGrain, [&](int64_t s, int64_t e) { fn(s, e - s, s, 1, 0, 0); });
     return;
   }
-  size_t rank = out.size();
-  auto sa = BroadcastStrides(a, out), sb = BroadcastStrides(b, out);
-  int64_t inner = out[rank - 1];
-  int64_t rows = total / inner;
-  int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1));
+  // Dims of one element dropped, and neighbours that both operands read alike merged (each
+  // operand contiguous across the two, or broadcast along both): a squeeze-and-excitation
+  // [N, C, H, W] × [N, C, 1, 1] runs as N·C rows of H·W, not N·C·H rows of W.
+  const auto sa_full = BroadcastStrides(a, out), sb_full = BroadcastStrides(b, out);
+  Shape shape;
+  std::vector<int64_t> sa, sb;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 1) continue;
+    if (!shape.empty() && sa.back() == sa_full[d] * out[d] && sb.back() == sb_full[d] * out[d]) {
+      shape.back() *= out[d];
+      sa.back() = sa_full[d];
+      sb.back() = sb_full[d];
+      continue;
+    }
+    shape.push_back(out[d]);
+    sa.push_back(sa_full[d]);
+    sb.push_back(sb_full[d]);
+  }
+  if (shape.empty()) {
+    fn(0, 1, 0, 0, 0, 0);
+    return;
+  }
+  const size_t rank = shape.size();
+  const int64_t inner = shape[rank - 1];
+  const int64_t rows = total / inner;
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1));
   pool->ParallelFor(rows, grain, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       int64_t oa, ob;
-      BroadcastRowOffsets(r, out, sa, sb, &oa, &ob);
+      BroadcastRowOffsets(r, shape, sa, sb, &oa, &ob);
       fn(r * inner, inner, oa, sa[rank - 1], ob, sb[rank - 1]);
     }
   });

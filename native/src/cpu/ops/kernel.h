@@ -98,7 +98,8 @@ class TypeMismatch : public EngineError {
 
 // Fused activation applied by kernels that support it (Conv, Gemm, MatMul + bias).
 struct Activation {
-  enum class Kind { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSwish } kind = Kind::kNone;
+  // kSilu: x · sigmoid(x), which exporters write as Sigmoid then Mul (EfficientNet's, YOLO's SiLU).
+  enum class Kind { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSwish, kSilu } kind = Kind::kNone;
   float alpha = 0, beta = 0;  // Clip min/max; LeakyRelu alpha
   void Apply(float* data, int64_t n) const;
 };

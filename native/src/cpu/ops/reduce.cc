@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "cpu/ops/op_util.h"
+#include "cpu/ops/vector_math.h"
 
 namespace gebe::cpu {
 
@@ -53,6 +54,19 @@ class ReduceKernel : public Kernel {
       }
     }
     int64_t n_out = ElementCount(kshape), n_red = ElementCount(rshape);
+    if (x.dtype == DataType::kFloat32 && (r_ == Reduction::kMean || r_ == Reduction::kSum) && ReducesTrailingDims(x.shape, p)) {
+      // Each output sums one contiguous run of n_red inputs (a global average over H·W, a mean
+      // over the last axis): vector code, still accumulated in double.
+      const float* px = x.as<const float>();
+      float* py = out[0].as<float>();
+      ctx.pool->ParallelFor(n_out, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, n_red)), [&](int64_t o0, int64_t o1) {
+        for (int64_t o = o0; o < o1; ++o) {
+          double sum = SumRow(px + o * n_red, n_red);
+          py[o] = r_ == Reduction::kSum ? float(sum) : n_red ? float(sum / double(n_red)) : 0.f;
+        }
+      });
+      return;
+    }
     GEBE_DISPATCH_NUMERIC(x.dtype, {
       const T* px = x.as<const T>();
       T* py = out[0].as<T>();
@@ -124,6 +138,18 @@ class ReduceKernel : public Kernel {
       case Reduction::kLogSum: return FromReal<T>(std::log(double(a)));
       default: return T(a);
     }
+  }
+
+  // Whether every reduced dim (of more than one element) comes after every kept one: each output
+  // then reduces one contiguous run of the input.
+  static bool ReducesTrailingDims(const Shape& shape, const ReducePlan& p) {
+    bool reducing = false;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1) continue;
+      if (p.reduced[d]) reducing = true;
+      else if (reducing) return false;
+    }
+    return true;
   }
 
   ReducePlan Plan(const std::vector<const TensorRef*>& in) const {

@@ -69,6 +69,15 @@ void LayerNormRowPortable(const float* x, const float* gamma, const float* beta,
   if (inv_std_out) *inv_std_out = inv;
 }
 
+double SumRowPortable(const float* x, int64_t n) {
+  double a[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; ++k) a[k] += double(x[i + k]);
+  for (; i < n; ++i) a[0] += double(x[i]);
+  return (a[0] + a[1]) + (a[2] + a[3]);
+}
+
 float ExpShiftedSumPortable(const float* x, float* y, int64_t n, float shift) {
   float sum = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -125,6 +134,15 @@ void SigmoidArray(const float* x, float* y, int64_t n) {
   if (isa == Isa::kAvx2) return avx2::SigmoidArray(x, y, n);
 #endif
   SigmoidPortable(x, y, n);
+}
+
+double SumRow(const float* x, int64_t n) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::SumRow(x, n);
+  if (isa == Isa::kAvx2) return avx2::SumRow(x, n);
+#endif
+  return SumRowPortable(x, n);
 }
 
 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n) {

@@ -23,6 +23,10 @@ void TanhArray(const float* x, float* y, int64_t n);
 // y[i] = 1 / (1 + exp(-x[i])); x and y may be the same array.
 void SigmoidArray(const float* x, float* y, int64_t n);
 
+// The sum of n contiguous floats, accumulated in double (ReduceSum and ReduceMean over trailing
+// axes: a squeeze-and-excitation block's global average).
+double SumRow(const float* x, int64_t n);
+
 // y = softmax(x * scale + bias) over n contiguous values; bias may be nullptr. y must not alias
 // bias (it may alias x). A NaN anywhere in the row makes the whole row NaN.
 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n);

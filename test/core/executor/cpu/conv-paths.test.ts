@@ -28,7 +28,7 @@ interface ConvCase {
   pads?: number[];
   group?: number;
   dilations?: number[];
-  activation?: 'Relu' | 'Clip' | 'LeakyRelu';
+  activation?: 'Relu' | 'Clip' | 'LeakyRelu' | 'Silu';
 }
 
 let seed = 500;
@@ -44,6 +44,8 @@ function convModel(c: ConvCase): string {
   g.node('Conv', ['input', 'w', 'b'], [c.activation ? 'y' : 'output'], attrs, 'conv');
   if (c.activation === 'Relu') g.node('Relu', ['y'], ['output'], {}, 'relu');
   if (c.activation === 'LeakyRelu') g.node('LeakyRelu', ['y'], ['output'], { alpha: 0.1 }, 'leaky');
+  // SiLU as exporters write it: the Conv applies it (fusion.cc), so the two steps go.
+  if (c.activation === 'Silu') g.node('Sigmoid', ['y'], ['gate'], {}, 'sigmoid').node('Mul', ['y', 'gate'], ['output'], {}, 'silu');
   if (c.activation === 'Clip') {
     g.initializer('lo', 'FLOAT', [], [0]);
     g.initializer('hi', 'FLOAT', [], [6]);
@@ -70,6 +72,7 @@ const cases: ConvCase[] = [
   { name: 'pointwise 1x1', input: [1, 40, 30, 30], out: 33, kernel: [1, 1], activation: 'Relu' },
   { name: 'pointwise 1x1, 16 channels, whole panels', input: [1, 24, 16, 16], out: 16, kernel: [1, 1], activation: 'Clip' },
   { name: 'pointwise 1x1, deep k', input: [1, 300, 10, 10], out: 20, kernel: [1, 1] },
+  { name: 'pointwise 1x1, 16 -> 90 channels + SiLU (an EfficientNet expansion)', input: [1, 16, 30, 30], out: 90, kernel: [1, 1], activation: 'Silu' },
   { name: 'pointwise 1x1, 96 channels, whole input within half an L2 (read in place)', input: [1, 384, 14, 14], out: 96, kernel: [1, 1], activation: 'Relu' },
   { name: 'pointwise 1x1, 96 channels, input past half an L2 (packed)', input: [1, 700, 14, 14], out: 96, kernel: [1, 1] },
   { name: 'strided 1x1', input: [1, 24, 15, 15], out: 12, kernel: [1, 1], strides: [2, 2] },
@@ -104,13 +107,23 @@ const cases: ConvCase[] = [
   { name: 'depthwise 3x3 on 3x3 planes', input: [1, 8, 3, 3], out: 8, kernel: [3, 3], pads: [1, 1, 1, 1], strides: [2, 2], group: 8 },
   { name: 'depthwise multiplier 2', input: [1, 4, 10, 10], out: 8, kernel: [3, 3], pads: [1, 1, 1, 1], group: 4 },
   // Same-padded 3×3 over rows that are not whole vectors (masked AVX-512 tails), and 5×5 depthwise
-  // (MobileNet-style, padded; row by row) at stride 1 and 2.
+  // (MobileNetV3 and EfficientNet) at stride 1 and 2 (PlaneK over the zero-bordered copy).
   { name: 'depthwise same-padded on 37x29 planes + Relu', input: [1, 7, 37, 29], out: 7, kernel: [3, 3], pads: [1, 1, 1, 1], group: 7, activation: 'Relu' },
   // Stride 2 over rows longer than one vector (a whole and a masked step per row) with the clamp in
   // registers, batched with the dilation of the padded copy.
   { name: 'depthwise stride 2 on 2x6x40x37 + Clip', input: [2, 6, 40, 37], out: 6, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], group: 6, activation: 'Clip' },
   { name: 'depthwise 5x5 pad 2', input: [1, 6, 23, 19], out: 6, kernel: [5, 5], pads: [2, 2, 2, 2], group: 6 },
   { name: 'depthwise 5x5 stride 2 pad 2 + Clip', input: [1, 5, 28, 28], out: 5, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2], group: 5, activation: 'Clip' },
+  // PlaneK: ConvNeXt's 7×7 (four-row groups and the rows left over, rows off the vector width), a
+  // dilated 5×5 as DeepLab's MobileNetV3 has, a 3×5 kernel at stride 2 with asymmetric pads, a
+  // channel multiplier. Then the row-by-row path: a dilation that would make the copy mostly
+  // padding (DeepLab's rates over a small map), and stride 3.
+  { name: 'depthwise 7x7 pad 3 + Relu', input: [1, 6, 21, 23], out: 6, kernel: [7, 7], pads: [3, 3, 3, 3], group: 6, activation: 'Relu' },
+  { name: 'depthwise 5x5 dilation 2 pad 4 + SiLU', input: [2, 5, 14, 14], out: 5, kernel: [5, 5], pads: [4, 4, 4, 4], dilations: [2, 2], group: 5, activation: 'Silu' },
+  { name: 'depthwise 3x5 stride 2 asymmetric pads', input: [1, 4, 19, 22], out: 4, kernel: [3, 5], strides: [2, 2], pads: [1, 0, 2, 3], group: 4 },
+  { name: 'depthwise 5x5 multiplier 2 + Clip', input: [1, 3, 12, 12], out: 6, kernel: [5, 5], pads: [2, 2, 2, 2], group: 3, activation: 'Clip' },
+  { name: 'depthwise 5x5 dilation 24 on 14x14 (row by row)', input: [1, 4, 14, 14], out: 4, kernel: [5, 5], pads: [48, 48, 48, 48], dilations: [24, 24], group: 4 },
+  { name: 'depthwise 5x5 stride 3 (row by row)', input: [1, 4, 20, 17], out: 4, kernel: [5, 5], strides: [3, 3], pads: [2, 2, 2, 2], group: 4 },
   // The 5×5 padded stride-1 conv: implicit im2col over a zero-padded copy.
   { name: '5x5 pad 2, 16 channels + Relu', input: [1, 16, 27, 27], out: 23, kernel: [5, 5], pads: [2, 2, 2, 2], activation: 'Relu' },
   // Small output planes (at most 196 positions, 3136 on AVX-512; conv_small_plane.h): positions as GEMM rows, channels
@@ -236,8 +249,8 @@ describe('convolution weights packed per path', () => {
 
 describe('convolution paths vs ONNX Runtime', () => {
   for (const c of cases) {
-    // At 2 threads images under about a million multiply-adds (conv_prepacked.cc's
-    // kSmallImageMacs) each run on one thread: batch 1 on the caller, batch 3 and 4 shared image
+    // At 2 threads images under about a million multiply-adds (op_util.h's kSingleThreadMacs)
+    // each run on one thread: batch 1 on the caller, batch 3 and 4 shared image
     // by image. Larger ones: batch 1 across both threads, batch 4 image by image, batch 3 two
     // images by image and the third across both threads.
     it.each([[1, 1], [1, 2], [3, 2], [4, 2]])(`${c.name} (batch %i, threads %i)`, async (batch, threads) => {
@@ -250,4 +263,15 @@ describe('convolution paths vs ONNX Runtime', () => {
       await expectCpuMatchesOrt(model, input, threads, 1e-3);
     });
   }
+
+  it('a Conv followed by Sigmoid and Mul (SiLU) applies it itself: both steps go', () => {
+    const c = cases.find((k) => k.activation === 'Silu')!;
+    const session = CpuSession.load(convModel(c));
+    try {
+      expect(session.info().operators).toMatchObject({ Conv: 1, Sigmoid: 1, Mul: 1 });
+      expect(session.info().optimizedOperators).toEqual({ Conv: 1 });
+    } finally {
+      session.close();
+    }
+  });
 });

@@ -150,6 +150,19 @@ describe('activation fused into the arithmetic step before it', () => {
     ['Add → HardSwish', [2, 50], [2, 50], (g) => {
       g.node('Add', ['a', 'b'], ['s']).node('HardSwish', ['s'], ['y']);
     }, { Add: 1, HardSwish: undefined }],
+    // SiLU, x · Sigmoid(x), in both operand orders; not fused where x or the Sigmoid is read again.
+    ['Add → SiLU (Mul(s, Sigmoid(s)))', [2, 3, 37], [37], (g) => {
+      g.node('Add', ['a', 'b'], ['s']).node('Sigmoid', ['s'], ['g']).node('Mul', ['s', 'g'], ['y']);
+    }, { Add: 1, Sigmoid: undefined, Mul: undefined }],
+    ['Mul → SiLU (Mul(Sigmoid(s), s))', [4, 19], [4, 19], (g) => {
+      g.node('Mul', ['a', 'b'], ['s']).node('Sigmoid', ['s'], ['g']).node('Mul', ['g', 's'], ['y']);
+    }, { Mul: 1, Sigmoid: undefined }],
+    ['SiLU whose input is read again: not fused', [2, 9], [2, 9], (g) => {
+      g.node('Add', ['a', 'b'], ['s']).node('Sigmoid', ['s'], ['g']).node('Mul', ['s', 'g'], ['m']).node('Sub', ['m', 's'], ['y']);
+    }, { Add: 1, Sigmoid: 1, Mul: 1, Sub: 1 }],
+    ['SiLU whose Sigmoid is read again: not fused', [2, 9], [2, 9], (g) => {
+      g.node('Add', ['a', 'b'], ['s']).node('Sigmoid', ['s'], ['g']).node('Mul', ['s', 'g'], ['m']).node('Sub', ['m', 'g'], ['y']);
+    }, { Add: 1, Sigmoid: 1, Mul: 1, Sub: 1 }],
     ['Add read again after the Relu: not fused', [2, 9], [2, 9], (g) => {
       g.node('Add', ['a', 'b'], ['s']).node('Relu', ['s'], ['r']).node('Mul', ['s', 'r'], ['y']);
     }, { Add: 1, Relu: 1 }],

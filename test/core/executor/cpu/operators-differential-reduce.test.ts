@@ -73,6 +73,19 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, reductions (threads=%i)', (th
     await agree(ints.encode(), [i32, i64, { name: 'i64_prod', datatype: 'INT64', dims, data: signs }], threads, 0);
   });
 
+  it.each(shapes)('ReduceMean and ReduceSum (FP32) over trailing axes (one contiguous run an output, reduce.cc\'s vector path) and the others on $dims', async ({ dims }) => {
+    const b = new OnnxGraphBuilder('reduce_mean', 18).input('x', 'FLOAT', dims);
+    const cases = [...axesCases, { tag: 'spatial', axes: [2, 3], keepdims: 1 }, { tag: 'last_two', axes: [-2, -1], keepdims: 0 }];
+    for (const { tag, axes, keepdims } of cases) {
+      if (axes) b.initializer(`axes_${tag}`, 'INT64', [axes.length], axes);
+      for (const op of ['ReduceMean', 'ReduceSum']) b.node(op, ['x', axes ? `axes_${tag}` : ''], [`${op}_${tag}`], { keepdims }).output(`${op}_${tag}`, 'FLOAT');
+    }
+    // A kept dim of one element after the reduced one still leaves each output one contiguous run.
+    b.node('Unsqueeze', ['x', 'axes_end'], ['x1']).initializer('axes_end', 'INT64', [1], [4]);
+    b.node('ReduceMean', ['x1', 'axes_spatial'], ['ReduceMean_before_a_one'], { keepdims: 1 }).output('ReduceMean_before_a_one', 'FLOAT');
+    await agree(b.encode(), [{ name: 'x', datatype: 'FP32', dims, data: randomValues(count(dims), 55, 3) }], threads, 1e-4);
+  });
+
   it.each(shapes)('ArgMin with ties: each axis, keepdims 0/1, select_last_index 0/1, FP32, INT32 and UINT8 on $dims', async ({ dims }) => {
     const b = new OnnxGraphBuilder('argmin', 13).input('x', 'FLOAT', dims).input('i', 'INT32', dims).input('u', 'UINT8', dims);
     const cases = [{ axis: 0, keepdims: 1, last: 0 }, { axis: 1, keepdims: 0, last: 1 }, { axis: -2, keepdims: 1, last: 1 }, { axis: -1, keepdims: 0, last: 0 }];

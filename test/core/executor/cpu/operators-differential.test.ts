@@ -38,6 +38,24 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     ], threads);
   });
 
+  it('broadcasting shapes whose dims merge into long runs (squeeze-and-excitation scale, channel bias) and ones that do not', async () => {
+    // elementwise.cc merges neighbouring dims both operands read alike: [2,5,9,11] × [2,5,1,1]
+    // runs as rows of 99, [1,6,1,1] + [3,6,8,8] as rows of 64; a dim of one between them, both
+    // operands broadcast, and operands broadcast along different dims keep other splits.
+    const pairs: Array<[number[], number[]]> = [
+      [[2, 5, 9, 11], [2, 5, 1, 1]], [[1, 6, 1, 1], [3, 6, 8, 8]], [[2, 1, 5, 7], [2, 1, 1, 1]],
+      [[4, 1, 9], [1, 6, 1]], [[3, 1, 7, 1], [1, 5, 1, 4]], [[2, 3, 4], [4]], [[1], [2, 3]], [[2, 1, 1, 8], [2, 3, 5, 1]],
+    ];
+    const g = new OnnxGraphBuilder('broadcast', 17);
+    const inputs: CpuTensor[] = [];
+    pairs.forEach(([a, b], k) => {
+      g.input(`a${k}`, 'FLOAT', a).input(`b${k}`, 'FLOAT', b);
+      inputs.push(f32(`a${k}`, a, 80 + 2 * k, 2), f32(`b${k}`, b, 81 + 2 * k, 2));
+      for (const op of ['Mul', 'Add', 'Sub']) g.node(op, [`a${k}`, `b${k}`], [`${op}${k}`]).output(`${op}${k}`, 'FLOAT');
+    });
+    await agree(g.encode(), inputs, threads, 0);
+  });
+
   it('FP16 and FP64 inputs, weights and outputs (computed in FP32)', async () => {
     const w = toHalf(randomValues(8 * 5, 3, 0.5));
     const model = new OnnxGraphBuilder('halves', 17)
