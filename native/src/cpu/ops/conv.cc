@@ -20,6 +20,74 @@ namespace gebe::cpu {
 
 namespace {
 
+// The kernel rows and columns whose taps read the image for at least one output: with a
+// dilation as large as the map (DeepLab's ASPP rates 12-36 over a 14×14 map) the others read only
+// padding, and the convolution of the taps left, its leading pads shrunk by what was dropped,
+// gives the same values for a fraction of the work (at rate 36, a 3×3 conv becomes a 1×1).
+struct TapWindow {
+  int64_t kh0, kh1, kw0, kw1;
+
+  static TapWindow Of(const Geo2& g) {
+    TapWindow t;
+    Range(g.ih, g.oh, g.kh, g.sh, g.dh, g.ph, &t.kh0, &t.kh1);
+    Range(g.iw, g.ow, g.kw, g.sw, g.dw, g.pw, &t.kw0, &t.kw1);
+    return t;
+  }
+  bool Crops(const Geo2& g) const { return kh0 > 0 || kw0 > 0 || kh1 < g.kh || kw1 < g.kw; }
+  Geo2 Apply(Geo2 g) const {
+    g.ph -= kh0 * g.dh;
+    g.pw -= kw0 * g.dw;
+    g.kh = kh1 - kh0;
+    g.kw = kw1 - kw0;
+    return g;
+  }
+  bool operator==(const TapWindow& o) const { return kh0 == o.kh0 && kh1 == o.kh1 && kw0 == o.kw0 && kw1 == o.kw1; }
+
+ private:
+  // Along one dim: tap k reads input k·d − p + o·s for outputs o in [0, out); the taps whose reads
+  // meet [0, in) form a run [*k0, *k1). The run never starts past pad / d, so the leading pad
+  // stays >= 0; none meeting the image keeps one tap (its outputs are the bias).
+  static void Range(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p, int64_t* k0, int64_t* k1) {
+    *k0 = k;
+    *k1 = 0;
+    for (int64_t t = 0; t < k; ++t) {
+      const int64_t first = t * d - p, last = first + (out - 1) * s;
+      if (last >= 0 && first < in) {
+        *k0 = std::min(*k0, t);
+        *k1 = t + 1;
+      }
+    }
+    const int64_t most = d > 0 ? std::min(k - 1, p / d) : 0;
+    if (*k0 > most) *k0 = most;
+    if (*k1 <= *k0) *k1 = *k0 + 1;
+  }
+};
+
+// W restricted to a TapWindow, packed as ConvWeights, kept while the window stays the same.
+class CroppedWeights {
+ public:
+  ConvWeights& For(const float* w, const TapWindow& taps, int64_t m, int64_t cg, const Geo2& full, int64_t groups) {
+    if (source_ == w && taps_ == taps && !data_.empty()) return weights_;
+    const int64_t kh = taps.kh1 - taps.kh0, kw = taps.kw1 - taps.kw0;
+    data_.resize(size_t(m * cg * kh * kw));
+    float* d = data_.data();
+    for (int64_t r = 0; r < m * cg; ++r)
+      for (int64_t i = taps.kh0; i < taps.kh1; ++i)
+        for (int64_t j = taps.kw0; j < taps.kw1; ++j) *d++ = w[(r * full.kh + i) * full.kw + j];
+    weights_ = ConvWeights();
+    weights_.Prepare(data_.data(), groups, m / groups, cg * kh * kw);
+    source_ = w;
+    taps_ = taps;
+    return weights_;
+  }
+
+ private:
+  const float* source_ = nullptr;
+  TapWindow taps_{};
+  std::vector<float> data_;
+  ConvWeights weights_;
+};
+
 class ConvKernel : public Kernel {
  public:
   ConvKernel(const Node& node, int64_t) : Kernel(node), attrs_(node), group_(node.get_int("group", 1)) {
@@ -177,7 +245,7 @@ class ConvKernel : public Kernel {
       return true;
     }
     Geo2 g = To2D(geometry);
-    int64_t cg = c / group_, mg = m / group_;
+    const int64_t cg = c / group_, mg = m / group_;
     int64_t ohw = g.oh * g.ow, ihw = g.ih * g.iw, kdim = cg * g.kh * g.kw;
     const float* px = x.as<const float>();
     const float* pw = w.as<const float>();
@@ -188,6 +256,13 @@ class ConvKernel : public Kernel {
     }
     bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.ih && g.ow == g.iw;
     if (weights_.Holds(pw)) {
+      ConvWeights* weights = &weights_;
+      const TapWindow taps = TapWindow::Of(g);
+      if (taps.Crops(g)) {
+        g = taps.Apply(g);
+        weights = &cropped_.For(pw, taps, mg * group_, cg, To2D(geometry), group_);
+        pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.ih && g.ow == g.iw;
+      }
       if (pool_2x2 && !SmallPlanePays(g, cg, mg)) return false;
       PrepackedConvArgs args;
       args.x = px;
@@ -200,7 +275,7 @@ class ConvKernel : public Kernel {
       args.g = g;
       args.pointwise = pointwise;
       args.act = &act;
-      args.weights = &weights_;
+      args.weights = weights;
       args.pool_2x2 = pool_2x2;
       args.residual = extras.residual;
       RunPrepackedConv(args, ctx);
@@ -240,6 +315,7 @@ class ConvKernel : public Kernel {
   int64_t group_;
   Activation act_;
   ConvWeights weights_;  // when W is a constant
+  CroppedWeights cropped_;  // W's taps that read the image, when the others read only padding
   // A MaxPool absorbed by FuseConvMaxPool, or an Add by FuseConvResidualAdd (its other input
   // first when residual_first_): their kernels give the shape, and pool or add where the
   // convolution's path cannot, from unfused_ (a session runs on one thread at a time).

@@ -124,6 +124,15 @@ const cases: ConvCase[] = [
   { name: 'depthwise 5x5 multiplier 2 + Clip', input: [1, 3, 12, 12], out: 6, kernel: [5, 5], pads: [2, 2, 2, 2], group: 3, activation: 'Clip' },
   { name: 'depthwise 5x5 dilation 24 on 14x14 (row by row)', input: [1, 4, 14, 14], out: 4, kernel: [5, 5], pads: [48, 48, 48, 48], dilations: [24, 24], group: 4 },
   { name: 'depthwise 5x5 stride 3 (row by row)', input: [1, 4, 20, 17], out: 4, kernel: [5, 5], strides: [3, 3], pads: [2, 2, 2, 2], group: 4 },
+  // Kernel rows and columns that read only padding are dropped (conv.cc's TapWindow): DeepLab's
+  // ASPP at rate 36 over a 14×14 map becomes a 1×1 conv; at rate 8 over a 6×10 map only the
+  // columns shrink; a window past the map on one side only (asymmetric pads); a stride-2 conv
+  // whose last kernel row reaches only the bottom pad; every tap outside the image (the bias).
+  { name: 'ASPP rate 36 on 14x14 (3x3 -> 1x1) + Relu', input: [1, 40, 14, 14], out: 24, kernel: [3, 3], pads: [36, 36, 36, 36], dilations: [36, 36], activation: 'Relu' },
+  { name: 'rate 8 on a 10x6 map (rows kept, columns 3 -> 1)', input: [1, 20, 10, 6], out: 18, kernel: [3, 3], pads: [8, 8, 8, 8], dilations: [8, 8] },
+  { name: 'window past the map on one side (asymmetric pads)', input: [1, 16, 9, 9], out: 20, kernel: [3, 3], pads: [0, 0, 12, 12], dilations: [6, 6] },
+  { name: 'stride 2 whose last kernel row reads only the bottom pad', input: [1, 12, 8, 8], out: 14, kernel: [3, 3], strides: [2, 2], pads: [0, 0, 8, 8], dilations: [4, 4] },
+  { name: 'every tap in the padding (the bias alone)', input: [1, 12, 4, 4], out: 14, kernel: [3, 3], pads: [11, 11, 11, 11], dilations: [10, 10], strides: [9, 9] },
   // The 5×5 padded stride-1 conv: implicit im2col over a zero-padded copy.
   { name: '5x5 pad 2, 16 channels + Relu', input: [1, 16, 27, 27], out: 23, kernel: [5, 5], pads: [2, 2, 2, 2], activation: 'Relu' },
   // Small output planes (at most 196 positions, 3136 on AVX-512; conv_small_plane.h): positions as GEMM rows, channels
