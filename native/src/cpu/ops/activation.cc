@@ -109,9 +109,17 @@ class UnaryKernel : public Kernel {
       case Unary::kErf: ErfArray(x, y, n); break;  // vectorised: BERT's Gelu is Div, Erf, Add, Mul
       case Unary::kGelu: GeluArray(x, y, n); break;
       case Unary::kGeluTanh:
-        for (int64_t i = 0; i < n; ++i) {
-          float v = x[i];
-          y[i] = 0.5f * v * (1.f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+        // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), the tanh vectorised over chunks that stay
+        // in L1 (GPT-style MLPs: std::tanh took 20 ns an element).
+        for (int64_t i0 = 0; i0 < n; i0 += 256) {
+          float t[256];
+          const int64_t len = std::min<int64_t>(256, n - i0);
+          for (int64_t i = 0; i < len; ++i) {
+            const float v = x[i0 + i];
+            t[i] = 0.79788456080286536f * (v + 0.044715f * v * v * v);
+          }
+          TanhArray(t, t, len);
+          for (int64_t i = 0; i < len; ++i) y[i0 + i] = 0.5f * x[i0 + i] * (1.f + t[i]);
         }
         break;
       case Unary::kSqrt: for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]); break;

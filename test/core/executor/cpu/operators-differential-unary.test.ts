@@ -42,6 +42,18 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, unary operators (threads=%i)'
     await agree(model, [input(dims, 31 + dims.length, 6, edges)], threads, 0);
   });
 
+  it.each(shapes)('Gelu (opset 20), exact and tanh forms (the tanh one vectorised in chunks) on $dims', async ({ dims }) => {
+    const model = new OnnxGraphBuilder('gelu20', 20)
+      .input('x', 'FLOAT', dims)
+      .node('Gelu', ['x'], ['exact']).node('Gelu', ['x'], ['tanh'], { approximate: 'tanh' })
+      .output('exact', 'FLOAT').output('tanh', 'FLOAT')
+      .encode();
+    // ±10 reaches both saturated ends; NaN propagates, +Inf stays +Inf. Both engines approximate
+    // erf and tanh with their own polynomials: up to 5e-5 apart (relative to maxRelativeError's
+    // floor) where x·Φ(x) nears 0 on the negative side.
+    await agree(model, [input(dims, 41 + dims.length, 10, [NaN, Infinity, 0, -0, 1e-30, 5, -5])], threads, 1e-4);
+  });
+
   it.each(shapes)('smooth ones: Mish, Sin, Cos, Celu, Selu (default and own alpha/gamma) on $dims', async ({ dims }) => {
     const transcendental = new OnnxGraphBuilder('unary_transcendental', 18)
       .input('x', 'FLOAT', dims)
