@@ -1,6 +1,8 @@
 """Writes the small PyTorch exports the cpu engine's fixture tests run against ONNX Runtime
-(fixtures/models/torch/): the everyday models a new user exports with torch.onnx.export at
-opset 17. Run: python3 scripts/make-torch-fixtures.py (needs torch and onnx; not a runtime dep).
+(fixtures/models/torch/): the everyday models a new user exports with torch.onnx.export, with the
+TorchScript exporter at opset 17 and (the *_dynamo files) with the exporter torch.onnx.export uses
+by default since torch 2.9. Run: python3 scripts/make-torch-fixtures.py (needs torch, onnx and
+onnxscript; not runtime dependencies).
 """
 import os
 
@@ -17,6 +19,85 @@ def export(model, args, name, inputs, outputs, dynamic_axes=None):
     torch.onnx.export(model, args, path, opset_version=17, input_names=inputs, output_names=outputs,
                       dynamic_axes=dynamic_axes, dynamo=False)
     print(f"{path}: {os.path.getsize(path)} bytes")
+
+
+def export_default(model, args, name):
+    """torch.onnx.export as a user calls it today: the default (dynamo) exporter and its opset."""
+    model.eval()
+    path = os.path.join(OUT, name)
+    torch.onnx.export(model, args, path, input_names=["x"], output_names=["y"], external_data=False)
+    print(f"{path}: {os.path.getsize(path)} bytes")
+
+
+class MBConv(nn.Module):
+    """EfficientNet's block: 1x1 expansion, 5x5 depthwise, squeeze-and-excitation, 1x1 projection, all SiLU."""
+
+    def __init__(self, c=16, expand=4):
+        super().__init__()
+        e = c * expand
+        self.expand = nn.Sequential(nn.Conv2d(c, e, 1, bias=False), nn.BatchNorm2d(e), nn.SiLU())
+        self.depthwise = nn.Sequential(nn.Conv2d(e, e, 5, padding=2, groups=e, bias=False), nn.BatchNorm2d(e), nn.SiLU())
+        self.se = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(e, c // 2, 1), nn.SiLU(), nn.Conv2d(c // 2, e, 1), nn.Sigmoid())
+        self.project = nn.Sequential(nn.Conv2d(e, c, 1, bias=False), nn.BatchNorm2d(c))
+
+    def forward(self, x):
+        y = self.depthwise(self.expand(x))
+        return x + self.project(y * self.se(y))
+
+
+class EfficientMini(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(16), nn.SiLU())
+        self.blocks = nn.Sequential(MBConv(), MBConv())
+        self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+
+    def forward(self, x):
+        return self.head(self.blocks(self.stem(x)))
+
+
+class GptMini(nn.Module):
+    """A GPT-2-style decoder: causal scaled_dot_product_attention and the tanh GELU."""
+
+    def __init__(self, d=32, heads=4, layers=2, vocab=100):
+        super().__init__()
+        self.heads = heads
+        self.embed = nn.Embedding(vocab, d)
+        self.ln1 = nn.ModuleList(nn.LayerNorm(d) for _ in range(layers))
+        self.qkv = nn.ModuleList(nn.Linear(d, 3 * d) for _ in range(layers))
+        self.proj = nn.ModuleList(nn.Linear(d, d) for _ in range(layers))
+        self.ln2 = nn.ModuleList(nn.LayerNorm(d) for _ in range(layers))
+        self.fc = nn.ModuleList(nn.Linear(d, 4 * d) for _ in range(layers))
+        self.out = nn.ModuleList(nn.Linear(4 * d, d) for _ in range(layers))
+        self.lm_head = nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        b, t, d = x.shape
+        for i in range(len(self.qkv)):
+            q, k, v = self.qkv[i](self.ln1[i](x)).split(d, dim=-1)
+            q, k, v = [z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v)]
+            y = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, t, d)
+            x = x + self.proj[i](y)
+            x = x + self.out[i](nn.functional.gelu(self.fc[i](self.ln2[i](x)), approximate="tanh"))
+        return self.lm_head(x)
+
+
+class WindowAttention(nn.Module):
+    """MaxViT's attention over windows, written with torch.einsum as torchvision writes it."""
+
+    def __init__(self, d=32, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+
+    def forward(self, x):  # [B, G, P, D]: batch, windows, positions per window, channels
+        b, g, p, d = x.shape
+        q, k, v = self.qkv(x).reshape(b, g, p, 3, self.heads, d // self.heads).permute(3, 0, 1, 4, 2, 5)
+        dots = torch.einsum("BGHID,BGHJD->BGHIJ", q, k) * (d // self.heads) ** -0.5
+        y = torch.einsum("BGHIJ,BGHJD->BGHID", dots.softmax(dim=-1), v)
+        return self.proj(y.permute(0, 1, 3, 2, 4).reshape(b, g, p, d))
 
 
 class Recurrent(nn.Module):
@@ -64,6 +145,9 @@ def main():
     export(cnn, (torch.randn(2, 3, 32, 32).half(),), "cnn_fp16.onnx", ["x"], ["y"], {"x": {0: "batch"}, "y": {0: "batch"}})
     export(Recurrent(), (torch.randn(10, 2, 16),), "lstm_gru.onnx", ["x"], ["y"], {"x": {0: "seq", 1: "batch"}, "y": {0: "seq", 1: "batch"}})
     export(Conv3dNet(), (torch.randn(1, 1, 8, 8, 8),), "conv3d.onnx", ["x"], ["y"])
+    export_default(EfficientMini(), (torch.randn(1, 3, 32, 32),), "efficient_mini_dynamo.onnx")
+    export_default(GptMini(), (torch.randint(0, 100, (2, 16)),), "gpt_mini_dynamo.onnx")
+    export_default(WindowAttention(), (torch.randn(1, 4, 16, 32),), "window_attention_dynamo.onnx")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 /**
- * Real PyTorch exports (torch.onnx.export, opset 17; scripts/make-torch-fixtures.py writes them)
- * through the cpu engine and ONNX Runtime: the everyday models a new user tries first.
+ * Real PyTorch exports (scripts/make-torch-fixtures.py writes them: torch.onnx.export's
+ * TorchScript exporter at opset 17, and the *_dynamo files from the exporter it uses by default
+ * since torch 2.9, at its opset 20) through the cpu engine and ONNX Runtime: the everyday models a
+ * new user tries first.
  */
 import { describe, expect, it } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
@@ -17,7 +19,7 @@ async function agree(file: string, input: CpuTensor, threads: number, rtol: numb
     const [out] = await session.run([input]);
     const ref = (await runOrt(file, [input], threads)).y;
     expect(out.dims).toEqual(ref.dims.map(Number));
-    expect(out.datatype).toBe(input.datatype);
+    expect(out.datatype).toBe(input.datatype === 'INT64' ? 'FP32' : input.datatype);
     const got = out.datatype === 'FP16' ? fromHalf(out.data as Uint16Array) : (out.data as Float32Array);
     const want = out.datatype === 'FP16' ? fromHalf(ref.data as Uint16Array) : (ref.data as Float32Array);
     expect(maxRelativeError(got, want)).toBeLessThan(rtol);
@@ -46,6 +48,26 @@ describe('PyTorch exports vs ONNX Runtime', () => {
   it.each([1, 2])('nn.LSTM + bidirectional nn.GRU (threads=%i)', async (threads) => {
     await agree(model('lstm_gru'), { name: 'x', datatype: 'FP32', dims: [10, 2, 16], data: randomValues(10 * 2 * 16, 7, 1) }, threads, 1e-4);
     await agree(model('lstm_gru'), { name: 'x', datatype: 'FP32', dims: [3, 4, 16], data: randomValues(3 * 4 * 16, 8, 1) }, threads, 1e-4);
+  });
+
+  it.each([1, 2])('dynamo export: EfficientNet blocks (5×5 depthwise, squeeze-and-excitation, SiLU) (threads=%i)', async (threads) => {
+    const session = CpuSession.load(model('efficient_mini_dynamo'));
+    // Every SiLU (Sigmoid, then Mul by its input) and the excitation's Sigmoid go into the Conv
+    // before them; the two Muls left are the excitations' scales.
+    expect(session.info().operators).toMatchObject({ Sigmoid: 9, Mul: 9 });
+    expect(session.info().optimizedOperators.Sigmoid).toBeUndefined();
+    expect(session.info().optimizedOperators.Mul).toBe(2);
+    session.close();
+    await agree(model('efficient_mini_dynamo'), { name: 'x', datatype: 'FP32', dims: [1, 3, 32, 32], data: randomValues(3 * 32 * 32, 12, 1) }, threads, 1e-4);
+  });
+
+  it.each([1, 2])('dynamo export: a GPT-2-style decoder (causal attention, Gelu with approximate=tanh) (threads=%i)', async (threads) => {
+    const ids = BigInt64Array.from({ length: 32 }, (_, i) => BigInt((i * 37) % 100));
+    await agree(model('gpt_mini_dynamo'), { name: 'x', datatype: 'INT64', dims: [2, 16], data: ids }, threads, 1e-4);
+  });
+
+  it.each([1, 2])('dynamo export: MaxViT-style window attention written with torch.einsum (threads=%i)', async (threads) => {
+    await agree(model('window_attention_dynamo'), { name: 'x', datatype: 'FP32', dims: [1, 4, 16, 32], data: randomValues(4 * 16 * 32, 13, 1) }, threads, 1e-4);
   });
 
   it.each([1, 2])('a 3-D conv net: Conv3d, MaxPool3d, ConvTranspose3d, AvgPool3d (threads=%i)', async (threads) => {
