@@ -75,18 +75,36 @@ class ResizeKernel : public Kernel {
       for (size_t d = 0; d < rank; ++d) {
         for (float c : coord[d]) index[d].push_back(std::clamp<int64_t>(Nearest(c, scales_[d]), 0, x.shape[d] - 1));
       }
-      int64_t total = out[0].count();
-      for (int64_t o = 0; o < total; ++o) {
-        int64_t rem = o, src = 0;
-        bool away = false;
-        for (size_t d = rank; d-- > 0;) {
-          const size_t i = size_t(rem % out_shape_[d]);
-          src += index[d][i] * xs[d];
-          away = away || outside[d][i];
-          rem /= out_shape_[d];
-        }
-        py[o] = away ? extrapolation_ : px[src];
+      if (rank == 0) {
+        py[0] = px[0];
+        return;
       }
+      // Row by row of the last dim: the leading dims' source offset once a row, then the row's
+      // columns through the last dim's indices (YOLO's 2× upsample: 9 → under 1 ns an element).
+      const int64_t ow = out_shape_[rank - 1], rows = out[0].count() / std::max<int64_t>(1, ow);
+      const std::vector<int64_t>& columns = index[rank - 1];
+      const std::vector<char>& column_away = outside[rank - 1];
+      ctx.pool->ParallelFor(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ow)), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          int64_t rem = r, src = 0;
+          bool away = false;
+          for (size_t d = rank - 1; d-- > 0;) {
+            const size_t i = size_t(rem % out_shape_[d]);
+            src += index[d][i] * xs[d];
+            away = away || outside[d][i];
+            rem /= out_shape_[d];
+          }
+          const float* row = px + src;
+          float* dst = py + r * ow;
+          if (away) {
+            std::fill(dst, dst + ow, extrapolation_);
+          } else if (!crop_) {
+            for (int64_t c = 0; c < ow; ++c) dst[c] = row[columns[size_t(c)]];
+          } else {
+            for (int64_t c = 0; c < ow; ++c) dst[c] = column_away[size_t(c)] ? extrapolation_ : row[columns[size_t(c)]];
+          }
+        }
+      });
       return;
     }
     // Linear and cubic over the last two dims (the leading dims must keep their size).
