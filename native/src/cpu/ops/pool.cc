@@ -96,6 +96,79 @@ float AverageOf(const float* xc, const Pool2d& g, const Window& w, bool count_in
   return denom > 0 ? sum / float(denom) : 0.f;
 }
 
+// The count AverageOf divides by, along one dim, for the window starting at input position
+// `start` (kernel taps [t0, t1) inside the input): with count_include_pad, the taps inside the
+// padded input (not the ceil_mode overhang); otherwise those inside the input.
+int64_t WindowCount(int64_t start, int64_t t0, int64_t t1, int64_t k, int64_t d, int64_t in, int64_t pad_begin,
+                    int64_t pad_end, bool count_include_pad) {
+  if (!count_include_pad) return std::max<int64_t>(0, t1 - t0);
+  const int64_t h0 = std::max<int64_t>(start, -pad_begin), h1 = std::min<int64_t>(start + (k - 1) * d + 1, in + pad_end);
+  return (h1 - h0 + d - 1) / d;
+}
+
+// AveragePool in two separable passes per plane: every input row's sums over each output
+// column's window (tap by tap along the row, one vector add each at stride 1), then every output
+// row's sum of those over its window rows, divided by the row count times the column count (the
+// window's count in both count_include_pad modes is that product). Per output, AverageOf's
+// window walk and count took 20 ns: Inception-v3's nine 3×3 pools were a fifth of its run.
+void AveragePlanes(const float* px, float* py, int64_t planes, const Pool2d& g, bool count_include_pad, ThreadPool* pool) {
+  const ColumnWindows cols(g);
+  // Per kernel column b, the output columns whose tap b falls inside the row: [lo[b], hi[b]).
+  std::vector<int64_t> lo(size_t(g.kw)), hi(size_t(g.kw));
+  std::vector<float> col_count(size_t(g.ow));
+  for (int64_t b = 0; b < g.kw; ++b) {
+    const int64_t off = b * g.dw - g.pw;  // input column of output 0's tap b
+    int64_t first = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+    int64_t last = off > g.iw - 1 ? -1 : (g.iw - 1 - off) / g.sw;
+    lo[size_t(b)] = std::min(first, g.ow);
+    hi[size_t(b)] = std::max(lo[size_t(b)], std::min(last + 1, g.ow));
+  }
+  for (int64_t xo = 0; xo < g.ow; ++xo) {
+    col_count[size_t(xo)] = float(WindowCount(xo * g.sw - g.pw, cols.b0[size_t(xo)], cols.b1[size_t(xo)], g.kw, g.dw, g.iw, g.pw,
+                                        g.pew, count_include_pad));
+  }
+  pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.ih * g.iw)), [&](int64_t p0, int64_t p1) {
+    thread_local std::vector<float> row_sums;
+    row_sums.resize(size_t(g.ih * g.ow));
+    for (int64_t p = p0; p < p1; ++p) {
+      const float* xc = px + p * g.ih * g.iw;
+      float* yc = py + p * g.oh * g.ow;
+      for (int64_t r = 0; r < g.ih; ++r) {
+        float* __restrict h = row_sums.data() + r * g.ow;
+        const float* __restrict row = xc + r * g.iw;
+        std::fill(h, h + g.ow, 0.f);
+        for (int64_t b = 0; b < g.kw; ++b) {
+          const int64_t off = b * g.dw - g.pw;
+          if (g.sw == 1) {
+            for (int64_t xo = lo[size_t(b)]; xo < hi[size_t(b)]; ++xo) h[xo] += row[xo + off];
+          } else {
+            for (int64_t xo = lo[size_t(b)]; xo < hi[size_t(b)]; ++xo) h[xo] += row[xo * g.sw + off];
+          }
+        }
+      }
+      for (int64_t y = 0; y < g.oh; ++y) {
+        const int64_t y0 = y * g.sh - g.ph;
+        const int64_t a0 = y0 >= 0 ? 0 : (-y0 + g.dh - 1) / g.dh;
+        const int64_t a1 = std::min<int64_t>(g.kh, y0 >= g.ih ? 0 : (g.ih - 1 - y0) / g.dh + 1);
+        const int64_t row_count = WindowCount(y0, a0, a1, g.kh, g.dh, g.ih, g.ph, g.peh, count_include_pad);
+        float* __restrict out = yc + y * g.ow;
+        std::fill(out, out + g.ow, 0.f);
+        for (int64_t a = a0; a < a1; ++a) {
+          const float* __restrict h = row_sums.data() + (y0 + a * g.dh) * g.ow;
+          for (int64_t xo = 0; xo < g.ow; ++xo) out[xo] += h[xo];
+        }
+        // Counts are small integers, exact as floats, and so is their product.
+        const float rows_f = float(row_count);
+        const float* __restrict cols_f = col_count.data();
+        for (int64_t xo = 0; xo < g.ow; ++xo) {
+          const float denom = rows_f * cols_f[xo];
+          out[xo] = denom > 0.f ? out[xo] / denom : 0.f;
+        }
+      }
+    }
+  });
+}
+
 class PoolKernel : public Kernel {
  public:
   PoolKernel(const Node& node, bool max) : Kernel(node), attrs_(node), max_(max) {
@@ -148,6 +221,7 @@ class PoolKernel : public Kernel {
       });
       return;
     }
+    if (!max_) return AveragePlanes(px, py, planes, g, count_include_pad_, ctx.pool);
     ColumnWindows cols(g);
     // Output columns whose whole window is inside the row: [xa, xb). MaxPool without indices does
     // them tap by tap over the row (vectorised), leaving only the borders to the per-output loop.

@@ -66,6 +66,14 @@ const cases: PoolCase[] = [
   { name: 'AveragePool 3x3 stride 2 pad 1', op: 'AveragePool', input: [1, 3, 29, 31], kernel: [3, 3], strides: [2, 2], pads: same },
   { name: 'AveragePool 3x3 stride 2 pad 1, padding counted', op: 'AveragePool', input: [1, 3, 29, 31], kernel: [3, 3], strides: [2, 2], pads: same, countIncludePad: true },
   { name: 'AveragePool 2x2 stride 2 ceil_mode, padding counted', op: 'AveragePool', input: [1, 2, 13, 17], kernel: [2, 2], strides: [2, 2], ceil: true, countIncludePad: true },
+  // Row sums then column sums (pool.cc's AveragePlanes): Inception's 3×3 stride 1 pad 1 with the
+  // padding counted, a ceil_mode overhang not counted, asymmetric pads, strides 1 × 3, a 1-D pool,
+  // a window larger than the input.
+  { name: 'AveragePool 3x3 stride 1 pad 1, padding counted (Inception)', op: 'AveragePool', input: [1, 6, 35, 35], kernel: [3, 3], pads: same, countIncludePad: true },
+  { name: 'AveragePool 3x3 stride 2 ceil_mode, padding not counted', op: 'AveragePool', input: [1, 3, 16, 22], kernel: [3, 3], strides: [2, 2], pads: same, ceil: true },
+  { name: 'AveragePool 4x3 strides 1 x 3 asymmetric pads, padding counted', op: 'AveragePool', input: [1, 3, 17, 40], kernel: [4, 3], strides: [1, 3], pads: [2, 0, 1, 2], countIncludePad: true },
+  { name: 'AveragePool 1-D 5 stride 2 pad 2', op: 'AveragePool', input: [1, 4, 63], kernel: [5], strides: [2], pads: [2, 2] },
+  { name: 'AveragePool 7x7 over a 5x6 plane, pad 3', op: 'AveragePool', input: [1, 2, 5, 6], kernel: [7, 7], pads: [3, 3, 3, 3] },
 ];
 
 let seed = 900;
