@@ -102,7 +102,7 @@ async function latency(row: Row, threads: number, iters: number, budgetMs: numbe
 /** Child-process mode: load one model in one engine, run once, print peak RSS in bytes. */
 async function rssChild(engine: string, model: string, inputsFile: string): Promise<void> {
   const { default: fs } = await import('node:fs');
-  const inputs = JSON.parse(fs.readFileSync(inputsFile, 'utf8')) as Array<{ name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number }>;
+  const inputs = JSON.parse(fs.readFileSync(inputsFile, 'utf8')) as Array<{ name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number; vocab?: number }>;
   const tensors: CpuTensor[] = inputs.map(makeInput);
   if (engine === 'gebe') {
     const s = CpuSession.load(model, { intraOpThreads: 1 });
@@ -121,11 +121,13 @@ async function rssChild(engine: string, model: string, inputsFile: string): Prom
   process.stdout.write(String(hwm ? Number(hwm[1]) * 1024 : process.resourceUsage().maxRSS * 1024));
 }
 
-function makeInput(spec: { name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number }): CpuTensor {
+/** INT64 inputs are token ids below `vocab` (default 1000, the generated BERT's). */
+function makeInput(spec: { name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number; vocab?: number }): CpuTensor {
   const count = spec.dims.reduce((a, b) => a * b, 1);
   if (spec.datatype === 'INT64') {
     const ids = randomValues(count, spec.seed, 1);
-    return { name: spec.name, datatype: 'INT64', dims: spec.dims, data: BigInt64Array.from(ids, (v) => BigInt(Math.floor(Math.abs(v) * 999))) };
+    const top = (spec.vocab ?? 1000) - 1;
+    return { name: spec.name, datatype: 'INT64', dims: spec.dims, data: BigInt64Array.from(ids, (v) => BigInt(Math.floor(Math.abs(v) * top))) };
   }
   if (spec.datatype === 'FP16') return { name: spec.name, datatype: 'FP16', dims: spec.dims, data: toHalf(randomValues(count, spec.seed, 1)) };
   if (spec.name === 'attention_mask') return { name: spec.name, datatype: 'FP32', dims: spec.dims, data: new Float32Array(count).fill(1) };
@@ -204,7 +206,7 @@ async function main(): Promise<void> {
   // PyTorch exports (scripts/make-torch-fixtures.py), from the repository root npm runs this in
   // (the compiled script lives under build/bench, away from fixtures/).
   const torch = (name: string) => path.resolve('fixtures', 'models', 'torch', `${name}.onnx`);
-  const specs: Array<{ name: string; model: string; inputs: Array<{ name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number }> }> = [
+  const specs: Array<{ name: string; model: string; inputs: Array<{ name: string; datatype: keyof typeof ortTypes; dims: number[]; seed: number; vocab?: number }> }> = [
     { name: 'MNIST CNN b1', model: models.mnist, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 1, 28, 28], seed: 1 }] },
     { name: 'MNIST CNN b16', model: models.mnist, inputs: [{ name: 'input', datatype: 'FP32', dims: [16, 1, 28, 28], seed: 2 }] },
     { name: 'ResNet-18 224 b1', model: models.resnet18, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 224, 224], seed: 3 }] },
@@ -223,6 +225,12 @@ async function main(): Promise<void> {
     { name: 'int8 QDQ CNN 56 b1', model: models.qdq, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 56, 56], seed: 9 }] },
     { name: 'int8 QDQ CNN u8 56 b1', model: models.qdqU8, inputs: [{ name: 'input', datatype: 'FP32', dims: [1, 3, 56, 56], seed: 9 }] },
     { name: 'TransformerEnc s32', model: torch('transformer_encoder'), inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 32, 64], seed: 10 }] },
+    // Exports from torch.onnx.export's default (dynamo) exporter: EfficientNet blocks (5×5
+    // depthwise, squeeze-and-excitation, SiLU), a GPT-2-style decoder (tanh Gelu), MaxViT-style
+    // window attention through Einsum.
+    { name: 'EfficientNet blocks 32 b1', model: torch('efficient_mini_dynamo'), inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 3, 32, 32], seed: 13 }] },
+    { name: 'GPT-2 style s16 b2', model: torch('gpt_mini_dynamo'), inputs: [{ name: 'x', datatype: 'INT64', dims: [2, 16], seed: 14, vocab: 100 }] },
+    { name: 'Einsum window attention', model: torch('window_attention_dynamo'), inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 4, 16, 32], seed: 15 }] },
     { name: 'Conv3d net 8³ b1', model: torch('conv3d'), inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 1, 8, 8, 8], seed: 11 }] },
     { name: 'log-mel 30 s 16 kHz b1', model: models.logMel, inputs: [{ name: 'audio', datatype: 'FP32', dims: [1, 480000], seed: 12 }] },
   ];
