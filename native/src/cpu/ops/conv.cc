@@ -263,7 +263,7 @@ class ConvKernel : public Kernel {
         weights = &cropped_.For(pw, taps, mg * group_, cg, To2D(geometry), group_);
         pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.ih && g.ow == g.iw;
       }
-      if (pool_2x2 && !SmallPlanePays(g, cg, mg)) return false;
+      if (pool_2x2 && !SmallPlanePays(g, cg, mg, group_)) return false;
       PrepackedConvArgs args;
       args.x = px;
       args.bias = bias;

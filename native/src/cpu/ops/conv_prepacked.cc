@@ -205,7 +205,7 @@ void RunPrepackedConv(const PrepackedConvArgs& args, const RunContext& ctx) {
   const Geo2& g = args.g;
   int64_t cg = args.c / args.groups, mg = args.m / args.groups, ohw = g.oh * g.ow, ihw = g.ih * g.iw;
   int64_t kdim = cg * g.kh * g.kw;
-  bool small_plane = SmallPlanePays(g, cg, mg);
+  bool small_plane = SmallPlanePays(g, cg, mg, args.groups);
   if (args.pool_2x2 && !small_plane) throw EngineError("internal: a pooled convolution outside the small-plane path");
   const int64_t y_plane = args.pool_2x2 ? (g.oh / 2) * (g.ow / 2) : ohw;
   const std::vector<PackedB>* transposed = small_plane ? &args.weights->SmallPlane(g, cg) : nullptr;

@@ -21,9 +21,13 @@ using gemm_detail::PadTo;
 // 256 → 512 at 14² stride 2 gain 15-20%; 128 → 128 at 28² loses 10%, and pointwise convs (no
 // im2col to save; two transposes to pay) break even at best. With the AVX-512 direct kernel
 // (Ice Lake-SP): ResNet-18's 3×3 convs gain at every plane size up to 56² (28²: 20%, 56²: 10%).
-bool SmallPlanePays(const Geo2& g, int64_t cg, int64_t mg) {
+// Grouped convolutions take it from one 16-column panel of output channels a group: each group's
+// product is too small for the default path's packing and tiles (RegNetX-400MF's 25 groups of 16
+// channels at 7²: 10.4-14.0 → 7.7-9.6 ms a run, alternating). Ungrouped ones need two panels:
+// with one, the FP16 CNN export's 8 → 16 at 16² lost (26-29 → 28-34 µs a run).
+bool SmallPlanePays(const Geo2& g, int64_t cg, int64_t mg, int64_t groups) {
   const int64_t max_positions = gemm_detail::ActiveKernels().block_direct ? 56 * 56 : 14 * 14;
-  return g.oh * g.ow <= max_positions && g.kh * g.kw > 1 && mg >= 2 * kNR && cg * g.kh * g.kw >= 64;
+  return g.oh * g.ow <= max_positions && g.kh * g.kw > 1 && mg >= (groups > 1 ? kNR : 2 * kNR) && cg * g.kh * g.kw >= 64;
 }
 
 PackedB PackSmallPlaneWeights(const float* w, int64_t mg, int64_t cg, const Geo2& g) {

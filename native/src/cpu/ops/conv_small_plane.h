@@ -23,8 +23,8 @@
 
 namespace gebe::cpu {
 
-// Whether a group of cg → mg channels over geometry g goes this way.
-bool SmallPlanePays(const Geo2& g, int64_t cg, int64_t mg);
+// Whether a group of cg → mg channels over geometry g (one of `groups`) goes this way.
+bool SmallPlanePays(const Geo2& g, int64_t cg, int64_t mg, int64_t groups);
 
 // Wᵀ of one group (mg × cg × kh × kw, row-major) with k in (kh, kw, c) order, packed as B.
 PackedB PackSmallPlaneWeights(const float* w, int64_t mg, int64_t cg, const Geo2& g);

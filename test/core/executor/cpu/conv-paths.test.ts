@@ -153,6 +153,9 @@ const cases: ConvCase[] = [
   { name: 'small plane dilation 2, asymmetric pads', input: [1, 10, 9, 11], out: 34, kernel: [3, 3], dilations: [2, 2], pads: [2, 1, 0, 2] },
   { name: 'small plane 3x1 kernel, 25 channels (8-channel steps and one)', input: [1, 25, 5, 6], out: 36, kernel: [3, 1], pads: [1, 0, 1, 0] },
   { name: 'small plane grouped', input: [1, 16, 8, 8], out: 64, kernel: [3, 3], pads: [1, 1, 1, 1], group: 2 },
+  // Grouped convs take it from 16 channels a group (RegNetX's), stride 1 and 2.
+  { name: 'small plane grouped, 16 channels a group + Relu', input: [1, 48, 7, 7], out: 48, kernel: [3, 3], pads: [1, 1, 1, 1], group: 3, activation: 'Relu' },
+  { name: 'small plane grouped, 16 -> 24 channels a group, stride 2', input: [1, 32, 14, 14], out: 48, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], group: 2 },
 ];
 
 // 3×3 depthwise on small planes, read in place on AVX-512 (conv_depthwise_rows.h): flat9 (stride 1,
