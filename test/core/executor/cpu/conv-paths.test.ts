@@ -156,6 +156,11 @@ const cases: ConvCase[] = [
   // Grouped convs take it from 16 channels a group (RegNetX's), stride 1 and 2.
   { name: 'small plane grouped, 16 channels a group + Relu', input: [1, 48, 7, 7], out: 48, kernel: [3, 3], pads: [1, 1, 1, 1], group: 3, activation: 'Relu' },
   { name: 'small plane grouped, 16 -> 24 channels a group, stride 2', input: [1, 32, 14, 14], out: 48, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], group: 2 },
+  // Groups under kSingleThreadMacs each, more than one a thread, over a million multiply-adds in
+  // all: at 2 threads shared out whole (conv_prepacked.cc), through the small-plane path (16
+  // channels a group) and the default one (ResNeXt's 8).
+  { name: 'grouped, 10 groups of 16 shared out by group (small plane)', input: [1, 160, 7, 7], out: 160, kernel: [3, 3], pads: [1, 1, 1, 1], group: 10 },
+  { name: 'grouped, 32 groups of 8 shared out by group + Relu', input: [1, 256, 14, 14], out: 256, kernel: [3, 3], pads: [1, 1, 1, 1], group: 32, activation: 'Relu' },
 ];
 
 // 3×3 depthwise on small planes, read in place on AVX-512 (conv_depthwise_rows.h): flat9 (stride 1,
