@@ -158,23 +158,23 @@ class EinsumKernel : public Kernel {
     const bool permute_y = !in_order(l.out, batch + rows + cols);
     float* scratch = ctx.scratch->Floats(size_t((permute_a ? nb * m * k : 0) + (permute_b ? nb * k * n : 0) +
                                                 (permute_y ? nb * m * n : 0)));
-    const float* pa = in[0]->as<const float>();
-    const float* pb = in[1]->as<const float>();
-    bool trans_a = false, trans_b = false;
-    if (permute_a) {
-      Permute(pa, sizeof(float), in[0]->shape, perm_to(ta, batch + rows + summed), scratch, ctx.pool);
-      pa = scratch;
-      scratch += nb * m * k;
-    } else {
-      trans_a = !in_order(ta, batch + rows + summed);
-    }
-    if (permute_b) {
-      Permute(pb, sizeof(float), in[1]->shape, perm_to(tb, batch + summed + cols), scratch, ctx.pool);
-      pb = scratch;
-      scratch += nb * k * n;
-    } else {
-      trans_b = !in_order(tb, batch + summed + cols);
-    }
+    // Operand x (dims named by term) as the GEMM reads it: in the order `normal` in scratch when
+    // it must be permuted, else in place, transposed when its dims come in the other order.
+    auto lay_out = [&](const TensorRef& x, const std::string& term, const std::string& normal, bool permute, bool* trans) {
+      const float* p = x.as<const float>();
+      *trans = false;
+      if (!permute) {
+        *trans = !in_order(term, normal);
+        return p;
+      }
+      Permute(p, sizeof(float), x.shape, perm_to(term, normal), scratch, ctx.pool);
+      p = scratch;
+      scratch += x.count();
+      return p;
+    };
+    bool trans_a, trans_b;
+    const float* pa = lay_out(*in[0], ta, batch + rows + summed, permute_a, &trans_a);
+    const float* pb = lay_out(*in[1], tb, batch + summed + cols, permute_b, &trans_b);
     float* pc = permute_y ? scratch : py;
     ForEachProduct(nb, m * n * k, ctx.pool, [&](int64_t t, ThreadPool* pool) {
       Sgemm(trans_a, trans_b, m, n, k, 1.f, pa + t * m * k, trans_a ? m : k, pb + t * k * n, trans_b ? k : n, 0.f,
