@@ -51,7 +51,8 @@ struct TapWindow {
     *k0 = k;
     *k1 = 0;
     for (int64_t t = 0; t < k; ++t) {
-      const int64_t first = t * d - p, last = first + (out - 1) * s;
+      // In 128 bits: a model's dilation, pads and strides may be anything positive.
+      const __int128 first = __int128(t) * d - p, last = first + __int128(out - 1) * s;
       if (last >= 0 && first < in) {
         *k0 = std::min(*k0, t);
         *k1 = t + 1;

@@ -66,8 +66,12 @@ struct PaddedPlane {
   // which skips a tap's rows and columns outside the image.
   static bool Fits(const Geo2& g) {
     if ((g.sw != 1 && g.sw != 2) || g.sh != g.sw) return false;
+    // Pads and dilations come from the model unbounded: the extents are compared before they are
+    // multiplied, so the product cannot wrap into something small.
+    const int64_t limit = 4 * g.ih * g.iw + 4096;
+    if ((g.kh - 1) > limit / g.dh || (g.kw - 1) > limit / g.dw || g.ph > limit || g.pw > limit) return false;
     PaddedPlane b(g);
-    return b.hp * b.wp <= 4 * g.ih * g.iw + 4096;
+    return b.wp <= limit && b.hp <= limit / b.wp;
   }
 };
 

@@ -169,6 +169,14 @@ void AveragePlanes(const float* px, float* py, int64_t planes, const Pool2d& g, 
   });
 }
 
+// Whether AveragePlanes suits g: its tap loop runs kw times a row and its row sums take ih × ow
+// floats, so a window wider than 64 columns, or row sums far larger than the plane and its output
+// (a stride taller than the window), go through the per-output walk below, whose work the input
+// bounds.
+bool AveragePlanesFit(const Pool2d& g) {
+  return g.kw <= 64 && double(g.ih) * double(g.ow) <= 4.0 * (double(g.ih) * double(g.iw) + double(g.oh) * double(g.ow)) + 4096.0;
+}
+
 class PoolKernel : public Kernel {
  public:
   PoolKernel(const Node& node, bool max) : Kernel(node), attrs_(node), max_(max) {
@@ -221,7 +229,7 @@ class PoolKernel : public Kernel {
       });
       return;
     }
-    if (!max_) return AveragePlanes(px, py, planes, g, count_include_pad_, ctx.pool);
+    if (!max_ && AveragePlanesFit(g)) return AveragePlanes(px, py, planes, g, count_include_pad_, ctx.pool);
     ColumnWindows cols(g);
     // Output columns whose whole window is inside the row: [xa, xb). MaxPool without indices does
     // them tap by tap over the row (vectorised), leaving only the borders to the per-output loop.

@@ -325,3 +325,52 @@ describe('real values that become indices or sizes', () => {
     session.close();
   });
 });
+
+// Dilations, pads and kernel widths are the model's own and may be anything positive: the paths
+// that size buffers or loops by them (the depthwise plane copy, the tap window of a conv,
+// AveragePool's row sums) must neither wrap nor allocate by them, and still give the right values.
+describe('window geometry near the top of int64 (a model\'s attributes)', () => {
+  const D = 2 ** 40;
+  const x = Float32Array.from({ length: 2 * 16 }, (_, i) => (i % 7) - 3);
+
+  it.each([1, 2])('a 3×3 conv and a depthwise one at dilation 2^40 read only their centre tap (group %i)', async (group) => {
+    const channels = 2;
+    const w = Float32Array.from({ length: channels * (channels / group) * 9 }, (_, i) => (i % 9 === 4 ? 1 + i / 9 : 100));
+    const session = load(`dilated_${group}`, new OnnxGraphBuilder('dilated', 13)
+      .input('x', 'FLOAT', [1, channels, 4, 4]).initializer('w', 'FLOAT', [channels, channels / group, 3, 3], Array.from(w))
+      .node('Conv', ['x', 'w'], ['y'], { kernel_shape: [3, 3], dilations: [D, D], pads: [D, D, D, D], group })
+      .output('y', 'FLOAT').encode());
+    const [y] = await session.run([{ name: 'x', datatype: 'FP32', dims: [1, channels, 4, 4], data: x }]);
+    expect(y.dims).toEqual([1, channels, 4, 4]);
+    // Only the centre weight (index 4 of each 3×3) meets the image; the 100s read padding.
+    const centre = (m: number, c: number) => w[(m * (channels / group) + c) * 9 + 4];
+    const want = Array.from({ length: channels * 16 }, (_, i) => {
+      const m = Math.floor(i / 16), p = i % 16;
+      let sum = 0;
+      for (let c = 0; c < channels / group; c++) sum += centre(m, c) * x[(group === 1 ? c : m) * 16 + p];
+      return sum;
+    });
+    // Two channels' products summed in FP32 by the engine, in double here.
+    Array.from(y.data as Float32Array).forEach((v, i) => expect(v).toBeCloseTo(want[i], 5));
+    session.close();
+  });
+
+  it('AveragePool with a window 2^40 wide averages the columns it covers', async () => {
+    const session = load('wide_pool', new OnnxGraphBuilder('wide_pool', 13)
+      .input('x', 'FLOAT', [1, 2, 4, 4])
+      .node('AveragePool', ['x'], ['y'], { kernel_shape: [1, D], pads: [0, D - 1, 0, 0] })
+      .output('y', 'FLOAT').encode());
+    const [y] = await session.run([{ name: 'x', datatype: 'FP32', dims: [1, 2, 4, 4], data: x }]);
+    // Output column j's window ends at input column j: the mean of columns 0..j of its row.
+    expect(y.dims).toEqual([1, 2, 4, 4]);
+    const want = Array.from({ length: 32 }, (_, i) => {
+      const row = Math.floor(i / 4), j = i % 4;
+      let sum = 0;
+      for (let c = 0; c <= j; c++) sum += x[row * 4 + c];
+      return Math.fround(sum / (j + 1));
+    });
+    const got = Array.from(y.data as Float32Array);
+    got.forEach((v, i) => expect(v).toBeCloseTo(want[i], 6));
+    session.close();
+  });
+});
