@@ -141,20 +141,18 @@ void FuseActivations(Program& p) {
       // SiLU: Mul(y, Sigmoid(y)) in either order, y read by those two steps only, the Sigmoid's
       // output by the Mul only. The producer of y applies it, and both steps go.
       if (a.inputs.size() != 2 || a.outputs.size() != 1) continue;
-      int sig_step = -1;
+      int sig_step = -1, y = -1;
       for (int side = 0; side < 2 && sig_step < 0; ++side) {
-        int y = a.inputs[size_t(side)], sig = a.inputs[size_t(1 - side)];
-        if (y < 0 || sig < 0 || producer[size_t(sig)] < 0 || consumers[size_t(sig)] != 1 || consumers[size_t(y)] != 2) continue;
+        const int value = a.inputs[size_t(side)], sig = a.inputs[size_t(1 - side)];
+        if (value < 0 || sig < 0 || producer[size_t(sig)] < 0 || consumers[size_t(sig)] != 1 || consumers[size_t(value)] != 2) continue;
         const Step& s = p.steps[size_t(producer[size_t(sig)])];
-        if (OpOf(s) == "Sigmoid" && s.inputs.size() == 1 && s.inputs[0] == y && !dead[size_t(producer[size_t(sig)])]) {
+        if (OpOf(s) == "Sigmoid" && s.inputs.size() == 1 && s.inputs[0] == value && !dead[size_t(producer[size_t(sig)])]) {
           sig_step = producer[size_t(sig)];
-          if (side == 1) std::swap(a.inputs[0], a.inputs[1]);  // y first, as the check below reads it
+          y = value;
         }
       }
-      if (sig_step < 0) continue;
+      if (sig_step < 0 || producer[size_t(y)] < 0) continue;
       act.kind = Activation::Kind::kSilu;
-      int y = a.inputs[0];
-      if (producer[size_t(y)] < 0) continue;
       Step& prod = p.steps[size_t(producer[size_t(y)])];
       const std::string& pop = OpOf(prod);
       if (prod.outputs.size() != 1 ||

@@ -255,14 +255,18 @@ class ConvKernel : public Kernel {
       Depthwise(px, pw, bias, py, n * m, c, mg, g, act, ctx.pool);
       return true;
     }
-    bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.ih && g.ow == g.iw;
+    // A 1×1 stride-1 unpadded conv reads the input as the GEMM's B in place.
+    auto is_pointwise = [](const Geo2& k) {
+      return k.kh == 1 && k.kw == 1 && k.sh == 1 && k.sw == 1 && k.ph == 0 && k.pw == 0 && k.oh == k.ih && k.ow == k.iw;
+    };
+    bool pointwise = is_pointwise(g);
     if (weights_.Holds(pw)) {
       ConvWeights* weights = &weights_;
       const TapWindow taps = TapWindow::Of(g);
       if (taps.Crops(g)) {
         g = taps.Apply(g);
         weights = &cropped_.For(pw, taps, mg * group_, cg, To2D(geometry), group_);
-        pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.oh == g.ih && g.ow == g.iw;
+        pointwise = is_pointwise(g);
       }
       if (pool_2x2 && !SmallPlanePays(g, cg, mg, group_)) return false;
       PrepackedConvArgs args;
