@@ -44,16 +44,15 @@ struct TapWindow {
   bool operator==(const TapWindow& o) const { return kh0 == o.kh0 && kh1 == o.kh1 && kw0 == o.kw0 && kw1 == o.kw1; }
 
  private:
-  // Along one dim: tap k reads input k·d − p + o·s for outputs o in [0, out); the taps whose reads
-  // meet [0, in) form a run [*k0, *k1). The run never starts past pad / d, so the leading pad
-  // stays >= 0; none meeting the image keeps one tap (its outputs are the bias).
+  // Along one dim: the taps that reach the input for some output (TapRanges) span [*k0, *k1).
+  // The run never starts past pad / d, so the leading pad stays >= 0; none reaching the image
+  // keeps one tap (its outputs are the bias).
   static void Range(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p, int64_t* k0, int64_t* k1) {
+    const TapRanges reach(in, out, k, s, d, p);
     *k0 = k;
     *k1 = 0;
     for (int64_t t = 0; t < k; ++t) {
-      // In 128 bits: a model's dilation, pads and strides may be anything positive.
-      const __int128 first = __int128(t) * d - p, last = first + __int128(out - 1) * s;
-      if (last >= 0 && first < in) {
+      if (reach.Reaches(t)) {
         *k0 = std::min(*k0, t);
         *k1 = t + 1;
       }

@@ -120,28 +120,14 @@ void DepthwisePlanes(const float* x, const float* w, const float* bias, float* y
 
 namespace {
 
-// Per kernel column, the output range whose input column is inside the image: the inner loops then
-// have no bounds checks and vectorise (stride 1).
-struct ColumnRanges {
-  std::vector<int64_t> lo, hi;
-  explicit ColumnRanges(const Geo2& g) : lo(size_t(g.kw)), hi(size_t(g.kw)) {
-    for (int64_t kw = 0; kw < g.kw; ++kw) {
-      int64_t off = kw * g.dw - g.pw;
-      int64_t l = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
-      int64_t h = g.iw - 1 - off < 0 ? 0 : (g.iw - 1 - off) / g.sw + 1;
-      lo[size_t(kw)] = std::min(l, g.ow);
-      hi[size_t(kw)] = std::min(h, g.ow);
-    }
-  }
-  // The columns where all three taps of a 3-wide kernel are inside the row (empty: e == a).
-  void Interior3(int64_t* a, int64_t* e) const {
-    *a = std::max(lo[0], std::max(lo[1], lo[2]));
-    *e = std::max(*a, std::min(hi[0], std::min(hi[1], hi[2])));
-  }
-};
+// The columns where all three taps of a 3-wide kernel row are inside the row (empty: e == a).
+void Interior3(const TapRanges& cols, int64_t* a, int64_t* e) {
+  *a = std::max(cols.lo[0], std::max(cols.lo[1], cols.lo[2]));
+  *e = std::max(*a, std::min(cols.hi[0], std::min(cols.hi[1], cols.hi[2])));
+}
 
 // Output columns of a 3-wide kernel row outside [a, e), tap by tap.
-void Row3Borders(float* yr, const float* xr, const float* wrow, const Geo2& g, const ColumnRanges& cols, int64_t a,
+void Row3Borders(float* yr, const float* xr, const float* wrow, const Geo2& g, const TapRanges& cols, int64_t a,
                  int64_t e) {
   for (int64_t kw = 0; kw < 3; ++kw) {
     float wv = wrow[kw];
@@ -153,7 +139,7 @@ void Row3Borders(float* yr, const float* xr, const float* wrow, const Geo2& g, c
 
 // 3×3, stride 1 or 2: the interior columns of output row oh in one fused pass (rows above/below
 // the image read a zero row), the border columns tap by tap.
-void FusedRow9(float* yr, const float* xc, const float* wc, float b, int64_t oh, const Geo2& g, const ColumnRanges& cols,
+void FusedRow9(float* yr, const float* xc, const float* wc, float b, int64_t oh, const Geo2& g, const TapRanges& cols,
                int64_t a9, int64_t e9, const float* zeros, const DepthwiseRows& rows) {
   const float* taps[9];
   for (int64_t kh = 0; kh < 3; ++kh) {
@@ -171,10 +157,10 @@ void FusedRow9(float* yr, const float* xc, const float* wc, float b, int64_t oh,
 }
 
 // One kernel row (kh) of a 3-wide kernel added into output row yr: one pass over the interior.
-void KernelRow3(float* yr, const float* xr, const float* wrow, const Geo2& g, const ColumnRanges& cols,
+void KernelRow3(float* yr, const float* xr, const float* wrow, const Geo2& g, const TapRanges& cols,
                 const DepthwiseRows& rows) {
   int64_t a, e;
-  cols.Interior3(&a, &e);
+  Interior3(cols, &a, &e);
   const float w0 = wrow[0], w1 = wrow[1], w2 = wrow[2];
   int64_t o0 = -g.pw, o1 = g.dw - g.pw, o2 = 2 * g.dw - g.pw;
   if (e > a && g.sw == 1) {
@@ -193,11 +179,11 @@ void KernelRow3(float* yr, const float* xr, const float* wrow, const Geo2& g, co
 // Any kernel size, stride, pads and dilations: output row by output row, kernel row by kernel row.
 void GenericPlane(const float* xc, const float* wc, float b, float* yc, const Geo2& g, const DepthwiseRows& rows,
                   std::vector<float>& zeros) {
-  ColumnRanges cols(g);
+  const TapRanges cols(g.iw, g.ow, g.kw, g.sw, g.dw, g.pw);
   bool fused9 = g.kh == 3 && g.kw == 3 && (g.sw == 1 || g.sw == 2);
   int64_t a9 = 0, e9 = 0;
   if (fused9) {
-    cols.Interior3(&a9, &e9);
+    Interior3(cols, &a9, &e9);
     if (e9 > a9 && zeros.size() < size_t(g.iw)) zeros.assign(size_t(g.iw), 0.f);
   }
   for (int64_t oh = 0; oh < g.oh; ++oh) {

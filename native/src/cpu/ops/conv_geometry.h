@@ -21,6 +21,24 @@ struct ConvAttributes {
         pads(node.get_ints("pads")) {}
 };
 
+// Along one dim of a window (`in` input positions, `out` outputs, kernel k, stride s, dilation d,
+// leading pad p): per kernel tap t, the outputs whose tap t reads inside the input,
+// [lo[t], hi[t]) (empty where hi <= lo), so the loops over them need no bounds checks. Worked out
+// in 128 bits: a model's dilation and pads may be anything positive.
+struct TapRanges {
+  std::vector<int64_t> lo, hi;
+  TapRanges(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p) : lo(size_t(k)), hi(size_t(k)) {
+    for (int64_t t = 0; t < k; ++t) {
+      const __int128 off = __int128(t) * d - p;  // input position of output 0's tap t
+      const __int128 first = off >= 0 ? 0 : (-off + s - 1) / s, last = in - 1 - off < 0 ? 0 : (in - 1 - off) / s + 1;
+      lo[size_t(t)] = int64_t(first < out ? first : out);
+      hi[size_t(t)] = int64_t(last < out ? last : out);
+    }
+  }
+  // Whether tap t reads inside the input for some output.
+  bool Reaches(int64_t t) const { return lo[size_t(t)] < hi[size_t(t)]; }
+};
+
 struct ConvGeometry {
   int spatial = 0;
   std::vector<int64_t> in, out, kernel, stride, dilation, pad_begin, pad_end;

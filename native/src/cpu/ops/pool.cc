@@ -80,23 +80,7 @@ float MaxWithIndexOf(const float* xc, const Pool2d& g, const Window& w, int64_t*
   return best;
 }
 
-float AverageOf(const float* xc, const Pool2d& g, const Window& w, bool count_include_pad) {
-  float sum = 0;
-  for (int64_t a = w.a0; a < w.a1; ++a) {
-    const float* row = xc + (w.y0 + a * g.dh) * g.iw;
-    for (int64_t b = w.b0; b < w.b1; ++b) sum += row[w.x0 + b * g.dw];
-  }
-  int64_t denom = std::max<int64_t>(0, w.a1 - w.a0) * std::max<int64_t>(0, w.b1 - w.b0);
-  if (count_include_pad) {
-    // Windows are clipped to the padded input (the part in ceil_mode overhang is not counted).
-    int64_t hy0 = std::max<int64_t>(w.y0, -g.ph), hy1 = std::min<int64_t>(w.y0 + (g.kh - 1) * g.dh + 1, g.ih + g.peh);
-    int64_t hx0 = std::max<int64_t>(w.x0, -g.pw), hx1 = std::min<int64_t>(w.x0 + (g.kw - 1) * g.dw + 1, g.iw + g.pew);
-    denom = ((hy1 - hy0 + g.dh - 1) / g.dh) * ((hx1 - hx0 + g.dw - 1) / g.dw);
-  }
-  return denom > 0 ? sum / float(denom) : 0.f;
-}
-
-// The count AverageOf divides by, along one dim, for the window starting at input position
+// The count an average divides by, along one dim, for the window starting at input position
 // `start` (kernel taps [t0, t1) inside the input): with count_include_pad, the taps inside the
 // padded input (not the ceil_mode overhang); otherwise those inside the input.
 int64_t WindowCount(int64_t start, int64_t t0, int64_t t1, int64_t k, int64_t d, int64_t in, int64_t pad_begin,
@@ -106,6 +90,17 @@ int64_t WindowCount(int64_t start, int64_t t0, int64_t t1, int64_t k, int64_t d,
   return (h1 - h0 + d - 1) / d;
 }
 
+float AverageOf(const float* xc, const Pool2d& g, const Window& w, bool count_include_pad) {
+  float sum = 0;
+  for (int64_t a = w.a0; a < w.a1; ++a) {
+    const float* row = xc + (w.y0 + a * g.dh) * g.iw;
+    for (int64_t b = w.b0; b < w.b1; ++b) sum += row[w.x0 + b * g.dw];
+  }
+  const int64_t denom = WindowCount(w.y0, w.a0, w.a1, g.kh, g.dh, g.ih, g.ph, g.peh, count_include_pad) *
+                        WindowCount(w.x0, w.b0, w.b1, g.kw, g.dw, g.iw, g.pw, g.pew, count_include_pad);
+  return denom > 0 ? sum / float(denom) : 0.f;
+}
+
 // AveragePool in two separable passes per plane: every input row's sums over each output
 // column's window (tap by tap along the row, one vector add each at stride 1), then every output
 // row's sum of those over its window rows, divided by the row count times the column count (the
@@ -113,16 +108,8 @@ int64_t WindowCount(int64_t start, int64_t t0, int64_t t1, int64_t k, int64_t d,
 // window walk and count took 20 ns: Inception-v3's nine 3×3 pools were a fifth of its run.
 void AveragePlanes(const float* px, float* py, int64_t planes, const Pool2d& g, bool count_include_pad, ThreadPool* pool) {
   const ColumnWindows cols(g);
-  // Per kernel column b, the output columns whose tap b falls inside the row: [lo[b], hi[b]).
-  std::vector<int64_t> lo(size_t(g.kw)), hi(size_t(g.kw));
+  const TapRanges taps(g.iw, g.ow, g.kw, g.sw, g.dw, g.pw);  // per kernel column, the outputs it reaches
   std::vector<float> col_count(size_t(g.ow));
-  for (int64_t b = 0; b < g.kw; ++b) {
-    const int64_t off = b * g.dw - g.pw;  // input column of output 0's tap b
-    int64_t first = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
-    int64_t last = off > g.iw - 1 ? -1 : (g.iw - 1 - off) / g.sw;
-    lo[size_t(b)] = std::min(first, g.ow);
-    hi[size_t(b)] = std::max(lo[size_t(b)], std::min(last + 1, g.ow));
-  }
   for (int64_t xo = 0; xo < g.ow; ++xo) {
     col_count[size_t(xo)] = float(WindowCount(xo * g.sw - g.pw, cols.b0[size_t(xo)], cols.b1[size_t(xo)], g.kw, g.dw, g.iw, g.pw,
                                         g.pew, count_include_pad));
@@ -140,9 +127,9 @@ void AveragePlanes(const float* px, float* py, int64_t planes, const Pool2d& g, 
         for (int64_t b = 0; b < g.kw; ++b) {
           const int64_t off = b * g.dw - g.pw;
           if (g.sw == 1) {
-            for (int64_t xo = lo[size_t(b)]; xo < hi[size_t(b)]; ++xo) h[xo] += row[xo + off];
+            for (int64_t xo = taps.lo[size_t(b)]; xo < taps.hi[size_t(b)]; ++xo) h[xo] += row[xo + off];
           } else {
-            for (int64_t xo = lo[size_t(b)]; xo < hi[size_t(b)]; ++xo) h[xo] += row[xo * g.sw + off];
+            for (int64_t xo = taps.lo[size_t(b)]; xo < taps.hi[size_t(b)]; ++xo) h[xo] += row[xo * g.sw + off];
           }
         }
       }
