@@ -15,6 +15,7 @@ import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { CpuSession, cpuGemmIsa, type CpuTensor } from '../test/helpers/cpu-session.js';
 import { parseNpy } from '../src/core/numpy/npy.js';
+import { maxRelativeError } from '../test/helpers/onnx-runtime.js';
 import { timeBlocks } from './lib/alternate-blocks.js';
 
 function readInput(file: string, name: string): CpuTensor {
@@ -25,14 +26,10 @@ function readInput(file: string, name: string): CpuTensor {
   throw new Error(`${file}: ${npy.datatype} inputs are not handled here (FP32 and INT64 are)`);
 }
 
-/** max |a - b| over max |b| (0 when b is all zeros and a equals it). */
+/** max |a - b| over max |b| (over 1 when b is all zeros): the tests' maxRelativeError with that as its floor. */
 function relativeDifference(a: Float32Array, b: Float32Array): number {
-  let diff = 0, scale = 0;
-  for (let i = 0; i < b.length; i++) {
-    diff = Math.max(diff, Math.abs(a[i] - b[i]));
-    scale = Math.max(scale, Math.abs(b[i]));
-  }
-  return scale > 0 ? diff / scale : diff;
+  const largest = b.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  return maxRelativeError(a, b, largest > 0 ? largest : 1);
 }
 
 async function main(): Promise<void> {
@@ -66,4 +63,10 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // A wrong directory or an unreadable export is the user's to fix: the message, not a stack.
+  console.error(`bench:zoo: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 2;
+}
