@@ -87,10 +87,8 @@ class UnaryKernel : public Kernel {
       case Unary::kLeakyRelu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : a * x[i]; break;
       case Unary::kSigmoid: SigmoidArray(x, y, n); break;  // vectorised
       case Unary::kTanh: TanhArray(x, y, n); break;  // vectorised
-      case Unary::kHardSigmoid: for (int64_t i = 0; i < n; ++i) y[i] = std::fmax(0.f, std::fmin(1.f, a * x[i] + b)); break;
-      case Unary::kHardSwish:
-        for (int64_t i = 0; i < n; ++i) y[i] = x[i] * std::fmax(0.f, std::fmin(1.f, x[i] / 6.f + 0.5f));
-        break;
+      case Unary::kHardSigmoid: HardSigmoidArray(x, y, n, a, b, false); break;  // vectorised
+      case Unary::kHardSwish: HardSigmoidArray(x, y, n, 1.f / 6.f, 0.5f, true); break;
       case Unary::kElu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : a * (std::exp(x[i]) - 1.f); break;
       case Unary::kCelu:
         // max(0, x) + min(0, a(exp(x/a) - 1)) is x for x > 0 and the second term otherwise, for

@@ -123,7 +123,10 @@ GEBE_AVX512 void PlaneK(float* y, const float* const* p, int taps, int64_t rows,
   const __m512 bv = _mm512_set1_ps(b), lo = _mm512_set1_ps(c.lo), hi = _mm512_set1_ps(c.hi);
   int64_t r = 0;
   for (; r + 4 <= rows; r += 4) PlaneKRows<4>(y, p, taps, r, n, p_stride, w, bv, c, lo, hi);
-  for (; r < rows; ++r) PlaneKRows<1>(y, p, taps, r, n, p_stride, w, bv, c, lo, hi);
+  // The last rows together too: on a 7-row plane, three rows one at a time took half its time.
+  if (rows - r == 3) PlaneKRows<3>(y, p, taps, r, n, p_stride, w, bv, c, lo, hi);
+  if (rows - r == 2) PlaneKRows<2>(y, p, taps, r, n, p_stride, w, bv, c, lo, hi);
+  if (rows - r == 1) PlaneKRows<1>(y, p, taps, r, n, p_stride, w, bv, c, lo, hi);
 }
 
 GEBE_AVX512 void CopyRow(float* dst, const float* src, int64_t n) {

@@ -71,16 +71,10 @@ void Activation::Apply(float* data, int64_t n) const {
       SigmoidArray(data, data, n);
       return;
     case Kind::kHardSwish:
-      for (int64_t i = 0; i < n; ++i) data[i] = data[i] * std::min(1.f, std::max(0.f, data[i] / 6.f + 0.5f));
+      HardSigmoidArray(data, data, n, 1.f / 6.f, 0.5f, true);
       return;
     case Kind::kSilu:
-      // The Sigmoid and the Mul it replaces, in chunks that stay in L1: the same values, bit for bit.
-      for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        float sig[256];
-        const int64_t len = std::min<int64_t>(256, n - i0);
-        SigmoidArray(data + i0, sig, len);
-        for (int64_t i = 0; i < len; ++i) data[i0 + i] *= sig[i];
-      }
+      SiluArray(data, data, n);  // the Sigmoid and the Mul it replaces: the same values, bit for bit
       return;
   }
 }

@@ -2,6 +2,7 @@
 // process: AVX2 in vector_math_avx2.cc, AVX-512 in vector_math_avx512.cc.
 #include "cpu/ops/vector_math.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -69,6 +70,29 @@ void LayerNormRowPortable(const float* x, const float* gamma, const float* beta,
   if (inv_std_out) *inv_std_out = inv;
 }
 
+void SiluPortable(const float* x, float* y, int64_t n) {
+  // In chunks that stay in L1; x and y may alias, so x[i] is read before y[i] is written.
+  for (int64_t i0 = 0; i0 < n; i0 += 256) {
+    float sig[256];
+    const int64_t len = std::min<int64_t>(256, n - i0);
+    SigmoidPortable(x + i0, sig, len);
+    for (int64_t i = 0; i < len; ++i) y[i0 + i] = x[i0 + i] * sig[i];
+  }
+}
+
+// The product and the sum are separate statements, and GCC is told not to contract them (clang
+// contracts only within one expression): ONNX Runtime rounds the product first.
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+void HardSigmoidPortable(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float product = alpha * x[i];
+    const float h = std::fmax(0.f, std::fmin(1.f, product + beta));
+    y[i] = times_x ? x[i] * h : h;
+  }
+}
+
 double SumRowPortable(const float* x, int64_t n) {
   double a[4] = {0, 0, 0, 0};
   int64_t i = 0;
@@ -134,6 +158,24 @@ void SigmoidArray(const float* x, float* y, int64_t n) {
   if (isa == Isa::kAvx2) return avx2::SigmoidArray(x, y, n);
 #endif
   SigmoidPortable(x, y, n);
+}
+
+void SiluArray(const float* x, float* y, int64_t n) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::SiluArray(x, y, n);
+  if (isa == Isa::kAvx2) return avx2::SiluArray(x, y, n);
+#endif
+  SiluPortable(x, y, n);
+}
+
+void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::HardSigmoidArray(x, y, n, alpha, beta, times_x);
+  if (isa == Isa::kAvx2) return avx2::HardSigmoidArray(x, y, n, alpha, beta, times_x);
+#endif
+  HardSigmoidPortable(x, y, n, alpha, beta, times_x);
 }
 
 double SumRow(const float* x, int64_t n) {

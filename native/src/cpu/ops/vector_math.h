@@ -23,6 +23,16 @@ void TanhArray(const float* x, float* y, int64_t n);
 // y[i] = 1 / (1 + exp(-x[i])); x and y may be the same array.
 void SigmoidArray(const float* x, float* y, int64_t n);
 
+// y[i] = x[i] · sigmoid(x[i]) (SiLU): SigmoidArray's value times x[i], so the same bits as Sigmoid
+// then Mul, in one pass. x and y may be the same array.
+void SiluArray(const float* x, float* y, int64_t n);
+
+// y[i] = max(0, min(1, alpha x[i] + beta)) (HardSigmoid), times x[i] when times_x (HardSwish:
+// alpha 1/6, beta 1/2). A product, then a sum, no fused multiply-add: ONNX Runtime's values, bit for
+// bit. A NaN x gives 1 before the product (as fmin/fmax, which drop a NaN operand). x and y may be
+// the same array.
+void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x);
+
 // The sum of n contiguous floats, accumulated in double (ReduceSum and ReduceMean over trailing
 // axes: a squeeze-and-excitation block's global average).
 double SumRow(const float* x, int64_t n);

@@ -182,12 +182,48 @@ __attribute__((target("avx2,fma"))) void TanhArray(const float* x, float* y, int
   }
 }
 
+__attribute__((target("avx2,fma"))) void SiluArray(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(a, Sigmoid8(a)));
+    _mm256_storeu_ps(y + i + 8, _mm256_mul_ps(b, Sigmoid8(b)));
+  }
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(v, Sigmoid8(v)));
+  }
+  if (i < n) {
+    const __m256i tail = TailMask(n - i);
+    const __m256 v = _mm256_maskload_ps(x + i, tail);
+    _mm256_maskstore_ps(y + i, tail, _mm256_mul_ps(v, Sigmoid8(v)));
+  }
+}
+
 __attribute__((target("avx2,fma"))) void SigmoidArray(const float* x, float* y, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Sigmoid8(_mm256_loadu_ps(x + i)));
   if (i < n) {
     const __m256i tail = TailMask(n - i);
     _mm256_maskstore_ps(y + i, tail, Sigmoid8(_mm256_maskload_ps(x + i, tail)));
+  }
+}
+
+// min(v, 1) gives 1 for a NaN v (the second operand), as fmin(1, v) does.
+__attribute__((target("avx2,fma"))) inline __m256 HardSigmoid8(__m256 v, __m256 a, __m256 b, bool times_x) {
+  __m256 product = _mm256_mul_ps(a, v);
+  __asm__("" : "+x"(product));  // a rounding of its own: GCC would contract it and the add into an FMA
+  const __m256 h = _mm256_max_ps(_mm256_min_ps(_mm256_add_ps(product, b), _mm256_set1_ps(1.f)), _mm256_setzero_ps());
+  return times_x ? _mm256_mul_ps(v, h) : h;
+}
+
+__attribute__((target("avx2,fma"))) void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x) {
+  const __m256 a = _mm256_set1_ps(alpha), b = _mm256_set1_ps(beta);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, HardSigmoid8(_mm256_loadu_ps(x + i), a, b, times_x));
+  if (i < n) {
+    const __m256i tail = TailMask(n - i);
+    _mm256_maskstore_ps(y + i, tail, HardSigmoid8(_mm256_maskload_ps(x + i, tail), a, b, times_x));
   }
 }
 

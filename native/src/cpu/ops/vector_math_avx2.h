@@ -11,6 +11,8 @@ void GeluArray(const float* x, float* y, int64_t n);
 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift);
 void TanhArray(const float* x, float* y, int64_t n);
 void SigmoidArray(const float* x, float* y, int64_t n);
+void SiluArray(const float* x, float* y, int64_t n);
+void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x);
 double SumRow(const float* x, int64_t n);
 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n);
 void LayerNormRow(const float* x, const float* gamma, const float* beta, float epsilon, float* y, int64_t n,

@@ -35,8 +35,9 @@ GEBE_AVX512 inline __m512 ExpNonPositive(__m512 x) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
   p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r);
   p = _mm512_add_ps(p, _mm512_set1_ps(1.f));
-  __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
-  return _mm512_mul_ps(p, _mm512_castsi512_ps(e));
+  // p · 2^fx in one instruction: fx >= -126 here, so this rounds as the product with the
+  // exponent built by hand (the AVX2 code) does.
+  return _mm512_scalef_ps(p, fx);
 }
 
 // erf: x·P(x²)/Q(x²) on x clamped to [-4, 4] (as the AVX2 code); NaN passes through the clamps.
@@ -134,10 +135,39 @@ GEBE_AVX512 void TanhArray(const float* x, float* y, int64_t n) {
   }
 }
 
+// Two vectors a step, so one's division overlaps the other's polynomial.
+GEBE_AVX512 void SiluArray(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+    _mm512_storeu_ps(y + i, _mm512_mul_ps(a, Sigmoid16(a)));
+    _mm512_storeu_ps(y + i + 16, _mm512_mul_ps(b, Sigmoid16(b)));
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 m = FirstLanes(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(v, Sigmoid16(v)));
+  }
+}
+
 GEBE_AVX512 void SigmoidArray(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; i += 16) {
     __mmask16 m = FirstLanes(n - i);
     _mm512_mask_storeu_ps(y + i, m, Sigmoid16(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+// min(v, 1) gives 1 for a NaN v (the second operand), as fmin(1, v) does.
+GEBE_AVX512 void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x) {
+  const __m512 a = _mm512_set1_ps(alpha), b = _mm512_set1_ps(beta), one = _mm512_set1_ps(1.f), zero = _mm512_setzero_ps();
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = FirstLanes(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    __m512 product = _mm512_mul_ps(a, v);
+    __asm__("" : "+v"(product));  // a rounding of its own: GCC would contract it and the add into an FMA
+    __m512 h = _mm512_max_ps(_mm512_min_ps(_mm512_add_ps(product, b), one), zero);
+    if (times_x) h = _mm512_mul_ps(v, h);
+    _mm512_mask_storeu_ps(y + i, m, h);
   }
 }
 

@@ -177,6 +177,28 @@ describe('activation fused into the arithmetic step before it', () => {
     await expectFusedAgreement(g, [floatInput('a', aDims, 8), b], expected);
   });
 
+  it('a fused SiLU gives the same bits as its Sigmoid and Mul run as steps', async () => {
+    // Two copies of one sum: the first's SiLU fuses into its Add; the second's Sigmoid is also a
+    // graph output, so its Sigmoid and Mul run as they are. 1000 elements: vector steps and a tail.
+    const dims = [8, 125];
+    const g = new OnnxGraphBuilder('silu_bits', 17).input('a', 'FLOAT', dims).input('b', 'FLOAT', dims);
+    g.node('Add', ['a', 'b'], ['s1']).node('Sigmoid', ['s1'], ['g1']).node('Mul', ['s1', 'g1'], ['fused']);
+    g.node('Add', ['a', 'b'], ['s2']).node('Sigmoid', ['s2'], ['g2']).node('Mul', ['s2', 'g2'], ['steps']);
+    g.output('fused', 'FLOAT').output('steps', 'FLOAT').output('g2', 'FLOAT');
+    const model = path.join(dir, `m${saved++}.onnx`);
+    writeFileSync(model, g.encode());
+    const session = CpuSession.load(model, { intraOpThreads: 1 });
+    try {
+      expect(session.info().optimizedOperators).toMatchObject({ Add: 2, Sigmoid: 1, Mul: 1 });
+      const a = floatInput('a', dims, 12, 12);
+      (a.data as Float32Array).set([NaN, Infinity, -Infinity, -0, 100, -100, 1e-40]);
+      const [fused, steps] = await session.run([a, floatInput('b', dims, 13, 1)]);
+      expect(Array.from(fused!.data as Float32Array)).toEqual(Array.from(steps!.data as Float32Array));
+    } finally {
+      session.close();
+    }
+  });
+
   it('Add → Relu on INT32 tensors (Relu takes integers since opset 14)', async () => {
     const g = new OnnxGraphBuilder('act', 14).input('a', 'INT32', [3, 11]).input('b', 'INT32', [11]);
     g.node('Add', ['a', 'b'], ['s']).node('Relu', ['s'], ['y']);

@@ -54,6 +54,19 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, unary operators (threads=%i)'
     await agree(model, [input(dims, 41 + dims.length, 10, [NaN, Infinity, 0, -0, 1e-30, 5, -5])], threads, 1e-4);
   });
 
+  it.each(shapes)('HardSigmoid (default and own alpha/beta) and HardSwish, bit for bit (vectorised, masked tails) on $dims', async ({ dims }) => {
+    const model = new OnnxGraphBuilder('unary_hard', 18)
+      .input('x', 'FLOAT', dims)
+      .node('HardSigmoid', ['x'], ['hard_sigmoid']).node('HardSigmoid', ['x'], ['hard_sigmoid_own'], { alpha: 0.25, beta: 0.4 })
+      .node('HardSwish', ['x'], ['hard_swish'])
+      .output('hard_sigmoid', 'FLOAT').output('hard_sigmoid_own', 'FLOAT').output('hard_swish', 'FLOAT')
+      .encode();
+    // ±3 are HardSwish's corners (x/6 + 1/2 reaches 0 and 1); ±Inf saturate; -0 keeps its sign
+    // through the product. Both compute alpha·x + beta as a product, then a sum (HardSwish: x/6
+    // would differ from x·(1/6) in the last bit for about one value in ten).
+    await agree(model, [input(dims, 43 + dims.length, 8, [Infinity, -Infinity, 0, -0, 3, -3, 2.5, -2.5, FLT_MAX, -FLT_MAX, 1e-40, -1e-40])], threads, 0);
+  });
+
   it.each(shapes)('smooth ones: Mish, Sin, Cos, Celu, Selu (default and own alpha/gamma) on $dims', async ({ dims }) => {
     const transcendental = new OnnxGraphBuilder('unary_transcendental', 18)
       .input('x', 'FLOAT', dims)
