@@ -323,31 +323,14 @@ GEBE_AVX512 void DirectBlock(const DirectRows& a, int64_t mh, const float* b, in
   }
 }
 
-// 16 × 16 in registers: four stages, each swapping the off-diagonal b × b blocks of every 2b × 2b
-// block (b = 8, 4, 2, 1) with one two-source permute per row.
+// 16 × 16 in registers (Transpose16), the epilogue on each row on the way out.
 GEBE_AVX512 void TransposeBlock(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst,
                                 int64_t ld_dst, const TileEpilogue* ep) {
   __m512 r[16];
   const __mmask16 col_mask = FirstLanes(cols), row_mask = FirstLanes(rows);
 #pragma GCC unroll 16
   for (int i = 0; i < 16; ++i) r[i] = i < rows ? _mm512_maskz_loadu_ps(col_mask, src + i * ld_src) : _mm512_setzero_ps();
-#pragma GCC unroll 4
-  for (int b = 8; b >= 1; b /= 2) {
-    alignas(64) int32_t lo[16], hi[16];
-    for (int j = 0; j < 16; ++j) {
-      lo[j] = (j & b) ? 16 + j - b : j;
-      hi[j] = (j & b) ? 16 + j : j + b;
-    }
-    const __m512i idx_lo = _mm512_load_si512(lo), idx_hi = _mm512_load_si512(hi);
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; ++i) {
-      if (i & b) continue;
-      __m512 top = _mm512_permutex2var_ps(r[i], idx_lo, r[i + b]);
-      __m512 bottom = _mm512_permutex2var_ps(r[i], idx_hi, r[i + b]);
-      r[i] = top;
-      r[i + b] = bottom;
-    }
-  }
+  avx512::Transpose16(r);
   for (int64_t j = 0; j < cols; ++j) {
     __m512 x = ep ? EpilogueVector(r[j], ep->bias ? ep->bias[j] : 0.f, *ep) : r[j];
     _mm512_mask_storeu_ps(dst + j * ld_dst, row_mask, x);

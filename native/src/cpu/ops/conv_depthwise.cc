@@ -1,4 +1,6 @@
-// Depthwise convolutions (group == channels, one input channel per output channel): 3×3 on small
+// Depthwise convolutions (group == channels, one input channel per output channel): kernels
+// larger than 3×3 on planes up to 64×64 with the channels in the vector lanes where the ISA has
+// kernels for it (AVX-512, conv_depthwise_channels_last.h); 3×3 on small
 // planes read in place where the ISA has kernels for them (AVX-512); any kernel size with
 // stride 1 or 2 plane by plane over a zero-bordered copy (stride 2 as four parity sub-planes),
 // bias and Relu/Clip in the ISA's plane kernel; other strides, and copies that would be mostly
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu/ops/conv_depthwise_channels_last.h"
 #include "cpu/ops/conv_depthwise_rows.h"
 #include "cpu/ops/op_util.h"
 
@@ -216,6 +219,10 @@ void Depthwise(const float* x, const float* w, const float* bias, float* y, int6
                int64_t multiplier, const Geo2& g, const Activation& act, ThreadPool* pool) {
   // planes = N * out_channels; output channel m reads input channel m / multiplier.
   const DepthwiseRows& rows = ActiveDepthwiseRows();
+  if (channels > 0 && DepthwiseChannelsLastFits(g, multiplier)) {
+    DepthwiseChannelsLast(x, w, bias, y, planes / channels, channels, g, act, pool);
+    return;
+  }
   if (g.kh == 3 && g.kw == 3) {
     SmallPlanes9Fn small = rows.flat9 && Flat9Fits(g)   ? rows.flat9
                            : rows.rows9 && Rows9Fits(g) ? rows.rows9

@@ -129,6 +129,62 @@ GEBE_AVX512 void PlaneK(float* y, const float* const* p, int taps, int64_t rows,
   if (rows - r == 1) PlaneKRows<1>(y, p, taps, r, n, p_stride, w, bv, c, lo, hi);
 }
 
+// R outputs of a channels-last row at a time: R independent FMA chains, each tap's weight vector
+// loaded once for all of them.
+template <int R>
+GEBE_AVX512 inline void ChannelsLastOutputs(float* out, const float* in, const float* w, __m512 bias,
+                                            const ChannelsLastGeometry& g) {
+  __m512 acc[R];
+  for (int j = 0; j < R; ++j) acc[j] = bias;
+  for (int64_t a = 0; a < g.kh; ++a) {
+    const float* in_row = in + a * g.row_step;
+    for (int64_t b = 0; b < g.kw; ++b) {
+      const __m512 wv = _mm512_load_ps(w + (a * g.kw + b) * 16);
+      const float* q = in_row + b * g.tap_step;
+      for (int j = 0; j < R; ++j) acc[j] = _mm512_fmadd_ps(wv, _mm512_load_ps(q + j * g.out_step), acc[j]);
+    }
+  }
+  for (int j = 0; j < R; ++j) _mm512_store_ps(out + j * 16, acc[j]);
+}
+
+GEBE_AVX512 void ChannelsLastRow(float* out, const float* in, int64_t n, const float* w, const float* bias,
+                                 const ChannelsLastGeometry& g) {
+  const __m512 bv = _mm512_load_ps(bias);
+  int64_t o = 0;
+  for (; o + 8 <= n; o += 8) ChannelsLastOutputs<8>(out + o * 16, in + o * g.out_step, w, bv, g);
+  switch (n - o) {
+    case 7: ChannelsLastOutputs<7>(out + o * 16, in + o * g.out_step, w, bv, g); break;
+    case 6: ChannelsLastOutputs<6>(out + o * 16, in + o * g.out_step, w, bv, g); break;
+    case 5: ChannelsLastOutputs<5>(out + o * 16, in + o * g.out_step, w, bv, g); break;
+    case 4: ChannelsLastOutputs<4>(out + o * 16, in + o * g.out_step, w, bv, g); break;
+    case 3: ChannelsLastOutputs<3>(out + o * 16, in + o * g.out_step, w, bv, g); break;
+    case 2: ChannelsLastOutputs<2>(out + o * 16, in + o * g.out_step, w, bv, g); break;
+    case 1: ChannelsLastOutputs<1>(out + o * 16, in + o * g.out_step, w, bv, g); break;
+    default: break;
+  }
+}
+
+// 16 positions of the flattened input plane at a time (one transpose for what may be several
+// short rows), each position's vector stored at its padded row and column.
+GEBE_AVX512 void ChannelsLastFill(const float* x, int64_t channels, const Geo2& g, int64_t wp, float* bordered) {
+  const int64_t ihw = g.ih * g.iw;
+  int64_t r = 0, c = 0;  // the row and column of position p + j
+  for (int64_t p = 0; p < ihw; p += 16) {
+    const __mmask16 m = Lanes(ihw - p);
+    __m512 v[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) v[i] = i < channels ? _mm512_maskz_loadu_ps(m, x + i * ihw + p) : _mm512_setzero_ps();
+    avx512::Transpose16(v);
+    const int64_t count = std::min<int64_t>(16, ihw - p);
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j) {
+      if (j >= count) break;
+      _mm512_store_ps(bordered + ((r + g.ph) * wp + c + g.pw) * 16, v[j]);
+      if (++c == g.iw) c = 0, ++r;
+    }
+  }
+}
+
 GEBE_AVX512 void CopyRow(float* dst, const float* src, int64_t n) {
   for (int64_t i = 0; i < n; i += 16) {
     __mmask16 m = Lanes(n - i);
@@ -444,7 +500,7 @@ GEBE_AVX512 void Wide2(const DepthwiseJob& d, int64_t p0, int64_t p1) {
 }  // namespace
 
 const DepthwiseRows* Avx512DepthwiseRows() {
-  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, PlaneK, CopyRow, SplitRow, Flat9, Rows9, Wide2};
+  static const DepthwiseRows rows{Row9Fma, Row9Stride2, Row3<1>, Row3<2>, Plane9, PlaneK, CopyRow, SplitRow, Flat9, Rows9, Wide2, ChannelsLastRow, ChannelsLastFill};
   return &rows;
 }
 

@@ -69,6 +69,20 @@ inline bool Rows9Fits(const Geo2& g) { return g.iw <= 32 && g.ow <= 16; }
 constexpr int64_t kWide2MaxOutputs = 256;
 inline bool Wide2Fits(const Geo2& g) { return g.sw == 2 && g.ow <= kWide2MaxOutputs; }
 
+// One output row of a channels-last depthwise convolution (conv_depthwise_channels_last.cc), 16
+// channels a position: out[o·16 + c] = bias[c] + sum over taps (a, b) of w[(a·kw + b)·16 + c] ·
+// in[a·row_step + b·tap_step + o·out_step + c] for o < n. The offsets are in floats: a kernel row
+// down (dh padded rows), a tap across (dw positions), an output across (stride positions).
+struct ChannelsLastGeometry {
+  int64_t kh, kw, row_step, tap_step, out_step;
+};
+using ChannelsLastRowFn = void (*)(float* out, const float* in, int64_t n, const float* w, const float* bias,
+                                   const ChannelsLastGeometry& g);
+// The input planes of `channels` (at most 16) channels, channel i at x + i·ih·iw, into the
+// zero-bordered channels-last buffer: position (r, c) at ((r + ph)·wp + c + pw)·16, lanes past the
+// last channel zero. Writes only the input's own positions.
+using ChannelsLastFillFn = void (*)(const float* x, int64_t channels, const Geo2& g, int64_t wp, float* bordered);
+
 struct DepthwiseRows {
   Row9Fn row9 = nullptr, row9_s2 = nullptr;
   Row3Fn row3 = nullptr, row3_s2 = nullptr;
@@ -77,6 +91,8 @@ struct DepthwiseRows {
   CopyRowFn copy_row = nullptr;
   SplitRowFn split_row = nullptr;
   SmallPlanes9Fn flat9 = nullptr, rows9 = nullptr, wide2 = nullptr;
+  ChannelsLastRowFn channels_last_row = nullptr;  // AVX-512 only, as the next
+  ChannelsLastFillFn channels_last_fill = nullptr;
 };
 
 // The rows of ActiveIsa().

@@ -28,12 +28,12 @@ interface ConvCase {
   pads?: number[];
   group?: number;
   dilations?: number[];
-  activation?: 'Relu' | 'Clip' | 'LeakyRelu' | 'Silu';
+  activation?: 'Relu' | 'Clip' | 'LeakyRelu' | 'Silu' | 'HardSwish';
 }
 
 let seed = 500;
 function convModel(c: ConvCase): string {
-  const g = new OnnxGraphBuilder('conv', 13);
+  const g = new OnnxGraphBuilder('conv', c.activation === 'HardSwish' ? 14 : 13);
   const spatial = c.input.slice(2);
   g.input('input', 'FLOAT', ['batch', c.input[1], ...spatial]);
   const cin = c.input[1] / (c.group ?? 1);
@@ -44,6 +44,7 @@ function convModel(c: ConvCase): string {
   g.node('Conv', ['input', 'w', 'b'], [c.activation ? 'y' : 'output'], attrs, 'conv');
   if (c.activation === 'Relu') g.node('Relu', ['y'], ['output'], {}, 'relu');
   if (c.activation === 'LeakyRelu') g.node('LeakyRelu', ['y'], ['output'], { alpha: 0.1 }, 'leaky');
+  if (c.activation === 'HardSwish') g.node('HardSwish', ['y'], ['output'], {}, 'hard_swish');
   // SiLU as exporters write it: the Conv applies it (fusion.cc), so the two steps go.
   if (c.activation === 'Silu') g.node('Sigmoid', ['y'], ['gate'], {}, 'sigmoid').node('Mul', ['y', 'gate'], ['output'], {}, 'silu');
   if (c.activation === 'Clip') {
@@ -123,7 +124,18 @@ const cases: ConvCase[] = [
   { name: 'depthwise 3x5 stride 2 asymmetric pads', input: [1, 4, 19, 22], out: 4, kernel: [3, 5], strides: [2, 2], pads: [1, 0, 2, 3], group: 4 },
   { name: 'depthwise 5x5 multiplier 2 + Clip', input: [1, 3, 12, 12], out: 6, kernel: [5, 5], pads: [2, 2, 2, 2], group: 3, activation: 'Clip' },
   { name: 'depthwise 5x5 dilation 24 on 14x14 (row by row)', input: [1, 4, 14, 14], out: 4, kernel: [5, 5], pads: [48, 48, 48, 48], dilations: [24, 24], group: 4 },
-  { name: 'depthwise 5x5 stride 3 (row by row)', input: [1, 4, 20, 17], out: 4, kernel: [5, 5], strides: [3, 3], pads: [2, 2, 2, 2], group: 4 },
+  { name: 'depthwise 5x5 stride 3 (row by row; channels last on AVX-512)', input: [1, 4, 20, 17], out: 4, kernel: [5, 5], strides: [3, 3], pads: [2, 2, 2, 2], group: 4 },
+  // Channels last on AVX-512 (conv_depthwise_channels_last.cc: kernels larger than 3×3, bordered
+  // planes up to 4096 positions), elsewhere the paths above: blocks of 16 channels and a partial
+  // one, several images, odd sizes and asymmetric pads at stride 2, a dilation with a stride,
+  // ConvNeXt's 7×7 at 56×56 (3844 bordered positions), and one just past the limit (4356).
+  { name: 'depthwise 5x5 on 7x7, 40 channels + HardSwish', input: [2, 40, 7, 7], out: 40, kernel: [5, 5], pads: [2, 2, 2, 2], group: 40, activation: 'HardSwish' },
+  { name: 'depthwise 7x7 on 14x14, 48 channels + Relu', input: [1, 48, 14, 14], out: 48, kernel: [7, 7], pads: [3, 3, 3, 3], group: 48, activation: 'Relu' },
+  { name: 'depthwise 5x5 stride 2 on 15x15, 33 channels, asymmetric pads + Clip', input: [1, 33, 15, 15], out: 33, kernel: [5, 5], strides: [2, 2], pads: [1, 2, 2, 1], group: 33, activation: 'Clip' },
+  { name: 'depthwise 5x5 dilation 2 stride 2, 20 channels + SiLU', input: [2, 20, 19, 17], out: 20, kernel: [5, 5], strides: [2, 2], pads: [4, 3, 4, 3], dilations: [2, 2], group: 20, activation: 'Silu' },
+  { name: 'depthwise 5x5 stride 2 on 40x40, 20 channels (rows of 20 outputs)', input: [1, 20, 40, 40], out: 20, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2], group: 20 },
+  { name: 'depthwise 7x7 on 56x56, 17 channels', input: [1, 17, 56, 56], out: 17, kernel: [7, 7], pads: [3, 3, 3, 3], group: 17 },
+  { name: 'depthwise 7x7 on 60x60, 18 channels (past the channels-last limit)', input: [1, 18, 60, 60], out: 18, kernel: [7, 7], pads: [3, 3, 3, 3], group: 18 },
   // Kernel rows and columns that read only padding are dropped (conv.cc's TapWindow): DeepLab's
   // ASPP at rate 36 over a 14×14 map becomes a 1×1 conv; at rate 8 over a 6×10 map only the
   // columns shrink; a window past the map on one side only (asymmetric pads); a stride-2 conv
