@@ -3,7 +3,9 @@
 // weights (conv_prepacked.cc), im2col + GEMM for weights that arrive at run time, and 3 or more
 // spatial dims (conv_nd.cc). A Conv may also carry the 2×2 stride-2 MaxPool after it
 // (FuseConvMaxPool), which the small-plane path pools before writing back, or the residual Add
-// after it (FuseConvResidualAdd), which the constant-weight paths add in their epilogue.
+// after it (FuseConvResidualAdd), which the constant-weight paths add in their epilogue. Kernel
+// rows and columns that read only padding are dropped (TapWindow); a convolution whose taps still
+// mostly read padding runs tap by tap (conv_tap_products.h).
 #include <memory>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "cpu/ops/conv_nd.h"
 #include "cpu/ops/conv_prepacked.h"
 #include "cpu/ops/conv_small_plane.h"
+#include "cpu/ops/conv_tap_products.h"
 #include "cpu/ops/op_util.h"
 
 namespace gebe::cpu {
@@ -80,6 +83,8 @@ class CroppedWeights {
     taps_ = taps;
     return weights_;
   }
+  // The cropped W (m × cg × kh × kw of the window) that For last made.
+  const float* Data() const { return data_.data(); }
 
  private:
   const float* source_ = nullptr;
@@ -262,10 +267,28 @@ class ConvKernel : public Kernel {
     if (weights_.Holds(pw)) {
       ConvWeights* weights = &weights_;
       const TapWindow taps = TapWindow::Of(g);
-      if (taps.Crops(g)) {
+      const bool cropped = taps.Crops(g);
+      if (cropped) {
         g = taps.Apply(g);
         weights = &cropped_.For(pw, taps, mg * group_, cg, To2D(geometry), group_);
         pointwise = is_pointwise(g);
+      }
+      if (!pool_2x2 && TapProductsPay(g, cg, mg)) {
+        TapProductsArgs t;
+        t.x = px;
+        t.w = cropped ? cropped_.Data() : pw;
+        t.bias = bias;
+        t.y = py;
+        t.n = n;
+        t.c = c;
+        t.m = m;
+        t.groups = group_;
+        t.g = g;
+        t.act = &act;
+        t.residual = extras.residual;
+        t.weights = &tap_weights_;
+        RunTapProducts(t, ctx);
+        return true;
       }
       if (pool_2x2 && !SmallPlanePays(g, cg, mg, group_)) return false;
       PrepackedConvArgs args;
@@ -320,6 +343,7 @@ class ConvKernel : public Kernel {
   Activation act_;
   ConvWeights weights_;  // when W is a constant
   CroppedWeights cropped_;  // W's taps that read the image, when the others read only padding
+  TapWeights tap_weights_;  // W (or its cropped taps) one tap at a time, when im2col would be mostly padding
   // A MaxPool absorbed by FuseConvMaxPool, or an Add by FuseConvResidualAdd (its other input
   // first when residual_first_): their kernels give the shape, and pool or add where the
   // convolution's path cannot, from unfused_ (a session runs on one thread at a time).

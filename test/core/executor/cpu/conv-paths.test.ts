@@ -145,6 +145,13 @@ const cases: ConvCase[] = [
   { name: 'window past the map on one side (asymmetric pads)', input: [1, 16, 9, 9], out: 20, kernel: [3, 3], pads: [0, 0, 12, 12], dilations: [6, 6] },
   { name: 'stride 2 whose last kernel row reads only the bottom pad', input: [1, 12, 8, 8], out: 14, kernel: [3, 3], strides: [2, 2], pads: [0, 0, 8, 8], dilations: [4, 4] },
   { name: 'every tap in the padding (the bias alone)', input: [1, 12, 4, 4], out: 14, kernel: [3, 3], pads: [11, 11, 11, 11], dilations: [10, 10], strides: [9, 9] },
+  // Tap by tap (conv_tap_products.h) where, after that crop, the taps still read the image for at
+  // most a third of im2col's positions: DeepLab's ASPP at rate 12 over 14×14 (324 of 1764), a
+  // rate over an odd map with SiLU, stride 2 with a Clip, two groups.
+  { name: 'ASPP rate 12 on 14x14, tap by tap + Relu', input: [1, 40, 14, 14], out: 24, kernel: [3, 3], pads: [12, 12, 12, 12], dilations: [12, 12], activation: 'Relu' },
+  { name: 'rate 7 on 9x11, tap by tap + SiLU', input: [1, 24, 9, 11], out: 20, kernel: [3, 3], pads: [7, 7, 7, 7], dilations: [7, 7], activation: 'Silu' },
+  { name: 'rate 14 stride 2 on 20x18, tap by tap + Clip', input: [1, 32, 20, 18], out: 16, kernel: [3, 3], strides: [2, 2], pads: [14, 14, 14, 14], dilations: [14, 14], activation: 'Clip' },
+  { name: 'rate 12, two groups of 32 -> 24, tap by tap', input: [1, 64, 14, 14], out: 48, kernel: [3, 3], pads: [12, 12, 12, 12], dilations: [12, 12], group: 2 },
   // The 5×5 padded stride-1 conv: implicit im2col over a zero-padded copy.
   { name: '5x5 pad 2, 16 channels + Relu', input: [1, 16, 27, 27], out: 23, kernel: [5, 5], pads: [2, 2, 2, 2], activation: 'Relu' },
   // Small output planes (at most 196 positions, 3136 on AVX-512; conv_small_plane.h): positions as GEMM rows, channels

@@ -27,6 +27,7 @@ interface ResidualCase {
   kernel?: number[];       // 3×3, pads 1 unless given
   pads?: number[];
   strides?: number[];
+  dilations?: number[];
   group?: number;
   residual?: number[];     // the residual's shape without the batch; the Conv output's unless given
   residualFirst?: boolean; // Add(residual, conv) rather than Add(conv, residual)
@@ -39,8 +40,8 @@ let saved = 0;
 
 /** The output shape of the case's Conv (batch left out). */
 function convOut(c: ResidualCase): number[] {
-  const k = c.kernel ?? [3, 3], pads = c.pads ?? [1, 1, 1, 1], s = c.strides ?? [1, 1];
-  return [c.out, ...[0, 1].map((i) => Math.floor((c.input[2 + i] + pads[i] + pads[i + 2] - k[i]) / s[i]) + 1)];
+  const k = c.kernel ?? [3, 3], pads = c.pads ?? [1, 1, 1, 1], s = c.strides ?? [1, 1], d = c.dilations ?? [1, 1];
+  return [c.out, ...[0, 1].map((i) => Math.floor((c.input[2 + i] + pads[i] + pads[i + 2] - (k[i] - 1) * d[i] - 1) / s[i]) + 1)];
 }
 
 /**
@@ -56,7 +57,7 @@ function residualModel(c: ResidualCase, exposeConv = false): string {
   const wdims = [c.out, c.input[1] / (c.group ?? 1), ...kernel];
   g.initializer('w', 'FLOAT', wdims, randomValues(wdims.reduce((a, b) => a * b, 1), weightSeed, 0.3));
   g.initializer('b', 'FLOAT', [c.out], randomValues(c.out, weightSeed + 1, 0.5));
-  g.node('Conv', ['input', 'w', 'b'], ['conv_out'], { kernel_shape: kernel, pads: c.pads ?? [1, 1, 1, 1], strides: c.strides ?? [1, 1], group: c.group ?? 1 }, 'conv');
+  g.node('Conv', ['input', 'w', 'b'], ['conv_out'], { kernel_shape: kernel, pads: c.pads ?? [1, 1, 1, 1], strides: c.strides ?? [1, 1], group: c.group ?? 1, ...(c.dilations ? { dilations: c.dilations } : {}) }, 'conv');
   if (c.laterResidual) {
     // The shortcut of a downsampling block: a 1×1 Conv of the same input, exported after the main one.
     g.initializer('wd', 'FLOAT', [c.out, c.input[1], 1, 1], randomValues(c.out * c.input[1], weightSeed + 2, 0.3));
@@ -96,6 +97,7 @@ const cases: ResidualCase[] = [
   // Through the Add's own kernel: a residual that broadcasts, and paths without the epilogue.
   { name: 'broadcast residual [48, 1, 1] + Relu', input: [1, 20, 9, 9], out: 48, residual: [48, 1, 1], activation: 'Relu' },
   { name: 'depthwise 3x3 + Relu', input: [1, 12, 15, 15], out: 12, group: 12, activation: 'Relu' },
+  { name: 'ASPP rate 12 on 14x14, tap by tap (conv_tap_products.h) + Relu', input: [1, 32, 14, 14], out: 24, pads: [12, 12, 12, 12], dilations: [12, 12], activation: 'Relu' },
   // The Conv's 1×1 output is the one that broadcasts, up to the residual's 4×4.
   { name: 'Conv output [16, 1, 1] broadcast to a [1, 16, 4, 4] residual', input: [1, 8, 3, 3], out: 16, pads: [0, 0, 0, 0], residual: [1, 16, 4, 4] },
 ];
