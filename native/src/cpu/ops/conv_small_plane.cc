@@ -25,9 +25,18 @@ using gemm_detail::PadTo;
 // product is too small for the default path's packing and tiles (RegNetX-400MF's 25 groups of 16
 // channels at 7²: 10.4-14.0 → 7.7-9.6 ms a run, alternating). Ungrouped ones need two panels:
 // with one, the FP16 CNN export's 8 → 16 at 16² lost (26-29 → 28-34 µs a run).
+// Pointwise convs (stride 1 or 2) into planes up to 7×7 where the direct kernel reads the
+// channels-last input in place (a Zen 5, 2026-12-06): 49 positions fill a quarter of the default
+// path's last 16-column vectors with nothing, channels never do. gebe/ORT, alternating with the
+// addon without it, 1 and 2 threads: MobileNetV3-small 1.09 → 0.98, 1.20-1.25 → 1.09-1.10;
+// MobileNetV2 1.17-1.19 → 1.12-1.14, 1.20-1.29 → 1.18-1.21; ResNet-50 1.21-1.23 → 1.17-1.19,
+// 1.27-1.30 → 1.24-1.28; RegNetY-400MF 1.07-1.08 → 1.03-1.04. At 14×14 they lost (chains of
+// pointwise convs 112 ↔ 672: 1.02×, 40 ↔ 240: 1.15× per node), so the limit is 7×7.
 bool SmallPlanePays(const Geo2& g, int64_t cg, int64_t mg, int64_t groups) {
-  const int64_t max_positions = gemm_detail::ActiveKernels().block_direct ? 56 * 56 : 14 * 14;
-  return g.oh * g.ow <= max_positions && g.kh * g.kw > 1 && mg >= (groups > 1 ? kNR : 2 * kNR) && cg * g.kh * g.kw >= 64;
+  const bool direct = gemm_detail::ActiveKernels().block_direct != nullptr;
+  const int64_t max_positions = direct ? 56 * 56 : 14 * 14;
+  const bool taps_or_small = g.kh * g.kw > 1 || (direct && g.oh * g.ow <= 7 * 7);
+  return g.oh * g.ow <= max_positions && taps_or_small && mg >= (groups > 1 ? kNR : 2 * kNR) && cg * g.kh * g.kw >= 64;
 }
 
 PackedB PackSmallPlaneWeights(const float* w, int64_t mg, int64_t cg, const Geo2& g) {

@@ -172,6 +172,13 @@ const cases: ConvCase[] = [
   { name: 'small plane dilation 2, asymmetric pads', input: [1, 10, 9, 11], out: 34, kernel: [3, 3], dilations: [2, 2], pads: [2, 1, 0, 2] },
   { name: 'small plane 3x1 kernel, 25 channels (8-channel steps and one)', input: [1, 25, 5, 6], out: 36, kernel: [3, 1], pads: [1, 0, 1, 0] },
   { name: 'small plane grouped', input: [1, 16, 8, 8], out: 64, kernel: [3, 3], pads: [1, 1, 1, 1], group: 2 },
+  // Pointwise convs into planes up to 7×7 where the A rows are read in place (AVX-512): a
+  // MobileNetV3 expansion, 5×5 with channels off the 16-channel steps, ResNet's stride-2 1×1 into
+  // 7×7 with its residual-free Relu, and an 8×8 plane that goes the default way.
+  { name: 'small plane pointwise 7x7, 96 -> 576 + HardSwish', input: [1, 96, 7, 7], out: 576, kernel: [1, 1], activation: 'HardSwish' },
+  { name: 'small plane pointwise 5x5, 64 -> 40', input: [1, 64, 5, 5], out: 40, kernel: [1, 1] },
+  { name: 'small plane pointwise stride 2 13x13 -> 7x7, 72 -> 48 + Relu', input: [1, 72, 13, 13], out: 48, kernel: [1, 1], strides: [2, 2], activation: 'Relu' },
+  { name: 'pointwise 8x8 (64 positions) goes the default way', input: [1, 64, 8, 8], out: 48, kernel: [1, 1] },
   // Grouped convs take it from 16 channels a group (RegNetX's), stride 1 and 2.
   { name: 'small plane grouped, 16 channels a group + Relu', input: [1, 48, 7, 7], out: 48, kernel: [3, 3], pads: [1, 1, 1, 1], group: 3, activation: 'Relu' },
   { name: 'small plane grouped, 16 -> 24 channels a group, stride 2', input: [1, 32, 14, 14], out: 48, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], group: 2 },
