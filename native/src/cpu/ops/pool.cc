@@ -144,13 +144,13 @@ void AveragePlanes(const float* px, float* py, int64_t planes, const Pool2d& g, 
           const float* __restrict h = row_sums.data() + (y0 + a * g.dh) * g.ow;
           for (int64_t xo = 0; xo < g.ow; ++xo) out[xo] += h[xo];
         }
-        // Counts are small integers, exact as floats, and so is their product.
+        // Counts are small integers, exact as floats, and so is their product. A window with no
+        // element counted (all of it padding) summed nothing, so its 0 divided by 1 gives the 0
+        // it must: no branch, and the loop vectorises (a conditional division would not).
         const float rows_f = float(row_count);
         const float* __restrict cols_f = col_count.data();
-        for (int64_t xo = 0; xo < g.ow; ++xo) {
-          const float denom = rows_f * cols_f[xo];
-          out[xo] = denom > 0.f ? out[xo] / denom : 0.f;
-        }
+        const int64_t ow = g.ow;
+        for (int64_t xo = 0; xo < ow; ++xo) out[xo] /= std::max(rows_f * cols_f[xo], 1.f);
       }
     }
   });
