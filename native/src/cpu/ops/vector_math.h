@@ -1,5 +1,5 @@
 // Array versions of the element-wise and row operations that dominate models outside GEMM (Erf,
-// Gelu, Tanh, Sigmoid, Softmax and LayerNormalization rows). On x86-64 with AVX2+FMA or AVX-512
+// Gelu, Tanh, Sigmoid, SiLU, HardSigmoid/HardSwish, Softmax and LayerNormalization rows). On x86-64 with AVX2+FMA or AVX-512
 // (the ISA checked once at run time) they use 8- or 16-lane code with polynomial approximations
 // accurate to about 1e-6 relative (erf: 4e-7 absolute), vector_math_avx2.cc and
 // vector_math_avx512.cc; elsewhere plain loops over the standard library (vector_math.cc).
