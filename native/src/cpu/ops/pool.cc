@@ -109,50 +109,29 @@ float AverageOf(const float* xc, const Pool2d& g, const Window& w, bool count_in
 void AveragePlanes(const float* px, float* py, int64_t planes, const Pool2d& g, bool count_include_pad, ThreadPool* pool) {
   const ColumnWindows cols(g);
   const TapRanges taps(g.iw, g.ow, g.kw, g.sw, g.dw, g.pw);  // per kernel column, the outputs it reaches
-  std::vector<float> col_count(size_t(g.ow));
+  std::vector<float> col_count(size_t(g.ow)), row_count(size_t(g.oh));
   for (int64_t xo = 0; xo < g.ow; ++xo) {
     col_count[size_t(xo)] = float(WindowCount(xo * g.sw - g.pw, cols.b0[size_t(xo)], cols.b1[size_t(xo)], g.kw, g.dw, g.iw, g.pw,
                                         g.pew, count_include_pad));
   }
+  std::vector<int64_t> row_start(size_t(g.oh)), row_a0(size_t(g.oh)), row_a1(size_t(g.oh));
+  for (int64_t y = 0; y < g.oh; ++y) {
+    const int64_t y0 = y * g.sh - g.ph;
+    const int64_t a0 = y0 >= 0 ? 0 : (-y0 + g.dh - 1) / g.dh;
+    const int64_t a1 = std::min<int64_t>(g.kh, y0 >= g.ih ? 0 : (g.ih - 1 - y0) / g.dh + 1);
+    row_start[size_t(y)] = y0;
+    row_a0[size_t(y)] = a0;
+    row_a1[size_t(y)] = a1;
+    // Counts are small integers, exact as floats, and so is their product.
+    row_count[size_t(y)] = float(WindowCount(y0, a0, a1, g.kh, g.dh, g.ih, g.ph, g.peh, count_include_pad));
+  }
+  const AveragePlaneGeometry geometry{g.ih, g.iw, g.oh, g.ow, g.kw, g.sw, g.dh, g.dw, g.pw, taps.lo.data(), taps.hi.data(),
+                                      row_start.data(), row_a0.data(), row_a1.data(), row_count.data(), col_count.data()};
+  const AveragePlanesFn planes_fn = ActiveAveragePlanes();
   pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.ih * g.iw)), [&](int64_t p0, int64_t p1) {
     thread_local std::vector<float> row_sums;
     row_sums.resize(size_t(g.ih * g.ow));
-    for (int64_t p = p0; p < p1; ++p) {
-      const float* xc = px + p * g.ih * g.iw;
-      float* yc = py + p * g.oh * g.ow;
-      for (int64_t r = 0; r < g.ih; ++r) {
-        float* __restrict h = row_sums.data() + r * g.ow;
-        const float* __restrict row = xc + r * g.iw;
-        std::fill(h, h + g.ow, 0.f);
-        for (int64_t b = 0; b < g.kw; ++b) {
-          const int64_t off = b * g.dw - g.pw;
-          if (g.sw == 1) {
-            for (int64_t xo = taps.lo[size_t(b)]; xo < taps.hi[size_t(b)]; ++xo) h[xo] += row[xo + off];
-          } else {
-            for (int64_t xo = taps.lo[size_t(b)]; xo < taps.hi[size_t(b)]; ++xo) h[xo] += row[xo * g.sw + off];
-          }
-        }
-      }
-      for (int64_t y = 0; y < g.oh; ++y) {
-        const int64_t y0 = y * g.sh - g.ph;
-        const int64_t a0 = y0 >= 0 ? 0 : (-y0 + g.dh - 1) / g.dh;
-        const int64_t a1 = std::min<int64_t>(g.kh, y0 >= g.ih ? 0 : (g.ih - 1 - y0) / g.dh + 1);
-        const int64_t row_count = WindowCount(y0, a0, a1, g.kh, g.dh, g.ih, g.ph, g.peh, count_include_pad);
-        float* __restrict out = yc + y * g.ow;
-        std::fill(out, out + g.ow, 0.f);
-        for (int64_t a = a0; a < a1; ++a) {
-          const float* __restrict h = row_sums.data() + (y0 + a * g.dh) * g.ow;
-          for (int64_t xo = 0; xo < g.ow; ++xo) out[xo] += h[xo];
-        }
-        // Counts are small integers, exact as floats, and so is their product. A window with no
-        // element counted (all of it padding) summed nothing, so its 0 divided by 1 gives the 0
-        // it must: no branch, and the loop vectorises (a conditional division would not).
-        const float rows_f = float(row_count);
-        const float* __restrict cols_f = col_count.data();
-        const int64_t ow = g.ow;
-        for (int64_t xo = 0; xo < ow; ++xo) out[xo] /= std::max(rows_f * cols_f[xo], 1.f);
-      }
-    }
+    planes_fn(px + p0 * g.ih * g.iw, py + p0 * g.oh * g.ow, p1 - p0, geometry, row_sums.data());
   });
 }
 

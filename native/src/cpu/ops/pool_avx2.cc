@@ -1,4 +1,4 @@
-// The MaxPool row compiled for AVX2 (8 lanes); used only when ActiveIsa() is avx2.
+// The MaxPool row and AveragePool's planes compiled for AVX2 (8 lanes); used only when ActiveIsa() is avx2.
 #include "cpu/ops/pool_rows.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -13,9 +13,15 @@ __attribute__((target("avx2,fma"))) void MaxInterior(const float* xc, int64_t iw
   pool_detail::MaxInteriorBody(xc, iw, y0, a0, a1, dh, kw, dw, sw, x0, dst, n);
 }
 
+__attribute__((target("avx2,fma"))) void AveragePlanes(const float* x, float* y, int64_t planes,
+                                                      const AveragePlaneGeometry& g, float* row_sums) {
+  pool_detail::AveragePlanesBody(x, y, planes, g, row_sums);
+}
+
 }  // namespace
 
 MaxInteriorFn Avx2MaxInterior() { return MaxInterior; }
+AveragePlanesFn Avx2AveragePlanes() { return AveragePlanes; }
 
 }  // namespace gebe::cpu
 
@@ -23,6 +29,7 @@ MaxInteriorFn Avx2MaxInterior() { return MaxInterior; }
 
 namespace gebe::cpu {
 MaxInteriorFn Avx2MaxInterior() { return nullptr; }
+AveragePlanesFn Avx2AveragePlanes() { return nullptr; }
 }  // namespace gebe::cpu
 
 #endif

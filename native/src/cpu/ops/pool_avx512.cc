@@ -1,4 +1,4 @@
-// The MaxPool row compiled for AVX-512 (16 lanes); used only when ActiveIsa() is avx512.
+// The MaxPool row and AveragePool's planes compiled for AVX-512 (16 lanes); used only when ActiveIsa() is avx512.
 #include "cpu/ops/pool_rows.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -100,9 +100,15 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void MaxPool2x2Planes(const float* x,
     for (int64_t r = 0; r < oh; ++r) Max2x2Stride2(x + 2 * r * iw, x + (2 * r + 1) * iw, y + r * ow, ow);
 }
 
+__attribute__((target(GEBE_AVX512_LOOPS))) void AveragePlanes(const float* x, float* y, int64_t planes,
+                                                              const AveragePlaneGeometry& g, float* row_sums) {
+  pool_detail::AveragePlanesBody(x, y, planes, g, row_sums);
+}
+
 }  // namespace
 
 MaxInteriorFn Avx512MaxInterior() { return MaxInterior; }
+AveragePlanesFn Avx512AveragePlanes() { return AveragePlanes; }
 MaxPool2x2PlanesFn Avx512MaxPool2x2Planes() { return MaxPool2x2Planes; }
 
 }  // namespace gebe::cpu
@@ -112,6 +118,7 @@ MaxPool2x2PlanesFn Avx512MaxPool2x2Planes() { return MaxPool2x2Planes; }
 namespace gebe::cpu {
 MaxInteriorFn Avx512MaxInterior() { return nullptr; }
 MaxPool2x2PlanesFn Avx512MaxPool2x2Planes() { return nullptr; }
+AveragePlanesFn Avx512AveragePlanes() { return nullptr; }
 }  // namespace gebe::cpu
 
 #endif

@@ -12,7 +12,21 @@ void MaxInteriorPortable(const float* xc, int64_t iw, int64_t y0, int64_t a0, in
   pool_detail::MaxInteriorBody(xc, iw, y0, a0, a1, dh, kw, dw, sw, x0, dst, n);
 }
 
+void AveragePlanesPortable(const float* x, float* y, int64_t planes, const AveragePlaneGeometry& g, float* row_sums) {
+  pool_detail::AveragePlanesBody(x, y, planes, g, row_sums);
+}
+
 }  // namespace
+
+AveragePlanesFn ActiveAveragePlanes() {
+  static const AveragePlanesFn fn = [] {
+    AveragePlanesFn f = nullptr;
+    if (ActiveIsa() == Isa::kAvx512) f = Avx512AveragePlanes();
+    else if (ActiveIsa() == Isa::kAvx2) f = Avx2AveragePlanes();
+    return f ? f : AveragePlanesPortable;
+  }();
+  return fn;
+}
 
 MaxInteriorFn ActiveMaxInterior() {
   static const MaxInteriorFn fn = [] {

@@ -1,7 +1,9 @@
 // The vectorised row of MaxPool (pool.cc): the outputs whose windows lie inside the input row,
-// one copy per ISA (pool_rows.cc portable, pool_avx2.cc, pool_avx512.cc), compiled from one body.
+// and AveragePool's planes, one copy per ISA (pool_rows.cc portable, pool_avx2.cc,
+// pool_avx512.cc), compiled from one body.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstddef>
 #include <limits>
@@ -18,8 +20,25 @@ using MaxInteriorFn = void (*)(const float* xc, int64_t iw, int64_t y0, int64_t 
 using MaxPool2x2PlanesFn = void (*)(const float* x, int64_t planes, int64_t ih, int64_t iw, float* y, int64_t oh,
                                     int64_t ow);
 
+// A 2-D AveragePool's geometry as AveragePlanesBody walks it: per kernel column, the outputs it
+// reaches inside the row ([tap_lo, tap_hi)); per output row, the first input row of its window
+// (row_start: may be negative), the kernel rows inside the image ([row_a0, row_a1)) and its
+// count; per output column its count (counts as the divisor needs them: padding counted or not).
+struct AveragePlaneGeometry {
+  int64_t ih, iw, oh, ow, kw, sw, dh, dw, pw;
+  const int64_t *tap_lo, *tap_hi;
+  const int64_t *row_start, *row_a0, *row_a1;
+  const float *row_count, *col_count;
+};
+// planes consecutive planes of ih × iw → oh × ow; row_sums holds ih · ow floats.
+using AveragePlanesFn = void (*)(const float* x, float* y, int64_t planes, const AveragePlaneGeometry& g, float* row_sums);
+
 // The row of ActiveIsa().
 MaxInteriorFn ActiveMaxInterior();
+// The AveragePool planes of ActiveIsa().
+AveragePlanesFn ActiveAveragePlanes();
+AveragePlanesFn Avx2AveragePlanes();    // nullptr when not built for x86-64
+AveragePlanesFn Avx512AveragePlanes();  // nullptr when not built for x86-64
 // The planes function of ActiveIsa(); nullptr where it has none (pool.cc goes row by row).
 MaxPool2x2PlanesFn ActiveMaxPool2x2Planes();
 MaxPool2x2PlanesFn Avx512MaxPool2x2Planes();  // nullptr when not built for x86-64
@@ -74,6 +93,43 @@ inline __attribute__((always_inline)) void MaxInteriorBody(const float* xc, int6
   }
 }
 
+// Separable sums: for each input row the sums over the window's columns for every output column
+// (row_sums), then for each output row the sums of its window's rows, divided by the window's
+// count. A count of 0 (a window all padding, padding not counted) divides its sum of nothing by 1:
+// no branch, so the division vectorises. Every element's additions run in tap order, so each
+// ISA's copy gives the same values.
+inline __attribute__((always_inline)) void AveragePlanesBody(const float* x, float* y, int64_t planes,
+                                                            const AveragePlaneGeometry& g, float* row_sums) {
+  const int64_t ih = g.ih, iw = g.iw, oh = g.oh, ow = g.ow, kw = g.kw, sw = g.sw;
+  for (int64_t p = 0; p < planes; ++p) {
+    const float* xc = x + p * ih * iw;
+    float* yc = y + p * oh * ow;
+    for (int64_t r = 0; r < ih; ++r) {
+      float* __restrict h = row_sums + r * ow;
+      const float* __restrict row = xc + r * iw;
+      for (int64_t xo = 0; xo < ow; ++xo) h[xo] = 0.f;
+      for (int64_t b = 0; b < kw; ++b) {
+        const int64_t off = b * g.dw - g.pw, lo = g.tap_lo[b], hi = g.tap_hi[b];
+        if (sw == 1) {
+          for (int64_t xo = lo; xo < hi; ++xo) h[xo] += row[xo + off];
+        } else {
+          for (int64_t xo = lo; xo < hi; ++xo) h[xo] += row[xo * sw + off];
+        }
+      }
+    }
+    for (int64_t yo = 0; yo < oh; ++yo) {
+      float* __restrict out = yc + yo * ow;
+      for (int64_t xo = 0; xo < ow; ++xo) out[xo] = 0.f;
+      for (int64_t a = g.row_a0[yo]; a < g.row_a1[yo]; ++a) {
+        const float* __restrict h = row_sums + (g.row_start[yo] + a * g.dh) * ow;
+        for (int64_t xo = 0; xo < ow; ++xo) out[xo] += h[xo];
+      }
+      const float rows_f = g.row_count[yo];
+      const float* __restrict cols_f = g.col_count;
+      for (int64_t xo = 0; xo < ow; ++xo) out[xo] /= std::max(rows_f * cols_f[xo], 1.f);
+    }
+  }
+}
 
 }  // namespace pool_detail
 
