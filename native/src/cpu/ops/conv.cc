@@ -273,23 +273,6 @@ class ConvKernel : public Kernel {
         weights = &cropped_.For(pw, taps, mg * group_, cg, To2D(geometry), group_);
         pointwise = is_pointwise(g);
       }
-      if (!pool_2x2 && TapProductsPay(g, cg, mg)) {
-        TapProductsArgs t;
-        t.x = px;
-        t.w = cropped ? cropped_.Data() : pw;
-        t.bias = bias;
-        t.y = py;
-        t.n = n;
-        t.c = c;
-        t.m = m;
-        t.groups = group_;
-        t.g = g;
-        t.act = &act;
-        t.residual = extras.residual;
-        t.weights = &tap_weights_;
-        RunTapProducts(t, ctx);
-        return true;
-      }
       if (pool_2x2 && !SmallPlanePays(g, cg, mg, group_)) return false;
       PrepackedConvArgs args;
       args.x = px;
@@ -305,6 +288,10 @@ class ConvKernel : public Kernel {
       args.weights = weights;
       args.pool_2x2 = pool_2x2;
       args.residual = extras.residual;
+      if (!pool_2x2 && TapProductsPay(g, cg, mg)) {
+        RunTapProducts(args, cropped ? cropped_.Data() : pw, &tap_weights_, ctx);
+        return true;
+      }
       RunPrepackedConv(args, ctx);
       return true;
     }

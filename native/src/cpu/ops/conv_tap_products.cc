@@ -6,7 +6,6 @@
 #include "cpu/gemm/sgemm_kernels.h"
 #include "cpu/gemm/sgemm_pack.h"
 #include "cpu/ops/conv_geometry.h"
-#include "cpu/ops/conv_prepacked.h"
 #include "cpu/ops/op_util.h"
 
 namespace gebe::cpu {
@@ -53,11 +52,11 @@ const std::vector<PackedA>& TapWeights::For(const float* w, int64_t groups, int6
   return packed_;
 }
 
-void RunTapProducts(const TapProductsArgs& args, const RunContext& ctx) {
+void RunTapProducts(const PrepackedConvArgs& args, const float* w, TapWeights* weights, const RunContext& ctx) {
   const Geo2& g = args.g;
   const int64_t cg = args.c / args.groups, mg = args.m / args.groups, taps = g.kh * g.kw;
   const int64_t ohw = g.oh * g.ow, ihw = g.ih * g.iw;
-  const std::vector<PackedA>& packed = args.weights->For(args.w, args.groups, mg, cg, taps);
+  const std::vector<PackedA>& packed = weights->For(w, args.groups, mg, cg, taps);
   const TapRects rects(g);
   int64_t most = 0;
   for (int64_t a = 0; a < g.kh; ++a)

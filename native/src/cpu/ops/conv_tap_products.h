@@ -12,6 +12,7 @@
 
 #include "cpu/gemm/sgemm.h"
 #include "cpu/ops/conv_im2col.h"
+#include "cpu/ops/conv_prepacked.h"
 #include "cpu/ops/kernel.h"
 
 namespace gebe::cpu {
@@ -32,18 +33,8 @@ class TapWeights {
   std::vector<PackedA> packed_;  // group-major, then tap
 };
 
-struct TapProductsArgs {
-  const float* x = nullptr;
-  const float* w = nullptr;  // groups · mg × cg × kh × kw
-  const float* bias = nullptr;
-  float* y = nullptr;
-  int64_t n = 0, c = 0, m = 0, groups = 1;
-  Geo2 g{};
-  const Activation* act = nullptr;
-  const float* residual = nullptr;  // of y's shape, added before the activation
-  TapWeights* weights = nullptr;
-};
-
-void RunTapProducts(const TapProductsArgs& args, const RunContext& ctx);
+// The convolution args describes (its weights, g's W: groups · mg × cg × kh × kw, from `w`; not
+// pooled) tap by tap, with bias, residual and activation over the finished output.
+void RunTapProducts(const PrepackedConvArgs& args, const float* w, TapWeights* weights, const RunContext& ctx);
 
 }  // namespace gebe::cpu
