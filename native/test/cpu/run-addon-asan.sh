@@ -18,7 +18,9 @@ ln -sfn "$root/node_modules" "$tree/node_modules"
 (
   cd "$tree"
   export CFLAGS="-fsanitize=address -fno-omit-frame-pointer -g" CXXFLAGS="-fsanitize=address -fno-omit-frame-pointer -g" LDFLAGS="-fsanitize=address"
-  [ -f build/Makefile ] || npx node-gyp configure >/dev/null
+  # Configured every time: binding.gyp globs the sources, so a file added since the last run
+  # would otherwise be missing from the Makefile (and its symbols from the addon).
+  npx node-gyp configure >/dev/null
   npx node-gyp build -j "$(nproc)" gebe_native_test >/dev/null
 )
 files=("$@")
