@@ -135,6 +135,31 @@ void AveragePlanes(const float* px, float* py, int64_t planes, const Pool2d& g, 
   });
 }
 
+// Whether MaxStride1Planes suits g: stride 1, and a bordered row the window's columns and the
+// padding do not stretch far past the input row (extents compared before they are multiplied).
+bool MaxStride1Fits(const Pool2d& g) {
+  const int64_t limit = 4 * g.iw + 4096;
+  return g.sh == 1 && g.sw == 1 && g.pw <= limit && (g.kw - 1) <= limit / g.dw && g.ow <= 2 * limit;
+}
+
+void MaxStride1Planes(const float* px, float* py, int64_t planes, const Pool2d& g, ThreadPool* pool) {
+  std::vector<int64_t> row_start(size_t(g.oh)), row_a0(size_t(g.oh)), row_a1(size_t(g.oh));
+  for (int64_t y = 0; y < g.oh; ++y) {
+    const int64_t y0 = y - g.ph;
+    row_start[size_t(y)] = y0;
+    row_a0[size_t(y)] = y0 >= 0 ? 0 : (-y0 + g.dh - 1) / g.dh;
+    row_a1[size_t(y)] = std::min<int64_t>(g.kh, y0 >= g.ih ? 0 : (g.ih - 1 - y0) / g.dh + 1);
+  }
+  const int64_t span = std::max(g.pw + g.iw, g.ow + (g.kw - 1) * g.dw);
+  const MaxStride1Geometry geometry{g.ih, g.iw, g.oh, g.ow, g.kw, g.dw, g.dh, g.pw, span, row_start.data(), row_a0.data(), row_a1.data()};
+  const MaxStride1PlanesFn planes_fn = ActiveMaxStride1Planes();
+  pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.oh * g.ow * g.kh * g.kw)), [&](int64_t p0, int64_t p1) {
+    thread_local std::vector<float> padded;
+    padded.resize(size_t(span));
+    planes_fn(px + p0 * g.ih * g.iw, py + p0 * g.oh * g.ow, p1 - p0, geometry, padded.data());
+  });
+}
+
 // Whether AveragePlanes suits g: its tap loop runs kw times a row and its row sums take ih × ow
 // floats, so a window wider than 64 columns, or row sums far larger than the plane and its output
 // (a stride taller than the window), go through the per-output walk below, whose work the input
@@ -196,6 +221,7 @@ class PoolKernel : public Kernel {
       return;
     }
     if (!max_ && AveragePlanesFit(g)) return AveragePlanes(px, py, planes, g, count_include_pad_, ctx.pool);
+    if (max_ && !pi && MaxStride1Fits(g)) return MaxStride1Planes(px, py, planes, g, ctx.pool);
     ColumnWindows cols(g);
     // Output columns whose whole window is inside the row: [xa, xb). MaxPool without indices does
     // them tap by tap over the row (vectorised), leaving only the borders to the per-output loop.

@@ -18,9 +18,15 @@ __attribute__((target("avx2,fma"))) void AveragePlanes(const float* x, float* y,
   pool_detail::AveragePlanesBody(x, y, planes, g, row_sums);
 }
 
+__attribute__((target("avx2,fma"))) void MaxStride1Planes(const float* x, float* y, int64_t planes,
+                                                 const MaxStride1Geometry& g, float* padded) {
+  pool_detail::MaxStride1PlanesBody(x, y, planes, g, padded);
+}
+
 }  // namespace
 
 MaxInteriorFn Avx2MaxInterior() { return MaxInterior; }
+MaxStride1PlanesFn Avx2MaxStride1Planes() { return MaxStride1Planes; }
 AveragePlanesFn Avx2AveragePlanes() { return AveragePlanes; }
 
 }  // namespace gebe::cpu
@@ -30,6 +36,7 @@ AveragePlanesFn Avx2AveragePlanes() { return AveragePlanes; }
 namespace gebe::cpu {
 MaxInteriorFn Avx2MaxInterior() { return nullptr; }
 AveragePlanesFn Avx2AveragePlanes() { return nullptr; }
+MaxStride1PlanesFn Avx2MaxStride1Planes() { return nullptr; }
 }  // namespace gebe::cpu
 
 #endif

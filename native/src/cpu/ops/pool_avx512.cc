@@ -105,9 +105,41 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void AveragePlanes(const float* x, fl
   pool_detail::AveragePlanesBody(x, y, planes, g, row_sums);
 }
 
+// MaxStride1PlanesBody with masked vectors: its rows are often shorter than a vector (14, 7), and
+// the compiler's loops run those as scalar tails. Each step computes max(v, m) in the body's order
+// (vmaxps(v, m) is v > m ? v : m, so a NaN input is skipped), and gives its values bit for bit.
+__attribute__((target(GEBE_AVX512_LOOPS))) void MaxStride1Planes(const float* x, float* y, int64_t planes,
+                                                                 const MaxStride1Geometry& g, float* padded) {
+  const __m512 lowest = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const int64_t ih = g.ih, iw = g.iw, oh = g.oh, ow = g.ow;
+  for (int64_t c = 0; c < g.span; c += 16) _mm512_mask_storeu_ps(padded + c, FirstLanes(g.span - c), lowest);
+  float* v = padded + g.pw;
+  for (int64_t p = 0; p < planes; ++p) {
+    const float* xc = x + p * ih * iw;
+    float* yc = y + p * oh * ow;
+    for (int64_t yo = 0; yo < oh; ++yo) {
+      const int64_t a0 = g.row_a0[yo], a1 = g.row_a1[yo];
+      for (int64_t c = 0; c < iw; c += 16) {
+        const __mmask16 m = FirstLanes(iw - c);
+        __m512 acc = lowest;
+        for (int64_t a = a0; a < a1; ++a) acc = _mm512_max_ps(_mm512_maskz_loadu_ps(m, xc + (g.row_start[yo] + a * g.dh) * iw + c), acc);
+        _mm512_mask_storeu_ps(v + c, m, acc);
+      }
+      float* out = yc + yo * ow;
+      for (int64_t xo = 0; xo < ow; xo += 16) {
+        const __mmask16 m = FirstLanes(ow - xo);
+        __m512 acc = lowest;
+        for (int64_t b = 0; b < g.kw; ++b) acc = _mm512_max_ps(_mm512_maskz_loadu_ps(m, padded + b * g.dw + xo), acc);
+        _mm512_mask_storeu_ps(out + xo, m, acc);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 MaxInteriorFn Avx512MaxInterior() { return MaxInterior; }
+MaxStride1PlanesFn Avx512MaxStride1Planes() { return MaxStride1Planes; }
 AveragePlanesFn Avx512AveragePlanes() { return AveragePlanes; }
 MaxPool2x2PlanesFn Avx512MaxPool2x2Planes() { return MaxPool2x2Planes; }
 
@@ -119,6 +151,7 @@ namespace gebe::cpu {
 MaxInteriorFn Avx512MaxInterior() { return nullptr; }
 MaxPool2x2PlanesFn Avx512MaxPool2x2Planes() { return nullptr; }
 AveragePlanesFn Avx512AveragePlanes() { return nullptr; }
+MaxStride1PlanesFn Avx512MaxStride1Planes() { return nullptr; }
 }  // namespace gebe::cpu
 
 #endif

@@ -16,7 +16,21 @@ void AveragePlanesPortable(const float* x, float* y, int64_t planes, const Avera
   pool_detail::AveragePlanesBody(x, y, planes, g, row_sums);
 }
 
+void MaxStride1PlanesPortable(const float* x, float* y, int64_t planes, const MaxStride1Geometry& g, float* padded) {
+  pool_detail::MaxStride1PlanesBody(x, y, planes, g, padded);
+}
+
 }  // namespace
+
+MaxStride1PlanesFn ActiveMaxStride1Planes() {
+  static const MaxStride1PlanesFn fn = [] {
+    MaxStride1PlanesFn f = nullptr;
+    if (ActiveIsa() == Isa::kAvx512) f = Avx512MaxStride1Planes();
+    else if (ActiveIsa() == Isa::kAvx2) f = Avx2MaxStride1Planes();
+    return f ? f : MaxStride1PlanesPortable;
+  }();
+  return fn;
+}
 
 AveragePlanesFn ActiveAveragePlanes() {
   static const AveragePlanesFn fn = [] {

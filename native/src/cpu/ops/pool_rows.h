@@ -33,8 +33,23 @@ struct AveragePlaneGeometry {
 // planes consecutive planes of ih × iw → oh × ow; row_sums holds ih · ow floats.
 using AveragePlanesFn = void (*)(const float* x, float* y, int64_t planes, const AveragePlaneGeometry& g, float* row_sums);
 
+// A stride-1 2-D MaxPool's geometry as MaxStride1PlanesBody walks it: per output row the first
+// input row of its window (row_start: may be negative) and the kernel rows inside the image
+// ([row_a0, row_a1)); span is the length of the -inf-bordered row the columns are taken from,
+// at least pw + iw and (ow - 1) + (kw - 1)·dw + 1.
+struct MaxStride1Geometry {
+  int64_t ih, iw, oh, ow, kw, dw, dh, pw, span;
+  const int64_t *row_start, *row_a0, *row_a1;
+};
+// planes consecutive planes of ih × iw → oh × ow; padded holds span floats.
+using MaxStride1PlanesFn = void (*)(const float* x, float* y, int64_t planes, const MaxStride1Geometry& g, float* padded);
+
 // The row of ActiveIsa().
 MaxInteriorFn ActiveMaxInterior();
+// The stride-1 MaxPool planes of ActiveIsa().
+MaxStride1PlanesFn ActiveMaxStride1Planes();
+MaxStride1PlanesFn Avx2MaxStride1Planes();    // nullptr when not built for x86-64
+MaxStride1PlanesFn Avx512MaxStride1Planes();  // nullptr when not built for x86-64
 // The AveragePool planes of ActiveIsa().
 AveragePlanesFn ActiveAveragePlanes();
 AveragePlanesFn Avx2AveragePlanes();    // nullptr when not built for x86-64
@@ -89,6 +104,35 @@ inline __attribute__((always_inline)) void MaxInteriorBody(const float* xc, int6
       for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[2 * i] ? src[2 * i] : dst[i];
     } else {
       for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < src[i * sw] ? src[i * sw] : dst[i];
+    }
+  }
+}
+
+// Stride 1 (GoogLeNet's and Inception's 3×3 pad-1 branch pools, YOLO's 5×5 SPPF): per output row
+// the maxima of the window's rows for every input column, written into a row bordered by -inf
+// (so the border outputs need no case of their own), then the maxima of kw of its columns per
+// output. Rows first, then columns, as MaxInteriorBody: NaN inputs are skipped the same way.
+inline __attribute__((always_inline)) void MaxStride1PlanesBody(const float* x, float* y, int64_t planes,
+                                                               const MaxStride1Geometry& g, float* padded) {
+  const float lowest = -std::numeric_limits<float>::infinity();
+  const int64_t ih = g.ih, iw = g.iw, oh = g.oh, ow = g.ow, kw = g.kw;
+  for (int64_t c = 0; c < g.span; ++c) padded[c] = lowest;  // the borders stay -inf
+  float* __restrict v = padded + g.pw;                     // input column c at v[c]
+  for (int64_t p = 0; p < planes; ++p) {
+    const float* xc = x + p * ih * iw;
+    float* yc = y + p * oh * ow;
+    for (int64_t yo = 0; yo < oh; ++yo) {
+      for (int64_t c = 0; c < iw; ++c) v[c] = lowest;
+      for (int64_t a = g.row_a0[yo]; a < g.row_a1[yo]; ++a) {
+        const float* __restrict row = xc + (g.row_start[yo] + a * g.dh) * iw;
+        for (int64_t c = 0; c < iw; ++c) v[c] = v[c] < row[c] ? row[c] : v[c];
+      }
+      float* __restrict out = yc + yo * ow;
+      for (int64_t xo = 0; xo < ow; ++xo) out[xo] = lowest;
+      for (int64_t b = 0; b < kw; ++b) {
+        const float* __restrict src = padded + b * g.dw;
+        for (int64_t xo = 0; xo < ow; ++xo) out[xo] = out[xo] < src[xo] ? src[xo] : out[xo];
+      }
     }
   }
 }

@@ -56,6 +56,12 @@ const cases: PoolCase[] = [
   { name: 'MaxPool 3x3 stride 2 no pads, rows of 33 outputs', op: 'MaxPool', input: [1, 2, 9, 67], kernel: [3, 3], strides: [2, 2] },
   { name: 'MaxPool 3x3 stride 1 pad 1', op: 'MaxPool', input: [1, 4, 20, 37], kernel: [3, 3], pads: same },
   { name: 'MaxPool 3x3 stride 1, one output a row', op: 'MaxPool', input: [1, 2, 5, 3], kernel: [3, 3] },
+  // Stride 1 takes whole planes (pool_rows.h MaxStride1PlanesFn): GoogLeNet's branch pool, YOLO's
+  // SPPF 5×5 over two images, a dilation with asymmetric pads, a window taller than wide.
+  { name: 'MaxPool 3x3 stride 1 pad 1, 28x28 (GoogLeNet branch)', op: 'MaxPool', input: [1, 8, 28, 28], kernel: [3, 3], pads: same },
+  { name: 'MaxPool 5x5 stride 1 pad 2, 20x20, batch 2 (YOLO SPPF)', op: 'MaxPool', input: [2, 6, 20, 20], kernel: [5, 5], pads: [2, 2, 2, 2] },
+  { name: 'MaxPool 3x3 stride 1 dilation 2 asymmetric pads', op: 'MaxPool', input: [1, 3, 13, 17], kernel: [3, 3], pads: [2, 1, 0, 2], dilations: [2, 2] },
+  { name: 'MaxPool 4x2 stride 1 asymmetric pads', op: 'MaxPool', input: [1, 2, 9, 11], kernel: [4, 2], pads: [1, 1, 2, 0] },
   { name: 'MaxPool 5x5 stride 2 pad 2', op: 'MaxPool', input: [1, 3, 30, 41], kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2] },
   { name: 'MaxPool 3x3 stride 2 dilation 2 pad 2', op: 'MaxPool', input: [1, 3, 25, 38], kernel: [3, 3], strides: [2, 2], pads: [2, 2, 2, 2], dilations: [2, 2] },
   { name: 'MaxPool 3x2 strides 1 x 2', op: 'MaxPool', input: [1, 3, 14, 35], kernel: [3, 2], strides: [1, 2], pads: [1, 0, 1, 1] },
