@@ -83,8 +83,12 @@ GEBE_AVX512 void Row3(float* y, const float* x0, const float* x1, const float* x
 
 // A whole plane, the weights in registers across its rows and the clamp applied before each store
 // (one masked step per row end: no compaction pass, no slack reads).
-GEBE_AVX512 void Plane9(float* y, const float* const* p, int64_t rows, int64_t n, int64_t p_stride, const float* w,
+GEBE_AVX512 void Plane9(float* y, const float* const* taps, int64_t rows, int64_t n, int64_t p_stride, const float* w,
                         float b, const RowClamp& c) {
+  // The tap pointers in a local array: read through `taps`, the build (no strict aliasing) would
+  // reload all nine after every store to y.
+  const float* p[9];
+  for (int t = 0; t < 9; ++t) p[t] = taps[t];
   __m512 wv[9];
   Broadcast9(w, wv);
   const __m512 bv = _mm512_set1_ps(b), lo = _mm512_set1_ps(c.lo), hi = _mm512_set1_ps(c.hi);
