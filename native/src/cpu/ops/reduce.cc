@@ -67,9 +67,18 @@ class ReduceKernel : public Kernel {
       });
       return;
     }
+    const bool trailing = ReducesTrailingDims(x.shape, p);
     GEBE_DISPATCH_NUMERIC(x.dtype, {
       const T* px = x.as<const T>();
       T* py = out[0].as<T>();
+      if (trailing) {
+        // Each output reduces one contiguous run: read in place, with no offset table (which
+        // for a reduction over everything is as long as the input, built with divisions).
+        ctx.pool->ParallelFor(n_out, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, n_red)), [&](int64_t o0, int64_t o1) {
+          for (int64_t o = o0; o < o1; ++o) py[o] = Reduce<T>(px + o * n_red, [](int64_t i) { return i; }, n_red);
+        });
+        return;
+      }
       // Offsets of the reduced sub-space, computed once.
       std::vector<int64_t> roff(static_cast<size_t>(n_red));
       for (int64_t i = 0; i < n_red; ++i) {
@@ -87,47 +96,48 @@ class ReduceKernel : public Kernel {
             base += (rem % kshape[d]) * kstrides[d];
             rem /= kshape[d];
           }
-          py[o] = Reduce<T>(px + base, roff, n_red);
+          py[o] = Reduce<T>(px + base, [&roff](int64_t i) { return roff[size_t(i)]; }, n_red);
         }
       });
     });
   }
 
  private:
-  template <typename T>
-  T Reduce(const T* p, const std::vector<int64_t>& off, int64_t n) const {
+  // The reduction of the n elements at p + at(i), i < n.
+  template <typename T, typename At>
+  T Reduce(const T* p, const At& at, int64_t n) const {
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
     switch (r_) {
       case Reduction::kMax: {
         // An empty reduction is -infinity where the type has one, else its lowest value (ONNX, opset 18).
         if (n == 0) return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-        T m = p[off[0]];
-        for (int64_t i = 1; i < n; ++i) m = p[off[size_t(i)]] > m ? p[off[size_t(i)]] : m;
+        T m = p[at(0)];
+        for (int64_t i = 1; i < n; ++i) m = p[at(i)] > m ? p[at(i)] : m;
         return m;
       }
       case Reduction::kMin: {
         if (n == 0) return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
-        T m = p[off[0]];
-        for (int64_t i = 1; i < n; ++i) m = p[off[size_t(i)]] < m ? p[off[size_t(i)]] : m;
+        T m = p[at(0)];
+        for (int64_t i = 1; i < n; ++i) m = p[at(i)] < m ? p[at(i)] : m;
         return m;
       }
       case Reduction::kProd: {
         Acc a = 1;
-        for (int64_t i = 0; i < n; ++i) a *= p[off[size_t(i)]];
+        for (int64_t i = 0; i < n; ++i) a *= p[at(i)];
         return T(a);
       }
       case Reduction::kLogSumExp: {
         double m = -INFINITY;
-        for (int64_t i = 0; i < n; ++i) m = std::max(m, double(p[off[size_t(i)]]));
+        for (int64_t i = 0; i < n; ++i) m = std::max(m, double(p[at(i)]));
         double s = 0;
-        for (int64_t i = 0; i < n; ++i) s += std::exp(double(p[off[size_t(i)]]) - m);
+        for (int64_t i = 0; i < n; ++i) s += std::exp(double(p[at(i)]) - m);
         return FromReal<T>(m + std::log(s));
       }
       default: break;
     }
     Acc a = 0;
     for (int64_t i = 0; i < n; ++i) {
-      Acc v = Acc(p[off[size_t(i)]]);
+      Acc v = Acc(p[at(i)]);
       if (r_ == Reduction::kL1) v = v < 0 ? -v : v;
       if (r_ == Reduction::kL2 || r_ == Reduction::kSumSquare) v = v * v;
       a += v;

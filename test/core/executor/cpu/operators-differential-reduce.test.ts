@@ -86,6 +86,19 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, reductions (threads=%i)', (th
     await agree(b.encode(), [{ name: 'x', datatype: 'FP32', dims, data: randomValues(count(dims), 55, 3) }], threads, 1e-4);
   });
 
+  it.each(shapes)('ReduceMax and ReduceMin (FP32 and INT32, exact), trailing axes (read in place) and the others, on $dims', async ({ dims }) => {
+    const b = new OnnxGraphBuilder('reduce_max_min', 18).input('x', 'FLOAT', dims).input('i', 'INT32', dims);
+    for (const { tag, axes, keepdims } of [...axesCases, { tag: 'last_two', axes: [-2, -1], keepdims: 1 }]) {
+      if (axes) b.initializer(`axes_${tag}`, 'INT64', [axes.length], axes);
+      for (const op of ['ReduceMax', 'ReduceMin']) {
+        b.node(op, ['x', axes ? `axes_${tag}` : ''], [`${op}_${tag}`], { keepdims }).output(`${op}_${tag}`, 'FLOAT');
+        b.node(op, ['i', axes ? `axes_${tag}` : ''], [`${op}_i_${tag}`], { keepdims }).output(`${op}_i_${tag}`, 'INT32');
+      }
+    }
+    const ints = Int32Array.from(randomValues(count(dims), 57, 1000), Math.round);
+    await agree(b.encode(), [{ name: 'x', datatype: 'FP32', dims, data: randomValues(count(dims), 56, 3) }, { name: 'i', datatype: 'INT32', dims, data: ints }], threads, 0);
+  });
+
   it.each(shapes)('ArgMin with ties: each axis, keepdims 0/1, select_last_index 0/1, FP32, INT32 and UINT8 on $dims', async ({ dims }) => {
     const b = new OnnxGraphBuilder('argmin', 13).input('x', 'FLOAT', dims).input('i', 'INT32', dims).input('u', 'UINT8', dims);
     const cases = [{ axis: 0, keepdims: 1, last: 0 }, { axis: 1, keepdims: 0, last: 1 }, { axis: -2, keepdims: 1, last: 1 }, { axis: -1, keepdims: 0, last: 0 }];
