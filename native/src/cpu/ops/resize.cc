@@ -129,22 +129,48 @@ class ResizeKernel : public Kernel {
       return t;
     };
     auto ty = taps(coord[rank - 2], ih), tx = taps(coord[rank - 1], iw);
+    bool any_outside_x = false;
+    for (char c : out_x) any_outside_x = any_outside_x || c;
+    // Separable: each input row a row needs is interpolated across once into one of two row
+    // buffers (an upsampling by 8 reuses it for 8 output rows), then each output row is the
+    // vertical blend of its two. The same products and sums per output as blending its four
+    // neighbours directly, so the same values.
     ctx.pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+      thread_local std::vector<float> buffers;
+      buffers.resize(size_t(2 * ow));
+      float* slot[2] = {buffers.data(), buffers.data() + ow};
       for (int64_t p = p0; p < p1; ++p) {
         const float* src = px + p * ih * iw;
         float* dst = py + p * oh * ow;
-        for (int64_t y = 0; y < oh; ++y) {
-          const Tap& a = ty[size_t(y)];
+        int64_t key[2] = {-1, -1};  // the input row each buffer holds
+        // Input row r across the output columns, keeping the buffer that holds row `keep`.
+        auto across = [&](int64_t r, int64_t keep) -> const float* {
+          for (int k = 0; k < 2; ++k)
+            if (key[k] == r) return slot[k];
+          const int k = key[0] == keep ? 1 : 0;
+          const float* row = src + r * iw;
+          float* h = slot[k];
           for (int64_t xx = 0; xx < ow; ++xx) {
-            if (out_y[size_t(y)] || out_x[size_t(xx)]) {
-              dst[y * ow + xx] = extrapolation_;
-              continue;
-            }
             const Tap& b = tx[size_t(xx)];
-            float top = src[a.i0 * iw + b.i0] * (1 - b.w) + src[a.i0 * iw + b.i1] * b.w;
-            float bottom = src[a.i1 * iw + b.i0] * (1 - b.w) + src[a.i1 * iw + b.i1] * b.w;
-            dst[y * ow + xx] = top * (1 - a.w) + bottom * a.w;
+            h[xx] = row[b.i0] * (1 - b.w) + row[b.i1] * b.w;
           }
+          key[k] = r;
+          return h;
+        };
+        for (int64_t y = 0; y < oh; ++y) {
+          float* out = dst + y * ow;
+          if (out_y[size_t(y)]) {
+            std::fill(out, out + ow, extrapolation_);
+            continue;
+          }
+          const Tap& a = ty[size_t(y)];
+          const float* top = across(a.i0, -1);
+          const float* bottom = across(a.i1, a.i0);
+          const float wa = a.w;
+          for (int64_t xx = 0; xx < ow; ++xx) out[xx] = top[xx] * (1 - wa) + bottom[xx] * wa;
+          if (any_outside_x)
+            for (int64_t xx = 0; xx < ow; ++xx)
+              if (out_x[size_t(xx)]) out[xx] = extrapolation_;
         }
       }
     });

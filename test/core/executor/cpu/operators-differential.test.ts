@@ -266,6 +266,24 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     await agree(model, [f32('x', [2, 3, 7, 9], 24), box], threads, 1e-4);
   });
 
+  it('Resize linear, row by row (each input row across once): LR-ASPP\'s 8× upsample, align_corners, asymmetric, pytorch_half_pixel, a downscale, a flipped crop box', async () => {
+    const model = new OnnxGraphBuilder('linear_resize', 18)
+      .input('x', 'FLOAT', [1, 21, 7, 6]).input('y', 'FLOAT', [2, 3, 17, 23])
+      .initializer('up8', 'FLOAT', [4], [1, 1, 8, 8]).initializer('down', 'FLOAT', [4], [1, 1, 0.4, 0.55])
+      .initializer('up3', 'FLOAT', [4], [1, 1, 3, 2]).initializer('flipped', 'FLOAT', [8], [0, 0, 0.9, 0.8, 1, 1, 0.1, 0.2])
+      .node('Resize', ['x', '', 'up8'], ['half_pixel'], { mode: 'linear' })
+      .node('Resize', ['y', '', 'up3'], ['align_corners'], { mode: 'linear', coordinate_transformation_mode: 'align_corners' })
+      .node('Resize', ['y', '', 'up3'], ['asymmetric'], { mode: 'linear', coordinate_transformation_mode: 'asymmetric' })
+      .node('Resize', ['y', '', 'down'], ['pytorch'], { mode: 'linear', coordinate_transformation_mode: 'pytorch_half_pixel' })
+      .node('Resize', ['y', 'flipped', 'up3'], ['flipped_box'], { mode: 'linear', coordinate_transformation_mode: 'tf_crop_and_resize' })
+      .output('half_pixel', 'FLOAT').output('align_corners', 'FLOAT').output('asymmetric', 'FLOAT').output('pytorch', 'FLOAT').output('flipped_box', 'FLOAT')
+      .encode();
+    // ONNX Runtime blends in another order: up to 5e-5 apart (relative to maxRelativeError's floor).
+    // Whole scales: with align_corners and a scale whose output length rounds down, ONNX
+    // Runtime divides by the output length and ONNX's reference by the scaled one.
+    await agree(model, [f32('x', [1, 21, 7, 6], 25), f32('y', [2, 3, 17, 23], 26)], threads, 1e-4);
+  });
+
   it('losses: SoftmaxCrossEntropyLoss (weights, ignore_index, log_prob) and NegativeLogLikelihoodLoss', async () => {
     const model = new OnnxGraphBuilder('loss', 13)
       .input('x', 'FLOAT', [3, 5, 2]).input('t', 'INT64', [3, 2])
