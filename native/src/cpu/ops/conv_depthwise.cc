@@ -1,5 +1,5 @@
 // Depthwise convolutions (group == channels, one input channel per output channel): kernels
-// larger than 3×3 on planes up to 64×64 with the channels in the vector lanes where the ISA has
+// larger than 3×3 on planes of up to 4096 bordered positions with the channels in the vector lanes where the ISA has
 // kernels for it (AVX-512, conv_depthwise_channels_last.h); 3×3 on small
 // planes read in place where the ISA has kernels for them (AVX-512); any kernel size with
 // stride 1 or 2 plane by plane over a zero-bordered copy (stride 2 as four parity sub-planes),

@@ -27,24 +27,30 @@ struct Pool2d {
   }
 };
 
-// Kernel columns inside the input, [b0, b1), for every output column (the divisions done once).
-struct ColumnWindows {
-  std::vector<int64_t> b0, b1;
-  explicit ColumnWindows(const Pool2d& g) : b0(size_t(g.ow)), b1(size_t(g.ow)) {
-    for (int64_t xo = 0; xo < g.ow; ++xo) {
-      int64_t x0 = xo * g.sw - g.pw;
-      b0[size_t(xo)] = x0 >= 0 ? 0 : (-x0 + g.dw - 1) / g.dw;
-      b1[size_t(xo)] = std::min<int64_t>(g.kw, x0 >= g.iw ? 0 : (g.iw - 1 - x0) / g.dw + 1);
+// Along one dim, for every output: its window's first input position (start: may be negative)
+// and the kernel taps inside the input, [t0, t1) (the divisions done once).
+struct DimWindows {
+  std::vector<int64_t> start, t0, t1;
+  DimWindows(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p)
+      : start(size_t(out)), t0(size_t(out)), t1(size_t(out)) {
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t x0 = o * s - p;
+      start[size_t(o)] = x0;
+      t0[size_t(o)] = x0 >= 0 ? 0 : (-x0 + d - 1) / d;
+      t1[size_t(o)] = std::min<int64_t>(k, x0 >= in ? 0 : (in - 1 - x0) / d + 1);
     }
   }
-  // The output columns whose whole window lies inside the row: [*xa, *xb).
-  void Interior(const Pool2d& g, int64_t* xa, int64_t* xb) const {
-    int64_t a = 0;
-    while (a < g.ow && b0[size_t(a)] != 0) ++a;
-    int64_t b = a;
-    while (b < g.ow && b0[size_t(b)] == 0 && b1[size_t(b)] == g.kw) ++b;
-    *xa = a;
-    *xb = b;
+  static DimWindows Rows(const Pool2d& g) { return DimWindows(g.ih, g.oh, g.kh, g.sh, g.dh, g.ph); }
+  static DimWindows Columns(const Pool2d& g) { return DimWindows(g.iw, g.ow, g.kw, g.sw, g.dw, g.pw); }
+  // The outputs whose whole window lies inside the input (k taps): [*a, *b).
+  void Interior(int64_t k, int64_t* a, int64_t* b) const {
+    const int64_t out = int64_t(start.size());
+    int64_t i = 0;
+    while (i < out && t0[size_t(i)] != 0) ++i;
+    int64_t j = i;
+    while (j < out && t0[size_t(j)] == 0 && t1[size_t(j)] == k) ++j;
+    *a = i;
+    *b = j;
   }
 };
 
@@ -107,26 +113,20 @@ float AverageOf(const float* xc, const Pool2d& g, const Window& w, bool count_in
 // window's count in both count_include_pad modes is that product). Per output, AverageOf's
 // window walk and count took 20 ns: Inception-v3's nine 3×3 pools were a fifth of its run.
 void AveragePlanes(const float* px, float* py, int64_t planes, const Pool2d& g, bool count_include_pad, ThreadPool* pool) {
-  const ColumnWindows cols(g);
+  const DimWindows rows = DimWindows::Rows(g), cols = DimWindows::Columns(g);
   const TapRanges taps(g.iw, g.ow, g.kw, g.sw, g.dw, g.pw);  // per kernel column, the outputs it reaches
+  // Counts are small integers, exact as floats, and so is their product.
   std::vector<float> col_count(size_t(g.ow)), row_count(size_t(g.oh));
   for (int64_t xo = 0; xo < g.ow; ++xo) {
-    col_count[size_t(xo)] = float(WindowCount(xo * g.sw - g.pw, cols.b0[size_t(xo)], cols.b1[size_t(xo)], g.kw, g.dw, g.iw, g.pw,
-                                        g.pew, count_include_pad));
+    col_count[size_t(xo)] = float(WindowCount(cols.start[size_t(xo)], cols.t0[size_t(xo)], cols.t1[size_t(xo)], g.kw, g.dw,
+                                        g.iw, g.pw, g.pew, count_include_pad));
   }
-  std::vector<int64_t> row_start(size_t(g.oh)), row_a0(size_t(g.oh)), row_a1(size_t(g.oh));
   for (int64_t y = 0; y < g.oh; ++y) {
-    const int64_t y0 = y * g.sh - g.ph;
-    const int64_t a0 = y0 >= 0 ? 0 : (-y0 + g.dh - 1) / g.dh;
-    const int64_t a1 = std::min<int64_t>(g.kh, y0 >= g.ih ? 0 : (g.ih - 1 - y0) / g.dh + 1);
-    row_start[size_t(y)] = y0;
-    row_a0[size_t(y)] = a0;
-    row_a1[size_t(y)] = a1;
-    // Counts are small integers, exact as floats, and so is their product.
-    row_count[size_t(y)] = float(WindowCount(y0, a0, a1, g.kh, g.dh, g.ih, g.ph, g.peh, count_include_pad));
+    row_count[size_t(y)] = float(WindowCount(rows.start[size_t(y)], rows.t0[size_t(y)], rows.t1[size_t(y)], g.kh, g.dh, g.ih,
+                                       g.ph, g.peh, count_include_pad));
   }
   const AveragePlaneGeometry geometry{g.ih, g.iw, g.oh, g.ow, g.kw, g.sw, g.dh, g.dw, g.pw, taps.lo.data(), taps.hi.data(),
-                                      row_start.data(), row_a0.data(), row_a1.data(), row_count.data(), col_count.data()};
+                                      rows.start.data(), rows.t0.data(), rows.t1.data(), row_count.data(), col_count.data()};
   const AveragePlanesFn planes_fn = ActiveAveragePlanes();
   pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.ih * g.iw)), [&](int64_t p0, int64_t p1) {
     thread_local std::vector<float> row_sums;
@@ -143,15 +143,9 @@ bool MaxStride1Fits(const Pool2d& g) {
 }
 
 void MaxStride1Planes(const float* px, float* py, int64_t planes, const Pool2d& g, ThreadPool* pool) {
-  std::vector<int64_t> row_start(size_t(g.oh)), row_a0(size_t(g.oh)), row_a1(size_t(g.oh));
-  for (int64_t y = 0; y < g.oh; ++y) {
-    const int64_t y0 = y - g.ph;
-    row_start[size_t(y)] = y0;
-    row_a0[size_t(y)] = y0 >= 0 ? 0 : (-y0 + g.dh - 1) / g.dh;
-    row_a1[size_t(y)] = std::min<int64_t>(g.kh, y0 >= g.ih ? 0 : (g.ih - 1 - y0) / g.dh + 1);
-  }
+  const DimWindows rows = DimWindows::Rows(g);
   const int64_t span = std::max(g.pw + g.iw, g.ow + (g.kw - 1) * g.dw);
-  const MaxStride1Geometry geometry{g.ih, g.iw, g.oh, g.ow, g.kw, g.dw, g.dh, g.pw, span, row_start.data(), row_a0.data(), row_a1.data()};
+  const MaxStride1Geometry geometry{g.ih, g.iw, g.oh, g.ow, g.kw, g.dw, g.dh, g.pw, span, rows.start.data(), rows.t0.data(), rows.t1.data()};
   const MaxStride1PlanesFn planes_fn = ActiveMaxStride1Planes();
   pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.oh * g.ow * g.kh * g.kw)), [&](int64_t p0, int64_t p1) {
     thread_local std::vector<float> padded;
@@ -222,11 +216,11 @@ class PoolKernel : public Kernel {
     }
     if (!max_ && AveragePlanesFit(g)) return AveragePlanes(px, py, planes, g, count_include_pad_, ctx.pool);
     if (max_ && !pi && MaxStride1Fits(g)) return MaxStride1Planes(px, py, planes, g, ctx.pool);
-    ColumnWindows cols(g);
+    const DimWindows rows = DimWindows::Rows(g), cols = DimWindows::Columns(g);
     // Output columns whose whole window is inside the row: [xa, xb). MaxPool without indices does
     // them tap by tap over the row (vectorised), leaving only the borders to the per-output loop.
     int64_t xa = 0, xb = 0;
-    if (max_ && !pi) cols.Interior(g, &xa, &xb);
+    if (max_ && !pi) cols.Interior(g.kw, &xa, &xb);
     const MaxInteriorFn max_interior = ActiveMaxInterior();
     ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.oh * g.ow * g.kh * g.kw)),
                           [&](int64_t p0, int64_t p1) {
@@ -235,17 +229,16 @@ class PoolKernel : public Kernel {
         float* yc = py + p * g.oh * g.ow;
         for (int64_t y = 0; y < g.oh; ++y) {
           Window w;
-          w.y0 = y * g.sh - g.ph;
-          // Kernel rows inside the input: [a0, a1).
-          w.a0 = w.y0 >= 0 ? 0 : (-w.y0 + g.dh - 1) / g.dh;
-          w.a1 = std::min<int64_t>(g.kh, w.y0 >= g.ih ? 0 : (g.ih - 1 - w.y0) / g.dh + 1);
+          w.y0 = rows.start[size_t(y)];
+          w.a0 = rows.t0[size_t(y)];
+          w.a1 = rows.t1[size_t(y)];
           if (xb > xa) max_interior(xc, g.iw, w.y0, w.a0, w.a1, g.dh, g.kw, g.dw, g.sw, xa * g.sw - g.pw, yc + y * g.ow + xa, xb - xa);
           for (int64_t xo = 0; xo < g.ow; ++xo) {
             if (xo == xa && xb > xa) xo = xb;
             if (xo >= g.ow) break;
-            w.x0 = xo * g.sw - g.pw;
-            w.b0 = cols.b0[size_t(xo)];
-            w.b1 = cols.b1[size_t(xo)];
+            w.x0 = cols.start[size_t(xo)];
+            w.b0 = cols.t0[size_t(xo)];
+            w.b1 = cols.t1[size_t(xo)];
             float* dst = yc + y * g.ow + xo;
             if (!max_) {
               *dst = AverageOf(xc, g, w, count_include_pad_);

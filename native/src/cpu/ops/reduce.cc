@@ -54,7 +54,8 @@ class ReduceKernel : public Kernel {
       }
     }
     int64_t n_out = ElementCount(kshape), n_red = ElementCount(rshape);
-    if (x.dtype == DataType::kFloat32 && (r_ == Reduction::kMean || r_ == Reduction::kSum) && ReducesTrailingDims(x.shape, p)) {
+    const bool trailing = ReducesTrailingDims(x.shape, p);
+    if (x.dtype == DataType::kFloat32 && (r_ == Reduction::kMean || r_ == Reduction::kSum) && trailing) {
       // Each output sums one contiguous run of n_red inputs (a global average over H·W, a mean
       // over the last axis): vector code, still accumulated in double.
       const float* px = x.as<const float>();
@@ -67,7 +68,6 @@ class ReduceKernel : public Kernel {
       });
       return;
     }
-    const bool trailing = ReducesTrailingDims(x.shape, p);
     GEBE_DISPATCH_NUMERIC(x.dtype, {
       const T* px = x.as<const T>();
       T* py = out[0].as<T>();
