@@ -125,7 +125,7 @@ void AveragePlanes(const float* px, float* py, int64_t planes, const Pool2d& g, 
     row_count[size_t(y)] = float(WindowCount(rows.start[size_t(y)], rows.t0[size_t(y)], rows.t1[size_t(y)], g.kh, g.dh, g.ih,
                                        g.ph, g.peh, count_include_pad));
   }
-  const AveragePlaneGeometry geometry{g.ih, g.iw, g.oh, g.ow, g.kw, g.sw, g.dh, g.dw, g.pw, taps.lo.data(), taps.hi.data(),
+  const AveragePlaneGeometry geometry{g.ih, g.iw, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.ph, g.pw, taps.lo.data(), taps.hi.data(),
                                       rows.start.data(), rows.t0.data(), rows.t1.data(), row_count.data(), col_count.data()};
   const AveragePlanesFn planes_fn = ActiveAveragePlanes();
   pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.ih * g.iw)), [&](int64_t p0, int64_t p1) {

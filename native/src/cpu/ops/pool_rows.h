@@ -25,7 +25,7 @@ using MaxPool2x2PlanesFn = void (*)(const float* x, int64_t planes, int64_t ih, 
 // (row_start: may be negative), the kernel rows inside the image ([row_a0, row_a1)) and its
 // count; per output column its count (counts as the divisor needs them: padding counted or not).
 struct AveragePlaneGeometry {
-  int64_t ih, iw, oh, ow, kw, sw, dh, dw, pw;
+  int64_t ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw;
   const int64_t *tap_lo, *tap_hi;
   const int64_t *row_start, *row_a0, *row_a1;
   const float *row_count, *col_count;

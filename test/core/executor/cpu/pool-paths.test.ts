@@ -27,11 +27,12 @@ interface PoolCase {
   dilations?: number[];
   ceil?: boolean;
   countIncludePad?: boolean;
+  opset?: number; // 13 unless given (AveragePool takes dilations from 19)
 }
 
 let saved = 0;
 function poolModel(c: PoolCase): string {
-  const g = new OnnxGraphBuilder('pool', 13);
+  const g = new OnnxGraphBuilder('pool', c.opset ?? 13);
   g.input('input', 'FLOAT', ['batch', ...c.input.slice(1)]);
   const attrs: Record<string, number | number[]> = { kernel_shape: c.kernel, strides: c.strides ?? c.kernel.map(() => 1) };
   if (c.pads) attrs.pads = c.pads;
@@ -80,6 +81,17 @@ const cases: PoolCase[] = [
   { name: 'AveragePool 4x3 strides 1 x 3 asymmetric pads, padding counted', op: 'AveragePool', input: [1, 3, 17, 40], kernel: [4, 3], strides: [1, 3], pads: [2, 0, 1, 2], countIncludePad: true },
   { name: 'AveragePool 1-D 5 stride 2 pad 2', op: 'AveragePool', input: [1, 4, 63], kernel: [5], strides: [2], pads: [2, 2] },
   { name: 'AveragePool 7x7 over a 5x6 plane, pad 3', op: 'AveragePool', input: [1, 2, 5, 6], kernel: [7, 7], pads: [3, 3, 3, 3] },
+  // Stride 1 with the output the input's shape, rows under 40 (AVX-512: whole planes taken flat,
+  // pool_avx512.cc AverageSamePlanes): Inception's 17x17 and 8x8 with and without the padding
+  // counted, a plane a multiple of 16, a dilated 3x3, a window of asymmetric pads, the largest
+  // plane the flat walk takes (39 x 105 = 4095) and one just past it.
+  { name: 'AveragePool 3x3 stride 1 pad 1, 17x17, padding counted', op: 'AveragePool', input: [1, 5, 17, 17], kernel: [3, 3], pads: same, countIncludePad: true },
+  { name: 'AveragePool 3x3 stride 1 pad 1, 8x8, padding not counted', op: 'AveragePool', input: [1, 7, 8, 8], kernel: [3, 3], pads: same },
+  { name: 'AveragePool 3x3 stride 1 pad 1, 4x4 planes', op: 'AveragePool', input: [1, 9, 4, 4], kernel: [3, 3], pads: same, countIncludePad: true },
+  { name: 'AveragePool 3x3 stride 1 dilation 2 pad 2, 13x11', op: 'AveragePool', input: [1, 3, 13, 11], kernel: [3, 3], pads: [2, 2, 2, 2], dilations: [2, 2], opset: 19 },
+  { name: 'AveragePool 2x4 stride 1 asymmetric pads keeping the shape', op: 'AveragePool', input: [1, 3, 9, 23], kernel: [2, 4], pads: [1, 2, 0, 1], countIncludePad: true },
+  { name: 'AveragePool 3x3 stride 1 pad 1, 105x39 (the largest flat plane)', op: 'AveragePool', input: [1, 2, 105, 39], kernel: [3, 3], pads: same },
+  { name: 'AveragePool 3x3 stride 1 pad 1, 106x39 (past it)', op: 'AveragePool', input: [1, 2, 106, 39], kernel: [3, 3], pads: same },
 ];
 
 let seed = 900;
