@@ -9,6 +9,7 @@
 #include "cpu/ops/conv_depthwise.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "cpu/ops/conv_depthwise_channels_last.h"
@@ -53,11 +54,11 @@ void Depthwise3x3Small(SmallPlanes9Fn kernel, const DepthwiseJob& job, int64_t p
 // reads of it.
 struct PaddedPlane {
   int64_t s, hp, wp, sub;
+  // Extents rounded up to even (stride 2 splits the plane into four phases); only for a g that
+  // Fits.
   explicit PaddedPlane(const Geo2& g) : s(g.sw) {
-    hp = std::max(g.ih + g.ph, (g.oh - 1) * s + (g.kh - 1) * g.dh + 1);
-    wp = std::max(g.iw + g.pw, (g.ow - 1) * s + (g.kw - 1) * g.dw + 1);
-    hp = (hp + 1) / 2 * 2;
-    wp = (wp + 1) / 2 * 2;
+    hp = Even(BorderedExtent(g.ih, g.oh, g.kh, g.sh, g.dh, g.ph, kNoLimit));
+    wp = Even(BorderedExtent(g.iw, g.ow, g.kw, g.sw, g.dw, g.pw, kNoLimit));
     sub = (hp / 2) * (wp / 2);
   }
   // Offset of padded element (r, c) in the buffer.
@@ -69,13 +70,14 @@ struct PaddedPlane {
   // which skips a tap's rows and columns outside the image.
   static bool Fits(const Geo2& g) {
     if ((g.sw != 1 && g.sw != 2) || g.sh != g.sw) return false;
-    // Pads and dilations come from the model unbounded: the extents are compared before they are
-    // multiplied, so the product cannot wrap into something small.
     const int64_t limit = 4 * g.ih * g.iw + 4096;
-    if ((g.kh - 1) > limit / g.dh || (g.kw - 1) > limit / g.dw || g.ph > limit || g.pw > limit) return false;
-    PaddedPlane b(g);
-    return b.wp <= limit && b.hp <= limit / b.wp;
+    const int64_t hp = BorderedExtent(g.ih, g.oh, g.kh, g.sh, g.dh, g.ph, limit), wp = BorderedExtent(g.iw, g.ow, g.kw, g.sw, g.dw, g.pw, limit);
+    return hp > 0 && wp > 0 && Even(wp) <= limit && Even(hp) <= limit / Even(wp);
   }
+
+ private:
+  static constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max() / 2;
+  static int64_t Even(int64_t extent) { return (extent + 1) / 2 * 2; }
 };
 
 void DepthwisePlanes(const float* x, const float* w, const float* bias, float* y, int64_t planes, int64_t channels,

@@ -21,13 +21,13 @@ namespace {
 
 constexpr int64_t kLanes = 16;
 
-// The zero-bordered input plane: every position a tap of an output reads, and the whole input.
+// The zero-bordered input plane: every position a tap of an output reads, and the whole input
+// (-1: an extent above kChannelsLastMaxPlane).
 struct BorderedPlane {
   int64_t hp, wp;
-  explicit BorderedPlane(const Geo2& g) {
-    hp = std::max(g.ih + g.ph, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
-    wp = std::max(g.iw + g.pw, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1);
-  }
+  explicit BorderedPlane(const Geo2& g)
+      : hp(BorderedExtent(g.ih, g.oh, g.kh, g.sh, g.dh, g.ph, kChannelsLastMaxPlane)),
+        wp(BorderedExtent(g.iw, g.ow, g.kw, g.sw, g.dw, g.pw, kChannelsLastMaxPlane)) {}
 };
 
 }  // namespace
@@ -38,13 +38,8 @@ bool DepthwiseChannelsLastFits(const Geo2& g, int64_t multiplier) {
   // 3×3 kernels keep their plane kernels (flat9, rows9, wide2 and Plane9), which measured as fast
   // or faster at every size: the transposes in and out cost more than nine taps save.
   if (multiplier != 1 || g.kh * g.kw <= 9) return false;
-  // Strides, pads and dilations come from the model unbounded: each extent is compared with the
-  // limit before anything is multiplied by it, so no product can wrap into something small.
-  const int64_t limit = kChannelsLastMaxPlane;
-  if (g.ih > limit || g.iw > limit || g.ph > limit || g.pw > limit || g.oh > limit) return false;
-  if (g.sh > limit || g.sw > limit || (g.kh - 1) > limit / g.dh || (g.kw - 1) > limit / g.dw) return false;
   const BorderedPlane b(g);
-  return b.wp > 0 && b.wp <= limit && b.hp <= limit / b.wp;
+  return b.hp > 0 && b.wp > 0 && b.hp <= kChannelsLastMaxPlane / b.wp;
 }
 
 void DepthwiseChannelsLast(const float* x, const float* w, const float* bias, float* y, int64_t images, int64_t channels,

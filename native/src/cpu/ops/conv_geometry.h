@@ -39,6 +39,19 @@ struct TapRanges {
   bool Reaches(int64_t t) const { return lo[size_t(t)] < hi[size_t(t)]; }
 };
 
+// Along one dim, the length of a zero-bordered copy of the input that holds the whole input
+// after its leading pad and every position a tap of an output reads: the larger of
+// pad_begin + in and (out - 1)·stride + (k - 1)·dilation + 1. -1 when above `limit`: strides,
+// dilations and pads come from the model unbounded, so it is worked out in 128 bits and no
+// caller multiplies an extent it has not bounded.
+inline int64_t BorderedExtent(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t dilation, int64_t pad_begin,
+                              int64_t limit) {
+  const __int128 reach = __int128(out - 1) * stride + __int128(k - 1) * dilation + 1;
+  const __int128 whole = __int128(in) + pad_begin;
+  const __int128 extent = reach > whole ? reach : whole;
+  return extent <= limit ? int64_t(extent) : -1;
+}
+
 struct ConvGeometry {
   int spatial = 0;
   std::vector<int64_t> in, out, kernel, stride, dilation, pad_begin, pad_end;

@@ -135,16 +135,16 @@ void AveragePlanes(const float* px, float* py, int64_t planes, const Pool2d& g, 
   });
 }
 
-// Whether MaxStride1Planes suits g: stride 1, and a bordered row the window's columns and the
-// padding do not stretch far past the input row (extents compared before they are multiplied).
-bool MaxStride1Fits(const Pool2d& g) {
-  const int64_t limit = 4 * g.iw + 4096;
-  return g.sh == 1 && g.sw == 1 && g.pw <= limit && (g.kw - 1) <= limit / g.dw && g.ow <= 2 * limit;
-}
+// The -inf-bordered row MaxStride1Planes takes its columns from: its length, or -1 where the
+// window's columns and the padding stretch it far past the input row.
+int64_t MaxStride1Span(const Pool2d& g) { return BorderedExtent(g.iw, g.ow, g.kw, g.sw, g.dw, g.pw, 4 * g.iw + 4096); }
+
+// Whether MaxStride1Planes suits g: stride 1, and a bordered row of bounded length.
+bool MaxStride1Fits(const Pool2d& g) { return g.sh == 1 && g.sw == 1 && MaxStride1Span(g) > 0; }
 
 void MaxStride1Planes(const float* px, float* py, int64_t planes, const Pool2d& g, ThreadPool* pool) {
   const DimWindows rows = DimWindows::Rows(g);
-  const int64_t span = std::max(g.pw + g.iw, g.ow + (g.kw - 1) * g.dw);
+  const int64_t span = MaxStride1Span(g);
   const MaxStride1Geometry geometry{g.ih, g.iw, g.oh, g.ow, g.kw, g.dw, g.dh, g.pw, span, rows.start.data(), rows.t0.data(), rows.t1.data()};
   const MaxStride1PlanesFn planes_fn = ActiveMaxStride1Planes();
   pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.oh * g.ow * g.kh * g.kw)), [&](int64_t p0, int64_t p1) {

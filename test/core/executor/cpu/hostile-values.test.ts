@@ -355,6 +355,36 @@ describe('window geometry near the top of int64 (a model\'s attributes)', () => 
     session.close();
   });
 
+  // More than 3×3 taps: AVX-512 would take the channels-last depthwise path if its bordered plane fit.
+  it('a 5×5 depthwise conv over 16 channels at dilation 2^40 reads only its centre tap', async () => {
+    const channels = 16;
+    const w = Float32Array.from({ length: channels * 25 }, (_, i) => (i % 25 === 12 ? 1 + i / 25 : 100));
+    const xs = Float32Array.from({ length: channels * 16 }, (_, i) => (i % 7) - 3);
+    const session = load('dilated_5x5', new OnnxGraphBuilder('dilated_5x5', 13)
+      .input('x', 'FLOAT', [1, channels, 4, 4]).initializer('w', 'FLOAT', [channels, 1, 5, 5], Array.from(w))
+      .node('Conv', ['x', 'w'], ['y'], { kernel_shape: [5, 5], dilations: [D, D], pads: [2 * D, 2 * D, 2 * D, 2 * D], group: channels })
+      .output('y', 'FLOAT').encode());
+    const [y] = await session.run([{ name: 'x', datatype: 'FP32', dims: [1, channels, 4, 4], data: xs }]);
+    expect(y.dims).toEqual([1, channels, 4, 4]);
+    Array.from(y.data as Float32Array).forEach((v, i) => expect(v).toBeCloseTo(w[Math.floor(i / 16) * 25 + 12] * xs[i], 5));
+    session.close();
+  });
+
+  it('MaxPool at stride 1 with a window 2^40 wide takes the maximum of the columns it covers', async () => {
+    const session = load('wide_max_pool', new OnnxGraphBuilder('wide_max_pool', 13)
+      .input('x', 'FLOAT', [1, 2, 4, 4])
+      .node('MaxPool', ['x'], ['y'], { kernel_shape: [1, D], pads: [0, D - 1, 0, 0] })
+      .output('y', 'FLOAT').encode());
+    const [y] = await session.run([{ name: 'x', datatype: 'FP32', dims: [1, 2, 4, 4], data: x }]);
+    expect(y.dims).toEqual([1, 2, 4, 4]);
+    const want = Array.from({ length: 32 }, (_, i) => {
+      const row = Math.floor(i / 4), j = i % 4;
+      return Math.max(...Array.from({ length: j + 1 }, (_, c) => x[row * 4 + c]));
+    });
+    expect(Array.from(y.data as Float32Array)).toEqual(want);
+    session.close();
+  });
+
   it('AveragePool with a window 2^40 wide averages the columns it covers', async () => {
     const session = load('wide_pool', new OnnxGraphBuilder('wide_pool', 13)
       .input('x', 'FLOAT', [1, 2, 4, 4])
