@@ -67,6 +67,21 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, unary operators (threads=%i)'
     await agree(model, [input(dims, 43 + dims.length, 8, [Infinity, -Infinity, 0, -0, 3, -3, 2.5, -2.5, FLT_MAX, -FLT_MAX, 1e-40, -1e-40])], threads, 0);
   });
 
+  it.each(shapes)('Pow by a scalar 2 (the square in RMSNorm and variance), bit for bit, and by 2.5 on $dims', async ({ dims }) => {
+    const model = new OnnxGraphBuilder('pow_scalar', 18)
+      .input('x', 'FLOAT', dims).initializer('two', 'FLOAT', [], [2]).initializer('two_half', 'FLOAT', [], [2.5])
+      .node('Pow', ['x', 'two'], ['square']).node('Pow', ['x', 'two_half'], ['power'])
+      .output('square', 'FLOAT').output('power', 'FLOAT')
+      .encode();
+    // The square of a float is exact in double, so pow's double result and the float product
+    // round alike: FLT_MAX squares to Inf, subnormals to 0, -0 to +0. 2.5 keeps the general path.
+    const x = input(dims, 47 + dims.length, 4, [NaN, Infinity, -Infinity, 0, -0, FLT_MAX, -FLT_MAX, 1e-40, -1e-40, 1.8446743e19, 3]);
+    await agree(model, [x], threads, 1e-6);
+    const square = new OnnxGraphBuilder('pow_square', 18)
+      .input('x', 'FLOAT', dims).initializer('two', 'FLOAT', [], [2]).node('Pow', ['x', 'two'], ['square']).output('square', 'FLOAT').encode();
+    await agree(square, [x], threads, 0);
+  });
+
   it.each(shapes)('smooth ones: Mish, Sin, Cos, Celu, Selu (default and own alpha/gamma) on $dims', async ({ dims }) => {
     const transcendental = new OnnxGraphBuilder('unary_transcendental', 18)
       .input('x', 'FLOAT', dims)
