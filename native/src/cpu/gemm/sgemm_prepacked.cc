@@ -157,14 +157,21 @@ void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float*
     SgemmPrepacked(a, n, b_buffer, c, ldc, ep, pool);
     return;
   }
+  // The blocks share out whole 16-column panels as evenly as they go. Blocks of nb with the
+  // remainder last left threads uneven: 196 positions (14x14) as 64, 64, 64 and 4 gave one thread
+  // 128 columns and the other 68, and 784 (28x28) as 7 blocks of 112 gave one 4 of them.
+  const int64_t panels = (n + kNR - 1) / kNR;
+  blocks = std::min(blocks, panels);
+  const int64_t widest = (panels + blocks - 1) / blocks * kNR;
+  auto block_start = [panels, blocks, n](int64_t q) { return std::min(n, q * panels / blocks * kNR); };
   // One contiguous run of column blocks (positions, for a convolution) per thread: the part of
   // the input the previous layer wrote on this thread, and of the output the next one reads here.
   ParallelForContiguous(pool, blocks, 1, [&](int64_t q0, int64_t q1) {
     thread_local std::vector<float> slice;
-    size_t need = size_t(PackedBFloats(a.kc, nb));
+    size_t need = size_t(PackedBFloats(a.kc, widest));
     if (slice.size() < need) slice.resize(need);
     for (int64_t q = q0; q < q1; ++q) {
-      int64_t j0 = q * nb, j1 = std::min(n, j0 + nb);
+      const int64_t j0 = block_start(q), j1 = block_start(q + 1);
       BlockKOuter(a, b, n, j0, j1, c + j0, ldc, ep, slice.data());
     }
   });
