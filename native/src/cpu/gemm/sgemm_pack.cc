@@ -119,26 +119,57 @@ bool FusableEpilogue(const RowEpilogue& ep, TileEpilogue* out) {
   return true;
 }
 
+namespace {
+
+// One pass over each row: bias, residual, clamp, in that order per value (an absent bias adds
+// nothing, not +0, which would turn -0 into +0). Three passes, one per step, read and wrote each
+// row three times: the residual convs of ResNet-50 spent a third of their GEMM time here.
+constexpr int64_t kAhead = 2;  // rows of residual requested ahead of the one being added
+template <bool kBias, bool kResidual>
+void RowSteps(const RowEpilogue& ep, const TileEpilogue& clamp, float* c, int64_t ldc, int64_t h, int64_t w) {
+  for (int64_t y = 0; y < h; ++y) {
+    float* __restrict row = c + y * ldc;
+    const float bv = kBias ? ep.bias[y] : 0.f;
+    const float* __restrict residual = reinterpret_cast<const float*>(reinterpret_cast<std::uintptr_t>(row) + ep.residual_bytes);
+    if (kResidual && y + kAhead < h) {
+      // The residual was written layers ago and its rows are short runs ldc apart, which the
+      // hardware prefetcher does not follow: ask for the row after next while this one runs.
+      const char* ahead = reinterpret_cast<const char*>(residual + kAhead * ldc);
+      for (int64_t off = 0; off < w * int64_t(sizeof(float)); off += 64) __builtin_prefetch(ahead + off);
+    }
+    if (clamp.clamp == TileEpilogue::kRelu) {
+      for (int64_t x = 0; x < w; ++x) {
+        float v = row[x];
+        if (kBias) v += bv;
+        if (kResidual) v += residual[x];
+        row[x] = v > clamp.lo ? v : clamp.lo;
+      }
+    } else {
+      for (int64_t x = 0; x < w; ++x) {
+        float v = row[x];
+        if (kBias) v += bv;
+        if (kResidual) v += residual[x];
+        row[x] = ClampValue(clamp, v);
+      }
+    }
+    if (ep.activation) ep.activation(ep.ctx, row, w);
+  }
+}
+
+}  // namespace
+
 void ApplyRowEpilogue(const RowEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w) {
   // A clamp reaches here only with a residual (otherwise the tiles applied it): the tiles' order.
   TileEpilogue clamp;
   clamp.clamp = ep.clamp == RowEpilogue::kRelu ? TileEpilogue::kRelu : ep.clamp == RowEpilogue::kClip ? TileEpilogue::kClip : TileEpilogue::kNone;
   clamp.lo = ep.lo;
   clamp.hi = ep.hi;
-  for (int64_t y = 0; y < h; ++y) {
-    float* row = c + y * ldc;
-    if (ep.bias) {
-      float bv = ep.bias[y];
-      for (int64_t x = 0; x < w; ++x) row[x] += bv;
-    }
-    if (ep.has_residual) {
-      const float* residual = reinterpret_cast<const float*>(reinterpret_cast<std::uintptr_t>(row) + ep.residual_bytes);
-      for (int64_t x = 0; x < w; ++x) row[x] += residual[x];
-    }
-    if (clamp.clamp != TileEpilogue::kNone)
-      for (int64_t x = 0; x < w; ++x) row[x] = ClampValue(clamp, row[x]);
-    if (ep.activation) ep.activation(ep.ctx, row, w);
-  }
+  if (ep.bias && ep.has_residual) return RowSteps<true, true>(ep, clamp, c, ldc, h, w);
+  if (ep.bias) return RowSteps<true, false>(ep, clamp, c, ldc, h, w);
+  if (ep.has_residual) return RowSteps<false, true>(ep, clamp, c, ldc, h, w);
+  if (clamp.clamp != TileEpilogue::kNone) return RowSteps<false, false>(ep, clamp, c, ldc, h, w);
+  if (ep.activation)
+    for (int64_t y = 0; y < h; ++y) ep.activation(ep.ctx, c + y * ldc, w);
 }
 
 }  // namespace gemm_detail
