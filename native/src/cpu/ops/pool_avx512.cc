@@ -84,6 +84,37 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void MaxStrided(const float* xc, int6
   }
 }
 
+// Stride 2 with the window's columns in two registers: per chunk of up to `chunk` outputs (whose
+// 2·(chunk - 1) + (kw - 1)·dw + 1 input columns fit 32 lanes), the maxima of the window's rows
+// for those columns in c0 and c1, then for each window column b the lanes 2i + b·dw of the pair
+// by one two-source permute. MaxStrided<2> went through a buffer instead, and its shifted loads
+// of maxima just stored failed store forwarding on short rows (Inception's 17x17 -> 8x8 pools:
+// 1.7x ORT). The same max(v, m) steps in the same order: its values bit for bit.
+__attribute__((target(GEBE_AVX512_LOOPS))) void MaxStride2Registers(const float* xc, int64_t iw, int64_t y0, int64_t a0,
+                                                                    int64_t a1, int64_t dh, int64_t kw, int64_t dw,
+                                                                    int64_t x0, float* dst, int64_t n, int64_t chunk) {
+  const __m512 lowest = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const __m512i even = avx512::EvenLanes();
+  for (int64_t i = 0; i < n; i += chunk) {
+    const int64_t count = std::min(chunk, n - i);
+    const int64_t span = 2 * (count - 1) + (kw - 1) * dw + 1;  // <= 32
+    const __mmask16 m0 = FirstLanes(span), m1 = FirstLanes(span - 16);
+    __m512 c0 = lowest, c1 = lowest;
+    for (int64_t a = a0; a < a1; ++a) {
+      const float* row = xc + (y0 + a * dh) * iw + x0 + 2 * i;
+      c0 = _mm512_max_ps(_mm512_maskz_loadu_ps(m0, row), c0);
+      c1 = _mm512_max_ps(_mm512_maskz_loadu_ps(m1, row + 16), c1);
+    }
+    __m512 out = lowest;
+    for (int64_t b = 0; b < kw; ++b) {
+      // Lanes past `count` index past the 32 and wrap; they are not stored.
+      const __m512i at = _mm512_add_epi32(even, _mm512_set1_epi32(int(b * dw)));
+      out = _mm512_max_ps(_mm512_permutex2var_ps(c0, at, c1), out);
+    }
+    _mm512_mask_storeu_ps(dst + i, FirstLanes(count), out);
+  }
+}
+
 __attribute__((target(GEBE_AVX512_LOOPS))) void MaxInterior(const float* xc, int64_t iw, int64_t y0, int64_t a0,
                                                             int64_t a1, int64_t dh, int64_t kw, int64_t dw, int64_t sw,
                                                             int64_t x0, float* dst, int64_t n) {
@@ -92,6 +123,7 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void MaxInterior(const float* xc, int
     return Max2x2Stride2(r0, r0 + dh * iw, dst, n);
   }
   if (sw == 1) return MaxStrided<1>(xc, iw, y0, a0, a1, dh, kw, dw, x0, dst, n);
+  if (sw == 2 && (kw - 1) <= 29 / dw) return MaxStride2Registers(xc, iw, y0, a0, a1, dh, kw, dw, x0, dst, n, (31 - (kw - 1) * dw) / 2 + 1);
   if (sw == 2) return MaxStrided<2>(xc, iw, y0, a0, a1, dh, kw, dw, x0, dst, n);
   pool_detail::MaxInteriorBody(xc, iw, y0, a0, a1, dh, kw, dw, sw, x0, dst, n);
 }
@@ -102,14 +134,6 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void MaxPool2x2Planes(const float* x,
     for (int64_t r = 0; r < oh; ++r) Max2x2Stride2(x + 2 * r * iw, x + (2 * r + 1) * iw, y + r * ow, ow);
 }
 
-// A stride-1 AveragePool whose output plane has the input's shape (3x3 with pads of 1, the
-// common case), on planes small enough that their rows leave much of a vector empty (Inception's
-// 17x17 and 8x8: half of it). The plane is taken flat, 16 positions a vector whatever their rows:
-// for each window row a, the window's columns summed from the input in a register (lanes whose
-// tap falls outside the input row, or whose window row falls outside the plane, load zero), and
-// those row sums added in a order. Each output therefore adds the same values in the same order
-// as AveragePlanesBody (zero lanes add +0 to sums that are never -0), bit for bit. Per 16
-// positions: the lanes of each tap and window row, and the divisor.
 // AverageSamePlanes' sums over planes of n positions, 16 at a time (KH, KW: the window's shape
 // when fixed at compile time, 0 when read from g).
 template <int KH, int KW>
@@ -147,6 +171,15 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void AverageSameChunks(const float* x
 // Rows narrower than this leave enough of their vectors empty that the flat walk (nine loads per
 // 16 outputs for 3x3) beats the separable one (six, and a store): measured on 8-56 wide planes.
 constexpr int64_t kFlatBelowWidth = 40;
+
+// A stride-1 AveragePool whose output plane has the input's shape (3x3 with pads of 1, the
+// common case), on planes small enough that their rows leave much of a vector empty (Inception's
+// 17x17 and 8x8: half of it). The plane is taken flat, 16 positions a vector whatever their rows:
+// for each window row a, the window's columns summed from the input in a register (lanes whose
+// tap falls outside the input row, or whose window row falls outside the plane, load zero), and
+// those row sums added in a order. Each output therefore adds the same values in the same order
+// as AveragePlanesBody (zero lanes add +0 to sums that are never -0), bit for bit. Per 16
+// positions: the lanes of each tap and window row, and the divisor.
 __attribute__((target(GEBE_AVX512_LOOPS))) void AverageSamePlanes(const float* x, float* y, int64_t planes,
                                                                   const AveragePlaneGeometry& g) {
   const int64_t iw = g.iw, n = g.ih * g.iw, kh = g.kh, kw = g.kw;

@@ -65,6 +65,10 @@ const cases: PoolCase[] = [
   { name: 'MaxPool 4x2 stride 1 asymmetric pads', op: 'MaxPool', input: [1, 2, 9, 11], kernel: [4, 2], pads: [1, 1, 2, 0] },
   { name: 'MaxPool 5x5 stride 2 pad 2', op: 'MaxPool', input: [1, 3, 30, 41], kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2] },
   { name: 'MaxPool 3x3 stride 2 dilation 2 pad 2', op: 'MaxPool', input: [1, 3, 25, 38], kernel: [3, 3], strides: [2, 2], pads: [2, 2, 2, 2], dilations: [2, 2] },
+  // AVX-512 keeps stride 2's column maxima in two registers while a chunk's columns fit 32 lanes;
+  // 17x17 -> 8x8 is one chunk a row, and a window reaching 31 columns goes through the buffer.
+  { name: 'MaxPool 3x3 stride 2, 17x17 (one chunk a row)', op: 'MaxPool', input: [1, 6, 17, 17], kernel: [3, 3], strides: [2, 2] },
+  { name: 'MaxPool 3x7 stride 2 dilation 1x5 (31 columns a window)', op: 'MaxPool', input: [1, 2, 12, 90], kernel: [3, 7], strides: [2, 2], dilations: [1, 5] },
   { name: 'MaxPool 3x2 strides 1 x 2', op: 'MaxPool', input: [1, 3, 14, 35], kernel: [3, 2], strides: [1, 2], pads: [1, 0, 1, 1] },
   { name: 'MaxPool 2x2 stride 2 ceil_mode', op: 'MaxPool', input: [1, 3, 15, 19], kernel: [2, 2], strides: [2, 2], ceil: true },
   { name: 'MaxPool 3x3 stride 2 asymmetric pads', op: 'MaxPool', input: [1, 3, 16, 23], kernel: [3, 3], strides: [2, 2], pads: [0, 1, 1, 0] },
