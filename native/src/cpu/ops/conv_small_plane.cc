@@ -196,16 +196,16 @@ void DirectProduct(const ChannelsLast& xl, int64_t cg, const Geo2& g, const Pack
   // Whole six-position tiles, channel blocks of at least 64 (one direct tile).
   const int threads = pool ? pool->size() : 1;
   const gemm_detail::TaskBlocks tasks = gemm_detail::SplitForThreads(n, mg, threads, kMR, 4 * kNR);
-  // Channel blocks of whole 16-channel panels, as even as the panels allow. With one block of
-  // positions (a small plane) each thread takes one block of about panels / threads: blocks of 64
-  // with the remainder last gave one thread 256 of 400 channels (RegNetX's 7x7 pointwise convs
-  // ran only 1.4x faster at 2 threads than at 1), and blocks narrower than the kernel's 64
-  // columns run its slower tiles.
+  // With one block of positions (a small plane) and several threads, each thread takes one
+  // channel block of whole 16-channel panels, as even as they divide: blocks of 64 with the
+  // remainder last gave one thread 256 of 400 channels (RegNetX's 7x7 pointwise convs ran only
+  // 1.4x faster at 2 threads than at 1). Otherwise blocks of nc, whose 64-column tiles are the
+  // kernel's fastest.
   const int64_t panels = (mg + kNR - 1) / kNR;
-  int64_t n_blocks = tasks.n_blocks;
-  if (threads > 1 && tasks.m_blocks == 1) n_blocks = std::min<int64_t>(panels, threads);
-  const int64_t mc = tasks.mc, nc = (panels + n_blocks - 1) / n_blocks * kNR;
-  auto block_start = [panels, n_blocks](int64_t jb) { return jb * panels / n_blocks * kNR; };
+  const bool per_thread = threads > 1 && tasks.m_blocks == 1;
+  const int64_t n_blocks = per_thread ? std::min<int64_t>(panels, threads) : tasks.n_blocks;
+  const int64_t mc = tasks.mc, nc = per_thread ? (panels + n_blocks - 1) / n_blocks * kNR : tasks.nc;
+  auto block_start = [per_thread, panels, n_blocks, nc](int64_t jb) { return per_thread ? jb * panels / n_blocks * kNR : jb * nc; };
   // Plain pointers for the lambda: a thread_local named inside it is the running thread's own.
   const int64_t* row_at = rows.data();
   const int64_t* run_at = run_offset.data();
