@@ -196,14 +196,11 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void AverageSamePlanes(const float* x
     for (int64_t lane = 0; lane < 16; ++lane) {
       const int64_t i = 16 * c + lane;
       if (i >= n) break;
+      // Output (r, col) is input (r, col): the geometry's tap ranges say which taps read inside.
       const int64_t r = i / iw, col = i % iw;
-      for (int64_t a = 0; a < kh; ++a) {
-        const int64_t rr = r + a * g.dh - g.ph;
-        if (rr >= 0 && rr < g.ih) m[a] = __mmask16(m[a] | (1u << lane));
-      }
+      for (int64_t a = g.row_a0[r]; a < g.row_a1[r]; ++a) m[a] = __mmask16(m[a] | (1u << lane));
       for (int64_t b = 0; b < kw; ++b) {
-        const int64_t cc = col + b * g.dw - g.pw;
-        if (cc >= 0 && cc < iw) m[kh + b] = __mmask16(m[kh + b] | (1u << lane));
+        if (col >= g.tap_lo[b] && col < g.tap_hi[b]) m[kh + b] = __mmask16(m[kh + b] | (1u << lane));
       }
       divisors[i] = std::max(g.row_count[r] * g.col_count[col], 1.f);
     }

@@ -164,7 +164,7 @@ class ResizeKernel : public Kernel {
             continue;
           }
           const Tap& a = ty[size_t(y)];
-          const float* top = across(a.i0, -1);
+          const float* top = across(a.i0, a.i1);
           const float* bottom = across(a.i1, a.i0);
           const float wa = a.w;
           for (int64_t xx = 0; xx < ow; ++xx) out[xx] = top[xx] * (1 - wa) + bottom[xx] * wa;
