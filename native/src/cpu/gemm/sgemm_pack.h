@@ -24,6 +24,10 @@ struct TaskBlocks {
   int64_t mc = 0, m_blocks = 0, nc = 0, n_blocks = 0;
 };
 TaskBlocks SplitForThreads(int64_t m, int64_t n, int threads, int64_t row_tile, int64_t min_cols);
+// The first column of block q when `blocks` blocks share `panels` kNR-column panels as evenly as
+// they divide (blocks of whole panels, the larger ones last). Work split by a fixed width with the
+// remainder last leaves threads uneven when there are few blocks.
+inline int64_t EvenPanelBlockStart(int64_t q, int64_t panels, int64_t blocks) { return q * panels / blocks * kNR; }
 
 // Packs op(B)[k0:k0+kc, j0:j0+nc) into NR-column panels (zero-padded).
 void PackPanelsB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out);

@@ -163,7 +163,7 @@ void SgemmPrepackedRows(const PackedA& a, int64_t n, const BRowSource& b, float*
   const int64_t panels = (n + kNR - 1) / kNR;
   blocks = std::min(blocks, panels);
   const int64_t widest = (panels + blocks - 1) / blocks * kNR;
-  auto block_start = [panels, blocks, n](int64_t q) { return std::min(n, q * panels / blocks * kNR); };
+  auto block_start = [panels, blocks, n](int64_t q) { return std::min(n, EvenPanelBlockStart(q, panels, blocks)); };
   // One contiguous run of column blocks (positions, for a convolution) per thread: the part of
   // the input the previous layer wrote on this thread, and of the output the next one reads here.
   ParallelForContiguous(pool, blocks, 1, [&](int64_t q0, int64_t q1) {

@@ -205,7 +205,9 @@ void DirectProduct(const ChannelsLast& xl, int64_t cg, const Geo2& g, const Pack
   const bool per_thread = threads > 1 && tasks.m_blocks == 1;
   const int64_t n_blocks = per_thread ? std::min<int64_t>(panels, threads) : tasks.n_blocks;
   const int64_t mc = tasks.mc, nc = per_thread ? (panels + n_blocks - 1) / n_blocks * kNR : tasks.nc;
-  auto block_start = [per_thread, panels, n_blocks, nc](int64_t jb) { return per_thread ? jb * panels / n_blocks * kNR : jb * nc; };
+  auto block_start = [per_thread, panels, n_blocks, nc](int64_t jb) {
+    return per_thread ? gemm_detail::EvenPanelBlockStart(jb, panels, n_blocks) : jb * nc;
+  };
   // Plain pointers for the lambda: a thread_local named inside it is the running thread's own.
   const int64_t* row_at = rows.data();
   const int64_t* run_at = run_offset.data();
