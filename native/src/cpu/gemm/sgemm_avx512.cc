@@ -43,11 +43,20 @@ using avx512::FirstLanes;
 // The epilogue on one vector: bias, then Relu as x > lo ? x : lo (NaN gives lo, as the Relu pass
 // does) or Clip as min(max(x, lo), hi) with NaN kept (std::min/std::max in the Clip pass).
 // EpilogueLanes takes one bias per lane (a channels-last row), EpilogueVector one for all lanes.
-GEBE_AVX512 __attribute__((always_inline)) inline __m512 EpilogueLanes(__m512 x, __m512 bias, const TileEpilogue& ep) {
-  x = _mm512_add_ps(x, bias);
+GEBE_AVX512 __attribute__((always_inline)) inline __m512 EpilogueClamp(__m512 x, const TileEpilogue& ep) {
   if (ep.clamp == TileEpilogue::kRelu) return _mm512_max_ps(x, _mm512_set1_ps(ep.lo));
   if (ep.clamp == TileEpilogue::kClip) return _mm512_min_ps(_mm512_set1_ps(ep.hi), _mm512_max_ps(_mm512_set1_ps(ep.lo), x));
   return x;
+}
+
+GEBE_AVX512 __attribute__((always_inline)) inline __m512 EpilogueLanes(__m512 x, __m512 bias, const TileEpilogue& ep) {
+  return EpilogueClamp(_mm512_add_ps(x, bias), ep);
+}
+
+// The residual value of the output at `out` (TileEpilogue::residual_bytes: another allocation, so
+// the distance is taken between addresses).
+inline const float* ResidualOf(const float* out, std::uintptr_t residual_bytes) {
+  return reinterpret_cast<const float*>(reinterpret_cast<std::uintptr_t>(out) + residual_bytes);
 }
 
 GEBE_AVX512 __attribute__((always_inline)) inline __m512 EpilogueVector(__m512 x, float bias, const TileEpilogue& ep) {
@@ -77,6 +86,15 @@ GEBE_AVX512 __attribute__((always_inline)) inline void Tile(int64_t kc, const fl
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
     if (kHalf) acc_half[r] = _mm256_setzero_ps();
+  }
+  if (ep && ep->residual) {
+    // The residual was written layers ago: its lines are requested now and arrive while the
+    // products run, instead of stalling the stores after them.
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 3
+      for (int v = 0; v < V + (kHalf ? 1 : 0); ++v)
+        _mm_prefetch(reinterpret_cast<const char*>(ResidualOf(c + r * ldc + 16 * v, ep->residual_bytes)), _MM_HINT_T0);
   }
   const float* a0 = a;
   const float* a1 = a + a_stride;
@@ -112,6 +130,10 @@ GEBE_AVX512 __attribute__((always_inline)) inline void Tile(int64_t kc, const fl
   }
   const bool relu = ep && ep->clamp == TileEpilogue::kRelu, clip = ep && ep->clamp == TileEpilogue::kClip;
   const float lo = ep ? ep->lo : 0.f, hi = ep ? ep->hi : 0.f;
+  const bool residual = ep && ep->residual;
+  // RowEpilogue's order per value: bias (none added when absent: +0 would turn -0 into +0), the
+  // residual, the clamp.
+  const bool bias_first = residual && ep->bias;
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
     float* row = c + r * ldc;
@@ -121,7 +143,13 @@ GEBE_AVX512 __attribute__((always_inline)) inline void Tile(int64_t kc, const fl
       __mmask16 m = v == V - 1 && !kHalf ? last : __mmask16(0xFFFF);
       __m512 x = acc[r][v];
       if (accumulate) x = _mm512_add_ps(_mm512_maskz_loadu_ps(m, row + 16 * v), x);
-      if (ep) x = EpilogueVector(x, bias, *ep);
+      if (residual) {
+        if (bias_first) x = _mm512_add_ps(x, _mm512_set1_ps(bias));
+        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(m, ResidualOf(row + 16 * v, ep->residual_bytes)));
+        x = EpilogueClamp(x, *ep);
+      } else if (ep) {
+        x = EpilogueVector(x, bias, *ep);
+      }
       _mm512_mask_storeu_ps(row + 16 * v, m, x);
     }
     if (kHalf) {
@@ -129,7 +157,8 @@ GEBE_AVX512 __attribute__((always_inline)) inline void Tile(int64_t kc, const fl
       __m256 x = acc_half[r];
       if (accumulate) x = _mm256_add_ps(_mm256_maskz_loadu_ps(m, row + 16 * V), x);
       if (ep) {  // EpilogueVector's steps on the ymm half
-        x = _mm256_add_ps(x, _mm256_set1_ps(bias));
+        if (!residual || bias_first) x = _mm256_add_ps(x, _mm256_set1_ps(bias));
+        if (residual) x = _mm256_add_ps(x, _mm256_maskz_loadu_ps(m, ResidualOf(row + 16 * V, ep->residual_bytes)));
         if (relu) x = _mm256_max_ps(x, _mm256_set1_ps(lo));
         else if (clip) x = _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), x));
       }
@@ -473,6 +502,7 @@ const Kernels* Avx512Kernels() {
     t.dot = Dot;
     t.panel_rows = PanelRows;
     t.pack_rows_a = PackRowsA;
+    t.tiles_add_residual = true;
     return t;
   }();
   return &k;

@@ -15,12 +15,16 @@
 
 namespace gebe::cpu::gemm_detail {
 
-// The finished block's epilogue: row i gets bias[i] (when bias is set), then the clamp.
+// The finished block's epilogue: row i gets bias[i] (when bias is set), then, with `residual`,
+// each value the float residual_bytes past its own address (RowEpilogue's residual: only the
+// kernels of a table with tiles_add_residual are handed one), then the clamp.
 struct TileEpilogue {
   enum Clamp { kNone, kRelu, kClip };
   const float* bias = nullptr;
   Clamp clamp = kNone;
   float lo = 0.f, hi = 0.f;
+  bool residual = false;
+  std::uintptr_t residual_bytes = 0;
 };
 
 // One block of C for one k slice: C[0:mh, 0:nw) = (accumulate ? C : 0) + A·B, A given as the
@@ -90,6 +94,9 @@ struct Kernels {
   DotKernel dot = nullptr;
   PanelRowsKernel panel_rows = nullptr;
   PackRowsAKernel pack_rows_a = nullptr;  // nullptr: the portable loop of PackPanelsA
+  // The block kernels (block, block_strided, block_indirect, block_compact) add a TileEpilogue's
+  // residual while the tile is in registers; otherwise the drivers add it over finished rows.
+  bool tiles_add_residual = false;
 };
 
 // The kernels of ActiveIsa().

@@ -108,8 +108,11 @@ void ScatterRow(const float* src, int64_t n, int64_t n_padded, float* base, int6
   }
 }
 
-bool FusableEpilogue(const RowEpilogue& ep, TileEpilogue* out) {
-  if (ep.activation || ep.has_residual || (ep.bias == nullptr && ep.clamp == RowEpilogue::kNone)) return false;
+bool FusableEpilogue(const RowEpilogue& ep, TileEpilogue* out, bool residual_in_tiles) {
+  if (ep.activation || (ep.has_residual && !residual_in_tiles)) return false;
+  if (ep.bias == nullptr && ep.clamp == RowEpilogue::kNone && !ep.has_residual) return false;
+  out->residual = ep.has_residual;
+  out->residual_bytes = ep.residual_bytes;
   out->bias = ep.bias;
   out->clamp = ep.clamp == RowEpilogue::kRelu   ? TileEpilogue::kRelu
                : ep.clamp == RowEpilogue::kClip ? TileEpilogue::kClip

@@ -38,8 +38,10 @@ void PackPanelsA(bool trans_a, const float* a, int64_t lda, int64_t i0, int64_t 
 // columns of the last panel (up to n_padded) are zeroed.
 void ScatterRow(const float* src, int64_t n, int64_t n_padded, float* base, int64_t panel_stride);
 
-// Bias and Relu/Clip can be applied per block in registers; a callback activation cannot.
-bool FusableEpilogue(const RowEpilogue& ep, TileEpilogue* out);
+// Bias and Relu/Clip can be applied per block in registers; a callback activation cannot, and a
+// residual only where the caller's kernels add one (the block kernels of a table with
+// tiles_add_residual, writing C where the output lives).
+bool FusableEpilogue(const RowEpilogue& ep, TileEpilogue* out, bool residual_in_tiles = false);
 // The row epilogue over rows [0, h) × columns [0, w) of c (bias indexed from row 0), for what
 // FusableEpilogue refused.
 void ApplyRowEpilogue(const RowEpilogue& ep, float* c, int64_t ldc, int64_t h, int64_t w);

@@ -21,7 +21,7 @@ struct BlockEpilogue {
   const RowEpilogue& ep;
   TileEpilogue tile;
   bool fused;
-  explicit BlockEpilogue(const RowEpilogue& e) : ep(e) { fused = FusableEpilogue(e, &tile); }
+  explicit BlockEpilogue(const RowEpilogue& e) : ep(e) { fused = FusableEpilogue(e, &tile, ActiveKernels().tiles_add_residual); }
   // For the block kernel of the last k slice (null: nothing to fuse).
   const TileEpilogue* Tile(int64_t i0, TileEpilogue* storage) const {
     if (!fused) return nullptr;

@@ -33,6 +33,7 @@ interface ResidualCase {
   residualFirst?: boolean; // Add(residual, conv) rather than Add(conv, residual)
   laterResidual?: boolean; // the residual computed by a Conv that comes after this one in the graph
   activation?: 'Relu' | 'Sigmoid';
+  noBias?: boolean;        // a Conv without a bias input
 }
 
 let seed = 1300;
@@ -56,8 +57,8 @@ function residualModel(c: ResidualCase, exposeConv = false): string {
   const kernel = c.kernel ?? [3, 3];
   const wdims = [c.out, c.input[1] / (c.group ?? 1), ...kernel];
   g.initializer('w', 'FLOAT', wdims, randomValues(wdims.reduce((a, b) => a * b, 1), weightSeed, 0.3));
-  g.initializer('b', 'FLOAT', [c.out], randomValues(c.out, weightSeed + 1, 0.5));
-  g.node('Conv', ['input', 'w', 'b'], ['conv_out'], { kernel_shape: kernel, pads: c.pads ?? [1, 1, 1, 1], strides: c.strides ?? [1, 1], group: c.group ?? 1, ...(c.dilations ? { dilations: c.dilations } : {}) }, 'conv');
+  if (!c.noBias) g.initializer('b', 'FLOAT', [c.out], randomValues(c.out, weightSeed + 1, 0.5));
+  g.node('Conv', c.noBias ? ['input', 'w'] : ['input', 'w', 'b'], ['conv_out'], { kernel_shape: kernel, pads: c.pads ?? [1, 1, 1, 1], strides: c.strides ?? [1, 1], group: c.group ?? 1, ...(c.dilations ? { dilations: c.dilations } : {}) }, 'conv');
   if (c.laterResidual) {
     // The shortcut of a downsampling block: a 1×1 Conv of the same input, exported after the main one.
     g.initializer('wd', 'FLOAT', [c.out, c.input[1], 1, 1], randomValues(c.out * c.input[1], weightSeed + 2, 0.3));
@@ -94,6 +95,12 @@ const cases: ResidualCase[] = [
   { name: 'no pads 3x3, 12 -> 16 (implicit im2col)', input: [1, 12, 30, 33], out: 16, pads: [0, 0, 0, 0] },
   { name: 'pointwise 1x1, 32 -> 24 (a MobileNetV2 projection)', input: [1, 32, 20, 20], out: 24, kernel: [1, 1], pads: [0, 0, 0, 0] },
   { name: 'grouped 3x3 + Relu', input: [1, 16, 10, 10], out: 64, group: 2, activation: 'Relu' },
+  // Where the tiles add the residual in registers (sgemm_avx512.cc): 112 rows end in a 4-row
+  // tile, and 529 positions leave tiles of 17 and 1 columns (the half-vector edge) at 1 and 2
+  // threads; without a bias the residual is the first thing added.
+  { name: 'pointwise 1x1, 24 -> 112 on 23x23 (packed B, ragged tiles) + Relu', input: [1, 24, 23, 23], out: 112, kernel: [1, 1], pads: [0, 0, 0, 0], activation: 'Relu' },
+  { name: 'pointwise 1x1 without a bias, 24 -> 112 on 23x23', input: [1, 24, 23, 23], out: 112, kernel: [1, 1], pads: [0, 0, 0, 0], noBias: true },
+  { name: 'implicit 3x3 without a bias, 16 -> 20 on 22x29 + Relu', input: [1, 16, 22, 29], out: 20, noBias: true, activation: 'Relu' },
   // Through the Add's own kernel: a residual that broadcasts, and paths without the epilogue.
   { name: 'broadcast residual [48, 1, 1] + Relu', input: [1, 20, 9, 9], out: 48, residual: [48, 1, 1], activation: 'Relu' },
   { name: 'depthwise 3x3 + Relu', input: [1, 12, 15, 15], out: 12, group: 12, activation: 'Relu' },
