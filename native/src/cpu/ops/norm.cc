@@ -15,12 +15,12 @@ struct RowMoments {
   double mean = 0, var = 0;
 };
 
+// (One chain of double adds waited on each add: a 64 × 128 × 128 InstanceNormalization took
+// 2.4 ms, ONNX Runtime 0.33.)
 RowMoments MomentsOf(const float* xs, int64_t size) {
   RowMoments m;
-  for (int64_t i = 0; i < size; ++i) m.mean += xs[i];
-  m.mean /= double(size);
-  for (int64_t i = 0; i < size; ++i) m.var += (xs[i] - m.mean) * (xs[i] - m.mean);
-  m.var /= double(size);
+  m.mean = SumRow(xs, size) / double(size);
+  m.var = SumSquaredDeviations(xs, size, m.mean) / double(size);
   return m;
 }
 

@@ -93,12 +93,18 @@ void HardSigmoidPortable(const float* x, float* y, int64_t n, float alpha, float
   }
 }
 
-double SumRowPortable(const float* x, int64_t n) {
+// The sum of x[i] (kSquares: of (x[i] - mean)²) in double, four accumulators.
+template <bool kSquares>
+double SumInDoublePortable(const float* x, int64_t n, double mean) {
+  auto term = [mean](float v) {
+    const double d = kSquares ? double(v) - mean : double(v);
+    return kSquares ? d * d : d;
+  };
   double a[4] = {0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 4 <= n; i += 4)
-    for (int k = 0; k < 4; ++k) a[k] += double(x[i + k]);
-  for (; i < n; ++i) a[0] += double(x[i]);
+    for (int k = 0; k < 4; ++k) a[k] += term(x[i + k]);
+  for (; i < n; ++i) a[0] += term(x[i]);
   return (a[0] + a[1]) + (a[2] + a[3]);
 }
 
@@ -184,7 +190,16 @@ double SumRow(const float* x, int64_t n) {
   if (isa == Isa::kAvx512) return avx512::SumRow(x, n);
   if (isa == Isa::kAvx2) return avx2::SumRow(x, n);
 #endif
-  return SumRowPortable(x, n);
+  return SumInDoublePortable<false>(x, n, 0.0);
+}
+
+double SumSquaredDeviations(const float* x, int64_t n, double mean) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::SumSquaredDeviations(x, n, mean);
+  if (isa == Isa::kAvx2) return avx2::SumSquaredDeviations(x, n, mean);
+#endif
+  return SumInDoublePortable<true>(x, n, mean);
 }
 
 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n) {

@@ -36,6 +36,9 @@ void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float be
 // The sum of n contiguous floats, accumulated in double (ReduceSum and ReduceMean over trailing
 // axes: a squeeze-and-excitation block's global average).
 double SumRow(const float* x, int64_t n);
+// The sum of (x[i] - mean)² over n contiguous floats, in double (Instance- and
+// GroupNormalization's variance).
+double SumSquaredDeviations(const float* x, int64_t n, double mean);
 
 // y = softmax(x * scale + bias) over n contiguous values; bias may be nullptr. y must not alias
 // bias (it may alias x). A NaN anywhere in the row makes the whole row NaN.

@@ -136,22 +136,43 @@ __attribute__((target("avx2,fma"))) inline __m256 Tanh8(__m256 v) {
 __attribute__((target("avx2,fma"))) void ErfArray(const float* x, float* y, int64_t n) { Loop<false>(x, y, n); }
 __attribute__((target("avx2,fma"))) void GeluArray(const float* x, float* y, int64_t n) { Loop<true>(x, y, n); }
 
-// Four accumulators of four doubles: 16 floats a step, so the adds' latency overlaps.
-__attribute__((target("avx2,fma"))) double SumRow(const float* x, int64_t n) {
+namespace {
+
+// The sum of x[i] (kSquares: of (x[i] - mean)²) in double: four accumulators of four doubles,
+// 16 floats a step, so the adds' latency overlaps.
+template <bool kSquares>
+__attribute__((target("avx2,fma"), always_inline)) inline double SumInDouble(const float* x, int64_t n, double mean) {
+  const __m256d m = _mm256_set1_pd(mean);
+  auto add = [&](__m256d acc, __m128 v) __attribute__((target("avx2,fma"))) {
+    __m256d d = _mm256_cvtps_pd(v);
+    if (!kSquares) return _mm256_add_pd(acc, d);
+    d = _mm256_sub_pd(d, m);
+    return _mm256_fmadd_pd(d, d, acc);
+  };
   __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd(), a2 = _mm256_setzero_pd(), a3 = _mm256_setzero_pd();
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
-    a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4)));
-    a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 8)));
-    a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 12)));
+    a0 = add(a0, _mm_loadu_ps(x + i));
+    a1 = add(a1, _mm_loadu_ps(x + i + 4));
+    a2 = add(a2, _mm_loadu_ps(x + i + 8));
+    a3 = add(a3, _mm_loadu_ps(x + i + 12));
   }
-  for (; i + 4 <= n; i += 4) a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
+  for (; i + 4 <= n; i += 4) a0 = add(a0, _mm_loadu_ps(x + i));
   alignas(32) double lanes[4];
   _mm256_store_pd(lanes, _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
   double s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-  for (; i < n; ++i) s += double(x[i]);
+  for (; i < n; ++i) {
+    const double d = kSquares ? double(x[i]) - mean : double(x[i]);
+    s += kSquares ? d * d : d;
+  }
   return s;
+}
+
+}  // namespace
+
+__attribute__((target("avx2,fma"))) double SumRow(const float* x, int64_t n) { return SumInDouble<false>(x, n, 0.0); }
+__attribute__((target("avx2,fma"))) double SumSquaredDeviations(const float* x, int64_t n, double mean) {
+  return SumInDouble<true>(x, n, mean);
 }
 
 __attribute__((target("avx2,fma"))) float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) {

@@ -14,6 +14,7 @@ void SigmoidArray(const float* x, float* y, int64_t n);
 void SiluArray(const float* x, float* y, int64_t n);
 void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x);
 double SumRow(const float* x, int64_t n);
+double SumSquaredDeviations(const float* x, int64_t n, double mean);
 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n);
 void LayerNormRow(const float* x, const float* gamma, const float* beta, float epsilon, float* y, int64_t n,
                   float* mean_out, float* inv_std_out);

@@ -172,21 +172,39 @@ GEBE_AVX512 void HardSigmoidArray(const float* x, float* y, int64_t n, float alp
 }
 
 // Four accumulators of eight doubles (32 floats a step) and one masked step for the rest.
-GEBE_AVX512 double SumRow(const float* x, int64_t n) {
+namespace {
+
+// The sum of x[i] (kSquares: of (x[i] - mean)²) in double, four accumulators of eight lanes.
+template <bool kSquares>
+GEBE_AVX512 __attribute__((always_inline)) inline double SumInDouble(const float* x, int64_t n, double mean) {
+  const __m512d m = _mm512_set1_pd(mean);
+  auto add = [&](__m512d acc, __m256 v) GEBE_AVX512 {
+    __m512d d = _mm512_cvtps_pd(v);
+    if (!kSquares) return _mm512_add_pd(acc, d);
+    d = _mm512_sub_pd(d, m);
+    return _mm512_fmadd_pd(d, d, acc);
+  };
   __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd(), a2 = _mm512_setzero_pd(), a3 = _mm512_setzero_pd();
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(x + i)));
-    a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8)));
-    a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 16)));
-    a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 24)));
+    a0 = add(a0, _mm256_loadu_ps(x + i));
+    a1 = add(a1, _mm256_loadu_ps(x + i + 8));
+    a2 = add(a2, _mm256_loadu_ps(x + i + 16));
+    a3 = add(a3, _mm256_loadu_ps(x + i + 24));
   }
   for (; i < n; i += 8) {
-    const __mmask8 m = __mmask8(n - i >= 8 ? 0xff : (1u << (n - i)) - 1);
-    a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, x + i)));
+    const __mmask8 lanes = __mmask8(n - i >= 8 ? 0xff : (1u << (n - i)) - 1);
+    // Masked-off lanes add nothing (a loaded zero; with kSquares the accumulator is kept there).
+    const __m512d sum = add(a0, _mm256_maskz_loadu_ps(lanes, x + i));
+    a0 = kSquares ? _mm512_mask_mov_pd(a0, lanes, sum) : sum;
   }
   return _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)));
 }
+
+}  // namespace
+
+GEBE_AVX512 double SumRow(const float* x, int64_t n) { return SumInDouble<false>(x, n, 0.0); }
+GEBE_AVX512 double SumSquaredDeviations(const float* x, int64_t n, double mean) { return SumInDouble<true>(x, n, mean); }
 
 GEBE_AVX512 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n) {
   const __m512 vs = _mm512_set1_ps(scale), neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());

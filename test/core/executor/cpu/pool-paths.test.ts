@@ -9,8 +9,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, it } from 'vitest';
-import type { CpuTensor } from '../../../helpers/cpu-session.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { bitDifferences } from '../../../helpers/fusion-check.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { expectCpuMatchesOrt } from '../../../helpers/onnx-runtime.js';
 
@@ -107,6 +108,80 @@ describe('pooling paths vs ONNX Runtime', () => {
       const input: CpuTensor = { name: 'input', datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed++, 1) };
       // A maximum is one of its inputs: exact. An average sums in another order than ORT's.
       await expectCpuMatchesOrt(model, input, threads, c.op === 'MaxPool' ? 1e-7 : 1e-4);
+    });
+  }
+});
+
+// GlobalAveragePool sums each plane as ReduceMean does (SumRow, in double); GlobalMaxPool keeps
+// MaxPool's rule (v > m ? v : m from -inf: NaN skipped, the first of equal zeros kept) over eight
+// independent maxima. Plane sizes around those eight and the vector widths, one plane of one value.
+function globalPoolModel(op: 'GlobalAveragePool' | 'GlobalMaxPool', channels: number, spatial: number[]): string {
+  const g = new OnnxGraphBuilder('global_pool', 13);
+  g.input('input', 'FLOAT', ['batch', channels, ...spatial]);
+  g.node(op, ['input'], ['output'], {}, 'pool');
+  g.output('output', 'FLOAT', undefined);
+  const file = path.join(dir, `g${saved++}.onnx`);
+  writeFileSync(file, g.encode());
+  return file;
+}
+
+/** MaxPool's rule over one plane, one value after another: what the engine's maxima must equal bit for bit. */
+function serialMax(plane: Float32Array): number {
+  let best = -Infinity;
+  for (const v of plane) best = v > best ? v : best;
+  return best;
+}
+
+const globalShapes: number[][] = [[112, 112], [7, 7], [13], [1, 1], [3, 5, 2]];
+describe('global pooling vs ONNX Runtime and a serial reference', () => {
+  for (const spatial of globalShapes) {
+    const size = spatial.reduce((a, b) => a * b, 1);
+    it.each([[1, 1], [2, 2]])(`GlobalAveragePool over [${spatial.join(', ')}] (batch %i, threads %i)`, async (batch, threads) => {
+      const dims = [batch, 6, ...spatial];
+      const data = randomValues(dims.reduce((a, b) => a * b, 1), seed++, 1);
+      const model = globalPoolModel('GlobalAveragePool', 6, spatial);
+      const input: CpuTensor = { name: 'input', datatype: 'FP32', dims, data };
+      // ORT sums in float (another order): means near zero differ in their last places.
+      await expectCpuMatchesOrt(model, input, threads, 1e-4);
+      const session = CpuSession.load(model, { intraOpThreads: threads });
+      try {
+        const [out] = await session.run([input]);
+        // The mean in double, rounded once: what a float sum carried through the plane is not.
+        const expected = new Float32Array(batch * 6).map((_, p) => {
+          let sum = 0;
+          for (let i = 0; i < size; i++) sum += data[p * size + i];
+          return sum / size;
+        });
+        expect(bitDifferences(out, { ...out, data: expected })).toEqual({ count: 0, first: -1 });
+      } finally {
+        session.close();
+      }
+    });
+    it.each([[1, 1], [2, 2]])(`GlobalMaxPool over [${spatial.join(', ')}] with NaN and signed zeros (batch %i, threads %i)`, async (batch, threads) => {
+      const planes = batch * 5;
+      const data = new Float32Array(randomValues(planes * size, seed++, 1));
+      // Plane 0 as drawn; 1: NaN in every other place; 2: all NaN; 3: negatives with +0 and -0
+      // late (the chain keeps the first zero); 4: -0 before +0 in the last places.
+      for (let i = 0; i < size; i++) {
+        data[size + i] = i % 2 ? NaN : data[size + i];
+        data[2 * size + i] = NaN;
+        data[3 * size + i] = -Math.abs(data[3 * size + i]) - 1;
+        data[4 * size + i] = -Math.abs(data[4 * size + i]) - 1;
+      }
+      if (size > 1) {
+        data[3 * size + size - 1] = -0;
+        data[3 * size + Math.floor(size / 2)] = 0;
+        data[4 * size + size - 2] = -0;
+        data[4 * size + size - 1] = 0;
+      }
+      const session = CpuSession.load(globalPoolModel('GlobalMaxPool', 5, spatial), { intraOpThreads: threads });
+      try {
+        const [out] = await session.run([{ name: 'input', datatype: 'FP32', dims: [batch, 5, ...spatial], data }]);
+        const expected = new Float32Array(planes).map((_, p) => serialMax(data.subarray(p * size, (p + 1) * size)));
+        expect(bitDifferences(out, { ...out, data: expected })).toEqual({ count: 0, first: -1 });
+      } finally {
+        session.close();
+      }
     });
   }
 });
