@@ -295,23 +295,6 @@ struct AveragePoolKernel : PoolKernel {
   AveragePoolKernel(const Node& node, int64_t) : PoolKernel(node, false) {}
 };
 
-// max over x[0, n) as MaxPool takes it (v > m ? v : m from -inf: a NaN is skipped), on eight
-// independent maxima instead of one chain. Equal values have equal bits except for zeros, so where
-// the maximum is a zero the first zero in x (the one the chain keeps) is returned.
-float PlaneMax(const float* x, int64_t n) {
-  constexpr int kChains = 8;
-  float m[kChains];
-  std::fill(m, m + kChains, -std::numeric_limits<float>::infinity());
-  int64_t i = 0;
-  for (; i + kChains <= n; i += kChains)
-    for (int j = 0; j < kChains; ++j) m[j] = x[i + j] > m[j] ? x[i + j] : m[j];
-  for (int j = 0; i < n; ++i, ++j) m[j] = x[i] > m[j] ? x[i] : m[j];
-  float best = m[0];
-  for (int j = 1; j < kChains; ++j) best = m[j] > best ? m[j] : best;
-  if (best == 0.f) best = *std::find(x, x + n, 0.f);
-  return best;
-}
-
 class GlobalPoolKernel : public Kernel {
  public:
   GlobalPoolKernel(const Node& node, bool max) : Kernel(node), max_(max) {}
@@ -335,7 +318,7 @@ class GlobalPoolKernel : public Kernel {
         // The mean as ReduceMean takes it over trailing axes (SumRow, in double). One float sum
         // carried through the plane waited on each add: 165 µs for MobileNet's 16 × 112 × 112
         // stem output, ONNX Runtime 13.
-        py[p] = max_ ? PlaneMax(xc, size) : float(SumRow(xc, size) / double(size));
+        py[p] = max_ ? MaxSkippingNaN(xc, size) : float(SumRow(xc, size) / double(size));
       }
     });
   }

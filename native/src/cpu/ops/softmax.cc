@@ -2,7 +2,9 @@
 // normalised over the flattened tail; from 13 on over the single `axis` (default -1).
 // Also the fused attention softmax, Softmax(X * scale + bias) over the last axis, that the
 // optimiser builds from Mul/Div + Add + Softmax (see fused_kernels.h).
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "cpu/ops/fused_kernels.h"
 #include "cpu/ops/op_util.h"
@@ -11,6 +13,52 @@
 namespace gebe::cpu {
 
 namespace {
+
+// Log-softmax of one contiguous row: x − max − log Σ exp(x − max), the exponentials summed by the
+// vector code in a scratch row (y may alias x). The maximum skips NaN, as std::fmax does.
+void LogSoftmaxRow(const float* x, float* y, int64_t n) {
+  thread_local std::vector<float> exps;
+  if (exps.size() < size_t(n)) exps.resize(size_t(n));
+  const float mx = MaxSkippingNaN(x, n);
+  const float ls = std::log(ExpShiftedSum(x, exps.data(), n, mx));
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - mx - ls;
+}
+
+// (Log-)softmax along an axis with `inner` values after it, for `width` neighbouring columns at
+// once: row d of the block at x + d·inner. The maxima, the exponentials and their sums run along
+// the contiguous columns instead of one strided column at a time (a 21-class softmax over a
+// 256 × 256 map: 27 ms, ONNX Runtime 14). Per column the steps and their order are the row's.
+constexpr int64_t kSoftmaxColumns = 512;
+// Fewer columns than this after the axis (a vocabulary with a trailing 2) keep the strided loop.
+constexpr int64_t kMinSoftmaxColumns = 16;
+void SoftmaxColumns(const float* x, float* y, int64_t dim, int64_t inner, int64_t width, bool log) {
+  thread_local std::vector<float> stats;
+  if (stats.size() < size_t(2 * kSoftmaxColumns)) stats.resize(size_t(2 * kSoftmaxColumns));
+  float* mx = stats.data();
+  float* sum = mx + kSoftmaxColumns;
+  std::fill(mx, mx + width, -INFINITY);
+  std::fill(sum, sum + width, 0.f);
+  for (int64_t d = 0; d < dim; ++d) {
+    const float* r = x + d * inner;
+    for (int64_t j = 0; j < width; ++j) mx[j] = r[j] > mx[j] ? r[j] : mx[j];
+  }
+  for (int64_t d = 0; d < dim; ++d) {
+    const float* r = x + d * inner;
+    float* e = y + d * inner;
+    for (int64_t j = 0; j < width; ++j) e[j] = r[j] - mx[j];
+    ExpShiftedSum(e, e, width, 0.f);
+    for (int64_t j = 0; j < width; ++j) sum[j] += e[j];
+  }
+  if (log) {
+    for (int64_t j = 0; j < width; ++j) sum[j] = std::log(sum[j]);
+    for (int64_t d = 0; d < dim; ++d)
+      for (int64_t j = 0; j < width; ++j) y[d * inner + j] = x[d * inner + j] - mx[j] - sum[j];
+  } else {
+    for (int64_t j = 0; j < width; ++j) sum[j] = 1.f / sum[j];
+    for (int64_t d = 0; d < dim; ++d)
+      for (int64_t j = 0; j < width; ++j) y[d * inner + j] *= sum[j];
+  }
+}
 
 class SoftmaxKernel : public Kernel {
  public:
@@ -41,15 +89,30 @@ class SoftmaxKernel : public Kernel {
     if (dim == 0) return;
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
+    if (inner >= kMinSoftmaxColumns) {
+      // Along a middle axis (a segmentation head's classes): blocks of neighbouring columns.
+      const int64_t chunks = (inner + kSoftmaxColumns - 1) / kSoftmaxColumns;
+      ctx.pool->ParallelFor(outer * chunks, std::max<int64_t>(1, 4096 / (dim * kSoftmaxColumns)), [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t o = t / chunks, c0 = (t % chunks) * kSoftmaxColumns;
+          const int64_t offset = o * dim * inner + c0;
+          SoftmaxColumns(px + offset, py + offset, dim, inner, std::min(kSoftmaxColumns, inner - c0), log_);
+        }
+      });
+      return;
+    }
     ctx.pool->ParallelFor(outer * inner, std::max<int64_t>(1, 4096 / dim), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         int64_t o = r / inner, i = r % inner;
         const float* xs = px + o * dim * inner + i;
         float* ys = py + o * dim * inner + i;
-        if (inner == 1 && !log_) {
-          SoftmaxRow(xs, nullptr, 1.f, ys, dim);  // the common last-axis case, vectorised
+        if (inner == 1) {
+          // The common last-axis case, vectorised.
+          if (log_) LogSoftmaxRow(xs, ys, dim);
+          else SoftmaxRow(xs, nullptr, 1.f, ys, dim);
           continue;
         }
+        // A few columns after the axis: one strided column at a time.
         float mx = -INFINITY;
         for (int64_t d = 0; d < dim; ++d) mx = std::fmax(mx, xs[d * inner]);
         float sum = 0;

@@ -33,6 +33,11 @@ void SiluArray(const float* x, float* y, int64_t n);
 // the same array.
 void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x);
 
+// The largest of n contiguous floats as MaxPool takes it (v > m ? v : m from -inf: a NaN is
+// skipped, -inf when all are NaN or n is 0), on eight independent maxima; where the maximum is a
+// zero, the first zero of x, as one chain keeps it (GlobalMaxPool, the log-softmax's shift).
+float MaxSkippingNaN(const float* x, int64_t n);
+
 // The sum of n contiguous floats, accumulated in double (ReduceSum and ReduceMean over trailing
 // axes: a squeeze-and-excitation block's global average).
 double SumRow(const float* x, int64_t n);
