@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cpu/ops/broadcast_runs.h"
 #include "cpu/ops/op_util.h"
 #include "cpu/ops/vector_math.h"
 
@@ -16,6 +17,14 @@ enum class Unary { kRelu, kLeakyRelu, kSigmoid, kTanh, kHardSigmoid, kHardSwish,
                    kGelu, kGeluTanh, kSqrt, kExp, kLog, kAbs, kNeg, kReciprocal, kFloor, kCeil, kSign, kRound,
                    kSin, kCos, kSoftsign, kCelu, kThresholdedRelu, kTan, kAsin, kAcos, kAtan, kSinh, kCosh,
                    kAsinh, kAcosh, kAtanh, kMish, kShrink };
+
+// y[i] = x[i] where x[i] >= 0, y[i] kept elsewhere (NaN included): LeakyRelu's and PRelu's
+// select after the products are all taken. `x >= 0 ? x : a * x` in one loop stayed scalar with
+// a branch (the compiler moves a multiply one side needs into that side, 9x ONNX Runtime); two
+// plain loops vectorise. y may alias x.
+inline void KeepNonNegative(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : y[i];
+}
 
 class UnaryKernel : public Kernel {
  public:
@@ -84,7 +93,10 @@ class UnaryKernel : public Kernel {
     const float a = alpha_, b = beta_;
     switch (op_) {
       case Unary::kRelu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0.f; break;
-      case Unary::kLeakyRelu: for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : a * x[i]; break;
+      case Unary::kLeakyRelu:
+        for (int64_t i = 0; i < n; ++i) y[i] = a * x[i];
+        KeepNonNegative(x, y, n);
+        break;
       case Unary::kSigmoid: SigmoidArray(x, y, n); break;  // vectorised
       case Unary::kTanh: TanhArray(x, y, n); break;  // vectorised
       case Unary::kHardSigmoid: HardSigmoidArray(x, y, n, a, b, false); break;  // vectorised
@@ -219,21 +231,26 @@ class PReluKernel : public Kernel {
     out[0] = {x.dtype, x.shape, nullptr};
     return true;
   }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef &x = *in[0], &slope = *in[1];
-    auto ss = BroadcastStrides(slope.shape, x.shape);
-    size_t rank = x.shape.size();
     const float* px = x.as<const float>();
     const float* ps = slope.as<const float>();
     float* py = out[0].as<float>();
-    for (int64_t i = 0; i < x.count(); ++i) {
-      int64_t rem = i, is = 0;
-      for (size_t d = rank; d-- > 0;) {
-        is += (rem % x.shape[d]) * ss[d];
-        rem /= x.shape[d];
-      }
-      py[i] = px[i] >= 0 ? px[i] : px[i] * ps[is];
-    }
+    // Runs of X (whole rows of H·W for a per-channel slope) against one slope or a slope row:
+    // the products, then the non-negative values kept (an element's index worked out dim by dim
+    // took 8 ns: 1.7 ms for 64 × 56 × 56).
+    ForEachBroadcastRun(x.shape, x.shape, slope.shape, ctx.pool,
+                        [&](int64_t o, int64_t n, int64_t ox, int64_t, int64_t os, int64_t step) {
+                          const float* xs = px + ox;
+                          const float* sl = ps + os;
+                          float* ys = py + o;
+                          if (step == 0) {
+                            for (int64_t i = 0; i < n; ++i) ys[i] = xs[i] * sl[0];
+                          } else {
+                            for (int64_t i = 0; i < n; ++i) ys[i] = xs[i] * sl[i * step];
+                          }
+                          KeepNonNegative(xs, ys, n);
+                        });
   }
 };
 

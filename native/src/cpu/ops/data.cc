@@ -1,5 +1,6 @@
 // Data-movement operators: Transpose, Concat, Split, Slice, Gather, Expand, Tile, Pad. They work
 // on any fixed-size element type by moving bytes.
+#include <algorithm>
 #include <cstring>
 
 #include "cpu/ops/op_util.h"
@@ -405,24 +406,33 @@ class TileKernel : public Kernel {
     out[0] = {x.dtype, s, nullptr};
     return true;
   }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+  // Row by row: each output row (all dims but the last) copies the source row its index wraps
+  // onto, once per repeat of the last dim. An element's index worked out dim by dim took 16 ns
+  // (3.2 ms for a 64 × 56 × 56 output, ONNX Runtime 27 µs).
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef& x = *in[0];
     TensorRef& o = out[0];
-    size_t rank = o.shape.size();
-    auto xs = Strides(x.shape);
-    size_t es = ElementSize(x.dtype);
-    int64_t total = o.count();
-    GEBE_DISPATCH_BY_SIZE(es, {
-      const T* px = x.as<const T>();
-      T* po = o.as<T>();
-      for (int64_t i = 0; i < total; ++i) {
-        int64_t rem = i, src = 0;
-        for (size_t d = rank; d-- > 0;) {
-          int64_t k = rem % o.shape[d];
+    const int64_t total = o.count();
+    if (total == 0) return;
+    const size_t rank = o.shape.size();
+    const size_t es = ElementSize(x.dtype);
+    if (rank == 0) {
+      std::memcpy(o.data, x.data, es);
+      return;
+    }
+    const auto xs = Strides(x.shape);
+    const int64_t width = x.shape[rank - 1], out_width = o.shape[rank - 1], rows = total / out_width;
+    const char* px = static_cast<const char*>(x.data);
+    char* po = static_cast<char*>(o.data);
+    ctx.pool->ParallelFor(rows, std::max<int64_t>(1, kParallelGrain / out_width), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        int64_t rem = r, src = 0;
+        for (size_t d = rank - 1; d-- > 0;) {
+          src += (rem % o.shape[d]) % x.shape[d] * xs[d];
           rem /= o.shape[d];
-          src += (k % x.shape[d]) * xs[d];
         }
-        po[i] = px[src];
+        char* dst = po + size_t(r * out_width) * es;
+        for (int64_t c = 0; c < out_width; c += width) std::memcpy(dst + size_t(c) * es, px + size_t(src) * es, size_t(width) * es);
       }
     });
   }
@@ -459,39 +469,74 @@ class PadKernel : public Kernel {
     out[0] = {x.dtype, s, nullptr};
     return true;
   }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+  // Row by row: an output row (all dims but the last) is the fill where one of its indices falls
+  // in a constant pad, else the source row its indices map to, copied whole between the last
+  // dim's pads, which are mapped value by value. An element's index worked out dim by dim, with
+  // the mode's name compared for each, took 12-15 ns: 2.4-2.9 ms for 64 × 56 × 56 (ONNX
+  // Runtime 51-71 µs).
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     Resolve(in);
     const TensorRef& x = *in[0];
     TensorRef& o = out[0];
-    size_t r = x.shape.size();
-    auto xs = Strides(x.shape);
-    int64_t total = o.count();
+    const int64_t total = o.count();
+    if (total == 0) return;
+    const size_t r = x.shape.size();
+    if (r == 0) {
+      std::memcpy(o.data, x.data, ElementSize(x.dtype));
+      return;
+    }
+    const Mode mode = mode_ == "constant" ? Mode::kConstant : mode_ == "edge" ? Mode::kEdge : mode_ == "wrap" ? Mode::kWrap : Mode::kReflect;
+    const auto xs = Strides(x.shape);
+    const int64_t width = x.shape[r - 1], out_width = o.shape[r - 1], rows = total / out_width, before = pads_now_[r - 1];
+    // The columns copied as one run: output [lo, hi) from input lo - before on.
+    const int64_t lo = std::clamp<int64_t>(before, 0, out_width), hi = std::clamp<int64_t>(before + width, lo, out_width);
     GEBE_DISPATCH_NUMERIC(x.dtype, {
       T fill = FromReal<T>(value_);
       if (opset_ >= 11 && in.size() > 2 && in[2] && in[2]->count() > 0) fill = in[2]->as<const T>()[0];
       const T* px = x.as<const T>();
       T* po = o.as<T>();
-      for (int64_t i = 0; i < total; ++i) {
-        int64_t rem = i, src = 0;
-        bool outside = false;
-        for (size_t d = r; d-- > 0;) {
-          int64_t k = rem % o.shape[d] - pads_now_[d];
-          rem /= o.shape[d];
-          int64_t n = x.shape[d];
-          if (k < 0 || k >= n) {
-            if (mode_ == "constant" || n == 0) { outside = true; continue; }
-            if (mode_ == "edge") k = k < 0 ? 0 : n - 1;
-            else if (mode_ == "wrap") k = ((k % n) + n) % n;  // opset 19
-            else k = k < 0 ? -k : 2 * (n - 1) - k;
+      ctx.pool->ParallelFor(rows, std::max<int64_t>(1, kParallelGrain / out_width), [&](int64_t r0, int64_t r1) {
+        for (int64_t row = r0; row < r1; ++row) {
+          T* dst = po + row * out_width;
+          int64_t rem = row, src = 0;
+          bool outside = false;
+          for (size_t d = r - 1; d-- > 0;) {
+            const int64_t k = SourceIndex(mode, rem % o.shape[d] - pads_now_[d], x.shape[d]);
+            rem /= o.shape[d];
+            if (k < 0) outside = true;
+            else src += k * xs[d];
           }
-          src += k * xs[d];
+          if (outside) {
+            std::fill(dst, dst + out_width, fill);
+            continue;
+          }
+          const T* row_in = px + src;
+          for (int64_t c = 0; c < lo; ++c) {
+            const int64_t k = SourceIndex(mode, c - before, width);
+            dst[c] = k < 0 ? fill : row_in[k];
+          }
+          if (hi > lo) std::memcpy(dst + lo, row_in + (lo - before), sizeof(T) * size_t(hi - lo));
+          for (int64_t c = hi; c < out_width; ++c) {
+            const int64_t k = SourceIndex(mode, c - before, width);
+            dst[c] = k < 0 ? fill : row_in[k];
+          }
         }
-        po[i] = outside ? fill : px[src];
-      }
+      });
     });
   }
 
  private:
+  enum class Mode { kConstant, kEdge, kWrap, kReflect };
+  // Where index k of a padded dim (k - the leading pad) reads in a dim of n: -1 for the constant
+  // fill. Infer refused reflect pads of n or more and copying modes over an empty dim.
+  static int64_t SourceIndex(Mode mode, int64_t k, int64_t n) {
+    if (k >= 0 && k < n) return k;
+    if (mode == Mode::kConstant || n == 0) return -1;
+    if (mode == Mode::kEdge) return k < 0 ? 0 : n - 1;
+    if (mode == Mode::kWrap) return ((k % n) + n) % n;  // opset 19
+    return k < 0 ? -k : 2 * (n - 1) - k;
+  }
+
   bool Resolve(const std::vector<const TensorRef*>& in) {
     size_t r = in[0]->shape.size();
     std::vector<int64_t> pads = pads_;

@@ -1,10 +1,10 @@
 /**
  * What the isa-*.test.ts files share: each forces one ISA's kernels (GEBE_CPU_ISA) and runs these
  * suites again, each against ONNX Runtime: convolution (2-D and 3-D), pooling, normalisation
- * statistics, softmax, GEMM, element-wise fusion, differential (networks, operator families,
- * element types), control flow, opsets 18-21, PyTorch exports and recurrent cells. Skipped where
- * the CPU lacks the ISA or where it is the default (test/helpers/cpu-isa.ts). Not a test file
- * itself (vitest takes *.test.ts).
+ * statistics, softmax, row copies (Pad, Tile, PRelu), GEMM, element-wise fusion, differential
+ * (networks, operator families, element types), control flow, opsets 18-21, PyTorch exports and
+ * recurrent cells. Skipped where the CPU lacks the ISA or where it is the default
+ * (test/helpers/cpu-isa.ts). Not a test file itself (vitest takes *.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { activeCpuIsa, describeSkippedIsa, forceCpuIsa } from '../../../helpers/cpu-isa.js';
@@ -24,6 +24,7 @@ export async function rerunSuitesWithIsa(isa: Parameters<typeof forceCpuIsa>[0])
   await import('./pool-paths.test.js');
   await import('./norm-statistics.test.js');
   await import('./softmax-paths.test.js');
+  await import('./row-copy-paths.test.js');
   await import('./gemm-paths.test.js');
   await import('./elementwise-fusion.test.js');
   await import('./differential.test.js');
