@@ -5,6 +5,10 @@
 #include <cmath>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "cpu/ops/broadcast_runs.h"
 #include "cpu/ops/op_util.h"
 #include "cpu/ops/vector_math.h"
@@ -24,6 +28,17 @@ enum class Unary { kRelu, kLeakyRelu, kSigmoid, kTanh, kHardSigmoid, kHardSwish,
 // plain loops vectorise. y may alias x.
 inline void KeepNonNegative(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : y[i];
+}
+
+// y[i] = sqrt(x[i]), correctly rounded as std::sqrt (NaN for a negative x). The compiler keeps
+// std::sqrt scalar, with a check after each for errno's sake (3.6x ONNX Runtime); the packed
+// instruction gives the same bits four at a time.
+inline void SqrtArray(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 4 <= n; i += 4) _mm_storeu_ps(y + i, _mm_sqrt_ps(_mm_loadu_ps(x + i)));
+#endif
+  for (; i < n; ++i) y[i] = std::sqrt(x[i]);
 }
 
 class UnaryKernel : public Kernel {
@@ -132,7 +147,7 @@ class UnaryKernel : public Kernel {
           for (int64_t i = 0; i < len; ++i) y[i0 + i] = 0.5f * x[i0 + i] * (1.f + t[i]);
         }
         break;
-      case Unary::kSqrt: for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]); break;
+      case Unary::kSqrt: SqrtArray(x, y, n); break;
       case Unary::kExp: for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]); break;
       case Unary::kLog: for (int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]); break;
       case Unary::kAbs: for (int64_t i = 0; i < n; ++i) y[i] = std::fabs(x[i]); break;
