@@ -37,6 +37,8 @@ void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float be
 // skipped, -inf when all are NaN or n is 0), on eight independent maxima; where the maximum is a
 // zero, the first zero of x, as one chain keeps it (GlobalMaxPool, the log-softmax's shift).
 float MaxSkippingNaN(const float* x, int64_t n);
+// The smallest, by the same rule (v < m ? v : m from +inf).
+float MinSkippingNaN(const float* x, int64_t n);
 
 // The sum of n contiguous floats, accumulated in double (ReduceSum and ReduceMean over trailing
 // axes: a squeeze-and-excitation block's global average).

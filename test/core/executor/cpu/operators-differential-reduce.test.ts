@@ -6,12 +6,18 @@
  * 73,914 elements: the larger gives each reduction hundreds of outputs, more than the engine's
  * per-thread grain, so two threads split them.
  */
-import { describe, it } from 'vitest';
-import type { CpuTensor } from '../../../helpers/cpu-session.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
+import { bitDifferences } from '../../../helpers/fusion-check.js';
 import { OnnxGraphBuilder, randomValues, seededRandom, type AttributeValue } from '../../../helpers/onnx-builder.js';
 import { ortAgreement } from '../../../helpers/ort-agreement.js';
 
 const agree = ortAgreement('gebe-ops-reduce-');
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-reduce-extreme-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const shapes = [[3, 4, 5, 7], [2, 3, 97, 127]].map((dims) => ({ dims }));
 const count = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
@@ -134,4 +140,42 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, reductions (threads=%i)', (th
     // three values can have a variance tiny against their mean.
     await agree(model, [{ name: 'x', datatype: 'FP32', dims, data: randomValues(count(dims), 56, 1.5) }], threads, 5e-5);
   });
+});
+
+// ReduceMax and ReduceMin over trailing axes take eight chains (native/src/cpu/ops/reduce.cc,
+// vector_math's MaxSkippingNaN/MinSkippingNaN). Their values must be the one chain's from the
+// first element, bit for bit: a NaN first is the answer, a NaN later is skipped, of equal zeros
+// the first is kept, and rows of -inf or +inf stay so. Rows of 1, 7, 8, 9 and 1000.
+describe('ReduceMax and ReduceMin over trailing axes, bit for bit', () => {
+  const chain = (row: Float32Array, max: boolean) => {
+    let m = row[0];
+    for (let i = 1; i < row.length; i++) m = (max ? row[i] > m : row[i] < m) ? row[i] : m;
+    return m;
+  };
+  for (const width of [1, 7, 8, 9, 1000]) {
+    it.each(['ReduceMax', 'ReduceMin'] as const)(`%s over rows of ${width}`, async (op) => {
+      const rows = 8;
+      const data = new Float32Array(randomValues(rows * width, 60 + width, 3));
+      const set = (r: number, i: number, v: number) => { if (i < width) data[r * width + i] = v; };
+      set(1, 0, NaN);                                     // first: the answer
+      set(2, width - 1, NaN);                             // later: skipped
+      for (let i = 0; i < width; i++) set(3, i, -Math.abs(data[3 * width + i]) - 1);
+      set(3, width >> 1, 0); set(3, width - 1, -0);       // the maximum is +0, seen first
+      for (let i = 0; i < width; i++) set(4, i, Math.abs(data[4 * width + i]) + 1);
+      set(4, 0, -0); set(4, width - 1, 0);                // the minimum is -0, seen first
+      for (let i = 0; i < width; i++) set(5, i, op === 'ReduceMax' ? -Infinity : Infinity);
+      const model = new OnnxGraphBuilder('extreme', 13).input('x', 'FLOAT', [rows, width])
+        .node(op, ['x'], ['y'], { axes: [1], keepdims: 0 }, 'reduce').output('y', 'FLOAT', undefined).encode();
+      const file = path.join(dir, `extreme-${op}-${width}.onnx`);
+      writeFileSync(file, model);
+      const session = CpuSession.load(file, { intraOpThreads: 1 });
+      try {
+        const [out] = await session.run([{ name: 'x', datatype: 'FP32', dims: [rows, width], data }]);
+        const want = Float32Array.from({ length: rows }, (_, r) => chain(data.subarray(r * width, (r + 1) * width), op === 'ReduceMax'));
+        expect(bitDifferences(out, { ...out, data: want })).toEqual({ count: 0, first: -1 });
+      } finally {
+        session.close();
+      }
+    });
+  }
 });
