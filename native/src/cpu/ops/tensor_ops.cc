@@ -80,17 +80,22 @@ class SpaceDepthKernel : public Kernel {
     GEBE_DISPATCH_BY_SIZE(ElementSize(x.dtype), {
       const T* px = x.as<const T>();
       T* po = out[0].as<T>();
+      // Per space-side row and column phase bx, one depth-side row: its wd values are every
+      // b-th of the space row. (Divisions per element made SpaceToDepth 6.5x ONNX Runtime.)
       for (int64_t ni = 0; ni < n; ++ni)
         for (int64_t c = 0; c < cs; ++c)
-          for (int64_t y = 0; y < hs; ++y)
-            for (int64_t xx = 0; xx < ws; ++xx) {
-              int64_t by = y % b, bx = xx % b;
-              int64_t dc = to_space_ && crd_ ? (c * b + by) * b + bx : (by * b + bx) * cs + c;
-              int64_t s_at = ((ni * cs + c) * hs + y) * ws + xx;
-              int64_t d_at = ((ni * cd + dc) * hd + y / b) * wd + xx / b;
-              if (to_space_) po[s_at] = px[d_at];
-              else po[d_at] = px[s_at];
+          for (int64_t y = 0; y < hs; ++y) {
+            const int64_t by = y % b, s_row = ((ni * cs + c) * hs + y) * ws;
+            for (int64_t bx = 0; bx < b; ++bx) {
+              const int64_t dc = to_space_ && crd_ ? (c * b + by) * b + bx : (by * b + bx) * cs + c;
+              const int64_t d_row = ((ni * cd + dc) * hd + y / b) * wd;
+              if (to_space_) {
+                for (int64_t xd = 0; xd < wd; ++xd) po[s_row + xd * b + bx] = px[d_row + xd];
+              } else {
+                for (int64_t xd = 0; xd < wd; ++xd) po[d_row + xd] = px[s_row + xd * b + bx];
+              }
             }
+          }
     });
   }
 

@@ -1,9 +1,10 @@
 /**
- * Operators that copy or select whole rows (native/src/cpu/ops/data.cc, activation.cc): Pad in
- * every mode, with negative pads (a crop) and pads on outer dims only, over ranks 1 to 4 and an
- * integer type; Tile on the last dim, outer dims and both; PRelu against a slope per channel, a
- * slope row and one slope; LeakyRelu. Against ONNX Runtime exactly (they copy values or take
- * one product), plus NaN and signed zeros through the two activations bit for bit.
+ * Operators that copy or select whole rows (native/src/cpu/ops/data.cc, activation.cc,
+ * tensor_ops.cc): Pad in every mode, with negative pads (a crop) and pads on outer dims only,
+ * over ranks 1 to 4 and an integer type; Tile on the last dim, outer dims and both; SpaceToDepth
+ * and DepthToSpace (DCR, CRD); PRelu against a slope per channel, a slope row and one slope;
+ * LeakyRelu. Against ONNX Runtime exactly (they copy values or take one product), plus NaN and
+ * signed zeros through the two activations bit for bit.
  * test/core/executor/cpu/isa-*.test.ts run it again on every other ISA.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -80,6 +81,15 @@ describe('row copies vs ONNX Runtime', () => {
         .initializer('slope', 'FLOAT', [...slope], randomValues(count, seed++, 0.5))
         .node('PRelu', ['x', 'slope'], ['y'], {}, 'prelu').output('y', 'FLOAT', undefined);
       await expectSameAsOrt(save(g), [floats([2, 5, 7, 9])], threads);
+    });
+  }
+
+  for (const [op, dims, blocksize, mode] of [['SpaceToDepth', [2, 3, 6, 10], 2, undefined], ['SpaceToDepth', [1, 2, 9, 6], 3, undefined],
+    ['DepthToSpace', [2, 8, 3, 5], 2, 'DCR'], ['DepthToSpace', [1, 18, 2, 3], 3, 'CRD']] as const) {
+    it(`${op} [${dims.join(', ')}] in blocks of ${blocksize}${mode ? `, ${mode}` : ''}`, async () => {
+      const g = new OnnxGraphBuilder('space_depth', 13).input('x', 'FLOAT', [...dims])
+        .node(op, ['x'], ['y'], mode ? { blocksize, mode } : { blocksize }, 'move').output('y', 'FLOAT', undefined);
+      await expectSameAsOrt(save(g), [floats([...dims])], 1);
     });
   }
 
