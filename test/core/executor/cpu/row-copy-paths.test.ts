@@ -76,7 +76,7 @@ describe('row copies vs ONNX Runtime', () => {
 
   for (const [name, slope] of [['per channel', [5, 1, 1]], ['a row of the last dim', [9]], ['one slope', [1]]] as const) {
     it.each([1, 2])(`PRelu with ${name} (threads %i)`, async (threads) => {
-      const count = slope.reduce((a, b) => a * b, 1);
+      const count = slope.reduce((a: number, b: number) => a * b, 1);
       const g = new OnnxGraphBuilder('prelu', 16).input('x', 'FLOAT', [2, 5, 7, 9])
         .initializer('slope', 'FLOAT', [...slope], randomValues(count, seed++, 0.5))
         .node('PRelu', ['x', 'slope'], ['y'], {}, 'prelu').output('y', 'FLOAT', undefined);
