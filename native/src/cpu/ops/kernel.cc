@@ -65,7 +65,7 @@ void Activation::Apply(float* data, int64_t n) const {
       for (int64_t i = 0; i < n; ++i) data[i] = std::min(std::max(data[i], alpha), beta);
       return;
     case Kind::kLeakyRelu:
-      for (int64_t i = 0; i < n; ++i) data[i] = data[i] >= 0 ? data[i] : data[i] * alpha;
+      LeakyArray(data, &alpha, 0, data, n);
       return;
     case Kind::kSigmoid:
       SigmoidArray(data, data, n);

@@ -207,6 +207,22 @@ float ExtremeSkippingNaN(const float* x, int64_t n) {
 
 }  // namespace
 
+void LeakyArray(const float* x, const float* slope, int64_t step, float* y, int64_t n) {
+  constexpr int64_t kChunk = 256;
+  float products[kChunk];
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t len = std::min(kChunk, n - i0);
+    const float* xs = x + i0;
+    if (step == 0) {
+      for (int64_t i = 0; i < len; ++i) products[i] = xs[i] * slope[0];
+    } else {
+      const float* ss = slope + i0 * step;
+      for (int64_t i = 0; i < len; ++i) products[i] = xs[i] * ss[i * step];
+    }
+    for (int64_t i = 0; i < len; ++i) y[i0 + i] = xs[i] >= 0 ? xs[i] : products[i];
+  }
+}
+
 float MaxSkippingNaN(const float* x, int64_t n) { return ExtremeSkippingNaN<true>(x, n); }
 float MinSkippingNaN(const float* x, int64_t n) { return ExtremeSkippingNaN<false>(x, n); }
 
