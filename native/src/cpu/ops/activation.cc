@@ -137,7 +137,7 @@ class UnaryKernel : public Kernel {
         }
         break;
       case Unary::kSqrt: SqrtArray(x, y, n); break;
-      case Unary::kExp: for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]); break;
+      case Unary::kExp: ExpArray(x, y, n); break;  // vectorised
       case Unary::kLog: for (int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]); break;
       case Unary::kAbs: for (int64_t i = 0; i < n; ++i) y[i] = std::fabs(x[i]); break;
       case Unary::kNeg: for (int64_t i = 0; i < n; ++i) y[i] = -x[i]; break;

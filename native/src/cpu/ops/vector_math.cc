@@ -134,6 +134,15 @@ void ErfArray(const float* x, float* y, int64_t n) {
   fn(x, y, n);
 }
 
+void ExpArray(const float* x, float* y, int64_t n) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::ExpArray(x, y, n);
+  if (isa == Isa::kAvx2) return avx2::ExpArray(x, y, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+}
+
 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
 #if defined(__x86_64__) || defined(_M_X64)
   static const Isa isa = ActiveIsa();

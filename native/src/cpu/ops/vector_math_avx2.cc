@@ -175,6 +175,31 @@ __attribute__((target("avx2,fma"))) double SumSquaredDeviations(const float* x, 
   return SumInDouble<true>(x, n, mean);
 }
 
+__attribute__((target("avx2,fma"))) void ExpArray(const float* x, float* y, int64_t n) {
+  const __m256 lo = _mm256_set1_ps(-87.f), hi = _mm256_set1_ps(88.f);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    __m256 e = ExpNonPositive(v);
+    // Outside [-87, 88] (subnormal results, overflow, NaN): the library's exp, value by value,
+    // patched in before the store (y may be x).
+    const __m256 inside = _mm256_and_ps(_mm256_cmp_ps(v, lo, _CMP_GE_OQ), _mm256_cmp_ps(v, hi, _CMP_LE_OQ));
+    int outside = ~_mm256_movemask_ps(inside) & 0xFF;
+    if (outside) {
+      alignas(32) float in[8], out[8];
+      _mm256_store_ps(in, v);
+      _mm256_store_ps(out, e);
+      for (; outside; outside &= outside - 1) {
+        const int lane = __builtin_ctz(unsigned(outside));
+        out[lane] = std::exp(in[lane]);
+      }
+      e = _mm256_load_ps(out);
+    }
+    _mm256_storeu_ps(y + i, e);
+  }
+  for (; i < n; ++i) y[i] = std::exp(x[i]);
+}
+
 __attribute__((target("avx2,fma"))) float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
   const __m256 sh = _mm256_set1_ps(shift), low = _mm256_set1_ps(-87.3f);
   __m256 acc = _mm256_setzero_ps();

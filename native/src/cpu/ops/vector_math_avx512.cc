@@ -20,7 +20,7 @@ namespace {
 
 GEBE_AVX512 inline __mmask16 IsNan(__m512 v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
 
-// exp(x) for x in [-87, 0] (Cephes expf, as the AVX2 code).
+// exp(x) for x in [-87, 0] (Cephes expf, as the AVX2 code); as accurate up to 88 (ExpArray).
 GEBE_AVX512 inline __m512 ExpNonPositive(__m512 x) {
   x = _mm512_max_ps(x, _mm512_set1_ps(-87.f));
   __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
@@ -126,6 +126,29 @@ GEBE_AVX512 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift
     acc = _mm512_add_ps(acc, e);
   }
   return _mm512_reduce_add_ps(acc);
+}
+
+GEBE_AVX512 void ExpArray(const float* x, float* y, int64_t n) {
+  const __m512 lo = _mm512_set1_ps(-87.f), hi = _mm512_set1_ps(88.f);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = FirstLanes(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    __m512 e = ExpNonPositive(v);
+    // Outside [-87, 88] (subnormal results, overflow, NaN): the library's exp, value by value,
+    // patched in before the store (y may be x).
+    __mmask16 outside = m & ~(_mm512_cmp_ps_mask(v, lo, _CMP_GE_OQ) & _mm512_cmp_ps_mask(v, hi, _CMP_LE_OQ));
+    if (outside) {
+      alignas(64) float in[16], out[16];
+      _mm512_store_ps(in, v);
+      _mm512_store_ps(out, e);
+      for (; outside; outside &= __mmask16(outside - 1)) {
+        const int lane = __builtin_ctz(outside);
+        out[lane] = std::exp(in[lane]);
+      }
+      e = _mm512_load_ps(out);
+    }
+    _mm512_mask_storeu_ps(y + i, m, e);
+  }
 }
 
 GEBE_AVX512 void TanhArray(const float* x, float* y, int64_t n) {

@@ -9,6 +9,7 @@ namespace gebe::cpu::avx512 {
 void ErfArray(const float* x, float* y, int64_t n);
 void GeluArray(const float* x, float* y, int64_t n);
 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift);
+void ExpArray(const float* x, float* y, int64_t n);
 void TanhArray(const float* x, float* y, int64_t n);
 void SigmoidArray(const float* x, float* y, int64_t n);
 void SiluArray(const float* x, float* y, int64_t n);

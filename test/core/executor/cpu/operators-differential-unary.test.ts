@@ -6,11 +6,16 @@
  * (shorter than one vector), 123 (whole vectors and a tail) and 73,914 (more than the element-wise
  * kernels' parallel grain of 32,768, so two threads split it).
  */
-import { describe, it } from 'vitest';
-import type { CpuTensor } from '../../../helpers/cpu-session.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { ortAgreement } from '../../../helpers/ort-agreement.js';
 
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-unary-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const agree = ortAgreement('gebe-ops-unary-');
 
 const shapes = [[7], [3, 41], [2, 3, 97, 127]].map((dims) => ({ dims }));
@@ -93,6 +98,34 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, unary operators (threads=%i)'
     const x = input(dims, 53 + dims.length, 4, [-1, NaN, -0, 0, Infinity, -Infinity, 1e-40, FLT_MAX, 2, 1e-45]);
     for (let i = 0; i < x.data.length; i++) (x.data as Float32Array)[i] = Math.abs((x.data as Float32Array)[i]) * (i % 7 === 3 ? -1 : 1);
     await agree(model, [x], threads, 0);
+  });
+
+  it.each(shapes)('Exp within 2 ulp of exp on [-87, 88], the library exp outside it, on $dims', async ({ dims }) => {
+    const model = new OnnxGraphBuilder('exp', 18).input('x', 'FLOAT', dims).node('Exp', ['x'], ['e']).output('e', 'FLOAT').encode();
+    // The vector code's range ends and what lies past them: subnormal results down to -103.97,
+    // 0 below, FLT_MAX up to 88.72, +inf above; NaN and the infinities; -0.
+    const edges = [-87, -86.99, -87.01, -100, -103.9, -104, 88, 87.99, 88.01, 88.72, 88.73, NaN, Infinity, -Infinity, -0, 0, 1e-40];
+    const x = input(dims, 59 + dims.length, 30, edges);
+    await agree(model, [x], threads, 1e-6);
+    const file = path.join(dir, `exp-${threads}-${dims.length}.onnx`);
+    writeFileSync(file, model);
+    const session = CpuSession.load(file, { intraOpThreads: threads });
+    try {
+      const got = (await session.run([x]))[0].data as Float32Array;
+      const want = Float32Array.from(x.data as Float32Array, (v) => Math.exp(v));
+      const bits = (f: number) => new Int32Array(Float32Array.of(f).buffer)[0];
+      for (let i = 0; i < got.length; i++) {
+        const v = (x.data as Float32Array)[i];
+        if (Number.isNaN(want[i])) {
+          expect(got[i], `exp(${v})`).toBeNaN();
+          continue;
+        }
+        const inside = v >= -87 && v <= 88;
+        expect(Math.abs(bits(got[i]) - bits(want[i])), `exp(${v}): ${got[i]} against ${want[i]}`).toBeLessThanOrEqual(inside ? 2 : 1);
+      }
+    } finally {
+      session.close();
+    }
   });
 
   it.each(shapes)('smooth ones: Mish, Sin, Cos, Celu, Selu (default and own alpha/gamma) on $dims', async ({ dims }) => {
