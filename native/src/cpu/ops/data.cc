@@ -445,6 +445,7 @@ class PadKernel : public Kernel {
     if (mode_ != "constant" && mode_ != "reflect" && mode_ != "edge" && mode_ != "wrap") {
       Fail("mode '" + mode_ + "' is not supported (constant, reflect, edge, wrap are)");
     }
+    kind_ = mode_ == "constant" ? Mode::kConstant : mode_ == "edge" ? Mode::kEdge : mode_ == "wrap" ? Mode::kWrap : Mode::kReflect;
     pads_ = node.get_ints(opset < 11 ? "pads" : "__none__");
     value_ = node.get_float("value", 0.f);
   }
@@ -459,10 +460,10 @@ class PadKernel : public Kernel {
       }
       if (s[i] < 0) Fail("pads make dimension " + std::to_string(i) + " negative");
       const bool grows = pads_now_[i] > 0 || pads_now_[i + r] > 0;
-      if (mode_ != "constant" && x.shape[i] == 0 && grows) {
+      if (kind_ != Mode::kConstant && x.shape[i] == 0 && grows) {
         Fail(mode_ + " padding copies values of dimension " + std::to_string(i) + ", which is empty; use mode constant there");
       }
-      if (mode_ == "reflect" && grows && (pads_now_[i] >= x.shape[i] || pads_now_[i + r] >= x.shape[i])) {
+      if (kind_ == Mode::kReflect && grows && (pads_now_[i] >= x.shape[i] || pads_now_[i + r] >= x.shape[i])) {
         Fail("reflect padding must be smaller than the dimension it pads");
       }
     }
@@ -485,7 +486,6 @@ class PadKernel : public Kernel {
       std::memcpy(o.data, x.data, ElementSize(x.dtype));
       return;
     }
-    const Mode mode = mode_ == "constant" ? Mode::kConstant : mode_ == "edge" ? Mode::kEdge : mode_ == "wrap" ? Mode::kWrap : Mode::kReflect;
     const auto xs = Strides(x.shape);
     const int64_t width = x.shape[r - 1], out_width = o.shape[r - 1], rows = total / out_width, before = pads_now_[r - 1];
     // The columns copied as one run: output [lo, hi) from input lo - before on.
@@ -501,7 +501,7 @@ class PadKernel : public Kernel {
           int64_t rem = row, src = 0;
           bool outside = false;
           for (size_t d = r - 1; d-- > 0;) {
-            const int64_t k = SourceIndex(mode, rem % o.shape[d] - pads_now_[d], x.shape[d]);
+            const int64_t k = SourceIndex(kind_, rem % o.shape[d] - pads_now_[d], x.shape[d]);
             rem /= o.shape[d];
             if (k < 0) outside = true;
             else src += k * xs[d];
@@ -512,12 +512,12 @@ class PadKernel : public Kernel {
           }
           const T* row_in = px + src;
           for (int64_t c = 0; c < lo; ++c) {
-            const int64_t k = SourceIndex(mode, c - before, width);
+            const int64_t k = SourceIndex(kind_, c - before, width);
             dst[c] = k < 0 ? fill : row_in[k];
           }
           if (hi > lo) std::memcpy(dst + lo, row_in + (lo - before), sizeof(T) * size_t(hi - lo));
           for (int64_t c = hi; c < out_width; ++c) {
-            const int64_t k = SourceIndex(mode, c - before, width);
+            const int64_t k = SourceIndex(kind_, c - before, width);
             dst[c] = k < 0 ? fill : row_in[k];
           }
         }
@@ -564,7 +564,8 @@ class PadKernel : public Kernel {
   }
 
   int64_t opset_;
-  std::string mode_;
+  std::string mode_;  // as written, for messages
+  Mode kind_ = Mode::kConstant;
   std::vector<int64_t> pads_, pads_now_;
   float value_;
 };
