@@ -1,6 +1,8 @@
 // Normalisations: BatchNormalization (inference), InstanceNormalization, LayerNormalization,
 // GroupNormalization, LpNormalization.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "cpu/ops/op_util.h"
 #include "cpu/ops/vector_math.h"
@@ -255,6 +257,29 @@ class LpNormKernel : public Kernel {
     int64_t n = x.shape[axis], inner = SizeFrom(x.shape, axis + 1), outer = SizeTo(x.shape, axis);
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
+    if (inner == 1 && p_ == 2) {
+      // Along the last axis (an embedding's L2 normalisation): the sum of squares through the
+      // vector code (exact squares, added in double), then one scale per row. The strided walk
+      // below chained every element's add and divided in double: 1.9x ONNX Runtime's time on
+      // 1024 rows of 512.
+      ctx.pool->ParallelFor(outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n)), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const float* xr = px + r * n;
+          float* yr = py + r * n;
+          const double norm = std::sqrt(SumSquaredDeviations(xr, n, 0.0));
+          if (norm == 0) {
+            std::fill(yr, yr + n, 0.f);
+          } else if (1.0 / norm <= double(std::numeric_limits<float>::max())) {
+            const float scale = float(1.0 / norm);
+            for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] * scale;
+          } else {
+            // A norm below 1 / FLT_MAX (subnormal elements): its reciprocal is not a float.
+            for (int64_t i = 0; i < n; ++i) yr[i] = float(double(xr[i]) / norm);
+          }
+        }
+      });
+      return;
+    }
     ctx.pool->ParallelFor(outer * inner, 64, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         int64_t base = (r / inner) * n * inner + r % inner;

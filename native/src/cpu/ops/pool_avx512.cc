@@ -209,7 +209,7 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void AverageSamePlanes(const float* x
   AverageSameChunks<0, 0>(x, y, planes, g, masks, divisors, chunks);
 }
 
-// AveragePlanesBody at stride 1 with masked vectors. The body's row sums add one tap at a time
+// AveragePlanesBody at stride 1 or 2 with masked vectors. The body's row sums add one tap at a time
 // into memory, and each tap's unaligned loads of the sums just stored (17 outputs: a vector and a
 // scalar) failed store forwarding: Inception-v3's 3x3 pools over 17x17 planes ran at 3-4x ORT's
 // time. Here each 16 row sums are added in a register, tap by tap, from the input row through
@@ -218,24 +218,38 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void AverageSamePlanes(const float* x
 // +0 (a zero lane adds +0 to a sum that is never -0), so the values are the body's bit for bit.
 __attribute__((target(GEBE_AVX512_LOOPS))) void AveragePlanes(const float* x, float* y, int64_t planes,
                                                               const AveragePlaneGeometry& g, float* row_sums) {
-  if (g.sw != 1) return pool_detail::AveragePlanesBody(x, y, planes, g, row_sums);
-  if (g.sh == 1 && g.oh == g.ih && g.ow == g.iw && g.iw < kFlatBelowWidth && g.ih * g.iw <= 4096 && g.kh <= 64) {
+  if (g.sw != 1 && g.sw != 2) return pool_detail::AveragePlanesBody(x, y, planes, g, row_sums);
+  if (g.sw == 1 && g.sh == 1 && g.oh == g.ih && g.ow == g.iw && g.iw < kFlatBelowWidth && g.ih * g.iw <= 4096 && g.kh <= 64) {
     return AverageSamePlanes(x, y, planes, g);
   }
-  const int64_t ih = g.ih, iw = g.iw, oh = g.oh, ow = g.ow, kw = g.kw;
+  const int64_t ih = g.ih, iw = g.iw, oh = g.oh, ow = g.ow, kw = g.kw, sw = g.sw;
   // Per 16 outputs and tap, the lanes whose window reaches the input with that tap (kw <= 64,
-  // AveragePlanesFit).
+  // AveragePlanesFit); at stride 2 also the lanes of the two input vectors those outputs read
+  // (output lane i reads input lane 2i of the pair).
   const int64_t chunks = (ow + 15) / 16;
+  const int64_t per_tap = sw == 1 ? 1 : 3;
   thread_local std::vector<__mmask16> mask_table;
-  mask_table.resize(size_t(chunks * kw));
+  mask_table.resize(size_t(chunks * kw * per_tap));
   __mmask16* const masks = mask_table.data();  // a local pointer: the TLS lookup stays out of the loops
   for (int64_t c = 0; c < chunks; ++c) {
     for (int64_t b = 0; b < kw; ++b) {
       const int64_t lo = g.tap_lo[b] - 16 * c, hi = g.tap_hi[b] - 16 * c;
-      masks[c * kw + b] = lo < hi ? __mmask16(FirstLanes(hi) & ~FirstLanes(lo)) : __mmask16(0);
+      const __mmask16 out = lo < hi ? __mmask16(FirstLanes(hi) & ~FirstLanes(lo)) : __mmask16(0);
+      __mmask16* m = masks + (c * kw + b) * per_tap;
+      m[0] = out;
+      if (sw == 2) {
+        unsigned low = 0, high = 0;
+        for (int lane = 0; lane < 8; ++lane) {
+          low |= ((out >> lane) & 1u) << (2 * lane);
+          high |= ((out >> (lane + 8)) & 1u) << (2 * lane);
+        }
+        m[1] = __mmask16(low);
+        m[2] = __mmask16(high);
+      }
     }
   }
   const __m512 one = _mm512_set1_ps(1.f);
+  const __m512i even = avx512::EvenLanes();
   // Locals: the stores below may alias g as far as the compiler knows (no strict aliasing), and
   // it would reload every field after each one.
   const intptr_t dw = intptr_t(g.dw), pw = intptr_t(g.pw), dh = g.dh;
@@ -249,13 +263,30 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void AveragePlanes(const float* x, fl
       // mask bit is set; a masked-off lane's address is never read (nor can it fault).
       const uintptr_t row = reinterpret_cast<uintptr_t>(xc + r * iw);
       float* h = row_sums + r * ow;
-      for (int64_t c = 0; c < chunks; ++c) {
-        __m512 acc = _mm512_setzero_ps();
-        for (int64_t b = 0; b < kw; ++b) {
-          const intptr_t column = intptr_t(16 * c) + intptr_t(b) * dw - pw;
-          acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(masks[c * kw + b], reinterpret_cast<const void*>(row + uintptr_t(column * intptr_t(sizeof(float))))));
+      if (sw == 1) {
+        for (int64_t c = 0; c < chunks; ++c) {
+          __m512 acc = _mm512_setzero_ps();
+          for (int64_t b = 0; b < kw; ++b) {
+            const intptr_t column = intptr_t(16 * c) + intptr_t(b) * dw - pw;
+            acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(masks[c * kw + b], reinterpret_cast<const void*>(row + uintptr_t(column * intptr_t(sizeof(float))))));
+          }
+          _mm512_mask_storeu_ps(h + 16 * c, FirstLanes(ow - 16 * c), acc);
         }
-        _mm512_mask_storeu_ps(h + 16 * c, FirstLanes(ow - 16 * c), acc);
+      } else {
+        // Stride 2: lane i of chunk c reads input column 32c + 2i + b·dw - pw, the even lane of
+        // the pair of vectors loaded from 32c + b·dw - pw; a lane whose tap is outside the row
+        // loads zero on both sides.
+        for (int64_t c = 0; c < chunks; ++c) {
+          __m512 acc = _mm512_setzero_ps();
+          for (int64_t b = 0; b < kw; ++b) {
+            const __mmask16* m = masks + (c * kw + b) * 3;
+            const intptr_t column = intptr_t(32 * c) + intptr_t(b) * dw - pw;
+            const __m512 lo = _mm512_maskz_loadu_ps(m[1], reinterpret_cast<const void*>(row + uintptr_t(column * intptr_t(sizeof(float)))));
+            const __m512 hi = _mm512_maskz_loadu_ps(m[2], reinterpret_cast<const void*>(row + uintptr_t((column + 16) * intptr_t(sizeof(float)))));
+            acc = _mm512_add_ps(acc, _mm512_permutex2var_ps(lo, even, hi));
+          }
+          _mm512_mask_storeu_ps(h + 16 * c, FirstLanes(ow - 16 * c), acc);
+        }
       }
     }
     for (int64_t yo = 0; yo < oh; ++yo) {

@@ -120,3 +120,65 @@ describe('normalisation statistics in double', () => {
     });
   }
 });
+
+// LpNormalization p=2 along the last axis: the sum of squares through SumSquaredDeviations (around
+// 0), then one float scale a row. A row of zeros gives zeros; a row of subnormals, whose norm's
+// reciprocal is past the float range, is divided instead; infinities and NaN as the quotient has them.
+describe('LpNormalization p=2 along the last axis', () => {
+  function lpModel(dims: number[]): string {
+    const g = new OnnxGraphBuilder('lp', 17).input('x', 'FLOAT', dims);
+    g.node('LpNormalization', ['x'], ['y'], { axis: -1, p: 2 }, 'lp').output('y', 'FLOAT', undefined);
+    const file = path.join(dir, `lp${saved++}.onnx`);
+    writeFileSync(file, g.encode());
+    return file;
+  }
+  function l2Reference(x: Float32Array, n: number): Float32Array {
+    const y = new Float32Array(x.length);
+    for (let r = 0; r < x.length / n; r++) {
+      let squares = 0;
+      for (let i = 0; i < n; i++) squares += x[r * n + i] * x[r * n + i];
+      const norm = Math.sqrt(squares);
+      for (let i = 0; i < n; i++) y[r * n + i] = norm === 0 ? 0 : x[r * n + i] / norm;
+    }
+    return y;
+  }
+  for (const [rows, n] of [[64, 512], [9, 37], [5, 7], [3, 1]] as const) {
+    it.each([1, 2])(`${rows} rows of ${n} (threads %i)`, async (threads) => {
+      const x = new Float32Array(randomValues(rows * n, seed++, 3));
+      const input: CpuTensor = { name: 'x', datatype: 'FP32', dims: [rows, n], data: x };
+      const model = lpModel([rows, n]);
+      const session = CpuSession.load(model, { intraOpThreads: threads });
+      try {
+        const [out] = await session.run([input]);
+        // A float scale times x: two roundings from the exact quotient.
+        expect(maxRelativeError(out.data as Float32Array, l2Reference(x, n))).toBeLessThan(3e-7);
+        expect(maxRelativeError(out.data as Float32Array, (await runOrt(model, [input])).y.data as Float32Array)).toBeLessThan(1e-5);
+      } finally {
+        session.close();
+      }
+    });
+  }
+  it('rows of zeros, subnormals, an infinity and a NaN', async () => {
+    const n = 20;
+    const x = new Float32Array(4 * n);
+    for (let i = 0; i < n; i++) x[n + i] = (i % 3) * 1e-44;
+    x[2 * n + 5] = Infinity;
+    x[3 * n + 7] = NaN;
+    x[3 * n + 8] = 2;
+    const session = CpuSession.load(lpModel([4, n]), { intraOpThreads: 1 });
+    try {
+      const [out] = await session.run([{ name: 'x', datatype: 'FP32', dims: [4, n], data: x }]);
+      const y = out.data as Float32Array;
+      expect(Array.from(y.subarray(0, n))).toEqual(new Array(n).fill(0));
+      const subnormal = l2Reference(x.subarray(n, 2 * n), n);
+      expect(maxRelativeError(y.subarray(n, 2 * n), subnormal)).toBeLessThan(3e-7);
+      expect(y.subarray(n, 2 * n).every(Number.isFinite)).toBe(true);
+      expect(Math.max(...y.subarray(n, 2 * n))).toBeGreaterThan(0.3);
+      // x / ∞ is 0 and ∞ / ∞ NaN, as the quotient gives them; a NaN's row is all NaN.
+      expect(Array.from(y.subarray(2 * n, 4 * n))).toEqual(Array.from(l2Reference(x.subarray(2 * n, 4 * n), n)));
+      expect(Number.isNaN(y[2 * n + 5]) && y[2 * n + 4] === 0 && y.subarray(3 * n, 4 * n).every(Number.isNaN)).toBe(true);
+    } finally {
+      session.close();
+    }
+  });
+});

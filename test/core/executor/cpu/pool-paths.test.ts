@@ -112,6 +112,81 @@ describe('pooling paths vs ONNX Runtime', () => {
   }
 });
 
+// AveragePool without the padding counted, in the order every ISA's planes add (pool_rows.h
+// AveragePlanesBody): per input row the window's columns from +0 in tap order, per output the
+// window's rows from +0 in row order, over the count of taps inside the plane. The engine must
+// equal it bit for bit on every ISA (the isa-* suites run this file again): AVX-512 takes stride 1
+// and stride 2 in registers (stride 2: the even lanes of two input vectors), the others the loop.
+function serialAverage2d(x: Float32Array, planes: number, ih: number, iw: number, c: PoolCase, oh: number, ow: number): Float32Array {
+  const [kh, kw] = c.kernel as [number, number];
+  const [sh, sw] = (c.strides ?? [1, 1]) as [number, number];
+  const [dh, dw] = (c.dilations ?? [1, 1]) as [number, number];
+  const [ph, pw] = (c.pads ?? [0, 0, 0, 0]) as [number, number];
+  const y = new Float32Array(planes * oh * ow);
+  for (let p = 0; p < planes; p++) {
+    for (let yo = 0; yo < oh; yo++) {
+      for (let xo = 0; xo < ow; xo++) {
+        let sum = 0;
+        let rows = 0;
+        let cols = 0;
+        for (let a = 0; a < kh; a++) {
+          const r = yo * sh + a * dh - ph;
+          if (r < 0 || r >= ih) continue;
+          rows++;
+          let h = 0;
+          cols = 0;
+          for (let b = 0; b < kw; b++) {
+            const col = xo * sw + b * dw - pw;
+            if (col < 0 || col >= iw) continue;
+            cols++;
+            h = Math.fround(h + x[(p * ih + r) * iw + col]!);
+          }
+          sum = Math.fround(sum + h);
+        }
+        if (rows === 0) {
+          for (let b = 0; b < kw; b++) {
+            const col = xo * sw + b * dw - pw;
+            if (col >= 0 && col < iw) cols++;
+          }
+        }
+        y[(p * oh + yo) * ow + xo] = Math.fround(sum / Math.max(rows * cols, 1));
+      }
+    }
+  }
+  return y;
+}
+
+const exactAverageCases: PoolCase[] = [
+  { name: '2x2 stride 2, 56x56 (DenseNet transition: a chunk and a tail of 12 a row)', op: 'AveragePool', input: [1, 4, 56, 56], kernel: [2, 2], strides: [2, 2] },
+  { name: '2x2 stride 2, 37x37 (a column left over)', op: 'AveragePool', input: [1, 3, 37, 37], kernel: [2, 2], strides: [2, 2] },
+  { name: '2x2 stride 2, 5x140 (five chunks a row)', op: 'AveragePool', input: [1, 2, 5, 140], kernel: [2, 2], strides: [2, 2] },
+  { name: '3x3 stride 2 pad 1, 29x31', op: 'AveragePool', input: [1, 3, 29, 31], kernel: [3, 3], strides: [2, 2], pads: same },
+  { name: '3x3 stride 2 ceil_mode pad 1, 16x22', op: 'AveragePool', input: [1, 3, 16, 22], kernel: [3, 3], strides: [2, 2], pads: same, ceil: true },
+  { name: '3x3 stride 2 dilation 2 pad 2, 19x45', op: 'AveragePool', input: [1, 2, 19, 45], kernel: [3, 3], strides: [2, 2], pads: [2, 2, 2, 2], dilations: [2, 2], opset: 19 },
+  { name: '3x5 strides 1 x 2 asymmetric pads, 11x70', op: 'AveragePool', input: [1, 2, 11, 70], kernel: [3, 5], strides: [1, 2], pads: [1, 2, 0, 1] },
+  { name: '3x3 stride 1 pad 1, 20x50', op: 'AveragePool', input: [1, 3, 20, 50], kernel: [3, 3], pads: same },
+];
+
+describe('AveragePool bit for bit against the planes order', () => {
+  for (const c of exactAverageCases) {
+    it.each([[1, 1], [2, 2]])(`${c.name} (batch %i, threads %i)`, async (batch, threads) => {
+      const dims = [batch, ...c.input.slice(1)];
+      const data = randomValues(dims.reduce((a, b) => a * b, 1), seed++, 1);
+      // Signed zeros where the window sums start: the sums from +0 never carry a -0.
+      for (let i = 0; i < data.length; i += 7) data[i] = -0;
+      const session = CpuSession.load(poolModel(c), { intraOpThreads: threads });
+      try {
+        const [out] = await session.run([{ name: 'input', datatype: 'FP32', dims, data }]);
+        const [, , oh, ow] = out!.dims as [number, number, number, number];
+        const expected = serialAverage2d(data, batch * dims[1]!, dims[2]!, dims[3]!, c, oh, ow);
+        expect(bitDifferences(out!, { ...out!, data: expected })).toEqual({ count: 0, first: -1 });
+      } finally {
+        session.close();
+      }
+    });
+  }
+});
+
 // GlobalAveragePool sums each plane as ReduceMean does (SumRow, in double); GlobalMaxPool keeps
 // MaxPool's rule (v > m ? v : m from -inf: NaN skipped, the first of equal zeros kept) over eight
 // independent maxima. Plane sizes around those eight and the vector widths, one plane of one value.
