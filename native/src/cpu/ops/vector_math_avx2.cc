@@ -170,6 +170,36 @@ __attribute__((target("avx2,fma"), always_inline)) inline double SumInDouble(con
 
 }  // namespace
 
+// Four chains of 8 lanes: vmaxps(v, m) is v > m ? v : m (vminps: <), NaN v included, so every
+// lane is one chain of the scalar rule; the last values go through one scalar chain.
+template <bool kMax>
+__attribute__((target("avx2,fma"), always_inline)) inline float ExtremeChains(const float* x, int64_t n) {
+  const float start = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  auto pick = [](__m256 v, __m256 m) __attribute__((target("avx2,fma"))) { return kMax ? _mm256_max_ps(v, m) : _mm256_min_ps(v, m); };
+  auto better = [](float v, float m) { return kMax ? v > m : v < m; };
+  const __m256 first = _mm256_set1_ps(start);
+  __m256 m0 = first, m1 = first, m2 = first, m3 = first;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    m0 = pick(_mm256_loadu_ps(x + i), m0);
+    m1 = pick(_mm256_loadu_ps(x + i + 8), m1);
+    m2 = pick(_mm256_loadu_ps(x + i + 16), m2);
+    m3 = pick(_mm256_loadu_ps(x + i + 24), m3);
+  }
+  for (; i + 8 <= n; i += 8) m0 = pick(_mm256_loadu_ps(x + i), m0);
+  // The chains hold no NaN: combining them by the same rule keeps the extreme.
+  m0 = pick(pick(m1, m0), pick(m3, m2));
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, m0);
+  float best = start;
+  for (float v : lanes) best = better(v, best) ? v : best;
+  for (; i < n; ++i) best = better(x[i], best) ? x[i] : best;
+  return best;
+}
+
+__attribute__((target("avx2,fma"))) float MaxChains(const float* x, int64_t n) { return ExtremeChains<true>(x, n); }
+__attribute__((target("avx2,fma"))) float MinChains(const float* x, int64_t n) { return ExtremeChains<false>(x, n); }
+
 __attribute__((target("avx2,fma"))) double SumRow(const float* x, int64_t n) { return SumInDouble<false>(x, n, 0.0); }
 __attribute__((target("avx2,fma"))) double SumSquaredDeviations(const float* x, int64_t n, double mean) {
   return SumInDouble<true>(x, n, mean);

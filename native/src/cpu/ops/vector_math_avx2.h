@@ -14,6 +14,10 @@ void TanhArray(const float* x, float* y, int64_t n);
 void SigmoidArray(const float* x, float* y, int64_t n);
 void SiluArray(const float* x, float* y, int64_t n);
 void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x);
+// The largest (kMax) or smallest of x[0, n) by `v > m ? v : m` (or <) from ∓inf, on independent
+// chains; where it is a zero, which zero is left to the caller (vector_math.cc).
+float MaxChains(const float* x, int64_t n);
+float MinChains(const float* x, int64_t n);
 double SumRow(const float* x, int64_t n);
 double SumSquaredDeviations(const float* x, int64_t n, double mean);
 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n);

@@ -226,6 +226,34 @@ GEBE_AVX512 __attribute__((always_inline)) inline double SumInDouble(const float
 
 }  // namespace
 
+// Four chains of 16 lanes: vmaxps(v, m) is v > m ? v : m (vminps: <), NaN v included, so every
+// lane is one chain of the scalar rule; a masked tail loads the start value.
+template <bool kMax>
+GEBE_AVX512 __attribute__((always_inline)) inline float ExtremeChains(const float* x, int64_t n) {
+  const float start = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  const __m512 first = _mm512_set1_ps(start);
+  auto pick = [](__m512 v, __m512 m) GEBE_AVX512 { return kMax ? _mm512_max_ps(v, m) : _mm512_min_ps(v, m); };
+  __m512 m0 = first, m1 = first, m2 = first, m3 = first;
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    m0 = pick(_mm512_loadu_ps(x + i), m0);
+    m1 = pick(_mm512_loadu_ps(x + i + 16), m1);
+    m2 = pick(_mm512_loadu_ps(x + i + 32), m2);
+    m3 = pick(_mm512_loadu_ps(x + i + 48), m3);
+  }
+  for (; i < n; i += 16) m0 = pick(_mm512_mask_loadu_ps(first, avx512::FirstLanes(n - i), x + i), m0);
+  // The chains hold no NaN: combining them by the same rule keeps the extreme.
+  m0 = pick(pick(m1, m0), pick(m3, m2));
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, m0);
+  float best = start;
+  for (float v : lanes) best = (kMax ? v > best : v < best) ? v : best;
+  return best;
+}
+
+GEBE_AVX512 float MaxChains(const float* x, int64_t n) { return ExtremeChains<true>(x, n); }
+GEBE_AVX512 float MinChains(const float* x, int64_t n) { return ExtremeChains<false>(x, n); }
+
 GEBE_AVX512 double SumRow(const float* x, int64_t n) { return SumInDouble<false>(x, n, 0.0); }
 GEBE_AVX512 double SumSquaredDeviations(const float* x, int64_t n, double mean) { return SumInDouble<true>(x, n, mean); }
 

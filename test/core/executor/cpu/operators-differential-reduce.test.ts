@@ -142,17 +142,18 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, reductions (threads=%i)', (th
   });
 });
 
-// ReduceMax and ReduceMin over trailing axes take eight chains (native/src/cpu/ops/reduce.cc,
-// vector_math's MaxSkippingNaN/MinSkippingNaN). Their values must be the one chain's from the
-// first element, bit for bit: a NaN first is the answer, a NaN later is skipped, of equal zeros
-// the first is kept, and rows of -inf or +inf stay so. Rows of 1, 7, 8, 9 and 1000.
+// ReduceMax and ReduceMin over trailing axes take independent chains (native/src/cpu/ops/reduce.cc,
+// vector_math's MaxSkippingNaN/MinSkippingNaN: eight portable, 32 lanes AVX2, 64 AVX-512). Their
+// values must be the one chain's from the first element, bit for bit: a NaN first is the answer, a
+// NaN later is skipped (one at the end, or every third), of equal zeros the first is kept, and rows
+// of -inf or +inf stay so. Rows of 1, 7, 8, 9, 33, 100 and 1000: the vector blocks and each tail.
 describe('ReduceMax and ReduceMin over trailing axes, bit for bit', () => {
   const chain = (row: Float32Array, max: boolean) => {
     let m = row[0];
     for (let i = 1; i < row.length; i++) m = (max ? row[i] > m : row[i] < m) ? row[i] : m;
     return m;
   };
-  for (const width of [1, 7, 8, 9, 1000]) {
+  for (const width of [1, 7, 8, 9, 33, 100, 1000]) {
     it.each(['ReduceMax', 'ReduceMin'] as const)(`%s over rows of ${width}`, async (op) => {
       const rows = 8;
       const data = new Float32Array(randomValues(rows * width, 60 + width, 3));
@@ -164,6 +165,7 @@ describe('ReduceMax and ReduceMin over trailing axes, bit for bit', () => {
       for (let i = 0; i < width; i++) set(4, i, Math.abs(data[4 * width + i]) + 1);
       set(4, 0, -0); set(4, width - 1, 0);                // the minimum is -0, seen first
       for (let i = 0; i < width; i++) set(5, i, op === 'ReduceMax' ? -Infinity : Infinity);
+      for (let i = 1; i < width; i += 3) set(6, i, NaN);  // skipped wherever they fall
       const model = new OnnxGraphBuilder('extreme', 13).input('x', 'FLOAT', [rows, width])
         .node(op, ['x'], ['y'], { axes: [1], keepdims: 0 }, 'reduce').output('y', 'FLOAT', undefined).encode();
       const file = path.join(dir, `extreme-${op}-${width}.onnx`);
