@@ -62,6 +62,7 @@ const rows: OpRow[] = [
   { name: 'PRelu per channel 64x56x56', op: 'PRelu', input: map, constants: [['slope', [64, 1, 1], seeded(64, 11, 0.5)]] },
   { name: 'Elu 64x56x56', op: 'Elu', input: map },
   { name: 'Softplus 64x56x56', op: 'Softplus', input: map },
+  { name: 'Mish 64x56x56', op: 'Mish', input: map, opset: 18 },
   { name: 'Exp 64x56x56', op: 'Exp', input: map },
   { name: 'Log 64x56x56', op: 'Log', input: map, before: 'Abs' },
   { name: 'Sqrt 64x56x56', op: 'Sqrt', input: map, before: 'Abs' },

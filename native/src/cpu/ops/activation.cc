@@ -116,9 +116,7 @@ class UnaryKernel : public Kernel {
       case Unary::kSelu:
         for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? b * x[i] : b * (a * std::exp(x[i]) - a);
         break;
-      case Unary::kSoftplus:
-        for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] + std::log1p(std::exp(-x[i])) : std::log1p(std::exp(x[i]));
-        break;
+      case Unary::kSoftplus: SoftplusArray(x, y, n); break;  // vectorised
       case Unary::kSoftsign: for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1.f + std::fabs(x[i])); break;
       case Unary::kErf: ErfArray(x, y, n); break;  // vectorised: BERT's Gelu is Div, Erf, Add, Mul
       case Unary::kGelu: GeluArray(x, y, n); break;
@@ -138,7 +136,7 @@ class UnaryKernel : public Kernel {
         break;
       case Unary::kSqrt: SqrtArray(x, y, n); break;
       case Unary::kExp: ExpArray(x, y, n); break;  // vectorised
-      case Unary::kLog: for (int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]); break;
+      case Unary::kLog: LogArray(x, y, n); break;  // vectorised
       case Unary::kAbs: for (int64_t i = 0; i < n; ++i) y[i] = std::fabs(x[i]); break;
       case Unary::kNeg: for (int64_t i = 0; i < n; ++i) y[i] = -x[i]; break;
       case Unary::kReciprocal: for (int64_t i = 0; i < n; ++i) y[i] = 1.f / x[i]; break;
@@ -159,10 +157,15 @@ class UnaryKernel : public Kernel {
       case Unary::kAsinh: for (int64_t i = 0; i < n; ++i) y[i] = std::asinh(x[i]); break;
       case Unary::kAcosh: for (int64_t i = 0; i < n; ++i) y[i] = std::acosh(x[i]); break;
       case Unary::kAtanh: for (int64_t i = 0; i < n; ++i) y[i] = std::atanh(x[i]); break;
-      case Unary::kMish:  // x * tanh(softplus(x))
-        for (int64_t i = 0; i < n; ++i) {
-          float sp = x[i] > 0 ? x[i] + std::log1p(std::exp(-x[i])) : std::log1p(std::exp(x[i]));
-          y[i] = x[i] * std::tanh(sp);
+      case Unary::kMish:
+        // x · tanh(softplus(x)), both vectorised over chunks that stay in L1 (YOLOv4's activation:
+        // the scalar log1p, exp and tanh took 20 ns an element).
+        for (int64_t i0 = 0; i0 < n; i0 += 256) {
+          float t[256];
+          const int64_t len = std::min<int64_t>(256, n - i0);
+          SoftplusArray(x + i0, t, len);
+          TanhArray(t, t, len);
+          for (int64_t i = 0; i < len; ++i) y[i0 + i] = x[i0 + i] * t[i];
         }
         break;
       case Unary::kShrink:

@@ -157,6 +157,24 @@ void GeluArray(const float* x, float* y, int64_t n) {
   fn(x, y, n);
 }
 
+void LogArray(const float* x, float* y, int64_t n) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::LogArray(x, y, n);
+  if (isa == Isa::kAvx2) return avx2::LogArray(x, y, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]);
+}
+
+void SoftplusArray(const float* x, float* y, int64_t n) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const Isa isa = ActiveIsa();
+  if (isa == Isa::kAvx512) return avx512::SoftplusArray(x, y, n);
+  if (isa == Isa::kAvx2) return avx2::SoftplusArray(x, y, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) y[i] = SoftplusScalar(x[i]);
+}
+
 void TanhArray(const float* x, float* y, int64_t n) {
 #if defined(__x86_64__) || defined(_M_X64)
   static const Isa isa = ActiveIsa();

@@ -5,6 +5,7 @@
 // vector_math_avx512.cc; elsewhere plain loops over the standard library (vector_math.cc).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace gebe::cpu {
@@ -21,6 +22,18 @@ float ExpShiftedSum(const float* x, float* y, int64_t n, float shift);
 // y[i] = exp(x[i]); x and y may be the same array. On [-87, 88] the vector code's polynomial
 // (within 2 ulp of the library's exp); outside it (subnormal results, overflow, NaN) std::exp.
 void ExpArray(const float* x, float* y, int64_t n);
+
+// y[i] = log(x[i]); x and y may be the same array. For positive normal floats the vector code's
+// polynomial (Cephes logf, within 2 ulp of the library's log); zeros, negatives, subnormals,
+// infinities and NaN through std::log.
+void LogArray(const float* x, float* y, int64_t n);
+
+// softplus(x) = log(1 + exp(x)) as ONNX Runtime takes it, and as the vector code's lanes outside
+// its range (x below -87, NaN) take it.
+inline float SoftplusScalar(float x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+// y[i] = softplus(x[i]): max(x, 0) + log1p(exp(-|x|)), the log1p as log(u)·t/(u − 1) with
+// u = 1 + t (t when u is 1), within a few ulp of SoftplusScalar. x and y may be the same array.
+void SoftplusArray(const float* x, float* y, int64_t n);
 
 // y[i] = tanh(x[i]); x and y may be the same array.
 void TanhArray(const float* x, float* y, int64_t n);

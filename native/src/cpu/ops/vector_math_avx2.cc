@@ -4,6 +4,8 @@
 // ActiveIsa() is avx2.
 #include "cpu/ops/vector_math_avx2.h"
 
+#include "cpu/ops/vector_math.h"
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 
@@ -52,6 +54,33 @@ __attribute__((target("avx2,fma"))) inline __m256 ExpNonPositive(__m256 x) {
   p = _mm256_add_ps(p, _mm256_set1_ps(1.f));
   __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
   return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+// log(x) for positive normal x (Cephes logf): x = m·2^e with m in [√½, √2), log(1 + (m − 1)) by
+// its degree-9 polynomial, plus e·ln 2 split in two parts. m in [½, 1) and e from the bits.
+__attribute__((target("avx2,fma"))) inline __m256 LogPositiveNormal(__m256 v) {
+  const __m256i bits = _mm256_castps_si256(v);
+  const __m256 m = _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x007FFFFF)), _mm256_set1_epi32(0x3F000000)));
+  __m256 e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(126)));
+  // Below √½ the mantissa doubles (2m − 1, exact) and the exponent drops by one.
+  const __m256 small = _mm256_cmp_ps(m, _mm256_set1_ps(0.707106781186547524f), _CMP_LT_OQ);
+  __m256 x = _mm256_sub_ps(m, _mm256_set1_ps(1.f));
+  x = _mm256_add_ps(x, _mm256_and_ps(small, m));
+  e = _mm256_sub_ps(e, _mm256_and_ps(small, _mm256_set1_ps(1.f)));
+  const __m256 z = _mm256_mul_ps(x, x);
+  __m256 p = _mm256_set1_ps(7.0376836292e-2f);
+  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(-1.1514610310e-1f));
+  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(1.1676998740e-1f));
+  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(-1.2420140846e-1f));
+  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(1.4249322787e-1f));
+  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(-1.6668057665e-1f));
+  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(2.0000714765e-1f));
+  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(-2.4999993993e-1f));
+  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(3.3333331174e-1f));
+  __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, x), z);
+  y = _mm256_fmadd_ps(e, _mm256_set1_ps(-2.12194440e-4f), y);
+  y = _mm256_fnmadd_ps(z, _mm256_set1_ps(0.5f), y);
+  return _mm256_fmadd_ps(e, _mm256_set1_ps(0.693359375f), _mm256_add_ps(x, y));
 }
 
 // erf on 8 lanes: x·P(x²)/Q(x²) on x clamped to [-4, 4] (erf(±4) is ±1 in float), the rational
@@ -203,6 +232,56 @@ __attribute__((target("avx2,fma"))) float MinChains(const float* x, int64_t n) {
 __attribute__((target("avx2,fma"))) double SumRow(const float* x, int64_t n) { return SumInDouble<false>(x, n, 0.0); }
 __attribute__((target("avx2,fma"))) double SumSquaredDeviations(const float* x, int64_t n, double mean) {
   return SumInDouble<true>(x, n, mean);
+}
+
+// Lanes set in `special` (a movemask) replaced by scalar(x) for that lane's x.
+template <typename Scalar>
+__attribute__((target("avx2,fma"))) inline __m256 PatchLanes(__m256 v, __m256 r, int special, Scalar scalar) {
+  alignas(32) float in[8], out[8];
+  _mm256_store_ps(in, v);
+  _mm256_store_ps(out, r);
+  for (; special; special &= special - 1) {
+    const int lane = __builtin_ctz(unsigned(special));
+    out[lane] = scalar(in[lane]);
+  }
+  return _mm256_load_ps(out);
+}
+
+__attribute__((target("avx2,fma"))) void LogArray(const float* x, float* y, int64_t n) {
+  const __m256 lo = _mm256_set1_ps(std::numeric_limits<float>::min()), hi = _mm256_set1_ps(std::numeric_limits<float>::max());
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    __m256 r = LogPositiveNormal(v);
+    // Zeros, negatives, subnormals, infinities and NaN: the library's log.
+    const int special = ~_mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(v, lo, _CMP_GE_OQ), _mm256_cmp_ps(v, hi, _CMP_LE_OQ))) & 0xFF;
+    if (special) r = PatchLanes(v, r, special, [](float a) { return std::log(a); });
+    _mm256_storeu_ps(y + i, r);
+  }
+  for (; i < n; ++i) y[i] = std::log(x[i]);
+}
+
+// max(v, 0) + log1p(t), t = exp(-|v|) in (0, 1]: log1p(t) = log(u)·t/(u − 1) with u = 1 + t,
+// which cancels u's rounding (t itself where u rounds to 1). Below -87 (exp's clamp) and NaN:
+// SoftplusScalar, as are the last n % 8.
+__attribute__((target("avx2,fma"))) void SoftplusArray(const float* x, float* y, int64_t n) {
+  const __m256 one = _mm256_set1_ps(1.f), zero = _mm256_setzero_ps(), lo = _mm256_set1_ps(-87.f);
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256 t = ExpNonPositive(_mm256_sub_ps(zero, _mm256_and_ps(v, magnitude)));
+    const __m256 u = _mm256_add_ps(one, t);
+    const __m256 d = _mm256_sub_ps(u, one);
+    const __m256 rounded_away = _mm256_cmp_ps(d, zero, _CMP_EQ_OQ);
+    __m256 l = _mm256_mul_ps(LogPositiveNormal(u), _mm256_div_ps(t, _mm256_blendv_ps(d, one, rounded_away)));
+    l = _mm256_blendv_ps(l, t, rounded_away);
+    __m256 r = _mm256_add_ps(_mm256_max_ps(v, zero), l);
+    const int special = ~_mm256_movemask_ps(_mm256_cmp_ps(v, lo, _CMP_GE_OQ)) & 0xFF;
+    if (special) r = PatchLanes(v, r, special, SoftplusScalar);
+    _mm256_storeu_ps(y + i, r);
+  }
+  for (; i < n; ++i) y[i] = SoftplusScalar(x[i]);
 }
 
 __attribute__((target("avx2,fma"))) void ExpArray(const float* x, float* y, int64_t n) {

@@ -10,6 +10,8 @@ void ErfArray(const float* x, float* y, int64_t n);
 void GeluArray(const float* x, float* y, int64_t n);
 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift);
 void ExpArray(const float* x, float* y, int64_t n);
+void LogArray(const float* x, float* y, int64_t n);
+void SoftplusArray(const float* x, float* y, int64_t n);
 void TanhArray(const float* x, float* y, int64_t n);
 void SigmoidArray(const float* x, float* y, int64_t n);
 void SiluArray(const float* x, float* y, int64_t n);

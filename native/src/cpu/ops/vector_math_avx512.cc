@@ -1,5 +1,7 @@
 #include "cpu/ops/vector_math_avx512.h"
 
+#include "cpu/ops/vector_math.h"
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 
@@ -38,6 +40,33 @@ GEBE_AVX512 inline __m512 ExpNonPositive(__m512 x) {
   // p · 2^fx in one instruction: fx >= -126 here, so this rounds as the product with the
   // exponent built by hand (the AVX2 code) does.
   return _mm512_scalef_ps(p, fx);
+}
+
+// log(x) for positive normal x (Cephes logf, as the AVX2 code): x = m·2^e with m in [√½, √2),
+// log(1 + (m − 1)) by its degree-9 polynomial, plus e·ln 2 split in two parts. getmant/getexp
+// take m in [½, 1) and e directly.
+GEBE_AVX512 inline __m512 LogPositiveNormal(__m512 v) {
+  const __m512 m = _mm512_getmant_ps(v, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_zero);
+  __m512 e = _mm512_add_ps(_mm512_getexp_ps(v), _mm512_set1_ps(1.f));
+  // Below √½ the mantissa doubles (2m − 1, exact) and the exponent drops by one.
+  const __mmask16 small = _mm512_cmp_ps_mask(m, _mm512_set1_ps(0.707106781186547524f), _CMP_LT_OQ);
+  __m512 x = _mm512_sub_ps(m, _mm512_set1_ps(1.f));
+  x = _mm512_mask_add_ps(x, small, x, m);
+  e = _mm512_mask_sub_ps(e, small, e, _mm512_set1_ps(1.f));
+  const __m512 z = _mm512_mul_ps(x, x);
+  __m512 p = _mm512_set1_ps(7.0376836292e-2f);
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(-1.1514610310e-1f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(1.1676998740e-1f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(-1.2420140846e-1f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(1.4249322787e-1f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(-1.6668057665e-1f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(2.0000714765e-1f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(-2.4999993993e-1f));
+  p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(3.3333331174e-1f));
+  __m512 y = _mm512_mul_ps(_mm512_mul_ps(p, x), z);
+  y = _mm512_fmadd_ps(e, _mm512_set1_ps(-2.12194440e-4f), y);
+  y = _mm512_fnmadd_ps(z, _mm512_set1_ps(0.5f), y);
+  return _mm512_fmadd_ps(e, _mm512_set1_ps(0.693359375f), _mm512_add_ps(x, y));
 }
 
 // erf: x·P(x²)/Q(x²) on x clamped to [-4, 4] (as the AVX2 code); NaN passes through the clamps.
@@ -148,6 +177,52 @@ GEBE_AVX512 void ExpArray(const float* x, float* y, int64_t n) {
       e = _mm512_load_ps(out);
     }
     _mm512_mask_storeu_ps(y + i, m, e);
+  }
+}
+
+// Lanes of m in `special` replaced by scalar(x) for that lane's x (y may be x: patched before the store).
+template <typename Scalar>
+GEBE_AVX512 inline __m512 PatchLanes(__m512 v, __m512 r, __mmask16 special, Scalar scalar) {
+  alignas(64) float in[16], out[16];
+  _mm512_store_ps(in, v);
+  _mm512_store_ps(out, r);
+  for (; special; special &= __mmask16(special - 1)) {
+    const int lane = __builtin_ctz(special);
+    out[lane] = scalar(in[lane]);
+  }
+  return _mm512_load_ps(out);
+}
+
+GEBE_AVX512 void LogArray(const float* x, float* y, int64_t n) {
+  const __m512 lo = _mm512_set1_ps(std::numeric_limits<float>::min()), hi = _mm512_set1_ps(std::numeric_limits<float>::max());
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = FirstLanes(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    __m512 r = LogPositiveNormal(v);
+    const __mmask16 special = m & ~(_mm512_cmp_ps_mask(v, lo, _CMP_GE_OQ) & _mm512_cmp_ps_mask(v, hi, _CMP_LE_OQ));
+    if (special) r = PatchLanes(v, r, special, [](float a) { return std::log(a); });
+    _mm512_mask_storeu_ps(y + i, m, r);
+  }
+}
+
+// max(v, 0) + log1p(t), t = exp(-|v|) in (0, 1]: log1p(t) = log(u)·t/(u − 1) with u = 1 + t,
+// which cancels u's rounding (t itself where u rounds to 1). Below -87 (exp's clamp) and NaN:
+// SoftplusScalar.
+GEBE_AVX512 void SoftplusArray(const float* x, float* y, int64_t n) {
+  const __m512 one = _mm512_set1_ps(1.f), lo = _mm512_set1_ps(-87.f);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = FirstLanes(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    const __m512 t = ExpNonPositive(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_abs_ps(v)));
+    const __m512 u = _mm512_add_ps(one, t);
+    const __m512 d = _mm512_sub_ps(u, one);
+    const __mmask16 rounded_away = _mm512_cmp_ps_mask(d, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    __m512 l = _mm512_mul_ps(LogPositiveNormal(u), _mm512_div_ps(t, _mm512_mask_blend_ps(rounded_away, d, one)));
+    l = _mm512_mask_blend_ps(rounded_away, l, t);
+    __m512 r = _mm512_add_ps(_mm512_max_ps(v, _mm512_setzero_ps()), l);
+    const __mmask16 special = m & ~_mm512_cmp_ps_mask(v, lo, _CMP_GE_OQ);
+    if (special) r = PatchLanes(v, r, special, SoftplusScalar);
+    _mm512_mask_storeu_ps(y + i, m, r);
   }
 }
 

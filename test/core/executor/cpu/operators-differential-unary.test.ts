@@ -1,8 +1,9 @@
 /**
  * The unary operator families only ONNX's conformance data checked before — Mish, Celu, Selu,
- * ThresholdedRelu, Sign, Round, Sin, Cos, IsInf, IsNaN — against ONNX Runtime at 1 and 2 threads,
- * on seeded random inputs with the edge values each one must get right (NaN, ±Inf, signed zeros,
- * subnormals, FLT_MAX, Round's .5 ties, ThresholdedRelu's alpha itself). Three shapes: 7 elements
+ * ThresholdedRelu, Sign, Round, Sin, Cos, IsInf, IsNaN — and the vectorised Exp, Log and Softplus
+ * against ONNX Runtime at 1 and 2 threads, on seeded random inputs with the edge values each one
+ * must get right (NaN, ±Inf, signed zeros, subnormals, FLT_MAX, Round's .5 ties, ThresholdedRelu's
+ * alpha itself). Three shapes: 7 elements
  * (shorter than one vector), 123 (whole vectors and a tail) and 73,914 (more than the element-wise
  * kernels' parallel grain of 32,768, so two threads split it).
  */
@@ -123,6 +124,42 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, unary operators (threads=%i)'
         const inside = v >= -87 && v <= 88;
         expect(Math.abs(bits(got[i]) - bits(want[i])), `exp(${v}): ${got[i]} against ${want[i]}`).toBeLessThanOrEqual(inside ? 2 : 1);
       }
+    } finally {
+      session.close();
+    }
+  });
+
+  it.each(shapes)('Log within 1 ulp and Softplus within 3 ulp of the float64 values, the library past the vector ranges, on $dims', async ({ dims }) => {
+    const model = new OnnxGraphBuilder('log_softplus', 18)
+      .input('x', 'FLOAT', dims).input('p', 'FLOAT', dims)
+      .node('Log', ['p'], ['log']).node('Softplus', ['x'], ['softplus'])
+      .output('log', 'FLOAT').output('softplus', 'FLOAT')
+      .encode();
+    // Log: positive values over the whole exponent range (e^-87 to e^88), then its edges: zeros,
+    // negatives, subnormals, FLT_MIN and FLT_MAX, the infinities, NaN, 1 and its neighbours, √½
+    // (where the mantissa's range turns). Softplus: ±40, and past exp's clamp at -87 (subnormal
+    // results) down to -110, the infinities, NaN, ±0.
+    const p = input(dims, 61 + dims.length, 1, [0, -0, -1, 1e-40, 1.1754944e-38, FLT_MAX, Infinity, -Infinity, NaN, 1, 0.99999994, 1.0000001, 0.70710677, 0.7071068]);
+    const pd = p.data as Float32Array;
+    for (let i = 14; i < pd.length - 14; i++) pd[i] = Math.exp(87.5 * pd[i] + 0.5);
+    const x = input(dims, 67 + dims.length, 40, [-87, -87.01, -95, -103.5, -110, 88, 100, Infinity, -Infinity, NaN, 0, -0, 1e-30, -16.5, 16.5]);
+    p.name = 'p';
+    await agree(model, [x, p], threads, 2e-6);
+    const file = path.join(dir, `log-softplus-${threads}-${dims.length}.onnx`);
+    writeFileSync(file, model);
+    const session = CpuSession.load(file, { intraOpThreads: threads });
+    try {
+      const [log, softplus] = (await session.run([x, p])).map((t) => t.data as Float32Array);
+      const bits = (f: number) => new Int32Array(Float32Array.of(f).buffer)[0];
+      const within = (got: Float32Array, from: Float32Array, f: (v: number) => number, ulps: number, name: string) => {
+        for (let i = 0; i < got.length; i++) {
+          const want = Math.fround(f(from[i]));
+          if (Number.isNaN(want)) expect(got[i], `${name}(${from[i]})`).toBeNaN();
+          else expect(Math.abs(bits(got[i]) - bits(want)), `${name}(${from[i]}): ${got[i]} against ${want}`).toBeLessThanOrEqual(ulps);
+        }
+      };
+      within(log, pd, Math.log, 1, 'log');
+      within(softplus, x.data as Float32Array, (v) => (v > 0 ? v + Math.log1p(Math.exp(-v)) : Math.log1p(Math.exp(v))), 3, 'softplus');
     } finally {
       session.close();
     }
