@@ -341,28 +341,52 @@ GEBE_AVX512 double SumSquaredDeviations(const float* x, int64_t n, double mean) 
 
 GEBE_AVX512 void SoftmaxRow(const float* x, const float* bias, float scale, float* y, int64_t n) {
   const __m512 vs = _mm512_set1_ps(scale), neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-  // Pass 1: the scaled, biased logits into y and their maximum (NaN lanes are skipped here and
-  // turn the sum, hence the row, into NaN in pass 2).
-  __m512 mx = neg_inf;
-  for (int64_t i = 0; i < n; i += 16) {
-    __mmask16 m = FirstLanes(n - i);
-    __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), vs);
-    if (bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias + i));
-    _mm512_mask_storeu_ps(y + i, m, v);
-    mx = _mm512_mask_max_ps(mx, m, v, mx);
+  // Pass 1: the maximum of the scaled, biased logits, which go to y on the way unless they are x
+  // itself (scale 1, no bias: pass 2 then reads x, and y is written once less). NaN lanes are
+  // skipped here and turn the sum, hence the row, into NaN in pass 2.
+  const bool plain = scale == 1.f && bias == nullptr;
+  __m512 mx0 = neg_inf, mx1 = neg_inf;
+  int64_t i = 0;
+  if (plain) {
+    for (; i + 32 <= n; i += 32) {
+      mx0 = _mm512_max_ps(_mm512_loadu_ps(x + i), mx0);
+      mx1 = _mm512_max_ps(_mm512_loadu_ps(x + i + 16), mx1);
+    }
   }
-  const __m512 shift = _mm512_set1_ps(_mm512_reduce_max_ps(mx)), low = _mm512_set1_ps(-87.3f);
-  // Pass 2: exponentials and their sum.
-  __m512 acc = _mm512_setzero_ps();
-  for (int64_t i = 0; i < n; i += 16) {
+  for (; i < n; i += 16) {
     __mmask16 m = FirstLanes(n - i);
-    __m512 e = _mm512_maskz_mov_ps(m, ExpShifted16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, y + i), shift), low));
+    __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    if (!plain) {
+      v = _mm512_mul_ps(v, vs);
+      if (bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias + i));
+      _mm512_mask_storeu_ps(y + i, m, v);
+    }
+    mx0 = _mm512_mask_max_ps(mx0, m, v, mx0);
+  }
+  const __m512 shift = _mm512_set1_ps(_mm512_reduce_max_ps(_mm512_max_ps(mx0, mx1))), low = _mm512_set1_ps(-87.3f);
+  // Pass 2: exponentials and their sum, two vectors a step on two sums.
+  const float* logits = plain ? x : y;
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+  i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 e0 = ExpShifted16(_mm512_sub_ps(_mm512_loadu_ps(logits + i), shift), low);
+    const __m512 e1 = ExpShifted16(_mm512_sub_ps(_mm512_loadu_ps(logits + i + 16), shift), low);
+    _mm512_storeu_ps(y + i, e0);
+    _mm512_storeu_ps(y + i + 16, e1);
+    acc0 = _mm512_add_ps(acc0, e0);
+    acc1 = _mm512_add_ps(acc1, e1);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 m = FirstLanes(n - i);
+    __m512 e = _mm512_maskz_mov_ps(m, ExpShifted16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, logits + i), shift), low));
     _mm512_mask_storeu_ps(y + i, m, e);
-    acc = _mm512_add_ps(acc, e);
+    acc0 = _mm512_add_ps(acc0, e);
   }
   // Pass 3: normalise.
-  const __m512 inv = _mm512_set1_ps(1.f / _mm512_reduce_add_ps(acc));
-  for (int64_t i = 0; i < n; i += 16) {
+  const __m512 inv = _mm512_set1_ps(1.f / _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)));
+  i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
+  if (i < n) {
     __mmask16 m = FirstLanes(n - i);
     _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, y + i), inv));
   }
