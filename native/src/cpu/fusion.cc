@@ -1,8 +1,8 @@
 // Fusion passes over the program (shape-independent, run once at load):
 //   Conv + BatchNormalization  → Conv with folded weights and bias
 //   MatMul + Add(constant 1-D) → MatMul with a fused bias (one GEMM pass instead of two)
-//   Conv/Gemm/MatMul + Relu/Clip/LeakyRelu/Sigmoid/HardSwish, or + Sigmoid and Mul (SiLU) → the
-//   producer applies the activation
+//   Conv/Gemm/MatMul/BatchNormalization/Add/Sub/Mul/Div + Relu/Clip/LeakyRelu/Sigmoid/HardSwish,
+//   or + Sigmoid and Mul (SiLU; not after BatchNormalization) → the producer applies the activation
 //   Conv (+ Relu/Clip) + MaxPool 2×2 stride 2 → the Conv pools its own output (conv_small_plane.h)
 //   Conv + Add(residual) [+ activation] → the Conv adds the residual in its epilogue
 // A fusion only happens when the intermediate value has exactly one consumer and is not a graph
@@ -185,8 +185,10 @@ void FuseActivations(Program& p) {
     if (x < 0 || producer[size_t(x)] < 0 || consumers[size_t(x)] != 1 || a.outputs.size() != 1) continue;
     Step& prod = p.steps[size_t(producer[size_t(x)])];
     const std::string& pop = OpOf(prod);
-    if (pop != "Conv" && pop != "Gemm" && pop != "MatMul" && pop != "Add" && pop != "Sub" && pop != "Mul" && pop != "Div") continue;
-    if (!prod.kernel->FuseActivation(act)) continue;
+    if (pop != "Conv" && pop != "Gemm" && pop != "MatMul" && pop != "Add" && pop != "Sub" && pop != "Mul" && pop != "Div" &&
+        pop != "BatchNormalization")
+      continue;
+    if (prod.outputs.size() != 1 || !prod.kernel->FuseActivation(act)) continue;
     prod.outputs[0] = a.outputs[0];
     dead[k] = true;
   }

@@ -38,6 +38,14 @@ function floatInput(name: string, dims: number[], seed: number, scale = 3): CpuT
   return { name, datatype: 'FP32', dims, data: randomValues(dims.reduce((a, b) => a * b, 1), seed, scale) };
 }
 
+/** BatchNormalization's four per-channel constants: scale, bias, mean and a positive variance. */
+function batchNormParams(g: OnnxGraphBuilder, channels: number): void {
+  g.initializer('scale', 'FLOAT', [channels], randomValues(channels, 31, 1.5));
+  g.initializer('bias', 'FLOAT', [channels], randomValues(channels, 32, 1));
+  g.initializer('mean', 'FLOAT', [channels], randomValues(channels, 33, 1));
+  g.initializer('var', 'FLOAT', [channels], Array.from(randomValues(channels, 34, 1), (v) => Math.abs(v) + 0.1));
+}
+
 function scalars(g: OnnxGraphBuilder): void {
   g.initializer('sqrt2', 'FLOAT', [], [Math.SQRT2]);
   g.initializer('inv_sqrt2', 'FLOAT', [], [Math.SQRT1_2]);
@@ -166,6 +174,34 @@ describe('activation fused into the arithmetic step before it', () => {
     ['Add read again after the Relu: not fused', [2, 9], [2, 9], (g) => {
       g.node('Add', ['a', 'b'], ['s']).node('Relu', ['s'], ['r']).node('Mul', ['s', 'r'], ['y']);
     }, { Add: 1, Relu: 1 }],
+    // BatchNormalization after a join (DenseNet's Concat, a pre-activation ResNet's Add), where it
+    // cannot fold into a Conv, applies the activation to each plane it normalises.
+    ['Concat → BatchNormalization → Relu (a DenseNet layer)', [2, 8, 5, 7], [2, 8, 5, 7], (g) => {
+      batchNormParams(g, 16);
+      g.node('Concat', ['a', 'b'], ['c'], { axis: 1 }).node('BatchNormalization', ['c', 'scale', 'bias', 'mean', 'var'], ['n']);
+      g.node('Relu', ['n'], ['y']);
+    }, { BatchNormalization: 1, Relu: undefined }],
+    ['Add → BatchNormalization → Clip(0, 6)', [1, 6, 9, 9], [1, 6, 9, 9], (g) => {
+      batchNormParams(g, 6);
+      g.initializer('lo', 'FLOAT', [], [0]).initializer('hi', 'FLOAT', [], [6]);
+      g.node('Add', ['a', 'b'], ['s']).node('BatchNormalization', ['s', 'scale', 'bias', 'mean', 'var'], ['n']);
+      g.node('Clip', ['n', 'lo', 'hi'], ['y']);
+    }, { Add: 1, BatchNormalization: 1, Clip: undefined }],
+    ['BatchNormalization → LeakyRelu over a 1-D map', [2, 4, 33], [2, 4, 33], (g) => {
+      batchNormParams(g, 4);
+      g.node('Mul', ['a', 'b'], ['m']).node('BatchNormalization', ['m', 'scale', 'bias', 'mean', 'var'], ['n']);
+      g.node('LeakyRelu', ['n'], ['y'], { alpha: 0.1 });
+    }, { BatchNormalization: 1, LeakyRelu: undefined }],
+    ['BatchNormalization read again after the Relu: not fused', [1, 3, 4, 4], [1, 3, 4, 4], (g) => {
+      batchNormParams(g, 3);
+      g.node('Sub', ['a', 'b'], ['s']).node('BatchNormalization', ['s', 'scale', 'bias', 'mean', 'var'], ['n']);
+      g.node('Relu', ['n'], ['r']).node('Add', ['n', 'r'], ['y']);
+    }, { BatchNormalization: 1, Relu: 1 }],
+    ['BatchNormalization → SiLU: not fused (no SiLU after a normalisation)', [1, 3, 4, 4], [1, 3, 4, 4], (g) => {
+      batchNormParams(g, 3);
+      g.node('Div', ['a', 'b'], ['s']).node('BatchNormalization', ['s', 'scale', 'bias', 'mean', 'var'], ['n']);
+      g.node('Sigmoid', ['n'], ['g']).node('Mul', ['n', 'g'], ['y']);
+    }, { BatchNormalization: 1, Sigmoid: 1, Mul: 1 }],
   ];
   it.each(cases)('%s', async (_name, aDims, bDims, build, expected) => {
     const g = new OnnxGraphBuilder('act', 17).input('a', 'FLOAT', aDims).input('b', 'FLOAT', bDims);
