@@ -50,13 +50,30 @@ void SgemmPrepackedPanels(const float* a_panels, int64_t m, int64_t k, int64_t k
   if (m <= 0 || n <= 0 || k <= 0) return;
   const Kernels& kernels = ActiveKernels();
   int64_t n_padded = PadTo(n, kNR), m_padded = PadTo(m, kMR);
+  const int threads = pool ? pool->size() : 1;
   // Whole 12-row tiles (the widest packed tile), column blocks of at least 32.
-  const TaskBlocks tasks = SplitForThreads(m, n, pool ? pool->size() : 1, 2 * kMR, 2 * kNR);
-  const int64_t mc = tasks.mc, nc = tasks.nc, m_blocks = tasks.m_blocks, n_blocks = tasks.n_blocks;
+  const TaskBlocks tasks = SplitForThreads(m, n, threads, 2 * kMR, 2 * kNR);
+  int64_t nc = tasks.nc, m_blocks = tasks.m_blocks, n_blocks = tasks.n_blocks;
+  // Each task reads all the A rows of its row block and all the B columns of its column block.
+  // Split by columns, every thread streams all of A: with more rows than columns (a small map's
+  // convolution, m channels over n positions) A is the weights, the larger operand, and not in
+  // cache from the last run. Then the threads take equal runs of whole 6-row panels instead, B
+  // whole: a 1024 -> 512 1x1 convolution over 14x14 at 2 threads, 32 of them side by side so the
+  // weights come from memory, went from 1.21-1.26x ONNX Runtime's time to 1.12-1.18x.
+  const int64_t row_panels = (m + kMR - 1) / kMR;
+  const bool by_rows = threads > 1 && m > n && row_panels >= 4 * threads;
+  if (by_rows) {
+    m_blocks = threads * ((m + kMC * threads - 1) / (kMC * threads));
+    nc = kNC;
+    n_blocks = (n + nc - 1) / nc;
+  }
+  auto row_start = [&](int64_t q) {
+    return by_rows ? std::min(m, q * row_panels / m_blocks * kMR) : std::min(m, q * tasks.mc);
+  };
   BlockEpilogue epi(ep);
   ForEachClaimed(pool, m_blocks * n_blocks, [&](int64_t t) {
-    int64_t i0 = (t / n_blocks) * mc, j0 = (t % n_blocks) * nc;
-    int64_t mh = std::min(mc, m - i0), nw = std::min(nc, n - j0);
+    int64_t i0 = row_start(t / n_blocks), j0 = (t % n_blocks) * nc;
+    int64_t mh = row_start(t / n_blocks + 1) - i0, nw = std::min(nc, n - j0);
     float* cp = c + i0 * ldc + j0;
     for (int64_t k0 = 0; k0 < k; k0 += kblock) {
       int64_t kc = std::min(kblock, k - k0);
