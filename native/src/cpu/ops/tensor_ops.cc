@@ -271,23 +271,28 @@ class LrnKernel : public Kernel {
     out[0] = {x.dtype, x.shape, nullptr};
     return true;
   }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef& x = *in[0];
-    int64_t n = x.shape[0], c = x.shape[1], inner = SizeFrom(x.shape, 2);
+    int64_t c = x.shape[1], inner = SizeFrom(x.shape, 2);
     int64_t before = (size_ - 1) / 2, after = size_ - 1 - before;
     const float* px = x.as<const float>();
     float* po = out[0].as<float>();
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t ch = 0; ch < c; ++ch)
+    // Planes (image, channel) in parallel: the double pow per element (about 18 ns) made a
+    // 64 × 56 × 56 map take 3.6 ms whatever the thread count.
+    ctx.pool->ParallelFor(x.shape[0] * c, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, inner)), [&](int64_t p0, int64_t p1) {
+      for (int64_t plane = p0; plane < p1; ++plane) {
+        const int64_t b = plane / c, ch = plane % c;
         for (int64_t i = 0; i < inner; ++i) {
           double sq = 0;
           for (int64_t k = std::max<int64_t>(0, ch - before); k <= std::min(c - 1, ch + after); ++k) {
             double v = px[(b * c + k) * inner + i];
             sq += v * v;
           }
-          int64_t at = (b * c + ch) * inner + i;
+          int64_t at = plane * inner + i;
           po[at] = float(px[at] / std::pow(double(bias_) + double(alpha_) / double(size_) * sq, double(beta_)));
         }
+      }
+    });
   }
 
  private:

@@ -142,6 +142,16 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     await agree(model, [f32('x', [1, 8, 2, 3], 13, 2)], threads);
   });
 
+  it('LRN (sizes 5 and 3, own alpha, beta and bias) over two images of 13 channels, planes shared among the threads', async () => {
+    const model = new OnnxGraphBuilder('lrn', 13)
+      .input('x', 'FLOAT', [2, 13, 9, 11])
+      .node('LRN', ['x'], ['lrn5'], { size: 5 })
+      .node('LRN', ['x'], ['lrn3'], { size: 3, alpha: 0.01, beta: 0.5, bias: { float: 2 } })
+      .output('lrn5', 'FLOAT').output('lrn3', 'FLOAT')
+      .encode();
+    await agree(model, [f32('x', [2, 13, 9, 11], 17, 3)], threads, 1e-5);
+  });
+
   it('QuantizeLinear/DequantizeLinear fast paths: ties, saturation, per-axis INT8 and UINT8 with zero points', async () => {
     const model = new OnnxGraphBuilder('qdq', 13)
       .input('x', 'FLOAT', [2, 3, 40])
