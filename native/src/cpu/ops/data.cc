@@ -406,9 +406,11 @@ class TileKernel : public Kernel {
     out[0] = {x.dtype, s, nullptr};
     return true;
   }
-  // Row by row: each output row (all dims but the last) copies the source row its index wraps
-  // onto, once per repeat of the last dim. An element's index worked out dim by dim took 16 ns
-  // (3.2 ms for a 64 × 56 × 56 output, ONNX Runtime 27 µs).
+  // Plane by plane (the last two dims): each output plane's source plane is worked out once;
+  // its first rows copy their source rows once per repeat of the last dim, and the repeats of the
+  // second-last dim copy those rows as one block. An element's index worked out dim by dim took
+  // 16 ns (3.2 ms for a 64 × 56 × 56 output, ONNX Runtime 27 µs); a row's, with its short copies
+  // (28 floats), 14 ns a row.
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef& x = *in[0];
     TensorRef& o = out[0];
@@ -421,18 +423,26 @@ class TileKernel : public Kernel {
       return;
     }
     const auto xs = Strides(x.shape);
-    const int64_t width = x.shape[rank - 1], out_width = o.shape[rank - 1], rows = total / out_width;
+    const int64_t width = x.shape[rank - 1], out_width = o.shape[rank - 1];
+    const int64_t height = rank >= 2 ? x.shape[rank - 2] : 1, out_height = rank >= 2 ? o.shape[rank - 2] : 1;
+    const int64_t planes = total / (out_width * out_height);
+    const size_t row_bytes = size_t(width) * es, out_row_bytes = size_t(out_width) * es;
     const char* px = static_cast<const char*>(x.data);
     char* po = static_cast<char*>(o.data);
-    ctx.pool->ParallelFor(rows, std::max<int64_t>(1, kParallelGrain / out_width), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        int64_t rem = r, src = 0;
-        for (size_t d = rank - 1; d-- > 0;) {
+    ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / (out_width * out_height)), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        int64_t rem = p, src = 0;
+        for (size_t d = rank >= 2 ? rank - 2 : 0; d-- > 0;) {
           src += (rem % o.shape[d]) % x.shape[d] * xs[d];
           rem /= o.shape[d];
         }
-        char* dst = po + size_t(r * out_width) * es;
-        for (int64_t c = 0; c < out_width; c += width) std::memcpy(dst + size_t(c) * es, px + size_t(src) * es, size_t(width) * es);
+        char* dst = po + size_t(p * out_height) * out_row_bytes;
+        for (int64_t i = 0; i < height; ++i) {
+          const char* from = px + size_t(src + i * width) * es;
+          char* row = dst + size_t(i) * out_row_bytes;
+          for (int64_t c = 0; c < out_width; c += width) std::memcpy(row + size_t(c) * es, from, row_bytes);
+        }
+        for (int64_t r = height; r < out_height; r += height) std::memcpy(dst + size_t(r) * out_row_bytes, dst, size_t(height) * out_row_bytes);
       }
     });
   }

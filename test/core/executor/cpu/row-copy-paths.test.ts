@@ -66,7 +66,11 @@ describe('row copies vs ONNX Runtime', () => {
     });
   }
 
-  for (const [dims, repeats] of [[[1, 4, 5, 7], [1, 1, 2, 3]], [[2, 3, 4], [3, 2, 1]], [[6], [4]], [[2, 1, 3], [1, 5, 1]]] as const) {
+  // Tile builds each output plane's first rows, then copies them as a block per repeat of the
+  // second-last dim: repeats on every dim, one of 1 row, a rank-1 input, and 40 planes of 28x28
+  // (enough for both threads).
+  for (const [dims, repeats] of [[[1, 4, 5, 7], [1, 1, 2, 3]], [[2, 3, 4], [3, 2, 1]], [[6], [4]], [[2, 1, 3], [1, 5, 1]],
+    [[2, 3, 5, 4], [2, 2, 3, 2]], [[1, 40, 28, 28], [1, 1, 2, 2]]] as const) {
     it.each([1, 2])(`Tile [${dims.join(', ')}] by [${repeats.join(', ')}] (threads %i)`, async (threads) => {
       const g = new OnnxGraphBuilder('tile', 13).input('x', 'FLOAT', [...dims]).initializer('repeats', 'INT64', [repeats.length], [...repeats])
         .node('Tile', ['x', 'repeats'], ['y'], {}, 'tile').output('y', 'FLOAT', undefined);
