@@ -181,3 +181,54 @@ describe('ReduceMax and ReduceMin over trailing axes, bit for bit', () => {
     });
   }
 });
+
+// ReduceSum and ReduceMean whose reduced dims sit together between kept ones ([outer, reduced,
+// inner]: a mean over a map's channels) add 256 neighbouring outputs at a time, row by row
+// (native/src/cpu/ops/reduce.cc). Each output must still be its values added in order from 0 in
+// double, then rounded (and divided, for the mean), bit for bit: what the per-output walk gives.
+describe('ReduceSum and ReduceMean over a middle block of axes, bit for bit', () => {
+  const cases: Array<[number[], number[], number]> = [
+    [[2, 64, 7, 9], [1], 1],          // channels of two maps
+    [[3, 5, 4, 300], [1, 2], 0],      // two reduced dims; rows of 300 outputs (a chunk of 256 and 44)
+    [[1, 6, 1, 33], [1], 1],          // size-1 dims on both sides
+    [[2, 1, 5, 1, 3], [0, 1], 0],     // the block first, a size-1 dim inside it
+    [[40, 17, 520], [1], 1],          // 40 x 3 chunks: both threads busy
+  ];
+  for (const [dims, axes, keepdims] of cases) {
+    it.each([[1, 'ReduceSum'], [2, 'ReduceSum'], [1, 'ReduceMean'], [2, 'ReduceMean']] as const)(
+      `over [${dims.join(', ')}] axes [${axes.join(', ')}] (threads %i, %s)`, async (threads, op) => {
+        const count = dims.reduce((a, b) => a * b, 1);
+        const data = new Float32Array(randomValues(count, 70 + dims.length, 1e3));
+        const model = new OnnxGraphBuilder('block', 13).input('x', 'FLOAT', dims)
+          .initializer('axes', 'INT64', [axes.length], axes.map(BigInt))
+          .node(op, op === 'ReduceSum' ? ['x', 'axes'] : ['x'], ['y'], op === 'ReduceSum' ? { keepdims } : { axes, keepdims }, 'reduce')
+          .output('y', 'FLOAT', undefined).encode();
+        const file = path.join(dir, `block-${op}-${dims.join('x')}.onnx`);
+        writeFileSync(file, model);
+        // The expected values: per output, its inputs in row-major order of the reduced dims.
+        const reduced = dims.map((_, d) => axes.includes(d));
+        const strides = dims.map((_, d) => dims.slice(d + 1).reduce((a, b) => a * b, 1));
+        const keptDims = dims.filter((_, d) => !reduced[d]), redDims = dims.filter((_, d) => reduced[d]);
+        const keptStrides = strides.filter((_, d) => !reduced[d]), redStrides = strides.filter((_, d) => reduced[d]);
+        const offsets = (shape: number[], st: number[], n: number) => Array.from({ length: n }, (_, i) => {
+          let rem = i, off = 0;
+          for (let d = shape.length - 1; d >= 0; d--) { off += (rem % shape[d]) * st[d]; rem = Math.floor(rem / shape[d]); }
+          return off;
+        });
+        const nOut = keptDims.reduce((a, b) => a * b, 1), nRed = redDims.reduce((a, b) => a * b, 1);
+        const redOff = offsets(redDims, redStrides, nRed);
+        const want = Float32Array.from(offsets(keptDims, keptStrides, nOut), (base) => {
+          let sum = 0;
+          for (const off of redOff) sum += data[base + off];
+          return op === 'ReduceMean' ? sum / nRed : sum;
+        });
+        const session = CpuSession.load(file, { intraOpThreads: threads });
+        try {
+          const [out] = await session.run([{ name: 'x', datatype: 'FP32', dims, data }]);
+          expect(bitDifferences(out, { ...out, data: want })).toEqual({ count: 0, first: -1 });
+        } finally {
+          session.close();
+        }
+      });
+  }
+});
