@@ -254,6 +254,11 @@ float ExtremeSkippingNaN(const float* x, int64_t n) {
 }  // namespace
 
 void LeakyArray(const float* x, const float* slope, int64_t step, float* y, int64_t n) {
+#if defined(__x86_64__) || defined(_M_X64)
+  static const Isa isa = ActiveIsa();
+  if (step <= 1 && isa == Isa::kAvx512) return avx512::LeakyArray(x, slope, step, y, n);
+  if (step <= 1 && isa == Isa::kAvx2) return avx2::LeakyArray(x, slope, step, y, n);
+#endif
   constexpr int64_t kChunk = 256;
   float products[kChunk];
   for (int64_t i0 = 0; i0 < n; i0 += kChunk) {

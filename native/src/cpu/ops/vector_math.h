@@ -51,9 +51,10 @@ void SiluArray(const float* x, float* y, int64_t n);
 void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x);
 
 // y[i] = x[i] >= 0 ? x[i] : x[i] · slope[i · step] (step 0: one slope for all; LeakyRelu, PRelu
-// and a fused LeakyRelu epilogue). The products are taken 256 at a time into a buffer and then
-// selected, so the loops vectorise (in one loop the compiler moves the multiply into the branch
-// that needs it, and the loop stays scalar) and y may alias x.
+// and a fused LeakyRelu epilogue); y may alias x. AVX2 and AVX-512 take steps 0 and 1 with a
+// masked product; otherwise the products are taken 256 at a time into a buffer and then selected,
+// so the loops vectorise (in one loop the compiler moves the multiply into the branch that needs
+// it, and the loop stays scalar).
 void LeakyArray(const float* x, const float* slope, int64_t step, float* y, int64_t n);
 
 // The largest of n contiguous floats as MaxPool takes it (v > m ? v : m from -inf: a NaN is

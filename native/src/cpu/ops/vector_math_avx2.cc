@@ -284,6 +284,19 @@ __attribute__((target("avx2,fma"))) void SoftplusArray(const float* x, float* y,
   for (; i < n; ++i) y[i] = SoftplusScalar(x[i]);
 }
 
+// x >= 0 ? x : x · slope lane by lane: the product where the compare fails (NaN included, whose
+// product is NaN), the same bits as the portable select.
+__attribute__((target("avx2,fma"))) void LeakyArray(const float* x, const float* slope, int64_t step, float* y, int64_t n) {
+  const __m256 zero = _mm256_setzero_ps(), one_slope = _mm256_set1_ps(slope[0]);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256 s = step == 0 ? one_slope : _mm256_loadu_ps(slope + i);
+    _mm256_storeu_ps(y + i, _mm256_blendv_ps(_mm256_mul_ps(v, s), v, _mm256_cmp_ps(v, zero, _CMP_GE_OQ)));
+  }
+  for (; i < n; ++i) y[i] = x[i] >= 0 ? x[i] : x[i] * slope[step * i];
+}
+
 __attribute__((target("avx2,fma"))) void ExpArray(const float* x, float* y, int64_t n) {
   const __m256 lo = _mm256_set1_ps(-87.f), hi = _mm256_set1_ps(88.f);
   int64_t i = 0;

@@ -227,6 +227,19 @@ GEBE_AVX512 void SoftplusArray(const float* x, float* y, int64_t n) {
 }
 
 // Two vectors a step, so one's division overlaps the other's polynomial.
+// x >= 0 ? x : x · slope lane by lane: the product where the compare fails (NaN included, whose
+// product is NaN), the same bits as the portable select.
+GEBE_AVX512 void LeakyArray(const float* x, const float* slope, int64_t step, float* y, int64_t n) {
+  const __m512 zero = _mm512_setzero_ps(), one_slope = _mm512_set1_ps(slope[0]);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = FirstLanes(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    const __m512 s = step == 0 ? one_slope : _mm512_maskz_loadu_ps(m, slope + i);
+    const __mmask16 negative = __mmask16(~_mm512_cmp_ps_mask(v, zero, _CMP_GE_OQ));
+    _mm512_mask_storeu_ps(y + i, m, _mm512_mask_mul_ps(v, negative, v, s));
+  }
+}
+
 GEBE_AVX512 void TanhArray(const float* x, float* y, int64_t n) {
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {

@@ -15,6 +15,8 @@ void SoftplusArray(const float* x, float* y, int64_t n);
 void TanhArray(const float* x, float* y, int64_t n);
 void SigmoidArray(const float* x, float* y, int64_t n);
 void SiluArray(const float* x, float* y, int64_t n);
+// LeakyArray for a slope step of 0 (one slope) or 1 (a slope row).
+void LeakyArray(const float* x, const float* slope, int64_t step, float* y, int64_t n);
 void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x);
 // The largest (kMax) or smallest of x[0, n) by `v > m ? v : m` (or <) from ∓inf, on independent
 // chains; where it is a zero, which zero is left to the caller (vector_math.cc).

@@ -73,6 +73,18 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, unary operators (threads=%i)'
     await agree(model, [input(dims, 43 + dims.length, 8, [Infinity, -Infinity, 0, -0, 3, -3, 2.5, -2.5, FLT_MAX, -FLT_MAX, 1e-40, -1e-40])], threads, 0);
   });
 
+  it.each(shapes)('LeakyRelu (default and own alpha) and PRelu by a slope row, bit for bit (vectorised, masked tails) on $dims', async ({ dims }) => {
+    const last = dims[dims.length - 1];
+    const model = new OnnxGraphBuilder('unary_leaky', 18)
+      .input('x', 'FLOAT', dims).initializer('slope', 'FLOAT', [last], randomValues(last, 71, 0.5))
+      .node('LeakyRelu', ['x'], ['leaky']).node('LeakyRelu', ['x'], ['leaky_own'], { alpha: 0.3 })
+      .node('PRelu', ['x', 'slope'], ['prelu'])
+      .output('leaky', 'FLOAT').output('leaky_own', 'FLOAT').output('prelu', 'FLOAT')
+      .encode();
+    // NaN stays NaN (its product); -0 is kept (-0 >= 0); the infinities, FLT_MAX and subnormals.
+    await agree(model, [input(dims, 73 + dims.length, 4, [NaN, -0, 0, Infinity, -Infinity, FLT_MAX, -FLT_MAX, 1e-40, -1e-40, -1, 1])], threads, 0);
+  });
+
   it.each(shapes)('Pow by a scalar 2 (the square in RMSNorm and variance) and 3, bit for bit, and by 2.5 on $dims', async ({ dims }) => {
     const model = new OnnxGraphBuilder('pow_scalar', 18)
       .input('x', 'FLOAT', dims).initializer('two', 'FLOAT', [], [2]).initializer('two_half', 'FLOAT', [], [2.5])
