@@ -15,12 +15,10 @@ namespace gebe::cpu {
 namespace {
 
 // Log-softmax of one contiguous row: x − max − log Σ exp(x − max), the exponentials summed by the
-// vector code in a scratch row (y may alias x). The maximum skips NaN, as std::fmax does.
+// vector code without being stored (y may alias x). The maximum skips NaN, as std::fmax does.
 void LogSoftmaxRow(const float* x, float* y, int64_t n) {
-  thread_local std::vector<float> exps;
-  if (exps.size() < size_t(n)) exps.resize(size_t(n));
   const float mx = MaxSkippingNaN(x, n);
-  const float ls = std::log(ExpShiftedSum(x, exps.data(), n, mx));
+  const float ls = std::log(ExpShiftedSum(x, nullptr, n, mx));  // the sum only: no exponentials stored
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] - mx - ls;
 }
 

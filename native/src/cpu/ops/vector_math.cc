@@ -111,8 +111,9 @@ double SumInDoublePortable(const float* x, int64_t n, double mean) {
 float ExpShiftedSumPortable(const float* x, float* y, int64_t n, float shift) {
   float sum = 0;
   for (int64_t i = 0; i < n; ++i) {
-    y[i] = std::exp(x[i] - shift);
-    sum += y[i];
+    const float e = std::exp(x[i] - shift);
+    if (y) y[i] = e;
+    sum += e;
   }
   return sum;
 }

@@ -16,7 +16,8 @@ void ErfArray(const float* x, float* y, int64_t n);
 void GeluArray(const float* x, float* y, int64_t n);
 
 // y[i] = exp(x[i] - shift) for x[i] <= shift (Softmax after subtracting the row maximum);
-// returns the sum of the y[i]. NaN passes through; results below float range are 0.
+// returns the sum of the y[i]. NaN passes through; results below float range are 0. y may be
+// nullptr: only the sum (LogSoftmax's).
 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift);
 
 // y[i] = exp(x[i]); x and y may be the same array. On [-87, 88] the vector code's polynomial

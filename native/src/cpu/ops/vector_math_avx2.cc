@@ -328,15 +328,16 @@ __attribute__((target("avx2,fma"))) float ExpShiftedSum(const float* x, float* y
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     __m256 e = ExpShifted8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh), low);
-    _mm256_storeu_ps(y + i, e);
+    if (y) _mm256_storeu_ps(y + i, e);
     acc = _mm256_add_ps(acc, e);
   }
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, acc);
   float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
   for (; i < n; ++i) {
-    y[i] = std::exp(x[i] - shift);
-    sum += y[i];
+    const float e = std::exp(x[i] - shift);
+    if (y) y[i] = e;
+    sum += e;
   }
   return sum;
 }
