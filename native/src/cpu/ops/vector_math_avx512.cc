@@ -94,18 +94,20 @@ GEBE_AVX512 inline __m512 Apply16(__m512 v) {
   return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), v), _mm512_add_ps(_mm512_set1_ps(1.f), erf));
 }
 
-template <bool kGelu>
-GEBE_AVX512 void Loop(const float* x, float* y, int64_t n) {
+// y[i] = f(x[i]) 16 lanes at a time, two vectors a step: the functions here end in a division
+// (or a long polynomial), and a second independent vector keeps the pipes busy through it. The
+// tail goes through a mask (its masked-off lanes compute on zeros and are not stored).
+template <typename F>
+GEBE_AVX512 __attribute__((always_inline)) inline void MapTwoAtATime(const float* x, float* y, int64_t n, F f) {
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    // Two independent vectors per iteration keep the FMA pipes busy through the division.
-    __m512 a = Apply16<kGelu>(_mm512_loadu_ps(x + i)), b = Apply16<kGelu>(_mm512_loadu_ps(x + i + 16));
+    const __m512 a = f(_mm512_loadu_ps(x + i)), b = f(_mm512_loadu_ps(x + i + 16));
     _mm512_storeu_ps(y + i, a);
     _mm512_storeu_ps(y + i + 16, b);
   }
   for (; i < n; i += 16) {
-    __mmask16 m = FirstLanes(n - i);
-    _mm512_mask_storeu_ps(y + i, m, Apply16<kGelu>(_mm512_maskz_loadu_ps(m, x + i)));
+    const __mmask16 m = FirstLanes(n - i);
+    _mm512_mask_storeu_ps(y + i, m, f(_mm512_maskz_loadu_ps(m, x + i)));
   }
 }
 
@@ -142,8 +144,8 @@ GEBE_AVX512 inline __m512 Tanh16(__m512 v) {
 
 }  // namespace
 
-GEBE_AVX512 void ErfArray(const float* x, float* y, int64_t n) { Loop<false>(x, y, n); }
-GEBE_AVX512 void GeluArray(const float* x, float* y, int64_t n) { Loop<true>(x, y, n); }
+GEBE_AVX512 void ErfArray(const float* x, float* y, int64_t n) { MapTwoAtATime(x, y, n, Apply16<false>); }
+GEBE_AVX512 void GeluArray(const float* x, float* y, int64_t n) { MapTwoAtATime(x, y, n, Apply16<true>); }
 
 GEBE_AVX512 float ExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
   const __m512 sh = _mm512_set1_ps(shift), low = _mm512_set1_ps(-87.3f);
@@ -238,7 +240,6 @@ GEBE_AVX512 void SoftplusArray(const float* x, float* y, int64_t n) {
   }
 }
 
-// Two vectors a step, so one's division overlaps the other's polynomial.
 // x >= 0 ? x : x · slope lane by lane: the product where the compare fails (NaN included, whose
 // product is NaN), the same bits as the portable select.
 GEBE_AVX512 void LeakyArray(const float* x, const float* slope, int64_t step, float* y, int64_t n) {
@@ -252,47 +253,13 @@ GEBE_AVX512 void LeakyArray(const float* x, const float* slope, int64_t step, fl
   }
 }
 
-GEBE_AVX512 void TanhArray(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 a = Tanh16(_mm512_loadu_ps(x + i)), b = Tanh16(_mm512_loadu_ps(x + i + 16));
-    _mm512_storeu_ps(y + i, a);
-    _mm512_storeu_ps(y + i + 16, b);
-  }
-  for (; i < n; i += 16) {
-    __mmask16 m = FirstLanes(n - i);
-    _mm512_mask_storeu_ps(y + i, m, Tanh16(_mm512_maskz_loadu_ps(m, x + i)));
-  }
-}
+GEBE_AVX512 void TanhArray(const float* x, float* y, int64_t n) { MapTwoAtATime(x, y, n, Tanh16); }
 
-// Two vectors a step, so one's division overlaps the other's polynomial.
 GEBE_AVX512 void SiluArray(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
-    _mm512_storeu_ps(y + i, _mm512_mul_ps(a, Sigmoid16(a)));
-    _mm512_storeu_ps(y + i + 16, _mm512_mul_ps(b, Sigmoid16(b)));
-  }
-  for (; i < n; i += 16) {
-    const __mmask16 m = FirstLanes(n - i);
-    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
-    _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(v, Sigmoid16(v)));
-  }
+  MapTwoAtATime(x, y, n, [](__m512 v) GEBE_AVX512 { return _mm512_mul_ps(v, Sigmoid16(v)); });
 }
 
-// Two vectors a step, so one's division overlaps the other's exponential.
-GEBE_AVX512 void SigmoidArray(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 a = Sigmoid16(_mm512_loadu_ps(x + i)), b = Sigmoid16(_mm512_loadu_ps(x + i + 16));
-    _mm512_storeu_ps(y + i, a);
-    _mm512_storeu_ps(y + i + 16, b);
-  }
-  for (; i < n; i += 16) {
-    __mmask16 m = FirstLanes(n - i);
-    _mm512_mask_storeu_ps(y + i, m, Sigmoid16(_mm512_maskz_loadu_ps(m, x + i)));
-  }
-}
+GEBE_AVX512 void SigmoidArray(const float* x, float* y, int64_t n) { MapTwoAtATime(x, y, n, Sigmoid16); }
 
 // min(v, 1) gives 1 for a NaN v (the second operand), as fmin(1, v) does.
 GEBE_AVX512 void HardSigmoidArray(const float* x, float* y, int64_t n, float alpha, float beta, bool times_x) {
