@@ -400,31 +400,37 @@ __attribute__((target("avx2,fma"))) void SoftmaxRow(const float* x, const float*
   const __m256 vs = _mm256_set1_ps(scale), neg_inf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
   const int64_t body = n & ~int64_t(7), r = n - body;
   const __m256i tail = TailMask(r);
-  // Pass 1: the scaled, biased logits into y and their maximum (NaN lanes are skipped here and
-  // turn the sum, hence the row, into NaN in pass 2).
+  // Pass 1: the maximum of the scaled, biased logits, which go to y on the way unless they are x
+  // itself (scale 1, no bias: pass 2 then reads x, and y is written once less). NaN lanes are
+  // skipped here and turn the sum, hence the row, into NaN in pass 2.
+  const bool plain = scale == 1.f && bias == nullptr;
   __m256 mx = neg_inf;
   for (int64_t i = 0; i < body; i += 8) {
-    __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i), vs);
-    if (bias) v = _mm256_add_ps(v, _mm256_loadu_ps(bias + i));
-    _mm256_storeu_ps(y + i, v);
+    __m256 v = _mm256_loadu_ps(x + i);
+    if (!plain) {
+      v = _mm256_mul_ps(v, vs);
+      if (bias) v = _mm256_add_ps(v, _mm256_loadu_ps(bias + i));
+      _mm256_storeu_ps(y + i, v);
+    }
     mx = _mm256_max_ps(v, mx);
   }
   if (r) {
     __m256 v = _mm256_mul_ps(_mm256_maskload_ps(x + body, tail), vs);
     if (bias) v = _mm256_add_ps(v, _mm256_maskload_ps(bias + body, tail));
-    _mm256_maskstore_ps(y + body, tail, v);
+    if (!plain) _mm256_maskstore_ps(y + body, tail, v);
     mx = _mm256_max_ps(_mm256_blendv_ps(neg_inf, v, _mm256_castsi256_ps(tail)), mx);
   }
   const __m256 shift = _mm256_set1_ps(HorizontalMax(mx)), low = _mm256_set1_ps(-87.3f);
   // Pass 2: exponentials and their sum.
+  const float* logits = plain ? x : y;
   __m256 acc = _mm256_setzero_ps();
   for (int64_t i = 0; i < body; i += 8) {
-    __m256 e = ExpShifted8(_mm256_sub_ps(_mm256_loadu_ps(y + i), shift), low);
+    __m256 e = ExpShifted8(_mm256_sub_ps(_mm256_loadu_ps(logits + i), shift), low);
     _mm256_storeu_ps(y + i, e);
     acc = _mm256_add_ps(acc, e);
   }
   if (r) {
-    __m256 e = ExpShifted8(_mm256_sub_ps(_mm256_maskload_ps(y + body, tail), shift), low);
+    __m256 e = ExpShifted8(_mm256_sub_ps(_mm256_maskload_ps(logits + body, tail), shift), low);
     e = _mm256_and_ps(e, _mm256_castsi256_ps(tail));
     _mm256_maskstore_ps(y + body, tail, e);
     acc = _mm256_add_ps(acc, e);
