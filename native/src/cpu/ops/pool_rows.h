@@ -145,12 +145,35 @@ inline __attribute__((always_inline)) void MaxStride1PlanesBody(const float* x, 
 inline __attribute__((always_inline)) void AveragePlanesBody(const float* x, float* y, int64_t planes,
                                                             const AveragePlaneGeometry& g, float* row_sums) {
   const int64_t ih = g.ih, iw = g.iw, oh = g.oh, ow = g.ow, kw = g.kw, sw = g.sw;
+  // For windows two columns wide: the outputs both taps reach inside the row (empty when none).
+  const int64_t inner_lo = kw == 2 ? std::max(g.tap_lo[0], g.tap_lo[1]) : 0;
+  const int64_t inner_hi = kw == 2 ? std::min(g.tap_hi[0], g.tap_hi[1]) : 0;
   for (int64_t p = 0; p < planes; ++p) {
     const float* xc = x + p * ih * iw;
     float* yc = y + p * oh * ow;
     for (int64_t r = 0; r < ih; ++r) {
       float* __restrict h = row_sums + r * ow;
       const float* __restrict row = xc + r * iw;
+      if (sw == 2 && kw == 2 && inner_lo < inner_hi) {
+        // DenseNet's 2×2 stride-2 pools: where both taps are inside the row, one loop adds the
+        // pair (0 + left) + right, which the compiler vectorises with even/odd shuffles (the
+        // per-tap loops below read every other value and stayed scalar); the border outputs,
+        // if any, go through those loops. The same additions in the same order either way.
+        const int64_t off0 = -g.pw, off1 = g.dw - g.pw;
+        for (int64_t xo = inner_lo; xo < inner_hi; ++xo) h[xo] = (0.f + row[2 * xo + off0]) + row[2 * xo + off1];
+        for (int64_t b = 0; b < kw; ++b) {
+          const int64_t off = b * g.dw - g.pw;
+          for (int64_t xo = 0; xo < inner_lo; ++xo) {
+            if (b == 0) h[xo] = 0.f;
+            if (xo >= g.tap_lo[b] && xo < g.tap_hi[b]) h[xo] += row[2 * xo + off];
+          }
+          for (int64_t xo = inner_hi; xo < ow; ++xo) {
+            if (b == 0) h[xo] = 0.f;
+            if (xo >= g.tap_lo[b] && xo < g.tap_hi[b]) h[xo] += row[2 * xo + off];
+          }
+        }
+        continue;
+      }
       for (int64_t xo = 0; xo < ow; ++xo) h[xo] = 0.f;
       for (int64_t b = 0; b < kw; ++b) {
         const int64_t off = b * g.dw - g.pw, lo = g.tap_lo[b], hi = g.tap_hi[b];

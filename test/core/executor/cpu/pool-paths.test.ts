@@ -116,7 +116,8 @@ describe('pooling paths vs ONNX Runtime', () => {
 // AveragePlanesBody): per input row the window's columns from +0 in tap order, per output the
 // window's rows from +0 in row order, over the count of taps inside the plane. The engine must
 // equal it bit for bit on every ISA (the isa-* suites run this file again): AVX-512 takes stride 1
-// and stride 2 in registers (stride 2: the even lanes of two input vectors), the others the loop.
+// and stride 2 in registers (stride 2: the even lanes of two input vectors), the others the loop
+// (2×2 at stride 2: a pair loop where both taps are inside, the per-tap loops at the borders).
 function serialAverage2d(x: Float32Array, planes: number, ih: number, iw: number, c: PoolCase, oh: number, ow: number): Float32Array {
   const [kh, kw] = c.kernel as [number, number];
   const [sh, sw] = (c.strides ?? [1, 1]) as [number, number];
@@ -160,6 +161,9 @@ const exactAverageCases: PoolCase[] = [
   { name: '2x2 stride 2, 56x56 (DenseNet transition: a chunk and a tail of 12 a row)', op: 'AveragePool', input: [1, 4, 56, 56], kernel: [2, 2], strides: [2, 2] },
   { name: '2x2 stride 2, 37x37 (a column left over)', op: 'AveragePool', input: [1, 3, 37, 37], kernel: [2, 2], strides: [2, 2] },
   { name: '2x2 stride 2, 5x140 (five chunks a row)', op: 'AveragePool', input: [1, 2, 5, 140], kernel: [2, 2], strides: [2, 2] },
+  { name: '2x2 stride 2 pad 1, 9x13 (a border output each side)', op: 'AveragePool', input: [1, 3, 9, 13], kernel: [2, 2], strides: [2, 2], pads: same },
+  { name: '2x2 stride 2 dilation 2, 12x31', op: 'AveragePool', input: [1, 2, 12, 31], kernel: [2, 2], strides: [2, 2], dilations: [2, 2], opset: 19 },
+  { name: '2x2 stride 2 ceil_mode, 11x17 (the last window half outside)', op: 'AveragePool', input: [1, 2, 11, 17], kernel: [2, 2], strides: [2, 2], ceil: true },
   { name: '3x3 stride 2 pad 1, 29x31', op: 'AveragePool', input: [1, 3, 29, 31], kernel: [3, 3], strides: [2, 2], pads: same },
   { name: '3x3 stride 2 ceil_mode pad 1, 16x22', op: 'AveragePool', input: [1, 3, 16, 22], kernel: [3, 3], strides: [2, 2], pads: same, ceil: true },
   { name: '3x3 stride 2 dilation 2 pad 2, 19x45', op: 'AveragePool', input: [1, 2, 19, 45], kernel: [3, 3], strides: [2, 2], pads: [2, 2, 2, 2], dilations: [2, 2], opset: 19 },
