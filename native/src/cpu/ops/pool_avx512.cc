@@ -15,6 +15,11 @@
 
 #include "cpu/avx512_lanes.h"
 
+// GCC 12 implements _mm512_undefined_ps (inside the two-source permutes) as a self-initialised
+// variable, which -Wmaybe-uninitialized reports, as in vector_math_avx512.cc.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>

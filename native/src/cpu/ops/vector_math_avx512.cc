@@ -125,6 +125,9 @@ GEBE_AVX512 inline __m512 Sigmoid16(__m512 v) {
   return _mm512_mask_blend_ps(IsNan(v), r, v);
 }
 
+// x · sigmoid(x).
+GEBE_AVX512 inline __m512 Silu16(__m512 v) { return _mm512_mul_ps(v, Sigmoid16(v)); }
+
 // tanh (Cephes tanhf, as the AVX2 code). NaN passes.
 GEBE_AVX512 inline __m512 Tanh16(__m512 v) {
   const __m512 sign_mask = _mm512_set1_ps(-0.f), one = _mm512_set1_ps(1.f);
@@ -255,9 +258,7 @@ GEBE_AVX512 void LeakyArray(const float* x, const float* slope, int64_t step, fl
 
 GEBE_AVX512 void TanhArray(const float* x, float* y, int64_t n) { MapTwoAtATime(x, y, n, Tanh16); }
 
-GEBE_AVX512 void SiluArray(const float* x, float* y, int64_t n) {
-  MapTwoAtATime(x, y, n, [](__m512 v) GEBE_AVX512 { return _mm512_mul_ps(v, Sigmoid16(v)); });
-}
+GEBE_AVX512 void SiluArray(const float* x, float* y, int64_t n) { MapTwoAtATime(x, y, n, Silu16); }
 
 GEBE_AVX512 void SigmoidArray(const float* x, float* y, int64_t n) { MapTwoAtATime(x, y, n, Sigmoid16); }
 
@@ -307,13 +308,19 @@ GEBE_AVX512 __attribute__((always_inline)) inline double SumInDouble(const float
 
 }  // namespace
 
+// vmaxps(v, m) (vminps): v > m ? v : m (<), a NaN v skipped.
+template <bool kMax>
+GEBE_AVX512 __attribute__((always_inline)) inline __m512 Pick16(__m512 v, __m512 m) {
+  return kMax ? _mm512_max_ps(v, m) : _mm512_min_ps(v, m);
+}
+
 // Four chains of 16 lanes: vmaxps(v, m) is v > m ? v : m (vminps: <), NaN v included, so every
 // lane is one chain of the scalar rule; a masked tail loads the start value.
 template <bool kMax>
 GEBE_AVX512 __attribute__((always_inline)) inline float ExtremeChains(const float* x, int64_t n) {
   const float start = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
   const __m512 first = _mm512_set1_ps(start);
-  auto pick = [](__m512 v, __m512 m) GEBE_AVX512 { return kMax ? _mm512_max_ps(v, m) : _mm512_min_ps(v, m); };
+  auto pick = Pick16<kMax>;
   __m512 m0 = first, m1 = first, m2 = first, m3 = first;
   int64_t i = 0;
   for (; i + 64 <= n; i += 64) {
