@@ -11,6 +11,11 @@
 #include <algorithm>
 #include <cstring>
 
+// GCC 12 implements _mm512_undefined_* (inside some intrinsics) as a self-initialised variable,
+// which -Wmaybe-uninitialized reports, as in vector_math_avx512.cc.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #define GEBE_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
 
 namespace gebe::cpu::qgemm_detail {

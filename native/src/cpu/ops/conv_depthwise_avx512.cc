@@ -18,6 +18,11 @@
 
 #include <algorithm>
 
+// GCC 12 implements _mm512_undefined_* (inside some intrinsics) as a self-initialised variable,
+// which -Wmaybe-uninitialized reports, as in vector_math_avx512.cc.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 namespace gebe::cpu {
 
 namespace {
