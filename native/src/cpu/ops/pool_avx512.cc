@@ -229,28 +229,28 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void AveragePlanes(const float* x, fl
   }
   const int64_t ih = g.ih, iw = g.iw, oh = g.oh, ow = g.ow, kw = g.kw, sw = g.sw;
   // Per 16 outputs and tap, the lanes whose window reaches the input with that tap (kw <= 64,
-  // AveragePlanesFit); at stride 2 also the lanes of the two input vectors those outputs read
-  // (output lane i reads input lane 2i of the pair).
+  // AveragePlanesFit); at stride 2 instead the lanes of the two input vectors those outputs read
+  // (output lane i reads input lane 2i of the pair), sw masks a tap either way.
   const int64_t chunks = (ow + 15) / 16;
-  const int64_t per_tap = sw == 1 ? 1 : 3;
   thread_local std::vector<__mmask16> mask_table;
-  mask_table.resize(size_t(chunks * kw * per_tap));
+  mask_table.resize(size_t(chunks * kw * sw));
   __mmask16* const masks = mask_table.data();  // a local pointer: the TLS lookup stays out of the loops
   for (int64_t c = 0; c < chunks; ++c) {
     for (int64_t b = 0; b < kw; ++b) {
       const int64_t lo = g.tap_lo[b] - 16 * c, hi = g.tap_hi[b] - 16 * c;
       const __mmask16 out = lo < hi ? __mmask16(FirstLanes(hi) & ~FirstLanes(lo)) : __mmask16(0);
-      __mmask16* m = masks + (c * kw + b) * per_tap;
-      m[0] = out;
-      if (sw == 2) {
-        unsigned low = 0, high = 0;
-        for (int lane = 0; lane < 8; ++lane) {
-          low |= ((out >> lane) & 1u) << (2 * lane);
-          high |= ((out >> (lane + 8)) & 1u) << (2 * lane);
-        }
-        m[1] = __mmask16(low);
-        m[2] = __mmask16(high);
+      __mmask16* m = masks + (c * kw + b) * sw;
+      if (sw == 1) {
+        m[0] = out;
+        continue;
       }
+      unsigned low = 0, high = 0;
+      for (int lane = 0; lane < 8; ++lane) {
+        low |= ((out >> lane) & 1u) << (2 * lane);
+        high |= ((out >> (lane + 8)) & 1u) << (2 * lane);
+      }
+      m[0] = __mmask16(low);
+      m[1] = __mmask16(high);
     }
   }
   const __m512 one = _mm512_set1_ps(1.f);
@@ -284,10 +284,10 @@ __attribute__((target(GEBE_AVX512_LOOPS))) void AveragePlanes(const float* x, fl
         for (int64_t c = 0; c < chunks; ++c) {
           __m512 acc = _mm512_setzero_ps();
           for (int64_t b = 0; b < kw; ++b) {
-            const __mmask16* m = masks + (c * kw + b) * 3;
+            const __mmask16* m = masks + (c * kw + b) * 2;
             const intptr_t column = intptr_t(32 * c) + intptr_t(b) * dw - pw;
-            const __m512 lo = _mm512_maskz_loadu_ps(m[1], reinterpret_cast<const void*>(row + uintptr_t(column * intptr_t(sizeof(float)))));
-            const __m512 hi = _mm512_maskz_loadu_ps(m[2], reinterpret_cast<const void*>(row + uintptr_t((column + 16) * intptr_t(sizeof(float)))));
+            const __m512 lo = _mm512_maskz_loadu_ps(m[0], reinterpret_cast<const void*>(row + uintptr_t(column * intptr_t(sizeof(float)))));
+            const __m512 hi = _mm512_maskz_loadu_ps(m[1], reinterpret_cast<const void*>(row + uintptr_t((column + 16) * intptr_t(sizeof(float)))));
             acc = _mm512_add_ps(acc, _mm512_permutex2var_ps(lo, even, hi));
           }
           _mm512_mask_storeu_ps(h + 16 * c, FirstLanes(ow - 16 * c), acc);

@@ -157,21 +157,20 @@ inline __attribute__((always_inline)) void AveragePlanesBody(const float* x, flo
       if (sw == 2 && kw == 2 && inner_lo < inner_hi) {
         // DenseNet's 2×2 stride-2 pools: where both taps are inside the row, one loop adds the
         // pair (0 + left) + right, which the compiler vectorises with even/odd shuffles (the
-        // per-tap loops below read every other value and stayed scalar); the border outputs,
-        // if any, go through those loops. The same additions in the same order either way.
+        // per-tap loops below read every other value and stayed scalar); a border output adds
+        // the taps inside from 0 in tap order. The same additions in the same order either way.
         const int64_t off0 = -g.pw, off1 = g.dw - g.pw;
         for (int64_t xo = inner_lo; xo < inner_hi; ++xo) h[xo] = (0.f + row[2 * xo + off0]) + row[2 * xo + off1];
-        for (int64_t b = 0; b < kw; ++b) {
-          const int64_t off = b * g.dw - g.pw;
-          for (int64_t xo = 0; xo < inner_lo; ++xo) {
-            if (b == 0) h[xo] = 0.f;
-            if (xo >= g.tap_lo[b] && xo < g.tap_hi[b]) h[xo] += row[2 * xo + off];
+        auto border = [&](int64_t x0, int64_t x1) {
+          for (int64_t xo = x0; xo < x1; ++xo) {
+            float sum = 0.f;
+            for (int64_t b = 0; b < kw; ++b)
+              if (xo >= g.tap_lo[b] && xo < g.tap_hi[b]) sum += row[2 * xo + b * g.dw - g.pw];
+            h[xo] = sum;
           }
-          for (int64_t xo = inner_hi; xo < ow; ++xo) {
-            if (b == 0) h[xo] = 0.f;
-            if (xo >= g.tap_lo[b] && xo < g.tap_hi[b]) h[xo] += row[2 * xo + off];
-          }
-        }
+        };
+        border(0, inner_lo);
+        border(inner_hi, ow);
         continue;
       }
       for (int64_t xo = 0; xo < ow; ++xo) h[xo] = 0.f;
