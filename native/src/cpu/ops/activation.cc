@@ -4,6 +4,7 @@
 // also take integers.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -16,6 +17,17 @@
 namespace gebe::cpu {
 
 namespace {
+
+// "v < 0" written once for every element type: for unsigned ones it is a -Wtype-limits warning,
+// and a discarded `if constexpr` branch is only skipped inside a template.
+template <typename T>
+bool IsNegative(T v) {
+  if constexpr (std::is_signed_v<T>) {
+    return v < 0;
+  } else {
+    return false;
+  }
+}
 
 enum class Unary { kRelu, kLeakyRelu, kSigmoid, kTanh, kHardSigmoid, kHardSwish, kElu, kSelu, kSoftplus, kErf,
                    kGelu, kGeluTanh, kSqrt, kExp, kLog, kAbs, kNeg, kReciprocal, kFloor, kCeil, kSign, kRound,
@@ -82,10 +94,11 @@ class UnaryKernel : public Kernel {
         T* py = out[0].as<T>();
         for (int64_t i = 0; i < x.count(); ++i) {
           T v = px[i];
-          py[i] = op_ == Unary::kAbs ? (v < 0 ? T(-v) : v)
+          const bool negative = IsNegative(v);
+          py[i] = op_ == Unary::kAbs ? (negative ? T(-v) : v)
                   : op_ == Unary::kNeg ? T(-v)
                   : op_ == Unary::kRelu ? (v > 0 ? v : T(0))
-                  : T((v > 0) - (v < 0));
+                  : T((v > 0) - negative);
         }
       });
       return;

@@ -93,11 +93,16 @@ inline ConvGeometry ResolveGeometry(const Kernel& k, const ConvAttributes& a, co
   g.kernel = a.kernel.empty() ? kernel_from_weights : a.kernel;
   if (g.kernel.size() != s) fail("kernel_shape has " + std::to_string(g.kernel.size()) + " dims but the input has " + std::to_string(s) + " spatial dims");
   if (!kernel_from_weights.empty()) CheckKernelMatchesWeights(k, g.kernel, kernel_from_weights);
-  g.stride = a.strides.empty() ? std::vector<int64_t>(s, 1) : a.strides;
-  g.dilation = a.dilations.empty() ? std::vector<int64_t>(s, 1) : a.dilations;
+  // assign() rather than "empty ? vector(s, 1) : attr": GCC 12 reports a false
+  // -Wfree-nonheap-object on the conditional's temporary.
+  g.stride = a.strides;
+  if (g.stride.empty()) g.stride.assign(s, 1);
+  g.dilation = a.dilations;
+  if (g.dilation.empty()) g.dilation.assign(s, 1);
   if (g.stride.size() != s || g.dilation.size() != s) fail("strides and dilations need one entry per spatial dim");
   CheckPositiveWindow(k, g.kernel, g.stride, g.dilation);
-  std::vector<int64_t> pads = a.pads.empty() ? std::vector<int64_t>(2 * s, 0) : a.pads;
+  std::vector<int64_t> pads = a.pads;
+  if (pads.empty()) pads.assign(2 * s, 0);
   if (pads.size() != 2 * s) fail("pads needs " + std::to_string(2 * s) + " entries");
   g.pad_begin.assign(s, 0);
   g.pad_end.assign(s, 0);
