@@ -16,6 +16,7 @@
 #include "cpu/ops/conv_nd.h"
 #include "cpu/ops/conv_prepacked.h"
 #include "cpu/ops/conv_small_plane.h"
+#include "cpu/ops/conv_strided.h"
 #include "cpu/ops/conv_tap_products.h"
 #include "cpu/ops/op_util.h"
 
@@ -288,6 +289,10 @@ class ConvKernel : public Kernel {
       args.weights = weights;
       args.pool_2x2 = pool_2x2;
       args.residual = extras.residual;
+      if (!pool_2x2 && !cropped && StridedDirectPays(g, cg, mg)) {
+        RunStridedDirect(args, pw, &strided_weights_, ctx);
+        return true;
+      }
       if (!pool_2x2 && TapProductsPay(g, cg, mg)) {
         RunTapProducts(args, cropped ? cropped_.Data() : pw, &tap_weights_, ctx);
         return true;
@@ -331,6 +336,7 @@ class ConvKernel : public Kernel {
   ConvWeights weights_;  // when W is a constant
   CroppedWeights cropped_;  // W's taps that read the image, when the others read only padding
   TapWeights tap_weights_;  // W (or its cropped taps) one tap at a time, when im2col would be mostly padding
+  StridedWeights strided_weights_;  // W by blocks of 8 output channels, for the direct stride-2 path
   // A MaxPool absorbed by FuseConvMaxPool, or an Add by FuseConvResidualAdd (its other input
   // first when residual_first_): their kernels give the shape, and pool or add where the
   // convolution's path cannot, from unfused_ (a session runs on one thread at a time).

@@ -18,9 +18,6 @@
 
 namespace gebe::cpu {
 
-namespace {
-
-// Relu and Clip as the row kernels apply them while storing; kNone for any other activation.
 RowClamp ClampOf(const Activation& act) {
   RowClamp clamp;
   if (act.kind == Activation::Kind::kRelu) {
@@ -32,6 +29,8 @@ RowClamp ClampOf(const Activation& act) {
   }
   return clamp;
 }
+
+namespace {
 
 // 3×3 depthwise on small planes, read in place by the ISA's flat9 or rows9 (conv_depthwise_rows.h).
 void Depthwise3x3Small(SmallPlanes9Fn kernel, const DepthwiseJob& job, int64_t planes, const Activation& act,

@@ -3,10 +3,14 @@
 
 #include <cstdint>
 
+#include "cpu/ops/conv_depthwise_rows.h"
 #include "cpu/ops/conv_im2col.h"
 #include "cpu/ops/kernel.h"
 
 namespace gebe::cpu {
+
+// Relu and Clip as the row kernels apply them while storing; kNone for any other activation.
+RowClamp ClampOf(const Activation& act);
 
 // planes = N · output channels; output channel m reads input channel m / multiplier; w holds
 // kh·kw weights per output channel; act is applied to each finished plane.

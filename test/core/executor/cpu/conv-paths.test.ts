@@ -29,6 +29,7 @@ interface ConvCase {
   group?: number;
   dilations?: number[];
   activation?: 'Relu' | 'Clip' | 'LeakyRelu' | 'Silu' | 'HardSwish';
+  bias?: false;            // no bias input
 }
 
 let seed = 500;
@@ -39,9 +40,9 @@ function convModel(c: ConvCase): string {
   const cin = c.input[1] / (c.group ?? 1);
   const wdims = [c.out, cin, ...c.kernel];
   g.initializer('w', 'FLOAT', wdims, randomValues(wdims.reduce((a, b) => a * b, 1), seed++, 0.3));
-  g.initializer('b', 'FLOAT', [c.out], randomValues(c.out, seed++, 0.5));
+  if (c.bias !== false) g.initializer('b', 'FLOAT', [c.out], randomValues(c.out, seed++, 0.5));
   const attrs = { kernel_shape: c.kernel, strides: c.strides ?? c.kernel.map(() => 1), pads: c.pads ?? c.kernel.map(() => 0).concat(c.kernel.map(() => 0)), group: c.group ?? 1, ...(c.dilations ? { dilations: c.dilations } : {}) };
-  g.node('Conv', ['input', 'w', 'b'], [c.activation ? 'y' : 'output'], attrs, 'conv');
+  g.node('Conv', ['input', 'w', ...(c.bias === false ? [] : ['b'])], [c.activation ? 'y' : 'output'], attrs, 'conv');
   if (c.activation === 'Relu') g.node('Relu', ['y'], ['output'], {}, 'relu');
   if (c.activation === 'LeakyRelu') g.node('LeakyRelu', ['y'], ['output'], { alpha: 0.1 }, 'leaky');
   if (c.activation === 'HardSwish') g.node('HardSwish', ['y'], ['output'], {}, 'hard_swish');
@@ -136,6 +137,16 @@ const cases: ConvCase[] = [
   { name: 'depthwise 5x5 stride 2 on 40x40, 20 channels (rows of 20 outputs)', input: [1, 20, 40, 40], out: 20, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2], group: 20 },
   { name: 'depthwise 7x7 on 56x56, 17 channels', input: [1, 17, 56, 56], out: 17, kernel: [7, 7], pads: [3, 3, 3, 3], group: 17 },
   { name: 'depthwise 7x7 on 60x60, 18 channels (past the channels-last limit)', input: [1, 18, 60, 60], out: 18, kernel: [7, 7], pads: [3, 3, 3, 3], group: 18 },
+  // Stride 2 with few taps (at most 144) into rows of 28 or more outputs, 16 output channels at a
+  // time (conv_strided.h, AVX-512; elsewhere the paths above): a mobile net's stem with its Relu,
+  // rows of 30 (a masked last vector) and of 64, odd heights, asymmetric pads, no pads (the last
+  // loads end at the row's end), a 3×2 kernel, dilation, two groups of 16, a batch of two, no
+  // bias, and an activation applied after the rows (SiLU).
+  { name: 'strided direct: stem 3 -> 16, rows of 30 + Relu', input: [1, 3, 41, 59], out: 16, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], activation: 'Relu' },
+  { name: 'strided direct: 3 -> 32 rows of 64, asymmetric pads + Clip', input: [2, 3, 37, 128], out: 32, kernel: [3, 3], strides: [2, 2], pads: [0, 1, 1, 0], activation: 'Clip' },
+  { name: 'strided direct: 16 -> 16 no pads, no bias', input: [1, 16, 23, 64], out: 16, kernel: [3, 3], strides: [2, 2], bias: false },
+  { name: 'strided direct: 5 -> 48, 3x2 kernel, dilation 2 + SiLU', input: [1, 5, 30, 62], out: 48, kernel: [3, 2], strides: [2, 2], pads: [2, 1, 1, 2], dilations: [2, 2], activation: 'Silu' },
+  { name: 'strided direct: two groups of 16 -> 16, 5x5 kernel of 4 channels', input: [1, 8, 29, 61], out: 32, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2], group: 2 },
   // Kernel rows and columns that read only padding are dropped (conv.cc's TapWindow): DeepLab's
   // ASPP at rate 36 over a 14×14 map becomes a 1×1 conv; at rate 8 over a 6×10 map only the
   // columns shrink; a window past the map on one side only (asymmetric pads); a stride-2 conv

@@ -95,6 +95,9 @@ const cases: ResidualCase[] = [
   { name: 'no pads 3x3, 12 -> 16 (implicit im2col)', input: [1, 12, 30, 33], out: 16, pads: [0, 0, 0, 0] },
   { name: 'pointwise 1x1, 32 -> 24 (a MobileNetV2 projection)', input: [1, 32, 20, 20], out: 24, kernel: [1, 1], pads: [0, 0, 0, 0] },
   { name: 'grouped 3x3 + Relu', input: [1, 16, 10, 10], out: 64, group: 2, activation: 'Relu' },
+  // Stride 2 with few taps into rows of 30 (conv_strided.h on AVX-512: added before the clamp).
+  { name: 'stride 2 direct rows, 4 -> 32 on 39x59 + Relu', input: [1, 4, 39, 59], out: 32, strides: [2, 2], activation: 'Relu' },
+  { name: 'stride 2 direct rows, 3 -> 16 without a bias + Sigmoid', input: [1, 3, 20, 64], out: 16, strides: [2, 2], noBias: true, activation: 'Sigmoid' },
   // Where the tiles add the residual in registers (sgemm_avx512.cc): 112 rows end in a 4-row
   // tile, and 529 positions leave tiles of 17 and 1 columns (the half-vector edge) at 1 and 2
   // threads; without a bias the residual is the first thing added.
