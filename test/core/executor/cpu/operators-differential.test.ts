@@ -247,15 +247,18 @@ describe.each([1, 2])('cpu engine vs ONNX Runtime, new operators and types (thre
     await agree(model, [scalar('start', start), scalar('limit', limit), scalar('delta', delta)], threads, type === 'FLOAT' ? 2e-5 : 0);
   });
 
-  it('Resize nearest row by row: YOLO\'s 2× upsample (enough rows for two threads), a downscale with asymmetric coordinates, and a resized leading dim', async () => {
+  it('Resize nearest row by row: YOLO\'s 2× upsample (enough rows for two threads), 3× and 2×3 (a repeated row copied, columns repeated in order), 2× rounding up (columns 0, 1, 1, 2, ...: not in order), a downscale with asymmetric coordinates, and a resized leading dim', async () => {
     const model = new OnnxGraphBuilder('resize_nearest', 13)
       .input('x', 'FLOAT', [1, 128, 16, 16]).input('z', 'FLOAT', [3, 5, 9])
       .initializer('empty', 'FLOAT', [0], []).initializer('s_up', 'FLOAT', [4], [1, 1, 2, 2]).initializer('s_down', 'FLOAT', [4], [1, 1, 0.6, 0.45])
-      .initializer('s_lead', 'FLOAT', [3], [2, 1, 1.5])
+      .initializer('s_lead', 'FLOAT', [3], [2, 1, 1.5]).initializer('s_up3', 'FLOAT', [4], [1, 1, 3, 3]).initializer('s_up23', 'FLOAT', [3], [1, 2, 3])
       .node('Resize', ['x', 'empty', 's_up'], ['up2'], { mode: 'nearest' })
+      .node('Resize', ['x', 'empty', 's_up3'], ['up3'], { mode: 'nearest', coordinate_transformation_mode: 'asymmetric', nearest_mode: 'floor' })
+      .node('Resize', ['z', 'empty', 's_up23'], ['up23'], { mode: 'nearest' })
+      .node('Resize', ['x', 'empty', 's_up'], ['ceil'], { mode: 'nearest', nearest_mode: 'ceil' })
       .node('Resize', ['x', 'empty', 's_down'], ['down'], { mode: 'nearest', coordinate_transformation_mode: 'asymmetric', nearest_mode: 'floor' })
       .node('Resize', ['z', 'empty', 's_lead'], ['lead'], { mode: 'nearest', nearest_mode: 'ceil' })
-      .output('up2', 'FLOAT').output('down', 'FLOAT').output('lead', 'FLOAT')
+      .output('up2', 'FLOAT').output('up3', 'FLOAT').output('up23', 'FLOAT').output('ceil', 'FLOAT').output('down', 'FLOAT').output('lead', 'FLOAT')
       .encode();
     await agree(model, [f32('x', [1, 128, 16, 16], 90), f32('z', [3, 5, 9], 91)], threads, 0);
   });
