@@ -60,7 +60,7 @@ class GemmKernel : public Kernel {
         for (int64_t j = 0; j < n; ++j) y[i * n + j] = beta_ * pc[i * st[0] + j * st[1]];
       beta = 1.f;
     }
-    ThreadPool* pool = PoolForProduct(m * n * k, ctx.pool);
+    ThreadPool* pool = PoolForProduct(m * n * k, ctx.pool, k * n);
     if (packed_.source != nullptr && packed_.source == b.data) {
       SgemmPacked(trans_a_, m, packed_, alpha_, a.as<const float>(), a.shape[1], beta, y, n, pool);
     } else {
@@ -148,7 +148,7 @@ class MatMulKernel : public Kernel {
         Sgemm(false, false, m, n, k, 1.f, pa + oa * m * k, k, pb + ob * k * n, n, beta, y, n, pool);
       }
     };
-    ForEachProduct(batches, m * n * k, ctx.pool, one);
+    ForEachProduct(batches, m * n * k, ctx.pool, one, k * n);
     act_.Apply(py, out[0].count());
   }
 

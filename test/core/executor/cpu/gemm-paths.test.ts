@@ -4,7 +4,7 @@
  * by the threads), and the general blocked driver. Each is checked against ONNX Runtime with
  * transA/transB, alpha/beta and a bias, at 1 and 2 threads. Batched MatMul of two computed
  * operands (attention scores) runs its products in parallel, or on the calling thread below
- * kSingleThreadMacs (op_util.h).
+ * kSingleThreadMacs (op_util.h) unless B is past kStreamedWeightFloats (a batch-1 classifier).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -46,6 +46,27 @@ describe('Gemm with constant weights vs ONNX Runtime', () => {
       await expectCpuMatchesOrt(model, input, threads, 1e-3);
     });
   }
+});
+
+describe('a fully connected layer at batch 1 with weights past kStreamedWeightFloats (op_util.h) vs ONNX Runtime', () => {
+  // 576 × 1024 weights (2.4 MB; MobileNetV3-small's classifier) but 0.59M multiply-adds: the
+  // threads stream halves of B, as Gemm (transB) and as MatMul of a constant.
+  it.each([[1, 1], [1, 2], [3, 2]])('%i rows, %i threads', async (m, threads) => {
+    const kk = 576, nn = 1024;
+    const g = new OnnxGraphBuilder('fc', 13)
+      .input('a', 'FLOAT', ['m', kk])
+      .initializer('w', 'FLOAT', [nn, kk], randomValues(nn * kk, 905, 0.05))
+      .initializer('wt', 'FLOAT', [kk, nn], randomValues(nn * kk, 906, 0.05))
+      .initializer('c', 'FLOAT', [nn], randomValues(nn, 907, 1))
+      .node('Gemm', ['a', 'w', 'c'], ['gemm'], { transB: 1 }, 'gemm')
+      .node('MatMul', ['a', 'wt'], ['matmul'], {}, 'matmul')
+      .node('Add', ['gemm', 'matmul'], ['output'], {}, 'add')
+      .output('output', 'FLOAT');
+    const file = path.join(dir, `fc-${m}.onnx`);
+    writeFileSync(file, g.encode());
+    // ONNX's rtol, as above: 576 products a sum (and the two sums added) in another order than ORT's.
+    await expectCpuMatchesOrt(file, { name: 'a', datatype: 'FP32', dims: [m, kk], data: randomValues(m * kk, 908 + m, 1) }, threads, 1e-3);
+  });
 });
 
 describe('batched MatMul of computed operands vs ONNX Runtime', () => {
