@@ -336,7 +336,7 @@ class ConvKernel : public Kernel {
   ConvWeights weights_;  // when W is a constant
   CroppedWeights cropped_;  // W's taps that read the image, when the others read only padding
   TapWeights tap_weights_;  // W (or its cropped taps) one tap at a time, when im2col would be mostly padding
-  StridedWeights strided_weights_;  // W by blocks of 8 output channels, for the direct stride-2 path
+  StridedWeights strided_weights_;  // W by blocks of 16 output channels, for the direct stride-2 path
   // A MaxPool absorbed by FuseConvMaxPool, or an Add by FuseConvResidualAdd (its other input
   // first when residual_first_): their kernels give the shape, and pool or add where the
   // convolution's path cannot, from unfused_ (a session runs on one thread at a time).

@@ -150,7 +150,7 @@ constexpr int64_t kParallelGrain = 1 << 15;
 // 13-14 and 13 across both.
 constexpr int64_t kSingleThreadMacs = int64_t(1) << 20;
 
-// A product whose B holds at least this many floats (1 MB, half a typical L2) reads it from L3 or
+// A product whose B holds at least this many floats (1 MB, about an L2) reads it from L3 or
 // memory on every run, and a thin one (a fully connected layer at batch 1) is bound by that
 // stream, which two cores read faster than one whatever its multiply-adds. Measured at 2 threads
 // on the 2-vCPU VM, four 1 × 576 × 1024 Gemms side by side (MobileNetV3's classifier): 133-140 µs
@@ -167,7 +167,8 @@ inline ThreadPool* PoolForProduct(int64_t multiply_adds, ThreadPool* pool, int64
 // heads) as `one(t, pool_for_product_t)`. With at least one per thread, whole products run in
 // parallel, each single-threaded, instead of splitting every small product across the pool with
 // its own packing step and barrier; under kSingleThreadMacs in all of them (a small attention
-// layer's heads) they run on the calling thread; otherwise one after another, each across the pool.
+// layer's heads), each B under kStreamedWeightFloats, they run on the calling thread; otherwise one
+// after another, each across the pool.
 template <typename F>
 void ForEachProduct(int64_t count, int64_t macs_each, ThreadPool* pool, F&& one, int64_t b_floats_each = 0) {
   if (count > 1 && pool != nullptr && pool->size() > 1 && count >= pool->size() &&
