@@ -25,7 +25,7 @@ constexpr int64_t kStridedMaxTaps = 144;
 
 bool StridedDirectPays(const Geo2& g, int64_t cg, int64_t mg) {
   if (Avx512StridedRow() == nullptr) return false;
-  if (g.sh != 2 || g.sw != 2 || mg % kStridedChannels != 0 || g.kh > kStridedMaxKernel || g.kw > kStridedMaxKernel) return false;
+  if (g.sh != 2 || g.sw != 2 || mg % 8 != 0 || g.kh > kStridedMaxKernel || g.kw > kStridedMaxKernel) return false;
   // Rows that leave more than one lane in eight idle (7×7 or 14×14 planes: most of the last
   // vector) keep the small-plane path, whose positions run on across rows.
   const int64_t lanes = (g.ow + 15) / 16 * 16;
@@ -38,10 +38,14 @@ const float* StridedWeights::For(const float* w, int64_t groups, int64_t mg, int
   if (w == source_ && size == size_) return packed_.data();
   packed_.resize(size_t(size));
   float* d = packed_.data();
-  // Block (group, 16 channels), then tap t = input channel · taps + kernel position, then channel.
-  for (int64_t first = 0; first < groups * mg; first += kStridedChannels)
-    for (int64_t t = 0; t < k; ++t)
-      for (int64_t j = 0; j < kStridedChannels; ++j) *d++ = w[(first + j) * k + t];
+  // Block (group, 16 channels or a last 8), then tap t = input channel · taps + kernel position,
+  // then channel: a block starting at output channel `first` starts at first · k.
+  for (int64_t gi = 0; gi < groups; ++gi)
+    for (int64_t first = gi * mg; first < (gi + 1) * mg; first += kStridedChannels) {
+      const int64_t width = std::min(kStridedChannels, (gi + 1) * mg - first);
+      for (int64_t t = 0; t < k; ++t)
+        for (int64_t j = 0; j < width; ++j) *d++ = w[(first + j) * k + t];
+    }
   source_ = w;
   size_ = size;
   return packed_.data();
@@ -51,7 +55,7 @@ void RunStridedDirect(const PrepackedConvArgs& args, const float* w, StridedWeig
   const StridedRowFn row = Avx512StridedRow();
   const Geo2& g = args.g;
   const int64_t cg = args.c / args.groups, mg = args.m / args.groups, k = cg * g.kh * g.kw;
-  const int64_t ohw = g.oh * g.ow, ihw = g.ih * g.iw, blocks = mg / kStridedChannels;
+  const int64_t ohw = g.oh * g.ow, ihw = g.ih * g.iw;
   const float* packed = weights->For(w, args.groups, mg, cg, g.kh * g.kw);
   const Activation& act = *args.act;
   const RowClamp clamp = ClampOf(act);
@@ -70,16 +74,17 @@ void RunStridedDirect(const PrepackedConvArgs& args, const float* w, StridedWeig
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t oh = r % g.oh, gi = (r / g.oh) % args.groups, img = r / (g.oh * args.groups);
       a.x = args.x + (img * args.c + gi * cg) * ihw;
-      for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t first = gi * mg + b * kStridedChannels;  // the block's first output channel
+      for (int64_t b0 = 0; b0 < mg; b0 += kStridedChannels) {
+        const int64_t first = gi * mg + b0;  // the block's first output channel
         const int64_t at = (img * args.m + first) * ohw + oh * g.ow;
+        a.channels = std::min(kStridedChannels, mg - b0);
         a.w = packed + first * k;
         a.bias = args.bias ? args.bias + first : nullptr;
         a.residual = args.residual ? args.residual + at : nullptr;
         a.y = args.y + at;
         row(a, oh);
         if (apply_after)
-          for (int64_t j = 0; j < kStridedChannels; ++j) act.Apply(a.y + j * ohw, g.ow);
+          for (int64_t j = 0; j < a.channels; ++j) act.Apply(a.y + j * ohw, g.ow);
       }
     }
   });

@@ -19,20 +19,22 @@
 
 namespace gebe::cpu {
 
-// Output channels a kernel call computes (16 accumulators, each 16 positions of one channel).
+// Output channels a kernel call computes (16 accumulators, each 16 positions of one channel); a
+// group's last block may hold 8 (24 or 40 channels: a ShuffleNet stem).
 constexpr int64_t kStridedChannels = 16;
 // Largest kernel extent (kh and kw) the row kernel takes: it keeps its edge masks per kernel
 // column and the input rows it reads per kernel row.
 constexpr int64_t kStridedMaxKernel = 7;
 
-// One output row of kStridedChannels channels of one group of one image.
+// One output row of a block of `channels` output channels of one group of one image.
 struct StridedRowArgs {
   const float* x;         // the group's cg input planes, ih × iw each
-  const float* w;         // the block's packed weights: cg · kh · kw taps × kStridedChannels
-  const float* bias;      // kStridedChannels values, or null
+  const float* w;         // the block's packed weights: cg · kh · kw taps × channels
+  const float* bias;      // `channels` values, or null
   const float* residual;  // laid out as y, or null: added before the clamp
   float* y;               // channel 0 of the block at this row's first output; channels ohw apart
   int64_t cg, ohw;
+  int64_t channels;       // kStridedChannels, or 8 for a group's last block
   Geo2 g;
   RowClamp clamp;
 };
@@ -42,12 +44,13 @@ using StridedRowFn = void (*)(const StridedRowArgs& a, int64_t oh);
 StridedRowFn Avx512StridedRow();
 
 // Whether the direct path suits g (a 2-D convolution of cg input and mg output channels a group):
-// this ISA has the kernel, both strides are 2, the output channels come in blocks of 16, rows of
+// this ISA has the kernel, both strides are 2, the output channels come in blocks of 16 (the last
+// may be 8), rows of
 // at least 28 outputs fill the vectors, and the kernel is wider than 1×1 and its taps
 // (cg · kh · kw) few enough that a GEMM's blocking would not pay back its im2col.
 bool StridedDirectPays(const Geo2& g, int64_t cg, int64_t mg);
 
-// W (groups · mg × cg × kh × kw) as each block of 16 output channels reads it, tap-major: packed
+// W (groups · mg × cg × kh × kw) as each block of 16 (or 8) output channels reads it, tap-major: packed
 // on first use and kept while W and the kernel's extent are the same.
 class StridedWeights {
  public:

@@ -137,8 +137,8 @@ const cases: ConvCase[] = [
   { name: 'depthwise 5x5 stride 2 on 40x40, 20 channels (rows of 20 outputs)', input: [1, 20, 40, 40], out: 20, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2], group: 20 },
   { name: 'depthwise 7x7 on 56x56, 17 channels', input: [1, 17, 56, 56], out: 17, kernel: [7, 7], pads: [3, 3, 3, 3], group: 17 },
   { name: 'depthwise 7x7 on 60x60, 18 channels (past the channels-last limit)', input: [1, 18, 60, 60], out: 18, kernel: [7, 7], pads: [3, 3, 3, 3], group: 18 },
-  // Stride 2 with few taps (at most 144) into rows of 28 or more outputs, 16 output channels at a
-  // time (conv_strided.h, AVX-512; elsewhere the paths above): a mobile net's stem with its Relu,
+  // Stride 2 with few taps (at most 144) into rows of 28 or more outputs, 16 (or a last 8) output
+  // channels at a time (conv_strided.h, AVX-512; elsewhere the paths above): a mobile net's stem with its Relu,
   // rows of 30 (a masked last vector) and of 64, odd heights, asymmetric pads, no pads (the last
   // loads end at the row's end), a 3×2 kernel, dilation, two groups of 16, a batch of two, no
   // bias, and an activation applied after the rows (SiLU).
@@ -147,6 +147,9 @@ const cases: ConvCase[] = [
   { name: 'strided direct: 16 -> 16 no pads, no bias', input: [1, 16, 23, 64], out: 16, kernel: [3, 3], strides: [2, 2], bias: false },
   { name: 'strided direct: 5 -> 48, 3x2 kernel, dilation 2 + SiLU', input: [1, 5, 30, 62], out: 48, kernel: [3, 2], strides: [2, 2], pads: [2, 1, 1, 2], dilations: [2, 2], activation: 'Silu' },
   { name: 'strided direct: two groups of 16 -> 16, 5x5 kernel of 4 channels', input: [1, 8, 29, 61], out: 32, kernel: [5, 5], strides: [2, 2], pads: [2, 2, 2, 2], group: 2 },
+  // A block of 16 channels and a last one of 8 (a ShuffleNet stem), and groups of 8.
+  { name: 'strided direct: 3 -> 24 (blocks of 16 and 8) + Relu', input: [1, 3, 33, 62], out: 24, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], activation: 'Relu' },
+  { name: 'strided direct: two groups of 4 -> 8 + Clip', input: [1, 8, 20, 64], out: 16, kernel: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], group: 2, activation: 'Clip' },
   // Kernel rows and columns that read only padding are dropped (conv.cc's TapWindow): DeepLab's
   // ASPP at rate 36 over a 14×14 map becomes a 1×1 conv; at rate 8 over a 6×10 map only the
   // columns shrink; a window past the map on one side only (asymmetric pads); a stride-2 conv
