@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 #include "cpu/avx512_lanes.h"
+#include "cpu/ops/row_clamp_avx512.h"
 
 #include <algorithm>
 
@@ -31,16 +32,11 @@ using namespace depthwise_detail;
 
 #define GEBE_AVX512 __attribute__((target(GEBE_AVX512_LOOPS)))
 
+using avx512::ClampVector;
 using avx512::EvenLanes;
 using avx512::OddLanes;
 inline __mmask16 Lanes(int64_t k) { return avx512::FirstLanes(k); }
 
-GEBE_AVX512 inline __m512 ClampVector(__m512 v, const RowClamp& c, __m512 lo, __m512 hi) {
-  // max_ps/min_ps return their second operand where either is NaN: Relu's NaN gives lo, Clip's is kept.
-  if (c.kind == RowClamp::kRelu) return _mm512_max_ps(v, lo);
-  if (c.kind == RowClamp::kClip) return _mm512_min_ps(hi, _mm512_max_ps(lo, v));
-  return v;
-}
 
 
 // Stride 2 (compiler-vectorised: even lanes of two loads per tap).

@@ -12,6 +12,7 @@
 
 #include "cpu/avx512_lanes.h"
 #include "cpu/isa.h"
+#include "cpu/ops/row_clamp_avx512.h"
 
 // GCC 12 implements _mm512_undefined_* (inside some intrinsics) as a self-initialised variable,
 // which -Wmaybe-uninitialized reports, as in vector_math_avx512.cc.
@@ -77,11 +78,7 @@ GEBE_AVX512 __attribute__((always_inline)) inline void Tile(const StridedRowArgs
   for (int j = 0; j < kC; ++j) {
     __m512 v = acc[j];
     if (a.residual) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, a.residual + j * a.ohw + x0));
-    // max_ps/min_ps return their second operand where either is NaN: Relu's NaN gives lo, Clip's
-    // is kept (as Activation::Apply computes them).
-    if (a.clamp.kind == RowClamp::kRelu) v = _mm512_max_ps(v, lo);
-    else if (a.clamp.kind == RowClamp::kClip) v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
-    _mm512_mask_storeu_ps(a.y + j * a.ohw + x0, m, v);
+    _mm512_mask_storeu_ps(a.y + j * a.ohw + x0, m, avx512::ClampVector(v, a.clamp, lo, hi));
   }
 }
 

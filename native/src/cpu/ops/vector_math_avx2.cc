@@ -199,14 +199,14 @@ __attribute__((target("avx2,fma"), always_inline)) inline double SumInDouble(con
 
 }  // namespace
 
-// Four chains of 8 lanes: vmaxps(v, m) is v > m ? v : m (vminps: <), NaN v included, so every
-// lane is one chain of the scalar rule; the last values go through one scalar chain.
 // vmaxps(v, m) (vminps): v > m ? v : m (<), a NaN v skipped.
 template <bool kMax>
 __attribute__((target("avx2,fma"), always_inline)) inline __m256 Pick8(__m256 v, __m256 m) {
   return kMax ? _mm256_max_ps(v, m) : _mm256_min_ps(v, m);
 }
 
+// Four chains of 8 lanes: vmaxps(v, m) is v > m ? v : m (vminps: <), NaN v included, so every
+// lane is one chain of the scalar rule; the last values go through one scalar chain.
 template <bool kMax>
 __attribute__((target("avx2,fma"), always_inline)) inline float ExtremeChains(const float* x, int64_t n) {
   auto pick = Pick8<kMax>;
