@@ -7,6 +7,7 @@ onnxscript; not runtime dependencies).
 import os
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "fixtures", "models", "torch")
@@ -21,11 +22,11 @@ def export(model, args, name, inputs, outputs, dynamic_axes=None):
     print(f"{path}: {os.path.getsize(path)} bytes")
 
 
-def export_default(model, args, name):
-    """torch.onnx.export as a user calls it today: the default (dynamo) exporter and its opset."""
+def export_default(model, args, name, inputs=("x",), opset=None):
+    """torch.onnx.export as a user calls it today: the default (dynamo) exporter, at its opset or `opset`."""
     model.eval()
     path = os.path.join(OUT, name)
-    torch.onnx.export(model, args, path, input_names=["x"], output_names=["y"], external_data=False)
+    torch.onnx.export(model, args, path, input_names=list(inputs), output_names=["y"], external_data=False, opset_version=opset)
     print(f"{path}: {os.path.getsize(path)} bytes")
 
 
@@ -100,6 +101,38 @@ class WindowAttention(nn.Module):
         return self.proj(y.permute(0, 1, 3, 2, 4).reshape(b, g, p, d))
 
 
+class LlamaMini(nn.Module):
+    """A Llama block for opset 23, where the exporter writes ONNX's own LLM operators: nn.RMSNorm as
+    RMSNormalization, torch.onnx.ops.rotary_embedding as RotaryEmbedding (at given positions) and
+    grouped-query causal scaled_dot_product_attention (4 query heads over 2 key/value heads) as
+    Attention."""
+
+    def __init__(self, d=64, heads=4, kv_heads=2, vocab=100, positions=64):
+        super().__init__()
+        self.heads, self.kv_heads, self.hd = heads, kv_heads, d // heads
+        self.embed = nn.Embedding(vocab, d)
+        self.n1, self.n2 = nn.RMSNorm(d), nn.RMSNorm(d)
+        self.q, self.kv, self.o = nn.Linear(d, d, bias=False), nn.Linear(d, 2 * d // heads * kv_heads, bias=False), nn.Linear(d, d, bias=False)
+        self.gate, self.up, self.down = nn.Linear(d, 2 * d, bias=False), nn.Linear(d, 2 * d, bias=False), nn.Linear(2 * d, d, bias=False)
+        inv = 1.0 / (10000 ** (torch.arange(0, self.hd, 2, dtype=torch.float32) / self.hd))
+        angles = torch.outer(torch.arange(positions, dtype=torch.float32), inv)
+        self.register_buffer("cos", angles.cos())
+        self.register_buffer("sin", angles.sin())
+
+    def forward(self, ids, pos):
+        x = self.embed(ids)
+        b, t, d = x.shape
+        h = self.n1(x)
+        q = self.q(h).view(b, t, self.heads, self.hd).transpose(1, 2)
+        k, v = self.kv(h).view(b, t, 2 * self.kv_heads, self.hd).transpose(1, 2).chunk(2, dim=1)
+        q = torch.onnx.ops.rotary_embedding(q, self.cos, self.sin, pos)
+        k = torch.onnx.ops.rotary_embedding(k, self.cos, self.sin, pos)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True).transpose(1, 2).reshape(b, t, d)
+        x = x + self.o(y)
+        h = self.n2(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
 class Recurrent(nn.Module):
     """nn.LSTM then nn.GRU (bidirectional), as a speech or sequence tagger stacks them."""
 
@@ -148,6 +181,8 @@ def main():
     export_default(EfficientMini(), (torch.randn(1, 3, 32, 32),), "efficient_mini_dynamo.onnx")
     export_default(GptMini(), (torch.randint(0, 100, (2, 16)),), "gpt_mini_dynamo.onnx")
     export_default(WindowAttention(), (torch.randn(1, 4, 16, 32),), "window_attention_dynamo.onnx")
+    positions = torch.arange(16).repeat(2, 1) + torch.tensor([[0], [5]])
+    export_default(LlamaMini(), (torch.randint(0, 100, (2, 16)), positions), "llama_mini_opset23.onnx", ("ids", "pos"), opset=23)
 
 
 if __name__ == "__main__":

@@ -33,8 +33,10 @@ DataType FromOnnxType(int onnx_type) {
 
 const char* OnnxTypeName(int onnx_type) {
   static const char* names[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING",
-                                "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"};
-  if (onnx_type >= 0 && onnx_type <= 16) return names[onnx_type];
+                                "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+                                "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4",
+                                "FLOAT4E2M1", "FLOAT8E8M0", "UINT2", "INT2"};
+  if (onnx_type >= 0 && onnx_type < int(sizeof(names) / sizeof(names[0]))) return names[onnx_type];
   return "UNKNOWN";
 }
 

@@ -4,6 +4,8 @@
  * label_filename, the top-k classes.
  */
 import path from 'node:path';
+import { InferError } from '../../core/executor/index.js';
+import { GebeError } from '../../errors.js';
 import type { IO } from '../../io.js';
 import { colors } from '../../io.js';
 import { openGrpcTarget, openHttpTarget } from './remote-target.js';
@@ -30,7 +32,9 @@ export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<In
   try {
     const model = target.description;
     const built = buildInferInputs(model, target.formats, { files: opts.inputs, random: opts.random, shapes: opts.shapes, invert: opts.invert }, io.cwd);
-    const outputs = await target.infer(built.tensors, model.outputs.map((o) => o.name));
+    const outputs = await target.infer(built.tensors, model.outputs.map((o) => o.name)).catch((err: unknown) => {
+      throw err instanceof InferError ? refusedInProcess(err, opts.random) : err;
+    });
     const reports = outputs.map((t) => reportOutput(t, target.labels[t.name], opts.topK, model.maxBatchSize > 0));
     const result: InferResult = { model: model.name, version: model.version, outputs: reports };
     if (opts.json) {
@@ -50,4 +54,16 @@ export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<In
   } finally {
     await target.close();
   }
+}
+
+/**
+ * The in-process executor refused the request: the model's own checks, or an operator that
+ * cannot take the values sent (an index past a table). That is the input's doing, not gebe's, so
+ * it is a plain error (a server would answer it as an error too), with a hint for --random.
+ */
+function refusedInProcess(err: InferError, random: boolean | undefined): GebeError {
+  const hint = random
+    ? '--random fills inputs with values the model need not take (token ids or positions past its tables); pass real ones with --input'
+    : 'check the input values against what the model takes';
+  return new GebeError(err.message, { hint, cause: err });
 }

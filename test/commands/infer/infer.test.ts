@@ -6,6 +6,7 @@ import type { GebeServer } from '../../../src/core/server/server.js';
 import { runGebe } from '../../helpers/gebe-cli.js';
 import { serveModelDir } from '../../helpers/model-server.js';
 import { TEMPLATES_DIR } from '../../../src/commands/init/templates.js';
+import { fixtureModelPath } from '../../helpers/onnx-fixtures.js';
 
 const samples = path.join(TEMPLATES_DIR, 'mnist', 'samples');
 let tmp: string;
@@ -123,6 +124,19 @@ describe('gebe infer in process', () => {
     expect(bad.err).toContain('has 3 values but one sample of shape [1,28,28] needs 784');
     const wrongName = await gebe(['infer', '-m', 'mnist_classifier', '--input', `pixels=${path.join(samples, 'digit-1.png')}`]);
     expect(wrongName.err).toContain('model "mnist_classifier" has no input "pixels"');
+  });
+
+  it('names an input value the model cannot take as an error of the input, not an internal one', async () => {
+    // A Llama block whose rotary embedding reads position ids from a table of 64.
+    expect((await gebe(['init', 'llama', '--yes', '--from', fixtureModelPath('torch/llama_mini_opset23.onnx')])).code).toBe(0);
+    const ids = Array.from({ length: 32 }, (_, i) => i % 100);
+    const pos = Array.from({ length: 32 }, (_, i) => (i === 5 ? 64 : i % 16));
+    fs.writeFileSync(path.join(tmp, 'llama.json'), JSON.stringify({ data: [{ ids, pos }] }));
+    const r = await gebe(['infer', '-m', 'llama', '--input', 'llama.json']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("error: failed to run model 'llama' (cpu engine): node 'node_rotary_embedding' (RotaryEmbedding): position_ids[0, 5] is 64, outside the caches' 64 positions");
+    expect(r.err).toContain('hint: check the input values against what the model takes');
+    expect(r.err).not.toContain('internal error');
   });
 });
 

@@ -1,5 +1,5 @@
 // Unary float operators and activations: Relu, LeakyRelu, PRelu, Sigmoid, Tanh, HardSigmoid,
-// HardSwish, Elu, Selu, Softplus, Erf, Gelu, Clip, Sqrt, Exp, Log, Abs, Neg, Reciprocal, Floor,
+// HardSwish, Swish, Elu, Selu, Softplus, Erf, Gelu, Clip, Sqrt, Exp, Log, Abs, Neg, Reciprocal, Floor,
 // Ceil, Round, Sign, Sin Cos Tan and their inverses/hyperbolics, Mish, Shrink. Abs/Neg/Sign/Relu
 // also take integers.
 #include <cmath>
@@ -32,7 +32,7 @@ bool IsNegative(T v) {
 enum class Unary { kRelu, kLeakyRelu, kSigmoid, kTanh, kHardSigmoid, kHardSwish, kElu, kSelu, kSoftplus, kErf,
                    kGelu, kGeluTanh, kSqrt, kExp, kLog, kAbs, kNeg, kReciprocal, kFloor, kCeil, kSign, kRound,
                    kSin, kCos, kSoftsign, kCelu, kThresholdedRelu, kTan, kAsin, kAcos, kAtan, kSinh, kCosh,
-                   kAsinh, kAcosh, kAtanh, kMish, kShrink };
+                   kAsinh, kAcosh, kAtanh, kMish, kShrink, kSwish };
 
 // y[i] = sqrt(x[i]), correctly rounded as std::sqrt (NaN for a negative x). The compiler keeps
 // std::sqrt scalar, with a check after each for errno's sake (3.6x ONNX Runtime); the packed
@@ -55,6 +55,7 @@ class UnaryKernel : public Kernel {
         beta_ = node.get_float("beta", 0.5f);
         break;
       case Unary::kElu: alpha_ = node.get_float("alpha", 1.0f); break;
+      case Unary::kSwish: alpha_ = node.get_float("alpha", 1.0f); break;
       case Unary::kCelu: alpha_ = node.get_float("alpha", 1.0f); break;
       case Unary::kThresholdedRelu: alpha_ = node.get_float("alpha", 1.0f); break;
       case Unary::kShrink:
@@ -184,6 +185,20 @@ class UnaryKernel : public Kernel {
       case Unary::kShrink:
         for (int64_t i = 0; i < n; ++i) y[i] = x[i] < -a ? x[i] + b : x[i] > a ? x[i] - b : 0.f;
         break;
+      case Unary::kSwish:
+        // x · sigmoid(alpha · x) (opset 24); alpha 1 is SiLU, whose row is one pass.
+        if (a == 1.f) {
+          SiluArray(x, y, n);
+          break;
+        }
+        for (int64_t i0 = 0; i0 < n; i0 += 256) {
+          float t[256];
+          const int64_t len = std::min<int64_t>(256, n - i0);
+          for (int64_t i = 0; i < len; ++i) t[i] = a * x[i0 + i];
+          SigmoidArray(t, t, len);
+          for (int64_t i = 0; i < len; ++i) y[i0 + i] = x[i0 + i] * t[i];
+        }
+        break;
     }
   }
 
@@ -304,6 +319,7 @@ GEBE_CPU_KERNEL("Acosh", UnaryOp<Unary::kAcosh>);
 GEBE_CPU_KERNEL("Atanh", UnaryOp<Unary::kAtanh>);
 GEBE_CPU_KERNEL("Mish", UnaryOp<Unary::kMish>);
 GEBE_CPU_KERNEL("Shrink", UnaryOp<Unary::kShrink>);
+GEBE_CPU_KERNEL("Swish", UnaryOp<Unary::kSwish>);
 GEBE_CPU_KERNEL("Clip", ClipKernel);
 GEBE_CPU_KERNEL("PRelu", PReluKernel);
 

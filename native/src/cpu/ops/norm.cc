@@ -125,6 +125,23 @@ class InstanceNormKernel : public Kernel {
   float epsilon_;
 };
 
+// A scale or bias as one value per element of the normalised dims `norm`: the tensor itself when
+// it has exactly that shape (usual), else expanded into `buffer` by broadcasting.
+const float* NormalisedRow(const TensorRef& t, const Shape& norm, std::vector<float>& buffer) {
+  if (t.count() == ElementCount(norm)) return t.as<const float>();
+  buffer.assign(size_t(ElementCount(norm)), 0.f);
+  auto st = BroadcastStrides(t.shape, norm);
+  for (size_t i = 0; i < buffer.size(); ++i) {
+    int64_t rem = int64_t(i), off = 0;
+    for (size_t d = norm.size(); d-- > 0;) {
+      off += (rem % norm[d]) * st[d];
+      rem /= norm[d];
+    }
+    buffer[i] = t.as<const float>()[off];
+  }
+  return buffer.data();
+}
+
 // LayerNormalization (opset 17): normalise over dims [axis, rank), then scale and bias (broadcast).
 class LayerNormKernel : public Kernel {
  public:
@@ -157,8 +174,8 @@ class LayerNormKernel : public Kernel {
     Shape norm(x.shape.begin() + long(axis), x.shape.end());
     // Scale and B usually have exactly the normalised shape; only broadcast ones are expanded.
     std::vector<float> scale_buf, bias_buf;
-    const float* scale = Row(*in[1], norm, scale_buf);
-    const float* bias = in.size() > 2 && in[2] ? Row(*in[2], norm, bias_buf) : nullptr;
+    const float* scale = NormalisedRow(*in[1], norm, scale_buf);
+    const float* bias = in.size() > 2 && in[2] ? NormalisedRow(*in[2], norm, bias_buf) : nullptr;
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
     float* mean_out = out.size() > 1 && out[1].data ? out[1].as<float>() : nullptr;
@@ -180,24 +197,50 @@ class LayerNormKernel : public Kernel {
   }
 
  private:
-  static const float* Row(const TensorRef& t, const Shape& norm, std::vector<float>& buffer) {
-    if (t.count() == ElementCount(norm)) return t.as<const float>();
-    buffer = Expand(t, norm);
-    return buffer.data();
+  int64_t axis_;
+  float epsilon_;
+};
+
+// RMSNormalization (opset 23): x / sqrt(mean(x²) + epsilon) over dims [axis, rank), times Scale
+// (broadcast to those dims). The mean of squares is summed in double, as the variance of the
+// other normalisations here.
+class RmsNormKernel : public Kernel {
+ public:
+  RmsNormKernel(const Node& node, int64_t) : Kernel(node), axis_(node.get_int("axis", -1)), epsilon_(node.get_float("epsilon", 1e-5f)) {
+    if (node.get_int("stash_type", 1) != 1) Fail("only stash_type=1 (float) is supported");
   }
-  static std::vector<float> Expand(const TensorRef& t, const Shape& to) {
-    std::vector<float> v(size_t(ElementCount(to)));
-    auto st = BroadcastStrides(t.shape, to);
-    for (size_t i = 0; i < v.size(); ++i) {
-      int64_t rem = int64_t(i), off = 0;
-      for (size_t d = to.size(); d-- > 0;) {
-        off += (rem % to[d]) * st[d];
-        rem /= to[d];
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    const TensorRef& scale = Input(in, 1, "scale");
+    ExpectType(x, "X", {DataType::kFloat32});
+    ExpectType(scale, "scale", {DataType::kFloat32});
+    size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
+    Shape norm(x.shape.begin() + long(axis), x.shape.end());
+    if (BroadcastShapes(*this, scale.shape, norm) != norm) Fail("scale " + ShapeToString(scale.shape) + " must broadcast to the normalised dims " + ShapeToString(norm));
+    out[0] = {x.dtype, x.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    size_t axis = size_t(NormalizeAxis(*this, axis_, x.rank()));
+    int64_t rows = SizeTo(x.shape, axis), size = SizeFrom(x.shape, axis);
+    if (size == 0) return;
+    std::vector<float> scale_buf;
+    const float* scale = NormalisedRow(*in[1], Shape(x.shape.begin() + long(axis), x.shape.end()), scale_buf);
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    const double eps = epsilon_;
+    ctx.pool->ParallelFor(rows, std::max<int64_t>(1, 8192 / size), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const float* xr = px + r * size;
+        float* yr = py + r * size;
+        const float inv = float(1.0 / std::sqrt(SumSquaredDeviations(xr, size, 0.0) / double(size) + eps));
+        for (int64_t i = 0; i < size; ++i) yr[i] = xr[i] * inv * scale[i];
       }
-      v[i] = t.as<const float>()[off];
-    }
-    return v;
+    });
   }
+
+ private:
   int64_t axis_;
   float epsilon_;
 };
@@ -325,5 +368,6 @@ GEBE_CPU_KERNEL("LpNormalization", LpNormKernel);
 GEBE_CPU_KERNEL("BatchNormalization", BatchNormKernel);
 GEBE_CPU_KERNEL("InstanceNormalization", InstanceNormKernel);
 GEBE_CPU_KERNEL("LayerNormalization", LayerNormKernel);
+GEBE_CPU_KERNEL("RMSNormalization", RmsNormKernel);
 
 }  // namespace gebe::cpu

@@ -10,14 +10,25 @@ namespace gebe::cpu {
 
 namespace {
 
+// 0 (the attribute's default: from the inputs' types), FLOAT, FLOAT16 or BFLOAT16.
+bool IsFloatTypeCode(int64_t onnx_type) { return onnx_type == 0 || onnx_type == 1 || onnx_type == 10 || onnx_type == 16; }
+
 class QuantizeBase : public Kernel {
  public:
   QuantizeBase(const Node& node, bool quantize) : Kernel(node), quantize_(quantize), axis_(node.get_int("axis", 1)) {
     // Opset 21: blocked scales (block_size > 0) and an output_dtype instead of a zero point.
     if (node.get_int("block_size", 0) != 0) Fail("block_size (blocked quantisation) is not supported");
     int64_t output_dtype = node.get_int("output_dtype", 0);
-    if (output_dtype != 0 && output_dtype != 2 && output_dtype != 3) Fail("output_dtype must be UINT8 or INT8");
-    output_dtype_ = FromOnnxType(int(output_dtype));
+    if (quantize) {
+      if (output_dtype != 0 && output_dtype != 2 && output_dtype != 3) Fail("output_dtype must be UINT8 or INT8");
+      output_dtype_ = FromOnnxType(int(output_dtype));
+      // Opset 23: the precision of x / scale. Every float is FP32 inside the engine (FLOAT16 and
+      // BFLOAT16 weights and edges are widened at load), so each float precision computes in FP32.
+      if (!IsFloatTypeCode(node.get_int("precision", 0))) Fail("precision must be FLOAT, FLOAT16 or BFLOAT16");
+    } else if (!IsFloatTypeCode(output_dtype)) {
+      // Opset 23: DequantizeLinear's output type; FP32 inside the engine, as above.
+      Fail("output_dtype must be FLOAT, FLOAT16 or BFLOAT16");
+    }
   }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "x");

@@ -1,8 +1,8 @@
 /**
  * Real PyTorch exports (scripts/make-torch-fixtures.py writes them: torch.onnx.export's
  * TorchScript exporter at opset 17, and the *_dynamo files from the exporter it uses by default
- * since torch 2.9, at its opset 20) through the cpu engine and ONNX Runtime: the everyday models a
- * new user tries first.
+ * since torch 2.9, at its opset 20, or at 23 where a file's name says so) through the cpu engine and
+ * ONNX Runtime: the everyday models a new user tries first.
  */
 import { describe, expect, it } from 'vitest';
 import { CpuSession, type CpuTensor } from '../../../helpers/cpu-session.js';
@@ -13,13 +13,14 @@ import { maxRelativeError, runOrt } from '../../../helpers/onnx-runtime.js';
 
 const model = (name: string) => fixtureModelPath(`torch/${name}.onnx`);
 
-async function agree(file: string, input: CpuTensor, threads: number, rtol: number): Promise<void> {
+async function agree(file: string, input: CpuTensor | CpuTensor[], threads: number, rtol: number): Promise<void> {
+  const inputs = Array.isArray(input) ? input : [input];
   const session = CpuSession.load(file, { intraOpThreads: threads });
   try {
-    const [out] = await session.run([input]);
-    const ref = (await runOrt(file, [input], threads)).y;
+    const [out] = await session.run(inputs);
+    const ref = (await runOrt(file, inputs, threads)).y;
     expect(out.dims).toEqual(ref.dims.map(Number));
-    expect(out.datatype).toBe(input.datatype === 'INT64' ? 'FP32' : input.datatype);
+    expect(out.datatype).toBe(inputs[0].datatype === 'INT64' ? 'FP32' : inputs[0].datatype);
     const got = out.datatype === 'FP16' ? fromHalf(out.data as Uint16Array) : (out.data as Float32Array);
     const want = out.datatype === 'FP16' ? fromHalf(ref.data as Uint16Array) : (ref.data as Float32Array);
     expect(maxRelativeError(got, want)).toBeLessThan(rtol);
@@ -64,6 +65,17 @@ describe('PyTorch exports vs ONNX Runtime', () => {
   it.each([1, 2])('dynamo export: a GPT-2-style decoder (causal attention, Gelu with approximate=tanh) (threads=%i)', async (threads) => {
     const ids = BigInt64Array.from({ length: 32 }, (_, i) => BigInt((i * 37) % 100));
     await agree(model('gpt_mini_dynamo'), { name: 'x', datatype: 'INT64', dims: [2, 16], data: ids }, threads, 1e-4);
+  });
+
+  it.each([1, 2])('dynamo export at opset 23: a Llama block (RMSNormalization, RotaryEmbedding, grouped-query causal Attention) (threads=%i)', async (threads) => {
+    const session = CpuSession.load(model('llama_mini_opset23'));
+    expect(session.info().operators).toMatchObject({ Attention: 1, RMSNormalization: 2, RotaryEmbedding: 2 });
+    session.close();
+    const ids = BigInt64Array.from({ length: 32 }, (_, i) => BigInt((i * 37) % 100));
+    // Positions 0-15 for the first sequence and 5-20 for the second (a continued one).
+    const pos = BigInt64Array.from({ length: 32 }, (_, i) => BigInt((i % 16) + (i < 16 ? 0 : 5)));
+    await agree(model('llama_mini_opset23'), [{ name: 'ids', datatype: 'INT64', dims: [2, 16], data: ids },
+      { name: 'pos', datatype: 'INT64', dims: [2, 16], data: pos }], threads, 1e-4);
   });
 
   it.each([1, 2])('dynamo export: MaxViT-style window attention written with torch.einsum (threads=%i)', async (threads) => {
