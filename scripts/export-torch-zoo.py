@@ -5,7 +5,10 @@ it today (the default exporter, dynamo, at its opset), random weights, into <dir
 with one input <dir>/<name>/input.npy. Not a dependency of gebe or of its tests: it needs torch,
 torchvision, onnx and onnxscript (pip, in a venv of its own), and the exports take about 1.5 GB.
 
-    python3 scripts/export-torch-zoo.py /tmp/zoo [name ...]
+    python3 scripts/export-torch-zoo.py [--opset N] /tmp/zoo [name ...]
+
+--opset N exports at opset N instead of the exporter's default (at 23, scaled_dot_product_attention
+becomes ONNX's Attention and nn.RMSNorm RMSNormalization).
 """
 import os
 import sys
@@ -189,9 +192,13 @@ MODELS = {
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    opset = None
+    if args[:1] == ["--opset"] and len(args) > 1 and args[1].isdigit():
+        opset, args = int(args[1]), args[2:]
+    if not args:
         sys.exit(__doc__)
-    out, only = sys.argv[1], sys.argv[2:]
+    out, only = args[0], args[1:]
     for name, make in MODELS.items():
         if only and name not in only:
             continue
@@ -202,7 +209,7 @@ def main():
             model, x = make()
             model.eval()
             path = os.path.join(target, "model.onnx")
-            torch.onnx.export(model, (x,), path, input_names=["input"], output_names=["output"], external_data=False)
+            torch.onnx.export(model, (x,), path, input_names=["input"], output_names=["output"], external_data=False, opset_version=opset)
             np.save(os.path.join(target, "input.npy"), x.numpy())
             print(f"{name}: {os.path.getsize(path) >> 20} MB in {time.time() - start:.0f} s", flush=True)
         except Exception as error:  # one model's export failing should not stop the others

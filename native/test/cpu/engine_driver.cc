@@ -2,7 +2,7 @@
 // by `npm run test:native:asan` (run-asan.sh). It goes through the engine registry exactly as the
 // scheduler does, and exercises: the MNIST fixture at several batch sizes and thread counts, the
 // small-plane convolution fixture, every
-// bad-model fixture, the model fuzzer's findings, truncated copies of a real model, and (when libonnx-testdata is installed)
+// bad-model fixture, torch's opset-23 Llama block, the model fuzzer's findings, truncated copies of a real model, and (when libonnx-testdata is installed)
 // every ONNX node test the engine loads. Numeric agreement is checked by the vitest suites; here
 // the point is that nothing reads or writes out of bounds, leaks or hits undefined behaviour.
 #include <dirent.h>
@@ -89,6 +89,43 @@ void RunMnist(const std::string& root) {
         threw = true;
       }
       Check(threw, "bad input throws EngineError");
+    }
+  }
+}
+
+// torch's opset-23 Llama block (fixtures/models/torch/llama_mini_opset23.onnx: RMSNormalization,
+// RotaryEmbedding at given positions, grouped-query causal Attention) at 1 and 2 threads: finite
+// outputs, the same at both; a position past the rotary tables and one below 0 throw.
+void RunLlamaOpset23(const std::string& root) {
+  const std::string model = root + "/fixtures/models/torch/llama_mini_opset23.onnx";
+  std::vector<int64_t> ids(32), pos(32);
+  for (int64_t i = 0; i < 32; ++i) {
+    ids[size_t(i)] = (i * 37) % 100;
+    pos[size_t(i)] = i % 16 + (i < 16 ? 0 : 5);
+  }
+  std::vector<float> first;
+  for (int threads : {1, 2}) {
+    auto session = Load(model, threads);
+    std::vector<Tensor> out;
+    session->run({TensorView{"ids", DataType::kInt64, {2, 16}, ids.data(), ids.size() * 8},
+                  TensorView{"pos", DataType::kInt64, {2, 16}, pos.data(), pos.size() * 8}}, out);
+    Check(out.size() == 1 && out[0].shape == std::vector<int64_t>{2, 16, 64}, "llama output shape");
+    const float* p = static_cast<const float*>(out[0].buffer.data());
+    if (first.empty()) first.assign(p, p + 2 * 16 * 64);
+    for (size_t i = 0; i < first.size(); ++i) {
+      Check(std::isfinite(p[i]) && std::fabs(p[i] - first[i]) < 1e-4f, "llama outputs finite and the same at 1 and 2 threads");
+    }
+    for (int64_t bad : {64, -1}) {
+      std::vector<int64_t> far = pos;
+      far[7] = bad;
+      bool threw = false;
+      try {
+        session->run({TensorView{"ids", DataType::kInt64, {2, 16}, ids.data(), ids.size() * 8},
+                      TensorView{"pos", DataType::kInt64, {2, 16}, far.data(), far.size() * 8}}, out);
+      } catch (const EngineError&) {
+        threw = true;
+      }
+      Check(threw, "a position outside the rotary tables throws EngineError");
     }
   }
 }
@@ -255,6 +292,7 @@ int main(int argc, char** argv) {
     RunMnist(root);
     RunSmallPlaneConvs(root);
     RunResidualBlock(root);
+    RunLlamaOpset23(root);
     RunBadModels(root);
     RunFuzzFindings(root);
     std::string node_dir = "/usr/share/libonnx-testdata/data/node";

@@ -1,5 +1,5 @@
 // Indexing operators: GatherElements, GatherND, ScatterElements (and the older Scatter),
-// ScatterND, TopK, NonZero, Compress, OneHot, CumSum. Data movement works on any element type by
+// ScatterND, TensorScatter, TopK, NonZero, Compress, OneHot, CumSum. Data movement works on any element type by
 // width; indices may be negative (counted from the end) and are bounds-checked, naming the node.
 #include <algorithm>
 #include <cstring>
@@ -182,6 +182,76 @@ class ScatterNDKernel : public Kernel {
 
  private:
   Reduction reduction_;
+};
+
+// TensorScatter (opset 24), a key/value cache's update: past_cache with, for each batch entry b,
+// the sequence rows write_indices[b] .. + S along `axis` replaced by update's S rows (S is
+// update's extent there); "circular" takes the rows modulo the cache's length (the index too),
+// "linear" refuses rows past its end. The cache is copied first, then each prefix's rows, contiguous runs of the dims
+// after the axis, are copied over.
+class TensorScatterKernel : public Kernel {
+ public:
+  TensorScatterKernel(const Node& node, int64_t) : Kernel(node), axis_(node.get_int("axis", -2)) {
+    const std::string mode = node.get_string("mode", "linear");
+    if (mode != "linear" && mode != "circular") Fail("mode must be 'linear' or 'circular' but is '" + mode + "'");
+    circular_ = mode == "circular";
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& past = Input(in, 0, "past_cache");
+    const TensorRef& update = Input(in, 1, "update");
+    if (update.dtype != past.dtype) Fail(std::string("update must have past_cache's type (") + DataTypeName(past.dtype) + ") but is " + DataTypeName(update.dtype));
+    const size_t axis = Axis(past);
+    bool fits = update.rank() == past.rank() && update.shape[axis] <= past.shape[axis];
+    for (size_t d = 0; fits && d < past.shape.size(); ++d) fits = d == axis || update.shape[d] == past.shape[d];
+    if (!fits) {
+      Fail("update " + ShapeToString(update.shape) + " must be past_cache " + ShapeToString(past.shape) + " with at most " +
+           std::to_string(past.shape[axis]) + " rows along axis " + std::to_string(axis));
+    }
+    if (in.size() > 2 && in[2]) {
+      ExpectType(*in[2], "write_indices", {DataType::kInt64});
+      if (in[2]->shape != Shape{past.shape[0]}) Fail("write_indices must be [batch] = [" + std::to_string(past.shape[0]) + "]; shape " + ShapeToString(in[2]->shape));
+    }
+    out[0] = {past.dtype, past.shape, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef &past = *in[0], &update = *in[1];
+    const TensorRef* where = in.size() > 2 ? in[2] : nullptr;
+    const size_t axis = Axis(past);
+    const int64_t rows = past.shape[axis], written = update.shape[axis], batch = past.shape[0];
+    const int64_t inner = SizeFrom(past.shape, axis + 1), prefixes = SizeTo(past.shape, axis), per_batch = prefixes / std::max<int64_t>(1, batch);
+    std::vector<int64_t> start(size_t(batch), 0);
+    for (int64_t b = 0; where && b < batch; ++b) {
+      const int64_t w = where->as<const int64_t>()[b];
+      if (w < 0) Fail("write_indices[" + std::to_string(b) + "] is " + std::to_string(w) + "; a write index must not be negative");
+      if (!circular_ && w > rows - written) {
+        Fail("write_indices[" + std::to_string(b) + "] is " + std::to_string(w) + ": " + std::to_string(written) + " rows from there do not fit the cache's " +
+             std::to_string(rows) + " (mode 'circular' wraps them)");
+      }
+      start[size_t(b)] = rows > 0 ? w % rows : 0;
+    }
+    const size_t es = ElementSize(past.dtype), run = size_t(inner) * es;
+    std::memcpy(out[0].data, past.data, past.bytes());
+    auto* dst = static_cast<uint8_t*>(out[0].data);
+    const auto* src = static_cast<const uint8_t*>(update.data);
+    for (int64_t p = 0; p < prefixes; ++p) {
+      const int64_t b = p / std::max<int64_t>(1, per_batch);
+      for (int64_t s = 0; s < written; ++s) {
+        const int64_t row = (start[size_t(b)] + s) % rows;
+        std::memcpy(dst + size_t((p * rows + row) * inner) * es, src + size_t((p * written + s) * inner) * es, run);
+      }
+    }
+  }
+
+ private:
+  size_t Axis(const TensorRef& past) const {
+    const int64_t axis = NormalizeAxis(*this, axis_, past.rank());
+    if (axis == 0) Fail("axis must not be 0 (the batch dim)");
+    return size_t(axis);
+  }
+
+  int64_t axis_;
+  bool circular_ = false;
 };
 
 class GatherNDKernel : public Kernel {
@@ -463,6 +533,7 @@ GEBE_CPU_KERNEL("GatherElements", GatherElementsKernel);
 GEBE_CPU_KERNEL("ScatterElements", ScatterElementsKernel);
 GEBE_CPU_KERNEL("Scatter", ScatterElementsKernel);
 GEBE_CPU_KERNEL("ScatterND", ScatterNDKernel);
+GEBE_CPU_KERNEL("TensorScatter", TensorScatterKernel);
 GEBE_CPU_KERNEL("GatherND", GatherNDKernel);
 GEBE_CPU_KERNEL("TopK", TopKKernel);
 GEBE_CPU_KERNEL("NonZero", NonZeroKernel);

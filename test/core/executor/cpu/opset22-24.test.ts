@@ -4,7 +4,8 @@
  * rms_norm into RMSNormalization; RotaryEmbedding and Swish), in the shapes and options those
  * exports and LLM graphs use (3-D and 4-D heads, grouped-query heads, a key/value cache, boolean
  * and float masks, causal masks with and without a cache, padding counts, softcap, every
- * qk_matmul_output mode), and QuantizeLinear/DequantizeLinear's opset-23 attributes. What the
+ * qk_matmul_output mode), TensorScatter (the cache update beside it), and QuantizeLinear/
+ * DequantizeLinear's opset-23 attributes. What the
  * engine refuses is refused at load or at run, named.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -167,6 +168,36 @@ describe.each([1, 2])('opsets 22-24 vs ONNX Runtime (threads=%i)', (threads) => 
     await agree(swish, [f32('x', [3, 700], 5, 8)], threads);
   });
 
+  it('opset 24: TensorScatter into a key/value cache: linear and circular, at write indices or from 0, along the default and another axis', async () => {
+    const model = new OnnxGraphBuilder('scatter', 24)
+      .input('past', 'FLOAT', [2, 3, 8, 4]).input('upd', 'FLOAT', [2, 3, 3, 4]).input('at', 'INT64', [2])
+      .input('past1', 'INT32', [2, 8, 3, 2]).input('upd1', 'INT32', [2, 2, 3, 2])
+      .node('TensorScatter', ['past', 'upd', 'at'], ['linear'])
+      .node('TensorScatter', ['past', 'upd', 'at'], ['circular'], { mode: 'circular' })
+      .node('TensorScatter', ['past', 'upd'], ['from0'])
+      .node('TensorScatter', ['past1', 'upd1', 'at'], ['axis1'], { axis: 1, mode: 'circular' })
+      .output('linear', 'FLOAT').output('circular', 'FLOAT').output('from0', 'FLOAT').output('axis1', 'INT32')
+      .encode();
+    const ints = (name: string, dims: number[]): CpuTensor => ({ name, datatype: 'INT32', dims, data: Int32Array.from({ length: count(dims) }, (_, i) => i * 3 - 7) });
+    // Batch entry 1 writes its rows 5, 6, 7 (linear), or 5, 6, 7 then (circular, axis 1) 5, 6.
+    await agree(model, [f32('past', [2, 3, 8, 4], 1), f32('upd', [2, 3, 3, 4], 2), int64('at', [2], [2, 5]), ints('past1', [2, 8, 3, 2]),
+      ints('upd1', [2, 2, 3, 2])], threads, 0);
+    const wrap = [f32('past', [2, 3, 8, 4], 1), f32('upd', [2, 3, 3, 4], 2), int64('at', [2], [7, 14]), ints('past1', [2, 8, 3, 2]), ints('upd1', [2, 2, 3, 2])];
+    const circular = new OnnxGraphBuilder('scatter_wrap', 24)
+      .input('past', 'FLOAT', [2, 3, 8, 4]).input('upd', 'FLOAT', [2, 3, 3, 4]).input('at', 'INT64', [2])
+      .node('TensorScatter', ['past', 'upd', 'at'], ['circular'], { mode: 'circular' }).output('circular', 'FLOAT').encode();
+    await agree(circular, wrap.slice(0, 3), threads, 0);
+    // The largest write index wraps like any other (7 mod 8), without overflowing as index + row.
+    const session = loadModel(circular, threads);
+    try {
+      const [huge] = await session.run([wrap[0], wrap[1], { name: 'at', datatype: 'INT64', dims: [2], data: BigInt64Array.from([7n, 2n ** 63n - 1n]) }]);
+      const [seven] = await session.run([wrap[0], wrap[1], int64('at', [2], [7, 7])]);
+      expect(Array.from(huge.data as Float32Array)).toEqual(Array.from(seven.data as Float32Array));
+    } finally {
+      session.close();
+    }
+  });
+
   it('opset 23: QuantizeLinear with precision and DequantizeLinear with output_dtype', async () => {
     const model = new OnnxGraphBuilder('q23', 23)
       .input('x', 'FLOAT', [4, 6]).initializer('s', 'FLOAT', [], [0.05]).initializer('z', 'INT8', [], [3])
@@ -221,5 +252,10 @@ describe('opsets 22-24: what is refused, named', () => {
     const nonpad = attention(24, [['q', 'FLOAT', [1, 2, 3, 4]], ['k', 'FLOAT', [1, 2, 5, 4]], ['v', 'FLOAT', [1, 2, 5, 4]], ['n', 'INT64', [1]]],
       ['q', 'k', 'v', '', '', '', 'n'], ['y']);
     await refused(nonpad, [...qkv, int64('n', [1], [6])], /nonpad_kv_seqlen\[0\] is 6, outside 0..5/);
+    const scatter = new OnnxGraphBuilder('scatter_bad', 24).input('past', 'FLOAT', [2, 1, 8, 2]).input('upd', 'FLOAT', [2, 1, 3, 2]).input('at', 'INT64', [2])
+      .node('TensorScatter', ['past', 'upd', 'at'], ['y']).output('y', 'FLOAT').encode();
+    await refused(scatter, [f32('past', [2, 1, 8, 2], 1), f32('upd', [2, 1, 3, 2], 2), int64('at', [2], [0, 6])],
+      /write_indices\[1\] is 6: 3 rows from there do not fit the cache's 8 \(mode 'circular' wraps them\)/);
+    await refused(scatter, [f32('past', [2, 1, 8, 2], 1), f32('upd', [2, 1, 3, 2], 2), int64('at', [2], [-1, 0])], /write_indices\[0\] is -1; a write index must not be negative/);
   });
 });
