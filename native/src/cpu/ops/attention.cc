@@ -190,8 +190,8 @@ class AttentionKernel : public Kernel {
     // buffer when they are not asked for); without a cache K and V are read where they are.
     std::vector<float> k_buffer, v_buffer;
     HeadRows k_rows = g.k, v_rows = g.v;
-    const float* pk = Joined(in[1], Past(in, 4), g.k, out.size() > 1 ? &out[1] : nullptr, k_buffer, &k_rows);
-    const float* pv = Joined(in[2], Past(in, 5), g.v, out.size() > 2 ? &out[2] : nullptr, v_buffer, &v_rows);
+    const float* pk = Joined(in[1], Past(in, 4), g.k, out.size() > 1 ? &out[1] : nullptr, k_buffer, &k_rows, ctx.pool);
+    const float* pv = Joined(in[2], Past(in, 5), g.v, out.size() > 2 ? &out[2] : nullptr, v_buffer, &v_rows, ctx.pool);
     const float* pq = in[0]->as<const float>();
     float* py = out[0].as<float>();
     float* qk_out = out.size() > 3 && out[3].data ? out[3].as<float>() : nullptr;
@@ -372,7 +372,7 @@ class AttentionKernel : public Kernel {
   // K or V with the cache in front, as [B, Hkv, total, width], written into `present` when it is
   // asked for and otherwise into `buffer`; without a cache and without `present`, the input itself.
   const float* Joined(const TensorRef* now, const TensorRef* past, const HeadRows& rows, TensorRef* present, std::vector<float>& buffer,
-                      HeadRows* joined_rows) const {
+                      HeadRows* joined_rows, ThreadPool* pool) const {
     const bool want = present != nullptr && present->data != nullptr;
     if (!past && !want) return now->as<const float>();
     const int64_t prior = past ? past->shape[2] : 0, total = prior + rows.seq;
@@ -383,16 +383,19 @@ class AttentionKernel : public Kernel {
       buffer.resize(size_t(rows.batch * rows.heads * total * rows.width));
       dst = buffer.data();
     }
-    for (int64_t b = 0; b < rows.batch; ++b) {
-      for (int64_t h = 0; h < rows.heads; ++h) {
-        float* head = dst + (b * rows.heads + h) * total * rows.width;
-        if (prior > 0) std::memcpy(head, past->as<const float>() + (b * rows.heads + h) * prior * rows.width, size_t(prior * rows.width) * sizeof(float));
+    // A copy bound by memory bandwidth (a decoding step's whole cache), which both cores share.
+    const int64_t head_floats = std::max<int64_t>(1, total * rows.width);
+    ParallelForOrInline(pool, rows.batch * rows.heads, std::max<int64_t>(1, kParallelGrain / head_floats), [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t b = t / rows.heads, h = t % rows.heads;
+        float* head = dst + t * total * rows.width;
+        if (prior > 0) std::memcpy(head, past->as<const float>() + t * prior * rows.width, size_t(prior * rows.width) * sizeof(float));
         const float* src = now->as<const float>() + rows.Start(b, h);
         for (int64_t s = 0; s < rows.seq; ++s) {
           std::memcpy(head + (prior + s) * rows.width, src + s * rows.Stride(), size_t(rows.width) * sizeof(float));
         }
       }
-    }
+    });
     *joined_rows = {rows.batch, rows.heads, total, rows.width, false};
     return dst;
   }
