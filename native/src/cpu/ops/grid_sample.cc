@@ -1,7 +1,8 @@
 // GridSample (opset 16, 2-D): X [N, C, H, W] sampled at grid [N, Ho, Wo, 2] (x, y in [-1, 1]);
 // bilinear, nearest (half to even) and bicubic (A = -0.75); padding zeros, border, reflection;
 // align_corners. Coordinates are clamped or reflected first (but for bicubic with border padding,
-// as in ONNX Runtime), and every tap is read through the padding rule.
+// as in ONNX Runtime), and every tap is read through the padding rule. AffineGrid (opset 20), the
+// grid torch's affine_grid makes for it (a spatial transformer).
 #include <algorithm>
 #include <cmath>
 
@@ -136,8 +137,74 @@ class GridSampleKernel : public Kernel {
   bool align_ = false;
 };
 
+// AffineGrid: for each of N affine matrices theta ([N, 2, 3], or [N, 3, 4] in 3-D), the positions
+// of a regular grid over [-1, 1] of `size` ([N, C, H, W] or [N, C, D, H, W], values) moved by
+// theta: grid [N, H, W, 2] of (x, y), or [N, D, H, W, 3] of (x, y, z). With align_corners the
+// grid's ends are the corner pixels' centres, else their outer edges; a dim of one is at 0.
+class AffineGridKernel : public Kernel {
+ public:
+  AffineGridKernel(const Node& node, int64_t) : Kernel(node), align_corners_(node.get_int("align_corners", 0) != 0) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& theta = Input(in, 0, "theta");
+    const TensorRef& size = Input(in, 1, "size");
+    ExpectType(theta, "theta", {DataType::kFloat32});
+    ExpectType(size, "size", {DataType::kInt64});
+    if (!Known(size)) return false;
+    const Shape dims = SizeOf(theta, size);
+    Shape s = {dims[0]};
+    s.insert(s.end(), dims.begin() + 2, dims.end());
+    s.push_back(int64_t(dims.size()) - 2);
+    out[0] = {DataType::kFloat32, s, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const Shape dims = SizeOf(*in[0], *in[1]);
+    const bool three = dims.size() == 5;
+    const int64_t depth = three ? dims[2] : 1, height = dims[dims.size() - 2], width = dims.back();
+    const int64_t cols = three ? 4 : 3, rows = three ? 3 : 2;
+    const float* theta = in[0]->as<const float>();
+    float* grid = out[0].as<float>();
+    for (int64_t n = 0; n < dims[0]; ++n) {
+      const float* t = theta + n * rows * cols;
+      for (int64_t d = 0; d < depth; ++d) {
+        const float z = Base(d, depth);
+        for (int64_t h = 0; h < height; ++h) {
+          const float y = Base(h, height);
+          for (int64_t w = 0; w < width; ++w) {
+            const float x = Base(w, width);
+            for (int64_t r = 0; r < rows; ++r) {
+              const float* tr = t + r * cols;
+              *grid++ = three ? tr[0] * x + tr[1] * y + tr[2] * z + tr[3] : tr[0] * x + tr[1] * y + tr[2];
+            }
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  // Position i of n along a dim, in [-1, 1].
+  float Base(int64_t i, int64_t n) const {
+    if (n <= 1) return 0.f;
+    return align_corners_ ? -1.f + 2.f * float(i) / float(n - 1) : -1.f + float(2 * i + 1) / float(n);
+  }
+
+  Shape SizeOf(const TensorRef& theta, const TensorRef& size) const {
+    const Shape dims = ReadInts(size);
+    if (dims.size() != 4 && dims.size() != 5) Fail("size must be [N, C, H, W] or [N, C, D, H, W]; it is " + ShapeToString(dims));
+    for (int64_t v : dims)
+      if (v < 0) Fail("size " + ShapeToString(dims) + " has a negative dimension");
+    const Shape want = dims.size() == 4 ? Shape{dims[0], 2, 3} : Shape{dims[0], 3, 4};
+    if (theta.shape != want) Fail("theta must be " + ShapeToString(want) + " for size " + ShapeToString(dims) + "; shape " + ShapeToString(theta.shape));
+    return dims;
+  }
+
+  bool align_corners_;
+};
+
 }  // namespace
 
 GEBE_CPU_KERNEL("GridSample", GridSampleKernel);
+GEBE_CPU_KERNEL("AffineGrid", AffineGridKernel);
 
 }  // namespace gebe::cpu

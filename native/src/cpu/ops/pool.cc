@@ -1,7 +1,9 @@
 // Pooling: MaxPool (with optional Indices), AveragePool (count_include_pad), GlobalAveragePool,
-// GlobalMaxPool. 1-D and 2-D here; 3 or more spatial dims in pool_nd.cc.
+// GlobalMaxPool, LpPool, GlobalLpPool. 1-D and 2-D here; 3 or more spatial dims of Max- and
+// AveragePool in pool_nd.cc.
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -334,11 +336,116 @@ struct GlobalMaxPoolKernel : GlobalPoolKernel {
   GlobalMaxPoolKernel(const Node& node, int64_t) : GlobalPoolKernel(node, true) {}
 };
 
+// The p of LpPool and GlobalLpPool: a float attribute in opset 1, an integer from opset 2 on.
+double LpExponent(const Kernel& k, const Node& node, int64_t opset) {
+  const double p = opset < 2 ? double(node.get_float("p", 2.f)) : double(node.get_int("p", 2));
+  if (!(p > 0)) throw EngineError(k.node().label() + ": p must be positive");
+  return p;
+}
+
+// Σ |x|^p over n values `step` apart, in double (p = 1 and 2 without pow per element).
+double LpSum(const float* x, int64_t n, int64_t step, double p) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = std::fabs(double(x[i * step]));
+    sum += p == 1 ? v : p == 2 ? v * v : std::pow(v, p);
+  }
+  return sum;
+}
+
+// The p-th root of such a sum.
+float LpRoot(double sum, double p) { return float(p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::pow(sum, 1.0 / p)); }
+
+// LpPool: each window's Lp norm over the input positions inside it (padding adds nothing), with
+// Max- and AveragePool's geometry (auto_pad, dilations, ceil_mode). 1-D and 2-D.
+class LpPoolKernel : public Kernel {
+ public:
+  LpPoolKernel(const Node& node, int64_t opset) : Kernel(node), attrs_(node), p_(LpExponent(*this, node, opset)) {
+    ceil_mode_ = node.get_int("ceil_mode", 0) != 0;
+    if (attrs_.kernel.empty()) Fail("kernel_shape is required");
+    if (attrs_.kernel.size() > 2) Fail("LpPool over " + std::to_string(attrs_.kernel.size()) + " spatial dims is not supported (1 or 2 are)");
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    ExpectType(x, "X", {DataType::kFloat32});
+    if (x.rank() != int(attrs_.kernel.size()) + 2) {
+      Fail("X must be [N, C] and " + std::to_string(attrs_.kernel.size()) + " spatial dims, as kernel_shape; shape " + ShapeToString(x.shape));
+    }
+    const ConvGeometry g = Geometry(x);
+    Shape s = {x.shape[0], x.shape[1]};
+    s.insert(s.end(), g.out.begin(), g.out.end());
+    out[0] = {x.dtype, s, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    const Pool2d g = Pool2d::From(Geometry(x));
+    const DimWindows rows = DimWindows::Rows(g), cols = DimWindows::Columns(g);
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    const int64_t planes = x.shape[0] * x.shape[1];
+    ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.oh * g.ow * g.kh * g.kw)), [&](int64_t p0, int64_t p1) {
+      for (int64_t pl = p0; pl < p1; ++pl) {
+        const float* xc = px + pl * g.ih * g.iw;
+        for (int64_t y = 0; y < g.oh; ++y) {
+          for (int64_t xo = 0; xo < g.ow; ++xo) {
+            const int64_t y0 = rows.start[size_t(y)], x0 = cols.start[size_t(xo)];
+            const int64_t b0 = cols.t0[size_t(xo)], b1 = cols.t1[size_t(xo)];
+            double sum = 0;
+            for (int64_t a = rows.t0[size_t(y)]; b1 > b0 && a < rows.t1[size_t(y)]; ++a) {
+              sum += LpSum(xc + (y0 + a * g.dh) * g.iw + x0 + b0 * g.dw, b1 - b0, g.dw, p_);
+            }
+            py[(pl * g.oh + y) * g.ow + xo] = LpRoot(sum, p_);
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  ConvGeometry Geometry(const TensorRef& x) const {
+    return ResolveGeometry(*this, attrs_, Shape(x.shape.begin() + 2, x.shape.end()), {}, ceil_mode_);
+  }
+
+  ConvAttributes attrs_;
+  double p_;
+  bool ceil_mode_ = false;
+};
+
+// GlobalLpPool: the Lp norm of each whole plane, any number of spatial dims.
+class GlobalLpPoolKernel : public Kernel {
+ public:
+  GlobalLpPoolKernel(const Node& node, int64_t opset) : Kernel(node), p_(LpExponent(*this, node, opset)) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    ExpectType(x, "X", {DataType::kFloat32});
+    if (x.rank() < 3) Fail("X must have rank 3 or more; it has shape " + ShapeToString(x.shape));
+    Shape s = x.shape;
+    for (size_t i = 2; i < s.size(); ++i) s[i] = 1;
+    out[0] = {DataType::kFloat32, s, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef& x = *in[0];
+    const int64_t planes = x.shape[0] * x.shape[1], size = SizeFrom(x.shape, 2);
+    const float* px = x.as<const float>();
+    float* py = out[0].as<float>();
+    ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, size)), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) py[p] = LpRoot(LpSum(px + p * size, size, 1, p_), p_);
+    });
+  }
+
+ private:
+  double p_;
+};
+
 }  // namespace
 
 GEBE_CPU_KERNEL("MaxPool", MaxPoolKernel);
 GEBE_CPU_KERNEL("AveragePool", AveragePoolKernel);
 GEBE_CPU_KERNEL("GlobalAveragePool", GlobalAveragePoolKernel);
 GEBE_CPU_KERNEL("GlobalMaxPool", GlobalMaxPoolKernel);
+GEBE_CPU_KERNEL("LpPool", LpPoolKernel);
+GEBE_CPU_KERNEL("GlobalLpPool", GlobalLpPoolKernel);
 
 }  // namespace gebe::cpu

@@ -1,6 +1,6 @@
-// Layout and masking operators: Trilu, DepthToSpace, SpaceToDepth, EyeLike; and per-element
-// predicates and normalisations: IsNaN, IsInf, Hardmax, MeanVarianceNormalization, LRN; and
-// ReverseSequence.
+// Layout and masking operators: Trilu, DepthToSpace, SpaceToDepth, EyeLike, CenterCropPad,
+// Col2Im; and per-element predicates and normalisations: IsNaN, IsInf, Hardmax,
+// MeanVarianceNormalization, LRN; and ReverseSequence.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -337,11 +337,188 @@ class ReverseSequenceKernel : public Kernel {
   int64_t batch_axis_, time_axis_;
 };
 
+// CenterCropPad (opset 18): the given axes (all by default) cropped or zero-padded to `shape`,
+// centred: a crop starts at floor((in - out) / 2), a pad puts the odd pixel at the end. Any
+// element type; the kept box is copied in runs along the last dim.
+class CenterCropPadKernel : public Kernel {
+ public:
+  CenterCropPadKernel(const Node& node, int64_t) : Kernel(node), axes_(node.get_ints("axes")) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "input_data");
+    const TensorRef& shape = Input(in, 1, "shape");
+    ExpectType(shape, "shape", {DataType::kInt64, DataType::kInt32});
+    if (ElementSize(x.dtype) == 0) Fail(std::string("input_data's element type ") + DataTypeName(x.dtype) + " is not supported");
+    if (!Known(shape)) return false;
+    out[0] = {x.dtype, OutputShape(x, ReadInts(shape)), nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext&) override {
+    const TensorRef& x = *in[0];
+    const Shape& to = out[0].shape;
+    const size_t rank = x.shape.size(), es = ElementSize(x.dtype);
+    std::memset(out[0].data, 0, out[0].bytes());
+    if (rank == 0) {
+      std::memcpy(out[0].data, x.data, es);
+      return;
+    }
+    // Per dim: where the kept box starts in the input and in the output, and its extent.
+    Shape from(rank), at(rank), extent(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      extent[d] = std::min(x.shape[d], to[d]);
+      from[d] = x.shape[d] > to[d] ? (x.shape[d] - to[d]) / 2 : 0;
+      at[d] = to[d] > x.shape[d] ? (to[d] - x.shape[d]) / 2 : 0;
+    }
+    const int64_t runs = SizeTo(extent, rank - 1);
+    if (runs == 0 || extent[rank - 1] == 0) return;
+    const auto in_strides = Strides(x.shape), out_strides = Strides(to);
+    const auto* src = static_cast<const uint8_t*>(x.data);
+    auto* dst = static_cast<uint8_t*>(out[0].data);
+    for (int64_t r = 0; r < runs; ++r) {
+      int64_t rem = r, src_off = from[rank - 1], dst_off = at[rank - 1];
+      for (size_t d = rank - 1; d-- > 0;) {
+        const int64_t i = rem % extent[d];
+        rem /= extent[d];
+        src_off += (from[d] + i) * in_strides[d];
+        dst_off += (at[d] + i) * out_strides[d];
+      }
+      std::memcpy(dst + size_t(dst_off) * es, src + size_t(src_off) * es, size_t(extent[rank - 1]) * es);
+    }
+  }
+
+ private:
+  Shape OutputShape(const TensorRef& x, const std::vector<int64_t>& shape) const {
+    std::vector<int64_t> axes = axes_;
+    if (axes.empty()) {
+      for (int64_t d = 0; d < x.rank(); ++d) axes.push_back(d);
+    }
+    if (shape.size() != axes.size()) {
+      Fail("shape has " + std::to_string(shape.size()) + " values for " + std::to_string(axes.size()) + " axes; give one per axis");
+    }
+    Shape to = x.shape;
+    std::vector<bool> seen(size_t(x.rank()), false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const size_t axis = size_t(NormalizeAxis(*this, axes[i], x.rank(), "axes"));
+      if (seen[axis]) Fail("axes names axis " + std::to_string(axis) + " twice");
+      seen[axis] = true;
+      if (shape[i] < 0) Fail("shape " + ShapeToString(shape) + " has a negative dimension");
+      to[axis] = shape[i];
+    }
+    return to;
+  }
+
+  std::vector<int64_t> axes_;
+};
+
+// Col2Im (opset 18, torch's fold): [N, C · prod(block), L] columns back into [N, C, image...],
+// each column's values added at its block's positions (overlaps sum, positions in the padding
+// are dropped). image_shape and block_shape are values, known at load in exports (constants).
+class Col2ImKernel : public Kernel {
+ public:
+  Col2ImKernel(const Node& node, int64_t)
+      : Kernel(node), strides_(node.get_ints("strides")), dilations_(node.get_ints("dilations")), pads_(node.get_ints("pads")) {}
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "input");
+    ExpectType(x, "input", {DataType::kFloat32});
+    ExpectType(Input(in, 1, "image_shape"), "image_shape", {DataType::kInt64});
+    ExpectType(Input(in, 2, "block_shape"), "block_shape", {DataType::kInt64});
+    if (!Known(*in[1]) || !Known(*in[2])) return false;
+    const Geometry g = GeometryOf(in);
+    Shape s = {x.shape[0], g.channels};
+    s.insert(s.end(), g.image.begin(), g.image.end());
+    out[0] = {DataType::kFloat32, s, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const Geometry g = GeometryOf(in);
+    const size_t n_dims = g.image.size();
+    const int64_t taps = ElementCount(g.block), blocks = ElementCount(g.blocks), pixels = ElementCount(g.image);
+    const float* px = in[0]->as<const float>();
+    float* py = out[0].as<float>();
+    std::fill(py, py + out[0].count(), 0.f);
+    const int64_t planes = in[0]->shape[0] * g.channels;
+    // One output plane per task: its taps' columns never write another plane.
+    ctx.pool->ParallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+      std::vector<int64_t> tap(n_dims), block(n_dims);
+      for (int64_t p = p0; p < p1; ++p) {
+        float* plane = py + p * pixels;
+        for (int64_t t = 0; t < taps; ++t) {
+          Unravel(t, g.block, tap);
+          const float* column = px + (p * taps + t) * blocks;
+          for (int64_t b = 0; b < blocks; ++b) {
+            Unravel(b, g.blocks, block);
+            int64_t offset = 0;
+            bool inside = true;
+            for (size_t d = 0; d < n_dims && inside; ++d) {
+              const int64_t pos = block[d] * g.strides[d] - g.pads[d] + tap[d] * g.dilations[d];
+              inside = pos >= 0 && pos < g.image[d];
+              offset = offset * g.image[d] + pos;
+            }
+            if (inside) plane[offset] += column[b];
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  struct Geometry {
+    Shape image, block, blocks, strides, dilations, pads;  // pads: the begin of each dim
+    int64_t channels = 0;
+  };
+
+  static void Unravel(int64_t i, const Shape& dims, std::vector<int64_t>& index) {
+    for (size_t d = dims.size(); d-- > 0;) {
+      index[d] = i % dims[d];
+      i /= dims[d];
+    }
+  }
+
+  Geometry GeometryOf(const std::vector<const TensorRef*>& in) const {
+    const TensorRef& x = *in[0];
+    Geometry g;
+    g.image = ReadInts(*in[1]);
+    g.block = ReadInts(*in[2]);
+    const size_t n = g.image.size();
+    if (n < 1 || g.block.size() != n) Fail("image_shape and block_shape must have one value per spatial dim each; they are " + ShapeToString(g.image) + " and " + ShapeToString(g.block));
+    if (x.rank() != 3) Fail("input must be [N, C * prod(block_shape), L]; shape " + ShapeToString(x.shape));
+    const auto fill = [&](const std::vector<int64_t>& given, size_t count, int64_t fallback, const char* what) {
+      if (given.empty()) return Shape(count, fallback);
+      if (given.size() != count) Fail(std::string(what) + " must have " + std::to_string(count) + " values; it has " + std::to_string(given.size()));
+      return Shape(given);
+    };
+    g.strides = fill(strides_, n, 1, "strides");
+    g.dilations = fill(dilations_, n, 1, "dilations");
+    const Shape pads = fill(pads_, 2 * n, 0, "pads");
+    g.pads.assign(pads.begin(), pads.begin() + long(n));
+    g.blocks.resize(n);
+    for (size_t d = 0; d < n; ++d) {
+      if (g.image[d] <= 0 || g.block[d] <= 0 || g.strides[d] <= 0 || g.dilations[d] <= 0 || pads[d] < 0 || pads[n + d] < 0) {
+        Fail("image_shape, block_shape, strides and dilations must be positive and pads not negative");
+      }
+      const int64_t span = g.dilations[d] * (g.block[d] - 1) + 1, padded = g.image[d] + pads[d] + pads[n + d];
+      if (padded < span) Fail("the padded image " + std::to_string(padded) + " is smaller than the dilated block " + std::to_string(span) + " along dim " + std::to_string(d));
+      g.blocks[d] = (padded - span) / g.strides[d] + 1;
+    }
+    const int64_t taps = ElementCount(g.block);
+    if (x.shape[1] % taps != 0) Fail("input's second dim (" + std::to_string(x.shape[1]) + ") is not a multiple of the block's " + std::to_string(taps) + " values");
+    g.channels = x.shape[1] / taps;
+    if (x.shape[2] != ElementCount(g.blocks)) {
+      Fail("input has " + std::to_string(x.shape[2]) + " blocks (its last dim) but the image, block, strides, dilations and pads make " +
+           ShapeToString(g.blocks) + " = " + std::to_string(ElementCount(g.blocks)));
+    }
+    return g;
+  }
+
+  std::vector<int64_t> strides_, dilations_, pads_;
+};
+
 }  // namespace
 
 GEBE_CPU_KERNEL("LRN", LrnKernel);
 GEBE_CPU_KERNEL("ReverseSequence", ReverseSequenceKernel);
 GEBE_CPU_KERNEL("Trilu", TriluKernel);
+GEBE_CPU_KERNEL("CenterCropPad", CenterCropPadKernel);
+GEBE_CPU_KERNEL("Col2Im", Col2ImKernel);
 GEBE_CPU_KERNEL("DepthToSpace", DepthToSpaceKernel);
 GEBE_CPU_KERNEL("SpaceToDepth", SpaceToDepthKernel);
 GEBE_CPU_KERNEL("EyeLike", EyeLikeKernel);
