@@ -133,6 +133,22 @@ class LlamaMini(nn.Module):
         return x + self.down(F.silu(self.gate(h)) * self.up(h))
 
 
+class SpatialTransformer(nn.Module):
+    """A spatial transformer (affine_grid + grid_sample, which the exporter writes as plain
+    arithmetic and GridSample) followed by nn.Unfold/nn.Fold (Fold is Col2Im) and nn.LPPool2d."""
+
+    def __init__(self):
+        super().__init__()
+        self.loc = nn.Sequential(nn.Conv2d(1, 8, 5), nn.MaxPool2d(2), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 12 * 12, 6))
+        self.unfold, self.fold = nn.Unfold(kernel_size=3, padding=1), nn.Fold(output_size=(28, 28), kernel_size=3, padding=1)
+        self.lp = nn.LPPool2d(2, 2)
+
+    def forward(self, x):
+        grid = F.affine_grid(self.loc(x).view(-1, 2, 3), x.size(), align_corners=False)
+        y = F.grid_sample(x, grid, align_corners=False)
+        return self.lp(self.fold(self.unfold(y)))
+
+
 class Recurrent(nn.Module):
     """nn.LSTM then nn.GRU (bidirectional), as a speech or sequence tagger stacks them."""
 
@@ -181,6 +197,7 @@ def main():
     export_default(EfficientMini(), (torch.randn(1, 3, 32, 32),), "efficient_mini_dynamo.onnx")
     export_default(GptMini(), (torch.randint(0, 100, (2, 16)),), "gpt_mini_dynamo.onnx")
     export_default(WindowAttention(), (torch.randn(1, 4, 16, 32),), "window_attention_dynamo.onnx")
+    export_default(SpatialTransformer(), (torch.randn(2, 1, 28, 28),), "spatial_transformer_dynamo.onnx")
     positions = torch.arange(16).repeat(2, 1) + torch.tensor([[0], [5]])
     export_default(LlamaMini(), (torch.randint(0, 100, (2, 16)), positions), "llama_mini_opset23.onnx", ("ids", "pos"), opset=23)
 
