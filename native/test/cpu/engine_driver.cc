@@ -1,10 +1,11 @@
 // A plain C++ driver for the cpu engine, built with AddressSanitizer + UndefinedBehaviorSanitizer
 // by `npm run test:native:asan` (run-asan.sh). It goes through the engine registry exactly as the
 // scheduler does, and exercises: the MNIST fixture at several batch sizes and thread counts, the
-// small-plane convolution fixture, every
-// bad-model fixture, torch's opset-23 Llama block, the model fuzzer's findings, truncated copies of a real model, and (when libonnx-testdata is installed)
-// every ONNX node test the engine loads. Numeric agreement is checked by the vitest suites; here
-// the point is that nothing reads or writes out of bounds, leaks or hits undefined behaviour.
+// small-plane convolution fixture, every bad-model fixture, torch's opset-23 Llama block, the
+// model fuzzer's findings, truncated copies of a real model, and every ONNX node test the engine
+// loads (Debian's libonnx-testdata when installed, and fixtures/onnx-node). Numeric agreement is
+// checked by the vitest suites; here the point is that nothing reads or writes out of bounds,
+// leaks or hits undefined behaviour.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -298,6 +299,8 @@ int main(int argc, char** argv) {
     std::string node_dir = "/usr/share/libonnx-testdata/data/node";
     if (Exists(node_dir)) RunConformance(node_dir);
     else std::printf("libonnx-testdata not installed; conformance models skipped\n");
+    // ONNX 1.23's node tests of the operators opsets 18-24 added (scripts/make-onnx-node-fixtures.py).
+    RunConformance(root + "/fixtures/onnx-node");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "FAIL: unexpected exception: %s\n", e.what());
     return 1;

@@ -1,6 +1,6 @@
 // Pooling: MaxPool (with optional Indices), AveragePool (count_include_pad), GlobalAveragePool,
-// GlobalMaxPool, LpPool, GlobalLpPool. 1-D and 2-D here; 3 or more spatial dims of Max- and
-// AveragePool in pool_nd.cc.
+// GlobalMaxPool, LpPool, GlobalLpPool. Max- and AveragePool's 1-D and 2-D paths here, their 3 or
+// more spatial dims in pool_nd.cc; LpPool's one path takes any number.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -357,13 +357,13 @@ double LpSum(const float* x, int64_t n, int64_t step, double p) {
 float LpRoot(double sum, double p) { return float(p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::pow(sum, 1.0 / p)); }
 
 // LpPool: each window's Lp norm over the input positions inside it (padding adds nothing), with
-// Max- and AveragePool's geometry (auto_pad, dilations, ceil_mode). 1-D and 2-D.
+// Max- and AveragePool's geometry (auto_pad, dilations, ceil_mode), any number of spatial dims:
+// per output, the window's extent inside the input along each dim, then its taps in order.
 class LpPoolKernel : public Kernel {
  public:
   LpPoolKernel(const Node& node, int64_t opset) : Kernel(node), attrs_(node), p_(LpExponent(*this, node, opset)) {
     ceil_mode_ = node.get_int("ceil_mode", 0) != 0;
     if (attrs_.kernel.empty()) Fail("kernel_shape is required");
-    if (attrs_.kernel.size() > 2) Fail("LpPool over " + std::to_string(attrs_.kernel.size()) + " spatial dims is not supported (1 or 2 are)");
   }
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "X");
@@ -379,25 +379,39 @@ class LpPoolKernel : public Kernel {
   }
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const TensorRef& x = *in[0];
-    const Pool2d g = Pool2d::From(Geometry(x));
-    const DimWindows rows = DimWindows::Rows(g), cols = DimWindows::Columns(g);
+    const ConvGeometry g = Geometry(x);
+    const size_t dims = size_t(g.spatial);
+    const int64_t plane_in = ElementCount(g.in), plane_out = ElementCount(g.out), window = ElementCount(g.kernel);
+    const std::vector<int64_t> in_strides = Strides(g.in);
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
     const int64_t planes = x.shape[0] * x.shape[1];
-    ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.oh * g.ow * g.kh * g.kw)), [&](int64_t p0, int64_t p1) {
-      for (int64_t pl = p0; pl < p1; ++pl) {
-        const float* xc = px + pl * g.ih * g.iw;
-        for (int64_t y = 0; y < g.oh; ++y) {
-          for (int64_t xo = 0; xo < g.ow; ++xo) {
-            const int64_t y0 = rows.start[size_t(y)], x0 = cols.start[size_t(xo)];
-            const int64_t b0 = cols.t0[size_t(xo)], b1 = cols.t1[size_t(xo)];
-            double sum = 0;
-            for (int64_t a = rows.t0[size_t(y)]; b1 > b0 && a < rows.t1[size_t(y)]; ++a) {
-              sum += LpSum(xc + (y0 + a * g.dh) * g.iw + x0 + b0 * g.dw, b1 - b0, g.dw, p_);
-            }
-            py[(pl * g.oh + y) * g.ow + xo] = LpRoot(sum, p_);
-          }
+    ctx.pool->ParallelFor(planes * plane_out, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, window)), [&](int64_t o0, int64_t o1) {
+      std::vector<int64_t> first(dims), taps(dims), tap(dims);
+      for (int64_t o = o0; o < o1; ++o) {
+        const float* xc = px + (o / plane_out) * plane_in;
+        // Per dim: the window's first input position and its taps inside the input.
+        int64_t rem = o % plane_out, inside = 1, lead = 0;
+        for (size_t d = dims; d-- > 0;) {
+          const int64_t at = rem % g.out[d];
+          rem /= g.out[d];
+          const int64_t x0 = at * g.stride[d] - g.pad_begin[d];
+          first[d] = x0 >= 0 ? 0 : (-x0 + g.dilation[d] - 1) / g.dilation[d];
+          const int64_t last = std::min<int64_t>(g.kernel[d], x0 >= g.in[d] ? 0 : (g.in[d] - 1 - x0) / g.dilation[d] + 1);
+          taps[d] = std::max<int64_t>(0, last - first[d]);
+          inside *= taps[d];
+          lead += (x0 + first[d] * g.dilation[d]) * in_strides[d];
         }
+        double sum = 0;
+        for (int64_t t = 0; t < inside; ++t) {
+          int64_t r = t, offset = lead;
+          for (size_t d = dims; d-- > 0;) {
+            offset += (r % taps[d]) * g.dilation[d] * in_strides[d];
+            r /= taps[d];
+          }
+          sum += LpSum(xc + offset, 1, 1, p_);
+        }
+        py[o] = LpRoot(sum, p_);
       }
     });
   }

@@ -2,8 +2,8 @@
  * Vision operators exports write beside the convolutions, against ONNX Runtime at 1 and 2
  * threads: DeformConv (torchvision's deform_conv2d: DCNv1, and DCNv2 with a mask), with offsets
  * that reach past the image; AffineGrid into GridSample (a spatial transformer: torch's
- * affine_grid), 2-D and 3-D; Col2Im (torch's fold) with overlapping blocks; LpPool (nn.LPPool2d)
- * and GlobalLpPool; CenterCropPad. What they refuse is named.
+ * affine_grid), 2-D and 3-D; Col2Im (torch's fold) with overlapping blocks; LpPool (nn.LPPool2d,
+ * 1-D to 3-D) and GlobalLpPool; CenterCropPad. What they refuse is named.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -75,16 +75,17 @@ describe.each([1, 2])('vision operators vs ONNX Runtime (threads=%i)', (threads)
     await agree(model, [f32('cols', [2, 18, 48], 1), f32('cols2', [1, 12, 9], 2)], threads);
   });
 
-  it('LpPool p=2 and p=3 (padding, strides, ceil_mode, dilations), p=1 in 1-D, and GlobalLpPool', async () => {
+  it('LpPool p=2 and p=3 (padding, strides, ceil_mode, dilations), p=1 in 1-D, 3-D, and GlobalLpPool', async () => {
     const model = new OnnxGraphBuilder('lppool', 18)
       .input('x', 'FLOAT', [2, 3, 9, 10]).input('seq', 'FLOAT', [2, 4, 15])
       .node('LpPool', ['x'], ['p2'], { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], p: 2 })
       .node('LpPool', ['x'], ['p3'], { kernel_shape: [2, 3], strides: [2, 3], ceil_mode: 1, dilations: [2, 1], p: 3 })
       .node('LpPool', ['seq'], ['p1'], { kernel_shape: [4], strides: [3], p: 1 })
       .node('GlobalLpPool', ['x'], ['g2']).node('GlobalLpPool', ['x'], ['g1'], { p: 1 })
-      .output('p2', 'FLOAT').output('p3', 'FLOAT').output('p1', 'FLOAT').output('g2', 'FLOAT').output('g1', 'FLOAT')
+      .input('vol', 'FLOAT', [1, 2, 5, 6, 7]).node('LpPool', ['vol'], ['p3d'], { kernel_shape: [2, 3, 2], strides: [2, 2, 2], pads: [0, 1, 1, 1, 1, 0], p: 2 })
+      .output('p2', 'FLOAT').output('p3', 'FLOAT').output('p1', 'FLOAT').output('g2', 'FLOAT').output('g1', 'FLOAT').output('p3d', 'FLOAT')
       .encode();
-    await agree(model, [f32('x', [2, 3, 9, 10], 1, 2), f32('seq', [2, 4, 15], 2, 2)], threads);
+    await agree(model, [f32('x', [2, 3, 9, 10], 1, 2), f32('seq', [2, 4, 15], 2, 2), f32('vol', [1, 2, 5, 6, 7], 3, 2)], threads);
   });
 
   it('CenterCropPad: crop and pad in one call (odd differences), named axes, and an INT64 tensor', async () => {
@@ -106,12 +107,10 @@ describe('vision operators: what is refused, named', () => {
     writeFileSync(file, model);
     return CpuSession.load(file);
   };
-  it('a 3-D DeformConv and LpPool at load; offsets of the wrong shape and blocks that do not tile the image when run', async () => {
+  it('a 3-D DeformConv at load; offsets of the wrong shape and blocks that do not tile the image when run', async () => {
     const deform3d = new OnnxGraphBuilder('deform3d', 22).input('x', 'FLOAT', [1, 2, 4, 4, 4]).input('o', 'FLOAT', [1, 6, 4, 4, 4])
       .initializer('w', 'FLOAT', [2, 2, 1, 1, 1], [1, 2, 3, 4]).node('DeformConv', ['x', 'w', 'o'], ['y'], { strides: [1, 1, 1] }).output('y', 'FLOAT').encode();
     expect(() => load(deform3d)).toThrow(/DeformConv: only 2-D deformable convolution is supported/);
-    const lp3d = new OnnxGraphBuilder('lp3d', 18).input('x', 'FLOAT', [1, 1, 4, 4, 4]).node('LpPool', ['x'], ['y'], { kernel_shape: [2, 2, 2] }).output('y', 'FLOAT').encode();
-    expect(() => load(lp3d)).toThrow(/LpPool over 3 spatial dims is not supported \(1 or 2 are\)/);
     const deform = new OnnxGraphBuilder('deform_bad', 22).input('x', 'FLOAT', [1, 2, 5, 5]).input('o', 'FLOAT', [1, 8, 3, 3])
       .initializer('w', 'FLOAT', [2, 2, 3, 3], randomValues(36, 1)).node('DeformConv', ['x', 'w', 'o'], ['y']).output('y', 'FLOAT').encode();
     const session = load(deform);
