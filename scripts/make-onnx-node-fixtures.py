@@ -1,9 +1,9 @@
 """Writes fixtures/onnx-node/: ONNX's own node tests (model, inputs, and the outputs ONNX's reference
-implementation computes) for the operators the cpu engine took from opsets 18 to 24 that Debian's
+implementation computes) for the operators the cpu engine took from opsets 18 to 25 that Debian's
 libonnx-testdata (ONNX 1.12) has no tests for. conformance.test.ts runs them as it runs the Debian
 ones. Generated with the onnx package's test-case generators (onnx.backend.test.case.node), whose
 wheel ships the generators but not their data; the data is ONNX's (Apache License 2.0,
-fixtures/onnx-node/LICENSE and NOTICE). Only tests whose model imports opset 24 or lower, and only
+fixtures/onnx-node/LICENSE and NOTICE). Only tests whose model imports opset 25 or lower, and only
 the operator's own test (not its "_expanded" function-body twin, whose parts the Debian data covers),
 and none over 256 KB (test_lppool_3d_default's 32³ volume is 760 KB; vision-ops.test.ts takes
 3-D LpPool against ONNX Runtime instead).
@@ -19,7 +19,7 @@ import onnx.backend.test.case.node as node_cases
 
 OPERATORS = {"Attention", "RMSNormalization", "RotaryEmbedding", "TensorScatter", "Swish", "DeformConv", "AffineGrid",
              "Col2Im", "CenterCropPad", "LpPool", "GlobalLpPool"}
-MAX_OPSET = 24
+MAX_OPSET = 25
 MAX_BYTES = 256 << 10
 OUT = os.path.join(os.path.dirname(__file__), "..", "fixtures", "onnx-node")
 

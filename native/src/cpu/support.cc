@@ -7,17 +7,17 @@ namespace gebe::cpu {
 
 namespace {
 
-// Opsets 18-24 changed these operators, all handled: Reduce* (axes as an input), Split
+// Opsets 18-25 changed these operators, all handled: Reduce* (axes as an input), Split
 // (num_outputs), Pad (axes, wrap), Resize (axes, keep_aspect_ratio_policy, half_pixel_symmetric;
 // antialias refused), ScatterElements/ScatterND (max, min), AveragePool (dilations), GridSample
 // (linear/cubic names; 2-D only), GroupNormalization (per-channel scale from 21), Quantize/
 // DequantizeLinear (block_size refused; output_dtype; 23's precision and float output_dtype, all
 // computed in FP32 as every float is here), Cast (saturate and 24's round_mode: FP8 and E8M0
-// only, neither here); 22-24 otherwise only widened type lists (bfloat16, float4, float8e8m0),
-// which support checks per tensor, and added operators (Attention, RMSNormalization,
-// RotaryEmbedding, Swish, TensorScatter...) that the registry lists or refuses by name. Opset 25
-// is not taken: it adds sliding windows to Attention.
-constexpr int64_t kMaxOpset = 24;
+// only, neither here), Attention (24's nonpad_kv_seqlen and shorter masks, 25's sliding window);
+// 22-25 otherwise only widened type lists (bfloat16, float4, float8e8m0, int2), which support
+// checks per tensor, and added operators (RMSNormalization, RotaryEmbedding, Swish,
+// TensorScatter...) that the registry lists or refuses by name. Opset 26 and later are refused.
+constexpr int64_t kMaxOpset = 25;
 
 bool RunnableType(DataType t) { return t != DataType::kInvalid && ElementSize(t) != 0; }
 

@@ -1,4 +1,4 @@
-// The transformer operators of opsets 23 and 24 that torch's exporter writes for
+// The transformer operators of opsets 23 to 25 that torch's exporter writes for
 // scaled_dot_product_attention and that LLM exports use beside it: Attention (softmax(Q·Kᵀ·scale +
 // bias)·V per head, with grouped-query heads, a key/value cache, causal and padding masks) and
 // RotaryEmbedding (RoPE). Both take [B, H, S, D] tensors or [B, S, H·D] ones with the head count
@@ -141,9 +141,9 @@ class RotaryEmbeddingKernel : public Kernel {
   bool interleaved_;
 };
 
-// Attention (opsets 23 and 24). Per batch and query head: scores = Q·Kᵀ·scale (one GEMM), then
-// softcap, the bias (a float mask added, a boolean mask's false and the causal and padding
-// limits as -inf), softmax, and Y = P·V (a second GEMM). A query row whose every key is masked
+// Attention (opsets 23 to 25). Per batch and query head: scores = Q·Kᵀ·scale (one GEMM), then
+// softcap, the bias (a float mask added, a boolean mask's false and the causal, padding and
+// sliding-window limits as -inf), softmax, and Y = P·V (a second GEMM). A query row whose every key is masked
 // gives a zero row, as the operator's text asks. The optional fourth output is the scores at the
 // stage qk_matmul_output_mode names. softmax_precision is accepted and computed in FP32: every
 // float inside the engine is.
@@ -152,7 +152,9 @@ class AttentionKernel : public Kernel {
   AttentionKernel(const Node& node, int64_t opset)
       : Kernel(node), opset_(opset), causal_(node.get_int("is_causal", 0) != 0), q_heads_(node.get_int("q_num_heads", 0)),
         kv_heads_(node.get_int("kv_num_heads", 0)), qk_mode_(node.get_int("qk_matmul_output_mode", 0)),
-        softcap_(node.get_float("softcap", 0.f)), scale_(node.has("scale") ? node.get_float("scale", 0.f) : 0.f), has_scale_(node.has("scale")) {
+        softcap_(node.get_float("softcap", 0.f)), scale_(node.has("scale") ? node.get_float("scale", 0.f) : 0.f), has_scale_(node.has("scale")),
+        left_window_(node.get_int("left_window_size", -1)), right_window_(node.get_int("right_window_size", -1)) {
+    if (left_window_ < -1 || right_window_ < -1) Fail("left_window_size and right_window_size must be -1 (unbounded) or 0 and up");
     if (qk_mode_ < 0 || qk_mode_ > 3) Fail("qk_matmul_output_mode must be 0, 1, 2 or 3, not " + std::to_string(qk_mode_));
     if (softcap_ < 0) Fail("softcap must not be negative");
     if (node.has("softmax_precision")) {
@@ -216,14 +218,20 @@ class AttentionKernel : public Kernel {
       }
       if (qk && qk_mode_ == 1) std::copy(s, s + sq * total, qk);
       // Keys past the valid count are padding; with a cache, query i is at position past + i
-      // (or, with nonpad_kv_seqlen, at valid - sq + i) and sees keys up to it.
+      // (or, with nonpad_kv_seqlen, at valid - sq + i) and, causal, sees keys up to it; a
+      // sliding window (opset 25) keeps the keys from position - left to position + right.
       const int64_t valid = valid_keys[size_t(b)];
       const int64_t offset = nonpad ? valid - sq : past;
       std::vector<uint8_t> keyless(static_cast<size_t>(sq));  // rows the masks leave no key
       for (int64_t i = 0; i < sq; ++i) {
         float* row = s + i * total;
-        const int64_t last = std::max<int64_t>(0, causal_ ? std::min(valid, offset + i + 1) : valid);
-        int64_t seen = mask.Apply(row, b, h, i, last);
+        const int64_t position = offset + i;
+        int64_t last = causal_ ? std::min(valid, position + 1) : valid;
+        if (right_window_ >= 0) last = std::min(last, position + right_window_ + 1);
+        last = std::max<int64_t>(0, last);
+        const int64_t first = std::min(last, left_window_ >= 0 ? std::max<int64_t>(0, position - left_window_) : 0);
+        const int64_t seen = mask.Apply(row, b, h, i, first, last);
+        std::fill(row, row + first, kMasked);
         std::fill(row + last, row + total, kMasked);
         keyless[size_t(i)] = seen == 0;
       }
@@ -262,16 +270,16 @@ class AttentionKernel : public Kernel {
     std::vector<int64_t> strides;  // per dim of [B, Hq, Sq, keys]; 0 where broadcast
     int64_t keys = 0;              // the mask's last dim as given (1: one value for every key)
 
-    // Applies the mask to the row's first `limit` keys (those the causal and padding limits leave)
-    // and masks the rest of them it does not cover; returns how many keys it leaves.
-    int64_t Apply(float* row, int64_t b, int64_t h, int64_t i, int64_t limit) const {
-      if (!t) return limit;
+    // Applies the mask to the row's keys [first, limit) (those the causal, padding and window
+    // limits leave) and masks those of them it does not cover; returns how many keys it leaves.
+    int64_t Apply(float* row, int64_t b, int64_t h, int64_t i, int64_t first, int64_t limit) const {
+      if (!t) return limit - first;
       const int64_t at = b * strides[0] + h * strides[1] + i * strides[2];
-      const int64_t covered = keys == 1 ? limit : std::min(keys, limit);
-      int64_t left = covered;
+      const int64_t covered = std::max(first, keys == 1 ? limit : std::min(keys, limit));
+      int64_t left = covered - first;
       if (t->dtype == DataType::kBool) {
         const uint8_t* m = t->as<const uint8_t>() + at;
-        for (int64_t j = 0; j < covered; ++j) {
+        for (int64_t j = first; j < covered; ++j) {
           if (!m[j * strides[3]]) {
             row[j] = kMasked;
             --left;
@@ -279,7 +287,7 @@ class AttentionKernel : public Kernel {
         }
       } else {
         const float* m = t->as<const float>() + at;
-        for (int64_t j = 0; j < covered; ++j) row[j] += m[j * strides[3]];
+        for (int64_t j = first; j < covered; ++j) row[j] += m[j * strides[3]];
       }
       std::fill(row + covered, row + limit, kMasked);
       return left;
@@ -405,6 +413,7 @@ class AttentionKernel : public Kernel {
   int64_t q_heads_, kv_heads_, qk_mode_;
   float softcap_, scale_;
   bool has_scale_;
+  int64_t left_window_, right_window_;  // opset 25's sliding window; -1: that side unbounded
 };
 
 }  // namespace

@@ -297,9 +297,33 @@ struct AveragePoolKernel : PoolKernel {
   AveragePoolKernel(const Node& node, int64_t) : PoolKernel(node, false) {}
 };
 
+// The p of LpPool and GlobalLpPool: a float attribute in opset 1, an integer from opset 2 on.
+double LpExponent(const Node& node, int64_t opset) {
+  const double p = opset < 2 ? double(node.get_float("p", 2.f)) : double(node.get_int("p", 2));
+  if (!(p > 0)) throw EngineError(node.label() + ": p must be positive");
+  return p;
+}
+
+// Σ |x|^p over n values `step` apart, in double (p = 1 and 2 without pow per element).
+double LpSum(const float* x, int64_t n, int64_t step, double p) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = std::fabs(double(x[i * step]));
+    sum += p == 1 ? v : p == 2 ? v * v : std::pow(v, p);
+  }
+  return sum;
+}
+
+// The p-th root of such a sum.
+float LpRoot(double sum, double p) { return float(p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::pow(sum, 1.0 / p)); }
+
+// GlobalAveragePool, GlobalMaxPool and GlobalLpPool: one value per whole plane, any number of
+// spatial dims.
+enum class Whole { kAverage, kMax, kLp };
+
 class GlobalPoolKernel : public Kernel {
  public:
-  GlobalPoolKernel(const Node& node, bool max) : Kernel(node), max_(max) {}
+  GlobalPoolKernel(const Node& node, Whole kind, double p = 0) : Kernel(node), kind_(kind), p_(p) {}
   bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
     const TensorRef& x = Input(in, 0, "X");
     ExpectType(x, "X", {DataType::kFloat32});
@@ -320,48 +344,34 @@ class GlobalPoolKernel : public Kernel {
         // The mean as ReduceMean takes it over trailing axes (SumRow, in double). One float sum
         // carried through the plane waited on each add: 165 µs for MobileNet's 16 × 112 × 112
         // stem output, ONNX Runtime 13.
-        py[p] = max_ ? MaxSkippingNaN(xc, size) : float(SumRow(xc, size) / double(size));
+        py[p] = kind_ == Whole::kMax ? MaxSkippingNaN(xc, size)
+                : kind_ == Whole::kLp ? LpRoot(LpSum(xc, size, 1, p_), p_)
+                                      : float(SumRow(xc, size) / double(size));
       }
     });
   }
 
  private:
-  bool max_;
+  Whole kind_;
+  double p_;
 };
 
 struct GlobalAveragePoolKernel : GlobalPoolKernel {
-  GlobalAveragePoolKernel(const Node& node, int64_t) : GlobalPoolKernel(node, false) {}
+  GlobalAveragePoolKernel(const Node& node, int64_t) : GlobalPoolKernel(node, Whole::kAverage) {}
 };
 struct GlobalMaxPoolKernel : GlobalPoolKernel {
-  GlobalMaxPoolKernel(const Node& node, int64_t) : GlobalPoolKernel(node, true) {}
+  GlobalMaxPoolKernel(const Node& node, int64_t) : GlobalPoolKernel(node, Whole::kMax) {}
 };
-
-// The p of LpPool and GlobalLpPool: a float attribute in opset 1, an integer from opset 2 on.
-double LpExponent(const Kernel& k, const Node& node, int64_t opset) {
-  const double p = opset < 2 ? double(node.get_float("p", 2.f)) : double(node.get_int("p", 2));
-  if (!(p > 0)) throw EngineError(k.node().label() + ": p must be positive");
-  return p;
-}
-
-// Σ |x|^p over n values `step` apart, in double (p = 1 and 2 without pow per element).
-double LpSum(const float* x, int64_t n, int64_t step, double p) {
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = std::fabs(double(x[i * step]));
-    sum += p == 1 ? v : p == 2 ? v * v : std::pow(v, p);
-  }
-  return sum;
-}
-
-// The p-th root of such a sum.
-float LpRoot(double sum, double p) { return float(p == 1 ? sum : p == 2 ? std::sqrt(sum) : std::pow(sum, 1.0 / p)); }
+struct GlobalLpPoolKernel : GlobalPoolKernel {
+  GlobalLpPoolKernel(const Node& node, int64_t opset) : GlobalPoolKernel(node, Whole::kLp, LpExponent(node, opset)) {}
+};
 
 // LpPool: each window's Lp norm over the input positions inside it (padding adds nothing), with
 // Max- and AveragePool's geometry (auto_pad, dilations, ceil_mode), any number of spatial dims:
 // per output, the window's extent inside the input along each dim, then its taps in order.
 class LpPoolKernel : public Kernel {
  public:
-  LpPoolKernel(const Node& node, int64_t opset) : Kernel(node), attrs_(node), p_(LpExponent(*this, node, opset)) {
+  LpPoolKernel(const Node& node, int64_t opset) : Kernel(node), attrs_(node), p_(LpExponent(node, opset)) {
     ceil_mode_ = node.get_int("ceil_mode", 0) != 0;
     if (attrs_.kernel.empty()) Fail("kernel_shape is required");
   }
@@ -424,33 +434,6 @@ class LpPoolKernel : public Kernel {
   ConvAttributes attrs_;
   double p_;
   bool ceil_mode_ = false;
-};
-
-// GlobalLpPool: the Lp norm of each whole plane, any number of spatial dims.
-class GlobalLpPoolKernel : public Kernel {
- public:
-  GlobalLpPoolKernel(const Node& node, int64_t opset) : Kernel(node), p_(LpExponent(*this, node, opset)) {}
-  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
-    const TensorRef& x = Input(in, 0, "X");
-    ExpectType(x, "X", {DataType::kFloat32});
-    if (x.rank() < 3) Fail("X must have rank 3 or more; it has shape " + ShapeToString(x.shape));
-    Shape s = x.shape;
-    for (size_t i = 2; i < s.size(); ++i) s[i] = 1;
-    out[0] = {DataType::kFloat32, s, nullptr};
-    return true;
-  }
-  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
-    const TensorRef& x = *in[0];
-    const int64_t planes = x.shape[0] * x.shape[1], size = SizeFrom(x.shape, 2);
-    const float* px = x.as<const float>();
-    float* py = out[0].as<float>();
-    ctx.pool->ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, size)), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) py[p] = LpRoot(LpSum(px + p * size, size, 1, p_), p_);
-    });
-  }
-
- private:
-  double p_;
 };
 
 }  // namespace
