@@ -207,49 +207,84 @@ class AttentionKernel : public Kernel {
       const int64_t b = t / g.q.heads, h = t % g.q.heads, kv = h / group;
       std::vector<float> scores(size_t(sq * total));
       float* s = scores.data();
-      Sgemm(false, true, sq, total, d, scale, pq + g.q.Start(b, h), g.q.Stride(), pk + k_rows.Start(b, kv), k_rows.Stride(), 0.f, s,
-            total, pool);
       float* qk = qk_out ? qk_out + t * sq * total : nullptr;
-      if (qk && qk_mode_ == 0) std::copy(s, s + sq * total, qk);
-      if (softcap_ > 0) {
-        for (int64_t i = 0; i < sq * total; ++i) s[i] /= softcap_;
-        TanhArray(s, s, sq * total);
-        for (int64_t i = 0; i < sq * total; ++i) s[i] *= softcap_;
-      }
-      if (qk && qk_mode_ == 1) std::copy(s, s + sq * total, qk);
-      // Keys past the valid count are padding; with a cache, query i is at position past + i
-      // (or, with nonpad_kv_seqlen, at valid - sq + i) and, causal, sees keys up to it; a
-      // sliding window (opset 25) keeps the keys from position - left to position + right.
+      // The keys each query row may see, [first, last): padding ends them at the valid count;
+      // with a cache, query i is at position past + i (or, with nonpad_kv_seqlen, at valid - sq
+      // + i) and, causal, sees keys up to it; a sliding window (opset 25) keeps the keys from
+      // position - left to position + right.
       const int64_t valid = valid_keys[size_t(b)];
       const int64_t offset = nonpad ? valid - sq : past;
+      std::vector<int64_t> first(static_cast<size_t>(sq)), last(static_cast<size_t>(sq));
+      for (int64_t i = 0; i < sq; ++i) {
+        const int64_t position = offset + i;
+        int64_t end = causal_ ? std::min(valid, position + 1) : valid;
+        if (right_window_ >= 0) end = std::min(end, position + right_window_ + 1);
+        last[size_t(i)] = std::max<int64_t>(0, end);
+        first[size_t(i)] = std::min(last[size_t(i)], left_window_ >= 0 ? std::max<int64_t>(0, position - left_window_) : 0);
+      }
+      // Unless the raw scores are asked for (qk_matmul_output modes 0 and 1), each block of query
+      // rows multiplies only the keys its rows may see: a causal prefill skips about half the
+      // products. The keys outside a row's range are masked below whatever was computed there.
+      const bool raw_wanted = qk != nullptr && qk_mode_ < 2;
+      const int64_t block = raw_wanted ? std::max<int64_t>(1, sq) : kQueryBlock;
+      std::vector<std::pair<int64_t, int64_t>> block_keys;
+      for (int64_t i0 = 0; i0 < sq; i0 += block) {
+        const int64_t i1 = std::min(sq, i0 + block);
+        int64_t lo = raw_wanted ? 0 : total, hi = raw_wanted ? total : 0;
+        for (int64_t i = i0; i < i1 && !raw_wanted; ++i) {
+          if (last[size_t(i)] > first[size_t(i)]) {
+            lo = std::min(lo, first[size_t(i)]);
+            hi = std::max(hi, last[size_t(i)]);
+          }
+        }
+        block_keys.emplace_back(lo, hi);
+        if (hi <= lo) continue;
+        float* sb = s + i0 * total + lo;
+        Sgemm(false, true, i1 - i0, hi - lo, d, scale, pq + g.q.Start(b, h) + i0 * g.q.Stride(), g.q.Stride(),
+              pk + k_rows.Start(b, kv) + lo * k_rows.Stride(), k_rows.Stride(), 0.f, sb, total, pool);
+        if (qk && qk_mode_ == 0) std::copy(s, s + sq * total, qk);
+        if (softcap_ > 0) {
+          for (int64_t i = 0; i < i1 - i0; ++i) {
+            float* seg = sb + i * total;
+            for (int64_t j = 0; j < hi - lo; ++j) seg[j] /= softcap_;
+            TanhArray(seg, seg, hi - lo);
+            for (int64_t j = 0; j < hi - lo; ++j) seg[j] *= softcap_;
+          }
+        }
+        if (qk && qk_mode_ == 1) std::copy(s, s + sq * total, qk);
+      }
       std::vector<uint8_t> keyless(static_cast<size_t>(sq));  // rows the masks leave no key
       for (int64_t i = 0; i < sq; ++i) {
         float* row = s + i * total;
-        const int64_t position = offset + i;
-        int64_t last = causal_ ? std::min(valid, position + 1) : valid;
-        if (right_window_ >= 0) last = std::min(last, position + right_window_ + 1);
-        last = std::max<int64_t>(0, last);
-        const int64_t first = std::min(last, left_window_ >= 0 ? std::max<int64_t>(0, position - left_window_) : 0);
-        const int64_t seen = mask.Apply(row, b, h, i, first, last);
-        std::fill(row, row + first, kMasked);
-        std::fill(row + last, row + total, kMasked);
-        keyless[size_t(i)] = seen == 0;
+        const int64_t f = first[size_t(i)], l = last[size_t(i)];
+        keyless[size_t(i)] = mask.Apply(row, b, h, i, f, l) == 0;
+        std::fill(row, row + f, kMasked);
+        std::fill(row + l, row + total, kMasked);
       }
       if (qk && qk_mode_ == 2) std::copy(s, s + sq * total, qk);
       for (int64_t i = 0; i < sq; ++i) {
         float* row = s + i * total;
+        const int64_t f = first[size_t(i)], l = last[size_t(i)];
         // A row with no key left gives zeros, as does one that a float mask's -inf emptied (a
-        // NaN instead propagates through SoftmaxRow).
-        const bool empty = keyless[size_t(i)] || (MaxSkippingNaN(row, total) == -std::numeric_limits<float>::infinity() && !HasNaN(row, total));
+        // NaN instead propagates through SoftmaxRow). Masked keys weigh 0 either way.
+        const bool empty = keyless[size_t(i)] || (MaxSkippingNaN(row + f, l - f) == -std::numeric_limits<float>::infinity() && !HasNaN(row + f, l - f));
         if (empty) {
           std::fill(row, row + total, 0.f);
-        } else {
-          SoftmaxRow(row, nullptr, 1.f, row, total);
+          continue;
         }
+        SoftmaxRow(row + f, nullptr, 1.f, row + f, l - f);
+        std::fill(row, row + f, 0.f);
+        std::fill(row + l, row + total, 0.f);
       }
       if (qk && qk_mode_ == 3) std::copy(s, s + sq * total, qk);
-      Sgemm(false, false, sq, dv, total, 1.f, s, total, pv + v_rows.Start(b, kv), v_rows.Stride(), 0.f, py + y_rows.Start(b, h),
-            y_rows.Stride(), pool);
+      for (size_t k = 0; k < block_keys.size(); ++k) {
+        const int64_t i0 = int64_t(k) * block, i1 = std::min(sq, i0 + block);
+        const auto [lo, hi] = block_keys[k];
+        float* yb = py + y_rows.Start(b, h) + i0 * y_rows.Stride();
+        // A block with no key at all: its rows are zero (Sgemm over no keys writes zeros).
+        Sgemm(false, false, i1 - i0, dv, std::max<int64_t>(0, hi - lo), 1.f, s + i0 * total + std::min(lo, total), total,
+              pv + v_rows.Start(b, kv) + std::min(lo, total) * v_rows.Stride(), v_rows.Stride(), 0.f, yb, y_rows.Stride(), pool);
+      }
     });
   }
 
@@ -262,6 +297,8 @@ class AttentionKernel : public Kernel {
   // A masked key's score: the lowest float, as ONNX Runtime writes it (mode 2's output shows it),
   // rather than -inf; its exponential is 0 all the same.
   static constexpr float kMasked = std::numeric_limits<float>::lowest();
+  // Query rows a block of the scores GEMM takes when the rows' key ranges differ (causal, windows).
+  static constexpr int64_t kQueryBlock = 32;
 
   // attn_mask as the bias of one query row: FP32 added, BOOL false masking the key, broadcast over
   // [B, Hq, Sq, total]; from opset 24 a last dim shorter than total leaves the keys after it out.

@@ -148,6 +148,9 @@ describe.each([1, 2])('opsets 22-24 vs ONNX Runtime (threads=%i)', (threads) => 
     const values = [f32('q', [2, 2, 3, 4], 1), f32('k', [2, 2, 8, 4], 2), f32('v', [2, 2, 8, 4], 3), int64('n', [2], [5, 8])];
     await agree(attention(24, inputs, ['q', 'k', 'v', '', '', '', 'n'], ['y'], { is_causal: 1 }), values, threads);
     await agree(attention(24, inputs, ['q', 'k', 'v', '', '', '', 'n'], ['y']), values, threads);
+    // The raw scores (qk_matmul_output mode 0) cover every key, padding included, although the
+    // output needs only the valid ones.
+    await agree(attention(24, inputs, ['q', 'k', 'v', '', '', '', 'n'], ['y', '', '', 'qk'], { is_causal: 1, qk_matmul_output_mode: 0 }), values, threads);
     // A mask shorter than the keys (opset 24; ONNX Runtime 1.30 refuses it) leaves the keys after
     // it out: the same as a full mask whose last columns are -inf.
     const short = f32('m', [3, 6], 4), full = new Float32Array(3 * 8).fill(-Infinity);
