@@ -1,10 +1,13 @@
 // DeformConv (opsets 19 and 22; torchvision's deform_conv2d, DCNv1 and with a mask DCNv2), 2-D:
 // each kernel tap reads the input at its regular position plus a learned fractional offset,
 // bilinearly (a position outside the image reads zeros), times the tap's mask when given. Per
-// image and group, the sampled values form im2col's columns (taps × output positions) and one
-// SGEMM with the group's weights makes the output, bias added after.
+// image, where each tap reads is worked out once per offset group (Sample); per group, the
+// sampled values form im2col's columns (taps × output positions) and one SGEMM with the group's
+// weights makes the output, bias added after.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "cpu/gemm/sgemm.h"
@@ -14,19 +17,28 @@ namespace gebe::cpu {
 
 namespace {
 
-// The input plane at (h, w), bilinearly between its four neighbours; a neighbour outside the
-// plane counts as zero, and a position a whole pixel or more outside reads zero (torchvision's
-// deformable im2col, which ONNX Runtime's kernel follows).
-float Bilinear(const float* plane, int64_t height, int64_t width, float h, float w) {
-  if (!(h > -1.f && w > -1.f && h < float(height) && w < float(width))) return 0.f;  // NaN offsets read zero too
+// Where one tap reads at one output position: four neighbours' offsets within the plane and
+// their bilinear weights (the mask folded in). A neighbour outside the plane has weight 0 (and
+// offset 0, so reading it is harmless); a position a whole pixel or more outside reads zero:
+// torchvision's deformable im2col, which ONNX Runtime's kernel follows. The same for every
+// channel of an offset group, so it is worked out once per group, tap and position.
+struct Sample {
+  int32_t at[4];
+  float weight[4];
+};
+
+Sample SampleAt(int64_t height, int64_t width, float h, float w, float scale) {
+  Sample s{{0, 0, 0, 0}, {0.f, 0.f, 0.f, 0.f}};
+  if (!(h > -1.f && w > -1.f && h < float(height) && w < float(width))) return s;  // NaN offsets read zero too
   const float hf = std::floor(h), wf = std::floor(w);
   const int64_t h0 = int64_t(hf), w0 = int64_t(wf), h1 = h0 + 1, w1 = w0 + 1;
   const float lh = h - hf, lw = w - wf, hh = 1.f - lh, hw = 1.f - lw;
-  const float v00 = h0 >= 0 && w0 >= 0 ? plane[h0 * width + w0] : 0.f;
-  const float v01 = h0 >= 0 && w1 < width ? plane[h0 * width + w1] : 0.f;
-  const float v10 = h1 < height && w0 >= 0 ? plane[h1 * width + w0] : 0.f;
-  const float v11 = h1 < height && w1 < width ? plane[h1 * width + w1] : 0.f;
-  return hh * hw * v00 + hh * lw * v01 + lh * hw * v10 + lh * lw * v11;
+  const bool top = h0 >= 0, bottom = h1 < height, left = w0 >= 0, right = w1 < width;
+  if (top && left) s.at[0] = int32_t(h0 * width + w0), s.weight[0] = hh * hw * scale;
+  if (top && right) s.at[1] = int32_t(h0 * width + w1), s.weight[1] = hh * lw * scale;
+  if (bottom && left) s.at[2] = int32_t(h1 * width + w0), s.weight[2] = lh * hw * scale;
+  if (bottom && right) s.at[3] = int32_t(h1 * width + w1), s.weight[3] = lh * lw * scale;
+  return s;
 }
 
 class DeformConvKernel : public Kernel {
@@ -59,31 +71,43 @@ class DeformConvKernel : public Kernel {
     const int64_t taps = g.kh * g.kw, positions = g.oh * g.ow, cg = g.c / group_, ocg = g.oc / group_;
     const int64_t channels_per_offset = g.c / offset_group_;
     if (cg * taps * positions > int64_t(ctx.max_tensor_bytes / sizeof(float))) Fail("the sampled columns would exceed the session's largest tensor");
+    if (g.h * g.w > std::numeric_limits<int32_t>::max()) Fail("input planes of 2^31 values or more are not supported");
     const float *x = in[0]->as<const float>(), *w = in[1]->as<const float>(), *offset = in[2]->as<const float>();
     const float* bias = in.size() > 3 && in[3] ? in[3]->as<const float>() : nullptr;
     const float* mask = in.size() > 4 && in[4] ? in[4]->as<const float>() : nullptr;
     float* y = out[0].as<float>();
     std::vector<float> columns(size_t(cg * taps * positions));
+    std::vector<Sample> samples(size_t(offset_group_ * taps * positions));
     for (int64_t n = 0; n < g.n; ++n) {
+      // Each offset group's samples, per tap and output position.
+      ParallelForOrInline(ctx.pool, offset_group_ * taps, 1, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t og = r / taps, tap = r % taps, i = tap / g.kw, j = tap % g.kw;
+          const float* dy = offset + ((n * offset_group_ + og) * 2 * taps + 2 * tap) * positions;
+          const float* dx = dy + positions;
+          const float* m = mask ? mask + ((n * offset_group_ + og) * taps + tap) * positions : nullptr;
+          Sample* out = samples.data() + r * positions;
+          for (int64_t oy = 0; oy < g.oh; ++oy) {
+            for (int64_t ox = 0; ox < g.ow; ++ox) {
+              const int64_t p = oy * g.ow + ox;
+              const float h = float(oy * strides_[0] - pads_[0] + i * dilations_[0]) + dy[p];
+              const float w = float(ox * strides_[1] - pads_[1] + j * dilations_[1]) + dx[p];
+              out[p] = SampleAt(g.h, g.w, h, w, m ? m[p] : 1.f);
+            }
+          }
+        }
+      });
       for (int64_t grp = 0; grp < group_; ++grp) {
         // Row (channel, tap) of the columns: that channel's samples at every output position.
-        ParallelForOrInline(ctx.pool, cg * taps, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, positions)), [&](int64_t r0, int64_t r1) {
+        ParallelForOrInline(ctx.pool, cg * taps, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, 4 * positions)), [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) {
-            const int64_t c = grp * cg + r / taps, tap = r % taps, i = tap / g.kw, j = tap % g.kw;
-            const int64_t og = c / channels_per_offset;
+            const int64_t c = grp * cg + r / taps, tap = r % taps;
             const float* plane = x + (n * g.c + c) * g.h * g.w;
-            const float* dy = offset + ((n * offset_group_ + og) * 2 * taps + 2 * tap) * positions;
-            const float* dx = dy + positions;
-            const float* m = mask ? mask + ((n * offset_group_ + og) * taps + tap) * positions : nullptr;
+            const Sample* at = samples.data() + ((c / channels_per_offset) * taps + tap) * positions;
             float* row = columns.data() + r * positions;
-            for (int64_t oy = 0; oy < g.oh; ++oy) {
-              for (int64_t ox = 0; ox < g.ow; ++ox) {
-                const int64_t p = oy * g.ow + ox;
-                const float h = float(oy * strides_[0] - pads_[0] + i * dilations_[0]) + dy[p];
-                const float wpos = float(ox * strides_[1] - pads_[1] + j * dilations_[1]) + dx[p];
-                const float v = Bilinear(plane, g.h, g.w, h, wpos);
-                row[p] = m ? v * m[p] : v;
-              }
+            for (int64_t p = 0; p < positions; ++p) {
+              const Sample& q = at[p];
+              row[p] = q.weight[0] * plane[q.at[0]] + q.weight[1] * plane[q.at[1]] + q.weight[2] * plane[q.at[2]] + q.weight[3] * plane[q.at[3]];
             }
           }
         });
