@@ -61,8 +61,16 @@ def main():
             print(f"skipped {case.name}: {size >> 10} KB")
             continue
         written += 1
-    with open(os.path.join(OUT, "VERSION"), "w") as f:
-        f.write(f"onnx {onnx.__version__}\n")
+    with open(os.path.join(OUT, "README.md"), "w") as f:
+        f.write(f"""# ONNX node tests (onnx {onnx.__version__})
+
+ONNX's own node tests of the operators the cpu engine took from opsets 18-25 that Debian's
+libonnx-testdata (ONNX 1.12) has none of: each directory holds the model, its inputs and the outputs
+ONNX's reference implementation computes, written by `scripts/make-onnx-node-fixtures.py` with the
+test-case generators of the onnx package (`onnx.backend.test.case.node`). The data is ONNX's, under
+the Apache License 2.0 (LICENSE and NOTICE here). `test/core/executor/cpu/conformance.test.ts` and
+the sanitizer engine driver (`native/test/cpu/engine_driver.cc`) run them.
+""")
     print(f"{OUT}: {written} node tests from onnx {onnx.__version__}")
 
 
