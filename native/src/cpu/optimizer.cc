@@ -17,7 +17,7 @@ constexpr size_t kMaxFoldBytes = size_t(16) << 20;
 void FoldConstants(Program& program, const RunContext& ctx) {
   std::vector<Step> kept;
   for (Step& step : program.steps) {
-    bool foldable = true;
+    bool foldable = step.kernel->Deterministic();
     std::vector<const TensorRef*> inputs;
     std::vector<TensorRef> refs(step.inputs.size());
     for (size_t i = 0; i < step.inputs.size(); ++i) {

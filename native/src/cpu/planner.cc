@@ -114,7 +114,7 @@ void InferAndFold(const Program& program, size_t max_tensor_bytes, const std::ve
       continue;
     }
     CheckOutputSizes(program, step, outputs, max_tensor_bytes);
-    bool fold = step.kernel->ShapeOnly() || inputs_have_values;
+    bool fold = step.kernel->Deterministic() && (step.kernel->ShapeOnly() || inputs_have_values);
     for (size_t o = 0; o < outputs.size() && fold; ++o) {
       if (outputs[o].bytes() > kMaxFoldBytes || (step.outputs[o] >= 0 && is_output[size_t(step.outputs[o])])) fold = false;
     }

@@ -62,6 +62,8 @@ void RenameUses(Graph& g, const std::string& from, const std::string& to) {
 
 }  // namespace
 
+DataType InsideEngine(DataType t) { return IsLowered(t) ? DataType::kFloat32 : t; }
+
 ConstTensor ToFloat32(const ConstTensor& t) {
   if (!IsLowered(t.dtype)) return t;
   ConstTensor out = ConstTensor::Allocate(DataType::kFloat32, t.shape);

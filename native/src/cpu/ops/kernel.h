@@ -121,6 +121,9 @@ class Kernel {
   }
   // True when the outputs depend on the inputs' shapes only (Shape, Size): foldable once shapes are known.
   virtual bool ShapeOnly() const { return false; }
+  // False for kernels whose outputs differ from run to run (RandomNormal and the other random
+  // operators): never folded into constants, at load or in a shape's plan.
+  virtual bool Deterministic() const { return true; }
   // True when output 0 is input 0's bytes under another shape (Reshape, Flatten, Squeeze,
   // Unsqueeze, Identity): the planner then aliases the buffers and skips the copy.
   virtual bool IsView() const { return false; }

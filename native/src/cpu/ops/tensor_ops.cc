@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cpu/ops/op_util.h"
+#include "cpu/type_lowering.h"
 
 namespace gebe::cpu {
 
@@ -115,8 +116,7 @@ class EyeLikeKernel : public Kernel {
  public:
   EyeLikeKernel(const Node& node, int64_t) : Kernel(node), k_(node.get_int("k", 0)) {
     if (node.has("dtype")) {
-      dtype_ = FromOnnxType(int(node.get_int("dtype", 1)));
-      if (dtype_ == DataType::kFloat16 || dtype_ == DataType::kBFloat16 || dtype_ == DataType::kFloat64) dtype_ = DataType::kFloat32;
+      dtype_ = InsideEngine(FromOnnxType(int(node.get_int("dtype", 1))));
       if (ElementSize(dtype_) == 0) Fail("dtype is not a numeric type");
     }
   }
