@@ -28,6 +28,8 @@ const KNOWN: Record<string, string> = {
   test_onehot_with_axis: 'fractional negative FP32 indices: ONNX Runtime adds the depth before truncating, the engine truncates first (ONNX says neither)',
   test_onehot_with_negative_axis: 'fractional negative FP32 indices, as test_onehot_with_axis',
   test_stft_with_window: 'a complex signal (the last dim grown to 2): ONNX Runtime answers values such as 1e33',
+  ...Object.fromEntries(['', '_double', '_seed'].flatMap((k) => [`test_bernoulli${k}`, `test_bernoulli${k}_expanded`])
+    .map((t) => [t, 'random draws: the engine\'s generator is its own (random-operators.test.ts checks their distribution)'])),
 };
 
 function grown(t: CpuTensor, dims: number[]): CpuTensor {
