@@ -1,9 +1,12 @@
-// MaxUnpool (MaxPool's values put back at its flattened Indices, zeros elsewhere) and RoiAlign
+// MaxUnpool (MaxPool's values put back at its flattened Indices, zeros elsewhere), RoiAlign
 // (average or max of bilinear samples over each region of interest, as ONNX Runtime computes it:
-// adaptive sampling_ratio, half_pixel or output_half_pixel coordinates).
+// adaptive sampling_ratio, half_pixel or output_half_pixel coordinates) and MaxRoiPool (Fast
+// R-CNN's RoI pooling: the maximum over each bin of a region snapped to whole pixels).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -208,9 +211,76 @@ class RoiAlignKernel : public Kernel {
   float scale_;
 };
 
+// MaxRoiPool: rois [R, 5] of (batch index, x1, y1, x2, y2) in input coordinates, scaled by
+// spatial_scale and rounded to pixels (inclusive ends, at least one pixel), cut into
+// pooled_shape bins (floor and ceil of the fractional edges, clipped to the map); each output the
+// maximum of its bin, 0 for a bin left empty. As Caffe's RoIPool and ONNX Runtime.
+class MaxRoiPoolKernel : public Kernel {
+ public:
+  MaxRoiPoolKernel(const Node& node, int64_t)
+      : Kernel(node), pooled_(node.get_ints("pooled_shape")), scale_(node.get_float("spatial_scale", 1.f)) {
+    if (pooled_.size() != 2 || pooled_[0] <= 0 || pooled_[1] <= 0) Fail("pooled_shape must be two positive values");
+  }
+  bool Infer(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out) override {
+    const TensorRef& x = Input(in, 0, "X");
+    const TensorRef& rois = Input(in, 1, "rois");
+    ExpectType(x, "X", {DataType::kFloat32});
+    ExpectType(rois, "rois", {DataType::kFloat32});
+    if (x.rank() != 4) Fail("X must be [N, C, H, W]; shape " + ShapeToString(x.shape));
+    if (rois.rank() != 2 || rois.shape[1] != 5) Fail("rois must be [num_rois, 5] (batch index, x1, y1, x2, y2); shape " + ShapeToString(rois.shape));
+    out[0] = {DataType::kFloat32, {rois.shape[0], x.shape[1], pooled_[0], pooled_[1]}, nullptr};
+    return true;
+  }
+  void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
+    const TensorRef &x = *in[0], &rois = *in[1];
+    const int64_t channels = x.shape[1], height = x.shape[2], width = x.shape[3], ph = pooled_[0], pw = pooled_[1];
+    const float* r = rois.as<const float>();
+    for (int64_t i = 0; i < rois.shape[0]; ++i) {
+      const float b = r[i * 5];
+      if (!(b >= 0 && b < float(x.shape[0])) || b != std::floor(b)) {
+        Fail("rois[" + std::to_string(i) + "] names batch index " + std::to_string(b) + "; X has " + std::to_string(x.shape[0]));
+      }
+    }
+    float* y = out[0].as<float>();
+    ctx.pool->ParallelFor(rois.shape[0] * channels, 1, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t i = t / channels, c = t % channels;
+        const float* roi = r + i * 5;
+        const float* plane = x.as<const float>() + (int64_t(roi[0]) * channels + c) * height * width;
+        const int64_t x1 = Snap(roi[1]), y1 = Snap(roi[2]), x2 = Snap(roi[3]), y2 = Snap(roi[4]);
+        const float bin_h = float(std::max<int64_t>(y2 - y1 + 1, 1)) / float(ph), bin_w = float(std::max<int64_t>(x2 - x1 + 1, 1)) / float(pw);
+        float* yc = y + t * ph * pw;
+        for (int64_t py = 0; py < ph; ++py) {
+          const int64_t h0 = std::clamp<int64_t>(int64_t(std::floor(float(py) * bin_h)) + y1, 0, height);
+          const int64_t h1 = std::clamp<int64_t>(int64_t(std::ceil(float(py + 1) * bin_h)) + y1, 0, height);
+          for (int64_t px = 0; px < pw; ++px) {
+            const int64_t w0 = std::clamp<int64_t>(int64_t(std::floor(float(px) * bin_w)) + x1, 0, width);
+            const int64_t w1 = std::clamp<int64_t>(int64_t(std::ceil(float(px + 1) * bin_w)) + x1, 0, width);
+            float best = h1 > h0 && w1 > w0 ? -std::numeric_limits<float>::infinity() : 0.f;
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) best = std::max(best, plane[h * width + w]);
+            yc[py * pw + px] = best;
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  // A roi coordinate in pixels of the map, rounded half away from zero, kept in int64 range.
+  int64_t Snap(float v) const {
+    const float scaled = std::round(v * scale_);
+    return std::isfinite(scaled) ? int64_t(std::clamp(scaled, -1e9f, 1e9f)) : 0;
+  }
+
+  std::vector<int64_t> pooled_;
+  float scale_;
+};
+
 }  // namespace
 
 GEBE_CPU_KERNEL("MaxUnpool", MaxUnpoolKernel);
 GEBE_CPU_KERNEL("RoiAlign", RoiAlignKernel);
+GEBE_CPU_KERNEL("MaxRoiPool", MaxRoiPoolKernel);
 
 }  // namespace gebe::cpu

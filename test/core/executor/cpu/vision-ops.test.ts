@@ -3,7 +3,7 @@
  * threads: DeformConv (torchvision's deform_conv2d: DCNv1, and DCNv2 with a mask), with offsets
  * that reach past the image; AffineGrid into GridSample (a spatial transformer: torch's
  * affine_grid), 2-D and 3-D; Col2Im (torch's fold) with overlapping blocks; LpPool (nn.LPPool2d,
- * 1-D to 3-D) and GlobalLpPool; CenterCropPad. What they refuse is named.
+ * 1-D to 3-D) and GlobalLpPool; MaxRoiPool; CenterCropPad. What they refuse is named.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -86,6 +86,14 @@ describe.each([1, 2])('vision operators vs ONNX Runtime (threads=%i)', (threads)
       .output('p2', 'FLOAT').output('p3', 'FLOAT').output('p1', 'FLOAT').output('g2', 'FLOAT').output('g1', 'FLOAT').output('p3d', 'FLOAT')
       .encode();
     await agree(model, [f32('x', [2, 3, 9, 10], 1, 2), f32('seq', [2, 4, 15], 2, 2), f32('vol', [1, 2, 5, 6, 7], 3, 2)], threads);
+  });
+
+  it('MaxRoiPool: regions partly outside the map, a one-pixel region, spatial_scale 0.5, 3x2 bins', async () => {
+    const model = new OnnxGraphBuilder('roipool', 17)
+      .input('x', 'FLOAT', [2, 3, 12, 10]).input('rois', 'FLOAT', [5, 5])
+      .node('MaxRoiPool', ['x', 'rois'], ['y'], { pooled_shape: [3, 2], spatial_scale: { float: 0.5 } }).output('y', 'FLOAT').encode();
+    const rois = Float32Array.from([0, 0, 0, 19, 23, 1, 4, 6, 13, 17, 0, -6, -4, 8, 9, 1, 10, 12, 30, 40, 0, 7, 7, 7, 7]);
+    await agree(model, [f32('x', [2, 3, 12, 10], 1), { name: 'rois', datatype: 'FP32', dims: [5, 5], data: rois }], threads, 0);
   });
 
   it('CenterCropPad: crop and pad in one call (odd differences), named axes, and an INT64 tensor', async () => {
