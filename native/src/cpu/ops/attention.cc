@@ -242,6 +242,7 @@ class AttentionKernel : public Kernel {
         float* sb = s + i0 * total + lo;
         Sgemm(false, true, i1 - i0, hi - lo, d, scale, pq + g.q.Start(b, h) + i0 * g.q.Stride(), g.q.Stride(),
               pk + k_rows.Start(b, kv) + lo * k_rows.Stride(), k_rows.Stride(), 0.f, sb, total, pool);
+        // Modes 0 and 1 want every score: then there is one block, the whole matrix.
         if (qk && qk_mode_ == 0) std::copy(s, s + sq * total, qk);
         if (softcap_ > 0) {
           for (int64_t i = 0; i < i1 - i0; ++i) {

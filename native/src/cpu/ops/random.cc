@@ -6,6 +6,7 @@
 // ever folded into a constant (Kernel::Deterministic).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <random>
 #include <vector>
@@ -23,7 +24,11 @@ class Generator {
  public:
   explicit Generator(const Node& node) {
     if (node.has("seed")) {
-      engine_.seed(uint32_t(int64_t(node.get_float("seed", 0.f))));
+      // The float's bits, not its value cast to an integer (undefined for 1e30 or NaN).
+      const float seed = node.get_float("seed", 0.f);
+      uint32_t bits;
+      std::memcpy(&bits, &seed, sizeof bits);
+      engine_.seed(bits);
     } else {
       std::random_device entropy;
       engine_.seed(entropy());

@@ -151,6 +151,18 @@ describe('random operators', () => {
     }
   });
 
+  it('takes any seed, 1e30 and NaN included (its bits seed the generator)', async () => {
+    for (const seed of [1e30, Number.NaN, -3.5]) {
+      const session = load(generator('RandomUniform', { shape: [8], seed: { float: seed } }));
+      try {
+        const [y] = await session.run([]);
+        expect((y.data as Float32Array).every((v) => v >= 0 && v < 1)).toBe(true);
+      } finally {
+        session.close();
+      }
+    }
+  });
+
   it('refuses a non-float dtype for RandomNormal and a Multinomial dtype other than INT32/INT64, naming them', () => {
     expect(() => load(generator('RandomNormal', { shape: [2], dtype: 7 }))).toThrow(/RandomNormal: dtype must be a float type/);
     const model = new OnnxGraphBuilder('multinomial_bad', 7).input('x', 'FLOAT', [1, 3])
