@@ -76,7 +76,8 @@ class DeformConvKernel : public Kernel {
     const float* bias = in.size() > 3 && in[3] ? in[3]->as<const float>() : nullptr;
     const float* mask = in.size() > 4 && in[4] ? in[4]->as<const float>() : nullptr;
     float* y = out[0].as<float>();
-    std::vector<float> columns(size_t(cg * taps * positions));
+    // Every column row is written before the GEMM reads it: the session's scratch, not zeroed.
+    float* columns = ctx.scratch->Floats(size_t(cg * taps * positions));
     std::vector<Sample> samples(size_t(offset_group_ * taps * positions));
     for (int64_t n = 0; n < g.n; ++n) {
       // Each offset group's samples, per tap and output position.
@@ -104,7 +105,7 @@ class DeformConvKernel : public Kernel {
             const int64_t c = grp * cg + r / taps, tap = r % taps;
             const float* plane = x + (n * g.c + c) * g.h * g.w;
             const Sample* at = samples.data() + ((c / channels_per_offset) * taps + tap) * positions;
-            float* row = columns.data() + r * positions;
+            float* row = columns + r * positions;
             for (int64_t p = 0; p < positions; ++p) {
               const Sample& q = at[p];
               row[p] = q.weight[0] * plane[q.at[0]] + q.weight[1] * plane[q.at[1]] + q.weight[2] * plane[q.at[2]] + q.weight[3] * plane[q.at[3]];
@@ -112,7 +113,7 @@ class DeformConvKernel : public Kernel {
           }
         });
         float* yg = y + (n * g.oc + grp * ocg) * positions;
-        Sgemm(false, false, ocg, positions, cg * taps, 1.f, w + grp * ocg * cg * taps, cg * taps, columns.data(), positions, 0.f, yg,
+        Sgemm(false, false, ocg, positions, cg * taps, 1.f, w + grp * ocg * cg * taps, cg * taps, columns, positions, 0.f, yg,
               positions, PoolForProduct(ocg * positions * cg * taps, ctx.pool));
         if (bias) {
           for (int64_t o = 0; o < ocg; ++o) {
