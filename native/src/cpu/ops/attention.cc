@@ -176,8 +176,8 @@ class AttentionKernel : public Kernel {
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const Geometry g = GeometryOf(in);
     const int64_t sq = g.q.seq, total = g.total, d = g.q.width, dv = g.v.width;
-    if (sq * total > int64_t(ctx.max_tensor_bytes / sizeof(float))) {
-      Fail("a head's " + std::to_string(sq) + " x " + std::to_string(total) + " scores exceed the session's largest tensor");
+    if (std::min(sq, kQueryBlock) * total > int64_t(ctx.max_tensor_bytes / sizeof(float))) {
+      Fail(std::to_string(total) + " keys make a block's scores larger than the session's largest tensor");
     }
     const TensorRef* nonpad = NonPad(in);
     std::vector<int64_t> valid_keys(size_t(g.q.batch), total);
@@ -205,8 +205,6 @@ class AttentionKernel : public Kernel {
 
     ForEachProduct(g.q.batch * g.q.heads, sq * total * (d + dv), ctx.pool, [&](int64_t t, ThreadPool* pool) {
       const int64_t b = t / g.q.heads, h = t % g.q.heads, kv = h / group;
-      std::vector<float> scores(size_t(sq * total));
-      float* s = scores.data();
       float* qk = qk_out ? qk_out + t * sq * total : nullptr;
       // The keys each query row may see, [first, last): padding ends them at the valid count;
       // with a cache, query i is at position past + i (or, with nonpad_kv_seqlen, at valid - sq
@@ -222,14 +220,14 @@ class AttentionKernel : public Kernel {
         last[size_t(i)] = std::max<int64_t>(0, end);
         first[size_t(i)] = std::min(last[size_t(i)], left_window_ >= 0 ? std::max<int64_t>(0, position - left_window_) : 0);
       }
-      // Unless the raw scores are asked for (qk_matmul_output modes 0 and 1), each block of query
-      // rows multiplies only the keys its rows may see: a causal prefill skips about half the
-      // products. The keys outside a row's range are masked below whatever was computed there.
+      // Blocks of query rows, each through every stage: only a block's scores are held (not the
+      // head's whole sq x total), and unless the raw scores are asked for (qk_matmul_output modes
+      // 0 and 1) a block multiplies only the keys its rows may see, so a causal prefill skips
+      // about half the products. The keys outside a row's range are masked whatever was there.
       const bool raw_wanted = qk != nullptr && qk_mode_ < 2;
-      const int64_t block = raw_wanted ? std::max<int64_t>(1, sq) : kQueryBlock;
-      std::vector<std::pair<int64_t, int64_t>> block_keys;
-      for (int64_t i0 = 0; i0 < sq; i0 += block) {
-        const int64_t i1 = std::min(sq, i0 + block);
+      std::vector<float> scores(static_cast<size_t>(std::min(sq, kQueryBlock) * total));
+      for (int64_t i0 = 0; i0 < sq; i0 += kQueryBlock) {
+        const int64_t i1 = std::min(sq, i0 + kQueryBlock), rows = i1 - i0;
         int64_t lo = raw_wanted ? 0 : total, hi = raw_wanted ? total : 0;
         for (int64_t i = i0; i < i1 && !raw_wanted; ++i) {
           if (last[size_t(i)] > first[size_t(i)]) {
@@ -237,54 +235,50 @@ class AttentionKernel : public Kernel {
             hi = std::max(hi, last[size_t(i)]);
           }
         }
-        block_keys.emplace_back(lo, hi);
-        if (hi <= lo) continue;
-        float* sb = s + i0 * total + lo;
-        Sgemm(false, true, i1 - i0, hi - lo, d, scale, pq + g.q.Start(b, h) + i0 * g.q.Stride(), g.q.Stride(),
-              pk + k_rows.Start(b, kv) + lo * k_rows.Stride(), k_rows.Stride(), 0.f, sb, total, pool);
-        // Modes 0 and 1 want every score: then there is one block, the whole matrix.
-        if (qk && qk_mode_ == 0) std::copy(s, s + sq * total, qk);
-        if (softcap_ > 0) {
-          for (int64_t i = 0; i < i1 - i0; ++i) {
-            float* seg = sb + i * total;
+        float* s = scores.data();
+        float* qk_rows = qk ? qk + i0 * total : nullptr;
+        if (hi > lo) {
+          Sgemm(false, true, rows, hi - lo, d, scale, pq + g.q.Start(b, h) + i0 * g.q.Stride(), g.q.Stride(),
+                pk + k_rows.Start(b, kv) + lo * k_rows.Stride(), k_rows.Stride(), 0.f, s + lo, total, pool);
+        }
+        if (qk && qk_mode_ == 0) std::copy(s, s + rows * total, qk_rows);  // raw_wanted: every key computed
+        if (softcap_ > 0 && hi > lo) {
+          for (int64_t i = 0; i < rows; ++i) {
+            float* seg = s + i * total + lo;
             for (int64_t j = 0; j < hi - lo; ++j) seg[j] /= softcap_;
             TanhArray(seg, seg, hi - lo);
             for (int64_t j = 0; j < hi - lo; ++j) seg[j] *= softcap_;
           }
         }
-        if (qk && qk_mode_ == 1) std::copy(s, s + sq * total, qk);
-      }
-      std::vector<uint8_t> keyless(static_cast<size_t>(sq));  // rows the masks leave no key
-      for (int64_t i = 0; i < sq; ++i) {
-        float* row = s + i * total;
-        const int64_t f = first[size_t(i)], l = last[size_t(i)];
-        keyless[size_t(i)] = mask.Apply(row, b, h, i, f, l) == 0;
-        std::fill(row, row + f, kMasked);
-        std::fill(row + l, row + total, kMasked);
-      }
-      if (qk && qk_mode_ == 2) std::copy(s, s + sq * total, qk);
-      for (int64_t i = 0; i < sq; ++i) {
-        float* row = s + i * total;
-        const int64_t f = first[size_t(i)], l = last[size_t(i)];
-        // A row with no key left gives zeros, as does one that a float mask's -inf emptied (a
-        // NaN instead propagates through SoftmaxRow). Masked keys weigh 0 either way.
-        const bool empty = keyless[size_t(i)] || (MaxSkippingNaN(row + f, l - f) == -std::numeric_limits<float>::infinity() && !HasNaN(row + f, l - f));
-        if (empty) {
-          std::fill(row, row + total, 0.f);
-          continue;
+        if (qk && qk_mode_ == 1) std::copy(s, s + rows * total, qk_rows);
+        std::vector<uint8_t> keyless(static_cast<size_t>(rows));  // rows the masks leave no key
+        for (int64_t i = 0; i < rows; ++i) {
+          float* row = s + i * total;
+          const int64_t f = first[size_t(i0 + i)], l = last[size_t(i0 + i)];
+          keyless[size_t(i)] = mask.Apply(row, b, h, i0 + i, f, l) == 0;
+          std::fill(row, row + f, kMasked);
+          std::fill(row + l, row + total, kMasked);
         }
-        SoftmaxRow(row + f, nullptr, 1.f, row + f, l - f);
-        std::fill(row, row + f, 0.f);
-        std::fill(row + l, row + total, 0.f);
-      }
-      if (qk && qk_mode_ == 3) std::copy(s, s + sq * total, qk);
-      for (size_t k = 0; k < block_keys.size(); ++k) {
-        const int64_t i0 = int64_t(k) * block, i1 = std::min(sq, i0 + block);
-        const auto [lo, hi] = block_keys[k];
-        float* yb = py + y_rows.Start(b, h) + i0 * y_rows.Stride();
-        // A block with no key at all: its rows are zero (Sgemm over no keys writes zeros).
-        Sgemm(false, false, i1 - i0, dv, std::max<int64_t>(0, hi - lo), 1.f, s + i0 * total + std::min(lo, total), total,
-              pv + v_rows.Start(b, kv) + std::min(lo, total) * v_rows.Stride(), v_rows.Stride(), 0.f, yb, y_rows.Stride(), pool);
+        if (qk && qk_mode_ == 2) std::copy(s, s + rows * total, qk_rows);
+        for (int64_t i = 0; i < rows; ++i) {
+          float* row = s + i * total;
+          const int64_t f = first[size_t(i0 + i)], l = last[size_t(i0 + i)];
+          // A row with no key left gives zeros, as does one that a float mask's -inf emptied (a
+          // NaN instead propagates through SoftmaxRow). Masked keys weigh 0 either way.
+          const bool empty = keyless[size_t(i)] || (MaxSkippingNaN(row + f, l - f) == -std::numeric_limits<float>::infinity() && !HasNaN(row + f, l - f));
+          if (empty) {
+            std::fill(row, row + total, 0.f);
+            continue;
+          }
+          SoftmaxRow(row + f, nullptr, 1.f, row + f, l - f);
+          std::fill(row, row + f, 0.f);
+          std::fill(row + l, row + total, 0.f);
+        }
+        if (qk && qk_mode_ == 3) std::copy(s, s + rows * total, qk_rows);
+        // Y's rows: P·V over the block's keys (none: Sgemm over no keys writes zeros).
+        const int64_t k0 = std::min(lo, total), keys = std::max<int64_t>(0, hi - lo);
+        Sgemm(false, false, rows, dv, keys, 1.f, s + k0, total, pv + v_rows.Start(b, kv) + k0 * v_rows.Stride(), v_rows.Stride(), 0.f,
+              py + y_rows.Start(b, h) + i0 * y_rows.Stride(), y_rows.Stride(), pool);
       }
     });
   }
@@ -298,7 +292,7 @@ class AttentionKernel : public Kernel {
   // A masked key's score: the lowest float, as ONNX Runtime writes it (mode 2's output shows it),
   // rather than -inf; its exponential is 0 all the same.
   static constexpr float kMasked = std::numeric_limits<float>::lowest();
-  // Query rows a block of the scores GEMM takes when the rows' key ranges differ (causal, windows).
+  // Query rows a block takes through the stages (its scores the only ones held at once).
   static constexpr int64_t kQueryBlock = 32;
 
   // attn_mask as the bias of one query row: FP32 added, BOOL false masking the key, broadcast over

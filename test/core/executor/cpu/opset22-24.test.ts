@@ -124,6 +124,16 @@ describe.each([1, 2])('opsets 22-24 vs ONNX Runtime (threads=%i)', (threads) => 
     }
   });
 
+  it('opset 23: Attention over 70 queries (three blocks of rows): causal with a float mask and softcap, and the softmax output', async () => {
+    const inputs: Array<[string, 'FLOAT', number[]]> = [['q', 'FLOAT', [1, 2, 70, 8]], ['k', 'FLOAT', [1, 2, 70, 8]], ['v', 'FLOAT', [1, 2, 70, 8]],
+      ['m', 'FLOAT', [70, 70]]];
+    const values = [f32('q', [1, 2, 70, 8], 1), f32('k', [1, 2, 70, 8], 2), f32('v', [1, 2, 70, 8], 3), f32('m', [70, 70], 4)];
+    for (const mode of [0, 3]) {
+      await agree(attention(23, inputs, ['q', 'k', 'v', 'm'], ['y', '', '', 'qk'], { is_causal: 1, softcap: { float: 4 }, qk_matmul_output_mode: mode }), values, threads);
+    }
+    await agree(attention(23, inputs.slice(0, 3), ['q', 'k', 'v'], ['y'], { is_causal: 1 }), values.slice(0, 3), threads);
+  });
+
   it('opset 23: Attention gives a zero row where a boolean mask leaves a query no key', async () => {
     const model = attention(23, [['q', 'FLOAT', [1, 2, 3, 4]], ['k', 'FLOAT', [1, 2, 5, 4]], ['v', 'FLOAT', [1, 2, 5, 4]], ['m', 'BOOL', [3, 5]]],
       ['q', 'k', 'v', 'm'], ['y']);
