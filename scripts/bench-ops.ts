@@ -79,6 +79,7 @@ const rows: OpRow[] = [
   { name: 'Expand 64x1x56 to 64x56x56', op: 'Expand', input: [1, 64, 1, 56], constants: [['shape', [4], map, 'INT64']] },
   { name: 'Attention causal, 8 heads 128x64', op: 'Attention', input: [1, 8, 128, 64], attributes: { is_causal: 1 }, constants: [['k', [1, 8, 128, 64], seeded(65536, 19)], ['v', [1, 8, 128, 64], seeded(65536, 20)]], opset: 23 },
   { name: 'Attention causal, 8 heads 512x64', op: 'Attention', input: [1, 8, 512, 64], attributes: { is_causal: 1 }, constants: [['k', [1, 8, 512, 64], seeded(262144, 28)], ['v', [1, 8, 512, 64], seeded(262144, 29)]], opset: 23 },
+  { name: 'Attention, 12 heads 197x64 (ViT-B/16)', op: 'Attention', input: [1, 12, 197, 64], constants: [['k', [1, 12, 197, 64], seeded(12 * 197 * 64, 32)], ['v', [1, 12, 197, 64], seeded(12 * 197 * 64, 33)]], opset: 23 },
   { name: 'Attention decode, 32 heads 1 over 511+1', op: 'Attention', input: [1, 32, 1, 128], outputs: 3, constants: [['k', [1, 32, 1, 128], seeded(4096, 24)], ['v', [1, 32, 1, 128], seeded(4096, 25)], ['', [], []], ['pk', [1, 32, 511, 128], seeded(32 * 511 * 128, 26)], ['pv', [1, 32, 511, 128], seeded(32 * 511 * 128, 27)]], opset: 23 },
   { name: 'DeformConv 3x3, 64->64 at 56x56', op: 'DeformConv', input: map, attributes: { pads: [1, 1, 1, 1] }, constants: [['w', [64, 64, 3, 3], seeded(36864, 30, 0.05)], ['offset', [1, 18, 56, 56], seeded(18 * 56 * 56, 31, 2)]], opset: 22 },
   { name: 'RMSNormalization 128x768', op: 'RMSNormalization', input: [128, 768], constants: [['scale', [768], seeded(768, 21)]], opset: 23 },

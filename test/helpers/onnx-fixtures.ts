@@ -50,8 +50,8 @@ export const committedFixtures: Record<string, () => Uint8Array> = {
     new OnnxGraphBuilder('unsupported', 13)
       .input('x', 'FLOAT', [1, 4])
       .node('Relu', ['x'], ['r'], {}, 'relu')
-      .node('TfIdfVectorizer', ['r'], ['h'], {}, 'tfidf_1')
-      .node('TfIdfVectorizer', ['h'], ['h2'], {}, 'tfidf_2')
+      .node('ImageDecoder', ['r'], ['h'], {}, 'decode_1')
+      .node('ImageDecoder', ['h'], ['h2'], {}, 'decode_2')
       .node('StringNormalizer', ['h2'], ['d'], {}, 'normalize')
       .output('d', 'FLOAT', [1])
       .encode(),
