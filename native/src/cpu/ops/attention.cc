@@ -176,7 +176,7 @@ class AttentionKernel : public Kernel {
   void Run(const std::vector<const TensorRef*>& in, std::vector<TensorRef>& out, const RunContext& ctx) override {
     const Geometry g = GeometryOf(in);
     const int64_t sq = g.q.seq, total = g.total, d = g.q.width, dv = g.v.width;
-    if (std::min(sq, kQueryBlock) * total > int64_t(ctx.max_tensor_bytes / sizeof(float))) {
+    if (std::min(sq, kQueryBlock) * total > int64_t(ctx.max_tensor_bytes / sizeof(float))) {  // the smallest block BlockRows makes
       Fail(std::to_string(total) + " keys make a block's scores larger than the session's largest tensor");
     }
     const TensorRef* nonpad = NonPad(in);
@@ -225,9 +225,10 @@ class AttentionKernel : public Kernel {
       // 0 and 1) a block multiplies only the keys its rows may see, so a causal prefill skips
       // about half the products. The keys outside a row's range are masked whatever was there.
       const bool raw_wanted = qk != nullptr && qk_mode_ < 2;
-      std::vector<float> scores(static_cast<size_t>(std::min(sq, kQueryBlock) * total));
-      for (int64_t i0 = 0; i0 < sq; i0 += kQueryBlock) {
-        const int64_t i1 = std::min(sq, i0 + kQueryBlock), rows = i1 - i0;
+      const int64_t block = BlockRows(sq, total, raw_wanted);
+      std::vector<float> scores(static_cast<size_t>(block * total));
+      for (int64_t i0 = 0; i0 < sq; i0 += block) {
+        const int64_t i1 = std::min(sq, i0 + block), rows = i1 - i0;
         int64_t lo = raw_wanted ? 0 : total, hi = raw_wanted ? total : 0;
         for (int64_t i = i0; i < i1 && !raw_wanted; ++i) {
           if (last[size_t(i)] > first[size_t(i)]) {
@@ -292,8 +293,18 @@ class AttentionKernel : public Kernel {
   // A masked key's score: the lowest float, as ONNX Runtime writes it (mode 2's output shows it),
   // rather than -inf; its exponential is 0 all the same.
   static constexpr float kMasked = std::numeric_limits<float>::lowest();
-  // Query rows a block takes through the stages (its scores the only ones held at once).
+  // Query rows a block takes through the stages (its scores the only ones held at once): 32 where
+  // the rows' key ranges differ (causal, windows), so each block multiplies only the keys its rows
+  // see; otherwise as many rows as kBlockScores floats hold (all of a ViT's 197 queries: each
+  // block packs K and V again for its GEMMs, and seven blocks of 32 made that head 1.3-1.4x slower).
   static constexpr int64_t kQueryBlock = 32;
+  static constexpr int64_t kBlockScores = int64_t(1) << 20;
+
+  int64_t BlockRows(int64_t sq, int64_t total, bool every_key) const {
+    const bool ranges_differ = !every_key && (causal_ || left_window_ >= 0 || right_window_ >= 0);
+    const int64_t rows = ranges_differ ? kQueryBlock : std::max(kQueryBlock, kBlockScores / std::max<int64_t>(1, total));
+    return std::max<int64_t>(1, std::min(sq, rows));
+  }
 
   // attn_mask as the bias of one query row: FP32 added, BOOL false masking the key, broadcast over
   // [B, Hq, Sq, total]; from opset 24 a last dim shorter than total leaves the keys after it out.
