@@ -141,9 +141,9 @@ class RotaryEmbeddingKernel : public Kernel {
   bool interleaved_;
 };
 
-// Attention (opsets 23 to 25). Per batch and query head: scores = Q·Kᵀ·scale (one GEMM), then
-// softcap, the bias (a float mask added, a boolean mask's false and the causal, padding and
-// sliding-window limits as -inf), softmax, and Y = P·V (a second GEMM). A query row whose every key is masked
+// Attention (opsets 23 to 25). Per batch and query head, by blocks of query rows: scores =
+// Q·Kᵀ·scale (a GEMM), then softcap, the bias (a float mask added, a boolean mask's false and the
+// causal, padding and sliding-window limits masked), softmax, and Y = P·V (a second GEMM). A query row whose every key is masked
 // gives a zero row, as the operator's text asks. The optional fourth output is the scores at the
 // stage qk_matmul_output_mode names. softmax_precision is accepted and computed in FP32: every
 // float inside the engine is.
@@ -410,13 +410,8 @@ class AttentionKernel : public Kernel {
     Mask mask;
     if (in.size() <= 3 || !in[3]) return mask;
     mask.t = in[3];
-    Shape padded(4, 1);
-    const Shape& given = in[3]->shape;
-    for (size_t i = 0; i < given.size(); ++i) padded[4 - given.size() + i] = given[i];
-    mask.strides = Strides(padded);
-    for (size_t i = 0; i < 4; ++i)
-      if (padded[i] == 1) mask.strides[i] = 0;
-    mask.keys = padded[3];
+    mask.strides = BroadcastStrides(in[3]->shape, Shape(4, 0));  // against [B, Hq, Sq, keys]: only the rank counts
+    mask.keys = in[3]->shape.back();  // CheckMask: 1 to 4 dims
     return mask;
   }
 

@@ -304,14 +304,10 @@ double LpExponent(const Node& node, int64_t opset) {
   return p;
 }
 
-// Σ |x|^p over n values `step` apart, in double (p = 1 and 2 without pow per element).
-double LpSum(const float* x, int64_t n, int64_t step, double p) {
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = std::fabs(double(x[i * step]));
-    sum += p == 1 ? v : p == 2 ? v * v : std::pow(v, p);
-  }
-  return sum;
+// |x|^p in double (p = 1 and 2 without pow).
+double LpTerm(float x, double p) {
+  const double v = std::fabs(double(x));
+  return p == 1 ? v : p == 2 ? v * v : std::pow(v, p);
 }
 
 // The p-th root of such a sum.
@@ -345,13 +341,19 @@ class GlobalPoolKernel : public Kernel {
         // carried through the plane waited on each add: 165 µs for MobileNet's 16 × 112 × 112
         // stem output, ONNX Runtime 13.
         py[p] = kind_ == Whole::kMax ? MaxSkippingNaN(xc, size)
-                : kind_ == Whole::kLp ? LpRoot(LpSum(xc, size, 1, p_), p_)
+                : kind_ == Whole::kLp ? LpRoot(LpSumOf(xc, size), p_)
                                       : float(SumRow(xc, size) / double(size));
       }
     });
   }
 
  private:
+  double LpSumOf(const float* x, int64_t n) const {
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += LpTerm(x[i], p_);
+    return sum;
+  }
+
   Whole kind_;
   double p_;
 };
@@ -391,26 +393,27 @@ class LpPoolKernel : public Kernel {
     const TensorRef& x = *in[0];
     const ConvGeometry g = Geometry(x);
     const size_t dims = size_t(g.spatial);
+    // Per dim, each output's window start and its taps inside the input (Max- and AveragePool's).
+    std::vector<DimWindows> windows;
+    for (size_t d = 0; d < dims; ++d) windows.emplace_back(g.in[d], g.out[d], g.kernel[d], g.stride[d], g.dilation[d], g.pad_begin[d]);
     const int64_t plane_in = ElementCount(g.in), plane_out = ElementCount(g.out), window = ElementCount(g.kernel);
     const std::vector<int64_t> in_strides = Strides(g.in);
     const float* px = x.as<const float>();
     float* py = out[0].as<float>();
     const int64_t planes = x.shape[0] * x.shape[1];
     ctx.pool->ParallelFor(planes * plane_out, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, window)), [&](int64_t o0, int64_t o1) {
-      std::vector<int64_t> first(dims), taps(dims), tap(dims);
+      std::vector<int64_t> taps(dims);
       for (int64_t o = o0; o < o1; ++o) {
         const float* xc = px + (o / plane_out) * plane_in;
-        // Per dim: the window's first input position and its taps inside the input.
+        // The window's first input element inside the input, and its taps there per dim.
         int64_t rem = o % plane_out, inside = 1, lead = 0;
         for (size_t d = dims; d-- > 0;) {
-          const int64_t at = rem % g.out[d];
+          const size_t at = size_t(rem % g.out[d]);
           rem /= g.out[d];
-          const int64_t x0 = at * g.stride[d] - g.pad_begin[d];
-          first[d] = x0 >= 0 ? 0 : (-x0 + g.dilation[d] - 1) / g.dilation[d];
-          const int64_t last = std::min<int64_t>(g.kernel[d], x0 >= g.in[d] ? 0 : (g.in[d] - 1 - x0) / g.dilation[d] + 1);
-          taps[d] = std::max<int64_t>(0, last - first[d]);
+          const DimWindows& w = windows[d];
+          taps[d] = std::max<int64_t>(0, w.t1[at] - w.t0[at]);
           inside *= taps[d];
-          lead += (x0 + first[d] * g.dilation[d]) * in_strides[d];
+          lead += (w.start[at] + w.t0[at] * g.dilation[d]) * in_strides[d];
         }
         double sum = 0;
         for (int64_t t = 0; t < inside; ++t) {
@@ -419,7 +422,7 @@ class LpPoolKernel : public Kernel {
             offset += (r % taps[d]) * g.dilation[d] * in_strides[d];
             r /= taps[d];
           }
-          sum += LpSum(xc + offset, 1, 1, p_);
+          sum += LpTerm(xc[offset], p_);
         }
         py[o] = LpRoot(sum, p_);
       }

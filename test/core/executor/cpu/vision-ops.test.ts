@@ -75,15 +75,16 @@ describe.each([1, 2])('vision operators vs ONNX Runtime (threads=%i)', (threads)
     await agree(model, [f32('cols', [2, 18, 48], 1), f32('cols2', [1, 12, 9], 2)], threads);
   });
 
-  it('LpPool p=2 and p=3 (padding, strides, ceil_mode, dilations), p=1 in 1-D, 3-D, and GlobalLpPool', async () => {
+  it('LpPool p=2 and p=3 (padding, strides, ceil_mode, dilations, dilated windows starting in the padding), p=1 in 1-D, 3-D, and GlobalLpPool', async () => {
     const model = new OnnxGraphBuilder('lppool', 18)
       .input('x', 'FLOAT', [2, 3, 9, 10]).input('seq', 'FLOAT', [2, 4, 15])
       .node('LpPool', ['x'], ['p2'], { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], p: 2 })
       .node('LpPool', ['x'], ['p3'], { kernel_shape: [2, 3], strides: [2, 3], ceil_mode: 1, dilations: [2, 1], p: 3 })
+      .node('LpPool', ['x'], ['dilated'], { kernel_shape: [3, 3], pads: [2, 2, 1, 2], dilations: [2, 3], p: 2 })
       .node('LpPool', ['seq'], ['p1'], { kernel_shape: [4], strides: [3], p: 1 })
       .node('GlobalLpPool', ['x'], ['g2']).node('GlobalLpPool', ['x'], ['g1'], { p: 1 })
       .input('vol', 'FLOAT', [1, 2, 5, 6, 7]).node('LpPool', ['vol'], ['p3d'], { kernel_shape: [2, 3, 2], strides: [2, 2, 2], pads: [0, 1, 1, 1, 1, 0], p: 2 })
-      .output('p2', 'FLOAT').output('p3', 'FLOAT').output('p1', 'FLOAT').output('g2', 'FLOAT').output('g1', 'FLOAT').output('p3d', 'FLOAT')
+      .output('p2', 'FLOAT').output('p3', 'FLOAT').output('dilated', 'FLOAT').output('p1', 'FLOAT').output('g2', 'FLOAT').output('g1', 'FLOAT').output('p3d', 'FLOAT')
       .encode();
     await agree(model, [f32('x', [2, 3, 9, 10], 1, 2), f32('seq', [2, 4, 15], 2, 2), f32('vol', [1, 2, 5, 6, 7], 3, 2)], threads);
   });
