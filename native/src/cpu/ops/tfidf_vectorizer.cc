@@ -43,10 +43,9 @@ class TfIdfVectorizerKernel : public Kernel {
     width_ = *std::max_element(columns_.begin(), columns_.end()) + 1;
     // weights[i] weighs the pool's i-th n-gram, so its column (as ONNX Runtime does; ONNX's
     // reference reads weights[c] for column c, which differs when ngram_indexes is not 0, 1, 2...).
-    const std::vector<float> weights = node.get_floats("weights");
-    if (!weights.empty() && weights.size() != columns_.size()) Fail("weights must have one value per n-gram (as ngram_indexes)");
-    column_weights_.assign(size_t(width_), 1.f);
-    for (size_t i = 0; i < weights.size(); ++i) column_weights_[size_t(columns_[i])] = weights[i];
+    // Kept per n-gram: the columns' count is only checked against the memory cap with the output.
+    weights_ = node.get_floats("weights");
+    if (!weights_.empty() && weights_.size() != columns_.size()) Fail("weights must have one value per n-gram (as ngram_indexes)");
     BuildTrie(node.get_ints("pool_int64s"), node.get_ints("ngram_counts"));
   }
 
@@ -69,11 +68,13 @@ class TfIdfVectorizerKernel : public Kernel {
         for (int64_t i = 0; i < length; ++i) tokens[size_t(i)] = ReadInt(x, r * length + i);
         std::fill(counts.begin(), counts.end(), 0);
         Count(tokens, counts);
+        // Each n-gram's column from its count and weight; columns no n-gram names stay 0.
         float* row = y + r * width_;
-        for (int64_t c = 0; c < width_; ++c) {
-          const int64_t n = counts[size_t(c)];
-          const float w = mode_ == Mode::kTf ? 1.f : column_weights_[size_t(c)];
-          row[c] = mode_ == Mode::kIdf ? (n > 0 ? w : 0.f) : float(n) * w;
+        std::fill(row, row + width_, 0.f);
+        for (size_t i = 0; i < columns_.size(); ++i) {
+          const int64_t n = counts[size_t(columns_[i])];
+          const float w = mode_ == Mode::kTf || weights_.empty() ? 1.f : weights_[i];
+          row[columns_[i]] = mode_ == Mode::kIdf ? (n > 0 ? w : 0.f) : float(n) * w;
         }
       }
     });
@@ -136,7 +137,7 @@ class TfIdfVectorizerKernel : public Kernel {
 
   int64_t min_length_, max_length_, max_skip_;
   std::vector<int64_t> columns_;
-  std::vector<float> column_weights_;  // per output column: its n-gram's weight (1 without weights)
+  std::vector<float> weights_;  // per n-gram of the pool, or none (each weighs 1)
   int64_t width_ = 0;
   Mode mode_ = Mode::kTf;
   Gram root_;

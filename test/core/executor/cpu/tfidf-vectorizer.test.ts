@@ -61,5 +61,16 @@ describe('TfIdfVectorizer: what is refused, named', () => {
     expect(() => load(vectorizer('mode', 'INT64', [4], { ...base, mode: 'BM25', pool_int64s: [1] }))).toThrow(/mode must be 'TF', 'IDF' or 'TFIDF' but is 'BM25'/);
     expect(() => load(vectorizer('long', 'INT64', [4], { ...base, max_gram_length: 100000, pool_int64s: [1] }))).toThrow(/max_gram_length 100000 is over the 256 the cpu engine takes/);
     expect(() => load(vectorizer('columns', 'INT64', [4], { ...base, pool_int64s: [1, 2] }))).toThrow(/ngram_indexes has 1 columns for a pool of more n-grams/);
+
+  });
+
+  it('a column index of 10^12 (4 TB of output) against the memory cap when run, allocating nothing at load', async () => {
+    const session = load(vectorizer('wide', 'INT64', [4], { mode: 'TF', min_gram_length: 1, max_gram_length: 1, ngram_counts: [0], ngram_indexes: [1e12], pool_int64s: [1] }));
+    try {
+      await expect(session.run([{ name: 'x', datatype: 'INT64', dims: [4], data: BigInt64Array.from([1n, 2n, 1n, 3n]) }]))
+        .rejects.toThrow(/output 'y' of shape \[1000000000001\] needs 4000000000004 bytes, above the memory cap/);
+    } finally {
+      session.close();
+    }
   });
 });
