@@ -3,12 +3,14 @@
 # offsets, errors) are length-prefixed JSON on file descriptors 3 (from gebe) and 4 (to gebe); tensor
 # bytes live in a shared-memory file both processes map (argv[1]). stdout and stderr stay the
 # model's own and end up in gebe's log.
+import base64
 import importlib.util
 import json
 import mmap
 import os
 import struct
 import sys
+import threading
 import traceback
 
 FROM_GEBE = 3
@@ -17,13 +19,24 @@ MAX_MESSAGE_BYTES = 64 << 20
 ALIGN = 64
 
 
-def _send(message):
-    data = json.dumps(message, separators=(",", ":")).encode("utf-8")
-    os.write(TO_GEBE, struct.pack("<I", len(data)))
-    view = memoryview(data)
-    while view:
-        written = os.write(TO_GEBE, view)
-        view = view[written:]
+# A decoupled model may send responses from threads of its own: one message at a time on the pipe.
+_send_lock = threading.Lock()
+# The largest control message gebe reads (set from the init message).
+_control_cap = MAX_MESSAGE_BYTES
+
+
+def _encode(message):
+    return json.dumps(message, separators=(",", ":")).encode("utf-8")
+
+
+def _send(message, data=None):
+    data = _encode(message) if data is None else data
+    with _send_lock:
+        os.write(TO_GEBE, struct.pack("<I", len(data)))
+        view = memoryview(data)
+        while view:
+            written = os.write(TO_GEBE, view)
+            view = view[written:]
 
 
 def _read_exact(n):
@@ -137,7 +150,7 @@ class Arena:
         array = np.asarray(array)
         shape = list(array.shape)
         if array.dtype.kind in "OSU":
-            encoded = [_as_bytes(e) for e in array.ravel(order="C")]
+            encoded = _bytes_elements(array)
             size = sum(4 + len(e) for e in encoded)
             offset = self.reserve(size, what)
             at = offset
@@ -146,15 +159,35 @@ class Arena:
                 self.map[at + 4:at + 4 + len(e)] = e
                 at += 4 + len(e)
             return {"name": name, "datatype": "BYTES", "shape": shape, "offset": offset, "size": size}
-        datatype = _KSERVE_BY_NUMPY.get(array.dtype.newbyteorder("=") if array.dtype.byteorder not in "=|" else array.dtype)
-        if datatype is None:
-            raise pb_utils.TritonModelException(f"{what} has numpy dtype {array.dtype}, which has no Triton datatype")
+        datatype = _datatype_of(array, what)
         size = array.nbytes
         offset = self.reserve(size, what)
         if size > 0:
             target = np.ndarray(array.shape, dtype=array.dtype.newbyteorder("<"), buffer=self.map, offset=offset)
             target[...] = array
         return {"name": name, "datatype": datatype, "shape": shape, "offset": offset, "size": size}
+
+
+def _datatype_of(array, what):
+    datatype = _KSERVE_BY_NUMPY.get(array.dtype.newbyteorder("=") if array.dtype.byteorder not in "=|" else array.dtype)
+    if datatype is None:
+        raise pb_utils.TritonModelException(f"{what} has numpy dtype {array.dtype}, which has no Triton datatype")
+    return datatype
+
+
+def _bytes_elements(array):
+    return [_as_bytes(e) for e in array.ravel(order="C")]
+
+
+def _inline(name, array, what):
+    """A tensor carried in the control message itself (base64), as a decoupled response's outputs are:
+    such a response may be sent after execute() returned, when the shared memory is the next call's."""
+    array = np.asarray(array)
+    if array.dtype.kind in "OSU":
+        datatype, data = "BYTES", b"".join(struct.pack("<I", len(e)) + e for e in _bytes_elements(array))
+    else:
+        datatype, data = _datatype_of(array, what), np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
+    return {"name": name, "datatype": datatype, "shape": list(array.shape), "data": base64.b64encode(data).decode("ascii")}
 
 
 def _as_bytes(element):
@@ -189,8 +222,26 @@ def _log(level, message):
     _send({"op": "log", "level": level, "message": message[:65536]})
 
 
+def _send_response(key, response, final, requested):
+    """One response of a decoupled model's request (see InferenceResponseSender.send)."""
+    message = {"op": "response", "key": key, "final": final}
+    if response is not None and response.has_error():
+        message["error"] = response.error().message()
+        message["code"] = response.error().code()
+    elif response is not None:
+        wanted = set(requested)
+        message["outputs"] = [_inline(t.name(), t.as_numpy(), f"output '{t.name()}'")
+                              for t in response.output_tensors() if not wanted or t.name() in wanted]
+    data = _encode(message)
+    if len(data) > _control_cap:
+        raise pb_utils.TritonModelException(
+            f"a decoupled response of {len(data)} bytes (its outputs in base64) exceeds gebe's limit of {_control_cap} bytes for one response")
+    _send(message, data)
+
+
 pb_utils._bls_exec = _bls_exec
 pb_utils._log_sink = _log
+pb_utils._send_response = _send_response
 
 
 def _load(message):
@@ -225,15 +276,48 @@ async def _await(awaitable):
     return await awaitable
 
 
+def _read_requests(message, decoupled):
+    requests = []
+    for r in message["requests"]:
+        inputs = [pb_utils.Tensor(d["name"], arena.read(d)) for d in r["inputs"]]
+        request = pb_utils.InferenceRequest(
+            model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", ""))
+        if decoupled:
+            request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"])
+        requests.append(request)
+    return requests
+
+
+def _execute_decoupled(model, message):
+    """execute() of a decoupled model: responses go out through each request's sender, now or later
+    (from threads the model starts); a failed call ends every request it left open with the error."""
+    arena.ensure(int(message["shm_size"]))
+    arena.pos = int(message["free_offset"])
+    requests = []
+    try:
+        requests = _read_requests(message, True)
+        result = _run_execute(model, requests)
+        if result is not None:
+            raise pb_utils.TritonModelException(
+                f"execute() of a decoupled model must return None (responses go through request.get_response_sender()), it returned {type(result).__name__}")
+    except Exception as exc:  # noqa: BLE001 - any failure of model.py fails the open requests, never the stub
+        error = pb_utils.InferenceResponse(error=pb_utils.TritonError(_error_line(exc)))
+        for request in requests:
+            try:
+                request._sender.send(error, pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+            except pb_utils.TritonModelException:
+                pass  # its final response went out already
+        if not requests:
+            return {"op": "result", "error": _error_line(exc), "shm_size": arena.size}
+    return {"op": "result", "decoupled": True, "shm_size": arena.size}
+
+
 def _execute(model, message):
     arena.ensure(int(message["shm_size"]))
     arena.pos = int(message["free_offset"])
     requests = []
     try:
-        for r in message["requests"]:
-            inputs = [pb_utils.Tensor(d["name"], arena.read(d)) for d in r["inputs"]]
-            requests.append(pb_utils.InferenceRequest(
-                model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", "")))
+        requests = _read_requests(message, False)
         responses = _run_execute(model, requests)
         if not isinstance(responses, (list, tuple)) or len(responses) != len(requests):
             got = f"a list of {len(responses)}" if isinstance(responses, (list, tuple)) else type(responses).__name__
@@ -261,9 +345,12 @@ def _execute(model, message):
 
 
 def main():
+    global _control_cap
     message = _receive()
     arena.cap = int(message["shm_cap"])
     arena.ensure(int(message["shm_size"]))
+    _control_cap = int(message.get("control_cap", MAX_MESSAGE_BYTES))
+    decoupled = bool(message.get("decoupled", False))
     try:
         model = _load(message)
     except Exception as exc:  # noqa: BLE001
@@ -274,7 +361,7 @@ def main():
         message = _receive()
         op = message.get("op")
         if op == "execute":
-            _send(_execute(model, message))
+            _send(_execute_decoupled(model, message) if decoupled else _execute(model, message))
         elif op == "finalize":
             error = None
             if hasattr(model, "finalize"):

@@ -3,8 +3,12 @@
 # gebe starts per model instance. It offers what real models use; tensors are numpy arrays, and
 # inputs are views over the shared memory gebe wrote them into.
 import json
+import threading
 
 import numpy as np
+
+# The flag of InferenceResponseSender.send() that ends a request (Triton's value).
+TRITONSERVER_RESPONSE_COMPLETE_FINAL = 1
 
 _NUMPY_BY_TRITON = {
     "TYPE_BOOL": np.bool_, "TYPE_UINT8": np.uint8, "TYPE_UINT16": np.uint16, "TYPE_UINT32": np.uint32,
@@ -17,6 +21,13 @@ _NUMPY_BY_TRITON = {
 _bls_exec = None
 # Set by the stub: sends a log line to gebe's log.
 _log_sink = None
+# Set by the stub: sends one response of a decoupled model's request (key, response or None, final, requested names).
+_send_response = None
+
+
+def using_decoupled_model_transaction_policy(model_config):
+    """Whether a config (as initialize() gets it, parsed) sets model_transaction_policy { decoupled: true }."""
+    return bool((model_config.get("model_transaction_policy") or {}).get("decoupled", False))
 
 
 def triton_string_to_numpy(triton_type_string):
@@ -141,6 +152,13 @@ class InferenceRequest:
     def is_cancelled(self):
         return False
 
+    def get_response_sender(self):
+        if getattr(self, "_sender", None) is None:
+            raise TritonModelException(
+                "get_response_sender() is for the requests execute() gets in a decoupled model "
+                "(model_transaction_policy { decoupled: true } in config.pbtxt)")
+        return self._sender
+
     def exec(self, decoupled=False):
         if decoupled:
             raise TritonModelException("decoupled BLS requests are not supported by gebe")
@@ -151,6 +169,31 @@ class InferenceRequest:
 
     async def async_exec(self, decoupled=False):
         return self.exec(decoupled)
+
+
+class InferenceResponseSender:
+    """Sends a decoupled model's responses for one request, from execute() or any thread, until one has the final flag."""
+
+    def __init__(self, key, requested_output_names):
+        self._key = key
+        self._requested = requested_output_names
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def send(self, response=None, flags=0):
+        final = bool(flags & TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+        if response is None and not final:
+            raise TritonModelException("send(): a response is needed unless flags is TRITONSERVER_RESPONSE_COMPLETE_FINAL")
+        if response is not None and not isinstance(response, InferenceResponse):
+            raise TritonModelException(f"send(): expected an InferenceResponse, got {type(response).__name__}")
+        with self._lock:
+            if self._closed:
+                raise TritonModelException("send(): this request's final response was sent already (TRITONSERVER_RESPONSE_COMPLETE_FINAL)")
+            _send_response(self._key, response, final, self._requested)
+            self._closed = final
+
+    def is_cancelled(self):
+        return False
 
 
 def get_input_tensor_by_name(request, name):

@@ -110,9 +110,9 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
   // answer(connection, stream, final, code, message, bytes | null)
   Napi::Value Answer(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (info.Length() != 6 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsBoolean() || !info[3].IsNumber() ||
-        !info[4].IsString()) {
-      throw Napi::TypeError::New(env, "Expected (connection, stream, final, code, message, bytes | null) for answer");
+    if (info.Length() < 6 || info.Length() > 7 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsBoolean() ||
+        !info[3].IsNumber() || !info[4].IsString() || (info.Length() == 7 && !info[6].IsBoolean())) {
+      throw Napi::TypeError::New(env, "Expected (connection, stream, final, code, message, bytes | null[, more]) for answer");
     }
     GrpcAnswer answer;
     answer.connection_id = uint64_t(info[0].As<Napi::Number>().DoubleValue());
@@ -120,6 +120,7 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     answer.final = info[2].As<Napi::Boolean>().Value();
     answer.code = GrpcCode(info[3].As<Napi::Number>().Int32Value());
     answer.message = info[4].As<Napi::String>().Utf8Value();
+    answer.more = info.Length() == 7 && info[6].As<Napi::Boolean>().Value();
     if (info[5].IsTypedArray()) {
       Napi::Uint8Array bytes = info[5].As<Napi::Uint8Array>();
       answer.framed.reserve(5 + bytes.ByteLength());

@@ -411,7 +411,7 @@ void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
 void GrpcConnection::Deliver(GrpcAnswer answer) {
   Stream* s = Find(answer.stream_id);
   if (s == nullptr || s->finishing || s->finished) return;  // reset, expired or answered already
-  if (s->outstanding > 0) --s->outstanding;
+  if (s->outstanding > 0 && !answer.more) --s->outstanding;
   if (!answer.framed.empty()) QueueMessage(s, std::move(answer.framed));
   if (answer.final || answer.code != GrpcCode::kOk) {
     Finish(s, answer.code, std::move(answer.message));

@@ -70,6 +70,9 @@ struct GrpcAnswer {
   uint64_t connection_id = 0;
   int32_t stream_id = 0;
   bool final = true;
+  // Another answer to the same request message follows (a decoupled model's response that is not
+  // its last): the stream's count of messages waiting for an answer stays as it is.
+  bool more = false;
   std::string framed;  // framed message bytes (5-byte prefix included), possibly empty
   GrpcCode code = GrpcCode::kOk;
   std::string message;

@@ -297,12 +297,28 @@ void PutStringIfSet(std::string* out, uint32_t field, std::string_view s) {
 
 size_t StringFieldSize(uint32_t field, std::string_view s) { return s.empty() ? 0 : LenFieldSize(field, s.size()); }
 
+// Every response on a ModelStreamInfer stream carries Triton's parameter saying whether it is the
+// last for its request (`triton_final_response`, a bool); streaming clients end a request on it.
+constexpr std::string_view kFinalResponseParameter = "triton_final_response";
+
+// One map<string, InferParameter> entry (field 4 of ModelInferResponse) holding {bool_param: value}.
+size_t FinalParameterEntrySize() { return LenFieldSize(1, kFinalResponseParameter.size()) + LenFieldSize(2, 2); }
+size_t FinalParameterSize() { return LenFieldSize(4, FinalParameterEntrySize()); }
+void PutFinalParameter(std::string* out, bool final) {
+  PutLenHeader(out, 4, FinalParameterEntrySize());
+  PutBytesField(out, 1, kFinalResponseParameter);
+  PutLenHeader(out, 2, 2);
+  PutKey(out, 1, ProtoWire::kVarint);  // bool_param, present even when false (a oneof member)
+  PutVarint(out, final ? 1 : 0);
+}
+
 }  // namespace
 
 std::string EncodeModelInferResponse(std::string_view model_name, std::string_view model_version, std::string_view id,
                                      const std::vector<GrpcResponseOutput>& outputs, bool stream) {
   std::vector<size_t> tensor_sizes(outputs.size()), shape_sizes(outputs.size());
   size_t inner = StringFieldSize(1, model_name) + StringFieldSize(2, model_version) + StringFieldSize(3, id);
+  if (stream) inner += FinalParameterSize();
   for (size_t i = 0; i < outputs.size(); ++i) {
     tensor_sizes[i] = OutputTensorSize(outputs[i], &shape_sizes[i]);
     inner += LenFieldSize(5, tensor_sizes[i]);
@@ -317,6 +333,7 @@ std::string EncodeModelInferResponse(std::string_view model_name, std::string_vi
   PutStringIfSet(&out, 1, model_name);
   PutStringIfSet(&out, 2, model_version);
   PutStringIfSet(&out, 3, id);
+  if (stream) PutFinalParameter(&out, true);  // the native route's models answer each request once
   for (size_t i = 0; i < outputs.size(); ++i) {
     const GrpcResponseOutput& o = outputs[i];
     PutLenHeader(&out, 5, tensor_sizes[i]);
@@ -336,8 +353,8 @@ std::string EncodeModelInferResponse(std::string_view model_name, std::string_vi
 
 std::string EncodeStreamError(std::string_view message, std::string_view model_name, std::string_view model_version,
                               std::string_view id) {
-  const size_t inner = StringFieldSize(1, model_name) + StringFieldSize(2, model_version) + StringFieldSize(3, id);
-  // infer_response is always present (possibly empty), as the JS front end sends it.
+  const size_t inner = StringFieldSize(1, model_name) + StringFieldSize(2, model_version) + StringFieldSize(3, id) + FinalParameterSize();
+  // infer_response is always present, as the JS front end sends it.
   const size_t total = StringFieldSize(1, message) + LenFieldSize(2, inner);
   std::string out;
   out.reserve(5 + total);
@@ -347,6 +364,7 @@ std::string EncodeStreamError(std::string_view message, std::string_view model_n
   PutStringIfSet(&out, 1, model_name);
   PutStringIfSet(&out, 2, model_version);
   PutStringIfSet(&out, 3, id);
+  PutFinalParameter(&out, true);
   return out;
 }
 

@@ -74,11 +74,13 @@ struct GrpcResponseOutput {
 };
 
 // A ModelInferResponse, framed for gRPC (5-byte prefix included). With `stream`, it is wrapped in
-// a ModelStreamInferResponse (error_message empty) for ModelStreamInfer.
+// a ModelStreamInferResponse (error_message empty) for ModelStreamInfer, with the parameter
+// `triton_final_response: true`, as Triton marks the last response of a request.
 std::string EncodeModelInferResponse(std::string_view model_name, std::string_view model_version, std::string_view id,
                                      const std::vector<GrpcResponseOutput>& outputs, bool stream);
 
-// A framed ModelStreamInferResponse carrying an error in band, with the request's identity.
+// A framed ModelStreamInferResponse carrying an error in band, with the request's identity and
+// `triton_final_response: true`.
 std::string EncodeStreamError(std::string_view message, std::string_view model_name, std::string_view model_version,
                               std::string_view id);
 

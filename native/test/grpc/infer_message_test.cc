@@ -103,6 +103,34 @@ TEST(converts_typed_contents) {
   CHECK(!TypedContentsToBytes(ByteView{Bytes(fp), fp.size()}, DataType::kFloat16, 2, &out));
 }
 
+// The bool_param of a ModelInferResponse's `triton_final_response` parameter: 0 or 1, -1 when absent.
+int FinalFlagOf(ByteView response) {
+  ProtoReader r(response);
+  uint32_t field;
+  ProtoWire wire;
+  int flag = -1;
+  while (r.Next(&field, &wire)) {
+    if (wire != ProtoWire::kLen) {
+      r.Skip(wire);
+      continue;
+    }
+    ByteView v = r.Bytes();
+    if (field != 4) continue;
+    ProtoReader entry(v);
+    std::string key;
+    while (entry.Next(&field, &wire)) {
+      ByteView ev = entry.Bytes();
+      if (field == 1) key = std::string(Str(ev));
+      if (field != 2 || key != "triton_final_response") continue;
+      ProtoReader value(ev);
+      CHECK(value.Next(&field, &wire));
+      CHECK_EQ(field, uint32_t(1));
+      flag = int(value.Varint());
+    }
+  }
+  return flag;
+}
+
 TEST(encodes_a_response_protobuf_decoders_read) {
   const std::string name = "OUTPUT0";
   const std::vector<int64_t> shape = {1, 4};
@@ -132,10 +160,16 @@ TEST(encodes_a_response_protobuf_decoders_read) {
   ProtoReader s(Bytes(streamed) + 5, streamed.size() - 5);
   CHECK(s.Next(&field, &wire));
   CHECK_EQ(field, uint32_t(2));
+  CHECK(FinalFlagOf(s.Bytes()) == 1);
   const std::string error = EncodeStreamError("bad input", "m", "", "q");
   ProtoReader e(Bytes(error) + 5, error.size() - 5);
   CHECK(e.Next(&field, &wire));
   CHECK_EQ(std::string(Str(e.Bytes())), std::string("bad input"));
+  CHECK(e.Next(&field, &wire));
+  CHECK_EQ(field, uint32_t(2));
+  CHECK(FinalFlagOf(e.Bytes()) == 1);
+  // A unary response carries no parameters.
+  CHECK(FinalFlagOf(ByteView{Bytes(framed) + 5, length}) == -1);
 }
 
 TEST(frames_messages_as_bytes_arrive) {

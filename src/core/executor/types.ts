@@ -61,6 +61,18 @@ export interface InferResponse {
   outputs: InferTensor[];
 }
 
+/**
+ * One response of a decoupled model (model_transaction_policy { decoupled: true }), which sends
+ * any number of responses for a request: its outputs, or the error of this response (the request
+ * goes on), and whether it is the request's last. A request's last may carry neither (Triton's
+ * final flag sent alone).
+ */
+export interface DecoupledResponse {
+  response?: InferResponse;
+  error?: InferError;
+  final: boolean;
+}
+
 /** {count, ns} as in Triton's statistics extension. */
 export interface StatDuration {
   count: number;
@@ -113,6 +125,13 @@ export interface LoadedModel {
   readonly gears: number[];
   readonly instanceCount: number;
   infer(request: InferRequest): Promise<InferResponse>;
+  /**
+   * Set for a decoupled model: infer() refuses its requests, and inferDecoupled runs them,
+   * calling `onResponse` for each response the model sends; it settles once the last one was sent
+   * (rejecting when the request failed as a whole: refused, cancelled, its process gone).
+   */
+  readonly decoupled?: boolean;
+  inferDecoupled?(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void>;
   stats(): ModelStatistics;
   /** Requests queued or running right now (nv_inference_pending_request_count). */
   pendingCount(): number;

@@ -15,6 +15,7 @@ import type { ModelLookup } from '../server/model-lookup.js';
 import { runBls } from './bls.js';
 import { findInterpreter } from './interpreter.js';
 import { PythonModel } from './python-model.js';
+import { isDecoupled } from '../server/serve-support.js';
 
 export { PythonModel } from './python-model.js';
 
@@ -72,6 +73,7 @@ export async function loadPythonModel(modelDir: string, version: string, config:
       name, version, maxBatchSize: Number(config.max_batch_size ?? 0), inputs, outputs,
       optionalInputs: new Set((config.input ?? []).filter((t) => t.optional).map((t) => t.name)),
       dynamicBatching: config.dynamic_batching !== undefined,
+      decoupled: isDecoupled(config),
       unloadGraceMs: context.unloadGraceMs ?? PYTHON_UNLOAD_GRACE_MS,
       log: context.log,
     },

@@ -10,8 +10,9 @@ import type { ModelConfig } from '../config/model-config.js';
 import { checkRequest, type RequestContract } from '../executor/check-request.js';
 import type { FailureName } from '../executor/failure-reasons.js';
 import {
-  InferError, type CompileReport, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
+  InferError, type CompileReport, type DecoupledResponse, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
 } from '../executor/types.js';
+import { decoupledRefusal } from '../executor/decoupled.js';
 import { abortError, whenAborted } from '../executor/cancellation.js';
 import type { Logger } from '../server/logger.js';
 import { ModelStats } from './model-stats.js';
@@ -26,6 +27,8 @@ export interface PythonModelSpec {
   outputs: TensorMetadata[];
   optionalInputs: ReadonlySet<string>;
   dynamicBatching: boolean;
+  /** model_transaction_policy { decoupled: true }: responses come through each request's sender. */
+  decoupled: boolean;
   /** How long unload waits for running requests and finalize() before killing the processes. */
   unloadGraceMs: number;
   log: Logger;
@@ -33,10 +36,15 @@ export interface PythonModelSpec {
 
 interface Queued {
   request: InferRequest;
+  /** A decoupled request's key (its responses name it) and where its responses go. */
+  key?: number;
+  onResponse?(r: DecoupledResponse): void;
+  /** The instance whose process answers it, while a decoupled request is open. */
+  instance?: Instance;
   /** Rows of the request (its batch dimension), 1 when max_batch_size is 0. */
   rows: number;
   enqueued: bigint;
-  resolve(response: InferResponse): void;
+  resolve(response?: InferResponse): void;
   reject(err: InferError): void;
   /** Stops listening for the request's cancellation (it left the queue). */
   detach(): void;
@@ -60,6 +68,9 @@ export class PythonModel implements LoadedModel {
   private readonly contract: RequestContract;
   private unloading?: Promise<void>;
   private idleWaiters: Array<() => void> = [];
+  /** Decoupled requests handed to execute() whose final response has not come yet, by key. */
+  private readonly open = new Map<number, Queued>();
+  private nextKey = 1;
 
   private constructor(
     private readonly spec: PythonModelSpec,
@@ -88,8 +99,19 @@ export class PythonModel implements LoadedModel {
   get outputs(): TensorMetadata[] { return this.spec.outputs; }
   get instanceCount(): number { return this.instances.length; }
   get optionalInputs(): ReadonlySet<string> { return this.spec.optionalInputs; }
+  get decoupled(): boolean { return this.spec.decoupled; }
 
   infer(request: InferRequest): Promise<InferResponse> {
+    if (this.spec.decoupled) return Promise.reject(decoupledRefusal(this.name, 'gebe'));
+    return this.enqueue(request) as Promise<InferResponse>;
+  }
+
+  inferDecoupled(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void> {
+    if (!this.spec.decoupled) return this.infer(request).then((response) => onResponse({ response, final: true }));
+    return this.enqueue(request, onResponse) as Promise<void>;
+  }
+
+  private enqueue(request: InferRequest, onResponse?: (r: DecoupledResponse) => void): Promise<InferResponse | void> {
     if (this.unloading) return Promise.reject(new InferError(`model '${this.name}' version ${this.version} is not loaded`, 'UNAVAILABLE'));
     let valid;
     try {
@@ -99,8 +121,8 @@ export class PythonModel implements LoadedModel {
     }
     const rows = valid.rows;
     if (request.signal?.aborted) return Promise.reject(abortError(request.signal));
-    return new Promise<InferResponse>((resolve, reject) => {
-      const queued: Queued = { request, rows, enqueued: process.hrtime.bigint(), resolve, reject, detach: () => undefined };
+    return new Promise<InferResponse | void>((resolve, reject) => {
+      const queued: Queued = { request, rows, enqueued: process.hrtime.bigint(), resolve, reject, detach: () => undefined, onResponse };
       // A client that goes away while its request waits takes it out of the queue (counted as failed).
       queued.detach = whenAborted(request.signal, (err) => {
         const at = this.queue.indexOf(queued);
@@ -120,7 +142,8 @@ export class PythonModel implements LoadedModel {
   }
 
   pendingCount(): number {
-    return this.queue.length + this.instances.reduce((n, i) => n + i.running, 0);
+    // A decoupled request stays pending from execute() until its final response.
+    return this.queue.length + (this.spec.decoupled ? this.open.size : this.instances.reduce((n, i) => n + i.running, 0));
   }
 
   /** Python models compile nothing ahead of time. */
@@ -156,7 +179,9 @@ export class PythonModel implements LoadedModel {
   private start(instance: Instance): Promise<StubProcess> {
     instance.starting ??= StubProcess.start({
       ...this.stubOptions(instance.name),
-      onExit: () => this.onExit(instance),
+      decoupled: this.spec.decoupled,
+      onResponse: (key, answer, final) => this.onResponse(key, answer, final),
+      onExit: (reason) => this.onExit(instance, reason),
     }).then(
       (stub) => {
         instance.stub = stub;
@@ -172,7 +197,13 @@ export class PythonModel implements LoadedModel {
   }
 
   /** A process that ended while serving is started again, so the next request finds one. */
-  private onExit(instance: Instance): void {
+  private onExit(instance: Instance, reason: string): void {
+    // Decoupled requests it left open get no more responses.
+    for (const [key, q] of this.open) {
+      if (q.instance !== instance) continue;
+      this.finish(key, q, false);
+      q.reject(new InferError(`${reason} before it sent the final response of the request; a new process is started for the next request`, 'BACKEND'));
+    }
     if (this.unloading || !instance.stub) return;
     instance.stub = undefined;
     this.spec.log.warn('Python model instance process ended; starting a new one', { model: this.name, instance: instance.name });
@@ -212,7 +243,14 @@ export class PythonModel implements LoadedModel {
     try {
       const stub = instance.stub?.alive ? instance.stub : await this.start(instance);
       const t0 = process.hrtime.bigint();
-      const running = stub.execute(batch.map((q) => ({ id: q.request.id, inputs: q.request.inputs, outputs: q.request.outputs ?? [] })));
+      if (this.spec.decoupled) {
+        for (const q of batch) {
+          q.key = this.nextKey++;
+          q.instance = instance;
+          this.open.set(q.key, q);
+        }
+      }
+      const running = stub.execute(batch.map((q) => ({ id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [] })));
       const t1 = process.hrtime.bigint();
       let answers: ExecuteAnswer[];
       try {
@@ -222,7 +260,7 @@ export class PythonModel implements LoadedModel {
         throw new InferError(`Failed to process the request(s) for model instance '${instance.name}', message: ${(err as Error).message}`, 'BACKEND');
       }
       const t2 = process.hrtime.bigint();
-      batch.forEach((q, i) => this.answer(q, answers[i]!, started));
+      if (!this.spec.decoupled) batch.forEach((q, i) => this.answer(q, answers[i]!, started));
       const t3 = process.hrtime.bigint();
       this.stats_.execution(batch.reduce((n, q) => n + q.rows, 0), batch.length, {
         compute_input: Number(t1 - t0), compute_infer: Number(t2 - t1), compute_output: Number(t3 - t2),
@@ -231,6 +269,10 @@ export class PythonModel implements LoadedModel {
       const error = err instanceof InferError ? err : new InferError((err as Error).message, 'BACKEND');
       const now = process.hrtime.bigint();
       for (const q of batch) {
+        if (q.key !== undefined) {
+          if (!this.open.has(q.key)) continue;  // its final response came, or its process's end failed it
+          this.open.delete(q.key);
+        }
         this.stats_.request(false, Number(now - q.enqueued), 0);
         q.reject(error);
       }
@@ -239,6 +281,33 @@ export class PythonModel implements LoadedModel {
       if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       if (!this.unloading) this.dispatch();
     }
+  }
+
+  /** One response of a decoupled request: checked against the config, then handed on; the final one settles the request. */
+  private onResponse(key: number, answer: ExecuteAnswer | undefined, final: boolean): void {
+    const q = this.open.get(key);
+    if (!q) return;  // a late response for a request that failed already
+    let response: DecoupledResponse = { final };
+    if (answer && 'error' in answer) {
+      response.error = new InferError(answer.error, FAILURE_BY_CODE[answer.code ?? -1] ?? 'BACKEND');
+    } else if (answer) {
+      try {
+        response.response = { id: q.request.id, modelName: this.name, modelVersion: this.version, outputs: checkOutputs(this.name, this.outputs, answer.outputs, q.request.outputs) };
+      } catch (err) {
+        response = { final, error: err instanceof InferError ? err : new InferError((err as Error).message, 'BACKEND') };
+      }
+    }
+    q.onResponse?.(response);
+    if (!final) return;
+    this.finish(key, q, true);
+    q.resolve();
+  }
+
+  /** A decoupled request is done (its final response came, or it failed): counted, and no longer open. */
+  private finish(key: number, q: Queued, success: boolean): void {
+    this.open.delete(key);
+    this.stats_.request(success, Number(process.hrtime.bigint() - q.enqueued), 0);
+    if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
   private answer(q: Queued, answer: ExecuteAnswer, started: bigint): void {

@@ -11,7 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import { GebeError } from '../../errors.js';
 import type { InferTensor } from '../executor/types.js';
 import type { Logger } from '../server/logger.js';
-import { ControlChannel, type ControlMessage } from './control-channel.js';
+import { ControlChannel, MAX_CONTROL_MESSAGE_BYTES, type ControlMessage } from './control-channel.js';
 import type { Interpreter } from './interpreter.js';
 import { LineLog } from './line-log.js';
 import { align, ARENA_KEEP_BYTES, SharedArena } from './shared-arena.js';
@@ -30,12 +30,22 @@ export interface StubOptions {
   log: Logger;
   /** Runs a BLS request the stub sent during execute(); resolves with the reply message. */
   bls(message: ControlMessage, arena: SharedArena): Promise<ControlMessage>;
-  /** Called once when the process has exited (expectedly or not). */
-  onExit?(): void;
+  /** Called once when the process has exited (expectedly or not), with why, in the words requests fail with. */
+  onExit?(reason: string): void;
+  /**
+   * A decoupled model (model_transaction_policy { decoupled: true }): execute() answers nothing
+   * itself, and each response model.py sends (from execute() or later, from its own threads)
+   * comes to `onResponse` with the key of its request; `answer` is undefined for a final flag sent
+   * without a response.
+   */
+  decoupled?: boolean;
+  onResponse?(key: number, answer: ExecuteAnswer | undefined, final: boolean): void;
 }
 
 export interface ExecuteRequest {
   id?: string;
+  /** A decoupled model's responses name their request by this key. */
+  key?: number;
   inputs: InferTensor[];
   /** Requested output names; empty = all. */
   outputs: string[];
@@ -105,7 +115,10 @@ export class StubProcess {
     const stub = new StubProcess(o);
     await new Promise<void>((resolve, reject) => {
       stub.startup = { resolve, reject };
-      stub.channel.send({ op: 'init', args: o.args, model_file: o.modelFile, shm_cap: o.shmCap, shm_size: stub.arena.size });
+      stub.channel.send({
+        op: 'init', args: o.args, model_file: o.modelFile, shm_cap: o.shmCap, shm_size: stub.arena.size,
+        decoupled: Boolean(o.decoupled), control_cap: MAX_CONTROL_MESSAGE_BYTES,
+      });
     });
     // Both processes hold the file now: its name can go, so nothing is left behind in /dev/shm.
     stub.arena.unlink();
@@ -123,6 +136,7 @@ export class StubProcess {
     let offset = 0;
     const described = requests.map((r) => ({
       id: r.id ?? '',
+      key: r.key,
       outputs: r.outputs,
       inputs: r.inputs.map((t) => {
         offset = align(offset);
@@ -178,6 +192,14 @@ export class StubProcess {
         return;
       case 'result':
         return this.onResult(m);
+      case 'response':
+        if (!this.o.decoupled || typeof m.key !== 'number') {
+          this.exitReason = 'it sent a decoupled response for a model that is not decoupled, or without its request\'s key';
+          this.kill();
+          return;
+        }
+        this.o.onResponse?.(m.key, m.outputs === undefined && m.error === undefined ? undefined : inlineAnswer(m), m.final === true);
+        return;
       case 'bls':
         void this.o.bls(m, this.arena).then((reply) => {
           if (this.alive) this.channel.send(reply);
@@ -218,6 +240,10 @@ export class StubProcess {
     }
     if (typeof m.error === 'string') {
       pending.reject(new Error(m.error));
+      return;
+    }
+    if (this.o.decoupled) {
+      pending.resolve([]);  // its responses came (or come) on their own
       return;
     }
     const responses = Array.isArray(m.responses) ? (m.responses as unknown[]) : [];
@@ -265,6 +291,24 @@ export class StubProcess {
     this.pending?.reject(new Error(`${message} while running execute(); a new process is started for the next request`));
     this.pending = undefined;
     this.finalizing?.();
-    this.o.onExit?.();
+    this.o.onExit?.(message);
   }
+}
+
+/**
+ * A decoupled response's answer: its outputs travel inside the message (base64), since it may come
+ * after execute() returned, when the shared memory belongs to the next call.
+ */
+function inlineAnswer(m: ControlMessage): ExecuteAnswer {
+  if (typeof m.error === 'string') return { error: m.error.slice(0, 65536), code: typeof m.code === 'number' ? m.code : undefined };
+  if (!Array.isArray(m.outputs)) return { error: 'the Python stub sent a response without outputs' };
+  const outputs: InferTensor[] = [];
+  for (const d of m.outputs as Array<Record<string, unknown>>) {
+    if (typeof d?.name !== 'string' || typeof d.datatype !== 'string' || !Array.isArray(d.shape) || typeof d.data !== 'string') {
+      return { error: `the Python stub described output '${String(d?.name).slice(0, 100)}' without its name, datatype, shape or data` };
+    }
+    const bytes = Buffer.from(d.data, 'base64');
+    outputs.push({ name: d.name, datatype: d.datatype as InferTensor['datatype'], shape: d.shape as number[], data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
+  }
+  return { outputs };
 }

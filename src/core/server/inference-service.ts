@@ -5,7 +5,10 @@
  */
 import { createRequire } from 'node:module';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { InferError, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata } from '../executor/types.js';
+import {
+  InferError, type DecoupledResponse, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
+} from '../executor/types.js';
+import { decoupledRefusal } from '../executor/decoupled.js';
 import type { ModelConfig } from '../config/model-config.js';
 import type { ServerMetrics } from './metrics.js';
 import type { ModelManager } from './model-manager.js';
@@ -88,8 +91,11 @@ export class InferenceService {
     return ready.map((v) => v.model!.stats());
   }
 
-  /** Runs one request; the executor's native core checks it (the same check every front end gets). */
-  infer(name: string, version: string | undefined, request: InferRequest, classes?: ReadonlyMap<string, number>): Promise<InferResponse> {
+  /**
+   * Runs one request with one response; the executor's native core checks it (the same check every
+   * front end gets). `entry` words the refusal a decoupled model gives.
+   */
+  infer(name: string, version: string | undefined, request: InferRequest, classes: ReadonlyMap<string, number> | undefined, entry: 'HTTP' | 'ModelInfer'): Promise<InferResponse> {
     let model: LoadedModel;
     let response: Promise<InferResponse>;
     try {
@@ -98,22 +104,58 @@ export class InferenceService {
       return Promise.reject(err);
     }
     try {
-      response = model.infer(request);
+      response = model.decoupled ? Promise.reject(decoupledRefusal(model.name, entry)) : model.infer(request);
     } catch (err) {
       response = Promise.reject(err);
     }
-    if (classes && classes.size > 0) response = this.classified(response, model, classes);
-    // Failures are counted on the side; the caller gets the executor's own promise (one hop less).
-    const metrics = this.metrics;
-    if (metrics) {
-      response.catch((err: unknown) => metrics.recordFailure(model.name, model.version, err instanceof InferError ? err.reason : 'OTHER'));
-    }
+    if (classes && classes.size > 0) response = response.then((r) => this.classified(r, model, classes));
+    this.countFailure(model, response);
     return response;
   }
 
+  /**
+   * Runs one request of a stream (gRPC ModelStreamInfer): `onResponse` gets each response, the
+   * last with `final` (one for most models; any number, or only the final flag, for a decoupled one).
+   */
+  inferStream(name: string, version: string | undefined, request: InferRequest, classes: ReadonlyMap<string, number> | undefined,
+    onResponse: (r: DecoupledResponse) => void): Promise<void> {
+    let model: LoadedModel;
+    try {
+      model = this.models.resolve(name, version);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!model.decoupled || !model.inferDecoupled) {
+      return this.infer(name, version, request, classes, 'ModelInfer').then((response) => onResponse({ response, final: true }));
+    }
+    const classify = classes && classes.size > 0;
+    let done: Promise<void>;
+    try {
+      done = model.inferDecoupled(request, (r) => {
+        if (!classify || !r.response) return onResponse(r);
+        let classified: DecoupledResponse;
+        try {
+          classified = { ...r, response: this.classified(r.response, model, classes) };
+        } catch (err) {
+          classified = { error: err instanceof InferError ? err : new InferError(String(err), 'INTERNAL'), final: r.final };
+        }
+        onResponse(classified);
+      });
+    } catch (err) {
+      done = Promise.reject(err);
+    }
+    this.countFailure(model, done);
+    return done;
+  }
+
+  /** Failures are counted on the side; the caller gets the model's own promise (one hop less). */
+  private countFailure(model: LoadedModel, outcome: Promise<unknown>): void {
+    const metrics = this.metrics;
+    if (metrics) outcome.catch((err: unknown) => metrics.recordFailure(model.name, model.version, err instanceof InferError ? err.reason : 'OTHER'));
+  }
+
   /** The classification extension: the outputs named in `classes` come back as their top k classes. */
-  private async classified(response: Promise<InferResponse>, model: LoadedModel, classes: ReadonlyMap<string, number>): Promise<InferResponse> {
-    const r = await response;
+  private classified(r: InferResponse, model: LoadedModel, classes: ReadonlyMap<string, number>): InferResponse {
     const labels = this.models.labels(model.name);
     const batched = model.maxBatchSize > 0;
     return { ...r, outputs: r.outputs.map((o) => (classes.has(o.name) ? classify(o, classes.get(o.name)!, labels.get(o.name), batched) : o)) };

@@ -1,6 +1,6 @@
 /**
  * What `gebe serve` does with a config's fields it does not implement: a field that changes what a
- * model computes or how it is driven (decoupled responses, batch inputs, iterative sequences)
+ * model computes or how it is driven (decoupled responses outside the Python backend, batch inputs, iterative sequences)
  * refuses the load, because serving the model without it would give wrong answers without an error
  * (ensembles are run: src/core/ensemble/; Python models: src/core/python-backend/; sequence
  * batching: native/src/scheduler/sequence_batcher.cc); a field that only tunes or decorates serving
@@ -27,8 +27,8 @@ function refusal(config: ModelConfig): string | undefined {
   if (config.sequence_batching !== undefined && (config.model_warmup ?? []).length > 0) {
     return `model_warmup on a sequence_batching model is not run by gebe serve (its samples carry no sequence ids); remove model_warmup or warm the model with a sequence of requests`;
   }
-  if ((config.model_transaction_policy as { decoupled?: boolean } | undefined)?.decoupled === true) {
-    return `model_transaction_policy { decoupled: true } is not implemented by gebe serve: it sends exactly one response per request; ${VALIDATE_STILL_CHECKS}`;
+  if (isDecoupled(config) && config.backend !== 'python') {
+    return `model_transaction_policy { decoupled: true } is implemented by gebe serve for Python-backend models only: its ${config.platform === 'ensemble' ? 'ensembles' : 'engines'} send exactly one response per request; ${VALIDATE_STILL_CHECKS}`;
   }
   for (const field of ['batch_input', 'batch_output'] as const) {
     if (Array.isArray(config[field]) && (config[field] as unknown[]).length > 0) {
@@ -36,6 +36,11 @@ function refusal(config: ModelConfig): string | undefined {
     }
   }
   return undefined;
+}
+
+/** model_transaction_policy { decoupled: true }: any number of responses a request. */
+export function isDecoupled(config: ModelConfig): boolean {
+  return (config.model_transaction_policy as { decoupled?: boolean } | undefined)?.decoupled === true;
 }
 
 /** Top-level fields serve reads nothing from (beyond `gebe validate`'s checks). */

@@ -64,6 +64,8 @@ describe.skipIf(!haveGrpcio)('native gRPC with Python grpcio (C-core)', () => {
     expect(answers).toHaveLength(4);
     expect(answers.filter((a) => a.infer_response?.id === 'py-1' && !a.error_message)).toHaveLength(2);
     expect(answers.filter((a) => a.infer_response?.id === 'py-2' && /unexpected shape/.test(a.error_message))).toHaveLength(2);
+    // Each is its request's only response: Triton's final flag on every one, errors included.
+    expect(answers.map((a) => a.infer_response.parameters?.triton_final_response?.bool_param)).toEqual([true, true, true, true]);
     const live = grpcRoot().lookupType('inference.ServerLiveResponse');
     expect(live.toObject(live.decode(Buffer.from(out.live, 'base64')))).toEqual({ live: true });
   });

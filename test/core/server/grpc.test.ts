@@ -191,5 +191,9 @@ describe('gRPC ModelStreamInfer', () => {
     expect(byId.get('a').error_message).toBe('');
     expect(Array.from(new Float32Array(new Uint8Array(byId.get('c').infer_response.raw_output_contents[0]).buffer))).toEqual([9, 9, 9, 9]);
     expect(byId.get('b').error_message).toMatch(/unknown model: 'nope'/);
+    // Each is its request's only response: Triton's final flag on every one, errors included.
+    expect(responses.map((r) => r.infer_response.parameters.triton_final_response)).toEqual([
+      expect.objectContaining({ bool_param: true }), expect.objectContaining({ bool_param: true }), expect.objectContaining({ bool_param: true }),
+    ]);
   });
 });

@@ -143,6 +143,31 @@ export function encodeGrpcInferResponse(response: InferResponse): Record<string,
   };
 }
 
+/** The request parameter with which a streaming client asks for the final flag even when it comes without a response. */
+const EMPTY_FINAL_PARAMETER = 'triton_enable_empty_final_response';
+/** The response parameter marking whether a stream response is its request's last (Triton sets it on every one). */
+const FINAL_PARAMETER = 'triton_final_response';
+
+/** Whether a ModelStreamInfer request asked for an empty response when its last comes with no outputs. */
+export function wantsEmptyFinalResponse(msg: GrpcInferRequestMessage): boolean {
+  const p = msg.parameters?.[EMPTY_FINAL_PARAMETER];
+  return p !== undefined && parameterValue(p) === true;
+}
+
+/**
+ * One ModelStreamInferResponse, as Triton writes them: the response's outputs, or (with `error`) an
+ * error in band with the request's identity and no outputs, or (neither) the identity alone; each
+ * with `triton_final_response`.
+ */
+export function encodeGrpcStreamResponse(
+  request: Partial<Pick<GrpcInferRequestMessage, 'id' | 'model_name' | 'model_version'>>, final: boolean, response?: InferResponse, error?: string,
+): Record<string, unknown> {
+  const parameters = { [FINAL_PARAMETER]: { bool_param: final } };
+  if (response && error === undefined) return { error_message: '', infer_response: { ...encodeGrpcInferResponse(response), parameters } };
+  const identity = { id: request.id ?? '', model_name: request.model_name ?? '', model_version: request.model_version ?? '' };
+  return { error_message: error ?? '', infer_response: { ...identity, parameters } };
+}
+
 /**
  * The classification extension over gRPC: a requested output's `classification` parameter (as
  * Triton's gRPC front end reads it; `class_count`, the older name, too) → name → k.

@@ -45,9 +45,10 @@ export interface NativeGrpcServer extends TakenRequestSource {
   close(timeoutMs: number): Promise<void>;
   /**
    * Answers a call: `final` ends it with `code`/`message` (after `bytes`, the last response message,
-   * if any); otherwise `bytes` is one more message of a streaming call.
+   * if any); otherwise `bytes` is one more message of a streaming call, the answer to one request
+   * message, or with `more` one of several answers to it (a decoupled model's responses but the last).
    */
-  answer(connection: number, stream: number, final: boolean, code: number, message: string, bytes: Uint8Array | null): void;
+  answer(connection: number, stream: number, final: boolean, code: number, message: string, bytes: Uint8Array | null, more?: boolean): void;
   counters(): { connections: number; refused: number; inflightBytes: number };
   publish(model: string, versions: PublishedVersion[], defaultVersion: string): void;
   takeFailures(): NativeFailureCount[];

@@ -7,7 +7,9 @@
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
-import { decodeGrpcInferRequest, encodeGrpcInferResponse, grpcClassCounts, type GrpcInferRequestMessage } from '../../kserve/codec/grpc-infer.js';
+import {
+  decodeGrpcInferRequest, encodeGrpcInferResponse, encodeGrpcStreamResponse, grpcClassCounts, wantsEmptyFinalResponse, type GrpcInferRequestMessage,
+} from '../../kserve/codec/grpc-infer.js';
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
@@ -29,15 +31,21 @@ export interface RpcHandler {
   /**
    * Answers one request message of the call `path`. `signal` aborts when the call goes away (its
    * client reset it, or its deadline passed): an inference the models JS runs still queue is dropped.
+   * A ModelStreamInfer message for a decoupled model may have several responses: each but the last
+   * goes to `more` as it comes; the result is the last (OK without bytes when there is nothing
+   * more to send).
    */
-  handle(path: string, request: Uint8Array, metadata: MetadataLookup, signal?: AbortSignal): RpcResult | Promise<RpcResult>;
+  handle(path: string, request: Uint8Array, metadata: MetadataLookup, signal?: AbortSignal, more?: (r: RpcResult) => void): RpcResult | Promise<RpcResult>;
   /** The refusal of a call to a restricted API whose metadata lacks its key; undefined when allowed. */
   refusal(path: string, metadata: MetadataLookup): RpcResult | undefined;
 }
 
 export const INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
 
-/** The one client-streaming RPC: each request message gets a response message, errors in band. */
+/**
+ * The one client-streaming RPC: each request message gets its responses (one, or a decoupled
+ * model's any number), errors in band.
+ */
 export const STREAM_INFER_PATH = '/inference.GRPCInferenceService/ModelStreamInfer';
 
 /** Triton's API group of each RPC, for --grpc-restricted-protocol. */
@@ -52,7 +60,11 @@ const RPC_API: Record<string, RestrictedApi> = {
   TraceSetting: 'trace', LogSettings: 'logging',
 };
 
-type Method = (request: any, signal?: AbortSignal) => unknown | Promise<unknown>;
+/** `emit`: ModelStreamInfer's responses to a message but its last (which is the result). */
+type Method = (request: any, signal?: AbortSignal, emit?: (message: object) => void) => unknown | Promise<unknown>;
+
+/** A result that sends no message: the request's last response came without outputs, unasked for. */
+const NO_MESSAGE = Symbol('no message');
 
 class RpcFailure extends Error {
   constructor(readonly code: number, message: string) {
@@ -86,7 +98,24 @@ function methods(s: InferenceService): Record<string, Method> {
   const infer = (msg: GrpcInferRequestMessage, signal?: AbortSignal): Promise<Record<string, unknown>> => {
     const request = decodeGrpcInferRequest(msg);
     if (signal) request.signal = signal;
-    return s.infer(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg)).then(encodeGrpcInferResponse);
+    return s.infer(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg), 'ModelInfer').then(encodeGrpcInferResponse);
+  };
+  // One request message of a stream: every response, errors in band, each marked final or not.
+  const streamInfer = async (msg: GrpcInferRequestMessage, signal?: AbortSignal, emit?: (message: object) => void): Promise<object | typeof NO_MESSAGE> => {
+    const emptyFinal = wantsEmptyFinalResponse(msg);
+    let last: object | typeof NO_MESSAGE = NO_MESSAGE;
+    try {
+      const request = decodeGrpcInferRequest(msg);
+      if (signal) request.signal = signal;
+      await s.inferStream(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg), (r) => {
+        const message = r.response || r.error || (r.final && emptyFinal) ? encodeGrpcStreamResponse(msg, r.final, r.response, r.error?.message) : NO_MESSAGE;
+        if (r.final) last = message;
+        else if (message !== NO_MESSAGE) emit?.(message);
+      });
+      return last;
+    } catch (err) {
+      return encodeGrpcStreamResponse(msg, true, undefined, toProtocolError(err).message);
+    }
   };
   return {
     ServerLive: () => ({ live: true }),
@@ -95,19 +124,7 @@ function methods(s: InferenceService): Record<string, Method> {
     ServerMetadata: () => s.serverMetadata(),
     ModelMetadata: (r) => s.modelMetadata(r.name, version(r.version)),
     ModelInfer: infer,
-    // One request message of the stream: its response (or its error, in band) is one message.
-    ModelStreamInfer: (msg: GrpcInferRequestMessage, signal?: AbortSignal) => {
-      let response: Promise<Record<string, unknown>>;
-      try {
-        response = infer(msg, signal);
-      } catch (err) {
-        response = Promise.reject(err);
-      }
-      return response.then(
-        (infer_response) => ({ error_message: '', infer_response }),
-        (err) => ({ error_message: toProtocolError(err).message, infer_response: { id: msg.id ?? '', model_name: msg.model_name ?? '', model_version: msg.model_version ?? '' } }),
-      );
-    },
+    ModelStreamInfer: streamInfer,
     ModelConfig: (r) => ({ config: s.modelConfig(r.name, version(r.version)) }),
     ModelStatistics: (r) => ({ model_stats: s.statistics(r.name || undefined, version(r.version)) }),
     RepositoryIndex: async (r) => ({ models: (await s.models.index(Boolean(r.ready))).map((e) => ({ name: e.name, version: e.version ?? '', state: e.state ?? '', reason: e.reason ?? '' })) }),
@@ -190,7 +207,7 @@ export function createRpcHandler(service: InferenceService, log: Logger, restric
     }
     return undefined;
   };
-  const handle = (path: string, bytes: Uint8Array, metadata: MetadataLookup, signal?: AbortSignal): RpcResult | Promise<RpcResult> => {
+  const handle = (path: string, bytes: Uint8Array, metadata: MetadataLookup, signal?: AbortSignal, more?: (r: RpcResult) => void): RpcResult | Promise<RpcResult> => {
     const route = routes.get(path);
     if (!route) return { code: GrpcStatus.UNIMPLEMENTED, message: `The server does not implement the method ${path}` };
     if (log.verboseEnabled) log.verbose('grpc call', { method: path });
@@ -202,19 +219,20 @@ export function createRpcHandler(service: InferenceService, log: Logger, restric
     } catch (err) {
       const undecodable = new UndecodableMessage(route.request.fullName.replace(/^\./, ''), (err as Error).message);
       if (path !== STREAM_INFER_PATH) return { code: GrpcStatus.INVALID_ARGUMENT, message: undecodable.message };
-      return { code: GrpcStatus.OK, message: '', bytes: route.encode({ error_message: undecodable.message, infer_response: {} }) };
+      return { code: GrpcStatus.OK, message: '', bytes: route.encode(encodeGrpcStreamResponse({}, true, undefined, undecodable.message)) };
     }
+    const ok = (response: unknown): RpcResult =>
+      response === NO_MESSAGE ? { code: GrpcStatus.OK, message: '' } : { code: GrpcStatus.OK, message: '', bytes: route.encode(response as object) };
+    const emit = more ? (message: object) => more(ok(message)) : undefined;
     // Synchronous answers go back at once and promises are awaited with one reaction.
     let result: unknown;
     try {
-      result = route.fn(request, signal);
+      result = route.fn(request, signal, emit);
     } catch (err) {
       return failed(err);
     }
-    if (result instanceof Promise) {
-      return result.then((response) => ({ code: GrpcStatus.OK, message: '', bytes: route.encode(response as object) }), failed);
-    }
-    return { code: GrpcStatus.OK, message: '', bytes: route.encode(result as object) };
+    if (result instanceof Promise) return result.then(ok, failed);
+    return ok(result);
   };
   return { handle, refusal };
 }

@@ -154,7 +154,9 @@ export class GrpcFrontend {
       if (refused) send(refused);
       return;
     }
-    const result = this.handler.handle(path, request, metadataOf(metadata), held?.signal);
+    // A decoupled model's responses to a stream message, but its last, go out as they come.
+    const more = streaming ? (r: RpcResult) => native.answer(connection, stream, false, r.code, r.message, r.bytes ?? null, true) : undefined;
+    const result = this.handler.handle(path, request, metadataOf(metadata), held?.signal, more);
     if (result instanceof Promise) result.then(send, (err: unknown) => send({ code: grpc.status.INTERNAL, message: `internal error: ${(err as Error).message}` }));
     else send(result);
   }
@@ -281,12 +283,15 @@ export class GrpcFrontend {
           call.emit('error', { code: r.code, details: r.message });
           return;
         }
-        call.write(r.bytes!);
+        if (r.bytes) call.write(r.bytes);
         if (ended && pending === 0) call.end();
+      };
+      const more = (r: RpcResult): void => {
+        if (!failed && r.bytes) call.write(r.bytes);
       };
       call.on('data', (msg: Buffer) => {
         pending++;
-        const result = this.handler.handle(path, msg, (key) => tlsMetadata(call.metadata, key), signal);
+        const result = this.handler.handle(path, msg, (key) => tlsMetadata(call.metadata, key), signal, more);
         if (result instanceof Promise) result.then(settle, (err: unknown) => settle({ code: grpc.status.INTERNAL, message: String(err) }));
         else settle(result);
       });

@@ -135,7 +135,7 @@ async function handleInfer(ctx: RouteContext): Promise<HttpAnswer> {
   const body = await decodeContentEncoding(ctx.req.body, headers['content-encoding'], ctx.maxBody);
   const decoded = decodeHttpInferRequest(body, parseHeaderLength(headers['inference-header-content-length']));
   if (ctx.req.signal) decoded.request.signal = ctx.req.signal;
-  const response = await ctx.service.infer(ctx.model!, ctx.version, decoded.request, decoded.encoding.classes);
+  const response = await ctx.service.infer(ctx.model!, ctx.version, decoded.request, decoded.encoding.classes, 'HTTP');
   return inferAnswer(encodeHttpInferResponse(response, decoded.encoding));
 }
 

@@ -1,0 +1,226 @@
+/**
+ * Decoupled Python-backend models (model_transaction_policy { decoupled: true }) served by a real
+ * server with a real Python: each request's responses, sent through its response sender from
+ * execute() or from a thread after execute() returned, reach gRPC ModelStreamInfer clients
+ * (grpc-js, on the native front end and on --grpc-use-ssl's, and gRPC's C-core through Python
+ * grpcio) with Triton's `triton_final_response` flag;
+ * errors travel in band; HTTP infer and gRPC ModelInfer refuse the model in Triton's words.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import * as grpcJs from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { grpcRoot } from '../../../../src/core/kserve/grpc-proto.js';
+import { silentLogger } from '../../../../src/core/server/logger.js';
+import { GebeServer } from '../../../../src/core/server/server.js';
+import { makeTestCertificates } from '../helpers/tls-certs.js';
+import { callError, grpcClient, streamInfer, type GrpcClient } from '../helpers/grpc-client.js';
+import { getJson, postJson } from '../helpers/http-client.js';
+import { pythonForTests } from '../../../helpers/python-env.js';
+import { startRealServer, type RealServer } from './helpers.js';
+
+const python = pythonForTests();
+
+const CONFIG = (name: string) => [
+  `name: "${name}"`, 'backend: "python"', 'max_batch_size: 0',
+  'model_transaction_policy { decoupled: true }',
+  'input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]',
+  'output [ { name: "OUT" data_type: TYPE_INT32 dims: [ 1 ] }, { name: "IDX" data_type: TYPE_UINT32 dims: [ 1 ] } ]', '',
+].join('\n');
+
+const HEADER = [
+  'import threading, os',
+  'import numpy as np',
+  'import triton_python_backend_utils as pb_utils',
+  'FINAL = pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL',
+  'def values(request):',
+  '    return pb_utils.get_input_tensor_by_name(request, "IN").as_numpy().tolist()',
+  'def response(v, i):',
+  '    return pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.array([v], np.int32)), pb_utils.Tensor("IDX", np.array([i], np.uint32))])',
+  'class TritonPythonModel:',
+  '    def initialize(self, args):',
+  '        import json',
+  '        assert pb_utils.using_decoupled_model_transaction_policy(json.loads(args["model_config"]))',
+];
+
+/** model.py bodies: execute(self, requests) of each model. */
+const MODELS: Record<string, string[]> = {
+  // One response per input element, then the final flag alone.
+  repeat: [
+    '    def execute(self, requests):',
+    '        for r in requests:',
+    '            sender = r.get_response_sender()',
+    '            for i, v in enumerate(values(r)):',
+    '                sender.send(response(v, i))',
+    '            sender.send(flags=FINAL)',
+  ],
+  // Responses from a thread, after execute() returned; the last one carries the final flag.
+  threaded: [
+    '    def execute(self, requests):',
+    '        for r in requests:',
+    '            def work(sender=r.get_response_sender(), vs=values(r)):',
+    '                for i, v in enumerate(vs):',
+    '                    sender.send(response(v * 10, i), FINAL if i == len(vs) - 1 else 0)',
+    '            threading.Thread(target=work).start()',
+  ],
+  // A good response, an error response (the request goes on), then the final flag.
+  errors: [
+    '    def execute(self, requests):',
+    '        for r in requests:',
+    '            sender = r.get_response_sender()',
+    '            sender.send(response(1, 0))',
+    '            sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError("step 2 failed", pb_utils.TritonError.INVALID_ARG)))',
+    '            sender.send(flags=FINAL)',
+    '            try:',
+    '                sender.send(flags=FINAL)',
+    '            except pb_utils.TritonModelException as e:',
+    '                pb_utils.Logger.log_info(f"second final refused: {e}")',
+  ],
+  // One response, then execute() raises: the request ends with the error.
+  raises: [
+    '    def execute(self, requests):',
+    '        requests[0].get_response_sender().send(response(7, 0))',
+    '        raise ValueError("broke after one response")',
+  ],
+  // A response too big for a control message: send() raises in model.py, which answers the error.
+  big: [
+    '    def execute(self, requests):',
+    '        sender = requests[0].get_response_sender()',
+    '        try:',
+    '            sender.send(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.zeros(2_000_000, np.int32))]))',
+    '        except pb_utils.TritonModelException as e:',
+    '            sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError(str(e))), FINAL)',
+  ],
+  // The process dies with a request open.
+  dies: [
+    '    def execute(self, requests):',
+    '        requests[0].get_response_sender().send(response(3, 0))',
+    '        os._exit(3)',
+  ],
+};
+
+let server: RealServer;
+let grpc: GrpcClient;
+
+/** The response messages of one stream, decoded the way a client reads them. */
+interface StreamAnswer {
+  error_message: string;
+  infer_response: { id: string; outputs?: Array<{ name: string }>; raw_output_contents?: Buffer[]; parameters?: Record<string, { bool_param?: boolean }> };
+}
+const final = (a: StreamAnswer): boolean | undefined => a.infer_response.parameters?.triton_final_response?.bool_param;
+const int32 = (a: StreamAnswer, output: string): number => {
+  const at = a.infer_response.outputs!.findIndex((o) => o.name === output);
+  return Buffer.from(a.infer_response.raw_output_contents![at]!).readInt32LE(0);
+};
+const request = (model: string, id: string, values: number[], parameters: Record<string, unknown> = {}) => ({
+  model_name: model, id, parameters,
+  inputs: [{ name: 'IN', datatype: 'INT32', shape: [values.length] }],
+  raw_input_contents: [Buffer.from(new Int32Array(values).buffer)],
+});
+
+describe.skipIf(!python.available)('decoupled Python-backend models in gebe serve', () => {
+  beforeAll(async () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-decoupled-'));
+    for (const [name, body] of Object.entries(MODELS)) {
+      mkdirSync(path.join(repo, name, '1'), { recursive: true });
+      writeFileSync(path.join(repo, name, 'config.pbtxt'), CONFIG(name));
+      writeFileSync(path.join(repo, name, '1', 'model.py'), [...HEADER, ...body, ''].join('\n'));
+    }
+    server = await startRealServer(repo);
+    grpc = grpcClient(server.grpc);
+  });
+  afterAll(async () => {
+    grpc?.close();
+    await server?.stop();
+  });
+
+  it('streams every response of a request, each marked not final; the final flag alone is sent only when asked for', async () => {
+    const plain = (await streamInfer(grpc, [request('repeat', 'a', [5, 6, 7])])) as StreamAnswer[];
+    expect(plain.map((a) => [a.error_message, a.infer_response.id, int32(a, 'OUT'), int32(a, 'IDX'), final(a)])).toEqual([
+      ['', 'a', 5, 0, false], ['', 'a', 6, 1, false], ['', 'a', 7, 2, false],
+    ]);
+    const asked = (await streamInfer(grpc, [request('repeat', 'b', [1, 2], { triton_enable_empty_final_response: { bool_param: true } })])) as StreamAnswer[];
+    expect(asked).toHaveLength(3);
+    expect(asked.map(final)).toEqual([false, false, true]);
+    expect(asked[2]!.infer_response).toMatchObject({ id: 'b', outputs: [] });
+    // No element, no response: the request ends with the final flag only.
+    expect(await streamInfer(grpc, [request('repeat', 'c', [])])).toEqual([]);
+  });
+
+  it('takes responses sent from a thread after execute() returned, requests of one stream each whole', async () => {
+    const answers = (await streamInfer(grpc, [request('threaded', 'x', [1, 2, 3]), request('threaded', 'y', [4])])) as StreamAnswer[];
+    const of = (id: string) => answers.filter((a) => a.infer_response.id === id);
+    expect(of('x').map((a) => [int32(a, 'OUT'), int32(a, 'IDX'), final(a)])).toEqual([[10, 0, false], [20, 1, false], [30, 2, true]]);
+    expect(of('y').map((a) => [int32(a, 'OUT'), final(a)])).toEqual([[40, true]]);
+  });
+
+  it('carries an error response in band and goes on; a second final flag is refused to model.py', async () => {
+    const answers = (await streamInfer(grpc, [request('errors', 'e', [0], { triton_enable_empty_final_response: { bool_param: true } })])) as StreamAnswer[];
+    expect(answers.map((a) => [a.error_message, final(a)])).toEqual([['', false], ['step 2 failed', false], ['', true]]);
+    expect(answers[1]!.infer_response).toMatchObject({ id: 'e', model_name: 'errors' });
+  });
+
+  it('ends a request with the error when execute() raises or the process dies after a response; refuses an oversized response', async () => {
+    const raised = (await streamInfer(grpc, [request('raises', 'r', [0])])) as StreamAnswer[];
+    expect(raised.map((a) => [a.error_message, final(a)])).toEqual([['', false], [expect.stringMatching(/^ValueError: broke after one response \(at model\.py:\d+ in execute\)$/), true]]);
+    const died = (await streamInfer(grpc, [request('dies', 'd', [0])])) as StreamAnswer[];
+    expect(died.map((a) => final(a))).toEqual([false, true]);
+    expect(died[1]!.error_message).toMatch(/Python process of instance 'dies_0_0' of model 'dies' ended: it exited with code 3.* before it sent the final response/);
+    const big = (await streamInfer(grpc, [request('big', 'b', [0])])) as StreamAnswer[];
+    expect(big.map((a) => [a.error_message, final(a)])).toEqual([[expect.stringMatching(/^a decoupled response of 10666\d{3} bytes \(its outputs in base64\) exceeds gebe's limit of 4194304 bytes for one response$/), true]]);
+    // A new process answers the next request.
+    const again = (await streamInfer(grpc, [request('repeat', 'n', [9])])) as StreamAnswer[];
+    expect(again.map((a) => int32(a, 'OUT'))).toEqual([9]);
+  });
+
+  it('refuses HTTP infer and gRPC ModelInfer in Triton\'s words, and counts finished requests', async () => {
+    const http = await postJson(`${server.http}/v2/models/repeat/infer`, { inputs: [{ name: 'IN', datatype: 'INT32', shape: [1], data: [1] }] });
+    expect(http).toEqual({ status: 400, body: { error: "HTTP end point doesn't support models with decoupled transaction policy" } });
+    const unary = await callError(grpc, 'ModelInfer', request('repeat', 'u', [1]));
+    expect([unary.code, unary.details]).toEqual([12, "ModelInfer RPC doesn't support models with decoupled transaction policy"]);  // UNIMPLEMENTED
+    const before = (await getJson(`${server.http}/v2/models/threaded/stats`)).body.model_stats[0].inference_stats.success.count as number;
+    await streamInfer(grpc, [request('threaded', 's1', [1, 2]), request('threaded', 's2', [3])]);
+    const after = (await getJson(`${server.http}/v2/models/threaded/stats`)).body.model_stats[0].inference_stats.success.count as number;
+    expect(after - before).toBe(2);
+  });
+
+  it('streams to gRPC\'s C-core client (Python grpcio)', async () => {
+    const req = grpcRoot().lookupType('inference.ModelInferRequest');
+    const encoded = Buffer.from(req.encode(req.fromObject(request('repeat', 'py', [11, 12]))).finish()).toString('base64');
+    const client = [
+      'import base64, json, sys, grpc',
+      'ident = lambda b: b',
+      'with grpc.insecure_channel(sys.argv[1]) as ch:',
+      '    stream = ch.stream_stream("/inference.GRPCInferenceService/ModelStreamInfer", request_serializer=ident, response_deserializer=ident)',
+      '    print(json.dumps([base64.b64encode(r).decode() for r in stream(iter([base64.b64decode(sys.argv[2])]), timeout=20)]))',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)('python3', ['-c', client, server.grpc, encoded], { timeout: 60_000 });
+    const type = grpcRoot().lookupType('inference.ModelStreamInferResponse');
+    const answers = (JSON.parse(stdout) as string[]).map((b) => type.toObject(type.decode(Buffer.from(b, 'base64')), { defaults: true }) as StreamAnswer);
+    expect(answers.map((a) => [int32(a, 'OUT'), final(a)])).toEqual([[11, false], [12, false]]);
+  });
+
+  // Last: stopping a GebeServer unloads the models of its manager, which this one shares.
+  it('streams the same over TLS (--grpc-use-ssl, grpc-js serving)', async () => {
+    const certs = makeTestCertificates();
+    const tls = new GebeServer(server.manager, {
+      host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, enableMetrics: false, maxBodyBytes: 1 << 20,
+      grpcTls: { cert: certs.pem('server.pem'), key: certs.pem('server.key'), mutual: false },
+    }, silentLogger);
+    const ports = await tls.listen();
+    const client = grpcClient(`localhost:${ports.grpc}`, 'inference.GRPCInferenceService', grpcJs.credentials.createSsl(certs.pem('ca.pem')));
+    try {
+      const answers = (await streamInfer(client, [request('threaded', 't', [1, 2]), request('repeat', 'u', [5], { triton_enable_empty_final_response: { bool_param: true } })])) as StreamAnswer[];
+      const of = (id: string) => answers.filter((a) => a.infer_response.id === id);
+      expect(of('t').map((a) => [int32(a, 'OUT'), final(a)])).toEqual([[10, false], [20, true]]);
+      expect(of('u').map(final)).toEqual([false, true]);
+    } finally {
+      client.close();
+      await tls.stop(1000);
+      certs.remove();
+    }
+  });
+});
