@@ -362,6 +362,11 @@ def main():
         op = message.get("op")
         if op == "execute":
             _send(_execute_decoupled(model, message) if decoupled else _execute(model, message))
+        elif op == "cancel":
+            # Read between execute() calls: a model that streams from its own threads sees it at once.
+            sender = pb_utils._open_senders.get(message.get("key"))
+            if sender is not None:
+                sender._cancelled = True
         elif op == "finalize":
             error = None
             if hasattr(model, "finalize"):

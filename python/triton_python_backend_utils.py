@@ -150,7 +150,8 @@ class InferenceRequest:
         return self._model_name
 
     def is_cancelled(self):
-        return False
+        sender = getattr(self, "_sender", None)
+        return sender is not None and sender.is_cancelled()
 
     def get_response_sender(self):
         if getattr(self, "_sender", None) is None:
@@ -171,6 +172,10 @@ class InferenceRequest:
         return self.exec(decoupled)
 
 
+# Senders of a decoupled model's requests that are still open, by key: gebe's cancel messages find them here.
+_open_senders = {}
+
+
 class InferenceResponseSender:
     """Sends a decoupled model's responses for one request, from execute() or any thread, until one has the final flag."""
 
@@ -178,7 +183,9 @@ class InferenceResponseSender:
         self._key = key
         self._requested = requested_output_names
         self._closed = False
+        self._cancelled = False
         self._lock = threading.Lock()
+        _open_senders[key] = self
 
     def send(self, response=None, flags=0):
         final = bool(flags & TRITONSERVER_RESPONSE_COMPLETE_FINAL)
@@ -191,9 +198,12 @@ class InferenceResponseSender:
                 raise TritonModelException("send(): this request's final response was sent already (TRITONSERVER_RESPONSE_COMPLETE_FINAL)")
             _send_response(self._key, response, final, self._requested)
             self._closed = final
+            if final:
+                _open_senders.pop(self._key, None)
 
     def is_cancelled(self):
-        return False
+        """True once the request's client went away (gebe tells the stub when it sees the call end)."""
+        return self._cancelled
 
 
 def get_input_tensor_by_name(request, name):

@@ -245,12 +245,16 @@ export class PythonModel implements LoadedModel {
       const t0 = process.hrtime.bigint();
       if (this.spec.decoupled) {
         for (const q of batch) {
-          q.key = this.nextKey++;
+          const key = this.nextKey++;
+          q.key = key;
           q.instance = instance;
-          this.open.set(q.key, q);
+          this.open.set(key, q);
         }
       }
       const running = stub.execute(batch.map((q) => ({ id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [] })));
+      // A client that goes away while its request is open (after the execute message, so the stub
+      // knows the key): model.py's is_cancelled() says so.
+      for (const q of batch) if (q.key !== undefined) q.detach = whenAborted(q.request.signal, () => stub.cancel(q.key!));
       const t1 = process.hrtime.bigint();
       let answers: ExecuteAnswer[];
       try {
@@ -272,6 +276,7 @@ export class PythonModel implements LoadedModel {
         if (q.key !== undefined) {
           if (!this.open.has(q.key)) continue;  // its final response came, or its process's end failed it
           this.open.delete(q.key);
+          q.detach();
         }
         this.stats_.request(false, Number(now - q.enqueued), 0);
         q.reject(error);
@@ -306,6 +311,7 @@ export class PythonModel implements LoadedModel {
   /** A decoupled request is done (its final response came, or it failed): counted, and no longer open. */
   private finish(key: number, q: Queued, success: boolean): void {
     this.open.delete(key);
+    q.detach();
     this.stats_.request(success, Number(process.hrtime.bigint() - q.enqueued), 0);
     if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }

@@ -153,6 +153,11 @@ export class StubProcess {
     });
   }
 
+  /** Tells model.py that the client of an open decoupled request went away (its sender's is_cancelled()). */
+  cancel(key: number): void {
+    if (this.alive) this.channel.send({ op: 'cancel', key });
+  }
+
   /** Runs finalize() and waits up to `graceMs` for the process to end; then kills it. */
   async finalize(graceMs: number): Promise<void> {
     if (this.alive) {

@@ -4,10 +4,11 @@
  * execute() or from a thread after execute() returned, reach gRPC ModelStreamInfer clients
  * (grpc-js, on the native front end and on --grpc-use-ssl's, and gRPC's C-core through Python
  * grpcio) with Triton's `triton_final_response` flag;
- * errors travel in band; HTTP infer and gRPC ModelInfer refuse the model in Triton's words.
+ * errors travel in band; a client that goes away is seen by model.py's is_cancelled(); HTTP infer
+ * and gRPC ModelInfer refuse the model in Triton's words.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -44,6 +45,7 @@ const HEADER = [
   '    def initialize(self, args):',
   '        import json',
   '        assert pb_utils.using_decoupled_model_transaction_policy(json.loads(args["model_config"]))',
+  '        self.dir = args["model_repository"]',
 ];
 
 /** model.py bodies: execute(self, requests) of each model. */
@@ -93,6 +95,21 @@ const MODELS: Record<string, string[]> = {
     '            sender.send(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.zeros(2_000_000, np.int32))]))',
     '        except pb_utils.TritonModelException as e:',
     '            sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError(str(e))), FINAL)',
+  ],
+  // Streams from a thread until its client goes away, then leaves a file saying so.
+  cancellable: [
+    '    def execute(self, requests):',
+    '        for r in requests:',
+    '            def work(sender=r.get_response_sender(), request=r):',
+    '                import time',
+    '                i = 0',
+    '                while not request.is_cancelled() and i < 1000:',
+    '                    sender.send(response(i, i))',
+    '                    i += 1',
+    '                    time.sleep(0.01)',
+    '                open(os.path.join(self.dir, ("cancelled-" if sender.is_cancelled() else "finished-") + request.request_id()), "w").close()',
+    '                sender.send(flags=FINAL)',
+    '            threading.Thread(target=work).start()',
   ],
   // The process dies with a request open.
   dies: [
@@ -174,6 +191,21 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     // A new process answers the next request.
     const again = (await streamInfer(grpc, [request('repeat', 'n', [9])])) as StreamAnswer[];
     expect(again.map((a) => int32(a, 'OUT'))).toEqual([9]);
+  });
+
+  it('tells model.py when the client of an open request goes away (is_cancelled())', async () => {
+    const stream = grpc.ModelStreamInfer!();
+    let got = 0;
+    stream.on('error', () => undefined);  // the cancellation, on the client's side
+    const three = new Promise<void>((resolve) => stream.on('data', () => ++got === 3 && resolve()));
+    stream.write(request('cancellable', 'k', [0]));
+    await three;
+    stream.cancel();
+    const marker = path.join(server.repo, 'cancellable', 'cancelled-k');
+    for (let i = 0; i < 500 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(existsSync(marker)).toBe(true);
+    for (let i = 0; i < 500 && server.manager.resolve('cancellable').pendingCount() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(server.manager.resolve('cancellable').pendingCount()).toBe(0);
   });
 
   it('refuses HTTP infer and gRPC ModelInfer in Triton\'s words, and counts finished requests', async () => {
