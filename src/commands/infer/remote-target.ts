@@ -14,8 +14,10 @@ export function openHttpTarget(url: string, model: string, version: string | und
   return openRemoteTarget(new HttpModelEndpoint(url, model, version), model, localRepo);
 }
 
-export function openGrpcTarget(address: string, model: string, version: string | undefined, localRepo: string | undefined): Promise<InferTarget> {
-  return openRemoteTarget(new GrpcModelEndpoint(address, model, version), model, localRepo);
+export async function openGrpcTarget(address: string, model: string, version: string | undefined, localRepo: string | undefined): Promise<InferTarget> {
+  const endpoint = new GrpcModelEndpoint(address, model, version);
+  const target = await openRemoteTarget(endpoint, model, localRepo);
+  return { ...target, stream: (inputs, outputs, onResponse) => endpoint.stream(inputs, outputs, onResponse) };
 }
 
 async function openRemoteTarget(endpoint: RemoteModel, model: string, localRepo: string | undefined): Promise<InferTarget> {

@@ -4,7 +4,8 @@
  * label_filename, the top-k classes.
  */
 import path from 'node:path';
-import { InferError } from '../../core/executor/index.js';
+import { isDecoupled } from '../../core/config/model-config.js';
+import { InferError, type InferTensor } from '../../core/executor/index.js';
 import { GebeError } from '../../errors.js';
 import type { IO } from '../../io.js';
 import { colors } from '../../io.js';
@@ -18,7 +19,10 @@ import type { InferTarget } from './target.js';
 export interface InferResult {
   model: string;
   version: string;
+  /** The response's outputs; a decoupled model's last response's (empty when it sent none). */
   outputs: OutputReport[];
+  /** A decoupled model's responses, in the order they came: outputs, or the error sent in band. */
+  responses?: Array<{ outputs: OutputReport[] } | { error: string }>;
 }
 
 export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<InferResult> {
@@ -32,6 +36,7 @@ export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<In
   try {
     const model = target.description;
     const built = buildInferInputs(model, target.formats, { files: opts.inputs, random: opts.random, shapes: opts.shapes, invert: opts.invert }, io.cwd);
+    if (isDecoupled(target.config)) return await streamDecoupled(target, built.tensors, built.notes, opts, io);
     const outputs = await target.infer(built.tensors, model.outputs.map((o) => o.name)).catch((err: unknown) => {
       throw err instanceof InferError ? refusedInProcess(err, opts.random) : err;
     });
@@ -54,6 +59,40 @@ export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<In
   } finally {
     await target.close();
   }
+}
+
+/**
+ * A decoupled model answers a request with any number of responses, over gRPC ModelStreamInfer
+ * only (as in Triton): each is printed as it comes; a response the model sent as an error fails the
+ * command once the stream ends.
+ */
+async function streamDecoupled(target: InferTarget, tensors: InferTensor[], notes: string[], opts: InferOptions, io: IO): Promise<InferResult> {
+  const model = target.description;
+  if (!target.stream) {
+    throw new GebeError(`model '${model.name}' is decoupled (model_transaction_policy { decoupled: true }): it answers over gRPC ModelStreamInfer only, not ${opts.url ? 'HTTP' : 'in process'}`, {
+      hint: opts.url ? `pass -i grpc with the server's gRPC address (gebe serve: port 8001)` : `serve it (gebe serve) and run gebe infer -m ${model.name} -u localhost:8001 -i grpc`,
+    });
+  }
+  const c = colors(io);
+  if (!opts.json) {
+    io.stdout.write(`${c.bold(model.name)} v${model.version} ${c.dim(`(${target.where}, streaming)`)}\n`);
+    for (const note of notes) io.stdout.write(`${c.dim(`input: ${note}`)}\n`);
+  }
+  const responses: NonNullable<InferResult['responses']> = [];
+  await target.stream(tensors, model.outputs.map((o) => o.name), (r) => {
+    const entry = r.error !== undefined ? { error: r.error } : { outputs: r.outputs.map((t) => reportOutput(t, target.labels[t.name], opts.topK, model.maxBatchSize > 0)) };
+    responses.push(entry);
+    if (opts.json) return;
+    io.stdout.write(c.dim(`response ${responses.length}\n`));
+    io.stdout.write('error' in entry ? `${c.red(`error: ${entry.error}`)}\n` : formatReports(entry.outputs));
+  });
+  const last = responses.at(-1);
+  const result: InferResult = { model: model.name, version: model.version, outputs: last && 'outputs' in last ? last.outputs : [], responses };
+  if (opts.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else io.stdout.write(c.dim(`${responses.length} response${responses.length === 1 ? '' : 's'}, then the final flag\n`));
+  const errors = responses.filter((r) => 'error' in r).length;
+  if (errors > 0) throw new GebeError(`${errors} of the ${responses.length} responses of model '${model.name}' were errors`, { hint: 'the model sent them; its log says more' });
+  return result;
 }
 
 /**

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CompileReport, InferTensor } from '../../core/executor/types.js';
 import type { ModelDescription } from '../../core/kserve/client/types.js';
+import type { StreamedResponse } from '../../core/kserve/client/grpc.js';
 import type { ModelConfig } from '../../core/config/model-config.js';
 
 export interface InferTarget {
@@ -26,6 +27,8 @@ export interface InferTarget {
   /** Where the model runs, for messages: "in process (cpu engine)" or the server URL. */
   where: string;
   infer(inputs: InferTensor[], outputs: string[]): Promise<InferTensor[]>;
+  /** One request on a gRPC stream, every response as it comes (gRPC targets: how a decoupled model answers). */
+  stream?(inputs: InferTensor[], outputs: string[], onResponse: (r: StreamedResponse) => void): Promise<void>;
   close(): Promise<void>;
 }
 

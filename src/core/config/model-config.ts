@@ -73,3 +73,8 @@ export interface ModelConfig {
   model_warmup?: ModelWarmupConfig[];
   [field: string]: unknown;
 }
+
+/** model_transaction_policy { decoupled: true }: the model sends any number of responses a request. */
+export function isDecoupled(config: ModelConfig | undefined): boolean {
+  return (config?.model_transaction_policy as { decoupled?: boolean } | undefined)?.decoupled === true;
+}

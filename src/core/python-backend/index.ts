@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
-import type { ModelConfig } from '../config/model-config.js';
+import { isDecoupled, type ModelConfig } from '../config/model-config.js';
 import { datatypeFromConfig } from '../kserve/datatypes.js';
 import type { Datatype, LoadedModel, TensorMetadata } from '../executor/types.js';
 import { outsideMessage, resolveInside } from '../repository/inside.js';
@@ -15,7 +15,6 @@ import type { ModelLookup } from '../server/model-lookup.js';
 import { runBls } from './bls.js';
 import { findInterpreter } from './interpreter.js';
 import { PythonModel } from './python-model.js';
-import { isDecoupled } from '../server/serve-support.js';
 
 export { PythonModel } from './python-model.js';
 

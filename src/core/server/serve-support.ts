@@ -8,7 +8,7 @@
  * list: the model manager
  * asks here for every load.
  */
-import type { ModelConfig } from '../config/model-config.js';
+import { isDecoupled, type ModelConfig } from '../config/model-config.js';
 
 export interface ServeSupport {
   /** Why serve will not run this model; undefined when it will. */
@@ -36,11 +36,6 @@ function refusal(config: ModelConfig): string | undefined {
     }
   }
   return undefined;
-}
-
-/** model_transaction_policy { decoupled: true }: any number of responses a request. */
-export function isDecoupled(config: ModelConfig): boolean {
-  return (config.model_transaction_policy as { decoupled?: boolean } | undefined)?.decoupled === true;
 }
 
 /** Top-level fields serve reads nothing from (beyond `gebe validate`'s checks). */

@@ -89,13 +89,25 @@ export function encodeGrpcInferRequest(model: string, version: string, inputs: R
   return Buffer.from(t.encode(message).finish());
 }
 
+/** A ModelInferRequest holding only the parameter asking for the final flag even without a response, to append to a request. */
+function encodeEmptyFinalParameter(): Buffer {
+  const t = type('ModelInferRequest');
+  return Buffer.from(t.encode(t.fromObject({ parameters: { triton_enable_empty_final_response: { bool_param: true } } })).finish());
+}
+
+interface DecodedInferResponse {
+  outputs: Array<{ name: string; datatype: string; shape: number[] }>;
+  raw_output_contents: Buffer[];
+  parameters?: Record<string, { bool_param?: boolean }>;
+}
+
 /** ModelInferResponse's outputs as tensors; only raw_output_contents are read (what gebe asks for). */
 function decodeInferResponse(address: string, reply: Buffer): InferTensor[] {
   const res = type('ModelInferResponse');
-  const message = res.toObject(res.decode(reply), TO_OBJECT) as {
-    outputs: Array<{ name: string; datatype: string; shape: number[] }>;
-    raw_output_contents: Buffer[];
-  };
+  return responseTensors(address, res.toObject(res.decode(reply), TO_OBJECT) as DecodedInferResponse);
+}
+
+function responseTensors(address: string, message: DecodedInferResponse): InferTensor[] {
   if (message.raw_output_contents.length !== message.outputs.length) {
     throw new GebeError(`the gRPC server at ${address} sent ${message.outputs.length} outputs but ${message.raw_output_contents.length} raw contents; gebe reads raw_output_contents only`);
   }
@@ -193,10 +205,49 @@ export class GrpcModelEndpoint implements RemoteModel {
     return decodeInferResponse(this.address, reply);
   }
 
+  /**
+   * One request on a ModelStreamInfer stream, as a decoupled model takes them: `onResponse` gets
+   * each response's outputs, or its in-band error, as it comes; resolves once the server marked
+   * one final (`triton_final_response`; the request asks for it even without a response).
+   */
+  stream(inputs: InferTensor[], outputs: string[], onResponse: (r: StreamedResponse) => void): Promise<void> {
+    const request = Buffer.concat([encodeGrpcInferRequest(this.model, this.version, inputs, outputs), encodeEmptyFinalParameter()]);
+    const res = type('ModelStreamInferResponse');
+    return new Promise((resolve, reject) => {
+      const call = this.client.makeBidiStreamRequest(`/${SERVICE}/ModelStreamInfer`, identity, identity);
+      let finished = false;
+      const finish = (err?: Error): void => {
+        if (finished) return;
+        finished = true;
+        call.end();
+        if (err) reject(err);
+        else resolve();
+      };
+      call.on('data', (bytes: Buffer) => {
+        try {
+          const message = res.toObject(res.decode(bytes), TO_OBJECT) as { error_message: string; infer_response?: DecodedInferResponse };
+          const response = message.infer_response;
+          if (message.error_message) onResponse({ error: message.error_message });
+          else if (response && response.outputs.length > 0) onResponse({ outputs: responseTensors(this.address, response) });
+          if (response?.parameters?.triton_final_response?.bool_param === true) finish();
+        } catch (err) {
+          finish(err as Error);
+        }
+      });
+      call.on('error', (err: grpc.ServiceError) => finish(inferFailure(this.client, this.address, err)));
+      // A server that ends the call without a final flag has nothing more to send.
+      call.on('end', () => finish());
+      call.write(request);
+    });
+  }
+
   async close(): Promise<void> {
     this.client.close();
   }
 }
+
+/** One response of a streamed request: its outputs, or the error the server sent in band. */
+export type StreamedResponse = { outputs: InferTensor[]; error?: undefined } | { error: string; outputs?: undefined };
 
 export class GrpcInferClient implements InferClient {
   private readonly client: grpc.Client;

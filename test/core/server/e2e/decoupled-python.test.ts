@@ -22,6 +22,7 @@ import { callError, grpcClient, streamInfer, type GrpcClient } from '../helpers/
 import { getJson, postJson } from '../helpers/http-client.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
 import { startRealServer, type RealServer } from './helpers.js';
+import { runGebe } from '../../../helpers/gebe-cli.js';
 
 const python = pythonForTests();
 
@@ -233,6 +234,30 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     const type = grpcRoot().lookupType('inference.ModelStreamInferResponse');
     const answers = (JSON.parse(stdout) as string[]).map((b) => type.toObject(type.decode(Buffer.from(b, 'base64')), { defaults: true }) as StreamAnswer);
     expect(answers.map((a) => [int32(a, 'OUT'), final(a)])).toEqual([[11, false], [12, false]]);
+  });
+
+  it('gebe infer -i grpc prints each response as it comes; over HTTP it says to use gRPC', async () => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'gebe-decoupled-infer-'));
+    writeFileSync(path.join(cwd, 'in.json'), JSON.stringify({ data: [{ IN: [4, 5, 6] }] }));
+    const args = (model: string) => ['infer', '-m', model, '-u', server.grpc, '-i', 'grpc', '--input', 'in.json', '--shape', 'IN:3'];
+    const text = await runGebe(args('repeat'), { cwd });
+    expect([text.code, text.err]).toEqual([0, '']);
+    expect(text.out).toContain(`repeat v1 (grpc://${server.grpc}, streaming)`);
+    expect(text.out.match(/^response \d+$/gm)).toEqual(['response 1', 'response 2', 'response 3']);
+    expect(text.out).toContain('3 responses, then the final flag');
+    const json = await runGebe([...args('threaded'), '--json'], { cwd });
+    expect(json.code).toBe(0);
+    const result = JSON.parse(json.out) as { responses: Array<{ outputs: Array<{ name: string; data?: number[]; values?: number[] }> }> };
+    expect(result.responses).toHaveLength(3);
+    expect(JSON.stringify(result.responses.map((r) => r.outputs.find((o) => o.name === 'OUT')))).toMatch(/40.*50.*60/);
+    const failed = await runGebe(args('errors'), { cwd });
+    expect(failed.code).toBe(2);
+    expect(failed.out).toContain('error: step 2 failed');
+    expect(failed.err).toContain("1 of the 2 responses of model 'errors' were errors");
+    const http = await runGebe(['infer', '-m', 'repeat', '-u', server.http.replace('http://', ''), '--input', 'in.json', '--shape', 'IN:3'], { cwd });
+    expect(http.code).toBe(2);
+    expect(http.err).toContain("model 'repeat' is decoupled (model_transaction_policy { decoupled: true }): it answers over gRPC ModelStreamInfer only, not HTTP");
+    expect(http.err).toContain('pass -i grpc');
   });
 
   // Last: stopping a GebeServer unloads the models of its manager, which this one shares.
