@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { isDecoupled } from '../../core/config/model-config.js';
 import { InferError, type InferTensor } from '../../core/executor/index.js';
+import { onlyStreamsMessage } from '../../core/executor/decoupled.js';
 import { GebeError } from '../../errors.js';
 import type { IO } from '../../io.js';
 import { colors } from '../../io.js';
@@ -69,7 +70,7 @@ export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<In
 async function streamDecoupled(target: InferTarget, tensors: InferTensor[], notes: string[], opts: InferOptions, io: IO): Promise<InferResult> {
   const model = target.description;
   if (!target.stream) {
-    throw new GebeError(`model '${model.name}' is decoupled (model_transaction_policy { decoupled: true }): it answers over gRPC ModelStreamInfer only, not ${opts.url ? 'HTTP' : 'in process'}`, {
+    throw new GebeError(onlyStreamsMessage(model.name, opts.url ? 'HTTP' : 'in process'), {
       hint: opts.url ? `pass -i grpc with the server's gRPC address (gebe serve: port 8001)` : `serve it (gebe serve) and run gebe infer -m ${model.name} -u localhost:8001 -i grpc`,
     });
   }

@@ -14,6 +14,7 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--model-repository <dir>', 'run the model in process from this repository (default: ./model_repository when present)')
     .option('-u, --url <host:port>', 'measure a running KServe v2 server instead')
     .option('-i, --protocol <http|grpc>', 'protocol for -u (default: http, with the binary tensor extension)')
+    .option('--streaming', 'with -i grpc: send the requests on gRPC ModelStreamInfer streams (perf_analyzer\'s --streaming; a decoupled model answers no other way)')
     .option('--concurrency <range>', 'concurrency levels: start:end[:step] or a list, e.g. 1:16 or 1,2,4,8 (default: 1)')
     .option('--concurrency-range <range>', 'perf_analyzer spelling of --concurrency')
     .option('--request-rate-range <range>', 'fixed request rates (req/s) instead of concurrency: start:end[:step] or a list')

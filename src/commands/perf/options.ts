@@ -12,7 +12,7 @@ import { CONCURRENCY_SPEC, parseBatchSizes, parseLevels, parseShapes, REQUEST_RA
 
 export type PerfTargetSpec =
   | { kind: 'in-process'; repository: string }
-  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc' };
+  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean };
 
 export interface PerfOptions {
   model: string;
@@ -44,6 +44,7 @@ export interface PerfFlags {
   modelRepository?: string;
   url?: string;
   protocol?: string;
+  streaming?: boolean;
   concurrency?: string;
   concurrencyRange?: string;
   requestRateRange?: string;
@@ -112,9 +113,11 @@ function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
     if (flags.modelRepository !== undefined) {
       throw new UsageError('-u/--url and --model-repository both given; use -u for a running server or --model-repository to run in process');
     }
-    return { kind: 'remote', url: flags.url, protocol };
+    if (flags.streaming && protocol !== 'grpc') throw new UsageError('--streaming is gRPC\'s streaming API (ModelStreamInfer): add -i grpc');
+    return { kind: 'remote', url: flags.url, protocol, ...(flags.streaming ? { streaming: true } : {}) };
   }
   if (flags.protocol !== undefined) throw new UsageError(`-i ${protocol} needs a server: add -u host:port`);
+  if (flags.streaming) throw new UsageError('--streaming needs a server: add -u host:port -i grpc');
   const repository = flags.modelRepository ?? (existsSync(path.join(cwd, 'model_repository')) ? 'model_repository' : undefined);
   if (repository === undefined) {
     throw new UsageError('no target: pass -u host:port for a running KServe v2 server, or --model-repository <dir> to run the model in process');

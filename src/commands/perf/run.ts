@@ -20,6 +20,8 @@ import { openTarget } from '../../core/perf/targets.js';
 import { DEFAULT_SEQUENCE_ID_RANGE, DEFAULT_SEQUENCE_LENGTH, DEFAULT_SEQUENCE_LENGTH_VARIATION, type SequenceSpec } from '../../core/perf/sequences.js';
 import type { LoadModelFn } from '../../core/perf/in-process-target.js';
 import { executorLoader } from './executor-loader.js';
+import { isDecoupled, type ModelConfig } from '../../core/config/model-config.js';
+import { onlyStreamsMessage } from '../../core/executor/decoupled.js';
 import type { PerfOptions } from './options.js';
 
 export interface PerfDeps {
@@ -36,6 +38,11 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
   const target = await openTarget(opts, { loadModel: deps.loadModel ?? executorLoader });
   try {
     const model = await target.describe();
+    const streaming = opts.target.kind === 'remote' && opts.target.streaming === true;
+    if (isDecoupled(model.config as ModelConfig | undefined) && !streaming) {
+      const via = opts.target.kind === 'remote' ? (opts.target.protocol === 'http' ? 'HTTP' : 'gRPC ModelInfer') : 'in process';
+      throw new GebeError(onlyStreamsMessage(model.name, via), { hint: 'measure it on a server with -u host:port -i grpc --streaming (as perf_analyzer does)' });
+    }
     for (const b of opts.batchSizes) checkBatchSize(model, b);
     const sampleDims = resolveSampleDims(model, opts.shapes);
     const requestsByBatch = new Map(opts.batchSizes.map((b) => [b, buildRequests(model, b, sampleDims, opts.inputData)]));

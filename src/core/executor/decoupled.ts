@@ -8,6 +8,11 @@ import { InferError } from './types.js';
 /** Where a one-response request came in: HTTP infer, gRPC ModelInfer, or gebe itself (in process, an ensemble step, BLS). */
 export type SingleResponseEntry = 'HTTP' | 'ModelInfer' | 'gebe';
 
+/** What gebe's own commands say of a decoupled model reached another way (`via`: "HTTP", "in process", ...). */
+export function onlyStreamsMessage(model: string, via: string): string {
+  return `model '${model}' is decoupled (model_transaction_policy { decoupled: true }): it answers over gRPC ModelStreamInfer only, not ${via}`;
+}
+
 export function decoupledRefusal(model: string, entry: SingleResponseEntry): InferError {
   switch (entry) {
     case 'HTTP':
@@ -15,10 +20,6 @@ export function decoupledRefusal(model: string, entry: SingleResponseEntry): Inf
     case 'ModelInfer':
       return new InferError("ModelInfer RPC doesn't support models with decoupled transaction policy", 'UNSUPPORTED');
     default:
-      return new InferError(
-        `model '${model}' is decoupled (model_transaction_policy { decoupled: true }): it answers only gRPC ModelStreamInfer calls, ` +
-          'which take any number of responses; gebe does not run it in process, as an ensemble step or through BLS',
-        'UNSUPPORTED',
-      );
+      return new InferError(onlyStreamsMessage(model, 'in process, as an ensemble step or through BLS'), 'UNSUPPORTED');
   }
 }

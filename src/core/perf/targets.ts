@@ -14,7 +14,8 @@ export interface OpenTarget extends LoadTarget {
 export interface TargetOptions {
   model: string;
   modelVersion?: string;
-  target: { kind: 'in-process'; repository: string } | { kind: 'remote'; url: string; protocol: 'http' | 'grpc' };
+  /** `streaming`: every request on a gRPC ModelStreamInfer stream (perf_analyzer's --streaming; how decoupled models answer). */
+  target: { kind: 'in-process'; repository: string } | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean };
   clientThreads: number;
 }
 
@@ -30,7 +31,7 @@ export async function openTarget(opts: TargetOptions, deps: TargetDeps): Promise
   }
   if (t.kind === 'remote') {
     const { GrpcTarget } = await import('./grpc-target.js');
-    return new GrpcTarget(t.url.replace(/^grpc:\/\//, ''), opts.model, opts.modelVersion, opts.clientThreads > 0);
+    return new GrpcTarget(t.url.replace(/^grpc:\/\//, ''), opts.model, opts.modelVersion, opts.clientThreads > 0, t.streaming === true);
   }
   const { InProcessTarget } = await import('./in-process-target.js');
   return InProcessTarget.open(t.repository, opts.model, opts.modelVersion, await deps.loadModel());

@@ -12,8 +12,9 @@ async function createClient(init: WorkerInit): Promise<InferClient> {
     const bodies = init.bodies.map((b) => ({ body: Buffer.from(b.body.buffer, b.body.byteOffset, b.body.byteLength), headerLength: b.headerLength }));
     return new HttpInferClient(init.baseUrl, init.inferPath, bodies);
   }
-  const { GrpcInferClient } = await import('../kserve/client/grpc.js');
-  return new GrpcInferClient(init.address, init.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
+  const { GrpcInferClient, GrpcStreamInferClient } = await import('../kserve/client/grpc.js');
+  const requests = init.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+  return init.streaming ? new GrpcStreamInferClient(init.address, requests) : new GrpcInferClient(init.address, requests);
 }
 
 const port = parentPort!;

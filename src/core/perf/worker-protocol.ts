@@ -4,7 +4,7 @@ import type { LoadPlan } from './driver.js';
 /** How a worker builds its own client: the transport and the prebuilt requests to cycle through. */
 export type WorkerInit =
   | { transport: 'http'; baseUrl: string; inferPath: string; bodies: Array<{ body: Uint8Array; headerLength: number }> }
-  | { transport: 'grpc'; address: string; requests: Uint8Array[] };
+  | { transport: 'grpc'; address: string; requests: Uint8Array[]; streaming: boolean };
 
 export type WorkerRequest =
   | { type: 'start'; plan: LoadPlan }

@@ -34,6 +34,9 @@ describe('parsePerfFlags', () => {
     expect(usage({ model: 'm', url: 'h:1', concurrency: '1', requestRateRange: '10' })).toContain('sweep one of them per run');
     expect(usage({ model: 'm', url: 'h:1', modelRepository: 'r' })).toContain('use -u for a running server or --model-repository');
     expect(usage({ model: 'm', protocol: 'grpc' })).toBe('-i grpc needs a server: add -u host:port');
+    expect(usage({ model: 'm', url: 'h:1', streaming: true })).toBe("--streaming is gRPC's streaming API (ModelStreamInfer): add -i grpc");
+    expect(usage({ model: 'm', streaming: true })).toBe('--streaming needs a server: add -u host:port -i grpc');
+    expect(parsePerfFlags({ model: 'm', url: 'h:1', protocol: 'grpc', streaming: true }, empty).target).toEqual({ kind: 'remote', url: 'h:1', protocol: 'grpc', streaming: true });
     expect(usage({ model: 'm', url: 'h:1', protocol: 'tcp' })).toBe('-i/--protocol "tcp" is not one of http, grpc; e.g. -i/--protocol http');
     expect(usage({ model: 'm', url: 'h:1', measurementMode: 'windows' })).toContain('is not one of time_windows, count_windows');
     expect(usage({ model: 'm', url: 'h:1', maxTrials: '2' })).toBe('-r/--max-trials "2" is not a whole number of at least 3; e.g. -r/--max-trials 10');

@@ -20,10 +20,10 @@ const options: MeasurementOptions = {
   intervalMs: 300, mode: 'time_windows', requestCount: 50, stabilityPercentage: 1000, maxTrials: 3, warmupRequestCount: 5,
 };
 
-async function sweep(batchSizes: number[], levels: number[], clientThreads: number, measurement = options, protocol: 'http' | 'grpc' = 'http') {
+async function sweep(batchSizes: number[], levels: number[], clientThreads: number, measurement = options, protocol: 'http' | 'grpc' | 'grpc streaming' = 'http') {
   const target = protocol === 'http'
     ? new HttpTarget(server.http, 'trivial', undefined, clientThreads > 0)
-    : new GrpcTarget(server.grpc, 'trivial', undefined, clientThreads > 0);
+    : new GrpcTarget(server.grpc, 'trivial', undefined, clientThreads > 0, protocol === 'grpc streaming');
   const model = await target.describe();
   const generator = new LoadGenerator(target, measurement);
   const events: string[] = [];
@@ -47,7 +47,7 @@ describe('LoadGenerator against a KServe v2 server', () => {
     expect(events).toEqual(['start', 'setting', 'window', 'window', 'window', 'result', 'done']);
   });
 
-  it.each(['http', 'grpc'] as const)("%s: agrees within 10% with the server's inference_count delta for each window, counting b inferences per request", async (protocol) => {
+  it.each(['http', 'grpc', 'grpc streaming'] as const)("%s: agrees within 10% with the server's inference_count delta for each window, counting b inferences per request", async (protocol) => {
     // Count windows of 4000 requests: what completes between a window's edge on the client and
     // the server's statistics read stays a small share of the window, whatever the machine's load.
     // Inference keeps going during that read: the native front ends (HTTP and gRPC) answer infer

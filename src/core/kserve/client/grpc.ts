@@ -9,7 +9,7 @@ import { GebeError } from '../../../errors.js';
 import type { Datatype, InferTensor, ModelStatistics } from '../../executor/types.js';
 import { grpcRoot, TO_OBJECT } from '../grpc-proto.js';
 import { latest } from './latest-stats.js';
-import { inferenceRefused, modelRefused, unreachable } from './server-errors.js';
+import { inferenceRefused, modelRefused, streamedRefusal, unreachable } from './server-errors.js';
 import type { InferClient, ModelDescription, RemoteModel, RequestInputs } from './types.js';
 import type { SequenceStep } from './types.js';
 
@@ -248,6 +248,81 @@ export class GrpcModelEndpoint implements RemoteModel {
 
 /** One response of a streamed request: its outputs, or the error the server sent in band. */
 export type StreamedResponse = { outputs: InferTensor[]; error?: undefined } | { error: string; outputs?: undefined };
+
+/** A ModelInferRequest holding only an id, to append to a prepared request (protobuf keeps the last). */
+function encodeRequestId(id: string): Buffer {
+  const t = type('ModelInferRequest');
+  return Buffer.from(t.encode(t.fromObject({ id })).finish());
+}
+
+interface StreamResponseMessage {
+  error_message: string;
+  infer_response?: { id: string; parameters?: Record<string, { bool_param?: boolean }> };
+}
+
+/**
+ * perf's data-plane client over gRPC streaming (perf_analyzer's --streaming, the way decoupled
+ * models answer): one ModelStreamInfer call carries every request, each with an id of its own and
+ * asking for the final flag; a request is done when a response with its id is marked final
+ * (responses before it are read for their id and flag only). An error sent in band fails its
+ * request; a call that breaks fails every request on it, and the next request opens a new call.
+ */
+export class GrpcStreamInferClient implements InferClient {
+  private readonly client: grpc.Client;
+  private call?: grpc.ClientDuplexStream<Buffer, Buffer>;
+  private readonly pending = new Map<string, { resolve(): void; reject(err: Error): void }>();
+  private readonly emptyFinal = encodeEmptyFinalParameter();
+  private next = 0;
+  private nextId = 0;
+
+  constructor(private readonly address: string, private readonly requests: Buffer[]) {
+    this.client = new grpc.Client(address, grpc.credentials.createInsecure());
+  }
+
+  infer(step?: SequenceStep): Promise<undefined> {
+    const id = `gebe-perf-${this.nextId++}`;
+    const parts = [this.requests[this.next]!, encodeRequestId(id), this.emptyFinal];
+    if (step) parts.push(encodeGrpcSequenceParameters(step));
+    this.next = (this.next + 1) % this.requests.length;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: () => resolve(undefined), reject });
+      this.stream().write(Buffer.concat(parts));
+    });
+  }
+
+  private stream(): grpc.ClientDuplexStream<Buffer, Buffer> {
+    if (this.call) return this.call;
+    const call = this.client.makeBidiStreamRequest(`/${SERVICE}/ModelStreamInfer`, identity, identity);
+    const res = type('ModelStreamInferResponse');
+    const broken = (err: Error): void => {
+      if (this.call === call) this.call = undefined;
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    };
+    call.on('data', (bytes: Buffer) => {
+      const message = res.toObject(res.decode(bytes), { defaults: true }) as StreamResponseMessage;
+      const id = message.infer_response?.id ?? '';
+      const waiting = this.pending.get(id);
+      if (!waiting) return;
+      if (message.error_message) {
+        this.pending.delete(id);
+        waiting.reject(streamedRefusal(`grpc://${this.address}`, message.error_message));
+      } else if (message.infer_response?.parameters?.triton_final_response?.bool_param === true) {
+        this.pending.delete(id);
+        waiting.resolve();
+      }
+    });
+    call.on('error', (err: grpc.ServiceError) => broken(inferFailure(this.client, this.address, err)));
+    call.on('end', () => broken(new GebeError(`the gRPC server at ${this.address} ended its ModelStreamInfer stream with requests still open`)));
+    this.call = call;
+    return call;
+  }
+
+  async close(): Promise<void> {
+    this.call?.end();
+    this.client.close();
+  }
+}
 
 export class GrpcInferClient implements InferClient {
   private readonly client: grpc.Client;

@@ -68,3 +68,8 @@ export function inferenceRefused(where: string, status: ServerStatus, detail: st
   const ready = httpEquivalent(status) === 503 ? '; the model may be loading, unloaded or overloaded: check `/v2/models/<name>/ready` and the server log' : '';
   return new GebeError(`the server at ${where} answered ${statusLabel(status)} to an inference request: ${detail}${ready}`);
 }
+
+/** An error a server sent in band on a ModelStreamInfer stream (the call itself goes on). */
+export function streamedRefusal(where: string, detail: string): GebeError {
+  return new GebeError(`the server at ${where} answered an inference request on its ModelStreamInfer stream with an error: ${detail}`);
+}

@@ -8,12 +8,13 @@
  * and gRPC ModelInfer refuse the model in Triton's words.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as grpcJs from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeGrpcInferRequest, GrpcModelEndpoint, GrpcStreamInferClient } from '../../../../src/core/kserve/client/grpc.js';
 import { grpcRoot } from '../../../../src/core/kserve/grpc-proto.js';
 import { silentLogger } from '../../../../src/core/server/logger.js';
 import { GebeServer } from '../../../../src/core/server/server.js';
@@ -111,6 +112,18 @@ const MODELS: Record<string, string[]> = {
     '                open(os.path.join(self.dir, ("cancelled-" if sender.is_cancelled() else "finished-") + request.request_id()), "w").close()',
     '                sender.send(flags=FINAL)',
     '            threading.Thread(target=work).start()',
+  ],
+  // A response at once, the final flag alone a while later.
+  slow_final: [
+    '    def execute(self, requests):',
+    '        for r in requests:',
+    '            sender = r.get_response_sender()',
+    '            sender.send(response(1, 0))',
+    '            def later(sender=sender):',
+    '                import time',
+    '                time.sleep(0.2)',
+    '                sender.send(flags=FINAL)',
+    '            threading.Thread(target=later).start()',
   ],
   // The process dies with a request open.
   dies: [
@@ -258,6 +271,29 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect(http.code).toBe(2);
     expect(http.err).toContain("model 'repeat' is decoupled (model_transaction_policy { decoupled: true }): it answers over gRPC ModelStreamInfer only, not HTTP");
     expect(http.err).toContain('pass -i grpc');
+  });
+
+  it('gebe perf --streaming measures a decoupled model, each request done at its final flag', async () => {
+    const model = await new GrpcModelEndpoint(server.grpc, 'slow_final').describe();
+    const client = new GrpcStreamInferClient(server.grpc, [encodeGrpcInferRequest('slow_final', model.version, [{ name: 'IN', datatype: 'INT32', shape: [1], data: new Uint8Array(4) }], ['OUT'])]);
+    const successes = async () => (await getJson(`${server.http}/v2/models/slow_final/stats`)).body.model_stats[0].inference_stats.success.count as number;
+    try {
+      const before = await successes();
+      await Promise.all([client.infer(), client.infer()]);
+      // Done means the final flag came: the server counted both requests before sending it.
+      expect(await successes()).toBe(before + 2);
+    } finally {
+      await client.close();
+    }
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'gebe-decoupled-perf-'));
+    const perf = await runGebe(['perf', '-m', 'repeat', '-u', server.grpc, '-i', 'grpc', '--streaming', '--shape', 'IN:3', '--concurrency', '1,2',
+      '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '-f', 'perf.csv'], { cwd });
+    expect([perf.code, perf.err.match(/error.*/)?.[0]]).toEqual([0, undefined]);
+    expect(readFileSync(path.join(cwd, 'perf.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
+    const plain = await runGebe(['perf', '-m', 'repeat', '-u', server.grpc, '-i', 'grpc', '--shape', 'IN:3', '-r', '3', '--measurement-interval', '200'], { cwd });
+    expect(plain.code).toBe(2);
+    expect(plain.err).toContain("model 'repeat' is decoupled");
+    expect(plain.err).toContain('--streaming');
   });
 
   // Last: stopping a GebeServer unloads the models of its manager, which this one shares.
