@@ -20,6 +20,11 @@ export async function loadEnsemble(config: ModelConfig, version: string, lookup:
       throw new Error(`ensemble '${plan.name}' depends on '${step.modelName}${which}`);
     }
   });
+  const decoupled = models.findIndex((m) => m.decoupled === true);
+  if (decoupled >= 0) {
+    throw new Error(`ensemble '${plan.name}' step ${decoupled} runs the decoupled model '${models[decoupled]!.name}': gebe serve runs each ensemble step for one response, ` +
+      'so ensembles with decoupled steps are not implemented; call the decoupled model on its own over gRPC ModelStreamInfer');
+  }
   checkEnsemble(config, plan, models);
   return new EnsembleModel(config, version, plan, lookup);
 }

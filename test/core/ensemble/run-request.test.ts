@@ -66,3 +66,17 @@ describe('ensemble tensors are not copied', () => {
     expect(response.outputs.map((t) => t.name)).toEqual(['Y']);
   });
 });
+
+describe('ensembles with decoupled steps', () => {
+  it('are refused at load, naming the step and its model', async () => {
+    const x = { name: 'X', datatype: 'FP32' as const, shape: [-1, 2] };
+    const streaming = { name: 'tokens', version: '1', maxBatchSize: 4, inputs: [x], outputs: [{ ...x, name: 'Y' }], decoupled: true } as unknown as LoadedModel;
+    const config: ModelConfig = {
+      name: 'pipeline', platform: 'ensemble', max_batch_size: 4,
+      input: [{ name: 'X', data_type: 'TYPE_FP32', dims: [2] }], output: [{ name: 'Y', data_type: 'TYPE_FP32', dims: [2] }],
+      ensemble_scheduling: { step: [{ model_name: 'tokens', model_version: -1, input_map: { X: 'X' }, output_map: { Y: 'Y' } }] },
+    };
+    await expect(loadEnsemble(config, '1', { resolve: () => streaming })).rejects.toThrow(
+      "ensemble 'pipeline' step 0 runs the decoupled model 'tokens': gebe serve runs each ensemble step for one response, so ensembles with decoupled steps are not implemented; call the decoupled model on its own over gRPC ModelStreamInfer");
+  });
+});
