@@ -48,8 +48,14 @@ struct HttpRequest {
 
 // A response of the fast path. The server writes the status line, Content-Length and
 // Connection itself; `headers` are the other header lines, each ending in "\r\n".
+// How an answer's body goes out: whole (with Content-Length), or streamed in parts as they come
+// (a chunked body on HTTP/1.1; on HTTP/1.0 the body runs to the connection's close): the first part
+// carries the status and headers, each part's pieces are one chunk, the last ends the body.
+enum class BodyPart : uint8_t { kWhole, kFirst, kNext, kLast };
+
 struct HttpResponse {
   int status = 200;
+  BodyPart part = BodyPart::kWhole;
   std::string headers;
   // Body pieces written in order without copying; `hold` keeps their memory alive until written.
   std::vector<std::pair<const uint8_t*, size_t>> pieces;
@@ -58,7 +64,8 @@ struct HttpResponse {
   bool close = false;                // the connection closes after this answer
 };
 
-// Called exactly once per taken request, from any thread (usually a scheduler thread).
+// Called exactly once per taken request, from any thread (usually a scheduler thread); for a
+// streamed answer once per part, in order, the last with BodyPart::kLast.
 using Respond = std::function<void(HttpResponse)>;
 
 // One model version the infer route may run.

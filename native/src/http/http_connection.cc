@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -355,6 +356,7 @@ void HttpConnection::Dispatch() {
   uv_timer_stop(&timer_);
   ++request_seq_;
   answer_complete_ = false;
+  streaming_ = false;
   answer_counted_ = false;
   if (upgrade_) request_->keep_alive = false;
   close_after_answer_ = !request_->keep_alive || server_->draining();
@@ -368,6 +370,7 @@ void HttpConnection::Dispatch() {
 
 void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {
   if (state_ != State::kAnswering || seq != request_seq_ || answer_complete_) return;
+  if (response.part != BodyPart::kWhole || streaming_) return DeliverPart(std::move(response));
   if (server_->draining() || response.close) close_after_answer_ = true;
   // HEAD: the head a GET would get (its Content-Length included), without the body.
   bool head_only = request_->method == "HEAD";
@@ -396,6 +399,61 @@ void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {
     if (!head_only && piece.second > 0) bufs.push_back(MakeBuf(piece.first, piece.second));
   }
   answer_complete_ = true;
+  Write(bufs.data(), unsigned(bufs.size()), answer, [](void* a) { delete static_cast<FastAnswer*>(a); });
+}
+
+// One part of a streamed answer. The first writes the head: Transfer-Encoding: chunked, or on
+// HTTP/1.0 (which has no chunks) no length and Connection: close, the body ending at the close.
+// Each part's pieces then go out as one chunk; the last adds the terminating chunk and completes
+// the answer. Parts out of order (a first part twice, a later one before the first) are dropped.
+void HttpConnection::DeliverPart(HttpResponse response) {
+  const bool first = response.part == BodyPart::kFirst;
+  if (first == streaming_ || response.part == BodyPart::kWhole) return;
+  const bool chunked = !request_->http10;
+  const bool last = response.part == BodyPart::kLast;
+  size_t length = response.owned_body.size();
+  for (const auto& piece : response.pieces) length += piece.second;
+  auto* answer = new FastAnswer{std::string(), std::move(response)};
+  HttpResponse& r = answer->response;
+  std::string& head = answer->head;
+  if (first) {
+    streaming_ = true;
+    if (!chunked || server_->draining() || r.close) close_after_answer_ = true;
+    head += "HTTP/1.1 ";
+    head += std::to_string(r.status);
+    head += ' ';
+    head += ReasonPhrase(r.status);
+    head += "\r\n";
+    if (chunked) head += "Transfer-Encoding: chunked\r\n";
+    head += DateHeaderLine();
+    head += close_after_answer_ ? "Connection: close\r\n" : "Connection: keep-alive\r\n";
+    head += r.headers;
+    head += "\r\n";
+  }
+  static const char kCrlf[] = "\r\n";
+  static const char kLastChunk[] = "0\r\n\r\n";
+  if (chunked && length > 0) {
+    char size_line[24];
+    head.append(size_line, size_t(std::snprintf(size_line, sizeof(size_line), "%zx\r\n", length)));
+  }
+  std::vector<uv_buf_t> bufs;
+  bufs.reserve(4 + r.pieces.size());
+  if (!head.empty()) bufs.push_back(MakeBuf(head.data(), head.size()));
+  if (!r.owned_body.empty()) bufs.push_back(MakeBuf(r.owned_body.data(), r.owned_body.size()));
+  for (const auto& piece : r.pieces) {
+    if (piece.second > 0) bufs.push_back(MakeBuf(piece.first, piece.second));
+  }
+  if (chunked && length > 0) bufs.push_back(MakeBuf(kCrlf, 2));
+  if (chunked && last) bufs.push_back(MakeBuf(kLastChunk, sizeof(kLastChunk) - 1));
+  if (last) {
+    streaming_ = false;
+    answer_complete_ = true;
+  }
+  if (bufs.empty()) {  // an empty last part of an HTTP/1.0 stream: the answer is done all the same
+    delete answer;
+    uv_idle_start(&written_idle_, &HttpConnection::OnWrittenAtOnce);
+    return;
+  }
   Write(bufs.data(), unsigned(bufs.size()), answer, [](void* a) { delete static_cast<FastAnswer*>(a); });
 }
 

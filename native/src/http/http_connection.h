@@ -23,7 +23,7 @@ class HttpConnection {
   bool Accept(uv_stream_t* listener);
   uint64_t id() const { return id_; }
 
-  // The answer to request `seq` (ignored unless it is the one being answered).
+  // The answer to request `seq` (ignored unless it is the one being answered), or one part of it.
   void Deliver(uint64_t seq, HttpResponse response);
   // Closes at once; a request in flight counts as answered.
   void Close();
@@ -55,6 +55,7 @@ class HttpConnection {
   static const llhttp_settings_t* Settings();
 
   void Parse(const char* data, size_t length);
+  void DeliverPart(HttpResponse response);
   void Dispatch();
   void FinishAnswer(bool close_after);
   void ResumeReading();
@@ -118,6 +119,7 @@ class HttpConnection {
   // The answer in progress.
   int writes_pending_ = 0;
   bool answer_complete_ = false;
+  bool streaming_ = false;  // a streamed answer's head went out; its parts follow (chunked unless HTTP/1.0)
   bool close_after_answer_ = false;
   bool answer_counted_ = false;
   bool linger_ = false;

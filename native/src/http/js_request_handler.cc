@@ -113,6 +113,10 @@ void JsRequestHandler::CallJs(Napi::Env env, Napi::Function handler, std::nullpt
 bool JsRequestHandler::Answer(uint64_t token, HttpResponse response) {
   auto it = waiting_.find(token);
   if (it == waiting_.end()) return false;
+  if (response.part == BodyPart::kFirst || response.part == BodyPart::kNext) {
+    it->second.respond(std::move(response));  // a streamed answer's part: more follow, the token stays
+    return true;
+  }
   Respond respond = std::move(it->second.respond);
   tokens_.erase(it->second.request);
   waiting_.erase(it);

@@ -32,7 +32,8 @@ class JsRequestHandler : public RequestHandler, public std::enable_shared_from_t
   void Handle(std::shared_ptr<HttpRequest> request, Respond respond) override;
   void Abandoned(std::shared_ptr<HttpRequest> request) override;
 
-  // JS thread. False when `token` is unknown (answered already, or never handed out).
+  // JS thread. False when `token` is unknown (answered already, or never handed out). A streamed
+  // answer's parts but its last keep the token.
   bool Answer(uint64_t token, HttpResponse response);
 
  private:

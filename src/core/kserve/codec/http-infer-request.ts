@@ -62,7 +62,7 @@ function decodeHeader(text: string, body: Buffer, jsonEnd: number): { decoded: D
   return { decoded: { request, encoding }, allBinary };
 }
 
-function parseJsonObject(text: string): Json {
+export function parseJsonObject(text: string): Json {
   let parsed: unknown;
   try {
     parsed = parseJsonAllowingNonFinite(text);
@@ -75,7 +75,7 @@ function parseJsonObject(text: string): Json {
   return parsed as Json;
 }
 
-function optionalObject(value: unknown, what: string): Json | undefined {
+export function optionalObject(value: unknown, what: string): Json | undefined {
   if (value === undefined) return undefined;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw ProtocolError.badRequest(`'${what}' must be an object, got ${describe(value)}`);

@@ -9,13 +9,15 @@ import type { Logger } from '../logger.js';
 import type { PublishedVersion } from './publish-models.js';
 import { defaultMaxInflightBodyBytes, nativeHttpWording } from '../limits.js';
 import { createHttpHandler, headerLines, headerRecord, type HttpHandler } from './handler.js';
-import { createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
+import { BodyPart, createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
 import type { HttpOptions } from './server.js';
 import { looksLikeInfer } from './routes.js';
 import { cancellationError } from '../../executor/cancellation.js';
 import { logNativeRequests } from '../native-request-log.js';
 
 /** What GebeServer needs of either front end. */
+
+const EMPTY = Buffer.alloc(0);
 export interface HttpListener {
   listen(): Promise<number>;
   close(timeoutMs: number): Promise<void>;
@@ -70,7 +72,15 @@ export class NativeHttpFrontend implements HttpListener {
       }
       void this.handler({ method, url: url!, headers: headerRecord(headers!), body: body!, http10: http10!, signal }).then((a) => {
         if (signal) this.held.delete(token);
-        native.answer(token, a.status, headerLines(a.headers), a.body, a.close === true);
+        if (!a.stream) {
+          native.answer(token, a.status, headerLines(a.headers), a.body, a.close === true);
+          return;
+        }
+        native.answer(token, a.status, headerLines(a.headers), a.body, a.close === true, BodyPart.First);
+        a.stream.attach({
+          send: (chunk) => native.answer(token, a.status, '', chunk, false, BodyPart.Next),
+          end: () => native.answer(token, a.status, '', EMPTY, false, BodyPart.Last),
+        });
       });
     });
     for (const [model, [versions, defaultVersion]] of this.published) native.publish(model, versions, defaultVersion);

@@ -4,6 +4,10 @@ import type { PublishedVersion } from './publish-models.js';
 import { loadNativeAddon } from '../../executor/native.js';
 import type { TakenRequestSource } from '../native-request-log.js';
 
+/** How an answer's body goes out (native/src/http/fast_path.h's BodyPart). */
+export const BodyPart = { Whole: 0, First: 1, Next: 2, Last: 3 } as const;
+export type BodyPart = (typeof BodyPart)[keyof typeof BodyPart];
+
 export interface NativeHttpServerOptions {
   host: string;
   port: number;
@@ -43,7 +47,8 @@ export interface NativeHttpServer extends TakenRequestSource {
   /** handedOff: requests given to the JS handler. */
   counters(): { accepted: number; answered: number; inFlight: number; bodyBytes: number; handedOff: number };
   /** Answers the request `token` handed to the JS handler (false: unknown or answered already). */
-  answer(token: number, status: number, headerLines: string, body: Buffer, close: boolean): boolean;
+  /** `part` streams an answer (native fast_path.h's BodyPart): First with the head, then Next, then Last; whole without it. */
+  answer(token: number, status: number, headerLines: string, body: Buffer, close: boolean, part?: BodyPart): boolean;
   /** What the native infer route may run for `model` (an empty list withdraws it). */
   publish(model: string, versions: PublishedVersion[], defaultVersion: string): void;
   takeFailures(): NativeFailureCount[];

@@ -13,6 +13,40 @@ export interface HttpAnswer {
   body: Buffer;
   /** Close the connection after this answer. */
   close?: boolean;
+  /**
+   * A streamed answer (Server-Sent Events): `body` is its first part, written with the head (no
+   * Content-Length: chunked), and the rest come through `stream` until it ends.
+   */
+  stream?: AnswerStream;
+}
+
+/**
+ * The parts after the first of a streamed answer: queued until the front end that writes the
+ * answer attaches, then handed on as they come. `end()` is called exactly once (the front end then
+ * ends the body), whatever happened: the native server holds the request until then.
+ */
+export class AnswerStream {
+  private sink?: { send(chunk: Buffer): void; end(): void };
+  private queued: Buffer[] = [];
+  private ended = false;
+
+  push(chunk: Buffer): void {
+    if (this.ended) return;
+    if (this.sink) this.sink.send(chunk);
+    else this.queued.push(chunk);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sink?.end();
+  }
+
+  attach(sink: { send(chunk: Buffer): void; end(): void }): void {
+    this.sink = sink;
+    for (const chunk of this.queued.splice(0)) sink.send(chunk);
+    if (this.ended) sink.end();
+  }
 }
 
 const EMPTY = Buffer.alloc(0);

@@ -5,11 +5,13 @@
 import { decodeHttpInferRequest } from '../../kserve/codec/http-infer-request.js';
 import { encodeHttpInferResponse } from '../../kserve/codec/http-infer-response.js';
 import type { InferenceService } from '../inference-service.js';
-import { ProtocolError } from '../../kserve/protocol-error.js';
+import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import type { RestrictedApi } from '../restricted-api.js';
 import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
 import { decodeContentEncoding } from './body.js';
-import { emptyAnswer, inferAnswer, jsonAnswer, type HttpAnswer } from './respond.js';
+import { AnswerStream, emptyAnswer, inferAnswer, jsonAnswer, type HttpAnswer } from './respond.js';
+import { decodeGenerateRequest, generateErrorText, generateResponseText } from '../../kserve/codec/generate.js';
+import type { InferRequest, InferResponse } from '../../executor/types.js';
 
 /** A whole request as the front end received it (body complete, limits already applied). */
 export interface HttpRequestIn {
@@ -60,6 +62,8 @@ const MODEL_ROUTES: Record<string, Route> = {
   '': { method: 'GET', api: 'metadata', handler: ({ service, model, version }) => jsonAnswer(200, service.modelMetadata(model!, version)) },
   ready: { method: 'GET', api: 'health', handler: ({ service, model, version }) => emptyAnswer(service.modelReady(model!, version) ? 200 : 400) },
   infer: { method: 'POST', api: 'inference', handler: handleInfer },
+  generate: { method: 'POST', api: 'inference', handler: (ctx) => handleGenerate(ctx) },
+  generate_stream: { method: 'POST', api: 'inference', handler: (ctx) => handleGenerateStream(ctx) },
   config: { method: 'GET', api: 'model-config', handler: ({ service, model, version }) => jsonAnswer(200, service.modelConfig(model!, version)) },
   stats: { method: 'GET', api: 'statistics', handler: ({ service, model, version }) => jsonAnswer(200, { model_stats: service.statistics(model, version) }) },
   status: { method: 'GET', api: 'health', handler: handleStatus },
@@ -123,7 +127,9 @@ function safeDecode(segment: string): string {
 
 /** A POST to an infer URL (the requests that get a cancellation signal; routing decides the rest). */
 export function looksLikeInfer(method: string, url: string): boolean {
-  return method === 'POST' && (url.endsWith('/infer') || url.includes('/infer?'));
+  if (method !== 'POST') return false;
+  const path = url.split('?', 1)[0]!;
+  return path.endsWith('/infer') || path.endsWith('/generate') || path.endsWith('/generate_stream');
 }
 
 /**
@@ -138,6 +144,66 @@ async function handleInfer(ctx: RouteContext): Promise<HttpAnswer> {
   const response = await ctx.service.infer(ctx.model!, ctx.version, decoded.request, decoded.encoding.classes, 'HTTP');
   return inferAnswer(encodeHttpInferResponse(response, decoded.encoding));
 }
+
+/** A generate request (Triton's generate extension), decoded against the model's inputs. */
+async function generateRequest(ctx: RouteContext): Promise<InferRequest> {
+  const body = await decodeContentEncoding(ctx.req.body, ctx.req.headers['content-encoding'], ctx.maxBody);
+  const model = ctx.service.models.resolve(ctx.model!, ctx.version);
+  const request = decodeGenerateRequest(body, model.inputs, model.maxBatchSize > 0);
+  if (ctx.req.signal) request.signal = ctx.req.signal;
+  return request;
+}
+
+/** POST .../generate: one response object (a decoupled model must send exactly one response). */
+async function handleGenerate(ctx: RouteContext): Promise<HttpAnswer> {
+  const request = await generateRequest(ctx);
+  const responses: InferResponse[] = [];
+  let error: Error | undefined;
+  await ctx.service.inferStream(ctx.model!, ctx.version, request, undefined, (r) => {
+    if (r.response) responses.push(r.response);
+    error ??= r.error;
+  });
+  if (error) throw error;
+  if (responses.length !== 1) {
+    throw ProtocolError.badRequest(`model '${ctx.model}' sent ${responses.length} responses to a generate request, which answers exactly one; use generate_stream`);
+  }
+  return { status: 200, headers: JSON_HEADERS, body: Buffer.from(generateResponseText(responses[0]!), 'utf8') };
+}
+
+/**
+ * POST .../generate_stream: each response as a Server-Sent Event (`data: {...}`), an error
+ * response as `data: {"error": ...}`, as Triton sends them. The status goes out with the first
+ * event; a request refused before any (a bad field, an unknown model) gets an ordinary error answer.
+ */
+function handleGenerateStream(ctx: RouteContext): Promise<HttpAnswer> {
+  return generateRequest(ctx).then((request) => new Promise<HttpAnswer>((resolve, reject) => {
+    const stream = new AnswerStream();
+    let started = false;
+    const event = (json: string): Buffer => Buffer.from(`data: ${json}\n\n`, 'utf8');
+    const emit = (chunk: Buffer): void => {
+      if (started) return stream.push(chunk);
+      started = true;
+      resolve({ status: 200, headers: SSE_HEADERS, body: chunk, stream });
+    };
+    ctx.service.inferStream(ctx.model!, ctx.version, request, undefined, (r) => {
+      if (r.response) emit(event(generateResponseText(r.response)));
+      if (r.error) emit(event(generateErrorText(r.error.message)));
+    }).then(
+      () => {
+        if (!started) emit(Buffer.alloc(0));  // no response at all: an empty stream
+        stream.end();
+      },
+      (err: unknown) => {
+        if (!started) return reject(err);
+        stream.push(event(generateErrorText(toProtocolError(err).message)));
+        stream.end();
+      },
+    );
+  }));
+}
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' };
 
 function parseHeaderLength(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

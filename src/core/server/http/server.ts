@@ -167,8 +167,15 @@ export class HttpFrontend {
     if (res.headersSent || res.destroyed) return;
     // The rest of an unread body must not be parsed as the next request: close after it.
     if (answer.close || !req.complete) res.setHeader('Connection', 'close');
-    res.writeHead(answer.status, { ...answer.headers, 'Content-Length': answer.body.byteLength });
-    res.end(answer.body);
+    if (answer.stream) {
+      // Streamed: no Content-Length, so node sends the body chunked, part by part.
+      res.writeHead(answer.status, answer.headers);
+      res.write(answer.body);
+      answer.stream.attach({ send: (chunk) => res.write(chunk), end: () => res.end() });
+    } else {
+      res.writeHead(answer.status, { ...answer.headers, 'Content-Length': answer.body.byteLength });
+      res.end(answer.body);
+    }
     if (!req.complete) req.resume();
   }
 

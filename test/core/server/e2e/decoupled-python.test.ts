@@ -9,6 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -296,12 +297,57 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect(plain.err).toContain('--streaming');
   });
 
+  it('streams generate_stream responses as Server-Sent Events; generate takes exactly one', async () => {
+    const post = (model: string, action: string, body: unknown) =>
+      fetch(`${server.http}/v2/models/${model}/${action}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const streamed = await post('repeat', 'generate_stream', { IN: [5, 6, 7] });
+    expect([streamed.status, streamed.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    expect(await streamed.text()).toBe([5, 6, 7].map((v, i) => `data: {"model_name":"repeat","model_version":"1","OUT":${v},"IDX":${i}}\n\n`).join(''));
+    const withError = await post('errors', 'generate_stream', { IN: [0] });
+    expect(await withError.text()).toBe('data: {"model_name":"errors","model_version":"1","OUT":1,"IDX":0}\n\ndata: {"error":"step 2 failed"}\n\n');
+    const raised = await post('raises', 'generate_stream', { IN: [0] });
+    expect(await raised.text()).toMatch(/^data: \{"model_name":"raises","model_version":"1","OUT":7,"IDX":0\}\n\ndata: \{"error":"ValueError: broke after one response \(at model\.py:\d+ in execute\)"\}\n\n$/);
+    // Refused before any response: an ordinary JSON error with its status.
+    const unknown = await post('nope', 'generate_stream', { IN: [1] });
+    expect([unknown.status, unknown.headers.get('content-type')]).toEqual([404, 'application/json']);
+    const badField = await post('repeat', 'generate_stream', { IN: ['x'] });
+    expect(badField.status).toBe(400);
+    expect(await badField.json()).toEqual({ error: expect.stringContaining("'IN'") });
+
+    const one = await post('threaded', 'generate', { IN: 4, parameters: { priority: 0 } });
+    expect([one.status, await one.text()]).toEqual([200, '{"model_name":"threaded","model_version":"1","OUT":40,"IDX":0}']);
+    const two = await post('repeat', 'generate', { IN: [1, 2] });
+    expect([two.status, await two.json()]).toEqual([400, { error: "model 'repeat' sent 2 responses to a generate request, which answers exactly one; use generate_stream" }]);
+  });
+
+  it('frames a streamed answer in HTTP/1.1 chunks, and on HTTP/1.0 ends it with the connection', async () => {
+    const raw = (version: string): Promise<string> => new Promise((resolve, reject) => {
+      const body = JSON.stringify({ IN: [8, 9] });
+      const url = new URL(server.http);
+      const socket = net.connect(Number(url.port), url.hostname, () => socket.end(
+        `POST /v2/models/repeat/generate_stream HTTP/${version}\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`));
+      let text = '';
+      socket.on('data', (d) => (text += d.toString('latin1')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const events = [8, 9].map((v, i) => `data: {"model_name":"repeat","model_version":"1","OUT":${v},"IDX":${i}}\n\n`);
+    const chunked = await raw('1.1');
+    expect(chunked).toMatch(/^HTTP\/1\.1 200 OK\r\nTransfer-Encoding: chunked\r\n/);
+    expect(chunked).not.toMatch(/Content-Length/i);
+    expect(chunked.slice(chunked.indexOf('\r\n\r\n') + 4)).toBe(`${events.map((e) => `${e.length.toString(16)}\r\n${e}\r\n`).join('')}0\r\n\r\n`);
+    const plain = await raw('1.0');
+    expect(plain).not.toMatch(/Transfer-Encoding|Content-Length/i);
+    expect(plain).toMatch(/Connection: close\r\n/);
+    expect(plain.slice(plain.indexOf('\r\n\r\n') + 4)).toBe(events.join(''));
+  });
+
   // Last: stopping a GebeServer unloads the models of its manager, which this one shares.
-  it('streams the same over TLS (--grpc-use-ssl, grpc-js serving)', async () => {
+  it('streams the same over TLS (--grpc-use-ssl, grpc-js serving) and node:http', async () => {
     const certs = makeTestCertificates();
     const tls = new GebeServer(server.manager, {
       host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, enableMetrics: false, maxBodyBytes: 1 << 20,
-      grpcTls: { cert: certs.pem('server.pem'), key: certs.pem('server.key'), mutual: false },
+      grpcTls: { cert: certs.pem('server.pem'), key: certs.pem('server.key'), mutual: false }, httpFrontend: 'node',
     }, silentLogger);
     const ports = await tls.listen();
     const client = grpcClient(`localhost:${ports.grpc}`, 'inference.GRPCInferenceService', grpcJs.credentials.createSsl(certs.pem('ca.pem')));
@@ -310,6 +356,9 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
       const of = (id: string) => answers.filter((a) => a.infer_response.id === id);
       expect(of('t').map((a) => [int32(a, 'OUT'), final(a)])).toEqual([[10, false], [20, true]]);
       expect(of('u').map(final)).toEqual([false, true]);
+      // generate_stream through node:http (the front end --http-use-ssl uses) streams the same.
+      const sse = await fetch(`http://127.0.0.1:${ports.http}/v2/models/repeat/generate_stream`, { method: 'POST', body: JSON.stringify({ IN: [3, 4] }) });
+      expect(await sse.text()).toBe('data: {"model_name":"repeat","model_version":"1","OUT":3,"IDX":0}\n\ndata: {"model_name":"repeat","model_version":"1","OUT":4,"IDX":1}\n\n');
     } finally {
       client.close();
       await tls.stop(1000);
