@@ -77,8 +77,35 @@ std::string ReadAnswer(int fd, std::string& buffer, int* status) {
   }
 }
 
+// Reads a streamed answer through its terminating chunk: its head into `head`, its body as sent.
+std::string ReadStreamed(int fd, std::string& buffer, std::string* head) {
+  for (;;) {
+    size_t end = buffer.find("\r\n\r\n");
+    size_t last = end == std::string::npos ? end : buffer.find("\r\n0\r\n\r\n", end);
+    if (last != std::string::npos) {
+      *head = buffer.substr(0, end + 2);
+      std::string body = buffer.substr(end + 4, last + 7 - (end + 4));
+      buffer.erase(0, last + 7);
+      return body;
+    }
+    char chunk[65536];
+    ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+    if (n <= 0) return "";
+    buffer.append(chunk, size_t(n));
+  }
+}
+
+HttpResponse Part(BodyPart part, const std::string& body) {
+  HttpResponse r;
+  r.part = part;
+  if (part == BodyPart::kFirst) r.headers = "Content-Type: text/event-stream\r\n";
+  r.owned_body = body;
+  return r;
+}
+
 // The stand-in for the JS handler: answers every request with "js:<method> <url> <body>" from a
-// thread of its own (as the JS thread does); /close answers with close set, /head answers a HEAD.
+// thread of its own (as the JS thread does); /close answers with close set, /head answers a HEAD;
+// /stream answers in parts (one of them empty), /stream-late sends its later parts 50 ms after the first.
 class FakeHandler : public RequestHandler {
  public:
   ~FakeHandler() override {
@@ -87,6 +114,16 @@ class FakeHandler : public RequestHandler {
   }
   void Handle(std::shared_ptr<HttpRequest> request, Respond respond) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (request->url == "/stream" || request->url == "/stream-late") {
+      threads_.emplace_back([request, respond] {
+        respond(Part(BodyPart::kFirst, "part1"));
+        if (request->url == "/stream-late") std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        respond(Part(BodyPart::kNext, "part2"));
+        respond(Part(BodyPart::kNext, ""));
+        respond(Part(BodyPart::kLast, "part3"));
+      });
+      return;
+    }
     threads_.emplace_back([request, respond] {
       HttpResponse r;
       r.headers = "Content-Type: text/plain\r\n";
@@ -253,6 +290,45 @@ int main() {
       ReadAnswer(fd, buffer, &status);
       CHECK(status == 0);
       close(fd);
+    }
+
+    // A streamed answer: one chunk a non-empty part, the terminating chunk, then the connection
+    // keeps serving (keep-alive); on HTTP/1.0 the body has no chunks and ends with the connection.
+    {
+      int fd = Connect(port);
+      SendAll(fd, "GET /stream HTTP/1.1\r\nHost: t\r\n\r\n" + Post("/v2/models/fast/infer", "next"));
+      std::string buffer;
+      std::string head;
+      CHECK(ReadStreamed(fd, buffer, &head) == "5\r\npart1\r\n5\r\npart2\r\n5\r\npart3\r\n0\r\n\r\n");
+      CHECK(head.rfind("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", 0) == 0);
+      CHECK(head.find("Connection: keep-alive\r\n") != std::string::npos && head.find("Content-Length") == std::string::npos);
+      int status = 0;
+      CHECK(ReadAnswer(fd, buffer, &status) == "fast:next" && status == 200);
+      close(fd);
+      fd = Connect(port);
+      SendAll(fd, "GET /stream HTTP/1.0\r\n\r\n");
+      std::string all;
+      char chunk[4096];
+      for (ssize_t n; (n = recv(fd, chunk, sizeof(chunk), 0)) > 0;) all.append(chunk, size_t(n));
+      CHECK(all.find("Connection: close\r\n") != std::string::npos && all.find("Transfer-Encoding") == std::string::npos);
+      CHECK(all.substr(all.find("\r\n\r\n") + 4) == "part1part2part3");
+      close(fd);
+    }
+
+    // A client that goes away in the middle of a streamed answer: the later parts are dropped.
+    {
+      int fd = Connect(port);
+      SendAll(fd, "GET /stream-late HTTP/1.1\r\nHost: t\r\n\r\n");
+      char chunk[4096];
+      CHECK(recv(fd, chunk, sizeof(chunk), 0) > 0);
+      close(fd);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      int again = Connect(port);
+      std::string buffer;
+      int status = 0;
+      SendAll(again, Post("/v2/models/fast/infer", "still"));
+      CHECK(ReadAnswer(again, buffer, &status) == "fast:still" && status == 200);
+      close(again);
     }
 
     // Many small pipelined requests in one burst (more than the server buffers while answering).
