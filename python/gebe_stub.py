@@ -4,6 +4,7 @@
 # bytes live in a shared-memory file both processes map (argv[1]). stdout and stderr stay the
 # model's own and end up in gebe's log.
 import base64
+import collections
 import importlib.util
 import json
 import mmap
@@ -128,17 +129,11 @@ class Arena:
         if offset < 0 or size < 0 or offset + size > self.size:
             raise RuntimeError(f"tensor '{desc['name']}' lies outside the shared memory")
         if desc["datatype"] == "BYTES":
-            elements = []
             mv = memoryview(self.map)[offset:offset + size]
-            at = 0
-            while at < size:
-                (n,) = struct.unpack_from("<I", mv, at)
-                elements.append(bytes(mv[at + 4:at + 4 + n]))
-                at += 4 + n
-            mv.release()
-            array = np.empty(len(elements), dtype=np.object_)
-            array[:] = elements
-            return array.reshape(shape)
+            try:
+                return _bytes_array(mv, shape)
+            finally:
+                mv.release()
         dtype = np.dtype(_NUMPY_BY_KSERVE[desc["datatype"]])
         count = size // dtype.itemsize
         if count == 0:
@@ -166,6 +161,28 @@ class Arena:
             target = np.ndarray(array.shape, dtype=array.dtype.newbyteorder("<"), buffer=self.map, offset=offset)
             target[...] = array
         return {"name": name, "datatype": datatype, "shape": shape, "offset": offset, "size": size}
+
+
+def _bytes_array(buffer, shape):
+    """A BYTES tensor's elements (each a 4-byte length, then its bytes) as a numpy object array."""
+    elements = []
+    at = 0
+    while at < len(buffer):
+        (n,) = struct.unpack_from("<I", buffer, at)
+        elements.append(bytes(buffer[at + 4:at + 4 + n]))
+        at += 4 + n
+    array = np.empty(len(elements), dtype=np.object_)
+    array[:] = elements
+    return array.reshape(shape)
+
+
+def _from_inline(desc):
+    """A tensor carried in a control message (base64): the other way of _inline."""
+    data = base64.b64decode(desc["data"])
+    shape = [int(d) for d in desc["shape"]]
+    if desc["datatype"] == "BYTES":
+        return _bytes_array(data, shape)
+    return np.frombuffer(data, dtype=np.dtype(_NUMPY_BY_KSERVE[desc["datatype"]]).newbyteorder("<")).reshape(shape)
 
 
 def _datatype_of(array, what):
@@ -201,16 +218,106 @@ def _as_bytes(element):
 arena = Arena(sys.argv[1])
 
 
-def _bls_exec(request):
+# The responses of decoupled BLS requests not yet read by their iterators, by request; and the
+# requests an execute() left unread, whose later responses are dropped wherever they arrive.
+_bls_streams = {}
+_bls_abandoned = set()
+_next_bls_id = 0
+
+
+def _next_reply(wanted):
+    """Reads gebe's messages during execute() until one `wanted(message)` takes: a cancel message
+    marks its request's sender, a decoupled BLS response waits in its stream's queue."""
+    while True:
+        message = _receive()
+        op = message.get("op")
+        if op == "cancel":
+            _cancel(message)
+        elif wanted(message):
+            return message
+        elif op == "bls_response" and message.get("bls_id") in _bls_streams:
+            _bls_streams[message["bls_id"]].append(message)
+        elif not _dropped(message):
+            raise RuntimeError(f"unexpected control message {op!r} from gebe during execute()")
+
+
+def _cancel(message):
+    sender = pb_utils._open_senders.get(message.get("key"))
+    if sender is not None:
+        sender._cancelled = True
+
+
+def _main_thread_only():
+    if threading.current_thread() is not threading.main_thread():
+        raise pb_utils.TritonModelException("gebe runs BLS requests from execute() itself, not from threads model.py starts")
+
+
+def _bls_message(request):
     descs = [arena.write(t.name(), t.as_numpy(), f"BLS input '{t.name()}'") for t in request.inputs()]
-    _send({
+    return {
         "op": "bls", "model_name": request.model_name(), "model_version": request._model_version,
         "inputs": descs, "outputs": request.requested_output_names(), "request_id": request.request_id(),
         "out_offset": _align(arena.pos), "shm_size": arena.size,
-    })
-    reply = _receive()
-    if reply.get("op") != "bls_result":
-        raise RuntimeError(f"expected a BLS result from gebe, got {reply.get('op')}")
+    }
+
+
+def _bls_stream(request):
+    """exec(decoupled=True): the target's responses, one at a time as they come (the last may be
+    empty: the final flag alone). Their outputs travel in the messages: more may come while
+    model.py sends other BLS requests, which use the shared memory."""
+    global _next_bls_id
+    _main_thread_only()
+    message = _bls_message(request)
+    _next_bls_id += 1
+    bls_id = _next_bls_id
+    message.update({"decoupled": True, "bls_id": bls_id})
+    _bls_streams[bls_id] = collections.deque()
+    _send(message)
+    return _bls_responses(bls_id)
+
+
+def _bls_responses(bls_id):
+    while True:
+        if bls_id not in _bls_streams:
+            raise pb_utils.TritonModelException("a decoupled BLS request's responses are read in the execute() call that sent it")
+        queue = _bls_streams[bls_id]
+        reply = queue.popleft() if queue else _next_reply(lambda m: m.get("op") == "bls_response" and m.get("bls_id") == bls_id)
+        final = bool(reply.get("final"))
+        if final:
+            del _bls_streams[bls_id]
+        if reply.get("error") is not None:
+            yield pb_utils.InferenceResponse(error=pb_utils.TritonError(reply["error"]))
+        else:
+            yield pb_utils.InferenceResponse([pb_utils.Tensor(d["name"], _from_inline(d)) for d in reply.get("outputs") or []])
+        if final:
+            return
+
+
+def _abandon_bls_streams():
+    """After execute(): the decoupled BLS requests model.py left unread are dropped, now and as their
+    responses come (the instance does not wait for them)."""
+    for bls_id, queue in _bls_streams.items():
+        if not any(reply.get("final") for reply in queue):
+            _bls_abandoned.add(bls_id)
+    _bls_streams.clear()
+
+
+def _dropped(message):
+    """Whether `message` is a response of an abandoned decoupled BLS request (then it is dropped)."""
+    bls_id = message.get("bls_id")
+    if message.get("op") != "bls_response" or bls_id not in _bls_abandoned:
+        return False
+    if message.get("final"):
+        _bls_abandoned.discard(bls_id)
+    return True
+
+
+def _bls_exec(request, decoupled=False):
+    if decoupled:
+        return _bls_stream(request)
+    _main_thread_only()
+    _send(_bls_message(request))
+    reply = _next_reply(lambda m: m.get("op") == "bls_result")
     if reply.get("error") is not None:
         return [], reply["error"]
     arena.ensure(int(reply["shm_size"]))
@@ -361,12 +468,14 @@ def main():
         message = _receive()
         op = message.get("op")
         if op == "execute":
-            _send(_execute_decoupled(model, message) if decoupled else _execute(model, message))
+            result = _execute_decoupled(model, message) if decoupled else _execute(model, message)
+            _abandon_bls_streams()
+            _send(result)
         elif op == "cancel":
             # Read between execute() calls: a model that streams from its own threads sees it at once.
-            sender = pb_utils._open_senders.get(message.get("key"))
-            if sender is not None:
-                sender._cancelled = True
+            _cancel(message)
+        elif _dropped(message):
+            pass
         elif op == "finalize":
             error = None
             if hasattr(model, "finalize"):

@@ -161,10 +161,12 @@ class InferenceRequest:
         return self._sender
 
     def exec(self, decoupled=False):
-        if decoupled:
-            raise TritonModelException("decoupled BLS requests are not supported by gebe")
+        """Runs the request on another model: its response, or with decoupled=True an iterator of
+        its responses as they come (a decoupled target's any number, the last maybe empty)."""
         if _bls_exec is None:
             raise TritonModelException("BLS requests can only be sent from execute()")
+        if decoupled:
+            return _bls_exec(self, decoupled=True)
         outputs, error = _bls_exec(self)
         return InferenceResponse(outputs, TritonError(error) if error is not None else None)
 

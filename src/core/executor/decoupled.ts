@@ -20,6 +20,6 @@ export function decoupledRefusal(model: string, entry: SingleResponseEntry): Inf
     case 'ModelInfer':
       return new InferError("ModelInfer RPC doesn't support models with decoupled transaction policy", 'UNSUPPORTED');
     default:
-      return new InferError(onlyStreamsMessage(model, 'in process, as an ensemble step or through BLS'), 'UNSUPPORTED');
+      return new InferError(onlyStreamsMessage(model, 'in process, as an ensemble step or through a BLS exec() without decoupled=True'), 'UNSUPPORTED');
   }
 }

@@ -5,7 +5,9 @@
  * answer is written back after them. Everything the stub names is checked before use.
  */
 import { isDatatype } from '../kserve/datatypes.js';
-import type { InferTensor } from '../executor/types.js';
+import type { InferResponse, InferTensor } from '../executor/types.js';
+import { MAX_CONTROL_MESSAGE_BYTES } from './control-channel.js';
+import { toInline } from './inline-tensors.js';
 import { latestVersion, type ModelLookup } from '../server/model-lookup.js';
 import type { ControlMessage } from './control-channel.js';
 import { align, type SharedArena } from './shared-arena.js';
@@ -14,7 +16,12 @@ import { align, type SharedArena } from './shared-arena.js';
 const MAX_TENSORS = 1024;
 const MAX_RANK = 64;
 
-export async function runBls(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string): Promise<ControlMessage> {
+export function runBls(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string, send: (reply: ControlMessage) => void): Promise<void> {
+  if (message.decoupled === true) return runDecoupledBls(message, arena, lookup, caller, send);
+  return runOneResponse(message, arena, lookup, caller).then(send);
+}
+
+async function runOneResponse(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string): Promise<ControlMessage> {
   try {
     if (!lookup) throw new Error('BLS requests need a server: this model was loaded outside `gebe serve`');
     const request = blsRequest(message, arena);
@@ -33,6 +40,40 @@ export async function runBls(message: ControlMessage, arena: SharedArena, lookup
     return { op: 'bls_result', outputs, free_offset: align(offset), shm_size: arena.size };
   } catch (err) {
     return { op: 'bls_result', error: `BLS request from '${caller}' failed: ${(err as Error).message}` };
+  }
+}
+
+/**
+ * exec(decoupled=True): each response of the target as a `bls_response` message with its outputs
+ * inline (the stub keeps writing other requests into the arena meanwhile), the last marked final;
+ * a target that is not decoupled answers one final response. A failure ends the stream with it.
+ */
+async function runDecoupledBls(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string, send: (reply: ControlMessage) => void): Promise<void> {
+  const reply = (fields: ControlMessage | Omit<ControlMessage, 'op'>): void => send({ ...fields, op: 'bls_response', bls_id: message.bls_id });
+  const failed = (err: unknown): string => `BLS request from '${caller}' failed: ${(err as Error).message}`;
+  let ended = false;
+  const respond = (r: { response?: InferResponse; error?: Error; final: boolean }): void => {
+    if (ended) return;
+    ended = r.final;
+    if (r.error) return reply({ error: failed(r.error), final: r.final });
+    const outputs = (r.response?.outputs ?? []).map(toInline);
+    const size = outputs.reduce((n, t) => n + t.data.length, 0);
+    if (size > MAX_CONTROL_MESSAGE_BYTES) {
+      return reply({ error: failed(new Error(`a response of ${size} bytes (its outputs in base64) exceeds the limit of ${MAX_CONTROL_MESSAGE_BYTES} bytes for one decoupled BLS response`)), final: r.final });
+    }
+    reply({ outputs, final: r.final });
+  };
+  try {
+    if (!lookup) throw new Error('BLS requests need a server: this model was loaded outside `gebe serve`');
+    const request = blsRequest(message, arena);
+    // The inputs are copied: the stub reuses the arena while the target may still read them.
+    const inputs = request.inputs.map((t) => ({ ...t, data: t.data.slice() }));
+    const target = lookup.resolve(request.model, request.version);
+    const infer = { id: request.id, inputs, outputs: request.outputs.length > 0 ? request.outputs : undefined };
+    if (target.decoupled && target.inferDecoupled) await target.inferDecoupled(infer, respond);
+    else respond({ response: await target.infer(infer), final: true });
+  } catch (err) {
+    respond({ error: err instanceof Error ? err : new Error(String(err)), final: true });
   }
 }
 

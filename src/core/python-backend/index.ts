@@ -80,7 +80,7 @@ export async function loadPythonModel(modelDir: string, version: string, config:
     (instance) => ({
       interpreter, modelName: name, instanceName: instance, modelFile: found.path, shmCap, log: context.log,
       args: args(instance, instances.find((i) => i.name === instance)!.kind),
-      bls: (message, arena) => runBls(message, arena, context.lookup, name),
+      bls: (message, arena, send) => runBls(message, arena, context.lookup, name, send),
     }),
   );
 }

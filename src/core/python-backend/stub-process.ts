@@ -12,6 +12,7 @@ import { GebeError } from '../../errors.js';
 import type { InferTensor } from '../executor/types.js';
 import type { Logger } from '../server/logger.js';
 import { ControlChannel, MAX_CONTROL_MESSAGE_BYTES, type ControlMessage } from './control-channel.js';
+import { fromInline } from './inline-tensors.js';
 import type { Interpreter } from './interpreter.js';
 import { LineLog } from './line-log.js';
 import { align, ARENA_KEEP_BYTES, SharedArena } from './shared-arena.js';
@@ -28,8 +29,8 @@ export interface StubOptions {
   /** The most shared memory one execute may use (inputs, outputs and BLS tensors together). */
   shmCap: number;
   log: Logger;
-  /** Runs a BLS request the stub sent during execute(); resolves with the reply message. */
-  bls(message: ControlMessage, arena: SharedArena): Promise<ControlMessage>;
+  /** Runs a BLS request the stub sent during execute(), sending its reply (a decoupled one's replies) through `send`. */
+  bls(message: ControlMessage, arena: SharedArena, send: (reply: ControlMessage) => void): Promise<void>;
   /** Called once when the process has exited (expectedly or not), with why, in the words requests fail with. */
   onExit?(reason: string): void;
   /**
@@ -206,7 +207,7 @@ export class StubProcess {
         this.o.onResponse?.(m.key, m.outputs === undefined && m.error === undefined ? undefined : inlineAnswer(m), m.final === true);
         return;
       case 'bls':
-        void this.o.bls(m, this.arena).then((reply) => {
+        void this.o.bls(m, this.arena, (reply) => {
           if (this.alive) this.channel.send(reply);
         });
         return;
@@ -300,20 +301,9 @@ export class StubProcess {
   }
 }
 
-/**
- * A decoupled response's answer: its outputs travel inside the message (base64), since it may come
- * after execute() returned, when the shared memory belongs to the next call.
- */
+/** A decoupled response's answer: its outputs travel inside the message (inline-tensors.ts). */
 function inlineAnswer(m: ControlMessage): ExecuteAnswer {
   if (typeof m.error === 'string') return { error: m.error.slice(0, 65536), code: typeof m.code === 'number' ? m.code : undefined };
-  if (!Array.isArray(m.outputs)) return { error: 'the Python stub sent a response without outputs' };
-  const outputs: InferTensor[] = [];
-  for (const d of m.outputs as Array<Record<string, unknown>>) {
-    if (typeof d?.name !== 'string' || typeof d.datatype !== 'string' || !Array.isArray(d.shape) || typeof d.data !== 'string') {
-      return { error: `the Python stub described output '${String(d?.name).slice(0, 100)}' without its name, datatype, shape or data` };
-    }
-    const bytes = Buffer.from(d.data, 'base64');
-    outputs.push({ name: d.name, datatype: d.datatype as InferTensor['datatype'], shape: d.shape as number[], data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
-  }
-  return { outputs };
+  const outputs = fromInline(m.outputs);
+  return Array.isArray(outputs) ? { outputs } : outputs;
 }

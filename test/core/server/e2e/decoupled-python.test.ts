@@ -134,6 +134,74 @@ const MODELS: Record<string, string[]> = {
   ],
 };
 
+/** Python models that are not decoupled (config and model.py), for BLS from the decoupled ones. */
+const PLAIN: Record<string, string[]> = {
+  // OUT = IN * 2, IDX = 0.
+  double: [
+    'import numpy as np',
+    'import triton_python_backend_utils as pb_utils',
+    'class TritonPythonModel:',
+    '    def execute(self, requests):',
+    '        out = []',
+    '        for r in requests:',
+    '            v = pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()',
+    '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", (v * 2).astype(np.int32)), pb_utils.Tensor("IDX", np.zeros(v.shape, np.uint32))]))',
+    '        return out',
+  ],
+};
+
+/** Decoupled models that call others through BLS. */
+const BLS_MODELS: Record<string, string[]> = {
+  // Streams repeat's responses through double (a plain exec() while the decoupled one is open),
+  // after checking that BLS from a thread and a plain exec() of a decoupled model are refused.
+  bls_stream: [
+    '    def execute(self, requests):',
+    '        for r in requests:',
+    '            sender = r.get_response_sender()',
+    '            x = pb_utils.get_input_tensor_by_name(r, "IN")',
+    '            errors = []',
+    '            def from_thread():',
+    '                try:',
+    '                    pb_utils.InferenceRequest(model_name="double", inputs=[x], requested_output_names=["OUT"]).exec()',
+    '                except pb_utils.TritonModelException as e:',
+    '                    errors.append(str(e))',
+    '            t = threading.Thread(target=from_thread)',
+    '            t.start()',
+    '            t.join()',
+    '            assert errors and "not from threads" in errors[0], errors',
+    '            refused = pb_utils.InferenceRequest(model_name="repeat", inputs=[x], requested_output_names=["OUT"]).exec()',
+    '            assert refused.has_error() and "decoupled=True" in refused.error().message(), refused.error().message()',
+    '            for i, part in enumerate(pb_utils.InferenceRequest(model_name="repeat", inputs=[x], requested_output_names=["OUT", "IDX"]).exec(decoupled=True)):',
+    '                if part.has_error():',
+    '                    sender.send(pb_utils.InferenceResponse(error=part.error()))',
+    '                    continue',
+    '                if not part.output_tensors():',
+    '                    continue  # the final flag alone',
+    '                v = pb_utils.get_output_tensor_by_name(part, "OUT")',
+    '                doubled = pb_utils.InferenceRequest(model_name="double", inputs=[pb_utils.Tensor("IN", v.as_numpy())], requested_output_names=["OUT"]).exec()',
+    '                sender.send(response(int(pb_utils.get_output_tensor_by_name(doubled, "OUT").as_numpy()[0]), i))',
+    '            sender.send(flags=FINAL)',
+  ],
+  // IN [0]: reads the first response of slow_final and leaves its final flag, which comes 0.2 s
+  // later; IN [v]: 0.3 s later asks double for 2v (a plain BLS call, reading replies while that
+  // stale flag is in the pipe: the stub must know to drop it).
+  bls_abandon: [
+    '    def execute(self, requests):',
+    '        import time',
+    '        sender = requests[0].get_response_sender()',
+    '        x = pb_utils.get_input_tensor_by_name(requests[0], "IN")',
+    '        if int(x.as_numpy()[0]) == 0:',
+    '            first = next(iter(pb_utils.InferenceRequest(model_name="slow_final", inputs=[x], requested_output_names=["OUT"]).exec(decoupled=True)))',
+    '            out = pb_utils.get_output_tensor_by_name(first, "OUT")',
+    '        else:',
+    '            time.sleep(0.3)',
+    '            doubled = pb_utils.InferenceRequest(model_name="double", inputs=[x], requested_output_names=["OUT"]).exec()',
+    '            assert not doubled.has_error(), doubled.error().message()',
+    '            out = pb_utils.get_output_tensor_by_name(doubled, "OUT")',
+    '        sender.send(pb_utils.InferenceResponse([out, pb_utils.Tensor("IDX", np.zeros(1, np.uint32))]), FINAL)',
+  ],
+};
+
 let server: RealServer;
 let grpc: GrpcClient;
 
@@ -156,10 +224,15 @@ const request = (model: string, id: string, values: number[], parameters: Record
 describe.skipIf(!python.available)('decoupled Python-backend models in gebe serve', () => {
   beforeAll(async () => {
     const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-decoupled-'));
-    for (const [name, body] of Object.entries(MODELS)) {
+    for (const [name, body] of Object.entries({ ...MODELS, ...BLS_MODELS })) {
       mkdirSync(path.join(repo, name, '1'), { recursive: true });
       writeFileSync(path.join(repo, name, 'config.pbtxt'), CONFIG(name));
       writeFileSync(path.join(repo, name, '1', 'model.py'), [...HEADER, ...body, ''].join('\n'));
+    }
+    for (const [name, body] of Object.entries(PLAIN)) {
+      mkdirSync(path.join(repo, name, '1'), { recursive: true });
+      writeFileSync(path.join(repo, name, 'config.pbtxt'), CONFIG(name).replace('model_transaction_policy { decoupled: true }\n', ''));
+      writeFileSync(path.join(repo, name, '1', 'model.py'), [...body, ''].join('\n'));
     }
     server = await startRealServer(repo);
     grpc = grpcClient(server.grpc);
@@ -340,6 +413,15 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect(plain).not.toMatch(/Transfer-Encoding|Content-Length/i);
     expect(plain).toMatch(/Connection: close\r\n/);
     expect(plain.slice(plain.indexOf('\r\n\r\n') + 4)).toBe(events.join(''));
+  });
+
+  it('BLS exec(decoupled=True) iterates a decoupled model\'s responses, beside plain BLS calls; unread ones are dropped', async () => {
+    const answers = (await streamInfer(grpc, [request('bls_stream', 's', [3, 4, 5])])) as StreamAnswer[];
+    expect(answers.map((a) => [a.error_message, int32(a, 'OUT'), int32(a, 'IDX')])).toEqual([['', 6, 0], ['', 8, 1], ['', 10, 2]]);
+    const abandoned = (await streamInfer(grpc, [request('bls_abandon', 'a1', [0])])) as StreamAnswer[];
+    expect(abandoned.map((a) => [a.error_message, int32(a, 'OUT'), final(a)])).toEqual([['', 1, true]]);
+    const next = (await streamInfer(grpc, [request('bls_abandon', 'a2', [21])])) as StreamAnswer[];
+    expect(next.map((a) => [a.error_message, int32(a, 'OUT'), final(a)])).toEqual([['', 42, true]]);
   });
 
   // Last: stopping a GebeServer unloads the models of its manager, which this one shares.
