@@ -15,9 +15,9 @@ import { looksLikeInfer } from './routes.js';
 import { cancellationError } from '../../executor/cancellation.js';
 import { logNativeRequests } from '../native-request-log.js';
 
-/** What GebeServer needs of either front end. */
-
 const EMPTY = Buffer.alloc(0);
+
+/** What GebeServer needs of either front end. */
 export interface HttpListener {
   listen(): Promise<number>;
   close(timeoutMs: number): Promise<void>;
@@ -71,15 +71,20 @@ export class NativeHttpFrontend implements HttpListener {
         signal = controller.signal;
       }
       void this.handler({ method, url: url!, headers: headerRecord(headers!), body: body!, http10: http10!, signal }).then((a) => {
-        if (signal) this.held.delete(token);
         if (!a.stream) {
+          if (signal) this.held.delete(token);
           native.answer(token, a.status, headerLines(a.headers), a.body, a.close === true);
           return;
         }
+        // A streamed answer's client can still go away after its first part: the request stays
+        // cancellable until the last.
         native.answer(token, a.status, headerLines(a.headers), a.body, a.close === true, BodyPart.First);
         a.stream.attach({
           send: (chunk) => native.answer(token, a.status, '', chunk, false, BodyPart.Next),
-          end: () => native.answer(token, a.status, '', EMPTY, false, BodyPart.Last),
+          end: () => {
+            if (signal) this.held.delete(token);
+            native.answer(token, a.status, '', EMPTY, false, BodyPart.Last);
+          },
         });
       });
     });

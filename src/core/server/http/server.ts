@@ -171,7 +171,8 @@ export class HttpFrontend {
       // Streamed: no Content-Length, so node sends the body chunked, part by part.
       res.writeHead(answer.status, answer.headers);
       res.write(answer.body);
-      answer.stream.attach({ send: (chunk) => res.write(chunk), end: () => res.end() });
+      // A client gone mid-stream (the request is cancelled: abortOnClose) gets nothing more.
+      answer.stream.attach({ send: (chunk) => void (res.destroyed || res.write(chunk)), end: () => void (res.destroyed || res.end()) });
     } else {
       res.writeHead(answer.status, { ...answer.headers, 'Content-Length': answer.body.byteLength });
       res.end(answer.body);

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeGrpcInferRequest, GrpcModelEndpoint, GrpcStreamInferClient } from '../../../../src/core/kserve/client/grpc.js';
 import { grpcRoot } from '../../../../src/core/kserve/grpc-proto.js';
 import { silentLogger } from '../../../../src/core/server/logger.js';
+import type { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
 import { GebeServer } from '../../../../src/core/server/server.js';
 import { makeTestCertificates } from '../helpers/tls-certs.js';
 import { callError, grpcClient, streamInfer, type GrpcClient } from '../helpers/grpc-client.js';
@@ -393,6 +394,24 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect([two.status, await two.json()]).toEqual([400, { error: "model 'repeat' sent 2 responses to a generate request, which answers exactly one; use generate_stream" }]);
   });
 
+  it('a generate_stream client that goes away cancels its request, and the server lets go of it', async () => {
+    const http = server.server.http as NativeHttpFrontend;
+    const aborted = await Promise.all(['c1', 'c2', 'c3', 'c4'].map(async () => {
+      const controller = new AbortController();
+      const res = await fetch(`${server.http}/v2/models/cancellable/generate_stream`, { method: 'POST', body: JSON.stringify({ IN: [0] }), signal: controller.signal });
+      const reader = res.body!.getReader();
+      await reader.read();  // the first event
+      controller.abort();
+      return reader.read().then(() => false, () => true);
+    }));
+    expect(aborted).toEqual([true, true, true, true]);
+    // Each request ended at the model's final flag (it saw is_cancelled()), and the native server
+    // answered the last part: nothing is held for the clients that left.
+    const model = server.manager.resolve('cancellable');
+    for (let i = 0; i < 500 && (model.pendingCount() > 0 || http.inFlightCount > 0 || http.bodyBytes > 0); i++) await new Promise((r) => setTimeout(r, 10));
+    expect([model.pendingCount(), http.inFlightCount, http.bodyBytes]).toEqual([0, 0, 0]);
+  });
+
   it('frames a streamed answer in HTTP/1.1 chunks, and on HTTP/1.0 ends it with the connection', async () => {
     const raw = (version: string): Promise<string> => new Promise((resolve, reject) => {
       const body = JSON.stringify({ IN: [8, 9] });
@@ -441,6 +460,14 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
       // generate_stream through node:http (the front end --http-use-ssl uses) streams the same.
       const sse = await fetch(`http://127.0.0.1:${ports.http}/v2/models/repeat/generate_stream`, { method: 'POST', body: JSON.stringify({ IN: [3, 4] }) });
       expect(await sse.text()).toBe('data: {"model_name":"repeat","model_version":"1","OUT":3,"IDX":0}\n\ndata: {"model_name":"repeat","model_version":"1","OUT":4,"IDX":1}\n\n');
+      // A client that leaves mid-stream cancels its request there too.
+      const controller = new AbortController();
+      const left = await fetch(`http://127.0.0.1:${ports.http}/v2/models/cancellable/generate_stream`, { method: 'POST', body: JSON.stringify({ IN: [0] }), signal: controller.signal });
+      await left.body!.getReader().read();
+      controller.abort();
+      const model = server.manager.resolve('cancellable');
+      for (let i = 0; i < 500 && model.pendingCount() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(model.pendingCount()).toBe(0);
     } finally {
       client.close();
       await tls.stop(1000);
