@@ -3,11 +3,12 @@
  * warmup sample runs `count` times (at least once); a sample that fails fails the load, naming the
  * sample. The samples are built by the same plan as `gebe warmup`'s (plan.ts). They go through the
  * model's own scheduler, so the model's statistics count them as Triton's do (its warmup requests
- * report statistics like any other). Without model_warmup entries nothing runs: the default
+ * report statistics like any other); a decoupled model's run reads its responses to the final
+ * flag. Without model_warmup entries nothing runs: the default
  * warmups are `gebe warmup`'s own, not Triton's.
  */
 import type { ModelConfig } from '../config/model-config.js';
-import type { LoadedModel } from '../executor/types.js';
+import type { InferTensor, LoadedModel } from '../executor/types.js';
 import type { Logger } from '../server/logger.js';
 import { planWarmup } from './plan.js';
 
@@ -19,10 +20,21 @@ export async function warmupAtLoad(model: LoadedModel, config: ModelConfig, mode
     log.info('running warmup sample', { model: model.name, version: model.version, sample: step.name, batch_size: step.batchSize, count: step.count });
     for (let i = 0; i < step.count; i++) {
       try {
-        await model.infer({ inputs: step.inputs });
+        await runSample(model, step.inputs);
       } catch (err) {
         throw new Error(`warmup sample '${step.name}' (${configFile}) failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
   }
+}
+
+/** One run of a sample; a decoupled model's responses are read to its final flag, any error failing it. */
+async function runSample(model: LoadedModel, inputs: InferTensor[]): Promise<void> {
+  if (!model.decoupled || !model.inferDecoupled) {
+    await model.infer({ inputs });
+    return;
+  }
+  let error: Error | undefined;
+  await model.inferDecoupled({ inputs }, (r) => void (error ??= r.error));
+  if (error) throw error;
 }

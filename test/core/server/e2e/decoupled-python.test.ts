@@ -230,6 +230,10 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
       writeFileSync(path.join(repo, name, 'config.pbtxt'), CONFIG(name));
       writeFileSync(path.join(repo, name, '1', 'model.py'), [...HEADER, ...body, ''].join('\n'));
     }
+    // Warmed at load (Triton's model_warmup): its samples' responses are read to the final flag.
+    mkdirSync(path.join(repo, 'warmed', '1'), { recursive: true });
+    writeFileSync(path.join(repo, 'warmed', 'config.pbtxt'), `${CONFIG('warmed')}model_warmup [ { name: "two" batch_size: 1 count: 3 inputs { key: "IN" value: { data_type: TYPE_INT32 dims: [ 2 ] zero_data: true } } } ]\n`);
+    writeFileSync(path.join(repo, 'warmed', '1', 'model.py'), [...HEADER, ...MODELS.repeat!, ''].join('\n'));
     for (const [name, body] of Object.entries(PLAIN)) {
       mkdirSync(path.join(repo, name, '1'), { recursive: true });
       writeFileSync(path.join(repo, name, 'config.pbtxt'), CONFIG(name).replace('model_transaction_policy { decoupled: true }\n', ''));
@@ -295,6 +299,13 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect(existsSync(marker)).toBe(true);
     for (let i = 0; i < 500 && server.manager.resolve('cancellable').pendingCount() > 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(server.manager.resolve('cancellable').pendingCount()).toBe(0);
+  });
+
+  it('runs model_warmup at load, reading each sample\'s responses', async () => {
+    const stats = (await getJson(`${server.http}/v2/models/warmed/stats`)).body.model_stats[0].inference_stats;
+    expect(stats.success.count).toBe(3);
+    const answers = (await streamInfer(grpc, [request('warmed', 'w', [1, 2])])) as StreamAnswer[];
+    expect(answers.map((a) => int32(a, 'OUT'))).toEqual([1, 2]);
   });
 
   it('refuses HTTP infer and gRPC ModelInfer in Triton\'s words, and counts finished requests', async () => {
