@@ -62,6 +62,13 @@ export async function openLocalTarget(repo: string, name: string, version: strin
     compile: (shapes) => model.compile(shapes),
     where: `in process, ${model.engine} engine`,
     infer: async (inputs, outputs) => (await model.infer({ inputs, outputs })).outputs,
+    // A decoupled model (a Python one) streams its responses here as over gRPC.
+    ...(model.inferDecoupled ? {
+      stream: (inputs, outputs, onResponse) => model.inferDecoupled!({ inputs, outputs }, (r) => {
+        if (r.error) onResponse({ error: r.error.message });
+        else if (r.response) onResponse({ outputs: r.response.outputs });
+      }),
+    } satisfies Pick<InferTarget, 'stream'> : {}),
     close: () => model.unload(),
   };
 }

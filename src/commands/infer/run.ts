@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { isDecoupled } from '../../core/config/model-config.js';
 import { InferError, type InferTensor } from '../../core/executor/index.js';
-import { onlyStreamsMessage } from '../../core/executor/decoupled.js';
+import { takesOneMessage } from '../../core/executor/decoupled.js';
 import { GebeError } from '../../errors.js';
 import type { IO } from '../../io.js';
 import { colors } from '../../io.js';
@@ -63,16 +63,14 @@ export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<In
 }
 
 /**
- * A decoupled model answers a request with any number of responses, over gRPC ModelStreamInfer
- * only (as in Triton): each is printed as it comes; a response the model sent as an error fails the
- * command once the stream ends.
+ * A decoupled model answers a request with any number of responses, in process or over gRPC
+ * ModelStreamInfer (not HTTP infer, as in Triton): each is printed as it comes; a response the
+ * model sent as an error fails the command once the stream ends.
  */
 async function streamDecoupled(target: InferTarget, tensors: InferTensor[], notes: string[], opts: InferOptions, io: IO): Promise<InferResult> {
   const model = target.description;
   if (!target.stream) {
-    throw new GebeError(onlyStreamsMessage(model.name, opts.url ? 'HTTP' : 'in process'), {
-      hint: opts.url ? `pass -i grpc with the server's gRPC address (gebe serve: port 8001)` : `serve it (gebe serve) and run gebe infer -m ${model.name} -u localhost:8001 -i grpc`,
-    });
+    throw new GebeError(takesOneMessage(model.name, 'HTTP infer'), { hint: `pass -i grpc with the server's gRPC address (gebe serve: port 8001)` });
   }
   const c = colors(io);
   if (!opts.json) {

@@ -21,7 +21,7 @@ import { DEFAULT_SEQUENCE_ID_RANGE, DEFAULT_SEQUENCE_LENGTH, DEFAULT_SEQUENCE_LE
 import type { LoadModelFn } from '../../core/perf/in-process-target.js';
 import { executorLoader } from './executor-loader.js';
 import { isDecoupled, type ModelConfig } from '../../core/config/model-config.js';
-import { onlyStreamsMessage } from '../../core/executor/decoupled.js';
+import { takesOneMessage } from '../../core/executor/decoupled.js';
 import type { PerfOptions } from './options.js';
 
 export interface PerfDeps {
@@ -38,10 +38,11 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
   const target = await openTarget(opts, { loadModel: deps.loadModel ?? executorLoader });
   try {
     const model = await target.describe();
-    const streaming = opts.target.kind === 'remote' && opts.target.streaming === true;
-    if (isDecoupled(model.config as ModelConfig | undefined) && !streaming) {
-      const via = opts.target.kind === 'remote' ? (opts.target.protocol === 'http' ? 'HTTP' : 'gRPC ModelInfer') : 'in process';
-      throw new GebeError(onlyStreamsMessage(model.name, via), { hint: 'measure it on a server with -u host:port -i grpc --streaming (as perf_analyzer does)' });
+    // In process a decoupled model's requests end at their final flag; a server needs streaming.
+    if (opts.target.kind === 'remote' && !opts.target.streaming && isDecoupled(model.config as ModelConfig | undefined)) {
+      throw new GebeError(takesOneMessage(model.name, opts.target.protocol === 'http' ? 'HTTP infer' : 'gRPC ModelInfer'), {
+        hint: 'measure it with -u host:port -i grpc --streaming (as perf_analyzer does), or in process with --model-repository',
+      });
     }
     for (const b of opts.batchSizes) checkBatchSize(model, b);
     const sampleDims = resolveSampleDims(model, opts.shapes);

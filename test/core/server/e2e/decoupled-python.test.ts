@@ -335,7 +335,7 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect(answers.map((a) => [int32(a, 'OUT'), final(a)])).toEqual([[11, false], [12, false]]);
   });
 
-  it('gebe infer -i grpc prints each response as it comes; over HTTP it says to use gRPC', async () => {
+  it('gebe infer prints each response as it comes, over gRPC and in process; over HTTP it says to use gRPC', async () => {
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'gebe-decoupled-infer-'));
     writeFileSync(path.join(cwd, 'in.json'), JSON.stringify({ data: [{ IN: [4, 5, 6] }] }));
     const args = (model: string) => ['infer', '-m', model, '-u', server.grpc, '-i', 'grpc', '--input', 'in.json', '--shape', 'IN:3'];
@@ -355,11 +355,16 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect(failed.err).toContain("1 of the 2 responses of model 'errors' were errors");
     const http = await runGebe(['infer', '-m', 'repeat', '-u', server.http.replace('http://', ''), '--input', 'in.json', '--shape', 'IN:3'], { cwd });
     expect(http.code).toBe(2);
-    expect(http.err).toContain("model 'repeat' is decoupled (model_transaction_policy { decoupled: true }): it answers over gRPC ModelStreamInfer only, not HTTP");
+    expect(http.err).toContain("model 'repeat' is decoupled (model_transaction_policy { decoupled: true }): it sends any number of responses a request, which HTTP infer cannot take");
     expect(http.err).toContain('pass -i grpc');
+    // In process a (Python) decoupled model streams the same way.
+    const local = await runGebe(['infer', '-m', 'repeat', '--model-repository', server.repo, '--input', 'in.json', '--shape', 'IN:3'], { cwd });
+    expect([local.code, local.err]).toEqual([0, '']);
+    expect(local.out).toContain('repeat v1 (in process, python engine, streaming)');
+    expect(local.out.match(/^response \d+$/gm)).toEqual(['response 1', 'response 2', 'response 3']);
   });
 
-  it('gebe perf --streaming measures a decoupled model, each request done at its final flag', async () => {
+  it('gebe perf measures a decoupled model with --streaming and in process, each request done at its final flag', async () => {
     const model = await new GrpcModelEndpoint(server.grpc, 'slow_final').describe();
     const client = new GrpcStreamInferClient(server.grpc, [encodeGrpcInferRequest('slow_final', model.version, [{ name: 'IN', datatype: 'INT32', shape: [1], data: new Uint8Array(4) }], ['OUT'])]);
     const successes = async () => (await getJson(`${server.http}/v2/models/slow_final/stats`)).body.model_stats[0].inference_stats.success.count as number;
@@ -376,6 +381,11 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
       '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '-f', 'perf.csv'], { cwd });
     expect([perf.code, perf.err.match(/error.*/)?.[0]]).toEqual([0, undefined]);
     expect(readFileSync(path.join(cwd, 'perf.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
+    // In process a decoupled model's requests end at their final flag too.
+    const local = await runGebe(['perf', '-m', 'repeat', '--model-repository', server.repo, '--shape', 'IN:3',
+      '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '--json'], { cwd });
+    expect(local.code).toBe(0);
+    expect((JSON.parse(local.out) as { rows: Array<{ status: string }> }).rows.map((r) => r.status)).toEqual(['stable']);
     const plain = await runGebe(['perf', '-m', 'repeat', '-u', server.grpc, '-i', 'grpc', '--shape', 'IN:3', '-r', '3', '--measurement-interval', '200'], { cwd });
     expect(plain.code).toBe(2);
     expect(plain.err).toContain("model 'repeat' is decoupled");
