@@ -335,7 +335,7 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect(answers.map((a) => [int32(a, 'OUT'), final(a)])).toEqual([[11, false], [12, false]]);
   });
 
-  it('gebe infer prints each response as it comes, over gRPC and in process; over HTTP it says to use gRPC', async () => {
+  it('gebe infer prints each response as it comes, over gRPC and in process (over HTTP it says to use gRPC); gebe warmup runs one', async () => {
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'gebe-decoupled-infer-'));
     writeFileSync(path.join(cwd, 'in.json'), JSON.stringify({ data: [{ IN: [4, 5, 6] }] }));
     const args = (model: string) => ['infer', '-m', model, '-u', server.grpc, '-i', 'grpc', '--input', 'in.json', '--shape', 'IN:3'];
@@ -362,6 +362,10 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect([local.code, local.err]).toEqual([0, '']);
     expect(local.out).toContain('repeat v1 (in process, python engine, streaming)');
     expect(local.out.match(/^response \d+$/gm)).toEqual(['response 1', 'response 2', 'response 3']);
+    // gebe warmup runs each of its requests to the final flag.
+    const warmup = await runGebe(['warmup', server.repo, '-m', 'repeat', '--runs', '2'], { cwd });
+    expect([warmup.code, warmup.err]).toEqual([0, '']);
+    expect(warmup.out).toMatch(/zeros_batch_1 .* 1\+2/);
   });
 
   it('gebe perf measures a decoupled model with --streaming and in process, each request done at its final flag', async () => {
