@@ -389,8 +389,7 @@ def _read_requests(message, decoupled):
         inputs = [pb_utils.Tensor(d["name"], arena.read(d)) for d in r["inputs"]]
         request = pb_utils.InferenceRequest(
             model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", ""))
-        if decoupled:
-            request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"])
+        request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"]) if decoupled else pb_utils._OneResponseSender()
         requests.append(request)
     return requests
 
@@ -419,13 +418,29 @@ def _execute_decoupled(model, message):
     return {"op": "result", "decoupled": True, "shm_size": arena.size}
 
 
+def _sent_responses(requests):
+    """What a model that is not decoupled sent through its requests' senders, when execute() returned None."""
+    for i, request in enumerate(requests):
+        if request._sender.response is None:
+            raise pb_utils.TritonModelException(
+                f"execute() returned None but sent no response for request {i} through its response sender; return a list "
+                "of InferenceResponse, or send one per request with flags=TRITONSERVER_RESPONSE_COMPLETE_FINAL")
+    return [request._sender.response for request in requests]
+
+
 def _execute(model, message):
     arena.ensure(int(message["shm_size"]))
     arena.pos = int(message["free_offset"])
     requests = []
     try:
         requests = _read_requests(message, False)
-        responses = _run_execute(model, requests)
+        try:
+            responses = _run_execute(model, requests)
+        finally:
+            for request in requests:
+                request._sender.open = False
+        if responses is None:
+            responses = _sent_responses(requests)
         if not isinstance(responses, (list, tuple)) or len(responses) != len(requests):
             got = f"a list of {len(responses)}" if isinstance(responses, (list, tuple)) else type(responses).__name__
             raise pb_utils.TritonModelException(f"execute() must return a list of {len(requests)} InferenceResponse (one per request), it returned {got}")

@@ -155,9 +155,7 @@ class InferenceRequest:
 
     def get_response_sender(self):
         if getattr(self, "_sender", None) is None:
-            raise TritonModelException(
-                "get_response_sender() is for the requests execute() gets in a decoupled model "
-                "(model_transaction_policy { decoupled: true } in config.pbtxt)")
+            raise TritonModelException("get_response_sender() is for the requests execute() gets")
         return self._sender
 
     def exec(self, decoupled=False):
@@ -206,6 +204,29 @@ class InferenceResponseSender:
     def is_cancelled(self):
         """True once the request's client went away (gebe tells the stub when it sees the call end)."""
         return self._cancelled
+
+
+class _OneResponseSender:
+    """get_response_sender() in a model that is not decoupled (Triton's default mode): exactly one
+    response a request, sent with the final flag from inside execute(), which then returns None."""
+
+    def __init__(self):
+        self.response = None
+        self.open = True
+
+    def send(self, response=None, flags=0):
+        if not self.open:
+            raise TritonModelException("send(): a model that is not decoupled sends its responses inside execute()")
+        if self.response is not None or response is None or not flags & TRITONSERVER_RESPONSE_COMPLETE_FINAL:
+            raise TritonModelException(
+                "send(): a model that is not decoupled sends exactly one response a request, "
+                "with flags=TRITONSERVER_RESPONSE_COMPLETE_FINAL")
+        if not isinstance(response, InferenceResponse):
+            raise TritonModelException(f"send(): expected an InferenceResponse, got {type(response).__name__}")
+        self.response = response
+
+    def is_cancelled(self):
+        return False
 
 
 def get_input_tensor_by_name(request, name):

@@ -151,6 +151,22 @@ const PLAIN: Record<string, string[]> = {
   ],
 };
 
+PLAIN.sender_once = [
+  // Triton's default mode with a response sender: one response a request, with the final flag,
+  // and execute() returns None; IN [-1] sends without the flag, IN [-2] sends nothing.
+  'import numpy as np',
+  'import triton_python_backend_utils as pb_utils',
+  'class TritonPythonModel:',
+  '    def execute(self, requests):',
+  '        for r in requests:',
+  '            v = pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()',
+  '            response = pb_utils.InferenceResponse([pb_utils.Tensor("OUT", (v + 1).astype(np.int32)), pb_utils.Tensor("IDX", np.zeros(v.shape, np.uint32))])',
+  '            if v[0] == -2:',
+  '                continue',
+  '            r.get_response_sender().send(response, 0 if v[0] == -1 else pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)',
+  '        return None',
+];
+
 /** Decoupled models that call others through BLS. */
 const BLS_MODELS: Record<string, string[]> = {
   // Streams repeat's responses through double (a plain exec() while the decoupled one is open),
@@ -299,6 +315,16 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect(existsSync(marker)).toBe(true);
     for (let i = 0; i < 500 && server.manager.resolve('cancellable').pendingCount() > 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(server.manager.resolve('cancellable').pendingCount()).toBe(0);
+  });
+
+  it('takes one response a request through the sender of a model that is not decoupled (Triton\'s default mode)', async () => {
+    const infer = (v: number) => postJson(`${server.http}/v2/models/sender_once/infer`, { inputs: [{ name: 'IN', datatype: 'INT32', shape: [1], data: [v] }], outputs: [{ name: 'OUT' }] });
+    const ok = await infer(4);
+    expect([ok.status, ok.body.outputs]).toEqual([200, [{ name: 'OUT', datatype: 'INT32', shape: [1], data: [5] }]]);
+    const noFlag = await infer(-1);
+    expect([noFlag.status, noFlag.body.error]).toEqual([500, expect.stringContaining('send(): a model that is not decoupled sends exactly one response a request, with flags=TRITONSERVER_RESPONSE_COMPLETE_FINAL')]);
+    const nothing = await infer(-2);
+    expect([nothing.status, nothing.body.error]).toEqual([500, expect.stringContaining('execute() returned None but sent no response for request 0 through its response sender')]);
   });
 
   it('runs model_warmup at load, reading each sample\'s responses', async () => {
