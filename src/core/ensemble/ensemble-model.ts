@@ -6,14 +6,16 @@
  */
 import type { ModelConfig } from '../config/model-config.js';
 import { datatypeFromConfig } from '../kserve/datatypes.js';
-import type { CompileReport, InferRequest, InferResponse, InferTensor, LoadedModel, ModelStatistics, TensorMetadata } from '../executor/types.js';
+import type { CompileReport, DecoupledResponse, InferRequest, InferResponse, InferTensor, LoadedModel, ModelStatistics, TensorMetadata } from '../executor/types.js';
+import { decoupledRefusal } from '../executor/decoupled.js';
 import { InferError } from '../executor/types.js';
 import { checkRequest, type RequestContract } from '../executor/check-request.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import { reshapeForReader } from './batch-shape.js';
 import { EnsembleStats } from './ensemble-stats.js';
 import { neededSteps, type EnsemblePlan } from './plan.js';
-import { runEnsemble } from './run-request.js';
+import { runEnsemble, type BoardTensor } from './run-request.js';
+import { runDecoupledEnsemble } from './run-decoupled.js';
 
 export class EnsembleModel implements LoadedModel {
   readonly name: string;
@@ -31,7 +33,12 @@ export class EnsembleModel implements LoadedModel {
   private unloading = false;
   private drained?: () => void;
 
-  constructor(config: ModelConfig, readonly version: string, private readonly plan: EnsemblePlan, private readonly lookup: ModelLookup) {
+  /**
+   * `decoupled`: a step runs a decoupled model, so the ensemble answers as one (Triton): any number
+   * of responses a request, through inferDecoupled (run-decoupled.ts).
+   */
+  constructor(config: ModelConfig, readonly version: string, private readonly plan: EnsemblePlan, private readonly lookup: ModelLookup,
+    readonly decoupled = false) {
     this.name = plan.name;
     this.maxBatchSize = Number(config.max_batch_size ?? 0);
     const describe = (t: { name: string; data_type: string; dims: number[] }): TensorMetadata => ({
@@ -50,6 +57,7 @@ export class EnsembleModel implements LoadedModel {
   }
 
   async infer(request: InferRequest): Promise<InferResponse> {
+    if (this.decoupled) throw decoupledRefusal(this.name, 'gebe');
     if (this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 'UNAVAILABLE');
     const valid = checkRequest(this.contract, request);
     const start = process.hrtime.bigint();
@@ -58,15 +66,8 @@ export class EnsembleModel implements LoadedModel {
     this.inFlight += 1;
     try {
       const run = await runEnsemble(this.plan, this.lookup, request, batch, neededSteps(this.plan, wanted.map((t) => t.name)));
-      const outputs = wanted.map((meta): InferTensor => {
-        const value = run.tensors.get(meta.name);
-        if (!value) throw new InferError(`in ensemble '${this.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`, 'INTERNAL');
-        const dims = this.maxBatchSize > 0 ? meta.shape.slice(1) : meta.shape;
-        return { name: meta.name, datatype: value.tensor.datatype, shape: reshapeForReader(dims, batch !== 0, value.batch, value.tensor.shape), data: value.tensor.data };
-      });
+      const response = this.response(request, wanted, batch, (t) => run.tensors.get(t));
       this.statistics.success(batch, Number(process.hrtime.bigint() - start), run.queueNs, run.stepsNs);
-      const response: InferResponse = { modelName: this.name, modelVersion: this.version, outputs };
-      if (request.id !== undefined) response.id = request.id;
       return response;
     } catch (err) {
       this.statistics.failure(Number(process.hrtime.bigint() - start));
@@ -75,6 +76,47 @@ export class EnsembleModel implements LoadedModel {
       this.inFlight -= 1;
       if (this.inFlight === 0) this.drained?.();
     }
+  }
+
+  async inferDecoupled(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void> {
+    if (!this.decoupled) {
+      onResponse({ response: await this.infer(request), final: true });
+      return;
+    }
+    if (this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 'UNAVAILABLE');
+    const valid = checkRequest(this.contract, request);
+    const start = process.hrtime.bigint();
+    const wanted = valid.outputIndexes.map((i) => this.outputs[i]!);
+    const batch = this.maxBatchSize > 0 ? valid.rows : 0;
+    this.inFlight += 1;
+    try {
+      const names = wanted.map((t) => t.name);
+      await runDecoupledEnsemble(this.plan, this.lookup, request, batch, neededSteps(this.plan, names), names,
+        (board) => onResponse({ response: this.response(request, wanted, batch, board), final: false }),
+        (error) => onResponse({ error, final: false }));
+      onResponse({ final: true });
+      const ns = Number(process.hrtime.bigint() - start);
+      this.statistics.success(batch, ns, 0, ns);
+    } catch (err) {
+      this.statistics.failure(Number(process.hrtime.bigint() - start));
+      throw err;
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) this.drained?.();
+    }
+  }
+
+  /** The requested outputs, read off a finished board and shaped for the client. */
+  private response(request: InferRequest, wanted: TensorMetadata[], batch: number, board: (tensor: string) => BoardTensor | undefined): InferResponse {
+    const outputs = wanted.map((meta): InferTensor => {
+      const value = board(meta.name);
+      if (!value) throw new InferError(`in ensemble '${this.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`, 'INTERNAL');
+      const dims = this.maxBatchSize > 0 ? meta.shape.slice(1) : meta.shape;
+      return { name: meta.name, datatype: value.tensor.datatype, shape: reshapeForReader(dims, batch !== 0, value.batch, value.tensor.shape), data: value.tensor.data };
+    });
+    const response: InferResponse = { modelName: this.name, modelVersion: this.version, outputs };
+    if (request.id !== undefined) response.id = request.id;
+    return response;
   }
 
   stats(): ModelStatistics {

@@ -3,7 +3,7 @@
  * them first): finds each step's model through the ModelLookup, runs Triton's load-time checks
  * against them, and returns the EnsembleModel.
  */
-import type { ModelConfig } from '../config/model-config.js';
+import { isDecoupled, type ModelConfig } from '../config/model-config.js';
 import type { LoadedModel } from '../executor/types.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import { checkEnsemble } from './check.js';
@@ -20,11 +20,7 @@ export async function loadEnsemble(config: ModelConfig, version: string, lookup:
       throw new Error(`ensemble '${plan.name}' depends on '${step.modelName}${which}`);
     }
   });
-  const decoupled = models.findIndex((m) => m.decoupled === true);
-  if (decoupled >= 0) {
-    throw new Error(`ensemble '${plan.name}' step ${decoupled} runs the decoupled model '${models[decoupled]!.name}': gebe serve runs each ensemble step for one response, ` +
-      'so ensembles with decoupled steps are not implemented; call the decoupled model on its own over gRPC ModelStreamInfer');
-  }
   checkEnsemble(config, plan, models);
-  return new EnsembleModel(config, version, plan, lookup);
+  // A decoupled step makes the ensemble decoupled (Triton): its requests answer through inferDecoupled.
+  return new EnsembleModel(config, version, plan, lookup, isDecoupled(config) || models.some((m) => m.decoupled === true));
 }

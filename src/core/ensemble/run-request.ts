@@ -14,7 +14,7 @@ import { reshapeForReader } from './batch-shape.js';
 import type { EnsemblePlan, EnsembleStep } from './plan.js';
 
 /** A tensor on the ensemble's board, with the batch size it was made with (0: not batched). */
-interface BoardTensor {
+export interface BoardTensor {
   tensor: InferTensor;
   batch: number;
 }
@@ -97,9 +97,15 @@ export function runEnsemble(
 
 async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<string, BoardTensor>, parent: InferRequest): Promise<Map<string, BoardTensor>> {
   const model = lookup.resolve(step.modelName, step.modelVersion);
+  const request = stepRequest(model, step, (tensor) => board.get(tensor), parent);
+  return stepOutputs(model, step, request, await model.infer(request));
+}
+
+/** A step's request: the board tensors it reads (as the views they are), shaped for its model, with the ensemble request's id, priority, timeout and signal. */
+export function stepRequest(model: LoadedModel, step: EnsembleStep, board: (tensor: string) => BoardTensor | undefined, parent: InferRequest): InferRequest {
   const batching = model.maxBatchSize > 0;
-  const inputs: InferTensor[] = step.inputs.filter(([, tensor]) => board.has(tensor)).map(([input, tensor]) => {
-    const value = board.get(tensor)!;
+  const inputs: InferTensor[] = step.inputs.filter(([, tensor]) => board(tensor) !== undefined).map(([input, tensor]) => {
+    const value = board(tensor)!;
     const meta = model.inputs.find((t) => t.name === input);
     const dims = meta ? (batching ? meta.shape.slice(1) : meta.shape) : value.tensor.shape;
     return { name: input, datatype: value.tensor.datatype, shape: reshapeForReader(dims, batching, value.batch, value.tensor.shape), data: value.tensor.data };
@@ -109,8 +115,12 @@ async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<strin
   if (parent.priority !== undefined) request.priority = parent.priority;
   if (parent.timeoutUs !== undefined) request.timeoutUs = parent.timeoutUs;
   if (parent.signal !== undefined) request.signal = parent.signal;
-  const response: InferResponse = await model.infer(request);
-  const batch = batching ? (inputs[0]?.shape[0] ?? 0) : 0;
+  return request;
+}
+
+/** The ensemble tensors a step's response writes, with the batch size it ran with. */
+export function stepOutputs(model: LoadedModel, step: EnsembleStep, request: InferRequest, response: InferResponse): Map<string, BoardTensor> {
+  const batch = model.maxBatchSize > 0 ? (request.inputs[0]?.shape[0] ?? 0) : 0;
   const produced = new Map<string, BoardTensor>();
   for (const [output, tensor] of step.outputs) {
     const t = response.outputs.find((o) => o.name === output);
@@ -121,7 +131,7 @@ async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<strin
 }
 
 /** A step's failure as the ensemble reports it: Triton's prefix, then the step and its model. */
-function stepError(plan: EnsemblePlan, step: EnsembleStep, err: unknown): InferError {
+export function stepError(plan: EnsemblePlan, step: EnsembleStep, err: unknown): InferError {
   const where = `in ensemble '${plan.name}', step ${step.index} (model '${step.modelName}'${step.modelVersion ? ` version ${step.modelVersion}` : ''}): `;
   if (err instanceof InferError) return new InferError(where + err.message, err.failure);
   if (err instanceof ProtocolError) {

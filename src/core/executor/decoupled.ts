@@ -1,12 +1,12 @@
 /**
  * Decoupled models (model_transaction_policy { decoupled: true }) send any number of responses
  * for a request, so only a caller that takes several can run them (gRPC ModelStreamInfer, HTTP
- * generate_stream, BLS exec(decoupled=True), gebe infer, perf and warmup). The refusal every other way in
+ * generate_stream, BLS exec(decoupled=True), an ensemble, gebe infer, perf and warmup). The refusal every other way in
  * gives, written once (Triton's words for its two front ends).
  */
 import { InferError } from './types.js';
 
-/** Where a one-response request came in: HTTP infer, gRPC ModelInfer, or gebe itself (an ensemble step, BLS). */
+/** Where a one-response request came in: HTTP infer, gRPC ModelInfer, or gebe itself (BLS exec() without decoupled=True). */
 export type SingleResponseEntry = 'HTTP' | 'ModelInfer' | 'gebe';
 
 /** What gebe says of a decoupled model reached by a caller that takes one response (`caller`: "HTTP infer", ...). */
@@ -21,6 +21,6 @@ export function decoupledRefusal(model: string, entry: SingleResponseEntry): Inf
     case 'ModelInfer':
       return new InferError("ModelInfer RPC doesn't support models with decoupled transaction policy", 'UNSUPPORTED');
     default:
-      return new InferError(takesOneMessage(model, 'an ensemble step or a BLS exec() without decoupled=True'), 'UNSUPPORTED');
+      return new InferError(takesOneMessage(model, 'a caller that takes one response (a BLS exec() without decoupled=True)'), 'UNSUPPORTED');
   }
 }

@@ -27,8 +27,8 @@ function refusal(config: ModelConfig): string | undefined {
   if (config.sequence_batching !== undefined && (config.model_warmup ?? []).length > 0) {
     return `model_warmup on a sequence_batching model is not run by gebe serve (its samples carry no sequence ids); remove model_warmup or warm the model with a sequence of requests`;
   }
-  if (isDecoupled(config) && config.backend !== 'python') {
-    return `model_transaction_policy { decoupled: true } is implemented by gebe serve for Python-backend models only: its ${config.platform === 'ensemble' ? 'ensembles' : 'engines'} send exactly one response per request; ${VALIDATE_STILL_CHECKS}`;
+  if (isDecoupled(config) && config.backend !== 'python' && config.platform !== 'ensemble') {
+    return `model_transaction_policy { decoupled: true } is implemented by gebe serve for Python-backend models and ensembles only: its engines send exactly one response per request; ${VALIDATE_STILL_CHECKS}`;
   }
   for (const field of ['batch_input', 'batch_output'] as const) {
     if (Array.isArray(config[field]) && (config[field] as unknown[]).length > 0) {

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ModelConfig } from '../../../src/core/config/model-config.js';
-import type { InferRequest, InferTensor, LoadedModel } from '../../../src/core/executor/types.js';
+import type { DecoupledResponse, InferRequest, InferTensor, LoadedModel } from '../../../src/core/executor/types.js';
 import { loadEnsemble } from '../../../src/core/ensemble/load.js';
 import { JsModel } from '../server/helpers/js-model.js';
 
@@ -68,7 +68,7 @@ describe('ensemble tensors are not copied', () => {
 });
 
 describe('ensembles with decoupled steps', () => {
-  it('are refused at load, naming the step and its model', async () => {
+  it('answer as decoupled models: infer() refuses, naming what takes several responses', async () => {
     const x = { name: 'X', datatype: 'FP32' as const, shape: [-1, 2] };
     const streaming = { name: 'tokens', version: '1', maxBatchSize: 4, inputs: [x], outputs: [{ ...x, name: 'Y' }], decoupled: true } as unknown as LoadedModel;
     const config: ModelConfig = {
@@ -76,7 +76,54 @@ describe('ensembles with decoupled steps', () => {
       input: [{ name: 'X', data_type: 'TYPE_FP32', dims: [2] }], output: [{ name: 'Y', data_type: 'TYPE_FP32', dims: [2] }],
       ensemble_scheduling: { step: [{ model_name: 'tokens', model_version: -1, input_map: { X: 'X' }, output_map: { Y: 'Y' } }] },
     };
-    await expect(loadEnsemble(config, '1', { resolve: () => streaming })).rejects.toThrow(
-      "ensemble 'pipeline' step 0 runs the decoupled model 'tokens': gebe serve runs each ensemble step for one response, so ensembles with decoupled steps are not implemented; call the decoupled model on its own over gRPC ModelStreamInfer");
+    const ensemble = await loadEnsemble(config, '1', { resolve: () => streaming });
+    expect(ensemble.decoupled).toBe(true);
+    await expect(ensemble.infer({ inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 2], data: new Uint8Array(8) }] })).rejects.toThrow(
+      "model 'pipeline' is decoupled (model_transaction_policy { decoupled: true }): it sends any number of responses a request, which a caller that takes one response (a BLS exec() without decoupled=True) cannot take");
+  });
+
+  it('run the steps after a decoupled one once per response, seeing what other branches write later', async () => {
+    // A: decoupled, Y = X + i for i = 0, 1 (at once). B: Z = 10 X, 20 ms later. C: OUT = Y + Z.
+    const scalar = (name: string) => ({ name, datatype: 'FP32' as const, shape: [1] });
+    const value = (t: { data: Uint8Array }) => new Float32Array(t.data.buffer.slice(t.data.byteOffset, t.data.byteOffset + 4))[0]!;
+    const tensor = (name: string, v: number) => ({ name, datatype: 'FP32' as const, shape: [1], data: new Uint8Array(new Float32Array([v]).buffer) });
+    const response = (model: string, outputs: ReturnType<typeof tensor>[]) => ({ modelName: model, modelVersion: '1', outputs });
+    const models: Record<string, LoadedModel> = {
+      a: {
+        name: 'a', version: '1', maxBatchSize: 0, inputs: [scalar('X')], outputs: [scalar('Y')], decoupled: true,
+        inferDecoupled: async (r: InferRequest, on: (d: DecoupledResponse) => void) => {
+          await Promise.resolve();
+          for (const i of [0, 1]) on({ response: response('a', [tensor('Y', value(r.inputs[0]!) + i)]), final: false });
+          on({ final: true });
+        },
+      } as unknown as LoadedModel,
+      b: {
+        name: 'b', version: '1', maxBatchSize: 0, inputs: [scalar('X')], outputs: [scalar('Z')],
+        infer: (r: InferRequest) => new Promise((resolve) => setTimeout(() => resolve(response('b', [tensor('Z', 10 * value(r.inputs[0]!))])), 20)),
+      } as unknown as LoadedModel,
+      c: {
+        name: 'c', version: '1', maxBatchSize: 0, inputs: [scalar('Y'), scalar('Z')], outputs: [scalar('OUT')],
+        infer: async (r: InferRequest) => response('c', [tensor('OUT', r.inputs.reduce((n, t) => n + value(t), 0))]),
+      } as unknown as LoadedModel,
+    };
+    const map = (pairs: Record<string, string>) => pairs;
+    const config: ModelConfig = {
+      name: 'branches', platform: 'ensemble', max_batch_size: 0,
+      input: [{ name: 'X', data_type: 'TYPE_FP32', dims: [1] }], output: [{ name: 'OUT', data_type: 'TYPE_FP32', dims: [1] }],
+      ensemble_scheduling: {
+        step: [
+          { model_name: 'a', model_version: -1, input_map: map({ X: 'X' }), output_map: map({ Y: 'y' }) },
+          { model_name: 'b', model_version: -1, input_map: map({ X: 'X' }), output_map: map({ Z: 'z' }) },
+          { model_name: 'c', model_version: -1, input_map: map({ Y: 'y', Z: 'z' }), output_map: map({ OUT: 'OUT' }) },
+        ],
+      },
+    };
+    const ensemble = await loadEnsemble(config, '1', { resolve: (name: string) => models[name]! });
+    const seen: Array<number | string> = [];
+    await ensemble.inferDecoupled!({ inputs: [tensor('X', 3)] }, (d) => {
+      if (d.response) seen.push(value(d.response.outputs[0]!));
+      if (d.final) seen.push('final');
+    });
+    expect(seen).toEqual([33, 34, 'final']);
   });
 });

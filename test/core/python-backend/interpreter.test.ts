@@ -44,14 +44,14 @@ describe('findInterpreter', () => {
 });
 
 describe('serve support of Python models', () => {
-  it('serves backend "python", decoupled or not, and refuses decoupled mode elsewhere with a clear reason', () => {
+  it('serves backend "python" and ensembles, decoupled or not, and refuses decoupled mode elsewhere with a clear reason', () => {
     expect(serveSupport(config()).refusal).toBeUndefined();
     const decoupled = { ...config(), model_transaction_policy: { decoupled: true } } as ModelConfig;
     expect(serveSupport(decoupled).refusal).toBeUndefined();
     const onnx = { ...decoupled, backend: undefined, platform: 'onnxruntime_onnx' } as ModelConfig;
     expect(serveSupport(onnx).refusal).toBe(
-      'model_transaction_policy { decoupled: true } is implemented by gebe serve for Python-backend models only: its engines send exactly one response per request; `gebe validate` still checks its config');
+      'model_transaction_policy { decoupled: true } is implemented by gebe serve for Python-backend models and ensembles only: its engines send exactly one response per request; `gebe validate` still checks its config');
     const ensemble = { ...decoupled, backend: undefined, platform: 'ensemble' } as ModelConfig;
-    expect(serveSupport(ensemble).refusal).toMatch(/for Python-backend models only: its ensembles send exactly one response per request/);
+    expect(serveSupport(ensemble).refusal).toBeUndefined();
   });
 });

@@ -151,6 +151,9 @@ const PLAIN: Record<string, string[]> = {
   ],
 };
 
+// OUT = IN * 2 for any number of elements (the ensemble's pre- and postprocessing step).
+PLAIN.double_any = PLAIN.double!;
+
 PLAIN.sender_once = [
   // Triton's default mode with a response sender: one response a request, with the final flag,
   // and execute() returns None; IN [-1] sends without the flag, IN [-2] sends nothing.
@@ -246,13 +249,25 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
       writeFileSync(path.join(repo, name, 'config.pbtxt'), CONFIG(name));
       writeFileSync(path.join(repo, name, '1', 'model.py'), [...HEADER, ...body, ''].join('\n'));
     }
+    // An ensemble around a decoupled step: double_any, then repeat (one response an element),
+    // then double_any again for each of repeat's responses.
+    mkdirSync(path.join(repo, 'stream_pipeline', '1'), { recursive: true });
+    const step = (model: string, from: string, out: string, idx: string) =>
+      `{ model_name: "${model}" model_version: -1 input_map { key: "IN" value: "${from}" } output_map { key: "OUT" value: "${out}" } output_map { key: "IDX" value: "${idx}" } }`;
+    writeFileSync(path.join(repo, 'stream_pipeline', 'config.pbtxt'), [
+      'name: "stream_pipeline"', 'platform: "ensemble"', 'max_batch_size: 0',
+      'input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]',
+      'output [ { name: "OUT" data_type: TYPE_INT32 dims: [ -1 ] }, { name: "IDX" data_type: TYPE_UINT32 dims: [ 1 ] } ]',
+      `ensemble_scheduling { step [ ${step('double_any', 'IN', 'doubled', 'zeros0')}, ${step('repeat', 'doubled', 'each', 'IDX')}, ${step('double_any', 'each', 'OUT', 'zeros1')} ] }`, '',
+    ].join('\n'));
     // Warmed at load (Triton's model_warmup): its samples' responses are read to the final flag.
     mkdirSync(path.join(repo, 'warmed', '1'), { recursive: true });
     writeFileSync(path.join(repo, 'warmed', 'config.pbtxt'), `${CONFIG('warmed')}model_warmup [ { name: "two" batch_size: 1 count: 3 inputs { key: "IN" value: { data_type: TYPE_INT32 dims: [ 2 ] zero_data: true } } } ]\n`);
     writeFileSync(path.join(repo, 'warmed', '1', 'model.py'), [...HEADER, ...MODELS.repeat!, ''].join('\n'));
     for (const [name, body] of Object.entries(PLAIN)) {
       mkdirSync(path.join(repo, name, '1'), { recursive: true });
-      writeFileSync(path.join(repo, name, 'config.pbtxt'), CONFIG(name).replace('model_transaction_policy { decoupled: true }\n', ''));
+      const config = CONFIG(name).replace('model_transaction_policy { decoupled: true }\n', '');
+      writeFileSync(path.join(repo, name, 'config.pbtxt'), name === 'double_any' ? config.replace('dims: [ 1 ] }, { name: "IDX"', 'dims: [ -1 ] }, { name: "IDX"').replace(/IDX" data_type: TYPE_UINT32 dims: \[ 1 \]/, 'IDX" data_type: TYPE_UINT32 dims: [ -1 ]') : config);
       writeFileSync(path.join(repo, name, '1', 'model.py'), [...body, ''].join('\n'));
     }
     server = await startRealServer(repo);
@@ -325,6 +340,19 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect([noFlag.status, noFlag.body.error]).toEqual([500, expect.stringContaining('send(): a model that is not decoupled sends exactly one response a request, with flags=TRITONSERVER_RESPONSE_COMPLETE_FINAL')]);
     const nothing = await infer(-2);
     expect([nothing.status, nothing.body.error]).toEqual([500, expect.stringContaining('execute() returned None but sent no response for request 0 through its response sender')]);
+  });
+
+  it('runs an ensemble around a decoupled step once per response, and streams its answers', async () => {
+    const answers = (await streamInfer(grpc, [request('stream_pipeline', 'e', [1, 2, 3], { triton_enable_empty_final_response: { bool_param: true } })])) as StreamAnswer[];
+    expect(answers.map((a) => [a.error_message, a.infer_response.id, a.infer_response.outputs?.length ? [int32(a, 'OUT'), int32(a, 'IDX')] : null, final(a)])).toEqual([
+      ['', 'e', [4, 0], false], ['', 'e', [8, 1], false], ['', 'e', [12, 2], false], ['', 'e', null, true],
+    ]);
+    const sse = await fetch(`${server.http}/v2/models/stream_pipeline/generate_stream`, { method: 'POST', body: JSON.stringify({ IN: [5] }) });
+    expect(await sse.text()).toBe('data: {"model_name":"stream_pipeline","model_version":"1","OUT":20,"IDX":0}\n\n');
+    const http = await postJson(`${server.http}/v2/models/stream_pipeline/infer`, { inputs: [{ name: 'IN', datatype: 'INT32', shape: [1], data: [1] }] });
+    expect([http.status, http.body.error]).toEqual([400, "HTTP end point doesn't support models with decoupled transaction policy"]);
+    const stats = (await getJson(`${server.http}/v2/models/stream_pipeline/stats`)).body.model_stats[0].inference_stats;
+    expect(stats.success.count).toBe(2);
   });
 
   it('runs model_warmup at load, reading each sample\'s responses', async () => {

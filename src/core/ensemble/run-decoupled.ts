@@ -1,0 +1,135 @@
+/**
+ * One request of an ensemble that has a decoupled step (a composing model that sends any number of
+ * responses): as in Triton, each response of such a step carries the pipeline on by itself. The
+ * steps after it run once per response, in a flow of their own: a board layered over the one the
+ * decoupled step ran in, so what the other branches write there later is still seen. A flow that
+ * sees every requested output is one response of the ensemble (once: a flow whose ancestor answered
+ * adds nothing). The request ends when no step runs and every decoupled step has sent its final
+ * flag; a step that fails ends it with the step's error, after the responses already sent.
+ */
+import type { DecoupledResponse, InferRequest, LoadedModel } from '../executor/types.js';
+import { InferError } from '../executor/types.js';
+import { whenAborted } from '../executor/cancellation.js';
+import type { ModelLookup } from '../server/model-lookup.js';
+import type { EnsemblePlan } from './plan.js';
+import { stepError, stepOutputs, stepRequest, type BoardTensor } from './run-request.js';
+
+class Flow {
+  readonly own = new Map<string, BoardTensor>();
+  readonly started = new Set<number>();
+  readonly children: Flow[] = [];
+  answered = false;
+  constructor(readonly parent?: Flow) {}
+
+  get(tensor: string): BoardTensor | undefined {
+    for (let f: Flow | undefined = this; f; f = f.parent) {
+      const value = f.own.get(tensor);
+      if (value) return value;
+    }
+    return undefined;
+  }
+
+  startedHere(step: number): boolean {
+    for (let f: Flow | undefined = this; f; f = f.parent) if (f.started.has(step)) return true;
+    return false;
+  }
+
+  ancestorAnswered(): boolean {
+    for (let f = this.parent; f; f = f.parent) if (f.answered) return true;
+    return false;
+  }
+
+  /** This flow and every flow layered over it, parents first. */
+  *withDescendants(): Generator<Flow> {
+    yield this;
+    for (const child of this.children) yield* child.withDescendants();
+  }
+}
+
+/** `answer` gets each flow's board once it sees every one of `outputs`; `inBand` the errors a decoupled step sent as responses. */
+export function runDecoupledEnsemble(
+  plan: EnsemblePlan, lookup: ModelLookup, request: InferRequest, requestBatch: number, needed: ReadonlySet<number>,
+  outputs: readonly string[], answer: (board: (tensor: string) => BoardTensor | undefined) => void, inBand: (err: InferError) => void,
+): Promise<void> {
+  const root = new Flow();
+  for (const t of request.inputs) root.own.set(t.name, { tensor: t, batch: requestBatch });
+  const absent = new Set([...plan.readers.keys()].filter((t) => !root.own.has(t) && !plan.writer.has(t)));
+  let pending = 0;  // steps running, and decoupled steps whose final flag has not come
+  let failed = false;
+  return new Promise<void>((resolve, reject) => {
+    let detach = (): void => undefined;
+    const fail = (err: InferError): void => {
+      if (failed) return;
+      failed = true;
+      detach();
+      reject(err);
+    };
+    detach = whenAborted(request.signal, fail);
+    const settle = (): void => {
+      if (failed || pending > 0) return;
+      detach();
+      resolve();
+    };
+    const answerIfComplete = (flow: Flow): void => {
+      if (flow.answered || flow.ancestorAnswered() || !outputs.every((t) => flow.get(t) !== undefined)) return;
+      flow.answered = true;
+      answer((t) => flow.get(t));
+    };
+    // New tensors in `flow` are seen by every flow layered over it: each may now start steps or answer.
+    const advance = (flow: Flow): void => {
+      for (const f of flow.withDescendants()) {
+        if (failed) return;
+        launchReady(f);
+        answerIfComplete(f);
+      }
+    };
+    const launchReady = (flow: Flow): void => {
+      for (const index of needed) {
+        if (failed) return;
+        if (flow.startedHere(index)) continue;
+        const step = plan.steps[index]!;
+        if (!step.inputs.every(([, tensor]) => flow.get(tensor) !== undefined || absent.has(tensor))) continue;
+        flow.started.add(index);
+        pending += 1;
+        let model: LoadedModel;
+        let stepped: InferRequest;
+        try {
+          model = lookup.resolve(step.modelName, step.modelVersion);
+          stepped = stepRequest(model, step, (t) => flow.get(t), request);
+        } catch (err) {
+          return fail(stepError(plan, step, err));
+        }
+        const done = (): void => {
+          pending -= 1;
+          settle();
+        };
+        if (model.decoupled && model.inferDecoupled) {
+          // Each response continues the pipeline in a flow of its own.
+          model.inferDecoupled(stepped, (r: DecoupledResponse) => {
+            if (failed) return;
+            if (r.error) inBand(stepError(plan, step, r.error));
+            if (!r.response) return;
+            const child = new Flow(flow);
+            child.started.add(index);
+            try {
+              for (const [tensor, value] of stepOutputs(model, step, stepped, r.response)) child.own.set(tensor, value);
+            } catch (err) {
+              return fail(stepError(plan, step, err));
+            }
+            flow.children.push(child);
+            advance(child);
+          }).then(done, (err: unknown) => fail(stepError(plan, step, err)));
+        } else {
+          model.infer(stepped).then((response) => {
+            if (failed) return;
+            for (const [tensor, value] of stepOutputs(model, step, stepped, response)) flow.own.set(tensor, value);
+            advance(flow);
+            done();
+          }).catch((err: unknown) => fail(stepError(plan, step, err)));
+        }
+      }
+    };
+    advance(root);
+    settle();
+  });
+}
