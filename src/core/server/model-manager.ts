@@ -4,7 +4,7 @@
  * so requests in flight on the old model finish and new requests go to the new one; as in Triton,
  * a reload that fails leaves the versions that were serving untouched.
  */
-import type { ModelConfig } from '../config/model-config.js';
+import { isDecoupled, type ModelConfig } from '../config/model-config.js';
 import type { LoadedModel } from '../executor/types.js';
 import type { Logger } from './logger.js';
 import type { ModelLookup } from './model-lookup.js';
@@ -372,11 +372,16 @@ export class ModelManager implements ModelLookup {
     }
   }
 
-  /** The config a model was loaded with (404 for unknown models). */
+  /**
+   * The config a model was loaded with (404 for unknown models), completed as Triton completes it:
+   * an ensemble with a decoupled step says model_transaction_policy { decoupled: true }, so clients
+   * know to stream.
+   */
   config(name: string): ModelConfig {
     const record = this.records.get(name);
     if (!record?.config) throw ProtocolError.notFound(`Request for unknown model: '${name}' is not found`);
-    return record.config;
+    const decoupled = [...record.versions.values()].some((v) => v.model?.decoupled === true);
+    return decoupled && !isDecoupled(record.config) ? { ...record.config, model_transaction_policy: { decoupled: true } } : record.config;
   }
 
   /** The labels of a model's outputs, by output name (empty when none has a label_filename). */

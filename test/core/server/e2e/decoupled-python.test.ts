@@ -353,6 +353,13 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect([http.status, http.body.error]).toEqual([400, "HTTP end point doesn't support models with decoupled transaction policy"]);
     const stats = (await getJson(`${server.http}/v2/models/stream_pipeline/stats`)).body.model_stats[0].inference_stats;
     expect(stats.success.count).toBe(2);
+    // Its served config says so, as Triton completes an ensemble's config, so gebe infer streams it.
+    expect((await getJson(`${server.http}/v2/models/stream_pipeline/config`)).body.model_transaction_policy).toEqual({ decoupled: true });
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'gebe-decoupled-ensemble-'));
+    writeFileSync(path.join(cwd, 'in.json'), JSON.stringify({ data: [{ IN: [7] }] }));
+    const infer = await runGebe(['infer', '-m', 'stream_pipeline', '-u', server.grpc, '-i', 'grpc', '--input', 'in.json', '--shape', 'IN:1', '--json'], { cwd });
+    expect(infer.code).toBe(0);
+    expect((JSON.parse(infer.out) as { responses: unknown[] }).responses).toHaveLength(1);
   });
 
   it('runs model_warmup at load, reading each sample\'s responses', async () => {
