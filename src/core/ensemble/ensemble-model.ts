@@ -58,24 +58,12 @@ export class EnsembleModel implements LoadedModel {
 
   async infer(request: InferRequest): Promise<InferResponse> {
     if (this.decoupled) throw decoupledRefusal(this.name, 'gebe');
-    if (this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 'UNAVAILABLE');
-    const valid = checkRequest(this.contract, request);
-    const start = process.hrtime.bigint();
-    const wanted = valid.outputIndexes.map((i) => this.outputs[i]!);
-    const batch = this.maxBatchSize > 0 ? valid.rows : 0;
-    this.inFlight += 1;
-    try {
+    return this.track(request, async (wanted, batch, start) => {
       const run = await runEnsemble(this.plan, this.lookup, request, batch, neededSteps(this.plan, wanted.map((t) => t.name)));
       const response = this.response(request, wanted, batch, (t) => run.tensors.get(t));
       this.statistics.success(batch, Number(process.hrtime.bigint() - start), run.queueNs, run.stepsNs);
       return response;
-    } catch (err) {
-      this.statistics.failure(Number(process.hrtime.bigint() - start));
-      throw err;
-    } finally {
-      this.inFlight -= 1;
-      if (this.inFlight === 0) this.drained?.();
-    }
+    });
   }
 
   async inferDecoupled(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void> {
@@ -83,13 +71,7 @@ export class EnsembleModel implements LoadedModel {
       onResponse({ response: await this.infer(request), final: true });
       return;
     }
-    if (this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 'UNAVAILABLE');
-    const valid = checkRequest(this.contract, request);
-    const start = process.hrtime.bigint();
-    const wanted = valid.outputIndexes.map((i) => this.outputs[i]!);
-    const batch = this.maxBatchSize > 0 ? valid.rows : 0;
-    this.inFlight += 1;
-    try {
+    await this.track(request, async (wanted, batch, start) => {
       const names = wanted.map((t) => t.name);
       await runDecoupledEnsemble(this.plan, this.lookup, request, batch, neededSteps(this.plan, names), names,
         (board) => onResponse({ response: this.response(request, wanted, batch, board), final: false }),
@@ -97,6 +79,17 @@ export class EnsembleModel implements LoadedModel {
       onResponse({ final: true });
       const ns = Number(process.hrtime.bigint() - start);
       this.statistics.success(batch, ns, 0, ns);
+    });
+  }
+
+  /** A request's bookkeeping: refused while unloading, checked, counted in flight, a failure counted in the statistics. */
+  private async track<T>(request: InferRequest, run: (wanted: TensorMetadata[], batch: number, start: bigint) => Promise<T>): Promise<T> {
+    if (this.unloading) throw new InferError(`model '${this.name}' version ${this.version} is not loaded`, 'UNAVAILABLE');
+    const valid = checkRequest(this.contract, request);
+    const start = process.hrtime.bigint();
+    this.inFlight += 1;
+    try {
+      return await run(valid.outputIndexes.map((i) => this.outputs[i]!), this.maxBatchSize > 0 ? valid.rows : 0, start);
     } catch (err) {
       this.statistics.failure(Number(process.hrtime.bigint() - start));
       throw err;

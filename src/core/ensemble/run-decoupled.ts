@@ -7,12 +7,10 @@
  * adds nothing). The request ends when no step runs and every decoupled step has sent its final
  * flag; a step that fails ends it with the step's error, after the responses already sent.
  */
-import type { DecoupledResponse, InferRequest, LoadedModel } from '../executor/types.js';
-import { InferError } from '../executor/types.js';
-import { whenAborted } from '../executor/cancellation.js';
+import type { DecoupledResponse, InferError, InferRequest, LoadedModel } from '../executor/types.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import type { EnsemblePlan } from './plan.js';
-import { stepError, stepOutputs, stepRequest, type BoardTensor } from './run-request.js';
+import { failOnce, stepError, stepOutputs, stepRequest, type BoardTensor } from './run-request.js';
 
 class Flow {
   readonly own = new Map<string, BoardTensor>();
@@ -57,14 +55,7 @@ export function runDecoupledEnsemble(
   let pending = 0;  // steps running, and decoupled steps whose final flag has not come
   let failed = false;
   return new Promise<void>((resolve, reject) => {
-    let detach = (): void => undefined;
-    const fail = (err: InferError): void => {
-      if (failed) return;
-      failed = true;
-      detach();
-      reject(err);
-    };
-    detach = whenAborted(request.signal, fail);
+    const { fail, detach } = failOnce(request.signal, reject, () => (failed = true));
     const settle = (): void => {
       if (failed || pending > 0) return;
       detach();

@@ -41,16 +41,7 @@ export function runEnsemble(
   let stepsNs = 0;
   let queueNs = -1;
   return new Promise<RunResult>((resolve, reject) => {
-    // A client that goes away fails the request at once: no more steps start, and the composing
-    // models drop the steps they still queue (each step carries the same signal).
-    let detach = (): void => undefined;
-    const fail = (err: InferError): void => {
-      if (failed) return;
-      failed = true;
-      detach();
-      reject(err);
-    };
-    detach = whenAborted(request.signal, fail);
+    const { fail, detach } = failOnce(request.signal, reject, () => (failed = true));
     const launchReady = (): void => {
       for (const index of needed) {
         if (failed) return;
@@ -128,6 +119,25 @@ export function stepOutputs(model: LoadedModel, step: EnsembleStep, request: Inf
     produced.set(tensor, { tensor: { ...t, name: tensor }, batch });
   }
   return produced;
+}
+
+/**
+ * The failure path of an ensemble request: the first failure rejects it, once (`onFail` marks it
+ * failed, so nothing more starts). A client that goes away fails it at once: the composing models
+ * drop the steps they still queue (each step carries the same signal). `detach` stops listening.
+ */
+export function failOnce(signal: AbortSignal | undefined, reject: (err: InferError) => void, onFail: () => void): { fail(err: InferError): void; detach(): void } {
+  let done = false;
+  let detach = (): void => undefined;
+  const fail = (err: InferError): void => {
+    if (done) return;
+    done = true;
+    onFail();
+    detach();
+    reject(err);
+  };
+  detach = whenAborted(signal, fail);
+  return { fail, detach: () => detach() };
 }
 
 /** A step's failure as the ensemble reports it: Triton's prefix, then the step and its model. */
