@@ -388,7 +388,8 @@ def _read_requests(message, decoupled):
     for r in message["requests"]:
         inputs = [pb_utils.Tensor(d["name"], arena.read(d)) for d in r["inputs"]]
         request = pb_utils.InferenceRequest(
-            model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", ""))
+            model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", ""),
+            parameters=r.get("parameters") or {})
         request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"]) if decoupled else pb_utils._OneResponseSender()
         requests.append(request)
     return requests

@@ -52,6 +52,11 @@ export interface InferRequest {
    * once every request of the batch is cancelled (CPU engine).
    */
   signal?: AbortSignal;
+  /**
+   * The request's other parameters, as sent (string, number or boolean values): Triton hands them to
+   * the model (a Python model's request.parameters()); the engines do not read them.
+   */
+  parameters?: Record<string, string | number | boolean>;
 }
 
 export interface InferResponse {

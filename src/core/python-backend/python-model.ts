@@ -251,7 +251,7 @@ export class PythonModel implements LoadedModel {
           this.open.set(key, q);
         }
       }
-      const running = stub.execute(batch.map((q) => ({ id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [] })));
+      const running = stub.execute(batch.map((q) => ({ id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [], parameters: q.request.parameters })));
       // A client that goes away while its request is open (after the execute message, so the stub
       // knows the key): model.py's is_cancelled() says so.
       for (const q of batch) if (q.key !== undefined) q.detach = whenAborted(q.request.signal, () => stub.cancel(q.key!));

@@ -50,6 +50,8 @@ export interface ExecuteRequest {
   inputs: InferTensor[];
   /** Requested output names; empty = all. */
   outputs: string[];
+  /** The request's parameters for model.py's request.parameters(). */
+  parameters?: Record<string, string | number | boolean>;
 }
 
 /** One request's answer from model.py: outputs copied out of shared memory, or its error. */
@@ -139,6 +141,7 @@ export class StubProcess {
       id: r.id ?? '',
       key: r.key,
       outputs: r.outputs,
+      parameters: r.parameters ?? {},
       inputs: r.inputs.map((t) => {
         offset = align(offset);
         this.arena.reserve(offset, t.data.byteLength, `input '${t.name}'`);

@@ -2,12 +2,13 @@
  * Triton's generate extension (POST .../generate and .../generate_stream), the flat JSON that LLM
  * clients send: each field named after a model input is that tensor (a string, number or boolean
  * is one element; an array, nested or flat, its elements), `parameters` holds request parameters
- * (priority, timeout, sequence_*, as infer's). A response is a flat object: model_name,
+ * (priority, timeout, sequence_*, as infer's; the others, and the request's other scalar fields, go
+ * to the model). A response is a flat object: model_name,
  * model_version, and each output by name, one element as a scalar, more as a flat array.
  */
 import type { InferRequest, InferResponse, TensorMetadata } from '../../executor/types.js';
 import { ProtocolError } from '../protocol-error.js';
-import { applyRequestParameters, optionalObject, parseJsonObject } from './http-infer-request.js';
+import { applyRequestParameters, optionalObject, parseJsonObject, RESERVED_PARAMETERS } from './http-infer-request.js';
 import { bytesToJsonText, jsonDataToBytes } from './json-tensor.js';
 
 /** A generate request's tensors, shaped from the model's inputs (`batched`: their first dim is the batch). */
@@ -16,6 +17,13 @@ export function decodeGenerateRequest(body: Buffer, inputs: readonly TensorMetad
   const request: InferRequest = { inputs: [] };
   const params = optionalObject(json.parameters, 'parameters');
   if (params) applyRequestParameters(params, request);
+  // Other scalar fields are request parameters too (Triton: "passed either as parameters or tensors").
+  const names = new Set(inputs.map((t) => t.name));
+  for (const [key, value] of Object.entries(json)) {
+    if (key !== 'parameters' && !names.has(key) && !RESERVED_PARAMETERS.has(key) && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
+      (request.parameters ??= {})[key] = value;
+    }
+  }
   for (const input of inputs) {
     const value = json[input.name];
     if (value === undefined) continue;  // a required input left out: the request check names it

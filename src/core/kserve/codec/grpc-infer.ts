@@ -9,7 +9,7 @@ import { allocTyped, bytesOf, isDatatype } from '../datatypes.js';
 import { toBigInt, toNumber } from '../grpc-proto.js';
 import { ProtocolError } from '../protocol-error.js';
 import { joinBytesElements } from './bytes-elements.js';
-import { classCount } from './http-infer-request.js';
+import { classCount, RESERVED_PARAMETERS } from './http-infer-request.js';
 import { elementCount, parseShape } from './shape.js';
 
 /** The decoded protobuf message as protobufjs gives it (keepCase field names). */
@@ -72,6 +72,10 @@ export function decodeGrpcInferRequest(msg: GrpcInferRequestMessage): InferReque
     else if (key === 'sequence_id') request.sequenceId = sequenceParameterValue(p) as InferRequest['sequenceId'];
     else if (key === 'sequence_start') request.sequenceStart = sequenceParameterValue(p) as boolean;
     else if (key === 'sequence_end') request.sequenceEnd = sequenceParameterValue(p) as boolean;
+    else if (!RESERVED_PARAMETERS.has(key)) {
+      const value = parameterValue(p);
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') (request.parameters ??= {})[key] = value;
+    }
   }
   if (!msg.inputs || msg.inputs.length === 0) throw ProtocolError.badRequest('request must have at least one input in `inputs`');
   const raw = msg.raw_input_contents ?? [];

@@ -83,12 +83,20 @@ export function optionalObject(value: unknown, what: string): Json | undefined {
   return value as Json;
 }
 
+/** Request parameters gebe itself reads; the others go to the model as sent (InferRequest.parameters). */
+export const RESERVED_PARAMETERS: ReadonlySet<string> = new Set(['priority', 'timeout', 'sequence_id', 'sequence_start', 'sequence_end', 'binary_data_output']);
+
 /**
  * `priority` and `timeout` (µs) go to the scheduler, `sequence_id`, `sequence_start` and
  * `sequence_end` to the sequence batcher, as sent: the native core's Normalize judges them
  * (native/src/executor/sequence_parameters.cc for the sequence ones), for every path and model.
  */
 export function applyRequestParameters(params: Json, request: InferRequest): void {
+  for (const [key, value] of Object.entries(params)) {
+    if (!RESERVED_PARAMETERS.has(key) && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
+      (request.parameters ??= {})[key] = value;
+    }
+  }
   if (params.priority !== undefined) request.priority = params.priority as number;
   if (params.timeout !== undefined) request.timeoutUs = params.timeout as number;
   if (params.sequence_id !== undefined) request.sequenceId = params.sequence_id as InferRequest['sequenceId'];

@@ -21,7 +21,7 @@ import { silentLogger } from '../../../../src/core/server/logger.js';
 import type { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
 import { GebeServer } from '../../../../src/core/server/server.js';
 import { makeTestCertificates } from '../helpers/tls-certs.js';
-import { callError, grpcClient, streamInfer, type GrpcClient } from '../helpers/grpc-client.js';
+import { call, callError, grpcClient, streamInfer, type GrpcClient } from '../helpers/grpc-client.js';
 import { getJson, postJson } from '../helpers/http-client.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
 import { startRealServer, type RealServer } from './helpers.js';
@@ -260,6 +260,20 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
       'output [ { name: "OUT" data_type: TYPE_INT32 dims: [ -1 ] }, { name: "IDX" data_type: TYPE_UINT32 dims: [ 1 ] } ]',
       `ensemble_scheduling { step [ ${step('double_any', 'IN', 'doubled', 'zeros0')}, ${step('repeat', 'doubled', 'each', 'IDX')}, ${step('double_any', 'each', 'OUT', 'zeros1')} ] }`, '',
     ].join('\n'));
+    // Answers its request's parameters (request.parameters(), a JSON string).
+    mkdirSync(path.join(repo, 'params', '1'), { recursive: true });
+    writeFileSync(path.join(repo, 'params', 'config.pbtxt'), [
+      'name: "params"', 'backend: "python"', 'max_batch_size: 0',
+      'input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]', 'output [ { name: "P" data_type: TYPE_STRING dims: [ 1 ] } ]', '',
+    ].join('\n'));
+    writeFileSync(path.join(repo, 'params', '1', 'model.py'), [
+      'import numpy as np',
+      'import triton_python_backend_utils as pb_utils',
+      'class TritonPythonModel:',
+      '    def execute(self, requests):',
+      '        return [pb_utils.InferenceResponse([pb_utils.Tensor("P", np.array([r.parameters().encode()], dtype=np.object_))]) for r in requests]',
+      '',
+    ].join('\n'));
     // Warmed at load (Triton's model_warmup): its samples' responses are read to the final flag.
     mkdirSync(path.join(repo, 'warmed', '1'), { recursive: true });
     writeFileSync(path.join(repo, 'warmed', 'config.pbtxt'), `${CONFIG('warmed')}model_warmup [ { name: "two" batch_size: 1 count: 3 inputs { key: "IN" value: { data_type: TYPE_INT32 dims: [ 2 ] zero_data: true } } } ]\n`);
@@ -360,6 +374,21 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     const infer = await runGebe(['infer', '-m', 'stream_pipeline', '-u', server.grpc, '-i', 'grpc', '--input', 'in.json', '--shape', 'IN:1', '--json'], { cwd });
     expect(infer.code).toBe(0);
     expect((JSON.parse(infer.out) as { responses: unknown[] }).responses).toHaveLength(1);
+  });
+
+  it('hands a request\'s parameters to model.py (request.parameters()) from HTTP, gRPC and generate', async () => {
+    const expected = { temperature: 0.5, greeting: 'hi', stream: false };
+    const http = await postJson(`${server.http}/v2/models/params/infer`, {
+      inputs: [{ name: 'IN', datatype: 'INT32', shape: [1], data: [1] }], parameters: { ...expected, priority: 0 },
+    });
+    expect(JSON.parse(http.body.outputs[0].data[0])).toEqual(expected);
+    const overGrpc = await call(grpc, 'ModelInfer', {
+      ...request('params', 'p', [1]),
+      parameters: { temperature: { double_param: 0.5 }, greeting: { string_param: 'hi' }, stream: { bool_param: false }, timeout: { int64_param: 0 } },
+    });
+    expect(JSON.parse(Buffer.from(overGrpc.raw_output_contents[0]).subarray(4).toString())).toEqual(expected);
+    const generated = await fetch(`${server.http}/v2/models/params/generate`, { method: 'POST', body: JSON.stringify({ IN: 1, greeting: 'hi', parameters: { temperature: 0.5, stream: false } }) });
+    expect(JSON.parse((await generated.json() as { P: string }).P)).toEqual(expected);
   });
 
   it('runs model_warmup at load, reading each sample\'s responses', async () => {
