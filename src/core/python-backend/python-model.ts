@@ -57,6 +57,12 @@ interface Instance {
   running: number;
 }
 
+/**
+ * The most a request's parameters (request.parameters(), as JSON) may take: they travel in the
+ * execute control message, which stays small whatever a client sends (sampling settings are bytes).
+ */
+export const MAX_PARAMETER_BYTES = 64 << 10;
+
 /** pb_utils.TritonError codes (NOT_FOUND, INVALID_ARG, UNAVAILABLE, UNSUPPORTED) → failure reasons. */
 const FAILURE_BY_CODE: Record<number, FailureName> = { 2: 'NOT_FOUND', 3: 'INVALID_ARGUMENT', 4: 'UNAVAILABLE', 5: 'UNSUPPORTED' };
 
@@ -120,6 +126,10 @@ export class PythonModel implements LoadedModel {
       return Promise.reject(err);
     }
     const rows = valid.rows;
+    const parameterBytes = request.parameters ? Buffer.byteLength(JSON.stringify(request.parameters)) : 0;
+    if (parameterBytes > MAX_PARAMETER_BYTES) {
+      return Promise.reject(new InferError(`the request's parameters take ${parameterBytes} bytes as JSON, more than the ${MAX_PARAMETER_BYTES} a Python model takes`, 'INVALID_ARGUMENT'));
+    }
     if (request.signal?.aborted) return Promise.reject(abortError(request.signal));
     return new Promise<InferResponse | void>((resolve, reject) => {
       const queued: Queued = { request, rows, enqueued: process.hrtime.bigint(), resolve, reject, detach: () => undefined, onResponse };

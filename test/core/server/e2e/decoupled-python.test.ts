@@ -389,6 +389,9 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect(JSON.parse(Buffer.from(overGrpc.raw_output_contents[0]).subarray(4).toString())).toEqual(expected);
     const generated = await fetch(`${server.http}/v2/models/params/generate`, { method: 'POST', body: JSON.stringify({ IN: 1, greeting: 'hi', parameters: { temperature: 0.5, stream: false } }) });
     expect(JSON.parse((await generated.json() as { P: string }).P)).toEqual(expected);
+    // Bounded: they travel in a control message.
+    const big = await postJson(`${server.http}/v2/models/params/infer`, { inputs: [{ name: 'IN', datatype: 'INT32', shape: [1], data: [1] }], parameters: { text: 'x'.repeat(70_000) } });
+    expect([big.status, big.body.error]).toEqual([400, 'the request\'s parameters take 70011 bytes as JSON, more than the 65536 a Python model takes']);
   });
 
   it('runs model_warmup at load, reading each sample\'s responses', async () => {
