@@ -7,7 +7,8 @@ import type { ModelConfig } from '../../core/config/model-config.js';
 import { loadModel } from '../../core/executor/index.js';
 import { withPythonModels } from '../../core/python-backend/index.js';
 import { silentLogger } from '../../core/server/logger.js';
-import type { InferRequest, InferTensor, LoadedModel } from '../../core/executor/types.js';
+import type { LoadedModel } from '../../core/executor/types.js';
+import { collectResponses } from '../../core/executor/decoupled.js';
 import { inputFormats, readLabels, type InferTarget } from './target.js';
 
 export interface LocalModel {
@@ -62,7 +63,9 @@ export async function openLocalTarget(repo: string, name: string, version: strin
     compile: (shapes) => model.compile(shapes),
     where: `in process, ${model.engine} engine`,
     // A decoupled model's request (gebe warmup's) runs to its final flag: the last outputs it sent.
-    infer: model.decoupled ? (inputs, outputs) => lastOutputs(model, { inputs, outputs }) : async (inputs, outputs) => (await model.infer({ inputs, outputs })).outputs,
+    infer: model.decoupled
+      ? async (inputs, outputs) => (await collectResponses((on) => model.inferDecoupled!({ inputs, outputs }, on))).at(-1)?.outputs ?? []
+      : async (inputs, outputs) => (await model.infer({ inputs, outputs })).outputs,
     // A decoupled model (a Python one) streams its responses here as over gRPC.
     ...(model.inferDecoupled ? {
       stream: (inputs, outputs, onResponse) => model.inferDecoupled!({ inputs, outputs }, (r) => {
@@ -72,16 +75,4 @@ export async function openLocalTarget(repo: string, name: string, version: strin
     } satisfies Pick<InferTarget, 'stream'> : {}),
     close: () => model.unload(),
   };
-}
-
-/** A decoupled model's request run to its final flag: the outputs of its last response with any; an error response fails it. */
-async function lastOutputs(model: LoadedModel, request: InferRequest): Promise<InferTensor[]> {
-  let outputs: InferTensor[] = [];
-  let error: Error | undefined;
-  await model.inferDecoupled!(request, (r) => {
-    error ??= r.error;
-    if (r.response) outputs = r.response.outputs;
-  });
-  if (error) throw error;
-  return outputs;
 }

@@ -4,7 +4,7 @@
  * generate_stream, BLS exec(decoupled=True), an ensemble, gebe infer, perf and warmup). The refusal every other way in
  * gives, written once (Triton's words for its two front ends).
  */
-import { InferError } from './types.js';
+import { InferError, type DecoupledResponse, type InferResponse } from './types.js';
 
 /** Where a one-response request came in: HTTP infer, gRPC ModelInfer, or gebe itself (BLS exec() without decoupled=True). */
 export type SingleResponseEntry = 'HTTP' | 'ModelInfer' | 'gebe';
@@ -23,4 +23,20 @@ export function decoupledRefusal(model: string, entry: SingleResponseEntry): Inf
     default:
       return new InferError(takesOneMessage(model, 'a caller that takes one response (a BLS exec() without decoupled=True)'), 'UNSUPPORTED');
   }
+}
+
+/**
+ * A decoupled request run to its final flag by a caller that wants its responses whole (gebe
+ * warmup, perf in process, HTTP generate): the responses it sent, in order; an error response
+ * fails it (the first, once the request has ended).
+ */
+export async function collectResponses(run: (onResponse: (r: DecoupledResponse) => void) => Promise<void>): Promise<InferResponse[]> {
+  const responses: InferResponse[] = [];
+  let error: Error | undefined;
+  await run((r) => {
+    if (r.response) responses.push(r.response);
+    error ??= r.error;
+  });
+  if (error) throw error;
+  return responses;
 }

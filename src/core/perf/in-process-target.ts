@@ -4,7 +4,8 @@
  * on native threads; the JS side only enqueues and collects completions.
  */
 import type { ModelConfig } from '../config/model-config.js';
-import type { InferRequest, LoadedModel, ModelStatistics } from '../executor/types.js';
+import type { LoadedModel, ModelStatistics } from '../executor/types.js';
+import { collectResponses } from '../executor/decoupled.js';
 import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from '../kserve/client/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
@@ -31,16 +32,9 @@ class InProcessClient implements InferClient {
     this.next = (this.next + 1) % this.requests.length;
     // No async wrapper: one promise per request is all the executor's completion needs.
     const request = step ? { inputs, sequenceId: step.id, sequenceStart: step.start, sequenceEnd: step.end } : { inputs };
-    if (this.model.decoupled && this.model.inferDecoupled) return this.inferDecoupled(request);
+    // A decoupled model's request is done at its final flag; a response it sent as an error fails it.
+    if (this.model.decoupled && this.model.inferDecoupled) return collectResponses((on) => this.model.inferDecoupled!(request, on)).then(nothing);
     return this.model.infer(request).then(nothing);
-  }
-
-  /** A decoupled model's request is done at its final flag; a response it sent as an error fails it. */
-  private async inferDecoupled(request: InferRequest): Promise<undefined> {
-    let error: Error | undefined;
-    await this.model.inferDecoupled!(request, (r) => void (error ??= r.error));
-    if (error) throw error;
-    return undefined;
   }
 
   async close(): Promise<void> {}

@@ -5,7 +5,7 @@
  * answer is written back after them. Everything the stub names is checked before use.
  */
 import { isDatatype } from '../kserve/datatypes.js';
-import type { InferResponse, InferTensor } from '../executor/types.js';
+import type { InferRequest, InferResponse, InferTensor, LoadedModel } from '../executor/types.js';
 import { MAX_CONTROL_MESSAGE_BYTES } from './control-channel.js';
 import { toInline } from './inline-tensors.js';
 import { latestVersion, type ModelLookup } from '../server/model-lookup.js';
@@ -21,12 +21,23 @@ export function runBls(message: ControlMessage, arena: SharedArena, lookup: Mode
   return runOneResponse(message, arena, lookup, caller).then(send);
 }
 
+/** The model a BLS request names, and the request to run on it. */
+function blsTarget(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined): { request: BlsRequest; target: LoadedModel; infer: InferRequest } {
+  if (!lookup) throw new Error('BLS requests need a server: this model was loaded outside `gebe serve`');
+  const request = blsRequest(message, arena);
+  const target = lookup.resolve(request.model, request.version);
+  return { request, target, infer: { id: request.id, inputs: request.inputs, outputs: request.outputs.length > 0 ? request.outputs : undefined } };
+}
+
+/** A BLS request's failure as model.py sees it (Triton's words). */
+function blsFailure(caller: string, err: unknown): string {
+  return `BLS request from '${caller}' failed: ${(err as Error).message}`;
+}
+
 async function runOneResponse(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string): Promise<ControlMessage> {
   try {
-    if (!lookup) throw new Error('BLS requests need a server: this model was loaded outside `gebe serve`');
-    const request = blsRequest(message, arena);
-    const target = lookup.resolve(request.model, request.version);
-    const response = await target.infer({ id: request.id, inputs: request.inputs, outputs: request.outputs.length > 0 ? request.outputs : undefined });
+    const { request, target, infer } = blsTarget(message, arena, lookup);
+    const response = await target.infer(infer);
     let offset = Number(message.out_offset);
     if (!Number.isSafeInteger(offset) || offset < 0) throw new Error('BLS request has no valid out_offset');
     const outputs = response.outputs.map((t) => {
@@ -39,7 +50,7 @@ async function runOneResponse(message: ControlMessage, arena: SharedArena, looku
     });
     return { op: 'bls_result', outputs, free_offset: align(offset), shm_size: arena.size };
   } catch (err) {
-    return { op: 'bls_result', error: `BLS request from '${caller}' failed: ${(err as Error).message}` };
+    return { op: 'bls_result', error: blsFailure(caller, err) };
   }
 }
 
@@ -50,26 +61,22 @@ async function runOneResponse(message: ControlMessage, arena: SharedArena, looku
  */
 async function runDecoupledBls(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string, send: (reply: ControlMessage) => void): Promise<void> {
   const reply = (fields: ControlMessage | Omit<ControlMessage, 'op'>): void => send({ ...fields, op: 'bls_response', bls_id: message.bls_id });
-  const failed = (err: unknown): string => `BLS request from '${caller}' failed: ${(err as Error).message}`;
   let ended = false;
   const respond = (r: { response?: InferResponse; error?: Error; final: boolean }): void => {
     if (ended) return;
     ended = r.final;
-    if (r.error) return reply({ error: failed(r.error), final: r.final });
+    if (r.error) return reply({ error: blsFailure(caller, r.error), final: r.final });
     const outputs = (r.response?.outputs ?? []).map(toInline);
     const size = outputs.reduce((n, t) => n + t.data.length, 0);
     if (size > MAX_CONTROL_MESSAGE_BYTES) {
-      return reply({ error: failed(new Error(`a response of ${size} bytes (its outputs in base64) exceeds the limit of ${MAX_CONTROL_MESSAGE_BYTES} bytes for one decoupled BLS response`)), final: r.final });
+      return reply({ error: blsFailure(caller, new Error(`a response of ${size} bytes (its outputs in base64) exceeds the limit of ${MAX_CONTROL_MESSAGE_BYTES} bytes for one decoupled BLS response`)), final: r.final });
     }
     reply({ outputs, final: r.final });
   };
   try {
-    if (!lookup) throw new Error('BLS requests need a server: this model was loaded outside `gebe serve`');
-    const request = blsRequest(message, arena);
+    const { target, infer } = blsTarget(message, arena, lookup);
     // The inputs are copied: the stub reuses the arena while the target may still read them.
-    const inputs = request.inputs.map((t) => ({ ...t, data: t.data.slice() }));
-    const target = lookup.resolve(request.model, request.version);
-    const infer = { id: request.id, inputs, outputs: request.outputs.length > 0 ? request.outputs : undefined };
+    infer.inputs = infer.inputs.map((t) => ({ ...t, data: t.data.slice() }));
     if (target.decoupled && target.inferDecoupled) await target.inferDecoupled(infer, respond);
     else respond({ response: await target.infer(infer), final: true });
   } catch (err) {

@@ -8,6 +8,7 @@ import * as grpc from '@grpc/grpc-js';
 import { GebeError } from '../../../errors.js';
 import type { Datatype, InferTensor, ModelStatistics } from '../../executor/types.js';
 import { grpcRoot, TO_OBJECT } from '../grpc-proto.js';
+import { EMPTY_FINAL_PARAMETER, isFinalStreamResponse } from '../codec/grpc-infer.js';
 import { latest } from './latest-stats.js';
 import { inferenceRefused, modelRefused, streamedRefusal, unreachable } from './server-errors.js';
 import type { InferClient, ModelDescription, RemoteModel, RequestInputs } from './types.js';
@@ -92,7 +93,7 @@ export function encodeGrpcInferRequest(model: string, version: string, inputs: R
 /** A ModelInferRequest holding only the parameter asking for the final flag even without a response, to append to a request. */
 function encodeEmptyFinalParameter(): Buffer {
   const t = type('ModelInferRequest');
-  return Buffer.from(t.encode(t.fromObject({ parameters: { triton_enable_empty_final_response: { bool_param: true } } })).finish());
+  return Buffer.from(t.encode(t.fromObject({ parameters: { [EMPTY_FINAL_PARAMETER]: { bool_param: true } } })).finish());
 }
 
 interface DecodedInferResponse {
@@ -229,7 +230,7 @@ export class GrpcModelEndpoint implements RemoteModel {
           const response = message.infer_response;
           if (message.error_message) onResponse({ error: message.error_message });
           else if (response && response.outputs.length > 0) onResponse({ outputs: responseTensors(this.address, response) });
-          if (response?.parameters?.triton_final_response?.bool_param === true) finish();
+          if (isFinalStreamResponse(response)) finish();
         } catch (err) {
           finish(err as Error);
         }
@@ -307,7 +308,7 @@ export class GrpcStreamInferClient implements InferClient {
       if (message.error_message) {
         this.pending.delete(id);
         waiting.reject(streamedRefusal(`grpc://${this.address}`, message.error_message));
-      } else if (message.infer_response?.parameters?.triton_final_response?.bool_param === true) {
+      } else if (isFinalStreamResponse(message.infer_response)) {
         this.pending.delete(id);
         waiting.resolve();
       }

@@ -8,7 +8,7 @@
  */
 import type { InferRequest, InferResponse, TensorMetadata } from '../../executor/types.js';
 import { ProtocolError } from '../protocol-error.js';
-import { applyRequestParameters, optionalObject, parseJsonObject, RESERVED_PARAMETERS } from './http-infer-request.js';
+import { addModelParameter, applyRequestParameters, optionalObject, parseJsonObject } from './http-infer-request.js';
 import { bytesToJsonText, jsonDataToBytes } from './json-tensor.js';
 
 /** A generate request's tensors, shaped from the model's inputs (`batched`: their first dim is the batch). */
@@ -19,11 +19,7 @@ export function decodeGenerateRequest(body: Buffer, inputs: readonly TensorMetad
   if (params) applyRequestParameters(params, request);
   // Other scalar fields are request parameters too (Triton: "passed either as parameters or tensors").
   const names = new Set(inputs.map((t) => t.name));
-  for (const [key, value] of Object.entries(json)) {
-    if (key !== 'parameters' && !names.has(key) && !RESERVED_PARAMETERS.has(key) && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
-      (request.parameters ??= {})[key] = value;
-    }
-  }
+  for (const [key, value] of Object.entries(json)) if (key !== 'parameters' && !names.has(key)) addModelParameter(request, key, value);
   for (const input of inputs) {
     const value = json[input.name];
     if (value === undefined) continue;  // a required input left out: the request check names it

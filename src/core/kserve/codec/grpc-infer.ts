@@ -9,7 +9,7 @@ import { allocTyped, bytesOf, isDatatype } from '../datatypes.js';
 import { toBigInt, toNumber } from '../grpc-proto.js';
 import { ProtocolError } from '../protocol-error.js';
 import { joinBytesElements } from './bytes-elements.js';
-import { classCount, RESERVED_PARAMETERS } from './http-infer-request.js';
+import { addModelParameter, classCount } from './http-infer-request.js';
 import { elementCount, parseShape } from './shape.js';
 
 /** The decoded protobuf message as protobufjs gives it (keepCase field names). */
@@ -72,10 +72,7 @@ export function decodeGrpcInferRequest(msg: GrpcInferRequestMessage): InferReque
     else if (key === 'sequence_id') request.sequenceId = sequenceParameterValue(p) as InferRequest['sequenceId'];
     else if (key === 'sequence_start') request.sequenceStart = sequenceParameterValue(p) as boolean;
     else if (key === 'sequence_end') request.sequenceEnd = sequenceParameterValue(p) as boolean;
-    else if (!RESERVED_PARAMETERS.has(key)) {
-      const value = parameterValue(p);
-      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') (request.parameters ??= {})[key] = value;
-    }
+    else addModelParameter(request, key, parameterValue(p));
   }
   if (!msg.inputs || msg.inputs.length === 0) throw ProtocolError.badRequest('request must have at least one input in `inputs`');
   const raw = msg.raw_input_contents ?? [];
@@ -148,7 +145,7 @@ export function encodeGrpcInferResponse(response: InferResponse): Record<string,
 }
 
 /** The request parameter with which a streaming client asks for the final flag even when it comes without a response. */
-const EMPTY_FINAL_PARAMETER = 'triton_enable_empty_final_response';
+export const EMPTY_FINAL_PARAMETER = 'triton_enable_empty_final_response';
 /** The response parameter marking whether a stream response is its request's last (Triton sets it on every one). */
 const FINAL_PARAMETER = 'triton_final_response';
 
@@ -156,6 +153,11 @@ const FINAL_PARAMETER = 'triton_final_response';
 export function wantsEmptyFinalResponse(msg: GrpcInferRequestMessage): boolean {
   const p = msg.parameters?.[EMPTY_FINAL_PARAMETER];
   return p !== undefined && parameterValue(p) === true;
+}
+
+/** Whether a (decoded) stream response is its request's last: its `triton_final_response` parameter. */
+export function isFinalStreamResponse(inferResponse: { parameters?: Record<string, { bool_param?: boolean }> } | undefined): boolean {
+  return inferResponse?.parameters?.[FINAL_PARAMETER]?.bool_param === true;
 }
 
 /**

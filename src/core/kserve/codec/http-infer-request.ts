@@ -84,7 +84,13 @@ export function optionalObject(value: unknown, what: string): Json | undefined {
 }
 
 /** Request parameters gebe itself reads; the others go to the model as sent (InferRequest.parameters). */
-export const RESERVED_PARAMETERS: ReadonlySet<string> = new Set(['priority', 'timeout', 'sequence_id', 'sequence_start', 'sequence_end', 'binary_data_output']);
+const RESERVED_PARAMETERS: ReadonlySet<string> = new Set(['priority', 'timeout', 'sequence_id', 'sequence_start', 'sequence_end', 'binary_data_output']);
+
+/** Keeps a request parameter for the model (InferRequest.parameters): one gebe does not read itself, with a string, number or boolean value. */
+export function addModelParameter(request: InferRequest, key: string, value: unknown): void {
+  if (RESERVED_PARAMETERS.has(key) || (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')) return;
+  (request.parameters ??= {})[key] = value;
+}
 
 /**
  * `priority` and `timeout` (µs) go to the scheduler, `sequence_id`, `sequence_start` and
@@ -92,11 +98,7 @@ export const RESERVED_PARAMETERS: ReadonlySet<string> = new Set(['priority', 'ti
  * (native/src/executor/sequence_parameters.cc for the sequence ones), for every path and model.
  */
 export function applyRequestParameters(params: Json, request: InferRequest): void {
-  for (const [key, value] of Object.entries(params)) {
-    if (!RESERVED_PARAMETERS.has(key) && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
-      (request.parameters ??= {})[key] = value;
-    }
-  }
+  for (const [key, value] of Object.entries(params)) addModelParameter(request, key, value);
   if (params.priority !== undefined) request.priority = params.priority as number;
   if (params.timeout !== undefined) request.timeoutUs = params.timeout as number;
   if (params.sequence_id !== undefined) request.sequenceId = params.sequence_id as InferRequest['sequenceId'];

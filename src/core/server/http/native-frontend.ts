@@ -9,13 +9,12 @@ import type { Logger } from '../logger.js';
 import type { PublishedVersion } from './publish-models.js';
 import { defaultMaxInflightBodyBytes, nativeHttpWording } from '../limits.js';
 import { createHttpHandler, headerLines, headerRecord, type HttpHandler } from './handler.js';
+import { EMPTY } from './respond.js';
 import { BodyPart, createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
 import type { HttpOptions } from './server.js';
 import { looksLikeInfer } from './routes.js';
 import { cancellationError } from '../../executor/cancellation.js';
 import { logNativeRequests } from '../native-request-log.js';
-
-const EMPTY = Buffer.alloc(0);
 
 /** What GebeServer needs of either front end. */
 export interface HttpListener {

@@ -49,8 +49,8 @@ export class AnswerStream {
   }
 }
 
-const EMPTY = Buffer.alloc(0);
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
+export const EMPTY = Buffer.alloc(0);
+export const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 export function jsonAnswer(status: number, body: unknown): HttpAnswer {
   return { status, headers: JSON_HEADERS, body: Buffer.from(JSON.stringify(body), 'utf8') };

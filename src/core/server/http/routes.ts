@@ -9,9 +9,10 @@ import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import type { RestrictedApi } from '../restricted-api.js';
 import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
 import { decodeContentEncoding } from './body.js';
-import { AnswerStream, emptyAnswer, inferAnswer, jsonAnswer, type HttpAnswer } from './respond.js';
+import { AnswerStream, EMPTY, emptyAnswer, inferAnswer, JSON_HEADERS, jsonAnswer, type HttpAnswer } from './respond.js';
 import { decodeGenerateRequest, generateErrorText, generateResponseText } from '../../kserve/codec/generate.js';
-import type { InferRequest, InferResponse } from '../../executor/types.js';
+import type { InferRequest } from '../../executor/types.js';
+import { collectResponses } from '../../executor/decoupled.js';
 
 /** A whole request as the front end received it (body complete, limits already applied). */
 export interface HttpRequestIn {
@@ -157,13 +158,7 @@ async function generateRequest(ctx: RouteContext): Promise<InferRequest> {
 /** POST .../generate: one response object (a decoupled model must send exactly one response). */
 async function handleGenerate(ctx: RouteContext): Promise<HttpAnswer> {
   const request = await generateRequest(ctx);
-  const responses: InferResponse[] = [];
-  let error: Error | undefined;
-  await ctx.service.inferStream(ctx.model!, ctx.version, request, undefined, (r) => {
-    if (r.response) responses.push(r.response);
-    error ??= r.error;
-  });
-  if (error) throw error;
+  const responses = await collectResponses((on) => ctx.service.inferStream(ctx.model!, ctx.version, request, undefined, on));
   if (responses.length !== 1) {
     throw ProtocolError.badRequest(`model '${ctx.model}' sent ${responses.length} responses to a generate request, which answers exactly one; use generate_stream`);
   }
@@ -190,7 +185,7 @@ function handleGenerateStream(ctx: RouteContext): Promise<HttpAnswer> {
       if (r.error) emit(event(generateErrorText(r.error.message)));
     }).then(
       () => {
-        if (!started) emit(Buffer.alloc(0));  // no response at all: an empty stream
+        if (!started) emit(EMPTY);  // no response at all: an empty stream
         stream.end();
       },
       (err: unknown) => {
@@ -202,7 +197,6 @@ function handleGenerateStream(ctx: RouteContext): Promise<HttpAnswer> {
   }));
 }
 
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' };
 
 function parseHeaderLength(value: string | undefined): number | undefined {
