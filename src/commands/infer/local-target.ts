@@ -7,8 +7,8 @@ import type { ModelConfig } from '../../core/config/model-config.js';
 import { loadModel } from '../../core/executor/index.js';
 import { withPythonModels } from '../../core/python-backend/index.js';
 import { silentLogger } from '../../core/server/logger.js';
-import type { LoadedModel } from '../../core/executor/types.js';
-import { collectResponses } from '../../core/executor/decoupled.js';
+import type { InferTensor, LoadedModel } from '../../core/executor/types.js';
+import { runToFinal } from '../../core/executor/decoupled.js';
 import { inputFormats, readLabels, type InferTarget } from './target.js';
 
 export interface LocalModel {
@@ -64,7 +64,11 @@ export async function openLocalTarget(repo: string, name: string, version: strin
     where: `in process, ${model.engine} engine`,
     // A decoupled model's request (gebe warmup's) runs to its final flag: the last outputs it sent.
     infer: model.decoupled
-      ? async (inputs, outputs) => (await collectResponses((on) => model.inferDecoupled!({ inputs, outputs }, on))).at(-1)?.outputs ?? []
+      ? async (inputs, outputs) => {
+        let last: InferTensor[] = [];
+        await runToFinal((on) => model.inferDecoupled!({ inputs, outputs }, on), (r) => (last = r.outputs));
+        return last;
+      }
       : async (inputs, outputs) => (await model.infer({ inputs, outputs })).outputs,
     // A decoupled model (a Python one) streams its responses here as over gRPC.
     ...(model.inferDecoupled ? {

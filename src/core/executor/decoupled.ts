@@ -26,17 +26,21 @@ export function decoupledRefusal(model: string, entry: SingleResponseEntry): Inf
 }
 
 /**
- * A decoupled request run to its final flag by a caller that wants its responses whole (gebe
- * warmup, perf in process, HTTP generate): the responses it sent, in order; an error response
- * fails it (the first, once the request has ended).
+ * A decoupled request run to its final flag by a caller that takes it as one outcome (gebe warmup,
+ * perf in process, HTTP generate): `onEach` sees each response (keeping what it needs: a model may
+ * send any number, and none is held here); resolves to how many came. An error response fails it
+ * (the first, once the request has ended).
  */
-export async function collectResponses(run: (onResponse: (r: DecoupledResponse) => void) => Promise<void>): Promise<InferResponse[]> {
-  const responses: InferResponse[] = [];
+export async function runToFinal(run: (onResponse: (r: DecoupledResponse) => void) => Promise<void>, onEach?: (r: InferResponse) => void): Promise<number> {
+  let count = 0;
   let error: Error | undefined;
   await run((r) => {
-    if (r.response) responses.push(r.response);
+    if (r.response) {
+      count += 1;
+      onEach?.(r.response);
+    }
     error ??= r.error;
   });
   if (error) throw error;
-  return responses;
+  return count;
 }

@@ -5,7 +5,7 @@
  */
 import type { ModelConfig } from '../config/model-config.js';
 import type { LoadedModel, ModelStatistics } from '../executor/types.js';
-import { collectResponses } from '../executor/decoupled.js';
+import { runToFinal } from '../executor/decoupled.js';
 import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from '../kserve/client/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
@@ -33,7 +33,7 @@ class InProcessClient implements InferClient {
     // No async wrapper: one promise per request is all the executor's completion needs.
     const request = step ? { inputs, sequenceId: step.id, sequenceStart: step.start, sequenceEnd: step.end } : { inputs };
     // A decoupled model's request is done at its final flag; a response it sent as an error fails it.
-    if (this.model.decoupled && this.model.inferDecoupled) return collectResponses((on) => this.model.inferDecoupled!(request, on)).then(nothing);
+    if (this.model.decoupled && this.model.inferDecoupled) return runToFinal((on) => this.model.inferDecoupled!(request, on)).then(nothing);
     return this.model.infer(request).then(nothing);
   }
 

@@ -9,7 +9,7 @@
  */
 import type { ModelConfig } from '../config/model-config.js';
 import type { InferTensor, LoadedModel } from '../executor/types.js';
-import { collectResponses } from '../executor/decoupled.js';
+import { runToFinal } from '../executor/decoupled.js';
 import type { Logger } from '../server/logger.js';
 import { planWarmup } from './plan.js';
 
@@ -31,6 +31,6 @@ export async function warmupAtLoad(model: LoadedModel, config: ModelConfig, mode
 
 /** One run of a sample; a decoupled model's responses are read to its final flag, any error failing it. */
 async function runSample(model: LoadedModel, inputs: InferTensor[]): Promise<void> {
-  if (model.decoupled && model.inferDecoupled) await collectResponses((on) => model.inferDecoupled!({ inputs }, on));
+  if (model.decoupled && model.inferDecoupled) await runToFinal((on) => model.inferDecoupled!({ inputs }, on));
   else await model.infer({ inputs });
 }

@@ -11,8 +11,8 @@ import { parseLoadParameters, parseUnloadParameters } from '../repository-parame
 import { decodeContentEncoding } from './body.js';
 import { AnswerStream, EMPTY, emptyAnswer, inferAnswer, JSON_HEADERS, jsonAnswer, type HttpAnswer } from './respond.js';
 import { decodeGenerateRequest, generateErrorText, generateResponseText } from '../../kserve/codec/generate.js';
-import type { InferRequest } from '../../executor/types.js';
-import { collectResponses } from '../../executor/decoupled.js';
+import type { InferRequest, InferResponse } from '../../executor/types.js';
+import { runToFinal } from '../../executor/decoupled.js';
 
 /** A whole request as the front end received it (body complete, limits already applied). */
 export interface HttpRequestIn {
@@ -158,11 +158,12 @@ async function generateRequest(ctx: RouteContext): Promise<InferRequest> {
 /** POST .../generate: one response object (a decoupled model must send exactly one response). */
 async function handleGenerate(ctx: RouteContext): Promise<HttpAnswer> {
   const request = await generateRequest(ctx);
-  const responses = await collectResponses((on) => ctx.service.inferStream(ctx.model!, ctx.version, request, undefined, on));
-  if (responses.length !== 1) {
-    throw ProtocolError.badRequest(`model '${ctx.model}' sent ${responses.length} responses to a generate request, which answers exactly one; use generate_stream`);
+  let first: InferResponse | undefined;
+  const count = await runToFinal((on) => ctx.service.inferStream(ctx.model!, ctx.version, request, undefined, on), (r) => (first ??= r));
+  if (count !== 1) {
+    throw ProtocolError.badRequest(`model '${ctx.model}' sent ${count} responses to a generate request, which answers exactly one; use generate_stream`);
   }
-  return { status: 200, headers: JSON_HEADERS, body: Buffer.from(generateResponseText(responses[0]!), 'utf8') };
+  return { status: 200, headers: JSON_HEADERS, body: Buffer.from(generateResponseText(first!), 'utf8') };
 }
 
 /**
