@@ -9,6 +9,7 @@ import importlib.util
 import json
 import mmap
 import os
+import queue
 import struct
 import sys
 import threading
@@ -51,11 +52,41 @@ def _read_exact(n):
     return b"".join(chunks)
 
 
-def _receive():
+def _read_message():
     (length,) = struct.unpack("<I", _read_exact(4))
     if length > MAX_MESSAGE_BYTES:
         raise RuntimeError(f"control message of {length} bytes from gebe exceeds {MAX_MESSAGE_BYTES}")
     return json.loads(_read_exact(length))
+
+
+# gebe's messages are read by one thread as they come (_read_messages): a cancel message takes
+# effect at once, so a model that loops inside execute() on is_cancelled() sees it; every other
+# message waits here for the main thread, as does what ended the reading (gebe gone: SystemExit).
+_inbox = queue.SimpleQueue()
+
+
+def _read_messages():
+    try:
+        while True:
+            message = _read_message()
+            op = message.get("op")
+            if op == "cancel":
+                pb_utils._cancel_request(message.get("key"))
+                continue
+            if op == "execute":  # before execute() can run: a cancel that follows finds its request
+                for r in message.get("requests", []):
+                    if "key" in r:
+                        pb_utils._open_request(r["key"])
+            _inbox.put(message)
+    except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
+        _inbox.put(exc)
+
+
+def _receive():
+    message = _inbox.get()
+    if isinstance(message, BaseException):
+        raise message
+    return message
 
 
 def _error_line(exc):
@@ -226,25 +257,17 @@ _next_bls_id = 0
 
 
 def _next_reply(wanted):
-    """Reads gebe's messages during execute() until one `wanted(message)` takes: a cancel message
-    marks its request's sender, a decoupled BLS response waits in its stream's queue."""
+    """Reads gebe's messages during execute() until one `wanted(message)` takes: a decoupled BLS
+    response waits in its stream's queue."""
     while True:
         message = _receive()
         op = message.get("op")
-        if op == "cancel":
-            _cancel(message)
-        elif wanted(message):
+        if wanted(message):
             return message
         elif op == "bls_response" and message.get("bls_id") in _bls_streams:
             _bls_streams[message["bls_id"]].append(message)
         elif not _dropped(message):
             raise RuntimeError(f"unexpected control message {op!r} from gebe during execute()")
-
-
-def _cancel(message):
-    sender = pb_utils._open_senders.get(message.get("key"))
-    if sender is not None:
-        sender._cancelled = True
 
 
 def _main_thread_only():
@@ -469,6 +492,7 @@ def _execute(model, message):
 
 def main():
     global _control_cap
+    threading.Thread(target=_read_messages, name="gebe-control-reader", daemon=True).start()
     message = _receive()
     arena.cap = int(message["shm_cap"])
     arena.ensure(int(message["shm_size"]))
@@ -487,9 +511,6 @@ def main():
             result = _execute_decoupled(model, message) if decoupled else _execute(model, message)
             _abandon_bls_streams()
             _send(result)
-        elif op == "cancel":
-            # Read between execute() calls: a model that streams from its own threads sees it at once.
-            _cancel(message)
         elif _dropped(message):
             pass
         elif op == "finalize":

@@ -172,8 +172,22 @@ class InferenceRequest:
         return self.exec(decoupled)
 
 
-# Senders of a decoupled model's requests that are still open, by key: gebe's cancel messages find them here.
-_open_senders = {}
+# A decoupled model's open requests, by key, each with whether its client went away: the stub's
+# reader thread adds a request when its execute message arrives and marks it when gebe's cancel
+# message does (at once, even while execute() runs); the request's final response removes it.
+_cancelled = {}
+_cancelled_lock = threading.Lock()
+
+
+def _open_request(key):
+    with _cancelled_lock:
+        _cancelled[key] = False
+
+
+def _cancel_request(key):
+    with _cancelled_lock:
+        if key in _cancelled:
+            _cancelled[key] = True
 
 
 class InferenceResponseSender:
@@ -183,9 +197,7 @@ class InferenceResponseSender:
         self._key = key
         self._requested = requested_output_names
         self._closed = False
-        self._cancelled = False
         self._lock = threading.Lock()
-        _open_senders[key] = self
 
     def send(self, response=None, flags=0):
         final = bool(flags & TRITONSERVER_RESPONSE_COMPLETE_FINAL)
@@ -199,11 +211,12 @@ class InferenceResponseSender:
             _send_response(self._key, response, final, self._requested)
             self._closed = final
             if final:
-                _open_senders.pop(self._key, None)
+                with _cancelled_lock:
+                    _cancelled.pop(self._key, None)
 
     def is_cancelled(self):
         """True once the request's client went away (gebe tells the stub when it sees the call end)."""
-        return self._cancelled
+        return _cancelled.get(self._key, False)
 
 
 class _OneResponseSender:

@@ -51,6 +51,8 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     options.drain_grace_ms = OptionalU64(o, "drainGraceMs", options.drain_grace_ms, kClass);
     options.announce_streams = o.Get("announceStreams").IsBoolean() && o.Get("announceStreams").As<Napi::Boolean>().Value();
     options.busy_message = RequiredString(o, "busyMessage", kClass);
+    options.max_unsent_bytes = OptionalU64(o, "maxUnsentBytes", options.max_unsent_bytes, kClass);
+    options.unsent_message = RequiredString(o, "unsentMessage", kClass);
     options.busy_poll_us = OptionalU64(o, "busyPollUs", options.busy_poll_us, kClass);
     KeepaliveOptions& k = options.keepalive;
     k.time_ms = std::max<uint64_t>(1, OptionalU64(o, "keepaliveTimeMs", k.time_ms, kClass));

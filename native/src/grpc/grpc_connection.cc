@@ -412,7 +412,7 @@ void GrpcConnection::Deliver(GrpcAnswer answer) {
   Stream* s = Find(answer.stream_id);
   if (s == nullptr || s->finishing || s->finished) return;  // reset, expired or answered already
   if (s->outstanding > 0 && !answer.more) --s->outstanding;
-  if (!answer.framed.empty()) QueueMessage(s, std::move(answer.framed));
+  if (!answer.framed.empty() && !QueueMessage(s, std::move(answer.framed))) return;
   if (answer.final || answer.code != GrpcCode::kOk) {
     Finish(s, answer.code, std::move(answer.message));
   } else if (s->remote_closed && s->outstanding == 0) {
@@ -447,13 +447,34 @@ void GrpcConnection::Finish(Stream* s, GrpcCode code, std::string message) {
   }
 }
 
-void GrpcConnection::QueueMessage(Stream* s, std::string framed) {
+bool GrpcConnection::QueueMessage(Stream* s, std::string framed) {
+  if (unsent_ > 0 && unsent_ + framed.size() > server_->options().max_unsent_bytes) {
+    // The client has left this much unread (it sends no WINDOW_UPDATE, or reads nothing): the
+    // call's request is cancelled, and what it has not begun to receive is dropped (a message
+    // half sent stays: its frame must be completed before the trailers).
+    s->cancel->Cancel(FailureReason::kCancelled);
+    while (s->out.size() > (s->out_offset > 0 ? 1u : 0u)) {
+      Take(s, s->out.back().size());
+      s->out.pop_back();
+    }
+    Finish(s, GrpcCode::kResourceExhausted, server_->options().unsent_message);
+    return false;
+  }
+  unsent_ += framed.size();
+  s->unsent += framed.size();
   s->out.push_back(std::move(framed));
-  if (!s->response_started) return StartResponse(s);
-  if (s->deferred) {
+  if (!s->response_started) {
+    StartResponse(s);
+  } else if (s->deferred) {
     s->deferred = false;
     nghttp2_session_resume_data(session_, s->id);
   }
+  return true;
+}
+
+void GrpcConnection::Take(Stream* s, size_t bytes) {
+  s->unsent -= bytes;
+  unsent_ -= bytes;
 }
 
 void GrpcConnection::StartResponse(Stream* s) {
@@ -475,6 +496,7 @@ ssize_t GrpcConnection::ReadData(nghttp2_session*, int32_t stream_id, uint8_t* b
     const size_t take = std::min(length - n, front.size() - s->out_offset);
     std::memcpy(buf + n, front.data() + s->out_offset, take);
     n += take;
+    self->Take(s, take);
     s->out_offset += take;
     if (s->out_offset == front.size()) {
       s->out.pop_front();
@@ -523,6 +545,7 @@ int GrpcConnection::OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t,
     s->cancel->Cancel(FailureReason::kCancelled);
   }
   self->Uncharge(s);
+  self->Take(s, s->unsent);
   self->streams_.erase(it);
   return 0;
 }

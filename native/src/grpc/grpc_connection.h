@@ -63,6 +63,7 @@ class GrpcConnection {
     bool deferred = false;   // the data source returned DEFERRED
     std::deque<std::string> out;
     size_t out_offset = 0;
+    size_t unsent = 0;  // bytes in `out` not yet taken by nghttp2
     GrpcCode code = GrpcCode::kOk;
     std::string status_message;
   };
@@ -92,7 +93,10 @@ class GrpcConnection {
   void Dispatch(Stream* s, std::shared_ptr<std::string> message);
   // Decides the call's status; trailers follow the messages already queued.
   void Finish(Stream* s, GrpcCode code, std::string message);
-  void QueueMessage(Stream* s, std::string framed);
+  // Queues a response message; false when the connection's unsent answers would pass
+  // max_unsent_bytes (the client is not reading): the call is then cancelled and ended.
+  bool QueueMessage(Stream* s, std::string framed);
+  void Take(Stream* s, size_t bytes);
   void StartResponse(Stream* s);
   void SubmitTrailersOnly(Stream* s);
   void AnswerHttpError(Stream* s, const char* status);
@@ -109,6 +113,7 @@ class GrpcConnection {
   std::map<int32_t, std::unique_ptr<Stream>> streams_;
   std::string pending_out_;  // bytes nghttp2 produced, written on the next Flush
   size_t writing_ = 0;       // bytes handed to uv_write and not yet written
+  size_t unsent_ = 0;        // response bytes queued in streams and not yet taken by nghttp2
   bool closing_ = false;
   bool fatal_ = false;  // a protocol error: write what is queued (the GOAWAY), then close
 };

@@ -48,6 +48,8 @@ struct GrpcServerOptions : FrontEndOptions {
   // Streaming calls are announced to JS when their headers arrive (a GrpcJsCall without a
   // message), so that --grpc-restricted-protocol refuses them before any message, as grpc-js does.
   bool announce_streams = false;
+  // The status message of a call ended for responses its client did not read (max_unsent_bytes).
+  std::string unsent_message;
   // Keepalive pings and the ping policy (--grpc-keepalive-*, --grpc-http2-*).
   KeepaliveOptions keepalive;
 };

@@ -45,6 +45,7 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     options.max_inflight_bytes = OptionalU64(o, "maxInflightBodyBytes", options.max_inflight_bytes, kClass);
     options.max_connections = size_t(OptionalU64(o, "maxConnections", options.max_connections, kClass));
     options.busy_message = RequiredString(o, "busyMessage", kClass);
+    options.max_unsent_bytes = OptionalU64(o, "maxUnsentBytes", options.max_unsent_bytes, kClass);
     options.busy_poll_us = OptionalU64(o, "busyPollUs", options.busy_poll_us, kClass);
     options.too_large_message = RequiredString(o, "tooLargeMessage", kClass);
     options.malformed_prefix = RequiredString(o, "malformedPrefix", kClass);

@@ -413,6 +413,11 @@ void HttpConnection::DeliverPart(HttpResponse response) {
   const bool last = response.part == BodyPart::kLast;
   size_t length = response.owned_body.size();
   for (const auto& piece : response.pieces) length += piece.second;
+  // A client that stops reading a stream: past max_unsent_bytes waiting for it (beyond what the
+  // socket took), the connection closes, which cancels the request (a stream has no way left to
+  // say why: its head is sent).
+  const size_t waiting = client_.write_queue_size;
+  if (waiting > 0 && waiting + length > server_->options().max_unsent_bytes) return Close();
   auto* answer = new FastAnswer{std::string(), std::move(response)};
   HttpResponse& r = answer->response;
   std::string& head = answer->head;

@@ -20,6 +20,10 @@ struct FrontEndOptions {
   // After taking a request or writing answers, the loop busy-polls this long before it sleeps
   // (--busy-poll-us; 0: sleeps at once). See LoopThread::KeepPolling.
   uint64_t busy_poll_us = 0;
+  // Answer bytes one connection may hold while its client does not read them (a streamed answer's
+  // parts, a gRPC stream's responses): twice --http-max-body. Past it the request is cancelled (gRPC:
+  // the call ends RESOURCE_EXHAUSTED; HTTP: the connection closes). One answer alone always goes.
+  uint64_t max_unsent_bytes = 128ull << 20;
   // The wording of the busy answer: src/core/server/limits.ts's, which the bindings require.
   std::string busy_message;
 };

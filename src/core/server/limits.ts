@@ -39,6 +39,21 @@ export function inflightBodyMessage(limit: number): string {
   return `the server is receiving request bodies of ${limit} bytes in total, its limit (--http-max-inflight-body); retry later`;
 }
 
+/**
+ * Answer bytes one connection may hold while its client does not read them (the parts of a
+ * streamed answer, the responses of a gRPC stream): twice --http-max-body. Past it the request is
+ * cancelled, so a client that stops reading costs the server a bounded amount however much the
+ * model sends. One answer alone always goes out, whatever its size.
+ */
+export function maxUnsentAnswerBytes(maxBodyBytes: number): number {
+  return 2 * maxBodyBytes;
+}
+
+/** gRPC's status message then (RESOURCE_EXHAUSTED); an HTTP stream, its head sent, just closes. */
+export function unsentAnswersMessage(limit: number): string {
+  return `the client did not read its responses: they passed ${limit} bytes waiting in the server (twice --http-max-body); the request was cancelled`;
+}
+
 export function maxConnectionsMessage(limit: number): string {
   return `the server has ${limit} open connections, its limit (--max-connections); retry later`;
 }

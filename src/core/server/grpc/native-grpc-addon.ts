@@ -17,6 +17,9 @@ export interface NativeGrpcServerOptions {
   /** At close, calls are still taken this long before the GOAWAY. */
   drainGraceMs?: number;
   busyMessage: string;
+  /** Response bytes a connection may hold unread; past it a call ends RESOURCE_EXHAUSTED with unsentMessage. */
+  maxUnsentBytes?: number;
+  unsentMessage: string;
   /** Streaming calls are handed to JS when they open (request null), for restriction checks. */
   announceStreams?: boolean;
   /** false: every call goes to the JS handler (nothing is published). */

@@ -11,13 +11,14 @@ import * as grpc from '@grpc/grpc-js';
 import type { PublishedVersion } from '../http/publish-models.js';
 import type { NativeFailureCount } from '../http/native-http-addon.js';
 import type { InferenceService } from '../inference-service.js';
-import { defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, inflightBodyMessage, maxConnectionsMessage } from '../limits.js';
+import { defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, inflightBodyMessage, maxConnectionsMessage, maxUnsentAnswerBytes, unsentAnswersMessage } from '../limits.js';
 import { logNativeRequests } from '../native-request-log.js';
 import type { Logger } from '../logger.js';
 import type { Restrictions } from '../restricted-api.js';
 import { createNativeGrpcServer, type NativeGrpcServer } from './native-grpc-addon.js';
 import { createRpcHandler, INFER_PATH, STREAM_INFER_PATH, type MetadataLookup, type RpcHandler, type RpcResult } from './rpc-handler.js';
 import { HeldCalls, tlsCallSignal } from './held-calls.js';
+import { cancellationError } from '../../executor/cancellation.js';
 import { grpcRoot } from '../../kserve/grpc-proto.js';
 
 /**
@@ -118,7 +119,8 @@ export class GrpcFrontend {
     const native = createNativeGrpcServer({
       host: o.host, port: o.port, maxMessageBytes: o.maxMessageBytes, maxInflightBytes: maxInflight,
       maxConnections: o.maxConnections, maxConcurrentStreams: GRPC_MAX_CONCURRENT_STREAMS, drainGraceMs: DRAIN_IDLE_GRACE_MS,
-      busyMessage: inflightBodyMessage(maxInflight), nativeInfer, announceStreams: Boolean(o.restrictions?.has('inference')),
+      busyMessage: inflightBodyMessage(maxInflight), nativeInfer,
+      maxUnsentBytes: maxUnsentAnswerBytes(o.maxMessageBytes), unsentMessage: unsentAnswersMessage(maxUnsentAnswerBytes(o.maxMessageBytes)), announceStreams: Boolean(o.restrictions?.has('inference')),
       busyPollUs: o.busyPollUs,
       ...nativeKeepalive(o.keepalive ?? DEFAULT_GRPC_KEEPALIVE),
     }, (connection, stream, path, request, metadata, cancelled) => this.onCall(connection, stream, path, request, metadata, cancelled));
@@ -271,24 +273,36 @@ export class GrpcFrontend {
         return;
       }
       // Responses go back in completion order; each carries the request id, errors travel in-band.
-      const signal = tlsCallSignal(call);
+      const cut = new AbortController();
+      const signal = AbortSignal.any([tlsCallSignal(call), cut.signal]);
       let pending = 0;
       let ended = false;
       let failed = false;
+      const fail = (code: number, details: string): void => {
+        failed = true;
+        call.emit('error', { code, details });
+      };
+      // Bytes written and not yet taken by the HTTP/2 stream (its flow control holds them while
+      // the client reads nothing): past the bound the call's requests are cancelled, as natively.
+      const maxUnsent = maxUnsentAnswerBytes(this.options.maxMessageBytes);
+      let unsent = 0;
+      const send = (bytes: Uint8Array | undefined): void => {
+        if (failed || !bytes) return;
+        if (unsent > 0 && unsent + bytes.byteLength > maxUnsent) {
+          cut.abort(cancellationError('CANCELLED'));
+          return fail(grpc.status.RESOURCE_EXHAUSTED, unsentAnswersMessage(maxUnsent));
+        }
+        unsent += bytes.byteLength;
+        call.write(bytes, () => (unsent -= bytes.byteLength));
+      };
       const settle = (r: RpcResult): void => {
         pending--;
         if (failed) return;
-        if (r.code !== 0) {
-          failed = true;
-          call.emit('error', { code: r.code, details: r.message });
-          return;
-        }
-        if (r.bytes) call.write(r.bytes);
-        if (ended && pending === 0) call.end();
+        if (r.code !== 0) return fail(r.code, r.message);
+        send(r.bytes);
+        if (ended && pending === 0 && !failed) call.end();
       };
-      const more = (r: RpcResult): void => {
-        if (!failed && r.bytes) call.write(r.bytes);
-      };
+      const more = (r: RpcResult): void => send(r.bytes);
       call.on('data', (msg: Buffer) => {
         pending++;
         const result = this.handler.handle(path, msg, (key) => tlsMetadata(call.metadata, key), signal, more);

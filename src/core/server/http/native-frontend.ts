@@ -7,7 +7,7 @@
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import type { PublishedVersion } from './publish-models.js';
-import { defaultMaxInflightBodyBytes, nativeHttpWording } from '../limits.js';
+import { defaultMaxInflightBodyBytes, maxUnsentAnswerBytes, nativeHttpWording } from '../limits.js';
 import { createHttpHandler, headerLines, headerRecord, type HttpHandler } from './handler.js';
 import { EMPTY } from './respond.js';
 import { BodyPart, createNativeHttpServer, type NativeFailureCount, type NativeHttpServer } from './native-http-addon.js';
@@ -51,6 +51,7 @@ export class NativeHttpFrontend implements HttpListener {
       maxBodyBytes: this.options.maxBodyBytes,
       maxInflightBodyBytes: maxInflight,
       maxConnections,
+      maxUnsentBytes: maxUnsentAnswerBytes(this.options.maxBodyBytes),
       ...nativeHttpWording(this.options.maxBodyBytes, maxInflight, maxConnections),
       headersTimeoutMs: this.options.headersTimeoutMs,
       requestTimeoutMs: this.options.requestTimeoutMs,

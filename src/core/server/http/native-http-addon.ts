@@ -14,6 +14,8 @@ export interface NativeHttpServerOptions {
   maxBodyBytes: number;
   maxInflightBodyBytes?: number;
   maxConnections?: number;
+  /** A streamed answer whose client leaves more than this unread is cut off (the connection closes). */
+  maxUnsentBytes?: number;
   /** The 503 answers' wording for those two limits (from ../limits.ts). */
   busyMessage: string;
   /** The 413 answer's text for a body over maxBodyBytes. */

@@ -10,7 +10,7 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import net from 'node:net';
 import type { InferenceService } from '../inference-service.js';
-import { BodyBudget, defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, MALFORMED_REQUEST_PREFIX, maxConnectionsMessage, REQUEST_TIMEOUT_MESSAGE } from '../limits.js';
+import { BodyBudget, defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, MALFORMED_REQUEST_PREFIX, maxConnectionsMessage, maxUnsentAnswerBytes, REQUEST_TIMEOUT_MESSAGE } from '../limits.js';
 import type { Logger } from '../logger.js';
 import type { Restrictions } from '../restricted-api.js';
 import { readRawBody } from './body.js';
@@ -171,8 +171,15 @@ export class HttpFrontend {
       // Streamed: no Content-Length, so node sends the body chunked, part by part.
       res.writeHead(answer.status, answer.headers);
       res.write(answer.body);
-      // A client gone mid-stream (the request is cancelled: abortOnClose) gets nothing more.
-      answer.stream.attach({ send: (chunk) => void (res.destroyed || res.write(chunk)), end: () => void (res.destroyed || res.end()) });
+      // A client gone mid-stream (the request is cancelled: abortOnClose) gets nothing more; one
+      // that leaves more than the bound unread is cut off the same way, as natively.
+      const maxUnsent = maxUnsentAnswerBytes(this.options.maxBodyBytes);
+      const send = (chunk: Buffer): void => {
+        if (res.destroyed) return;
+        if (res.writableLength > 0 && res.writableLength + chunk.byteLength > maxUnsent) res.destroy();
+        else res.write(chunk);
+      };
+      answer.stream.attach({ send, end: () => void (res.destroyed || res.end()) });
     } else {
       res.writeHead(answer.status, { ...answer.headers, 'Content-Length': answer.body.byteLength });
       res.end(answer.body);
