@@ -6,6 +6,7 @@
 import base64
 import collections
 import importlib.util
+import itertools
 import json
 import mmap
 import os
@@ -73,13 +74,46 @@ def _read_messages():
             if op == "cancel":
                 pb_utils._cancel_request(message.get("key"))
                 continue
+            if op == "metric_reply":  # for whichever thread of model.py waits on it
+                _answer_metric_call(message.get("call"), message)
+                continue
             if op == "execute":  # before execute() can run: a cancel that follows finds its request
                 for r in message.get("requests", []):
                     if "key" in r:
                         pb_utils._open_request(r["key"])
             _inbox.put(message)
     except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
+        for call in list(_metric_replies):
+            _answer_metric_call(call, {"error": "gebe's control pipe closed"})
         _inbox.put(exc)
+
+
+# Metric calls waiting for gebe's reply, by call id: [event, reply]. Any thread of model.py may call.
+_metric_replies = {}
+_metric_calls = itertools.count(1)
+
+
+def _metric_call(fields):
+    call = next(_metric_calls)
+    waiter = [threading.Event(), None]
+    _metric_replies[call] = waiter
+    _send({"op": "metric", "call": call, **fields})
+    waiter[0].wait()
+    return waiter[1]
+
+
+def _answer_metric_call(call, reply):
+    waiter = _metric_replies.pop(call, None)
+    if waiter is not None:
+        waiter[1] = reply
+        waiter[0].set()
+
+
+def _metric_send(fields):
+    try:
+        _send({"op": "metric", **fields})
+    except OSError:
+        pass  # gebe has gone (a handle dropped as the process ends)
 
 
 def _receive():
@@ -372,6 +406,8 @@ def _send_response(key, response, final, requested):
 pb_utils._bls_exec = _bls_exec
 pb_utils._log_sink = _log
 pb_utils._send_response = _send_response
+pb_utils._metric_call = _metric_call
+pb_utils._metric_send = _metric_send
 
 
 def _load(message):

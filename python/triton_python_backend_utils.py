@@ -2,8 +2,11 @@
 # (`import triton_python_backend_utils as pb_utils`), run by gebe's stub (gebe_stub.py) in a process
 # gebe starts per model instance. It offers what real models use; tensors are numpy arrays, and
 # inputs are views over the shared memory gebe wrote them into.
+import itertools
 import json
+import math
 import threading
+import weakref
 
 import numpy as np
 
@@ -314,3 +317,114 @@ class ModelConfig:
         return None
 
     set_max_batch_size = add_input = add_output = set_dynamic_batching = set_model_transaction_policy = _ignored
+
+
+# Set by the stub: _metric_call(fields) sends a metric message to gebe and returns its reply;
+# _metric_send(fields) sends one that needs none.
+_metric_call = None
+_metric_send = None
+_metric_ids = itertools.count(1)
+
+
+def _metric_number(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TritonModelException(f"{what} must be a number, got {type(value).__name__}")
+    value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return value
+
+
+def _metric_reply(fields):
+    reply = _metric_call(fields)
+    if reply.get("error") is not None:
+        raise TritonModelException(reply["error"])
+    return reply
+
+
+class MetricFamily:
+    """A family of custom metrics, served on gebe's /metrics beside its own: one name, description and
+    kind, shared by every model that creates it (Triton's custom metrics API)."""
+
+    COUNTER = 0
+    GAUGE = 1
+    HISTOGRAM = 2
+
+    def __init__(self, name, description, kind):
+        if not isinstance(name, str) or not isinstance(description, str):
+            raise TritonModelException("MetricFamily(name, description, kind): name and description must be strings")
+        if kind not in (MetricFamily.COUNTER, MetricFamily.GAUGE, MetricFamily.HISTOGRAM) or isinstance(kind, bool):
+            raise TritonModelException("MetricFamily kind must be MetricFamily.COUNTER, GAUGE or HISTOGRAM")
+        self._id = None
+        self._name = name
+        self._kind = kind
+        family = next(_metric_ids)
+        _metric_reply({"action": "family", "family": family, "name": name, "description": description, "kind": kind})
+        self._id = family
+
+    def Metric(self, labels=None, buckets=None):  # noqa: N802 - Triton's name
+        return Metric(self, labels, buckets)
+
+    def __del__(self):
+        if getattr(self, "_id", None) is not None and _metric_send is not None:
+            _metric_send({"action": "family_delete", "family": self._id})
+
+
+class Metric:
+    """One series of a MetricFamily, by its labels (the same labels in a family: the same series).
+    Counters: increment() by a non-negative value; gauges: increment() and set(); both value();
+    histograms (buckets: ascending upper bounds): observe()."""
+
+    def __init__(self, family, labels=None, buckets=None):
+        if not isinstance(family, MetricFamily):
+            raise TritonModelException("Metric(family, ...): family must be a MetricFamily")
+        labels = {} if labels is None else labels
+        if not isinstance(labels, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
+            raise TritonModelException("Metric labels must be a dict of strings to strings")
+        if family._kind == MetricFamily.HISTOGRAM:
+            if buckets is None:
+                raise TritonModelException("a HISTOGRAM metric needs buckets (a list of ascending upper bounds)")
+            buckets = [_metric_number(b, "a bucket bound") for b in buckets]
+            if any(not isinstance(b, float) for b in buckets) or any(b <= a for a, b in zip(buckets, buckets[1:])):
+                raise TritonModelException("histogram buckets must be finite and strictly ascending")
+        elif buckets is not None:
+            raise TritonModelException("buckets are for HISTOGRAM metrics only")
+        self._id = None
+        self._family = weakref.ref(family)
+        self._kind = family._kind
+        metric = next(_metric_ids)
+        _metric_reply({"action": "metric", "family": family._id, "metric": metric, "labels": labels, "buckets": buckets})
+        self._id = metric
+
+    def _use(self, allowed, operation):
+        if self._family() is None:
+            raise TritonModelException("Invalid metric operation as the corresponding 'MetricFamily' has been deleted.")
+        if self._kind not in allowed:
+            kind = ("COUNTER", "GAUGE", "HISTOGRAM")[self._kind]
+            raise TritonModelException(f"{operation}() is not supported on a {kind} metric")
+
+    def increment(self, value):
+        self._use((MetricFamily.COUNTER, MetricFamily.GAUGE), "increment")
+        number = _metric_number(value, "increment()'s value")
+        if self._kind == MetricFamily.COUNTER and (number == "NaN" or number == "-Inf" or (isinstance(number, float) and number < 0)):
+            raise TritonModelException("a COUNTER metric cannot be incremented by a negative value")
+        _metric_send({"action": "increment", "metric": self._id, "value": number})
+
+    def set(self, value):
+        self._use((MetricFamily.GAUGE,), "set")
+        _metric_send({"action": "set", "metric": self._id, "value": _metric_number(value, "set()'s value")})
+
+    def observe(self, value):
+        self._use((MetricFamily.HISTOGRAM,), "observe")
+        _metric_send({"action": "observe", "metric": self._id, "value": _metric_number(value, "observe()'s value")})
+
+    def value(self):
+        self._use((MetricFamily.COUNTER, MetricFamily.GAUGE), "value")
+        value = _metric_reply({"action": "value", "metric": self._id})["value"]
+        return float({"NaN": "nan", "+Inf": "inf", "-Inf": "-inf"}.get(value, value))
+
+    def __del__(self):
+        if getattr(self, "_id", None) is not None and _metric_send is not None:
+            _metric_send({"action": "metric_delete", "metric": self._id})

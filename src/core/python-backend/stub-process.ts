@@ -12,6 +12,7 @@ import { GebeError } from '../../errors.js';
 import type { InferTensor } from '../executor/types.js';
 import type { Logger } from '../server/logger.js';
 import { ControlChannel, MAX_CONTROL_MESSAGE_BYTES, type ControlMessage } from './control-channel.js';
+import { CustomMetricHandles, ProtocolError } from './custom-metrics.js';
 import { fromInline } from './inline-tensors.js';
 import type { Interpreter } from './interpreter.js';
 import { LineLog } from './line-log.js';
@@ -72,6 +73,8 @@ export class StubProcess {
   private readonly child: ChildProcess;
   private readonly channel: ControlChannel;
   private readonly stderr: { tail(): string[] };
+  /** model.py's MetricFamily and Metric objects (pb_utils custom metrics). */
+  private readonly metrics = new CustomMetricHandles();
   private pending?: Pending;
   private startup?: { resolve(): void; reject(err: Error): void };
   private finalizing?: () => void;
@@ -214,6 +217,17 @@ export class StubProcess {
           if (this.alive) this.channel.send(reply);
         });
         return;
+      case 'metric':
+        try {
+          this.metrics.handle(m, (reply) => {
+            if (this.alive) this.channel.send(reply as ControlMessage);
+          });
+        } catch (err) {
+          if (!(err instanceof ProtocolError)) throw err;
+          this.exitReason = `it broke the control protocol (${err.message})`;
+          this.kill();
+        }
+        return;
       case 'log': {
         const level = LOG_LEVELS[Number(m.level)] ?? 'info';
         this.o.log[level](String(m.message).slice(0, 65536), { model: this.o.modelName, instance: this.o.instanceName });
@@ -292,6 +306,7 @@ export class StubProcess {
   private onGone(): void {
     this.exitReason ??= 'it ended';
     this.arena.close();
+    this.metrics.releaseAll();
     const message = this.goneMessage();
     this.startup?.reject(new GebeError(`model '${this.o.modelName}' failed to load: ${message}`, {
       hint: `the interpreter is ${this.o.interpreter.command} (${this.o.interpreter.origin})`,

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LoadedModel, ModelStatistics } from '../executor/types.js';
+import { customMetrics } from '../python-backend/custom-metrics.js';
 
 export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
 
@@ -86,8 +87,10 @@ export class ServerMetrics {
     this.failures.set(key, (this.failures.get(key) ?? 0) + count);
   }
 
+  /** gebe's own families, then those Python models created (pb_utils.MetricFamily). */
   async text(): Promise<string> {
-    return this.registry.metrics();
+    const [own, custom] = await Promise.all([this.registry.metrics(), customMetrics.text()]);
+    return custom ? `${own}\n${custom}` : own;
   }
 
   get contentType(): string {

@@ -35,9 +35,9 @@ export function mnistRepository(extra: Record<string, { config: string; model: U
   return repo;
 }
 
-export async function startRealServer(repo: string, mode: ControlMode = 'none'): Promise<RealServer> {
+export async function startRealServer(repo: string, mode: ControlMode = 'none', loadModels: string[] = []): Promise<RealServer> {
   const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, mode);
-  await manager.start();
+  await manager.start(loadModels);
   const failed = manager.statuses().filter((v) => v.state !== 'READY');
   if (failed.length > 0) throw new Error(`models failed to load: ${failed.map((f) => `${f.name}: ${f.reason}`).join('; ')}`);
   const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 8 << 20 }, silentLogger);
