@@ -449,7 +449,7 @@ def _read_requests(message, decoupled):
         request = pb_utils.InferenceRequest(
             model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", ""),
             parameters=r.get("parameters") or {})
-        request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"]) if decoupled else pb_utils._OneResponseSender()
+        request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"]) if decoupled else pb_utils._OneResponseSender(r.get("key"))
         requests.append(request)
     return requests
 
@@ -499,6 +499,8 @@ def _execute(model, message):
         finally:
             for request in requests:
                 request._sender.open = False
+            for r in message["requests"]:
+                pb_utils._close_request(r.get("key"))
         if responses is None:
             responses = _sent_responses(requests)
         if not isinstance(responses, (list, tuple)) or len(responses) != len(requests):

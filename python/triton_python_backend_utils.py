@@ -175,9 +175,10 @@ class InferenceRequest:
         return self.exec(decoupled)
 
 
-# A decoupled model's open requests, by key, each with whether its client went away: the stub's
-# reader thread adds a request when its execute message arrives and marks it when gebe's cancel
-# message does (at once, even while execute() runs); the request's final response removes it.
+# The requests model.py holds, by key, each with whether its client went away: the stub's reader
+# thread adds a request when its execute message arrives and marks it when gebe's cancel message
+# does (at once, even while execute() runs); execute()'s return (a decoupled request's final
+# response) removes it.
 _cancelled = {}
 _cancelled_lock = threading.Lock()
 
@@ -185,6 +186,11 @@ _cancelled_lock = threading.Lock()
 def _open_request(key):
     with _cancelled_lock:
         _cancelled[key] = False
+
+
+def _close_request(key):
+    with _cancelled_lock:
+        _cancelled.pop(key, None)
 
 
 def _cancel_request(key):
@@ -214,8 +220,7 @@ class InferenceResponseSender:
             _send_response(self._key, response, final, self._requested)
             self._closed = final
             if final:
-                with _cancelled_lock:
-                    _cancelled.pop(self._key, None)
+                _close_request(self._key)
 
     def is_cancelled(self):
         """True once the request's client went away (gebe tells the stub when it sees the call end)."""
@@ -226,7 +231,8 @@ class _OneResponseSender:
     """get_response_sender() in a model that is not decoupled (Triton's default mode): exactly one
     response a request, sent with the final flag from inside execute(), which then returns None."""
 
-    def __init__(self):
+    def __init__(self, key):
+        self._key = key
         self.response = None
         self.open = True
 
@@ -242,7 +248,7 @@ class _OneResponseSender:
         self.response = response
 
     def is_cancelled(self):
-        return False
+        return _cancelled.get(self._key, False)
 
 
 def get_input_tensor_by_name(request, name):

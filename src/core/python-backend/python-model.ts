@@ -36,7 +36,7 @@ export interface PythonModelSpec {
 
 interface Queued {
   request: InferRequest;
-  /** A decoupled request's key (its responses name it) and where its responses go. */
+  /** The request's key while model.py has it: a cancel message names it, a decoupled response too. */
   key?: number;
   onResponse?(r: DecoupledResponse): void;
   /** The instance whose process answers it, while a decoupled request is open. */
@@ -253,18 +253,17 @@ export class PythonModel implements LoadedModel {
     try {
       const stub = instance.stub?.alive ? instance.stub : await this.start(instance);
       const t0 = process.hrtime.bigint();
-      if (this.spec.decoupled) {
-        for (const q of batch) {
-          const key = this.nextKey++;
-          q.key = key;
+      for (const q of batch) {
+        q.key = this.nextKey++;
+        if (this.spec.decoupled) {
           q.instance = instance;
-          this.open.set(key, q);
+          this.open.set(q.key, q);
         }
       }
       const running = stub.execute(batch.map((q) => ({ id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [], parameters: q.request.parameters })));
-      // A client that goes away while its request is open (after the execute message, so the stub
-      // knows the key): model.py's is_cancelled() says so.
-      for (const q of batch) if (q.key !== undefined) q.detach = whenAborted(q.request.signal, () => stub.cancel(q.key!));
+      // A client that goes away while model.py has its request (after the execute message, so the
+      // stub knows the key): the request's is_cancelled() says so, even while execute() runs.
+      for (const q of batch) q.detach = whenAborted(q.request.signal, () => stub.cancel(q.key!));
       const t1 = process.hrtime.bigint();
       let answers: ExecuteAnswer[];
       try {
@@ -272,6 +271,8 @@ export class PythonModel implements LoadedModel {
       } catch (err) {
         // Triton's python backend words a failed execute() this way.
         throw new InferError(`Failed to process the request(s) for model instance '${instance.name}', message: ${(err as Error).message}`, 'BACKEND');
+      } finally {
+        if (!this.spec.decoupled) for (const q of batch) q.detach();
       }
       const t2 = process.hrtime.bigint();
       if (!this.spec.decoupled) batch.forEach((q, i) => this.answer(q, answers[i]!, started));
@@ -283,7 +284,7 @@ export class PythonModel implements LoadedModel {
       const error = err instanceof InferError ? err : new InferError((err as Error).message, 'BACKEND');
       const now = process.hrtime.bigint();
       for (const q of batch) {
-        if (q.key !== undefined) {
+        if (this.spec.decoupled && q.key !== undefined) {
           if (!this.open.has(q.key)) continue;  // its final response came, or its process's end failed it
           this.open.delete(q.key);
           q.detach();

@@ -2,9 +2,10 @@
  * The Python-backend example repository (fixtures/python_repository) served by a real server with
  * a real Python: the postprocessing model, the BLS model and the ensemble with a Python step answer what running the steps by hand
  * gives, over HTTP JSON, HTTP binary and gRPC; a model that raises answers an error and the server
- * keeps serving.
+ * keeps serving; a model looping in execute() on is_cancelled() stops when its client gives up.
  */
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import * as grpcJs from '@grpc/grpc-js';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +41,28 @@ describe.skipIf(!python.available)('Python-backend models in gebe serve', () => 
       '        x = pb_utils.get_input_tensor_by_name(requests[0], "X")',
       '        answer = pb_utils.InferenceRequest(model_name="nope", requested_output_names=["Y"], inputs=[x]).exec()',
       '        return [pb_utils.InferenceResponse(error=answer.error())]',
+      '',
+    ].join('\n'));
+    // X [seconds]: works (in steps of 10 ms) until done or its request is cancelled; says which in a file.
+    mkdirSync(path.join(repo, 'patient', '1'), { recursive: true });
+    writeFileSync(path.join(repo, 'patient', 'config.pbtxt'), 'name: "patient"\nbackend: "python"\nmax_batch_size: 0\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n');
+    writeFileSync(path.join(repo, 'patient', '1', 'model.py'), [
+      'import os, time',
+      'import triton_python_backend_utils as pb_utils',
+      'class TritonPythonModel:',
+      '    def initialize(self, args):',
+      '        self.dir = args["model_repository"]',
+      '    def execute(self, requests):',
+      '        r = requests[0]',
+      '        x = pb_utils.get_input_tensor_by_name(r, "X")',
+      '        end = time.monotonic() + float(x.as_numpy()[0])',
+      '        while time.monotonic() < end and not r.is_cancelled():',
+      '            time.sleep(0.01)',
+      '        with open(os.path.join(self.dir, "ended"), "a") as f:',
+      '            f.write("cancelled\\n" if r.is_cancelled() else "done\\n")',
+      '        if r.is_cancelled():',
+      '            return [pb_utils.InferenceResponse(error=pb_utils.TritonError("cancelled", pb_utils.TritonError.CANCELLED))]',
+      '        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", x.as_numpy())])]',
       '',
     ].join('\n'));
     server = await startRealServer(repo);
@@ -98,6 +121,19 @@ describe.skipIf(!python.available)('Python-backend models in gebe serve', () => 
     const res = await call(grpc, 'ModelInfer', { model_name: 'digits_label', inputs: [{ name: 'probabilities', datatype: 'FP32', shape: [1, 10] }], outputs: [{ name: 'label' }], raw_input_contents: [raw] });
     expect(res.outputs.map((o: { name: string }) => o.name)).toEqual(['label']);
     expect(Buffer.from(res.raw_output_contents[0]).equals(Buffer.from(joinBytesElements([Buffer.from(NAMES[argmax(probs[0]!)]!)])))).toBe(true);
+  });
+
+  it('tells execute() that its client gave up (request.is_cancelled()), and the instance serves the next at once', async () => {
+    const ended = path.join(server.repo, 'patient', 'ended');
+    const infer = (seconds: number, options: grpcJs.CallOptions) => new Promise<number>((resolve) => {
+      const request = { model_name: 'patient', inputs: [{ name: 'X', datatype: 'FP32', shape: [1] }], raw_input_contents: [Buffer.from(new Float32Array([seconds]).buffer)] };
+      grpc.ModelInfer!(request, options, (err: grpcJs.ServiceError | null) => resolve(err ? err.code : grpcJs.status.OK));
+    });
+    expect(await infer(60, { deadline: Date.now() + 300 })).toBe(grpcJs.status.DEADLINE_EXCEEDED);
+    for (let i = 0; i < 500 && !existsSync(ended); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(readFileSync(ended, 'utf8')).toBe('cancelled\n');
+    expect(await infer(0, {})).toBe(grpcJs.status.OK);
+    expect(readFileSync(ended, 'utf8')).toBe('cancelled\ndone\n');
   });
 
   it('answers an exception in model.py with its last traceback line, and keeps serving', async () => {
