@@ -15,7 +15,7 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
-constexpr int kMaxDataDepth = 32;                   // as json-tensor.ts: deeper `data` is refused
+constexpr int kMaxDataDepth = 32;                   // json-tensor.ts MAX_DATA_DEPTH: deeper `data` is refused
 constexpr double kMaxSafeInteger = 9007199254740991;  // Number.MAX_SAFE_INTEGER
 
 // A JSON number as JS reads it (a double), when it is one.

@@ -9,7 +9,7 @@
 import type { InferRequest, InferResponse, TensorMetadata } from '../../executor/types.js';
 import { ProtocolError } from '../protocol-error.js';
 import { addModelParameter, applyRequestParameters, optionalObject, parseJsonObject } from './http-infer-request.js';
-import { bytesToJsonText, jsonDataToBytes } from './json-tensor.js';
+import { bytesToJsonText, jsonDataToBytes, MAX_DATA_DEPTH, nestedTooDeep } from './json-tensor.js';
 
 /** A generate request's tensors, shaped from the model's inputs (`batched`: their first dim is the batch). */
 export function decodeGenerateRequest(body: Buffer, inputs: readonly TensorMetadata[], batched: boolean): InferRequest {
@@ -24,7 +24,7 @@ export function decodeGenerateRequest(body: Buffer, inputs: readonly TensorMetad
     const value = json[input.name];
     if (value === undefined) continue;  // a required input left out: the request check names it
     const data = Array.isArray(value) ? value : [value];
-    const nested = rectangularShape(data);
+    const nested = rectangularShape(data, input.name);
     const count = nested.reduce((a, b) => a * b, 1);
     const shape = shapeFor(input, batched, nested, count);
     request.inputs.push({ name: input.name, datatype: input.datatype, shape, data: jsonDataToBytes(data, input.datatype, count, input.name) });
@@ -33,22 +33,23 @@ export function decodeGenerateRequest(body: Buffer, inputs: readonly TensorMetad
 }
 
 /** The dims of nested arrays that are rectangular (every row as long), counting the leaves; flat otherwise. */
-function rectangularShape(data: unknown[]): number[] {
+function rectangularShape(data: unknown[], field: string): number[] {
   const dims: number[] = [];
   let level: unknown = data;
-  while (Array.isArray(level) && dims.length <= 32) {
+  while (Array.isArray(level) && dims.length <= MAX_DATA_DEPTH) {
     dims.push(level.length);
     level = level[0];
   }
   const count = dims.reduce((a, b) => a * b, 1);
-  return leaves(data, 0) === count ? dims : [leaves(data, 0)];
+  const elements = leaves(data, 0, field);
+  return elements === count ? dims : [elements];
 }
 
-function leaves(value: unknown, depth: number): number {
+function leaves(value: unknown, depth: number, field: string): number {
   if (!Array.isArray(value)) return 1;
-  if (depth > 32) throw ProtocolError.badRequest('a generate request field is nested more than 32 levels deep');
+  if (depth > MAX_DATA_DEPTH) throw nestedTooDeep(`generate request field '${field}'`);
   let n = 0;
-  for (const v of value) n += leaves(v, depth + 1);
+  for (const v of value) n += leaves(v, depth + 1, field);
   return n;
 }
 

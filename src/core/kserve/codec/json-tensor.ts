@@ -31,8 +31,20 @@ export function jsonDataToBytes(data: unknown, datatype: Datatype, count: number
   return bytesOf(out);
 }
 
+/**
+ * How deep a tensor's JSON values may nest (infer's `data`, generate's fields); deeper is refused,
+ * so no request can make a walk recurse without bound. The native JSON decoder applies the same
+ * number (kMaxDataDepth in native/src/http/json_infer_request.cc).
+ */
+export const MAX_DATA_DEPTH = 32;
+
+/** 400 for values nested deeper than MAX_DATA_DEPTH; `what` names them ("'data' of input 'x'"). */
+export function nestedTooDeep(what: string): ProtocolError {
+  return ProtocolError.badRequest(`${what} is nested more than ${MAX_DATA_DEPTH} levels deep`);
+}
+
 function fill(data: unknown[], out: NumericArray, datatype: Datatype, tensor: string, index: number, depth: number): number {
-  if (depth > 32) throw ProtocolError.badRequest(`'data' of input '${tensor}' is nested more than 32 levels deep`);
+  if (depth > MAX_DATA_DEPTH) throw nestedTooDeep(`'data' of input '${tensor}'`);
   const range = INT_RANGE[datatype];
   const big = datatype === 'INT64' || datatype === 'UINT64';
   for (let i = 0; i < data.length; i++) {
@@ -64,7 +76,7 @@ function jsonBytesToBytes(data: unknown[], count: number, tensor: string): Uint8
   const encoder = new TextEncoder();
   const elements: Uint8Array[] = [];
   const walk = (items: unknown[], depth: number): void => {
-    if (depth > 32) throw ProtocolError.badRequest(`'data' of input '${tensor}' is nested more than 32 levels deep`);
+    if (depth > MAX_DATA_DEPTH) throw nestedTooDeep(`'data' of input '${tensor}'`);
     for (const v of items) {
       if (Array.isArray(v)) walk(v, depth + 1);
       else if (typeof v === 'string') elements.push(encoder.encode(v));
