@@ -410,8 +410,7 @@ pb_utils._metric_call = _metric_call
 pb_utils._metric_send = _metric_send
 
 
-def _load(message):
-    model_file = message["model_file"]
+def _model_class(model_file):
     sys.path.insert(0, os.path.dirname(model_file))
     spec = importlib.util.spec_from_file_location("model", model_file)
     module = importlib.util.module_from_spec(spec)
@@ -419,9 +418,27 @@ def _load(message):
     cls = getattr(module, "TritonPythonModel", None)
     if cls is None:
         raise pb_utils.TritonModelException(f"{model_file} defines no class TritonPythonModel")
-    args = message["args"]
+    return cls
+
+
+def _auto_complete(message):
+    """The config as TritonPythonModel.auto_complete_config(config) completes it (Triton runs it once
+    per load, before any instance; gebe in a process of its own)."""
+    cls = _model_class(message["model_file"])
+    config = pb_utils.ModelConfig(json.loads(message["args"]["model_config"]))
     if hasattr(cls, "auto_complete_config"):
-        cls.auto_complete_config(pb_utils.ModelConfig(json.loads(args["model_config"])))
+        returned = cls.auto_complete_config(config)
+        if returned is not None and not isinstance(returned, pb_utils.ModelConfig):
+            raise pb_utils.TritonModelException(
+                f"auto_complete_config() must return the ModelConfig it was given, it returned {type(returned).__name__}")
+        config = returned or config
+    return config.as_dict()
+
+
+def _load(message):
+    model_file = message["model_file"]
+    cls = _model_class(model_file)
+    args = message["args"]
     model = cls()
     if hasattr(model, "initialize"):
         model.initialize(args)
@@ -536,6 +553,12 @@ def main():
     arena.ensure(int(message["shm_size"]))
     _control_cap = int(message.get("control_cap", MAX_MESSAGE_BYTES))
     decoupled = bool(message.get("decoupled", False))
+    if message.get("auto_complete"):
+        try:
+            _send({"op": "auto_completed", "config": _auto_complete(message)})
+        except Exception as exc:  # noqa: BLE001
+            _send({"op": "init_error", "message": _error_line(exc)})
+        return
     try:
         model = _load(message)
     except Exception as exc:  # noqa: BLE001

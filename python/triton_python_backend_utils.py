@@ -311,18 +311,75 @@ class Logger:
 
 
 class ModelConfig:
-    """What auto_complete_config receives: the config as a dict; gebe keeps the config as loaded."""
+    """What auto_complete_config(config) receives and returns: the model's config, which it may
+    complete (inputs, outputs, max_batch_size, dynamic batching, decoupled) as Triton's does; gebe
+    serves the completed config. Conflicts with what config.pbtxt says raise ValueError."""
 
     def __init__(self, config):
         self._config = config
+        config.setdefault("input", [])
+        config.setdefault("output", [])
+        config.setdefault("max_batch_size", 0)
 
     def as_dict(self):
         return self._config
 
-    def _ignored(self, *_args, **_kwargs):
-        return None
+    def _where(self):
+        return f"auto_complete_config() of model '{self._config.get('name', '')}'"
 
-    set_max_batch_size = add_input = add_output = set_dynamic_batching = set_model_transaction_policy = _ignored
+    def set_max_batch_size(self, max_batch_size):
+        if isinstance(max_batch_size, bool) or not isinstance(max_batch_size, int) or max_batch_size < 0:
+            raise ValueError(f"{self._where()}: max_batch_size must be an integer of 0 or more, got {max_batch_size!r}")
+        configured = int(self._config.get("max_batch_size") or 0)
+        if configured > max_batch_size:
+            raise ValueError(f"{self._where()} sets max_batch_size {max_batch_size}, below the {configured} config.pbtxt sets")
+        self._config["max_batch_size"] = max_batch_size
+
+    def set_dynamic_batching(self):
+        for other in ("sequence_batching", "ensemble_scheduling"):
+            if other in self._config:
+                raise ValueError(f"{self._where()} asks for dynamic_batching, but config.pbtxt sets {other}")
+        self._config.setdefault("dynamic_batching", {})
+
+    def _add_tensor(self, kind, tensor, allowed):
+        if not isinstance(tensor, dict):
+            raise ValueError(f"{self._where()}: add_{kind}() takes a dict, got {type(tensor).__name__}")
+        name = tensor.get("name")
+        for key in ("name", "data_type", "dims"):
+            if key not in tensor:
+                raise ValueError(f"{self._where()}: {kind} {name!r} has no '{key}'")
+        extra = sorted(set(tensor) - set(allowed))
+        if extra:
+            raise ValueError(f"{self._where()}: {kind} {name!r} has {', '.join(repr(k) for k in extra)}; an {kind} takes only {', '.join(allowed)}")
+        for existing in self._config[kind]:
+            if existing.get("name") != name:
+                continue
+            declared = existing.get("data_type", "TYPE_INVALID")
+            if declared != "TYPE_INVALID" and declared != tensor["data_type"]:
+                raise ValueError(f"{self._where()}: {kind} '{name}' is {tensor['data_type']}, but config.pbtxt declares {declared}")
+            if existing.get("dims") and list(existing["dims"]) != list(tensor["dims"]):
+                raise ValueError(f"{self._where()}: {kind} '{name}' has dims {list(tensor['dims'])}, but config.pbtxt declares {list(existing['dims'])}")
+            if "optional" in existing and "optional" in tensor and existing["optional"] != tensor["optional"]:
+                raise ValueError(f"{self._where()}: {kind} '{name}' has optional {tensor['optional']}, but config.pbtxt declares {existing['optional']}")
+            existing.update(tensor)
+            return
+        self._config[kind].append(dict(tensor))
+
+    def add_input(self, input):  # noqa: A002 - Triton's parameter name
+        self._add_tensor("input", input, ("name", "data_type", "dims", "optional"))
+
+    def add_output(self, output):
+        self._add_tensor("output", output, ("name", "data_type", "dims"))
+
+    def set_model_transaction_policy(self, transaction_policy_dict):
+        if not isinstance(transaction_policy_dict, dict) or set(transaction_policy_dict) - {"decoupled"}:
+            raise ValueError(f"{self._where()}: set_model_transaction_policy() takes a dict with 'decoupled' only")
+        policy = self._config.setdefault("model_transaction_policy", {})
+        if "decoupled" in transaction_policy_dict:
+            wanted = bool(transaction_policy_dict["decoupled"])
+            if "decoupled" in policy and bool(policy["decoupled"]) != wanted:
+                raise ValueError(f"{self._where()} sets decoupled {wanted}, but config.pbtxt sets {bool(policy['decoupled'])}")
+            policy["decoupled"] = wanted
 
 
 # Set by the stub: _metric_call(fields) sends a metric message to gebe and returns its reply;

@@ -7,6 +7,7 @@ import type { ModelConfig } from '../../core/config/model-config.js';
 import { loadModel } from '../../core/executor/index.js';
 import { withPythonModels } from '../../core/python-backend/index.js';
 import { silentLogger } from '../../core/server/logger.js';
+import { completeConfigOnDisk } from '../../core/server/auto-complete.js';
 import type { InferTensor, LoadedModel } from '../../core/executor/types.js';
 import { runToFinal } from '../../core/executor/decoupled.js';
 import { inputFormats, readLabels, type InferTarget } from './target.js';
@@ -51,7 +52,7 @@ export function findLocalModel(repo: string, name: string, version: string | und
 export async function openLocalTarget(repo: string, name: string, version: string | undefined, cwd: string): Promise<InferTarget> {
   const local = findLocalModel(repo, name, version, cwd);
   // backend "python" runs in its stub process here too (its log lines go nowhere: infer owns stdout).
-  const model: LoadedModel = await withPythonModels(loadModel, { log: silentLogger })(local.modelDir, local.version, local.config);
+  const model: LoadedModel = await withPythonModels(loadModel, { log: silentLogger, completeConfig: completeConfigOnDisk })(local.modelDir, local.version, local.config);
   return {
     description: { name: model.name, version: model.version, maxBatchSize: model.maxBatchSize, inputs: [...model.inputs], outputs: [...model.outputs] },
     formats: inputFormats(local.config),

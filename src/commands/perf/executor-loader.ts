@@ -9,5 +9,6 @@ import { silentLogger } from '../../core/server/logger.js';
 export async function executorLoader(): Promise<LoadModelFn> {
   const { loadModel } = await import('../../core/executor/index.js');
   const { withPythonModels } = await import('../../core/python-backend/index.js');
-  return withPythonModels(loadModel, { log: silentLogger });
+  const { completeConfigOnDisk } = await import('../../core/server/auto-complete.js');
+  return withPythonModels(loadModel, { log: silentLogger, completeConfig: completeConfigOnDisk });
 }

@@ -4,6 +4,7 @@
  * interpreter, the refusals serve makes for features the stub does not offer, Triton's initialize()
  * arguments and the instance names.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import { isDecoupled, type ModelConfig } from '../config/model-config.js';
@@ -15,6 +16,7 @@ import type { ModelLookup } from '../server/model-lookup.js';
 import { runBls } from './bls.js';
 import { findInterpreter } from './interpreter.js';
 import { PythonModel } from './python-model.js';
+import { StubProcess } from './stub-process.js';
 
 export { PythonModel } from './python-model.js';
 
@@ -25,6 +27,8 @@ export const PYTHON_UNLOAD_GRACE_MS = 10_000;
 
 export interface PythonLoadContext {
   log: Logger;
+  /** The config as model.py's auto_complete_config() completes it, checked (server/auto-complete); as it is without. */
+  completeConfig?(modelDir: string, version: string, config: ModelConfig, log: Logger): Promise<ModelConfig>;
   /** The server's models, for BLS requests; without it BLS requests fail. */
   lookup?: ModelLookup;
   shmCapBytes?: number;
@@ -39,10 +43,15 @@ type Loader = (modelDir: string, version: string, config: ModelConfig) => Promis
 
 /** `load` for model files, and the Python backend for backend "python" (in-process perf, tune, infer). */
 export function withPythonModels(load: Loader, context: PythonLoadContext): Loader {
-  return (dir, version, config) => (isPythonModel(config) ? loadPythonModel(dir, version, config, context) : load(dir, version, config));
+  return async (dir, version, config) => {
+    if (!isPythonModel(config)) return load(dir, version, config);
+    const completed = context.completeConfig ? await context.completeConfig(dir, version, config, context.log) : config;
+    return loadPythonModel(dir, version, completed, context);
+  };
 }
 
-export async function loadPythonModel(modelDir: string, version: string, config: ModelConfig, context: PythonLoadContext): Promise<PythonModel> {
+/** A version's model.py (or default_model_filename), its interpreter, and Triton's initialize() arguments. */
+function modelFiles(modelDir: string, version: string, config: ModelConfig) {
   const dir = path.resolve(modelDir);
   const name = config.name ?? path.basename(dir);
   const fileName = config.default_model_filename || 'model.py';
@@ -52,10 +61,6 @@ export async function loadPythonModel(modelDir: string, version: string, config:
       hint: 'a Python-backend model keeps its code in <model>/<version>/model.py, a class TritonPythonModel with execute(self, requests)',
     });
   }
-  const interpreter = findInterpreter(dir, config);
-  const batched = Number(config.max_batch_size ?? 0) > 0;
-  const inputs = describe(name, 'input', config.input ?? [], batched);
-  const outputs = describe(name, 'output', config.output ?? [], batched);
   const args = (instance: string, kind: string): Record<string, string> => ({
     model_config: JSON.stringify(config),
     model_instance_kind: kind,
@@ -65,6 +70,33 @@ export async function loadPythonModel(modelDir: string, version: string, config:
     model_version: version,
     model_name: name,
   });
+  return { dir, name, modelFile: found.path, interpreter: findInterpreter(dir, config), args };
+}
+
+/**
+ * Triton's auto-complete of a Python model's config: model.py's
+ * `TritonPythonModel.auto_complete_config(config)` may add inputs and outputs, set max_batch_size,
+ * dynamic batching or decoupled, and the model is served with the config it returns (JSON from
+ * model.py, for the caller to check as it checks a config). It runs once per load, in a process of
+ * its own, on the newest version's model.py; only when model.py names auto_complete_config or the
+ * config leaves its inputs or outputs to it (an inherited one fills those), so a model that needs
+ * none costs no extra interpreter start. Undefined when it did not run.
+ */
+export async function autoCompletePythonConfig(modelDir: string, version: string, config: ModelConfig, log: Logger): Promise<unknown> {
+  const files = modelFiles(modelDir, version, config);
+  const incomplete = !config.input?.length || !config.output?.length;
+  if (!incomplete && !readFileSync(files.modelFile, 'utf8').includes('auto_complete_config')) return undefined;
+  return StubProcess.autoComplete({
+    interpreter: files.interpreter, modelName: files.name, instanceName: `${files.name}_auto_complete`, modelFile: files.modelFile,
+    args: files.args('', 'CPU'), shmCap: 1 << 20, log, bls: () => Promise.resolve(),
+  });
+}
+
+export async function loadPythonModel(modelDir: string, version: string, config: ModelConfig, context: PythonLoadContext): Promise<PythonModel> {
+  const { name, modelFile, interpreter, args } = modelFiles(modelDir, version, config);
+  const batched = Number(config.max_batch_size ?? 0) > 0;
+  const inputs = describe(name, 'input', config.input ?? [], batched);
+  const outputs = describe(name, 'output', config.output ?? [], batched);
   const instances = instanceNames(name, config);
   const shmCap = context.shmCapBytes ?? PYTHON_SHM_CAP_BYTES;
   return PythonModel.load(
@@ -78,7 +110,7 @@ export async function loadPythonModel(modelDir: string, version: string, config:
     },
     instances.map((i) => i.name),
     (instance) => ({
-      interpreter, modelName: name, instanceName: instance, modelFile: found.path, shmCap, log: context.log,
+      interpreter, modelName: name, instanceName: instance, modelFile, shmCap, log: context.log,
       args: args(instance, instances.find((i) => i.name === instance)!.kind),
       bls: (message, arena, send) => runBls(message, arena, context.lookup, name, send),
     }),

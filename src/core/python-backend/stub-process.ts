@@ -77,6 +77,7 @@ export class StubProcess {
   private readonly metrics = new CustomMetricHandles();
   private pending?: Pending;
   private startup?: { resolve(): void; reject(err: Error): void };
+  private completed?: (config: unknown) => void;
   private finalizing?: () => void;
   private exitReason?: string;
   private readonly exited: Promise<void>;
@@ -129,6 +130,27 @@ export class StubProcess {
     // Both processes hold the file now: its name can go, so nothing is left behind in /dev/shm.
     stub.arena.unlink();
     return stub;
+  }
+
+  /**
+   * Runs model.py's auto_complete_config(config) in a process of its own (no initialize(), no
+   * instance), as Triton's auto-complete pass does; resolves to the config it returned, as JSON
+   * from model.py (unchecked), and rejects with what failed.
+   */
+  static async autoComplete(o: StubOptions): Promise<unknown> {
+    const stub = new StubProcess(o);
+    try {
+      return await new Promise<unknown>((resolve, reject) => {
+        stub.startup = { resolve: () => reject(new Error('the Python stub started an instance instead of completing the config')), reject };
+        stub.completed = resolve;
+        stub.channel.send({
+          op: 'init', auto_complete: true, args: o.args, model_file: o.modelFile, shm_cap: o.shmCap, shm_size: stub.arena.size, control_cap: MAX_CONTROL_MESSAGE_BYTES,
+        });
+      });
+    } finally {
+      stub.kill();
+      await stub.exited;
+    }
   }
 
   get alive(): boolean {
@@ -201,6 +223,11 @@ export class StubProcess {
         this.startup?.reject(this.loadError(m.op, String(m.message)));
         this.startup = undefined;
         this.kill();
+        return;
+      case 'auto_completed':
+        this.startup = undefined;
+        this.completed?.(m.config);
+        this.completed = undefined;
         return;
       case 'result':
         return this.onResult(m);

@@ -1,5 +1,6 @@
 /**
- * A load request's `config` parameter: a ModelConfig as JSON. Protobuf's JSON mapping writes 64-bit
+ * A ModelConfig as JSON: a load request's `config` parameter, or what a Python model's
+ * auto_complete_config() returned. Protobuf's JSON mapping writes 64-bit
  * integers as strings ("dims": ["-1", "28"]); those become numbers here, so the rest of gebe sees
  * the plain config the config core produces (which is also what the `config` endpoint answers,
  * with numbers, as Triton's does).
@@ -25,19 +26,37 @@ function numericStrings(value: unknown, key = ''): unknown {
   return value;
 }
 
-export function configFromJson(text: string, model: string): ModelConfig {
+/**
+ * Where a config that is not config.pbtxt came from: its name in errors, and what its findings
+ * say after the file name (`mnist/config.pbtxt (from the load request's 'config'):3:1`).
+ */
+export const CONFIG_ORIGINS = {
+  'load-request': { name: "load parameter 'config'", display: "from the load request's 'config'" },
+  'auto-complete': { name: 'the config auto_complete_config() returned', display: "as model.py's auto_complete_config() completed it" },
+} as const;
+export type ConfigOrigin = keyof typeof CONFIG_ORIGINS;
+
+const LOAD_PARAMETER = CONFIG_ORIGINS['load-request'].name;
+
+/** The config `text` holds; `origin` names it in errors ("load parameter 'config'"). */
+export function configFromJson(text: string, model: string, origin: string = LOAD_PARAMETER): ModelConfig {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw ProtocolError.badRequest(`load parameter 'config' for '${model}' is not valid JSON: ${(err as Error).message}`);
+    throw ProtocolError.badRequest(`${origin} for '${model}' is not valid JSON: ${(err as Error).message}`);
   }
+  return configFromObject(parsed, model, origin);
+}
+
+export function configFromObject(parsed: unknown, model: string, origin: string = LOAD_PARAMETER): ModelConfig {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw ProtocolError.badRequest(`load parameter 'config' for '${model}' must be a JSON object (a ModelConfig)`);
+    throw ProtocolError.badRequest(`${origin} for '${model}' must be a JSON object (a ModelConfig)`);
   }
   const config = numericStrings(parsed) as ModelConfig;
   if (config.name !== undefined && config.name !== model) {
-    throw ProtocolError.badRequest(`load parameter 'config' names model '${String(config.name)}' but the request loads '${model}'; make them agree`);
+    throw ProtocolError.badRequest(`${origin} names model '${String(config.name)}' but the model loaded is '${model}'; make them agree`);
   }
   return { ...config, name: model };
 }
+

@@ -17,6 +17,7 @@ import type { ScanProblem, VersionDir } from '../repository/types.js';
 import { selectVersions } from '../repository/versions.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
 import { ProtocolError } from '../kserve/protocol-error.js';
+import { CONFIG_ORIGINS, type ConfigOrigin } from './config-json.js';
 
 export class DiskModelSource implements ModelSource {
   /** `limits`: CONFIG_LIMIT bounds other than the defaults (serve's --max-instances-per-model). */
@@ -29,7 +30,7 @@ export class DiskModelSource implements ModelSource {
       .sort();
   }
 
-  async read(name: string, configOverride?: ModelConfig): Promise<RepositoryModel | undefined> {
+  async read(name: string, configOverride?: ModelConfig, origin: ConfigOrigin = 'load-request'): Promise<RepositoryModel | undefined> {
     if (name === '' || name.includes('/') || name.includes('\\') || name.includes('..')) return undefined;
     const dir = path.join(this.repository, name);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) return undefined;
@@ -41,9 +42,9 @@ export class DiskModelSource implements ModelSource {
       try {
         text = printModelConfig(configOverride);
       } catch (err) {
-        throw ProtocolError.badRequest(`load parameter 'config' for '${name}' is not a valid ModelConfig: ${(err as Error).message.replace(/^Cannot print config field /, 'field ')}`);
+        throw ProtocolError.badRequest(`${CONFIG_ORIGINS[origin].name} for '${name}' is not a valid ModelConfig: ${(err as Error).message.replace(/^Cannot print config field /, 'field ')}`);
       }
-      entry.config = { path: path.join(dir, CONFIG_FILE), display: `${name}/${CONFIG_FILE} (from the load request's 'config')`, text };
+      entry.config = { path: path.join(dir, CONFIG_FILE), display: `${name}/${CONFIG_FILE} (${CONFIG_ORIGINS[origin].display})`, text };
     }
     if (!entry.config) return undefined;
     const result = lintTargets([{ kind: 'model', given: name, path: dir, models: [entry], problems }], { limits: this.limits });

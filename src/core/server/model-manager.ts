@@ -15,6 +15,7 @@ import { warmupAtLoad } from '../warmup/at-load.js';
 import { loadOutputLabels, type OutputLabels } from './output-labels.js';
 import { composingModelNames, ensureComposingLoaded, isEnsembleConfig, loadEnsemble, unloadDependentEnsembles } from '../ensemble/index.js';
 import { isPythonModel, loadPythonModel } from '../python-backend/index.js';
+import { completePythonConfig } from './auto-complete.js';
 
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 export type ControlMode = 'none' | 'poll' | 'explicit';
@@ -159,26 +160,35 @@ export class ModelManager implements ModelLookup {
 
   private async doLoad(record: ModelRecord, configOverride?: ModelConfig): Promise<void> {
     const name = record.name;
-    const model = await this.source.read(name, configOverride);
-    if (!model) {
+    const read = await this.source.read(name, configOverride);
+    if (!read) {
       if (record.versions.size === 0) this.records.delete(name);
       throw ProtocolError.notFound(`failed to load '${name}': no model directory named '${name}' in the repository`);
     }
     const reasons: string[] = [];
     // A model serve does not run is refused before its (perhaps empty) version directories are looked at.
-    const support = model.config ? serveSupport(model.config) : { ignored: [] };
+    const support = read.config ? serveSupport(read.config) : { ignored: [] };
     if (support.refusal) {
-      record.failedFingerprint = model.fingerprint;
-      throw this.recordFailure(name, `failed to load '${name}': ${support.refusal}`, 400, model);
+      record.failedFingerprint = read.fingerprint;
+      throw this.recordFailure(name, `failed to load '${name}': ${support.refusal}`, 400, read);
     }
-    if (model.errors.length > 0 || !model.config) {
-      const reason = model.errors.length > 0 ? model.errors.join('; ') : 'config.pbtxt could not be read';
-      record.failedFingerprint = model.fingerprint;
-      throw this.recordFailure(name, `failed to load '${name}': ${reason}`, 400, model);
+    if (read.errors.length > 0 || !read.config) {
+      const reason = read.errors.length > 0 ? read.errors.join('; ') : 'config.pbtxt could not be read';
+      record.failedFingerprint = read.fingerprint;
+      throw this.recordFailure(name, `failed to load '${name}': ${reason}`, 400, read);
     }
-    if (model.versions.length === 0) {
-      record.failedFingerprint = model.fingerprint;
-      throw this.recordFailure(name, `failed to load '${name}': no version directory to serve under its version policy (expected ${model.dir}/<version>/ with a model file)`, 400, model);
+    if (read.versions.length === 0) {
+      record.failedFingerprint = read.fingerprint;
+      throw this.recordFailure(name, `failed to load '${name}': no version directory to serve under its version policy (expected ${read.dir}/<version>/ with a model file)`, 400, read);
+    }
+    let model = { ...read, config: read.config };
+    if (isPythonModel(model.config)) {
+      try {
+        model = await completePythonConfig(this.source, model, this.log);
+      } catch (err) {
+        record.failedFingerprint = read.fingerprint;
+        throw this.recordFailure(name, `failed to load '${name}': ${(err as Error).message}`, 400, read);
+      }
     }
     if (isEnsembleConfig(model.config)) {
       try {

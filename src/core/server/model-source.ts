@@ -4,6 +4,7 @@
  * (poll mode reloads a model whose fingerprint changed).
  */
 import type { ModelConfig } from '../config/model-config.js';
+import type { ConfigOrigin } from './config-json.js';
 
 export interface RepositoryModel {
   name: string;
@@ -22,6 +23,9 @@ export interface RepositoryModel {
 export interface ModelSource {
   /** Model names in the repository, sorted. */
   list(): Promise<string[]>;
-  /** Reads one model; `configOverride` replaces config.pbtxt (load with a `config` parameter). */
-  read(name: string, configOverride?: ModelConfig): Promise<RepositoryModel | undefined>;
+  /**
+   * Reads one model; `configOverride` replaces config.pbtxt (a load with a `config` parameter, or
+   * the config a Python model's auto_complete_config() completed: `origin`), checked as it is.
+   */
+  read(name: string, configOverride?: ModelConfig, origin?: ConfigOrigin): Promise<RepositoryModel | undefined>;
 }
