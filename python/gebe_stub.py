@@ -459,13 +459,20 @@ async def _await(awaitable):
     return await awaitable
 
 
+def _correlation_id(key):
+    """A sequence's id as gebe keys it ("u:7", "s:abc") as correlation_id() gives it: 7, "abc"; 0 without one."""
+    if not key:
+        return 0
+    return int(key[2:]) if key.startswith("u:") else key[2:]
+
+
 def _read_requests(message, decoupled):
     requests = []
     for r in message["requests"]:
         inputs = [pb_utils.Tensor(d["name"], arena.read(d)) for d in r["inputs"]]
         request = pb_utils.InferenceRequest(
             model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", ""),
-            parameters=r.get("parameters") or {})
+            parameters=r.get("parameters") or {}, correlation_id=_correlation_id(r.get("correlation")), flags=int(r.get("flags") or 0))
         request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"]) if decoupled else pb_utils._OneResponseSender(r.get("key"))
         requests.append(request)
     return requests

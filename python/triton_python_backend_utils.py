@@ -10,8 +10,11 @@ import weakref
 
 import numpy as np
 
-# The flag of InferenceResponseSender.send() that ends a request (Triton's value).
+# The flag of InferenceResponseSender.send() that ends a request, and those of request.flags()
+# on a sequence model's requests (Triton's values).
 TRITONSERVER_RESPONSE_COMPLETE_FINAL = 1
+TRITONSERVER_REQUEST_FLAG_SEQUENCE_START = 1
+TRITONSERVER_REQUEST_FLAG_SEQUENCE_END = 2
 
 _NUMPY_BY_TRITON = {
     "TYPE_BOOL": np.bool_, "TYPE_UINT8": np.uint8, "TYPE_UINT16": np.uint16, "TYPE_UINT32": np.uint32,

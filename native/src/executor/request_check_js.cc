@@ -1,13 +1,16 @@
 // Normalize for models that JS runs (ensembles, Python-backend models, and the protocol tests'
 // stand-ins): they check each request with the one check every native model gets, not a copy.
 // exports.requestCheck.check(contract, names[], datatypes[], shapes[], datas[], outputs[] | null,
-// priority, timeoutUs, sequenceId, sequenceStart, sequenceEnd) -> {rows, outputs: model output indexes in answer order} when the request
-// passes, else {reason: a FailureReason value, message}. contract: {name, version, maxBatchSize,
-// maxRequestBatch, inputs: [{name, datatype, shape, optional?}], outputs: [{name, datatype, shape}]}.
+// priority, timeoutUs, sequenceId, sequenceStart, sequenceEnd) -> {rows, outputs: model output indexes in answer order,
+// sequence?: {key, text, start, end}} when the request passes, else {reason: a FailureReason value, message}.
+// contract: {name, version, maxBatchSize, maxRequestBatch, inputs: [{name, datatype, shape, optional?}],
+// outputs: [{name, datatype, shape}], sequence?: a sequence model (its requests need an id and one row)}.
 #include <napi.h>
 
 #include "executor/js_request.h"
 #include "executor/normalize.h"
+#include "executor/request_wording.h"
+#include "executor/sequence_parameters.h"
 #include "module_registry.h"
 
 namespace gebe {
@@ -49,6 +52,23 @@ Napi::Value Check(const Napi::CallbackInfo& info) {
     out.Set("message", Napi::String::New(env, failure.message));
     return out;
   }
+  if (js.Has("sequence") && js.Get("sequence").ToBoolean().Value()) {
+    // A sequence model's request: its own refusals, then the id as a key (7 and "7" apart), as
+    // Triton prints it, and its START/END flags.
+    const SequenceParameters& seq = normalized.sequence;
+    RequestFailure refused = CheckSequenceRequest(contract.model_name, contract.batched, normalized.request->info.rows, seq.id);
+    if (!refused.ok()) {
+      out.Set("reason", Napi::Number::New(env, double(refused.reason)));
+      out.Set("message", Napi::String::New(env, refused.message));
+      return out;
+    }
+    Napi::Object sequence = Napi::Object::New(env);
+    sequence.Set("key", Napi::String::New(env, SequenceIdKey(seq.id)));
+    sequence.Set("text", Napi::String::New(env, SequenceIdText(seq.id)));
+    sequence.Set("start", Napi::Boolean::New(env, (seq.flags & kSequenceStart) != 0));
+    sequence.Set("end", Napi::Boolean::New(env, (seq.flags & kSequenceEnd) != 0));
+    out.Set("sequence", sequence);
+  }
   out.Set("rows", Napi::Number::New(env, double(normalized.request->info.rows)));
   Napi::Array outputs = Napi::Array::New(env, normalized.outputs.size());
   for (size_t i = 0; i < normalized.outputs.size(); ++i) outputs.Set(uint32_t(i), Napi::Number::New(env, double(normalized.outputs[i])));
@@ -56,9 +76,16 @@ Napi::Value Check(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// sequenceStartMissing(model, idText): the refusal of a request that continues a sequence the
+// model does not hold (its first request had no START, or it ended or went idle).
+Napi::Value SequenceStartMissingJs(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), wording::SequenceStartMissing(info[0].ToString().Utf8Value(), info[1].ToString().Utf8Value()));
+}
+
 void Init(Napi::Env env, Napi::Object exports) {
   Napi::Object check = Napi::Object::New(env);
   check.Set("check", Napi::Function::New(env, Check, "check"));
+  check.Set("sequenceStartMissing", Napi::Function::New(env, SequenceStartMissingJs, "sequenceStartMissing"));
   exports.Set("requestCheck", check);
 }
 

@@ -47,4 +47,10 @@ RequestFailure ReadSequenceParameters(const DecodedRequest& decoded, SequencePar
   return failure;
 }
 
+RequestFailure CheckSequenceRequest(const std::string& model, bool batched, int64_t rows, const SequenceId& id) {
+  if (batched && rows != 1) return Invalid(wording::SequenceBatchSizeNotOne(model));
+  if (!SequenceIdPresent(id)) return Invalid(wording::SequenceIdMissing(model));
+  return RequestFailure::None();
+}
+
 }  // namespace gebe

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "executor/decoded_request.h"
 #include "executor/request_failure.h"
@@ -26,5 +27,10 @@ struct SequenceParameters {
 };
 
 RequestFailure ReadSequenceParameters(const DecodedRequest& decoded, SequenceParameters* out);
+
+// What a sequence model asks of every request before its sequence is looked up: a batch of one row
+// (when the model batches) and an id. The native sequence batcher and the JS-run models (Python
+// backend, through the request check) both ask it here.
+RequestFailure CheckSequenceRequest(const std::string& model, bool batched, int64_t rows, const SequenceId& id);
 
 }  // namespace gebe

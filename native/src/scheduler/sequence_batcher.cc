@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "executor/request_wording.h"
+#include "executor/sequence_parameters.h"
 #include "scheduler/clock.h"
 #include "scheduler/model_scheduler.h"
 #include "thread_name.h"
@@ -44,12 +45,9 @@ bool SequenceBatcher::Enqueue(std::unique_ptr<ScheduledRequest>& request, const 
 
 bool SequenceBatcher::Admit(std::unique_ptr<ScheduledRequest>& request, const SequenceId& id, uint8_t flags,
                             uint32_t priority, uint64_t timeout_us) {
-  if (batched_ && request->info.rows != 1) {
-    request->Fail(FailureReason::kInvalidArgument, wording::SequenceBatchSizeNotOne(model_name_));
-    return false;
-  }
-  if (!SequenceIdPresent(id)) {
-    request->Fail(FailureReason::kInvalidArgument, wording::SequenceIdMissing(model_name_));
+  RequestFailure refused = CheckSequenceRequest(model_name_, batched_, request->info.rows, id);
+  if (!refused.ok()) {
+    request->Fail(refused.reason, std::move(refused.message));
     return false;
   }
   request->sequence_flags = flags;

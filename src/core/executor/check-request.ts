@@ -19,6 +19,16 @@ export interface RequestContract {
   outputs: TensorMetadata[];
   /** Inputs that may be omitted (config `optional: true`). */
   optionalInputs: ReadonlySet<string>;
+  /** A sequence model (sequence_batching): a request needs an id and one batch row. */
+  sequence?: boolean;
+}
+
+/** A sequence model's request: its id as a key (7 and "7" apart) and as Triton prints it, and its flags. */
+export interface SequenceStep {
+  key: string;
+  text: string;
+  start: boolean;
+  end: boolean;
 }
 
 export interface CheckedRequest {
@@ -26,19 +36,26 @@ export interface CheckedRequest {
   rows: number;
   /** Model output indexes to answer with, in the client's order (all outputs when it named none). */
   outputIndexes: number[];
+  /** Set for a sequence model. */
+  sequence?: SequenceStep;
 }
 
 type NativeContract = Omit<RequestContract, 'inputs' | 'optionalInputs'> & { inputs: Array<TensorMetadata & { optional: boolean }> };
-type NativeCheck = (contract: NativeContract, ...request: unknown[]) => { rows: number; outputs: number[] } | { reason: number; message: string };
+type NativeCheck = (contract: NativeContract, ...request: unknown[]) => { rows: number; outputs: number[]; sequence?: SequenceStep } | { reason: number; message: string };
+interface NativeRequestCheck {
+  check: NativeCheck;
+  sequenceStartMissing(model: string, idText: string): string;
+}
 
-let nativeCheck: NativeCheck | undefined;
+let native: NativeRequestCheck | undefined;
+const addon = (): NativeRequestCheck => (native ??= loadNativeAddon().requestCheck as NativeRequestCheck);
 const prepared = new WeakMap<RequestContract, NativeContract>();
 
 function nativeContract(contract: RequestContract): NativeContract {
   let out = prepared.get(contract);
   if (!out) {
     out = {
-      name: contract.name, version: contract.version, maxBatchSize: contract.maxBatchSize, maxRequestBatch: contract.maxRequestBatch,
+      name: contract.name, version: contract.version, maxBatchSize: contract.maxBatchSize, maxRequestBatch: contract.maxRequestBatch, sequence: contract.sequence,
       inputs: contract.inputs.map((t) => ({ ...t, optional: contract.optionalInputs.has(t.name) })),
       outputs: contract.outputs,
     };
@@ -49,11 +66,15 @@ function nativeContract(contract: RequestContract): NativeContract {
 
 /** Checks `request` against `contract`; throws the InferError Normalize words, in Triton's wording. */
 export function checkRequest(contract: RequestContract, request: InferRequest): CheckedRequest {
-  nativeCheck ??= (loadNativeAddon().requestCheck as { check: NativeCheck }).check;
   const b = toBindingRequest(request);
-  // The sequence parameters too: these models ignore them, but a bad one is refused as for every model.
-  const result = nativeCheck(nativeContract(contract), b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs,
+  // The sequence parameters too: models without sequence_batching ignore them, but a bad one is refused as for every model.
+  const result = addon().check(nativeContract(contract), b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs,
     request?.sequenceId, request?.sequenceStart, request?.sequenceEnd);
   if ('reason' in result) throw new InferError(result.message, failureOf(result.reason).name);
-  return { rows: result.rows, outputIndexes: result.outputs };
+  return { rows: result.rows, outputIndexes: result.outputs, sequence: result.sequence };
+}
+
+/** The refusal of a step of a sequence the model does not hold (no START, or it ended or went idle). */
+export function sequenceStartMissing(model: string, step: SequenceStep): InferError {
+  return new InferError(addon().sequenceStartMissing(model, step.text), 'INVALID_ARGUMENT');
 }

@@ -15,6 +15,7 @@ import type { Logger } from '../server/logger.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import { runBls } from './bls.js';
 import { findInterpreter } from './interpreter.js';
+import { sequenceBatching } from '../executor/sequence-options.js';
 import { PythonModel } from './python-model.js';
 import { StubProcess } from './stub-process.js';
 
@@ -93,7 +94,8 @@ export async function autoCompletePythonConfig(modelDir: string, version: string
 }
 
 export async function loadPythonModel(modelDir: string, version: string, config: ModelConfig, context: PythonLoadContext): Promise<PythonModel> {
-  const { name, modelFile, interpreter, args } = modelFiles(modelDir, version, config);
+  const { dir, name, modelFile, interpreter, args } = modelFiles(modelDir, version, config);
+  const sequence = pythonSequences(name, dir, config);
   const batched = Number(config.max_batch_size ?? 0) > 0;
   const inputs = describe(name, 'input', config.input ?? [], batched);
   const outputs = describe(name, 'output', config.output ?? [], batched);
@@ -105,6 +107,7 @@ export async function loadPythonModel(modelDir: string, version: string, config:
       optionalInputs: new Set((config.input ?? []).filter((t) => t.optional).map((t) => t.name)),
       dynamicBatching: config.dynamic_batching !== undefined,
       decoupled: isDecoupled(config),
+      sequence,
       unloadGraceMs: context.unloadGraceMs ?? PYTHON_UNLOAD_GRACE_MS,
       log: context.log,
     },
@@ -115,6 +118,23 @@ export async function loadPythonModel(modelDir: string, version: string, config:
       bls: (message, arena, send) => runBls(message, arena, context.lookup, name, send),
     }),
   );
+}
+
+/**
+ * sequence_batching of a Python model: its sequences' idle timeout. model.py sees each request's
+ * correlation_id() and flags() and keeps the state itself, as Triton's Python models do; control
+ * inputs and implicit state, which gebe fills only for the models its native core runs, are refused.
+ */
+function pythonSequences(model: string, dir: string, config: ModelConfig): { idleMs: number } | undefined {
+  const seq = sequenceBatching(model, dir, config);
+  if (!seq) return undefined;
+  const field = seq.sequence.controls.length > 0 ? 'control_input' : seq.sequence.states.length > 0 ? 'state' : undefined;
+  if (field) {
+    throw new GebeError(`model '${model}': sequence_batching.${field} is not filled for Python-backend models by gebe`, {
+      hint: 'remove it, and read request.correlation_id() and request.flags() (pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_START / _END) in model.py, keeping the state there',
+    });
+  }
+  return { idleMs: seq.sequence.maxIdleUs / 1000 };
 }
 
 function describe(model: string, kind: 'input' | 'output', tensors: NonNullable<ModelConfig['input']>, batched: boolean): TensorMetadata[] {

@@ -4,10 +4,11 @@
  * dynamic_batching — batching as Triton's python backend sees it: an instance that becomes free
  * takes every queued request that fits max_batch_size and gets them in one execute(requests)
  * call (no waiting for more: max_queue_delay_microseconds and preferred sizes are not used).
- * Without dynamic_batching each execute() gets one request.
+ * Without dynamic_batching each execute() gets one request. With sequence_batching, requests go
+ * through the model's sequences (sequences.ts) instead of the one queue.
  */
 import type { ModelConfig } from '../config/model-config.js';
-import { checkRequest, type RequestContract } from '../executor/check-request.js';
+import { checkRequest, type RequestContract, type SequenceStep } from '../executor/check-request.js';
 import type { FailureName } from '../executor/failure-reasons.js';
 import {
   InferError, type CompileReport, type DecoupledResponse, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
@@ -17,6 +18,7 @@ import { abortError, whenAborted } from '../executor/cancellation.js';
 import type { Logger } from '../server/logger.js';
 import { ModelStats } from './model-stats.js';
 import { checkOutputs } from './output-check.js';
+import { SequenceSlots } from './sequences.js';
 import { StubProcess, type ExecuteAnswer, type StubOptions } from './stub-process.js';
 
 export interface PythonModelSpec {
@@ -31,6 +33,8 @@ export interface PythonModelSpec {
   decoupled: boolean;
   /** How long unload waits for running requests and finalize() before killing the processes. */
   unloadGraceMs: number;
+  /** sequence_batching: how long a sequence is held without a request (max_sequence_idle_microseconds). */
+  sequence?: { idleMs: number };
   log: Logger;
 }
 
@@ -43,6 +47,8 @@ interface Queued {
   instance?: Instance;
   /** Rows of the request (its batch dimension), 1 when max_batch_size is 0. */
   rows: number;
+  /** A sequence model's request: its sequence and flags. */
+  step?: SequenceStep;
   enqueued: bigint;
   resolve(response?: InferResponse): void;
   reject(err: InferError): void;
@@ -77,13 +83,16 @@ export class PythonModel implements LoadedModel {
   /** Decoupled requests handed to execute() whose final response has not come yet, by key. */
   private readonly open = new Map<number, Queued>();
   private nextKey = 1;
+  /** A sequence model's requests wait here, not in `queue`. */
+  private readonly sequences?: SequenceSlots<Queued & { step: SequenceStep }, Instance>;
 
   private constructor(
     private readonly spec: PythonModelSpec,
     private readonly instances: Instance[],
     private readonly stubOptions: (instance: string) => StubOptions,
   ) {
-    this.contract = { ...spec, maxRequestBatch: spec.maxBatchSize };
+    this.contract = { ...spec, maxRequestBatch: spec.maxBatchSize, sequence: spec.sequence !== undefined };
+    if (spec.sequence) this.sequences = new SequenceSlots(spec.name, instances, spec.sequence.idleMs);
   }
 
   /** Starts every instance's process (initialize() runs in each); any failure fails the load. */
@@ -132,19 +141,34 @@ export class PythonModel implements LoadedModel {
     }
     if (request.signal?.aborted) return Promise.reject(abortError(request.signal));
     return new Promise<InferResponse | void>((resolve, reject) => {
-      const queued: Queued = { request, rows, enqueued: process.hrtime.bigint(), resolve, reject, detach: () => undefined, onResponse };
+      const queued: Queued = { request, rows, step: valid.sequence, enqueued: process.hrtime.bigint(), resolve, reject, detach: () => undefined, onResponse };
+      if (this.sequences) {
+        const refused = this.sequences.admit(queued as Queued & { step: SequenceStep });
+        if (refused) {
+          this.stats_.request(false, 0, 0);
+          reject(refused);
+          return;
+        }
+      } else {
+        this.queue.push(queued);
+      }
       // A client that goes away while its request waits takes it out of the queue (counted as failed).
       queued.detach = whenAborted(request.signal, (err) => {
-        const at = this.queue.indexOf(queued);
-        if (at < 0) return;  // running already: it finishes, the front end drops the answer
-        this.queue.splice(at, 1);
+        if (!this.unqueue(queued)) return;  // running already: it finishes, the front end drops the answer
         this.stats_.request(false, Number(process.hrtime.bigint() - queued.enqueued), 0);
         reject(err);
         if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       });
-      this.queue.push(queued);
       this.dispatch();
     });
+  }
+
+  /** Takes a waiting request out of its queue; false when it is not waiting. */
+  private unqueue(queued: Queued): boolean {
+    if (this.sequences) return this.sequences.remove(queued as Queued & { step: SequenceStep });
+    const at = this.queue.indexOf(queued);
+    if (at >= 0) this.queue.splice(at, 1);
+    return at >= 0;
   }
 
   stats(): ModelStatistics {
@@ -153,7 +177,7 @@ export class PythonModel implements LoadedModel {
 
   pendingCount(): number {
     // A decoupled request stays pending from execute() until its final response.
-    return this.queue.length + (this.spec.decoupled ? this.open.size : this.instances.reduce((n, i) => n + i.running, 0));
+    return this.queue.length + (this.sequences?.queued ?? 0) + (this.spec.decoupled ? this.open.size : this.instances.reduce((n, i) => n + i.running, 0));
   }
 
   /** Python models compile nothing ahead of time. */
@@ -164,7 +188,7 @@ export class PythonModel implements LoadedModel {
   /** Rejects queued requests, lets running ones finish (bounded), runs finalize() and ends the processes. */
   unload(): Promise<void> {
     this.unloading ??= (async () => {
-      for (const q of this.queue.splice(0)) {
+      for (const q of [...this.queue.splice(0), ...(this.sequences?.drain() ?? [])]) {
         q.detach();
         q.reject(new InferError(`model '${this.name}' version ${this.version} is unloading`, 'UNAVAILABLE'));
       }
@@ -222,8 +246,19 @@ export class PythonModel implements LoadedModel {
 
   private dispatch(): void {
     for (const instance of this.instances) {
-      if (this.queue.length === 0) return;
       if (instance.running > 0) continue;
+      if (this.sequences) {
+        // As Triton's sequence batcher: up to max_batch_size sequences in one execute().
+        const batch = this.sequences.take(instance, Math.max(1, this.spec.maxBatchSize));
+        if (batch.length === 0) continue;
+        for (const q of batch) q.detach();
+        void this.run(instance, batch).finally(() => {
+          for (const q of batch) this.sequences!.done(q);
+          if (!this.unloading) this.dispatch();
+        });
+        continue;
+      }
+      if (this.queue.length === 0) return;
       void this.run(instance, this.takeBatch());
     }
   }
@@ -260,7 +295,10 @@ export class PythonModel implements LoadedModel {
           this.open.set(q.key, q);
         }
       }
-      const running = stub.execute(batch.map((q) => ({ id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [], parameters: q.request.parameters })));
+      const running = stub.execute(batch.map((q) => ({
+        id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [], parameters: q.request.parameters,
+        sequence: q.step && { key: q.step.key, flags: (q.step.start ? 1 : 0) | (q.step.end ? 2 : 0) },
+      })));
       // A client that goes away while model.py has its request (after the execute message, so the
       // stub knows the key): the request's is_cancelled() says so, even while execute() runs.
       for (const q of batch) q.detach = whenAborted(q.request.signal, () => stub.cancel(q.key!));

@@ -53,6 +53,11 @@ export interface ExecuteRequest {
   outputs: string[];
   /** The request's parameters for model.py's request.parameters(). */
   parameters?: Record<string, string | number | boolean>;
+  /**
+   * A sequence model's request: its id as a key ("u:7", "s:abc": correlation_id() is 7 or "abc")
+   * and its flags (TRITONSERVER_REQUEST_FLAG_SEQUENCE_START 1, END 2: flags()).
+   */
+  sequence?: { key: string; flags: number };
 }
 
 /** One request's answer from model.py: outputs copied out of shared memory, or its error. */
@@ -167,6 +172,8 @@ export class StubProcess {
       key: r.key,
       outputs: r.outputs,
       parameters: r.parameters ?? {},
+      correlation: r.sequence?.key,
+      flags: r.sequence?.flags ?? 0,
       inputs: r.inputs.map((t) => {
         offset = align(offset);
         this.arena.reserve(offset, t.data.byteLength, `input '${t.name}'`);

@@ -1,0 +1,144 @@
+/**
+ * Python-backend models with sequence_batching, as Triton runs them: model.py keeps the state per
+ * request.correlation_id() and reads request.flags() (START, END); gebe binds each sequence to one
+ * instance, runs its requests there in order, one per execute() call, and refuses what Triton's
+ * sequence batcher refuses (no id, no START, after END, after the idle timeout), in its words.
+ * Real Python (two instances), a real server, concurrent sequences with number and string ids.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pythonForTests } from '../../../helpers/python-env.js';
+import { postJson } from '../helpers/http-client.js';
+import { grpcClient, streamInfer } from '../helpers/grpc-client.js';
+import { startRealServer, type RealServer } from './helpers.js';
+
+const python = pythonForTests();
+
+const CONFIG = (name: string, extra = '') => [
+  `name: "${name}"`, 'backend: "python"', 'max_batch_size: 4',
+  `sequence_batching { max_sequence_idle_microseconds: 400000 ${extra} }`,
+  'input [ { name: "X" data_type: TYPE_INT32 dims: [ 1 ] } ]',
+  'output [ { name: "SUM" data_type: TYPE_INT32 dims: [ 1 ] }, { name: "PID" data_type: TYPE_INT64 dims: [ 1 ] }, { name: "BATCH" data_type: TYPE_INT32 dims: [ 1 ] } ]',
+  'instance_group [ { kind: KIND_CPU count: 2 } ]', '',
+].join('\n');
+
+// A running sum per sequence; refuses (raises) a batch holding two requests of one sequence. A
+// START takes 0.2 s, so the steps a client sends behind it wait together.
+const MODEL = [
+  'import os, time', 'import numpy as np', 'import triton_python_backend_utils as pb_utils',
+  'START, END = pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_START, pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_END',
+  'class TritonPythonModel:',
+  '    def initialize(self, args):',
+  '        self.sums = {}',
+  '    def execute(self, requests):',
+  '        ids = [r.correlation_id() for r in requests]',
+  '        assert len(set(ids)) == len(ids), f"two requests of one sequence in a batch: {ids}"',
+  '        out = []',
+  '        for r in requests:',
+  '            cid = r.correlation_id()',
+  '            if r.flags() & START:',
+  '                self.sums[cid] = 0',
+  '                time.sleep(0.2)',
+  '            self.sums[cid] += int(pb_utils.get_input_tensor_by_name(r, "X").as_numpy()[0, 0])',
+  '            total = self.sums[cid]',
+  '            if r.flags() & END:',
+  '                del self.sums[cid]',
+  '            out.append(pb_utils.InferenceResponse([',
+  '                pb_utils.Tensor("SUM", np.array([[total]], np.int32)), pb_utils.Tensor("PID", np.array([[os.getpid()]], np.int64)),',
+  '                pb_utils.Tensor("BATCH", np.array([[len(requests)]], np.int32))]))',
+  '        return out',
+  '',
+].join('\n');
+
+let server: RealServer;
+
+interface Step { sum?: number; pid?: number; batch?: number; error?: string }
+
+async function step(model: string, parameters: Record<string, unknown>, x: number): Promise<Step> {
+  const res = await postJson(`${server.http}/v2/models/${model}/infer`, { parameters, inputs: [{ name: 'X', datatype: 'INT32', shape: [1, 1], data: [x] }] });
+  if (res.status !== 200) return { error: `${res.status} ${res.body.error}` };
+  const value = (name: string) => (res.body.outputs as Array<{ name: string; data: number[] }>).find((o) => o.name === name)!.data[0]!;
+  return { sum: value('SUM'), pid: value('PID'), batch: value('BATCH') };
+}
+
+describe.skipIf(!python.available)('Python models with sequence_batching', () => {
+  beforeAll(async () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-python-sequences-'));
+    const model = (name: string, config: string) => {
+      mkdirSync(path.join(repo, name, '1'), { recursive: true });
+      writeFileSync(path.join(repo, name, 'config.pbtxt'), config);
+      writeFileSync(path.join(repo, name, '1', 'model.py'), MODEL);
+    };
+    model('acc', CONFIG('acc'));
+    model('controlled', CONFIG('controlled', 'control_input [ { name: "START" control [ { kind: CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] } ] } ]'));
+    server = await startRealServer(repo, 'explicit', ['acc']);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('keeps each sequence on one instance, in order, its sums its own, with concurrent sequences batched', async () => {
+    const ids: Array<number | string> = [1, 2, 3, 'alpha', 'beta', 6, 7, 'eta'];
+    const runs = await Promise.all(ids.map(async (id, k) => {
+      const steps: Step[] = [];
+      for (let i = 0; i < 6; i++) {
+        steps.push(await step('acc', { sequence_id: id, sequence_start: i === 0, sequence_end: i === 5 }, k + 1));
+      }
+      return steps;
+    }));
+    runs.forEach((steps, k) => {
+      expect(steps.map((s) => s.error ?? s.sum)).toEqual([1, 2, 3, 4, 5, 6].map((i) => i * (k + 1)));
+      expect(new Set(steps.map((s) => s.pid)).size).toBe(1);  // one instance held the sequence
+    });
+    expect(new Set(runs.map((steps) => steps[0]!.pid)).size).toBe(2);  // both instances held sequences
+    const batches = runs.flat().map((s) => s.batch!);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(4);
+  });
+
+  it('runs the steps a client sends without waiting (one gRPC stream) in order, one per execute()', async () => {
+    const client = grpcClient(server.grpc);
+    try {
+      const request = (id: string, seq: string, i: number, x: number) => ({
+        model_name: 'acc', id,
+        parameters: { sequence_id: { string_param: seq }, sequence_start: { bool_param: i === 0 }, sequence_end: { bool_param: i === 4 } },
+        inputs: [{ name: 'X', datatype: 'INT32', shape: [1, 1] }], raw_input_contents: [Buffer.from(new Int32Array([x]).buffer)],
+      });
+      const requests = [0, 1, 2, 3, 4].flatMap((i) => [request(`p${i}`, 'piped', i, i + 1), request(`q${i}`, 'queued', i, 10)]);
+      const answers = await streamInfer(client, requests);
+      const sum = (id: string) => {
+        const a = answers.find((r) => r.infer_response.id === id)!;
+        expect(a.error_message).toBe('');
+        const at = a.infer_response.outputs.findIndex((o: { name: string }) => o.name === 'SUM');
+        return Buffer.from(a.infer_response.raw_output_contents[at]).readInt32LE(0);
+      };
+      expect([0, 1, 2, 3, 4].map((i) => sum(`p${i}`))).toEqual([1, 3, 6, 10, 15]);
+      expect([0, 1, 2, 3, 4].map((i) => sum(`q${i}`))).toEqual([10, 20, 30, 40, 50]);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('refuses a request without an id, one that continues a sequence it does not hold, and one after END or the idle timeout', async () => {
+    const missingId = "400 inference request to model 'acc' must specify a non-zero or non-empty correlation ID (request parameter sequence_id)";
+    const noStart = (id: string) => `400 inference request for sequence ${id} to model 'acc' must specify the START flag on the first request of the sequence`;
+    expect((await step('acc', {}, 1)).error).toBe(missingId);
+    expect((await step('acc', { sequence_id: 0 }, 1)).error).toBe(missingId);
+    expect((await step('acc', { sequence_id: 41 }, 1)).error).toBe(noStart('41'));
+    expect((await step('acc', { sequence_id: 42, sequence_start: true, sequence_end: true }, 5)).sum).toBe(5);
+    expect((await step('acc', { sequence_id: 42 }, 1)).error).toBe(noStart('42'));
+    expect((await step('acc', { sequence_id: 'idle', sequence_start: true }, 3)).sum).toBe(3);
+    expect((await step('acc', { sequence_id: 'idle' }, 3)).sum).toBe(6);
+    await new Promise((r) => setTimeout(r, 700));  // max_sequence_idle_microseconds is 0.4 s
+    expect((await step('acc', { sequence_id: 'idle' }, 3)).error).toBe(noStart('idle'));
+    // A new START takes the id again, from a fresh sum.
+    expect((await step('acc', { sequence_id: 'idle', sequence_start: true }, 2)).sum).toBe(2);
+  });
+
+  it('refuses to load control inputs, which only the native core fills', async () => {
+    const res = await postJson(`${server.http}/v2/repository/models/controlled/load`, {});
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain("model 'controlled': sequence_batching.control_input is not filled for Python-backend models by gebe");
+  });
+});
