@@ -472,7 +472,8 @@ def _read_requests(message, decoupled):
         inputs = [pb_utils.Tensor(d["name"], arena.read(d)) for d in r["inputs"]]
         request = pb_utils.InferenceRequest(
             model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", ""),
-            parameters=r.get("parameters") or {}, correlation_id=_correlation_id(r.get("correlation")), flags=int(r.get("flags") or 0))
+            parameters=r.get("parameters") or {}, correlation_id=_correlation_id(r.get("correlation")), flags=int(r.get("flags") or 0),
+            timeout=int(r.get("timeout") or 0))
         request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"]) if decoupled else pb_utils._OneResponseSender(r.get("key"))
         requests.append(request)
     return requests

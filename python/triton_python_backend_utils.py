@@ -5,6 +5,7 @@
 import itertools
 import json
 import math
+import struct
 import threading
 import weakref
 
@@ -15,6 +16,10 @@ import numpy as np
 TRITONSERVER_RESPONSE_COMPLETE_FINAL = 1
 TRITONSERVER_REQUEST_FLAG_SEQUENCE_START = 1
 TRITONSERVER_REQUEST_FLAG_SEQUENCE_END = 2
+# Where a BLS request's outputs should live (InferenceRequest's preferred_memory): gebe's are in CPU memory.
+TRITONSERVER_MEMORY_CPU = 0
+TRITONSERVER_MEMORY_CPU_PINNED = 1
+TRITONSERVER_MEMORY_GPU = 2
 
 _NUMPY_BY_TRITON = {
     "TYPE_BOOL": np.bool_, "TYPE_UINT8": np.uint8, "TYPE_UINT16": np.uint16, "TYPE_UINT32": np.uint32,
@@ -29,6 +34,60 @@ _bls_exec = None
 _log_sink = None
 # Set by the stub: sends one response of a decoupled model's request (key, response or None, final, requested names).
 _send_response = None
+
+
+# Triton's numeric data type codes (inference.DataType), for the helpers below.
+_NUMPY_BY_CODE = {
+    1: np.bool_, 2: np.uint8, 3: np.uint16, 4: np.uint32, 5: np.uint64, 6: np.int8, 7: np.int16,
+    8: np.int32, 9: np.int64, 10: np.float16, 11: np.float32, 12: np.float64, 13: np.object_,
+}
+TRITON_STRING_TO_NUMPY = dict(_NUMPY_BY_TRITON)
+
+
+def triton_to_numpy_type(data_type):
+    """The numpy type of a Triton data type code (11: float32); None for a code numpy has no type for."""
+    return _NUMPY_BY_CODE.get(data_type)
+
+
+def numpy_to_triton_type(data_type):
+    """The Triton data type code of a numpy type (np.float32: 11; bytes and objects: 13); None otherwise."""
+    if data_type in (np.object_, np.bytes_):
+        return 13
+    for code, numpy_type in _NUMPY_BY_CODE.items():
+        if data_type == numpy_type:
+            return code
+    return None
+
+
+def serialize_byte_tensor(input_tensor):
+    """A BYTES tensor's elements in Triton's wire form (each a 4-byte little-endian length, then its
+    bytes, in C order); () for an empty tensor, None for one that is not bytes or objects."""
+    if input_tensor.size == 0:
+        return ()
+    if input_tensor.dtype != np.object_ and input_tensor.dtype.type != np.bytes_:
+        return None
+    parts = []
+    for element in input_tensor.flat:
+        data = element if isinstance(element, bytes) else str(element).encode("utf-8")
+        parts.append(struct.pack("<I", len(data)))
+        parts.append(data)
+    return b"".join(parts)
+
+
+def deserialize_bytes_tensor(encoded_tensor):
+    """The elements of a BYTES tensor in Triton's wire form, as a 1-D numpy array of bytes objects."""
+    view = memoryview(encoded_tensor).cast("B")
+    elements, offset = [], 0
+    while offset < len(view):
+        if offset + 4 > len(view):
+            raise TritonModelException(f"deserialize_bytes_tensor: a length prefix is cut off at byte {offset}")
+        (length,) = struct.unpack_from("<I", view, offset)
+        offset += 4
+        if offset + length > len(view):
+            raise TritonModelException(f"deserialize_bytes_tensor: an element of {length} bytes at byte {offset} runs past the end")
+        elements.append(bytes(view[offset:offset + length]))
+        offset += length
+    return np.array(elements, dtype=np.object_)
 
 
 def using_decoupled_model_transaction_policy(model_config):
@@ -98,6 +157,21 @@ class Tensor:
         return Tensor(name, np.from_dlpack(dlpack_object))
 
 
+class InferenceTrace:
+    """A request's trace (request.trace()): gebe does not trace requests, so there is no context."""
+
+    def get_context(self, mode="opentelemetry"):
+        return None
+
+
+class PreferredMemory:
+    """Where a BLS request's outputs should live (Triton's); gebe's are always in CPU memory."""
+
+    def __init__(self, preferred_memory_type=TRITONSERVER_MEMORY_CPU, preferred_device_id=0):
+        self.preferred_memory_type = preferred_memory_type
+        self.preferred_device_id = preferred_device_id
+
+
 class InferenceResponse:
     def __init__(self, output_tensors=None, error=None, parameters=None):
         self._outputs = list(output_tensors or [])
@@ -148,6 +222,10 @@ class InferenceRequest:
 
     def timeout(self):
         return self._timeout
+
+    def trace(self):
+        """The request's trace: gebe traces nothing, so it has no context to hand on."""
+        return InferenceTrace()
 
     def parameters(self):
         return self._parameters

@@ -296,7 +296,7 @@ export class PythonModel implements LoadedModel {
         }
       }
       const running = stub.execute(batch.map((q) => ({
-        id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [], parameters: q.request.parameters,
+        id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [], parameters: q.request.parameters, timeoutUs: q.request.timeoutUs,
         sequence: q.step && { key: q.step.key, flags: (q.step.start ? 1 : 0) | (q.step.end ? 2 : 0) },
       })));
       // A client that goes away while model.py has its request (after the execute message, so the

@@ -53,6 +53,8 @@ export interface ExecuteRequest {
   outputs: string[];
   /** The request's parameters for model.py's request.parameters(). */
   parameters?: Record<string, string | number | boolean>;
+  /** The request's timeout in microseconds (request.timeout(); 0 when it set none). */
+  timeoutUs?: number;
   /**
    * A sequence model's request: its id as a key ("u:7", "s:abc": correlation_id() is 7 or "abc")
    * and its flags (TRITONSERVER_REQUEST_FLAG_SEQUENCE_START 1, END 2: flags()).
@@ -173,6 +175,7 @@ export class StubProcess {
       outputs: r.outputs,
       parameters: r.parameters ?? {},
       correlation: r.sequence?.key,
+      timeout: r.timeoutUs ?? 0,
       flags: r.sequence?.flags ?? 0,
       inputs: r.inputs.map((t) => {
         offset = align(offset);

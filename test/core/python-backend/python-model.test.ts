@@ -57,6 +57,33 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe.skipIf(!python.available)('Python-backend models', () => {
+  it('hands model.py each request\'s timeout, and offers Triton\'s BYTES and data type helpers', async () => {
+    const model = await load(pyModel('helpers', CONFIG('helpers', 'dynamic_batching { priority_levels: 2 default_priority_level: 1 default_queue_policy { allow_timeout_override: true timeout_action: REJECT } }\n'), `
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        words = np.array([b"ab", "c", b""], dtype=np.object_)
+        wire = pb_utils.serialize_byte_tensor(words)
+        checks = [
+            list(pb_utils.deserialize_bytes_tensor(wire)) == [b"ab", b"c", b""],
+            pb_utils.triton_to_numpy_type(11) is np.float32 and pb_utils.numpy_to_triton_type(np.object_) == 13,
+            pb_utils.TRITON_STRING_TO_NUMPY["TYPE_FP16"] is np.float16,
+            pb_utils.serialize_byte_tensor(np.zeros(2)) is None,
+            requests[0].trace().get_context() is None,
+        ]
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([[r.timeout(), float(all(checks)), 0]], np.float32))]) for r in requests]
+`));
+    try {
+      const answer = await model.infer({ inputs: [X([0, 0, 0])], timeoutUs: 250_000 });
+      expect(floats(answer.outputs[0]!)).toEqual([250_000, 1, 0]);
+      expect(floats((await model.infer({ inputs: [X([0, 0, 0])] })).outputs[0]!)).toEqual([0, 1, 0]);
+    } finally {
+      await model.unload();
+    }
+  });
+
   it('runs execute() on shared-memory inputs and batches queued requests into one call (dynamic_batching)', async () => {
     const model = await load(pyModel('double', CONFIG('double', 'dynamic_batching { }\n'), `${DOUBLE}
         # requests arrive together: record how many came in this call
