@@ -31,6 +31,16 @@ const ECHO = [
 
 const HEADER = ['import os', 'import numpy as np', 'import triton_python_backend_utils as pb_utils'];
 
+/** What the echo models' auto_complete_config adds. */
+const ECHO_TENSORS = [
+  '        config.add_input({"name": "IN", "data_type": "TYPE_FP32", "dims": [2]})',
+  '        config.add_output({"name": "OUT", "data_type": "TYPE_FP32", "dims": [2]})',
+  '        config.add_output({"name": "SEEN", "data_type": "TYPE_INT32", "dims": [1]})',
+];
+
+/** A class whose static auto_complete_config(config) runs `body`, then returns the config. */
+const completing = (name: string, body: string[]) => [`class ${name}:`, '    @staticmethod', '    def auto_complete_config(config):', ...body, '        return config'];
+
 /** Each model: its config.pbtxt and model.py (and other files of its version directory). */
 const MODELS: Record<string, { config: string; files: Record<string, string[]> }> = {
   // config.pbtxt names only the backend; everything else comes from model.py.
@@ -38,16 +48,11 @@ const MODELS: Record<string, { config: string; files: Record<string, string[]> }
     config: 'backend: "python"\n',
     files: {
       'model.py': [...HEADER,
-        'class TritonPythonModel:',
-        '    @staticmethod',
-        '    def auto_complete_config(config):',
-        '        names = [t["name"] for t in config.as_dict()["input"]]',
-        '        config.add_input({"name": "IN", "data_type": "TYPE_FP32", "dims": [2]})',
-        '        config.add_output({"name": "OUT", "data_type": "TYPE_FP32", "dims": [2]})',
-        '        config.add_output({"name": "SEEN", "data_type": "TYPE_INT32", "dims": [1]})',
-        '        config.set_max_batch_size(4)',
-        '        config.set_dynamic_batching()',
-        '        return config',
+        ...completing('TritonPythonModel', [
+          ...ECHO_TENSORS,
+          '        config.set_max_batch_size(4)',
+          '        config.set_dynamic_batching()',
+        ]),
         ...ECHO],
     },
   },
@@ -57,13 +62,7 @@ const MODELS: Record<string, { config: string; files: Record<string, string[]> }
     config: 'backend: "python"\ninput [ { name: "IN" data_type: TYPE_FP32 dims: [ 2 ] } ]\n',
     files: {
       'base.py': [...HEADER,
-        'class Base:',
-        '    @staticmethod',
-        '    def auto_complete_config(config):',
-        '        config.add_input({"name": "IN", "data_type": "TYPE_FP32", "dims": [2]})',
-        '        config.add_output({"name": "OUT", "data_type": "TYPE_FP32", "dims": [2]})',
-        '        config.add_output({"name": "SEEN", "data_type": "TYPE_INT32", "dims": [1]})',
-        '        return config',
+        ...completing('Base', [...ECHO_TENSORS]),
         ...ECHO],
       'model.py': [...HEADER, 'from base import Base', 'class TritonPythonModel(Base):', '    pass'],
     },
@@ -73,13 +72,11 @@ const MODELS: Record<string, { config: string; files: Record<string, string[]> }
     config: 'backend: "python"\n',
     files: {
       'model.py': [...HEADER,
-        'class TritonPythonModel:',
-        '    @staticmethod',
-        '    def auto_complete_config(config):',
-        '        config.add_input({"name": "IN", "data_type": "TYPE_INT32", "dims": [1]})',
-        '        config.add_output({"name": "OUT", "data_type": "TYPE_INT32", "dims": [1]})',
-        '        config.set_model_transaction_policy(dict(decoupled=True))',
-        '        return config',
+        ...completing('TritonPythonModel', [
+          '        config.add_input({"name": "IN", "data_type": "TYPE_INT32", "dims": [1]})',
+          '        config.add_output({"name": "OUT", "data_type": "TYPE_INT32", "dims": [1]})',
+          '        config.set_model_transaction_policy(dict(decoupled=True))',
+        ]),
         '    def execute(self, requests):',
         '        for r in requests:',
         '            sender = r.get_response_sender()',
@@ -95,11 +92,9 @@ const MODELS: Record<string, { config: string; files: Record<string, string[]> }
     config: 'backend: "python"\ninput [ { name: "IN" data_type: TYPE_FP32 dims: [ 2 ] } ]\n',
     files: {
       'model.py': [...HEADER,
-        'class TritonPythonModel:',
-        '    @staticmethod',
-        '    def auto_complete_config(config):',
-        '        config.add_input({"name": "IN", "data_type": "TYPE_INT32", "dims": [2]})',
-        '        return config',
+        ...completing('TritonPythonModel', [
+          '        config.add_input({"name": "IN", "data_type": "TYPE_INT32", "dims": [2]})',
+        ]),
         '    def execute(self, requests):',
         '        return []'],
     },
@@ -109,12 +104,10 @@ const MODELS: Record<string, { config: string; files: Record<string, string[]> }
     config: 'backend: "python"\n',
     files: {
       'model.py': [...HEADER,
-        'class TritonPythonModel:',
-        '    @staticmethod',
-        '    def auto_complete_config(config):',
-        '        config.add_input({"name": "IN", "data_type": "TYPE_FP32", "dims": [0]})',
-        '        config.add_output({"name": "OUT", "data_type": "TYPE_FP32", "dims": [1]})',
-        '        return config',
+        ...completing('TritonPythonModel', [
+          '        config.add_input({"name": "IN", "data_type": "TYPE_FP32", "dims": [0]})',
+          '        config.add_output({"name": "OUT", "data_type": "TYPE_FP32", "dims": [1]})',
+        ]),
         '    def execute(self, requests):',
         '        return []'],
     },

@@ -29,24 +29,23 @@ describe.skipIf(!python.available)('Python-backend models in gebe serve', () => 
   beforeAll(async () => {
     const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-python-serve-'));
     cpSync(path.join(repoRoot, 'fixtures/python_repository'), repo, { recursive: true });
-    mkdirSync(path.join(repo, 'raises', '1'), { recursive: true });
-    writeFileSync(path.join(repo, 'raises', 'config.pbtxt'), 'name: "raises"\nbackend: "python"\nmax_batch_size: 0\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n');
-    writeFileSync(path.join(repo, 'raises', '1', 'model.py'), 'class TritonPythonModel:\n    def execute(self, requests):\n        return [1 / 0 for r in requests]\n');
-    mkdirSync(path.join(repo, 'bls_missing', '1'), { recursive: true });
-    writeFileSync(path.join(repo, 'bls_missing', 'config.pbtxt'), 'name: "bls_missing"\nbackend: "python"\nmax_batch_size: 0\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n');
-    writeFileSync(path.join(repo, 'bls_missing', '1', 'model.py'), [
+    // Each: config.pbtxt with one FP32 input X and output Y of dims [1], and model.py's lines.
+    const model = (name: string, lines: string[]) => {
+      mkdirSync(path.join(repo, name, '1'), { recursive: true });
+      writeFileSync(path.join(repo, name, 'config.pbtxt'), `name: "${name}"\nbackend: "python"\nmax_batch_size: 0\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n`);
+      writeFileSync(path.join(repo, name, '1', 'model.py'), [...lines, ''].join('\n'));
+    };
+    model('raises', ['class TritonPythonModel:', '    def execute(self, requests):', '        return [1 / 0 for r in requests]']);
+    model('bls_missing', [
       'import triton_python_backend_utils as pb_utils',
       'class TritonPythonModel:',
       '    def execute(self, requests):',
       '        x = pb_utils.get_input_tensor_by_name(requests[0], "X")',
       '        answer = pb_utils.InferenceRequest(model_name="nope", requested_output_names=["Y"], inputs=[x]).exec()',
       '        return [pb_utils.InferenceResponse(error=answer.error())]',
-      '',
-    ].join('\n'));
+    ]);
     // X [seconds]: works (in steps of 10 ms) until done or its request is cancelled; says which in a file.
-    mkdirSync(path.join(repo, 'patient', '1'), { recursive: true });
-    writeFileSync(path.join(repo, 'patient', 'config.pbtxt'), 'name: "patient"\nbackend: "python"\nmax_batch_size: 0\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n');
-    writeFileSync(path.join(repo, 'patient', '1', 'model.py'), [
+    model('patient', [
       'import os, time',
       'import triton_python_backend_utils as pb_utils',
       'class TritonPythonModel:',
@@ -63,8 +62,7 @@ describe.skipIf(!python.available)('Python-backend models in gebe serve', () => 
       '        if r.is_cancelled():',
       '            return [pb_utils.InferenceResponse(error=pb_utils.TritonError("cancelled", pb_utils.TritonError.CANCELLED))]',
       '        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", x.as_numpy())])]',
-      '',
-    ].join('\n'));
+    ]);
     server = await startRealServer(repo);
     grpc = grpcClient(server.grpc);
   });
