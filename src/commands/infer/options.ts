@@ -1,5 +1,6 @@
 /** Flag parsing for `gebe infer`. */
 import { UsageError } from '../../errors.js';
+import { parseProtocol, type RemoteProtocol } from '../protocol-option.js';
 import { DEFAULT_REPOSITORY } from '../repository-option.js';
 import type { InvertMode } from './image-input.js';
 
@@ -8,7 +9,7 @@ export interface InferOptions {
   repo: string;
   modelVersion?: string;
   url?: string;
-  protocol: 'http' | 'grpc';
+  protocol: RemoteProtocol;
   inputs: string[];
   random: boolean;
   shapes: Record<string, number[]>;
@@ -42,9 +43,7 @@ export function parseInferOptions(raw: RawInferOptions): InferOptions {
   if (!Number.isInteger(topK) || topK < 1) throw new UsageError(`--top-k must be a positive integer, got "${raw.topK}"`);
   const invert = (raw.invert ?? 'auto') as InvertMode;
   if (!['auto', 'yes', 'no'].includes(invert)) throw new UsageError(`--invert must be auto, yes or no, got "${raw.invert}"`);
-  const protocol = (raw.protocol ?? 'http') as 'http' | 'grpc';
-  if (protocol !== 'http' && protocol !== 'grpc') throw new UsageError(`-i/--protocol must be http or grpc, got "${raw.protocol}"`);
-  if (raw.protocol !== undefined && raw.url === undefined) throw new UsageError('-i/--protocol applies to -u <host:port>', 'add -u with the server address');
+  const protocol = parseProtocol(raw.protocol, raw.url);
   return {
     model: raw.model,
     repo: raw.modelRepository ?? DEFAULT_REPOSITORY,

@@ -4,11 +4,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ModelConfig } from '../../core/config/model-config.js';
+import { isDecoupled, type ModelConfig } from '../../core/config/model-config.js';
+import type { InferTensor } from '../../core/executor/types.js';
+import { GebeError } from '../../errors.js';
+import { takesOneMessage } from '../../core/executor/decoupled.js';
 import { GrpcModelEndpoint } from '../../core/kserve/client/grpc.js';
 import { HttpModelEndpoint } from '../../core/kserve/client/http-control.js';
 import type { RemoteModel } from '../../core/kserve/client/types.js';
 import { inputFormats, readLabels, type InferTarget } from './target.js';
+
+/** A decoupled model addressed over HTTP infer, which takes one response a request: what to do instead. */
+export function decoupledOverHttp(model: string): GebeError {
+  return new GebeError(takesOneMessage(model, 'HTTP infer'), { hint: `pass -i grpc with the server's gRPC address (gebe serve: port 8001)` });
+}
 
 export function openHttpTarget(url: string, model: string, version: string | undefined, localRepo: string | undefined): Promise<InferTarget> {
   return openRemoteTarget(new HttpModelEndpoint(url, model, version), model, localRepo);
@@ -17,7 +25,18 @@ export function openHttpTarget(url: string, model: string, version: string | und
 export async function openGrpcTarget(address: string, model: string, version: string | undefined, localRepo: string | undefined): Promise<InferTarget> {
   const endpoint = new GrpcModelEndpoint(address, model, version);
   const target = await openRemoteTarget(endpoint, model, localRepo);
-  return { ...target, stream: (inputs, outputs, onResponse) => endpoint.stream(inputs, outputs, onResponse) };
+  const stream: NonNullable<InferTarget['stream']> = (inputs, outputs, onResponse) => endpoint.stream(inputs, outputs, onResponse);
+  if (!isDecoupled(target.config)) return { ...target, stream };
+  // A decoupled model's request (gebe warmup's) runs on a stream to its final flag: the last
+  // outputs it sent; an error it sent fails it.
+  const infer: InferTarget['infer'] = async (inputs, outputs) => {
+    let last: InferTensor[] = [];
+    let failed: string | undefined;
+    await stream(inputs, outputs, (r) => (r.error !== undefined ? (failed ??= r.error) : (last = r.outputs)));
+    if (failed !== undefined) throw new GebeError(`model "${model}" answered an error: ${failed}`);
+    return last;
+  };
+  return { ...target, stream, infer };
 }
 
 async function openRemoteTarget(endpoint: RemoteModel, model: string, localRepo: string | undefined): Promise<InferTarget> {

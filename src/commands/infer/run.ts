@@ -6,11 +6,10 @@
 import path from 'node:path';
 import { isDecoupled } from '../../core/config/model-config.js';
 import { InferError, type InferTensor } from '../../core/executor/index.js';
-import { takesOneMessage } from '../../core/executor/decoupled.js';
 import { GebeError } from '../../errors.js';
 import type { IO } from '../../io.js';
 import { colors } from '../../io.js';
-import { openGrpcTarget, openHttpTarget } from './remote-target.js';
+import { decoupledOverHttp, openGrpcTarget, openHttpTarget } from './remote-target.js';
 import { openLocalTarget } from './local-target.js';
 import { buildInferInputs } from './inputs.js';
 import type { InferOptions } from './options.js';
@@ -70,7 +69,7 @@ export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<In
 async function streamDecoupled(target: InferTarget, tensors: InferTensor[], notes: string[], opts: InferOptions, io: IO): Promise<InferResult> {
   const model = target.description;
   if (!target.stream) {
-    throw new GebeError(takesOneMessage(model.name, 'HTTP infer'), { hint: `pass -i grpc with the server's gRPC address (gebe serve: port 8001)` });
+    throw decoupledOverHttp(model.name);
   }
   const c = colors(io);
   if (!opts.json) {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { PROTOCOL_FLAG } from '../protocol-option.js';
 import type { CommandContext } from '../../cli.js';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { parsePerfFlags, type PerfFlags } from './options.js';
@@ -13,7 +14,7 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--model-version <n>', 'model version (default: the latest the target serves)')
     .option('--model-repository <dir>', 'run the model in process from this repository (default: ./model_repository when present)')
     .option('-u, --url <host:port>', 'measure a running KServe v2 server instead')
-    .option('-i, --protocol <http|grpc>', 'protocol for -u (default: http, with the binary tensor extension)')
+    .option(PROTOCOL_FLAG, 'protocol for -u (default: http, with the binary tensor extension)')
     .option('--streaming', 'with -i grpc: send the requests on gRPC ModelStreamInfer streams (perf_analyzer\'s --streaming; a decoupled model answers no other way)')
     .option('--concurrency <range>', 'concurrency levels: start:end[:step] or a list, e.g. 1:16 or 1,2,4,8 (default: 1)')
     .option('--concurrency-range <range>', 'perf_analyzer spelling of --concurrency')

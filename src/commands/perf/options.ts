@@ -3,6 +3,7 @@
  * value is a one-line UsageError that shows the fix.
  */
 import { existsSync } from 'node:fs';
+import { parseProtocol } from '../protocol-option.js';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
@@ -105,7 +106,7 @@ function oneOf<T extends string>(flag: string, text: string | undefined, allowed
 }
 
 function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
-  const protocol = oneOf('-i/--protocol', flags.protocol, ['http', 'grpc'] as const, 'http');
+  const protocol = parseProtocol(flags.protocol, flags.url);
   if (flags.url !== undefined) {
     if (/^https:\/\//i.test(flags.url)) {
       throw new UsageError(`-u ${flags.url}: TLS is not supported by gebe perf; measure the server's plain HTTP port (gebe serve and Triton listen on http), e.g. -u host:8000`);
@@ -116,7 +117,6 @@ function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
     if (flags.streaming && protocol !== 'grpc') throw new UsageError('--streaming is gRPC\'s streaming API (ModelStreamInfer): add -i grpc');
     return { kind: 'remote', url: flags.url, protocol, ...(flags.streaming ? { streaming: true } : {}) };
   }
-  if (flags.protocol !== undefined) throw new UsageError(`-i ${protocol} needs a server: add -u host:port`);
   if (flags.streaming) throw new UsageError('--streaming needs a server: add -u host:port -i grpc');
   const repository = flags.modelRepository ?? (existsSync(path.join(cwd, 'model_repository')) ? 'model_repository' : undefined);
   if (repository === undefined) {

@@ -1,10 +1,12 @@
 /** Flag parsing for `gebe warmup`. */
 import { UsageError } from '../../errors.js';
+import { parseProtocol, type RemoteProtocol } from '../protocol-option.js';
 
 export interface WarmupOptions {
   repo: string;
   model?: string;
   url?: string;
+  protocol: RemoteProtocol;
   write: boolean;
   runs: number;
   json: boolean;
@@ -14,6 +16,7 @@ export interface RawWarmupOptions {
   modelRepository?: string;
   model?: string;
   url?: string;
+  protocol?: string;
   write?: boolean;
   runs?: string;
   json?: boolean;
@@ -25,5 +28,6 @@ export function parseWarmupOptions(repo: string | undefined, raw: RawWarmupOptio
   if (raw.url !== undefined && raw.model === undefined) {
     throw new UsageError('-u needs -m <model>: say which model on the server to warm', 'for example: gebe warmup -u localhost:8000 -m mnist_classifier');
   }
-  return { repo: repo ?? 'model_repository', model: raw.model, url: raw.url, write: raw.write ?? false, runs, json: raw.json ?? false };
+  const protocol = parseProtocol(raw.protocol, raw.url);
+  return { repo: repo ?? 'model_repository', model: raw.model, url: raw.url, protocol, write: raw.write ?? false, runs, json: raw.json ?? false };
 }

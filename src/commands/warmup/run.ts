@@ -8,7 +8,8 @@ import path from 'node:path';
 import { GebeError } from '../../errors.js';
 import { colors, type IO } from '../../io.js';
 import { writeModelWarmup } from '../../core/config/index.js';
-import { openHttpTarget } from '../infer/remote-target.js';
+import { decoupledOverHttp, openGrpcTarget, openHttpTarget } from '../infer/remote-target.js';
+import { isDecoupled } from '../../core/config/model-config.js';
 import { openLocalTarget } from '../infer/local-target.js';
 import type { InferTarget } from '../infer/target.js';
 import { formatRows, runWarmupStep, type WarmupRow } from './measure.js';
@@ -33,7 +34,9 @@ export async function runWarmup(opts: WarmupOptions, deps: { io: IO }): Promise<
   const failed: string[] = [];
   for (const name of names) {
     try {
-      const target = opts.url ? await openHttpTarget(opts.url, name, undefined, repo) : await openLocalTarget(repo, name, undefined, io.cwd);
+      const target = !opts.url
+        ? await openLocalTarget(repo, name, undefined, io.cwd)
+        : opts.protocol === 'grpc' ? await openGrpcTarget(opts.url, name, undefined, repo) : await openHttpTarget(opts.url, name, undefined, repo);
       try {
         results.push(await warmOne(target, opts, io));
       } finally {
@@ -58,6 +61,7 @@ async function warmOne(target: InferTarget, opts: WarmupOptions, io: IO): Promis
   const model = target.description;
   const config = target.config ?? { name: model.name, max_batch_size: model.maxBatchSize };
   const shownConfig = target.configFile ? path.relative(io.cwd, target.configFile) : 'config';
+  if (opts.url && !target.stream && isDecoupled(config)) throw decoupledOverHttp(model.name);
   const plan = planWarmup(config, model, target.gears, target.modelDir, shownConfig);
   const rows: WarmupRow[] = [];
   for (const step of plan.steps) {

@@ -455,10 +455,22 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect([local.code, local.err]).toEqual([0, '']);
     expect(local.out).toContain('repeat v1 (in process, python engine, streaming)');
     expect(local.out.match(/^response \d+$/gm)).toEqual(['response 1', 'response 2', 'response 3']);
-    // gebe warmup runs each of its requests to the final flag.
+    // gebe warmup runs each of its requests to the final flag, in process and over gRPC; over HTTP
+    // it says to use gRPC.
     const warmup = await runGebe(['warmup', server.repo, '-m', 'repeat', '--runs', '2'], { cwd });
     expect([warmup.code, warmup.err]).toEqual([0, '']);
     expect(warmup.out).toMatch(/zeros_batch_1 .* 1\+2/);
+    const remote = await runGebe(['warmup', '-m', 'repeat', '-u', server.grpc, '-i', 'grpc', '--runs', '2'], { cwd });
+    expect([remote.code, remote.err]).toEqual([0, '']);
+    expect(remote.out).toContain(`repeat v1 (grpc://${server.grpc}`);
+    expect(remote.out).toMatch(/zeros_batch_1 .* 1\+2/);
+    const overHttp = await runGebe(['warmup', '-m', 'repeat', '-u', server.http.replace('http://', '')], { cwd });
+    expect(overHttp.code).toBe(2);
+    expect(overHttp.err).toContain('which HTTP infer cannot take');
+    expect(overHttp.err).toContain('pass -i grpc');
+    const errors = await runGebe(['warmup', '-m', 'errors', '-u', server.grpc, '-i', 'grpc'], { cwd });
+    expect(errors.code).toBe(2);
+    expect(errors.err).toContain('model "errors" answered an error: step 2 failed');
   });
 
   it('gebe perf measures a decoupled model with --streaming and in process, each request done at its final flag', async () => {
