@@ -77,6 +77,8 @@ def _read_messages():
             if op == "metric_reply":  # for whichever thread of model.py waits on it
                 _answer_metric_call(message.get("call"), message)
                 continue
+            if _route_thread_bls(message):
+                continue
             if op == "execute":  # before execute() can run: a cancel that follows finds its request
                 for r in message.get("requests", []):
                     if "key" in r:
@@ -304,9 +306,72 @@ def _next_reply(wanted):
             raise RuntimeError(f"unexpected control message {op!r} from gebe during execute()")
 
 
-def _main_thread_only():
-    if threading.current_thread() is not threading.main_thread():
-        raise pb_utils.TritonModelException("gebe runs BLS requests from execute() itself, not from threads model.py starts")
+def _on_main_thread():
+    return threading.current_thread() is threading.main_thread()
+
+
+# BLS requests sent from threads model.py started, by id: the reader thread puts their replies in
+# each one's queue; None marks one whose caller stopped reading (its replies are dropped).
+_thread_bls = {}
+_bls_ids = itertools.count(1)
+
+
+def _route_thread_bls(message):
+    """The reader thread's part: True when `message` answered a BLS request of a thread."""
+    bls_id = message.get("bls_id")
+    if message.get("op") != "bls_response" or bls_id not in _thread_bls:
+        return False
+    replies = _thread_bls[bls_id]
+    if message.get("final"):
+        _thread_bls.pop(bls_id, None)
+    if replies is not None:
+        replies.put(message)
+    return True
+
+
+def _thread_bls_exec(request, decoupled):
+    """exec() from a thread model.py started (a decoupled model's response thread): the shared memory
+    belongs to execute(), so the inputs and every response travel in the control messages, each
+    bounded by their limit. decoupled=True: an iterator of the target's responses; else its one
+    response (a decoupled target is refused, as from execute())."""
+    bls_id = -next(_bls_ids)  # apart from execute()'s ids
+    message = {
+        "op": "bls", "model_name": request.model_name(), "model_version": request._model_version,
+        "inputs": [_inline(t.name(), t.as_numpy(), f"BLS input '{t.name()}'") for t in request.inputs()],
+        "outputs": request.requested_output_names(), "request_id": request.request_id(),
+        "inline": True, "decoupled": bool(decoupled), "bls_id": bls_id,
+    }
+    data = _encode(message)
+    if len(data) > _control_cap:
+        raise pb_utils.TritonModelException(
+            f"a BLS request of {len(data)} bytes (its inputs in base64) from a thread exceeds gebe's limit of {_control_cap} bytes")
+    replies = queue.SimpleQueue()
+    _thread_bls[bls_id] = replies
+    _send(message, data)
+
+    def responses():
+        final = False
+        try:
+            while not final:
+                reply = replies.get()
+                final = bool(reply.get("final"))
+                yield _bls_reply_response(reply)
+        finally:
+            if not final and bls_id in _thread_bls:
+                _thread_bls[bls_id] = None
+
+    if decoupled:
+        return responses()
+    reply = replies.get()
+    if reply.get("error") is not None:
+        return [], reply["error"]
+    return [pb_utils.Tensor(d["name"], _from_inline(d)) for d in reply.get("outputs") or []], None
+
+
+def _bls_reply_response(reply):
+    if reply.get("error") is not None:
+        return pb_utils.InferenceResponse(error=pb_utils.TritonError(reply["error"]))
+    return pb_utils.InferenceResponse([pb_utils.Tensor(d["name"], _from_inline(d)) for d in reply.get("outputs") or []])
 
 
 def _bls_message(request):
@@ -323,7 +388,6 @@ def _bls_stream(request):
     empty: the final flag alone). Their outputs travel in the messages: more may come while
     model.py sends other BLS requests, which use the shared memory."""
     global _next_bls_id
-    _main_thread_only()
     message = _bls_message(request)
     _next_bls_id += 1
     bls_id = _next_bls_id
@@ -342,10 +406,7 @@ def _bls_responses(bls_id):
         final = bool(reply.get("final"))
         if final:
             del _bls_streams[bls_id]
-        if reply.get("error") is not None:
-            yield pb_utils.InferenceResponse(error=pb_utils.TritonError(reply["error"]))
-        else:
-            yield pb_utils.InferenceResponse([pb_utils.Tensor(d["name"], _from_inline(d)) for d in reply.get("outputs") or []])
+        yield _bls_reply_response(reply)
         if final:
             return
 
@@ -370,9 +431,10 @@ def _dropped(message):
 
 
 def _bls_exec(request, decoupled=False):
+    if not _on_main_thread():
+        return _thread_bls_exec(request, decoupled)
     if decoupled:
         return _bls_stream(request)
-    _main_thread_only()
     _send(_bls_message(request))
     reply = _next_reply(lambda m: m.get("op") == "bls_result")
     if reply.get("error") is not None:
@@ -469,7 +531,9 @@ def _correlation_id(key):
 def _read_requests(message, decoupled):
     requests = []
     for r in message["requests"]:
-        inputs = [pb_utils.Tensor(d["name"], arena.read(d)) for d in r["inputs"]]
+        # A decoupled model's requests outlive execute() (threads answer them later), when the next
+        # call's inputs fill the shared memory: their tensors are copies, not views of it.
+        inputs = [pb_utils.Tensor(d["name"], arena.read(d, copy=decoupled)) for d in r["inputs"]]
         request = pb_utils.InferenceRequest(
             model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", ""),
             parameters=r.get("parameters") or {}, correlation_id=_correlation_id(r.get("correlation")), flags=int(r.get("flags") or 0),

@@ -2,12 +2,14 @@
  * BLS (business logic scripting): a model.py's `pb_utils.InferenceRequest(...).exec()` runs another
  * model of the same server. The stub names the request's tensors in the shared arena; they go to
  * the target's own infer() (so its scheduler and batching apply) as views of the arena, and the
- * answer is written back after them. Everything the stub names is checked before use.
+ * answer is written back after them. A request sent from a thread model.py started carries its
+ * tensors inline (`inline`), and so do its answers: the arena is execute()'s. Everything the stub
+ * names is checked before use.
  */
 import { isDatatype } from '../kserve/datatypes.js';
 import type { InferRequest, InferResponse, InferTensor, LoadedModel } from '../executor/types.js';
 import { MAX_CONTROL_MESSAGE_BYTES } from './control-channel.js';
-import { toInline } from './inline-tensors.js';
+import { inlineBytes, toInline } from './inline-tensors.js';
 import { latestVersion, type ModelLookup } from '../server/model-lookup.js';
 import type { ControlMessage } from './control-channel.js';
 import { align, type SharedArena } from './shared-arena.js';
@@ -17,7 +19,7 @@ const MAX_TENSORS = 1024;
 const MAX_RANK = 64;
 
 export function runBls(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string, send: (reply: ControlMessage) => void): Promise<void> {
-  if (message.decoupled === true) return runDecoupledBls(message, arena, lookup, caller, send);
+  if (message.decoupled === true || message.inline === true) return runInlineBls(message, arena, lookup, caller, send, message.decoupled === true);
   return runOneResponse(message, arena, lookup, caller).then(send);
 }
 
@@ -55,11 +57,13 @@ async function runOneResponse(message: ControlMessage, arena: SharedArena, looku
 }
 
 /**
- * exec(decoupled=True): each response of the target as a `bls_response` message with its outputs
- * inline (the stub keeps writing other requests into the arena meanwhile), the last marked final;
- * a target that is not decoupled answers one final response. A failure ends the stream with it.
+ * Answers as `bls_response` messages with their outputs inline (the stub keeps writing other
+ * requests into the arena meanwhile, or the request came from a thread): exec(decoupled=True)
+ * (`stream`) gets each response of the target, the last marked final, and a target that is not
+ * decoupled answers one final response; exec() from a thread gets the target's one response (a
+ * decoupled target is refused by its infer(), as from execute()). A failure ends it with its error.
  */
-async function runDecoupledBls(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string, send: (reply: ControlMessage) => void): Promise<void> {
+async function runInlineBls(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string, send: (reply: ControlMessage) => void, stream: boolean): Promise<void> {
   const reply = (fields: ControlMessage | Omit<ControlMessage, 'op'>): void => send({ ...fields, op: 'bls_response', bls_id: message.bls_id });
   let ended = false;
   const respond = (r: { response?: InferResponse; error?: Error; final: boolean }): void => {
@@ -76,8 +80,8 @@ async function runDecoupledBls(message: ControlMessage, arena: SharedArena, look
   try {
     const { target, infer } = blsTarget(message, arena, lookup);
     // The inputs are copied: the stub reuses the arena while the target may still read them.
-    infer.inputs = infer.inputs.map((t) => ({ ...t, data: t.data.slice() }));
-    if (target.decoupled && target.inferDecoupled) await target.inferDecoupled(infer, respond);
+    if (message.inline !== true) infer.inputs = infer.inputs.map((t) => ({ ...t, data: t.data.slice() }));
+    if (stream && target.decoupled && target.inferDecoupled) await target.inferDecoupled(infer, respond);
     else respond({ response: await target.infer(infer), final: true });
   } catch (err) {
     respond({ error: err instanceof Error ? err : new Error(String(err)), final: true });
@@ -96,19 +100,20 @@ function blsRequest(m: ControlMessage, arena: SharedArena): BlsRequest {
   if (typeof m.model_name !== 'string' || m.model_name === '') throw new Error('pb_utils.InferenceRequest needs a model_name');
   const version = Number(m.model_version ?? -1);
   if (!Number.isSafeInteger(version) || (version < 1 && version !== -1)) throw new Error(`model_version ${String(m.model_version)} is not -1 (latest) or a version number`);
-  arena.ensure(Number(m.shm_size));
   const rawInputs = Array.isArray(m.inputs) ? (m.inputs as Array<Record<string, unknown>>) : [];
   const outputs = Array.isArray(m.outputs) ? m.outputs : [];
   if (rawInputs.length > MAX_TENSORS || outputs.length > MAX_TENSORS) throw new Error(`a BLS request names more than ${MAX_TENSORS} tensors`);
+  const inline = m.inline === true;
+  if (!inline) arena.ensure(Number(m.shm_size));
   const inputs = rawInputs.map((d) => {
     const name = typeof d?.name === 'string' ? d.name : '';
     const shape = d?.shape;
-    const data = arena.view(d?.offset, d?.size);
+    const data = inline ? (typeof d?.data === 'string' ? inlineBytes(d.data) : undefined) : arena.view(d?.offset, d?.size);
     if (!isDatatype(d?.datatype)) throw new Error(`BLS input '${name.slice(0, 200)}' has no Triton datatype (${String(d?.datatype).slice(0, 40)})`);
     if (!Array.isArray(shape) || shape.length > MAX_RANK || !shape.every((x) => Number.isSafeInteger(x) && x >= 0)) {
       throw new Error(`BLS input '${name.slice(0, 200)}' has an invalid shape`);
     }
-    if (!data) throw new Error(`BLS input '${name.slice(0, 200)}' lies outside the shared memory`);
+    if (!data) throw new Error(`BLS input '${name.slice(0, 200)}' ${inline ? 'has no base64 data' : 'lies outside the shared memory'}`);
     return { name, datatype: d.datatype as InferTensor['datatype'], shape: shape as number[], data };
   });
   if (!outputs.every((o) => typeof o === 'string')) throw new Error('requested_output_names must be strings');

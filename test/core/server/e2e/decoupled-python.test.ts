@@ -173,22 +173,12 @@ PLAIN.sender_once = [
 /** Decoupled models that call others through BLS. */
 const BLS_MODELS: Record<string, string[]> = {
   // Streams repeat's responses through double (a plain exec() while the decoupled one is open),
-  // after checking that BLS from a thread and a plain exec() of a decoupled model are refused.
+  // after checking that a plain exec() of a decoupled model is refused.
   bls_stream: [
     '    def execute(self, requests):',
     '        for r in requests:',
     '            sender = r.get_response_sender()',
     '            x = pb_utils.get_input_tensor_by_name(r, "IN")',
-    '            errors = []',
-    '            def from_thread():',
-    '                try:',
-    '                    pb_utils.InferenceRequest(model_name="double", inputs=[x], requested_output_names=["OUT"]).exec()',
-    '                except pb_utils.TritonModelException as e:',
-    '                    errors.append(str(e))',
-    '            t = threading.Thread(target=from_thread)',
-    '            t.start()',
-    '            t.join()',
-    '            assert errors and "not from threads" in errors[0], errors',
     '            refused = pb_utils.InferenceRequest(model_name="repeat", inputs=[x], requested_output_names=["OUT"]).exec()',
     '            assert refused.has_error() and "decoupled=True" in refused.error().message(), refused.error().message()',
     '            for i, part in enumerate(pb_utils.InferenceRequest(model_name="repeat", inputs=[x], requested_output_names=["OUT", "IDX"]).exec(decoupled=True)):',
@@ -201,6 +191,30 @@ const BLS_MODELS: Record<string, string[]> = {
     '                doubled = pb_utils.InferenceRequest(model_name="double", inputs=[pb_utils.Tensor("IN", v.as_numpy())], requested_output_names=["OUT"]).exec()',
     '                sender.send(response(int(pb_utils.get_output_tensor_by_name(doubled, "OUT").as_numpy()[0]), i))',
     '            sender.send(flags=FINAL)',
+  ],
+  // BLS from a response thread, after execute() returned (the next execute() may use the shared
+  // memory meanwhile): a plain exec() of double, a plain exec() of repeat refused, slow_final's
+  // stream left after its first response, repeat's stream read to its end; a response each.
+  bls_thread: [
+    '    def execute(self, requests):',
+    '        for r in requests:',
+    '            def work(sender=r.get_response_sender(), x=pb_utils.get_input_tensor_by_name(r, "IN")):',
+    '                try:',
+    '                    doubled = pb_utils.InferenceRequest(model_name="double", inputs=[x], requested_output_names=["OUT"]).exec()',
+    '                    assert not doubled.has_error(), doubled.error().message()',
+    '                    sender.send(response(int(pb_utils.get_output_tensor_by_name(doubled, "OUT").as_numpy()[0]), 0))',
+    '                    refused = pb_utils.InferenceRequest(model_name="repeat", inputs=[x], requested_output_names=["OUT"]).exec()',
+    '                    assert refused.has_error() and "decoupled=True" in refused.error().message(), refused.error().message()',
+    '                    stream = pb_utils.InferenceRequest(model_name="slow_final", inputs=[x], requested_output_names=["OUT"]).exec(decoupled=True)',
+    '                    next(stream)',
+    '                    del stream',
+    '                    parts = pb_utils.InferenceRequest(model_name="repeat", inputs=[x], requested_output_names=["OUT", "IDX"]).exec(decoupled=True)',
+    '                    for i, part in enumerate(p for p in parts if p.output_tensors()):',
+    '                        sender.send(response(int(pb_utils.get_output_tensor_by_name(part, "OUT").as_numpy()[0]) + 100, i + 1))',
+    '                    sender.send(flags=FINAL)',
+    '                except Exception as e:  # noqa: BLE001',
+    '                    sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError(repr(e))), FINAL)',
+    '            threading.Thread(target=work).start()',
   ],
   // IN [0]: reads the first response of slow_final and leaves its final flag, which comes 0.2 s
   // later; IN [v]: 0.3 s later asks double for 2v (a plain BLS call, reading replies while that
@@ -562,6 +576,16 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect(plain).not.toMatch(/Transfer-Encoding|Content-Length/i);
     expect(plain).toMatch(/Connection: close\r\n/);
     expect(plain.slice(plain.indexOf('\r\n\r\n') + 4)).toBe(events.join(''));
+  });
+
+  it('runs BLS from a response thread after execute() returned, its tensors in the messages', async () => {
+    const answers = (await streamInfer(grpc, [request('bls_thread', 't1', [7]), request('bls_thread', 't2', [9])])) as StreamAnswer[];
+    const of = (id: string) => answers.filter((a) => a.infer_response.id === id).map((a) => [a.error_message, int32(a, 'OUT'), int32(a, 'IDX')]);
+    expect(of('t1')).toEqual([['', 14, 0], ['', 107, 1]]);
+    expect(of('t2')).toEqual([['', 18, 0], ['', 109, 1]]);
+    // slow_final's final flags came after the threads stopped reading: dropped, and the stub still answers.
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await streamInfer(grpc, [request('bls_thread', 't3', [1])]) as StreamAnswer[]).map((a) => int32(a, 'OUT'))).toEqual([2, 101]);
   });
 
   it('BLS exec(decoupled=True) iterates a decoupled model\'s responses, beside plain BLS calls; unread ones are dropped', async () => {
