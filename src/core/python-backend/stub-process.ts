@@ -235,8 +235,13 @@ export class StubProcess {
         this.kill();
         return;
       case 'auto_completed':
+        if (!this.completed) {
+          this.exitReason = 'it sent a completed config it was not asked for';
+          this.kill();
+          return;
+        }
         this.startup = undefined;
-        this.completed?.(m.config);
+        this.completed(m.config);
         this.completed = undefined;
         return;
       case 'result':
