@@ -19,6 +19,9 @@ const KINDS: readonly MetricKind[] = ['counter', 'gauge', 'histogram'];
 export const CUSTOM_METRIC_LIMITS = {
   families: 1024,
   seriesPerFamily: 10_000,
+  /** Label sets of all families together, and the characters of their labels (names and values). */
+  series: 100_000,
+  labelChars: 16 << 20,
   labelsPerSeries: 64,
   /** A name, label name or label value, in characters. */
   nameChars: 256,
@@ -75,6 +78,8 @@ class Family {
 export class CustomMetricRegistry {
   readonly registry = new Registry();
   private readonly families = new Map<string, Family>();
+  private series = 0;
+  private labelChars = 0;
 
   /** The text of every family served now (Prometheus exposition), or '' when there is none. */
   async text(): Promise<string> {
@@ -100,6 +105,28 @@ export class CustomMetricRegistry {
     if (--family.holders > 0 || this.families.get(family.name) !== family) return;
     this.families.delete(family.name);
     this.registry.removeSingleMetric(family.name);
+    for (const [key, series] of family.series) this.dropSeries(family, key, series);
+  }
+
+  /** A new label set in `family`, within the server's bounds. */
+  addSeries(family: Family, key: string, series: Series): void {
+    if (family.series.size >= CUSTOM_METRIC_LIMITS.seriesPerFamily) throw new Error(`metric family '${family.name}' holds ${CUSTOM_METRIC_LIMITS.seriesPerFamily} label sets, its limit`);
+    if (this.series >= CUSTOM_METRIC_LIMITS.series) throw new Error(`the server holds ${CUSTOM_METRIC_LIMITS.series} custom metric label sets, its limit`);
+    const chars = labelChars(series.labels);
+    if (this.labelChars + chars > CUSTOM_METRIC_LIMITS.labelChars) {
+      throw new Error(`the labels of the server's custom metrics would pass ${CUSTOM_METRIC_LIMITS.labelChars} characters, its limit`);
+    }
+    family.series.set(key, series);
+    this.series++;
+    this.labelChars += chars;
+  }
+
+  /** Takes a label set out of `family` (no object holds it, or the family went). */
+  dropSeries(family: Family, key: string, series: Series): void {
+    if (family.series.get(key) !== series) return;
+    family.series.delete(key);
+    this.series--;
+    this.labelChars -= labelChars(series.labels);
   }
 }
 
@@ -167,9 +194,8 @@ export class CustomMetricHandles {
         const key = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
         let series = family.series.get(key);
         if (!series) {
-          if (family.series.size >= CUSTOM_METRIC_LIMITS.seriesPerFamily) throw new Error(`metric family '${family.name}' holds ${CUSTOM_METRIC_LIMITS.seriesPerFamily} label sets, its limit`);
           series = new Series(labels, family.kind === 'histogram' ? bucketList(m.buckets) : []);
-          family.series.set(key, series);
+          this.registry.addSeries(family, key, series);
         }
         series.holders++;
         this.series.set(id, { family, series, key });
@@ -221,7 +247,7 @@ export class CustomMetricHandles {
     const held = this.series.get(id);
     if (!held) return;
     this.series.delete(id);
-    if (--held.series.holders === 0 && held.family.series.get(held.key) === held.series) held.family.series.delete(held.key);
+    if (--held.series.holders === 0) this.registry.dropSeries(held.family, held.key, held.series);
   }
 }
 
@@ -230,6 +256,12 @@ export class ProtocolError extends Error {
   constructor(what: string) {
     super(`a malformed custom metric message (${what})`);
   }
+}
+
+function labelChars(labels: Record<string, string>): number {
+  let n = 0;
+  for (const [name, value] of Object.entries(labels)) n += name.length + value.length;
+  return n;
 }
 
 function text(raw: unknown, what: string, max: number): string {

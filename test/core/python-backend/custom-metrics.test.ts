@@ -46,6 +46,41 @@ describe('custom metric registry', () => {
     expect(s.call({ action: 'family', family: ++id, name: 'after', description: '', kind: 0 })).not.toHaveProperty('error');
   });
 
+  it('bounds the label sets and label characters of all families together', () => {
+    const s = stub(new CustomMetricRegistry());
+    let id = 0;
+    const fill = (family: number, count: number, value: string): Record<string, unknown> | undefined => {
+      for (let i = 0; i < count; i++) {
+        const reply = s.call({ action: 'metric', family, metric: ++id, labels: { i: `${i}`, v: value } });
+        if (reply.error) return reply;
+      }
+      return undefined;
+    };
+    const families = Array.from({ length: 12 }, (_, f) => {
+      s.call({ action: 'family', family: ++id, name: `f${f}`, description: '', kind: 1 });
+      return id;
+    });
+    // Long labels: the characters run out before the label sets do.
+    expect(fill(families[0]!, 10_000, 'x'.repeat(1000))).toBeUndefined();
+    expect(fill(families[1]!, 10_000, 'x'.repeat(1000))).toEqual({ op: 'metric_reply', call: expect.any(Number), error: `the labels of the server's custom metrics would pass ${CUSTOM_METRIC_LIMITS.labelChars} characters, its limit` });
+    // What a process lets go of counts no more.
+    s.handles.releaseAll();
+    s.call({ action: 'family', family: ++id, name: 'again', description: '', kind: 1 });
+    expect(fill(id, 10_000, 'x'.repeat(1000))).toBeUndefined();
+    // Short labels, from two processes (each under its own bound on objects): the label sets run out.
+    const registry = new CustomMetricRegistry();
+    const processes = [stub(registry), stub(registry)];
+    id = 0;
+    let refused: unknown;
+    for (let f = 0; f < 11 && !refused; f++) {
+      const t = processes[f % 2]!;
+      const family = ++id;
+      t.call({ action: 'family', family, name: `g${f}`, description: '', kind: 1 });
+      for (let i = 0; i < CUSTOM_METRIC_LIMITS.seriesPerFamily && !refused; i++) refused = t.call({ action: 'metric', family, metric: ++id, labels: { i: `${i}` } }).error;
+    }
+    expect(refused).toBe(`the server holds ${CUSTOM_METRIC_LIMITS.series} custom metric label sets, its limit`);
+  });
+
   it('keeps a series while a handle holds it, and a family while a family handle does', async () => {
     const registry = new CustomMetricRegistry();
     const a = stub(registry);
