@@ -11,6 +11,7 @@
 #include "executor/normalize.h"
 #include "executor/request_wording.h"
 #include "executor/sequence_parameters.h"
+#include "scheduler/sequence_batcher.h"
 #include "module_registry.h"
 
 namespace gebe {
@@ -82,10 +83,19 @@ Napi::Value SequenceStartMissingJs(const Napi::CallbackInfo& info) {
   return Napi::String::New(info.Env(), wording::SequenceStartMissing(info[0].ToString().Utf8Value(), info[1].ToString().Utf8Value()));
 }
 
+// sequenceQueueFull(model, idText): the refusal of one request more than a sequence may have waiting,
+// with the native batcher's limit (sequenceLimits.queuedPerSequence).
+Napi::Value SequenceQueueFullJs(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), wording::SequenceQueueFull(info[0].ToString().Utf8Value(), info[1].ToString().Utf8Value(),
+                                                                  SequenceBatcher::kMaxQueuedPerSequence));
+}
+
 void Init(Napi::Env env, Napi::Object exports) {
   Napi::Object check = Napi::Object::New(env);
   check.Set("check", Napi::Function::New(env, Check, "check"));
   check.Set("sequenceStartMissing", Napi::Function::New(env, SequenceStartMissingJs, "sequenceStartMissing"));
+  check.Set("sequenceQueueFull", Napi::Function::New(env, SequenceQueueFullJs, "sequenceQueueFull"));
+  check.Set("queuedPerSequence", Napi::Number::New(env, double(SequenceBatcher::kMaxQueuedPerSequence)));
   exports.Set("requestCheck", check);
 }
 

@@ -45,6 +45,9 @@ type NativeCheck = (contract: NativeContract, ...request: unknown[]) => { rows: 
 interface NativeRequestCheck {
   check: NativeCheck;
   sequenceStartMissing(model: string, idText: string): string;
+  sequenceQueueFull(model: string, idText: string): string;
+  /** The native sequence batcher's bound on one sequence's waiting requests. */
+  queuedPerSequence: number;
 }
 
 let native: NativeRequestCheck | undefined;
@@ -77,4 +80,13 @@ export function checkRequest(contract: RequestContract, request: InferRequest): 
 /** The refusal of a step of a sequence the model does not hold (no START, or it ended or went idle). */
 export function sequenceStartMissing(model: string, step: SequenceStep): InferError {
   return new InferError(addon().sequenceStartMissing(model, step.text), 'INVALID_ARGUMENT');
+}
+
+/** How many requests one sequence may have waiting (the native batcher's bound), and the refusal past it. */
+export function queuedPerSequence(): number {
+  return addon().queuedPerSequence;
+}
+
+export function sequenceQueueFull(model: string, step: SequenceStep): InferError {
+  return new InferError(addon().sequenceQueueFull(model, step.text), 'QUEUE_FULL');
 }

@@ -7,11 +7,11 @@
  * hold is refused (Triton's wording, from the native core). An instance takes at most one request
  * of each of its sequences per execute(), oldest first.
  */
-import { sequenceStartMissing, type SequenceStep } from '../executor/check-request.js';
+import { queuedPerSequence, sequenceQueueFull, sequenceStartMissing, type SequenceStep } from '../executor/check-request.js';
 import { InferError } from '../executor/types.js';
 
-/** Sequences held at once; a START beyond it is refused until one ends. */
-export const MAX_LIVE_SEQUENCES = 100_000;
+/** Sequences held at once (as many as the native batcher lets wait for a slot); a START beyond it is refused until one ends. */
+export const MAX_LIVE_SEQUENCES = 65_536;
 
 export interface SequenceItem {
   step: SequenceStep;
@@ -53,6 +53,7 @@ export class SequenceSlots<T extends SequenceItem, I extends object> {
         this.held.set(seq.instance, this.held.get(seq.instance)! + 1);
       }
     }
+    if (seq.queue.length >= queuedPerSequence()) return sequenceQueueFull(this.model, step);
     clearTimeout(seq.idle);
     seq.idle = undefined;
     if (step.start) seq.closing = false;

@@ -25,7 +25,7 @@ const CONFIG = (name: string, extra = '') => [
 ].join('\n');
 
 // A running sum per sequence; refuses (raises) a batch holding two requests of one sequence. A
-// START takes 0.2 s, so the steps a client sends behind it wait together.
+// START takes 0.2 s (one of X 999, 1.5 s), so the steps a client sends behind it wait together.
 const MODEL = [
   'import os, time', 'import numpy as np', 'import triton_python_backend_utils as pb_utils',
   'START, END = pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_START, pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_END',
@@ -40,7 +40,7 @@ const MODEL = [
   '            cid = r.correlation_id()',
   '            if r.flags() & START:',
   '                self.sums[cid] = 0',
-  '                time.sleep(0.2)',
+  '                time.sleep(1.5 if int(pb_utils.get_input_tensor_by_name(r, "X").as_numpy()[0, 0]) == 999 else 0.2)',
   '            self.sums[cid] += int(pb_utils.get_input_tensor_by_name(r, "X").as_numpy()[0, 0])',
   '            total = self.sums[cid]',
   '            if r.flags() & END:',
@@ -118,6 +118,28 @@ describe.skipIf(!python.available)('Python models with sequence_batching', () =>
     } finally {
       client.close();
     }
+  });
+
+  it('refuses a step past the native batcher\'s bound of waiting requests a sequence (1024), and runs the rest', async () => {
+    const client = grpcClient(server.grpc);
+    try {
+      const request = (i: number) => ({
+        model_name: 'acc', id: `m${i}`,
+        parameters: { sequence_id: { string_param: 'many' }, sequence_start: { bool_param: i === 0 }, sequence_end: { bool_param: i === 1025 } },
+        inputs: [{ name: 'X', datatype: 'INT32', shape: [1, 1] }], raw_input_contents: [Buffer.from(new Int32Array([i === 0 ? 999 : 1]).buffer)],
+      });
+      const answers = await streamInfer(client, Array.from({ length: 1026 }, (_, i) => request(i)));
+      const refused = answers.filter((a) => a.error_message !== '');
+      expect(refused.map((a) => a.error_message)).toEqual(["sequence many of model 'acc' already has 1024 requests waiting; wait for answers before sending more"]);
+      expect(refused[0].infer_response.id).toBe('m1025');
+      const last = answers.find((a) => a.infer_response.id === 'm1024')!;
+      expect(Buffer.from(last.infer_response.raw_output_contents[0]).readInt32LE(0)).toBe(999 + 1024);
+    } finally {
+      client.close();
+    }
+    // Its END was the refused step: the sequence ends when it goes idle (0.4 s), then takes a START again.
+    await new Promise((r) => setTimeout(r, 700));
+    expect((await step('acc', { sequence_id: 'many', sequence_start: true, sequence_end: true }, 4)).sum).toBe(4);
   });
 
   it('refuses a request without an id, one that continues a sequence it does not hold, and one after END or the idle timeout', async () => {
