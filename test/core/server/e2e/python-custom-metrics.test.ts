@@ -99,13 +99,17 @@ const CHECKS = [
   '        return [answer(results) for _ in requests]',
 ];
 
-// Holds a family from initialize(); its process dies in execute() (no __del__ runs).
+// Its first process holds a family from initialize() and dies in execute() (no __del__ runs);
+// the process started after it holds none (a marker file says the first has been).
 const CRASHER = [
   ...HEADER, 'import os',
   'class TritonPythonModel:',
   '    def initialize(self, args):',
-  '        self.family = M("crasher_alive", "Held by a process that dies", M.GAUGE)',
-  '        self.metric = self.family.Metric()',
+  '        marker = os.path.join(args["model_repository"], "first")',
+  '        if not os.path.exists(marker):',
+  '            open(marker, "w").close()',
+  '            self.family = M("crasher_alive", "Held by a process that dies", M.GAUGE)',
+  '            self.metric = self.family.Metric()',
   '    def execute(self, requests):',
   '        os._exit(3)',
 ];
