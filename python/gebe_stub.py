@@ -401,8 +401,8 @@ def _bls_responses(bls_id):
     while True:
         if bls_id not in _bls_streams:
             raise pb_utils.TritonModelException("a decoupled BLS request's responses are read in the execute() call that sent it")
-        queue = _bls_streams[bls_id]
-        reply = queue.popleft() if queue else _next_reply(lambda m: m.get("op") == "bls_response" and m.get("bls_id") == bls_id)
+        waiting = _bls_streams[bls_id]
+        reply = waiting.popleft() if waiting else _next_reply(lambda m: m.get("op") == "bls_response" and m.get("bls_id") == bls_id)
         final = bool(reply.get("final"))
         if final:
             del _bls_streams[bls_id]
@@ -414,8 +414,8 @@ def _bls_responses(bls_id):
 def _abandon_bls_streams():
     """After execute(): the decoupled BLS requests model.py left unread are dropped, now and as their
     responses come (the instance does not wait for them)."""
-    for bls_id, queue in _bls_streams.items():
-        if not any(reply.get("final") for reply in queue):
+    for bls_id, waiting in _bls_streams.items():
+        if not any(reply.get("final") for reply in waiting):
             _bls_abandoned.add(bls_id)
     _bls_streams.clear()
 
