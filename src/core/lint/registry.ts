@@ -31,6 +31,7 @@ import { rule as GE_MAX_BATCH_EXCEEDS_GEARS } from './rules/ge-max-batch-exceeds
 import { rule as GE_MIXED_INPUT_FORMATS } from './rules/ge-mixed-input-formats.js';
 import { rule as GE_MODEL_FILE_MISSING } from './rules/ge-model-file-missing.js';
 import { rule as PYTHON_MODEL_FILE_MISSING } from './rules/python-model-file-missing.js';
+import { rule as PYTHON_SEQUENCE_UNSUPPORTED } from './rules/python-sequence-unsupported.js';
 import { rule as ENGINE_UNSUPPORTED } from './rules/engine-unsupported.js';
 import { rule as GE_MULTIPLE_ONNX } from './rules/ge-multiple-onnx.js';
 import { rule as GE_NO_INPUT_SHAPES } from './rules/ge-no-input-shapes.js';
@@ -133,6 +134,7 @@ export const RULES: readonly Rule[] = [
   PRESERVE_ORDERING_CONFLICT,
   PRIORITY_LEVEL_RANGE,
   PYTHON_MODEL_FILE_MISSING,
+  PYTHON_SEQUENCE_UNSUPPORTED,
   RESHAPE_DIM_INVALID,
   RESHAPE_SIZE_MISMATCH,
   SEQUENCE_CONTROL_INVALID,

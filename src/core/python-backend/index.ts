@@ -17,6 +17,7 @@ import { runBls } from './bls.js';
 import { findInterpreter } from './interpreter.js';
 import { sequenceBatching } from '../executor/sequence-options.js';
 import { PythonModel } from './python-model.js';
+import { pythonSequenceRefusal } from './sequences.js';
 import { StubProcess } from './stub-process.js';
 
 export { PythonModel } from './python-model.js';
@@ -120,21 +121,12 @@ export async function loadPythonModel(modelDir: string, version: string, config:
   );
 }
 
-/**
- * sequence_batching of a Python model: its sequences' idle timeout. model.py sees each request's
- * correlation_id() and flags() and keeps the state itself, as Triton's Python models do; control
- * inputs and implicit state, which gebe fills only for the models its native core runs, are refused.
- */
+/** sequence_batching of a Python model: its sequences' idle timeout (model.py keeps their state). */
 function pythonSequences(model: string, dir: string, config: ModelConfig): { idleMs: number } | undefined {
+  const refused = pythonSequenceRefusal(config);
+  if (refused) throw new GebeError(`model '${model}': ${refused.message}`, { hint: refused.hint });
   const seq = sequenceBatching(model, dir, config);
-  if (!seq) return undefined;
-  const field = seq.sequence.controls.length > 0 ? 'control_input' : seq.sequence.states.length > 0 ? 'state' : undefined;
-  if (field) {
-    throw new GebeError(`model '${model}': sequence_batching.${field} is not filled for Python-backend models by gebe`, {
-      hint: 'remove it, and read request.correlation_id() and request.flags() (pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_START / _END) in model.py, keeping the state there',
-    });
-  }
-  return { idleMs: seq.sequence.maxIdleUs / 1000 };
+  return seq && { idleMs: seq.sequence.maxIdleUs / 1000 };
 }
 
 function describe(model: string, kind: 'input' | 'output', tensors: NonNullable<ModelConfig['input']>, batched: boolean): TensorMetadata[] {

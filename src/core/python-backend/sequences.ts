@@ -8,7 +8,25 @@
  * of each of its sequences per execute(), oldest first.
  */
 import { queuedPerSequence, sequenceQueueFull, sequenceStartMissing, type SequenceStep } from '../executor/check-request.js';
+import type { ModelConfig } from '../config/model-config.js';
 import { InferError } from '../executor/types.js';
+
+/**
+ * What a Python model's sequence_batching asks that gebe does not do for Python models: control
+ * inputs and implicit state, which it fills only for the models its native core runs (model.py
+ * reads correlation_id() and flags() and keeps the state itself). serve refuses the load with it;
+ * `gebe validate` warns with it (PYTHON_SEQUENCE_UNSUPPORTED).
+ */
+export function pythonSequenceRefusal(config: ModelConfig): { field: 'control_input' | 'state'; message: string; hint: string } | undefined {
+  const seq = config.sequence_batching as { control_input?: unknown[]; state?: unknown[] } | undefined;
+  const field = (seq?.control_input ?? []).length > 0 ? 'control_input' : (seq?.state ?? []).length > 0 ? 'state' : undefined;
+  if (config.backend !== 'python' || !field) return undefined;
+  return {
+    field,
+    message: `sequence_batching.${field} is not filled for Python-backend models by gebe`,
+    hint: 'remove it, and read request.correlation_id() and request.flags() (pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_START / _END) in model.py, keeping the state there',
+  };
+}
 
 /** Sequences held at once (as many as the native batcher lets wait for a slot); a START beyond it is refused until one ends. */
 export const MAX_LIVE_SEQUENCES = 65_536;
