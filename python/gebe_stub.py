@@ -85,30 +85,32 @@ def _read_messages():
                         pb_utils._open_request(r["key"])
             _inbox.put(message)
     except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
+        # Threads of model.py waiting on a reply get an error instead of waiting forever.
+        closed = {"error": "gebe's control pipe closed", "final": True}
         for call in list(_metric_replies):
-            _answer_metric_call(call, {"error": "gebe's control pipe closed"})
+            _answer_metric_call(call, closed)
+        for bls_id in list(_thread_bls):
+            _route_thread_bls({"op": "bls_response", "bls_id": bls_id, **closed})
         _inbox.put(exc)
 
 
-# Metric calls waiting for gebe's reply, by call id: [event, reply]. Any thread of model.py may call.
+# Metric calls waiting for gebe's reply, by call id: a queue each. Any thread of model.py may call.
 _metric_replies = {}
 _metric_calls = itertools.count(1)
 
 
 def _metric_call(fields):
     call = next(_metric_calls)
-    waiter = [threading.Event(), None]
-    _metric_replies[call] = waiter
+    replies = queue.SimpleQueue()
+    _metric_replies[call] = replies
     _send({"op": "metric", "call": call, **fields})
-    waiter[0].wait()
-    return waiter[1]
+    return replies.get()
 
 
 def _answer_metric_call(call, reply):
-    waiter = _metric_replies.pop(call, None)
-    if waiter is not None:
-        waiter[1] = reply
-        waiter[0].set()
+    replies = _metric_replies.pop(call, None)
+    if replies is not None:
+        replies.put(reply)
 
 
 def _metric_send(fields):
@@ -147,11 +149,8 @@ except ImportError:
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import triton_python_backend_utils as pb_utils  # noqa: E402
 
-_NUMPY_BY_KSERVE = {
-    "BOOL": np.bool_, "UINT8": np.uint8, "UINT16": np.uint16, "UINT32": np.uint32, "UINT64": np.uint64,
-    "INT8": np.int8, "INT16": np.int16, "INT32": np.int32, "INT64": np.int64,
-    "FP16": np.float16, "FP32": np.float32, "FP64": np.float64,
-}
+# The fixed-size datatypes (BYTES elements are read and written one by one).
+_NUMPY_BY_KSERVE = {name: t for name, t in pb_utils._DATATYPES if name != "BYTES"}
 _KSERVE_BY_NUMPY = {np.dtype(t): name for name, t in _NUMPY_BY_KSERVE.items()}
 
 
@@ -289,7 +288,9 @@ arena = Arena(sys.argv[1])
 # requests an execute() left unread, whose later responses are dropped wherever they arrive.
 _bls_streams = {}
 _bls_abandoned = set()
-_next_bls_id = 0
+# Ids of the BLS requests whose responses come as bls_response messages (decoupled ones, and every
+# one a thread sends); any thread may take one.
+_bls_ids = itertools.count(1)
 
 
 def _next_reply(wanted):
@@ -313,7 +314,6 @@ def _on_main_thread():
 # BLS requests sent from threads model.py started, by id: the reader thread puts their replies in
 # each one's queue; None marks one whose caller stopped reading (its replies are dropped).
 _thread_bls = {}
-_bls_ids = itertools.count(1)
 
 
 def _route_thread_bls(message):
@@ -334,7 +334,7 @@ def _thread_bls_exec(request, decoupled):
     belongs to execute(), so the inputs and every response travel in the control messages, each
     bounded by their limit. decoupled=True: an iterator of the target's responses; else its one
     response (a decoupled target is refused, as from execute())."""
-    bls_id = -next(_bls_ids)  # apart from execute()'s ids
+    bls_id = next(_bls_ids)
     message = {
         "op": "bls", "model_name": request.model_name(), "model_version": request._model_version,
         "inputs": [_inline(t.name(), t.as_numpy(), f"BLS input '{t.name()}'") for t in request.inputs()],
@@ -387,10 +387,8 @@ def _bls_stream(request):
     """exec(decoupled=True): the target's responses, one at a time as they come (the last may be
     empty: the final flag alone). Their outputs travel in the messages: more may come while
     model.py sends other BLS requests, which use the shared memory."""
-    global _next_bls_id
     message = _bls_message(request)
-    _next_bls_id += 1
-    bls_id = _next_bls_id
+    bls_id = next(_bls_ids)
     message.update({"decoupled": True, "bls_id": bls_id})
     _bls_streams[bls_id] = collections.deque()
     _send(message)

@@ -21,12 +21,16 @@ TRITONSERVER_MEMORY_CPU = 0
 TRITONSERVER_MEMORY_CPU_PINNED = 1
 TRITONSERVER_MEMORY_GPU = 2
 
-_NUMPY_BY_TRITON = {
-    "TYPE_BOOL": np.bool_, "TYPE_UINT8": np.uint8, "TYPE_UINT16": np.uint16, "TYPE_UINT32": np.uint32,
-    "TYPE_UINT64": np.uint64, "TYPE_INT8": np.int8, "TYPE_INT16": np.int16, "TYPE_INT32": np.int32,
-    "TYPE_INT64": np.int64, "TYPE_FP16": np.float16, "TYPE_FP32": np.float32, "TYPE_FP64": np.float64,
-    "TYPE_STRING": np.object_,
-}
+# Triton's data types in the order of their codes (inference.DataType 1-13), by KServe name, with
+# their numpy types: the one table the config names (TYPE_*), the codes and the stub's KServe
+# datatypes are read from.
+_DATATYPES = (
+    ("BOOL", np.bool_), ("UINT8", np.uint8), ("UINT16", np.uint16), ("UINT32", np.uint32), ("UINT64", np.uint64),
+    ("INT8", np.int8), ("INT16", np.int16), ("INT32", np.int32), ("INT64", np.int64),
+    ("FP16", np.float16), ("FP32", np.float32), ("FP64", np.float64), ("BYTES", np.object_),
+)
+_NUMPY_BY_TRITON = {"TYPE_" + ("STRING" if name == "BYTES" else name): t for name, t in _DATATYPES}
+_NUMPY_BY_CODE = {code: t for code, (_, t) in enumerate(_DATATYPES, 1)}
 
 # Set by the stub: sends a BLS request to gebe and returns (outputs, error message or None).
 _bls_exec = None
@@ -36,11 +40,6 @@ _log_sink = None
 _send_response = None
 
 
-# Triton's numeric data type codes (inference.DataType), for the helpers below.
-_NUMPY_BY_CODE = {
-    1: np.bool_, 2: np.uint8, 3: np.uint16, 4: np.uint32, 5: np.uint64, 6: np.int8, 7: np.int16,
-    8: np.int32, 9: np.int64, 10: np.float16, 11: np.float32, 12: np.float64, 13: np.object_,
-}
 TRITON_STRING_TO_NUMPY = dict(_NUMPY_BY_TRITON)
 
 

@@ -84,7 +84,7 @@ Napi::Value SequenceStartMissingJs(const Napi::CallbackInfo& info) {
 }
 
 // sequenceQueueFull(model, idText): the refusal of one request more than a sequence may have waiting,
-// with the native batcher's limit (sequenceLimits.queuedPerSequence).
+// with the native batcher's limit (exported as requestCheck.queuedPerSequence).
 Napi::Value SequenceQueueFullJs(const Napi::CallbackInfo& info) {
   return Napi::String::New(info.Env(), wording::SequenceQueueFull(info[0].ToString().Utf8Value(), info[1].ToString().Utf8Value(),
                                                                   SequenceBatcher::kMaxQueuedPerSequence));
