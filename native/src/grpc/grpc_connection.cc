@@ -448,7 +448,7 @@ void GrpcConnection::Finish(Stream* s, GrpcCode code, std::string message) {
 }
 
 bool GrpcConnection::QueueMessage(Stream* s, std::string framed) {
-  if (unsent_ > 0 && unsent_ + framed.size() > server_->options().max_unsent_bytes) {
+  if (server_->options().PassesUnsentBound(unsent_, framed.size())) {
     // The client has left this much unread (it sends no WINDOW_UPDATE, or reads nothing): the
     // call's request is cancelled, and what it has not begun to receive is dropped (a message
     // half sent stays: its frame must be completed before the trailers).

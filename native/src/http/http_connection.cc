@@ -416,8 +416,7 @@ void HttpConnection::DeliverPart(HttpResponse response) {
   // A client that stops reading a stream: past max_unsent_bytes waiting for it (beyond what the
   // socket took), the connection closes, which cancels the request (a stream has no way left to
   // say why: its head is sent).
-  const size_t waiting = client_.write_queue_size;
-  if (waiting > 0 && waiting + length > server_->options().max_unsent_bytes) return Close();
+  if (server_->options().PassesUnsentBound(client_.write_queue_size, length)) return Close();
   auto* answer = new FastAnswer{std::string(), std::move(response)};
   HttpResponse& r = answer->response;
   std::string& head = answer->head;

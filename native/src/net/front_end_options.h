@@ -24,6 +24,9 @@ struct FrontEndOptions {
   // parts, a gRPC stream's responses): twice --http-max-body. Past it the request is cancelled (gRPC:
   // the call ends RESOURCE_EXHAUSTED; HTTP: the connection closes). One answer alone always goes.
   uint64_t max_unsent_bytes = 128ull << 20;
+  // Whether `adding` more bytes to the `waiting` ones passes that bound (src/core/server/limits.ts's
+  // passesUnsentBound, for the TLS front ends, is the same rule).
+  bool PassesUnsentBound(uint64_t waiting, uint64_t adding) const { return waiting > 0 && waiting + adding > max_unsent_bytes; }
   // The wording of the busy answer: src/core/server/limits.ts's, which the bindings require.
   std::string busy_message;
 };

@@ -49,6 +49,11 @@ export function maxUnsentAnswerBytes(maxBodyBytes: number): number {
   return 2 * maxBodyBytes;
 }
 
+/** Whether `adding` bytes more to the `waiting` ones passes the bound (as the native front ends decide it). */
+export function passesUnsentBound(waiting: number, adding: number, limit: number): boolean {
+  return waiting > 0 && waiting + adding > limit;
+}
+
 /** gRPC's status message then (RESOURCE_EXHAUSTED); an HTTP stream, its head sent, just closes. */
 export function unsentAnswersMessage(limit: number): string {
   return `the client did not read its responses: they passed ${limit} bytes waiting in the server (twice --http-max-body); the request was cancelled`;

@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { PublishedVersion } from '../http/publish-models.js';
 import type { NativeFailureCount } from '../http/native-http-addon.js';
 import type { InferenceService } from '../inference-service.js';
-import { defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, inflightBodyMessage, maxConnectionsMessage, maxUnsentAnswerBytes, unsentAnswersMessage } from '../limits.js';
+import { defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, inflightBodyMessage, maxConnectionsMessage, maxUnsentAnswerBytes, passesUnsentBound, unsentAnswersMessage } from '../limits.js';
 import { logNativeRequests } from '../native-request-log.js';
 import type { Logger } from '../logger.js';
 import type { Restrictions } from '../restricted-api.js';
@@ -116,11 +116,12 @@ export class GrpcFrontend {
     // With a restricted inference API every call has its metadata checked in JS: nothing goes native.
     const nativeInfer = !o.restrictions?.has('inference');
     const maxInflight = o.maxInflightBytes ?? defaultMaxInflightBodyBytes(o.maxMessageBytes);
+    const maxUnsent = maxUnsentAnswerBytes(o.maxMessageBytes);
     const native = createNativeGrpcServer({
       host: o.host, port: o.port, maxMessageBytes: o.maxMessageBytes, maxInflightBytes: maxInflight,
       maxConnections: o.maxConnections, maxConcurrentStreams: GRPC_MAX_CONCURRENT_STREAMS, drainGraceMs: DRAIN_IDLE_GRACE_MS,
       busyMessage: inflightBodyMessage(maxInflight), nativeInfer,
-      maxUnsentBytes: maxUnsentAnswerBytes(o.maxMessageBytes), unsentMessage: unsentAnswersMessage(maxUnsentAnswerBytes(o.maxMessageBytes)), announceStreams: Boolean(o.restrictions?.has('inference')),
+      maxUnsentBytes: maxUnsent, unsentMessage: unsentAnswersMessage(maxUnsent), announceStreams: Boolean(o.restrictions?.has('inference')),
       busyPollUs: o.busyPollUs,
       ...nativeKeepalive(o.keepalive ?? DEFAULT_GRPC_KEEPALIVE),
     }, (connection, stream, path, request, metadata, cancelled) => this.onCall(connection, stream, path, request, metadata, cancelled));
@@ -288,7 +289,7 @@ export class GrpcFrontend {
       let unsent = 0;
       const send = (bytes: Uint8Array | undefined): void => {
         if (failed || !bytes) return;
-        if (unsent > 0 && unsent + bytes.byteLength > maxUnsent) {
+        if (passesUnsentBound(unsent, bytes.byteLength, maxUnsent)) {
           cut.abort(cancellationError('CANCELLED'));
           return fail(grpc.status.RESOURCE_EXHAUSTED, unsentAnswersMessage(maxUnsent));
         }

@@ -10,7 +10,7 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import net from 'node:net';
 import type { InferenceService } from '../inference-service.js';
-import { BodyBudget, defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, MALFORMED_REQUEST_PREFIX, maxConnectionsMessage, maxUnsentAnswerBytes, REQUEST_TIMEOUT_MESSAGE } from '../limits.js';
+import { BodyBudget, defaultMaxInflightBodyBytes, DRAIN_IDLE_GRACE_MS, MALFORMED_REQUEST_PREFIX, maxConnectionsMessage, maxUnsentAnswerBytes, passesUnsentBound, REQUEST_TIMEOUT_MESSAGE } from '../limits.js';
 import type { Logger } from '../logger.js';
 import type { Restrictions } from '../restricted-api.js';
 import { readRawBody } from './body.js';
@@ -176,7 +176,7 @@ export class HttpFrontend {
       const maxUnsent = maxUnsentAnswerBytes(this.options.maxBodyBytes);
       const send = (chunk: Buffer): void => {
         if (res.destroyed) return;
-        if (res.writableLength > 0 && res.writableLength + chunk.byteLength > maxUnsent) res.destroy();
+        if (passesUnsentBound(res.writableLength, chunk.byteLength, maxUnsent)) res.destroy();
         else res.write(chunk);
       };
       answer.stream.attach({ send, end: () => void (res.destroyed || res.end()) });
