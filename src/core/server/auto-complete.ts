@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { ModelConfig } from '../config/model-config.js';
 import { autoCompletePythonConfig } from '../python-backend/index.js';
-import { CONFIG_ORIGINS, configFromObject } from './config-json.js';
+import { configFromObject } from './config-json.js';
 import { DiskModelSource } from './disk-source.js';
 import type { Logger } from './logger.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
@@ -25,7 +25,7 @@ export async function completePythonConfig(source: ModelSource, model: ReadModel
   const newest = model.versions[model.versions.length - 1]!;
   const raw = await autoCompletePythonConfig(model.dir, newest, model.config, log);
   if (raw === undefined) return model;
-  const config = configFromObject(raw, model.name, CONFIG_ORIGINS['auto-complete'].name);
+  const config = configFromObject(raw, model.name, 'auto-complete');
   const completed = await source.read(model.name, config, 'auto-complete');
   if (!completed?.config) throw new Error(`the model directory of '${model.name}' went away during its load`);
   if (completed.errors.length > 0) throw new Error(completed.errors.join('; '));

@@ -36,26 +36,25 @@ export const CONFIG_ORIGINS = {
 } as const;
 export type ConfigOrigin = keyof typeof CONFIG_ORIGINS;
 
-const LOAD_PARAMETER = CONFIG_ORIGINS['load-request'].name;
-
-/** The config `text` holds; `origin` names it in errors ("load parameter 'config'"). */
-export function configFromJson(text: string, model: string, origin: string = LOAD_PARAMETER): ModelConfig {
+/** The config `text` holds; errors name where it came from ("load parameter 'config' for 'm' ..."). */
+export function configFromJson(text: string, model: string, origin: ConfigOrigin = 'load-request'): ModelConfig {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw ProtocolError.badRequest(`${origin} for '${model}' is not valid JSON: ${(err as Error).message}`);
+    throw ProtocolError.badRequest(`${CONFIG_ORIGINS[origin].name} for '${model}' is not valid JSON: ${(err as Error).message}`);
   }
   return configFromObject(parsed, model, origin);
 }
 
-export function configFromObject(parsed: unknown, model: string, origin: string = LOAD_PARAMETER): ModelConfig {
+export function configFromObject(parsed: unknown, model: string, origin: ConfigOrigin = 'load-request'): ModelConfig {
+  const what = CONFIG_ORIGINS[origin].name;
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw ProtocolError.badRequest(`${origin} for '${model}' must be a JSON object (a ModelConfig)`);
+    throw ProtocolError.badRequest(`${what} for '${model}' must be a JSON object (a ModelConfig)`);
   }
   const config = numericStrings(parsed) as ModelConfig;
   if (config.name !== undefined && config.name !== model) {
-    throw ProtocolError.badRequest(`${origin} names model '${String(config.name)}' but the model loaded is '${model}'; make them agree`);
+    throw ProtocolError.badRequest(`${what} names model '${String(config.name)}' but the model loaded is '${model}'; make them agree`);
   }
   return { ...config, name: model };
 }
