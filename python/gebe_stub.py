@@ -3,6 +3,7 @@
 # offsets, errors) are length-prefixed JSON on file descriptors 3 (from gebe) and 4 (to gebe); tensor
 # bytes live in a shared-memory file both processes map (argv[1]). stdout and stderr stay the
 # model's own and end up in gebe's log.
+import asyncio
 import base64
 import collections
 import importlib.util
@@ -430,7 +431,8 @@ def _dropped(message):
 
 def _bls_exec(request, decoupled=False):
     if not _on_main_thread():
-        return _thread_bls_exec(request, decoupled)
+        ran = None if decoupled else _on_main_thread_if_waiting(lambda: _bls_exec(request))
+        return ran if ran is not None else _thread_bls_exec(request, decoupled)
     if decoupled:
         return _bls_stream(request)
     _send(_bls_message(request))
@@ -507,16 +509,113 @@ def _load(message):
     return model
 
 
-def _run_execute(model, requests):
-    result = model.execute(requests)
-    if hasattr(result, "__await__"):
-        import asyncio
-        result = asyncio.run(_await(result))
-    return result
+# model.py's coroutines run on one event loop, on a thread of its own, for the life of the process,
+# as in Triton's stub: what one execute() made on the loop (a lock, a queue, a task left running)
+# serves the next, and a decoupled model's execute() coroutines run side by side, each from the
+# moment its batch arrives.
+_loop = None
+_background = set()
+
+
+def _event_loop():
+    global _loop
+    if _loop is None:
+        _loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(_loop)  # the main thread's get_event_loop() names it too, as in Triton
+        threading.Thread(target=_loop.run_forever, name="gebe-asyncio", daemon=True).start()
+    return _loop
 
 
 async def _await(awaitable):
     return await awaitable
+
+
+def _run_execute(model, requests, decoupled=False):
+    """Calls execute(): a coroutine it returns runs on the event loop, waited for (decoupled=False)
+    or left to run while the next batch comes (decoupled=True: its requests end through their
+    senders, or with its error should it raise)."""
+    result = model.execute(requests)
+    if not hasattr(result, "__await__"):
+        return result
+    future = asyncio.run_coroutine_threadsafe(_await(result), _event_loop())
+    if not decoupled:
+        return _wait_running_bls(future)
+    _background.add(future)
+    future.add_done_callback(lambda done: _background_done(done, requests))
+    return None
+
+
+# While the main thread waits for a plain model's execute() coroutine, the BLS calls that coroutine
+# makes (exec() on the loop, async_exec() on its executor's threads) are run by the main thread, one
+# at a time, so their tensors go through the shared memory as execute()'s own do; elsewhere a
+# thread's BLS request travels in the control messages (_thread_bls_exec).
+_main_jobs = None
+_main_jobs_lock = threading.Lock()
+
+
+def _wait_running_bls(future):
+    global _main_jobs
+    jobs = queue.SimpleQueue()
+    with _main_jobs_lock:
+        _main_jobs = jobs
+    future.add_done_callback(lambda _: jobs.put(None))
+    while True:
+        job = jobs.get()
+        if job is None:
+            break
+        _run_job(job)
+    with _main_jobs_lock:
+        _main_jobs = None
+    while not jobs.empty():  # put between the coroutine's end and the line above
+        job = jobs.get()
+        if job is not None:
+            _run_job(job)
+    return future.result()
+
+
+def _run_job(job):
+    fn, reply = job
+    try:
+        reply.put((True, fn()))
+    except BaseException as exc:  # noqa: BLE001 - raised again in the thread that asked
+        reply.put((False, exc))
+        if not isinstance(exc, Exception):
+            raise  # gebe has gone (SystemExit): the main thread ends the process too
+
+
+def _on_main_thread_if_waiting(fn):
+    """fn() run by the main thread while it waits for a coroutine (its result, or it raises);
+    None when the main thread is not waiting."""
+    reply = queue.SimpleQueue()
+    with _main_jobs_lock:
+        if _main_jobs is None:
+            return None
+        _main_jobs.put((fn, reply))
+    ok, value = reply.get()
+    if not ok:
+        raise value
+    return value
+
+
+def _background_done(future, requests):
+    """A decoupled execute() coroutine ended: if it raised, the requests it left open end with its
+    error (Triton only logs it and leaves them open)."""
+    _background.discard(future)
+    exc = future.exception() if not future.cancelled() else RuntimeError("execute() was cancelled")
+    if exc is None:
+        return
+    _log(pb_utils.LogLevel.ERROR, "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip())
+    _fail_open(requests, exc)
+
+
+def _fail_open(requests, exc):
+    """Ends each of a decoupled execute()'s requests not yet ended with the error `exc`."""
+    error = pb_utils.InferenceResponse(error=pb_utils.TritonError(_error_line(exc)))
+    for request in requests:
+        try:
+            request._sender.send(error, pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+        except pb_utils.TritonModelException:
+            pass  # its final response went out already
 
 
 def _correlation_id(key):
@@ -549,17 +648,12 @@ def _execute_decoupled(model, message):
     requests = []
     try:
         requests = _read_requests(message, True)
-        result = _run_execute(model, requests)
+        result = _run_execute(model, requests, decoupled=True)
         if result is not None:
             raise pb_utils.TritonModelException(
                 f"execute() of a decoupled model must return None (responses go through request.get_response_sender()), it returned {type(result).__name__}")
     except Exception as exc:  # noqa: BLE001 - any failure of model.py fails the open requests, never the stub
-        error = pb_utils.InferenceResponse(error=pb_utils.TritonError(_error_line(exc)))
-        for request in requests:
-            try:
-                request._sender.send(error, pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
-            except pb_utils.TritonModelException:
-                pass  # its final response went out already
+        _fail_open(requests, exc)
         if not requests:
             return {"op": "result", "error": _error_line(exc), "shm_size": arena.size}
     return {"op": "result", "decoupled": True, "shm_size": arena.size}
@@ -645,6 +739,8 @@ def main():
         elif _dropped(message):
             pass
         elif op == "finalize":
+            if _loop is not None:  # as Triton: coroutines still running stop before finalize()
+                _loop.call_soon_threadsafe(_loop.stop)
             error = None
             if hasattr(model, "finalize"):
                 try:

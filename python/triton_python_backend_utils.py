@@ -2,6 +2,8 @@
 # (`import triton_python_backend_utils as pb_utils`), run by gebe's stub (gebe_stub.py) in a process
 # gebe starts per model instance. It offers what real models use; tensors are numpy arrays, and
 # inputs are views over the shared memory gebe wrote them into.
+import asyncio
+import functools
 import itertools
 import json
 import math
@@ -252,7 +254,9 @@ class InferenceRequest:
         return InferenceResponse(outputs, TritonError(error) if error is not None else None)
 
     async def async_exec(self, decoupled=False):
-        return self.exec(decoupled)
+        """exec() on a thread of the event loop's executor, as Triton's: several BLS requests can be
+        in flight at once (asyncio.gather), and the loop runs other coroutines meanwhile."""
+        return await asyncio.get_running_loop().run_in_executor(None, functools.partial(self.exec, decoupled))
 
 
 # The requests model.py holds, by key, each with whether its client went away: the stub's reader

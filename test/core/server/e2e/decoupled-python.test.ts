@@ -127,6 +127,33 @@ const MODELS: Record<string, string[]> = {
     '                sender.send(flags=FINAL)',
     '            threading.Thread(target=later).start()',
   ],
+  // async def execute, run on the stub's event loop and not waited for (Triton's async execute of
+  // decoupled models): IN [1] waits for an event that a later request, IN [2], sets, which only an
+  // execute() running beside the first can do (else IN [1] answers -1 after 20 s).
+  async_rendezvous: [
+    '    async def execute(self, requests):',
+    '        import asyncio',
+    '        if not hasattr(self, "met"):',
+    '            self.met = asyncio.Event()',
+    '        for r in requests:',
+    '            v = values(r)[0]',
+    '            if v == 2:',
+    '                self.met.set()',
+    '            else:',
+    '                try:',
+    '                    await asyncio.wait_for(self.met.wait(), 20)',
+    '                except asyncio.TimeoutError:',
+    '                    v = -1',
+    '            r.get_response_sender().send(response(v, 0), FINAL)',
+  ],
+  // An async execute() that raises after one response, execute() having returned long before.
+  async_raises: [
+    '    async def execute(self, requests):',
+    '        import asyncio',
+    '        requests[0].get_response_sender().send(response(7, 0))',
+    '        await asyncio.sleep(0.05)',
+    '        raise ValueError("async broke after one response")',
+  ],
   // The process dies with a request open.
   dies: [
     '    def execute(self, requests):',
@@ -150,6 +177,35 @@ const PLAIN: Record<string, string[]> = {
     '        return out',
   ],
 };
+
+// An async execute() (Triton's default mode: waited for) that sends BLS requests side by side
+// (async_exec and asyncio.gather, one per element of IN, to double) and answers their sum, plus 100
+// when an 8 MB BLS request (beyond what a control message carries) came back doubled, plus 1000
+// when the event loop and the task the first call left running are still there (Triton's stub
+// keeps one loop for the process's life).
+PLAIN.async_loop = [
+  'import asyncio',
+  'import numpy as np',
+  'import triton_python_backend_utils as pb_utils',
+  'class TritonPythonModel:',
+  '    async def execute(self, requests):',
+  '        loop = asyncio.get_running_loop()',
+  '        if not hasattr(self, "loop"):',
+  '            self.loop = loop',
+  '            self.task = loop.create_task(asyncio.sleep(3600))',
+  '        kept = 1000 if loop is self.loop and not self.task.done() else 0',
+  '        out = []',
+  '        for r in requests:',
+  '            parts = [pb_utils.InferenceRequest(model_name="double", inputs=[pb_utils.Tensor("IN", np.array([v], np.int32))], requested_output_names=["OUT"])',
+  '                     for v in pb_utils.get_input_tensor_by_name(r, "IN").as_numpy().tolist()]',
+  '            doubled = await asyncio.gather(*(p.async_exec() for p in parts))',
+  '            total = sum(int(pb_utils.get_output_tensor_by_name(d, "OUT").as_numpy()[0]) for d in doubled)',
+  '            big = pb_utils.InferenceRequest(model_name="double_any", inputs=[pb_utils.Tensor("IN", np.ones(2_000_000, np.int32))], requested_output_names=["OUT"]).exec()',
+  '            assert not big.has_error(), big.error().message()',
+  '            total += 100 if int(pb_utils.get_output_tensor_by_name(big, "OUT").as_numpy().sum()) == 4_000_000 else 0',
+  '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.array([kept + total], np.int32)), pb_utils.Tensor("IDX", np.zeros(1, np.uint32))]))',
+  '        return out',
+];
 
 // OUT = IN * 2 for any number of elements (the ensemble's pre- and postprocessing step).
 PLAIN.double_any = PLAIN.double!;
@@ -343,6 +399,18 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     // A new process answers the next request.
     const again = (await streamInfer(grpc, [request('repeat', 'n', [9])])) as StreamAnswer[];
     expect(again.map((a) => int32(a, 'OUT'))).toEqual([9]);
+  });
+
+  it('runs async execute() coroutines on one event loop: a decoupled model\'s side by side, a plain model\'s waited for, with BLS in flight together', async () => {
+    const met = (await streamInfer(grpc, [request('async_rendezvous', 'first', [1]), request('async_rendezvous', 'second', [2])])) as StreamAnswer[];
+    expect(met.map((a) => [a.infer_response.id, int32(a, 'OUT'), final(a)]).sort()).toEqual([['first', 1, true], ['second', 2, true]]);
+    const raised = (await streamInfer(grpc, [request('async_raises', 'r', [0])])) as StreamAnswer[];
+    expect(raised.map((a) => [a.error_message, final(a)])).toEqual([['', false], [expect.stringMatching(/^ValueError: async broke after one response \(at model\.py:\d+ in execute\)$/), true]]);
+    const infer = (values: number[]) => postJson(`${server.http}/v2/models/async_loop/infer`, { inputs: [{ name: 'IN', datatype: 'INT32', shape: [values.length], data: values }], outputs: [{ name: 'OUT' }] });
+    const first = await infer([1, 2, 3]);
+    expect([first.status, first.body.outputs?.[0]?.data ?? first.body.error]).toEqual([200, [1112]]);
+    const second = await infer([5]);
+    expect([second.status, second.body.outputs?.[0]?.data ?? second.body.error]).toEqual([200, [1110]]);
   });
 
   it('tells model.py when the client of an open request goes away (is_cancelled())', async () => {
