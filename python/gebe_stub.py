@@ -336,12 +336,8 @@ def _thread_bls_exec(request, decoupled):
     bounded by their limit. decoupled=True: an iterator of the target's responses; else its one
     response (a decoupled target is refused, as from execute())."""
     bls_id = next(_bls_ids)
-    message = {
-        "op": "bls", "model_name": request.model_name(), "model_version": request._model_version,
-        "inputs": [_inline(t.name(), t.as_numpy(), f"BLS input '{t.name()}'") for t in request.inputs()],
-        "outputs": request.requested_output_names(), "request_id": request.request_id(),
-        "inline": True, "decoupled": bool(decoupled), "bls_id": bls_id,
-    }
+    message = _bls_fields(request, [_inline(t.name(), t.as_numpy(), f"BLS input '{t.name()}'") for t in request.inputs()])
+    message.update({"inline": True, "decoupled": bool(decoupled), "bls_id": bls_id})
     data = _encode(message)
     if len(data) > _control_cap:
         raise pb_utils.TritonModelException(
@@ -375,13 +371,25 @@ def _bls_reply_response(reply):
     return pb_utils.InferenceResponse([pb_utils.Tensor(d["name"], _from_inline(d)) for d in reply.get("outputs") or []])
 
 
-def _bls_message(request):
-    descs = [arena.write(t.name(), t.as_numpy(), f"BLS input '{t.name()}'") for t in request.inputs()]
+def _bls_fields(request, inputs):
+    """A BLS request as gebe reads it, but for where its tensors travel: the target, the inputs
+    (described by the caller), and what else Triton's BLS requests carry (a sequence's id and
+    START/END flags, the timeout in µs, the parameters as a JSON string)."""
+    correlation_id = request.correlation_id()
+    if isinstance(correlation_id, bool) or not isinstance(correlation_id, (int, str)) or (isinstance(correlation_id, int) and not 0 <= correlation_id < 1 << 64):
+        raise pb_utils.TritonModelException(f"a BLS request's correlation_id must be an unsigned 64-bit integer or a string, not {correlation_id!r:.60}")
     return {
         "op": "bls", "model_name": request.model_name(), "model_version": request._model_version,
-        "inputs": descs, "outputs": request.requested_output_names(), "request_id": request.request_id(),
-        "out_offset": _align(arena.pos), "shm_size": arena.size,
+        "inputs": inputs, "outputs": request.requested_output_names(), "request_id": request.request_id(),
+        "correlation_id": f"u:{correlation_id}" if isinstance(correlation_id, int) else f"s:{correlation_id}",
+        "flags": int(request.flags()), "timeout": int(request.timeout()), "parameters": request.parameters(),
     }
+
+
+def _bls_message(request):
+    message = _bls_fields(request, [arena.write(t.name(), t.as_numpy(), f"BLS input '{t.name()}'") for t in request.inputs()])
+    message.update({"out_offset": _align(arena.pos), "shm_size": arena.size})
+    return message
 
 
 def _bls_stream(request):
@@ -633,7 +641,7 @@ def _read_requests(message, decoupled):
         inputs = [pb_utils.Tensor(d["name"], arena.read(d, copy=decoupled)) for d in r["inputs"]]
         request = pb_utils.InferenceRequest(
             model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", ""),
-            parameters=r.get("parameters") or {}, correlation_id=_correlation_id(r.get("correlation")), flags=int(r.get("flags") or 0),
+            parameters=json.dumps(r.get("parameters") or {}), correlation_id=_correlation_id(r.get("correlation")), flags=int(r.get("flags") or 0),
             timeout=int(r.get("timeout") or 0))
         request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"]) if decoupled else pb_utils._OneResponseSender(r.get("key"))
         requests.append(request)

@@ -173,19 +173,39 @@ class PreferredMemory:
         self.preferred_device_id = preferred_device_id
 
 
+def _parameters_json(parameters):
+    """A request's or response's parameters as Triton takes them: a dict of str keys and str, int or
+    bool values (or its JSON text), kept as JSON text."""
+    if isinstance(parameters, str):
+        return parameters
+    if parameters is None:
+        return "{}"
+    if not isinstance(parameters, dict):
+        raise TritonModelException(f"parameters must be a dict, found type {type(parameters).__name__}")
+    for key, value in parameters.items():
+        if not isinstance(key, str):
+            raise TritonModelException(f"Expect parameters keys to have type str, found type {type(key).__name__}")
+        if not isinstance(value, (bool, int, str)):
+            raise TritonModelException(f"Expect parameters values to have type bool/int/str, found type {type(value).__name__}")
+    return json.dumps(parameters)
+
+
 class InferenceResponse:
     def __init__(self, output_tensors=None, error=None, parameters=None):
         self._outputs = list(output_tensors or [])
         if error is not None and not isinstance(error, TritonError):
             error = TritonError(str(error))
         self._error = error
-        self._parameters = parameters
+        self._parameters = _parameters_json(parameters)
 
     def output_tensors(self):
         return self._outputs
 
     def has_error(self):
         return self._error is not None
+
+    def parameters(self):
+        return self._parameters
 
     def error(self):
         return self._error
@@ -204,7 +224,7 @@ class InferenceRequest:
         self._correlation_id = correlation_id
         self._flags = flags
         self._timeout = timeout
-        self._parameters = parameters if isinstance(parameters, str) else json.dumps(parameters or {})
+        self._parameters = _parameters_json(parameters)
 
     def inputs(self):
         return self._inputs

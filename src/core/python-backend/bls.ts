@@ -9,6 +9,7 @@
 import { isDatatype } from '../kserve/datatypes.js';
 import type { InferRequest, InferResponse, InferTensor, LoadedModel } from '../executor/types.js';
 import { MAX_CONTROL_MESSAGE_BYTES } from './control-channel.js';
+import { MAX_PARAMETER_BYTES } from './python-model.js';
 import { inlineBytes, toInline } from './inline-tensors.js';
 import { latestVersion, type ModelLookup } from '../server/model-lookup.js';
 import type { ControlMessage } from './control-channel.js';
@@ -28,7 +29,10 @@ function blsTarget(message: ControlMessage, arena: SharedArena, lookup: ModelLoo
   if (!lookup) throw new Error('BLS requests need a server: this model was loaded outside `gebe serve`');
   const request = blsRequest(message, arena);
   const target = lookup.resolve(request.model, request.version);
-  return { request, target, infer: { id: request.id, inputs: request.inputs, outputs: request.outputs.length > 0 ? request.outputs : undefined } };
+  return {
+    request, target,
+    infer: { id: request.id, inputs: request.inputs, outputs: request.outputs.length > 0 ? request.outputs : undefined, ...blsRequestOptions(message) },
+  };
 }
 
 /** A BLS request's failure as model.py sees it (Triton's words). */
@@ -118,4 +122,60 @@ function blsRequest(m: ControlMessage, arena: SharedArena): BlsRequest {
   });
   if (!outputs.every((o) => typeof o === 'string')) throw new Error('requested_output_names must be strings');
   return { model: m.model_name, version: latestVersion(version), id: typeof m.request_id === 'string' && m.request_id !== '' ? m.request_id : undefined, inputs, outputs: outputs as string[] };
+}
+
+/** Triton's request flags a BLS request may carry (pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_*). */
+const FLAG_SEQUENCE_START = 1;
+const FLAG_SEQUENCE_END = 2;
+const MAX_U64 = (1n << 64n) - 1n;
+
+/**
+ * What a BLS request carries beside its tensors, as Triton's do: a sequence's id and START/END
+ * flags (the stub sends the id as gebe keys sequences: "u:7", "s:abc"; 0 and "" mean none), the
+ * timeout in µs, the parameters (a JSON object of strings, numbers and booleans). The target
+ * checks them as it checks a client's.
+ */
+function blsRequestOptions(m: ControlMessage): Pick<InferRequest, 'sequenceId' | 'sequenceStart' | 'sequenceEnd' | 'timeoutUs' | 'parameters'> {
+  const out: Pick<InferRequest, 'sequenceId' | 'sequenceStart' | 'sequenceEnd' | 'timeoutUs' | 'parameters'> = {};
+  const id = m.correlation_id;
+  if (typeof id === 'string' && /^u:\d{1,20}$/.test(id)) {
+    const value = BigInt(id.slice(2));
+    if (value > MAX_U64) throw new Error(`correlation_id ${id.slice(2)} does not fit in 64 bits`);
+    if (value !== 0n) out.sequenceId = value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+  } else if (typeof id === 'string' && id.startsWith('s:')) {
+    if (id.length > 2) out.sequenceId = id.slice(2);
+  } else if (id !== undefined) {
+    throw new Error('the BLS request\'s correlation_id is not an unsigned 64-bit integer or a string');
+  }
+  const flags = m.flags ?? 0;
+  if (!Number.isSafeInteger(flags) || (flags as number) < 0 || (flags as number) > (FLAG_SEQUENCE_START | FLAG_SEQUENCE_END)) {
+    throw new Error(`flags ${String(flags).slice(0, 40)} are not a combination of TRITONSERVER_REQUEST_FLAG_SEQUENCE_START (1) and TRITONSERVER_REQUEST_FLAG_SEQUENCE_END (2)`);
+  }
+  if ((flags as number) & FLAG_SEQUENCE_START) out.sequenceStart = true;
+  if ((flags as number) & FLAG_SEQUENCE_END) out.sequenceEnd = true;
+  const timeout = m.timeout ?? 0;
+  if (!Number.isSafeInteger(timeout) || (timeout as number) < 0) throw new Error(`timeout ${String(timeout).slice(0, 40)} is not a number of microseconds`);
+  if ((timeout as number) > 0) out.timeoutUs = timeout as number;
+  if (m.parameters !== undefined) out.parameters = blsParameters(m.parameters);
+  return out;
+}
+
+function blsParameters(text: unknown): InferRequest['parameters'] {
+  if (typeof text !== 'string') throw new Error('the BLS request\'s parameters are not a JSON string');
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_PARAMETER_BYTES) throw new Error(`the BLS request's parameters take ${bytes} bytes as JSON, more than the ${MAX_PARAMETER_BYTES} a request may carry`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('the BLS request\'s parameters are not valid JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('the BLS request\'s parameters are not a JSON object');
+  const entries = Object.entries(parsed as Record<string, unknown>);
+  for (const [key, value] of entries) {
+    if (!['string', 'number', 'boolean'].includes(typeof value)) {
+      throw new Error(`the BLS request's parameter '${key.slice(0, 200)}' is a ${value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value}; parameters are strings, integers or booleans`);
+    }
+  }
+  return entries.length > 0 ? (parsed as Record<string, string | number | boolean>) : undefined;
 }

@@ -54,6 +54,55 @@ const MODEL = [
   '',
 ].join('\n');
 
+// Drives acc through BLS, as a Python model orchestrating a stateful one does: N steps of one
+// sequence (its id the request's id, a number when it reads as one; START on the first, END on the
+// last) answer acc's last SUM; N 0 sends one step without START. Then asks meta, with parameters,
+// a timeout and no sequence, and answers what meta saw (META).
+const DRIVER = [
+  'import json', 'import numpy as np', 'import triton_python_backend_utils as pb_utils',
+  'START, END = pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_START, pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_END',
+  'def refusals():',
+  '    said = []',
+  '    for options in [{"flags": 8}, {"parameters": "[1, 2]"}, {"parameters": {"temperature": 0.5}}, {"correlation_id": -1}, {"timeout": -5}]:',
+  '        try:',
+  '            reply = pb_utils.InferenceRequest(model_name="meta", inputs=[pb_utils.Tensor("N", np.array([0], np.int32))], **options).exec()',
+  '            said.append(reply.error().message() if reply.has_error() else "answered")',
+  '        except pb_utils.TritonModelException as e:',
+  '            said.append(str(e))',
+  '    return said',
+  'class TritonPythonModel:',
+  '    def execute(self, requests):',
+  '        out = []',
+  '        for r in requests:',
+  '            n = int(pb_utils.get_input_tensor_by_name(r, "N").as_numpy()[0])',
+  '            if n < 0:  # what a BLS request may not carry: each refusal\'s words',
+  '                out.append(pb_utils.InferenceResponse([pb_utils.Tensor("SUM", np.array([0], np.int32)), pb_utils.Tensor("META", np.array([json.dumps(refusals()).encode()], dtype=np.object_))]))',
+  '                continue',
+  '            cid = int(r.request_id()) if r.request_id().isdigit() else r.request_id()',
+  '            total = 0',
+  '            for i in range(max(n, 1)):',
+  '                flags = (START if i == 0 and n > 0 else 0) | (END if i == n - 1 else 0)',
+  '                step = pb_utils.InferenceRequest(model_name="acc", inputs=[pb_utils.Tensor("X", np.array([[i + 1]], np.int32))],',
+  '                                                 requested_output_names=["SUM"], correlation_id=cid, flags=flags).exec()',
+  '                if step.has_error():',
+  '                    raise pb_utils.TritonModelException(step.error().message())',
+  '                total = int(pb_utils.get_output_tensor_by_name(step, "SUM").as_numpy()[0, 0])',
+  '            meta = pb_utils.InferenceRequest(model_name="meta", inputs=[pb_utils.Tensor("N", np.array([n], np.int32))], requested_output_names=["META"],',
+  '                                             parameters={"mode": "fast", "top_k": 5, "stream": True}, timeout=250000).exec()',
+  '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("SUM", np.array([total], np.int32)), pb_utils.get_output_tensor_by_name(meta, "META")]))',
+  '        return out',
+  '',
+].join('\n');
+
+const META = [
+  'import json', 'import numpy as np', 'import triton_python_backend_utils as pb_utils',
+  'class TritonPythonModel:',
+  '    def execute(self, requests):',
+  '        return [pb_utils.InferenceResponse([pb_utils.Tensor("META", np.array([json.dumps({"parameters": json.loads(r.parameters()), "timeout": r.timeout(),',
+  '                 "correlation_id": r.correlation_id(), "flags": r.flags()}).encode()], dtype=np.object_))]) for r in requests]',
+  '',
+].join('\n');
+
 let server: RealServer;
 
 interface Step { sum?: number; pid?: number; batch?: number; error?: string }
@@ -76,7 +125,12 @@ describe.skipIf(!python.available)('Python models with sequence_batching', () =>
     model('acc', CONFIG('acc'));
     model('brief', CONFIG('brief', '', 200_000));
     model('controlled', CONFIG('controlled', 'control_input [ { name: "START" control [ { kind: CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] } ] } ]'));
-    server = await startRealServer(repo, 'explicit', ['acc', 'brief']);
+    for (const [name, source, outputs] of [['driver', DRIVER, '{ name: "SUM" data_type: TYPE_INT32 dims: [ 1 ] }, { name: "META" data_type: TYPE_STRING dims: [ 1 ] }'], ['meta', META, '{ name: "META" data_type: TYPE_STRING dims: [ 1 ] }']]) {
+      mkdirSync(path.join(repo, name!, '1'), { recursive: true });
+      writeFileSync(path.join(repo, name!, 'config.pbtxt'), `name: "${name}"\nbackend: "python"\nmax_batch_size: 0\ninput [ { name: "N" data_type: TYPE_INT32 dims: [ 1 ] } ]\noutput [ ${outputs} ]\n`);
+      writeFileSync(path.join(repo, name!, '1', 'model.py'), source!);
+    }
+    server = await startRealServer(repo, 'explicit', ['acc', 'brief', 'driver', 'meta']);
   });
   afterAll(async () => {
     await server?.stop();
@@ -158,6 +212,28 @@ describe.skipIf(!python.available)('Python models with sequence_batching', () =>
     expect((await step('brief', { sequence_id: 'idle' }, 3)).error).toBe(noStart('idle').replace("'acc'", "'brief'"));
     // A new START takes the id again, from a fresh sum.
     expect((await step('brief', { sequence_id: 'idle', sequence_start: true }, 2)).sum).toBe(2);
+  });
+
+  it('takes a sequence\'s steps, parameters and a timeout from BLS requests, as Triton\'s BLS carries them', async () => {
+    const drive = async (id: string, n: number) => {
+      const res = await postJson(`${server.http}/v2/models/driver/infer`, { id, inputs: [{ name: 'N', datatype: 'INT32', shape: [1], data: [n] }] });
+      if (res.status !== 200) return `${res.status} ${res.body.error}`;
+      const output = (name: string) => (res.body.outputs as Array<{ name: string; data: unknown[] }>).find((o) => o.name === name)!.data[0];
+      return { sum: output('SUM'), meta: JSON.parse(output('META') as string) };
+    };
+    const [byString, byNumber] = await Promise.all([drive('bls-seq', 4), drive('77', 3)]);
+    expect(byString).toEqual({ sum: 10, meta: { parameters: { mode: 'fast', top_k: 5, stream: true }, timeout: 250000, correlation_id: 0, flags: 0 } });
+    expect(byNumber).toMatchObject({ sum: 6 });
+    const refused = await drive('r', -1);
+    expect(typeof refused === 'string' ? refused : refused.meta).toEqual([
+      "BLS request from 'driver' failed: flags 8 are not a combination of TRITONSERVER_REQUEST_FLAG_SEQUENCE_START (1) and TRITONSERVER_REQUEST_FLAG_SEQUENCE_END (2)",
+      "BLS request from 'driver' failed: the BLS request's parameters are not a JSON object",
+      'Expect parameters values to have type bool/int/str, found type float',
+      "a BLS request's correlation_id must be an unsigned 64-bit integer or a string, not -1",
+      "BLS request from 'driver' failed: timeout -5 is not a number of microseconds",
+    ]);
+    // A step without START, for an id acc does not hold: refused in the sequence batcher's words.
+    expect(await drive('78', 0)).toMatch(/^500 .*inference request for sequence 78 to model 'acc' must specify the START flag on the first request of the sequence/);
   });
 
   it('refuses to load control inputs, which only the native core fills', async () => {
