@@ -481,6 +481,8 @@ pb_utils._metric_send = _metric_send
 
 
 def _model_class(model_file):
+    model_dir = os.path.dirname(os.path.abspath(model_file))
+    pb_utils.get_model_dir = lambda: model_dir  # Triton's: the directory of model.py
     sys.path.insert(0, os.path.dirname(model_file))
     spec = importlib.util.spec_from_file_location("model", model_file)
     module = importlib.util.module_from_spec(spec)

@@ -57,8 +57,9 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe.skipIf(!python.available)('Python-backend models', () => {
-  it('hands model.py each request\'s timeout, and offers Triton\'s BYTES and data type helpers', async () => {
+  it('hands model.py each request\'s timeout, and offers Triton\'s BYTES and data type helpers and get_model_dir()', async () => {
     const model = await load(pyModel('helpers', CONFIG('helpers', 'dynamic_batching { priority_levels: 2 default_priority_level: 1 default_queue_policy { allow_timeout_override: true timeout_action: REJECT } }\n'), `
+import os
 import numpy as np
 import triton_python_backend_utils as pb_utils
 
@@ -72,6 +73,7 @@ class TritonPythonModel:
             pb_utils.TRITON_STRING_TO_NUMPY["TYPE_FP16"] is np.float16,
             pb_utils.serialize_byte_tensor(np.zeros(2)) is None,
             requests[0].trace().get_context() is None,
+            pb_utils.get_model_dir() == os.path.dirname(os.path.abspath(__file__)) and os.path.basename(pb_utils.get_model_dir()) == "1",
         ]
         return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([[r.timeout(), float(all(checks)), 0]], np.float32))]) for r in requests]
 `));
