@@ -359,16 +359,20 @@ def _thread_bls_exec(request, decoupled):
 
     if decoupled:
         return responses()
-    reply = replies.get()
-    if reply.get("error") is not None:
-        return [], reply["error"]
-    return [pb_utils.Tensor(d["name"], _from_inline(d)) for d in reply.get("outputs") or []], None
+    return _bls_reply_response(replies.get())
 
 
 def _bls_reply_response(reply):
     if reply.get("error") is not None:
         return pb_utils.InferenceResponse(error=pb_utils.TritonError(reply["error"]))
-    return pb_utils.InferenceResponse([pb_utils.Tensor(d["name"], _from_inline(d)) for d in reply.get("outputs") or []])
+    return _bls_response([pb_utils.Tensor(d["name"], _from_inline(d)) for d in reply.get("outputs") or []], reply)
+
+
+def _bls_response(outputs, reply):
+    """A BLS request's response, with its parameters as the target gave them (JSON text)."""
+    response = pb_utils.InferenceResponse(outputs)
+    response._parameters = reply.get("parameters") or "{}"
+    return response
 
 
 def _bls_fields(request, inputs):
@@ -446,14 +450,20 @@ def _bls_exec(request, decoupled=False):
     _send(_bls_message(request))
     reply = _next_reply(lambda m: m.get("op") == "bls_result")
     if reply.get("error") is not None:
-        return [], reply["error"]
+        return pb_utils.InferenceResponse(error=pb_utils.TritonError(reply["error"]))
     arena.ensure(int(reply["shm_size"]))
     arena.pos = int(reply["free_offset"])
-    return [pb_utils.Tensor(d["name"], arena.read(d)) for d in reply["outputs"]], None
+    return _bls_response([pb_utils.Tensor(d["name"], arena.read(d)) for d in reply["outputs"]], reply)
 
 
 def _log(level, message):
     _send({"op": "log", "level": level, "message": message[:65536]})
+
+
+def _response_parameters(response):
+    """The parameters model.py gave a response, as the answer carries them (none: nothing)."""
+    text = response.parameters()
+    return {} if text == "{}" else {"parameters": text}
 
 
 def _send_response(key, response, final, requested):
@@ -466,6 +476,7 @@ def _send_response(key, response, final, requested):
         wanted = set(requested)
         message["outputs"] = [_inline(t.name(), t.as_numpy(), f"output '{t.name()}'")
                               for t in response.output_tensors() if not wanted or t.name() in wanted]
+        message.update(_response_parameters(response))
     data = _encode(message)
     if len(data) > _control_cap:
         raise pb_utils.TritonModelException(
@@ -713,7 +724,7 @@ def _execute(model, message):
                 if wanted and tensor.name() not in wanted:
                     continue
                 outputs.append(arena.write(tensor.name(), tensor.as_numpy(), f"output '{tensor.name()}'"))
-            answers.append({"outputs": outputs})
+            answers.append({"outputs": outputs, **_response_parameters(response)})
         except Exception as exc:  # noqa: BLE001
             answers.append({"error": _error_line(exc)})
     return {"op": "result", "responses": answers, "shm_size": arena.size}

@@ -34,7 +34,7 @@ _DATATYPES = (
 _NUMPY_BY_TRITON = {"TYPE_" + ("STRING" if name == "BYTES" else name): t for name, t in _DATATYPES}
 _NUMPY_BY_CODE = {code: t for code, (_, t) in enumerate(_DATATYPES, 1)}
 
-# Set by the stub: sends a BLS request to gebe and returns (outputs, error message or None).
+# Set by the stub: sends a BLS request to gebe and returns its InferenceResponse (decoupled=True: an iterator of them).
 _bls_exec = None
 # Set by the stub: sends a log line to gebe's log.
 _log_sink = None
@@ -173,10 +173,10 @@ class PreferredMemory:
         self.preferred_device_id = preferred_device_id
 
 
-def _parameters_json(parameters):
+def _parameters_json(parameters, text_allowed=True):
     """A request's or response's parameters as Triton takes them: a dict of str keys and str, int or
-    bool values (or its JSON text), kept as JSON text."""
-    if isinstance(parameters, str):
+    bool values (a request's may be its JSON text too), kept as JSON text."""
+    if isinstance(parameters, str) and text_allowed:
         return parameters
     if parameters is None:
         return "{}"
@@ -196,7 +196,7 @@ class InferenceResponse:
         if error is not None and not isinstance(error, TritonError):
             error = TritonError(str(error))
         self._error = error
-        self._parameters = _parameters_json(parameters)
+        self._parameters = _parameters_json(parameters, text_allowed=False)
 
     def output_tensors(self):
         return self._outputs
@@ -268,10 +268,7 @@ class InferenceRequest:
         its responses as they come (a decoupled target's any number, the last maybe empty)."""
         if _bls_exec is None:
             raise TritonModelException("BLS requests can only be sent from execute()")
-        if decoupled:
-            return _bls_exec(self, decoupled=True)
-        outputs, error = _bls_exec(self)
-        return InferenceResponse(outputs, TritonError(error) if error is not None else None)
+        return _bls_exec(self, decoupled=decoupled)
 
     async def async_exec(self, decoupled=False):
         """exec() on a thread of the event loop's executor, as Triton's: several BLS requests can be

@@ -64,6 +64,8 @@ export interface InferResponse {
   modelName: string;
   modelVersion: string;
   outputs: InferTensor[];
+  /** The response's parameters, as a model set them (a Python model's InferenceResponse(parameters=...)). */
+  parameters?: Record<string, string | number | boolean>;
 }
 
 /**

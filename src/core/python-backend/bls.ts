@@ -9,7 +9,7 @@
 import { isDatatype } from '../kserve/datatypes.js';
 import type { InferRequest, InferResponse, InferTensor, LoadedModel } from '../executor/types.js';
 import { MAX_CONTROL_MESSAGE_BYTES } from './control-channel.js';
-import { MAX_PARAMETER_BYTES } from './python-model.js';
+import { parseParameters } from './parameters.js';
 import { inlineBytes, toInline } from './inline-tensors.js';
 import { latestVersion, type ModelLookup } from '../server/model-lookup.js';
 import type { ControlMessage } from './control-channel.js';
@@ -54,7 +54,7 @@ async function runOneResponse(message: ControlMessage, arena: SharedArena, looku
       offset += t.data.byteLength;
       return desc;
     });
-    return { op: 'bls_result', outputs, free_offset: align(offset), shm_size: arena.size };
+    return { op: 'bls_result', outputs, free_offset: align(offset), shm_size: arena.size, ...replyParameters(response) };
   } catch (err) {
     return { op: 'bls_result', error: blsFailure(caller, err) };
   }
@@ -79,7 +79,7 @@ async function runInlineBls(message: ControlMessage, arena: SharedArena, lookup:
     if (size > MAX_CONTROL_MESSAGE_BYTES) {
       return reply({ error: blsFailure(caller, new Error(`a response of ${size} bytes (its outputs in base64) exceeds the limit of ${MAX_CONTROL_MESSAGE_BYTES} bytes for one decoupled BLS response`)), final: r.final });
     }
-    reply({ outputs, final: r.final });
+    reply({ outputs, final: r.final, ...replyParameters(r.response) });
   };
   try {
     const { target, infer } = blsTarget(message, arena, lookup);
@@ -90,6 +90,11 @@ async function runInlineBls(message: ControlMessage, arena: SharedArena, lookup:
   } catch (err) {
     respond({ error: err instanceof Error ? err : new Error(String(err)), final: true });
   }
+}
+
+/** The target's response parameters, as model.py's response.parameters() gives them (JSON text). */
+function replyParameters(response: InferResponse | undefined): { parameters?: string } {
+  return response?.parameters ? { parameters: JSON.stringify(response.parameters) } : {};
 }
 
 interface BlsRequest {
@@ -156,26 +161,6 @@ function blsRequestOptions(m: ControlMessage): Pick<InferRequest, 'sequenceId' |
   const timeout = m.timeout ?? 0;
   if (!Number.isSafeInteger(timeout) || (timeout as number) < 0) throw new Error(`timeout ${String(timeout).slice(0, 40)} is not a number of microseconds`);
   if ((timeout as number) > 0) out.timeoutUs = timeout as number;
-  if (m.parameters !== undefined) out.parameters = blsParameters(m.parameters);
+  if (m.parameters !== undefined) out.parameters = parseParameters(m.parameters, 'the BLS request\'s parameters');
   return out;
-}
-
-function blsParameters(text: unknown): InferRequest['parameters'] {
-  if (typeof text !== 'string') throw new Error('the BLS request\'s parameters are not a JSON string');
-  const bytes = Buffer.byteLength(text);
-  if (bytes > MAX_PARAMETER_BYTES) throw new Error(`the BLS request's parameters take ${bytes} bytes as JSON, more than the ${MAX_PARAMETER_BYTES} a request may carry`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new Error('the BLS request\'s parameters are not valid JSON');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('the BLS request\'s parameters are not a JSON object');
-  const entries = Object.entries(parsed as Record<string, unknown>);
-  for (const [key, value] of entries) {
-    if (!['string', 'number', 'boolean'].includes(typeof value)) {
-      throw new Error(`the BLS request's parameter '${key.slice(0, 200)}' is a ${value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value}; parameters are strings, integers or booleans`);
-    }
-  }
-  return entries.length > 0 ? (parsed as Record<string, string | number | boolean>) : undefined;
 }

@@ -18,6 +18,7 @@ import { abortError, whenAborted } from '../executor/cancellation.js';
 import type { Logger } from '../server/logger.js';
 import { ModelStats } from './model-stats.js';
 import { checkOutputs } from './output-check.js';
+import { MAX_PARAMETER_BYTES, type ParameterMap } from './parameters.js';
 import { SequenceSlots } from './sequences.js';
 import { StubProcess, type ExecuteAnswer, type StubOptions } from './stub-process.js';
 
@@ -63,11 +64,6 @@ interface Instance {
   running: number;
 }
 
-/**
- * The most a request's parameters (request.parameters(), as JSON) may take: they travel in the
- * execute control message, which stays small whatever a client sends (sampling settings are bytes).
- */
-export const MAX_PARAMETER_BYTES = 64 << 10;
 
 /** pb_utils.TritonError codes (NOT_FOUND, INVALID_ARG, UNAVAILABLE, UNSUPPORTED) → failure reasons. */
 const FAILURE_BY_CODE: Record<number, FailureName> = { 2: 'NOT_FOUND', 3: 'INVALID_ARGUMENT', 4: 'UNAVAILABLE', 5: 'UNSUPPORTED' };
@@ -346,7 +342,7 @@ export class PythonModel implements LoadedModel {
       response.error = new InferError(answer.error, FAILURE_BY_CODE[answer.code ?? -1] ?? 'BACKEND');
     } else if (answer) {
       try {
-        response.response = { id: q.request.id, modelName: this.name, modelVersion: this.version, outputs: checkOutputs(this.name, this.outputs, answer.outputs, q.request.outputs) };
+        response.response = { id: q.request.id, modelName: this.name, modelVersion: this.version, outputs: checkOutputs(this.name, this.outputs, answer.outputs, q.request.outputs), ...withParameters(answer) };
       } catch (err) {
         response = { final, error: err instanceof InferError ? err : new InferError((err as Error).message, 'BACKEND') };
       }
@@ -371,10 +367,15 @@ export class PythonModel implements LoadedModel {
       if ('error' in answer) throw new InferError(answer.error, FAILURE_BY_CODE[answer.code ?? -1] ?? 'BACKEND');
       const outputs = checkOutputs(this.name, this.outputs, answer.outputs, q.request.outputs);
       this.stats_.request(true, Number(done - q.enqueued), Number(started - q.enqueued));
-      q.resolve({ id: q.request.id, modelName: this.name, modelVersion: this.version, outputs });
+      q.resolve({ id: q.request.id, modelName: this.name, modelVersion: this.version, outputs, ...withParameters(answer) });
     } catch (err) {
       this.stats_.request(false, Number(done - q.enqueued), 0);
       q.reject(err instanceof InferError ? err : new InferError((err as Error).message, 'BACKEND'));
     }
   }
+}
+
+/** A response's parameters from model.py (InferenceResponse(parameters=...)), when it set any. */
+function withParameters(answer: { parameters?: ParameterMap }): Pick<InferResponse, 'parameters'> {
+  return answer.parameters ? { parameters: answer.parameters } : {};
 }

@@ -16,6 +16,7 @@ import { CustomMetricHandles, ProtocolError } from './custom-metrics.js';
 import { fromInline } from './inline-tensors.js';
 import type { Interpreter } from './interpreter.js';
 import { LineLog } from './line-log.js';
+import { parseParameters, type ParameterMap } from './parameters.js';
 import { align, ARENA_KEEP_BYTES, SharedArena } from './shared-arena.js';
 
 export const STUB_SCRIPT = fileURLToPath(new URL('../../../python/gebe_stub.py', import.meta.url));
@@ -63,7 +64,7 @@ export interface ExecuteRequest {
 }
 
 /** One request's answer from model.py: outputs copied out of shared memory, or its error. */
-export type ExecuteAnswer = { outputs: InferTensor[] } | { error: string; code?: number };
+export type ExecuteAnswer = { outputs: InferTensor[]; parameters?: ParameterMap } | { error: string; code?: number };
 
 interface Pending {
   resolve(answers: ExecuteAnswer[]): void;
@@ -332,7 +333,7 @@ export class StubProcess {
       }
       outputs.push({ name: d.name, datatype: d.datatype as InferTensor['datatype'], shape: d.shape as number[], data: view.slice() });
     }
-    return { outputs };
+    return withResponseParameters(outputs, (r as { parameters?: unknown }).parameters);
   }
 
   private loadError(op: string, message: string): GebeError {
@@ -365,5 +366,16 @@ export class StubProcess {
 function inlineAnswer(m: ControlMessage): ExecuteAnswer {
   if (typeof m.error === 'string') return { error: m.error.slice(0, 65536), code: typeof m.code === 'number' ? m.code : undefined };
   const outputs = fromInline(m.outputs);
-  return Array.isArray(outputs) ? { outputs } : outputs;
+  return Array.isArray(outputs) ? withResponseParameters(outputs, m.parameters) : outputs;
+}
+
+/** An answer's outputs with the parameters model.py gave its response (JSON text), or the error they are. */
+function withResponseParameters(outputs: InferTensor[], text: unknown): ExecuteAnswer {
+  if (text === undefined) return { outputs };
+  try {
+    const parameters = parseParameters(text, 'the response\'s parameters');
+    return parameters ? { outputs, parameters } : { outputs };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
 }

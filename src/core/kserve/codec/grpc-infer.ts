@@ -139,9 +139,22 @@ export function encodeGrpcInferResponse(response: InferResponse): Record<string,
     model_name: response.modelName,
     model_version: response.modelVersion,
     id: response.id ?? '',
+    ...(response.parameters ? { parameters: grpcParameters(response.parameters) } : {}),
     outputs: response.outputs.map((o) => ({ name: o.name, datatype: o.datatype, shape: o.shape })),
     raw_output_contents: response.outputs.map((o) => o.data),
   };
+}
+
+/** A response's parameters as InferParameter messages: booleans, strings, integers as int64, other numbers as double. */
+function grpcParameters(parameters: NonNullable<InferResponse['parameters']>): Record<string, GrpcInferParameter> {
+  const out: Record<string, GrpcInferParameter> = {};
+  for (const [key, value] of Object.entries(parameters)) {
+    if (typeof value === 'boolean') out[key] = { bool_param: value };
+    else if (typeof value === 'string') out[key] = { string_param: value };
+    else if (Number.isSafeInteger(value)) out[key] = { int64_param: value };
+    else out[key] = { double_param: value };
+  }
+  return out;
 }
 
 /** The request parameter with which a streaming client asks for the final flag even when it comes without a response. */
@@ -169,7 +182,10 @@ export function encodeGrpcStreamResponse(
   request: Partial<Pick<GrpcInferRequestMessage, 'id' | 'model_name' | 'model_version'>>, final: boolean, response?: InferResponse, error?: string,
 ): Record<string, unknown> {
   const parameters = { [FINAL_PARAMETER]: { bool_param: final } };
-  if (response && error === undefined) return { error_message: '', infer_response: { ...encodeGrpcInferResponse(response), parameters } };
+  if (response && error === undefined) {
+    const encoded = encodeGrpcInferResponse(response);
+    return { error_message: '', infer_response: { ...encoded, parameters: { ...(encoded.parameters as object | undefined), ...parameters } } };
+  }
   const identity = { id: request.id ?? '', model_name: request.model_name ?? '', model_version: request.model_version ?? '' };
   return { error_message: error ?? '', infer_response: { ...identity, parameters } };
 }

@@ -33,7 +33,8 @@ export function encodeHttpInferResponse(response: InferResponse, encoding: Outpu
     }
   }
   const id = response.id !== undefined ? `,"id":${JSON.stringify(response.id)}` : '';
-  const json = `{"model_name":${JSON.stringify(response.modelName)},"model_version":${JSON.stringify(response.modelVersion)}${id},"outputs":[${parts.join(',')}]}`;
+  const parameters = response.parameters ? `,"parameters":${JSON.stringify(response.parameters)}` : '';
+  const json = `{"model_name":${JSON.stringify(response.modelName)},"model_version":${JSON.stringify(response.modelVersion)}${id}${parameters},"outputs":[${parts.join(',')}]}`;
   const jsonBytes = Buffer.byteLength(json, 'utf8');
   let contentLength = jsonBytes;
   for (const b of binaries) contentLength += b.byteLength;

@@ -154,6 +154,15 @@ const MODELS: Record<string, string[]> = {
     '        await asyncio.sleep(0.05)',
     '        raise ValueError("async broke after one response")',
   ],
+  // Two responses with parameters (Triton's InferenceResponse(parameters=...)), then the final flag.
+  stream_params: [
+    '    def execute(self, requests):',
+    '        for r in requests:',
+    '            sender = r.get_response_sender()',
+    '            for i in range(2):',
+    '                sender.send(pb_utils.InferenceResponse(response(i, i).output_tensors(), parameters={"index": i, "last": i == 1}))',
+    '            sender.send(flags=FINAL)',
+  ],
   // The process dies with a request open.
   dies: [
     '    def execute(self, requests):',
@@ -204,6 +213,41 @@ PLAIN.async_loop = [
   '            assert not big.has_error(), big.error().message()',
   '            total += 100 if int(pb_utils.get_output_tensor_by_name(big, "OUT").as_numpy().sum()) == 4_000_000 else 0',
   '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.array([kept + total], np.int32)), pb_utils.Tensor("IDX", np.zeros(1, np.uint32))]))',
+  '        return out',
+];
+
+// OUT = IN + 1 with response parameters; IN [-1]: parameters Triton refuses (a float), caught and
+// answered as the error's text in the parameters.
+PLAIN.answer_params = [
+  'import numpy as np',
+  'import triton_python_backend_utils as pb_utils',
+  'class TritonPythonModel:',
+  '    def execute(self, requests):',
+  '        out = []',
+  '        for r in requests:',
+  '            v = pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()',
+  '            try:',
+  '                parameters = {"temperature": 0.5} if v[0] == -1 else {"finish_reason": "stop", "tokens": 3, "cached": False}',
+  '                tensors = [pb_utils.Tensor("OUT", (v + 1).astype(np.int32)), pb_utils.Tensor("IDX", np.zeros(v.shape, np.uint32))]',
+  '                out.append(pb_utils.InferenceResponse(tensors, parameters=parameters))',
+  '            except pb_utils.TritonModelException as e:',
+  '                out.append(pb_utils.InferenceResponse(tensors, parameters={"refused": str(e)}))',
+  '        return out',
+];
+
+// Asks answer_params through BLS and answers its response's parameter "tokens" × 100 + its OUT.
+PLAIN.bls_params = [
+  'import json',
+  'import numpy as np',
+  'import triton_python_backend_utils as pb_utils',
+  'class TritonPythonModel:',
+  '    def execute(self, requests):',
+  '        out = []',
+  '        for r in requests:',
+  '            got = pb_utils.InferenceRequest(model_name="answer_params", inputs=[pb_utils.get_input_tensor_by_name(r, "IN")], requested_output_names=["OUT"]).exec()',
+  '            tokens = json.loads(got.parameters())["tokens"]',
+  '            value = int(pb_utils.get_output_tensor_by_name(got, "OUT").as_numpy()[0])',
+  '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.array([tokens * 100 + value], np.int32)), pb_utils.Tensor("IDX", np.zeros(1, np.uint32))]))',
   '        return out',
 ];
 
@@ -411,6 +455,22 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect([first.status, first.body.outputs?.[0]?.data ?? first.body.error]).toEqual([200, [1112]]);
     const second = await infer([5]);
     expect([second.status, second.body.outputs?.[0]?.data ?? second.body.error]).toEqual([200, [1110]]);
+  });
+
+  it('carries the parameters model.py gives a response to HTTP, gRPC, stream and BLS clients', async () => {
+    const http = await postJson(`${server.http}/v2/models/answer_params/infer`, { inputs: [{ name: 'IN', datatype: 'INT32', shape: [1], data: [4] }], outputs: [{ name: 'OUT' }] });
+    expect([http.status, http.body.parameters, http.body.outputs?.[0]?.data]).toEqual([200, { finish_reason: 'stop', tokens: 3, cached: false }, [5]]);
+    const unary = await call(grpc, 'ModelInfer', request('answer_params', 'u', [4])) as { parameters: Record<string, Record<string, unknown>> };
+    expect(Object.fromEntries(Object.entries(unary.parameters).map(([k, p]) => [k, p[p.parameter_choice as string]]))).toEqual({ finish_reason: 'stop', tokens: 3, cached: false });
+    expect(unary.parameters.tokens!.parameter_choice).toBe('int64_param');
+    const streamed = (await streamInfer(grpc, [request('stream_params', 's', [0])])) as Array<{ infer_response: { parameters: Record<string, Record<string, unknown>> } }>;
+    expect(streamed.map((a) => Object.fromEntries(Object.entries(a.infer_response.parameters).map(([k, p]) => [k, p[p.parameter_choice as string]])))).toEqual([
+      { index: 0, last: false, triton_final_response: false }, { index: 1, last: true, triton_final_response: false },
+    ]);
+    const bls = await postJson(`${server.http}/v2/models/bls_params/infer`, { inputs: [{ name: 'IN', datatype: 'INT32', shape: [1], data: [9] }] });
+    expect([bls.status, bls.body.outputs?.[0]?.data ?? bls.body.error]).toEqual([200, [310]]);
+    const refused = await postJson(`${server.http}/v2/models/answer_params/infer`, { inputs: [{ name: 'IN', datatype: 'INT32', shape: [1], data: [-1] }] });
+    expect(refused.body.parameters).toEqual({ refused: 'Expect parameters values to have type bool/int/str, found type float' });
   });
 
   it('tells model.py when the client of an open request goes away (is_cancelled())', async () => {
