@@ -171,20 +171,24 @@ const MODELS: Record<string, string[]> = {
   ],
 };
 
+/** A model.py whose execute() runs `body` for each request `r` (its IN as numpy: `v`), appending its response to `out`. */
+const perRequest = (body: string[]): string[] => [
+  'import json',
+  'import numpy as np',
+  'import triton_python_backend_utils as pb_utils',
+  'class TritonPythonModel:',
+  '    def execute(self, requests):',
+  '        out = []',
+  '        for r in requests:',
+  '            v = pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()',
+  ...body.map((line) => `            ${line}`),
+  '        return out',
+];
+
 /** Python models that are not decoupled (config and model.py), for BLS from the decoupled ones. */
 const PLAIN: Record<string, string[]> = {
   // OUT = IN * 2, IDX = 0.
-  double: [
-    'import numpy as np',
-    'import triton_python_backend_utils as pb_utils',
-    'class TritonPythonModel:',
-    '    def execute(self, requests):',
-    '        out = []',
-    '        for r in requests:',
-    '            v = pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()',
-    '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", (v * 2).astype(np.int32)), pb_utils.Tensor("IDX", np.zeros(v.shape, np.uint32))]))',
-    '        return out',
-  ],
+  double: perRequest(['out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", (v * 2).astype(np.int32)), pb_utils.Tensor("IDX", np.zeros(v.shape, np.uint32))]))']),
 };
 
 // An async execute() (Triton's default mode: waited for) that sends BLS requests side by side
@@ -218,38 +222,21 @@ PLAIN.async_loop = [
 
 // OUT = IN + 1 with response parameters; IN [-1]: parameters Triton refuses (a float), caught and
 // answered as the error's text in the parameters.
-PLAIN.answer_params = [
-  'import numpy as np',
-  'import triton_python_backend_utils as pb_utils',
-  'class TritonPythonModel:',
-  '    def execute(self, requests):',
-  '        out = []',
-  '        for r in requests:',
-  '            v = pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()',
-  '            try:',
-  '                parameters = {"temperature": 0.5} if v[0] == -1 else {"finish_reason": "stop", "tokens": 3, "cached": False}',
-  '                tensors = [pb_utils.Tensor("OUT", (v + 1).astype(np.int32)), pb_utils.Tensor("IDX", np.zeros(v.shape, np.uint32))]',
-  '                out.append(pb_utils.InferenceResponse(tensors, parameters=parameters))',
-  '            except pb_utils.TritonModelException as e:',
-  '                out.append(pb_utils.InferenceResponse(tensors, parameters={"refused": str(e)}))',
-  '        return out',
-];
+PLAIN.answer_params = perRequest([
+  'tensors = [pb_utils.Tensor("OUT", (v + 1).astype(np.int32)), pb_utils.Tensor("IDX", np.zeros(v.shape, np.uint32))]',
+  'try:',
+  '    parameters = {"temperature": 0.5} if v[0] == -1 else {"finish_reason": "stop", "tokens": 3, "cached": False}',
+  '    out.append(pb_utils.InferenceResponse(tensors, parameters=parameters))',
+  'except pb_utils.TritonModelException as e:',
+  '    out.append(pb_utils.InferenceResponse(tensors, parameters={"refused": str(e)}))',
+]);
 
 // Asks answer_params through BLS and answers its response's parameter "tokens" × 100 + its OUT.
-PLAIN.bls_params = [
-  'import json',
-  'import numpy as np',
-  'import triton_python_backend_utils as pb_utils',
-  'class TritonPythonModel:',
-  '    def execute(self, requests):',
-  '        out = []',
-  '        for r in requests:',
-  '            got = pb_utils.InferenceRequest(model_name="answer_params", inputs=[pb_utils.get_input_tensor_by_name(r, "IN")], requested_output_names=["OUT"]).exec()',
-  '            tokens = json.loads(got.parameters())["tokens"]',
-  '            value = int(pb_utils.get_output_tensor_by_name(got, "OUT").as_numpy()[0])',
-  '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.array([tokens * 100 + value], np.int32)), pb_utils.Tensor("IDX", np.zeros(1, np.uint32))]))',
-  '        return out',
-];
+PLAIN.bls_params = perRequest([
+  'got = pb_utils.InferenceRequest(model_name="answer_params", inputs=[pb_utils.Tensor("IN", v)], requested_output_names=["OUT"]).exec()',
+  'value = int(pb_utils.get_output_tensor_by_name(got, "OUT").as_numpy()[0])',
+  'out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.array([json.loads(got.parameters())["tokens"] * 100 + value], np.int32)), pb_utils.Tensor("IDX", np.zeros(1, np.uint32))]))',
+]);
 
 // OUT = IN * 2 for any number of elements (the ensemble's pre- and postprocessing step).
 PLAIN.double_any = PLAIN.double!;
