@@ -75,8 +75,8 @@ def _read_messages():
             if op == "cancel":
                 pb_utils._cancel_request(message.get("key"))
                 continue
-            if op == "metric_reply":  # for whichever thread of model.py waits on it
-                _answer_metric_call(message.get("call"), message)
+            if op in _CALL_REPLIES:  # for whichever thread of model.py waits on it
+                _answer_call(message.get("call"), message)
                 continue
             if _route_thread_bls(message):
                 continue
@@ -88,28 +88,30 @@ def _read_messages():
     except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
         # Threads of model.py waiting on a reply get an error instead of waiting forever.
         closed = {"error": "gebe's control pipe closed", "final": True}
-        for call in list(_metric_replies):
-            _answer_metric_call(call, closed)
+        for call in list(_call_replies):
+            _answer_call(call, closed)
         for bls_id in list(_thread_bls):
             _route_thread_bls({"op": "bls_response", "bls_id": bls_id, **closed})
         _inbox.put(exc)
 
 
-# Metric calls waiting for gebe's reply, by call id: a queue each. Any thread of model.py may call.
-_metric_replies = {}
-_metric_calls = itertools.count(1)
+# Calls to gebe that wait for its reply (a metric's, the model loading API's), by call id: a queue
+# each. Any thread of model.py may call.
+_CALL_REPLIES = ("metric_reply", "model_control_reply")
+_call_replies = {}
+_call_ids = itertools.count(1)
 
 
-def _metric_call(fields):
-    call = next(_metric_calls)
+def _call(op, fields):
+    call = next(_call_ids)
     replies = queue.SimpleQueue()
-    _metric_replies[call] = replies
-    _send({"op": "metric", "call": call, **fields})
+    _call_replies[call] = replies
+    _send({"op": op, "call": call, **fields})
     return replies.get()
 
 
-def _answer_metric_call(call, reply):
-    replies = _metric_replies.pop(call, None)
+def _answer_call(call, reply):
+    replies = _call_replies.pop(call, None)
     if replies is not None:
         replies.put(reply)
 
@@ -487,7 +489,7 @@ def _send_response(key, response, final, requested):
 pb_utils._bls_exec = _bls_exec
 pb_utils._log_sink = _log
 pb_utils._send_response = _send_response
-pb_utils._metric_call = _metric_call
+pb_utils._call = _call
 pb_utils._metric_send = _metric_send
 
 

@@ -483,9 +483,9 @@ class ModelConfig:
             policy["decoupled"] = wanted
 
 
-# Set by the stub: _metric_call(fields) sends a metric message to gebe and returns its reply;
-# _metric_send(fields) sends one that needs none.
-_metric_call = None
+# Set by the stub: _call(op, fields) sends a message to gebe and returns its reply; _metric_send(fields)
+# sends a metric message that needs none.
+_call = None
 _metric_send = None
 _metric_ids = itertools.count(1)
 
@@ -501,11 +501,35 @@ def _metric_number(value, what):
     return value
 
 
-def _metric_reply(fields):
-    reply = _metric_call(fields)
+def _call_reply(op, fields):
+    """gebe's reply to a call, or its error raised."""
+    reply = _call(op, fields)
     if reply.get("error") is not None:
         raise TritonModelException(reply["error"])
     return reply
+
+
+def _metric_reply(fields):
+    return _call_reply("metric", fields)
+
+
+def load_model(model_name, config="", files=None):
+    """Triton's model loading API: loads (or reloads) another model of the server, with `config` (the
+    model's config as JSON) in place of its config.pbtxt; needs explicit model control mode. gebe
+    takes no model files inline (`files`): they are refused as the repository API refuses them."""
+    parameters = {"config": config} if config else {}
+    parameters.update({key: "" for key in (files or {})})
+    _call_reply("model_control", {"action": "load", "model_name": model_name, "parameters": parameters})
+
+
+def unload_model(model_name, unload_dependents=False):
+    """Triton's model loading API: unloads another model of the server (explicit model control mode)."""
+    _call_reply("model_control", {"action": "unload", "model_name": model_name, "parameters": {"unload_dependents": bool(unload_dependents)}})
+
+
+def is_model_ready(model_name, model_version=""):
+    """Whether another model of the server (at `model_version`, or any) is READY."""
+    return bool(_call_reply("model_control", {"action": "is_ready", "model_name": model_name, "model_version": str(model_version)})["ready"])
 
 
 class MetricFamily:

@@ -8,7 +8,7 @@
  */
 import { isDatatype } from '../kserve/datatypes.js';
 import type { InferRequest, InferResponse, InferTensor, LoadedModel } from '../executor/types.js';
-import { MAX_CONTROL_MESSAGE_BYTES } from './control-channel.js';
+import { MAX_CONTROL_MESSAGE_BYTES, NO_SERVER_HERE } from './control-channel.js';
 import { parseParameters } from './parameters.js';
 import { inlineBytes, toInline } from './inline-tensors.js';
 import { latestVersion, type ModelLookup } from '../server/model-lookup.js';
@@ -26,7 +26,7 @@ export function runBls(message: ControlMessage, arena: SharedArena, lookup: Mode
 
 /** The model a BLS request names, and the request to run on it. */
 function blsTarget(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined): { request: BlsRequest; target: LoadedModel; infer: InferRequest } {
-  if (!lookup) throw new Error('BLS requests need a server: this model was loaded outside `gebe serve`');
+  if (!lookup) throw new Error(`BLS requests need a server's models: ${NO_SERVER_HERE}`);
   const request = blsRequest(message, arena);
   const target = lookup.resolve(request.model, request.version);
   return {

@@ -86,3 +86,6 @@ export class ControlChannel {
     return frame;
   }
 }
+
+/** Why model.py cannot reach the server's models (BLS, the model loading API) from where it runs. */
+export const NO_SERVER_HERE = 'none is reachable here (outside `gebe serve`, or from auto_complete_config(), which runs before the server\'s models are)';

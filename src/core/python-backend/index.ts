@@ -12,8 +12,10 @@ import { datatypeFromConfig } from '../kserve/datatypes.js';
 import type { Datatype, LoadedModel, TensorMetadata } from '../executor/types.js';
 import { outsideMessage, resolveInside } from '../repository/inside.js';
 import type { Logger } from '../server/logger.js';
+import type { ModelControl } from '../server/model-control.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import { runBls } from './bls.js';
+import { runModelControl } from './model-control.js';
 import { findInterpreter } from './interpreter.js';
 import { sequenceBatching } from '../executor/sequence-options.js';
 import { PythonModel } from './python-model.js';
@@ -33,6 +35,8 @@ export interface PythonLoadContext {
   completeConfig?(modelDir: string, version: string, config: ModelConfig, log: Logger): Promise<ModelConfig>;
   /** The server's models, for BLS requests; without it BLS requests fail. */
   lookup?: ModelLookup;
+  /** The server's model control, for pb_utils.load_model and the others; without it they fail. */
+  control?: ModelControl;
   shmCapBytes?: number;
   unloadGraceMs?: number;
 }
@@ -90,7 +94,9 @@ export async function autoCompletePythonConfig(modelDir: string, version: string
   if (!incomplete && !readFileSync(files.modelFile, 'utf8').includes('auto_complete_config')) return undefined;
   return StubProcess.autoComplete({
     interpreter: files.interpreter, modelName: files.name, instanceName: `${files.name}_auto_complete`, modelFile: files.modelFile,
-    args: files.args('', 'CPU'), shmCap: 1 << 20, log, bls: () => Promise.resolve(),
+    args: files.args('', 'CPU'), shmCap: 1 << 20, log,
+    bls: (message, arena, send) => runBls(message, arena, undefined, files.name, send),
+    modelControl: (message, send) => runModelControl(message, undefined, files.name, send),
   });
 }
 
@@ -117,6 +123,7 @@ export async function loadPythonModel(modelDir: string, version: string, config:
       interpreter, modelName: name, instanceName: instance, modelFile, shmCap, log: context.log,
       args: args(instance, instances.find((i) => i.name === instance)!.kind),
       bls: (message, arena, send) => runBls(message, arena, context.lookup, name, send),
+      modelControl: (message, send) => runModelControl(message, context.control, name, send),
     }),
   );
 }

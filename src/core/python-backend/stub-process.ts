@@ -33,6 +33,8 @@ export interface StubOptions {
   log: Logger;
   /** Runs a BLS request the stub sent during execute(), sending its reply (a decoupled one's replies) through `send`. */
   bls(message: ControlMessage, arena: SharedArena, send: (reply: ControlMessage) => void): Promise<void>;
+  /** Runs a model loading API call (pb_utils.load_model and the others), sending its reply through `send`. */
+  modelControl(message: ControlMessage, send: (reply: ControlMessage) => void): Promise<void>;
   /** Called once when the process has exited (expectedly or not), with why, in the words requests fail with. */
   onExit?(reason: string): void;
   /**
@@ -257,6 +259,11 @@ export class StubProcess {
         return;
       case 'bls':
         void this.o.bls(m, this.arena, (reply) => {
+          if (this.alive) this.channel.send(reply);
+        });
+        return;
+      case 'model_control':
+        void this.o.modelControl(m, (reply) => {
           if (this.alive) this.channel.send(reply);
         });
         return;

@@ -41,13 +41,6 @@ export class InferenceService {
 
   constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics, private readonly strictReadiness = true) {}
 
-  /** As in Triton, clients may change what is loaded only in explicit model control mode. */
-  requireExplicitControl(what: 'load' | 'unload'): void {
-    if (this.models.mode !== 'explicit') {
-      throw new ProtocolError(`explicit model ${what} is not allowed if polling is enabled or model control is off (start the server with --model-control-mode explicit)`, 400, GrpcStatus.FAILED_PRECONDITION);
-    }
-  }
-
   serverMetadata(): ServerMetadata {
     return { name: 'gebe', version: gebeVersion, extensions: SERVER_EXTENSIONS };
   }

@@ -7,8 +7,11 @@
 import { isDecoupled, type ModelConfig } from '../config/model-config.js';
 import type { LoadedModel } from '../executor/types.js';
 import type { Logger } from './logger.js';
+import type { ModelControl } from './model-control.js';
 import type { ModelLookup } from './model-lookup.js';
+import { parseLoadParameters, parseUnloadParameters } from './repository-parameters.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ProtocolError } from '../kserve/protocol-error.js';
 import { serveSupport } from './serve-support.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
@@ -52,7 +55,7 @@ export interface IndexEntry {
   reason?: string;
 }
 
-export class ModelManager implements ModelLookup {
+export class ModelManager implements ModelLookup, ModelControl {
   private readonly records = new Map<string, ModelRecord>();
   private pollTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
@@ -254,7 +257,7 @@ export class ModelManager implements ModelLookup {
   private loaderFor(config: ModelConfig): LoadModelFn {
     if (isEnsembleConfig(config)) return (_dir, version, cfg) => loadEnsemble(cfg, version, this);
     // backend "python" runs model.py in gebe's stub processes; their BLS requests find models here.
-    if (isPythonModel(config)) return (dir, version, cfg) => loadPythonModel(dir, version, cfg, { log: this.log, lookup: this });
+    if (isPythonModel(config)) return (dir, version, cfg) => loadPythonModel(dir, version, cfg, { log: this.log, lookup: this, control: this });
     return this.loadModel;
   }
 
@@ -369,6 +372,41 @@ export class ModelManager implements ModelLookup {
       throw ProtocolError.unavailable(`Request for unknown model: '${name}' has no available versions${reason ? ` (${reason})` : ''}`);
     }
     return best.model!;
+  }
+
+  requestLoad(name: string, parameters: unknown): Promise<void> {
+    try {
+      const { config } = parseLoadParameters(parameters, name);
+      this.requireExplicitControl('load');
+      return this.load(name, config);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  requestUnload(name: string, parameters: unknown): Promise<void> {
+    try {
+      const { unloadDependents } = parseUnloadParameters(parameters, name);
+      this.requireExplicitControl('unload');
+      return this.unload(name, undefined, { dependents: unloadDependents });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  isReadyModel(name: string, version?: string): boolean {
+    try {
+      return this.isReady(name, version);
+    } catch {
+      return false;
+    }
+  }
+
+  /** As in Triton, what is loaded changes at a request only in explicit model control mode. */
+  private requireExplicitControl(what: 'load' | 'unload'): void {
+    if (this.mode !== 'explicit') {
+      throw new ProtocolError(`explicit model ${what} is not allowed if polling is enabled or model control is off (start the server with --model-control-mode explicit)`, 400, GrpcStatus.FAILED_PRECONDITION);
+    }
   }
 
   /** Whether a model (or one version) is ready; throws 404 for unknown names only. */

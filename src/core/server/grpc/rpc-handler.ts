@@ -13,7 +13,6 @@ import {
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
-import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
 import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
 import { grpcRoot, toNumber, UndecodableMessage } from '../../kserve/grpc-proto.js';
 
@@ -129,15 +128,11 @@ function methods(s: InferenceService): Record<string, Method> {
     ModelStatistics: (r) => ({ model_stats: s.statistics(r.name || undefined, version(r.version)) }),
     RepositoryIndex: async (r) => ({ models: (await s.models.index(Boolean(r.ready))).map((e) => ({ name: e.name, version: e.version ?? '', state: e.state ?? '', reason: e.reason ?? '' })) }),
     RepositoryModelLoad: async (r) => {
-      const { config } = parseLoadParameters(plainParameters(r.parameters), r.model_name);
-      s.requireExplicitControl('load');
-      await s.models.load(r.model_name, config);
+      await s.models.requestLoad(r.model_name, plainParameters(r.parameters));
       return {};
     },
     RepositoryModelUnload: async (r) => {
-      const { unloadDependents } = parseUnloadParameters(plainParameters(r.parameters), r.model_name);
-      s.requireExplicitControl('unload');
-      await s.models.unload(r.model_name, undefined, { dependents: unloadDependents });
+      await s.models.requestUnload(r.model_name, plainParameters(r.parameters));
       return {};
     },
     SystemSharedMemoryStatus: unimplemented('SystemSharedMemoryStatus'),

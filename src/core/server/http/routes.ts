@@ -7,7 +7,6 @@ import { encodeHttpInferResponse } from '../../kserve/codec/http-infer-response.
 import type { InferenceService } from '../inference-service.js';
 import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import type { RestrictedApi } from '../restricted-api.js';
-import { parseLoadParameters, parseUnloadParameters } from '../repository-parameters.js';
 import { decodeContentEncoding } from './body.js';
 import { AnswerStream, EMPTY, emptyAnswer, inferAnswer, JSON_HEADERS, jsonAnswer, type HttpAnswer } from './respond.js';
 import { decodeGenerateRequest, generateErrorText, generateResponseText } from '../../kserve/codec/generate.js';
@@ -244,17 +243,13 @@ async function handleIndex(ctx: RouteContext): Promise<HttpAnswer> {
 
 async function handleLoad(ctx: RouteContext): Promise<HttpAnswer> {
   const body = await readJsonBody(ctx);
-  const { config } = parseLoadParameters(body.parameters, ctx.model!);
-  ctx.service.requireExplicitControl('load');
-  await ctx.service.models.load(ctx.model!, config);
+  await ctx.service.models.requestLoad(ctx.model!, body.parameters);
   return jsonAnswer(200, {});
 }
 
 async function handleUnload(ctx: RouteContext): Promise<HttpAnswer> {
   const body = await readJsonBody(ctx);
-  const { unloadDependents } = parseUnloadParameters(body.parameters, ctx.model!);
-  ctx.service.requireExplicitControl('unload');
-  await ctx.service.models.unload(ctx.model!, undefined, { dependents: unloadDependents });
+  await ctx.service.models.requestUnload(ctx.model!, body.parameters);
   return jsonAnswer(200, {});
 }
 
