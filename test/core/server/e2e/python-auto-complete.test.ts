@@ -112,6 +112,23 @@ const MODELS: Record<string, { config: string; files: Record<string, string[]> }
         '        return []'],
     },
   },
+  // Reaches for another model from auto_complete_config(), which runs before any is: a BLS request
+  // answers an error and load_model raises (neither waits for a reply that never comes).
+  reaching: {
+    config: 'backend: "python"\n',
+    files: {
+      'model.py': [...HEADER,
+        ...completing('TritonPythonModel', [
+          '        said = pb_utils.InferenceRequest(model_name="minimal", inputs=[], requested_output_names=[]).exec()',
+          '        try:',
+          '            pb_utils.load_model("minimal")',
+          '        except pb_utils.TritonModelException as e:',
+          '            raise ValueError(said.error().message() + " / " + str(e))',
+        ]),
+        '    def execute(self, requests):',
+        '        return []'],
+    },
+  },
   // A complete config.pbtxt and no auto_complete_config: no pass, so model.py is imported once.
   complete: {
     config: 'backend: "python"\ninput [ { name: "IN" data_type: TYPE_FP32 dims: [ 2 ] } ]\noutput [ { name: "OUT" data_type: TYPE_FP32 dims: [ 2 ] }, { name: "SEEN" data_type: TYPE_INT32 dims: [ 1 ] } ]\n',
@@ -179,6 +196,12 @@ describe.skipIf(!python.available)('auto_complete_config of Python models', () =
     const invalid = await postJson(`${server.http}/v2/repository/models/invalid/load`, {});
     expect(invalid.status).toBe(400);
     expect(invalid.body.error).toMatch(/^failed to load 'invalid': invalid\/config\.pbtxt \(as model\.py's auto_complete_config\(\) completed it\):\d+:\d+ TENSOR_DIM_INVALID model input 'IN' dimension must be integer >= 1, or -1 to indicate a variable-size dimension, got 0$/);
+  });
+
+  it('tells an auto_complete_config() that reaches for other models that none is reachable yet', async () => {
+    const reaching = await postJson(`${server.http}/v2/repository/models/reaching/load`, {});
+    const none = "none is reachable here (outside `gebe serve`, or from auto_complete_config(), which runs before the server's models are)";
+    expect(reaching.body.error).toContain(`ValueError: BLS request from 'reaching' failed: BLS requests need a server's models: ${none} / the model loading API needs a server's model control: ${none}`);
   });
 
   it('refuses in model.py what would contradict config.pbtxt, as Triton\'s ModelConfig does', () => {
