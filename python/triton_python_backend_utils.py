@@ -22,6 +22,9 @@ TRITONSERVER_REQUEST_FLAG_SEQUENCE_END = 2
 TRITONSERVER_MEMORY_CPU = 0
 TRITONSERVER_MEMORY_CPU_PINNED = 1
 TRITONSERVER_MEMORY_GPU = 2
+# Triton's request release flags (InferenceRequest.set_release_flags).
+TRITONSERVER_REQUEST_RELEASE_ALL = 1
+TRITONSERVER_REQUEST_RELEASE_RESCHEDULE = 2
 
 # Triton's data types in the order of their codes (inference.DataType 1-13), by KServe name, with
 # their numpy types: the one table the config names (TYPE_*), the codes and the stub's KServe
@@ -257,6 +260,14 @@ class InferenceRequest:
     def is_cancelled(self):
         sender = getattr(self, "_sender", None)
         return sender is not None and sender.is_cancelled()
+
+    def set_release_flags(self, flags):
+        """Triton's request rescheduling, which needs sequence_batching { iterative_sequence: true }:
+        gebe serve refuses such a config, so a request here cannot be rescheduled."""
+        if flags & TRITONSERVER_REQUEST_RELEASE_RESCHEDULE:
+            raise TritonModelException(
+                "request rescheduling (TRITONSERVER_REQUEST_RELEASE_RESCHEDULE) needs sequence_batching { iterative_sequence: true }, "
+                "which gebe serve does not implement")
 
     def get_response_sender(self):
         if getattr(self, "_sender", None) is None:

@@ -7,6 +7,12 @@ import type { Readable, Writable } from 'node:stream';
 
 /** The largest control message accepted from a stub (tensor metadata of one execute, errors). */
 export const MAX_CONTROL_MESSAGE_BYTES = 4 << 20;
+/**
+ * The most of gebe's messages a stub may leave unread (its reader thread takes them as they come):
+ * beyond it the stub has stopped reading (stopped, or hung in code that holds Python's lock) and is
+ * ended, rather than gebe holding what it keeps sending it (a decoupled BLS stream's responses).
+ */
+export const MAX_UNREAD_CONTROL_BYTES = 16 * MAX_CONTROL_MESSAGE_BYTES;
 
 export type ControlMessage = Record<string, unknown> & { op: string };
 
@@ -31,10 +37,14 @@ export class ControlChannel {
   }
 
   send(message: ControlMessage): void {
+    if (this.broken) return;
     const body = Buffer.from(JSON.stringify(message), 'utf8');
     const header = Buffer.alloc(4);
     header.writeUInt32LE(body.byteLength, 0);
     this.output.write(Buffer.concat([header, body]));
+    if (this.output.writableLength > MAX_UNREAD_CONTROL_BYTES) {
+      this.fail(`it left ${this.output.writableLength} bytes of gebe's messages unread, more than the ${MAX_UNREAD_CONTROL_BYTES} it may`);
+    }
   }
 
   private receive(chunk: Buffer): void {

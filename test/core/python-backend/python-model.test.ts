@@ -63,6 +63,13 @@ import os
 import numpy as np
 import triton_python_backend_utils as pb_utils
 
+def refused(fn):
+    try:
+        fn()
+        return ""
+    except pb_utils.TritonModelException as e:
+        return str(e)
+
 class TritonPythonModel:
     def execute(self, requests):
         words = np.array([b"ab", "c", b""], dtype=np.object_)
@@ -74,6 +81,7 @@ class TritonPythonModel:
             pb_utils.serialize_byte_tensor(np.zeros(2)) is None,
             requests[0].trace().get_context() is None,
             pb_utils.get_model_dir() == os.path.dirname(os.path.abspath(__file__)) and os.path.basename(pb_utils.get_model_dir()) == "1",
+            refused(lambda: requests[0].set_release_flags(pb_utils.TRITONSERVER_REQUEST_RELEASE_RESCHEDULE)).startswith("request rescheduling"),
         ]
         return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([[r.timeout(), float(all(checks)), 0]], np.float32))]) for r in requests]
 `));
