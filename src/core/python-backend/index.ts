@@ -57,7 +57,7 @@ export function withPythonModels(load: Loader, context: PythonLoadContext): Load
 }
 
 /** A version's model.py (or default_model_filename), its interpreter, and Triton's initialize() arguments. */
-function modelFiles(modelDir: string, version: string, config: ModelConfig) {
+async function modelFiles(modelDir: string, version: string, config: ModelConfig) {
   const dir = path.resolve(modelDir);
   const name = config.name ?? path.basename(dir);
   const fileName = config.default_model_filename || 'model.py';
@@ -76,7 +76,7 @@ function modelFiles(modelDir: string, version: string, config: ModelConfig) {
     model_version: version,
     model_name: name,
   });
-  return { dir, name, modelFile: found.path, interpreter: findInterpreter(dir, config), args };
+  return { dir, name, modelFile: found.path, interpreter: await findInterpreter(dir, config), args };
 }
 
 /**
@@ -89,7 +89,7 @@ function modelFiles(modelDir: string, version: string, config: ModelConfig) {
  * none costs no extra interpreter start. Undefined when it did not run.
  */
 export async function autoCompletePythonConfig(modelDir: string, version: string, config: ModelConfig, log: Logger): Promise<unknown> {
-  const files = modelFiles(modelDir, version, config);
+  const files = await modelFiles(modelDir, version, config);
   const incomplete = !config.input?.length || !config.output?.length;
   if (!incomplete && !readFileSync(files.modelFile, 'utf8').includes('auto_complete_config')) return undefined;
   return StubProcess.autoComplete({
@@ -101,7 +101,7 @@ export async function autoCompletePythonConfig(modelDir: string, version: string
 }
 
 export async function loadPythonModel(modelDir: string, version: string, config: ModelConfig, context: PythonLoadContext): Promise<PythonModel> {
-  const { dir, name, modelFile, interpreter, args } = modelFiles(modelDir, version, config);
+  const { dir, name, modelFile, interpreter, args } = await modelFiles(modelDir, version, config);
   const sequence = pythonSequences(name, dir, config);
   const batched = Number(config.max_batch_size ?? 0) > 0;
   const inputs = describe(name, 'input', config.input ?? [], batched);

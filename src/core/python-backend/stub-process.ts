@@ -96,7 +96,7 @@ export class StubProcess {
     this.arena = SharedArena.create(o.shmCap);
     this.child = spawn(o.interpreter.command, [STUB_SCRIPT, this.arena.path], {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-      env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+      env: { ...process.env, ...o.interpreter.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
     });
     const fields = { model: o.modelName, instance: o.instanceName };
     new LineLog(this.child.stdout!, (line) => o.log.info(line, fields));

@@ -14,6 +14,7 @@ import { joinBytesElements, splitBytesElements } from '../../../src/core/kserve/
 import { createLogger, silentLogger } from '../../../src/core/server/logger.js';
 import { memoryIO } from '../../../src/io.js';
 import { loadPythonModel, type PythonLoadContext } from '../../../src/core/python-backend/index.js';
+import { environmentCache } from '../../../src/core/python-backend/packed-environment.js';
 import { pythonForTests } from '../../helpers/python-env.js';
 import { executorLoader } from '../../../src/commands/perf/executor-loader.js';
 import { repoRoot } from '../../helpers/onnx-fixtures.js';
@@ -322,6 +323,37 @@ class TritonPythonModel:
       expect(splitBytesElements(answer.outputs[0]!.data).map((b) => Buffer.from(b).toString())).toEqual(['five']);
     } finally {
       await model.unload();
+    }
+  });
+
+  it('runs model.py in a packed environment (EXECUTION_ENV_PATH naming a .tar.gz, as conda-pack makes), unpacked into the cache', async () => {
+    // A venv that finds the tests' numpy through a .pth file, packed as conda-pack packs one.
+    const venv = path.join(root, 'to-pack-venv');
+    execFileSync('python3', ['-m', 'venv', '--without-pip', venv]);
+    const ask = (python: string, code: string) => execFileSync(python, ['-c', code], { encoding: 'utf8' }).trim();
+    const sitePackages = ask(path.join(venv, 'bin', 'python3'), 'import sysconfig; print(sysconfig.get_paths()["purelib"])');
+    writeFileSync(path.join(sitePackages, 'tests-numpy.pth'), `${ask('python3', 'import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))')}\n`);
+    const dir = pyModel('packed', CONFIG('packed', 'parameters { key: "EXECUTION_ENV_PATH" value: { string_value: "$$TRITON_MODEL_DIRECTORY/python3.tar.gz" } }\n'), `
+import os, sys
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        cache = os.environ["GEBE_TEST_CACHE"]
+        checks = [sys.prefix.startswith(cache + os.sep), os.environ["LD_LIBRARY_PATH"].startswith(os.path.join(sys.prefix, "lib")),
+                  os.environ["PATH"].startswith(os.path.join(sys.prefix, "bin"))]
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([[float(c) for c in checks]], np.float32))]) for _ in requests]
+`);
+    execFileSync('tar', ['-czf', path.join(dir, 'python3.tar.gz'), '-C', venv, '.']);
+    rmSync(venv, { recursive: true, force: true });
+    process.env.GEBE_TEST_CACHE = environmentCache();
+    const model = await load(dir);
+    try {
+      expect(floats((await model.infer({ inputs: [X([0, 0, 0])] })).outputs[0]!)).toEqual([1, 1, 1]);
+    } finally {
+      await model.unload();
+      delete process.env.GEBE_TEST_CACHE;
     }
   });
 

@@ -4,13 +4,13 @@
  * in the baseline by the same scanner as the working tree, so both sides see models, versions and
  * files the way Triton would.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { GebeError, UsageError } from '../../../errors.js';
 import { nodeFileSystem, type ScanFileSystem } from '../../repository/fs.js';
 import { CONFIG_FILE, scanTarget } from '../../repository/scan.js';
+import { TARBALL, unpackTarballSync } from '../../repository/tarball.js';
 import type { ScanTarget } from '../../repository/types.js';
 import { git, GitTreeFileSystem } from './git-tree-fs.js';
 
@@ -36,7 +36,6 @@ export interface Baseline {
   dispose(): void;
 }
 
-const TARBALL = /\.(tar|tgz|tar\.gz|tar\.bz2|tbz2|tar\.xz|txz)$/i;
 
 export function openBaseline(spec: string, cwd: string, targets: ScanTarget[]): Baseline {
   const abs = path.resolve(cwd, spec);
@@ -96,13 +95,10 @@ function tarballBaseline(spec: string, file: string): Baseline {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gebe-against-'));
   const dispose = () => fs.rmSync(tmp, { recursive: true, force: true });
   try {
-    // tar refuses absolute and ../ member names by default; --no-same-owner keeps root from
-    // creating files owned by whoever made the tarball.
-    execFileSync('tar', ['-xf', file, '-C', tmp, '--no-same-owner'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    unpackTarballSync(file, tmp);
   } catch (err) {
     dispose();
-    const detail = (err as { stderr?: Buffer }).stderr?.toString('utf8').trim().split('\n')[0] ?? String(err);
-    throw new GebeError(`cannot unpack --against ${spec}: ${detail}`, { hint: 'pass a tar archive (optionally gzip, bzip2 or xz compressed) of the baseline repository' });
+    throw new GebeError(`cannot unpack --against ${spec}: ${(err as Error).message}`, { hint: 'pass a tar archive (optionally gzip, bzip2 or xz compressed) of the baseline repository' });
   }
   return directoryBaseline(spec, tmp, 'tarball', dispose);
 }
