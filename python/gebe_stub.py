@@ -10,6 +10,7 @@ import importlib.util
 import itertools
 import json
 import mmap
+import numbers
 import os
 import queue
 import struct
@@ -382,7 +383,9 @@ def _bls_fields(request, inputs):
     (described by the caller), and what else Triton's BLS requests carry (a sequence's id and
     START/END flags, the timeout in µs, the parameters as a JSON string)."""
     correlation_id = request.correlation_id()
-    if isinstance(correlation_id, bool) or not isinstance(correlation_id, (int, str)) or (isinstance(correlation_id, int) and not 0 <= correlation_id < 1 << 64):
+    if isinstance(correlation_id, numbers.Integral) and not isinstance(correlation_id, bool) and 0 <= correlation_id < 1 << 64:
+        correlation_id = int(correlation_id)  # numpy's integers too
+    elif not isinstance(correlation_id, str):
         raise pb_utils.TritonModelException(f"a BLS request's correlation_id must be an unsigned 64-bit integer or a string, not {correlation_id!r:.60}")
     return {
         "op": "bls", "model_name": request.model_name(), "model_version": request._model_version,
