@@ -333,27 +333,32 @@ class TritonPythonModel:
     const ask = (python: string, code: string) => execFileSync(python, ['-c', code], { encoding: 'utf8' }).trim();
     const sitePackages = ask(path.join(venv, 'bin', 'python3'), 'import sysconfig; print(sysconfig.get_paths()["purelib"])');
     writeFileSync(path.join(sitePackages, 'tests-numpy.pth'), `${ask('python3', 'import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))')}\n`);
-    const dir = pyModel('packed', CONFIG('packed', 'parameters { key: "EXECUTION_ENV_PATH" value: { string_value: "$$TRITON_MODEL_DIRECTORY/python3.tar.gz" } }\n'), `
-import os, sys
+    const parameters = [
+      'parameters { key: "EXECUTION_ENV_PATH" value: { string_value: "$$TRITON_MODEL_DIRECTORY/python3.tar.gz" } }',
+      `parameters { key: "cache" value: { string_value: "${environmentCache()}" } }`, '',
+    ].join('\n');
+    const dir = pyModel('packed', CONFIG('packed', parameters), `
+import json, os, sys
 import numpy as np
 import triton_python_backend_utils as pb_utils
 
 class TritonPythonModel:
+    def initialize(self, args):
+        self.cache = json.loads(args["model_config"])["parameters"]["cache"]["string_value"]
+
     def execute(self, requests):
-        cache = os.environ["GEBE_TEST_CACHE"]
+        cache = self.cache
         checks = [sys.prefix.startswith(cache + os.sep), os.environ["LD_LIBRARY_PATH"].startswith(os.path.join(sys.prefix, "lib")),
                   os.environ["PATH"].startswith(os.path.join(sys.prefix, "bin"))]
         return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([[float(c) for c in checks]], np.float32))]) for _ in requests]
 `);
     execFileSync('tar', ['-czf', path.join(dir, 'python3.tar.gz'), '-C', venv, '.']);
     rmSync(venv, { recursive: true, force: true });
-    process.env.GEBE_TEST_CACHE = environmentCache();
     const model = await load(dir);
     try {
       expect(floats((await model.infer({ inputs: [X([0, 0, 0])] })).outputs[0]!)).toEqual([1, 1, 1]);
     } finally {
       await model.unload();
-      delete process.env.GEBE_TEST_CACHE;
     }
   });
 
