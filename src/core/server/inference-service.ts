@@ -4,7 +4,6 @@
  * so both answer the same questions with the same words.
  */
 import { createRequire } from 'node:module';
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import {
   InferError, type DecoupledResponse, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
 } from '../executor/types.js';
