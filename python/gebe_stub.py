@@ -662,6 +662,7 @@ def _read_requests(message, decoupled):
             parameters=json.dumps(r.get("parameters") or {}), correlation_id=_correlation_id(r.get("correlation")), flags=int(r.get("flags") or 0),
             timeout=int(r.get("timeout") or 0))
         request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"]) if decoupled else pb_utils._OneResponseSender(r.get("key"))
+        request._executing = True  # set_release_flags() may reschedule it until execute() returns
         requests.append(request)
     return requests
 
@@ -674,7 +675,11 @@ def _execute_decoupled(model, message):
     requests = []
     try:
         requests = _read_requests(message, True)
-        result = _run_execute(model, requests, decoupled=True)
+        try:
+            result = _run_execute(model, requests, decoupled=True)
+        finally:
+            for request in requests:
+                request._executing = False
         if result is not None:
             raise pb_utils.TritonModelException(
                 f"execute() of a decoupled model must return None (responses go through request.get_response_sender()), it returned {type(result).__name__}")
@@ -682,13 +687,15 @@ def _execute_decoupled(model, message):
         _fail_open(requests, exc)
         if not requests:
             return {"op": "result", "error": _error_line(exc), "shm_size": arena.size}
-    return {"op": "result", "decoupled": True, "shm_size": arena.size}
+    # A rescheduled request stays open: its responses may go on, and it runs again.
+    rescheduled = [r._sender._key for r in requests if r._rescheduled() and not r._sender._closed]
+    return {"op": "result", "decoupled": True, "rescheduled": rescheduled, "shm_size": arena.size}
 
 
 def _sent_responses(requests):
     """What a model that is not decoupled sent through its requests' senders, when execute() returned None."""
     for i, request in enumerate(requests):
-        if request._sender.response is None:
+        if request._sender.response is None and not request._rescheduled():
             raise pb_utils.TritonModelException(
                 f"execute() returned None but sent no response for request {i} through its response sender; return a list "
                 "of InferenceResponse, or send one per request with flags=TRITONSERVER_RESPONSE_COMPLETE_FINAL")
@@ -706,6 +713,7 @@ def _execute(model, message):
         finally:
             for request in requests:
                 request._sender.open = False
+                request._executing = False
             for r in message["requests"]:
                 pb_utils._close_request(r.get("key"))
         if responses is None:
@@ -718,6 +726,12 @@ def _execute(model, message):
     answers = []
     for request, response in zip(requests, responses):
         try:
+            if request._rescheduled():
+                if response is not None:
+                    raise pb_utils.TritonModelException(
+                        f"Expected a None object in the execute function return list for rescheduled request, found type '{type(response).__name__}'")
+                answers.append({"rescheduled": True})
+                continue
             if not isinstance(response, pb_utils.InferenceResponse):
                 raise pb_utils.TritonModelException(f"execute() returned a {type(response).__name__} where an InferenceResponse was expected")
             if response.has_error():
@@ -743,6 +757,7 @@ def main():
     arena.ensure(int(message["shm_size"]))
     _control_cap = int(message.get("control_cap", MAX_MESSAGE_BYTES))
     decoupled = bool(message.get("decoupled", False))
+    pb_utils._iterative = bool(message.get("iterative", False))
     if message.get("auto_complete"):
         try:
             _send({"op": "auto_completed", "config": _auto_complete(message)})

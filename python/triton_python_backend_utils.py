@@ -37,6 +37,8 @@ _DATATYPES = (
 _NUMPY_BY_TRITON = {"TYPE_" + ("STRING" if name == "BYTES" else name): t for name, t in _DATATYPES}
 _NUMPY_BY_CODE = {code: t for code, (_, t) in enumerate(_DATATYPES, 1)}
 
+# Set by the stub: whether the model runs iterative sequences (requests may be rescheduled).
+_iterative = False
 # Set by the stub: sends a BLS request to gebe and returns its InferenceResponse (decoupled=True: an iterator of them).
 _bls_exec = None
 # Set by the stub: sends a log line to gebe's log.
@@ -262,12 +264,25 @@ class InferenceRequest:
         return sender is not None and sender.is_cancelled()
 
     def set_release_flags(self, flags):
-        """Triton's request rescheduling, which needs sequence_batching { iterative_sequence: true }:
-        gebe serve refuses such a config, so a request here cannot be rescheduled."""
-        if flags & TRITONSERVER_REQUEST_RELEASE_RESCHEDULE:
+        """Triton's request rescheduling: with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE the request runs
+        again in a later execute() (a model with sequence_batching { iterative_sequence: true }),
+        without flags; execute() must not have returned, and returns None for it (not decoupled)."""
+        if flags not in (TRITONSERVER_REQUEST_RELEASE_ALL, TRITONSERVER_REQUEST_RELEASE_RESCHEDULE):
             raise TritonModelException(
-                "request rescheduling (TRITONSERVER_REQUEST_RELEASE_RESCHEDULE) needs sequence_batching { iterative_sequence: true }, "
-                "which gebe serve does not implement")
+                f"set_release_flags(): flags must be TRITONSERVER_REQUEST_RELEASE_ALL or TRITONSERVER_REQUEST_RELEASE_RESCHEDULE, got {flags!r}")
+        if flags == TRITONSERVER_REQUEST_RELEASE_RESCHEDULE:
+            if not _iterative:
+                raise TritonModelException(
+                    "Request is released with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE, but the model does not run iterative "
+                    "sequences: set sequence_batching { iterative_sequence: true } in its config")
+            if not getattr(self, "_executing", False):
+                raise TritonModelException("set_release_flags(): a request is rescheduled from the execute() call that got it, before it returns")
+            if getattr(self._sender, "_closed", False):
+                raise TritonModelException("set_release_flags(): this request's final response was sent already; it cannot be rescheduled")
+        self._release_flags = flags
+
+    def _rescheduled(self):
+        return getattr(self, "_release_flags", TRITONSERVER_REQUEST_RELEASE_ALL) == TRITONSERVER_REQUEST_RELEASE_RESCHEDULE
 
     def get_response_sender(self):
         if getattr(self, "_sender", None) is None:

@@ -55,6 +55,8 @@ export interface SequenceBatching {
   sequence: NativeSequenceOptions;
   preferredBatchSizes: number[];
   maxQueueDelayUs: number;
+  /** iterative_sequence: each request is a sequence of its own, run until the model stops rescheduling it. */
+  iterative: boolean;
 }
 
 interface ControlConfig {
@@ -101,11 +103,16 @@ function refuse(model: string, field: string, message: string, hint?: string): n
   throw new GebeError(`sequence_batching.${field} of model '${model}': ${message}`, hint ? { hint } : {});
 }
 
-/** undefined for a model without sequence_batching. */
-export function sequenceBatching(model: string, modelDir: string, config: ModelConfig): SequenceBatching | undefined {
+/**
+ * undefined for a model without sequence_batching. `iterative` says whether the caller runs
+ * iterative sequences (the Python backend reschedules requests; the native core does not).
+ */
+export function sequenceBatching(model: string, modelDir: string, config: ModelConfig, iterative: 'refused' | 'allowed' = 'refused'): SequenceBatching | undefined {
   const seq = config.sequence_batching as SequenceBatchingConfig | undefined;
   if (seq === undefined) return undefined;
-  if (seq.iterative_sequence === true) refuse(model, 'iterative_sequence', 'iterative sequences are not implemented by gebe serve', 'remove iterative_sequence');
+  if (seq.iterative_sequence === true && iterative === 'refused') {
+    refuse(model, 'iterative_sequence', 'iterative sequences (request rescheduling) are implemented by gebe serve for Python-backend models only', 'remove iterative_sequence');
+  }
   const maxBatchSize = Number(config.max_batch_size ?? 0);
   const oldest = seq.oldest !== undefined;
   // Slots are counters, not allocations (a state is made when its sequence starts), but stay within
@@ -124,6 +131,7 @@ export function sequenceBatching(model: string, modelDir: string, config: ModelC
     sequence,
     preferredBatchSizes: oldest ? (seq.oldest?.preferred_batch_size ?? []).map(Number).filter((n) => n > 0 && n <= maxBatchSize) : [],
     maxQueueDelayUs: Number(strategy?.max_queue_delay_microseconds ?? 0),
+    iterative: seq.iterative_sequence === true,
   };
 }
 

@@ -128,12 +128,12 @@ export async function loadPythonModel(modelDir: string, version: string, config:
   );
 }
 
-/** sequence_batching of a Python model: its sequences' idle timeout (model.py keeps their state). */
-function pythonSequences(model: string, dir: string, config: ModelConfig): { idleMs: number } | undefined {
+/** sequence_batching of a Python model: its sequences' idle timeout (model.py keeps their state), and whether they are iterative. */
+function pythonSequences(model: string, dir: string, config: ModelConfig): { idleMs: number; iterative: boolean } | undefined {
   const refused = pythonSequenceRefusal(config);
   if (refused) throw new GebeError(`model '${model}': ${refused.message}`, { hint: refused.hint });
-  const seq = sequenceBatching(model, dir, config);
-  return seq && { idleMs: seq.sequence.maxIdleUs / 1000 };
+  const seq = sequenceBatching(model, dir, config, 'allowed');
+  return seq && { idleMs: seq.sequence.maxIdleUs / 1000, iterative: seq.iterative };
 }
 
 function describe(model: string, kind: 'input' | 'output', tensors: NonNullable<ModelConfig['input']>, batched: boolean): TensorMetadata[] {

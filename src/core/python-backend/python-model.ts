@@ -34,8 +34,12 @@ export interface PythonModelSpec {
   decoupled: boolean;
   /** How long unload waits for running requests and finalize() before killing the processes. */
   unloadGraceMs: number;
-  /** sequence_batching: how long a sequence is held without a request (max_sequence_idle_microseconds). */
-  sequence?: { idleMs: number };
+  /**
+   * sequence_batching: how long a sequence is held without a request (max_sequence_idle_microseconds),
+   * and whether sequences are iterative (iterative_sequence: each request one, run again while
+   * model.py reschedules it).
+   */
+  sequence?: { idleMs: number; iterative: boolean };
   log: Logger;
 }
 
@@ -55,6 +59,10 @@ interface Queued {
   reject(err: InferError): void;
   /** Stops listening for the request's cancellation (it left the queue). */
   detach(): void;
+  /** model.py rescheduled it in the execute() that just ran (TRITONSERVER_REQUEST_RELEASE_RESCHEDULE). */
+  rescheduled?: boolean;
+  /** A rescheduled decoupled request waiting for its next execute() (it stays open meanwhile). */
+  waiting?: boolean;
 }
 
 interface Instance {
@@ -79,6 +87,10 @@ export class PythonModel implements LoadedModel {
   /** Decoupled requests handed to execute() whose final response has not come yet, by key. */
   private readonly open = new Map<number, Queued>();
   private nextKey = 1;
+  /** The next implicit sequence of an iterative model (its requests carry no sequence id). */
+  private nextIterative = 1;
+  /** Open decoupled requests waiting in a sequence's queue after a reschedule (counted once as pending). */
+  private waitingOpen = 0;
   /** A sequence model's requests wait here, not in `queue`. */
   private readonly sequences?: SequenceSlots<Queued & { step: SequenceStep }, Instance>;
 
@@ -87,7 +99,8 @@ export class PythonModel implements LoadedModel {
     private readonly instances: Instance[],
     private readonly stubOptions: (instance: string) => StubOptions,
   ) {
-    this.contract = { ...spec, maxRequestBatch: spec.maxBatchSize, sequence: spec.sequence !== undefined };
+    // An iterative model's request needs no sequence id: it is a sequence of its own.
+    this.contract = { ...spec, maxRequestBatch: spec.maxBatchSize, sequence: spec.sequence !== undefined && !spec.sequence.iterative };
     if (spec.sequence) this.sequences = new SequenceSlots(spec.name, instances, spec.sequence.idleMs);
   }
 
@@ -137,7 +150,8 @@ export class PythonModel implements LoadedModel {
     }
     if (request.signal?.aborted) return Promise.reject(abortError(request.signal));
     return new Promise<InferResponse | void>((resolve, reject) => {
-      const queued: Queued = { request, rows, step: valid.sequence, enqueued: process.hrtime.bigint(), resolve, reject, detach: () => undefined, onResponse };
+      const step = valid.sequence ?? (this.spec.sequence?.iterative ? this.iterativeStep() : undefined);
+      const queued: Queued = { request, rows, step, enqueued: process.hrtime.bigint(), resolve, reject, detach: () => undefined, onResponse };
       if (this.sequences) {
         const refused = this.sequences.admit(queued as Queued & { step: SequenceStep });
         if (refused) {
@@ -148,15 +162,38 @@ export class PythonModel implements LoadedModel {
       } else {
         this.queue.push(queued);
       }
-      // A client that goes away while its request waits takes it out of the queue (counted as failed).
-      queued.detach = whenAborted(request.signal, (err) => {
-        if (!this.unqueue(queued)) return;  // running already: it finishes, the front end drops the answer
-        this.stats_.request(false, Number(process.hrtime.bigint() - queued.enqueued), 0);
-        reject(err);
-        if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-      });
+      this.watchQueued(queued);
       this.dispatch();
     });
+  }
+
+  /**
+   * An iterative model's request: a sequence of its own (Triton's iterative sequencer gives it an
+   * id and START), which its later runs continue (no flags) until model.py stops rescheduling it.
+   */
+  private iterativeStep(): SequenceStep {
+    const id = this.nextIterative++;
+    return { key: `u:${id}`, text: String(id), start: true, end: false };
+  }
+
+  /** A client that goes away while its request waits takes it out of the queue (counted as failed). */
+  private watchQueued(queued: Queued): void {
+    queued.detach = whenAborted(queued.request.signal, (err) => {
+      if (!this.unqueue(queued)) return;  // running already: it finishes, the front end drops the answer
+      // A rescheduled decoupled request: a thread of model.py may still hold its sender.
+      if (queued.waiting) queued.instance?.stub?.cancel(queued.key!);
+      this.leaveOpen(queued);
+      this.stats_.request(false, Number(process.hrtime.bigint() - queued.enqueued), 0);
+      queued.reject(err);
+      if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    });
+  }
+
+  /** A rescheduled decoupled request that waited for its next run is no longer open. */
+  private leaveOpen(queued: Queued): void {
+    if (queued.waiting) this.waitingOpen--;
+    queued.waiting = false;
+    if (queued.key !== undefined) this.open.delete(queued.key);
   }
 
   /** Takes a waiting request out of its queue; false when it is not waiting. */
@@ -173,7 +210,7 @@ export class PythonModel implements LoadedModel {
 
   pendingCount(): number {
     // A decoupled request stays pending from execute() until its final response.
-    return this.queue.length + (this.sequences?.queued ?? 0) + (this.spec.decoupled ? this.open.size : this.instances.reduce((n, i) => n + i.running, 0));
+    return this.queue.length + (this.sequences?.queued ?? 0) + (this.spec.decoupled ? this.open.size - this.waitingOpen : this.instances.reduce((n, i) => n + i.running, 0));
   }
 
   /** Python models compile nothing ahead of time. */
@@ -186,6 +223,7 @@ export class PythonModel implements LoadedModel {
     this.unloading ??= (async () => {
       for (const q of [...this.queue.splice(0), ...(this.sequences?.drain() ?? [])]) {
         q.detach();
+        this.leaveOpen(q);
         q.reject(new InferError(`model '${this.name}' version ${this.version} is unloading`, 'UNAVAILABLE'));
       }
       const deadline = Date.now() + this.spec.unloadGraceMs;
@@ -210,6 +248,7 @@ export class PythonModel implements LoadedModel {
     instance.starting ??= StubProcess.start({
       ...this.stubOptions(instance.name),
       decoupled: this.spec.decoupled,
+      iterative: this.spec.sequence?.iterative,
       onResponse: (key, answer, final) => this.onResponse(key, answer, final),
       onExit: (reason) => this.onExit(instance, reason),
     }).then(
@@ -249,7 +288,7 @@ export class PythonModel implements LoadedModel {
         if (batch.length === 0) continue;
         for (const q of batch) q.detach();
         void this.run(instance, batch).finally(() => {
-          for (const q of batch) this.sequences!.done(q);
+          for (const q of batch) this.afterStep(q as Queued & { step: SequenceStep });
           if (!this.unloading) this.dispatch();
         });
         continue;
@@ -257,6 +296,49 @@ export class PythonModel implements LoadedModel {
       if (this.queue.length === 0) return;
       void this.run(instance, this.takeBatch());
     }
+  }
+
+  /**
+   * A sequence's request ran: a rescheduled one goes back first in its sequence's queue, its next
+   * run without flags (Triton's iterative sequencer); an iterative one that was not rescheduled
+   * ends its sequence; any other lets its sequence go on.
+   */
+  private afterStep(q: Queued & { step: SequenceStep }): void {
+    const again = q.rescheduled === true;
+    q.rescheduled = false;
+    if (again && !this.unloading && !q.request.signal?.aborted && (!this.spec.decoupled || this.open.has(q.key!))) {
+      q.detach();
+      q.step = { ...q.step, start: false, end: false };
+      this.sequences!.again(q);
+      if (this.spec.decoupled) {
+        q.waiting = true;
+        this.waitingOpen++;
+      }
+      this.watchQueued(q);
+      return;
+    }
+    if (this.spec.sequence?.iterative) q.step = { ...q.step, end: true };
+    this.sequences!.done(q);
+    if (!again) return;
+    // Rescheduled, but the model is unloading or the client went away: it runs no more (a
+    // decoupled one whose final response came meanwhile is done already).
+    const error = this.unloading ? new InferError(`model '${this.name}' version ${this.version} is unloading`, 'UNAVAILABLE') : abortError(q.request.signal!);
+    if (this.spec.decoupled) {
+      if (!this.open.has(q.key!)) return;
+      this.finish(q.key!, q, false);
+    } else {
+      this.stats_.request(false, Number(process.hrtime.bigint() - q.enqueued), 0);
+    }
+    q.reject(error);
+  }
+
+  /** model.py rescheduled `q`: noted for afterStep when the model runs iterative sequences; else its error. */
+  private rescheduled(q: Queued): InferError | undefined {
+    if (this.spec.sequence?.iterative) {
+      q.rescheduled = true;
+      return undefined;
+    }
+    return new InferError(`model.py of '${this.name}' rescheduled a request (TRITONSERVER_REQUEST_RELEASE_RESCHEDULE), but the model has no sequence_batching { iterative_sequence: true }`, 'BACKEND');
   }
 
   private takeBatch(): Queued[] {
@@ -285,7 +367,11 @@ export class PythonModel implements LoadedModel {
       const stub = instance.stub?.alive ? instance.stub : await this.start(instance);
       const t0 = process.hrtime.bigint();
       for (const q of batch) {
-        q.key = this.nextKey++;
+        q.key ??= this.nextKey++;  // a rescheduled request keeps its key: model.py may still hold its sender
+        if (q.waiting) {
+          q.waiting = false;
+          this.waitingOpen--;
+        }
         if (this.spec.decoupled) {
           q.instance = instance;
           this.open.set(q.key, q);
@@ -310,6 +396,7 @@ export class PythonModel implements LoadedModel {
       }
       const t2 = process.hrtime.bigint();
       if (!this.spec.decoupled) batch.forEach((q, i) => this.answer(q, answers[i]!, started));
+      else batch.forEach((q, i) => this.decoupledAnswer(q, answers[i]));
       const t3 = process.hrtime.bigint();
       this.stats_.execution(batch.reduce((n, q) => n + q.rows, 0), batch.length, {
         compute_input: Number(t1 - t0), compute_infer: Number(t2 - t1), compute_output: Number(t3 - t2),
@@ -340,7 +427,7 @@ export class PythonModel implements LoadedModel {
     let response: DecoupledResponse = { final };
     if (answer && 'error' in answer) {
       response.error = new InferError(answer.error, FAILURE_BY_CODE[answer.code ?? -1] ?? 'BACKEND');
-    } else if (answer) {
+    } else if (answer && 'outputs' in answer) {
       try {
         response.response = { id: q.request.id, modelName: this.name, modelVersion: this.version, outputs: checkOutputs(this.name, this.outputs, answer.outputs, q.request.outputs), ...withParameters(answer) };
       } catch (err) {
@@ -355,15 +442,31 @@ export class PythonModel implements LoadedModel {
 
   /** A decoupled request is done (its final response came, or it failed): counted, and no longer open. */
   private finish(key: number, q: Queued, success: boolean): void {
+    if (q.waiting) this.unqueue(q);  // its final response came while it waited to run again
+    this.leaveOpen(q);
     this.open.delete(key);
     q.detach();
     this.stats_.request(success, Number(process.hrtime.bigint() - q.enqueued), 0);
     if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
+  /** What execute() said of a decoupled request beside its responses: whether model.py rescheduled it. */
+  private decoupledAnswer(q: Queued, answer: ExecuteAnswer | undefined): void {
+    if (!answer || !('rescheduled' in answer) || !this.open.has(q.key!)) return;
+    const refused = this.rescheduled(q);
+    if (!refused) return;
+    this.finish(q.key!, q, false);
+    q.reject(refused);
+  }
+
   private answer(q: Queued, answer: ExecuteAnswer, started: bigint): void {
     const done = process.hrtime.bigint();
     try {
+      if ('rescheduled' in answer) {
+        const refused = this.rescheduled(q);
+        if (refused) throw refused;
+        return;
+      }
       if ('error' in answer) throw new InferError(answer.error, FAILURE_BY_CODE[answer.code ?? -1] ?? 'BACKEND');
       const outputs = checkOutputs(this.name, this.outputs, answer.outputs, q.request.outputs);
       this.stats_.request(true, Number(done - q.enqueued), Number(started - q.enqueued));

@@ -114,6 +114,14 @@ export class SequenceSlots<T extends SequenceItem, I extends object> {
     else if (seq.queue.length === 0) this.arm(seq);
   }
 
+  /** `item` ran and goes again (model.py rescheduled it): first in its sequence's queue, the sequence still held. */
+  again(item: T): void {
+    const seq = this.of.get(item);
+    if (!seq) return;
+    seq.running = false;
+    seq.queue.unshift(item);
+  }
+
   /** Takes a queued request out (its client went away); false when it is not queued. */
   remove(item: T): boolean {
     const seq = this.of.get(item);

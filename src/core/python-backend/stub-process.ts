@@ -45,6 +45,8 @@ export interface StubOptions {
    */
   decoupled?: boolean;
   onResponse?(key: number, answer: ExecuteAnswer | undefined, final: boolean): void;
+  /** sequence_batching { iterative_sequence: true }: model.py may reschedule requests (set_release_flags). */
+  iterative?: boolean;
 }
 
 export interface ExecuteRequest {
@@ -66,12 +68,20 @@ export interface ExecuteRequest {
 }
 
 /** One request's answer from model.py: outputs copied out of shared memory, or its error. */
-export type ExecuteAnswer = { outputs: InferTensor[]; parameters?: ParameterMap } | { error: string; code?: number };
+export type ExecuteAnswer = { outputs: InferTensor[]; parameters?: ParameterMap } | { error: string; code?: number } | Rescheduled;
+
+/**
+ * model.py released the request with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE: it runs again in a
+ * later execute() (an iterative sequence's next step). A decoupled request's answer is this or
+ * nothing: its responses come on their own.
+ */
+export interface Rescheduled { rescheduled: true }
 
 interface Pending {
   resolve(answers: ExecuteAnswer[]): void;
   reject(err: Error): void;
-  count: number;
+  /** The requests' keys, in order. */
+  keys: Array<number | undefined>;
 }
 
 const LOG_LEVELS = ['info', 'warn', 'error', 'verbose'] as const;
@@ -134,7 +144,7 @@ export class StubProcess {
       stub.startup = { resolve, reject };
       stub.channel.send({
         op: 'init', args: o.args, model_file: o.modelFile, shm_cap: o.shmCap, shm_size: stub.arena.size,
-        decoupled: Boolean(o.decoupled), control_cap: MAX_CONTROL_MESSAGE_BYTES,
+        decoupled: Boolean(o.decoupled), iterative: Boolean(o.iterative), control_cap: MAX_CONTROL_MESSAGE_BYTES,
       });
     });
     // Both processes hold the file now: its name can go, so nothing is left behind in /dev/shm.
@@ -190,7 +200,7 @@ export class StubProcess {
       }),
     }));
     return new Promise<ExecuteAnswer[]>((resolve, reject) => {
-      this.pending = { resolve, reject, count: requests.length };
+      this.pending = { resolve, reject, keys: requests.map((r) => r.key) };
       this.channel.send({ op: 'execute', model_name: this.o.modelName, requests: described, shm_size: this.arena.size, free_offset: align(offset) });
     });
   }
@@ -316,12 +326,14 @@ export class StubProcess {
       return;
     }
     if (this.o.decoupled) {
-      pending.resolve([]);  // its responses came (or come) on their own
+      // Its responses came (or come) on their own; the result names the requests model.py rescheduled.
+      const rescheduled = new Set(Array.isArray(m.rescheduled) ? (m.rescheduled as unknown[]) : []);
+      pending.resolve(pending.keys.map((key) => (rescheduled.has(key) ? { rescheduled: true } : { outputs: [] })));
       return;
     }
     const responses = Array.isArray(m.responses) ? (m.responses as unknown[]) : [];
-    if (responses.length !== pending.count) {
-      pending.reject(new Error(`the Python stub answered ${responses.length} responses for ${pending.count} requests`));
+    if (responses.length !== pending.keys.length) {
+      pending.reject(new Error(`the Python stub answered ${responses.length} responses for ${pending.keys.length} requests`));
       return;
     }
     pending.resolve(responses.map((r) => this.copyAnswer(r)));
@@ -329,7 +341,8 @@ export class StubProcess {
 
   /** Copies one answer's tensors out of the arena (which the next execute overwrites). */
   private copyAnswer(raw: unknown): ExecuteAnswer {
-    const r = (raw ?? {}) as { error?: unknown; outputs?: unknown };
+    const r = (raw ?? {}) as { error?: unknown; outputs?: unknown; rescheduled?: unknown };
+    if (r.rescheduled === true) return { rescheduled: true };
     if (typeof r.error === 'string') return { error: r.error.slice(0, 65536), code: typeof (r as { code?: unknown }).code === 'number' ? (r as { code: number }).code : undefined };
     if (!Array.isArray(r.outputs)) return { error: 'the Python stub sent a response without outputs' };
     const outputs: InferTensor[] = [];

@@ -87,7 +87,7 @@ describe('serve refuses what it does not run and names what it ignores', () => {
   });
 
   it('refuses what the sequence batcher does not implement', async () => {
-    expect(tableRow('iterative')).toMatch(/UNAVAILABLE.*sequence_batching\.iterative_sequence of model 'iterative': iterative sequences are not implemented by gebe serve/);
+    expect(tableRow('iterative')).toMatch(/UNAVAILABLE.*sequence_batching\.iterative_sequence of model 'iterative': iterative sequences \(request rescheduling\) are implemented by gebe serve for Python-backend models only/);
   });
 
   it('serves an ensemble without looking for a model file in its empty version directory', async () => {

@@ -82,7 +82,7 @@ class TritonPythonModel:
             pb_utils.serialize_byte_tensor(np.zeros(2)) is None,
             requests[0].trace().get_context() is None,
             pb_utils.get_model_dir() == os.path.dirname(os.path.abspath(__file__)) and os.path.basename(pb_utils.get_model_dir()) == "1",
-            refused(lambda: requests[0].set_release_flags(pb_utils.TRITONSERVER_REQUEST_RELEASE_RESCHEDULE)).startswith("request rescheduling"),
+            refused(lambda: requests[0].set_release_flags(pb_utils.TRITONSERVER_REQUEST_RELEASE_RESCHEDULE)).startswith("Request is released with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE, but the model does not run iterative sequences"),
         ]
         return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([[r.timeout(), float(all(checks)), 0]], np.float32))]) for r in requests]
 `));
