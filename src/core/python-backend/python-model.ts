@@ -5,7 +5,8 @@
  * takes every queued request that fits max_batch_size and gets them in one execute(requests)
  * call (no waiting for more: max_queue_delay_microseconds and preferred sizes are not used).
  * Without dynamic_batching each execute() gets one request. With sequence_batching, requests go
- * through the model's sequences (sequences.ts) instead of the one queue.
+ * through the model's sequences (sequences.ts) instead of the one queue; with iterative_sequence
+ * each request is a sequence of its own, run again while model.py reschedules it.
  */
 import type { ModelConfig } from '../config/model-config.js';
 import { checkRequest, type RequestContract, type SequenceStep } from '../executor/check-request.js';

@@ -5,7 +5,8 @@
  * requests run there one at a time, in the order they came; it ends after its END request, or when
  * no request came for max_sequence_idle_microseconds. A request of a sequence the model does not
  * hold is refused (Triton's wording, from the native core). An instance takes at most one request
- * of each of its sequences per execute(), oldest first.
+ * of each of its sequences per execute(), oldest first. A rescheduled request (an iterative
+ * sequence's next step) goes back first in its sequence's queue.
  */
 import { queuedPerSequence, sequenceQueueFull, sequenceStartMissing, type SequenceStep } from '../executor/check-request.js';
 import type { ModelConfig } from '../config/model-config.js';
