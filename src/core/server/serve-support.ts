@@ -1,6 +1,6 @@
 /**
  * What `gebe serve` does with a config's fields it does not implement: a field that changes what a
- * model computes or how it is driven (decoupled responses outside the Python backend, batch inputs, iterative sequences)
+ * model computes or how it is driven (decoupled responses outside the Python backend, batch inputs, iterative sequences outside it)
  * refuses the load, because serving the model without it would give wrong answers without an error
  * (ensembles are run: src/core/ensemble/; Python models: src/core/python-backend/; sequence
  * batching: native/src/scheduler/sequence_batcher.cc); a field that only tunes or decorates serving
@@ -67,8 +67,8 @@ function ignoredFields(config: ModelConfig): string[] {
 
 /**
  * sequence_batching fields the batcher accepts without acting on them. (What it cannot run at
- * all, iterative_sequence and variable-size or string states, refuses the load in
- * executor/sequence-options.ts, which reads the rest.)
+ * all, iterative_sequence outside the Python backend and variable-size or string states, refuses
+ * the load in executor/sequence-options.ts, which reads the rest.)
  */
 function ignoredSequenceFields(config: ModelConfig): string[] {
   const seq = config.sequence_batching as
