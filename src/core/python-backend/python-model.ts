@@ -190,7 +190,7 @@ export class PythonModel implements LoadedModel {
     });
   }
 
-  /** A rescheduled decoupled request that waited for its next run is no longer open. */
+  /** A decoupled request is no longer open (nor waiting, if it waited to run again after a reschedule). */
   private leaveOpen(queued: Queued): void {
     if (queued.waiting) this.waitingOpen--;
     queued.waiting = false;
@@ -269,9 +269,9 @@ export class PythonModel implements LoadedModel {
   /** A process that ended while serving is started again, so the next request finds one. */
   private onExit(instance: Instance, reason: string): void {
     // Decoupled requests it left open get no more responses.
-    for (const [key, q] of this.open) {
+    for (const q of this.open.values()) {
       if (q.instance !== instance) continue;
-      this.finish(key, q, false);
+      this.finish(q, false);
       q.reject(new InferError(`${reason} before it sent the final response of the request; a new process is started for the next request`, 'BACKEND'));
     }
     if (this.unloading || !instance.stub) return;
@@ -326,7 +326,7 @@ export class PythonModel implements LoadedModel {
     const error = this.unloading ? new InferError(`model '${this.name}' version ${this.version} is unloading`, 'UNAVAILABLE') : abortError(q.request.signal!);
     if (this.spec.decoupled) {
       if (!this.open.has(q.key!)) return;
-      this.finish(q.key!, q, false);
+      this.finish(q, false);
     } else {
       this.stats_.request(false, Number(process.hrtime.bigint() - q.enqueued), 0);
     }
@@ -437,15 +437,14 @@ export class PythonModel implements LoadedModel {
     }
     q.onResponse?.(response);
     if (!final) return;
-    this.finish(key, q, true);
+    this.finish(q, true);
     q.resolve();
   }
 
   /** A decoupled request is done (its final response came, or it failed): counted, and no longer open. */
-  private finish(key: number, q: Queued, success: boolean): void {
+  private finish(q: Queued, success: boolean): void {
     if (q.waiting) this.unqueue(q);  // its final response came while it waited to run again
     this.leaveOpen(q);
-    this.open.delete(key);
     q.detach();
     this.stats_.request(success, Number(process.hrtime.bigint() - q.enqueued), 0);
     if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
@@ -456,7 +455,7 @@ export class PythonModel implements LoadedModel {
     if (!answer || !('rescheduled' in answer) || !this.open.has(q.key!)) return;
     const refused = this.rescheduled(q);
     if (!refused) return;
-    this.finish(q.key!, q, false);
+    this.finish(q, false);
     q.reject(refused);
   }
 

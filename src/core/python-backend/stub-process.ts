@@ -343,7 +343,7 @@ export class StubProcess {
   private copyAnswer(raw: unknown): ExecuteAnswer {
     const r = (raw ?? {}) as { error?: unknown; outputs?: unknown; rescheduled?: unknown };
     if (r.rescheduled === true) return { rescheduled: true };
-    if (typeof r.error === 'string') return { error: r.error.slice(0, 65536), code: typeof (r as { code?: unknown }).code === 'number' ? (r as { code: number }).code : undefined };
+    if (typeof r.error === 'string') return errorAnswer(r.error, (r as { code?: unknown }).code);
     if (!Array.isArray(r.outputs)) return { error: 'the Python stub sent a response without outputs' };
     const outputs: InferTensor[] = [];
     for (const d of r.outputs as Array<Record<string, unknown>>) {
@@ -384,9 +384,14 @@ export class StubProcess {
 
 /** A decoupled response's answer: its outputs travel inside the message (inline-tensors.ts). */
 function inlineAnswer(m: ControlMessage): ExecuteAnswer {
-  if (typeof m.error === 'string') return { error: m.error.slice(0, 65536), code: typeof m.code === 'number' ? m.code : undefined };
+  if (typeof m.error === 'string') return errorAnswer(m.error, m.code);
   const outputs = fromInline(m.outputs);
   return Array.isArray(outputs) ? withResponseParameters(outputs, m.parameters) : outputs;
+}
+
+/** A response model.py answered with an error (TritonError's message, bounded, and its code). */
+function errorAnswer(message: string, code: unknown): ExecuteAnswer {
+  return { error: message.slice(0, 65536), code: typeof code === 'number' ? code : undefined };
 }
 
 /** An answer's outputs with the parameters model.py gave its response (JSON text), or the error they are. */
