@@ -21,7 +21,7 @@ import { silentLogger } from '../../../../src/core/server/logger.js';
 import type { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
 import { GebeServer } from '../../../../src/core/server/server.js';
 import { makeTestCertificates } from '../helpers/tls-certs.js';
-import { call, callError, grpcClient, streamInfer, type GrpcClient } from '../helpers/grpc-client.js';
+import { call, callError, grpcClient, streamInfer, streamInt32, type GrpcClient } from '../helpers/grpc-client.js';
 import { getJson, postJson } from '../helpers/http-client.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
 import { startRealServer, type RealServer } from './helpers.js';
@@ -332,10 +332,7 @@ interface StreamAnswer {
   infer_response: { id: string; outputs?: Array<{ name: string }>; raw_output_contents?: Buffer[]; parameters?: Record<string, { bool_param?: boolean }> };
 }
 const final = (a: StreamAnswer): boolean | undefined => a.infer_response.parameters?.triton_final_response?.bool_param;
-const int32 = (a: StreamAnswer, output: string): number => {
-  const at = a.infer_response.outputs!.findIndex((o) => o.name === output);
-  return Buffer.from(a.infer_response.raw_output_contents![at]!).readInt32LE(0);
-};
+const int32 = streamInt32;
 const request = (model: string, id: string, values: number[], parameters: Record<string, unknown> = {}) => ({
   model_name: model, id, parameters,
   inputs: [{ name: 'IN', datatype: 'INT32', shape: [values.length] }],

@@ -38,6 +38,9 @@ const ECHO_TENSORS = [
   '        config.add_output({"name": "SEEN", "data_type": "TYPE_INT32", "dims": [1]})',
 ];
 
+/** The execute() of a model whose load is expected to fail before any request. */
+const EXECUTES_NOTHING = ['    def execute(self, requests):', '        return []'];
+
 /** A class whose static auto_complete_config(config) runs `body`, then returns the config. */
 const completing = (name: string, body: string[]) => [`class ${name}:`, '    @staticmethod', '    def auto_complete_config(config):', ...body, '        return config'];
 
@@ -95,8 +98,7 @@ const MODELS: Record<string, { config: string; files: Record<string, string[]> }
         ...completing('TritonPythonModel', [
           '        config.add_input({"name": "IN", "data_type": "TYPE_INT32", "dims": [2]})',
         ]),
-        '    def execute(self, requests):',
-        '        return []'],
+        ...EXECUTES_NOTHING],
     },
   },
   // A completed config that config.pbtxt could not hold either: checked as one.
@@ -108,8 +110,7 @@ const MODELS: Record<string, { config: string; files: Record<string, string[]> }
           '        config.add_input({"name": "IN", "data_type": "TYPE_FP32", "dims": [0]})',
           '        config.add_output({"name": "OUT", "data_type": "TYPE_FP32", "dims": [1]})',
         ]),
-        '    def execute(self, requests):',
-        '        return []'],
+        ...EXECUTES_NOTHING],
     },
   },
   // Reaches for another model from auto_complete_config(), which runs before any is: a BLS request
@@ -125,8 +126,7 @@ const MODELS: Record<string, { config: string; files: Record<string, string[]> }
           '        except pb_utils.TritonModelException as e:',
           '            raise ValueError(said.error().message() + " / " + str(e))',
         ]),
-        '    def execute(self, requests):',
-        '        return []'],
+        ...EXECUTES_NOTHING],
     },
   },
   // A complete config.pbtxt and no auto_complete_config: no pass, so model.py is imported once.

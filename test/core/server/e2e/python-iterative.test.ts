@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonForTests } from '../../../helpers/python-env.js';
-import { grpcClient, streamInfer, type GrpcClient } from '../helpers/grpc-client.js';
+import { grpcClient, streamInfer, streamInt32, type GrpcClient } from '../helpers/grpc-client.js';
 import { postJson } from '../helpers/http-client.js';
 import { startRealServer, type RealServer } from './helpers.js';
 
@@ -89,11 +89,7 @@ let grpc: GrpcClient;
 const request = (model: string, id: string, n: number) => ({
   model_name: model, id, inputs: [{ name: 'IN', datatype: 'INT32', shape: [1, 1] }], raw_input_contents: [Buffer.from(new Int32Array([n]).buffer)],
 });
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const int32 = (a: any, output: string): number => {
-  const at = a.infer_response.outputs.findIndex((o: { name: string }) => o.name === output);
-  return Buffer.from(a.infer_response.raw_output_contents[at]).readInt32LE(0);
-};
+const int32 = streamInt32;
 
 describe.skipIf(!python.available)('iterative sequences of Python models', () => {
   beforeAll(async () => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonForTests } from '../../../helpers/python-env.js';
 import { postJson } from '../helpers/http-client.js';
-import { grpcClient, streamInfer } from '../helpers/grpc-client.js';
+import { grpcClient, streamInfer, streamInt32 } from '../helpers/grpc-client.js';
 import { startRealServer, type RealServer } from './helpers.js';
 
 const python = pythonForTests();
@@ -167,8 +167,7 @@ describe.skipIf(!python.available)('Python models with sequence_batching', () =>
       const sum = (id: string) => {
         const a = answers.find((r) => r.infer_response.id === id)!;
         expect(a.error_message).toBe('');
-        const at = a.infer_response.outputs.findIndex((o: { name: string }) => o.name === 'SUM');
-        return Buffer.from(a.infer_response.raw_output_contents[at]).readInt32LE(0);
+        return streamInt32(a, 'SUM');
       };
       expect([0, 1, 2, 3, 4].map((i) => sum(`p${i}`))).toEqual([1, 3, 6, 10, 15]);
       expect([0, 1, 2, 3, 4].map((i) => sum(`q${i}`))).toEqual([10, 20, 30, 40, 50]);

@@ -25,6 +25,12 @@ export async function callError(client: GrpcClient, method: string, request: obj
   throw new Error(`${method} succeeded but was expected to fail`);
 }
 
+/** The first element of an INT32 output of a stream response (its raw_output_contents), as a number. */
+export function streamInt32(answer: { infer_response: { outputs?: Array<{ name: string }>; raw_output_contents?: Uint8Array[] } }, output: string): number {
+  const at = answer.infer_response.outputs!.findIndex((o) => o.name === output);
+  return Buffer.from(answer.infer_response.raw_output_contents![at]!).readInt32LE(0);
+}
+
 /** Writes `requests` on one ModelStreamInfer stream without waiting, ends it, and resolves to every response it got. */
 export function streamInfer(client: GrpcClient, requests: object[]): Promise<any[]> {
   const stream = client.ModelStreamInfer!();
