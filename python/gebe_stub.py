@@ -3,7 +3,6 @@
 # offsets, errors) are length-prefixed JSON on file descriptors 3 (from gebe) and 4 (to gebe); tensor
 # bytes live in a shared-memory file both processes map (argv[1]). stdout and stderr stay the
 # model's own and end up in gebe's log.
-import asyncio
 import base64
 import collections
 import importlib.util
@@ -546,6 +545,7 @@ _background = set()
 def _event_loop():
     global _loop
     if _loop is None:
+        import asyncio  # here, not at start: importing it costs a process start ~40 ms, and most models never await
         _loop = asyncio.new_event_loop()
         asyncio.set_event_loop(_loop)  # the main thread's get_event_loop() names it too, as in Triton
         threading.Thread(target=_loop.run_forever, name="gebe-asyncio", daemon=True).start()
@@ -563,6 +563,7 @@ def _run_execute(model, requests, decoupled=False):
     result = model.execute(requests)
     if not hasattr(result, "__await__"):
         return result
+    import asyncio  # loaded by the first coroutine only (see _event_loop)
     future = asyncio.run_coroutine_threadsafe(_await(result), _event_loop())
     if not decoupled:
         return _wait_running_bls(future)

@@ -2,7 +2,6 @@
 # (`import triton_python_backend_utils as pb_utils`), run by gebe's stub (gebe_stub.py) in a process
 # gebe starts per model instance. It offers what real models use; tensors are numpy arrays, and
 # inputs are views over the shared memory gebe wrote them into.
-import asyncio
 import functools
 import itertools
 import json
@@ -299,6 +298,7 @@ class InferenceRequest:
     async def async_exec(self, decoupled=False):
         """exec() on a thread of the event loop's executor, as Triton's: several BLS requests can be
         in flight at once (asyncio.gather), and the loop runs other coroutines meanwhile."""
+        import asyncio  # running a coroutine, asyncio is loaded already; a stub that never awaits does not pay for it
         return await asyncio.get_running_loop().run_in_executor(None, functools.partial(self.exec, decoupled))
 
 
