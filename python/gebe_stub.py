@@ -123,11 +123,17 @@ def _metric_send(fields):
         pass  # gebe has gone (a handle dropped as the process ends)
 
 
-def _receive():
-    message = _inbox.get()
-    if isinstance(message, BaseException):
-        raise message
-    return message
+def _receive(carrying_bls=False):
+    """gebe's next message; with carrying_bls (_wait_running_bls), the coroutine's BLS requests and
+    markers too, which elsewhere are only the leftovers of a call that failed."""
+    while True:
+        message = _inbox.get()
+        if isinstance(message, BaseException):
+            raise message
+        if carrying_bls or isinstance(message, dict):
+            return message
+        if isinstance(message, _MainThreadBls):
+            message.replies.put(RuntimeError("the BLS request was lost: execute() ended with an error"))
 
 
 def _error_line(exc):
@@ -447,16 +453,22 @@ def _dropped(message):
 
 def _bls_exec(request, decoupled=False):
     if not _on_main_thread():
-        ran = None if decoupled else _on_main_thread_if_waiting(lambda: _bls_exec(request))
+        ran = None if decoupled else _bls_while_main_thread_waits(request)
         return ran if ran is not None else _thread_bls_exec(request, decoupled)
     if decoupled:
         return _bls_stream(request)
     _send(_bls_message(request))
     reply = _next_reply(lambda m: m.get("op") == "bls_result")
+    if reply.get("error") is None:
+        arena.pos = int(reply["free_offset"])
+    return _bls_result_response(reply)
+
+
+def _bls_result_response(reply):
+    """model.py's response to a BLS request whose outputs gebe wrote into the shared memory."""
     if reply.get("error") is not None:
         return pb_utils.InferenceResponse(error=pb_utils.TritonError(reply["error"]))
     arena.ensure(int(reply["shm_size"]))
-    arena.pos = int(reply["free_offset"])
     return _bls_response([pb_utils.Tensor(d["name"], arena.read(d)) for d in reply["outputs"]], reply)
 
 
@@ -572,56 +584,101 @@ def _run_execute(model, requests, decoupled=False):
     return None
 
 
-# While the main thread waits for a plain model's execute() coroutine, the BLS calls that coroutine
-# makes (exec() on the loop, async_exec() on its executor's threads) are run by the main thread, one
-# at a time, so their tensors go through the shared memory as execute()'s own do; elsewhere a
-# thread's BLS request travels in the control messages (_thread_bls_exec).
-_main_jobs = None
-_main_jobs_lock = threading.Lock()
+# While the main thread waits for a plain model's execute() coroutine, the BLS requests that
+# coroutine sends (exec() on the loop, async_exec() on its executor's threads) are carried by the
+# main thread, so their tensors go through the shared memory as execute()'s own do, and several are
+# in flight at once: each one's inputs are written and sent as it comes (deferred: gebe holds its
+# response), and when a response is ready the main thread reserves room for its outputs and asks
+# gebe to write them there (bls_fetch). The main thread does all the allocating, so no two requests
+# share memory. Elsewhere a thread's BLS request travels in the control messages (_thread_bls_exec).
+_main_waiting = False
+_main_waiting_lock = threading.Lock()
+_COROUTINE_DONE = object()  # the coroutine ended (put in _inbox by its future)
+_NO_MORE_JOBS = object()  # no BLS request was put in _inbox after this
+
+
+class _MainThreadBls:
+    """A BLS request of a coroutine's thread, for the main thread to carry; `replies` gets its response."""
+
+    def __init__(self, request):
+        self.request = request
+        self.replies = queue.SimpleQueue()
 
 
 def _wait_running_bls(future):
-    global _main_jobs
-    jobs = queue.SimpleQueue()
-    with _main_jobs_lock:
-        _main_jobs = jobs
-    future.add_done_callback(lambda _: jobs.put(None))
-    while True:
-        job = jobs.get()
-        if job is None:
-            break
-        _run_job(job)
-    with _main_jobs_lock:
-        _main_jobs = None
-    while not jobs.empty():  # put between the coroutine's end and the line above
-        job = jobs.get()
-        if job is not None:
-            _run_job(job)
+    global _main_waiting
+    with _main_waiting_lock:
+        _main_waiting = True
+    future.add_done_callback(lambda _: _inbox.put(_COROUTINE_DONE))
+    in_flight = {}  # bls_id -> its _MainThreadBls
+    jobs_open = True
+    try:
+        while jobs_open or in_flight:
+            message = _receive(carrying_bls=True)
+            if message is _COROUTINE_DONE:
+                with _main_waiting_lock:  # every BLS request put before this is ahead of _NO_MORE_JOBS
+                    _main_waiting = False
+                    _inbox.put(_NO_MORE_JOBS)
+            elif message is _NO_MORE_JOBS:
+                jobs_open = False  # the coroutine's leftover requests in flight are still seen to their end
+            elif isinstance(message, _MainThreadBls):
+                _send_deferred_bls(message, in_flight)
+            elif message.get("bls_id") in in_flight and message.get("op") in ("bls_ready", "bls_result"):
+                _deferred_bls_reply(message, in_flight)
+            elif not _dropped(message):
+                raise RuntimeError(f"unexpected control message {message.get('op')!r} from gebe during execute()")
+    finally:  # gebe gone or broken: the threads waiting on a request are not left waiting
+        with _main_waiting_lock:
+            _main_waiting = False
+        for job in in_flight.values():
+            job.replies.put(RuntimeError("the BLS request was lost: execute() ended with an error"))
     return future.result()
 
 
-def _run_job(job):
-    fn, reply = job
+def _send_deferred_bls(job, in_flight):
     try:
-        reply.put((True, fn()))
-    except BaseException as exc:  # noqa: BLE001 - raised again in the thread that asked
-        reply.put((False, exc))
-        if not isinstance(exc, Exception):
-            raise  # gebe has gone (SystemExit): the main thread ends the process too
+        message = _bls_message(job.request)
+    except Exception as exc:  # noqa: BLE001 - raised again in the thread that sent the request
+        job.replies.put(exc)
+        return
+    bls_id = next(_bls_ids)
+    message.update({"deferred": True, "bls_id": bls_id})
+    in_flight[bls_id] = job
+    _send(message)
 
 
-def _on_main_thread_if_waiting(fn):
-    """fn() run by the main thread while it waits for a coroutine (its result, or it raises);
-    None when the main thread is not waiting."""
-    reply = queue.SimpleQueue()
-    with _main_jobs_lock:
-        if _main_jobs is None:
+def _deferred_bls_reply(message, in_flight):
+    """bls_ready: the target answered; its outputs need `size` bytes, reserved here. bls_result: they
+    are written (or the request failed)."""
+    bls_id = message["bls_id"]
+    if message["op"] == "bls_result":
+        job = in_flight.pop(bls_id)
+        try:
+            job.replies.put(_bls_result_response(message))
+        except Exception as exc:  # noqa: BLE001 - raised again in the thread that sent the request
+            job.replies.put(exc)
+        return
+    try:
+        offset = arena.reserve(int(message["size"]), f"the BLS response of model '{in_flight[bls_id].request.model_name()}'")
+    except pb_utils.TritonModelException as exc:  # beyond the cap: that request fails, and gebe drops its response
+        _send({"op": "bls_fetch", "bls_id": bls_id, "drop": True})
+        in_flight.pop(bls_id).replies.put(pb_utils.InferenceResponse(error=pb_utils.TritonError(str(exc))))
+        return
+    _send({"op": "bls_fetch", "bls_id": bls_id, "out_offset": offset, "shm_size": arena.size})
+
+
+def _bls_while_main_thread_waits(request):
+    """exec() of `request` carried by the main thread while it waits for a coroutine (its response,
+    or it raises); None when the main thread is not waiting."""
+    job = _MainThreadBls(request)
+    with _main_waiting_lock:
+        if not _main_waiting:
             return None
-        _main_jobs.put((fn, reply))
-    ok, value = reply.get()
-    if not ok:
-        raise value
-    return value
+        _inbox.put(job)
+    reply = job.replies.get()
+    if isinstance(reply, BaseException):
+        raise reply
+    return reply
 
 
 def _background_done(future, requests):

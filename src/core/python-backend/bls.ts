@@ -20,7 +20,9 @@ const MAX_TENSORS = 1024;
 const MAX_RANK = 64;
 
 export function runBls(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string, send: (reply: ControlMessage) => void): Promise<void> {
+  if (message.op === 'bls_fetch') return Promise.resolve(fetchHeld(message, arena, caller, send));
   if (message.decoupled === true || message.inline === true) return runInlineBls(message, arena, lookup, caller, send, message.decoupled === true);
+  if (message.deferred === true) return runDeferred(message, arena, lookup, caller, send);
   return runOneResponse(message, arena, lookup, caller).then(send);
 }
 
@@ -43,20 +45,68 @@ function blsFailure(caller: string, err: unknown): string {
 async function runOneResponse(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string): Promise<ControlMessage> {
   try {
     const { request, target, infer } = blsTarget(message, arena, lookup);
-    const response = await target.infer(infer);
-    let offset = Number(message.out_offset);
-    if (!Number.isSafeInteger(offset) || offset < 0) throw new Error('BLS request has no valid out_offset');
-    const outputs = response.outputs.map((t) => {
-      offset = align(offset);
-      arena.reserve(offset, t.data.byteLength, `BLS output '${t.name}' of model '${request.model}'`);
-      arena.write(offset, t.data);
-      const desc = { name: t.name, datatype: t.datatype, shape: t.shape, offset, size: t.data.byteLength };
-      offset += t.data.byteLength;
-      return desc;
-    });
-    return { op: 'bls_result', outputs, free_offset: align(offset), shm_size: arena.size, ...replyParameters(response) };
+    return writeOutputs(await target.infer(infer), request.model, message.out_offset, arena);
   } catch (err) {
     return { op: 'bls_result', error: blsFailure(caller, err) };
+  }
+}
+
+/** The `bls_result` reply of `response`, its outputs written into the arena from `outOffset` on. */
+function writeOutputs(response: InferResponse, model: string, outOffset: unknown, arena: SharedArena): ControlMessage {
+  let offset = Number(outOffset);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new Error('BLS request has no valid out_offset');
+  const outputs = response.outputs.map((t) => {
+    offset = align(offset);
+    arena.reserve(offset, t.data.byteLength, `BLS output '${t.name}' of model '${model}'`);
+    arena.write(offset, t.data);
+    const desc = { name: t.name, datatype: t.datatype, shape: t.shape, offset, size: t.data.byteLength };
+    offset += t.data.byteLength;
+    return desc;
+  });
+  return { op: 'bls_result', outputs, free_offset: align(offset), shm_size: arena.size, ...replyParameters(response) };
+}
+
+/** The bytes `writeOutputs` takes for `response` from an aligned offset. */
+function outputBytes(response: InferResponse): number {
+  return response.outputs.reduce((end, t) => align(end) + t.data.byteLength, 0);
+}
+
+/**
+ * Deferred BLS requests (several of an execute() coroutine's in flight at once) whose responses
+ * wait for the stub to say where their outputs go: per stub process (its arena), by bls_id. The
+ * stub reserves the room when it reads `bls_ready` and answers `bls_fetch`; it allocates all the
+ * shared memory itself, so two requests' tensors never overlap.
+ */
+const heldResponses = new WeakMap<SharedArena, Map<unknown, { model: string; response: InferResponse }>>();
+/** Responses one stub may leave unfetched: each is a finished inference's outputs held in memory. */
+const MAX_HELD_RESPONSES = 1024;
+
+async function runDeferred(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string, send: (reply: ControlMessage) => void): Promise<void> {
+  const reply = (fields: Omit<ControlMessage, 'op'> & { op: string }): void => send({ ...fields, bls_id: message.bls_id });
+  try {
+    const held = heldResponses.get(arena) ?? new Map<unknown, { model: string; response: InferResponse }>();
+    heldResponses.set(arena, held);
+    const { request, target, infer } = blsTarget(message, arena, lookup);
+    const response = await target.infer(infer);
+    if (held.size >= MAX_HELD_RESPONSES) throw new Error(`model.py left ${MAX_HELD_RESPONSES} BLS responses unread`);
+    held.set(message.bls_id, { model: request.model, response });
+    reply({ op: 'bls_ready', size: outputBytes(response) });
+  } catch (err) {
+    reply({ op: 'bls_result', error: blsFailure(caller, err) });
+  }
+}
+
+function fetchHeld(message: ControlMessage, arena: SharedArena, caller: string, send: (reply: ControlMessage) => void): void {
+  const held = heldResponses.get(arena);
+  const entry = held?.get(message.bls_id);
+  held?.delete(message.bls_id);
+  if (message.drop === true) return;
+  try {
+    if (!entry) throw new Error(`no BLS response ${String(message.bls_id).slice(0, 20)} is waiting to be fetched`);
+    arena.ensure(Number(message.shm_size));
+    send({ ...writeOutputs(entry.response, entry.model, message.out_offset, arena), bls_id: message.bls_id });
+  } catch (err) {
+    send({ op: 'bls_result', bls_id: message.bls_id, error: blsFailure(caller, err) });
   }
 }
 

@@ -268,6 +268,7 @@ export class StubProcess {
         this.o.onResponse?.(m.key, m.outputs === undefined && m.error === undefined ? undefined : inlineAnswer(m), m.final === true);
         return;
       case 'bls':
+      case 'bls_fetch':
         void this.o.bls(m, this.arena, (reply) => {
           if (this.alive) this.channel.send(reply);
         });

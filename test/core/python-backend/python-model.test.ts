@@ -312,6 +312,42 @@ class TritonPythonModel:
     }
   });
 
+  it('bounds the BLS responses of an execute() coroutine by the same cap: one too big fails alone, the others arrive', async () => {
+    const ones = await load(pyModel('ones', 'name: "ones"\nbackend: "python"\nmax_batch_size: 0\ninput [ { name: "N" data_type: TYPE_INT64 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_UINT8 dims: [ -1 ] } ]\n', `
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.ones(int(pb_utils.get_input_tensor_by_name(r, "N").as_numpy()[0]), np.uint8))]) for r in requests]
+`));
+    // Asks ones for 2 MiB and for 10 bytes at once; answers the first's error and the second's sum.
+    const caller = await load(pyModel('gathers', 'name: "gathers"\nbackend: "python"\nmax_batch_size: 0\ninput [ { name: "N" data_type: TYPE_INT64 dims: [ 1 ] } ]\noutput [ { name: "E" data_type: TYPE_STRING dims: [ 1 ] }, { name: "S" data_type: TYPE_INT64 dims: [ 1 ] } ]\n', `
+import asyncio
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    async def execute(self, requests):
+        ask = lambda n: pb_utils.InferenceRequest(model_name="ones", inputs=[pb_utils.Tensor("N", np.array([n], np.int64))], requested_output_names=["Y"])
+        big, small = await asyncio.gather(ask(2 << 20).async_exec(), ask(10).async_exec())
+        error = big.error().message() if big.has_error() else "no error"
+        total = int(pb_utils.get_output_tensor_by_name(small, "Y").as_numpy().sum())
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("E", np.array([error.encode()], np.object_)), pb_utils.Tensor("S", np.array([total], np.int64))])]
+`), { shmCapBytes: 1 << 20, lookup: { resolve: () => ones } });
+    const n = (v: number): InferTensor => ({ name: 'N', datatype: 'INT64', shape: [1], data: new Uint8Array(new BigInt64Array([BigInt(v)]).buffer) });
+    try {
+      for (let round = 0; round < 2; round++) { // the dropped response leaves nothing behind for the next call
+        const answer = await caller.infer({ inputs: [n(0)] });
+        const error = Buffer.from(splitBytesElements(answer.outputs.find((t) => t.name === 'E')!.data)[0]!).toString();
+        expect(error).toBe("the BLS response of model 'ones' needs 2097152 bytes of shared memory, beyond gebe's limit of 1048576 bytes for one execute() of a Python model");
+        expect(new BigInt64Array(answer.outputs.find((t) => t.name === 'S')!.data.slice().buffer)[0]).toBe(10n);
+      }
+    } finally {
+      await Promise.all([caller.unload(), ones.unload()]);
+    }
+  });
+
   it('runs in process for perf, tune and infer: their loader takes the Python backend for backend "python"', async () => {
     const dir = path.join(repoRoot, 'fixtures/python_repository/digits_label');
     const config = parseModelConfig(readFileSync(path.join(dir, 'config.pbtxt'), 'utf8'), 'config.pbtxt').config;

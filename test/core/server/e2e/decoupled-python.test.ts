@@ -220,6 +220,48 @@ PLAIN.async_loop = [
   '        return out',
 ];
 
+// Two instances (two processes): a request IN [token, i] leaves a file named token-i and waits up
+// to 10 s for the other of its pair, answering how many of the pair's files it saw: 2 when both
+// requests were in flight at once, 1 for the first of two sent one after the other.
+PLAIN.pair_count = [
+  'import os, time',
+  'import numpy as np',
+  'import triton_python_backend_utils as pb_utils',
+  'class TritonPythonModel:',
+  '    def initialize(self, args):',
+  '        self.dir = os.path.join(args["model_repository"], "arrivals")',
+  '        os.makedirs(self.dir, exist_ok=True)',
+  '    def execute(self, requests):',
+  '        out = []',
+  '        for r in requests:',
+  '            token, i = pb_utils.get_input_tensor_by_name(r, "IN").as_numpy().tolist()',
+  '            open(os.path.join(self.dir, f"{token}-{i}"), "w").close()',
+  '            seen = lambda: sum(1 for f in os.listdir(self.dir) if f.startswith(f"{token}-"))',
+  '            deadline = time.monotonic() + 10',
+  '            while seen() < 2 and time.monotonic() < deadline:',
+  '                time.sleep(0.01)',
+  '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.array([seen()], np.int32)), pb_utils.Tensor("IDX", np.zeros(1, np.uint32))]))',
+  '        return out',
+];
+
+// A plain model's coroutine gathers two async_exec() calls to pair_count and answers the sum of
+// their OUTs: 4 when both were in flight at once, 3 when they ran one after the other.
+PLAIN.gather_pair = [
+  'import asyncio',
+  'import numpy as np',
+  'import triton_python_backend_utils as pb_utils',
+  'class TritonPythonModel:',
+  '    async def execute(self, requests):',
+  '        out = []',
+  '        for r in requests:',
+  '            token = int(pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()[0])',
+  '            pair = [pb_utils.InferenceRequest(model_name="pair_count", inputs=[pb_utils.Tensor("IN", np.array([token, i], np.int32))], requested_output_names=["OUT"]) for i in range(2)]',
+  '            counts = await asyncio.gather(*(p.async_exec() for p in pair))',
+  '            total = sum(-100 if c.has_error() else int(pb_utils.get_output_tensor_by_name(c, "OUT").as_numpy().sum()) for c in counts)',
+  '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.array([total], np.int32)), pb_utils.Tensor("IDX", np.zeros(1, np.uint32))]))',
+  '        return out',
+];
+
 // OUT = IN + 1 with response parameters; IN [-1]: parameters Triton refuses (a float), caught and
 // answered as the error's text in the parameters.
 PLAIN.answer_params = perRequest([
@@ -379,7 +421,11 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     for (const [name, body] of Object.entries(PLAIN)) {
       mkdirSync(path.join(repo, name, '1'), { recursive: true });
       const config = CONFIG(name).replace('model_transaction_policy { decoupled: true }\n', '');
-      writeFileSync(path.join(repo, name, 'config.pbtxt'), name === 'double_any' ? config.replace('dims: [ 1 ] }, { name: "IDX"', 'dims: [ -1 ] }, { name: "IDX"').replace(/IDX" data_type: TYPE_UINT32 dims: \[ 1 \]/, 'IDX" data_type: TYPE_UINT32 dims: [ -1 ]') : config);
+      const configs: Record<string, string> = {
+        double_any: config.replace('dims: [ 1 ] }, { name: "IDX"', 'dims: [ -1 ] }, { name: "IDX"').replace(/IDX" data_type: TYPE_UINT32 dims: \[ 1 \]/, 'IDX" data_type: TYPE_UINT32 dims: [ -1 ]'),
+        pair_count: `${config}instance_group [ { count: 2 kind: KIND_CPU } ]\n`,
+      };
+      writeFileSync(path.join(repo, name, 'config.pbtxt'), configs[name] ?? config);
       writeFileSync(path.join(repo, name, '1', 'model.py'), [...body, ''].join('\n'));
     }
     server = await startRealServer(repo);
@@ -439,6 +485,9 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     expect([first.status, first.body.outputs?.[0]?.data ?? first.body.error]).toEqual([200, [1112]]);
     const second = await infer([5]);
     expect([second.status, second.body.outputs?.[0]?.data ?? second.body.error]).toEqual([200, [1110]]);
+    // async_exec() calls of a plain model's coroutine are in flight together, as in Triton's BLS example.
+    const paired = await postJson(`${server.http}/v2/models/gather_pair/infer`, { inputs: [{ name: 'IN', datatype: 'INT32', shape: [1], data: [7] }], outputs: [{ name: 'OUT' }] });
+    expect([paired.status, paired.body.outputs?.[0]?.data ?? paired.body.error]).toEqual([200, [4]]);
   });
 
   it('carries the parameters model.py gives a response to HTTP, gRPC, stream and BLS clients', async () => {
