@@ -17,8 +17,16 @@ import { classify } from '../executor/classification.js';
 const require = createRequire(import.meta.url);
 const { version: gebeVersion } = require('../../../package.json') as { version: string };
 
-/** Only extensions gebe implements are listed. */
-export const SERVER_EXTENSIONS = ['binary_tensor_data', 'parameters', 'statistics', 'model_repository', 'model_repository(unload_dependents)', 'model_configuration', 'schedule_policy'];
+/**
+ * Only extensions gebe implements are listed, in Triton's names: clients such as tritonclient's
+ * read them to decide what to send (classification: an output's `classification` parameter;
+ * sequence: sequence_id/sequence_start/sequence_end). Not listed: the shared-memory, trace and
+ * logging extensions.
+ */
+export const SERVER_EXTENSIONS = [
+  'classification', 'sequence', 'model_repository', 'model_repository(unload_dependents)', 'schedule_policy',
+  'model_configuration', 'binary_tensor_data', 'parameters', 'statistics',
+];
 
 export interface ServerMetadata {
   name: string;

@@ -18,8 +18,8 @@ describe('HTTP health and metadata', () => {
     const { status, body } = await getJson(`${t.http}/v2`);
     expect(status).toBe(200);
     expect(body.name).toBe('gebe');
-    expect(body.extensions).toContain('binary_tensor_data');
-    expect(body.extensions).not.toContain('system_shared_memory');
+    expect(body.extensions).toEqual(expect.arrayContaining(['binary_tensor_data', 'classification', 'sequence', 'statistics', 'model_repository']));
+    for (const missing of ['system_shared_memory', 'cuda_shared_memory', 'trace', 'logging']) expect(body.extensions).not.toContain(missing);
   });
 
   it('serves model metadata with and without a version', async () => {
