@@ -150,7 +150,7 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
   Napi::Value TakeFailures(const Napi::CallbackInfo& info) { return FailureCountsToJs(info.Env(), route_->TakeFailures()); }
 
   Napi::Value EnableLog(const Napi::CallbackInfo& info) {
-    route_->EnableLog();
+    route_->EnableLog(info.Length() < 1 || info[0].ToBoolean().Value());
     return info.Env().Undefined();
   }
 

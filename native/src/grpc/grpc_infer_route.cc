@@ -156,7 +156,7 @@ class GrpcInferImpl : public GrpcInfer {
 
   std::vector<FailureCount> TakeFailures() override { return failures_->Take(); }
 
-  void EnableLog() override { log_.Enable(); }
+  void EnableLog(bool on) override { log_.Enable(on); }
 
   TakenLog TakeLog() override { return log_.Take(); }
 

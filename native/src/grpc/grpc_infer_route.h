@@ -19,9 +19,9 @@ class GrpcInfer : public GrpcInferRoute {
   virtual void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) = 0;
   // JS thread: failures counted since the last call (then reset).
   virtual std::vector<FailureCount> TakeFailures() = 0;
-  // JS thread: from now on the calls this route takes are noted as ("POST", method path), for
-  // verbose logging; TakeLog returns and resets what was noted.
-  virtual void EnableLog() = 0;
+  // JS thread: from now on (on: true; until on: false) the calls this route takes are noted as
+  // ("POST", method path), for verbose logging; TakeLog returns and resets what was noted.
+  virtual void EnableLog(bool on) = 0;
   virtual TakenLog TakeLog() = 0;
 };
 

@@ -96,9 +96,10 @@ class FastPath {
   virtual void Publish(const std::string& model, std::vector<PublishedVersion> versions, const std::string& default_version) = 0;
   // JS thread. Failures counted since the last call (then reset).
   virtual std::vector<FailureCount> TakeFailures() = 0;
-  // JS thread. From now on every taken request is noted (a bounded number between two TakeLog
-  // calls; the rest are only counted), so that verbose logging shows natively answered requests.
-  virtual void EnableLog() = 0;
+  // JS thread. From now on (on: true) every taken request is noted (a bounded number between two
+  // TakeLog calls; the rest are only counted), so that verbose logging shows natively answered
+  // requests; on: false stops it (verbose logging turned off at run time).
+  virtual void EnableLog(bool on) = 0;
   // JS thread. The requests noted since the last call (then reset).
   virtual TakenLog TakeLog() = 0;
 };

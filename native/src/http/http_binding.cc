@@ -126,7 +126,7 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
   Napi::Value TakeFailures(const Napi::CallbackInfo& info) { return FailureCountsToJs(info.Env(), fast_path_->TakeFailures()); }
 
   Napi::Value EnableLog(const Napi::CallbackInfo& info) {
-    fast_path_->EnableLog();
+    fast_path_->EnableLog(info.Length() < 1 || info[0].ToBoolean().Value());
     return info.Env().Undefined();
   }
 

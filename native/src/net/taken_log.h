@@ -19,8 +19,9 @@ struct TakenLog {
 
 class TakenRequestLog {
  public:
-  // JS thread: from now on, Note records (nothing is recorded before, so a quiet server pays nothing).
-  void Enable() { enabled_.store(true, std::memory_order_relaxed); }
+  // JS thread: from now on, Note records (on: true) or stops recording (nothing is recorded before,
+  // so a quiet server pays nothing).
+  void Enable(bool on) { enabled_.store(on, std::memory_order_relaxed); }
   // Loop thread: one taken request (copied only when enabled).
   void Note(const std::string& method, const std::string& target) {
     if (!enabled_.load(std::memory_order_relaxed)) return;

@@ -191,7 +191,7 @@ class FakeFastPath : public FastPath {
   }
   void Publish(const std::string&, std::vector<PublishedVersion>, const std::string&) override {}
   std::vector<FailureCount> TakeFailures() override { return {}; }
-  void EnableLog() override {}
+  void EnableLog(bool) override {}
   TakenLog TakeLog() override { return {}; }
   Respond late() {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -13,6 +13,8 @@ import type { ServerMetrics } from './metrics.js';
 import type { ModelManager } from './model-manager.js';
 import { ProtocolError } from '../kserve/protocol-error.js';
 import { classify } from '../executor/classification.js';
+import type { LogControl } from './logger.js';
+import { applyLogSettings, logSettingsAnswer, type LogSettingValue } from './log-settings.js';
 
 const require = createRequire(import.meta.url);
 const { version: gebeVersion } = require('../../../package.json') as { version: string };
@@ -20,8 +22,8 @@ const { version: gebeVersion } = require('../../../package.json') as { version: 
 /**
  * Only extensions gebe implements are listed, in Triton's names: clients such as tritonclient's
  * read them to decide what to send (classification: an output's `classification` parameter;
- * sequence: sequence_id/sequence_start/sequence_end). Not listed: the shared-memory, trace and
- * logging extensions.
+ * sequence: sequence_id/sequence_start/sequence_end). 'logging' is added where the server's logger
+ * can change (logSettings). Not listed: the shared-memory and trace extensions.
  */
 export const SERVER_EXTENSIONS = [
   'classification', 'sequence', 'model_repository', 'model_repository(unload_dependents)', 'schedule_policy',
@@ -46,10 +48,17 @@ export class InferenceService {
   /** Set while shutting down: the server is live but no longer ready. */
   draining = false;
 
-  constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics, private readonly strictReadiness = true) {}
+  constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics, private readonly strictReadiness = true, private readonly logControl?: LogControl) {}
 
   serverMetadata(): ServerMetadata {
-    return { name: 'gebe', version: gebeVersion, extensions: SERVER_EXTENSIONS };
+    return { name: 'gebe', version: gebeVersion, extensions: this.logControl ? [...SERVER_EXTENSIONS, 'logging'] : SERVER_EXTENSIONS };
+  }
+
+  /** The logging extension: applies `changes` (POST /v2/logging, gRPC LogSettings) and answers the settings. */
+  logSettings(changes: Record<string, unknown> = {}): Record<string, LogSettingValue> {
+    if (!this.logControl) throw ProtocolError.badRequest('the server does not support dynamic logging');
+    applyLogSettings(this.logControl, changes);
+    return logSettingsAnswer(this.logControl);
   }
 
   /** As Triton: strict, every model that should be loaded is READY; not strict, the server is up and not stopping. */

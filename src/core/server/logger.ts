@@ -1,6 +1,7 @@
 /**
  * One line per server event, as text (`2026-01-01T00:00:00.000Z I model ready model=mnist`) or as
- * JSON objects (`--log-format json`) for log collectors. Verbose lines only with `--log-verbose`.
+ * JSON objects (`--log-format json`) for log collectors. Verbose lines only with `--log-verbose`, or
+ * once a client has turned them on (the logging extension: `control`, server/log-settings.ts).
  * Warnings and errors are rate-limited per message: a client sending bad requests in a loop cannot
  * flood the log; the lines left out are counted on the next one that is written.
  */
@@ -15,6 +16,26 @@ export interface Logger {
   error(message: string, fields?: LogFields): void;
   verbose(message: string, fields?: LogFields): void;
   readonly verboseEnabled: boolean;
+  /** What may change while the server runs (Triton's logging extension); absent: nothing may. */
+  readonly control?: LogControl;
+}
+
+/** Which lines are written, and how (the settings of Triton's logging extension gebe has). */
+export interface LogSettings {
+  info: boolean;
+  warning: boolean;
+  error: boolean;
+  /** 0: no verbose lines; gebe has one verbose level, so any higher number writes them all. */
+  verboseLevel: number;
+  format: LogFormat;
+}
+
+export interface LogControl {
+  readonly settings: Readonly<LogSettings>;
+  /** Applies `changes` (checked by the caller: server/log-settings.ts). */
+  set(changes: Partial<LogSettings>): void;
+  /** Calls `listener` whenever verbose logging turns on or off; returns the way to stop. */
+  onVerboseChange(listener: (on: boolean) => void): () => void;
 }
 
 const LEVEL_LETTER = { info: 'I', warn: 'W', error: 'E', verbose: 'V' } as const;
@@ -31,9 +52,23 @@ interface Window {
 }
 
 export function createLogger(out: Writable, format: LogFormat = 'text', verbose = false, now: () => Date = () => new Date()): Logger {
+  const settings: LogSettings = { info: true, warning: true, error: true, verboseLevel: verbose ? 1 : 0, format };
+  const verboseListeners = new Set<(on: boolean) => void>();
+  const control: LogControl = {
+    settings,
+    set(changes) {
+      const was = settings.verboseLevel > 0;
+      Object.assign(settings, changes);
+      if (was !== settings.verboseLevel > 0) for (const listener of verboseListeners) listener(!was);
+    },
+    onVerboseChange(listener) {
+      verboseListeners.add(listener);
+      return () => verboseListeners.delete(listener);
+    },
+  };
   const write = (level: keyof typeof LEVEL_LETTER, message: string, fields: LogFields = {}): void => {
     const time = now().toISOString();
-    if (format === 'json') {
+    if (settings.format === 'json') {
       out.write(`${JSON.stringify({ time, level, message, ...fields })}\n`);
       return;
     }
@@ -62,11 +97,14 @@ export function createLogger(out: Writable, format: LogFormat = 'text', verbose 
     write(level, message, fields);
   };
   return {
-    info: (m, f) => write('info', m, f),
-    warn: (m, f) => limited('warn', m, f),
-    error: (m, f) => limited('error', m, f),
-    verbose: (m, f) => (verbose ? write('verbose', m, f) : undefined),
-    verboseEnabled: verbose,
+    info: (m, f) => (settings.info ? write('info', m, f) : undefined),
+    warn: (m, f) => (settings.warning ? limited('warn', m, f) : undefined),
+    error: (m, f) => (settings.error ? limited('error', m, f) : undefined),
+    verbose: (m, f) => (settings.verboseLevel > 0 ? write('verbose', m, f) : undefined),
+    get verboseEnabled() {
+      return settings.verboseLevel > 0;
+    },
+    control,
   };
 }
 

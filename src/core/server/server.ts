@@ -78,7 +78,7 @@ export class GebeServer {
 
   constructor(readonly models: ModelManager, private readonly options: ServerOptions, private readonly log: Logger) {
     this.metrics = new ServerMetrics(() => models.readyModels());
-    this.service = new InferenceService(models, this.metrics, options.strictReadiness ?? true);
+    this.service = new InferenceService(models, this.metrics, options.strictReadiness ?? true, log.control);
     if (options.enableHttp !== false) {
       const httpOptions: HttpOptions = {
         host: options.host, port: options.httpPort, maxBodyBytes: options.maxBodyBytes,

@@ -25,4 +25,24 @@ describe('createLogger', () => {
     for (let i = 0; i < 100; i++) log.info('model ready', { model: 'm' });
     expect(lines.length).toBe(100);
   });
+
+  it('writes what its settings allow, which may change while it runs (the logging extension)', () => {
+    const { lines, out } = capture();
+    const log = createLogger(out as never);
+    const all = () => ['info', 'warn', 'error', 'verbose'].forEach((level, i) => (log as unknown as Record<string, (m: string) => void>)[level]!(`line ${i}`));
+    all();
+    expect(lines.map((l) => l.split(' ')[1])).toEqual(['I', 'W', 'E']);
+    const heard: boolean[] = [];
+    log.control!.onVerboseChange((on) => heard.push(on));
+    log.control!.set({ info: false, warning: false, verboseLevel: 2, format: 'json' });
+    lines.length = 0;
+    all();
+    expect(lines.map((l) => JSON.parse(l).level)).toEqual(['error', 'verbose']);
+    expect(log.verboseEnabled).toBe(true);
+    log.control!.set({ verboseLevel: 3 });
+    log.control!.set({ verboseLevel: 0, error: false });
+    lines.length = 0;
+    all();
+    expect([lines, heard, log.verboseEnabled]).toEqual([[], [true, false], false]);
+  });
 });

@@ -85,6 +85,12 @@ function plainParameters(params: Record<string, Record<string, unknown>> | undef
   return out;
 }
 
+/** A log setting as LogSettingsResponse's SettingValue oneof. */
+function logSettingValue(v: string | boolean | number): Record<string, unknown> {
+  if (typeof v === 'boolean') return { bool_param: v };
+  return typeof v === 'number' ? { uint32_param: v } : { string_param: v };
+}
+
 function methods(s: InferenceService): Record<string, Method> {
   const version = (v: string): string | undefined => {
     if (!v) return undefined;
@@ -142,7 +148,12 @@ function methods(s: InferenceService): Record<string, Method> {
     CudaSharedMemoryRegister: unimplemented('CudaSharedMemoryRegister'),
     CudaSharedMemoryUnregister: unimplemented('CudaSharedMemoryUnregister'),
     TraceSetting: unimplemented('TraceSetting'),
-    LogSettings: unimplemented('LogSettings'),
+    LogSettings: (r: { settings?: Record<string, Record<string, unknown>> }) => {
+      // Each value's oneof (bool_param, uint32_param, string_param) as the plain value HTTP's JSON carries.
+      const changes = Object.fromEntries(Object.entries(r.settings ?? {}).map(([name, v]) => [name, v[v.parameter_choice as string] ?? null]));
+      const settings = s.logSettings(changes);
+      return { settings: Object.fromEntries(Object.entries(settings).map(([name, v]) => [name, logSettingValue(v)])) };
+    },
     Check: (r: { service: string }) => {
       if (r.service !== '' && r.service !== 'inference.GRPCInferenceService') {
         throw new RpcFailure(GrpcStatus.NOT_FOUND, `unknown service '${r.service}'; gebe serves '' and 'inference.GRPCInferenceService'`);

@@ -37,7 +37,8 @@ export interface RouteContext {
 type Handler = (ctx: RouteContext) => Promise<HttpAnswer> | HttpAnswer;
 
 interface Route {
-  method: 'GET' | 'POST';
+  /** 'GET, POST': either (the logging extension reads with GET and changes with POST). */
+  method: 'GET' | 'POST' | 'GET, POST';
   /** Triton's API group, for --http-restricted-api. */
   api: RestrictedApi;
   handler: Handler;
@@ -75,6 +76,7 @@ const FIXED_ROUTES: Record<string, Route> = {
   '/v2/health/ready': { method: 'GET', api: 'health', handler: ({ service }) => emptyAnswer(service.serverReady() ? 200 : 400) },
   '/v2/models/stats': { method: 'GET', api: 'statistics', handler: ({ service }) => jsonAnswer(200, { model_stats: service.statistics() }) },
   '/v2/repository/index': { method: 'POST', api: 'model-repository', handler: handleIndex },
+  '/v2/logging': { method: 'GET, POST', api: 'logging', handler: handleLogging },
 };
 
 const LOAD_ROUTE: Route = { method: 'POST', api: 'model-repository', handler: handleLoad };
@@ -108,8 +110,9 @@ export function route(method: string, url: string): RouteMatch {
     }
   }
   if (!found) throw ProtocolError.notFound(`no endpoint ${method} ${path}; gebe serves the KServe v2 protocol under /v2`);
-  if (found.method !== method && !(method === 'HEAD' && found.method === 'GET')) {
-    throw new ProtocolError(`${method} is not allowed on ${path}; use ${found.method}`, 400);
+  const allowed = found.method.split(', ');
+  if (!allowed.includes(method) && !(method === 'HEAD' && allowed.includes('GET'))) {
+    throw new ProtocolError(`${method} is not allowed on ${path}; use ${allowed.join(' or ')}`, 400);
   }
   if (version !== undefined && !/^[0-9]+$/.test(version)) {
     throw ProtocolError.badRequest(`model version '${version}' in ${path} is not a number; versions are the numeric directory names`);
@@ -239,6 +242,11 @@ async function handleIndex(ctx: RouteContext): Promise<HttpAnswer> {
   const body = await readJsonBody(ctx);
   if (body.ready !== undefined && typeof body.ready !== 'boolean') throw ProtocolError.badRequest(`'ready' must be a boolean, got ${JSON.stringify(body.ready)}`);
   return jsonAnswer(200, await ctx.service.models.index(body.ready === true));
+}
+
+async function handleLogging(ctx: RouteContext): Promise<HttpAnswer> {
+  const changes = ctx.req.method === 'POST' ? await readJsonBody(ctx) : {};
+  return jsonAnswer(200, ctx.service.logSettings(changes));
 }
 
 async function handleLoad(ctx: RouteContext): Promise<HttpAnswer> {
