@@ -576,9 +576,10 @@ def _run_execute(model, requests, decoupled=False):
     if not hasattr(result, "__await__"):
         return result
     import asyncio  # loaded by the first coroutine only (see _event_loop)
-    future = asyncio.run_coroutine_threadsafe(_await(result), _event_loop())
+    start = lambda: asyncio.run_coroutine_threadsafe(_await(result), _event_loop())  # noqa: E731
     if not decoupled:
-        return _wait_running_bls(future)
+        return _wait_running_bls(start)
+    future = start()
     _background.add(future)
     future.add_done_callback(lambda done: _background_done(done, requests))
     return None
@@ -605,14 +606,17 @@ class _MainThreadBls:
         self.replies = queue.SimpleQueue()
 
 
-def _wait_running_bls(future):
+def _wait_running_bls(start):
+    """Starts the coroutine (`start()`: its future) and carries its BLS requests until it has ended
+    and none is left in flight; its result."""
     global _main_waiting
-    with _main_waiting_lock:
+    with _main_waiting_lock:  # before the coroutine starts: its first BLS request is the main thread's too
         _main_waiting = True
-    future.add_done_callback(lambda _: _inbox.put(_COROUTINE_DONE))
     in_flight = {}  # bls_id -> its _MainThreadBls
     jobs_open = True
     try:
+        future = start()
+        future.add_done_callback(lambda _: _inbox.put(_COROUTINE_DONE))
         while jobs_open or in_flight:
             message = _receive(carrying_bls=True)
             if message is _COROUTINE_DONE:
@@ -649,12 +653,12 @@ def _send_deferred_bls(job, in_flight):
 
 def _deferred_bls_reply(message, in_flight):
     """bls_ready: the target answered; its outputs need `size` bytes, reserved here. bls_result: they
-    are written (or the request failed)."""
+    are written (or the request failed, or a small answer came inline)."""
     bls_id = message["bls_id"]
     if message["op"] == "bls_result":
         job = in_flight.pop(bls_id)
-        try:
-            job.replies.put(_bls_result_response(message))
+        try:  # a small answer comes inline
+            job.replies.put(_bls_reply_response(message) if message.get("inline") else _bls_result_response(message))
         except Exception as exc:  # noqa: BLE001 - raised again in the thread that sent the request
             job.replies.put(exc)
         return

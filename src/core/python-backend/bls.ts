@@ -75,11 +75,14 @@ function outputBytes(response: InferResponse): number {
  * Deferred BLS requests (several of an execute() coroutine's in flight at once) whose responses
  * wait for the stub to say where their outputs go: per stub process (its arena), by bls_id. The
  * stub reserves the room when it reads `bls_ready` and answers `bls_fetch`; it allocates all the
- * shared memory itself, so two requests' tensors never overlap.
+ * shared memory itself, so two requests' tensors never overlap. Small answers skip this: they come
+ * inline in their `bls_result`.
  */
 const heldResponses = new WeakMap<SharedArena, Map<unknown, { model: string; response: InferResponse }>>();
 /** Responses one stub may leave unfetched: each is a finished inference's outputs held in memory. */
 const MAX_HELD_RESPONSES = 1024;
+/** Deferred answers up to this size travel in their message (base64) instead of the shared memory. */
+const INLINE_ANSWER_BYTES = 64 << 10;
 
 async function runDeferred(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string, send: (reply: ControlMessage) => void): Promise<void> {
   const reply = (fields: Omit<ControlMessage, 'op'> & { op: string }): void => send({ ...fields, bls_id: message.bls_id });
@@ -88,9 +91,12 @@ async function runDeferred(message: ControlMessage, arena: SharedArena, lookup: 
     heldResponses.set(arena, held);
     const { request, target, infer } = blsTarget(message, arena, lookup);
     const response = await target.infer(infer);
+    const size = outputBytes(response);
+    // A small answer comes at once in the message: the round trip of a fetch costs more than its copy.
+    if (size <= INLINE_ANSWER_BYTES) return reply({ op: 'bls_result', inline: true, outputs: response.outputs.map(toInline), ...replyParameters(response) });
     if (held.size >= MAX_HELD_RESPONSES) throw new Error(`model.py left ${MAX_HELD_RESPONSES} BLS responses unread`);
     held.set(message.bls_id, { model: request.model, response });
-    reply({ op: 'bls_ready', size: outputBytes(response) });
+    reply({ op: 'bls_ready', size });
   } catch (err) {
     reply({ op: 'bls_result', error: blsFailure(caller, err) });
   }
