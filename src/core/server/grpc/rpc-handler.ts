@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
 import { grpcRoot, toNumber, UndecodableMessage } from '../../kserve/grpc-proto.js';
+import { registerSharedMemory, sharedMemoryStatus, unregisterSharedMemory } from '../shared-memory.js';
 
 /** What a call gets back: OK with the response message's bytes, or an error status. */
 export interface RpcResult {
@@ -85,6 +86,9 @@ function plainParameters(params: Record<string, Record<string, unknown>> | undef
   return out;
 }
 
+/** The regions of a shared-memory status (none) as the response's map by name. */
+const regionMap = (regions: never[]): Record<string, never> => Object.fromEntries(regions);
+
 /** A log setting as LogSettingsResponse's SettingValue oneof. */
 function logSettingValue(v: string | boolean | number): Record<string, unknown> {
   if (typeof v === 'boolean') return { bool_param: v };
@@ -141,12 +145,12 @@ function methods(s: InferenceService): Record<string, Method> {
       await s.models.requestUnload(r.model_name, plainParameters(r.parameters));
       return {};
     },
-    SystemSharedMemoryStatus: unimplemented('SystemSharedMemoryStatus'),
-    SystemSharedMemoryRegister: unimplemented('SystemSharedMemoryRegister'),
-    SystemSharedMemoryUnregister: unimplemented('SystemSharedMemoryUnregister'),
-    CudaSharedMemoryStatus: unimplemented('CudaSharedMemoryStatus'),
-    CudaSharedMemoryRegister: unimplemented('CudaSharedMemoryRegister'),
-    CudaSharedMemoryUnregister: unimplemented('CudaSharedMemoryUnregister'),
+    SystemSharedMemoryStatus: (r: { name: string }) => ({ regions: regionMap(sharedMemoryStatus('system', r.name)) }),
+    SystemSharedMemoryRegister: (r: { name: string }) => registerSharedMemory('system', r.name),
+    SystemSharedMemoryUnregister: () => (unregisterSharedMemory(), {}),
+    CudaSharedMemoryStatus: (r: { name: string }) => ({ regions: regionMap(sharedMemoryStatus('cuda', r.name)) }),
+    CudaSharedMemoryRegister: (r: { name: string }) => registerSharedMemory('cuda', r.name),
+    CudaSharedMemoryUnregister: () => (unregisterSharedMemory(), {}),
     TraceSetting: unimplemented('TraceSetting'),
     LogSettings: (r: { settings?: Record<string, Record<string, unknown>> }) => {
       // Each value's oneof (bool_param, uint32_param, string_param) as the plain value HTTP's JSON carries.

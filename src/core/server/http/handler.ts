@@ -28,7 +28,7 @@ export function createHttpHandler(service: InferenceService, options: HttpHandle
     const target = route(req.method, req.url);
     const restriction = options.restrictions?.get(target.route.api);
     if (restriction && req.headers[restriction.key] !== restriction.value) return jsonAnswer(403, { error: httpRestrictedMessage(restriction.key) });
-    return target.route.handler({ req, service, maxBody: options.maxBodyBytes, model: target.model, version: target.version });
+    return target.route.handler({ req, service, maxBody: options.maxBodyBytes, model: target.model, version: target.version, region: target.region });
   };
   return async (req) => {
     if (log.verboseEnabled) log.verbose('http request', { method: req.method, url: req.url });

@@ -7,6 +7,7 @@ import { encodeHttpInferResponse } from '../../kserve/codec/http-infer-response.
 import type { InferenceService } from '../inference-service.js';
 import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import type { RestrictedApi } from '../restricted-api.js';
+import { registerSharedMemory, sharedMemoryStatus, unregisterSharedMemory, type SharedMemoryKind } from '../shared-memory.js';
 import { decodeContentEncoding } from './body.js';
 import { AnswerStream, EMPTY, emptyAnswer, inferAnswer, JSON_HEADERS, jsonAnswer, type HttpAnswer } from './respond.js';
 import { decodeGenerateRequest, generateErrorText, generateResponseText } from '../../kserve/codec/generate.js';
@@ -29,9 +30,10 @@ export interface RouteContext {
   req: HttpRequestIn;
   service: InferenceService;
   maxBody: number;
-  /** Path parameters: model, version. */
+  /** Path parameters: model, version; a shared-memory region's name. */
   model?: string;
   version?: string;
+  region?: string;
 }
 
 type Handler = (ctx: RouteContext) => Promise<HttpAnswer> | HttpAnswer;
@@ -86,6 +88,25 @@ export interface RouteMatch {
   route: Route;
   model?: string;
   version?: string;
+  region?: string;
+}
+
+/** Triton's shared-memory endpoints, for one kind of region (server/shared-memory.ts answers them). */
+const sharedMemoryRoutes = (kind: SharedMemoryKind): Record<string, Route> => ({
+  status: { method: 'GET', api: 'shared-memory', handler: ({ region }) => jsonAnswer(200, sharedMemoryStatus(kind, region)) },
+  register: { method: 'POST', api: 'shared-memory', handler: ({ region }) => registerSharedMemory(kind, region ?? '') },
+  unregister: { method: 'POST', api: 'shared-memory', handler: () => (unregisterSharedMemory(), emptyAnswer(200)) },
+});
+const SHARED_MEMORY_ROUTES: Record<string, Record<string, Route>> = { systemsharedmemory: sharedMemoryRoutes('system'), cudasharedmemory: sharedMemoryRoutes('cuda') };
+
+/** /v2/{system,cuda}sharedmemory[/region/{name}]/{status,register,unregister}; undefined if it is not that shape. */
+function parseSharedMemoryPath(segments: string[]): { route?: Route; region?: string } | undefined {
+  const routes = segments[0] === 'v2' ? SHARED_MEMORY_ROUTES[segments[1] ?? ''] : undefined;
+  if (!routes) return undefined;
+  const named = segments.length === 5 && segments[2] === 'region';
+  if (!named && segments.length !== 3) return undefined;
+  const action = segments[named ? 4 : 2]!;
+  return { route: Object.hasOwn(routes, action) ? routes[action] : undefined, region: named ? segments[3] : undefined };
 }
 
 /** Finds the route for a request; throws 404/405 ProtocolErrors for the rest. */
@@ -96,12 +117,17 @@ export function route(method: string, url: string): RouteMatch {
   let found: Route | undefined = FIXED_ROUTES[trimmed];
   let model: string | undefined;
   let version: string | undefined;
+  let region: string | undefined;
   if (!found) {
     const segments = trimmed.split('/').slice(1).map(safeDecode);
     const repo = segments.length === 5 && segments[0] === 'v2' && segments[1] === 'repository' && segments[2] === 'models' ? segments : undefined;
+    const shm = parseSharedMemoryPath(segments);
     if (repo && (repo[4] === 'load' || repo[4] === 'unload')) {
       found = repo[4] === 'load' ? LOAD_ROUTE : UNLOAD_ROUTE;
       model = repo[3];
+    } else if (shm) {
+      found = shm.route;
+      region = shm.region;
     } else {
       const parsed = parseModelPath(segments);
       found = parsed ? MODEL_ROUTES[parsed.action] : undefined;
@@ -117,7 +143,7 @@ export function route(method: string, url: string): RouteMatch {
   if (version !== undefined && !/^[0-9]+$/.test(version)) {
     throw ProtocolError.badRequest(`model version '${version}' in ${path} is not a number; versions are the numeric directory names`);
   }
-  return { route: found, model, version };
+  return { route: found, model, version, region };
 }
 
 function safeDecode(segment: string): string {
