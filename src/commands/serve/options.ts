@@ -21,7 +21,12 @@ export interface ServeOptions {
   /** As Triton's --strict-readiness: false makes the server ready while some models failed to load. */
   strictReadiness?: boolean;
   exitTimeoutSeconds: number;
-  logVerbose: boolean;
+  /** As Triton's --log-verbose: above 0, verbose lines (gebe has one level of them). */
+  logVerboseLevel: number;
+  /** As Triton's --log-info, --log-warning, --log-error (absent: true). */
+  logInfo?: boolean;
+  logWarning?: boolean;
+  logError?: boolean;
   logFormat: LogFormat;
   maxBodyBytes: number;
   /** CONFIG_LIMIT's bound on instances per model. */
@@ -56,7 +61,10 @@ export interface ServeFlags {
   exitOnError: boolean;
   strictReadiness?: boolean | string;
   exitTimeoutSecs: string;
-  logVerbose: boolean;
+  logVerbose?: boolean | string;
+  logInfo?: boolean | string;
+  logWarning?: boolean | string;
+  logError?: boolean | string;
   logFormat: string;
   httpMaxBody: string;
   maxInstancesPerModel?: string;
@@ -84,6 +92,19 @@ export interface ServeFlags {
 }
 
 /** Triton's boolean flags take an optional value: --grpc-use-ssl, --grpc-use-ssl=true, =false. */
+/** --log-format's values: gebe's two, and Triton's (its default and ISO8601 lines are gebe's text lines). */
+const LOG_FORMATS: Record<string, LogFormat> = { text: 'text', json: 'json', default: 'text', ISO8601: 'text' };
+
+/** --log-verbose: bare (1), or Triton's level (--log-verbose=1); 0 or absent, no verbose lines. */
+function verboseLevel(value: boolean | string | undefined): number {
+  if (value === undefined || value === false) return 0;
+  if (value === true) return 1;
+  if (!/^\d{1,10}$/.test(value) || Number(value) > 0xffffffff) {
+    throw new UsageError(`--log-verbose takes a level (0, 1, ...), got '${value}'`, 'a repository right after a bare --log-verbose is read as its level: write --log-verbose=1, or put the repository first');
+  }
+  return Number(value);
+}
+
 function flagBool(value: boolean | string | undefined, flag: string): boolean {
   if (value === undefined || value === false) return false;
   if (value === true || value === 'true' || value === '1') return true;
@@ -184,8 +205,9 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
   if (mode !== 'none' && mode !== 'poll' && mode !== 'explicit') {
     throw new UsageError(`--model-control-mode must be none, poll or explicit, got '${mode}'`);
   }
-  if (flags.logFormat !== 'text' && flags.logFormat !== 'json') {
-    throw new UsageError(`--log-format must be text or json, got '${flags.logFormat}'`);
+  const logFormat = LOG_FORMATS[flags.logFormat];
+  if (!Object.hasOwn(LOG_FORMATS, flags.logFormat) || !logFormat) {
+    throw new UsageError(`--log-format must be text or json (or Triton's default or ISO8601: text), got '${flags.logFormat}'`);
   }
   const httpFrontend = flags.httpFrontend ?? 'native';
   if (httpFrontend !== 'native' && httpFrontend !== 'node') {
@@ -213,8 +235,11 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     exitOnError: flags.exitOnError,
     strictReadiness: flags.strictReadiness === undefined ? true : flagBool(flags.strictReadiness, '--strict-readiness'),
     exitTimeoutSeconds: seconds(flags.exitTimeoutSecs, '--exit-timeout-secs', 0),
-    logVerbose: flags.logVerbose,
-    logFormat: flags.logFormat,
+    logVerboseLevel: verboseLevel(flags.logVerbose),
+    logInfo: flagBool(flags.logInfo ?? true, '--log-info'),
+    logWarning: flagBool(flags.logWarning ?? true, '--log-warning'),
+    logError: flagBool(flags.logError ?? true, '--log-error'),
+    logFormat,
     maxBodyBytes: parseSize(flags.httpMaxBody, '--http-max-body'),
     maxInstancesPerModel: instanceLimit(flags.maxInstancesPerModel ?? String(DEFAULT_CONFIG_LIMITS.instancesPerModel)),
     httpFrontend,

@@ -26,6 +26,20 @@ describe('serve options', () => {
     expect(() => resolveServeOptions(undefined, { ...defaults, strictReadiness: 'maybe' }, '/w')).toThrow(/--strict-readiness takes true or false/);
   });
 
+  it('takes Triton\'s logging flags: --log-verbose [level], --log-info/--log-warning/--log-error [bool], --log-format default|ISO8601', () => {
+    const log = (flags: Partial<ServeFlags>) => {
+      const o = resolveServeOptions(undefined, { ...defaults, ...flags }, '/w');
+      return [o.logVerboseLevel, o.logInfo, o.logWarning, o.logError, o.logFormat];
+    };
+    expect(log({})).toEqual([0, true, true, true, 'text']);
+    expect(log({ logVerbose: true, logInfo: 'false', logFormat: 'json' })).toEqual([1, false, true, true, 'json']);
+    expect(log({ logVerbose: '2', logWarning: false, logError: '0', logFormat: 'ISO8601' })).toEqual([2, true, false, false, 'text']);
+    expect(log({ logVerbose: '0', logFormat: 'default' })).toEqual([0, true, true, true, 'text']);
+    expect(() => log({ logVerbose: 'high' })).toThrow("--log-verbose takes a level (0, 1, ...), got 'high'");
+    expect(() => log({ logError: 'maybe' })).toThrow('--log-error takes true or false');
+    expect(() => log({ logFormat: 'toString' })).toThrow('--log-format must be text or json');
+  });
+
   it('accepts --model-repository as an alias of the argument', () => {
     expect(resolveServeOptions(undefined, { ...defaults, modelRepository: 'repo' }, '/w').repository).toBe('/w/repo');
     expect(resolveServeOptions('repo', { ...defaults, modelRepository: './repo' }, '/w').repository).toBe('/w/repo');

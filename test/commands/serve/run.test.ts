@@ -31,7 +31,7 @@ afterEach(() => rmSync(repo, { recursive: true, force: true }));
 function options(overrides: Partial<ServeOptions> = {}): ServeOptions {
   return {
     repository: repo, host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, controlMode: 'none', loadModels: [],
-    pollSeconds: 0.1, exitOnError: false, exitTimeoutSeconds: 2, logVerbose: false, logFormat: 'text', maxBodyBytes: 1 << 20, ...overrides,
+    pollSeconds: 0.1, exitOnError: false, exitTimeoutSeconds: 2, logVerboseLevel: 0, logFormat: 'text', maxBodyBytes: 1 << 20, ...overrides,
   };
 }
 

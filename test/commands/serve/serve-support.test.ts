@@ -42,7 +42,7 @@ async function startServe(repository: string, out: ReturnType<typeof memoryIO>, 
   const deps: ServeDeps = { io: out, loadModel, createSource: (r) => new DiskModelSource(r), waitForStop: () => stopSignal, onListening: (_server, p) => listening(p) };
   const opts: ServeOptions = {
     repository, host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, controlMode: 'none', loadModels: [],
-    pollSeconds: 1, exitOnError: false, exitTimeoutSeconds: 2, logVerbose: false, logFormat: 'text', maxBodyBytes: 1 << 20, ...extra,
+    pollSeconds: 1, exitOnError: false, exitTimeoutSeconds: 2, logVerboseLevel: 0, logFormat: 'text', maxBodyBytes: 1 << 20, ...extra,
   };
   const done = runServe(opts, deps);
   const p = await Promise.race([ready, done.then((): ServerPorts => { throw new Error('server ended early'); })]);
