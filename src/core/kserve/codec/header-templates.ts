@@ -27,6 +27,8 @@ interface HeaderTemplate {
   sequenceId?: InferRequest['sequenceId'];
   sequenceStart?: boolean;
   sequenceEnd?: boolean;
+  /** The request parameters that go to the model (InferRequest.parameters). */
+  parameters?: InferRequest['parameters'];
   outputs?: string[];
   encoding: OutputEncoding;
 }
@@ -50,6 +52,7 @@ export function fromTemplate(headerText: string, body: Buffer, headerLength: num
   // Same fields in the same order as a fresh decode.
   const request: InferRequest = { inputs };
   if (t.id !== undefined) request.id = t.id;
+  if (t.parameters !== undefined) request.parameters = { ...t.parameters };
   if (t.priority !== undefined) request.priority = t.priority;
   if (t.timeoutUs !== undefined) request.timeoutUs = t.timeoutUs;
   if (t.sequenceId !== undefined) request.sequenceId = t.sequenceId;
@@ -76,6 +79,7 @@ export function rememberTemplate(headerText: string, decoded: DecodedHttpInfer, 
     sequenceId: request.sequenceId,
     sequenceStart: request.sequenceStart,
     sequenceEnd: request.sequenceEnd,
+    parameters: request.parameters && { ...request.parameters },
     outputs: request.outputs?.slice(),
     encoding,
   });
