@@ -177,6 +177,13 @@ class GrpcInferImpl : public GrpcInfer {
     }
     const bool raw = !req.raw_input_contents.empty();
     if (raw && req.raw_input_contents.size() != req.inputs.size()) return false;
+    // Tensors in shared-memory regions (Triton's shared_memory_region) are the JS path's.
+    for (const GrpcInferInput& in : req.inputs) {
+      if (NamesSharedMemory(in.parameters)) return false;
+    }
+    for (const GrpcRequestedOutput& o : req.outputs) {
+      if (NamesSharedMemory(o.parameters)) return false;
+    }
     typed->reserve(req.inputs.size());
     for (size_t i = 0; i < req.inputs.size(); ++i) {
       const GrpcInferInput& in = req.inputs[i];
@@ -222,6 +229,13 @@ class GrpcInferImpl : public GrpcInfer {
       out->outputs.push_back(std::move(d));
     }
     return true;
+  }
+
+  static bool NamesSharedMemory(const std::vector<GrpcNamedParameter>& parameters) {
+    for (const GrpcNamedParameter& p : parameters) {
+      if (Str(p.key) == "shared_memory_region") return true;
+    }
+    return false;
   }
 
   // A k grpc-infer.ts takes: a whole number from 1 to 2^53 - 1, sent as any numeric kind.

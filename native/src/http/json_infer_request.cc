@@ -211,8 +211,9 @@ bool DecodeInput(element e, Cursor* cursor, DecodedHttpInfer* out) {
   bool has_size = false;
   uint64_t size = 0;
   if (present[3]) {
-    static const char* const kParams[] = {"binary_data_size"};
-    bool ok = ForFields(fields[3], kParams, [&](size_t, element v) { has_size = true; return SafeCount(v, &size); });
+    // An input in a shared-memory region (Triton's shared_memory_region) is the JS path's.
+    static const char* const kParams[] = {"binary_data_size", "shared_memory_region"};
+    bool ok = ForFields(fields[3], kParams, [&](size_t k, element v) { has_size = true; return k == 0 && SafeCount(v, &size); });
     if (!ok) return false;
   }
   if (has_size) {
@@ -245,8 +246,10 @@ bool DecodeOutput(element e, DecodedRequest* request) {
       named = true;
       return true;
     }
-    static const char* const kParams[] = {"binary_data", "classification"};
+    // An output to a shared-memory region (Triton's shared_memory_region) is the JS path's.
+    static const char* const kParams[] = {"binary_data", "classification", "shared_memory_region"};
     return ForFields(v, kParams, [&](size_t p, element value) {
+      if (p == 2) return false;
       if (p == 0) {
         if (value.type() != element_type::BOOL) return false;
         ParameterOf(value, &output.binary_data);

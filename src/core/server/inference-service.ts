@@ -14,6 +14,7 @@ import type { ModelManager } from './model-manager.js';
 import { ProtocolError } from '../kserve/protocol-error.js';
 import { classify } from '../executor/classification.js';
 import type { LogControl } from './logger.js';
+import { SystemSharedMemory } from './shared-memory.js';
 import { applyLogSettings, logSettingsAnswer, type LogSettingValue } from './log-settings.js';
 
 const require = createRequire(import.meta.url);
@@ -23,11 +24,11 @@ const { version: gebeVersion } = require('../../../package.json') as { version: 
  * Only extensions gebe implements are listed, in Triton's names: clients such as tritonclient's
  * read them to decide what to send (classification: an output's `classification` parameter;
  * sequence: sequence_id/sequence_start/sequence_end). 'logging' is added where the server's logger
- * can change (logSettings). Not listed: the shared-memory and trace extensions.
+ * can change (logSettings). Not listed: the CUDA shared-memory and trace extensions.
  */
 export const SERVER_EXTENSIONS = [
   'classification', 'sequence', 'model_repository', 'model_repository(unload_dependents)', 'schedule_policy',
-  'model_configuration', 'binary_tensor_data', 'parameters', 'statistics',
+  'model_configuration', 'system_shared_memory', 'binary_tensor_data', 'parameters', 'statistics',
 ];
 
 export interface ServerMetadata {
@@ -47,6 +48,8 @@ export interface ModelMetadata {
 export class InferenceService {
   /** Set while shutting down: the server is live but no longer ready. */
   draining = false;
+  /** The system shared-memory regions clients registered (the shared-memory extension). */
+  readonly sharedMemory = new SystemSharedMemory();
 
   constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics, private readonly strictReadiness = true, private readonly logControl?: LogControl) {}
 

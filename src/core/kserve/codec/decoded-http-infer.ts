@@ -1,5 +1,6 @@
 /** What the JS decode of a KServe v2 HTTP infer request yields: the request and how to answer it. */
 import type { InferRequest } from '../../executor/types.js';
+import type { SharedOutput } from './shared-memory-params.js';
 
 export interface OutputEncoding {
   /** Requested outputs that must travel binary, by name. */
@@ -8,6 +9,8 @@ export interface OutputEncoding {
   binaryByDefault: boolean;
   /** Outputs asked for as classes (the classification extension): name → k. */
   classes: Map<string, number>;
+  /** Outputs that go to shared-memory regions (the shared-memory extension), by name. */
+  shared: Map<string, SharedOutput>;
 }
 
 export interface DecodedHttpInfer {

@@ -11,6 +11,7 @@ import { ProtocolError } from '../protocol-error.js';
 import { joinBytesElements } from './bytes-elements.js';
 import { addModelParameter, classCount } from './http-infer-request.js';
 import { elementCount, parseShape } from './shape.js';
+import { NO_SHARED_MEMORY, sharedMemoryPlace, writeSharedOutput, type SharedMemoryLookup, type SharedMemoryPlace, type SharedOutput } from './shared-memory-params.js';
 
 /** The decoded protobuf message as protobufjs gives it (keepCase field names). */
 export interface GrpcInferRequestMessage {
@@ -62,7 +63,13 @@ function sequenceParameterValue(p: GrpcInferParameter): unknown {
   return parameterValue(p);
 }
 
-export function decodeGrpcInferRequest(msg: GrpcInferRequestMessage): InferRequest {
+/** A tensor's InferParameters as the plain values HTTP's JSON carries (for sharedMemoryPlace). */
+function plainParameters(parameters: Record<string, GrpcInferParameter> | undefined): Record<string, unknown> | undefined {
+  return parameters && Object.fromEntries(Object.entries(parameters).map(([key, p]) => [key, parameterValue(p)]));
+}
+
+/** `shm` finds the shared-memory regions tensors may name (none without it). */
+export function decodeGrpcInferRequest(msg: GrpcInferRequestMessage, shm: SharedMemoryLookup = NO_SHARED_MEMORY): InferRequest {
   const request: InferRequest = { inputs: [] };
   if (msg.id) request.id = msg.id;
   for (const [key, p] of Object.entries(msg.parameters ?? {})) {
@@ -76,12 +83,41 @@ export function decodeGrpcInferRequest(msg: GrpcInferRequestMessage): InferReque
   }
   if (!msg.inputs || msg.inputs.length === 0) throw ProtocolError.badRequest('request must have at least one input in `inputs`');
   const raw = msg.raw_input_contents ?? [];
-  if (raw.length > 0 && raw.length !== msg.inputs.length) {
-    throw ProtocolError.badRequest(`raw_input_contents has ${raw.length} entries but the request has ${msg.inputs.length} inputs; send one entry per input, in order`);
+  // Inputs in shared memory have no entry in raw_input_contents (as in Triton): the others take theirs in order.
+  const places = msg.inputs.map((input) => sharedMemoryPlace(plainParameters(input.parameters), `input '${input.name}'`));
+  const carried = places.filter((p) => p === undefined).length;
+  if (raw.length > 0 && raw.length !== carried) {
+    const inShm = carried < msg.inputs.length ? ` (${msg.inputs.length - carried} of its ${msg.inputs.length} in shared memory)` : '';
+    throw ProtocolError.badRequest(`raw_input_contents has ${raw.length} entries but the request has ${carried} inputs${inShm}; send one entry per input, in order`);
   }
-  msg.inputs.forEach((input, i) => request.inputs.push(decodeInput(input, raw.length > 0 ? raw[i] : undefined)));
+  let next = 0;
+  msg.inputs.forEach((input, i) => {
+    const place = places[i];
+    if (place) request.inputs.push(sharedInput(input, place, shm));
+    else request.inputs.push(decodeInput(input, raw.length > 0 ? raw[next++] : undefined));
+  });
   if (msg.outputs && msg.outputs.length > 0) request.outputs = msg.outputs.map((o) => o.name);
   return request;
+}
+
+function sharedInput(input: GrpcInferRequestMessage['inputs'][number], place: SharedMemoryPlace, shm: SharedMemoryLookup): InferTensor {
+  const name = input.name;
+  if (!isDatatype(input.datatype)) throw ProtocolError.badRequest(`input '${name}' has unknown datatype '${input.datatype}'`);
+  const contents = input.contents ?? undefined;
+  if (contents && ALL_CONTENTS_FIELDS.some((f) => Array.isArray(contents[f]) && contents[f]!.length > 0)) {
+    throw ProtocolError.badRequest(`input '${name}' names shared memory region '${place.region}' and also carries data; send its elements one way`);
+  }
+  return { name, datatype: input.datatype, shape: parseShape((input.shape ?? []).map(toNumber), name), data: shm.view(place) };
+}
+
+/** The requested outputs that go to shared-memory regions, by name (resolved now, as Triton does). */
+export function grpcSharedOutputs(msg: GrpcInferRequestMessage, shm: SharedMemoryLookup = NO_SHARED_MEMORY): Map<string, SharedOutput> {
+  const shared = new Map<string, SharedOutput>();
+  for (const o of msg.outputs ?? []) {
+    const place = sharedMemoryPlace(plainParameters(o.parameters), `output '${o.name}'`);
+    if (place) shared.set(o.name, { place, bytes: shm.view(place) });
+  }
+  return shared;
 }
 
 function decodeInput(input: GrpcInferRequestMessage['inputs'][number], raw: Uint8Array | undefined): InferTensor {
@@ -134,15 +170,25 @@ function typedContentsToBytes(datatype: Exclude<Datatype, 'FP16' | 'BF16'>, valu
   return bytesOf(out);
 }
 
-export function encodeGrpcInferResponse(response: InferResponse): Record<string, unknown> {
-  return {
+/** `shared`: outputs written to shared-memory regions instead (no raw_output_contents entry, as in Triton). */
+export function encodeGrpcInferResponse(response: InferResponse, shared?: Map<string, SharedOutput>): Record<string, unknown> {
+  const encoded = {
     model_name: response.modelName,
     model_version: response.modelVersion,
     id: response.id ?? '',
     ...(response.parameters ? { parameters: grpcParameters(response.parameters) } : {}),
-    outputs: response.outputs.map((o) => ({ name: o.name, datatype: o.datatype, shape: o.shape })),
+    outputs: response.outputs.map((o) => ({ name: o.name, datatype: o.datatype, shape: o.shape })) as Array<Record<string, unknown>>,
     raw_output_contents: response.outputs.map((o) => o.data),
   };
+  if (!shared || shared.size === 0) return encoded;
+  encoded.raw_output_contents = [];
+  response.outputs.forEach((o, i) => {
+    const target = shared.get(o.name);
+    if (!target) return void encoded.raw_output_contents.push(o.data);
+    writeSharedOutput(o.name, o.data, target);
+    encoded.outputs[i]!.parameters = { shared_memory_region: { string_param: target.place.region }, shared_memory_byte_size: { int64_param: o.data.byteLength } };
+  });
+  return encoded;
 }
 
 /** A response's parameters as InferParameter messages: booleans, strings, integers as int64, other numbers as double. */
@@ -180,10 +226,11 @@ export function isFinalStreamResponse(inferResponse: { parameters?: Record<strin
  */
 export function encodeGrpcStreamResponse(
   request: Partial<Pick<GrpcInferRequestMessage, 'id' | 'model_name' | 'model_version'>>, final: boolean, response?: InferResponse, error?: string,
+  shared?: Map<string, SharedOutput>,
 ): Record<string, unknown> {
   const parameters = { [FINAL_PARAMETER]: { bool_param: final } };
   if (response && error === undefined) {
-    const encoded = encodeGrpcInferResponse(response);
+    const encoded = encodeGrpcInferResponse(response, shared);
     return { error_message: '', infer_response: { ...encoded, parameters: { ...(encoded.parameters as object | undefined), ...parameters } } };
   }
   const identity = { id: request.id ?? '', model_name: request.model_name ?? '', model_version: request.model_version ?? '' };

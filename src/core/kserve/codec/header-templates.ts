@@ -68,7 +68,8 @@ export function fromTemplate(headerText: string, body: Buffer, headerLength: num
  */
 export function rememberTemplate(headerText: string, decoded: DecodedHttpInfer, allBinary: boolean): void {
   const { request, encoding } = decoded;
-  if (!allBinary || headerText.length > MAX_HEADER_CHARS || request.inputs.some((i) => i.datatype === 'BYTES')) return;
+  // Outputs to shared memory are resolved against the regions registered at decode time: never kept.
+  if (!allBinary || headerText.length > MAX_HEADER_CHARS || request.inputs.some((i) => i.datatype === 'BYTES') || encoding.shared.size > 0) return;
   if (templates.size >= MAX_TEMPLATES) templates.clear();
   templates.set(headerText, {
     inputs: request.inputs.map((i) => ({ name: i.name, datatype: i.datatype, shape: i.shape.slice(), byteSize: i.data.byteLength })),

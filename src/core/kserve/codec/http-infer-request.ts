@@ -11,26 +11,30 @@ import { fromTemplate, rememberTemplate } from './header-templates.js';
 import type { DecodedHttpInfer, OutputEncoding } from './decoded-http-infer.js';
 
 import { jsonDataToBytes } from './json-tensor.js';
+import { NO_SHARED_MEMORY, sharedMemoryPlace, type SharedMemoryLookup } from './shared-memory-params.js';
 import { describe, elementCount, parseShape } from './shape.js';
 
 type Json = Record<string, unknown>;
 
-/** `headerLength` is the parsed Inference-Header-Content-Length, or undefined for a JSON-only body. */
-export function decodeHttpInferRequest(body: Buffer, headerLength: number | undefined): DecodedHttpInfer {
+/**
+ * `headerLength` is the parsed Inference-Header-Content-Length, or undefined for a JSON-only body;
+ * `shm` finds the shared-memory regions tensors may name (none without it).
+ */
+export function decodeHttpInferRequest(body: Buffer, headerLength: number | undefined, shm: SharedMemoryLookup = NO_SHARED_MEMORY): DecodedHttpInfer {
   const jsonEnd = headerLength ?? body.byteLength;
   if (jsonEnd > body.byteLength) {
     throw ProtocolError.badRequest(`Inference-Header-Content-Length is ${jsonEnd} but the body has only ${body.byteLength} bytes`);
   }
   const text = body.toString('utf8', 0, jsonEnd);
-  if (headerLength === undefined) return decodeHeader(text, body, jsonEnd).decoded;
+  if (headerLength === undefined) return decodeHeader(text, body, jsonEnd, shm).decoded;
   const known = fromTemplate(text, body, jsonEnd);
   if (known) return known;
-  const { decoded, allBinary } = decodeHeader(text, body, jsonEnd);
+  const { decoded, allBinary } = decodeHeader(text, body, jsonEnd, shm);
   rememberTemplate(text, decoded, allBinary);
   return decoded;
 }
 
-function decodeHeader(text: string, body: Buffer, jsonEnd: number): { decoded: DecodedHttpInfer; allBinary: boolean } {
+function decodeHeader(text: string, body: Buffer, jsonEnd: number, shm: SharedMemoryLookup): { decoded: DecodedHttpInfer; allBinary: boolean } {
   const header = parseJsonObject(text);
   const params = optionalObject(header.parameters, 'parameters');
   const request: InferRequest = { inputs: [] };
@@ -46,7 +50,7 @@ function decodeHeader(text: string, body: Buffer, jsonEnd: number): { decoded: D
   let offset = jsonEnd;
   let allBinary = true;
   for (const [i, raw] of header.inputs.entries()) {
-    const { tensor, consumed, binary } = decodeInput(raw, i, body, offset);
+    const { tensor, consumed, binary } = decodeInput(raw, i, body, offset, shm);
     request.inputs.push(tensor);
     offset += consumed;
     allBinary &&= binary;
@@ -54,10 +58,10 @@ function decodeHeader(text: string, body: Buffer, jsonEnd: number): { decoded: D
   if (offset !== body.byteLength) {
     throw ProtocolError.badRequest(`unexpected ${body.byteLength - offset} bytes of binary data after the last input; 'binary_data_size' of the inputs adds up to ${offset - jsonEnd}`);
   }
-  const encoding: OutputEncoding = { binary: new Map(), binaryByDefault: params?.binary_data_output === true, classes: new Map() };
+  const encoding: OutputEncoding = { binary: new Map(), binaryByDefault: params?.binary_data_output === true, classes: new Map(), shared: new Map() };
   if (header.outputs !== undefined) {
     if (!Array.isArray(header.outputs)) throw ProtocolError.badRequest(`'outputs' must be an array, got ${describe(header.outputs)}`);
-    request.outputs = header.outputs.map((o, i) => decodeRequestedOutput(o, i, encoding));
+    request.outputs = header.outputs.map((o, i) => decodeRequestedOutput(o, i, encoding, shm));
   }
   return { decoded: { request, encoding }, allBinary };
 }
@@ -110,7 +114,7 @@ export function applyRequestParameters(params: Json, request: InferRequest): voi
   }
 }
 
-function decodeInput(raw: unknown, index: number, body: Buffer, offset: number): { tensor: InferTensor; consumed: number; binary: boolean } {
+function decodeInput(raw: unknown, index: number, body: Buffer, offset: number, shm: SharedMemoryLookup): { tensor: InferTensor; consumed: number; binary: boolean } {
   const input = optionalObject(raw, `inputs[${index}]`);
   if (!input) throw ProtocolError.badRequest(`inputs[${index}] must be an object`);
   if (typeof input.name !== 'string' || input.name === '') {
@@ -123,6 +127,13 @@ function decodeInput(raw: unknown, index: number, body: Buffer, offset: number):
   const datatype: Datatype = input.datatype;
   const shape = parseShape(input.shape, name);
   const params = optionalObject(input.parameters, `parameters of input '${name}'`);
+  const place = sharedMemoryPlace(params, `input '${name}'`);
+  if (place) {
+    if (input.data !== undefined || params?.binary_data_size !== undefined) {
+      throw ProtocolError.badRequest(`input '${name}' names shared memory region '${place.region}' and also carries data; send its elements one way`);
+    }
+    return { tensor: { name, datatype, shape, data: shm.view(place) }, consumed: 0, binary: false };
+  }
   const binarySize = params?.binary_data_size;
   if (binarySize === undefined) {
     const count = elementCount(shape, name);
@@ -149,12 +160,14 @@ function decodeInput(raw: unknown, index: number, body: Buffer, offset: number):
   return { tensor: { name, datatype, shape, data }, consumed: binarySize, binary: true };
 }
 
-function decodeRequestedOutput(raw: unknown, index: number, encoding: OutputEncoding): string {
+function decodeRequestedOutput(raw: unknown, index: number, encoding: OutputEncoding, shm: SharedMemoryLookup): string {
   const output = optionalObject(raw, `outputs[${index}]`);
   if (!output || typeof output.name !== 'string' || output.name === '') {
     throw ProtocolError.badRequest(`outputs[${index}] must be an object with a 'name' string`);
   }
   const params = optionalObject(output.parameters, `parameters of output '${output.name}'`);
+  const place = sharedMemoryPlace(params, `output '${output.name}'`);
+  if (place) encoding.shared.set(output.name, { place, bytes: shm.view(place) });
   if (params?.classification !== undefined) encoding.classes.set(output.name, classCount(params.classification, `parameter 'classification' of output '${output.name}'`));
   const binary = params?.binary_data;
   if (binary !== undefined && typeof binary !== 'boolean') {

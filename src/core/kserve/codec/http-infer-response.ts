@@ -6,6 +6,7 @@ import type { InferResponse } from '../../executor/types.js';
 import { isBinaryOnly } from '../datatypes.js';
 import type { OutputEncoding } from './decoded-http-infer.js';
 import { bytesToJsonText } from './json-tensor.js';
+import { writeSharedOutput } from './shared-memory-params.js';
 
 export interface EncodedHttpResponse {
   /** The JSON (all of a JSON response, or the header before binary data). */
@@ -25,7 +26,11 @@ export function encodeHttpInferResponse(response: InferResponse, encoding: Outpu
   for (const out of response.outputs) {
     const binary = encoding.binary.get(out.name) ?? (encoding.binaryByDefault || isBinaryOnly(out.datatype));
     const head = `{"name":${JSON.stringify(out.name)},"datatype":"${out.datatype}","shape":[${out.shape.join(',')}]`;
-    if (binary) {
+    const shared = encoding.shared.get(out.name);
+    if (shared) {
+      writeSharedOutput(out.name, out.data, shared);
+      parts.push(`${head},"parameters":{"shared_memory_region":${JSON.stringify(shared.place.region)},"shared_memory_byte_size":${out.data.byteLength}}}`);
+    } else if (binary) {
       parts.push(`${head},"parameters":{"binary_data_size":${out.data.byteLength}}}`);
       binaries.push(out.data);
     } else {

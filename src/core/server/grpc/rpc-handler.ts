@@ -8,14 +8,14 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
 import {
-  decodeGrpcInferRequest, encodeGrpcInferResponse, encodeGrpcStreamResponse, grpcClassCounts, wantsEmptyFinalResponse, type GrpcInferRequestMessage,
+  decodeGrpcInferRequest, encodeGrpcInferResponse, encodeGrpcStreamResponse, grpcClassCounts, grpcSharedOutputs, wantsEmptyFinalResponse, type GrpcInferRequestMessage,
 } from '../../kserve/codec/grpc-infer.js';
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
 import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
 import { grpcRoot, toNumber, UndecodableMessage } from '../../kserve/grpc-proto.js';
-import { registerSharedMemory, sharedMemoryStatus, unregisterSharedMemory } from '../shared-memory.js';
+import { cudaSharedMemoryStatus, registerCudaSharedMemory } from '../shared-memory.js';
 
 /** What a call gets back: OK with the response message's bytes, or an error status. */
 export interface RpcResult {
@@ -86,9 +86,6 @@ function plainParameters(params: Record<string, Record<string, unknown>> | undef
   return out;
 }
 
-/** The regions of a shared-memory status (none) as the response's map by name. */
-const regionMap = (regions: never[]): Record<string, never> => Object.fromEntries(regions);
-
 /** A log setting as LogSettingsResponse's SettingValue oneof. */
 function logSettingValue(v: string | boolean | number): Record<string, unknown> {
   if (typeof v === 'boolean') return { bool_param: v };
@@ -105,19 +102,21 @@ function methods(s: InferenceService): Record<string, Method> {
     throw new RpcFailure(GrpcStatus.UNIMPLEMENTED, `${name} is not implemented by gebe serve`);
   };
   const infer = (msg: GrpcInferRequestMessage, signal?: AbortSignal): Promise<Record<string, unknown>> => {
-    const request = decodeGrpcInferRequest(msg);
+    const request = decodeGrpcInferRequest(msg, s.sharedMemory);
+    const shared = grpcSharedOutputs(msg, s.sharedMemory);
     if (signal) request.signal = signal;
-    return s.infer(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg), 'ModelInfer').then(encodeGrpcInferResponse);
+    return s.infer(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg), 'ModelInfer').then((r) => encodeGrpcInferResponse(r, shared));
   };
   // One request message of a stream: every response, errors in band, each marked final or not.
   const streamInfer = async (msg: GrpcInferRequestMessage, signal?: AbortSignal, emit?: (message: object) => void): Promise<object | typeof NO_MESSAGE> => {
     const emptyFinal = wantsEmptyFinalResponse(msg);
     let last: object | typeof NO_MESSAGE = NO_MESSAGE;
     try {
-      const request = decodeGrpcInferRequest(msg);
+      const request = decodeGrpcInferRequest(msg, s.sharedMemory);
+      const shared = grpcSharedOutputs(msg, s.sharedMemory);
       if (signal) request.signal = signal;
       await s.inferStream(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg), (r) => {
-        const message = r.response || r.error || (r.final && emptyFinal) ? encodeGrpcStreamResponse(msg, r.final, r.response, r.error?.message) : NO_MESSAGE;
+        const message = r.response || r.error || (r.final && emptyFinal) ? encodeGrpcStreamResponse(msg, r.final, r.response, r.error?.message, shared) : NO_MESSAGE;
         if (r.final) last = message;
         else if (message !== NO_MESSAGE) emit?.(message);
       });
@@ -145,12 +144,15 @@ function methods(s: InferenceService): Record<string, Method> {
       await s.models.requestUnload(r.model_name, plainParameters(r.parameters));
       return {};
     },
-    SystemSharedMemoryStatus: (r: { name: string }) => ({ regions: regionMap(sharedMemoryStatus('system', r.name)) }),
-    SystemSharedMemoryRegister: (r: { name: string }) => registerSharedMemory('system', r.name),
-    SystemSharedMemoryUnregister: () => (unregisterSharedMemory(), {}),
-    CudaSharedMemoryStatus: (r: { name: string }) => ({ regions: regionMap(sharedMemoryStatus('cuda', r.name)) }),
-    CudaSharedMemoryRegister: (r: { name: string }) => registerSharedMemory('cuda', r.name),
-    CudaSharedMemoryUnregister: () => (unregisterSharedMemory(), {}),
+    SystemSharedMemoryStatus: (r: { name: string }) => ({ regions: Object.fromEntries(s.sharedMemory.status(r.name).map((region) => [region.name, region])) }),
+    SystemSharedMemoryRegister: (r: { name: string; key: string; offset: unknown; byte_size: unknown }) => {
+      s.sharedMemory.register(r.name, r.key, toNumber(r.offset), toNumber(r.byte_size));
+      return {};
+    },
+    SystemSharedMemoryUnregister: (r: { name: string }) => (s.sharedMemory.unregister(r.name), {}),
+    CudaSharedMemoryStatus: (r: { name: string }) => ({ regions: Object.fromEntries(cudaSharedMemoryStatus(r.name)) }),
+    CudaSharedMemoryRegister: (r: { name: string }) => registerCudaSharedMemory(r.name),
+    CudaSharedMemoryUnregister: () => ({}),
     TraceSetting: unimplemented('TraceSetting'),
     LogSettings: (r: { settings?: Record<string, Record<string, unknown>> }) => {
       // Each value's oneof (bool_param, uint32_param, string_param) as the plain value HTTP's JSON carries.

@@ -7,7 +7,7 @@ import { encodeHttpInferResponse } from '../../kserve/codec/http-infer-response.
 import type { InferenceService } from '../inference-service.js';
 import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import type { RestrictedApi } from '../restricted-api.js';
-import { registerSharedMemory, sharedMemoryStatus, unregisterSharedMemory, type SharedMemoryKind } from '../shared-memory.js';
+import { cudaSharedMemoryStatus, registerCudaSharedMemory } from '../shared-memory.js';
 import { decodeContentEncoding } from './body.js';
 import { AnswerStream, EMPTY, emptyAnswer, inferAnswer, JSON_HEADERS, jsonAnswer, type HttpAnswer } from './respond.js';
 import { decodeGenerateRequest, generateErrorText, generateResponseText } from '../../kserve/codec/generate.js';
@@ -91,13 +91,25 @@ export interface RouteMatch {
   region?: string;
 }
 
-/** Triton's shared-memory endpoints, for one kind of region (server/shared-memory.ts answers them). */
-const sharedMemoryRoutes = (kind: SharedMemoryKind): Record<string, Route> => ({
-  status: { method: 'GET', api: 'shared-memory', handler: ({ region }) => jsonAnswer(200, sharedMemoryStatus(kind, region)) },
-  register: { method: 'POST', api: 'shared-memory', handler: ({ region }) => registerSharedMemory(kind, region ?? '') },
-  unregister: { method: 'POST', api: 'shared-memory', handler: () => (unregisterSharedMemory(), emptyAnswer(200)) },
-});
-const SHARED_MEMORY_ROUTES: Record<string, Record<string, Route>> = { systemsharedmemory: sharedMemoryRoutes('system'), cudasharedmemory: sharedMemoryRoutes('cuda') };
+/** Triton's shared-memory endpoints (server/shared-memory.ts answers them). */
+const SHARED_MEMORY_ROUTES: Record<string, Record<string, Route>> = {
+  systemsharedmemory: {
+    status: { method: 'GET', api: 'shared-memory', handler: ({ service, region }) => jsonAnswer(200, service.sharedMemory.status(region)) },
+    register: { method: 'POST', api: 'shared-memory', handler: handleRegisterSharedMemory },
+    unregister: { method: 'POST', api: 'shared-memory', handler: ({ service, region }) => (service.sharedMemory.unregister(region), emptyAnswer(200)) },
+  },
+  cudasharedmemory: {
+    status: { method: 'GET', api: 'shared-memory', handler: ({ region }) => jsonAnswer(200, cudaSharedMemoryStatus(region)) },
+    register: { method: 'POST', api: 'shared-memory', handler: ({ region }) => registerCudaSharedMemory(region ?? '') },
+    unregister: { method: 'POST', api: 'shared-memory', handler: () => emptyAnswer(200) },
+  },
+};
+
+async function handleRegisterSharedMemory(ctx: RouteContext): Promise<HttpAnswer> {
+  const body = await readJsonBody(ctx);
+  ctx.service.sharedMemory.register(ctx.region ?? '', body.key, body.offset, body.byte_size);
+  return emptyAnswer(200);
+}
 
 /** /v2/{system,cuda}sharedmemory[/region/{name}]/{status,register,unregister}; undefined if it is not that shape. */
 function parseSharedMemoryPath(segments: string[]): { route?: Route; region?: string } | undefined {
@@ -168,7 +180,7 @@ export function looksLikeInfer(method: string, url: string): boolean {
 async function handleInfer(ctx: RouteContext): Promise<HttpAnswer> {
   const { headers } = ctx.req;
   const body = await decodeContentEncoding(ctx.req.body, headers['content-encoding'], ctx.maxBody);
-  const decoded = decodeHttpInferRequest(body, parseHeaderLength(headers['inference-header-content-length']));
+  const decoded = decodeHttpInferRequest(body, parseHeaderLength(headers['inference-header-content-length']), ctx.service.sharedMemory);
   if (ctx.req.signal) decoded.request.signal = ctx.req.signal;
   const response = await ctx.service.infer(ctx.model!, ctx.version, decoded.request, decoded.encoding.classes, 'HTTP');
   return inferAnswer(encodeHttpInferResponse(response, decoded.encoding));
