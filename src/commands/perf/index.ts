@@ -15,6 +15,8 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--model-repository <dir>', 'run the model in process from this repository (default: ./model_repository when present)')
     .option('-u, --url <host:port>', 'measure a running KServe v2 server instead')
     .option(PROTOCOL_FLAG, 'protocol for -u (default: http, with the binary tensor extension)')
+    .option('--shared-memory <kind>', 'how tensors reach a server (-u): none (in the requests) or system (a POSIX shared-memory object on this host, registered with the server), as perf_analyzer (default: none)')
+    .option('--output-shared-memory-size <bytes>', 'with --shared-memory system: bytes of shared memory for each output (default: 102400)')
     .option('--streaming', 'with -i grpc: send the requests on gRPC ModelStreamInfer streams (perf_analyzer\'s --streaming; a decoupled model answers no other way)')
     .option('--concurrency <range>', 'concurrency levels: start:end[:step] or a list, e.g. 1:16 or 1,2,4,8 (default: 1)')
     .option('--concurrency-range <range>', 'perf_analyzer spelling of --concurrency')

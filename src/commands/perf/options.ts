@@ -13,7 +13,7 @@ import { CONCURRENCY_SPEC, parseBatchSizes, parseLevels, parseShapes, REQUEST_RA
 
 export type PerfTargetSpec =
   | { kind: 'in-process'; repository: string }
-  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean };
+  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number } };
 
 export interface PerfOptions {
   model: string;
@@ -68,7 +68,12 @@ export interface PerfFlags {
   sequenceLength?: string;
   sequenceLengthVariation?: string;
   sequenceIdRange?: string;
+  sharedMemory?: string;
+  outputSharedMemorySize?: string;
 }
+
+/** perf_analyzer's default window for each output in shared memory. */
+const DEFAULT_OUTPUT_SHARED_MEMORY_BYTES = 102400;
 
 function positiveNumber(flag: string, text: string | undefined, fallback: number, opts: { integer?: boolean; min?: number; max?: number } = {}): number {
   if (text === undefined) return fallback;
@@ -105,6 +110,19 @@ function oneOf<T extends string>(flag: string, text: string | undefined, allowed
   return text as T;
 }
 
+/** perf_analyzer's --shared-memory (none, system; cuda needs a GPU) and --output-shared-memory-size. */
+function sharedMemoryOption(flags: PerfFlags): { outputBytes: number } | undefined {
+  const kind = flags.sharedMemory ?? 'none';
+  if (kind === 'cuda') throw new UsageError('--shared-memory cuda needs a GPU, which gebe has none of; use --shared-memory system');
+  if (kind !== 'none' && kind !== 'system') throw new UsageError(`--shared-memory must be none, system or cuda, got '${kind}'`);
+  const outputBytes = positiveNumber('--output-shared-memory-size', flags.outputSharedMemorySize, DEFAULT_OUTPUT_SHARED_MEMORY_BYTES, { integer: true, min: 1 });
+  if (kind === 'none') {
+    if (flags.outputSharedMemorySize !== undefined) throw new UsageError('--output-shared-memory-size applies with --shared-memory system');
+    return undefined;
+  }
+  return { outputBytes };
+}
+
 function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
   const protocol = parseProtocol(flags.protocol, flags.url);
   if (flags.url !== undefined) {
@@ -115,9 +133,11 @@ function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
       throw new UsageError('-u/--url and --model-repository both given; use -u for a running server or --model-repository to run in process');
     }
     if (flags.streaming && protocol !== 'grpc') throw new UsageError('--streaming is gRPC\'s streaming API (ModelStreamInfer): add -i grpc');
-    return { kind: 'remote', url: flags.url, protocol, ...(flags.streaming ? { streaming: true } : {}) };
+    const sharedMemory = sharedMemoryOption(flags);
+    return { kind: 'remote', url: flags.url, protocol, ...(flags.streaming ? { streaming: true } : {}), ...(sharedMemory ? { sharedMemory } : {}) };
   }
   if (flags.streaming) throw new UsageError('--streaming needs a server: add -u host:port -i grpc');
+  if (flags.sharedMemory !== undefined && flags.sharedMemory !== 'none') throw new UsageError('--shared-memory is how tensors reach a server: add -u host:port (in process they are never copied)');
   const repository = flags.modelRepository ?? (existsSync(path.join(cwd, 'model_repository')) ? 'model_repository' : undefined);
   if (repository === undefined) {
     throw new UsageError('no target: pass -u host:port for a running KServe v2 server, or --model-repository <dir> to run the model in process');

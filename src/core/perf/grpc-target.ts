@@ -4,14 +4,17 @@ import type { ModelDescription, RequestInputs } from '../kserve/client/types.js'
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';
+import { PerfSharedMemory } from './shared-memory.js';
 
 export class GrpcTarget implements LoadTarget {
   readonly label: string;
   readonly endpoint: GrpcModelEndpoint;
   private description?: ModelDescription;
+  private shm?: PerfSharedMemory;
 
-  constructor(private readonly address: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, private readonly streaming = false) {
-    this.label = `${address} (gRPC${streaming ? ', streaming' : ''})`;
+  /** `sharedMemory`: tensors in system shared memory (perf_analyzer's --shared-memory system), each output given `outputBytes`. */
+  constructor(private readonly address: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, private readonly streaming = false, private readonly sharedMemory?: { outputBytes: number }) {
+    this.label = `${address} (gRPC${streaming ? ', streaming' : ''}${sharedMemory ? ', system shared memory' : ''})`;
     this.endpoint = new GrpcModelEndpoint(address, model, version);
   }
 
@@ -22,7 +25,10 @@ export class GrpcTarget implements LoadTarget {
 
   async createDrivers(requests: RequestInputs[], count: number): Promise<DriverHandle[]> {
     const model = await this.describe();
-    const encoded = requests.map((r) => encodeGrpcInferRequest(model.name, model.version, r, model.outputs.map((o) => o.name)));
+    const outputs = model.outputs.map((o) => o.name);
+    await this.shm?.release();
+    this.shm = this.sharedMemory && await PerfSharedMemory.create(requests, outputs, this.sharedMemory.outputBytes, this.endpoint);
+    const encoded = requests.map((r, i) => encodeGrpcInferRequest(model.name, model.version, r, outputs, this.shm?.layouts[i]));
     if (!this.usesClientThreads) {
       return [new InThreadDriver(this.streaming ? new GrpcStreamInferClient(this.address, encoded) : new GrpcInferClient(this.address, encoded))];
     }
@@ -32,6 +38,7 @@ export class GrpcTarget implements LoadTarget {
   }
 
   async close(): Promise<void> {
+    await this.shm?.release();
     await this.endpoint.close();
   }
 }

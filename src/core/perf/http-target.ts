@@ -11,14 +11,17 @@ import type { ModelDescription, RequestInputs } from '../kserve/client/types.js'
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';
+import { PerfSharedMemory } from './shared-memory.js';
 
 export class HttpTarget implements LoadTarget {
   readonly label: string;
   readonly endpoint: HttpModelEndpoint;
   private description?: ModelDescription;
+  private shm?: PerfSharedMemory;
 
-  constructor(private readonly url: string, model: string, version: string | undefined, readonly usesClientThreads: boolean) {
-    this.label = `${normalizeBaseUrl(url)} (HTTP)`;
+  /** `sharedMemory`: tensors in system shared memory (perf_analyzer's --shared-memory system), each output given `outputBytes`. */
+  constructor(private readonly url: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, private readonly sharedMemory?: { outputBytes: number }) {
+    this.label = `${normalizeBaseUrl(url)} (HTTP${sharedMemory ? ', system shared memory' : ''})`;
     this.endpoint = new HttpModelEndpoint(url, model, version);
   }
 
@@ -30,7 +33,9 @@ export class HttpTarget implements LoadTarget {
   async createDrivers(requests: RequestInputs[], count: number): Promise<DriverHandle[]> {
     const model = await this.describe();
     const outputs = model.outputs.map((o) => o.name);
-    const bodies = requests.map((r) => encodeBinaryInferRequest(r, outputs));
+    await this.shm?.release();
+    this.shm = this.sharedMemory && await PerfSharedMemory.create(requests, outputs, this.sharedMemory.outputBytes, this.endpoint);
+    const bodies = requests.map((r, i) => encodeBinaryInferRequest(r, outputs, this.shm?.layouts[i]));
     const inferPath = this.endpoint.inferPath();
     if (!this.usesClientThreads) {
       return [new InThreadDriver(new HttpInferClient(normalizeBaseUrl(this.url), inferPath, bodies))];
@@ -44,6 +49,7 @@ export class HttpTarget implements LoadTarget {
   }
 
   async close(): Promise<void> {
+    await this.shm?.release();
     await this.endpoint.close();
   }
 }

@@ -15,7 +15,7 @@ export interface TargetOptions {
   model: string;
   modelVersion?: string;
   /** `streaming`: every request on a gRPC ModelStreamInfer stream (perf_analyzer's --streaming; how decoupled models answer). */
-  target: { kind: 'in-process'; repository: string } | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean };
+  target: { kind: 'in-process'; repository: string } | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number } };
   clientThreads: number;
 }
 
@@ -27,11 +27,11 @@ export interface TargetDeps {
 export async function openTarget(opts: TargetOptions, deps: TargetDeps): Promise<OpenTarget> {
   const t = opts.target;
   if (t.kind === 'remote' && t.protocol === 'http') {
-    return new HttpTarget(t.url, opts.model, opts.modelVersion, opts.clientThreads > 0);
+    return new HttpTarget(t.url, opts.model, opts.modelVersion, opts.clientThreads > 0, t.sharedMemory);
   }
   if (t.kind === 'remote') {
     const { GrpcTarget } = await import('./grpc-target.js');
-    return new GrpcTarget(t.url.replace(/^grpc:\/\//, ''), opts.model, opts.modelVersion, opts.clientThreads > 0, t.streaming === true);
+    return new GrpcTarget(t.url.replace(/^grpc:\/\//, ''), opts.model, opts.modelVersion, opts.clientThreads > 0, t.streaming === true, t.sharedMemory);
   }
   const { InProcessTarget } = await import('./in-process-target.js');
   return InProcessTarget.open(t.repository, opts.model, opts.modelVersion, await deps.loadModel());

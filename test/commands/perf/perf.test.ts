@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -132,6 +132,22 @@ describe('gebe perf over gRPC', () => {
       expect(r.server!.executionCount).toBeGreaterThan(0);
       expect(r.server!.inferenceCount).toBe(r.server!.executionCount * r.batchSize);
     }
+  });
+
+  it('--shared-memory system puts the tensors in a registered region, over HTTP (worker threads) and gRPC, and removes it after', async () => {
+    const before = readdirSync('/dev/shm').filter((f) => f.startsWith(`perf-${process.pid}-`));
+    for (const [protocol, address] of [['http', server.http], ['grpc', server.grpc]] as const) {
+      const { code, out, err } = await perf('-m', 'trivial', '-u', address, '-i', protocol, '-b', '1,8', '--concurrency', '1,2', '--shared-memory', 'system', '--json', ...FAST, '--client-threads', '1');
+      expect([code, err.match(/error.*/)?.[0]]).toEqual([0, undefined]);
+      const report = JSON.parse(out) as PerfReport;
+      expect(report.target).toBe(`${protocol === 'http' ? 'http://' : ''}${address} (${protocol === 'http' ? 'HTTP' : 'gRPC'}, system shared memory)`);
+      for (const r of report.rows) expect(r.server!.inferenceCount).toBe(r.server!.executionCount * r.batchSize);
+    }
+    // Every region unregistered, every object removed.
+    const status = await fetch(`http://${server.http}/v2/systemsharedmemory/status`).then((r) => r.json());
+    expect([status, readdirSync('/dev/shm').filter((f) => f.startsWith(`perf-${process.pid}-`))]).toEqual([[], before]);
+    expect((await perf('-m', 'trivial', '--shared-memory', 'system', ...FAST)).err).toMatch(/--shared-memory is how tensors reach a server: add -u host:port/);
+    expect((await perf('-m', 'trivial', '-u', server.http, '--shared-memory', 'cuda', ...FAST)).err).toMatch(/--shared-memory cuda needs a GPU/);
   });
 
   it('names an unknown model and an unreachable server in one line', async () => {

@@ -10,8 +10,9 @@ import type { Datatype, InferTensor, ModelStatistics } from '../../executor/type
 import { grpcRoot, TO_OBJECT } from '../grpc-proto.js';
 import { EMPTY_FINAL_PARAMETER, isFinalStreamResponse } from '../codec/grpc-infer.js';
 import { latest } from './latest-stats.js';
-import { inferenceRefused, modelRefused, streamedRefusal, unreachable } from './server-errors.js';
-import type { InferClient, ModelDescription, RemoteModel, RequestInputs } from './types.js';
+import { inferenceRefused, modelRefused, sharedMemoryRefused, streamedRefusal, unreachable } from './server-errors.js';
+import type { InferClient, ModelDescription, RemoteModel, RequestInputs, SharedMemoryLayout } from './types.js';
+import type { SharedMemoryPlace } from '../codec/shared-memory-params.js';
 import type { SequenceStep } from './types.js';
 
 const SERVICE = 'inference.GRPCInferenceService';
@@ -78,14 +79,18 @@ export function encodeGrpcSequenceParameters(step: SequenceStep): Buffer {
 }
 
 /** Encodes one ModelInferRequest with every input as raw bytes, reused for every send. */
-export function encodeGrpcInferRequest(model: string, version: string, inputs: RequestInputs, outputs: string[]): Buffer {
+/** `shm`: where the tensors lie in a registered shared-memory region instead (no raw_input_contents). */
+export function encodeGrpcInferRequest(model: string, version: string, inputs: RequestInputs, outputs: string[], shm?: SharedMemoryLayout): Buffer {
   const t = type('ModelInferRequest');
+  const placed = (place: SharedMemoryPlace | undefined) => place && { parameters: {
+    shared_memory_region: { string_param: place.region }, shared_memory_byte_size: { int64_param: place.byteSize }, shared_memory_offset: { int64_param: place.offset },
+  } };
   const message = t.fromObject({
     model_name: model,
     model_version: version,
-    inputs: inputs.map((i) => ({ name: i.name, datatype: i.datatype, shape: i.shape })),
-    outputs: outputs.map((name) => ({ name })),
-    raw_input_contents: inputs.map((i) => Buffer.from(i.data.buffer, i.data.byteOffset, i.data.byteLength)),
+    inputs: inputs.map((i, k) => ({ name: i.name, datatype: i.datatype, shape: i.shape, ...placed(shm?.inputs[k]) })),
+    outputs: outputs.map((name) => ({ name, ...placed(shm?.outputs.get(name)) })),
+    raw_input_contents: shm ? [] : inputs.map((i) => Buffer.from(i.data.buffer, i.data.byteOffset, i.data.byteLength)),
   });
   return Buffer.from(t.encode(message).finish());
 }
@@ -156,6 +161,21 @@ export class GrpcModelEndpoint implements RemoteModel {
       outputs: tensors(meta.outputs),
       ...(config.config ? { config: config.config as Record<string, unknown> } : {}),
     };
+  }
+
+  /** Triton's system shared-memory extension: registers bytes [offset, offset + byteSize) of POSIX shared-memory object `key` as region `name`. */
+  async registerSystemSharedMemory(name: string, key: string, offset: number, byteSize: number): Promise<void> {
+    try {
+      await rpc(this.client, this.address, 'SystemSharedMemoryRegister', 'SystemSharedMemoryRegisterRequest', 'SystemSharedMemoryRegisterResponse', { name, key, offset, byte_size: byteSize });
+    } catch (err) {
+      if (err instanceof GebeError) throw err;
+      throw sharedMemoryRefused(`grpc://${this.address}`, name, (err as grpc.ServiceError).details);
+    }
+  }
+
+  /** Unregisters region `name`; a failure is not reported (the run is ending). */
+  async unregisterSystemSharedMemory(name: string): Promise<void> {
+    await rpc(this.client, this.address, 'SystemSharedMemoryUnregister', 'SystemSharedMemoryUnregisterRequest', 'SystemSharedMemoryUnregisterResponse', { name }).catch(() => undefined);
   }
 
   async statistics(): Promise<ModelStatistics | undefined> {

@@ -4,14 +4,16 @@
  * payload and reused for every send, as perf_analyzer does.
  */
 import type { SequenceStep } from './types.js';
-import type { RequestInputs } from './types.js';
+import type { RequestInputs, SharedMemoryLayout } from './types.js';
+import type { SharedMemoryPlace } from '../codec/shared-memory-params.js';
 
 export interface EncodedHttpRequest {
   body: Buffer;
   headerLength: number;
 }
 
-export function encodeBinaryInferRequest(inputs: RequestInputs, outputNames: string[]): EncodedHttpRequest {
+export function encodeBinaryInferRequest(inputs: RequestInputs, outputNames: string[], shm?: SharedMemoryLayout): EncodedHttpRequest {
+  if (shm) return encodeSharedMemoryRequest(inputs, outputNames, shm);
   const header = {
     inputs: inputs.map((t) => ({
       name: t.name,
@@ -24,6 +26,20 @@ export function encodeBinaryInferRequest(inputs: RequestInputs, outputNames: str
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const body = Buffer.concat([json, ...inputs.map((t) => Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength))]);
   return { body, headerLength: json.byteLength };
+}
+
+/** The parameters naming a tensor's place in shared memory (Triton's system shared-memory extension). */
+const placed = (place: SharedMemoryPlace) => ({
+  shared_memory_region: place.region, shared_memory_byte_size: place.byteSize, shared_memory_offset: place.offset,
+});
+
+/** A request whose tensors all lie in shared memory: a header with nothing after it. */
+function encodeSharedMemoryRequest(inputs: RequestInputs, outputNames: string[], shm: SharedMemoryLayout): EncodedHttpRequest {
+  const body = Buffer.from(JSON.stringify({
+    inputs: inputs.map((t, k) => ({ name: t.name, shape: t.shape, datatype: t.datatype, parameters: placed(shm.inputs[k]!) })),
+    outputs: outputNames.map((name) => ({ name, parameters: placed(shm.outputs.get(name)!) })),
+  }), 'utf8');
+  return { body, headerLength: body.byteLength };
 }
 
 /**

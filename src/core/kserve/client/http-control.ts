@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { Datatype, InferTensor, ModelStatistics, TensorMetadata } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { latest } from './latest-stats.js';
-import { errorText, modelRefused, unreachable } from './server-errors.js';
+import { errorText, modelRefused, sharedMemoryRefused, unreachable } from './server-errors.js';
 import { normalizeBaseUrl } from './base-url.js';
 import { httpInfer } from './http-infer.js';
 import type { ModelDescription, RemoteModel } from './types.js';
@@ -23,10 +23,10 @@ interface JsonReply {
  */
 async function getJson(agent: http.Agent, base: string, path: string): Promise<JsonReply> {
   try {
-    return await getJsonOnce(agent, base, path);
+    return await requestJsonOnce(agent, base, path);
   } catch (err) {
     if (!(err instanceof StaleSocket)) throw err;
-    return getJsonOnce(agent, base, path).catch((again: unknown) => {
+    return requestJsonOnce(agent, base, path).catch((again: unknown) => {
       throw again instanceof StaleSocket ? unreachable(base, again.code) : again;
     });
   }
@@ -38,9 +38,12 @@ class StaleSocket extends Error {
   }
 }
 
-function getJsonOnce(agent: http.Agent, base: string, path: string): Promise<JsonReply> {
+/** One request (a GET, or a POST of `body` as JSON) and its JSON reply. */
+function requestJsonOnce(agent: http.Agent, base: string, path: string, body?: unknown): Promise<JsonReply> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${base}${path}`, { agent }, (res) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const options = payload === undefined ? { agent } : { agent, method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } };
+    const req = http.request(`${base}${path}`, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -55,6 +58,7 @@ function getJsonOnce(agent: http.Agent, base: string, path: string): Promise<Jso
       const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
       reject(stale ? new StaleSocket(err.code!) : unreachable(base, err.code ?? err.message));
     });
+    req.end(payload);
   });
 }
 
@@ -124,6 +128,17 @@ export class HttpModelEndpoint implements RemoteModel {
     const reply = await getJson(this.agent, this.base, `/v2/models/${encodeURIComponent(model)}/stats`);
     if (reply.status !== 200) return undefined;
     return latest((reply.body as { model_stats?: ModelStatistics[] }).model_stats);
+  }
+
+  /** Triton's system shared-memory extension: registers bytes [offset, offset + byteSize) of POSIX shared-memory object `key` as region `name`. */
+  async registerSystemSharedMemory(name: string, key: string, offset: number, byteSize: number): Promise<void> {
+    const reply = await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/register`, { key, offset, byte_size: byteSize });
+    if (reply.status !== 200) throw sharedMemoryRefused(this.base, name, errorText(reply.body));
+  }
+
+  /** Unregisters region `name`; a failure is not reported (the run is ending). */
+  async unregisterSystemSharedMemory(name: string): Promise<void> {
+    await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/unregister`, {}).catch(() => undefined);
   }
 
   /** The infer path for the version describe() settled on. */

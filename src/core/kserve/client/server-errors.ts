@@ -73,3 +73,10 @@ export function inferenceRefused(where: string, status: ServerStatus, detail: st
 export function streamedRefusal(where: string, detail: string): GebeError {
   return new GebeError(`the server at ${where} answered an inference request on its ModelStreamInfer stream with an error: ${detail}`);
 }
+
+/** The server would not register a system shared-memory region (perf's --shared-memory system). */
+export function sharedMemoryRefused(where: string, region: string, detail: string): GebeError {
+  return new GebeError(`the server at ${where} refused to register shared memory region '${region}': ${detail}`, {
+    hint: 'system shared memory needs the server on this host, with the shared-memory extension; leave --shared-memory out to send tensors in the requests',
+  });
+}

@@ -2,6 +2,7 @@
  * What the load generator needs from a target: a control plane (describe the model, read its
  * statistics) and a data plane (send one prepared request). In-process, HTTP and gRPC implement both.
  */
+import type { SharedMemoryPlace } from '../codec/shared-memory-params.js';
 import type { InferTensor, ModelStatistics, TensorMetadata } from '../../executor/types.js';
 
 /** The sequence parameters of one request (Triton's sequence_id, sequence_start, sequence_end). */
@@ -56,3 +57,9 @@ export interface RemoteModel extends ModelEndpoint {
 
 /** One request's inputs; a sweep cycles through several when --input-data gives several entries. */
 export type RequestInputs = InferTensor[];
+
+/** Where one request's tensors lie in registered shared-memory regions: each input (in order), each output by name. */
+export interface SharedMemoryLayout {
+  inputs: SharedMemoryPlace[];
+  outputs: Map<string, SharedMemoryPlace>;
+}
