@@ -13,7 +13,7 @@
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { nativeShm } from '../executor/shm-addon.js';
 import { clientText, ProtocolError } from '../kserve/protocol-error.js';
-import type { SharedMemoryLookup, SharedMemoryPlace } from '../kserve/codec/shared-memory-params.js';
+import { regionNotFound, type SharedMemoryLookup, type SharedMemoryPlace } from '../kserve/codec/shared-memory-params.js';
 
 export type SharedMemoryKind = 'system' | 'cuda';
 
@@ -88,7 +88,7 @@ export class SystemSharedMemory implements SharedMemoryLookup {
 
   view(place: SharedMemoryPlace): Uint8Array {
     const region = this.regions.get(place.region);
-    if (!region) throw ProtocolError.notFound(`Unable to find shared memory region: '${clientText(place.region)}'`);
+    if (!region) throw regionNotFound(place.region);
     if (place.offset >= region.bytes.byteLength) throw ProtocolError.badRequest(`Invalid offset for shared memory region: '${clientText(place.region)}'`);
     if (place.offset + place.byteSize > region.bytes.byteLength) throw ProtocolError.badRequest(`Invalid offset + byte size for shared memory region: '${clientText(place.region)}'`);
     return region.bytes.subarray(place.offset, place.offset + place.byteSize);

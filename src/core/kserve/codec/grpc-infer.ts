@@ -11,7 +11,7 @@ import { ProtocolError } from '../protocol-error.js';
 import { joinBytesElements } from './bytes-elements.js';
 import { addModelParameter, classCount } from './http-infer-request.js';
 import { elementCount, parseShape } from './shape.js';
-import { NO_SHARED_MEMORY, sharedMemoryPlace, writeSharedOutput, type SharedMemoryLookup, type SharedMemoryPlace, type SharedOutput } from './shared-memory-params.js';
+import { carriesDataToo, NO_SHARED_MEMORY, sharedMemoryPlace, writeSharedOutput, type SharedMemoryLookup, type SharedMemoryPlace, type SharedOutput } from './shared-memory-params.js';
 
 /** The decoded protobuf message as protobufjs gives it (keepCase field names). */
 export interface GrpcInferRequestMessage {
@@ -93,21 +93,10 @@ export function decodeGrpcInferRequest(msg: GrpcInferRequestMessage, shm: Shared
   let next = 0;
   msg.inputs.forEach((input, i) => {
     const place = places[i];
-    if (place) request.inputs.push(sharedInput(input, place, shm));
-    else request.inputs.push(decodeInput(input, raw.length > 0 ? raw[next++] : undefined));
+    request.inputs.push(decodeInput(input, place ? shm.view(place) : raw.length > 0 ? raw[next++] : undefined, place));
   });
   if (msg.outputs && msg.outputs.length > 0) request.outputs = msg.outputs.map((o) => o.name);
   return request;
-}
-
-function sharedInput(input: GrpcInferRequestMessage['inputs'][number], place: SharedMemoryPlace, shm: SharedMemoryLookup): InferTensor {
-  const name = input.name;
-  if (!isDatatype(input.datatype)) throw ProtocolError.badRequest(`input '${name}' has unknown datatype '${input.datatype}'`);
-  const contents = input.contents ?? undefined;
-  if (contents && ALL_CONTENTS_FIELDS.some((f) => Array.isArray(contents[f]) && contents[f]!.length > 0)) {
-    throw ProtocolError.badRequest(`input '${name}' names shared memory region '${place.region}' and also carries data; send its elements one way`);
-  }
-  return { name, datatype: input.datatype, shape: parseShape((input.shape ?? []).map(toNumber), name), data: shm.view(place) };
 }
 
 /** The requested outputs that go to shared-memory regions, by name (resolved now, as Triton does). */
@@ -120,7 +109,8 @@ export function grpcSharedOutputs(msg: GrpcInferRequestMessage, shm: SharedMemor
   return shared;
 }
 
-function decodeInput(input: GrpcInferRequestMessage['inputs'][number], raw: Uint8Array | undefined): InferTensor {
+/** `raw`: the input's bytes from raw_input_contents, or from its shared-memory window (`place`). */
+function decodeInput(input: GrpcInferRequestMessage['inputs'][number], raw: Uint8Array | undefined, place?: SharedMemoryPlace): InferTensor {
   const name = input.name;
   if (!name) throw ProtocolError.badRequest('every input needs a name');
   if (!isDatatype(input.datatype)) {
@@ -131,6 +121,7 @@ function decodeInput(input: GrpcInferRequestMessage['inputs'][number], raw: Uint
   const contents = input.contents ?? undefined;
   const used = contents ? ALL_CONTENTS_FIELDS.filter((f) => Array.isArray(contents[f]) && contents[f]!.length > 0) : [];
   if (raw !== undefined) {
+    if (used.length > 0 && place) throw carriesDataToo(name, place);
     if (used.length > 0) throw ProtocolError.badRequest(`input '${name}' sets contents.${used[0]} while the request uses raw_input_contents; use one or the other`);
     return { name, datatype, shape, data: raw };
   }

@@ -11,7 +11,7 @@ import { fromTemplate, rememberTemplate } from './header-templates.js';
 import type { DecodedHttpInfer, OutputEncoding } from './decoded-http-infer.js';
 
 import { jsonDataToBytes } from './json-tensor.js';
-import { NO_SHARED_MEMORY, sharedMemoryPlace, type SharedMemoryLookup } from './shared-memory-params.js';
+import { carriesDataToo, NO_SHARED_MEMORY, sharedMemoryPlace, type SharedMemoryLookup } from './shared-memory-params.js';
 import { describe, elementCount, parseShape } from './shape.js';
 
 type Json = Record<string, unknown>;
@@ -130,7 +130,7 @@ function decodeInput(raw: unknown, index: number, body: Buffer, offset: number, 
   const place = sharedMemoryPlace(params, `input '${name}'`);
   if (place) {
     if (input.data !== undefined || params?.binary_data_size !== undefined) {
-      throw ProtocolError.badRequest(`input '${name}' names shared memory region '${place.region}' and also carries data; send its elements one way`);
+      throw carriesDataToo(name, place);
     }
     return { tensor: { name, datatype, shape, data: shm.view(place) }, consumed: 0, binary: false };
   }

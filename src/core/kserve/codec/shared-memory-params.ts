@@ -42,10 +42,20 @@ export function sharedMemoryPlace(parameters: Record<string, unknown> | undefine
   return { region, offset: offset as number, byteSize: size as number };
 }
 
+/** An input that names a region and carries data too (JSON data, binary_data_size, gRPC contents). */
+export function carriesDataToo(input: string, place: SharedMemoryPlace): ProtocolError {
+  return ProtocolError.badRequest(`input '${input}' names shared memory region '${clientText(place.region)}' and also carries data; send its elements one way`);
+}
+
+/** A tensor names a region that is not registered (Triton's words). */
+export function regionNotFound(region: string): ProtocolError {
+  return ProtocolError.notFound(`Unable to find shared memory region: '${clientText(region)}'`);
+}
+
 /** A region named where the server has none to offer (a codec given no lookup). */
 export const NO_SHARED_MEMORY: SharedMemoryLookup = {
   view(place) {
-    throw ProtocolError.notFound(`Unable to find shared memory region: '${clientText(place.region)}'`);
+    throw regionNotFound(place.region);
   },
 };
 

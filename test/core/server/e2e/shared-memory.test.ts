@@ -101,6 +101,8 @@ describe('system shared memory (Triton\'s extension)', () => {
     expect((await infer({ inputs: [{ ...image, parameters: { shared_memory_region: 'in' } }] })).body.error).toMatch(/without 'shared_memory_byte_size'/);
     const rpc = await callError(grpc, 'ModelInfer', { model_name: 'mnist', inputs: [{ ...image, parameters: { shared_memory_region: { string_param: 'nope' }, shared_memory_byte_size: { int64_param: 4 } } }] });
     expect([rpc.code, rpc.details]).toEqual([5, "Unable to find shared memory region: 'nope'"]);
+    const both = await callError(grpc, 'ModelInfer', { model_name: 'mnist', inputs: [{ ...image, contents: { fp32_contents: [...pixels] }, parameters: { shared_memory_region: { string_param: 'in' }, shared_memory_byte_size: { int64_param: IMAGE_BYTES } } }] });
+    expect([both.code, both.details]).toEqual([3, "input 'image' names shared memory region 'in' and also carries data; send its elements one way"]);
 
     expect((await register('in', { key, byte_size: 4 })).body.error).toBe("shared memory region 'in' already in manager");
     expect((await register('big', { key, offset: 0, byte_size: 1 << 20 })).body.error).toMatch(/^failed to register shared memory region 'big': invalid args/);
