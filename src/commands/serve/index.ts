@@ -34,6 +34,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--busy-poll-us <us>', `after each request and answer the native HTTP and gRPC loops poll this long (µs, 0-${MAX_BUSY_POLL_US}) before sleeping: lower latency at light load for more CPU; 0 sleeps at once`, String(DEFAULT_BUSY_POLL_US))
     .option('--max-connections <n>', 'open connections, for HTTP and for gRPC each; one more is answered 503 (HTTP) or closed at once (gRPC) (default: sized from the open-file limit, which serve raises to its hard limit)')
     .option('--http-restricted-api <apis:header=value>', `HTTP APIs (${RESTRICTED_APIS.join(', ')}) that need header <header> set to <value>; else 403 (repeatable, as Triton)`, collect, [] as string[])
+    .option('--http-header-forward-pattern <regex>', 'HTTP headers whose names match go to the model as string request parameters (request.parameters() in model.py), as Triton')
+    .option('--grpc-header-forward-pattern <regex>', 'gRPC metadata whose keys match go to the model as string request parameters, as Triton')
     .option('--grpc-restricted-protocol <apis:key=value>', 'gRPC APIs that need metadata triton-grpc-protocol-<key> set to <value>; else UNAVAILABLE (repeatable, as Triton)', collect, [] as string[])
     .option('--http-use-ssl [bool]', 'serve HTTPS (gebe\'s flag; Triton has none). The native front end steps aside: node:https serves the same routes')
     .option('--http-server-cert <file>', 'PEM certificate (chain) for --http-use-ssl')

@@ -43,6 +43,9 @@ export interface ServeOptions {
   grpcKeepalive?: GrpcKeepalive;
   httpRestrictions?: Map<RestrictedApi, Restriction>;
   grpcRestrictions?: Map<RestrictedApi, Restriction>;
+  /** Triton's --http-header-forward-pattern and --grpc-header-forward-pattern. */
+  httpHeaderForwardPattern?: RegExp;
+  grpcHeaderForwardPattern?: RegExp;
   /** Paths (resolved) of the PEM files. */
   httpTls?: { cert: string; key: string };
   grpcTls?: { cert: string; key: string; rootCert?: string; mutual: boolean };
@@ -81,6 +84,8 @@ export interface ServeFlags {
   grpcHttp2MaxPingStrikes?: string;
   httpRestrictedApi?: string[];
   grpcRestrictedProtocol?: string[];
+  httpHeaderForwardPattern?: string;
+  grpcHeaderForwardPattern?: string;
   httpUseSsl?: boolean | string;
   httpServerCert?: string;
   httpServerKey?: string;
@@ -92,6 +97,17 @@ export interface ServeFlags {
 }
 
 /** Triton's boolean flags take an optional value: --grpc-use-ssl, --grpc-use-ssl=true, =false. */
+/** A header-forward pattern: a regular expression matched anywhere in a header's name (as Triton's RE2 PartialMatch). */
+function forwardPattern(text: string | undefined, flag: string): RegExp | undefined {
+  if (text === undefined) return undefined;
+  if (text === '') throw new UsageError(`${flag} takes a regular expression, got ''`);
+  try {
+    return new RegExp(text);
+  } catch (err) {
+    throw new UsageError(`${flag} '${text}' is not a regular expression: ${(err as Error).message}`);
+  }
+}
+
 /** --log-format's values: gebe's two, and Triton's (its default and ISO8601 lines are gebe's text lines). */
 const LOG_FORMATS: Record<string, LogFormat> = { text: 'text', json: 'json', default: 'text', ISO8601: 'text' };
 
@@ -249,6 +265,8 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     grpcKeepalive: keepalive(flags),
     httpRestrictions: parseRestrictions(flags.httpRestrictedApi ?? [], '--http-restricted-api'),
     grpcRestrictions: parseRestrictions(flags.grpcRestrictedProtocol ?? [], '--grpc-restricted-protocol'),
+    httpHeaderForwardPattern: forwardPattern(flags.httpHeaderForwardPattern, '--http-header-forward-pattern'),
+    grpcHeaderForwardPattern: forwardPattern(flags.grpcHeaderForwardPattern, '--grpc-header-forward-pattern'),
     ...tlsOptions(flags, cwd),
   };
 }

@@ -77,6 +77,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
     maxConnections: opts.maxConnections ?? defaultMaxConnections(fdLimit), strictReadiness: opts.strictReadiness, busyPollUs: opts.busyPollUs,
     grpcKeepalive: opts.grpcKeepalive,
     httpRestrictions: opts.httpRestrictions, grpcRestrictions: opts.grpcRestrictions,
+    httpHeaderForwardPattern: opts.httpHeaderForwardPattern, grpcHeaderForwardPattern: opts.grpcHeaderForwardPattern,
     httpTls: opts.httpTls && { cert: pem(opts.httpTls.cert, '--http-server-cert'), key: pem(opts.httpTls.key, '--http-server-key') },
     grpcTls: opts.grpcTls && {
       cert: pem(opts.grpcTls.cert, '--grpc-server-cert'), key: pem(opts.grpcTls.key, '--grpc-server-key'),

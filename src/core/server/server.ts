@@ -43,6 +43,9 @@ export interface ServerOptions {
   maxConnections?: number;
   httpRestrictions?: Restrictions;
   grpcRestrictions?: Restrictions;
+  /** --http-header-forward-pattern, --grpc-header-forward-pattern (server/header-forwarding.ts). */
+  httpHeaderForwardPattern?: RegExp;
+  grpcHeaderForwardPattern?: RegExp;
   /** Triton's --strict-readiness (default true): server readiness needs every model READY. */
   strictReadiness?: boolean;
   /** HTTPS: served by node:https with the same routes (the native front end steps aside). */
@@ -86,6 +89,7 @@ export class GebeServer {
         keepAliveTimeoutMs: options.keepAliveTimeoutMs, timeoutCheckIntervalMs: options.timeoutCheckIntervalMs,
         maxInflightBodyBytes: options.maxInflightBodyBytes, maxConnections: options.maxConnections,
         restrictions: options.httpRestrictions, tls: options.httpTls, busyPollUs: options.busyPollUs ?? DEFAULT_BUSY_POLL_US,
+        headerForwardPattern: options.httpHeaderForwardPattern,
       };
       if (options.httpFrontend === 'node' || options.httpTls) {
         this.http = new HttpFrontend(this.service, httpOptions, log);
@@ -101,7 +105,7 @@ export class GebeServer {
       this.grpc = new GrpcFrontend(this.service, {
         host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes, maxConnections: options.maxConnections,
         maxInflightBytes: options.maxInflightBodyBytes, restrictions: options.grpcRestrictions, tls: options.grpcTls,
-        busyPollUs: options.busyPollUs ?? DEFAULT_BUSY_POLL_US, keepalive: options.grpcKeepalive,
+        busyPollUs: options.busyPollUs ?? DEFAULT_BUSY_POLL_US, keepalive: options.grpcKeepalive, headerForwardPattern: options.grpcHeaderForwardPattern,
       }, log);
       const grpc = this.grpc;
       this.metrics.addFailureSource(() => grpc.takeFailures());

@@ -40,6 +40,13 @@ describe('serve options', () => {
     expect(() => log({ logFormat: 'toString' })).toThrow('--log-format must be text or json');
   });
 
+  it('takes Triton\'s --http-header-forward-pattern and --grpc-header-forward-pattern as regular expressions', () => {
+    const o = resolveServeOptions(undefined, { ...defaults, httpHeaderForwardPattern: '^x-', grpcHeaderForwardPattern: 'tenant' }, '/w');
+    expect([o.httpHeaderForwardPattern?.source, o.grpcHeaderForwardPattern?.source]).toEqual(['^x-', 'tenant']);
+    expect(resolveServeOptions(undefined, defaults, '/w').httpHeaderForwardPattern).toBeUndefined();
+    expect(() => resolveServeOptions(undefined, { ...defaults, httpHeaderForwardPattern: '(' }, '/w')).toThrow(/--http-header-forward-pattern '\(' is not a regular expression/);
+  });
+
   it('accepts --model-repository as an alias of the argument', () => {
     expect(resolveServeOptions(undefined, { ...defaults, modelRepository: 'repo' }, '/w').repository).toBe('/w/repo');
     expect(resolveServeOptions('repo', { ...defaults, modelRepository: './repo' }, '/w').repository).toBe('/w/repo');

@@ -16,6 +16,7 @@ import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
 import { grpcRoot, toNumber, UndecodableMessage } from '../../kserve/grpc-proto.js';
 import { cudaSharedMemoryStatus, registerCudaSharedMemory } from '../shared-memory.js';
+import { forwardHeaders } from '../header-forwarding.js';
 
 /** What a call gets back: OK with the response message's bytes, or an error status. */
 export interface RpcResult {
@@ -24,8 +25,11 @@ export interface RpcResult {
   bytes?: Uint8Array;
 }
 
-/** The call's metadata: the values of one key (names lower-case). */
-export type MetadataLookup = (key: string) => string | undefined;
+/** The call's metadata: the value of one key (names lower-case); `entries`, all of them (text values). */
+export interface MetadataLookup {
+  (key: string): string | undefined;
+  entries?: () => Array<[string, string]>;
+}
 
 export interface RpcHandler {
   /**
@@ -61,7 +65,7 @@ const RPC_API: Record<string, RestrictedApi> = {
 };
 
 /** `emit`: ModelStreamInfer's responses to a message but its last (which is the result). */
-type Method = (request: any, signal?: AbortSignal, emit?: (message: object) => void) => unknown | Promise<unknown>;
+type Method = (request: any, signal?: AbortSignal, emit?: (message: object) => void, metadata?: MetadataLookup) => unknown | Promise<unknown>;
 
 /** A result that sends no message: the request's last response came without outputs, unasked for. */
 const NO_MESSAGE = Symbol('no message');
@@ -92,7 +96,7 @@ function logSettingValue(v: string | boolean | number): Record<string, unknown> 
   return typeof v === 'number' ? { uint32_param: v } : { string_param: v };
 }
 
-function methods(s: InferenceService): Record<string, Method> {
+function methods(s: InferenceService, headerForwardPattern: RegExp | undefined): Record<string, Method> {
   const version = (v: string): string | undefined => {
     if (!v) return undefined;
     if (!/^[0-9]+$/.test(v)) throw ProtocolError.badRequest(`model version '${v}' is not a number; versions are the numeric directory names`);
@@ -101,18 +105,20 @@ function methods(s: InferenceService): Record<string, Method> {
   const unimplemented = (name: string): Method => () => {
     throw new RpcFailure(GrpcStatus.UNIMPLEMENTED, `${name} is not implemented by gebe serve`);
   };
-  const infer = (msg: GrpcInferRequestMessage, signal?: AbortSignal): Promise<Record<string, unknown>> => {
+  const infer = (msg: GrpcInferRequestMessage, signal?: AbortSignal, _emit?: unknown, metadata?: MetadataLookup): Promise<Record<string, unknown>> => {
     const request = decodeGrpcInferRequest(msg, s.sharedMemory);
+    forwardHeaders(request, headerForwardPattern, metadata?.entries?.() ?? []);
     const shared = grpcSharedOutputs(msg, s.sharedMemory);
     if (signal) request.signal = signal;
     return s.infer(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg), 'ModelInfer').then((r) => encodeGrpcInferResponse(r, shared));
   };
   // One request message of a stream: every response, errors in band, each marked final or not.
-  const streamInfer = async (msg: GrpcInferRequestMessage, signal?: AbortSignal, emit?: (message: object) => void): Promise<object | typeof NO_MESSAGE> => {
+  const streamInfer = async (msg: GrpcInferRequestMessage, signal?: AbortSignal, emit?: (message: object) => void, metadata?: MetadataLookup): Promise<object | typeof NO_MESSAGE> => {
     const emptyFinal = wantsEmptyFinalResponse(msg);
     let last: object | typeof NO_MESSAGE = NO_MESSAGE;
     try {
       const request = decodeGrpcInferRequest(msg, s.sharedMemory);
+      forwardHeaders(request, headerForwardPattern, metadata?.entries?.() ?? []);
       const shared = grpcSharedOutputs(msg, s.sharedMemory);
       if (signal) request.signal = signal;
       await s.inferStream(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg), (r) => {
@@ -187,8 +193,9 @@ interface Route {
   restrictedValue?: string;
 }
 
-export function createRpcHandler(service: InferenceService, log: Logger, restrictions?: Restrictions): RpcHandler {
-  const table = methods(service);
+/** `headerForwardPattern`: --grpc-header-forward-pattern (server/header-forwarding.ts). */
+export function createRpcHandler(service: InferenceService, log: Logger, restrictions?: Restrictions, headerForwardPattern?: RegExp): RpcHandler {
+  const table = methods(service, headerForwardPattern);
   const routes = new Map<string, Route>();
   for (const serviceName of ['inference.GRPCInferenceService', 'grpc.health.v1.Health']) {
     for (const method of Object.values(grpcRoot().lookupService(serviceName).methods)) {
@@ -239,7 +246,7 @@ export function createRpcHandler(service: InferenceService, log: Logger, restric
     // Synchronous answers go back at once and promises are awaited with one reaction.
     let result: unknown;
     try {
-      result = route.fn(request, signal, emit);
+      result = route.fn(request, signal, emit, metadata);
     } catch (err) {
       return failed(err);
     }

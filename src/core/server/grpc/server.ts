@@ -53,6 +53,8 @@ export interface GrpcOptions {
   maxMessageBytes: number;
   /** --grpc-restricted-protocol. */
   restrictions?: Restrictions;
+  /** --grpc-header-forward-pattern (server/header-forwarding.ts). */
+  headerForwardPattern?: RegExp;
   /** --max-connections: open gRPC connections; one more is closed at once. */
   maxConnections?: number;
   /** Request bytes held by all calls together (--http-max-inflight-body's budget, for gRPC). */
@@ -75,7 +77,7 @@ export const GRPC_MAX_CONCURRENT_STREAMS = 1024;
 type Publication = [versions: PublishedVersion[], defaultVersion: string];
 
 function metadataOf(flat: string[]): MetadataLookup {
-  return (key) => {
+  const lookup: MetadataLookup = (key) => {
     let found: string | undefined;
     for (let i = 0; i < flat.length; i += 2) {
       if (flat[i] !== key) continue;
@@ -84,6 +86,8 @@ function metadataOf(flat: string[]): MetadataLookup {
     }
     return found;
   };
+  lookup.entries = () => Array.from({ length: flat.length >> 1 }, (_, i) => [flat[2 * i]!, flat[2 * i + 1]!]);
+  return lookup;
 }
 
 function nativeKeepalive(k: GrpcKeepalive) {
@@ -106,7 +110,7 @@ export class GrpcFrontend {
   private stopRequestLog: () => void = () => undefined;
 
   constructor(private readonly service: InferenceService, private readonly options: GrpcOptions, private readonly log: Logger) {
-    this.handler = createRpcHandler(service, log, options.restrictions);
+    this.handler = createRpcHandler(service, log, options.restrictions, options.headerForwardPattern);
   }
 
   /** Opens the port; resolves to the port number. */
@@ -260,7 +264,7 @@ export class GrpcFrontend {
   private tlsUnary(path: string) {
     return (call: grpc.ServerUnaryCall<Buffer, Uint8Array>, callback: grpc.sendUnaryData<Uint8Array>): void => {
       const done = (r: RpcResult): void => (r.code === 0 ? callback(null, r.bytes!) : callback({ code: r.code, details: r.message }));
-      const result = this.handler.handle(path, call.request, (key) => tlsMetadata(call.metadata, key), tlsCallSignal(call));
+      const result = this.handler.handle(path, call.request, tlsMetadata(call.metadata), tlsCallSignal(call));
       if (result instanceof Promise) result.then(done, (err: unknown) => done({ code: grpc.status.INTERNAL, message: String(err) }));
       else done(result);
     };
@@ -268,7 +272,7 @@ export class GrpcFrontend {
 
   private tlsStream(path: string) {
     return (call: grpc.ServerDuplexStream<Buffer, Uint8Array>): void => {
-      const refused = this.handler.refusal(path, (key) => tlsMetadata(call.metadata, key));
+      const refused = this.handler.refusal(path, tlsMetadata(call.metadata));
       if (refused) {
         call.emit('error', { code: refused.code, details: refused.message });
         return;
@@ -306,7 +310,7 @@ export class GrpcFrontend {
       const more = (r: RpcResult): void => send(r.bytes);
       call.on('data', (msg: Buffer) => {
         pending++;
-        const result = this.handler.handle(path, msg, (key) => tlsMetadata(call.metadata, key), signal, more);
+        const result = this.handler.handle(path, msg, tlsMetadata(call.metadata), signal, more);
         if (result instanceof Promise) result.then(settle, (err: unknown) => settle({ code: grpc.status.INTERNAL, message: String(err) }));
         else settle(result);
       });
@@ -338,7 +342,12 @@ export class GrpcFrontend {
   }
 }
 
-function tlsMetadata(metadata: grpc.Metadata, key: string): string | undefined {
-  const got = metadata.get(key);
-  return got.length === 1 ? String(got[0]) : undefined;
+/** grpc-js's metadata of a call (--grpc-use-ssl) as the handler reads it. */
+function tlsMetadata(metadata: grpc.Metadata): MetadataLookup {
+  const lookup: MetadataLookup = (key) => {
+    const got = metadata.get(key);
+    return got.length === 1 ? String(got[0]) : undefined;
+  };
+  lookup.entries = () => Object.entries(metadata.getMap()).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v] as [string, string]] : []));
+  return lookup;
 }

@@ -15,6 +15,8 @@ export interface HttpHandlerOptions {
   maxBodyBytes: number;
   /** --http-restricted-api. */
   restrictions?: Restrictions;
+  /** --http-header-forward-pattern: headers that go to the model as request parameters. */
+  headerForwardPattern?: RegExp;
 }
 
 export type HttpHandler = (req: HttpRequestIn) => Promise<HttpAnswer>;
@@ -28,7 +30,9 @@ export function createHttpHandler(service: InferenceService, options: HttpHandle
     const target = route(req.method, req.url);
     const restriction = options.restrictions?.get(target.route.api);
     if (restriction && req.headers[restriction.key] !== restriction.value) return jsonAnswer(403, { error: httpRestrictedMessage(restriction.key) });
-    return target.route.handler({ req, service, maxBody: options.maxBodyBytes, model: target.model, version: target.version, region: target.region });
+    return target.route.handler({
+      req, service, maxBody: options.maxBodyBytes, model: target.model, version: target.version, region: target.region, headerForwardPattern: options.headerForwardPattern,
+    });
   };
   return async (req) => {
     if (log.verboseEnabled) log.verbose('http request', { method: req.method, url: req.url });

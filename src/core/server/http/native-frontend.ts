@@ -39,7 +39,7 @@ export class NativeHttpFrontend implements HttpListener {
   private stopRequestLog: () => void = () => undefined;
 
   constructor(service: InferenceService, private readonly options: HttpOptions, private readonly log: Logger) {
-    this.handler = createHttpHandler(service, { maxBodyBytes: options.maxBodyBytes, restrictions: options.restrictions }, log);
+    this.handler = createHttpHandler(service, { maxBodyBytes: options.maxBodyBytes, restrictions: options.restrictions, headerForwardPattern: options.headerForwardPattern }, log);
   }
 
   async listen(): Promise<number> {

@@ -40,6 +40,8 @@ export interface HttpOptions {
   tls?: { cert: Buffer; key: Buffer };
   /** The native front end's busy poll after each request and answer, in µs (node:http has none). */
   busyPollUs?: number;
+  /** --http-header-forward-pattern (server/header-forwarding.ts). */
+  headerForwardPattern?: RegExp;
 }
 
 /** A raw error answer on a socket that is not (or no longer) in an HTTP exchange. */
@@ -75,7 +77,7 @@ export class HttpFrontend {
 
   constructor(service: InferenceService, private readonly options: HttpOptions, private readonly log: Logger) {
     this.budget = new BodyBudget(options.maxInflightBodyBytes ?? defaultMaxInflightBodyBytes(options.maxBodyBytes));
-    this.handler = createHttpHandler(service, { maxBodyBytes: options.maxBodyBytes, restrictions: options.restrictions }, log);
+    this.handler = createHttpHandler(service, { maxBodyBytes: options.maxBodyBytes, restrictions: options.restrictions, headerForwardPattern: options.headerForwardPattern }, log);
     const serverOptions: http.ServerOptions = {
       keepAlive: true,
       headersTimeout: options.headersTimeoutMs ?? 30_000,

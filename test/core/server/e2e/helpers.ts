@@ -8,7 +8,7 @@ import { loadModel } from '../../../../src/core/executor/index.js';
 import { DiskModelSource } from '../../../../src/core/server/disk-source.js';
 import { silentLogger, type Logger } from '../../../../src/core/server/logger.js';
 import { ModelManager, type ControlMode } from '../../../../src/core/server/model-manager.js';
-import { GebeServer } from '../../../../src/core/server/server.js';
+import { GebeServer, type ServerOptions } from '../../../../src/core/server/server.js';
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -35,12 +35,12 @@ export function mnistRepository(extra: Record<string, { config: string; model: U
   return repo;
 }
 
-export async function startRealServer(repo: string, mode: ControlMode = 'none', loadModels: string[] = [], log: Logger = silentLogger): Promise<RealServer> {
+export async function startRealServer(repo: string, mode: ControlMode = 'none', loadModels: string[] = [], log: Logger = silentLogger, options: Partial<ServerOptions> = {}): Promise<RealServer> {
   const manager = new ModelManager(new DiskModelSource(repo), loadModel, log, mode);
   await manager.start(loadModels);
   const failed = manager.statuses().filter((v) => v.state !== 'READY');
   if (failed.length > 0) throw new Error(`models failed to load: ${failed.map((f) => `${f.name}: ${f.reason}`).join('; ')}`);
-  const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 8 << 20 }, log);
+  const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 8 << 20, ...options }, log);
   const ports = await server.listen();
   return {
     repo, manager, server,
