@@ -24,7 +24,7 @@ import { makeTestCertificates } from '../helpers/tls-certs.js';
 import { call, callError, grpcClient, streamInfer, streamInt32, type GrpcClient } from '../helpers/grpc-client.js';
 import { getJson, postJson } from '../helpers/http-client.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
-import { startRealServer, type RealServer } from './helpers.js';
+import { startRealServer, writeParametersModel, type RealServer } from './helpers.js';
 import { runGebe } from '../../../helpers/gebe-cli.js';
 
 const python = pythonForTests();
@@ -400,20 +400,7 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
       'output [ { name: "OUT" data_type: TYPE_INT32 dims: [ -1 ] }, { name: "IDX" data_type: TYPE_UINT32 dims: [ 1 ] } ]',
       `ensemble_scheduling { step [ ${step('double_any', 'IN', 'doubled', 'zeros0')}, ${step('repeat', 'doubled', 'each', 'IDX')}, ${step('double_any', 'each', 'OUT', 'zeros1')} ] }`, '',
     ].join('\n'));
-    // Answers its request's parameters (request.parameters(), a JSON string).
-    mkdirSync(path.join(repo, 'params', '1'), { recursive: true });
-    writeFileSync(path.join(repo, 'params', 'config.pbtxt'), [
-      'name: "params"', 'backend: "python"', 'max_batch_size: 0',
-      'input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]', 'output [ { name: "P" data_type: TYPE_STRING dims: [ 1 ] } ]', '',
-    ].join('\n'));
-    writeFileSync(path.join(repo, 'params', '1', 'model.py'), [
-      'import numpy as np',
-      'import triton_python_backend_utils as pb_utils',
-      'class TritonPythonModel:',
-      '    def execute(self, requests):',
-      '        return [pb_utils.InferenceResponse([pb_utils.Tensor("P", np.array([r.parameters().encode()], dtype=np.object_))]) for r in requests]',
-      '',
-    ].join('\n'));
+    writeParametersModel(repo);
     // Warmed at load (Triton's model_warmup): its samples' responses are read to the final flag.
     mkdirSync(path.join(repo, 'warmed', '1'), { recursive: true });
     writeFileSync(path.join(repo, 'warmed', 'config.pbtxt'), `${CONFIG('warmed')}model_warmup [ { name: "two" batch_size: 1 count: 3 inputs { key: "IN" value: { data_type: TYPE_INT32 dims: [ 2 ] zero_data: true } } } ]\n`);

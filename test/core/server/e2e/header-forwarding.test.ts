@@ -4,14 +4,14 @@
  * over HTTP infer, HTTP generate and gRPC ModelInfer; others, and the parameters gebe reads
  * itself, do not.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as grpcJs from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
-import { startRealServer, type RealServer } from './helpers.js';
+import { startRealServer, writeParametersModel, type RealServer } from './helpers.js';
 
 const python = pythonForTests();
 let server: RealServer;
@@ -20,20 +20,7 @@ let grpc: GrpcClient;
 describe.skipIf(!python.available)('header forwarding (as Triton)', () => {
   beforeAll(async () => {
     const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-forward-'));
-    mkdirSync(path.join(repo, 'params', '1'), { recursive: true });
-    writeFileSync(path.join(repo, 'params', 'config.pbtxt'), [
-      'name: "params"', 'backend: "python"', 'max_batch_size: 0',
-      'input [ { name: "IN" data_type: TYPE_INT32 dims: [ 1 ] } ]', 'output [ { name: "P" data_type: TYPE_STRING dims: [ 1 ] } ]', '',
-    ].join('\n'));
-    // P: the request's parameters as model.py sees them (a JSON text).
-    writeFileSync(path.join(repo, 'params', '1', 'model.py'), [
-      'import numpy as np',
-      'import triton_python_backend_utils as pb_utils',
-      'class TritonPythonModel:',
-      '    def execute(self, requests):',
-      '        return [pb_utils.InferenceResponse([pb_utils.Tensor("P", np.array([r.parameters().encode()], dtype=np.object_))]) for r in requests]',
-      '',
-    ].join('\n'));
+    writeParametersModel(repo);
     server = await startRealServer(repo, 'none', [], undefined, { httpHeaderForwardPattern: /^x-tenant|trace/, grpcHeaderForwardPattern: /^x-tenant/ });
     grpc = grpcClient(server.grpc);
   });

@@ -83,3 +83,20 @@ export function httpInferThenReset(address: { host: string; port: number }, mode
     socket.on('error', () => undefined);
   });
 }
+
+/** A Python model `params` in `repo` whose output P is its request's parameters (request.parameters(), a JSON string); input IN, INT32 [-1]. */
+export function writeParametersModel(repo: string): void {
+  mkdirSync(path.join(repo, 'params', '1'), { recursive: true });
+  writeFileSync(path.join(repo, 'params', 'config.pbtxt'), [
+    'name: "params"', 'backend: "python"', 'max_batch_size: 0',
+    'input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]', 'output [ { name: "P" data_type: TYPE_STRING dims: [ 1 ] } ]', '',
+  ].join('\n'));
+  writeFileSync(path.join(repo, 'params', '1', 'model.py'), [
+    'import numpy as np',
+    'import triton_python_backend_utils as pb_utils',
+    'class TritonPythonModel:',
+    '    def execute(self, requests):',
+    '        return [pb_utils.InferenceResponse([pb_utils.Tensor("P", np.array([r.parameters().encode()], dtype=np.object_))]) for r in requests]',
+    '',
+  ].join('\n'));
+}
