@@ -47,7 +47,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
       hint: 'pass the repository path (gebe serve ./model_repository), or create one with `gebe init <model_name>`',
     });
   }
-  const log = createLogger(deps.io.stderr, opts.logFormat, opts.logVerboseLevel > 0);
+  const log = createLogger(deps.io.stderr, opts.logFormat);
   log.control!.set({ verboseLevel: opts.logVerboseLevel, info: opts.logInfo ?? true, warning: opts.logWarning ?? true, error: opts.logError ?? true });
   const stop = deps.waitForStop();
   const manager = new ModelManager(deps.createSource(opts.repository, { instancesPerModel: opts.maxInstancesPerModel }), deps.loadModel, log, opts.controlMode);
