@@ -186,6 +186,12 @@ void ModelCore::FailWrongOutputShapes(CompletedBatch& batch) const {
 
 void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
   FailWrongOutputShapes(*batch);
+  // Requests queued from JS end here (a native call's sink ends its own trace).
+  for (auto& r : batch->requests) {
+    if (!r->trace || r->native_call) continue;
+    r->trace->StampNow(TraceStamp::kRequestEnd);
+    CollectTrace(std::move(r->trace));
+  }
   // Natively taken requests go to their own sinks here, on this thread, even while the
   // environment goes away: each must be answered exactly once. The rest goes on to JS.
   bool any_native = false;
@@ -312,10 +318,16 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   NormalizedRequest normalized;
   // The contract names the client inputs only: a sequence model's control and state inputs are
   // the batcher's to fill, never the client's to send.
+  const int64_t request_start_ns = TracingOn() ? SteadyNowNs() : 0;
   RequestFailure failure = Normalize(*contract_, decoded, &normalized);
   if (!failure.ok()) return reject(failure.reason, failure.message);
   std::unique_ptr<ScheduledRequest>& request = normalized.request;
   request->token = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
+  // A request from JS has no protocol timestamps: its trace runs from here to its completion.
+  if (request_start_ns != 0) {
+    request->trace = SampleTrace(contract_->model_name, contract_->version, TraceProtocol::kNone);
+    if (request->trace) request->trace->Stamp(TraceStamp::kRequestStart, request_start_ns);
+  }
   std::shared_ptr<std::atomic<int>> cancel;
   if (info.Length() > 11 && info[11].ToBoolean().Value()) request->js_cancel = cancel = std::make_shared<std::atomic<int>>(0);
   if (!Queue(normalized)) return reject(request->failure, request->error);

@@ -228,8 +228,9 @@ GrpcConnection::Stream* GrpcConnection::Find(int32_t stream_id) {
 int GrpcConnection::OnBeginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* user) {
   auto* self = static_cast<GrpcConnection*>(user);
   if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
-  self->streams_[frame->hd.stream_id] = std::make_unique<Stream>(frame->hd.stream_id, size_t(self->server_->options().max_request_bytes),
-                                                                   self->server_->recycled_messages());
+  auto& stream = self->streams_[frame->hd.stream_id];
+  stream = std::make_unique<Stream>(frame->hd.stream_id, size_t(self->server_->options().max_request_bytes), self->server_->recycled_messages());
+  if (TracingOn()) stream->read_start_ns = SteadyNowNs();
   return 0;
 }
 
@@ -382,7 +383,10 @@ void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
       answer.stream_id = stream_id;
       mailbox->Post(std::move(answer));
     };
-    if (route->TryHandle(message, s->streaming, s->cancel, std::move(reply))) return;
+    const int64_t read_start_ns = s->read_start_ns;
+    // A stream's next message is waited for from now.
+    s->read_start_ns = TracingOn() ? SteadyNowNs() : 0;
+    if (route->TryHandle(message, s->streaming, s->cancel, std::move(reply), read_start_ns)) return;
   }
   if (!s->cancel->notify) {
     // JS holds the call now: if it goes away before JS answers, JS hears of it (after the call

@@ -56,6 +56,8 @@ class GrpcConnection {
     bool dispatched_unary = false;
     int outstanding = 0;  // messages handed on and not answered yet
     std::shared_ptr<CallCancel> cancel = std::make_shared<CallCancel>();
+    // When the call began waiting for its next message (steady ns), kept only while tracing is on.
+    int64_t read_start_ns = 0;
     // Output.
     bool response_started = false;
     bool finishing = false;  // status decided; trailers go after the queued messages

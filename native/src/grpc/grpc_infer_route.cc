@@ -32,25 +32,28 @@ class GrpcCall : public NativeCall {
   std::vector<std::vector<uint8_t>> typed;  // inputs sent as typed contents, as bytes
 
   void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> batch) override {
+    if (request->trace) request->trace->StampNow(TraceStamp::kRequestEnd);
     GrpcAnswer answer;
     answer.final = !stream_;
     RequestFailure answered = RequestFailure::Of(FailureReason::kInternal, kOutputsMismatch);
     if (request->ok() && batch) answered = Answer(*request, *batch, &answer);
     if (request->ok() && answered.ok()) {
+      answer.trace = std::move(request->trace);
       reply_(std::move(answer));
       return;
     }
     // Class results of an output type that has none fail the request after it ran, as on the JS path.
     if (request->ok()) request->Fail(answered.reason, answered.message);
-    Refuse(request->failure, request->error);
+    Refuse(request->failure, request->error, std::move(request->trace));
   }
 
   FailureReason CancelReason() const override { return cancel_->Reason(); }
 
   // Answers a failed request: the table's gRPC code (in band on a stream), counted by reason.
-  void Refuse(FailureReason reason, const std::string& message) {
+  void Refuse(FailureReason reason, const std::string& message, std::unique_ptr<RequestTrace> trace = nullptr) {
     failures_->Count(contract_->model_name, contract_->version, TraitsOf(reason).metric_reason);
     GrpcAnswer answer;
+    answer.trace = std::move(trace);
     answer.final = !stream_;
     if (stream_) {
       answer.framed = EncodeStreamError(message, contract_->model_name, requested_version, id);
@@ -119,7 +122,9 @@ ParameterValue ValueOf(const GrpcParameter& p) {
 
 class GrpcInferImpl : public GrpcInfer {
  public:
-  bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<CallCancel> cancel, Reply reply) override {
+  bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<CallCancel> cancel, Reply reply,
+                 int64_t read_start_ns) override {
+    const int64_t read_end_ns = TracingOn() ? SteadyNowNs() : 0;
     GrpcInferRequest req;
     const auto* bytes = reinterpret_cast<const uint8_t*>(message->data());
     if (!DecodeModelInferRequest(bytes, message->size(), &req)) return false;
@@ -130,6 +135,7 @@ class GrpcInferImpl : public GrpcInfer {
     auto call = std::make_unique<GrpcCall>(message, entry.contract, failures_, cancel, std::move(reply), stream);
     DecodedRequest decoded;
     if (!Decode(req, &decoded, &call->typed)) return false;
+    const int64_t request_start_ns = read_end_ns != 0 ? SteadyNowNs() : 0;
     NormalizedRequest normalized;
     RequestFailure failure = Normalize(contract, decoded, &normalized);
     if (failure.ok() && !Answerable(normalized, contract)) return false;
@@ -146,6 +152,14 @@ class GrpcInferImpl : public GrpcInfer {
     call->class_count = std::move(normalized.class_count);
     call->labels = std::move(entry.labels);
     normalized.request->native_call = std::move(call);
+    if (read_end_ns != 0) {
+      normalized.request->trace = SampleTrace(contract.model_name, contract.version, TraceProtocol::kGrpc);
+      if (RequestTrace* trace = normalized.request->trace.get()) {
+        trace->Stamp(TraceStamp::kRecvStart, read_start_ns != 0 ? read_start_ns : read_end_ns);
+        trace->Stamp(TraceStamp::kRecvEnd, read_end_ns);
+        trace->Stamp(TraceStamp::kRequestStart, request_start_ns);
+      }
+    }
     // A client that resets its stream or passes its deadline takes its request out of the queue.
     return QueueTaken(entry.core, normalized, *cancel) != TakenOutcome::kDeclined;
   }

@@ -56,13 +56,22 @@ void GrpcServer::DeliverAnswers() {
   std::vector<GrpcAnswer> items = mailbox_->Take();
   std::vector<GrpcConnection*> touched;
   std::unordered_set<uint64_t> seen;
+  std::vector<std::unique_ptr<RequestTrace>> sent;  // traced answers: their send ends after the flush
   for (GrpcAnswer& item : items) {
+    if (item.trace) {
+      item.trace->StampNow(TraceStamp::kSendStart);
+      sent.push_back(std::move(item.trace));
+    }
     auto it = connections_.find(item.connection_id);
     if (it == connections_.end()) continue;  // the client went away
     it->second->Deliver(std::move(item));
     if (seen.insert(item.connection_id).second) touched.push_back(it->second);
   }
   for (GrpcConnection* c : touched) c->Flush();
+  for (auto& trace : sent) {
+    trace->StampNow(TraceStamp::kSendEnd);
+    CollectTrace(std::move(trace));
+  }
   loop_.KeepPolling();
 }
 

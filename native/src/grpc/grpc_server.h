@@ -27,6 +27,7 @@
 #include "net/front_end_options.h"
 #include "net/loop_mailbox.h"
 #include "net/loop_thread.h"
+#include "trace/request_trace.h"
 
 namespace gebe {
 
@@ -78,6 +79,8 @@ struct GrpcAnswer {
   std::string framed;  // framed message bytes (5-byte prefix included), possibly empty
   GrpcCode code = GrpcCode::kOk;
   std::string message;
+  // A traced request's trace: the server stamps the send and hands it on once flushed.
+  std::unique_ptr<RequestTrace> trace;
 };
 
 // The native infer route (grpc_infer_route.cc). Loop thread only.
@@ -87,8 +90,10 @@ class GrpcInferRoute {
   using Reply = std::function<void(GrpcAnswer)>;
   // True: taken, and `reply` will be called exactly once (from any thread) with connection and
   // stream ids left for the caller to fill. False: declined (the JS handler answers it).
+  // `read_start_ns`: when the call began waiting for this message (steady ns; 0 while nothing is
+  // traced), for the trace extension's GRPC_WAITREAD_START.
   virtual bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<CallCancel> cancel,
-                         Reply reply) = 0;
+                         Reply reply, int64_t read_start_ns) = 0;
 };
 
 // Answers travel from scheduler threads and JS to the loop through this mailbox (net/loop_mailbox.h).

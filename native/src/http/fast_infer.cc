@@ -45,25 +45,28 @@ class FastCall : public NativeCall {
   std::vector<std::vector<uint8_t>> json_inputs;  // inputs decoded from JSON `data` (the views point here)
 
   void Finished(std::unique_ptr<ScheduledRequest> request, std::shared_ptr<BatchOutputs> batch) override {
+    if (request->trace) request->trace->StampNow(TraceStamp::kRequestEnd);
     HttpResponse response;
     RequestFailure answered = RequestFailure::Of(FailureReason::kInternal, kOutputsMismatch);
     if (request->ok() && batch) answered = Answer(*request, batch, &response);
     if (request->ok() && answered.ok()) {
+      response.trace = std::move(request->trace);
       respond_(std::move(response));
       return;
     }
     // Class results of an output type that has none fail the request after it ran, as on the JS path.
     if (request->ok()) request->Fail(answered.reason, answered.message);
-    Refuse(request->failure, request->error);
+    Refuse(request->failure, request->error, std::move(request->trace));
   }
 
   // The client reset its connection: a request still queued is dropped (counted CANCELED).
   FailureReason CancelReason() const override { return cancel_->Reason(); }
 
   // Answers a failed request: the table's HTTP status and {"error": message}, counted by reason.
-  void Refuse(FailureReason reason, const std::string& message) {
+  void Refuse(FailureReason reason, const std::string& message, std::unique_ptr<RequestTrace> trace = nullptr) {
     failures_->Count(contract_->model_name, contract_->version, TraitsOf(reason).metric_reason);
     HttpResponse response;
+    response.trace = std::move(trace);
     response.status = TraitsOf(reason).http_status;
     response.headers = "Content-Type: application/json\r\n";
     response.owned_body = EncodeErrorBody(message);
@@ -130,6 +133,7 @@ class FastInfer : public FastPath {
  public:
   bool TryHandle(HttpRequest& request, Respond respond) override {
     if (request.method != "POST") return false;
+    const int64_t recv_end_ns = TracingOn() ? SteadyNowNs() : 0;
     InferUrl url;
     if (!MatchInferUrl(request.url, &url)) return false;
     PublishedModels::Entry entry;
@@ -143,6 +147,7 @@ class FastInfer : public FastPath {
     if (!DecodeHttpInferJson(request.body, header_length, request.body + header_length, request.body_size - header_length, &decoded)) {
       return false;
     }
+    const int64_t request_start_ns = recv_end_ns != 0 ? SteadyNowNs() : 0;
     NormalizedRequest normalized;
     RequestFailure failure = Normalize(*entry.contract, decoded.request, &normalized);
     std::vector<bool> binary = normalized.binary;
@@ -172,6 +177,14 @@ class FastInfer : public FastPath {
     call->id = std::move(decoded.request.id);
     call->json_inputs = std::move(decoded.owned);
     normalized.request->native_call = std::move(call);
+    if (recv_end_ns != 0) {
+      normalized.request->trace = SampleTrace(entry.contract->model_name, entry.contract->version, TraceProtocol::kHttp);
+      if (RequestTrace* trace = normalized.request->trace.get()) {
+        trace->Stamp(TraceStamp::kRecvStart, request.recv_start_ns != 0 ? request.recv_start_ns : recv_end_ns);
+        trace->Stamp(TraceStamp::kRecvEnd, recv_end_ns);
+        trace->Stamp(TraceStamp::kRequestStart, request_start_ns);
+      }
+    }
     return QueueTaken(entry.core, normalized, *request.cancel) != TakenOutcome::kDeclined;
   }
 

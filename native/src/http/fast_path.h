@@ -18,6 +18,7 @@
 #include "executor/classification.h"
 #include "net/call_cancel.h"
 #include "net/taken_log.h"
+#include "trace/request_trace.h"
 
 namespace gebe {
 
@@ -39,6 +40,8 @@ struct HttpRequest {
   // Set by the fast path when it takes the request: the connection marks it when its client goes
   // away before the answer, so a request still queued is dropped (loop thread).
   std::shared_ptr<CallCancel> cancel;
+  // When its first byte arrived (steady ns), recorded only while tracing is on (request_trace.h).
+  int64_t recv_start_ns = 0;
 
   const std::string* Header(const char* lower_name) const {
     for (const auto& h : headers) if (h.first == lower_name) return &h.second;
@@ -62,6 +65,8 @@ struct HttpResponse {
   std::string owned_body;            // a piece the response owns (the JSON header, an error)
   std::shared_ptr<const void> hold;  // e.g. the batch's output tensors
   bool close = false;                // the connection closes after this answer
+  // A traced request's trace: the connection stamps the send and hands it on once written.
+  std::unique_ptr<RequestTrace> trace;
 };
 
 // Called exactly once per taken request, from any thread (usually a scheduler thread); for a

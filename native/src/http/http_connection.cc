@@ -36,6 +36,12 @@ struct WriteReq {
 struct FastAnswer {
   std::string head;
   HttpResponse response;
+  // Freed once written (or once the connection gave up on it): a traced answer's send ends here.
+  ~FastAnswer() {
+    if (!response.trace) return;
+    response.trace->StampNow(TraceStamp::kSendEnd);
+    CollectTrace(std::move(response.trace));
+  }
 };
 
 const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -196,6 +202,7 @@ int HttpConnection::OnMessageBegin(llhttp_t* p) {
   self->inference_header_length_ = 0;
   self->reject_status_ = 0;
   self->request_start_ms_ = uv_now(self->server_->loop());
+  if (TracingOn()) self->request_->recv_start_ns = SteadyNowNs();
   self->ArmTimer(self->server_->options().headers_timeout_ms);
   return 0;
 }
@@ -399,6 +406,7 @@ void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {
     if (!head_only && piece.second > 0) bufs.push_back(MakeBuf(piece.first, piece.second));
   }
   answer_complete_ = true;
+  if (r.trace) r.trace->StampNow(TraceStamp::kSendStart);
   Write(bufs.data(), unsigned(bufs.size()), answer, [](void* a) { delete static_cast<FastAnswer*>(a); });
 }
 

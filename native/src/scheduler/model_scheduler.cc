@@ -21,6 +21,15 @@ void FailCancelled(ScheduledRequest& r) {
   r.Fail(reason, CancelledMessage(reason));
 }
 
+// A traced request's compute timestamps: its batch's input gathered from t0 to t1, run from t1
+// to t2, outputs sliced from t2 to t3.
+void StampCompute(RequestTrace& trace, int64_t t0, int64_t t1, int64_t t2, int64_t t3) {
+  trace.Stamp(TraceStamp::kComputeStart, t0);
+  trace.Stamp(TraceStamp::kComputeInputEnd, t1);
+  trace.Stamp(TraceStamp::kComputeOutputStart, t2);
+  trace.Stamp(TraceStamp::kComputeEnd, t3);
+}
+
 // A running batch's RunStop: asked between steps, it answers true once every request of the batch
 // is cancelled (its client went away, its deadline passed, its JS caller cancelled it), so a run
 // nobody waits for (a Loop a request made long) gives its instance back. Until some request of
@@ -73,6 +82,7 @@ ModelScheduler::~ModelScheduler() { Stop(); }
 bool ModelScheduler::Enqueue(std::unique_ptr<ScheduledRequest>& request, uint32_t priority, uint64_t timeout_us) {
   const int64_t now_ns = SteadyNowNs();
   request->enqueue_ns = now_ns;
+  if (request->trace) request->trace->Stamp(TraceStamp::kQueueStart, now_ns);
   // Normalize refuses such requests first; this guard keeps a caller that skipped it from
   // queueing a request no batch can hold (same reason and words).
   if (request->info.rows > policy_.effective_max_batch) {
@@ -296,6 +306,9 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
     error = "unknown engine failure";
   }
   const int64_t t3 = SteadyNowNs();
+  for (auto& r : batch.requests) {
+    if (r->trace) StampCompute(*r->trace, t0, t1, t2, t3);
+  }
   if (ok) {
     times.input_ns = static_cast<uint64_t>(t1 - t0);
     times.infer_ns = static_cast<uint64_t>(t2 - t1);

@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "executor/request_failure.h"
 #include "scheduler/decide_batch.h"
+#include "trace/request_trace.h"
 
 namespace gebe {
 
@@ -106,6 +107,10 @@ struct ScheduledRequest {
   // START/END flags (its control and state bytes are in owned_inputs).
   uint64_t sequence_key = 0;
   uint8_t sequence_flags = 0;
+
+  // Set when the trace extension samples this request: the scheduler stamps its queue and
+  // compute times, the front end the rest (request_trace.h).
+  std::unique_ptr<RequestTrace> trace;
 
   bool ok() const { return failure == FailureReason::kNone; }
   // Why the request no longer needs running (its caller went away), or kNone.

@@ -17,5 +17,6 @@ for f in api http llhttp; do
 done
 ${CXX:-g++} -std=c++17 $flags -Wall -Wno-unused-parameter -Inative/src -Inative/third_party/llhttp -I"$uvinc" \
   native/src/http/http_server.cc native/src/http/http_connection.cc native/src/net/loop_thread.cc native/src/http/infer_response.cc native/src/engine/tensor.cc \
+  native/src/trace/request_trace.cc \
   native/test/http/http_server_test.cc "$name".{api,http,llhttp}.o "$libuv" -o "$name"
 "$name"

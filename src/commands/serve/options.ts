@@ -7,6 +7,7 @@ import type { LogFormat } from '../../core/server/logger.js';
 import { DEFAULT_GRPC_KEEPALIVE, type GrpcKeepalive } from '../../core/server/grpc/server.js';
 import { MAX_BUSY_POLL_US } from '../../core/server/server.js';
 import { parseRestrictions, type Restriction, type RestrictedApi } from '../../core/server/restricted-api.js';
+import { parseTraceConfig, type TraceConfig } from './trace-config.js';
 
 export interface ServeOptions {
   repository: string;
@@ -46,6 +47,8 @@ export interface ServeOptions {
   /** Triton's --http-header-forward-pattern and --grpc-header-forward-pattern. */
   httpHeaderForwardPattern?: RegExp;
   grpcHeaderForwardPattern?: RegExp;
+  /** Triton's --trace-config: the trace file and the global trace setting at start (absent: no file, level OFF). */
+  trace?: TraceConfig;
   /** Paths (resolved) of the PEM files. */
   httpTls?: { cert: string; key: string };
   grpcTls?: { cert: string; key: string; rootCert?: string; mutual: boolean };
@@ -86,6 +89,7 @@ export interface ServeFlags {
   grpcRestrictedProtocol?: string[];
   httpHeaderForwardPattern?: string;
   grpcHeaderForwardPattern?: string;
+  traceConfig?: string[];
   httpUseSsl?: boolean | string;
   httpServerCert?: string;
   httpServerKey?: string;
@@ -267,6 +271,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     grpcRestrictions: parseRestrictions(flags.grpcRestrictedProtocol ?? [], '--grpc-restricted-protocol'),
     httpHeaderForwardPattern: forwardPattern(flags.httpHeaderForwardPattern, '--http-header-forward-pattern'),
     grpcHeaderForwardPattern: forwardPattern(flags.grpcHeaderForwardPattern, '--grpc-header-forward-pattern'),
+    trace: parseTraceConfig(flags.traceConfig ?? [], cwd),
     ...tlsOptions(flags, cwd),
   };
 }

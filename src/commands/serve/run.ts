@@ -14,6 +14,7 @@ import type { ModelSource } from '../../core/server/model-source.js';
 import { GebeServer, type ServerPorts } from '../../core/server/server.js';
 import { raiseFdLimit } from '../../core/server/http/native-http-addon.js';
 import { defaultMaxConnections } from '../../core/server/limits.js';
+import { DEFAULT_TRACE_SETTING } from '../../core/server/trace-settings.js';
 import type { Logger } from '../../core/server/logger.js';
 import type { ServeOptions } from './options.js';
 import { endpointLines, modelTable } from './table.js';
@@ -78,6 +79,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
     grpcKeepalive: opts.grpcKeepalive,
     httpRestrictions: opts.httpRestrictions, grpcRestrictions: opts.grpcRestrictions,
     httpHeaderForwardPattern: opts.httpHeaderForwardPattern, grpcHeaderForwardPattern: opts.grpcHeaderForwardPattern,
+    trace: opts.trace ?? { file: '', setting: DEFAULT_TRACE_SETTING },
     httpTls: opts.httpTls && { cert: pem(opts.httpTls.cert, '--http-server-cert'), key: pem(opts.httpTls.key, '--http-server-key') },
     grpcTls: opts.grpcTls && {
       cert: pem(opts.grpcTls.cert, '--grpc-server-cert'), key: pem(opts.grpcTls.key, '--grpc-server-key'),

@@ -16,6 +16,7 @@ import { classify } from '../executor/classification.js';
 import type { LogControl } from './logger.js';
 import { SystemSharedMemory } from './shared-memory.js';
 import { applyLogSettings, logSettingsAnswer, type LogSettingValue } from './log-settings.js';
+import type { TraceControl } from './trace-settings.js';
 
 const require = createRequire(import.meta.url);
 const { version: gebeVersion } = require('../../../package.json') as { version: string };
@@ -24,7 +25,8 @@ const { version: gebeVersion } = require('../../../package.json') as { version: 
  * Only extensions gebe implements are listed, in Triton's names: clients such as tritonclient's
  * read them to decide what to send (classification: an output's `classification` parameter;
  * sequence: sequence_id/sequence_start/sequence_end). 'logging' is added where the server's logger
- * can change (logSettings). Not listed: the CUDA shared-memory and trace extensions.
+ * can change (logSettings), 'trace' where the server traces (traceSettings). Not listed: the CUDA
+ * shared-memory extension.
  */
 export const SERVER_EXTENSIONS = [
   'classification', 'sequence', 'model_repository', 'model_repository(unload_dependents)', 'schedule_policy',
@@ -51,10 +53,23 @@ export class InferenceService {
   /** The system shared-memory regions clients registered (the shared-memory extension). */
   readonly sharedMemory = new SystemSharedMemory();
 
+  /** The trace extension's settings; absent where the server does not trace (set by GebeServer). */
+  traceControl?: TraceControl;
+
   constructor(readonly models: ModelManager, private readonly metrics?: ServerMetrics, private readonly strictReadiness = true, private readonly logControl?: LogControl) {}
 
   serverMetadata(): ServerMetadata {
-    return { name: 'gebe', version: gebeVersion, extensions: this.logControl ? [...SERVER_EXTENSIONS, 'logging'] : SERVER_EXTENSIONS };
+    const extensions = [...SERVER_EXTENSIONS];
+    if (this.logControl) extensions.push('logging');
+    if (this.traceControl) extensions.push('trace');
+    return { name: 'gebe', version: gebeVersion, extensions };
+  }
+
+  /** The trace extension: applies `changes` (POST /v2[/models/{m}]/trace/setting, gRPC TraceSetting) and answers the settings of `model` or the global ones. */
+  traceSettings(model: string | undefined, changes?: Record<string, unknown>): Record<string, string | string[]> {
+    if (!this.traceControl) throw ProtocolError.badRequest('the server does not support tracing');
+    if (changes) this.traceControl.update(model, changes);
+    return this.traceControl.answer(model);
   }
 
   /** The logging extension: applies `changes` (POST /v2/logging, gRPC LogSettings) and answers the settings. */

@@ -9,6 +9,9 @@ import { NativeHttpFrontend, type HttpListener } from './http/native-frontend.js
 import { publishReadyModels } from './http/publish-models.js';
 import { HttpFrontend, type HttpOptions } from './http/server.js';
 import { InferenceService } from './inference-service.js';
+import { TraceControl, type TraceSetting } from './trace-settings.js';
+import { TraceWriter } from './trace-writer.js';
+import { nativeTrace } from '../executor/trace-addon.js';
 import type { Logger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
 import type { ModelManager } from './model-manager.js';
@@ -46,6 +49,8 @@ export interface ServerOptions {
   /** --http-header-forward-pattern, --grpc-header-forward-pattern (server/header-forwarding.ts). */
   httpHeaderForwardPattern?: RegExp;
   grpcHeaderForwardPattern?: RegExp;
+  /** Triton's --trace-config: the trace file ('' for none: tracing cannot be turned on) and the global setting at start. */
+  trace?: { file: string; setting: TraceSetting };
   /** Triton's --strict-readiness (default true): server readiness needs every model READY. */
   strictReadiness?: boolean;
   /** HTTPS: served by node:https with the same routes (the native front end steps aside). */
@@ -77,11 +82,21 @@ export class GebeServer {
   private unpublish?: () => void;
   private unpublishGrpc?: () => void;
   private metricsServer?: http.Server;
+  private traceWriter?: TraceWriter;
   ports: ServerPorts = {};
 
   constructor(readonly models: ModelManager, private readonly options: ServerOptions, private readonly log: Logger) {
     this.metrics = new ServerMetrics(() => models.readyModels());
     this.service = new InferenceService(models, this.metrics, options.strictReadiness ?? true, log.control);
+    if (options.trace) {
+      const control = new TraceControl(options.trace.file, options.trace.setting, (name) => void models.versions(name));
+      this.service.traceControl = control;
+      if (options.trace.file) {
+        const writer = new TraceWriter(options.trace.file, () => control.logFrequency, nativeTrace(), log);
+        control.beforeChange = () => writer.drain();
+        this.traceWriter = writer;
+      }
+    }
     if (options.enableHttp !== false) {
       const httpOptions: HttpOptions = {
         host: options.host, port: options.httpPort, maxBodyBytes: options.maxBodyBytes,
@@ -158,6 +173,9 @@ export class GebeServer {
     await this.models.stop();
     this.unpublish?.();
     this.unpublishGrpc?.();
+    // Every request is answered: the last traces are written and the file completed.
+    this.service.traceControl?.close();
+    this.traceWriter?.close();
     await new Promise<void>((resolve) => (this.metricsServer ? this.metricsServer.close(() => resolve()) : resolve()));
     this.metricsServer?.closeAllConnections();
     this.log.info('server stopped');

@@ -94,9 +94,9 @@ describe('gRPC health and metadata', () => {
     expect(raw.details).toMatch(/not a valid inference.ModelInferRequest message/);
   });
 
-  it('answers UNIMPLEMENTED with a message for the rest', async () => {
+  it('refuses TraceSetting where the server was made without tracing (gebe serve always traces)', async () => {
     const err = await callError(client, 'TraceSetting', {});
-    expect([err.code, err.details]).toEqual([status.UNIMPLEMENTED, 'TraceSetting is not implemented by gebe serve']);
+    expect([err.code, err.details]).toEqual([status.INVALID_ARGUMENT, 'the server does not support tracing']);
   });
 
   it('answers the shared-memory RPCs: no region yet, none of CUDA ever (no GPUs)', async () => {

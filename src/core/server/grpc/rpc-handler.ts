@@ -16,6 +16,7 @@ import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
 import { grpcRoot, toNumber, UndecodableMessage } from '../../kserve/grpc-proto.js';
 import { cudaSharedMemoryStatus, registerCudaSharedMemory } from '../shared-memory.js';
+import { traceChangesFromGrpc } from '../trace-settings.js';
 import { forwardHeaders } from '../header-forwarding.js';
 
 /** What a call gets back: OK with the response message's bytes, or an error status. */
@@ -102,9 +103,6 @@ function methods(s: InferenceService, headerForwardPattern: RegExp | undefined):
     if (!/^[0-9]+$/.test(v)) throw ProtocolError.badRequest(`model version '${v}' is not a number; versions are the numeric directory names`);
     return v;
   };
-  const unimplemented = (name: string): Method => () => {
-    throw new RpcFailure(GrpcStatus.UNIMPLEMENTED, `${name} is not implemented by gebe serve`);
-  };
   const infer = (msg: GrpcInferRequestMessage, signal?: AbortSignal, _emit?: unknown, metadata?: MetadataLookup): Promise<Record<string, unknown>> => {
     const request = decodeGrpcInferRequest(msg, s.sharedMemory);
     forwardHeaders(request, headerForwardPattern, metadata?.entries?.() ?? []);
@@ -159,7 +157,11 @@ function methods(s: InferenceService, headerForwardPattern: RegExp | undefined):
     CudaSharedMemoryStatus: (r: { name: string }) => ({ regions: Object.fromEntries(cudaSharedMemoryStatus(r.name)) }),
     CudaSharedMemoryRegister: (r: { name: string }) => registerCudaSharedMemory(r.name),
     CudaSharedMemoryUnregister: () => ({}),
-    TraceSetting: unimplemented('TraceSetting'),
+    TraceSetting: (r: { settings?: Record<string, { value?: string[] }>; model_name?: string }) => {
+      const changes = r.settings && Object.keys(r.settings).length > 0 ? traceChangesFromGrpc(r.settings) : undefined;
+      const settings = s.traceSettings(r.model_name || undefined, changes);
+      return { settings: Object.fromEntries(Object.entries(settings).map(([name, v]) => [name, { value: Array.isArray(v) ? v : [v] }])) };
+    },
     LogSettings: (r: { settings?: Record<string, Record<string, unknown>> }) => {
       // Each value's oneof (bool_param, uint32_param, string_param) as the plain value HTTP's JSON carries.
       const changes = Object.fromEntries(Object.entries(r.settings ?? {}).map(([name, v]) => [name, v[v.parameter_choice as string] ?? null]));

@@ -49,7 +49,7 @@ interface Route {
   handler: Handler;
 }
 
-/** Splits /v2/models/{m}[/versions/{v}][/action] into its parts; undefined if it is not that shape. */
+/** Splits /v2/models/{m}[/versions/{v}][/action] (or /v2/models/{m}/trace/setting) into its parts; undefined if it is not that shape. */
 function parseModelPath(segments: string[]): { model: string; version?: string; action: string } | undefined {
   if (segments.length < 3 || segments[0] !== 'v2' || segments[1] !== 'models') return undefined;
   const model = segments[2]!;
@@ -60,6 +60,7 @@ function parseModelPath(segments: string[]): { model: string; version?: string; 
     version = rest[1]!;
     rest = rest.slice(2);
   }
+  if (version === undefined && rest.length === 2 && rest[0] === 'trace' && rest[1] === 'setting') return { model, action: 'trace/setting' };
   if (rest.length > 1) return undefined;
   return { model, version, action: rest[0] ?? '' };
 }
@@ -73,6 +74,7 @@ const MODEL_ROUTES: Record<string, Route> = {
   config: { method: 'GET', api: 'model-config', handler: ({ service, model, version }) => jsonAnswer(200, service.modelConfig(model!, version)) },
   stats: { method: 'GET', api: 'statistics', handler: ({ service, model, version }) => jsonAnswer(200, { model_stats: service.statistics(model, version) }) },
   status: { method: 'GET', api: 'health', handler: handleStatus },
+  'trace/setting': { method: 'GET, POST', api: 'trace', handler: handleTraceSetting },
 };
 
 const FIXED_ROUTES: Record<string, Route> = {
@@ -82,6 +84,7 @@ const FIXED_ROUTES: Record<string, Route> = {
   '/v2/models/stats': { method: 'GET', api: 'statistics', handler: ({ service }) => jsonAnswer(200, { model_stats: service.statistics() }) },
   '/v2/repository/index': { method: 'POST', api: 'model-repository', handler: handleIndex },
   '/v2/logging': { method: 'GET, POST', api: 'logging', handler: handleLogging },
+  '/v2/trace/setting': { method: 'GET, POST', api: 'trace', handler: handleTraceSetting },
 };
 
 const LOAD_ROUTE: Route = { method: 'POST', api: 'model-repository', handler: handleLoad };
@@ -290,6 +293,12 @@ async function handleIndex(ctx: RouteContext): Promise<HttpAnswer> {
 async function handleLogging(ctx: RouteContext): Promise<HttpAnswer> {
   const changes = ctx.req.method === 'POST' ? await readJsonBody(ctx) : {};
   return jsonAnswer(200, ctx.service.logSettings(changes));
+}
+
+/** GET/POST /v2[/models/{m}]/trace/setting (the trace extension). */
+async function handleTraceSetting(ctx: RouteContext): Promise<HttpAnswer> {
+  const changes = ctx.req.method === 'POST' ? await readJsonBody(ctx) : undefined;
+  return jsonAnswer(200, ctx.service.traceSettings(ctx.model, changes));
 }
 
 async function handleLoad(ctx: RouteContext): Promise<HttpAnswer> {

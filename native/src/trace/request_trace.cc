@@ -1,0 +1,144 @@
+#include "trace/request_trace.h"
+
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+namespace gebe {
+
+namespace {
+
+// One trace setting: the global one, or a model's own. Its counters are atomics so that the loop
+// threads sample without the registry's lock held for long.
+struct TraceSetting {
+  std::atomic<bool> on{false};
+  std::atomic<uint64_t> rate{1000};
+  std::atomic<uint64_t> seen{0};   // requests this setting has governed
+  std::atomic<int64_t> left{-1};   // traces it may still take (-1: no limit)
+
+  bool Traces() const { return on.load(std::memory_order_relaxed) && left.load(std::memory_order_relaxed) != 0; }
+};
+
+// Finished traces JS has not taken yet: JS takes them a few times a second, so this many means
+// it cannot keep up (or tracing runs with nobody writing); beyond it traces are counted, not kept.
+constexpr size_t kMaxWaitingTraces = 65536;
+
+struct Registry {
+  std::mutex mu;  // guards models and the swap of global; never held while a request runs
+  std::shared_ptr<TraceSetting> global = std::make_shared<TraceSetting>();
+  std::unordered_map<std::string, std::shared_ptr<TraceSetting>> models;
+  std::atomic<bool> any_on{false};
+  std::atomic<uint64_t> next_id{1};
+
+  std::mutex done_mu;
+  std::vector<std::unique_ptr<RequestTrace>> done;
+  uint64_t dropped = 0;
+
+  // Under mu: whether any setting traces, after a change.
+  void Refresh() {
+    bool on = global->Traces();
+    for (const auto& entry : models) on = on || entry.second->Traces();
+    any_on.store(on, std::memory_order_relaxed);
+  }
+};
+
+// Never destroyed: scheduler and loop threads may sample while the process exits.
+Registry& R() {
+  static Registry* registry = new Registry;
+  return *registry;
+}
+
+// Takes one of the setting's traces; false once its count is used up. *last: this was the last.
+bool TakeOne(TraceSetting& s, bool* last) {
+  int64_t left = s.left.load(std::memory_order_relaxed);
+  while (true) {
+    if (left == 0) return false;
+    if (left < 0) return true;
+    if (s.left.compare_exchange_weak(left, left - 1, std::memory_order_relaxed)) {
+      *last = left == 1;
+      return true;
+    }
+  }
+}
+
+}  // namespace
+
+bool TracingOn() { return R().any_on.load(std::memory_order_relaxed); }
+
+std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::string& version, TraceProtocol protocol) {
+  Registry& r = R();
+  if (!r.any_on.load(std::memory_order_relaxed)) return nullptr;
+  std::shared_ptr<TraceSetting> setting;
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    auto it = r.models.find(model);
+    setting = it != r.models.end() ? it->second : r.global;
+  }
+  if (!setting->on.load(std::memory_order_relaxed)) return nullptr;
+  const uint64_t rate = setting->rate.load(std::memory_order_relaxed);
+  const uint64_t n = setting->seen.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (rate == 0 || n % rate != 0) return nullptr;
+  bool last = false;
+  if (!TakeOne(*setting, &last)) return nullptr;
+  if (last) {
+    std::lock_guard<std::mutex> lock(r.mu);
+    r.Refresh();
+  }
+  auto trace = std::make_unique<RequestTrace>();
+  trace->id = r.next_id.fetch_add(1, std::memory_order_relaxed);
+  trace->model = model;
+  trace->version = version;
+  trace->protocol = protocol;
+  trace->last = last;
+  return trace;
+}
+
+void CollectTrace(std::unique_ptr<RequestTrace> trace) {
+  if (!trace) return;
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.done_mu);
+  if (r.done.size() >= kMaxWaitingTraces) {
+    ++r.dropped;
+    return;
+  }
+  r.done.push_back(std::move(trace));
+}
+
+void SetTraceSetting(const std::string* model, const TraceSettingValues* values) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (model != nullptr && values == nullptr) {
+    r.models.erase(*model);
+  } else {
+    std::shared_ptr<TraceSetting>& slot = model == nullptr ? r.global : r.models[*model];
+    const bool made = !slot;
+    if (made) slot = std::make_shared<TraceSetting>();
+    slot->rate.store(values->rate, std::memory_order_relaxed);
+    if (made || values->set_count) slot->left.store(values->count, std::memory_order_relaxed);
+    slot->on.store(values->on, std::memory_order_relaxed);
+  }
+  r.Refresh();
+}
+
+int64_t TraceCountLeft(const std::string* model) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (model != nullptr) {
+    auto it = r.models.find(*model);
+    if (it != r.models.end()) return it->second->left.load(std::memory_order_relaxed);
+  }
+  return r.global->left.load(std::memory_order_relaxed);
+}
+
+std::vector<std::unique_ptr<RequestTrace>> TakeTraces(uint64_t* dropped) {
+  Registry& r = R();
+  std::vector<std::unique_ptr<RequestTrace>> out;
+  std::lock_guard<std::mutex> lock(r.done_mu);
+  std::swap(out, r.done);
+  *dropped = r.dropped;
+  r.dropped = 0;
+  return out;
+}
+
+}  // namespace gebe

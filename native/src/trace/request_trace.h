@@ -1,0 +1,75 @@
+// Triton's trace extension, native half: which requests are traced (each model's trace setting,
+// or the global one, samples every `rate`-th request until its count runs out), the timestamps a
+// traced request collects on its way (front end, scheduler, front end again), and the finished
+// traces waiting for JS, which writes the trace files (server/trace-writer.ts).
+//
+// Every native entry point samples here (the HTTP and gRPC infer routes, the executor's JS
+// binding), so one sampling counter sees every request of a model whichever path serves it.
+// While no setting traces, a request pays one relaxed atomic load (TracingOn).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scheduler/clock.h"
+
+namespace gebe {
+
+// Triton's timestamps of a request, in the order they happen. kRecv* and kSend* are the front
+// end's (HTTP_RECV_* / GRPC_WAITREAD_*, HTTP_SEND_* / GRPC_SEND_*); a request queued from JS
+// has none of them.
+enum class TraceStamp : uint8_t {
+  kRecvStart, kRecvEnd, kRequestStart, kQueueStart, kComputeStart, kComputeInputEnd,
+  kComputeOutputStart, kComputeEnd, kRequestEnd, kSendStart, kSendEnd,
+};
+constexpr size_t kTraceStampCount = 11;
+
+enum class TraceProtocol : uint8_t { kNone, kHttp, kGrpc };
+
+struct RequestTrace {
+  uint64_t id = 0;
+  std::string model;
+  std::string version;
+  TraceProtocol protocol = TraceProtocol::kNone;
+  // This request used up its setting's trace_count: the writer completes a file with it.
+  bool last = false;
+  int64_t ns[kTraceStampCount] = {};  // 0: not reached
+
+  void Stamp(TraceStamp stamp, int64_t at_ns) { ns[size_t(stamp)] = at_ns; }
+  void StampNow(TraceStamp stamp) { Stamp(stamp, SteadyNowNs()); }
+};
+
+// Any thread: some setting traces (its level is TIMESTAMPS and its count is not used up).
+bool TracingOn();
+
+// Any thread: a trace for this request of `model` when the setting that governs the model (its
+// own, or the global one) samples it; null otherwise (and always while TracingOn() is false).
+std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::string& version, TraceProtocol protocol);
+
+// Any thread: a traced request is done; its trace waits for JS (TakeTraces). Null is ignored.
+void CollectTrace(std::unique_ptr<RequestTrace> trace);
+
+// A trace setting as JS sets it (server/trace-settings.ts checks the values).
+struct TraceSettingValues {
+  bool on = false;     // trace_level includes TIMESTAMPS
+  uint64_t rate = 1000;  // trace_rate
+  int64_t count = -1;  // trace_count: traces left to take, -1 without limit
+  bool set_count = true;  // false: a setting that exists keeps the traces it has left
+};
+
+// JS thread: sets the global setting (model null) or a model's own (values null: the model
+// follows the global setting again). A setting that exists keeps its sampling counter (and, without
+// set_count, the traces it has left).
+void SetTraceSetting(const std::string* model, const TraceSettingValues* values);
+
+// JS thread: the traces a setting may still take (-1: no limit); the global one's for a model
+// without its own.
+int64_t TraceCountLeft(const std::string* model);
+
+// JS thread: the finished traces since the last call, in the order they finished, and how many
+// were dropped because JS had not taken them (a bounded number waits).
+std::vector<std::unique_ptr<RequestTrace>> TakeTraces(uint64_t* dropped);
+
+}  // namespace gebe

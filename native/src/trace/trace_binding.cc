@@ -1,0 +1,82 @@
+// JS exports of the trace extension's native half (request_trace.h), under `trace`:
+// setSetting(model | null, {on, rate, count?} | null) (without count the traces left stay as they
+// are), countLeft(model | null) -> number,
+// take() -> {traces: [{id, model, version, protocol, last, ns: bigint[]}], dropped}.
+// ns has one entry per TraceStamp, in its order (0n: not reached); protocol is '', 'http' or 'grpc'.
+#include <napi.h>
+
+#include "module_registry.h"
+#include "trace/request_trace.h"
+
+namespace gebe {
+
+namespace {
+
+Napi::Value SetSetting(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !(info[0].IsString() || info[0].IsNull()) || !(info[1].IsObject() || info[1].IsNull())) {
+    throw Napi::TypeError::New(env, "Expected (model | null, {on, rate, count} | null) for trace.setSetting");
+  }
+  std::string model;
+  if (info[0].IsString()) model = info[0].As<Napi::String>().Utf8Value();
+  if (info[1].IsNull()) {
+    if (info[0].IsNull()) throw Napi::TypeError::New(env, "trace.setSetting: the global setting cannot be removed");
+    SetTraceSetting(&model, nullptr);
+    return env.Undefined();
+  }
+  Napi::Object o = info[1].As<Napi::Object>();
+  TraceSettingValues values;
+  values.on = o.Get("on").ToBoolean().Value();
+  values.rate = uint64_t(o.Get("rate").ToNumber().Int64Value());
+  const Napi::Value count = o.Get("count");
+  values.set_count = !count.IsUndefined();
+  if (values.set_count) values.count = count.ToNumber().Int64Value();
+  SetTraceSetting(info[0].IsString() ? &model : nullptr, &values);
+  return env.Undefined();
+}
+
+Napi::Value CountLeft(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !(info[0].IsString() || info[0].IsNull())) throw Napi::TypeError::New(env, "Expected (model | null) for trace.countLeft");
+  if (info[0].IsNull()) return Napi::Number::New(env, double(TraceCountLeft(nullptr)));
+  const std::string model = info[0].As<Napi::String>().Utf8Value();
+  return Napi::Number::New(env, double(TraceCountLeft(&model)));
+}
+
+Napi::Value Take(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  uint64_t dropped = 0;
+  std::vector<std::unique_ptr<RequestTrace>> traces = TakeTraces(&dropped);
+  Napi::Array list = Napi::Array::New(env, traces.size());
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const RequestTrace& t = *traces[i];
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("id", Napi::Number::New(env, double(t.id)));
+    o.Set("model", t.model);
+    o.Set("version", t.version);
+    o.Set("protocol", t.protocol == TraceProtocol::kHttp ? "http" : t.protocol == TraceProtocol::kGrpc ? "grpc" : "");
+    o.Set("last", t.last);
+    Napi::Array ns = Napi::Array::New(env, kTraceStampCount);
+    for (size_t k = 0; k < kTraceStampCount; ++k) ns.Set(uint32_t(k), Napi::BigInt::New(env, t.ns[k]));
+    o.Set("ns", ns);
+    list.Set(uint32_t(i), o);
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("traces", list);
+  out.Set("dropped", Napi::Number::New(env, double(dropped)));
+  return out;
+}
+
+void Init(Napi::Env env, Napi::Object exports) {
+  Napi::Object trace = Napi::Object::New(env);
+  trace.Set("setSetting", Napi::Function::New(env, SetSetting, "setSetting"));
+  trace.Set("countLeft", Napi::Function::New(env, CountLeft, "countLeft"));
+  trace.Set("take", Napi::Function::New(env, Take, "take"));
+  exports.Set("trace", trace);
+}
+
+}  // namespace
+
+GEBE_REGISTER_MODULE(trace, Init);
+
+}  // namespace gebe

@@ -1,0 +1,44 @@
+/** The addon's half of the trace extension (native/src/trace/): sampling and the finished traces. */
+import { GebeError } from '../../errors.js';
+import { loadNativeAddon } from './native.js';
+
+/** What a trace setting tells the native samplers (server/trace-settings.ts decides it). */
+export interface NativeTraceValues {
+  /** trace_level includes TIMESTAMPS. */
+  on: boolean;
+  /** trace_rate: every rate-th request is traced. */
+  rate: number;
+  /** trace_count: traces left to take (-1: no limit); left out, a setting that exists keeps what it has left. */
+  count?: number;
+}
+
+/** One finished trace; `ns` has one entry per timestamp (TRACE_STAMPS' order), 0n where not reached. */
+export interface NativeRequestTrace {
+  id: number;
+  model: string;
+  version: string;
+  /** '' for a request queued from JS (no protocol timestamps). */
+  protocol: '' | 'http' | 'grpc';
+  /** This request used up its setting's trace_count. */
+  last: boolean;
+  ns: bigint[];
+}
+
+export interface NativeTrace {
+  /** Sets the global setting (model null) or a model's own (values null: the model follows the global one again). */
+  setSetting(model: string | null, values: NativeTraceValues | null): void;
+  /** Traces the setting that governs `model` (null: the global one) may still take; -1 without limit. */
+  countLeft(model: string | null): number;
+  /** The traces finished since the last call, and how many were dropped waiting. */
+  take(): { traces: NativeRequestTrace[]; dropped: number };
+}
+
+export function nativeTrace(): NativeTrace {
+  const trace = loadNativeAddon().trace as NativeTrace | undefined;
+  if (!trace) {
+    throw new GebeError('the native addon was built without the trace extension (native/src/trace)', {
+      hint: 'rebuild it from this checkout with `npm run build:native`',
+    });
+  }
+  return trace;
+}

@@ -1,0 +1,114 @@
+/**
+ * Writes the traces the native samplers collect (native/src/trace/) as Triton's JSON trace files,
+ * which Triton's trace_summary.py reads: one JSON array per file, and for each traced request an
+ * object naming it ({id, model_name, model_version}) and one with its timestamps ({id,
+ * timestamps: [{name, ns}]}, steady-clock nanoseconds, in the order they happen).
+ *
+ * Files: with log_frequency 0, every trace goes to the trace file, written as traces finish and
+ * completed (its closing bracket) when the server stops; with log_frequency N, each N traces
+ * complete a file `<trace file>.<i>` (i from 0), and a setting whose trace_count runs out completes
+ * the file it is in, as Triton does. A few times a second this takes what has finished.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { NativeRequestTrace, NativeTrace } from '../executor/trace-addon.js';
+import type { Logger } from './logger.js';
+
+/** Triton's timestamp names, in the native TraceStamp order; RECV and SEND take the protocol's prefix. */
+const STAMPS = [
+  'RECV_START', 'RECV_END', 'REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END',
+  'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'SEND_START', 'SEND_END',
+] as const;
+const PROTOCOL_NAMES: Record<string, Partial<Record<(typeof STAMPS)[number], string>>> = {
+  http: { RECV_START: 'HTTP_RECV_START', RECV_END: 'HTTP_RECV_END', SEND_START: 'HTTP_SEND_START', SEND_END: 'HTTP_SEND_END' },
+  grpc: { RECV_START: 'GRPC_WAITREAD_START', RECV_END: 'GRPC_WAITREAD_END', SEND_START: 'GRPC_SEND_START', SEND_END: 'GRPC_SEND_END' },
+};
+const DRAIN_INTERVAL_MS = 200;
+
+/** The two objects of one trace in Triton's file format, as JSON text. */
+export function traceEntries(trace: NativeRequestTrace): string[] {
+  const names = PROTOCOL_NAMES[trace.protocol] ?? {};
+  const stamps: string[] = [];
+  // 0n: not reached (a request queued from JS has no RECV or SEND timestamps).
+  trace.ns.forEach((ns, i) => {
+    if (ns !== 0n) stamps.push(`{"name":"${names[STAMPS[i]!] ?? STAMPS[i]!}","ns":${ns}}`);
+  });
+  const version = /^\d+$/.test(trace.version) ? trace.version : JSON.stringify(trace.version);
+  return [
+    `{"id":${trace.id},"model_name":${JSON.stringify(trace.model)},"model_version":${version}}`,
+    `{"id":${trace.id},"timestamps":[${stamps.join(',')}]}`,
+  ];
+}
+
+export class TraceWriter {
+  private fd?: number;
+  /** The log_frequency the open file was begun under. */
+  private openFrequency = 0;
+  private inFile = 0;
+  private index = 0;
+  private failed = false;
+  private readonly timer: NodeJS.Timeout;
+
+  /** `logFrequency`: the server's current log_frequency (it may change while the server runs). */
+  constructor(private readonly file: string, private readonly logFrequency: () => number, private readonly native: NativeTrace, private readonly log: Logger) {
+    this.timer = setInterval(() => this.drain(), DRAIN_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Writes what has finished since the last call. */
+  drain(): void {
+    const { traces, dropped } = this.native.take();
+    if (dropped > 0) this.log.warn('traces dropped: they finished faster than they could be written', { dropped });
+    if (this.fd !== undefined && this.openFrequency !== this.logFrequency()) this.complete();
+    for (const trace of traces) {
+      if (this.failed) return;
+      this.append(traceEntries(trace));
+      const frequency = this.logFrequency();
+      if (frequency > 0 && (this.inFile >= frequency || trace.last)) this.complete();
+    }
+  }
+
+  /** The server stops: the last traces are written and the open file completed. */
+  close(): void {
+    clearInterval(this.timer);
+    this.drain();
+    this.complete();
+  }
+
+  private append(entries: string[]): void {
+    this.guard(() => {
+      if (this.fd === undefined) {
+        this.openFrequency = this.logFrequency();
+        const path = this.openFrequency > 0 ? `${this.file}.${this.index++}` : this.file;
+        this.fd = openSync(path, 'w', 0o644);
+        writeSync(this.fd, '[');
+      }
+      writeSync(this.fd, (this.inFile === 0 ? '\n' : ',\n') + entries.join(',\n'));
+      this.inFile++;
+    });
+  }
+
+  private complete(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    this.inFile = 0;
+    this.guard(() => {
+      try {
+        writeSync(fd, '\n]\n');
+      } finally {
+        closeSync(fd);
+      }
+    });
+  }
+
+  /** A file that cannot be written stops the tracing output, once, with the reason; serving goes on. */
+  private guard(write: () => void): void {
+    if (this.failed) return;
+    try {
+      write();
+    } catch (err) {
+      this.failed = true;
+      this.log.error('cannot write the trace file: no more traces are written', { file: this.file, reason: (err as Error).message });
+    }
+  }
+}

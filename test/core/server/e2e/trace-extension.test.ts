@@ -1,0 +1,161 @@
+/**
+ * Triton's trace extension on a real server: requests the native HTTP and gRPC routes answer are
+ * sampled and written to the trace file with Triton's timestamps, in order; GET/POST
+ * /v2[/models/{m}]/trace/setting and gRPC TraceSetting read and change the global setting and a
+ * model's own (null clears a model's value); bad settings are refused whole, in one wording for
+ * both protocols; log_frequency splits the output into numbered files.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, callError, grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
+import { binaryBody, getJson, postBinary, postJson } from '../helpers/http-client.js';
+import { mnistRepository, startRealServer, type RealServer } from './helpers.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-trace-'));
+const file = path.join(dir, 'trace.json');
+let server: RealServer;
+let grpc: GrpcClient;
+
+beforeAll(async () => {
+  server = await startRealServer(mnistRepository(), 'none', [], undefined, {
+    trace: { file, setting: { timestamps: true, rate: 1, count: -1, logFrequency: 0 } },
+  });
+  grpc = grpcClient(server.grpc);
+});
+afterAll(async () => {
+  grpc?.close();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const image = { name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] };
+const pixels = new Uint8Array(784 * 4);
+const inferJson = () => postJson(`${server.http}/v2/models/mnist/infer`, { inputs: [{ ...image, data: new Array(784).fill(0) }] });
+function inferBinary() {
+  const { body, headerLength } = binaryBody({ inputs: [{ ...image, parameters: { binary_data_size: pixels.byteLength } }] }, [{ ...image, bytes: pixels }]);
+  return postBinary(`${server.http}/v2/models/mnist/infer`, body, headerLength);
+}
+const inferGrpc = () => call(grpc, 'ModelInfer', { model_name: 'mnist', inputs: [image], raw_input_contents: [Buffer.from(pixels)] });
+const setting = (url: string, body?: object) => (body ? postJson(url, body) : getJson(url));
+const GLOBAL = () => `${server.http}/v2/trace/setting`;
+const MNIST = () => `${server.http}/v2/models/mnist/trace/setting`;
+
+type Entry = { id: number; model_name?: string; model_version?: number; timestamps?: Array<{ name: string; ns: number }> };
+/** The timestamp names of each trace in a complete trace file, by id. */
+function traces(entries: Entry[]): Map<number, { model?: string; version?: number; names: string[]; ns: number[] }> {
+  const out = new Map<number, { model?: string; version?: number; names: string[]; ns: number[] }>();
+  for (const e of entries) {
+    const t = out.get(e.id) ?? { names: [], ns: [] };
+    if (e.model_name !== undefined) [t.model, t.version] = [e.model_name, e.model_version];
+    for (const s of e.timestamps ?? []) {
+      t.names.push(s.name);
+      t.ns.push(s.ns);
+    }
+    out.set(e.id, t);
+  }
+  return out;
+}
+
+const HTTP_STAMPS = ['HTTP_RECV_START', 'HTTP_RECV_END', 'REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END',
+  'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'HTTP_SEND_START', 'HTTP_SEND_END'];
+const GRPC_STAMPS = HTTP_STAMPS.map((n) => n.replace('HTTP_RECV', 'GRPC_WAITREAD').replace('HTTP_SEND', 'GRPC_SEND'));
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 60 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+}
+
+describe('the trace extension', () => {
+  it('answers the settings in Triton\'s names and lists "trace" among the extensions', async () => {
+    expect(await setting(GLOBAL())).toEqual({
+      status: 200,
+      body: { trace_file: file, trace_level: ['TIMESTAMPS'], trace_rate: '1', trace_count: '-1', log_frequency: '0', trace_mode: 'triton' },
+    });
+    expect((await getJson(`${server.http}/v2`)).body.extensions).toContain('trace');
+    const viaGrpc = await call(grpc, 'TraceSetting', { model_name: 'mnist' });
+    expect(viaGrpc.settings.trace_level).toEqual({ value: ['TIMESTAMPS'] });
+    expect(viaGrpc.settings.trace_rate).toEqual({ value: ['1'] });
+  });
+
+  it('traces natively answered HTTP (JSON and binary) and gRPC requests with Triton\'s timestamps, in order', async () => {
+    expect((await inferJson()).status).toBe(200);
+    expect((await inferBinary()).status).toBe(200);
+    await inferGrpc();
+    // Nothing more is traced from here on: the file holds these three once the server stops.
+    expect((await setting(GLOBAL(), { trace_level: ['OFF'] })).body.trace_level).toEqual(['OFF']);
+    await inferJson();
+  });
+
+  it('gives a model its own setting over the global one, and null clears its values', async () => {
+    const own = await setting(MNIST(), { trace_rate: '2', trace_count: '3' });
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ trace_level: ['OFF'], trace_rate: '2', trace_count: '3' });
+    expect((await setting(GLOBAL())).body).toMatchObject({ trace_rate: '1', trace_count: '-1' });
+
+    // On for mnist alone: every second request, three in all, whichever protocol.
+    expect((await setting(MNIST(), { trace_level: 'TIMESTAMPS' })).body.trace_level).toEqual(['TIMESTAMPS']);
+    for (let i = 0; i < 4; i++) await inferBinary();
+    for (let i = 0; i < 4; i++) await inferGrpc();
+    expect((await setting(MNIST())).body.trace_count).toBe('0');
+
+    const cleared = await setting(MNIST(), { trace_rate: null, trace_count: null, trace_level: null });
+    expect(cleared.body).toMatchObject({ trace_level: ['OFF'], trace_rate: '1', trace_count: '-1' });
+    // gRPC clears with an empty value list.
+    await call(grpc, 'TraceSetting', { model_name: 'mnist', settings: { trace_rate: { value: ['5'] } } });
+    const viaGrpc = await call(grpc, 'TraceSetting', { model_name: 'mnist', settings: { trace_rate: { value: [] } } });
+    expect(viaGrpc.settings.trace_rate).toEqual({ value: ['1'] });
+  });
+
+  it('refuses bad settings whole, in one wording over HTTP and gRPC', async () => {
+    const refusals: Array<[object, string]> = [
+      [{ trace_rate: '0' }, "trace setting 'trace_rate' \"0\" must be a whole number from 1 to 4294967295"],
+      [{ trace_count: 'many' }, "trace setting 'trace_count' \"many\" must be a whole number from -1 to 9007199254740991"],
+      [{ trace_level: ['TENSORS'] }, 'trace level TENSORS is not supported: gebe traces TIMESTAMPS only'],
+      [{ trace_level: ['VERBOSE'] }, "trace setting 'trace_level' [\"VERBOSE\"]: the levels are OFF and TIMESTAMPS"],
+      [{ trace_file: '/etc/passwd' }, 'trace file location can not be updated through network protocol; start gebe serve with --trace-config triton,file=<path>'],
+      [{ trace_mode: 'opentelemetry' }, "trace setting 'trace_mode' \"opentelemetry\": gebe writes Triton's trace files only (mode 'triton')"],
+      [{ trace_sampling: '1' }, "unknown trace setting 'trace_sampling'; the settings are trace_file, trace_level, trace_rate, trace_count, log_frequency, trace_mode"],
+      [{ trace_rate: '7', trace_count: null }, "the global trace setting 'trace_count' cannot be cleared; give it a value"],
+    ];
+    for (const [body, message] of refusals) {
+      expect(await setting(GLOBAL(), body)).toEqual({ status: 400, body: { error: message } });
+      const settings = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, { value: v === null ? [] : Array.isArray(v) ? v : [v] }]));
+      const err = await callError(grpc, 'TraceSetting', { settings });
+      expect([err.code, err.details]).toEqual([3, message]);
+    }
+    // Refused whole: the rate sent beside a refused value did not change.
+    expect((await setting(GLOBAL())).body.trace_rate).toBe('1');
+    expect((await setting(MNIST(), { log_frequency: '5' })).body.error).toMatch(/^log_frequency is the server's/);
+    expect((await setting(`${server.http}/v2/models/nope/trace/setting`)).status).toBe(404);
+  });
+
+  it('writes a numbered file every log_frequency traces', async () => {
+    await setting(GLOBAL(), { trace_level: ['TIMESTAMPS'], log_frequency: '2' });
+    for (let i = 0; i < 5; i++) await inferBinary();
+    // A file is complete once its closing bracket is written.
+    await until(() => existsSync(`${file}.1`) && readFileSync(`${file}.1`, 'utf8').endsWith(']\n'));
+    const first = traces(JSON.parse(readFileSync(`${file}.0`, 'utf8')));
+    const second = traces(JSON.parse(readFileSync(`${file}.1`, 'utf8')));
+    expect([first.size, second.size]).toEqual([2, 2]);
+    await setting(GLOBAL(), { trace_level: ['OFF'] });
+  });
+
+  it('completes the files when the server stops', async () => {
+    await server.stop();
+    server = undefined as unknown as RealServer;
+    // The fifth trace of the numbered run: its file is completed at the stop.
+    expect(traces(JSON.parse(readFileSync(`${file}.2`, 'utf8'))).size).toBe(1);
+    const all = traces(JSON.parse(readFileSync(file, 'utf8')));
+    const list = [...all.values()];
+    // Three from the global setting (JSON, binary, gRPC), three from mnist's own (rate 2, count 3).
+    expect(list.length).toBe(6);
+    for (const t of list) {
+      expect([t.model, t.version]).toEqual(['mnist', 1]);
+      expect(t.ns).toEqual([...t.ns].sort((a, b) => a - b));
+    }
+    expect(list.slice(0, 2).map((t) => t.names)).toEqual([HTTP_STAMPS, HTTP_STAMPS]);
+    expect(list[2]!.names).toEqual(GRPC_STAMPS);
+    expect(list.slice(3).map((t) => t.names[0])).toEqual(['HTTP_RECV_START', 'HTTP_RECV_START', 'GRPC_WAITREAD_START']);
+  });
+});
