@@ -1,7 +1,9 @@
 // JS exports of the trace extension's native half (request_trace.h), under `trace`:
 // setSetting(model | null, {on, rate, count?} | null) (without count the traces left stay as they
 // are), countLeft(model | null) -> number,
-// take() -> {traces: [{id, model, version, protocol, last, ns: bigint[]}], dropped}.
+// take() -> {traces: [{id, model, version, protocol, last, ns: bigint[]}], dropped};
+// for requests JS runs itself (Python models, ensembles): sample(model, version) -> {id, last} | null
+// and finish({id, model, version, last}, requestStartNs: bigint, requestEndNs: bigint).
 // ns has one entry per TraceStamp, in its order (0n: not reached); protocol is '', 'http' or 'grpc'.
 #include <napi.h>
 
@@ -67,11 +69,43 @@ Napi::Value Take(const Napi::CallbackInfo& info) {
   return out;
 }
 
+Napi::Value Sample(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsString()) throw Napi::TypeError::New(env, "Expected (model, version) for trace.sample");
+  std::unique_ptr<RequestTrace> trace =
+      SampleTrace(info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value(), TraceProtocol::kNone);
+  if (!trace) return env.Null();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("id", Napi::Number::New(env, double(trace->id)));
+  out.Set("last", trace->last);
+  return out;
+}
+
+Napi::Value Finish(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 3 || !info[0].IsObject() || !info[1].IsBigInt() || !info[2].IsBigInt()) {
+    throw Napi::TypeError::New(env, "Expected ({id, model, version, last}, requestStartNs, requestEndNs) for trace.finish");
+  }
+  Napi::Object o = info[0].As<Napi::Object>();
+  auto trace = std::make_unique<RequestTrace>();
+  trace->id = uint64_t(o.Get("id").ToNumber().Int64Value());
+  trace->model = o.Get("model").ToString().Utf8Value();
+  trace->version = o.Get("version").ToString().Utf8Value();
+  trace->last = o.Get("last").ToBoolean().Value();
+  bool lossless = false;
+  trace->Stamp(TraceStamp::kRequestStart, info[1].As<Napi::BigInt>().Int64Value(&lossless));
+  trace->Stamp(TraceStamp::kRequestEnd, info[2].As<Napi::BigInt>().Int64Value(&lossless));
+  CollectTrace(std::move(trace));
+  return env.Undefined();
+}
+
 void Init(Napi::Env env, Napi::Object exports) {
   Napi::Object trace = Napi::Object::New(env);
   trace.Set("setSetting", Napi::Function::New(env, SetSetting, "setSetting"));
   trace.Set("countLeft", Napi::Function::New(env, CountLeft, "countLeft"));
   trace.Set("take", Napi::Function::New(env, Take, "take"));
+  trace.Set("sample", Napi::Function::New(env, Sample, "sample"));
+  trace.Set("finish", Napi::Function::New(env, Finish, "finish"));
   exports.Set("trace", trace);
 }
 

@@ -31,6 +31,10 @@ export interface NativeTrace {
   countLeft(model: string | null): number;
   /** The traces finished since the last call, and how many were dropped waiting. */
   take(): { traces: NativeRequestTrace[]; dropped: number };
+  /** For a request JS runs itself (a Python model, an ensemble): whether `model`'s setting traces it. */
+  sample(model: string, version: string): { id: number; last: boolean } | null;
+  /** Such a request is done: its trace (REQUEST_START and REQUEST_END, steady-clock ns) joins the others. */
+  finish(trace: { id: number; model: string; version: string; last: boolean }, requestStartNs: bigint, requestEndNs: bigint): void;
 }
 
 export function nativeTrace(): NativeTrace {

@@ -106,6 +106,11 @@ export class InferenceService {
     return this.models.config(name);
   }
 
+  /** The trace extension for a model JS runs (executor models' requests are sampled natively). */
+  private traceJs(model: LoadedModel, done: Promise<unknown>): void {
+    if (this.traceControl && !model.nativeModel?.()) this.traceControl.traceJsRequest(model.name, model.version, done);
+  }
+
   /** Statistics of every ready model, or of one model (all its ready versions, or one). */
   statistics(name?: string, version?: string): ModelStatistics[] {
     if (!name) {
@@ -137,6 +142,7 @@ export class InferenceService {
     }
     if (classes && classes.size > 0) response = response.then((r) => this.classified(r, model, classes));
     this.countFailure(model, response);
+    this.traceJs(model, response);
     return response;
   }
 
@@ -172,6 +178,7 @@ export class InferenceService {
       done = Promise.reject(err);
     }
     this.countFailure(model, done);
+    this.traceJs(model, done);
     return done;
   }
 

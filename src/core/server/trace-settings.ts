@@ -160,6 +160,18 @@ export class TraceControl {
     }
   }
 
+  /**
+   * A request JS runs itself (a Python model, an ensemble; executor models are sampled natively, on
+   * every path): traced from now until `done` settles when `model`'s setting samples it.
+   */
+  traceJsRequest(model: string, version: string, done: Promise<unknown>): void {
+    const sampled = this.native.sample(model, version);
+    if (!sampled) return;
+    const start = process.hrtime.bigint();  // CLOCK_MONOTONIC, as the native timestamps
+    const end = () => this.native.finish({ ...sampled, model, version }, start, process.hrtime.bigint());
+    done.then(end, end);
+  }
+
   /** The server stops: nothing is sampled any more (the native samplers are the process's). */
   close(): void {
     for (const name of this.own.keys()) this.native.setSetting(name, null);

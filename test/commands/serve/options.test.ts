@@ -48,7 +48,7 @@ describe('serve options', () => {
   });
 
   it('takes Triton\'s --trace-config: the file\'s settings after triton,, the global ones alone, each checked as the trace API checks it', () => {
-    const trace = (specs: string[]) => resolveServeOptions(undefined, { ...defaults, traceConfig: specs }, '/tmp').trace;
+    const trace = (specs: string[]) => resolveServeOptions(undefined, { ...defaults, traceConfig: specs }, '/tmp').trace!;
     expect(trace([])).toEqual({ file: '', setting: { timestamps: false, rate: 1000, count: -1, logFrequency: 0 } });
     expect(trace(['triton,file=t.json', 'triton,log-frequency=50', 'rate=100', 'level=TIMESTAMPS', 'count=10', 'mode=triton'])).toEqual({
       file: '/tmp/t.json', setting: { timestamps: true, rate: 100, count: 10, logFrequency: 50 },

@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadModel } from '../../../src/core/executor/index.js';
+import { loadModel, type InferRequest } from '../../../src/core/executor/index.js';
 import { nativeTrace } from '../../../src/core/executor/trace-addon.js';
 import { traceEntries } from '../../../src/core/server/trace-writer.js';
 import { repoRoot } from './fake-acl.js';
@@ -31,7 +31,7 @@ describe('tracing requests queued from JS', () => {
     const trace = nativeTrace();
     trace.take();
     trace.setSetting('mnist', { on: true, rate: 2, count: 2 });
-    const request = { inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: new Uint8Array(784 * 4) }] };
+    const request: InferRequest = { inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: new Uint8Array(784 * 4) }] };
     for (let i = 0; i < 7; i++) await model.infer(request);
     expect(trace.countLeft('mnist')).toBe(0);
     const { traces, dropped } = trace.take();

@@ -5,7 +5,7 @@
  * model's own (null clears a model's value); bad settings are refused whole, in one wording for
  * both protocols; log_frequency splits the output into numbered files.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,8 +18,20 @@ const file = path.join(dir, 'trace.json');
 let server: RealServer;
 let grpc: GrpcClient;
 
+/** An ensemble of the one mnist step: JS runs it, so JS traces it. */
+const ENSEMBLE = `name: "pipeline"
+platform: "ensemble"
+max_batch_size: 16
+input [{ name: "IMAGE" data_type: TYPE_FP32 dims: [1, 28, 28] }]
+output [{ name: "LOGITS" data_type: TYPE_FP32 dims: [10] }]
+ensemble_scheduling { step [{ model_name: "mnist" model_version: -1 input_map { key: "image" value: "IMAGE" } output_map { key: "logits" value: "LOGITS" } }] }
+`;
+
 beforeAll(async () => {
-  server = await startRealServer(mnistRepository(), 'none', [], undefined, {
+  const repo = mnistRepository();
+  mkdirSync(path.join(repo, 'pipeline', '1'), { recursive: true });
+  writeFileSync(path.join(repo, 'pipeline', 'config.pbtxt'), ENSEMBLE);
+  server = await startRealServer(repo, 'none', [], undefined, {
     trace: { file, setting: { timestamps: true, rate: 1, count: -1, logFrequency: 0 } },
   });
   grpc = grpcClient(server.grpc);
@@ -130,6 +142,14 @@ describe('the trace extension', () => {
     expect((await setting(`${server.http}/v2/models/nope/trace/setting`)).status).toBe(404);
   });
 
+  it('traces a model JS runs (an ensemble) from request start to end; its steps follow their own models\' settings', async () => {
+    await setting(`${server.http}/v2/models/pipeline/trace/setting`, { trace_level: ['TIMESTAMPS'], trace_rate: '1', trace_count: '1' });
+    const body = { inputs: [{ name: 'IMAGE', datatype: 'FP32', shape: [1, 1, 28, 28], data: new Array(784).fill(0) }] };
+    expect((await postJson(`${server.http}/v2/models/pipeline/infer`, body)).status).toBe(200);
+    expect((await postJson(`${server.http}/v2/models/pipeline/infer`, body)).status).toBe(200);
+    expect((await setting(`${server.http}/v2/models/pipeline/trace/setting`)).body.trace_count).toBe('0');
+  });
+
   it('writes a numbered file every log_frequency traces', async () => {
     await setting(GLOBAL(), { trace_level: ['TIMESTAMPS'], log_frequency: '2' });
     for (let i = 0; i < 5; i++) await inferBinary();
@@ -148,14 +168,14 @@ describe('the trace extension', () => {
     expect(traces(JSON.parse(readFileSync(`${file}.2`, 'utf8'))).size).toBe(1);
     const all = traces(JSON.parse(readFileSync(file, 'utf8')));
     const list = [...all.values()];
-    // Three from the global setting (JSON, binary, gRPC), three from mnist's own (rate 2, count 3).
-    expect(list.length).toBe(6);
-    for (const t of list) {
-      expect([t.model, t.version]).toEqual(['mnist', 1]);
-      expect(t.ns).toEqual([...t.ns].sort((a, b) => a - b));
-    }
+    // Three from the global setting (JSON, binary, gRPC), three from mnist's own (rate 2, count 3),
+    // one of the ensemble (count 1; its mnist step untraced: mnist's setting was off).
+    expect(list.length).toBe(7);
+    for (const t of list) expect(t.ns).toEqual([...t.ns].sort((a, b) => a - b));
+    expect(list.map((t) => `${t.model} ${t.version}`)).toEqual([...new Array(6).fill('mnist 1'), 'pipeline 1']);
     expect(list.slice(0, 2).map((t) => t.names)).toEqual([HTTP_STAMPS, HTTP_STAMPS]);
     expect(list[2]!.names).toEqual(GRPC_STAMPS);
-    expect(list.slice(3).map((t) => t.names[0])).toEqual(['HTTP_RECV_START', 'HTTP_RECV_START', 'GRPC_WAITREAD_START']);
+    expect(list.slice(3, 6).map((t) => t.names[0])).toEqual(['HTTP_RECV_START', 'HTTP_RECV_START', 'GRPC_WAITREAD_START']);
+    expect(list[6]!.names).toEqual(['REQUEST_START', 'REQUEST_END']);
   });
 });
