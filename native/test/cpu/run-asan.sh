@@ -23,6 +23,8 @@ make -s --no-print-directory -j"$(nproc)" -C native/test/fast_infer run SAN=addr
 make -s --no-print-directory -j"$(nproc)" -C native/test/normalize run SAN=address,undefined | tail -1
 # The classification extension every infer path shares (executor/classification.cc).
 make -s --no-print-directory -j"$(nproc)" -C native/test/classification run SAN=address,undefined | tail -1
+# The trace extension's sampler (native/src/trace/).
+make -s --no-print-directory -j"$(nproc)" -C native/test/trace run SAN=address,undefined | tail -1
 # Row math and GEMM kernels on every ISA this CPU runs (the binaries report the others as skipped).
 $CXX $CXXFLAGS $(engine_objects native/src/cpu/isa.cc native/src/cpu/ops/vector_math.cc native/src/cpu/ops/vector_math_avx2.cc \
   native/src/cpu/ops/vector_math_avx512.cc) native/test/cpu/vector_math_test.cc -o "$out/vector_math_test"

@@ -18,3 +18,6 @@ export TSAN_OPTIONS=halt_on_error=1
 
 # The native HTTP server: the fast-path answers cross threads through its mailbox.
 bash native/test/http/run-sanitized.sh thread
+
+# The trace extension's sampler: the loop threads sample while the JS thread changes settings.
+make -s --no-print-directory -C native/test/trace run SAN=thread | tail -1
