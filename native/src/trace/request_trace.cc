@@ -25,9 +25,10 @@ struct TraceSetting {
 constexpr size_t kMaxWaitingTraces = 65536;
 
 struct Registry {
-  std::mutex mu;  // guards models and the swap of global; never held while a request runs
-  std::shared_ptr<TraceSetting> global = std::make_shared<TraceSetting>();
+  std::mutex mu;  // guards models; never held while a request runs
+  const std::shared_ptr<TraceSetting> global = std::make_shared<TraceSetting>();  // changed in place, never replaced
   std::unordered_map<std::string, std::shared_ptr<TraceSetting>> models;
+  std::atomic<bool> any_model{false};  // models is not empty: a request must look its model up
   std::atomic<bool> any_on{false};
   std::atomic<uint64_t> next_id{1};
 
@@ -69,12 +70,14 @@ bool TracingOn() { return R().any_on.load(std::memory_order_relaxed); }
 std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::string& version, TraceProtocol protocol) {
   Registry& r = R();
   if (!r.any_on.load(std::memory_order_relaxed)) return nullptr;
-  std::shared_ptr<TraceSetting> setting;
-  {
+  // Without models' own settings (the usual case) the global one needs no lock: it is never replaced.
+  std::shared_ptr<TraceSetting> own;
+  if (r.any_model.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(r.mu);
     auto it = r.models.find(model);
-    setting = it != r.models.end() ? it->second : r.global;
+    if (it != r.models.end()) own = it->second;
   }
+  TraceSetting* setting = own ? own.get() : r.global.get();
   if (!setting->on.load(std::memory_order_relaxed)) return nullptr;
   const uint64_t rate = setting->rate.load(std::memory_order_relaxed);
   const uint64_t n = setting->seen.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -111,13 +114,19 @@ void SetTraceSetting(const std::string* model, const TraceSettingValues* values)
   if (model != nullptr && values == nullptr) {
     r.models.erase(*model);
   } else {
-    std::shared_ptr<TraceSetting>& slot = model == nullptr ? r.global : r.models[*model];
-    const bool made = !slot;
-    if (made) slot = std::make_shared<TraceSetting>();
+    TraceSetting* slot = r.global.get();
+    bool made = false;
+    if (model != nullptr) {
+      std::shared_ptr<TraceSetting>& entry = r.models[*model];
+      made = !entry;
+      if (made) entry = std::make_shared<TraceSetting>();
+      slot = entry.get();
+    }
     slot->rate.store(values->rate, std::memory_order_relaxed);
     if (made || values->set_count) slot->left.store(values->count, std::memory_order_relaxed);
     slot->on.store(values->on, std::memory_order_relaxed);
   }
+  r.any_model.store(!r.models.empty(), std::memory_order_release);
   r.Refresh();
 }
 
