@@ -323,8 +323,13 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   if (!failure.ok()) return reject(failure.reason, failure.message);
   std::unique_ptr<ScheduledRequest>& request = normalized.request;
   request->token = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
-  // A request from JS has no protocol timestamps: its trace runs from here to its completion.
-  if (request_start_ns != 0) {
+  // A request from JS has no protocol timestamps: its trace runs from here to its completion. A
+  // step of a traced ensemble request (a 13th argument: the ensemble's trace id) is always traced.
+  const uint64_t parent_trace = info.Length() > 12 && info[12].IsNumber() ? uint64_t(info[12].As<Napi::Number>().Int64Value()) : 0;
+  if (parent_trace != 0) {
+    request->trace = ChildTrace(contract_->model_name, contract_->version, parent_trace);
+    request->trace->StampNow(TraceStamp::kRequestStart);
+  } else if (request_start_ns != 0) {
     request->trace = SampleTrace(contract_->model_name, contract_->version, TraceProtocol::kNone);
     if (request->trace) request->trace->Stamp(TraceStamp::kRequestStart, request_start_ns);
   }

@@ -97,6 +97,15 @@ std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::s
   return trace;
 }
 
+std::unique_ptr<RequestTrace> ChildTrace(const std::string& model, const std::string& version, uint64_t parent_id) {
+  auto trace = std::make_unique<RequestTrace>();
+  trace->id = R().next_id.fetch_add(1, std::memory_order_relaxed);
+  trace->parent_id = parent_id;
+  trace->model = model;
+  trace->version = version;
+  return trace;
+}
+
 void CollectTrace(std::unique_ptr<RequestTrace> trace) {
   if (!trace) return;
   Registry& r = R();

@@ -30,6 +30,7 @@ enum class TraceProtocol : uint8_t { kNone, kHttp, kGrpc };
 
 struct RequestTrace {
   uint64_t id = 0;
+  uint64_t parent_id = 0;  // an ensemble step's: the ensemble request's trace (0: none)
   std::string model;
   std::string version;
   TraceProtocol protocol = TraceProtocol::kNone;
@@ -47,6 +48,10 @@ bool TracingOn();
 // Any thread: a trace for this request of `model` when the setting that governs the model (its
 // own, or the global one) samples it; null otherwise (and always while TracingOn() is false).
 std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::string& version, TraceProtocol protocol);
+
+// Any thread: the trace of a step of a traced ensemble request (`parent_id`): always made, as
+// Triton traces every step of a traced ensemble, whatever the step's model's own setting.
+std::unique_ptr<RequestTrace> ChildTrace(const std::string& model, const std::string& version, uint64_t parent_id);
 
 // Any thread: a traced request is done; its trace waits for JS (TakeTraces). Null is ignored.
 void CollectTrace(std::unique_ptr<RequestTrace> trace);

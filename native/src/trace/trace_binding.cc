@@ -1,9 +1,10 @@
 // JS exports of the trace extension's native half (request_trace.h), under `trace`:
 // setSetting(model | null, {on, rate, count?} | null) (without count the traces left stay as they
 // are), countLeft(model | null) -> number,
-// take() -> {traces: [{id, model, version, protocol, last, ns: bigint[]}], dropped};
-// for requests JS runs itself (Python models, ensembles): sample(model, version) -> {id, last} | null
-// and finish({id, model, version, last}, requestStartNs: bigint, requestEndNs: bigint).
+// take() -> {traces: [{id, parentId, model, version, protocol, last, ns: bigint[]}], dropped};
+// for requests JS runs itself (Python models, ensembles): sample(model, version) -> {id, last} | null,
+// child(parentId) -> id (an ensemble step's trace) and
+// finish({id, parentId, model, version, last}, requestStartNs: bigint, requestEndNs: bigint).
 // ns has one entry per TraceStamp, in its order (0n: not reached); protocol is '', 'http' or 'grpc'.
 #include <napi.h>
 
@@ -54,6 +55,7 @@ Napi::Value Take(const Napi::CallbackInfo& info) {
     const RequestTrace& t = *traces[i];
     Napi::Object o = Napi::Object::New(env);
     o.Set("id", Napi::Number::New(env, double(t.id)));
+    o.Set("parentId", Napi::Number::New(env, double(t.parent_id)));
     o.Set("model", t.model);
     o.Set("version", t.version);
     o.Set("protocol", t.protocol == TraceProtocol::kHttp ? "http" : t.protocol == TraceProtocol::kGrpc ? "grpc" : "");
@@ -81,14 +83,22 @@ Napi::Value Sample(const Napi::CallbackInfo& info) {
   return out;
 }
 
+Napi::Value Child(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "Expected (parentId) for trace.child");
+  std::unique_ptr<RequestTrace> trace = ChildTrace("", "", uint64_t(info[0].As<Napi::Number>().Int64Value()));
+  return Napi::Number::New(env, double(trace->id));
+}
+
 Napi::Value Finish(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 3 || !info[0].IsObject() || !info[1].IsBigInt() || !info[2].IsBigInt()) {
-    throw Napi::TypeError::New(env, "Expected ({id, model, version, last}, requestStartNs, requestEndNs) for trace.finish");
+    throw Napi::TypeError::New(env, "Expected ({id, parentId, model, version, last}, requestStartNs, requestEndNs) for trace.finish");
   }
   Napi::Object o = info[0].As<Napi::Object>();
   auto trace = std::make_unique<RequestTrace>();
   trace->id = uint64_t(o.Get("id").ToNumber().Int64Value());
+  trace->parent_id = uint64_t(o.Get("parentId").ToNumber().Int64Value());
   trace->model = o.Get("model").ToString().Utf8Value();
   trace->version = o.Get("version").ToString().Utf8Value();
   trace->last = o.Get("last").ToBoolean().Value();
@@ -105,6 +115,7 @@ void Init(Napi::Env env, Napi::Object exports) {
   trace.Set("countLeft", Napi::Function::New(env, CountLeft, "countLeft"));
   trace.Set("take", Napi::Function::New(env, Take, "take"));
   trace.Set("sample", Napi::Function::New(env, Sample, "sample"));
+  trace.Set("child", Napi::Function::New(env, Child, "child"));
   trace.Set("finish", Napi::Function::New(env, Finish, "finish"));
   exports.Set("trace", trace);
 }

@@ -10,7 +10,7 @@
 import type { DecoupledResponse, InferError, InferRequest, LoadedModel } from '../executor/types.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import type { EnsemblePlan } from './plan.js';
-import { failOnce, stepError, stepOutputs, stepRequest, type BoardTensor } from './run-request.js';
+import { failOnce, stepError, stepOutputs, stepRequest, traceJsStep, type BoardTensor } from './run-request.js';
 
 class Flow {
   readonly own = new Map<string, BoardTensor>();
@@ -94,9 +94,10 @@ export function runDecoupledEnsemble(
           pending -= 1;
           settle();
         };
+        const traced = traceJsStep(model, stepped);
         if (model.decoupled && model.inferDecoupled) {
           // Each response continues the pipeline in a flow of its own.
-          model.inferDecoupled(stepped, (r: DecoupledResponse) => {
+          const stepDone = model.inferDecoupled(stepped, (r: DecoupledResponse) => {
             if (failed) return;
             if (r.error) inBand(stepError(plan, step, r.error));
             if (!r.response) return;
@@ -109,9 +110,13 @@ export function runDecoupledEnsemble(
             }
             flow.children.push(child);
             advance(child);
-          }).then(done, (err: unknown) => fail(stepError(plan, step, err)));
+          });
+          traced?.(stepDone);
+          stepDone.then(done, (err: unknown) => fail(stepError(plan, step, err)));
         } else {
-          model.infer(stepped).then((response) => {
+          const response = model.infer(stepped);
+          traced?.(response);
+          response.then((response) => {
             if (failed) return;
             for (const [tensor, value] of stepOutputs(model, step, stepped, response)) flow.own.set(tensor, value);
             advance(flow);

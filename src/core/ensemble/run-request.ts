@@ -11,6 +11,7 @@ import type { ModelLookup } from '../server/model-lookup.js';
 import { ProtocolError } from '../kserve/protocol-error.js';
 import { whenAborted } from '../executor/cancellation.js';
 import { reshapeForReader } from './batch-shape.js';
+import { nativeTrace, traceJsRequest } from '../executor/trace-addon.js';
 import type { EnsemblePlan, EnsembleStep } from './plan.js';
 
 /** A tensor on the ensemble's board, with the batch size it was made with (0: not batched). */
@@ -89,7 +90,23 @@ export function runEnsemble(
 async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<string, BoardTensor>, parent: InferRequest): Promise<Map<string, BoardTensor>> {
   const model = lookup.resolve(step.modelName, step.modelVersion);
   const request = stepRequest(model, step, (tensor) => board.get(tensor), parent);
-  return stepOutputs(model, step, request, await model.infer(request));
+  const traced = traceJsStep(model, request);
+  const response = model.infer(request);
+  traced?.(response);
+  return stepOutputs(model, step, request, await response);
+}
+
+/**
+ * A step of a traced ensemble request on a model JS runs (a Python model, an inner ensemble) is
+ * traced as the ensemble's child from now until the promise given to the returned call settles;
+ * an executor model's step is traced natively (undefined here).
+ */
+export function traceJsStep(model: LoadedModel, request: InferRequest): ((done: Promise<unknown>) => void) | undefined {
+  if (request.parentTraceId === undefined || model.nativeModel?.()) return undefined;
+  const trace = nativeTrace();
+  const id = trace.child(request.parentTraceId);
+  request.traceId = id;  // an inner ensemble's steps are this step's children
+  return traceJsRequest(trace, { id, parentId: request.parentTraceId, last: false }, model.name, model.version);
 }
 
 /** A step's request: the board tensors it reads (as the views they are), shaped for its model, with the ensemble request's id, priority, timeout and signal. */
@@ -106,6 +123,7 @@ export function stepRequest(model: LoadedModel, step: EnsembleStep, board: (tens
   if (parent.priority !== undefined) request.priority = parent.priority;
   if (parent.timeoutUs !== undefined) request.timeoutUs = parent.timeoutUs;
   if (parent.signal !== undefined) request.signal = parent.signal;
+  if (parent.traceId !== undefined) request.parentTraceId = parent.traceId;
   return request;
 }
 

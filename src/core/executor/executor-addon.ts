@@ -57,6 +57,8 @@ export interface NativeModel {
     sequenceStart?: boolean,
     sequenceEnd?: boolean,
     cancellable?: boolean,
+    /** The trace id of the ensemble request this is a step of (0: none): traced as its child. */
+    parentTraceId?: number,
   ): undefined | [number, string] | CancelHandle;
   /** The request's caller went away: if it still waits in the queue, it fails with `reason`. */
   cancel(handle: CancelHandle, reason: number): void;

@@ -15,6 +15,8 @@ export interface NativeTraceValues {
 /** One finished trace; `ns` has one entry per timestamp (TRACE_STAMPS' order), 0n where not reached. */
 export interface NativeRequestTrace {
   id: number;
+  /** An ensemble step's: the ensemble request's trace (0: none). */
+  parentId: number;
   model: string;
   version: string;
   /** '' for a request queued from JS (no protocol timestamps). */
@@ -33,8 +35,22 @@ export interface NativeTrace {
   take(): { traces: NativeRequestTrace[]; dropped: number };
   /** For a request JS runs itself (a Python model, an ensemble): whether `model`'s setting traces it. */
   sample(model: string, version: string): { id: number; last: boolean } | null;
+  /** The trace id of a step of a traced ensemble request that JS runs (a Python model's). */
+  child(parentId: number): number;
   /** Such a request is done: its trace (REQUEST_START and REQUEST_END, steady-clock ns) joins the others. */
-  finish(trace: { id: number; model: string; version: string; last: boolean }, requestStartNs: bigint, requestEndNs: bigint): void;
+  finish(trace: { id: number; parentId: number; model: string; version: string; last: boolean }, requestStartNs: bigint, requestEndNs: bigint): void;
+}
+
+/**
+ * A request JS runs (a Python model, an ensemble) while its trace is open: `end` closes it when
+ * the request settles. Executor models' requests are traced natively.
+ */
+export function traceJsRequest(trace: NativeTrace, sampled: { id: number; parentId: number; last: boolean }, model: string, version: string): (done: Promise<unknown>) => void {
+  const start = process.hrtime.bigint();  // CLOCK_MONOTONIC, as the native timestamps
+  return (done) => {
+    const end = () => trace.finish({ ...sampled, model, version }, start, process.hrtime.bigint());
+    done.then(end, end);
+  };
 }
 
 export function nativeTrace(): NativeTrace {

@@ -57,6 +57,13 @@ export interface InferRequest {
    * the model (a Python model's request.parameters()); the engines do not read them.
    */
   parameters?: Record<string, string | number | boolean>;
+  /**
+   * The trace extension (server/trace-settings.ts): `traceId` is set on a traced request that JS
+   * runs (an ensemble's), and its steps carry it as `parentTraceId`, so each step is traced as its
+   * child, whatever the step's model's own setting (as Triton traces an ensemble's steps).
+   */
+  traceId?: number;
+  parentTraceId?: number;
 }
 
 export interface InferResponse {

@@ -106,9 +106,9 @@ export class InferenceService {
     return this.models.config(name);
   }
 
-  /** The trace extension for a model JS runs (executor models' requests are sampled natively). */
-  private traceJs(model: LoadedModel, done: Promise<unknown>): void {
-    if (this.traceControl && !model.nativeModel?.()) this.traceControl.traceJsRequest(model.name, model.version, done);
+  /** The trace extension for a request of a model JS runs (executor models' requests are sampled natively). */
+  private sampleJs(model: LoadedModel): { id: number; end: (done: Promise<unknown>) => void } | undefined {
+    return this.traceControl && !model.nativeModel?.() ? this.traceControl.sampleJsRequest(model.name, model.version) : undefined;
   }
 
   /** Statistics of every ready model, or of one model (all its ready versions, or one). */
@@ -135,14 +135,15 @@ export class InferenceService {
     } catch (err) {
       return Promise.reject(err);
     }
+    const trace = model.decoupled ? undefined : this.sampleJs(model);
     try {
-      response = model.decoupled ? Promise.reject(decoupledRefusal(model.name, entry)) : model.infer(request);
+      response = model.decoupled ? Promise.reject(decoupledRefusal(model.name, entry)) : model.infer(trace ? { ...request, traceId: trace.id } : request);
     } catch (err) {
       response = Promise.reject(err);
     }
     if (classes && classes.size > 0) response = response.then((r) => this.classified(r, model, classes));
     this.countFailure(model, response);
-    this.traceJs(model, response);
+    trace?.end(response);
     return response;
   }
 
@@ -162,9 +163,10 @@ export class InferenceService {
       return this.infer(name, version, request, classes, 'ModelInfer').then((response) => onResponse({ response, final: true }));
     }
     const classify = classes && classes.size > 0;
+    const trace = this.sampleJs(model);
     let done: Promise<void>;
     try {
-      done = model.inferDecoupled(request, (r) => {
+      done = model.inferDecoupled(trace ? { ...request, traceId: trace.id } : request, (r) => {
         if (!classify || !r.response) return onResponse(r);
         let classified: DecoupledResponse;
         try {
@@ -178,7 +180,7 @@ export class InferenceService {
       done = Promise.reject(err);
     }
     this.countFailure(model, done);
-    this.traceJs(model, done);
+    trace?.end(done);
     return done;
   }
 

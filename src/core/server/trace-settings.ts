@@ -11,7 +11,7 @@
  * timestamps only). A model's own setting follows the global one in every field it does not set.
  */
 import { ProtocolError, clientText } from '../kserve/protocol-error.js';
-import { nativeTrace, type NativeTrace } from '../executor/trace-addon.js';
+import { nativeTrace, traceJsRequest, type NativeTrace } from '../executor/trace-addon.js';
 
 export interface TraceSetting {
   /** trace_level includes TIMESTAMPS. */
@@ -162,14 +162,13 @@ export class TraceControl {
 
   /**
    * A request JS runs itself (a Python model, an ensemble; executor models are sampled natively, on
-   * every path): traced from now until `done` settles when `model`'s setting samples it.
+   * every path), when `model`'s setting samples it: its trace id (an ensemble's steps name it as
+   * their parent) and the call that ends the trace once the request settles.
    */
-  traceJsRequest(model: string, version: string, done: Promise<unknown>): void {
+  sampleJsRequest(model: string, version: string): { id: number; end: (done: Promise<unknown>) => void } | undefined {
     const sampled = this.native.sample(model, version);
-    if (!sampled) return;
-    const start = process.hrtime.bigint();  // CLOCK_MONOTONIC, as the native timestamps
-    const end = () => this.native.finish({ ...sampled, model, version }, start, process.hrtime.bigint());
-    done.then(end, end);
+    if (!sampled) return undefined;
+    return { id: sampled.id, end: traceJsRequest(this.native, { ...sampled, parentId: 0 }, model, version) };
   }
 
   /** The server stops: nothing is sampled any more (the native samplers are the process's). */

@@ -1,7 +1,7 @@
 /**
  * Writes the traces the native samplers collect (native/src/trace/) as Triton's JSON trace files,
  * which Triton's trace_summary.py reads: one JSON array per file, and for each traced request an
- * object naming it ({id, model_name, model_version}) and one with its timestamps ({id,
+ * object naming it ({id, model_name, model_version, and for an ensemble's step parent_id}) and one with its timestamps ({id,
  * timestamps: [{name, ns}]}, steady-clock nanoseconds, in the order they happen).
  *
  * Files: with log_frequency 0, every trace goes to the trace file, written as traces finish and
@@ -33,8 +33,10 @@ export function traceEntries(trace: NativeRequestTrace): string[] {
     if (ns !== 0n) stamps.push(`{"name":"${names[STAMPS[i]!] ?? STAMPS[i]!}","ns":${ns}}`);
   });
   const version = /^\d+$/.test(trace.version) ? trace.version : JSON.stringify(trace.version);
+  // An ensemble step names the ensemble request's trace, as Triton's parent_id.
+  const parent = trace.parentId > 0 ? `,"parent_id":${trace.parentId}` : '';
   return [
-    `{"id":${trace.id},"model_name":${JSON.stringify(trace.model)},"model_version":${version}}`,
+    `{"id":${trace.id},"model_name":${JSON.stringify(trace.model)},"model_version":${version}${parent}}`,
     `{"id":${trace.id},"timestamps":[${stamps.join(',')}]}`,
   ];
 }

@@ -5,7 +5,7 @@
  * real Python. Over HTTP JSON, HTTP binary and gRPC the ensemble answers what running the three
  * steps by hand gives.
  */
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,7 +56,10 @@ describe.skipIf(!python.available)('an ensemble of ONNX preprocessing, MNIST and
     cpSync(path.join(repoRoot, 'fixtures/python_repository/digits_label'), path.join(repo, 'digits_label'), { recursive: true });
     mkdirSync(path.join(repo, 'digits_to_label', '1'), { recursive: true });
     writeFileSync(path.join(repo, 'digits_to_label', 'config.pbtxt'), PIPELINE);
-    server = await startRealServer(repo);
+    // Traces go to numbered files of one trace each, so each is complete as soon as it is written.
+    server = await startRealServer(repo, 'none', [], undefined, {
+      trace: { file: path.join(repo, 'trace.json'), setting: { timestamps: false, rate: 1, count: -1, logFrequency: 1 } },
+    });
     grpc = grpcClient(server.grpc);
   });
   afterAll(async () => {
@@ -105,5 +108,26 @@ describe.skipIf(!python.available)('an ensemble of ONNX preprocessing, MNIST and
     expect(ensemble.inference_stats.success.count).toBe(3);
     const step = (await getJson(`${server.http}/v2/models/digits_label/stats`)).body.model_stats[0];
     expect(step.inference_count).toBe(4 * 3);
+  });
+
+  it('traces every step of a traced request as its child, the Python one included (the trace extension)', async () => {
+    const url = `${server.http}/v2/models/digits_to_label/trace/setting`;
+    expect((await postJson(url, { trace_level: ['TIMESTAMPS'], trace_count: '1' })).status).toBe(200);
+    const raw = rawImages([4]);
+    for (let i = 0; i < 2; i++) {
+      expect((await postJson(`${server.http}/v2/models/digits_to_label/infer`, { inputs: [{ name: 'raw', datatype: 'UINT8', shape: [1, 1, 28, 28], data: Array.from(raw) }] })).status).toBe(200);
+    }
+    const file = (i: number) => path.join(server.repo, `trace.json.${i}`);
+    for (let i = 0; i < 60 && !existsSync(file(3)); i++) await new Promise((r) => setTimeout(r, 50));
+    const named = [0, 1, 2, 3].map((i) => (JSON.parse(readFileSync(file(i), 'utf8')) as Array<Record<string, unknown>>)[0]!);
+    const ensemble = named.find((t) => t.model_name === 'digits_to_label')!;
+    expect(ensemble.parent_id).toBeUndefined();
+    expect(named.filter((t) => t !== ensemble).map((t) => [t.model_name, t.parent_id]).sort()).toEqual([
+      ['digits_label', ensemble.id], ['mnist', ensemble.id], ['preprocess', ensemble.id],
+    ]);
+    // The second request was not traced (count 1), nor were its steps: after two more drains
+    // (every 200 ms) no fifth file.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(existsSync(file(4))).toBe(false);
   });
 });

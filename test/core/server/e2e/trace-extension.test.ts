@@ -54,13 +54,14 @@ const setting = (url: string, body?: object) => (body ? postJson(url, body) : ge
 const GLOBAL = () => `${server.http}/v2/trace/setting`;
 const MNIST = () => `${server.http}/v2/models/mnist/trace/setting`;
 
-type Entry = { id: number; model_name?: string; model_version?: number; timestamps?: Array<{ name: string; ns: number }> };
+type Entry = { id: number; model_name?: string; model_version?: number; parent_id?: number; timestamps?: Array<{ name: string; ns: number }> };
+type Trace = { model?: string; version?: number; parent?: number; names: string[]; ns: number[] };
 /** The timestamp names of each trace in a complete trace file, by id. */
-function traces(entries: Entry[]): Map<number, { model?: string; version?: number; names: string[]; ns: number[] }> {
-  const out = new Map<number, { model?: string; version?: number; names: string[]; ns: number[] }>();
+function traces(entries: Entry[]): Map<number, Trace> {
+  const out = new Map<number, Trace>();
   for (const e of entries) {
     const t = out.get(e.id) ?? { names: [], ns: [] };
-    if (e.model_name !== undefined) [t.model, t.version] = [e.model_name, e.model_version];
+    if (e.model_name !== undefined) [t.model, t.version, t.parent] = [e.model_name, e.model_version, e.parent_id];
     for (const s of e.timestamps ?? []) {
       t.names.push(s.name);
       t.ns.push(s.ns);
@@ -142,7 +143,7 @@ describe('the trace extension', () => {
     expect((await setting(`${server.http}/v2/models/nope/trace/setting`)).status).toBe(404);
   });
 
-  it('traces a model JS runs (an ensemble) from request start to end; its steps follow their own models\' settings', async () => {
+  it('traces a model JS runs (an ensemble) from request start to end, and its steps as its children', async () => {
     await setting(`${server.http}/v2/models/pipeline/trace/setting`, { trace_level: ['TIMESTAMPS'], trace_rate: '1', trace_count: '1' });
     const body = { inputs: [{ name: 'IMAGE', datatype: 'FP32', shape: [1, 1, 28, 28], data: new Array(784).fill(0) }] };
     expect((await postJson(`${server.http}/v2/models/pipeline/infer`, body)).status).toBe(200);
@@ -169,13 +170,21 @@ describe('the trace extension', () => {
     const all = traces(JSON.parse(readFileSync(file, 'utf8')));
     const list = [...all.values()];
     // Three from the global setting (JSON, binary, gRPC), three from mnist's own (rate 2, count 3),
-    // one of the ensemble (count 1; its mnist step untraced: mnist's setting was off).
-    expect(list.length).toBe(7);
+    // one of the ensemble (count 1) and its mnist step's (traced as its child though mnist's setting was off).
+    expect(list.length).toBe(8);
     for (const t of list) expect(t.ns).toEqual([...t.ns].sort((a, b) => a - b));
-    expect(list.map((t) => `${t.model} ${t.version}`)).toEqual([...new Array(6).fill('mnist 1'), 'pipeline 1']);
+    const ids = [...all.keys()];
+    const ensemble = list.findIndex((t) => t.model === 'pipeline');
+    const step = list.findIndex((t) => t.parent !== undefined);
+    expect(list.filter((t, i) => i !== ensemble && i !== step).map((t) => `${t.model} ${t.version}`)).toEqual(new Array(6).fill('mnist 1'));
     expect(list.slice(0, 2).map((t) => t.names)).toEqual([HTTP_STAMPS, HTTP_STAMPS]);
     expect(list[2]!.names).toEqual(GRPC_STAMPS);
     expect(list.slice(3, 6).map((t) => t.names[0])).toEqual(['HTTP_RECV_START', 'HTTP_RECV_START', 'GRPC_WAITREAD_START']);
-    expect(list[6]!.names).toEqual(['REQUEST_START', 'REQUEST_END']);
+    expect(list[ensemble]!.names).toEqual(['REQUEST_START', 'REQUEST_END']);
+    expect([list[step]!.model, list[step]!.parent]).toEqual(['mnist', ids[ensemble]]);
+    expect(list[step]!.names).toEqual(['REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END']);
+    // The step runs inside the ensemble's request.
+    expect(list[step]!.ns[0]).toBeGreaterThanOrEqual(list[ensemble]!.ns[0]!);
+    expect(list[step]!.ns.at(-1)).toBeLessThanOrEqual(list[ensemble]!.ns[1]!);
   });
 });
