@@ -6,7 +6,7 @@ import { loadModel } from '../../src/core/executor/index.js';
 import { DiskModelSource } from '../../src/core/server/disk-source.js';
 import { silentLogger } from '../../src/core/server/logger.js';
 import { ModelManager } from '../../src/core/server/model-manager.js';
-import { GebeServer } from '../../src/core/server/server.js';
+import { GebeServer, type ServerOptions } from '../../src/core/server/server.js';
 
 export interface PerfServer {
   http: string;
@@ -15,10 +15,11 @@ export interface PerfServer {
   stop(): Promise<void>;
 }
 
-export async function startPerfServer(repository: string): Promise<PerfServer> {
+/** `options`: more of the server's options (a trace file, say). */
+export async function startPerfServer(repository: string, options: Partial<ServerOptions> = {}): Promise<PerfServer> {
   const manager = new ModelManager(new DiskModelSource(repository), loadModel, silentLogger, 'none');
   await manager.start();
-  const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, enableMetrics: false, maxBodyBytes: 1 << 24 }, silentLogger);
+  const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, enableMetrics: false, maxBodyBytes: 1 << 24, ...options }, silentLogger);
   const ports = await server.listen();
   return { http: `127.0.0.1:${ports.http}`, grpc: `127.0.0.1:${ports.grpc}`, manager, stop: () => server.stop(2000) };
 }

@@ -8,12 +8,15 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { InputDataSpec } from '../../core/perf/inputs.js';
+import type { TraceSettings } from '../../core/kserve/client/types.js';
+import type { ServerTrace } from '../../core/perf/server-trace.js';
 import type { MeasurementOptions } from '../../core/perf/load-generator.js';
 import { CONCURRENCY_SPEC, parseBatchSizes, parseLevels, parseShapes, REQUEST_RATE_SPEC } from '../../core/perf/ranges.js';
 
 export type PerfTargetSpec =
   | { kind: 'in-process'; repository: string }
-  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number } };
+  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number }; trace?: ServerTrace };
+
 
 export interface PerfOptions {
   model: string;
@@ -70,6 +73,10 @@ export interface PerfFlags {
   sequenceIdRange?: string;
   sharedMemory?: string;
   outputSharedMemorySize?: string;
+  traceLevel?: string[];
+  traceRate?: string;
+  traceCount?: string;
+  logFrequency?: string;
 }
 
 /** perf_analyzer's default window for each output in shared memory. */
@@ -123,6 +130,21 @@ function sharedMemoryOption(flags: PerfFlags): { outputBytes: number } | undefin
   return { outputBytes };
 }
 
+/** perf_analyzer's --trace-level (repeatable), --trace-rate, --trace-count and --log-frequency; undefined when none is given. */
+function traceOption(flags: PerfFlags): ServerTrace | undefined {
+  const levels = flags.traceLevel ?? [];
+  if (levels.length === 0 && flags.traceRate === undefined && flags.traceCount === undefined && flags.logFrequency === undefined) return undefined;
+  for (const level of levels) {
+    if (!['OFF', 'TIMESTAMPS', 'TENSORS'].includes(level)) throw new UsageError(`--trace-level "${level}" is not one of OFF, TIMESTAMPS, TENSORS; e.g. --trace-level TIMESTAMPS`);
+  }
+  const model: TraceSettings = {};
+  if (levels.length > 0) model.trace_level = levels;
+  if (flags.traceRate !== undefined) model.trace_rate = String(positiveNumber('--trace-rate', flags.traceRate, 1000, { integer: true }));
+  if (flags.traceCount !== undefined) model.trace_count = String(positiveNumber('--trace-count', flags.traceCount, -1, { integer: true, min: -1 }));
+  const logFrequency = flags.logFrequency === undefined ? undefined : String(positiveNumber('--log-frequency', flags.logFrequency, 0, { integer: true, min: 0 }));
+  return { model, ...(logFrequency !== undefined ? { logFrequency } : {}) };
+}
+
 function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
   const protocol = parseProtocol(flags.protocol, flags.url);
   if (flags.url !== undefined) {
@@ -134,8 +156,10 @@ function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
     }
     if (flags.streaming && protocol !== 'grpc') throw new UsageError('--streaming is gRPC\'s streaming API (ModelStreamInfer): add -i grpc');
     const sharedMemory = sharedMemoryOption(flags);
-    return { kind: 'remote', url: flags.url, protocol, ...(flags.streaming ? { streaming: true } : {}), ...(sharedMemory ? { sharedMemory } : {}) };
+    const trace = traceOption(flags);
+    return { kind: 'remote', url: flags.url, protocol, ...(flags.streaming ? { streaming: true } : {}), ...(sharedMemory ? { sharedMemory } : {}), ...(trace ? { trace } : {}) };
   }
+  if (traceOption(flags)) throw new UsageError('--trace-level, --trace-rate, --trace-count and --log-frequency set a server\'s trace settings: add -u host:port');
   if (flags.streaming) throw new UsageError('--streaming needs a server: add -u host:port -i grpc');
   if (flags.sharedMemory !== undefined && flags.sharedMemory !== 'none') throw new UsageError('--shared-memory is how tensors reach a server: add -u host:port (in process they are never copied)');
   const repository = flags.modelRepository ?? (existsSync(path.join(cwd, 'model_repository')) ? 'model_repository' : undefined);

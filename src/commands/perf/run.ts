@@ -17,6 +17,7 @@ import { formatJson } from '../../core/perf/reporters/json.js';
 import { attachProgress } from '../../core/perf/reporters/progress.js';
 import { formatTable } from '../../core/perf/reporters/table.js';
 import { openTarget } from '../../core/perf/targets.js';
+import { applyServerTrace } from '../../core/perf/server-trace.js';
 import { DEFAULT_SEQUENCE_ID_RANGE, DEFAULT_SEQUENCE_LENGTH, DEFAULT_SEQUENCE_LENGTH_VARIATION, type SequenceSpec } from '../../core/perf/sequences.js';
 import type { LoadModelFn } from '../../core/perf/in-process-target.js';
 import { executorLoader } from './executor-loader.js';
@@ -36,6 +37,7 @@ export interface PerfDeps {
 export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfReport> {
   const { io } = deps;
   const target = await openTarget(opts, { loadModel: deps.loadModel ?? executorLoader });
+  let undoTrace: (() => Promise<void>) | undefined;
   try {
     const model = await target.describe();
     // In process a decoupled model's requests end at their final flag; a server needs streaming.
@@ -45,6 +47,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
       });
     }
     for (const b of opts.batchSizes) checkBatchSize(model, b);
+    if (opts.target.kind === 'remote' && opts.target.trace) undoTrace = await applyServerTrace(target, model.name, opts.target.trace, io.stderr);
     const sampleDims = resolveSampleDims(model, opts.shapes);
     const requestsByBatch = new Map(opts.batchSizes.map((b) => [b, buildRequests(model, b, sampleDims, opts.inputData)]));
     const sequences = sequencePlan(opts, model);
@@ -93,6 +96,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
     if (failure !== undefined) throw failure;
     return report;
   } finally {
+    await undoTrace?.();
     await target.close();
   }
 }

@@ -1,6 +1,6 @@
 /** A remote KServe v2 server over gRPC as a load target; like HttpTarget, load runs on worker threads. */
 import { encodeGrpcInferRequest, GrpcInferClient, GrpcModelEndpoint, GrpcStreamInferClient } from '../kserve/client/grpc.js';
-import type { ModelDescription, RequestInputs } from '../kserve/client/types.js';
+import type { ModelDescription, RequestInputs, TraceSettings } from '../kserve/client/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';
@@ -35,6 +35,10 @@ export class GrpcTarget implements LoadTarget {
     return startWorkerDrivers(count, () => ({
       transport: 'grpc', address: this.address, requests: encoded.map((b) => new Uint8Array(b)), streaming: this.streaming,
     }));
+  }
+
+  updateTraceSettings(model: string | undefined, settings: TraceSettings): Promise<Record<string, string | string[]>> {
+    return this.endpoint.updateTraceSettings(model, settings);
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,7 @@ import { normalizeBaseUrl } from '../kserve/client/base-url.js';
 import { HttpModelEndpoint } from '../kserve/client/http-control.js';
 import { HttpInferClient } from '../kserve/client/http-load-client.js';
 import { encodeBinaryInferRequest } from '../kserve/client/http-binary.js';
-import type { ModelDescription, RequestInputs } from '../kserve/client/types.js';
+import type { ModelDescription, RequestInputs, TraceSettings } from '../kserve/client/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';
@@ -46,6 +46,10 @@ export class HttpTarget implements LoadTarget {
       inferPath,
       bodies: bodies.map((b) => ({ body: new Uint8Array(b.body), headerLength: b.headerLength })),
     }));
+  }
+
+  updateTraceSettings(model: string | undefined, settings: TraceSettings): Promise<Record<string, string | string[]>> {
+    return this.endpoint.updateTraceSettings(model, settings);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 /** Opens the target a perf run measures: a remote server (HTTP or gRPC) or the model in process. */
-import type { ModelDescription } from '../kserve/client/types.js';
+import type { ModelDescription, TraceSettings } from '../kserve/client/types.js';
 import { HttpTarget } from './http-target.js';
 import type { LoadModelFn } from './in-process-target.js';
 import type { LoadTarget } from './load-generator.js';
@@ -9,6 +9,8 @@ export interface OpenTarget extends LoadTarget {
   close(): Promise<void>;
   /** Whether the load runs on client threads (network targets) or on the executor's own threads. */
   readonly usesClientThreads: boolean;
+  /** Servers: Triton's trace extension (a model's own setting, or undefined: the global one); answers the settings. */
+  updateTraceSettings?(model: string | undefined, settings: TraceSettings): Promise<Record<string, string | string[]>>;
 }
 
 export interface TargetOptions {

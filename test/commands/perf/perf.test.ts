@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -148,6 +148,32 @@ describe('gebe perf over gRPC', () => {
     expect([status, readdirSync('/dev/shm').filter((f) => f.startsWith(`perf-${process.pid}-`))]).toEqual([[], before]);
     expect((await perf('-m', 'trivial', '--shared-memory', 'system', ...FAST)).err).toMatch(/--shared-memory is how tensors reach a server: add -u host:port/);
     expect((await perf('-m', 'trivial', '-u', server.http, '--shared-memory', 'cuda', ...FAST)).err).toMatch(/--shared-memory cuda needs a GPU/);
+  });
+
+  it('--trace-level/--trace-rate/--trace-count/--log-frequency trace the model on the server for the run, over HTTP and gRPC, and undo it after', async () => {
+    const file = path.join(tmp, 'trace.json');
+    const tracing = await startPerfServer(writePerfRepository(mkdtempSync(path.join(tmp, 'traced-')), {}), { trace: { file, setting: { timestamps: false, rate: 1000, count: -1, logFrequency: 0 } } });
+    try {
+      for (const [protocol, address, index] of [['http', tracing.http, 0], ['grpc', tracing.grpc, 1]] as const) {
+        const { code, err } = await perf('-m', 'trivial', '-u', address, '-i', protocol, '--trace-level', 'TIMESTAMPS', '--trace-rate', '1', '--trace-count', '3',
+          '--log-frequency', '3', '--concurrency', '1', ...FAST);
+        expect([code, err.split('\n')[0]]).toEqual([0, `tracing 'trivial' on the server: level TIMESTAMPS, rate 1, count 3, log_frequency 3; traces go to ${file} on the server`]);
+        // Three traces of trivial make a complete numbered file; afterwards the model follows the global setting again.
+        for (let i = 0; i < 60 && !(existsSync(`${file}.${index}`) && readFileSync(`${file}.${index}`, 'utf8').endsWith(']\n')); i++) await new Promise((r) => setTimeout(r, 50));
+        const ids = new Set((JSON.parse(readFileSync(`${file}.${index}`, 'utf8')) as Array<{ id: number; model_name?: string }>).map((e) => e.id));
+        expect(ids.size).toBe(3);
+        const after = await fetch(`http://${tracing.http}/v2/models/trivial/trace/setting`).then((r) => r.json());
+        expect(after).toMatchObject({ trace_level: ['OFF'], trace_rate: '1000', trace_count: '-1', log_frequency: '0' });
+      }
+      // A server that does not trace refuses, and the run ends saying so.
+      const refused = await perf('-m', 'trivial', '-u', server.http, '--trace-level', 'TIMESTAMPS', ...FAST);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(/^error: the server at http:\/\/127\.0\.0\.1:\d+ refused the trace settings: the server does not support tracing\n/);
+      expect((await perf('-m', 'trivial', '--trace-level', 'TIMESTAMPS', ...FAST)).err).toMatch(/set a server's trace settings: add -u host:port/);
+      expect((await perf('-m', 'trivial', '-u', server.http, '--trace-level', 'ALL', ...FAST)).err).toMatch(/--trace-level "ALL" is not one of OFF, TIMESTAMPS, TENSORS/);
+    } finally {
+      await tracing.stop();
+    }
   });
 
   it('names an unknown model and an unreachable server in one line', async () => {

@@ -10,8 +10,8 @@ import type { Datatype, InferTensor, ModelStatistics } from '../../executor/type
 import { grpcRoot, TO_OBJECT } from '../grpc-proto.js';
 import { EMPTY_FINAL_PARAMETER, isFinalStreamResponse } from '../codec/grpc-infer.js';
 import { latest } from './latest-stats.js';
-import { inferenceRefused, modelRefused, sharedMemoryRefused, streamedRefusal, unreachable } from './server-errors.js';
-import type { InferClient, ModelDescription, RemoteModel, RequestInputs, SharedMemoryLayout } from './types.js';
+import { inferenceRefused, modelRefused, sharedMemoryRefused, streamedRefusal, traceSettingsRefused, unreachable } from './server-errors.js';
+import type { InferClient, ModelDescription, RemoteModel, RequestInputs, SharedMemoryLayout, TraceSettings } from './types.js';
 import type { SharedMemoryPlace } from '../codec/shared-memory-params.js';
 import type { SequenceStep } from './types.js';
 
@@ -176,6 +176,21 @@ export class GrpcModelEndpoint implements RemoteModel {
   /** Unregisters region `name`; a failure is not reported (the run is ending). */
   async unregisterSystemSharedMemory(name: string): Promise<void> {
     await rpc(this.client, this.address, 'SystemSharedMemoryUnregister', 'SystemSharedMemoryUnregisterRequest', 'SystemSharedMemoryUnregisterResponse', { name }).catch(() => undefined);
+  }
+
+  /** Triton's trace extension: applies `settings` to `model`'s own trace setting (undefined: the global one) and answers the settings. */
+  async updateTraceSettings(model: string | undefined, settings: TraceSettings): Promise<Record<string, string | string[]>> {
+    // TraceSettingRequest: each value a list of strings, an empty list clears.
+    const request = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, { value: v === null ? [] : Array.isArray(v) ? v : [v] }]));
+    let reply: Record<string, unknown>;
+    try {
+      reply = await rpc(this.client, this.address, 'TraceSetting', 'TraceSettingRequest', 'TraceSettingResponse', { settings: request, model_name: model ?? '' });
+    } catch (err) {
+      if (err instanceof GebeError) throw err;
+      throw traceSettingsRefused(`grpc://${this.address}`, (err as grpc.ServiceError).details);
+    }
+    const answered = (reply.settings ?? {}) as Record<string, { value?: string[] }>;
+    return Object.fromEntries(Object.entries(answered).map(([k, v]) => [k, k === 'trace_level' ? v.value ?? [] : (v.value ?? [])[0] ?? '']));
   }
 
   async statistics(): Promise<ModelStatistics | undefined> {

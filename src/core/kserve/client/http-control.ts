@@ -6,10 +6,10 @@ import http from 'node:http';
 import type { Datatype, InferTensor, ModelStatistics, TensorMetadata } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { latest } from './latest-stats.js';
-import { errorText, modelRefused, sharedMemoryRefused, unreachable } from './server-errors.js';
+import { errorText, modelRefused, sharedMemoryRefused, traceSettingsRefused, unreachable } from './server-errors.js';
 import { normalizeBaseUrl } from './base-url.js';
 import { httpInfer } from './http-infer.js';
-import type { ModelDescription, RemoteModel } from './types.js';
+import type { ModelDescription, RemoteModel, TraceSettings } from './types.js';
 
 interface JsonReply {
   status: number;
@@ -139,6 +139,14 @@ export class HttpModelEndpoint implements RemoteModel {
   /** Unregisters region `name`; a failure is not reported (the run is ending). */
   async unregisterSystemSharedMemory(name: string): Promise<void> {
     await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/unregister`, {}).catch(() => undefined);
+  }
+
+  /** Triton's trace extension: applies `settings` to `model`'s own trace setting (undefined: the global one) and answers the settings. */
+  async updateTraceSettings(model: string | undefined, settings: TraceSettings): Promise<Record<string, string | string[]>> {
+    const path = model === undefined ? '/v2/trace/setting' : `/v2/models/${encodeURIComponent(model)}/trace/setting`;
+    const reply = await requestJsonOnce(this.agent, this.base, path, settings);
+    if (reply.status !== 200) throw traceSettingsRefused(this.base, errorText(reply.body));
+    return reply.body as Record<string, string | string[]>;
   }
 
   /** The infer path for the version describe() settled on. */

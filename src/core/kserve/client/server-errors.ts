@@ -80,3 +80,10 @@ export function sharedMemoryRefused(where: string, region: string, detail: strin
     hint: 'system shared memory needs the server on this host, with the shared-memory extension; leave --shared-memory out to send tensors in the requests',
   });
 }
+
+/** The server would not take trace settings (perf's --trace-level, --trace-rate, ...). */
+export function traceSettingsRefused(where: string, detail: string): GebeError {
+  return new GebeError(`the server at ${where} refused the trace settings: ${detail}`, {
+    hint: 'the server must trace (Triton\'s trace extension; gebe serve needs --trace-config triton,file=<path> to write traces); leave the --trace-* options out to measure without tracing',
+  });
+}

@@ -55,6 +55,9 @@ export interface RemoteModel extends ModelEndpoint {
   infer(inputs: InferTensor[], outputs: string[]): Promise<InferTensor[]>;
 }
 
+/** Trace settings in Triton's names and form (trace extension): a string, a list, or null to clear a model's own value. */
+export type TraceSettings = Record<string, string | string[] | null>;
+
 /** One request's inputs; a sweep cycles through several when --input-data gives several entries. */
 export type RequestInputs = InferTensor[];
 
