@@ -109,7 +109,12 @@ export function traceJsStep(model: LoadedModel, request: InferRequest): ((done: 
   return traceJsRequest(trace, { id, parentId: request.parentTraceId, last: false }, model.name, model.version);
 }
 
-/** A step's request: the board tensors it reads (as the views they are), shaped for its model, with the ensemble request's id, priority, timeout and signal. */
+/**
+ * A step's request: the board tensors it reads (as the views they are), shaped for its model, with
+ * the ensemble request's id, priority, timeout, signal and, as Triton passes a request's
+ * correlation id and flags to every step, its sequence id and START/END flags (a stateful step
+ * keeps its state by them; other models ignore them).
+ */
 export function stepRequest(model: LoadedModel, step: EnsembleStep, board: (tensor: string) => BoardTensor | undefined, parent: InferRequest): InferRequest {
   const batching = model.maxBatchSize > 0;
   const inputs: InferTensor[] = step.inputs.filter(([, tensor]) => board(tensor) !== undefined).map(([input, tensor]) => {
@@ -123,6 +128,9 @@ export function stepRequest(model: LoadedModel, step: EnsembleStep, board: (tens
   if (parent.priority !== undefined) request.priority = parent.priority;
   if (parent.timeoutUs !== undefined) request.timeoutUs = parent.timeoutUs;
   if (parent.signal !== undefined) request.signal = parent.signal;
+  if (parent.sequenceId !== undefined) request.sequenceId = parent.sequenceId;
+  if (parent.sequenceStart !== undefined) request.sequenceStart = parent.sequenceStart;
+  if (parent.sequenceEnd !== undefined) request.sequenceEnd = parent.sequenceEnd;
   if (parent.traceId !== undefined) request.parentTraceId = parent.traceId;
   return request;
 }

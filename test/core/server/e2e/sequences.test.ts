@@ -4,7 +4,7 @@
  * protocol, interleaved: every answer equals running that sequence alone in process. Triton's
  * errors arrive with HTTP 400 / gRPC INVALID_ARGUMENT.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,9 +75,21 @@ async function overGrpc(id: number, values: number[], start: boolean, end: boole
 
 const SENDERS = { json: overJson, binary: overBinary, grpc: overGrpc };
 
+/** An ensemble whose one step is the stateful accumulator: the sequence id and flags reach it. */
+const RUNNING = `name: "running"
+platform: "ensemble"
+max_batch_size: 4
+input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+output [ { name: "SUM" data_type: TYPE_FP32 dims: [ 4 ] }, { name: "SEEN_ID" data_type: TYPE_FP32 dims: [ 1 ] } ]
+ensemble_scheduling { step [ { model_name: "accumulator" model_version: -1 input_map { key: "INPUT" value: "X" }
+  output_map [ { key: "OUTPUT" value: "SUM" }, { key: "CORRID_OUT" value: "SEEN_ID" } ] } ] }
+`;
+
 beforeAll(async () => {
   const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-seq-e2e-'));
   cpSync(EXAMPLE, repo, { recursive: true });
+  mkdirSync(path.join(repo, 'running', '1'), { recursive: true });
+  writeFileSync(path.join(repo, 'running', 'config.pbtxt'), RUNNING);
   s = await startRealServer(repo);
   client = grpcClient(s.grpc);
   localDir = mkdtempSync(path.join(os.tmpdir(), 'gebe-seq-local-'));
@@ -163,6 +175,25 @@ describe('sequences over HTTP JSON, HTTP binary and gRPC', () => {
         expect(floatsOf(r.infer_response.raw_output_contents[0])).toEqual([id * (k + 1), (k * (k + 1)) / 2, k + 1, 0]);
       }
     }
+  });
+
+  it('passes a request\'s sequence id and flags to an ensemble\'s stateful step, as Triton', async () => {
+    const viaEnsemble = async (id: number, values: number[], start: boolean, end: boolean) => {
+      const res = await postJson(`${s.http}/v2/models/running/infer`, {
+        parameters: { sequence_id: id, sequence_start: start, sequence_end: end },
+        inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 4], data: values }],
+      });
+      expect(res.body.error).toBeUndefined();
+      return Object.fromEntries((res.body.outputs as Array<{ name: string; data: number[] }>).map((o) => [o.name, o.data]));
+    };
+    // Two sequences interleaved through the ensemble, each with its own running sum.
+    expect(await viaEnsemble(301, [1, 2, 3, 4], true, false)).toEqual({ SUM: [1, 2, 3, 4], SEEN_ID: [301] });
+    expect(await viaEnsemble(302, [5, 5, 5, 5], true, false)).toEqual({ SUM: [5, 5, 5, 5], SEEN_ID: [302] });
+    expect(await viaEnsemble(301, [1, 1, 1, 1], false, true)).toEqual({ SUM: [2, 3, 4, 5], SEEN_ID: [301] });
+    expect(await viaEnsemble(302, [1, 0, 0, 0], false, true)).toEqual({ SUM: [6, 5, 5, 5], SEEN_ID: [302] });
+    // Without a sequence id the step refuses, named in the ensemble's words.
+    const bare = await postJson(`${s.http}/v2/models/running/infer`, { inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 4], data: [1, 1, 1, 1] }] });
+    expect([bare.status, bare.body.error]).toEqual([400, "in ensemble 'running', step 0 (model 'accumulator'): inference request to model 'accumulator' must specify a non-zero or non-empty correlation ID (request parameter sequence_id)"]);
   });
 
   it('fills the controls and the id as the config gives them, over gRPC', async () => {
