@@ -1,7 +1,7 @@
 // JS exports of the native gRPC front end: class NativeGrpcServer(options, handler) with
 // listen() -> port, close(timeoutMs) -> Promise, answer(connection, stream, final, code, message,
 // bytes), counters(), publish(model, versions, defaultVersion) and takeFailures().
-// handler(connection, stream, path, requestBytes, metadata) runs on the JS thread for every call
+// handler(connection, stream, path, requestBytes, metadata, cancelled, received) runs on the JS thread for every call
 // the native infer route does not take (requestBytes null: a streaming call opens, with
 // announceStreams); JS answers it with answer().
 #include <napi.h>
@@ -81,8 +81,16 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
           metadata.Set(uint32_t(2 * i), owned->metadata[i].first);
           metadata.Set(uint32_t(2 * i + 1), owned->metadata[i].second);
         }
+        // While tracing, when the message was waited for and read: a trace JS makes of it starts there.
+        Napi::Value received = env.Undefined();
+        if (owned->read_start_ns != 0) {
+          Napi::Array pair = Napi::Array::New(env, 2);
+          pair.Set(0u, Napi::BigInt::New(env, owned->read_start_ns));
+          pair.Set(1u, Napi::BigInt::New(env, owned->read_end_ns));
+          received = pair;
+        }
         handler.Call({Napi::Number::New(env, double(owned->connection_id)), Napi::Number::New(env, owned->stream_id),
-                      Napi::String::New(env, owned->path), bytes, metadata, Napi::Number::New(env, owned->cancelled)});
+                      Napi::String::New(env, owned->path), bytes, metadata, Napi::Number::New(env, owned->cancelled), received});
       });
       if (status != napi_ok) delete raw;  // closing: the stream is cancelled with its connection
     };

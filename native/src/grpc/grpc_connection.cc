@@ -372,6 +372,9 @@ void GrpcConnection::OnRemoteEnd(Stream* s) {
 
 void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
   ++s->outstanding;
+  const int64_t read_start_ns = s->read_start_ns;
+  // A stream's next message is waited for from now.
+  s->read_start_ns = TracingOn() ? SteadyNowNs() : 0;
   server_->KeepPolling();
   GrpcInferRoute* route = server_->route();
   if (route != nullptr && (s->streaming || s->path == kInferPath)) {
@@ -383,9 +386,6 @@ void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
       answer.stream_id = stream_id;
       mailbox->Post(std::move(answer));
     };
-    const int64_t read_start_ns = s->read_start_ns;
-    // A stream's next message is waited for from now.
-    s->read_start_ns = TracingOn() ? SteadyNowNs() : 0;
     if (route->TryHandle(message, s->streaming, s->cancel, std::move(reply), read_start_ns)) return;
   }
   if (!s->cancel->notify) {
@@ -409,6 +409,10 @@ void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
   call->path = s->path;
   call->message = std::move(message);
   call->metadata = s->metadata;
+  if (read_start_ns != 0) {
+    call->read_start_ns = read_start_ns;
+    call->read_end_ns = SteadyNowNs();
+  }
   server_->HandToJs(std::move(call));
 }
 

@@ -65,6 +65,9 @@ struct GrpcJsCall {
   // Not 0: no new call, but word that the call JS holds went away (the GrpcCode: its client reset
   // the stream or closed, or its deadline passed), so that JS drops a request it still queues.
   int cancelled = 0;
+  // While tracing: when the call began waiting for this message and when it was read (steady ns).
+  int64_t read_start_ns = 0;
+  int64_t read_end_ns = 0;
 };
 
 // One answer for a call, posted from any thread. final: the call's status (with its last message

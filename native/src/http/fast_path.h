@@ -40,8 +40,10 @@ struct HttpRequest {
   // Set by the fast path when it takes the request: the connection marks it when its client goes
   // away before the answer, so a request still queued is dropped (loop thread).
   std::shared_ptr<CallCancel> cancel;
-  // When its first byte arrived (steady ns), recorded only while tracing is on (request_trace.h).
+  // When its first byte arrived and when it was complete (steady ns), recorded only while tracing
+  // is on (request_trace.h).
   int64_t recv_start_ns = 0;
+  int64_t recv_end_ns = 0;
 
   const std::string* Header(const char* lower_name) const {
     for (const auto& h : headers) if (h.first == lower_name) return &h.second;

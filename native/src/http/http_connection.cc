@@ -369,6 +369,7 @@ void HttpConnection::Dispatch() {
   close_after_answer_ = !request_->keep_alive || server_->draining();
   request_->keep_alive = !close_after_answer_;
   server_->CountAccepted();
+  if (request_->recv_start_ns != 0) request_->recv_end_ns = SteadyNowNs();
   FastPath* fast = server_->fast_path();
   if (fast != nullptr && LooksLikeInfer(*request_) && fast->TryHandle(*request_, server_->MakeRespond(id_, request_seq_, request_))) return;
   server_->CountHandedOff();

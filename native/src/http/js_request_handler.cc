@@ -98,8 +98,16 @@ void JsRequestHandler::CallJs(Napi::Env env, Napi::Function handler, std::nullpt
   Napi::Value body = r.body_size > 0 ? Napi::Buffer<uint8_t>::Copy(env, r.body, r.body_size).As<Napi::Value>()
                                      : Napi::Buffer<uint8_t>::New(env, 0).As<Napi::Value>();
   try {
+    // While tracing, when the request arrived: a trace JS makes of it starts there.
+    Napi::Value received = env.Undefined();
+    if (r.recv_start_ns != 0) {
+      Napi::Array pair = Napi::Array::New(env, 2);
+      pair.Set(0u, Napi::BigInt::New(env, r.recv_start_ns));
+      pair.Set(1u, Napi::BigInt::New(env, r.recv_end_ns != 0 ? r.recv_end_ns : r.recv_start_ns));
+      received = pair;
+    }
     handler.Call({Napi::Number::New(env, double(token)), Napi::String::New(env, r.method), Napi::String::New(env, r.url), headers,
-                  body, Napi::Boolean::New(env, r.http10)});
+                  body, Napi::Boolean::New(env, r.http10), received});
   } catch (const Napi::Error& e) {
     // The JS handler answers its own errors; one that escapes it still gets an answer.
     HttpResponse failed;

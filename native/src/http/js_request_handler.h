@@ -17,9 +17,10 @@ namespace gebe {
 
 class JsRequestHandler : public RequestHandler, public std::enable_shared_from_this<JsRequestHandler> {
  public:
-  // JS thread. `handler(token, method, url, headers, body, http10)`: headers is a flat array of
+  // JS thread. `handler(token, method, url, headers, body, http10, received)`: headers is a flat array of
   // [lower-cased name, value, ...] in arrival order, body a Buffer (a copy: the native one stays
-  // charged to the in-flight body budget until the answer). The handler calls Answer(token, ...)
+  // charged to the in-flight body budget until the answer), received [first byte, complete] in
+  // steady-clock ns (bigints) while tracing, else undefined. The handler calls Answer(token, ...)
   // exactly once, now or later. Called with the token alone, it hears that the connection of a
   // request it holds went away (Abandoned).
   JsRequestHandler(Napi::Env env, Napi::Function handler);

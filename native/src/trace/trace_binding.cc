@@ -4,7 +4,7 @@
 // take() -> {traces: [{id, parentId, model, version, protocol, last, ns: bigint[]}], dropped};
 // for requests JS runs itself (Python models, ensembles): sample(model, version) -> {id, last} | null,
 // child(parentId) -> id (an ensemble step's trace) and
-// finish({id, parentId, model, version, last}, requestStartNs: bigint, requestEndNs: bigint).
+// finish({id, parentId, model, version, last, protocol, ns: bigint[]}) (ns as take() gives it).
 // ns has one entry per TraceStamp, in its order (0n: not reached); protocol is '', 'http' or 'grpc'.
 #include <napi.h>
 
@@ -92,8 +92,8 @@ Napi::Value Child(const Napi::CallbackInfo& info) {
 
 Napi::Value Finish(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 3 || !info[0].IsObject() || !info[1].IsBigInt() || !info[2].IsBigInt()) {
-    throw Napi::TypeError::New(env, "Expected ({id, parentId, model, version, last}, requestStartNs, requestEndNs) for trace.finish");
+  if (info.Length() < 1 || !info[0].IsObject() || !info[0].As<Napi::Object>().Get("ns").IsArray()) {
+    throw Napi::TypeError::New(env, "Expected ({id, parentId, model, version, last, protocol, ns}) for trace.finish");
   }
   Napi::Object o = info[0].As<Napi::Object>();
   auto trace = std::make_unique<RequestTrace>();
@@ -102,9 +102,14 @@ Napi::Value Finish(const Napi::CallbackInfo& info) {
   trace->model = o.Get("model").ToString().Utf8Value();
   trace->version = o.Get("version").ToString().Utf8Value();
   trace->last = o.Get("last").ToBoolean().Value();
-  bool lossless = false;
-  trace->Stamp(TraceStamp::kRequestStart, info[1].As<Napi::BigInt>().Int64Value(&lossless));
-  trace->Stamp(TraceStamp::kRequestEnd, info[2].As<Napi::BigInt>().Int64Value(&lossless));
+  const std::string protocol = o.Get("protocol").ToString().Utf8Value();
+  trace->protocol = protocol == "http" ? TraceProtocol::kHttp : protocol == "grpc" ? TraceProtocol::kGrpc : TraceProtocol::kNone;
+  Napi::Array ns = o.Get("ns").As<Napi::Array>();
+  for (uint32_t k = 0; k < kTraceStampCount && k < ns.Length(); ++k) {
+    Napi::Value v = ns.Get(k);
+    bool lossless = false;
+    if (v.IsBigInt()) trace->ns[k] = v.As<Napi::BigInt>().Int64Value(&lossless);
+  }
   CollectTrace(std::move(trace));
   return env.Undefined();
 }

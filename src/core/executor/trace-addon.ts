@@ -1,6 +1,7 @@
 /** The addon's half of the trace extension (native/src/trace/): sampling and the finished traces. */
 import { GebeError } from '../../errors.js';
 import { loadNativeAddon } from './native.js';
+import type { FrontEndArrival } from './types.js';
 
 /** What a trace setting tells the native samplers (server/trace-settings.ts decides it). */
 export interface NativeTraceValues {
@@ -37,18 +38,32 @@ export interface NativeTrace {
   sample(model: string, version: string): { id: number; last: boolean } | null;
   /** The trace id of a step of a traced ensemble request that JS runs (a Python model's). */
   child(parentId: number): number;
-  /** Such a request is done: its trace (REQUEST_START and REQUEST_END, steady-clock ns) joins the others. */
-  finish(trace: { id: number; parentId: number; model: string; version: string; last: boolean }, requestStartNs: bigint, requestEndNs: bigint): void;
+  /** Such a request is done: its trace (its timestamps in TRACE_STAMPS' order, 0n where not reached) joins the others. */
+  finish(trace: NativeRequestTrace): void;
 }
+
+/** The native TraceStamp order: RECV_START, RECV_END, REQUEST_START, ..., REQUEST_END (8), SEND_START, SEND_END. */
+const RECV_START = 0;
+const RECV_END = 1;
+const REQUEST_START = 2;
+const REQUEST_END = 8;
+const STAMP_COUNT = 11;
 
 /**
  * A request JS runs (a Python model, an ensemble) while its trace is open: `end` closes it when
  * the request settles. Executor models' requests are traced natively.
  */
-export function traceJsRequest(trace: NativeTrace, sampled: { id: number; parentId: number; last: boolean }, model: string, version: string): (done: Promise<unknown>) => void {
-  const start = process.hrtime.bigint();  // CLOCK_MONOTONIC, as the native timestamps
+export function traceJsRequest(trace: NativeTrace, sampled: { id: number; parentId: number; last: boolean }, model: string, version: string,
+  received?: FrontEndArrival): (done: Promise<unknown>) => void {
+  const ns = new Array<bigint>(STAMP_COUNT).fill(0n);
+  ns[REQUEST_START] = process.hrtime.bigint();  // CLOCK_MONOTONIC, as the native timestamps
+  if (received) [ns[RECV_START], ns[RECV_END]] = [received.startNs, received.endNs];
   return (done) => {
-    const end = () => trace.finish({ ...sampled, model, version }, start, process.hrtime.bigint());
+    // JS hands the answer to the front end: the send is not timed (no SEND timestamps).
+    const end = () => {
+      ns[REQUEST_END] = process.hrtime.bigint();
+      trace.finish({ ...sampled, model, version, protocol: received?.protocol ?? '', ns });
+    };
     done.then(end, end);
   };
 }

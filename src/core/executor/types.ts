@@ -64,6 +64,15 @@ export interface InferRequest {
    */
   traceId?: number;
   parentTraceId?: number;
+  /** While tracing: when the front end received the request (a trace of a request JS runs starts there). */
+  received?: FrontEndArrival;
+}
+
+/** When a request reached a native front end: its first byte (gRPC: the call began waiting for it) and its last, steady-clock ns. */
+export interface FrontEndArrival {
+  protocol: 'http' | 'grpc';
+  startNs: bigint;
+  endNs: bigint;
 }
 
 export interface InferResponse {

@@ -107,8 +107,8 @@ export class InferenceService {
   }
 
   /** The trace extension for a request of a model JS runs (executor models' requests are sampled natively). */
-  private sampleJs(model: LoadedModel): { id: number; end: (done: Promise<unknown>) => void } | undefined {
-    return this.traceControl && !model.nativeModel?.() ? this.traceControl.sampleJsRequest(model.name, model.version) : undefined;
+  private sampleJs(model: LoadedModel, request: InferRequest): { id: number; end: (done: Promise<unknown>) => void } | undefined {
+    return this.traceControl && !model.nativeModel?.() ? this.traceControl.sampleJsRequest(model.name, model.version, request.received) : undefined;
   }
 
   /** Statistics of every ready model, or of one model (all its ready versions, or one). */
@@ -135,7 +135,7 @@ export class InferenceService {
     } catch (err) {
       return Promise.reject(err);
     }
-    const trace = model.decoupled ? undefined : this.sampleJs(model);
+    const trace = model.decoupled ? undefined : this.sampleJs(model, request);
     try {
       response = model.decoupled ? Promise.reject(decoupledRefusal(model.name, entry)) : model.infer(trace ? { ...request, traceId: trace.id } : request);
     } catch (err) {
@@ -163,7 +163,7 @@ export class InferenceService {
       return this.infer(name, version, request, classes, 'ModelInfer').then((response) => onResponse({ response, final: true }));
     }
     const classify = classes && classes.size > 0;
-    const trace = this.sampleJs(model);
+    const trace = this.sampleJs(model, request);
     let done: Promise<void>;
     try {
       done = model.inferDecoupled(trace ? { ...request, traceId: trace.id } : request, (r) => {

@@ -12,6 +12,7 @@
  */
 import { ProtocolError, clientText } from '../kserve/protocol-error.js';
 import { nativeTrace, traceJsRequest, type NativeTrace } from '../executor/trace-addon.js';
+import type { FrontEndArrival } from '../executor/types.js';
 
 export interface TraceSetting {
   /** trace_level includes TIMESTAMPS. */
@@ -165,10 +166,10 @@ export class TraceControl {
    * every path), when `model`'s setting samples it: its trace id (an ensemble's steps name it as
    * their parent) and the call that ends the trace once the request settles.
    */
-  sampleJsRequest(model: string, version: string): { id: number; end: (done: Promise<unknown>) => void } | undefined {
+  sampleJsRequest(model: string, version: string, received?: FrontEndArrival): { id: number; end: (done: Promise<unknown>) => void } | undefined {
     const sampled = this.native.sample(model, version);
     if (!sampled) return undefined;
-    return { id: sampled.id, end: traceJsRequest(this.native, { ...sampled, parentId: 0 }, model, version) };
+    return { id: sampled.id, end: traceJsRequest(this.native, { ...sampled, parentId: 0 }, model, version, received) };
   }
 
   /** The server stops: nothing is sampled any more (the native samplers are the process's). */

@@ -39,9 +39,11 @@ export interface NativeGrpcServerOptions {
  * One call for JS: connection and stream identify it in answer(); metadata is [name, value, ...]
  * of its custom headers (names lower-case). `cancelled` is 0, or the gRPC code (CANCELLED,
  * DEADLINE_EXCEEDED) with which a call JS was handed went away before JS answered it (then path
- * is empty and request null): JS drops what it still queues for it.
+ * is empty and request null): JS drops what it still queues for it. `received`, while tracing: when
+ * the call began waiting for this message and when it was read (steady-clock ns).
  */
-export type NativeGrpcHandler = (connection: number, stream: number, path: string, request: Buffer | null, metadata: string[], cancelled: number) => void;
+export type NativeGrpcHandler = (connection: number, stream: number, path: string, request: Buffer | null, metadata: string[], cancelled: number,
+  received?: [bigint, bigint]) => void;
 
 export interface NativeGrpcServer extends TakenRequestSource {
   listen(): number;

@@ -12,6 +12,7 @@ import {
 } from '../../kserve/codec/grpc-infer.js';
 import type { InferenceService } from '../inference-service.js';
 import type { Logger } from '../logger.js';
+import type { FrontEndArrival } from '../../executor/types.js';
 import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type Restrictions } from '../restricted-api.js';
 import { grpcRoot, toNumber, UndecodableMessage } from '../../kserve/grpc-proto.js';
@@ -40,7 +41,8 @@ export interface RpcHandler {
    * goes to `more` as it comes; the result is the last (OK without bytes when there is nothing
    * more to send).
    */
-  handle(path: string, request: Uint8Array, metadata: MetadataLookup, signal?: AbortSignal, more?: (r: RpcResult) => void): RpcResult | Promise<RpcResult>;
+  /** `received`: while tracing, when the native front end received the message (the trace extension). */
+  handle(path: string, request: Uint8Array, metadata: MetadataLookup, signal?: AbortSignal, more?: (r: RpcResult) => void, received?: FrontEndArrival): RpcResult | Promise<RpcResult>;
   /** The refusal of a call to a restricted API whose metadata lacks its key; undefined when allowed. */
   refusal(path: string, metadata: MetadataLookup): RpcResult | undefined;
 }
@@ -66,7 +68,7 @@ const RPC_API: Record<string, RestrictedApi> = {
 };
 
 /** `emit`: ModelStreamInfer's responses to a message but its last (which is the result). */
-type Method = (request: any, signal?: AbortSignal, emit?: (message: object) => void, metadata?: MetadataLookup) => unknown | Promise<unknown>;
+type Method = (request: any, signal?: AbortSignal, emit?: (message: object) => void, metadata?: MetadataLookup, received?: FrontEndArrival) => unknown | Promise<unknown>;
 
 /** A result that sends no message: the request's last response came without outputs, unasked for. */
 const NO_MESSAGE = Symbol('no message');
@@ -103,15 +105,17 @@ function methods(s: InferenceService, headerForwardPattern: RegExp | undefined):
     if (!/^[0-9]+$/.test(v)) throw ProtocolError.badRequest(`model version '${v}' is not a number; versions are the numeric directory names`);
     return v;
   };
-  const infer = (msg: GrpcInferRequestMessage, signal?: AbortSignal, _emit?: unknown, metadata?: MetadataLookup): Promise<Record<string, unknown>> => {
+  const infer = (msg: GrpcInferRequestMessage, signal?: AbortSignal, _emit?: unknown, metadata?: MetadataLookup, received?: FrontEndArrival): Promise<Record<string, unknown>> => {
     const request = decodeGrpcInferRequest(msg, s.sharedMemory);
     forwardHeaders(request, headerForwardPattern, metadata?.entries?.() ?? []);
     const shared = grpcSharedOutputs(msg, s.sharedMemory);
     if (signal) request.signal = signal;
+    if (received) request.received = received;
     return s.infer(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg), 'ModelInfer').then((r) => encodeGrpcInferResponse(r, shared));
   };
   // One request message of a stream: every response, errors in band, each marked final or not.
-  const streamInfer = async (msg: GrpcInferRequestMessage, signal?: AbortSignal, emit?: (message: object) => void, metadata?: MetadataLookup): Promise<object | typeof NO_MESSAGE> => {
+  const streamInfer = async (msg: GrpcInferRequestMessage, signal?: AbortSignal, emit?: (message: object) => void, metadata?: MetadataLookup,
+    received?: FrontEndArrival): Promise<object | typeof NO_MESSAGE> => {
     const emptyFinal = wantsEmptyFinalResponse(msg);
     let last: object | typeof NO_MESSAGE = NO_MESSAGE;
     try {
@@ -119,6 +123,7 @@ function methods(s: InferenceService, headerForwardPattern: RegExp | undefined):
       forwardHeaders(request, headerForwardPattern, metadata?.entries?.() ?? []);
       const shared = grpcSharedOutputs(msg, s.sharedMemory);
       if (signal) request.signal = signal;
+      if (received) request.received = received;
       await s.inferStream(msg.model_name, version(msg.model_version), request, grpcClassCounts(msg), (r) => {
         const message = r.response || r.error || (r.final && emptyFinal) ? encodeGrpcStreamResponse(msg, r.final, r.response, r.error?.message, shared) : NO_MESSAGE;
         if (r.final) last = message;
@@ -228,7 +233,7 @@ export function createRpcHandler(service: InferenceService, log: Logger, restric
     }
     return undefined;
   };
-  const handle = (path: string, bytes: Uint8Array, metadata: MetadataLookup, signal?: AbortSignal, more?: (r: RpcResult) => void): RpcResult | Promise<RpcResult> => {
+  const handle = (path: string, bytes: Uint8Array, metadata: MetadataLookup, signal?: AbortSignal, more?: (r: RpcResult) => void, received?: FrontEndArrival): RpcResult | Promise<RpcResult> => {
     const route = routes.get(path);
     if (!route) return { code: GrpcStatus.UNIMPLEMENTED, message: `The server does not implement the method ${path}` };
     if (log.verboseEnabled) log.verbose('grpc call', { method: path });
@@ -248,7 +253,7 @@ export function createRpcHandler(service: InferenceService, log: Logger, restric
     // Synchronous answers go back at once and promises are awaited with one reaction.
     let result: unknown;
     try {
-      result = route.fn(request, signal, emit, metadata);
+      result = route.fn(request, signal, emit, metadata, received);
     } catch (err) {
       return failed(err);
     }

@@ -128,7 +128,7 @@ export class GrpcFrontend {
       maxUnsentBytes: maxUnsent, unsentMessage: unsentAnswersMessage(maxUnsent), announceStreams: Boolean(o.restrictions?.has('inference')),
       busyPollUs: o.busyPollUs,
       ...nativeKeepalive(o.keepalive ?? DEFAULT_GRPC_KEEPALIVE),
-    }, (connection, stream, path, request, metadata, cancelled) => this.onCall(connection, stream, path, request, metadata, cancelled));
+    }, (connection, stream, path, request, metadata, cancelled, received) => this.onCall(connection, stream, path, request, metadata, cancelled, received));
     let port: number;
     try {
       port = native.listen();
@@ -141,7 +141,7 @@ export class GrpcFrontend {
     return Promise.resolve(port);
   }
 
-  private onCall(connection: number, stream: number, path: string, request: Buffer | null, metadata: string[], cancelled: number): void {
+  private onCall(connection: number, stream: number, path: string, request: Buffer | null, metadata: string[], cancelled: number, received?: [bigint, bigint]): void {
     const native = this.native;
     if (!native) return;
     if (cancelled !== 0) {
@@ -163,7 +163,8 @@ export class GrpcFrontend {
     }
     // A decoupled model's responses to a stream message, but its last, go out as they come.
     const more = streaming ? (r: RpcResult) => native.answer(connection, stream, false, r.code, r.message, r.bytes ?? null, true) : undefined;
-    const result = this.handler.handle(path, request, metadataOf(metadata), held?.signal, more);
+    const arrival = received ? { protocol: 'grpc' as const, startNs: received[0], endNs: received[1] } : undefined;
+    const result = this.handler.handle(path, request, metadataOf(metadata), held?.signal, more, arrival);
     if (result instanceof Promise) result.then(send, (err: unknown) => send({ code: grpc.status.INTERNAL, message: `internal error: ${(err as Error).message}` }));
     else send(result);
   }

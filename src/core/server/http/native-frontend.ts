@@ -57,7 +57,7 @@ export class NativeHttpFrontend implements HttpListener {
       requestTimeoutMs: this.options.requestTimeoutMs,
       keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,
       busyPollUs: this.options.busyPollUs,
-    }, (token, method, url, headers, body, http10) => {
+    }, (token, method, url, headers, body, http10, received) => {
       if (method === undefined) {
         // The connection of a request JS holds went away: an infer request still queued is dropped.
         this.held.get(token)?.abort(cancellationError('CANCELLED'));
@@ -70,7 +70,8 @@ export class NativeHttpFrontend implements HttpListener {
         this.held.set(token, controller);
         signal = controller.signal;
       }
-      void this.handler({ method, url: url!, headers: headerRecord(headers!), body: body!, http10: http10!, signal }).then((a) => {
+      const arrival = received ? { protocol: 'http' as const, startNs: received[0], endNs: received[1] } : undefined;
+      void this.handler({ method, url: url!, headers: headerRecord(headers!), body: body!, http10: http10!, signal, received: arrival }).then((a) => {
         if (!a.stream) {
           if (signal) this.held.delete(token);
           native.answer(token, a.status, headerLines(a.headers), a.body, a.close === true);

@@ -62,9 +62,11 @@ export interface NativeHttpServer extends TakenRequestSource {
  */
 /**
  * One request for JS, answered through answer(token, ...); or, with the token alone, word that the
- * connection of a request JS holds went away (reset, or failed) before its answer.
+ * connection of a request JS holds went away (reset, or failed) before its answer. `received`,
+ * while tracing: when its first byte came and when it was complete (steady-clock ns).
  */
-export type NativeRequestHandler = (token: number, method?: string, url?: string, headers?: string[], body?: Buffer, http10?: boolean) => void;
+export type NativeRequestHandler = (token: number, method?: string, url?: string, headers?: string[], body?: Buffer, http10?: boolean,
+  received?: [bigint, bigint]) => void;
 
 interface NativeHttpModule {
   NativeHttpServer: new (options: NativeHttpServerOptions, handler: NativeRequestHandler) => NativeHttpServer;

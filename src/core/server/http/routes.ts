@@ -12,7 +12,7 @@ import { forwardHeaders } from '../header-forwarding.js';
 import { decodeContentEncoding } from './body.js';
 import { AnswerStream, EMPTY, emptyAnswer, inferAnswer, JSON_HEADERS, jsonAnswer, type HttpAnswer } from './respond.js';
 import { decodeGenerateRequest, generateErrorText, generateResponseText } from '../../kserve/codec/generate.js';
-import type { InferRequest, InferResponse } from '../../executor/types.js';
+import type { FrontEndArrival, InferRequest, InferResponse } from '../../executor/types.js';
 import { runToFinal } from '../../executor/decoupled.js';
 
 /** A whole request as the front end received it (body complete, limits already applied). */
@@ -25,6 +25,8 @@ export interface HttpRequestIn {
   http10: boolean;
   /** Aborted when the client goes away before its answer (infer requests; server/cancellation.ts). */
   signal?: AbortSignal;
+  /** While tracing, when the native front end received it (the trace extension). */
+  received?: FrontEndArrival;
 }
 
 export interface RouteContext {
@@ -189,6 +191,7 @@ async function handleInfer(ctx: RouteContext): Promise<HttpAnswer> {
   const decoded = decodeHttpInferRequest(body, parseHeaderLength(headers['inference-header-content-length']), ctx.service.sharedMemory);
   forwardHeaders(decoded.request, ctx.headerForwardPattern, Object.entries(headers));
   if (ctx.req.signal) decoded.request.signal = ctx.req.signal;
+  if (ctx.req.received) decoded.request.received = ctx.req.received;
   const response = await ctx.service.infer(ctx.model!, ctx.version, decoded.request, decoded.encoding.classes, 'HTTP');
   return inferAnswer(encodeHttpInferResponse(response, decoded.encoding));
 }
@@ -200,6 +203,7 @@ async function generateRequest(ctx: RouteContext): Promise<InferRequest> {
   const request = decodeGenerateRequest(body, model.inputs, model.maxBatchSize > 0);
   forwardHeaders(request, ctx.headerForwardPattern, Object.entries(ctx.req.headers));
   if (ctx.req.signal) request.signal = ctx.req.signal;
+  if (ctx.req.received) request.received = ctx.req.received;
   return request;
 }
 
