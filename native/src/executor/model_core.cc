@@ -330,8 +330,21 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
     request->trace = ChildTrace(contract_->model_name, contract_->version, parent_trace);
     request->trace->StampNow(TraceStamp::kRequestStart);
   } else if (request_start_ns != 0) {
-    request->trace = SampleTrace(contract_->model_name, contract_->version, TraceProtocol::kNone);
-    if (request->trace) request->trace->Stamp(TraceStamp::kRequestStart, request_start_ns);
+    // A 14th argument, [startNs, endNs, 'http' | 'grpc']: when a native front end received the
+    // request JS hands on here (its receive timestamps; JS sends the answer, untimed).
+    const bool received = info.Length() > 13 && info[13].IsArray() && info[13].As<Napi::Array>().Length() == 3;
+    const std::string via = received ? info[13].As<Napi::Array>().Get(2u).ToString().Utf8Value() : "";
+    const TraceProtocol protocol = via == "http" ? TraceProtocol::kHttp : via == "grpc" ? TraceProtocol::kGrpc : TraceProtocol::kNone;
+    request->trace = SampleTrace(contract_->model_name, contract_->version, protocol);
+    if (request->trace) {
+      request->trace->Stamp(TraceStamp::kRequestStart, request_start_ns);
+      if (protocol != TraceProtocol::kNone) {
+        Napi::Array at = info[13].As<Napi::Array>();
+        bool lossless = false;
+        if (at.Get(0u).IsBigInt()) request->trace->Stamp(TraceStamp::kRecvStart, at.Get(0u).As<Napi::BigInt>().Int64Value(&lossless));
+        if (at.Get(1u).IsBigInt()) request->trace->Stamp(TraceStamp::kRecvEnd, at.Get(1u).As<Napi::BigInt>().Int64Value(&lossless));
+      }
+    }
   }
   std::shared_ptr<std::atomic<int>> cancel;
   if (info.Length() > 11 && info[11].ToBoolean().Value()) request->js_cancel = cancel = std::make_shared<std::atomic<int>>(0);

@@ -42,7 +42,8 @@ class ModelCore : public CompletionSink {
   // when queued, or [reason, message] (reason: a FailureReason value) when refused now.
   // With a 12th argument true, a queued request answers a cancel handle (an External) instead of
   // undefined, for Cancel. A 13th, non-zero, is the trace id of the ensemble request this one is a
-  // step of: the request is traced as its child (trace/request_trace.h).
+  // step of: the request is traced as its child (trace/request_trace.h). A 14th, [startNs, endNs,
+  // 'http' | 'grpc'], says when a native front end received it, for its trace.
   Napi::Value Infer(const Napi::CallbackInfo& info);
   // JS thread: cancel(handle, reason): the request's caller went away; if it still waits in the
   // queue it fails with `reason` (a FailureReason value: kCancelled or kDeadlineExceeded).

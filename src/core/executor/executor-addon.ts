@@ -59,6 +59,8 @@ export interface NativeModel {
     cancellable?: boolean,
     /** The trace id of the ensemble request this is a step of (0: none): traced as its child. */
     parentTraceId?: number,
+    /** When a native front end received the request (steady-clock ns), for its trace. */
+    received?: [bigint, bigint, 'http' | 'grpc'],
   ): undefined | [number, string] | CancelHandle;
   /** The request's caller went away: if it still waits in the queue, it fails with `reason`. */
   cancel(handle: CancelHandle, reason: number): void;

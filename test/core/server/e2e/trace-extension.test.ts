@@ -7,6 +7,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, callError, grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
@@ -91,11 +92,15 @@ describe('the trace extension', () => {
     expect(viaGrpc.settings.trace_rate).toEqual({ value: ['1'] });
   });
 
-  it('traces natively answered HTTP (JSON and binary) and gRPC requests with Triton\'s timestamps, in order', async () => {
+  it('traces natively answered HTTP (JSON and binary) and gRPC requests with Triton\'s timestamps, in order, and one JS hands on', async () => {
     expect((await inferJson()).status).toBe(200);
     expect((await inferBinary()).status).toBe(200);
     await inferGrpc();
-    // Nothing more is traced from here on: the file holds these three once the server stops.
+    // A gzip body is the JS path's to read: mnist's request reaches the executor from JS.
+    const gzipped = gzipSync(JSON.stringify({ inputs: [{ ...image, data: new Array(784).fill(0) }] }));
+    const res = await fetch(`${server.http}/v2/models/mnist/infer`, { method: 'POST', headers: { 'Content-Encoding': 'gzip' }, body: gzipped });
+    expect(res.status).toBe(200);
+    // Nothing more is traced from here on: the file holds these four once the server stops.
     expect((await setting(GLOBAL(), { trace_level: ['OFF'] })).body.trace_level).toEqual(['OFF']);
     await inferJson();
   });
@@ -170,15 +175,17 @@ describe('the trace extension', () => {
     expect(traces(JSON.parse(readFileSync(`${file}.2`, 'utf8'))).size).toBe(1);
     const all = traces(JSON.parse(readFileSync(file, 'utf8')));
     const list = [...all.values()];
-    // Three from the global setting (JSON, binary, gRPC), three from mnist's own (rate 2, count 3),
+    // Four from the global setting (JSON, binary, gRPC, gzip), three from mnist's own (rate 2, count 3),
     // two of the ensemble (count 2: HTTP, then gRPC) and their mnist steps' (traced as their children
     // though mnist's setting was off).
-    expect(list.length).toBe(10);
+    expect(list.length).toBe(11);
     for (const t of list) expect(t.ns).toEqual([...t.ns].sort((a, b) => a - b));
-    expect(list.slice(0, 6).map((t) => `${t.model} ${t.version}`)).toEqual(new Array(6).fill('mnist 1'));
+    expect(list.slice(0, 7).map((t) => `${t.model} ${t.version}`)).toEqual(new Array(7).fill('mnist 1'));
     expect(list.slice(0, 2).map((t) => t.names)).toEqual([HTTP_STAMPS, HTTP_STAMPS]);
     expect(list[2]!.names).toEqual(GRPC_STAMPS);
-    expect(list.slice(3, 6).map((t) => t.names[0])).toEqual(['HTTP_RECV_START', 'HTTP_RECV_START', 'GRPC_WAITREAD_START']);
+    // The request JS handed to the executor: received natively, answered through JS (no send timestamps).
+    expect(list[3]!.names).toEqual(HTTP_STAMPS.slice(0, -2));
+    expect(list.slice(4, 7).map((t) => t.names[0])).toEqual(['HTTP_RECV_START', 'HTTP_RECV_START', 'GRPC_WAITREAD_START']);
     const ids = [...all.keys()];
     const ensembles = list.flatMap((t, i) => (t.model === 'pipeline' ? [i] : []));
     // JS answered them: the receive is timed by the native front end, the send is not.
