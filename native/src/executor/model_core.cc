@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "executor/answer_output.h"
 #include "executor/js_request.h"
 #include "executor/request_wording.h"
 
@@ -184,8 +185,22 @@ void ModelCore::FailWrongOutputShapes(CompletedBatch& batch) const {
   }
 }
 
+void ModelCore::TraceOutputs(CompletedBatch& batch) const {
+  for (auto& r : batch.requests) {
+    if (!r->trace || !r->trace->keep_tensors || !r->ok()) continue;
+    for (size_t k = 0; k < contract_->outputs.size(); ++k) {
+      if (k < 64 && !((r->output_mask >> k) & 1)) continue;
+      AnsweredOutput answered;
+      if (!AnswerOutput(*contract_, *r, *batch.outputs, k, &answered)) continue;
+      r->trace->AddTensor(true, answered.meta->name, DataTypeName(answered.meta->dtype), answered.slice->shape, answered.data,
+                          answered.slice->byte_size);
+    }
+  }
+}
+
 void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
   FailWrongOutputShapes(*batch);
+  if (batch->outputs) TraceOutputs(*batch);
   // Requests queued from JS end here (a native call's sink ends its own trace).
   for (auto& r : batch->requests) {
     if (!r->trace || r->native_call) continue;
@@ -325,9 +340,12 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   request->token = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
   // A request from JS has no protocol timestamps: its trace runs from here to its completion. A
   // step of a traced ensemble request (a 13th argument: the ensemble's trace id) is always traced.
-  const uint64_t parent_trace = info.Length() > 12 && info[12].IsNumber() ? uint64_t(info[12].As<Napi::Number>().Int64Value()) : 0;
+  // ([parentId, timestamps, tensors]: the levels the parent traces).
+  Napi::Array parent = info.Length() > 12 && info[12].IsArray() ? info[12].As<Napi::Array>() : Napi::Array();
+  const uint64_t parent_trace = !parent.IsEmpty() && parent.Length() == 3 ? uint64_t(parent.Get(0u).ToNumber().Int64Value()) : 0;
   if (parent_trace != 0) {
-    request->trace = ChildTrace(contract_->model_name, contract_->version, parent_trace);
+    request->trace = ChildTrace(contract_->model_name, contract_->version, parent_trace, parent.Get(1u).ToBoolean().Value(),
+                                parent.Get(2u).ToBoolean().Value());
     request->trace->StampNow(TraceStamp::kRequestStart);
   } else if (request_start_ns != 0) {
     // A 14th argument, [startNs, endNs, 'http' | 'grpc']: when a native front end received the
@@ -372,6 +390,13 @@ Napi::Value ModelCore::Cancel(const Napi::CallbackInfo& info) {
 
 bool ModelCore::Queue(NormalizedRequest& normalized) {
   std::unique_ptr<ScheduledRequest>& request = normalized.request;
+  // Level TENSORS: the client's inputs as queued (still in the contract's order here).
+  if (request->trace && request->trace->keep_tensors) {
+    for (size_t i = 0; i < request->inputs.size() && i < contract_->inputs.size(); ++i) {
+      const TensorView& v = request->inputs[i];
+      if (v.data != nullptr) request->trace->AddTensor(false, contract_->inputs[i].name, DataTypeName(v.dtype), v.shape, v.data, v.byte_size);
+    }
+  }
   if (client_inputs_.size() != inputs_.size()) PlaceClientInputs(*request);
   request->info.shape_key = ShapeKey(request->inputs);
   if (sequence_) {

@@ -106,6 +106,8 @@ class ModelCore : public CompletionSink {
   void ResolveSequenceTensors();
   // Scheduler threads: fails each answer whose output shapes disagree with the config's.
   void FailWrongOutputShapes(CompletedBatch& batch) const;
+  // Scheduler threads: level TENSORS keeps the outputs each traced request asked for.
+  void TraceOutputs(CompletedBatch& batch) const;
 
   ModelOptions options_;
   std::vector<TensorDesc> inputs_, outputs_;

@@ -13,6 +13,8 @@ namespace {
 // threads sample without the registry's lock held for long.
 struct TraceSetting {
   std::atomic<bool> on{false};
+  std::atomic<bool> timestamps{true};
+  std::atomic<bool> tensors{false};
   std::atomic<uint64_t> rate{1000};
   std::atomic<uint64_t> seen{0};   // requests this setting has governed
   std::atomic<int64_t> left{-1};   // traces it may still take (-1: no limit)
@@ -22,7 +24,9 @@ struct TraceSetting {
 
 // Finished traces JS has not taken yet: JS takes them a few times a second, so this many means
 // it cannot keep up (or tracing runs with nobody writing); beyond it traces are counted, not kept.
+// Traces with tensors are bounded by their bytes too.
 constexpr size_t kMaxWaitingTraces = 65536;
+constexpr size_t kMaxWaitingTensorBytes = 256u << 20;
 
 struct Registry {
   std::mutex mu;  // guards models; never held while a request runs
@@ -34,6 +38,7 @@ struct Registry {
 
   std::mutex done_mu;
   std::vector<std::unique_ptr<RequestTrace>> done;
+  size_t done_tensor_bytes = 0;
   uint64_t dropped = 0;
 
   // Under mu: whether any setting traces, after a change.
@@ -94,13 +99,18 @@ std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::s
   trace->version = version;
   trace->protocol = protocol;
   trace->last = last;
+  trace->timestamps = setting->timestamps.load(std::memory_order_relaxed);
+  trace->keep_tensors = setting->tensors.load(std::memory_order_relaxed);
   return trace;
 }
 
-std::unique_ptr<RequestTrace> ChildTrace(const std::string& model, const std::string& version, uint64_t parent_id) {
+std::unique_ptr<RequestTrace> ChildTrace(const std::string& model, const std::string& version, uint64_t parent_id, bool timestamps,
+                                         bool tensors) {
   auto trace = std::make_unique<RequestTrace>();
   trace->id = R().next_id.fetch_add(1, std::memory_order_relaxed);
   trace->parent_id = parent_id;
+  trace->timestamps = timestamps;
+  trace->keep_tensors = tensors;
   trace->model = model;
   trace->version = version;
   return trace;
@@ -110,10 +120,11 @@ void CollectTrace(std::unique_ptr<RequestTrace> trace) {
   if (!trace) return;
   Registry& r = R();
   std::lock_guard<std::mutex> lock(r.done_mu);
-  if (r.done.size() >= kMaxWaitingTraces) {
+  if (r.done.size() >= kMaxWaitingTraces || r.done_tensor_bytes + trace->tensor_bytes > kMaxWaitingTensorBytes) {
     ++r.dropped;
     return;
   }
+  r.done_tensor_bytes += trace->tensor_bytes;
   r.done.push_back(std::move(trace));
 }
 
@@ -132,6 +143,8 @@ void SetTraceSetting(const std::string* model, const TraceSettingValues* values)
       slot = entry.get();
     }
     slot->rate.store(values->rate, std::memory_order_relaxed);
+    slot->timestamps.store(values->timestamps, std::memory_order_relaxed);
+    slot->tensors.store(values->tensors, std::memory_order_relaxed);
     if (made || values->set_count) slot->left.store(values->count, std::memory_order_relaxed);
     slot->on.store(values->on, std::memory_order_relaxed);
   }
@@ -154,6 +167,7 @@ std::vector<std::unique_ptr<RequestTrace>> TakeTraces(uint64_t* dropped) {
   std::vector<std::unique_ptr<RequestTrace>> out;
   std::lock_guard<std::mutex> lock(r.done_mu);
   std::swap(out, r.done);
+  r.done_tensor_bytes = 0;
   *dropped = r.dropped;
   r.dropped = 0;
   return out;

@@ -28,6 +28,19 @@ constexpr size_t kTraceStampCount = 11;
 
 enum class TraceProtocol : uint8_t { kNone, kHttp, kGrpc };
 
+// A tensor of a trace at level TENSORS: a request's input as queued, or an output as the model
+// gave it (Triton's TENSOR_QUEUE_INPUT and TENSOR_BACKEND_OUTPUT).
+struct TracedTensor {
+  bool output = false;
+  std::string name;
+  std::string datatype;  // KServe's name
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+
+// The tensor bytes one trace keeps; a tensor past it is left out (its trace says so).
+constexpr size_t kMaxTracedTensorBytes = 16u << 20;
+
 struct RequestTrace {
   uint64_t id = 0;
   uint64_t parent_id = 0;  // an ensemble step's: the ensemble request's trace (0: none)
@@ -36,10 +49,28 @@ struct RequestTrace {
   TraceProtocol protocol = TraceProtocol::kNone;
   // This request used up its setting's trace_count: the writer completes a file with it.
   bool last = false;
+  // The levels its setting traced: TIMESTAMPS (the writer writes ns), TENSORS (tensors are kept).
+  bool timestamps = true;
+  bool keep_tensors = false;
   int64_t ns[kTraceStampCount] = {};  // 0: not reached
+  std::vector<TracedTensor> tensors;
+  size_t tensor_bytes = 0;
+  bool tensors_left_out = false;  // some tensor passed kMaxTracedTensorBytes
 
   void Stamp(TraceStamp stamp, int64_t at_ns) { ns[size_t(stamp)] = at_ns; }
   void StampNow(TraceStamp stamp) { Stamp(stamp, SteadyNowNs()); }
+  // Level TENSORS: keeps a copy of a tensor, while the trace's bytes stay within the bound.
+  void AddTensor(bool output, const std::string& name, const std::string& datatype, const std::vector<int64_t>& shape, const void* data,
+                 size_t byte_size) {
+    if (!keep_tensors) return;
+    if (tensor_bytes + byte_size > kMaxTracedTensorBytes) {
+      tensors_left_out = true;
+      return;
+    }
+    const auto* p = static_cast<const uint8_t*>(data);
+    tensors.push_back({output, name, datatype, shape, std::vector<uint8_t>(p, p + (p != nullptr ? byte_size : 0))});
+    tensor_bytes += byte_size;
+  }
 };
 
 // Any thread: some setting traces (its level is TIMESTAMPS and its count is not used up).
@@ -51,14 +82,18 @@ std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::s
 
 // Any thread: the trace of a step of a traced ensemble request (`parent_id`): always made, as
 // Triton traces every step of a traced ensemble, whatever the step's model's own setting.
-std::unique_ptr<RequestTrace> ChildTrace(const std::string& model, const std::string& version, uint64_t parent_id);
+// It traces what its parent traces (`timestamps`, `tensors`).
+std::unique_ptr<RequestTrace> ChildTrace(const std::string& model, const std::string& version, uint64_t parent_id, bool timestamps,
+                                         bool tensors);
 
 // Any thread: a traced request is done; its trace waits for JS (TakeTraces). Null is ignored.
 void CollectTrace(std::unique_ptr<RequestTrace> trace);
 
 // A trace setting as JS sets it (server/trace-settings.ts checks the values).
 struct TraceSettingValues {
-  bool on = false;     // trace_level includes TIMESTAMPS
+  bool on = false;     // trace_level includes TIMESTAMPS or TENSORS
+  bool timestamps = true;  // it includes TIMESTAMPS
+  bool tensors = false;    // it includes TENSORS
   uint64_t rate = 1000;  // trace_rate
   int64_t count = -1;  // trace_count: traces left to take, -1 without limit
   bool set_count = true;  // false: a setting that exists keeps the traces it has left

@@ -1,10 +1,10 @@
 // JS exports of the trace extension's native half (request_trace.h), under `trace`:
-// setSetting(model | null, {on, rate, count?} | null) (without count the traces left stay as they
-// are), countLeft(model | null) -> number,
-// take() -> {traces: [{id, parentId, model, version, protocol, last, ns: bigint[]}], dropped};
-// for requests JS runs itself (Python models, ensembles): sample(model, version) -> {id, last} | null,
-// child(parentId) -> id (an ensemble step's trace) and
-// finish({id, parentId, model, version, last, protocol, ns: bigint[]}) (ns as take() gives it).
+// setSetting(model | null, {timestamps, tensors, rate, count?} | null) (without count the traces
+// left stay as they are), countLeft(model | null) -> number,
+// take() -> {traces: [Trace], dropped} with Trace = {id, parentId, model, version, protocol, last,
+//   timestamps, ns: bigint[], tensors: [{output, name, datatype, shape, data}], tensorsLeftOut};
+// for requests JS runs itself (Python models, ensembles): sample(model, version) -> {id, last,
+// timestamps, tensors} | null, child(parentId) -> id (an ensemble step's trace) and finish(Trace).
 // ns has one entry per TraceStamp, in its order (0n: not reached); protocol is '', 'http' or 'grpc'.
 #include <napi.h>
 
@@ -29,7 +29,9 @@ Napi::Value SetSetting(const Napi::CallbackInfo& info) {
   }
   Napi::Object o = info[1].As<Napi::Object>();
   TraceSettingValues values;
-  values.on = o.Get("on").ToBoolean().Value();
+  values.timestamps = o.Get("timestamps").ToBoolean().Value();
+  values.tensors = o.Get("tensors").ToBoolean().Value();
+  values.on = values.timestamps || values.tensors;
   values.rate = uint64_t(o.Get("rate").ToNumber().Int64Value());
   const Napi::Value count = o.Get("count");
   values.set_count = !count.IsUndefined();
@@ -60,9 +62,25 @@ Napi::Value Take(const Napi::CallbackInfo& info) {
     o.Set("version", t.version);
     o.Set("protocol", t.protocol == TraceProtocol::kHttp ? "http" : t.protocol == TraceProtocol::kGrpc ? "grpc" : "");
     o.Set("last", t.last);
+    o.Set("timestamps", t.timestamps);
     Napi::Array ns = Napi::Array::New(env, kTraceStampCount);
     for (size_t k = 0; k < kTraceStampCount; ++k) ns.Set(uint32_t(k), Napi::BigInt::New(env, t.ns[k]));
     o.Set("ns", ns);
+    Napi::Array tensors = Napi::Array::New(env, t.tensors.size());
+    for (size_t k = 0; k < t.tensors.size(); ++k) {
+      const TracedTensor& x = t.tensors[k];
+      Napi::Object tensor = Napi::Object::New(env);
+      tensor.Set("output", x.output);
+      tensor.Set("name", x.name);
+      tensor.Set("datatype", x.datatype);
+      Napi::Array shape = Napi::Array::New(env, x.shape.size());
+      for (size_t d = 0; d < x.shape.size(); ++d) shape.Set(uint32_t(d), Napi::Number::New(env, double(x.shape[d])));
+      tensor.Set("shape", shape);
+      tensor.Set("data", Napi::Buffer<uint8_t>::Copy(env, x.bytes.data(), x.bytes.size()));
+      tensors.Set(uint32_t(k), tensor);
+    }
+    o.Set("tensors", tensors);
+    o.Set("tensorsLeftOut", t.tensors_left_out);
     list.Set(uint32_t(i), o);
   }
   Napi::Object out = Napi::Object::New(env);
@@ -80,13 +98,15 @@ Napi::Value Sample(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("id", Napi::Number::New(env, double(trace->id)));
   out.Set("last", trace->last);
+  out.Set("timestamps", trace->timestamps);
+  out.Set("tensors", trace->keep_tensors);
   return out;
 }
 
 Napi::Value Child(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "Expected (parentId) for trace.child");
-  std::unique_ptr<RequestTrace> trace = ChildTrace("", "", uint64_t(info[0].As<Napi::Number>().Int64Value()));
+  std::unique_ptr<RequestTrace> trace = ChildTrace("", "", uint64_t(info[0].As<Napi::Number>().Int64Value()), true, false);
   return Napi::Number::New(env, double(trace->id));
 }
 
@@ -102,6 +122,24 @@ Napi::Value Finish(const Napi::CallbackInfo& info) {
   trace->model = o.Get("model").ToString().Utf8Value();
   trace->version = o.Get("version").ToString().Utf8Value();
   trace->last = o.Get("last").ToBoolean().Value();
+  trace->timestamps = o.Get("timestamps").ToBoolean().Value();
+  trace->keep_tensors = true;
+  Napi::Value tensors = o.Get("tensors");
+  if (tensors.IsArray()) {
+    Napi::Array list = tensors.As<Napi::Array>();
+    for (uint32_t k = 0; k < list.Length(); ++k) {
+      Napi::Object x = list.Get(k).As<Napi::Object>();
+      Napi::Value data = x.Get("data");
+      if (!data.IsTypedArray()) continue;
+      Napi::TypedArray bytes = data.As<Napi::TypedArray>();
+      std::vector<int64_t> shape;
+      Napi::Array dims = x.Get("shape").As<Napi::Array>();
+      for (uint32_t d = 0; d < dims.Length(); ++d) shape.push_back(dims.Get(d).ToNumber().Int64Value());
+      const auto* base = static_cast<const uint8_t*>(bytes.ArrayBuffer().Data()) + bytes.ByteOffset();
+      trace->AddTensor(x.Get("output").ToBoolean().Value(), x.Get("name").ToString().Utf8Value(), x.Get("datatype").ToString().Utf8Value(),
+                       shape, base, bytes.ByteLength());
+    }
+  }
   const std::string protocol = o.Get("protocol").ToString().Utf8Value();
   trace->protocol = protocol == "http" ? TraceProtocol::kHttp : protocol == "grpc" ? TraceProtocol::kGrpc : TraceProtocol::kNone;
   Napi::Array ns = o.Get("ns").As<Napi::Array>();

@@ -37,7 +37,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--http-header-forward-pattern <regex>', 'HTTP headers whose names match go to the model as string request parameters (request.parameters() in model.py), as Triton')
     .option('--grpc-header-forward-pattern <regex>', 'gRPC metadata whose keys match go to the model as string request parameters, as Triton')
     .option('--grpc-restricted-protocol <apis:key=value>', 'gRPC APIs that need metadata triton-grpc-protocol-<key> set to <value>; else UNAVAILABLE (repeatable, as Triton)', collect, [] as string[])
-    .option('--trace-config <setting>', 'trace requests as Triton: triton,file=<path> and triton,log-frequency=<n> (traces per file; 0: one file), level=OFF|TIMESTAMPS, rate=<n> (every n-th request), count=<n> (-1: no limit) (repeatable)', collect, [] as string[])
+    .option('--trace-config <setting>', 'trace requests as Triton: triton,file=<path> and triton,log-frequency=<n> (traces per file; 0: one file), level=OFF|TIMESTAMPS|TENSORS, rate=<n> (every n-th request), count=<n> (-1: no limit) (repeatable)', collect, [] as string[])
     .option('--http-use-ssl [bool]', 'serve HTTPS (gebe\'s flag; Triton has none). The native front end steps aside: node:https serves the same routes')
     .option('--http-server-cert <file>', 'PEM certificate (chain) for --http-use-ssl')
     .option('--http-server-key <file>', 'PEM private key for --http-use-ssl')

@@ -45,8 +45,8 @@ export function parseTraceConfig(specs: string[], cwd: string): TraceConfig {
     Object.assign(setting, checked(spec, () => parseSetting(apiName, value, file)));
   }
   if (levels.length > 0) Object.assign(setting, checked(`level=${levels.join(',')}`, () => parseSetting('trace_level', levels, file)));
-  if (setting.timestamps && file === '') {
-    throw new UsageError(`${FLAG} level=TIMESTAMPS needs a file to write the traces to`, `add ${FLAG} triton,file=<path>`);
+  if ((setting.timestamps || setting.tensors) && file === '') {
+    throw new UsageError(`${FLAG} level=${levels.filter((l) => l !== 'OFF').join(',')} needs a file to write the traces to`, `add ${FLAG} triton,file=<path>`);
   }
   if (file !== '' && !fs.statSync(path.dirname(file), { throwIfNoEntry: false })?.isDirectory()) {
     throw new UsageError(`${FLAG} triton,file=${file}: its directory does not exist`, 'create it first, or name a file in an existing directory');

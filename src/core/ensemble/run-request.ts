@@ -102,11 +102,12 @@ async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<strin
  * an executor model's step is traced natively (undefined here).
  */
 export function traceJsStep(model: LoadedModel, request: InferRequest): ((done: Promise<unknown>) => void) | undefined {
-  if (request.parentTraceId === undefined || model.nativeModel?.()) return undefined;
+  const parent = request.parentTrace;
+  if (parent === undefined || model.nativeModel?.()) return undefined;
   const trace = nativeTrace();
-  const id = trace.child(request.parentTraceId);
-  request.traceId = id;  // an inner ensemble's steps are this step's children
-  return traceJsRequest(trace, { id, parentId: request.parentTraceId, last: false }, model.name, model.version);
+  const link = { ...parent, id: trace.child(parent.id) };
+  request.trace = link;  // an inner ensemble's steps are this step's children
+  return traceJsRequest(trace, { ...link, parentId: parent.id, last: false }, model.name, model.version, request);
 }
 
 /**
@@ -131,7 +132,7 @@ export function stepRequest(model: LoadedModel, step: EnsembleStep, board: (tens
   if (parent.sequenceId !== undefined) request.sequenceId = parent.sequenceId;
   if (parent.sequenceStart !== undefined) request.sequenceStart = parent.sequenceStart;
   if (parent.sequenceEnd !== undefined) request.sequenceEnd = parent.sequenceEnd;
-  if (parent.traceId !== undefined) request.parentTraceId = parent.traceId;
+  if (parent.trace !== undefined) request.parentTrace = parent.trace;
   return request;
 }
 

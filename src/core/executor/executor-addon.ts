@@ -57,8 +57,8 @@ export interface NativeModel {
     sequenceStart?: boolean,
     sequenceEnd?: boolean,
     cancellable?: boolean,
-    /** The trace id of the ensemble request this is a step of (0: none): traced as its child. */
-    parentTraceId?: number,
+    /** [trace id, TIMESTAMPS, TENSORS] of the ensemble request this is a step of: traced as its child, at its levels. */
+    parentTrace?: [number, boolean, boolean],
     /** When a native front end received the request (steady-clock ns), for its trace. */
     received?: [bigint, bigint, 'http' | 'grpc'],
   ): undefined | [number, string] | CancelHandle;

@@ -115,7 +115,7 @@ export class ExecutorModel implements LoadedModel {
     let queued: ReturnType<NativeModel['infer']>;
     try {
       queued = native.infer(token, b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs,
-        request?.sequenceId, request?.sequenceStart, request?.sequenceEnd, signal !== undefined, request?.parentTraceId ?? 0,
+        request?.sequenceId, request?.sequenceStart, request?.sequenceEnd, signal !== undefined, request?.parentTrace && [request.parentTrace.id, request.parentTrace.timestamps, request.parentTrace.tensors],
         request?.received && [request.received.startNs, request.received.endNs, request.received.protocol]);
     } catch (err) {
       // The binding refuses arguments of the wrong JS types (data that is not a Uint8Array).

@@ -1,16 +1,26 @@
 /** The addon's half of the trace extension (native/src/trace/): sampling and the finished traces. */
 import { GebeError } from '../../errors.js';
 import { loadNativeAddon } from './native.js';
-import type { FrontEndArrival } from './types.js';
+import type { FrontEndArrival, InferRequest, InferTensor, TraceLink } from './types.js';
 
 /** What a trace setting tells the native samplers (server/trace-settings.ts decides it). */
 export interface NativeTraceValues {
-  /** trace_level includes TIMESTAMPS. */
-  on: boolean;
+  /** trace_level includes TIMESTAMPS / TENSORS (neither: the setting traces nothing). */
+  timestamps: boolean;
+  tensors: boolean;
   /** trace_rate: every rate-th request is traced. */
   rate: number;
   /** trace_count: traces left to take (-1: no limit); left out, a setting that exists keeps what it has left. */
   count?: number;
+}
+
+/** A tensor of a trace at level TENSORS: an input as queued, or an output as the model gave it. */
+export interface TracedTensor {
+  output: boolean;
+  name: string;
+  datatype: string;
+  shape: number[];
+  data: Uint8Array;
 }
 
 /** One finished trace; `ns` has one entry per timestamp (TRACE_STAMPS' order), 0n where not reached. */
@@ -20,11 +30,16 @@ export interface NativeRequestTrace {
   parentId: number;
   model: string;
   version: string;
-  /** '' for a request queued from JS (no protocol timestamps). */
+  /** '' for a request without protocol timestamps. */
   protocol: '' | 'http' | 'grpc';
   /** This request used up its setting's trace_count. */
   last: boolean;
+  /** Its setting traces TIMESTAMPS (else only the tensors are written). */
+  timestamps: boolean;
   ns: bigint[];
+  tensors: TracedTensor[];
+  /** Some tensor passed the bytes one trace keeps, and was left out. */
+  tensorsLeftOut?: boolean;
 }
 
 export interface NativeTrace {
@@ -34,11 +49,11 @@ export interface NativeTrace {
   countLeft(model: string | null): number;
   /** The traces finished since the last call, and how many were dropped waiting. */
   take(): { traces: NativeRequestTrace[]; dropped: number };
-  /** For a request JS runs itself (a Python model, an ensemble): whether `model`'s setting traces it. */
-  sample(model: string, version: string): { id: number; last: boolean } | null;
+  /** For a request JS runs itself (a Python model, an ensemble): whether `model`'s setting traces it, and at which levels. */
+  sample(model: string, version: string): (TraceLink & { last: boolean }) | null;
   /** The trace id of a step of a traced ensemble request that JS runs (a Python model's). */
   child(parentId: number): number;
-  /** Such a request is done: its trace (its timestamps in TRACE_STAMPS' order, 0n where not reached) joins the others. */
+  /** Such a request is done: its trace joins the others (the native side bounds its tensors' bytes). */
   finish(trace: NativeRequestTrace): void;
 }
 
@@ -49,22 +64,30 @@ const REQUEST_START = 2;
 const REQUEST_END = 8;
 const STAMP_COUNT = 11;
 
+const traced = (output: boolean) => (t: InferTensor): TracedTensor => ({ output, name: t.name, datatype: t.datatype, shape: t.shape, data: t.data });
+
 /**
- * A request JS runs (a Python model, an ensemble) while its trace is open: `end` closes it when
- * the request settles. Executor models' requests are traced natively.
+ * A request JS runs (a Python model, an ensemble) while its trace is open: the returned call closes
+ * it when the request settles (with its outputs at level TENSORS, when it answers an InferResponse).
+ * Executor models' requests are traced natively.
  */
-export function traceJsRequest(trace: NativeTrace, sampled: { id: number; parentId: number; last: boolean }, model: string, version: string,
-  received?: FrontEndArrival): (done: Promise<unknown>) => void {
+export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parentId: number; last: boolean }, model: string, version: string,
+  request: InferRequest): (done: Promise<unknown>) => void {
   const ns = new Array<bigint>(STAMP_COUNT).fill(0n);
   ns[REQUEST_START] = process.hrtime.bigint();  // CLOCK_MONOTONIC, as the native timestamps
+  const received: FrontEndArrival | undefined = request.received;
   if (received) [ns[RECV_START], ns[RECV_END]] = [received.startNs, received.endNs];
+  const tensors = sampled.tensors ? request.inputs.map(traced(false)) : [];
   return (done) => {
     // JS hands the answer to the front end: the send is not timed (no SEND timestamps).
-    const end = () => {
+    const end = (result?: unknown) => {
       ns[REQUEST_END] = process.hrtime.bigint();
-      trace.finish({ ...sampled, model, version, protocol: received?.protocol ?? '', ns });
+      const outputs = (result as { outputs?: InferTensor[] } | undefined)?.outputs;
+      if (sampled.tensors && Array.isArray(outputs)) tensors.push(...outputs.map(traced(true)));
+      trace.finish({ id: sampled.id, parentId: sampled.parentId, model, version, protocol: received?.protocol ?? '', last: sampled.last,
+        timestamps: sampled.timestamps, ns, tensors });
     };
-    done.then(end, end);
+    done.then(end, () => end());
   };
 }
 

@@ -58,14 +58,22 @@ export interface InferRequest {
    */
   parameters?: Record<string, string | number | boolean>;
   /**
-   * The trace extension (server/trace-settings.ts): `traceId` is set on a traced request that JS
-   * runs (an ensemble's), and its steps carry it as `parentTraceId`, so each step is traced as its
-   * child, whatever the step's model's own setting (as Triton traces an ensemble's steps).
+   * The trace extension (server/trace-settings.ts): `trace` is set on a traced request that JS
+   * runs (an ensemble's), and its steps carry it as `parentTrace`, so each step is traced as its
+   * child at the same levels, whatever the step's model's own setting (as Triton traces an
+   * ensemble's steps).
    */
-  traceId?: number;
-  parentTraceId?: number;
+  trace?: TraceLink;
+  parentTrace?: TraceLink;
   /** While tracing: when the front end received the request (a trace of a request JS runs starts there). */
   received?: FrontEndArrival;
+}
+
+/** A traced request's trace id and the levels it traces. */
+export interface TraceLink {
+  id: number;
+  timestamps: boolean;
+  tensors: boolean;
 }
 
 /** When a request reached a native front end: its first byte (gRPC: the call began waiting for it) and its last, steady-clock ns. */

@@ -17,6 +17,7 @@ import type { LogControl } from './logger.js';
 import { SystemSharedMemory } from './shared-memory.js';
 import { applyLogSettings, logSettingsAnswer, type LogSettingValue } from './log-settings.js';
 import type { TraceControl } from './trace-settings.js';
+import type { TraceLink } from '../executor/types.js';
 
 const require = createRequire(import.meta.url);
 const { version: gebeVersion } = require('../../../package.json') as { version: string };
@@ -107,8 +108,8 @@ export class InferenceService {
   }
 
   /** The trace extension for a request of a model JS runs (executor models' requests are sampled natively). */
-  private sampleJs(model: LoadedModel, request: InferRequest): { id: number; end: (done: Promise<unknown>) => void } | undefined {
-    return this.traceControl && !model.nativeModel?.() ? this.traceControl.sampleJsRequest(model.name, model.version, request.received) : undefined;
+  private sampleJs(model: LoadedModel, request: InferRequest): { link: TraceLink; end: (done: Promise<unknown>) => void } | undefined {
+    return this.traceControl && !model.nativeModel?.() ? this.traceControl.sampleJsRequest(model.name, model.version, request) : undefined;
   }
 
   /** Statistics of every ready model, or of one model (all its ready versions, or one). */
@@ -137,7 +138,7 @@ export class InferenceService {
     }
     const trace = model.decoupled ? undefined : this.sampleJs(model, request);
     try {
-      response = model.decoupled ? Promise.reject(decoupledRefusal(model.name, entry)) : model.infer(trace ? { ...request, traceId: trace.id } : request);
+      response = model.decoupled ? Promise.reject(decoupledRefusal(model.name, entry)) : model.infer(trace ? { ...request, trace: trace.link } : request);
     } catch (err) {
       response = Promise.reject(err);
     }
@@ -166,7 +167,7 @@ export class InferenceService {
     const trace = this.sampleJs(model, request);
     let done: Promise<void>;
     try {
-      done = model.inferDecoupled(trace ? { ...request, traceId: trace.id } : request, (r) => {
+      done = model.inferDecoupled(trace ? { ...request, trace: trace.link } : request, (r) => {
         if (!classify || !r.response) return onResponse(r);
         let classified: DecoupledResponse;
         try {

@@ -7,16 +7,17 @@
  *
  * Decided, where Triton differs or is silent: `trace_file` and `trace_mode` are fixed at start
  * (a client that could name a file could write anywhere the server may); `log_frequency` is the
- * server's (gebe writes one trace file, or one series); the TENSORS level is refused (gebe traces
- * timestamps only). A model's own setting follows the global one in every field it does not set.
+ * server's (gebe writes one trace file, or one series). A model's own setting follows the global
+ * one in every field it does not set.
  */
 import { ProtocolError, clientText } from '../kserve/protocol-error.js';
-import { nativeTrace, traceJsRequest, type NativeTrace } from '../executor/trace-addon.js';
-import type { FrontEndArrival } from '../executor/types.js';
+import { nativeTrace, traceJsRequest, type NativeTrace, type NativeTraceValues } from '../executor/trace-addon.js';
+import type { InferRequest, TraceLink } from '../executor/types.js';
 
 export interface TraceSetting {
-  /** trace_level includes TIMESTAMPS. */
+  /** trace_level includes TIMESTAMPS / TENSORS (neither: OFF). */
   timestamps: boolean;
+  tensors?: boolean;
   /** trace_rate: every rate-th request is traced. */
   rate: number;
   /** trace_count: how many requests to trace (-1: no limit). */
@@ -33,8 +34,8 @@ export const TRACE_SETTING_NAMES = ['trace_file', 'trace_level', 'trace_rate', '
 const MAX_RATE = 0xffffffff;
 const MAX_COUNT = 2 ** 53 - 1;
 
-type SettingKey = 'timestamps' | 'rate' | 'count' | 'logFrequency';
-const KEY_OF: Record<string, SettingKey> = { trace_level: 'timestamps', trace_rate: 'rate', trace_count: 'count', log_frequency: 'logFrequency' };
+type SettingKey = 'timestamps' | 'tensors' | 'rate' | 'count' | 'logFrequency';
+const KEYS_OF: Record<string, SettingKey[]> = { trace_level: ['timestamps', 'tensors'], trace_rate: ['rate'], trace_count: ['count'], log_frequency: ['logFrequency'] };
 
 /** A setting's value as a client sends it: a string, a list of strings, or null (clears a model's own value). */
 export type TraceSettingValue = string | string[] | null;
@@ -53,18 +54,27 @@ function parseWhole(name: string, value: unknown, min: number, max: number): num
   return Number(text);
 }
 
-/** trace_level: OFF or TIMESTAMPS, one or a list (TIMESTAMPS wins, as levels add up). */
-function parseLevel(value: unknown): boolean {
+/** trace_level: OFF, TIMESTAMPS and TENSORS, one or a list (levels add up; OFF alone turns tracing off). */
+function parseLevel(value: unknown): { timestamps: boolean; tensors: boolean } {
   const levels = Array.isArray(value) ? value : [value];
   if (levels.length === 0 || levels.length > 8) throw ProtocolError.badRequest(`${describe('trace_level', value)} must name one to eight levels`);
-  let timestamps = false;
+  const out = { timestamps: false, tensors: false };
   for (const level of levels) {
-    if (level === 'TIMESTAMPS') timestamps = true;
-    else if (level === 'TENSORS') throw ProtocolError.badRequest('trace level TENSORS is not supported: gebe traces TIMESTAMPS only');
-    else if (level !== 'OFF') throw ProtocolError.badRequest(`${describe('trace_level', value)}: the levels are OFF and TIMESTAMPS`);
+    if (level === 'TIMESTAMPS') out.timestamps = true;
+    else if (level === 'TENSORS') out.tensors = true;
+    else if (level !== 'OFF') throw ProtocolError.badRequest(`${describe('trace_level', value)}: the levels are OFF, TIMESTAMPS and TENSORS`);
   }
-  return timestamps;
+  return out;
 }
+
+/** The levels of a setting as Triton answers trace_level. */
+function levelNames(s: TraceSetting): string[] {
+  const names = [...(s.timestamps ? ['TIMESTAMPS'] : []), ...(s.tensors ? ['TENSORS'] : [])];
+  return names.length > 0 ? names : ['OFF'];
+}
+
+/** Whether a setting traces at all. */
+const traces = (s: Partial<TraceSetting>): boolean => s.timestamps === true || s.tensors === true;
 
 /** One setting's new value, checked (trace_file and trace_mode may only name what they are). */
 export function parseSetting(name: string, value: unknown, file: string): Partial<TraceSetting> {
@@ -75,7 +85,7 @@ export function parseSetting(name: string, value: unknown, file: string): Partia
     case 'trace_mode':
       if (value === 'triton') return {};
       throw ProtocolError.badRequest(`${describe('trace_mode', value)}: gebe writes Triton's trace files only (mode 'triton')`);
-    case 'trace_level': return { timestamps: parseLevel(value) };
+    case 'trace_level': return parseLevel(value);
     case 'trace_rate': return { rate: parseWhole(name, value, 1, MAX_RATE) };
     case 'trace_count': return { count: parseWhole(name, value, -1, MAX_COUNT) };
     case 'log_frequency': return { logFrequency: parseWhole(name, value, 0, MAX_RATE) };
@@ -96,7 +106,7 @@ export class TraceControl {
    * be turned on then). `hasModel` says whether a model name is the repository's.
    */
   constructor(readonly file: string, initial: TraceSetting, private readonly hasModel: (name: string) => void, private readonly native: NativeTrace = nativeTrace()) {
-    TraceControl.checkFile(file, initial.timestamps);
+    TraceControl.checkFile(file, traces(initial));
     this.global = { ...initial };
     this.native.setSetting(null, this.nativeValues(this.global, true));
   }
@@ -111,7 +121,7 @@ export class TraceControl {
     if (model !== undefined) this.hasModel(model);
     const s = this.effective(model);
     return {
-      trace_file: this.file, trace_level: [s.timestamps ? 'TIMESTAMPS' : 'OFF'], trace_rate: String(s.rate),
+      trace_file: this.file, trace_level: levelNames(s), trace_rate: String(s.rate),
       trace_count: String(this.native.countLeft(model ?? null)), log_frequency: String(s.logFrequency), trace_mode: 'triton',
     };
   }
@@ -123,10 +133,10 @@ export class TraceControl {
     const cleared: SettingKey[] = [];
     for (const [name, value] of Object.entries(changes)) {
       if (value === null || value === undefined) {
-        const key = KEY_OF[name];
-        if (!key && !(TRACE_SETTING_NAMES as readonly string[]).includes(name)) parseSetting(name, value, this.file);  // the unknown-name refusal
+        const keys = KEYS_OF[name];
+        if (!keys && !(TRACE_SETTING_NAMES as readonly string[]).includes(name)) parseSetting(name, value, this.file);  // the unknown-name refusal
         if (model === undefined) throw ProtocolError.badRequest(`the global trace setting '${clientText(name)}' cannot be cleared; give it a value`);
-        if (key) cleared.push(key);
+        cleared.push(...(keys ?? []));
         continue;
       }
       Object.assign(set, parseSetting(name, value, this.file));
@@ -142,7 +152,7 @@ export class TraceControl {
       if (Object.keys(mine).length === 0) nextOwn.delete(model);
       else nextOwn.set(model, mine);
     }
-    TraceControl.checkFile(this.file, nextGlobal.timestamps || [...nextOwn.values()].some((o) => o.timestamps));
+    TraceControl.checkFile(this.file, traces(nextGlobal) || [...nextOwn.values()].some(traces));
 
     // Checked: apply. A count sent (or a setting made) resets what is left to take.
     this.beforeChange?.();
@@ -166,10 +176,11 @@ export class TraceControl {
    * every path), when `model`'s setting samples it: its trace id (an ensemble's steps name it as
    * their parent) and the call that ends the trace once the request settles.
    */
-  sampleJsRequest(model: string, version: string, received?: FrontEndArrival): { id: number; end: (done: Promise<unknown>) => void } | undefined {
+  sampleJsRequest(model: string, version: string, request: InferRequest): { link: TraceLink; end: (done: Promise<unknown>) => void } | undefined {
     const sampled = this.native.sample(model, version);
     if (!sampled) return undefined;
-    return { id: sampled.id, end: traceJsRequest(this.native, { ...sampled, parentId: 0 }, model, version, received) };
+    const link = { id: sampled.id, timestamps: sampled.timestamps, tensors: sampled.tensors };
+    return { link, end: traceJsRequest(this.native, { ...sampled, parentId: 0 }, model, version, request) };
   }
 
   /** The server stops: nothing is sampled any more (the native samplers are the process's). */
@@ -183,13 +194,14 @@ export class TraceControl {
     return model === undefined ? this.global : { ...this.global, ...this.own.get(model) };
   }
 
-  private nativeValues(s: TraceSetting, withCount: boolean): { on: boolean; rate: number; count?: number } {
-    return withCount ? { on: s.timestamps, rate: s.rate, count: s.count } : { on: s.timestamps, rate: s.rate };
+  private nativeValues(s: TraceSetting, withCount: boolean): NativeTraceValues {
+    const values = { timestamps: s.timestamps, tensors: s.tensors === true, rate: s.rate };
+    return withCount ? { ...values, count: s.count } : values;
   }
 
   private static checkFile(file: string, tracing: boolean): void {
     if (tracing && file === '') {
-      throw ProtocolError.badRequest('trace level TIMESTAMPS needs a trace file; start gebe serve with --trace-config triton,file=<path>');
+      throw ProtocolError.badRequest('tracing needs a trace file; start gebe serve with --trace-config triton,file=<path>');
     }
   }
 }

@@ -1,8 +1,11 @@
 /**
  * Writes the traces the native samplers collect (native/src/trace/) as Triton's JSON trace files,
  * which Triton's trace_summary.py reads: one JSON array per file, and for each traced request an
- * object naming it ({id, model_name, model_version, and for an ensemble's step parent_id}) and one with its timestamps ({id,
- * timestamps: [{name, ns}]}, steady-clock nanoseconds, in the order they happen).
+ * object naming it ({id, model_name, model_version, and for an ensemble's step parent_id}), at level
+ * TIMESTAMPS one with its timestamps ({id, timestamps: [{name, ns}]}, steady-clock nanoseconds, in
+ * the order they happen), and at level TENSORS one per input as queued and output as the model gave
+ * it ({id, activity: TENSOR_QUEUE_INPUT | TENSOR_BACKEND_OUTPUT, tensor: {name, data, shape,
+ * dtype}}, data and shape as comma-separated text).
  *
  * Files: with log_frequency 0, every trace goes to the trace file, written as traces finish and
  * completed (its closing bracket) when the server stops; with log_frequency N, each N traces
@@ -10,7 +13,9 @@
  * the file it is in, as Triton does. A few times a second this takes what has finished.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { NativeRequestTrace, NativeTrace } from '../executor/trace-addon.js';
+import type { NativeRequestTrace, NativeTrace, TracedTensor } from '../executor/trace-addon.js';
+import type { Datatype } from '../executor/types.js';
+import { bytesToJsonText } from '../kserve/codec/json-tensor.js';
 import type { Logger } from './logger.js';
 
 /** Triton's timestamp names, in the native TraceStamp order; RECV and SEND take the protocol's prefix. */
@@ -35,10 +40,44 @@ export function traceEntries(trace: NativeRequestTrace): string[] {
   const version = /^\d+$/.test(trace.version) ? trace.version : JSON.stringify(trace.version);
   // An ensemble step names the ensemble request's trace, as Triton's parent_id.
   const parent = trace.parentId > 0 ? `,"parent_id":${trace.parentId}` : '';
-  return [
-    `{"id":${trace.id},"model_name":${JSON.stringify(trace.model)},"model_version":${version}${parent}}`,
-    `{"id":${trace.id},"timestamps":[${stamps.join(',')}]}`,
-  ];
+  const entries = [`{"id":${trace.id},"model_name":${JSON.stringify(trace.model)},"model_version":${version}${parent}}`];
+  if (trace.timestamps) entries.push(`{"id":${trace.id},"timestamps":[${stamps.join(',')}]}`);
+  for (const t of trace.tensors) {
+    const tensor = `{"name":${JSON.stringify(t.name)},"data":${JSON.stringify(tensorText(t))},"shape":"${t.shape.join(',')}","dtype":${JSON.stringify(t.datatype)}}`;
+    entries.push(`{"id":${trace.id},"activity":"${t.output ? 'TENSOR_BACKEND_OUTPUT' : 'TENSOR_QUEUE_INPUT'}","tensor":${tensor}}`);
+  }
+  return entries;
+}
+
+/** A traced tensor's elements as Triton's trace writes them: comma-separated (BYTES: each as a JSON string). */
+function tensorText(t: TracedTensor): string {
+  const data = new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  if (t.datatype === 'FP16' || t.datatype === 'BF16') return Array.from(halfFloats(t.datatype, data), (v) => String(v)).join(',');
+  try {
+    return bytesToJsonText(t.datatype as Datatype, data, t.name).slice(1, -1);
+  } catch {
+    return '';  // bytes that are not whole elements of the datatype (never from a checked request)
+  }
+}
+
+/** FP16 and BF16 elements as numbers (JSON has no 16-bit floats; the KServe codec sends them binary). */
+function halfFloats(datatype: 'FP16' | 'BF16', data: Uint8Array): number[] {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const out: number[] = [];
+  for (let i = 0; i + 2 <= data.byteLength; i += 2) {
+    const h = view.getUint16(i, true);
+    if (datatype === 'BF16') {
+      out.push(new Float32Array(new Uint32Array([h << 16]).buffer)[0]!);
+      continue;
+    }
+    const sign = h & 0x8000 ? -1 : 1;
+    const exponent = (h >> 10) & 0x1f;
+    const fraction = h & 0x3ff;
+    if (exponent === 0) out.push(sign * 2 ** -14 * (fraction / 1024));
+    else if (exponent === 31) out.push(fraction ? NaN : sign * Infinity);
+    else out.push(sign * 2 ** (exponent - 15) * (1 + fraction / 1024));
+  }
+  return out;
 }
 
 export class TraceWriter {
@@ -60,6 +99,8 @@ export class TraceWriter {
   drain(): void {
     const { traces, dropped } = this.native.take();
     if (dropped > 0) this.log.warn('traces dropped: they finished faster than they could be written', { dropped });
+    const cut = traces.filter((t) => t.tensorsLeftOut).map((t) => t.id);
+    if (cut.length > 0) this.log.warn('traced tensors past 16 MiB a trace left out', { traces: cut.slice(0, 10).join(',') });
     if (this.fd !== undefined && this.openFrequency !== this.logFrequency()) this.complete();
     for (const trace of traces) {
       if (this.failed) return;

@@ -51,13 +51,14 @@ describe('serve options', () => {
     const trace = (specs: string[]) => resolveServeOptions(undefined, { ...defaults, traceConfig: specs }, '/tmp').trace!;
     expect(trace([])).toEqual({ file: '', setting: { timestamps: false, rate: 1000, count: -1, logFrequency: 0 } });
     expect(trace(['triton,file=t.json', 'triton,log-frequency=50', 'rate=100', 'level=TIMESTAMPS', 'count=10', 'mode=triton'])).toEqual({
-      file: '/tmp/t.json', setting: { timestamps: true, rate: 100, count: 10, logFrequency: 50 },
+      file: '/tmp/t.json', setting: { timestamps: true, tensors: false, rate: 100, count: 10, logFrequency: 50 },
     });
     // Levels add up, as Triton's repeated --trace-config level=.
     expect(trace(['triton,file=t.json', 'level=OFF', 'level=TIMESTAMPS']).setting.timestamps).toBe(true);
     expect(() => trace(['level=TIMESTAMPS'])).toThrow('--trace-config level=TIMESTAMPS needs a file to write the traces to');
     expect(() => trace(['rate=0'])).toThrow("--trace-config 'rate=0': trace setting 'trace_rate' \"0\" must be a whole number from 1 to 4294967295");
-    expect(() => trace(['level=TENSORS'])).toThrow('trace level TENSORS is not supported');
+    expect(() => trace(['level=TENSORS'])).toThrow('--trace-config level=TENSORS needs a file to write the traces to');
+    expect(trace(['triton,file=t.json', 'level=TENSORS']).setting).toMatchObject({ timestamps: false, tensors: true });
     expect(() => trace(['mode=opentelemetry'])).toThrow("gebe writes Triton's JSON trace files only");
     expect(() => trace(['opentelemetry,url=localhost:4318'])).toThrow("gebe writes Triton's JSON trace files only");
     expect(() => trace(['sampling=1'])).toThrow("--trace-config: unknown setting 'sampling'");

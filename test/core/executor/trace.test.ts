@@ -30,7 +30,7 @@ describe('tracing requests queued from JS', () => {
     });
     const trace = nativeTrace();
     trace.take();
-    trace.setSetting('mnist', { on: true, rate: 2, count: 2 });
+    trace.setSetting('mnist', { timestamps: true, tensors: false, rate: 2, count: 2 });
     const request: InferRequest = { inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28], data: new Uint8Array(784 * 4) }] };
     for (let i = 0; i < 7; i++) await model.infer(request);
     expect(trace.countLeft('mnist')).toBe(0);

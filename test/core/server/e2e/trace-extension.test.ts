@@ -44,7 +44,8 @@ afterAll(async () => {
 });
 
 const image = { name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] };
-const pixels = new Uint8Array(784 * 4);
+const pixelValues = new Float32Array(784).map((_, i) => (i % 7) / 8);
+const pixels = new Uint8Array(pixelValues.buffer);
 const inferJson = () => postJson(`${server.http}/v2/models/mnist/infer`, { inputs: [{ ...image, data: new Array(784).fill(0) }] });
 function inferBinary() {
   const { body, headerLength } = binaryBody({ inputs: [{ ...image, parameters: { binary_data_size: pixels.byteLength } }] }, [{ ...image, bytes: pixels }]);
@@ -55,13 +56,15 @@ const setting = (url: string, body?: object) => (body ? postJson(url, body) : ge
 const GLOBAL = () => `${server.http}/v2/trace/setting`;
 const MNIST = () => `${server.http}/v2/models/mnist/trace/setting`;
 
-type Entry = { id: number; model_name?: string; model_version?: number; parent_id?: number; timestamps?: Array<{ name: string; ns: number }> };
-type Trace = { model?: string; version?: number; parent?: number; names: string[]; ns: number[] };
+type TensorEntry = { name: string; data: string; shape: string; dtype: string };
+type Entry = { id: number; model_name?: string; model_version?: number; parent_id?: number; timestamps?: Array<{ name: string; ns: number }>; activity?: string; tensor?: TensorEntry };
+type Trace = { model?: string; version?: number; parent?: number; names: string[]; ns: number[]; tensors: Array<TensorEntry & { activity: string }> };
 /** The timestamp names of each trace in a complete trace file, by id. */
 function traces(entries: Entry[]): Map<number, Trace> {
   const out = new Map<number, Trace>();
   for (const e of entries) {
-    const t = out.get(e.id) ?? { names: [], ns: [] };
+    const t = out.get(e.id) ?? { names: [], ns: [], tensors: [] };
+    if (e.activity && e.tensor) t.tensors.push({ activity: e.activity, ...e.tensor });
     if (e.model_name !== undefined) [t.model, t.version, t.parent] = [e.model_name, e.model_version, e.parent_id];
     for (const s of e.timestamps ?? []) {
       t.names.push(s.name);
@@ -75,6 +78,9 @@ function traces(entries: Entry[]): Map<number, Trace> {
 const HTTP_STAMPS = ['HTTP_RECV_START', 'HTTP_RECV_END', 'REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END',
   'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'HTTP_SEND_START', 'HTTP_SEND_END'];
 const GRPC_STAMPS = HTTP_STAMPS.map((n) => n.replace('HTTP_RECV', 'GRPC_WAITREAD').replace('HTTP_SEND', 'GRPC_SEND'));
+
+/** The logits of the request traced at level TENSORS. */
+let tensorsAnswer: number[] = [];
 
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 60 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
@@ -129,8 +135,8 @@ describe('the trace extension', () => {
     const refusals: Array<[object, string]> = [
       [{ trace_rate: '0' }, "trace setting 'trace_rate' \"0\" must be a whole number from 1 to 4294967295"],
       [{ trace_count: 'many' }, "trace setting 'trace_count' \"many\" must be a whole number from -1 to 9007199254740991"],
-      [{ trace_level: ['TENSORS'] }, 'trace level TENSORS is not supported: gebe traces TIMESTAMPS only'],
-      [{ trace_level: ['VERBOSE'] }, "trace setting 'trace_level' [\"VERBOSE\"]: the levels are OFF and TIMESTAMPS"],
+      [{ trace_rate: '1e3' }, "trace setting 'trace_rate' \"1e3\" must be a whole number from 1 to 4294967295"],
+      [{ trace_level: ['VERBOSE'] }, "trace setting 'trace_level' [\"VERBOSE\"]: the levels are OFF, TIMESTAMPS and TENSORS"],
       [{ trace_file: '/etc/passwd' }, 'trace file location can not be updated through network protocol; start gebe serve with --trace-config triton,file=<path>'],
       [{ trace_mode: 'opentelemetry' }, "trace setting 'trace_mode' \"opentelemetry\": gebe writes Triton's trace files only (mode 'triton')"],
       [{ trace_sampling: '1' }, "unknown trace setting 'trace_sampling'; the settings are trace_file, trace_level, trace_rate, trace_count, log_frequency, trace_mode"],
@@ -157,6 +163,13 @@ describe('the trace extension', () => {
     expect((await setting(`${server.http}/v2/models/pipeline/trace/setting`)).body.trace_count).toBe('0');
   });
 
+  it('traces the tensors at level TENSORS: the inputs as queued, the outputs as the model gave them', async () => {
+    expect((await setting(MNIST(), { trace_level: ['TENSORS'], trace_rate: '1', trace_count: '1' })).body.trace_level).toEqual(['TENSORS']);
+    const answer = await inferBinary();
+    tensorsAnswer = (answer.json as { outputs: Array<{ data: number[] }> }).outputs[0]!.data;
+    await setting(MNIST(), { trace_level: null, trace_rate: null, trace_count: null });
+  });
+
   it('writes a numbered file every log_frequency traces', async () => {
     await setting(GLOBAL(), { trace_level: ['TIMESTAMPS'], log_frequency: '2' });
     for (let i = 0; i < 5; i++) await inferBinary();
@@ -178,6 +191,15 @@ describe('the trace extension', () => {
     // Four from the global setting (JSON, binary, gRPC, gzip), three from mnist's own (rate 2, count 3),
     // two of the ensemble (count 2: HTTP, then gRPC) and their mnist steps' (traced as their children
     // though mnist's setting was off).
+    // One more at level TENSORS: its tensors and no timestamps.
+    const withTensors = list.findIndex((t) => t.tensors.length > 0);
+    const tensors = list.splice(withTensors, 1)[0]!;
+    expect([tensors.model, tensors.names]).toEqual(['mnist', []]);
+    expect(tensors.tensors.map((t) => [t.activity, t.name, t.shape, t.dtype])).toEqual([
+      ['TENSOR_QUEUE_INPUT', 'image', '1,1,28,28', 'FP32'], ['TENSOR_BACKEND_OUTPUT', 'logits', '1,10', 'FP32'],
+    ]);
+    expect(tensors.tensors[0]!.data.split(',').map(Number)).toEqual(Array.from(pixelValues));
+    expect(tensors.tensors[1]!.data.split(',').map(Number)).toEqual(tensorsAnswer);
     expect(list.length).toBe(11);
     for (const t of list) expect(t.ns).toEqual([...t.ns].sort((a, b) => a - b));
     expect(list.slice(0, 7).map((t) => `${t.model} ${t.version}`)).toEqual(new Array(7).fill('mnist 1'));
