@@ -110,20 +110,33 @@ describe.skipIf(!python.available)('an ensemble of ONNX preprocessing, MNIST and
     expect(step.inference_count).toBe(4 * 3);
   });
 
-  it('traces every step of a traced request as its child, the Python one included (the trace extension)', async () => {
+  it('traces every step of a traced request as its child at its levels, the Python one included (the trace extension)', async () => {
     const url = `${server.http}/v2/models/digits_to_label/trace/setting`;
-    expect((await postJson(url, { trace_level: ['TIMESTAMPS'], trace_count: '1' })).status).toBe(200);
+    expect((await postJson(url, { trace_level: ['TIMESTAMPS', 'TENSORS'], trace_count: '1' })).status).toBe(200);
     const raw = rawImages([4]);
     for (let i = 0; i < 2; i++) {
       expect((await postJson(`${server.http}/v2/models/digits_to_label/infer`, { inputs: [{ name: 'raw', datatype: 'UINT8', shape: [1, 1, 28, 28], data: Array.from(raw) }] })).status).toBe(200);
     }
     const file = (i: number) => path.join(server.repo, `trace.json.${i}`);
     for (let i = 0; i < 60 && !existsSync(file(3)); i++) await new Promise((r) => setTimeout(r, 50));
-    const named = [0, 1, 2, 3].map((i) => (JSON.parse(readFileSync(file(i), 'utf8')) as Array<Record<string, unknown>>)[0]!);
+    const files = [0, 1, 2, 3].map((i) => JSON.parse(readFileSync(file(i), 'utf8')) as Array<Record<string, any>>);
+    const named = files.map((entries) => entries[0]!);
     const ensemble = named.find((t) => t.model_name === 'digits_to_label')!;
     expect(ensemble.parent_id).toBeUndefined();
     expect(named.filter((t) => t !== ensemble).map((t) => [t.model_name, t.parent_id]).sort()).toEqual([
       ['digits_label', ensemble.id], ['mnist', ensemble.id], ['preprocess', ensemble.id],
+    ]);
+    // Each trace has its timestamps and its tensors: the Python step's input and its two outputs.
+    const python = files.find((entries) => entries[0]!.model_name === 'digits_label')!;
+    expect(python.some((e) => Array.isArray(e.timestamps))).toBe(true);
+    expect(python.filter((e) => e.activity).map((e) => [e.activity, e.tensor.name, e.tensor.dtype, e.tensor.shape])).toEqual([
+      ['TENSOR_QUEUE_INPUT', 'probabilities', 'FP32', '1,10'], ['TENSOR_BACKEND_OUTPUT', 'label', 'BYTES', '1,1'], ['TENSOR_BACKEND_OUTPUT', 'score', 'FP32', '1,1'],
+    ]);
+    const mnistTensors = files.find((entries) => entries[0]!.model_name === 'mnist')!.filter((e) => e.activity);
+    expect(mnistTensors.map((e) => [e.activity, e.tensor.name, e.tensor.shape])).toEqual([['TENSOR_QUEUE_INPUT', 'image', '1,1,28,28'], ['TENSOR_BACKEND_OUTPUT', 'logits', '1,10']]);
+    const ensembleTensors = files.find((entries) => entries[0]!.model_name === 'digits_to_label')!.filter((e) => e.activity);
+    expect(ensembleTensors.map((e) => [e.activity, e.tensor.name])).toEqual([
+      ['TENSOR_QUEUE_INPUT', 'raw'], ['TENSOR_BACKEND_OUTPUT', 'label'], ['TENSOR_BACKEND_OUTPUT', 'score'],
     ]);
     // The second request was not traced (count 1), nor were its steps: after two more drains
     // (every 200 ms) no fifth file.
