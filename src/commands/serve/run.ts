@@ -116,16 +116,26 @@ function isLoopback(host: string): boolean {
 }
 
 /** Anyone who reaches a public address may load and unload models unless the API is restricted. */
+/** The APIs a client on another host should not reach unrestricted, and what it could do with them. */
+const EXPOSED_APIS = [
+  { api: 'model-repository', does: 'load and unload models', applies: () => true },
+  // Only with a trace file: without one tracing cannot be turned on.
+  { api: 'trace', does: 'turn tracing on, writing to the trace file (at level TENSORS every traced request\'s tensors)', applies: (o: ServeOptions) => Boolean(o.trace?.file) },
+] as const;
+
 function warnIfExposed(opts: ServeOptions, log: Logger): void {
   if (isLoopback(opts.host)) return;
-  const open = [
-    !opts.httpRestrictions?.has('model-repository') && '--http-restricted-api',
-    !opts.grpcRestrictions?.has('model-repository') && '--grpc-restricted-protocol',
-  ].filter(Boolean);
-  if (open.length > 0) {
-    log.warn(`listening on ${opts.host} (not loopback) with the model-repository API unrestricted: any client that reaches it can load and unload models`, {
-      hint: `restrict it with ${open.join(' and ')} model-repository:<header>=<secret>`,
-    });
+  for (const { api, does, applies } of EXPOSED_APIS) {
+    if (!applies(opts)) continue;
+    const open = [
+      !opts.httpRestrictions?.has(api) && '--http-restricted-api',
+      !opts.grpcRestrictions?.has(api) && '--grpc-restricted-protocol',
+    ].filter(Boolean);
+    if (open.length > 0) {
+      log.warn(`listening on ${opts.host} (not loopback) with the ${api} API unrestricted: any client that reaches it can ${does}`, {
+        hint: `restrict it with ${open.join(' and ')} ${api}:<header>=<secret>`,
+      });
+    }
   }
 }
 

@@ -141,8 +141,11 @@ export class TraceControl {
       }
       Object.assign(set, parseSetting(name, value, this.file));
     }
-    if (model !== undefined && set.logFrequency !== undefined && set.logFrequency !== this.global.logFrequency) {
-      throw ProtocolError.badRequest('log_frequency is the server\'s: gebe writes one trace file (or one series); set it without a model name');
+    if (model !== undefined && set.logFrequency !== undefined) {
+      if (set.logFrequency !== this.global.logFrequency) {
+        throw ProtocolError.badRequest('log_frequency is the server\'s: gebe writes one trace file (or one series); set it without a model name');
+      }
+      delete set.logFrequency;  // the server's value, sent again: nothing of the model's own
     }
     const nextGlobal = model === undefined ? { ...this.global, ...set } : this.global;
     const nextOwn = new Map(this.own);

@@ -7,6 +7,7 @@ import { runServe, type ServeDeps } from '../../../src/commands/serve/run.js';
 import type { ServeOptions } from '../../../src/commands/serve/options.js';
 import { DiskModelSource } from '../../../src/core/server/disk-source.js';
 import type { GebeServer, ServerPorts } from '../../../src/core/server/server.js';
+import { DEFAULT_TRACE_SETTING } from '../../../src/core/server/trace-settings.js';
 import { identityFromConfig } from '../../core/server/helpers/js-model.js';
 import { OnnxGraphBuilder } from '../../helpers/onnx-builder.js';
 
@@ -193,5 +194,12 @@ describe('gebe serve exposure warning', () => {
     local.stop();
     await local.done;
     expect(local.io.err()).not.toMatch(/unrestricted/);
+    // With a trace file, the trace API too (a client could fill the disk with tensors).
+    const traced = start(options({ host: '0.0.0.0', httpRestrictions: restriction, grpcRestrictions: restriction, trace: { file: path.join(os.tmpdir(), 'never-written.json'), setting: DEFAULT_TRACE_SETTING } }));
+    await traced.ready;
+    traced.stop();
+    await traced.done;
+    expect(traced.io.err()).toMatch(/with the trace API unrestricted: any client that reaches it can turn tracing on/);
+    expect(traced.io.err()).toMatch(/restrict it with --http-restricted-api and --grpc-restricted-protocol trace:<header>=<secret>/);
   });
 });
