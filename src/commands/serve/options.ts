@@ -90,6 +90,12 @@ export interface ServeFlags {
   httpHeaderForwardPattern?: string;
   grpcHeaderForwardPattern?: string;
   traceConfig?: string[];
+  /** Triton's older (deprecated) trace flags, each one --trace-config setting. */
+  traceFile?: string;
+  traceLevel?: string[];
+  traceRate?: string;
+  traceCount?: string;
+  traceLogFrequency?: string;
   httpUseSsl?: boolean | string;
   httpServerCert?: string;
   httpServerKey?: string;
@@ -98,6 +104,17 @@ export interface ServeFlags {
   grpcServerCert?: string;
   grpcServerKey?: string;
   grpcRootCert?: string;
+}
+
+/** Triton's older trace flags (--trace-file, --trace-level, ...) as the --trace-config settings they stand for. */
+function olderTraceFlags(flags: ServeFlags): string[] {
+  return [
+    ...(flags.traceFile !== undefined ? [`triton,file=${flags.traceFile}`] : []),
+    ...(flags.traceLevel ?? []).map((level) => `level=${level}`),
+    ...(flags.traceRate !== undefined ? [`rate=${flags.traceRate}`] : []),
+    ...(flags.traceCount !== undefined ? [`count=${flags.traceCount}`] : []),
+    ...(flags.traceLogFrequency !== undefined ? [`triton,log-frequency=${flags.traceLogFrequency}`] : []),
+  ];
 }
 
 /** Triton's boolean flags take an optional value: --grpc-use-ssl, --grpc-use-ssl=true, =false. */
@@ -271,7 +288,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     grpcRestrictions: parseRestrictions(flags.grpcRestrictedProtocol ?? [], '--grpc-restricted-protocol'),
     httpHeaderForwardPattern: forwardPattern(flags.httpHeaderForwardPattern, '--http-header-forward-pattern'),
     grpcHeaderForwardPattern: forwardPattern(flags.grpcHeaderForwardPattern, '--grpc-header-forward-pattern'),
-    trace: parseTraceConfig(flags.traceConfig ?? [], cwd),
+    trace: parseTraceConfig([...olderTraceFlags(flags), ...(flags.traceConfig ?? [])], cwd),
     ...tlsOptions(flags, cwd),
   };
 }
