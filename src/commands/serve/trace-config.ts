@@ -48,10 +48,23 @@ export function parseTraceConfig(specs: string[], cwd: string): TraceConfig {
   if ((setting.timestamps || setting.tensors) && file === '') {
     throw new UsageError(`${FLAG} level=${levels.filter((l) => l !== 'OFF').join(',')} needs a file to write the traces to`, `add ${FLAG} triton,file=<path>`);
   }
-  if (file !== '' && !fs.statSync(path.dirname(file), { throwIfNoEntry: false })?.isDirectory()) {
+  if (file !== '') checkWritable(file);
+  return { file, setting };
+}
+
+/** The trace file is written only once traces come: a path that cannot be written is refused at start. */
+function checkWritable(file: string): void {
+  if (!fs.statSync(path.dirname(file), { throwIfNoEntry: false })?.isDirectory()) {
     throw new UsageError(`${FLAG} triton,file=${file}: its directory does not exist`, 'create it first, or name a file in an existing directory');
   }
-  return { file, setting };
+  if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`${FLAG} triton,file=${file}: that is a directory`, 'name a file in it, e.g. triton,file=' + path.join(file, 'trace.json'));
+  }
+  try {
+    fs.accessSync(path.dirname(file), fs.constants.W_OK);
+  } catch {
+    throw new UsageError(`${FLAG} triton,file=${file}: its directory is not writable by this user`, 'name a file in a directory you can write');
+  }
 }
 
 /** The trace extension's refusal of a value, as a usage error naming the flag. */

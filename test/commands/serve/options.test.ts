@@ -64,6 +64,7 @@ describe('serve options', () => {
     expect(() => trace(['sampling=1'])).toThrow("--trace-config: unknown setting 'sampling'");
     expect(() => trace(['rate'])).toThrow("--trace-config must be [triton,]<setting>=<value>, got 'rate'");
     expect(() => trace(['triton,file=/no/such/dir/t.json'])).toThrow('its directory does not exist');
+    expect(() => trace(['triton,file=/tmp'])).toThrow('triton,file=/tmp: that is a directory');
     // Triton's older flags, as blog posts spell them.
     const older = resolveServeOptions(undefined, { ...defaults, traceFile: 'old.json', traceLevel: ['TIMESTAMPS'], traceRate: '10', traceCount: '5', traceLogFrequency: '2' }, '/tmp').trace;
     expect(older).toEqual({ file: '/tmp/old.json', setting: { timestamps: true, tensors: false, rate: 10, count: 5, logFrequency: 2 } });
