@@ -16,6 +16,7 @@
 #include "net/failure_counts_js.h"
 #include "net/publish_js.h"
 #include "net/server_js.h"
+#include "trace/trace_js.h"
 
 namespace gebe {
 
@@ -117,12 +118,14 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     return CloseWorker<GrpcServer>::Run(info.This().As<Napi::Object>(), server_.get(), CloseTimeoutArg(info), [this] { ReleaseHandler(); });
   }
 
-  // answer(connection, stream, final, code, message, bytes | null)
+  // answer(connection, stream, final, code, message, bytes | null[, more[, trace]]): trace, the trace of
+  // the request JS answers (trace/trace_js.h), whose send the server times.
   Napi::Value Answer(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (info.Length() < 6 || info.Length() > 7 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsBoolean() ||
-        !info[3].IsNumber() || !info[4].IsString() || (info.Length() == 7 && !info[6].IsBoolean())) {
-      throw Napi::TypeError::New(env, "Expected (connection, stream, final, code, message, bytes | null[, more]) for answer");
+    if (info.Length() < 6 || info.Length() > 8 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsBoolean() ||
+        !info[3].IsNumber() || !info[4].IsString() || (info.Length() >= 7 && !info[6].IsBoolean() && !info[6].IsUndefined()) ||
+        (info.Length() == 8 && !info[7].IsObject() && !info[7].IsUndefined())) {
+      throw Napi::TypeError::New(env, "Expected (connection, stream, final, code, message, bytes | null[, more[, trace]]) for answer");
     }
     GrpcAnswer answer;
     answer.connection_id = uint64_t(info[0].As<Napi::Number>().DoubleValue());
@@ -130,7 +133,8 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     answer.final = info[2].As<Napi::Boolean>().Value();
     answer.code = GrpcCode(info[3].As<Napi::Number>().Int32Value());
     answer.message = info[4].As<Napi::String>().Utf8Value();
-    answer.more = info.Length() == 7 && info[6].As<Napi::Boolean>().Value();
+    answer.more = info.Length() >= 7 && info[6].IsBoolean() && info[6].As<Napi::Boolean>().Value();
+    if (info.Length() == 8 && info[7].IsObject()) answer.trace = TraceFromJs(info[7].As<Napi::Object>());
     if (info[5].IsTypedArray()) {
       Napi::Uint8Array bytes = info[5].As<Napi::Uint8Array>();
       answer.framed.reserve(5 + bytes.ByteLength());

@@ -15,6 +15,7 @@
 #include "net/failure_counts_js.h"
 #include "net/publish_js.h"
 #include "net/server_js.h"
+#include "trace/trace_js.h"
 
 namespace gebe {
 
@@ -92,15 +93,17 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     return o;
   }
 
-  // answer(token, status, headerLines, body, close[, part]): headerLines are "Name: value\r\n"
+  // answer(token, status, headerLines, body, close[, part[, trace]]): headerLines are "Name: value\r\n"
   // lines (the server adds Content-Length or Transfer-Encoding, Date and Connection); body a
   // Buffer; part 0 a whole answer, 1 the first part of a streamed one (status and headers), 2 a
-  // later part, 3 its last (fast_path.h's BodyPart). False: unknown token.
+  // later part, 3 its last (fast_path.h's BodyPart). trace: the trace of the request JS answers
+  // (trace/trace_js.h), whose send the connection times. False: unknown token.
   Napi::Value Answer(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (info.Length() < 5 || info.Length() > 6 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsString() ||
-        !info[3].IsBuffer() || !info[4].IsBoolean() || (info.Length() == 6 && !info[5].IsNumber())) {
-      throw Napi::TypeError::New(env, "Expected (token, status, headerLines, body: Buffer, close: boolean[, part: 0-3]) for answer");
+    if (info.Length() < 5 || info.Length() > 7 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsString() ||
+        !info[3].IsBuffer() || !info[4].IsBoolean() || (info.Length() >= 6 && !info[5].IsNumber() && !info[5].IsUndefined()) ||
+        (info.Length() == 7 && !info[6].IsObject() && !info[6].IsUndefined())) {
+      throw Napi::TypeError::New(env, "Expected (token, status, headerLines, body: Buffer, close: boolean[, part: 0-3[, trace]]) for answer");
     }
     HttpResponse response;
     response.status = info[1].As<Napi::Number>().Int32Value();
@@ -109,11 +112,12 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     Napi::Buffer<uint8_t> body = info[3].As<Napi::Buffer<uint8_t>>();
     response.owned_body.assign(reinterpret_cast<const char*>(body.Data()), body.Length());
     response.close = info[4].As<Napi::Boolean>().Value();
-    if (info.Length() == 6) {
+    if (info.Length() >= 6 && info[5].IsNumber()) {
       const int32_t part = info[5].As<Napi::Number>().Int32Value();
       if (part < 0 || part > 3) throw Napi::RangeError::New(env, "answer: part must be 0-3");
       response.part = BodyPart(part);
     }
+    if (info.Length() == 7 && info[6].IsObject()) response.trace = TraceFromJs(info[6].As<Napi::Object>());
     return Napi::Boolean::New(env, handler_->Answer(uint64_t(info[0].As<Napi::Number>().DoubleValue()), std::move(response)));
   }
 

@@ -462,6 +462,7 @@ void HttpConnection::DeliverPart(HttpResponse response) {
     streaming_ = false;
     answer_complete_ = true;
   }
+  if (r.trace) r.trace->StampNow(TraceStamp::kSendStart);
   if (bufs.empty()) {  // an empty last part of an HTTP/1.0 stream: the answer is done all the same
     delete answer;
     uv_idle_start(&written_idle_, &HttpConnection::OnWrittenAtOnce);

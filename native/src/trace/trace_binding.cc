@@ -10,6 +10,7 @@
 
 #include "module_registry.h"
 #include "trace/request_trace.h"
+#include "trace/trace_js.h"
 
 namespace gebe {
 
@@ -110,12 +111,9 @@ Napi::Value Child(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, double(trace->id));
 }
 
-Napi::Value Finish(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsObject() || !info[0].As<Napi::Object>().Get("ns").IsArray()) {
-    throw Napi::TypeError::New(env, "Expected ({id, parentId, model, version, last, protocol, ns}) for trace.finish");
-  }
-  Napi::Object o = info[0].As<Napi::Object>();
+}  // namespace
+
+std::unique_ptr<RequestTrace> TraceFromJs(const Napi::Object& o) {
   auto trace = std::make_unique<RequestTrace>();
   trace->id = uint64_t(o.Get("id").ToNumber().Int64Value());
   trace->parent_id = uint64_t(o.Get("parentId").ToNumber().Int64Value());
@@ -128,9 +126,10 @@ Napi::Value Finish(const Napi::CallbackInfo& info) {
   if (tensors.IsArray()) {
     Napi::Array list = tensors.As<Napi::Array>();
     for (uint32_t k = 0; k < list.Length(); ++k) {
+      if (!list.Get(k).IsObject()) continue;
       Napi::Object x = list.Get(k).As<Napi::Object>();
       Napi::Value data = x.Get("data");
-      if (!data.IsTypedArray()) continue;
+      if (!data.IsTypedArray() || !x.Get("shape").IsArray()) continue;
       Napi::TypedArray bytes = data.As<Napi::TypedArray>();
       std::vector<int64_t> shape;
       Napi::Array dims = x.Get("shape").As<Napi::Array>();
@@ -142,13 +141,24 @@ Napi::Value Finish(const Napi::CallbackInfo& info) {
   }
   const std::string protocol = o.Get("protocol").ToString().Utf8Value();
   trace->protocol = protocol == "http" ? TraceProtocol::kHttp : protocol == "grpc" ? TraceProtocol::kGrpc : TraceProtocol::kNone;
-  Napi::Array ns = o.Get("ns").As<Napi::Array>();
+  Napi::Value stamps = o.Get("ns");
+  Napi::Array ns = stamps.IsArray() ? stamps.As<Napi::Array>() : Napi::Array::New(o.Env());
   for (uint32_t k = 0; k < kTraceStampCount && k < ns.Length(); ++k) {
     Napi::Value v = ns.Get(k);
     bool lossless = false;
     if (v.IsBigInt()) trace->ns[k] = v.As<Napi::BigInt>().Int64Value(&lossless);
   }
-  CollectTrace(std::move(trace));
+  return trace;
+}
+
+namespace {
+
+Napi::Value Finish(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject() || !info[0].As<Napi::Object>().Get("ns").IsArray()) {
+    throw Napi::TypeError::New(env, "Expected ({id, parentId, model, version, last, protocol, ns}) for trace.finish");
+  }
+  CollectTrace(TraceFromJs(info[0].As<Napi::Object>()));
   return env.Undefined();
 }
 

@@ -1,7 +1,9 @@
 /** The addon's half of the trace extension (native/src/trace/): sampling and the finished traces. */
 import { GebeError } from '../../errors.js';
 import { loadNativeAddon } from './native.js';
-import type { FrontEndArrival, InferRequest, InferTensor, TraceLink } from './types.js';
+import type { FrontEndArrival, InferRequest, InferTensor, NativeRequestTrace, TraceLink, TracedTensor } from './types.js';
+
+export type { NativeRequestTrace, TracedTensor } from './types.js';
 
 /** What a trace setting tells the native samplers (server/trace-settings.ts decides it). */
 export interface NativeTraceValues {
@@ -12,34 +14,6 @@ export interface NativeTraceValues {
   rate: number;
   /** trace_count: traces left to take (-1: no limit); left out, a setting that exists keeps what it has left. */
   count?: number;
-}
-
-/** A tensor of a trace at level TENSORS: an input as queued, or an output as the model gave it. */
-export interface TracedTensor {
-  output: boolean;
-  name: string;
-  datatype: string;
-  shape: number[];
-  data: Uint8Array;
-}
-
-/** One finished trace; `ns` has one entry per timestamp (TRACE_STAMPS' order), 0n where not reached. */
-export interface NativeRequestTrace {
-  id: number;
-  /** An ensemble step's: the ensemble request's trace (0: none). */
-  parentId: number;
-  model: string;
-  version: string;
-  /** '' for a request without protocol timestamps. */
-  protocol: '' | 'http' | 'grpc';
-  /** This request used up its setting's trace_count. */
-  last: boolean;
-  /** Its setting traces TIMESTAMPS (else only the tensors are written). */
-  timestamps: boolean;
-  ns: bigint[];
-  tensors: TracedTensor[];
-  /** Some tensor passed the bytes one trace keeps, and was left out. */
-  tensorsLeftOut?: boolean;
 }
 
 export interface NativeTrace {
@@ -68,7 +42,8 @@ const traced = (output: boolean) => (t: InferTensor): TracedTensor => ({ output,
 
 /**
  * A request JS runs (a Python model, an ensemble) while its trace is open: the returned call closes
- * it when the request settles (with its outputs at level TENSORS, when it answers an InferResponse).
+ * it when the request settles (with its outputs at level TENSORS, when it answers an InferResponse),
+ * and hands it to the native front end that received the request, if one did, or collects it.
  * Executor models' requests are traced natively.
  */
 export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parentId: number; last: boolean }, model: string, version: string,
@@ -79,13 +54,16 @@ export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parent
   if (received) [ns[RECV_START], ns[RECV_END]] = [received.startNs, received.endNs];
   const tensors = sampled.tensors ? request.inputs.map(traced(false)) : [];
   return (done) => {
-    // JS hands the answer to the front end: the send is not timed (no SEND timestamps).
     const end = (result?: unknown) => {
       ns[REQUEST_END] = process.hrtime.bigint();
       const outputs = (result as { outputs?: InferTensor[] } | undefined)?.outputs;
       if (sampled.tensors && Array.isArray(outputs)) tensors.push(...outputs.map(traced(true)));
-      trace.finish({ id: sampled.id, parentId: sampled.parentId, model, version, protocol: received?.protocol ?? '', last: sampled.last,
-        timestamps: sampled.timestamps, ns, tensors });
+      const finished: NativeRequestTrace = { id: sampled.id, parentId: sampled.parentId, model, version, protocol: received?.protocol ?? '',
+        last: sampled.last, timestamps: sampled.timestamps, ns, tensors };
+      // A request a native front end received: the trace goes back with the answer, and the front
+      // end times the send (it settles before the answer is made, so the front end finds it).
+      if (received) received.trace = finished;
+      else trace.finish(finished);
     };
     done.then(end, () => end());
   };

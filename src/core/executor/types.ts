@@ -69,6 +69,35 @@ export interface InferRequest {
   received?: FrontEndArrival;
 }
 
+/** A tensor of a trace at level TENSORS: an input as queued, or an output as the model gave it. */
+export interface TracedTensor {
+  output: boolean;
+  name: string;
+  datatype: string;
+  shape: number[];
+  data: Uint8Array;
+}
+
+/** One finished trace; `ns` has one entry per timestamp (TRACE_STAMPS' order), 0n where not reached. */
+/** (native/src/trace/: trace.take(), trace.finish() and the front ends' answer() take this shape.) */
+export interface NativeRequestTrace {
+  id: number;
+  /** An ensemble step's: the ensemble request's trace (0: none). */
+  parentId: number;
+  model: string;
+  version: string;
+  /** '' for a request without protocol timestamps. */
+  protocol: '' | 'http' | 'grpc';
+  /** This request used up its setting's trace_count. */
+  last: boolean;
+  /** Its setting traces TIMESTAMPS (else only the tensors are written). */
+  timestamps: boolean;
+  ns: bigint[];
+  tensors: TracedTensor[];
+  /** Some tensor passed the bytes one trace keeps, and was left out. */
+  tensorsLeftOut?: boolean;
+}
+
 /** A traced request's trace id and the levels it traces. */
 export interface TraceLink {
   id: number;
@@ -76,11 +105,16 @@ export interface TraceLink {
   tensors: boolean;
 }
 
-/** When a request reached a native front end: its first byte (gRPC: the call began waiting for it) and its last, steady-clock ns. */
+/**
+ * When a request reached a native front end: its first byte (gRPC: the call began waiting for it)
+ * and its last, steady-clock ns. A trace JS makes of the request is left in `trace` when the request
+ * settles, for the front end to hand over with the answer (it times the send).
+ */
 export interface FrontEndArrival {
   protocol: 'http' | 'grpc';
   startNs: bigint;
   endNs: bigint;
+  trace?: NativeRequestTrace;
 }
 
 export interface InferResponse {

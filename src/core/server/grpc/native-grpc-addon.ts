@@ -4,6 +4,7 @@ import type { PublishedVersion } from '../http/publish-models.js';
 import { loadNativeAddon } from '../../executor/native.js';
 import type { NativeFailureCount } from '../http/native-http-addon.js';
 import type { TakenRequestSource } from '../native-request-log.js';
+import type { NativeRequestTrace } from '../../executor/types.js';
 
 export interface NativeGrpcServerOptions {
   host: string;
@@ -53,7 +54,9 @@ export interface NativeGrpcServer extends TakenRequestSource {
    * if any); otherwise `bytes` is one more message of a streaming call, the answer to one request
    * message, or with `more` one of several answers to it (a decoupled model's responses but the last).
    */
-  answer(connection: number, stream: number, final: boolean, code: number, message: string, bytes: Uint8Array | null, more?: boolean): void;
+  /** `trace`: the trace of the request JS answers (the trace extension), whose send the server times. */
+  answer(connection: number, stream: number, final: boolean, code: number, message: string, bytes: Uint8Array | null, more?: boolean,
+    trace?: NativeRequestTrace): void;
   counters(): { connections: number; refused: number; inflightBytes: number };
   publish(model: string, versions: PublishedVersion[], defaultVersion: string): void;
   takeFailures(): NativeFailureCount[];

@@ -19,6 +19,7 @@ import { createNativeGrpcServer, type NativeGrpcServer } from './native-grpc-add
 import { createRpcHandler, INFER_PATH, STREAM_INFER_PATH, type MetadataLookup, type RpcHandler, type RpcResult } from './rpc-handler.js';
 import { HeldCalls, tlsCallSignal } from './held-calls.js';
 import { cancellationError } from '../../executor/cancellation.js';
+import type { FrontEndArrival } from '../../executor/types.js';
 import { grpcRoot } from '../../kserve/grpc-proto.js';
 
 /**
@@ -151,9 +152,11 @@ export class GrpcFrontend {
     const streaming = path === STREAM_INFER_PATH;
     // Inference calls carry a signal that aborts if the call goes away while JS holds it.
     const held = request !== null && (streaming || path === INFER_PATH) ? this.calls.hold(`${connection}:${stream}`) : undefined;
+    // While tracing, when the message came; a trace JS makes of the request waits on it to be sent.
+    const arrival = received ? { protocol: 'grpc' as const, startNs: received[0], endNs: received[1] } as FrontEndArrival : undefined;
     const send = (r: RpcResult): void => {
       held?.release();
-      native.answer(connection, stream, !streaming || r.code !== 0, r.code, r.message, r.bytes ?? null);
+      native.answer(connection, stream, !streaming || r.code !== 0, r.code, r.message, r.bytes ?? null, undefined, arrival?.trace);
     };
     if (request === null) {
       // A streaming call opens: refused now when its API is restricted, otherwise its messages follow.
@@ -163,7 +166,6 @@ export class GrpcFrontend {
     }
     // A decoupled model's responses to a stream message, but its last, go out as they come.
     const more = streaming ? (r: RpcResult) => native.answer(connection, stream, false, r.code, r.message, r.bytes ?? null, true) : undefined;
-    const arrival = received ? { protocol: 'grpc' as const, startNs: received[0], endNs: received[1] } : undefined;
     const result = this.handler.handle(path, request, metadataOf(metadata), held?.signal, more, arrival);
     if (result instanceof Promise) result.then(send, (err: unknown) => send({ code: grpc.status.INTERNAL, message: `internal error: ${(err as Error).message}` }));
     else send(result);

@@ -14,6 +14,7 @@ import { BodyPart, createNativeHttpServer, type NativeFailureCount, type NativeH
 import type { HttpOptions } from './server.js';
 import { looksLikeInfer } from './routes.js';
 import { cancellationError } from '../../executor/cancellation.js';
+import type { FrontEndArrival } from '../../executor/types.js';
 import { logNativeRequests } from '../native-request-log.js';
 
 /** What GebeServer needs of either front end. */
@@ -70,11 +71,12 @@ export class NativeHttpFrontend implements HttpListener {
         this.held.set(token, controller);
         signal = controller.signal;
       }
-      const arrival = received ? { protocol: 'http' as const, startNs: received[0], endNs: received[1] } : undefined;
+      // While tracing, when the request came; a trace JS makes of it waits on it to be sent.
+      const arrival: FrontEndArrival | undefined = received ? { protocol: 'http', startNs: received[0], endNs: received[1] } : undefined;
       void this.handler({ method, url: url!, headers: headerRecord(headers!), body: body!, http10: http10!, signal, received: arrival }).then((a) => {
         if (!a.stream) {
           if (signal) this.held.delete(token);
-          native.answer(token, a.status, headerLines(a.headers), a.body, a.close === true);
+          native.answer(token, a.status, headerLines(a.headers), a.body, a.close === true, undefined, arrival?.trace);
           return;
         }
         // A streamed answer's client can still go away after its first part: the request stays
@@ -84,7 +86,7 @@ export class NativeHttpFrontend implements HttpListener {
           send: (chunk) => native.answer(token, a.status, '', chunk, false, BodyPart.Next),
           end: () => {
             if (signal) this.held.delete(token);
-            native.answer(token, a.status, '', EMPTY, false, BodyPart.Last);
+            native.answer(token, a.status, '', EMPTY, false, BodyPart.Last, arrival?.trace);
           },
         });
       });

@@ -3,6 +3,7 @@ import { GebeError } from '../../../errors.js';
 import type { PublishedVersion } from './publish-models.js';
 import { loadNativeAddon } from '../../executor/native.js';
 import type { TakenRequestSource } from '../native-request-log.js';
+import type { NativeRequestTrace } from '../../executor/types.js';
 
 /** How an answer's body goes out (native/src/http/fast_path.h's BodyPart). */
 export const BodyPart = { Whole: 0, First: 1, Next: 2, Last: 3 } as const;
@@ -50,7 +51,8 @@ export interface NativeHttpServer extends TakenRequestSource {
   counters(): { accepted: number; answered: number; inFlight: number; bodyBytes: number; handedOff: number };
   /** Answers the request `token` handed to the JS handler (false: unknown or answered already). */
   /** `part` streams an answer (native fast_path.h's BodyPart): First with the head, then Next, then Last; whole without it. */
-  answer(token: number, status: number, headerLines: string, body: Buffer, close: boolean, part?: BodyPart): boolean;
+  /** `trace`: the trace of the request JS answers (the trace extension), whose send the connection times. */
+  answer(token: number, status: number, headerLines: string, body: Buffer, close: boolean, part?: BodyPart, trace?: NativeRequestTrace): boolean;
   /** What the native infer route may run for `model` (an empty list withdraws it). */
   publish(model: string, versions: PublishedVersion[], defaultVersion: string): void;
   takeFailures(): NativeFailureCount[];

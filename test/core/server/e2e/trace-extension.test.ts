@@ -210,10 +210,10 @@ describe('the trace extension', () => {
     expect(list.slice(4, 7).map((t) => t.names[0])).toEqual(['HTTP_RECV_START', 'HTTP_RECV_START', 'GRPC_WAITREAD_START']);
     const ids = [...all.keys()];
     const ensembles = list.flatMap((t, i) => (t.model === 'pipeline' ? [i] : []));
-    // JS answered them: the receive is timed by the native front end, the send is not.
+    // JS answered them: the native front end timed the receive and, handed the trace with the answer, the send.
     expect(ensembles.map((i) => list[i]!.names)).toEqual([
-      ['HTTP_RECV_START', 'HTTP_RECV_END', 'REQUEST_START', 'REQUEST_END'],
-      ['GRPC_WAITREAD_START', 'GRPC_WAITREAD_END', 'REQUEST_START', 'REQUEST_END'],
+      ['HTTP_RECV_START', 'HTTP_RECV_END', 'REQUEST_START', 'REQUEST_END', 'HTTP_SEND_START', 'HTTP_SEND_END'],
+      ['GRPC_WAITREAD_START', 'GRPC_WAITREAD_END', 'REQUEST_START', 'REQUEST_END', 'GRPC_SEND_START', 'GRPC_SEND_END'],
     ]);
     for (const e of ensembles) {
       const step = list.find((t) => t.parent === ids[e])!;
