@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "executor/answer_output.h"
+#include "trace/trace_js.h"
 #include "executor/js_request.h"
 #include "executor/request_wording.h"
 
@@ -201,11 +202,12 @@ void ModelCore::TraceOutputs(CompletedBatch& batch) const {
 void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
   FailWrongOutputShapes(*batch);
   if (batch->outputs) TraceOutputs(*batch);
-  // Requests queued from JS end here (a native call's sink ends its own trace).
+  // Requests queued from JS end here (a native call's sink ends its own trace); one a native front
+  // end received goes back to JS with its answer, for that front end to time the send.
   for (auto& r : batch->requests) {
     if (!r->trace || r->native_call) continue;
     r->trace->StampNow(TraceStamp::kRequestEnd);
-    CollectTrace(std::move(r->trace));
+    if (r->trace->protocol == TraceProtocol::kNone) CollectTrace(std::move(r->trace));
   }
   // Natively taken requests go to their own sinks here, on this thread, even while the
   // environment goes away: each must be answered exactly once. The rest goes on to JS.
@@ -273,10 +275,12 @@ void ModelCore::CallJs(Napi::Env env, Napi::Function callback, CompletedBatch* r
         outs.Set(static_cast<uint32_t>(2 * k + 1), ShapeArray(env, s.shape));
       }
       entry.Set(2u, outs);
+      if (r->trace) entry.Set(3u, TraceToJs(env, *r->trace));
     } else {
       const FailureReason reason = r->failure == FailureReason::kNone ? FailureReason::kInternal : r->failure;
       entry.Set(1u, Napi::Number::New(env, double(reason)));
       entry.Set(2u, Napi::String::New(env, r->error));
+      if (r->trace) entry.Set(3u, TraceToJs(env, *r->trace));
     }
     results.Set(n++, entry);
   }

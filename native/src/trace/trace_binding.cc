@@ -55,34 +55,7 @@ Napi::Value Take(const Napi::CallbackInfo& info) {
   std::vector<std::unique_ptr<RequestTrace>> traces = TakeTraces(&dropped);
   Napi::Array list = Napi::Array::New(env, traces.size());
   for (size_t i = 0; i < traces.size(); ++i) {
-    const RequestTrace& t = *traces[i];
-    Napi::Object o = Napi::Object::New(env);
-    o.Set("id", Napi::Number::New(env, double(t.id)));
-    o.Set("parentId", Napi::Number::New(env, double(t.parent_id)));
-    o.Set("model", t.model);
-    o.Set("version", t.version);
-    o.Set("protocol", t.protocol == TraceProtocol::kHttp ? "http" : t.protocol == TraceProtocol::kGrpc ? "grpc" : "");
-    o.Set("last", t.last);
-    o.Set("timestamps", t.timestamps);
-    Napi::Array ns = Napi::Array::New(env, kTraceStampCount);
-    for (size_t k = 0; k < kTraceStampCount; ++k) ns.Set(uint32_t(k), Napi::BigInt::New(env, t.ns[k]));
-    o.Set("ns", ns);
-    Napi::Array tensors = Napi::Array::New(env, t.tensors.size());
-    for (size_t k = 0; k < t.tensors.size(); ++k) {
-      const TracedTensor& x = t.tensors[k];
-      Napi::Object tensor = Napi::Object::New(env);
-      tensor.Set("output", x.output);
-      tensor.Set("name", x.name);
-      tensor.Set("datatype", x.datatype);
-      Napi::Array shape = Napi::Array::New(env, x.shape.size());
-      for (size_t d = 0; d < x.shape.size(); ++d) shape.Set(uint32_t(d), Napi::Number::New(env, double(x.shape[d])));
-      tensor.Set("shape", shape);
-      tensor.Set("data", Napi::Buffer<uint8_t>::Copy(env, x.bytes.data(), x.bytes.size()));
-      tensors.Set(uint32_t(k), tensor);
-    }
-    o.Set("tensors", tensors);
-    o.Set("tensorsLeftOut", t.tensors_left_out);
-    list.Set(uint32_t(i), o);
+    list.Set(uint32_t(i), TraceToJs(env, *traces[i]));
   }
   Napi::Object out = Napi::Object::New(env);
   out.Set("traces", list);
@@ -112,6 +85,36 @@ Napi::Value Child(const Napi::CallbackInfo& info) {
 }
 
 }  // namespace
+
+Napi::Object TraceToJs(Napi::Env env, const RequestTrace& t) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("id", Napi::Number::New(env, double(t.id)));
+  o.Set("parentId", Napi::Number::New(env, double(t.parent_id)));
+  o.Set("model", t.model);
+  o.Set("version", t.version);
+  o.Set("protocol", t.protocol == TraceProtocol::kHttp ? "http" : t.protocol == TraceProtocol::kGrpc ? "grpc" : "");
+  o.Set("last", t.last);
+  o.Set("timestamps", t.timestamps);
+  Napi::Array ns = Napi::Array::New(env, kTraceStampCount);
+  for (size_t k = 0; k < kTraceStampCount; ++k) ns.Set(uint32_t(k), Napi::BigInt::New(env, t.ns[k]));
+  o.Set("ns", ns);
+  Napi::Array tensors = Napi::Array::New(env, t.tensors.size());
+  for (size_t k = 0; k < t.tensors.size(); ++k) {
+    const TracedTensor& x = t.tensors[k];
+    Napi::Object tensor = Napi::Object::New(env);
+    tensor.Set("output", x.output);
+    tensor.Set("name", x.name);
+    tensor.Set("datatype", x.datatype);
+    Napi::Array shape = Napi::Array::New(env, x.shape.size());
+    for (size_t d = 0; d < x.shape.size(); ++d) shape.Set(uint32_t(d), Napi::Number::New(env, double(x.shape[d])));
+    tensor.Set("shape", shape);
+    tensor.Set("data", Napi::Buffer<uint8_t>::Copy(env, x.bytes.data(), x.bytes.size()));
+    tensors.Set(uint32_t(k), tensor);
+  }
+  o.Set("tensors", tensors);
+  o.Set("tensorsLeftOut", t.tensors_left_out);
+  return o;
+}
 
 std::unique_ptr<RequestTrace> TraceFromJs(const Napi::Object& o) {
   auto trace = std::make_unique<RequestTrace>();

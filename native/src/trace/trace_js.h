@@ -13,4 +13,8 @@ namespace gebe {
 // {id, parentId, model, version, last, timestamps, protocol, ns: bigint[], tensors?: [...]}.
 std::unique_ptr<RequestTrace> TraceFromJs(const Napi::Object& o);
 
+// The same shape from a RequestTrace (what trace.take() lists, and what the executor hands JS
+// with the answer of a request a native front end received, for the front end to time the send).
+Napi::Object TraceToJs(Napi::Env env, const RequestTrace& t);
+
 }  // namespace gebe

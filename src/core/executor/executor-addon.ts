@@ -2,6 +2,7 @@
 import { GebeError } from '../../errors.js';
 import type { NativeModelOptions } from './load-options.js';
 import { loadNativeAddon } from './native.js';
+import type { NativeRequestTrace } from './trace-record.js';
 
 export interface NativeTensorDesc {
   name: string;
@@ -32,7 +33,8 @@ export interface NativeStats {
  * One finished request: [token, 0, [bytes, shape, ...per engine output]] or [token, reason,
  * message], reason a native FailureReason value (failure-reasons.ts reads its row).
  */
-export type NativeResult = [number, 0, Array<Uint8Array | number[] | null>] | [number, number, string];
+/** [token, 0, outputs] or [token, reason, message]; a 4th entry: the trace of a request a native front end received (it times the send). */
+export type NativeResult = [number, 0, Array<Uint8Array | number[] | null>, NativeRequestTrace?] | [number, number, string, NativeRequestTrace?];
 
 /** An opaque native value naming one queued request, for cancel(). */
 export type CancelHandle = object & { readonly __cancelHandle?: never };

@@ -98,6 +98,8 @@ export class ExecutorModel implements LoadedModel {
         continue;
       }
       this.pending.delete(result[0]);
+      // Traced, and received by a native front end: the trace goes back with the answer (trace-addon.ts).
+      if (result[3] && entry.request.received) entry.request.received.trace = result[3];
       if (result[1] === 0) entry.resolve(this.response(entry, result[2] as Array<Uint8Array | number[] | null>));
       else entry.reject(new InferError(result[2] as string, failureOf(result[1]).name));
     }

@@ -6,6 +6,9 @@ import { traitsOf, type FailureName, type MetricReason } from './failure-reasons
 import type { NativeModel } from './executor-addon.js';
 
 import type { Datatype } from '../kserve/datatypes.js';
+import type { NativeRequestTrace } from './trace-record.js';
+
+export type { NativeRequestTrace, TracedTensor } from './trace-record.js';
 
 export type { Datatype };
 
@@ -67,35 +70,6 @@ export interface InferRequest {
   parentTrace?: TraceLink;
   /** While tracing: when the front end received the request (a trace of a request JS runs starts there). */
   received?: FrontEndArrival;
-}
-
-/** A tensor of a trace at level TENSORS: an input as queued, or an output as the model gave it. */
-export interface TracedTensor {
-  output: boolean;
-  name: string;
-  datatype: string;
-  shape: number[];
-  data: Uint8Array;
-}
-
-/** One finished trace; `ns` has one entry per timestamp (TRACE_STAMPS' order), 0n where not reached. */
-/** (native/src/trace/: trace.take(), trace.finish() and the front ends' answer() take this shape.) */
-export interface NativeRequestTrace {
-  id: number;
-  /** An ensemble step's: the ensemble request's trace (0: none). */
-  parentId: number;
-  model: string;
-  version: string;
-  /** '' for a request without protocol timestamps. */
-  protocol: '' | 'http' | 'grpc';
-  /** This request used up its setting's trace_count. */
-  last: boolean;
-  /** Its setting traces TIMESTAMPS (else only the tensors are written). */
-  timestamps: boolean;
-  ns: bigint[];
-  tensors: TracedTensor[];
-  /** Some tensor passed the bytes one trace keeps, and was left out. */
-  tensorsLeftOut?: boolean;
 }
 
 /** A traced request's trace id and the levels it traces. */
