@@ -342,9 +342,9 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   if (!failure.ok()) return reject(failure.reason, failure.message);
   std::unique_ptr<ScheduledRequest>& request = normalized.request;
   request->token = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
-  // A request from JS has no protocol timestamps: its trace runs from here to its completion. A
-  // step of a traced ensemble request (a 13th argument: the ensemble's trace id) is always traced.
-  // ([parentId, timestamps, tensors]: the levels the parent traces).
+  // A request from JS is traced from here to its completion. A step of a traced ensemble request
+  // (a 13th argument, [parentId, timestamps, tensors]: the ensemble's trace and the levels it
+  // traces) is always traced.
   Napi::Array parent = info.Length() > 12 && info[12].IsArray() ? info[12].As<Napi::Array>() : Napi::Array();
   const uint64_t parent_trace = !parent.IsEmpty() && parent.Length() == 3 ? uint64_t(parent.Get(0u).ToNumber().Int64Value()) : 0;
   if (parent_trace != 0) {
@@ -353,7 +353,8 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
     request->trace->StampNow(TraceStamp::kRequestStart);
   } else if (request_start_ns != 0) {
     // A 14th argument, [startNs, endNs, 'http' | 'grpc']: when a native front end received the
-    // request JS hands on here (its receive timestamps; JS sends the answer, untimed).
+    // request JS hands on here (its receive timestamps; the trace goes back to JS with the result,
+    // for that front end to time the send).
     const bool received = info.Length() > 13 && info[13].IsArray() && info[13].As<Napi::Array>().Length() == 3;
     const std::string via = received ? info[13].As<Napi::Array>().Get(2u).ToString().Utf8Value() : "";
     const TraceProtocol protocol = via == "http" ? TraceProtocol::kHttp : via == "grpc" ? TraceProtocol::kGrpc : TraceProtocol::kNone;

@@ -41,9 +41,10 @@ class ModelCore : public CompletionSink {
   // into a DecodedRequest, checked by Normalize like every other front end's. Returns undefined
   // when queued, or [reason, message] (reason: a FailureReason value) when refused now.
   // With a 12th argument true, a queued request answers a cancel handle (an External) instead of
-  // undefined, for Cancel. A 13th, non-zero, is the trace id of the ensemble request this one is a
-  // step of: the request is traced as its child (trace/request_trace.h). A 14th, [startNs, endNs,
-  // 'http' | 'grpc'], says when a native front end received it, for its trace.
+  // undefined, for Cancel. A 13th, [traceId, timestamps, tensors], names the trace of the ensemble
+  // request this one is a step of: the request is traced as its child at those levels
+  // (trace/request_trace.h). A 14th, [startNs, endNs, 'http' | 'grpc'], says when a native front
+  // end received it: its trace then comes back with the result (a 4th entry), for the send.
   Napi::Value Infer(const Napi::CallbackInfo& info);
   // JS thread: cancel(handle, reason): the request's caller went away; if it still waits in the
   // queue it fails with `reason` (a FailureReason value: kCancelled or kDeadlineExceeded).

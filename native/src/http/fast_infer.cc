@@ -133,7 +133,9 @@ class FastInfer : public FastPath {
  public:
   bool TryHandle(HttpRequest& request, Respond respond) override {
     if (request.method != "POST") return false;
-    const int64_t recv_end_ns = TracingOn() ? SteadyNowNs() : 0;
+    // The connection timed the request's arrival while tracing was on; one that came just before
+    // is timed from here.
+    const int64_t recv_end_ns = request.recv_end_ns != 0 ? request.recv_end_ns : TracingOn() ? SteadyNowNs() : 0;
     InferUrl url;
     if (!MatchInferUrl(request.url, &url)) return false;
     PublishedModels::Entry entry;

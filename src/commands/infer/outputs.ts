@@ -3,7 +3,7 @@
  * as text. The text is built from the same data `--json` prints.
  */
 import type { InferTensor } from '../../core/executor/types.js';
-import { typedView } from '../../core/kserve/datatypes.js';
+import { halfToNumber, typedView } from '../../core/kserve/datatypes.js';
 import { splitBytesElements } from '../../core/kserve/codec/bytes-elements.js';
 
 export interface RankedClass {
@@ -77,13 +77,3 @@ function formatValue(v: number | string | boolean): string {
   return Number.isInteger(v) ? String(v) : v.toPrecision(5);
 }
 
-/** IEEE half (or bfloat16) bits → number. */
-function halfToNumber(bits: number, bf16: boolean): number {
-  if (bf16) return new Float32Array(new Uint32Array([bits << 16]).buffer)[0]!;
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exp = (bits >> 10) & 0x1f;
-  const frac = bits & 0x3ff;
-  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
-  if (exp === 31) return frac ? NaN : sign * Infinity;
-  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
-}

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { InputDataSpec } from '../../core/perf/inputs.js';
 import type { TraceSettings } from '../../core/kserve/client/types.js';
+import { isTraceLevel, TRACE_LEVELS } from '../../core/kserve/trace-levels.js';
 import type { ServerTrace } from '../../core/perf/server-trace.js';
 import type { MeasurementOptions } from '../../core/perf/load-generator.js';
 import { CONCURRENCY_SPEC, parseBatchSizes, parseLevels, parseShapes, REQUEST_RATE_SPEC } from '../../core/perf/ranges.js';
@@ -135,7 +136,7 @@ function traceOption(flags: PerfFlags): ServerTrace | undefined {
   const levels = flags.traceLevel ?? [];
   if (levels.length === 0 && flags.traceRate === undefined && flags.traceCount === undefined && flags.logFrequency === undefined) return undefined;
   for (const level of levels) {
-    if (!['OFF', 'TIMESTAMPS', 'TENSORS'].includes(level)) throw new UsageError(`--trace-level "${level}" is not one of OFF, TIMESTAMPS, TENSORS; e.g. --trace-level TIMESTAMPS`);
+    if (!isTraceLevel(level)) throw new UsageError(`--trace-level "${level}" is not one of ${TRACE_LEVELS.join(', ')}; e.g. --trace-level TIMESTAMPS`);
   }
   const model: TraceSettings = {};
   if (levels.length > 0) model.trace_level = levels;

@@ -1,6 +1,7 @@
 /** The addon's half of the trace extension (native/src/trace/): sampling and the finished traces. */
 import { GebeError } from '../../errors.js';
 import { loadNativeAddon } from './native.js';
+import { TRACE_STAMPS } from './trace-record.js';
 import type { FrontEndArrival, InferRequest, InferTensor, NativeRequestTrace, TraceLink, TracedTensor } from './types.js';
 
 export type { NativeRequestTrace, TracedTensor } from './types.js';
@@ -31,12 +32,10 @@ export interface NativeTrace {
   finish(trace: NativeRequestTrace): void;
 }
 
-/** The native TraceStamp order: RECV_START, RECV_END, REQUEST_START, ..., REQUEST_END (8), SEND_START, SEND_END. */
-const RECV_START = 0;
-const RECV_END = 1;
-const REQUEST_START = 2;
-const REQUEST_END = 8;
-const STAMP_COUNT = 11;
+const RECV_START = TRACE_STAMPS.indexOf('RECV_START');
+const RECV_END = TRACE_STAMPS.indexOf('RECV_END');
+const REQUEST_START = TRACE_STAMPS.indexOf('REQUEST_START');
+const REQUEST_END = TRACE_STAMPS.indexOf('REQUEST_END');
 
 const traced = (output: boolean) => (t: InferTensor): TracedTensor => ({ output, name: t.name, datatype: t.datatype, shape: t.shape, data: t.data });
 
@@ -48,7 +47,7 @@ const traced = (output: boolean) => (t: InferTensor): TracedTensor => ({ output,
  */
 export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parentId: number; last: boolean }, model: string, version: string,
   request: InferRequest): (done: Promise<unknown>) => void {
-  const ns = new Array<bigint>(STAMP_COUNT).fill(0n);
+  const ns = new Array<bigint>(TRACE_STAMPS.length).fill(0n);
   ns[REQUEST_START] = process.hrtime.bigint();  // CLOCK_MONOTONIC, as the native timestamps
   const received: FrontEndArrival | undefined = request.received;
   if (received) [ns[RECV_START], ns[RECV_END]] = [received.startNs, received.endNs];

@@ -4,6 +4,13 @@
  * facade all name it.
  */
 
+/** A trace's timestamps, in the native TraceStamp order (request_trace.h): a trace's `ns` follows it. */
+export const TRACE_STAMPS = [
+  'RECV_START', 'RECV_END', 'REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END',
+  'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'SEND_START', 'SEND_END',
+] as const;
+export type TraceStampName = (typeof TRACE_STAMPS)[number];
+
 /** A tensor of a trace at level TENSORS: an input as queued, or an output as the model gave it. */
 export interface TracedTensor {
   output: boolean;
@@ -13,7 +20,7 @@ export interface TracedTensor {
   data: Uint8Array;
 }
 
-/** One trace; `ns` has one entry per native TraceStamp, in its order, 0n where not reached. */
+/** One trace; `ns` has one entry per TRACE_STAMPS entry, 0n where not reached. */
 export interface NativeRequestTrace {
   id: number;
   /** An ensemble step's: the ensemble request's trace (0: none). */

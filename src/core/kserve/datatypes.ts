@@ -39,6 +39,17 @@ export function isDatatype(value: unknown): value is Datatype {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(DATATYPE_SIZE, value);
 }
 
+/** IEEE half (or bfloat16) bits → number (JSON and text have no 16-bit floats). */
+export function halfToNumber(bits: number, bf16: boolean): number {
+  if (bf16) return new Float32Array(new Uint32Array([bits << 16]).buffer)[0]!;
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exp = (bits >> 10) & 0x1f;
+  const frac = bits & 0x3ff;
+  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
+}
+
 /** Datatypes that JSON cannot carry (no JSON number maps to them exactly). */
 export function isBinaryOnly(datatype: Datatype): boolean {
   return datatype === 'FP16' || datatype === 'BF16';

@@ -11,6 +11,7 @@
  * one in every field it does not set.
  */
 import { ProtocolError, clientText } from '../kserve/protocol-error.js';
+import { isTraceLevel, TRACE_LEVELS } from '../kserve/trace-levels.js';
 import { nativeTrace, traceJsRequest, type NativeTrace, type NativeTraceValues } from '../executor/trace-addon.js';
 import type { InferRequest, TraceLink } from '../executor/types.js';
 
@@ -60,9 +61,11 @@ function parseLevel(value: unknown): { timestamps: boolean; tensors: boolean } {
   if (levels.length === 0 || levels.length > 8) throw ProtocolError.badRequest(`${describe('trace_level', value)} must name one to eight levels`);
   const out = { timestamps: false, tensors: false };
   for (const level of levels) {
+    if (!isTraceLevel(level)) {
+      throw ProtocolError.badRequest(`${describe('trace_level', value)}: the levels are ${TRACE_LEVELS.slice(0, -1).join(', ')} and ${TRACE_LEVELS.at(-1)}`);
+    }
     if (level === 'TIMESTAMPS') out.timestamps = true;
     else if (level === 'TENSORS') out.tensors = true;
-    else if (level !== 'OFF') throw ProtocolError.badRequest(`${describe('trace_level', value)}: the levels are OFF, TIMESTAMPS and TENSORS`);
   }
   return out;
 }

@@ -14,28 +14,25 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { NativeRequestTrace, NativeTrace, TracedTensor } from '../executor/trace-addon.js';
-import type { Datatype } from '../executor/types.js';
+import { TRACE_STAMPS, type TraceStampName } from '../executor/trace-record.js';
+import { halfToNumber, typedView, type Datatype } from '../kserve/datatypes.js';
 import { bytesToJsonText } from '../kserve/codec/json-tensor.js';
 import type { Logger } from './logger.js';
 
-/** Triton's timestamp names, in the native TraceStamp order; RECV and SEND take the protocol's prefix. */
-const STAMPS = [
-  'RECV_START', 'RECV_END', 'REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END',
-  'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'SEND_START', 'SEND_END',
-] as const;
-const PROTOCOL_NAMES: Record<string, Partial<Record<(typeof STAMPS)[number], string>>> = {
+/** The protocol's names of the RECV and SEND timestamps (the others are TRACE_STAMPS' as they are). */
+const PROTOCOL_NAMES: Record<string, Partial<Record<TraceStampName, string>>> = {
   http: { RECV_START: 'HTTP_RECV_START', RECV_END: 'HTTP_RECV_END', SEND_START: 'HTTP_SEND_START', SEND_END: 'HTTP_SEND_END' },
   grpc: { RECV_START: 'GRPC_WAITREAD_START', RECV_END: 'GRPC_WAITREAD_END', SEND_START: 'GRPC_SEND_START', SEND_END: 'GRPC_SEND_END' },
 };
 const DRAIN_INTERVAL_MS = 200;
 
-/** The two objects of one trace in Triton's file format, as JSON text. */
+/** The objects of one trace in Triton's file format, as JSON text: its name, its timestamps, its tensors. */
 export function traceEntries(trace: NativeRequestTrace): string[] {
   const names = PROTOCOL_NAMES[trace.protocol] ?? {};
   const stamps: string[] = [];
-  // 0n: not reached (a request queued from JS has no RECV or SEND timestamps).
+  // 0n: not reached (a request no native front end received has no RECV or SEND timestamps).
   trace.ns.forEach((ns, i) => {
-    if (ns !== 0n) stamps.push(`{"name":"${names[STAMPS[i]!] ?? STAMPS[i]!}","ns":${ns}}`);
+    if (ns !== 0n) stamps.push(`{"name":"${names[TRACE_STAMPS[i]!] ?? TRACE_STAMPS[i]!}","ns":${ns}}`);
   });
   const version = /^\d+$/.test(trace.version) ? trace.version : JSON.stringify(trace.version);
   // An ensemble step names the ensemble request's trace, as Triton's parent_id.
@@ -52,32 +49,14 @@ export function traceEntries(trace: NativeRequestTrace): string[] {
 /** A traced tensor's elements as Triton's trace writes them: comma-separated (BYTES: each as a JSON string). */
 function tensorText(t: TracedTensor): string {
   const data = new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
-  if (t.datatype === 'FP16' || t.datatype === 'BF16') return Array.from(halfFloats(t.datatype, data), (v) => String(v)).join(',');
+  if (t.datatype === 'FP16' || t.datatype === 'BF16') {
+    return Array.from(typedView(t.datatype, data) as Uint16Array, (bits) => String(halfToNumber(bits, t.datatype === 'BF16'))).join(',');
+  }
   try {
     return bytesToJsonText(t.datatype as Datatype, data, t.name).slice(1, -1);
   } catch {
     return '';  // bytes that are not whole elements of the datatype (never from a checked request)
   }
-}
-
-/** FP16 and BF16 elements as numbers (JSON has no 16-bit floats; the KServe codec sends them binary). */
-function halfFloats(datatype: 'FP16' | 'BF16', data: Uint8Array): number[] {
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const out: number[] = [];
-  for (let i = 0; i + 2 <= data.byteLength; i += 2) {
-    const h = view.getUint16(i, true);
-    if (datatype === 'BF16') {
-      out.push(new Float32Array(new Uint32Array([h << 16]).buffer)[0]!);
-      continue;
-    }
-    const sign = h & 0x8000 ? -1 : 1;
-    const exponent = (h >> 10) & 0x1f;
-    const fraction = h & 0x3ff;
-    if (exponent === 0) out.push(sign * 2 ** -14 * (fraction / 1024));
-    else if (exponent === 31) out.push(fraction ? NaN : sign * Infinity);
-    else out.push(sign * 2 ** (exponent - 15) * (1 + fraction / 1024));
-  }
-  return out;
 }
 
 export class TraceWriter {
