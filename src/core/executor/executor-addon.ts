@@ -1,7 +1,6 @@
 /** The executor part of the native addon, typed (see native/src/executor/). */
-import { GebeError } from '../../errors.js';
 import type { NativeModelOptions } from './load-options.js';
-import { loadNativeAddon } from './native.js';
+import { nativeModule } from './native.js';
 import type { NativeRequestTrace } from './trace-record.js';
 
 export interface NativeTensorDesc {
@@ -85,12 +84,5 @@ export interface NativeExecutor {
 }
 
 export function nativeExecutor(): NativeExecutor {
-  const addon = loadNativeAddon();
-  const executor = addon.executor as NativeExecutor | undefined;
-  if (!executor) {
-    throw new GebeError('the native addon was built without the executor', {
-      hint: 'rebuild it from this checkout with `npm run build:native`',
-    });
-  }
-  return executor;
+  return nativeModule<NativeExecutor>('executor', 'the executor');
 }

@@ -37,3 +37,18 @@ export function loadNativeAddon(): NativeAddon {
   }
   return cached;
 }
+
+/**
+ * One module of the addon (its key in the exports: `executor`, `http`, `trace`, ...), or the one
+ * error that says the build lacks it. `what` names it for that error; `alternative` adds a way
+ * around it to the hint.
+ */
+export function nativeModule<T>(key: string, what: string, alternative?: string): T {
+  const module = loadNativeAddon()[key] as T | undefined;
+  if (module === undefined) {
+    throw new GebeError(`the native addon was built without ${what}`, {
+      hint: `rebuild it from this checkout with \`npm run build:native\`${alternative ? `, or ${alternative}` : ''}`,
+    });
+  }
+  return module;
+}

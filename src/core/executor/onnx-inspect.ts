@@ -5,7 +5,7 @@
  * loader refuses with). The ENGINE_UNSUPPORTED lint rule asks it, so validate and serve never disagree.
  */
 import { GebeError } from '../../errors.js';
-import { loadNativeAddon } from './native.js';
+import { nativeModule } from './native.js';
 
 export interface CpuTensorDesc {
   name: string;
@@ -36,12 +36,9 @@ export function inspectOnnxModel(path: string): CpuModelInfo {
   if (typeof path !== 'string' || path.length === 0) {
     throw new GebeError(`Expected a model file path for path but received ${JSON.stringify(path)}`);
   }
-  const addon = loadNativeAddon() as unknown as { cpuInspect?: (path: string) => CpuModelInfo };
-  if (typeof addon.cpuInspect !== 'function') {
-    throw new GebeError('the native addon was built without the cpu engine', { hint: 'rebuild it with `npm run build:native`' });
-  }
+  const cpuInspect = nativeModule<(path: string) => CpuModelInfo>('cpuInspect', 'the cpu engine');
   try {
-    return addon.cpuInspect(path);
+    return cpuInspect(path);
   } catch (err) {
     throw new GebeError(`${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }

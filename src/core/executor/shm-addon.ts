@@ -1,6 +1,5 @@
 /** The addon's shared-memory mapping (native/src/shm/), typed for the Python backend's arena. */
-import { GebeError } from '../../errors.js';
-import { loadNativeAddon } from './native.js';
+import { nativeModule } from './native.js';
 
 export interface NativeShm {
   /** A MAP_SHARED mapping of the first `size` bytes of open file `fd`, unmapped when collected. */
@@ -10,11 +9,5 @@ export interface NativeShm {
 }
 
 export function nativeShm(): NativeShm {
-  const shm = loadNativeAddon().shm as NativeShm | undefined;
-  if (!shm) {
-    throw new GebeError('the native addon was built without shared-memory support (native/src/shm)', {
-      hint: 'rebuild it from this checkout with `npm run build:native`',
-    });
-  }
-  return shm;
+  return nativeModule<NativeShm>('shm', 'shared-memory support (native/src/shm)');
 }

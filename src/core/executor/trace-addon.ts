@@ -1,6 +1,5 @@
 /** The addon's half of the trace extension (native/src/trace/): sampling and the finished traces. */
-import { GebeError } from '../../errors.js';
-import { loadNativeAddon } from './native.js';
+import { nativeModule } from './native.js';
 import { TRACE_STAMPS } from './trace-record.js';
 import type { FrontEndArrival, InferRequest, InferTensor, NativeRequestTrace, TraceLink, TracedTensor } from './types.js';
 
@@ -69,11 +68,5 @@ export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parent
 }
 
 export function nativeTrace(): NativeTrace {
-  const trace = loadNativeAddon().trace as NativeTrace | undefined;
-  if (!trace) {
-    throw new GebeError('the native addon was built without the trace extension (native/src/trace)', {
-      hint: 'rebuild it from this checkout with `npm run build:native`',
-    });
-  }
-  return trace;
+  return nativeModule<NativeTrace>('trace', 'the trace extension (native/src/trace)');
 }

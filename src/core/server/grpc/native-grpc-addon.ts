@@ -1,7 +1,6 @@
 /** The native gRPC front end part of the addon, typed (see native/src/grpc/). */
-import { GebeError } from '../../../errors.js';
 import type { PublishedVersion } from '../http/publish-models.js';
-import { loadNativeAddon } from '../../executor/native.js';
+import { nativeModule } from '../../executor/native.js';
 import type { NativeFailureCount } from '../http/native-http-addon.js';
 import type { TakenRequestSource } from '../native-request-log.js';
 import type { NativeRequestTrace } from '../../executor/types.js';
@@ -67,9 +66,6 @@ interface NativeGrpcModule {
 }
 
 export function createNativeGrpcServer(options: NativeGrpcServerOptions, handler: NativeGrpcHandler): NativeGrpcServer {
-  const grpc = loadNativeAddon().grpc as NativeGrpcModule | undefined;
-  if (!grpc) {
-    throw new GebeError('the native addon was built without the gRPC front end', { hint: 'rebuild it from this checkout with `npm run build:native`' });
-  }
+  const grpc = nativeModule<NativeGrpcModule>('grpc', 'the gRPC front end');
   return new grpc.NativeGrpcServer(options, handler);
 }

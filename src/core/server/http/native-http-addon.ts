@@ -1,7 +1,6 @@
 /** The native HTTP front end part of the addon, typed (see native/src/http/). */
-import { GebeError } from '../../../errors.js';
 import type { PublishedVersion } from './publish-models.js';
-import { loadNativeAddon } from '../../executor/native.js';
+import { loadNativeAddon, nativeModule } from '../../executor/native.js';
 import type { TakenRequestSource } from '../native-request-log.js';
 import type { NativeRequestTrace } from '../../executor/types.js';
 
@@ -89,11 +88,6 @@ export function raiseFdLimit(): number {
 }
 
 export function createNativeHttpServer(options: NativeHttpServerOptions, handler: NativeRequestHandler): NativeHttpServer {
-  const http = loadNativeAddon().http as NativeHttpModule | undefined;
-  if (!http) {
-    throw new GebeError('the native addon was built without the HTTP front end', {
-      hint: 'rebuild it from this checkout with `npm run build:native`, or serve with --http-frontend node',
-    });
-  }
+  const http = nativeModule<NativeHttpModule>('http', 'the HTTP front end', 'serve with --http-frontend node');
   return new http.NativeHttpServer(options, handler);
 }
