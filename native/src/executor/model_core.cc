@@ -344,14 +344,16 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
   request->token = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
   // A request from JS is traced from here to its completion. A step of a traced ensemble request
   // (a 13th argument, [parentId, timestamps, tensors]: the ensemble's trace and the levels it
-  // traces) is always traced.
+  // traces) is always traced; with parentId 0 the caller sampled the request already and does not
+  // trace it (a cache-enabled model's run on a miss), so it is not sampled again.
   Napi::Array parent = info.Length() > 12 && info[12].IsArray() ? info[12].As<Napi::Array>() : Napi::Array();
-  const uint64_t parent_trace = !parent.IsEmpty() && parent.Length() == 3 ? uint64_t(parent.Get(0u).ToNumber().Int64Value()) : 0;
+  const bool caller_sampled = !parent.IsEmpty() && parent.Length() == 3;
+  const uint64_t parent_trace = caller_sampled ? uint64_t(parent.Get(0u).ToNumber().Int64Value()) : 0;
   if (parent_trace != 0) {
     request->trace = ChildTrace(contract_->model_name, contract_->version, parent_trace, parent.Get(1u).ToBoolean().Value(),
                                 parent.Get(2u).ToBoolean().Value());
     request->trace->StampNow(TraceStamp::kRequestStart);
-  } else if (request_start_ns != 0) {
+  } else if (request_start_ns != 0 && !caller_sampled) {
     // A 14th argument, [startNs, endNs, 'http' | 'grpc']: when a native front end received the
     // request JS hands on here (its receive timestamps; the trace goes back to JS with the result,
     // for that front end to time the send).

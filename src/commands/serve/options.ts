@@ -1,4 +1,5 @@
 /** `gebe serve` flags → typed, checked options. Every bad value is a UsageError naming the flag. */
+import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_CONFIG_LIMITS, MAX_INSTANCES_CAP } from '../../core/config/limits.js';
@@ -49,6 +50,8 @@ export interface ServeOptions {
   grpcHeaderForwardPattern?: RegExp;
   /** Triton's --trace-config: the trace file and the global trace setting at start (absent: no file, level OFF). */
   trace?: TraceConfig;
+  /** Triton's --cache-config local,size=<bytes>: the response cache's size; absent: no cache. */
+  responseCacheBytes?: number;
   /** Paths (resolved) of the PEM files. */
   httpTls?: { cert: string; key: string };
   grpcTls?: { cert: string; key: string; rootCert?: string; mutual: boolean };
@@ -96,6 +99,9 @@ export interface ServeFlags {
   traceRate?: string;
   traceCount?: string;
   traceLogFrequency?: string;
+  cacheConfig?: string[];
+  /** Triton's older spelling of --cache-config local,size=<bytes>. */
+  responseCacheByteSize?: string;
   httpUseSsl?: boolean | string;
   httpServerCert?: string;
   httpServerKey?: string;
@@ -147,6 +153,27 @@ function flagBool(value: boolean | string | undefined, flag: string): boolean {
   if (value === true || value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw new UsageError(`${flag} takes true or false, got '${value}'`);
+}
+
+/**
+ * Triton's --cache-config <cache>,<setting>=<value> (repeatable) and its older
+ * --response-cache-byte-size: gebe has Triton's `local` cache, whose one setting is its size.
+ */
+function responseCacheBytes(flags: ServeFlags): number | undefined {
+  const specs = [...(flags.responseCacheByteSize !== undefined ? [`local,size=${flags.responseCacheByteSize}`] : []), ...(flags.cacheConfig ?? [])];
+  let size: number | undefined;
+  for (const spec of specs) {
+    const m = /^([a-z_]+),([a-z_]+)=(.*)$/.exec(spec);
+    if (!m) throw new UsageError(`--cache-config must be <cache>,<setting>=<value>, got '${spec}'`, 'for example --cache-config local,size=1048576');
+    const [, cache, setting, value] = m as unknown as [string, string, string, string];
+    if (cache !== 'local') throw new UsageError(`--cache-config '${spec}': gebe has Triton's local cache only (in the server's memory), not '${cache}'`, 'use --cache-config local,size=<bytes>');
+    if (setting !== 'size') throw new UsageError(`--cache-config '${spec}': the local cache has one setting, size`, 'use --cache-config local,size=<bytes>');
+    size = parseSize(value, '--cache-config local,size');
+  }
+  if (size !== undefined && size > os.totalmem()) {
+    throw new UsageError(`--cache-config local,size=${size} is more than this machine's memory (${os.totalmem()} bytes)`, 'give the cache a part of the memory, e.g. local,size=256MiB');
+  }
+  return size;
 }
 
 function tlsOptions(flags: ServeFlags, cwd: string) {
@@ -289,6 +316,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     httpHeaderForwardPattern: forwardPattern(flags.httpHeaderForwardPattern, '--http-header-forward-pattern'),
     grpcHeaderForwardPattern: forwardPattern(flags.grpcHeaderForwardPattern, '--grpc-header-forward-pattern'),
     trace: parseTraceConfig([...olderTraceFlags(flags), ...(flags.traceConfig ?? [])], cwd),
+    responseCacheBytes: responseCacheBytes(flags),
     ...tlsOptions(flags, cwd),
   };
 }

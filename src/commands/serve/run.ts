@@ -10,6 +10,7 @@ import type { IO } from '../../io.js';
 import type { ConfigLimits } from '../../core/config/limits.js';
 import { createLogger } from '../../core/server/logger.js';
 import { ModelManager, type LoadModelFn } from '../../core/server/model-manager.js';
+import { ResponseCache } from '../../core/server/response-cache.js';
 import type { ModelSource } from '../../core/server/model-source.js';
 import { GebeServer, type ServerPorts } from '../../core/server/server.js';
 import { raiseFdLimit } from '../../core/server/http/native-http-addon.js';
@@ -52,6 +53,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   log.control!.set({ verboseLevel: opts.logVerboseLevel, info: opts.logInfo ?? true, warning: opts.logWarning ?? true, error: opts.logError ?? true });
   const stop = deps.waitForStop();
   const manager = new ModelManager(deps.createSource(opts.repository, { instancesPerModel: opts.maxInstancesPerModel }), deps.loadModel, log, opts.controlMode);
+  if (opts.responseCacheBytes !== undefined) manager.responseCache = new ResponseCache(opts.responseCacheBytes);
   log.info('loading model repository', { repository: opts.repository, mode: opts.controlMode });
   // A signal during start-up (a slow repository, a slow model) stops it there.
   const early = await Promise.race([manager.start(opts.loadModels).then(() => undefined), stop]);
@@ -115,10 +117,12 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
-/** Anyone who reaches a public address may load and unload models unless the API is restricted. */
 /** The APIs a client on another host should not reach unrestricted, and what it could do with them. */
 const EXPOSED_APIS = [
   { api: 'model-repository', does: 'load and unload models', applies: () => true },
+  // A region is any shared-memory object of the user gebe runs as (another program's included):
+  // a request can have a model read it, and write its outputs there.
+  { api: 'shared-memory', does: 'register this user\'s shared-memory objects and have models read them and write outputs into them', applies: () => true },
   // Only with a trace file: without one tracing cannot be turned on.
   { api: 'trace', does: 'turn tracing on, writing to the trace file (at level TENSORS every traced request\'s tensors)', applies: (o: ServeOptions) => Boolean(o.trace?.file) },
 ] as const;

@@ -132,6 +132,12 @@ export interface ModelStatistics {
     compute_input: StatDuration;
     compute_infer: StatDuration;
     compute_output: StatDuration;
+    /**
+     * The response cache's (server/cached-model.ts): hits and their lookup time, misses and their
+     * lookup and insertion time. Every model's statistics answer them, zero where absent (as Triton's).
+     */
+    cache_hit?: StatDuration;
+    cache_miss?: StatDuration;
   };
   batch_stats: Array<{
     batch_size: number;

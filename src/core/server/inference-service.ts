@@ -116,12 +116,12 @@ export class InferenceService {
   statistics(name?: string, version?: string): ModelStatistics[] {
     if (!name) {
       if (version) throw ProtocolError.badRequest('a model version needs a model name');
-      return this.models.readyModels().map((m) => m.stats());
+      return this.models.readyModels().map(answeredStats);
     }
-    if (version) return [this.models.resolve(name, version).stats()];
+    if (version) return [answeredStats(this.models.resolve(name, version))];
     const ready = this.models.versions(name).filter((v) => v.model);
     if (ready.length === 0) this.models.resolve(name); // throws the not-ready error
-    return ready.map((v) => v.model!.stats());
+    return ready.map((v) => answeredStats(v.model!));
   }
 
   /**
@@ -197,6 +197,13 @@ export class InferenceService {
     const batched = model.maxBatchSize > 0;
     return { ...r, outputs: r.outputs.map((o) => (classes.has(o.name) ? classify(o, classes.get(o.name)!, labels.get(o.name), batched) : o)) };
   }
+}
+
+/** A model's statistics as answered: every field Triton's have, the response cache's zero where the model has none. */
+function answeredStats(model: LoadedModel): ModelStatistics {
+  const s = model.stats();
+  const st = s.inference_stats;
+  return { ...s, inference_stats: { ...st, cache_hit: st.cache_hit ?? { count: 0, ns: 0 }, cache_miss: st.cache_miss ?? { count: 0, ns: 0 } } };
 }
 
 function copyTensor(t: TensorMetadata): TensorMetadata {

@@ -6,6 +6,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LoadedModel, ModelStatistics } from '../executor/types.js';
 import { customMetrics } from '../python-backend/custom-metrics.js';
+import type { ResponseCache } from './response-cache.js';
 
 export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
 
@@ -15,7 +16,8 @@ export class ServerMetrics {
   /** Failures counted elsewhere (the native infer route), taken at scrape time. */
   private readonly failureSources: Array<() => Array<{ model: string; version: string; reason: FailureReason; count: number }>> = [];
 
-  constructor(models: () => LoadedModel[]) {
+  /** `responseCache`: the server's, whose families (Triton's nv_cache_*) are exported only where there is one. */
+  constructor(models: () => LoadedModel[], responseCache?: ResponseCache) {
     collectDefaultMetrics({ register: this.registry });
     const labelNames = ['model', 'version'] as const;
     let snapshot: Array<{ model: LoadedModel; stats: ModelStatistics }> = [];
@@ -61,6 +63,18 @@ export class ServerMetrics {
     counter('nv_inference_compute_input_duration_us', 'Cumulative compute input duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_input.ns / 1000);
     counter('nv_inference_compute_infer_duration_us', 'Cumulative compute inference duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_infer.ns / 1000);
     counter('nv_inference_compute_output_duration_us', 'Cumulative inference compute output duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_output.ns / 1000);
+    if (responseCache) {
+      counter('nv_cache_num_hits_per_model', 'Number of cache hits per model', (s) => s.inference_stats.cache_hit?.count ?? 0);
+      counter('nv_cache_num_misses_per_model', 'Number of cache misses per model', (s) => s.inference_stats.cache_miss?.count ?? 0);
+      counter('nv_cache_hit_duration_per_model', 'Total cache hit duration per model, in microseconds', (s) => (s.inference_stats.cache_hit?.ns ?? 0) / 1000);
+      counter('nv_cache_miss_duration_per_model', 'Total cache miss (lookup and insertion) duration per model, in microseconds', (s) => (s.inference_stats.cache_miss?.ns ?? 0) / 1000);
+      const gauge = (name: string, help: string, value: () => number): void => {
+        new Gauge({ name, help, registers: [this.registry], collect() { this.set(value()); } });
+      };
+      gauge('nv_cache_num_entries', 'Number of responses stored in response cache', () => responseCache.size);
+      gauge('nv_cache_num_evictions', 'Number of cache evictions in response cache', () => responseCache.evictions);
+      gauge('nv_cache_util', 'Cache utilization [0.0 - 1.0]', () => responseCache.usedBytes / responseCache.capacity);
+    }
     new Gauge({
       name: 'nv_inference_pending_request_count',
       help: 'Instantaneous number of pending requests awaiting execution per-model.',

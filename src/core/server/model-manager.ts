@@ -13,7 +13,9 @@ import { parseLoadParameters, parseUnloadParameters } from './repository-paramet
 import type { ModelSource, RepositoryModel } from './model-source.js';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ProtocolError } from '../kserve/protocol-error.js';
-import { serveSupport } from './serve-support.js';
+import { cachesResponses, serveSupport } from './serve-support.js';
+import type { ResponseCache } from './response-cache.js';
+import { CachedModel } from './cached-model.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
 import { loadOutputLabels, type OutputLabels } from './output-labels.js';
 import { composingModelNames, ensureComposingLoaded, isEnsembleConfig, loadEnsemble, unloadDependentEnsembles } from '../ensemble/index.js';
@@ -66,6 +68,11 @@ export class ModelManager implements ModelLookup, ModelControl {
   private readonly waitingEnsembles = new Map<string, string>();
   /** Set by stop(): start() and poll() load nothing more. */
   private stopped = false;
+  /**
+   * The server's response cache (`--cache-config local,size=<bytes>`), set before start(): models
+   * whose config enables it are served through it. Absent: no model's answers are cached.
+   */
+  responseCache?: ResponseCache;
 
   constructor(
     private readonly source: ModelSource,
@@ -209,6 +216,10 @@ export class ModelManager implements ModelLookup, ModelControl {
       throw this.recordFailure(name, `failed to load '${name}': ${(err as Error).message}`, 400, model);
     }
     if (support.ignored.length > 0) this.log.warn('config fields that gebe serve does not implement are ignored', { model: name, fields: support.ignored.join(', ') });
+    const cached = cachesResponses(model.config);
+    if (cached && !this.responseCache) {
+      this.log.warn('response_cache is enabled in its config, but the server has no response cache: its answers are not cached', { model: name, hint: 'start gebe serve with --cache-config local,size=<bytes>' });
+    }
     const next = new Map<string, VersionStatus>();
     for (const version of model.versions) {
       const status: VersionStatus = { name, version, state: 'LOADING', ignored: support.ignored.length > 0 ? support.ignored : undefined };
@@ -224,6 +235,7 @@ export class ModelManager implements ModelLookup, ModelControl {
           await loaded.unload().catch(() => undefined);
           throw err;
         });
+        if (cached && this.responseCache) status.model = new CachedModel(status.model, this.responseCache);
         status.state = 'READY';
         this.log.info('model ready', { model: name, version, engine: status.model.engine, instances: status.model.instanceCount });
       } catch (err) {

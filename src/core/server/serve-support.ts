@@ -38,6 +38,19 @@ function refusal(config: ModelConfig): string | undefined {
   return undefined;
 }
 
+function requestsResponseCache(config: ModelConfig): boolean {
+  return (config.response_cache as { enable?: boolean } | undefined)?.enable === true;
+}
+
+/**
+ * Whether the server's response cache (`--cache-config local,size=<bytes>`) keeps this model's
+ * answers: its config enables it and each request has one answer that depends on the request alone
+ * (not a decoupled or sequence model).
+ */
+export function cachesResponses(config: ModelConfig): boolean {
+  return requestsResponseCache(config) && !isDecoupled(config) && config.sequence_batching === undefined;
+}
+
 /** Top-level fields serve reads nothing from (beyond `gebe validate`'s checks). */
 const IGNORED_TOP_LEVEL = [
   'optimization', 'model_operations', 'model_repository_agents', 'model_metrics', 'metric_tags', 'cc_model_filenames',
@@ -45,8 +58,8 @@ const IGNORED_TOP_LEVEL = [
 
 function ignoredFields(config: ModelConfig): string[] {
   const ignored: string[] = IGNORED_TOP_LEVEL.filter((f) => present(config[f]));
-  const cache = config.response_cache as { enable?: boolean } | undefined;
-  if (cache?.enable === true) ignored.push('response_cache');
+  // Enabled on a model whose answers the cache cannot stand for (as Triton's cache skips them).
+  if (requestsResponseCache(config) && !cachesResponses(config)) ignored.push('response_cache');
   if (typeof config.runtime === 'string' && config.runtime !== '') ignored.push('runtime');
   for (const [i, group] of (config.instance_group ?? []).entries()) {
     const g = group as Record<string, unknown>;

@@ -86,7 +86,7 @@ export class GebeServer {
   ports: ServerPorts = {};
 
   constructor(readonly models: ModelManager, private readonly options: ServerOptions, private readonly log: Logger) {
-    this.metrics = new ServerMetrics(() => models.readyModels());
+    this.metrics = new ServerMetrics(() => models.readyModels(), models.responseCache);
     this.service = new InferenceService(models, this.metrics, options.strictReadiness ?? true, log.control);
     if (options.trace) {
       const control = new TraceControl(options.trace.file, options.trace.setting, (name) => void models.versions(name));

@@ -71,6 +71,19 @@ describe('serve options', () => {
     expect(() => resolveServeOptions(undefined, { ...defaults, traceRate: '0' }, '/tmp')).toThrow("--trace-config 'rate=0'");
   });
 
+  it('takes Triton\'s --cache-config local,size=<bytes> and --response-cache-byte-size (left out: no cache)', () => {
+    const cache = (flags: Partial<ServeFlags>) => resolveServeOptions(undefined, { ...defaults, ...flags }, '/tmp').responseCacheBytes;
+    expect(cache({})).toBeUndefined();
+    expect(cache({ cacheConfig: ['local,size=1048576'] })).toBe(1048576);
+    expect(cache({ cacheConfig: ['local,size=64MiB'] })).toBe(64 << 20);
+    expect(cache({ responseCacheByteSize: '4096' })).toBe(4096);
+    expect(() => cache({ cacheConfig: ['redis,host=localhost'] })).toThrow("gebe has Triton's local cache only (in the server's memory), not 'redis'");
+    expect(() => cache({ cacheConfig: ['local,limit=5'] })).toThrow('the local cache has one setting, size');
+    expect(() => cache({ cacheConfig: ['size=5'] })).toThrow("--cache-config must be <cache>,<setting>=<value>, got 'size=5'");
+    expect(() => cache({ cacheConfig: ['local,size=0'] })).toThrow('--cache-config local,size must be a size such as');
+    expect(() => cache({ cacheConfig: ['local,size=100000GiB'] })).toThrow("is more than this machine's memory");
+  });
+
   it('accepts --model-repository as an alias of the argument', () => {
     expect(resolveServeOptions(undefined, { ...defaults, modelRepository: 'repo' }, '/w').repository).toBe('/w/repo');
     expect(resolveServeOptions('repo', { ...defaults, modelRepository: './repo' }, '/w').repository).toBe('/w/repo');

@@ -177,13 +177,15 @@ describe('gebe serve (run)', () => {
 });
 
 describe('gebe serve exposure warning', () => {
-  it('warns on a non-loopback address with the model-repository API unrestricted, not once it is restricted', async () => {
+  it('warns on a non-loopback address with the model-repository and shared-memory APIs unrestricted, not once they are restricted', async () => {
     const open = start(options({ host: '0.0.0.0' }));
     await open.ready;
     open.stop();
     await open.done;
     expect(open.io.err()).toMatch(/listening on 0\.0\.0\.0 \(not loopback\) with the model-repository API unrestricted/);
-    const restriction = new Map([['model-repository' as const, { key: 'admin-key', value: 'x' }]]);
+    // A client could have models read other programs' shared memory of this user, and write into it.
+    expect(open.io.err()).toMatch(/with the shared-memory API unrestricted: any client that reaches it can register this user's shared-memory objects/);
+    const restriction = new Map([['model-repository' as const, { key: 'admin-key', value: 'x' }], ['shared-memory' as const, { key: 'admin-key', value: 'x' }]]);
     const closed = start(options({ host: '0.0.0.0', httpRestrictions: restriction, grpcRestrictions: restriction }));
     await closed.ready;
     closed.stop();

@@ -9,6 +9,7 @@ import { DiskModelSource } from '../../../../src/core/server/disk-source.js';
 import { silentLogger, type Logger } from '../../../../src/core/server/logger.js';
 import { ModelManager, type ControlMode } from '../../../../src/core/server/model-manager.js';
 import { GebeServer, type ServerOptions } from '../../../../src/core/server/server.js';
+import { ResponseCache } from '../../../../src/core/server/response-cache.js';
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -35,8 +36,11 @@ export function mnistRepository(extra: Record<string, { config: string; model: U
   return repo;
 }
 
-export async function startRealServer(repo: string, mode: ControlMode = 'none', loadModels: string[] = [], log: Logger = silentLogger, options: Partial<ServerOptions> = {}): Promise<RealServer> {
+/** `responseCacheBytes`: the server has a response cache of this size (`--cache-config local,size=`). */
+export async function startRealServer(repo: string, mode: ControlMode = 'none', loadModels: string[] = [], log: Logger = silentLogger,
+                                      options: Partial<ServerOptions> & { responseCacheBytes?: number } = {}): Promise<RealServer> {
   const manager = new ModelManager(new DiskModelSource(repo), loadModel, log, mode);
+  if (options.responseCacheBytes !== undefined) manager.responseCache = new ResponseCache(options.responseCacheBytes);
   await manager.start(loadModels);
   const failed = manager.statuses().filter((v) => v.state !== 'READY');
   if (failed.length > 0) throw new Error(`models failed to load: ${failed.map((f) => `${f.name}: ${f.reason}`).join('; ')}`);

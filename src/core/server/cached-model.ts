@@ -1,0 +1,101 @@
+/**
+ * A served model whose config enables `response_cache`, behind the server's response cache
+ * (response-cache.ts): a request the cache holds an answer to is answered from it, without the
+ * model; any other runs on the model and its successful answer is kept. Statistics follow
+ * Triton's: a hit counts as a success (and a queue entry of no time) with its lookup as
+ * `cache_hit`, not in inference_count, execution_count or the compute durations; a miss's lookup
+ * and insertion time is `cache_miss`, the run is the model's own.
+ *
+ * It has no native handle, so the native front ends hand its requests to JS, where the cache is
+ * (and the trace extension samples them in JS: a miss's run is that trace's child).
+ */
+import type {
+  CompileReport, InferRequest, InferResponse, LoadedModel, ModelStatistics, StatDuration, TraceLink,
+} from '../executor/types.js';
+import { cacheOwner, requestKey, type ResponseCache } from './response-cache.js';
+
+/** What the caller's trace sampling decided for a run it did not trace: the model samples nothing more. */
+export const UNTRACED: TraceLink = { id: 0, timestamps: false, tensors: false };
+
+export class CachedModel implements LoadedModel {
+  private readonly owner: string;
+  private hits = zero();
+  private misses = zero();
+  private lastHitMs = 0;
+
+  constructor(private readonly model: LoadedModel, private readonly cache: ResponseCache) {
+    this.owner = cacheOwner(model.name, model.version);
+  }
+
+  get name(): string { return this.model.name; }
+  get version(): string { return this.model.version; }
+  get engine(): LoadedModel['engine'] { return this.model.engine; }
+  get maxBatchSize(): number { return this.model.maxBatchSize; }
+  get inputs(): LoadedModel['inputs'] { return this.model.inputs; }
+  get outputs(): LoadedModel['outputs'] { return this.model.outputs; }
+  get optionalInputs(): LoadedModel['optionalInputs'] { return this.model.optionalInputs; }
+  get gears(): number[] { return this.model.gears; }
+  get instanceCount(): number { return this.model.instanceCount; }
+
+  infer(request: InferRequest): Promise<InferResponse> {
+    const start = process.hrtime.bigint();
+    const key = requestKey(this.owner, request);
+    const cached = this.cache.lookup(key);
+    if (cached) {
+      add(this.hits, process.hrtime.bigint() - start);
+      this.lastHitMs = Date.now();
+      return Promise.resolve({ ...cached, id: request.id });
+    }
+    const lookupNs = process.hrtime.bigint() - start;
+    // The request was sampled for tracing as it reached this model (in JS: it has no native
+    // handle). An executor model runs it as that trace's child, or, untraced, without sampling it
+    // again; an ensemble's steps follow `trace` as ever. The front end's receive times are the
+    // cached request's trace's.
+    const run = this.model.infer({ ...request, received: undefined, parentTrace: request.trace ?? UNTRACED });
+    return run.then((response) => {
+      const insertStart = process.hrtime.bigint();
+      this.cache.insert(key, this.owner, response);
+      add(this.misses, lookupNs + (process.hrtime.bigint() - insertStart));
+      return response;
+    });
+  }
+
+  stats(): ModelStatistics {
+    const s = this.model.stats();
+    const st = s.inference_stats;
+    return {
+      ...s,
+      last_inference: Math.max(s.last_inference, this.lastHitMs),
+      inference_stats: {
+        ...st,
+        success: { count: st.success.count + this.hits.count, ns: st.success.ns + this.hits.ns },
+        queue: { count: st.queue.count + this.hits.count, ns: st.queue.ns },
+        cache_hit: { ...this.hits },
+        cache_miss: { ...this.misses },
+      },
+    };
+  }
+
+  pendingCount(): number {
+    return this.model.pendingCount();
+  }
+
+  compile(shapes: Record<string, number[]>): Promise<CompileReport> {
+    return this.model.compile(shapes);
+  }
+
+  /** The model's answers leave the cache once its last request is answered: a reload may compute differently. */
+  async unload(): Promise<void> {
+    await this.model.unload();
+    this.cache.dropOwner(this.owner);
+  }
+}
+
+function zero(): StatDuration {
+  return { count: 0, ns: 0 };
+}
+
+function add(d: StatDuration, ns: bigint): void {
+  d.count++;
+  d.ns += Number(ns);
+}
