@@ -56,8 +56,9 @@ export class ResponseCache {
       this.remove(oldest, entry);
       this.evicted++;
     }
-    const outputs = response.outputs.map((o) => ({ ...o, shape: [...o.shape], data: Uint8Array.prototype.slice.call(o.data) }));
-    this.entries.set(key, { owner, bytes, response: { ...response, id: undefined, outputs } });
+    // Every hit hands out these objects: frozen, so no consumer can change what the next one gets.
+    const outputs = response.outputs.map((o) => Object.freeze({ ...o, shape: Object.freeze([...o.shape]) as number[], data: Uint8Array.prototype.slice.call(o.data) }));
+    this.entries.set(key, { owner, bytes, response: Object.freeze({ ...response, id: undefined, outputs: Object.freeze(outputs) as InferResponse['outputs'] }) });
     this.used += bytes;
     return true;
   }
@@ -92,19 +93,16 @@ export function cacheOwner(model: string, version: string): string {
 }
 
 /**
- * The key of `request` to model `owner`. Each part's header is JSON (self-delimiting, names
- * escaped) and carries its byte length, so no two different requests give the same bytes to hash.
+ * The key of `request` to model `owner`: one JSON header (self-delimiting, names escaped) naming
+ * everything but the inputs' bytes, with each input's byte length, then the bytes in the header's
+ * order, so no two different requests give the same bytes to hash.
  */
 export function requestKey(owner: string, request: InferRequest): string {
-  const hash = createHash('sha256');
-  hash.update(JSON.stringify(owner));
   const inputs = [...request.inputs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const input of inputs) {
-    hash.update(JSON.stringify([input.name, input.datatype, input.shape, input.data.byteLength]));
-    hash.update(input.data);
-  }
   // The outputs in the client's order: the answer lists them in that order.
-  hash.update(JSON.stringify([request.outputs ?? null, sortedEntries(request.parameters)]));
+  const header = [owner, inputs.map((t) => [t.name, t.datatype, t.shape, t.data.byteLength]), request.outputs ?? null, sortedEntries(request.parameters)];
+  const hash = createHash('sha256').update(JSON.stringify(header));
+  for (const input of inputs) hash.update(input.data);
   return hash.digest('base64');
 }
 
