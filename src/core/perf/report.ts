@@ -114,7 +114,9 @@ export function toRow(result: SettingResult): ReportRow {
   if (!m) return failedRow(result);
   const l = m.latency;
   const known = (v: number) => (Number.isFinite(v) ? v : 0);
-  const serverUs = m.server ? known(m.server.queueUs) + known(m.server.computeInputUs) + known(m.server.computeInferUs) + known(m.server.computeOutputUs) : 0;
+  // As perf_analyzer: with a response cache, an average hit and an average miss are accounted too.
+  const cacheUs = m.server?.cache ? known(m.server.cache.hitUs) + known(m.server.cache.missUs) : 0;
+  const serverUs = m.server ? known(m.server.queueUs) + known(m.server.computeInputUs) + known(m.server.computeInferUs) + known(m.server.computeOutputUs) + cacheUs : 0;
   const clientUs = (m.clientSendUs ?? 0) + (m.clientRecvUs ?? 0);
   return {
     batchSize: result.setting.batchSize,

@@ -3,7 +3,9 @@
  * statistics extension): per-request averages of queue and compute phases, and the inference and
  * execution counts, exactly what perf_analyzer derives. For an ensemble, as perf_analyzer: each
  * composing model gets its own breakdown, and the ensemble's queue and compute phases are the sums
- * of its composing models' per-request averages.
+ * of its composing models' per-request averages. With Triton's response cache, as perf_analyzer: a
+ * hit has no compute phases, so those are averages per computed request (the misses), and the
+ * cache's own times are averages per hit and per miss.
  */
 import type { ModelStatistics } from '../executor/types.js';
 
@@ -16,6 +18,11 @@ export interface ServerDelta {
   computeInputNs: number;
   computeInferNs: number;
   computeOutputNs: number;
+  /** The response cache's (zero where the model has none): hits and their lookups, misses and their lookups and insertions. */
+  cacheHitCount: number;
+  cacheHitNs: number;
+  cacheMissCount: number;
+  cacheMissNs: number;
   /** An ensemble's composing models, each with its own delta. */
   composing?: ComposingDelta[];
 }
@@ -38,6 +45,8 @@ export interface ServerBreakdown {
   computeInputUs: number;
   computeInferUs: number;
   computeOutputUs: number;
+  /** Where the server's response cache saw the model's requests: counts, and µs per hit and per miss. */
+  cache?: { hitCount: number; missCount: number; hitUs: number; missUs: number };
   /** An ensemble's composing models (their own requests, averages per request of theirs). */
   composing?: Array<Omit<ServerBreakdown, 'composing'> & { name: string; version: string }>;
 }
@@ -63,6 +72,10 @@ export function statisticsDelta(before: ModelStatistics, after: ModelStatistics)
     computeInputNs: d(s.compute_input.ns, p.compute_input.ns),
     computeInferNs: d(s.compute_infer.ns, p.compute_infer.ns),
     computeOutputNs: d(s.compute_output.ns, p.compute_output.ns),
+    cacheHitCount: d(s.cache_hit?.count ?? 0, p.cache_hit?.count ?? 0),
+    cacheHitNs: d(s.cache_hit?.ns ?? 0, p.cache_hit?.ns ?? 0),
+    cacheMissCount: d(s.cache_miss?.count ?? 0, p.cache_miss?.count ?? 0),
+    cacheMissNs: d(s.cache_miss?.ns ?? 0, p.cache_miss?.ns ?? 0),
   };
 }
 
@@ -78,7 +91,14 @@ export function snapshotDelta(before: ServerSnapshot, after: ServerSnapshot): Se
   return { ...delta, composing };
 }
 
-const SUMS = ['requests', 'inferenceCount', 'executionCount', 'queueNs', 'computeInputNs', 'computeInferNs', 'computeOutputNs'] as const;
+const SUMS = [
+  'requests', 'inferenceCount', 'executionCount', 'queueNs', 'computeInputNs', 'computeInferNs', 'computeOutputNs',
+  'cacheHitCount', 'cacheHitNs', 'cacheMissCount', 'cacheMissNs',
+] as const;
+
+function zeroDelta(): Omit<ServerDelta, 'composing'> {
+  return Object.fromEntries(SUMS.map((k) => [k, 0])) as Omit<ServerDelta, 'composing'>;
+}
 
 function addInto<T extends Omit<ServerDelta, 'composing'>>(total: T, part: Omit<ServerDelta, 'composing'>): T {
   for (const key of SUMS) total[key] += part[key];
@@ -86,13 +106,13 @@ function addInto<T extends Omit<ServerDelta, 'composing'>>(total: T, part: Omit<
 }
 
 export function addDeltas(parts: readonly ServerDelta[]): ServerDelta {
-  const total: ServerDelta = { requests: 0, inferenceCount: 0, executionCount: 0, queueNs: 0, computeInputNs: 0, computeInferNs: 0, computeOutputNs: 0 };
+  const total: ServerDelta = zeroDelta();
   const composing = new Map<string, ComposingDelta>();
   for (const p of parts) {
     addInto(total, p);
     for (const c of p.composing ?? []) {
       const key = `${c.name}\0${c.version}`;
-      const sum = composing.get(key) ?? { name: c.name, version: c.version, requests: 0, inferenceCount: 0, executionCount: 0, queueNs: 0, computeInputNs: 0, computeInferNs: 0, computeOutputNs: 0 };
+      const sum = composing.get(key) ?? { name: c.name, version: c.version, ...zeroDelta() };
       composing.set(key, addInto(sum, c));
     }
   }
@@ -100,14 +120,23 @@ export function addDeltas(parts: readonly ServerDelta[]): ServerDelta {
 }
 
 function phases(delta: Omit<ServerDelta, 'composing'>): Omit<ServerBreakdown, 'composing'> {
-  const per = (ns: number) => (delta.requests > 0 ? ns / delta.requests / 1000 : 0);
+  const per = (ns: number, count: number) => (count > 0 ? ns / count / 1000 : 0);
+  // A cache hit is a request without compute phases (Triton counts none for it).
+  const computed = delta.requests - delta.cacheHitCount;
+  const cached = delta.cacheHitCount + delta.cacheMissCount > 0;
   return {
     inferenceCount: delta.inferenceCount,
     executionCount: delta.executionCount,
-    queueUs: per(delta.queueNs),
-    computeInputUs: per(delta.computeInputNs),
-    computeInferUs: per(delta.computeInferNs),
-    computeOutputUs: per(delta.computeOutputNs),
+    queueUs: per(delta.queueNs, delta.requests),
+    computeInputUs: per(delta.computeInputNs, computed),
+    computeInferUs: per(delta.computeInferNs, computed),
+    computeOutputUs: per(delta.computeOutputNs, computed),
+    ...(cached ? {
+      cache: {
+        hitCount: delta.cacheHitCount, missCount: delta.cacheMissCount,
+        hitUs: per(delta.cacheHitNs, delta.cacheHitCount), missUs: per(delta.cacheMissNs, delta.cacheMissCount),
+      },
+    } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,6 +39,27 @@ async function freePort(): Promise<number> {
   await new Promise((resolve) => srv.close(resolve));
   return port;
 }
+
+describe('gebe perf on a model behind the response cache', () => {
+  it('reports hits and misses, and perf_analyzer\'s Server Cache Hit / Server Cache Miss columns', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gebe-perf-cache-'));
+    const repo = writePerfRepository(dir);
+    appendFileSync(path.join(repo, 'trivial', 'config.pbtxt'), '\nresponse_cache { enable: true }\n');
+    const cached = await startPerfServer(repo, { responseCacheBytes: 1 << 20 });
+    try {
+      const csv = path.join(dir, 'out.csv');
+      // The same input data in every request (perf_analyzer's): after the first few, every one is a hit.
+      const { code, out } = await perfIn(dir, '-m', 'trivial', '-u', cached.http, '--concurrency', '2', '-f', csv, ...FAST);
+      expect(code).toBe(0);
+      expect(out).toMatch(/batch 1, concurrency 2 {2}\d+ hits, \d+ misses \(\d+% hits\) · a hit [0-9.]+ · a miss's lookup and insertion [0-9.]+/);
+      const [header, row] = readFileSync(csv, 'utf8').trim().split('\n');
+      expect(header).toContain(',Server Compute Output,Server Cache Hit,Server Cache Miss,Client Recv,');
+      expect(row!.split(',')).toHaveLength(header!.split(',').length);
+    } finally {
+      await cached.stop();
+    }
+  });
+});
 
 describe('gebe perf sweeps', () => {
   it('--concurrency 1:16 yields 16 rows in order', async () => {

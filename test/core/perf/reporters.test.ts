@@ -46,6 +46,15 @@ describe('CSV', () => {
     expect(csv).toHaveLength(4); // header, two rows, trailing newline
   });
 
+  it('adds perf_analyzer\'s Server Cache Hit and Server Cache Miss columns where the response cache saw the requests', () => {
+    const cachedRows = rows.slice(0, 2).map((r) => ({ ...r, server: { ...r.server!, cache: { hitCount: 90, missCount: 10, hitUs: 7.6, missUs: 2.2 } } }));
+    const csv = formatCsv(report(cachedRows)).split('\n');
+    expect(csv[0]).toBe('Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue,Server Compute Input,Server Compute Infer,Server Compute Output,Server Cache Hit,Server Cache Miss,Client Recv,p50 latency,p90 latency,p95 latency,p99 latency');
+    expect(csv[1]).toBe('1,900,10,30,40,5,301,6,8,2,20,1000,1600,1800,2000');
+    const table = formatTable(report(cachedRows), new Chalk({ level: 0 }));
+    expect(table).toContain('90 hits, 10 misses (90% hits) · a hit 0.008 · a miss\'s lookup and insertion 0.002');
+  });
+
   it('appends a Batch Size column after perf_analyzer columns for a batch sweep', () => {
     const csv = formatCsv(report(rows)).split('\n');
     expect(csv[0]!.endsWith(',p99 latency,Batch Size')).toBe(true);

@@ -18,6 +18,19 @@ describe('server breakdown from statistics deltas', () => {
     expect(breakdown(delta)).toEqual({ inferenceCount: 160, executionCount: 20, queueUs: 2, computeInputUs: 1, computeInferUs: 20, computeOutputUs: 0 });
   });
 
+  it('with a response cache, as perf_analyzer: compute phases per computed request, the cache\'s times per hit and per miss', () => {
+    const cached = (requests: number, hits: number, misses: number, inferNs: number): ModelStatistics => {
+      const s = stats(requests - hits, requests - hits, 0, inferNs);
+      return { ...s, inference_stats: { ...s.inference_stats, success: { count: requests, ns: 0 }, queue: { count: requests, ns: 0 }, cache_hit: { count: hits, ns: hits * 2_000 }, cache_miss: { count: misses, ns: misses * 3_000 } } };
+    };
+    // 100 requests: 80 hits, 20 misses that ran the model for 50 µs each.
+    const result = breakdown(statisticsDelta(cached(0, 0, 0, 0), cached(100, 80, 20, 20 * 50_000)));
+    expect(result.computeInferUs).toBe(50);
+    expect(result.cache).toEqual({ hitCount: 80, missCount: 20, hitUs: 2, missUs: 3 });
+    // A server or model without a cache: no cache figures.
+    expect(breakdown(statisticsDelta(stats(10, 80, 5_000, 100_000), stats(30, 240, 45_000, 500_000))).cache).toBeUndefined();
+  });
+
   it('adds windows before averaging', () => {
     const a = statisticsDelta(stats(0, 0, 0, 0), stats(10, 10, 10_000, 0));
     const b = statisticsDelta(stats(10, 10, 10_000, 0), stats(40, 40, 40_000, 0));

@@ -29,6 +29,15 @@ export function formatTable(report: PerfReport, c: ChalkInstance): string {
   out.push(c.dim(line(headers)));
   for (const row of cells) out.push(line(row));
   out.push(c.dim('latency in ms; queue/c.* = server-side averages per request (statistics extension)'));
+  const cached = report.rows.filter((r) => r.server?.cache);
+  if (cached.length > 0) {
+    out.push(c.dim('response cache (c.* above are per computed request: a hit has none):'));
+    for (const r of cached) {
+      const { hitCount, missCount, hitUs, missUs } = r.server!.cache!;
+      const share = Math.round((100 * hitCount) / (hitCount + missCount));
+      out.push(`  ${settingLabel(r)}  ${hitCount} hits, ${missCount} misses (${share}% hits) · a hit ${ms(hitUs)} · a miss's lookup and insertion ${ms(missUs)}`);
+    }
+  }
   const composing = report.rows.filter((r) => r.server?.composing?.length);
   if (composing.length > 0) {
     out.push(c.dim("composing models (each model's server-side averages per request of its own, ms; the ensemble's queue/c.* are their sums):"));
