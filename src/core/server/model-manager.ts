@@ -13,7 +13,7 @@ import { parseLoadParameters, parseUnloadParameters } from './repository-paramet
 import type { ModelSource, RepositoryModel } from './model-source.js';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ProtocolError } from '../kserve/protocol-error.js';
-import { cachesResponses, serveSupport } from './serve-support.js';
+import { cachesResponses, responseCacheRefusal, serveSupport } from './serve-support.js';
 import type { ResponseCache } from './response-cache.js';
 import { CachedModel } from './cached-model.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
@@ -214,6 +214,11 @@ export class ModelManager implements ModelLookup, ModelControl {
     } catch (err) {
       record.failedFingerprint = model.fingerprint;
       throw this.recordFailure(name, `failed to load '${name}': ${(err as Error).message}`, 400, model);
+    }
+    const cacheRefusal = responseCacheRefusal(model.config, this.responseCache !== undefined);
+    if (cacheRefusal) {
+      record.failedFingerprint = model.fingerprint;
+      throw this.recordFailure(name, `failed to load '${name}': ${cacheRefusal}`, 400, model);
     }
     if (support.ignored.length > 0) this.log.warn('config fields that gebe serve does not implement are ignored', { model: name, fields: support.ignored.join(', ') });
     const cached = cachesResponses(model.config);

@@ -51,6 +51,16 @@ export function cachesResponses(config: ModelConfig): boolean {
   return requestsResponseCache(config) && !isDecoupled(config) && config.sequence_batching === undefined;
 }
 
+/**
+ * Why a server with a response cache will not load this model: a decoupled model that enables the
+ * cache, which Triton refuses to load in these words (a cached answer cannot stand for a stream of
+ * responses). Asked after a Python model's config is completed, which may make it decoupled.
+ */
+export function responseCacheRefusal(config: ModelConfig, serverHasCache: boolean): string | undefined {
+  if (!serverHasCache || !requestsResponseCache(config) || !isDecoupled(config)) return undefined;
+  return `Response Cache does not currently support model '${config.name}' with 'decoupled' transaction policy; remove response_cache { enable: true } from its config, or serve it without --cache-config`;
+}
+
 /** Top-level fields serve reads nothing from (beyond `gebe validate`'s checks). */
 const IGNORED_TOP_LEVEL = [
   'optimization', 'model_operations', 'model_repository_agents', 'model_metrics', 'metric_tags', 'cc_model_filenames',

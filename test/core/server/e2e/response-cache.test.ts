@@ -5,7 +5,7 @@
  * model's answers leave the cache when it unloads; failures are not kept; and a Python model's
  * answer, which depends on the request's parameters, is kept per parameters.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,7 +185,12 @@ describe.skipIf(!python.available)('the response cache of a Python model', () =>
     const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-cache-'));
     writeParametersModel(repo);
     appendFileSync(path.join(repo, 'params', 'config.pbtxt'), CACHED);
-    server = await startRealServer(repo, 'none', [], undefined, { responseCacheBytes: 1 << 20 });
+    // The same model, decoupled: Triton refuses to load it with a cache.
+    mkdirSync(path.join(repo, 'stream', '1'), { recursive: true });
+    writeFileSync(path.join(repo, 'stream', 'config.pbtxt'), readFileSync(path.join(repo, 'params', 'config.pbtxt'), 'utf8')
+      .replace('name: "params"', 'name: "stream"') + 'model_transaction_policy { decoupled: true }\n');
+    writeFileSync(path.join(repo, 'stream', '1', 'model.py'), readFileSync(path.join(repo, 'params', '1', 'model.py')));
+    server = await startRealServer(repo, 'explicit', ['params'], undefined, { responseCacheBytes: 1 << 20 });
   });
   afterAll(async () => {
     await server?.stop();
@@ -196,6 +201,12 @@ describe.skipIf(!python.available)('the response cache of a Python model', () =>
     expect(status).toBe(200);
     return JSON.parse(body.outputs[0].data[0]);
   };
+
+  it('refuses a decoupled model that enables the cache, in Triton\'s words', async () => {
+    const { status, body } = await postJson(`${server.http}/v2/repository/models/stream/load`, {});
+    expect(status).toBe(400);
+    expect(body.error).toBe("failed to load 'stream': Response Cache does not currently support model 'stream' with 'decoupled' transaction policy; remove response_cache { enable: true } from its config, or serve it without --cache-config");
+  });
 
   it('keeps an answer per request parameters, which the model reads', async () => {
     expect(await infer({ tenant: 'a' })).toEqual({ tenant: 'a' });
