@@ -120,6 +120,33 @@ describe('the response cache of an executor model', () => {
   });
 });
 
+describe('the response cache of an ensemble', () => {
+  it('answers a repeated request to the ensemble without running its steps', async () => {
+    const repo = mnistRepository();
+    mkdirSync(path.join(repo, 'pipeline', '1'), { recursive: true });
+    writeFileSync(path.join(repo, 'pipeline', 'config.pbtxt'), `name: "pipeline"
+platform: "ensemble"
+max_batch_size: 16
+input [{ name: "IMAGE" data_type: TYPE_FP32 dims: [1, 28, 28] }]
+output [{ name: "LOGITS" data_type: TYPE_FP32 dims: [10] }]
+ensemble_scheduling { step [{ model_name: "mnist" model_version: -1 input_map { key: "image" value: "IMAGE" } output_map { key: "logits" value: "LOGITS" } }] }
+${CACHED}`);
+    const server = await startRealServer(repo, 'none', [], undefined, { responseCacheBytes: 1 << 20 });
+    try {
+      const infer = () => postJson(`${server.http}/v2/models/pipeline/infer`, { inputs: [{ name: 'IMAGE', datatype: 'FP32', shape: [1, 1, 28, 28], data: [...digit(4)] }] });
+      const first = await infer();
+      const second = await infer();
+      expect(first.status).toBe(200);
+      expect(second.body.outputs).toEqual(first.body.outputs);
+      const ensemble = await stats(server, 'pipeline');
+      expect([ensemble.inference_stats.cache_hit.count, ensemble.inference_stats.cache_miss.count]).toEqual([1, 1]);
+      expect((await stats(server, 'mnist')).execution_count).toBe(1);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('tracing a cache-enabled model', () => {
   it('traces each sampled request once: a miss with the model\'s run as its child, a hit alone', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-cache-trace-'));
