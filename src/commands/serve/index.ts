@@ -4,15 +4,26 @@ import { RESTRICTED_APIS } from '../../core/server/restricted-api.js';
 import { DEFAULT_GRPC_KEEPALIVE } from '../../core/server/grpc/server.js';
 import { DEFAULT_BUSY_POLL_US, MAX_BUSY_POLL_US } from '../../core/server/server.js';
 import { resolveServeOptions, type ServeFlags } from './options.js';
+import { acceptIgnoredTritonFlags } from './triton-flags.js';
 
 const collect = (v: string, acc: string[]): string[] => [...acc, v];
 
 export function registerServe(program: Command, ctx: CommandContext): void {
-  program
+  const serve = program
     .command('serve [repo]')
     .description('serve a model repository over KServe v2 (HTTP, gRPC, metrics)')
     .option('--model-repository <dir>', 'the model repository (same as the [repo] argument) (default: ./model_repository)')
     .option('--host <address>', 'address to listen on (0.0.0.0 for containers)', '127.0.0.1')
+    .option('--http-address <address>', 'address the HTTP server listens on, as Triton (default: --host)')
+    .option('--grpc-address <address>', 'address the gRPC server listens on, as Triton (default: --host)')
+    .option('--metrics-address <address>', 'address the metrics server listens on, as Triton (default: --host)')
+    .option('--allow-http [bool]', 'serve HTTP, as Triton (default: true)')
+    .option('--allow-grpc [bool]', 'serve gRPC, as Triton (default: true)')
+    .option('--allow-metrics [bool]', 'serve Prometheus metrics, as Triton (default: true)')
+    .option('--allow-cpu-metrics [bool]', 'export nv_cpu_utilization, nv_cpu_memory_total_bytes and nv_cpu_memory_used_bytes, as Triton (default: true)')
+    .option('--metrics-interval-ms <ms>', 'how often the CPU metrics are sampled, as Triton (default: 2000)')
+    .option('--id <name>', 'the server\'s name in its metadata (GET /v2, ServerMetadata), as Triton\'s --id (default: gebe)')
+    .option('--disable-auto-complete-config', 'do not run model.py\'s auto_complete_config: configs are used as written, as Triton')
     .addOption(new Option('--http-port <port>', 'HTTP port (0 = any free port)').env('GEBE_HTTP_PORT').default('8000'))
     .addOption(new Option('--grpc-port <port>', 'gRPC port (0 = any free port)').env('GEBE_GRPC_PORT').default('8001'))
     .addOption(new Option('--metrics-port <port>', 'Prometheus metrics port (0 = any free port)').env('GEBE_METRICS_PORT').default('8002'))
@@ -58,7 +69,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--grpc-http2-max-pings-without-data <n>', 'pings sent while no data went out; 0 = no limit (as Triton)', String(DEFAULT_GRPC_KEEPALIVE.maxPingsWithoutData))
     .option('--grpc-http2-min-recv-ping-interval-without-data <ms>', 'a client ping sooner than this after its last, while the server sends nothing, is a strike (as Triton)', String(DEFAULT_GRPC_KEEPALIVE.minRecvPingIntervalWithoutDataMs))
     .option('--grpc-http2-max-ping-strikes <n>', 'strikes before GOAWAY ENHANCE_YOUR_CALM "too_many_pings"; 0 = any number (as Triton)', String(DEFAULT_GRPC_KEEPALIVE.maxPingStrikes))
-    .option('--grpc-root-cert <file>', 'PEM CA certificate that signs client certificates (--grpc-use-ssl-mutual)')
+    .option('--grpc-root-cert <file>', 'PEM CA certificate that signs client certificates (--grpc-use-ssl-mutual)');
+  acceptIgnoredTritonFlags(serve)
     .action(async (repo: string | undefined, flags: ServeFlags) => {
       const opts = resolveServeOptions(repo, flags, ctx.io.cwd);
       const [{ processStopSignal, runServe }, { defaultServeDeps }] = await Promise.all([import('./run.js'), import('./deps.js')]);

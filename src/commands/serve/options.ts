@@ -9,10 +9,27 @@ import { DEFAULT_GRPC_KEEPALIVE, type GrpcKeepalive } from '../../core/server/gr
 import { MAX_BUSY_POLL_US } from '../../core/server/server.js';
 import { parseRestrictions, type Restriction, type RestrictedApi } from '../../core/server/restricted-api.js';
 import { parseTraceConfig, type TraceConfig } from './trace-config.js';
+import { givenIgnoredTritonFlags } from './triton-flags.js';
 
 export interface ServeOptions {
   repository: string;
   host: string;
+  /** Triton's --http-address, --grpc-address, --metrics-address; absent: `host`. */
+  httpAddress?: string;
+  grpcAddress?: string;
+  metricsAddress?: string;
+  /** Triton's --allow-http, --allow-grpc, --allow-metrics; absent: true. */
+  allowHttp?: boolean;
+  allowGrpc?: boolean;
+  allowMetrics?: boolean;
+  /** Triton's --allow-cpu-metrics and --metrics-interval-ms; absent: on, every 2000 ms. */
+  cpuMetrics?: { enabled: boolean; intervalMs: number };
+  /** Triton's --id: the server's name in its metadata; absent: gebe. */
+  serverId?: string;
+  /** False with Triton's --disable-auto-complete-config: model.py's auto_complete_config is not run. */
+  autoCompleteConfig?: boolean;
+  /** tritonserver flags given that gebe accepts without effect, each with why (triton-flags.ts). */
+  ignoredTritonFlags?: string[];
   httpPort: number;
   grpcPort: number;
   metricsPort: number;
@@ -69,6 +86,16 @@ export interface ServeFlags {
   repositoryPollSecs: string;
   exitOnError: boolean;
   strictReadiness?: boolean | string;
+  allowHttp?: boolean | string;
+  allowGrpc?: boolean | string;
+  allowMetrics?: boolean | string;
+  allowCpuMetrics?: boolean | string;
+  metricsIntervalMs?: string;
+  httpAddress?: string;
+  grpcAddress?: string;
+  metricsAddress?: string;
+  id?: string;
+  disableAutoCompleteConfig?: boolean;
   exitTimeoutSecs: string;
   logVerbose?: boolean | string;
   logInfo?: boolean | string;
@@ -153,6 +180,39 @@ function flagBool(value: boolean | string | undefined, flag: string): boolean {
   if (value === true || value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw new UsageError(`${flag} takes true or false, got '${value}'`);
+}
+
+/** An optional Triton boolean that defaults to true: absent or bare, true. */
+function allowed(value: boolean | string | undefined, flag: string): boolean {
+  return value === undefined || flagBool(value, flag);
+}
+
+/** Triton's flags for which listeners run, where, under what name, and the CPU metrics. */
+function tritonListenerOptions(flags: ServeFlags) {
+  const allowHttp = allowed(flags.allowHttp, '--allow-http');
+  const allowGrpc = allowed(flags.allowGrpc, '--allow-grpc');
+  if (!allowHttp && !allowGrpc) {
+    throw new UsageError('--allow-http false and --allow-grpc false leave no way to send the server a request', 'allow one of them');
+  }
+  const address = (value: string | undefined, flag: string) => {
+    if (value === '') throw new UsageError(`${flag} needs an address, e.g. 0.0.0.0 or 127.0.0.1`);
+    return value;
+  };
+  const interval = flags.metricsIntervalMs ?? '2000';
+  if (!/^[0-9]+$/.test(interval) || Number(interval) < 100 || Number(interval) > 3_600_000) {
+    throw new UsageError(`--metrics-interval-ms must be a whole number of milliseconds from 100 to 3600000, got '${interval}'`);
+  }
+  if (flags.id === '') throw new UsageError('--id needs a name');
+  return {
+    allowHttp, allowGrpc, allowMetrics: allowed(flags.allowMetrics, '--allow-metrics'),
+    httpAddress: address(flags.httpAddress, '--http-address'),
+    grpcAddress: address(flags.grpcAddress, '--grpc-address'),
+    metricsAddress: address(flags.metricsAddress, '--metrics-address'),
+    cpuMetrics: { enabled: allowed(flags.allowCpuMetrics, '--allow-cpu-metrics'), intervalMs: Number(interval) },
+    serverId: flags.id,
+    autoCompleteConfig: flags.disableAutoCompleteConfig !== true,
+    ignoredTritonFlags: givenIgnoredTritonFlags(flags),
+  };
 }
 
 /**
@@ -298,6 +358,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     pollSeconds: seconds(flags.repositoryPollSecs, '--repository-poll-secs', 0.1),
     exitOnError: flags.exitOnError,
     strictReadiness: flags.strictReadiness === undefined ? true : flagBool(flags.strictReadiness, '--strict-readiness'),
+    ...tritonListenerOptions(flags),
     exitTimeoutSeconds: seconds(flags.exitTimeoutSecs, '--exit-timeout-secs', 0),
     logVerboseLevel: verboseLevel(flags.logVerbose),
     logInfo: flagBool(flags.logInfo ?? true, '--log-info'),

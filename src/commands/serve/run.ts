@@ -54,6 +54,10 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   const stop = deps.waitForStop();
   const manager = new ModelManager(deps.createSource(opts.repository, { instancesPerModel: opts.maxInstancesPerModel }), deps.loadModel, log, opts.controlMode);
   if (opts.responseCacheBytes !== undefined) manager.responseCache = new ResponseCache(opts.responseCacheBytes);
+  manager.autoCompleteConfig = opts.autoCompleteConfig ?? true;
+  if (opts.ignoredTritonFlags?.length) {
+    log.warn('Triton flags that gebe serve accepts without effect', { flags: opts.ignoredTritonFlags.join('; ') });
+  }
   log.info('loading model repository', { repository: opts.repository, mode: opts.controlMode });
   // A signal during start-up (a slow repository, a slow model) stops it there.
   const early = await Promise.race([manager.start(opts.loadModels).then(() => undefined), stop]);
@@ -74,8 +78,12 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   }
   const fdLimit = raiseFdLimit();
   warnIfExposed(opts, log);
+  const hosts = listenerHosts(opts);
   const server = new GebeServer(manager, {
-    host: opts.host, httpPort: opts.httpPort, grpcPort: opts.grpcPort, metricsPort: opts.metricsPort, maxBodyBytes: opts.maxBodyBytes,
+    host: opts.host, httpHost: hosts.http, grpcHost: hosts.grpc, metricsHost: hosts.metrics,
+    enableHttp: opts.allowHttp, enableGrpc: opts.allowGrpc, enableMetrics: opts.allowMetrics, serverId: opts.serverId,
+    cpuMetricsIntervalMs: opts.cpuMetrics?.enabled === false ? undefined : (opts.cpuMetrics?.intervalMs ?? 2000),
+    httpPort: opts.httpPort, grpcPort: opts.grpcPort, metricsPort: opts.metricsPort, maxBodyBytes: opts.maxBodyBytes,
     httpFrontend: opts.httpFrontend, maxInflightBodyBytes: opts.maxInflightBodyBytes,
     maxConnections: opts.maxConnections ?? defaultMaxConnections(fdLimit), strictReadiness: opts.strictReadiness, busyPollUs: opts.busyPollUs,
     grpcKeepalive: opts.grpcKeepalive,
@@ -95,7 +103,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
     await server.stop(0);
     throw listenError(err, opts);
   }
-  deps.io.stdout.write(endpointLines(opts.host, ports));
+  deps.io.stdout.write(endpointLines(hosts, ports));
   log.info('server started', { http: ports.http, grpc: ports.grpc, metrics: ports.metrics });
   if (opts.controlMode === 'poll') manager.startPolling(opts.pollSeconds);
   deps.onListening?.(server, ports);
@@ -127,8 +135,16 @@ const EXPOSED_APIS = [
   { api: 'trace', does: 'turn tracing on, writing to the trace file (at level TENSORS every traced request\'s tensors)', applies: (o: ServeOptions) => Boolean(o.trace?.file) },
 ] as const;
 
+/** Where each listener listens: its own address (Triton's --http-address, ...) or --host. */
+function listenerHosts(opts: ServeOptions): { http: string; grpc: string; metrics: string } {
+  return { http: opts.httpAddress ?? opts.host, grpc: opts.grpcAddress ?? opts.host, metrics: opts.metricsAddress ?? opts.host };
+}
+
 function warnIfExposed(opts: ServeOptions, log: Logger): void {
-  if (isLoopback(opts.host)) return;
+  const hosts = listenerHosts(opts);
+  // The APIs are on the HTTP and gRPC listeners (the metrics listener answers only GET /metrics).
+  const exposed = [opts.allowHttp !== false && hosts.http, opts.allowGrpc !== false && hosts.grpc].find((h) => h && !isLoopback(h));
+  if (!exposed) return;
   for (const { api, does, applies } of EXPOSED_APIS) {
     if (!applies(opts)) continue;
     const open = [
@@ -136,7 +152,7 @@ function warnIfExposed(opts: ServeOptions, log: Logger): void {
       !opts.grpcRestrictions?.has(api) && '--grpc-restricted-protocol',
     ].filter(Boolean);
     if (open.length > 0) {
-      log.warn(`listening on ${opts.host} (not loopback) with the ${api} API unrestricted: any client that reaches it can ${does}`, {
+      log.warn(`listening on ${exposed} (not loopback) with the ${api} API unrestricted: any client that reaches it can ${does}`, {
         hint: `restrict it with ${open.join(' and ')} ${api}:<header>=<secret>`,
       });
     }

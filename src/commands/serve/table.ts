@@ -17,11 +17,11 @@ function reason(r: VersionStatus): string {
   return r.ignored ? `ignored (not implemented by gebe serve): ${r.ignored.join(', ')}` : '';
 }
 
-export function endpointLines(host: string, ports: ServerPorts): string {
-  const h = host.includes(':') ? `[${host}]` : host;
+export function endpointLines(hosts: { http: string; grpc: string; metrics: string }, ports: ServerPorts): string {
+  const h = (host: string) => (host.includes(':') ? `[${host}]` : host);
   const lines: string[] = [];
-  if (ports.http !== undefined) lines.push(`HTTP     http://${h}:${ports.http}/v2`);
-  if (ports.grpc !== undefined) lines.push(`gRPC     ${h}:${ports.grpc}`);
-  if (ports.metrics !== undefined) lines.push(`metrics  http://${h}:${ports.metrics}/metrics`);
+  if (ports.http !== undefined) lines.push(`HTTP     http://${h(hosts.http)}:${ports.http}/v2`);
+  if (ports.grpc !== undefined) lines.push(`gRPC     ${h(hosts.grpc)}:${ports.grpc}`);
+  if (ports.metrics !== undefined) lines.push(`metrics  http://${h(hosts.metrics)}:${ports.metrics}/metrics`);
   return lines.join('\n') + '\n';
 }

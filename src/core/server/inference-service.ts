@@ -54,6 +54,9 @@ export class InferenceService {
   /** The system shared-memory regions clients registered (the shared-memory extension). */
   readonly sharedMemory = new SystemSharedMemory();
 
+  /** The server's name in its metadata (Triton's --id). */
+  serverName = 'gebe';
+
   /** The trace extension's settings; absent where the server does not trace (set by GebeServer). */
   traceControl?: TraceControl;
 
@@ -63,7 +66,7 @@ export class InferenceService {
     const extensions = [...SERVER_EXTENSIONS];
     if (this.logControl) extensions.push('logging');
     if (this.traceControl) extensions.push('trace');
-    return { name: 'gebe', version: gebeVersion, extensions };
+    return { name: this.serverName, version: gebeVersion, extensions };
   }
 
   /** The trace extension: applies `changes` (POST /v2[/models/{m}]/trace/setting, gRPC TraceSetting) and answers the settings of `model` or the global ones. */

@@ -73,6 +73,8 @@ export class ModelManager implements ModelLookup, ModelControl {
    * whose config enables it are served through it. Absent: no model's answers are cached.
    */
   responseCache?: ResponseCache;
+  /** False with Triton's --disable-auto-complete-config: a Python model's auto_complete_config is not run. */
+  autoCompleteConfig = true;
 
   constructor(
     private readonly source: ModelSource,
@@ -192,7 +194,7 @@ export class ModelManager implements ModelLookup, ModelControl {
       throw this.recordFailure(name, `failed to load '${name}': no version directory to serve under its version policy (expected ${read.dir}/<version>/ with a model file)`, 400, read);
     }
     let model = { ...read, config: read.config };
-    if (isPythonModel(model.config)) {
+    if (isPythonModel(model.config) && this.autoCompleteConfig) {
       try {
         model = await completePythonConfig(this.source, model, this.log);
       } catch (err) {

@@ -11,6 +11,7 @@ import { HttpFrontend, type HttpOptions } from './http/server.js';
 import { InferenceService } from './inference-service.js';
 import { TraceControl, type TraceSetting } from './trace-settings.js';
 import { TraceWriter } from './trace-writer.js';
+import { CpuMetrics } from './cpu-metrics.js';
 import { nativeTrace } from '../executor/trace-addon.js';
 import type { Logger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
@@ -19,6 +20,14 @@ import type { Restrictions } from './restricted-api.js';
 
 export interface ServerOptions {
   host: string;
+  /** Each listener's own address (Triton's --http-address, ...); absent: `host`. */
+  httpHost?: string;
+  grpcHost?: string;
+  metricsHost?: string;
+  /** The server's name in its metadata (Triton's --id); absent: gebe. */
+  serverId?: string;
+  /** Triton's CPU metrics, sampled this often (ms); absent: none. */
+  cpuMetricsIntervalMs?: number;
   httpPort: number;
   grpcPort: number;
   metricsPort: number;
@@ -83,11 +92,14 @@ export class GebeServer {
   private unpublishGrpc?: () => void;
   private metricsServer?: http.Server;
   private traceWriter?: TraceWriter;
+  private cpuMetrics?: CpuMetrics;
   ports: ServerPorts = {};
 
   constructor(readonly models: ModelManager, private readonly options: ServerOptions, private readonly log: Logger) {
     this.metrics = new ServerMetrics(() => models.readyModels(), models.responseCache);
     this.service = new InferenceService(models, this.metrics, options.strictReadiness ?? true, log.control);
+    if (options.serverId !== undefined) this.service.serverName = options.serverId;
+    if (options.enableMetrics !== false && options.cpuMetricsIntervalMs !== undefined) this.cpuMetrics = new CpuMetrics(this.metrics.registry, options.cpuMetricsIntervalMs);
     if (options.trace) {
       const control = new TraceControl(options.trace.file, options.trace.setting, (name) => void models.versions(name));
       this.service.traceControl = control;
@@ -99,7 +111,7 @@ export class GebeServer {
     }
     if (options.enableHttp !== false) {
       const httpOptions: HttpOptions = {
-        host: options.host, port: options.httpPort, maxBodyBytes: options.maxBodyBytes,
+        host: options.httpHost ?? options.host, port: options.httpPort, maxBodyBytes: options.maxBodyBytes,
         headersTimeoutMs: options.headersTimeoutMs, requestTimeoutMs: options.requestTimeoutMs,
         keepAliveTimeoutMs: options.keepAliveTimeoutMs, timeoutCheckIntervalMs: options.timeoutCheckIntervalMs,
         maxInflightBodyBytes: options.maxInflightBodyBytes, maxConnections: options.maxConnections,
@@ -118,7 +130,7 @@ export class GebeServer {
     }
     if (options.enableGrpc !== false) {
       this.grpc = new GrpcFrontend(this.service, {
-        host: options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes, maxConnections: options.maxConnections,
+        host: options.grpcHost ?? options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes, maxConnections: options.maxConnections,
         maxInflightBytes: options.maxInflightBodyBytes, restrictions: options.grpcRestrictions, tls: options.grpcTls,
         busyPollUs: options.busyPollUs ?? DEFAULT_BUSY_POLL_US, keepalive: options.grpcKeepalive, headerForwardPattern: options.grpcHeaderForwardPattern,
       }, log);
@@ -158,7 +170,7 @@ export class GebeServer {
     this.metricsServer = server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.options.metricsPort, this.options.host, () => resolve((server.address() as AddressInfo).port));
+      server.listen(this.options.metricsPort, this.options.metricsHost ?? this.options.host, () => resolve((server.address() as AddressInfo).port));
     });
   }
 
@@ -176,6 +188,7 @@ export class GebeServer {
     // Every request is answered: the last traces are written and the file completed.
     this.service.traceControl?.close();
     this.traceWriter?.close();
+    this.cpuMetrics?.stop();
     await new Promise<void>((resolve) => (this.metricsServer ? this.metricsServer.close(() => resolve()) : resolve()));
     this.metricsServer?.closeAllConnections();
     this.log.info('server stopped');

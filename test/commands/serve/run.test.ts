@@ -176,6 +176,39 @@ describe('gebe serve (run)', () => {
   });
 });
 
+describe('tritonserver flags on a running server', () => {
+  it('names the flags it accepts without effect, and runs the listeners, name and CPU metrics they ask for', async () => {
+    const s = start(options({ ignoredTritonFlags: ['--allow-gpu-metrics (gebe runs on no GPU)'], allowGrpc: false, serverId: 'triton-a', cpuMetrics: { enabled: true, intervalMs: 100 } }));
+    const { ports } = await s.ready;
+    try {
+      expect(s.io.err()).toMatch(/Triton flags that gebe serve accepts without effect flags="--allow-gpu-metrics \(gebe runs on no GPU\)"/);
+      expect(ports.grpc).toBeUndefined();
+      expect(s.io.out()).not.toMatch(/^gRPC/m);
+      expect(((await (await fetch(`http://127.0.0.1:${ports.http}/v2`)).json()) as { name: string }).name).toBe('triton-a');
+      await new Promise((r) => setTimeout(r, 250));
+      const metrics = await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text();
+      const value = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(metrics)?.[1]);
+      expect(value('nv_cpu_utilization')).toBeGreaterThanOrEqual(0);
+      expect(value('nv_cpu_utilization')).toBeLessThanOrEqual(1);
+      expect(value('nv_cpu_memory_total_bytes')).toBe(os.totalmem());
+      expect(value('nv_cpu_memory_used_bytes')).toBeGreaterThan(0);
+      expect(value('nv_cpu_memory_used_bytes')).toBeLessThan(os.totalmem());
+    } finally {
+      s.stop();
+      await s.done;
+    }
+    const quiet = start(options({ cpuMetrics: { enabled: false, intervalMs: 2000 }, allowMetrics: true }));
+    const q = await quiet.ready;
+    try {
+      expect(await (await fetch(`http://127.0.0.1:${q.ports.metrics}/metrics`)).text()).not.toContain('nv_cpu_');
+      expect(q.ports.grpc).toBeGreaterThan(0);
+    } finally {
+      quiet.stop();
+      await quiet.done;
+    }
+  });
+});
+
 describe('gebe serve exposure warning', () => {
   it('warns on a non-loopback address with the model-repository and shared-memory APIs unrestricted, not once they are restricted', async () => {
     const open = start(options({ host: '0.0.0.0' }));

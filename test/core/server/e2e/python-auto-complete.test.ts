@@ -251,4 +251,17 @@ describe.skipIf(!python.available)('auto_complete_config of Python models', () =
     expect((await infer('complete')).status).toBe(200);
     expect(readFileSync(path.join(server.repo, 'complete', 'imports'), 'utf8')).toBe('imported\n');
   });
+
+  it('runs no auto_complete_config with Triton\'s --disable-auto-complete-config: config.pbtxt is used as written', async () => {
+    server.manager.autoCompleteConfig = false;
+    try {
+      const reload = await postJson(`${server.http}/v2/repository/models/minimal/load`, {});
+      const config = await getJson(`${server.http}/v2/models/minimal/config`);
+      expect(reload.status).toBe(200);
+      // config.pbtxt names only the backend: no inputs, outputs or batching, as model.py would have added.
+      expect(config.body).toEqual({ name: 'minimal', backend: 'python' });
+    } finally {
+      server.manager.autoCompleteConfig = true;
+    }
+  });
 });

@@ -1,0 +1,60 @@
+/**
+ * tritonserver's flags that gebe serve accepts without acting on them, so that a Triton command
+ * line (a Dockerfile's, a compose file's, a blog post's) starts gebe as it is: each is about
+ * something gebe does not have (GPUs, CUDA memory pools, backend shared libraries, Triton's thread
+ * pools) and says so. They are left out of --help; serve names the ones given on stderr at start.
+ * Triton's flags gebe does act on are serve's own options (index.ts).
+ */
+import { Option, type Command } from 'commander';
+
+interface IgnoredFlag {
+  flag: string;
+  /** Commander's argument: `<value>`, or `[bool]` for Triton's optional booleans. */
+  arg: '<value>' | '[bool]';
+  /** Why it changes nothing in gebe. */
+  why: string;
+  repeatable?: boolean;
+}
+
+export const IGNORED_TRITON_FLAGS: readonly IgnoredFlag[] = [
+  { flag: '--allow-gpu-metrics', arg: '[bool]', why: 'gebe runs on no GPU' },
+  { flag: '--pinned-memory-pool-byte-size', arg: '<value>', why: 'no CUDA: tensors are in host memory' },
+  { flag: '--cuda-memory-pool-byte-size', arg: '<value>', why: 'no CUDA', repeatable: true },
+  { flag: '--min-supported-compute-capability', arg: '<value>', why: 'no CUDA' },
+  { flag: '--cuda-virtual-address-size', arg: '<value>', why: 'no CUDA', repeatable: true },
+  { flag: '--backend-directory', arg: '<value>', why: 'gebe\'s backends are built in' },
+  { flag: '--repoagent-directory', arg: '<value>', why: 'gebe has no repository agents' },
+  { flag: '--backend-config', arg: '<value>', why: 'gebe\'s backends take no configuration of Triton\'s backends', repeatable: true },
+  { flag: '--host-policy', arg: '<value>', why: 'gebe has no host policies', repeatable: true },
+  { flag: '--rate-limit', arg: '<value>', why: 'gebe has no rate limiter: instances take batches as they free up' },
+  { flag: '--rate-limit-resource', arg: '<value>', why: 'gebe has no rate limiter', repeatable: true },
+  { flag: '--model-load-thread-count', arg: '<value>', why: 'gebe loads one model at a time' },
+  { flag: '--model-load-retry-count', arg: '<value>', why: 'gebe does not retry a failed load' },
+  { flag: '--buffer-manager-thread-count', arg: '<value>', why: 'gebe has no buffer manager threads' },
+  { flag: '--http-thread-count', arg: '<value>', why: 'one native loop thread serves HTTP' },
+  { flag: '--grpc-infer-allocation-pool-size', arg: '<value>', why: 'gebe recycles request buffers by size' },
+  { flag: '--grpc-infer-response-compression-level', arg: '<value>', why: 'gebe sends gRPC answers uncompressed' },
+  { flag: '--strict-model-config', arg: '[bool]', why: 'deprecated in Triton; see --disable-auto-complete-config' },
+  { flag: '--metrics-config', arg: '<value>', why: 'gebe has no latency summaries or histograms', repeatable: true },
+  { flag: '--cache-directory', arg: '<value>', why: 'gebe\'s response cache is Triton\'s local one, built in' },
+];
+
+/** Commander's property name of a flag: --allow-gpu-metrics → allowGpuMetrics. */
+function property(flag: string): string {
+  return flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** Registers the flags, hidden from --help. */
+export function acceptIgnoredTritonFlags(command: Command): Command {
+  for (const { flag, arg, repeatable } of IGNORED_TRITON_FLAGS) {
+    const option = new Option(`${flag} ${arg}`).hideHelp();
+    command.addOption(repeatable ? option.argParser((v: string, acc: string[] = []) => [...acc, v]) : option);
+  }
+  return command;
+}
+
+/** The ignored flags a command line gave, each with why (for serve's warning at start). */
+export function givenIgnoredTritonFlags(flags: object): string[] {
+  const given = flags as Record<string, unknown>;
+  return IGNORED_TRITON_FLAGS.filter(({ flag }) => given[property(flag)] !== undefined).map(({ flag, why }) => `${flag} (${why})`);
+}

@@ -1,0 +1,60 @@
+/**
+ * A tritonserver command line runs as it is: serve acts on Triton's flags it implements (which
+ * listeners run and where, the server's name, the CPU metrics, auto-complete), and accepts the
+ * rest, which are about what gebe does not have (GPUs, CUDA pools, backend libraries), naming them
+ * on stderr instead of refusing the command line.
+ */
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli.js';
+import { memoryIO } from '../../../src/io.js';
+import { resolveServeOptions, type ServeFlags } from '../../../src/commands/serve/options.js';
+import { IGNORED_TRITON_FLAGS, acceptIgnoredTritonFlags, givenIgnoredTritonFlags } from '../../../src/commands/serve/triton-flags.js';
+
+const defaults: ServeFlags = {
+  host: '127.0.0.1', httpPort: '8000', grpcPort: '8001', metricsPort: '8002', modelControlMode: 'none', loadModel: [],
+  repositoryPollSecs: '15', exitOnError: false, exitTimeoutSecs: '30', logVerbose: false, logFormat: 'text', httpMaxBody: '64MiB',
+};
+const resolve = (flags: Partial<ServeFlags>) => resolveServeOptions(undefined, { ...defaults, ...flags }, '/tmp');
+
+describe('tritonserver flags gebe accepts without effect', () => {
+  it('parses a Triton command line\'s flags in Triton\'s spellings, and names each given with why', () => {
+    const command = acceptIgnoredTritonFlags(new Command().exitOverride());
+    command.parse(['--allow-gpu-metrics=false', '--pinned-memory-pool-byte-size=268435456', '--backend-config=python,shm-default-byte-size=1048576',
+      '--backend-config', 'onnxruntime,default-max-batch-size=4', '--cuda-memory-pool-byte-size', '0:67108864', '--strict-model-config'], { from: 'user' });
+    const opts = command.opts();
+    expect(opts.backendConfig).toEqual(['python,shm-default-byte-size=1048576', 'onnxruntime,default-max-batch-size=4']);
+    expect(givenIgnoredTritonFlags(opts)).toEqual([
+      '--allow-gpu-metrics (gebe runs on no GPU)',
+      '--pinned-memory-pool-byte-size (no CUDA: tensors are in host memory)',
+      '--cuda-memory-pool-byte-size (no CUDA)',
+      "--backend-config (gebe's backends take no configuration of Triton's backends)",
+      '--strict-model-config (deprecated in Triton; see --disable-auto-complete-config)',
+    ]);
+    expect(givenIgnoredTritonFlags({})).toEqual([]);
+  });
+
+  it('keeps them out of --help, where the flags serve acts on are', async () => {
+    const io = memoryIO();
+    await main(['node', 'gebe', 'serve', '--help'], io);
+    for (const { flag } of IGNORED_TRITON_FLAGS) expect(io.out()).not.toContain(flag);
+    expect(io.out()).toContain('--allow-cpu-metrics');
+    expect(io.out()).toContain('--http-address');
+  });
+});
+
+describe('tritonserver flags serve acts on', () => {
+  it('takes which listeners run, their addresses, the server\'s name, the CPU metrics and auto-complete', () => {
+    const o = resolve({ allowGrpc: 'false', allowMetrics: true, httpAddress: '0.0.0.0', id: 'triton', allowCpuMetrics: 'false', metricsIntervalMs: '500', disableAutoCompleteConfig: true });
+    expect(o).toMatchObject({ allowHttp: true, allowGrpc: false, allowMetrics: true, httpAddress: '0.0.0.0', serverId: 'triton', cpuMetrics: { enabled: false, intervalMs: 500 }, autoCompleteConfig: false });
+    expect(resolve({})).toMatchObject({ allowHttp: true, allowGrpc: true, allowMetrics: true, cpuMetrics: { enabled: true, intervalMs: 2000 }, autoCompleteConfig: true, ignoredTritonFlags: [] });
+  });
+
+  it('refuses values that would leave the server unreachable or make no sense, naming the flag', () => {
+    expect(() => resolve({ allowHttp: 'false', allowGrpc: '0' })).toThrow('--allow-http false and --allow-grpc false leave no way to send the server a request');
+    expect(() => resolve({ allowMetrics: 'maybe' })).toThrow("--allow-metrics takes true or false, got 'maybe'");
+    expect(() => resolve({ metricsIntervalMs: '10' })).toThrow("--metrics-interval-ms must be a whole number of milliseconds from 100 to 3600000, got '10'");
+    expect(() => resolve({ grpcAddress: '' })).toThrow('--grpc-address needs an address');
+    expect(() => resolve({ id: '' })).toThrow('--id needs a name');
+  });
+});
