@@ -37,6 +37,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--log-info [bool]', 'info lines, as Triton (default: true)')
     .option('--log-warning [bool]', 'warning lines, as Triton (default: true)')
     .option('--log-error [bool]', 'error lines, as Triton (default: true)')
+    .option('--log-file <path>', 'write log lines to this file (appending) instead of stderr, as Triton')
     .addOption(new Option('--log-format <format>', 'log line format (Triton\'s default and ISO8601: text)').choices(['text', 'json', 'default', 'ISO8601']).default('text'))
     .option('--max-instances-per-model <n>', 'most instances (instance_group count, summed) a model may ask for', '128')
     .option('--http-max-body <size>', 'largest request body accepted (bytes, or with KiB/MiB/GiB)', '64MiB')

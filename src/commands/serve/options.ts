@@ -10,6 +10,7 @@ import { MAX_BUSY_POLL_US } from '../../core/server/server.js';
 import { parseRestrictions, type Restriction, type RestrictedApi } from '../../core/server/restricted-api.js';
 import { parseTraceConfig, type TraceConfig } from './trace-config.js';
 import { givenIgnoredTritonFlags } from './triton-flags.js';
+import { checkWritableFile } from './writable-file.js';
 
 export interface ServeOptions {
   repository: string;
@@ -47,6 +48,8 @@ export interface ServeOptions {
   logWarning?: boolean;
   logError?: boolean;
   logFormat: LogFormat;
+  /** Triton's --log-file (resolved): log lines go there instead of stderr. */
+  logFile?: string;
   maxBodyBytes: number;
   /** CONFIG_LIMIT's bound on instances per model. */
   maxInstancesPerModel?: number;
@@ -102,6 +105,7 @@ export interface ServeFlags {
   logWarning?: boolean | string;
   logError?: boolean | string;
   logFormat: string;
+  logFile?: string;
   httpMaxBody: string;
   maxInstancesPerModel?: string;
   /** native (default) or node. */
@@ -180,6 +184,15 @@ function flagBool(value: boolean | string | undefined, flag: string): boolean {
   if (value === true || value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw new UsageError(`${flag} takes true or false, got '${value}'`);
+}
+
+/** Triton's --log-file: checked now, since serve opens it only once it has parsed everything. */
+function logFile(value: string | undefined, cwd: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value === '') throw new UsageError('--log-file needs a path', 'or leave it out to log to stderr');
+  const file = path.resolve(cwd, value);
+  checkWritableFile(file, `--log-file ${file}`, 'gebe.log');
+  return file;
 }
 
 /** An optional Triton boolean that defaults to true: absent or bare, true. */
@@ -365,6 +378,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     logWarning: flagBool(flags.logWarning ?? true, '--log-warning'),
     logError: flagBool(flags.logError ?? true, '--log-error'),
     logFormat,
+    logFile: logFile(flags.logFile, cwd),
     maxBodyBytes: parseSize(flags.httpMaxBody, '--http-max-body'),
     maxInstancesPerModel: instanceLimit(flags.maxInstancesPerModel ?? String(DEFAULT_CONFIG_LIMITS.instancesPerModel)),
     httpFrontend,

@@ -3,7 +3,8 @@
  * SIGINT/SIGTERM, then stop gracefully. Streams, the model loader, the repository reader and the
  * stop signal are injected so tests drive it in-process on port 0.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { isIP } from 'node:net';
 import { GebeError } from '../../errors.js';
 import type { IO } from '../../io.js';
@@ -49,7 +50,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
       hint: 'pass the repository path (gebe serve ./model_repository), or create one with `gebe init <model_name>`',
     });
   }
-  const log = createLogger(deps.io.stderr, opts.logFormat);
+  const log = opts.logFile ? createLogger(appendingFile(opts.logFile, deps.io.stderr), opts.logFormat, false, undefined, opts.logFile) : createLogger(deps.io.stderr, opts.logFormat);
   log.control!.set({ verboseLevel: opts.logVerboseLevel, info: opts.logInfo ?? true, warning: opts.logWarning ?? true, error: opts.logError ?? true });
   const stop = deps.waitForStop();
   const manager = new ModelManager(deps.createSource(opts.repository, { instancesPerModel: opts.maxInstancesPerModel }), deps.loadModel, log, opts.controlMode);
@@ -111,6 +112,37 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   // The handler is gone now, so a second signal ends the process at once (Node's default).
   log.info('received signal, stopping (send it again to stop at once)', { signal });
   await server.stop(opts.exitTimeoutSeconds * 1000);
+}
+
+/**
+ * Triton's --log-file, appended to: each line is written before the call that logs it returns, so
+ * none is lost when the process ends. A line the file cannot take (a full disk) goes to `fallback`
+ * (stderr) with the reason, once, rather than failing the server.
+ */
+function appendingFile(file: string, fallback: IO['stderr']): Writable {
+  let fd: number;
+  try {
+    fd = openSync(file, 'a');
+  } catch (err) {
+    throw new GebeError(`--log-file '${file}' cannot be opened: ${(err as Error).message}`, { hint: 'name a file this user can write' });
+  }
+  let failed = false;
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      try {
+        if (!failed) writeSync(fd, chunk);
+      } catch (err) {
+        failed = true;
+        fallback.write(`gebe: --log-file '${file}' cannot be written (${(err as Error).message}); logging to stderr from here\n`);
+      }
+      if (failed) fallback.write(chunk.toString());
+      done();
+    },
+    final(done) {
+      closeSync(fd);
+      done();
+    },
+  });
 }
 
 function pem(file: string, flag: string): Buffer {

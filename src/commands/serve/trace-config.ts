@@ -4,9 +4,9 @@
  * flag one setting, repeatable. The values go through the trace extension's own check
  * (server/trace-settings.ts), so the flag and the API accept the same things.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
+import { checkWritableFile } from './writable-file.js';
 import { ProtocolError } from '../../core/kserve/protocol-error.js';
 import { DEFAULT_TRACE_SETTING, parseSetting, type TraceSetting } from '../../core/server/trace-settings.js';
 
@@ -48,23 +48,8 @@ export function parseTraceConfig(specs: string[], cwd: string): TraceConfig {
   if ((setting.timestamps || setting.tensors) && file === '') {
     throw new UsageError(`${FLAG} level=${levels.filter((l) => l !== 'OFF').join(',')} needs a file to write the traces to`, `add ${FLAG} triton,file=<path>`);
   }
-  if (file !== '') checkWritable(file);
+  if (file !== '') checkWritableFile(file, `${FLAG} triton,file=${file}`, 'trace.json');
   return { file, setting };
-}
-
-/** The trace file is written only once traces come: a path that cannot be written is refused at start. */
-function checkWritable(file: string): void {
-  if (!fs.statSync(path.dirname(file), { throwIfNoEntry: false })?.isDirectory()) {
-    throw new UsageError(`${FLAG} triton,file=${file}: its directory does not exist`, 'create it first, or name a file in an existing directory');
-  }
-  if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new UsageError(`${FLAG} triton,file=${file}: that is a directory`, 'name a file in it, e.g. triton,file=' + path.join(file, 'trace.json'));
-  }
-  try {
-    fs.accessSync(path.dirname(file), fs.constants.W_OK);
-  } catch {
-    throw new UsageError(`${FLAG} triton,file=${file}: its directory is not writable by this user`, 'name a file in a directory you can write');
-  }
 }
 
 /** The trace extension's refusal of a value, as a usage error naming the flag. */

@@ -8,11 +8,11 @@ import type { LogControl, LogFormat, LogSettings } from './logger.js';
 
 export type LogSettingValue = string | boolean | number;
 
-/** The settings as Triton answers them. gebe logs to stderr only: log_file is always "". */
+/** The settings as Triton answers them: log_file is --log-file's path, or "" for stderr. */
 export function logSettingsAnswer(control: LogControl): Record<string, LogSettingValue> {
   const s = control.settings;
   return {
-    log_file: '', log_info: s.info, log_warning: s.warning, log_error: s.error, log_verbose_level: s.verboseLevel,
+    log_file: s.file, log_info: s.info, log_warning: s.warning, log_error: s.error, log_verbose_level: s.verboseLevel,
     log_format: s.format === 'json' ? 'json' : 'ISO8601',
   };
 }
@@ -34,7 +34,7 @@ export function applyLogSettings(control: LogControl, changes: Record<string, un
     }
     const got = JSON.stringify(value)?.slice(0, 100);
     if (name === 'log_file') {
-      throw ProtocolError.badRequest('log file location can not be updated through network protocol (gebe logs to stderr)');
+      throw ProtocolError.badRequest('log file location can not be updated through network protocol (it is set at start with --log-file)');
     } else if (name in BOOLEAN_SETTINGS) {
       if (typeof value !== 'boolean') throw ProtocolError.badRequest(`log setting '${name}' must be a boolean, got ${got}`);
       next[BOOLEAN_SETTINGS[name as keyof typeof BOOLEAN_SETTINGS]] = value;

@@ -28,6 +28,8 @@ export interface LogSettings {
   /** 0: no verbose lines; gebe has one verbose level, so any higher number writes them all. */
   verboseLevel: number;
   format: LogFormat;
+  /** Where the lines go: Triton's --log-file, or '' for stderr. Fixed at start. */
+  file: string;
 }
 
 export interface LogControl {
@@ -51,8 +53,9 @@ interface Window {
   suppressed: number;
 }
 
-export function createLogger(out: Writable, format: LogFormat = 'text', verbose = false, now: () => Date = () => new Date()): Logger {
-  const settings: LogSettings = { info: true, warning: true, error: true, verboseLevel: verbose ? 1 : 0, format };
+/** `file`: the path `out` writes to, when it is Triton's --log-file (the logging extension answers it). */
+export function createLogger(out: Writable, format: LogFormat = 'text', verbose = false, now: () => Date = () => new Date(), file = ''): Logger {
+  const settings: LogSettings = { info: true, warning: true, error: true, verboseLevel: verbose ? 1 : 0, format, file };
   const verboseListeners = new Set<(on: boolean) => void>();
   const control: LogControl = {
     settings,

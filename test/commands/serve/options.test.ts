@@ -84,6 +84,14 @@ describe('serve options', () => {
     expect(() => cache({ cacheConfig: ['local,size=100000GiB'] })).toThrow("is more than this machine's memory");
   });
 
+  it('takes Triton\'s --log-file, refusing a path it could never write', () => {
+    expect(resolveServeOptions(undefined, { ...defaults, logFile: 'serve.log' }, '/tmp').logFile).toBe('/tmp/serve.log');
+    expect(resolveServeOptions(undefined, defaults, '/tmp').logFile).toBeUndefined();
+    expect(() => resolveServeOptions(undefined, { ...defaults, logFile: '' }, '/tmp')).toThrow('--log-file needs a path');
+    expect(() => resolveServeOptions(undefined, { ...defaults, logFile: '/no/such/dir/g.log' }, '/tmp')).toThrow('--log-file /no/such/dir/g.log: its directory does not exist');
+    expect(() => resolveServeOptions(undefined, { ...defaults, logFile: '/tmp' }, '/tmp')).toThrow('--log-file /tmp: that is a directory');
+  });
+
   it('accepts --model-repository as an alias of the argument', () => {
     expect(resolveServeOptions(undefined, { ...defaults, modelRepository: 'repo' }, '/w').repository).toBe('/w/repo');
     expect(resolveServeOptions('repo', { ...defaults, modelRepository: './repo' }, '/w').repository).toBe('/w/repo');

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -206,6 +206,36 @@ describe('tritonserver flags on a running server', () => {
       quiet.stop();
       await quiet.done;
     }
+  });
+});
+
+describe('--log-file (as Triton)', () => {
+  it('writes the log lines to the file, appending, and the logging extension names it', async () => {
+    const file = path.join(repo, 'gebe.log');
+    writeFileSync(file, 'an earlier line\n');
+    const s = start(options({ logFile: file }));
+    const { ports } = await s.ready;
+    try {
+      const settings = (await (await fetch(`http://127.0.0.1:${ports.http}/v2/logging`)).json()) as { log_file: string };
+      expect(settings.log_file).toBe(file);
+    } finally {
+      s.stop();
+      await s.done;
+    }
+    const lines = readFileSync(file, 'utf8');
+    expect(lines.startsWith('an earlier line\n')).toBe(true);
+    expect(lines).toMatch(/ I server started http=\d+/);
+    expect(lines).toMatch(/ I server stopped/);
+    expect(s.io.err()).not.toMatch(/server started/);
+  });
+
+  it('goes on logging to stderr when the file cannot take a line (a full disk), saying why', async () => {
+    const s = start(options({ logFile: '/dev/full' }));
+    await s.ready;
+    s.stop();
+    await s.done;
+    expect(s.io.err()).toMatch(/--log-file '\/dev\/full' cannot be written \(ENOSPC.*\); logging to stderr from here/);
+    expect(s.io.err()).toMatch(/ I server started/);
   });
 });
 

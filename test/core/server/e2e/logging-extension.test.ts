@@ -77,7 +77,7 @@ describe('the logging extension (GET/POST /v2/logging, gRPC LogSettings)', () =>
       [{ log_verbose_level: -1 }, { log_verbose_level: { bool_param: true } }, "log setting 'log_verbose_level' must be an unsigned 32-bit integer, got "],
       [{ log_info: 'false' }, { log_info: { string_param: 'false' } }, "log setting 'log_info' must be a boolean, got \"false\""],
       [{ log_warnings: true }, { log_warnings: { bool_param: true } }, "unknown log setting 'log_warnings'; the settings are log_file, log_info, log_warning, log_error, log_verbose_level, log_format"],
-      [{ log_file: '/etc/passwd' }, { log_file: { string_param: '/etc/passwd' } }, 'log file location can not be updated through network protocol (gebe logs to stderr)'],
+      [{ log_file: '/etc/passwd' }, { log_file: { string_param: '/etc/passwd' } }, 'log file location can not be updated through network protocol (it is set at start with --log-file)'],
       [{ log_format: 'glog' }, { log_format: { string_param: 'glog' } }, 'invalid argument for --log_format, got: "glog"; use default, ISO8601, json'],
     ];
     for (const [json, settings, message] of cases) {
