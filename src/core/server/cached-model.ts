@@ -17,14 +17,19 @@ import { cacheOwner, requestKey, type ResponseCache } from './response-cache.js'
 /** What the caller's trace sampling decided for a run it did not trace: the model samples nothing more. */
 export const UNTRACED: TraceLink = { id: 0, timestamps: false, tensors: false };
 
+/** Each load of a model version owns its own answers: a reload's new model never sees the old one's. */
+let loads = 0;
+
 export class CachedModel implements LoadedModel {
   private readonly owner: string;
   private hits = zero();
   private misses = zero();
   private lastHitMs = 0;
+  /** Set once unloading begins: answers of runs still finishing are not kept. */
+  private unloading = false;
 
   constructor(private readonly model: LoadedModel, private readonly cache: ResponseCache) {
-    this.owner = cacheOwner(model.name, model.version);
+    this.owner = `${cacheOwner(model.name, model.version)}\u0000${++loads}`;
   }
 
   get name(): string { return this.model.name; }
@@ -54,7 +59,7 @@ export class CachedModel implements LoadedModel {
     const run = this.model.infer({ ...request, received: undefined, parentTrace: request.trace ?? UNTRACED });
     return run.then((response) => {
       const insertStart = process.hrtime.bigint();
-      this.cache.insert(key, this.owner, response);
+      if (!this.unloading) this.cache.insert(key, this.owner, response);
       add(this.misses, lookupNs + (process.hrtime.bigint() - insertStart));
       return response;
     });
@@ -84,8 +89,9 @@ export class CachedModel implements LoadedModel {
     return this.model.compile(shapes);
   }
 
-  /** The model's answers leave the cache once its last request is answered: a reload may compute differently. */
+  /** The model's answers leave the cache once its last request is answered (they take room no later load can use). */
   async unload(): Promise<void> {
+    this.unloading = true;
     await this.model.unload();
     this.cache.dropOwner(this.owner);
   }

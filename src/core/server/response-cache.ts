@@ -4,12 +4,13 @@
  * answered without running the model. One cache for the server, shared by every such model, bounded
  * by the bytes its answers hold and emptied least recently used first, as Triton's local cache.
  *
- * A request is keyed by the SHA-256 of everything that decides its answer: the model's name and
- * version, each input's name, datatype, shape and bytes (in name order: the order a client lists
- * them in does not change the answer), the outputs it asks for (in its order, the answer's), and its parameters (a Python model
- * reads them). Triton keys by a 64-bit hash of fewer of these; a cryptographic digest means a
- * client cannot craft a request that collides with another's and be answered with someone else's
- * result, and two requests that differ only in the outputs they ask for do not share an answer.
+ * A request is keyed by the SHA-256 of everything that decides its answer: the model's load (name,
+ * version, and which load of it), each input's name, datatype, shape and bytes (in name order: the
+ * order a client lists them in does not change the answer), the outputs it asks for (in its order,
+ * the answer's), and its parameters (a Python model reads them). Triton keys by a 64-bit hash of
+ * fewer of these; a cryptographic digest means a client cannot craft a request that collides with
+ * another's and be answered with someone else's result, and two requests that differ only in the
+ * outputs they ask for do not share an answer.
  */
 import { createHash } from 'node:crypto';
 import type { InferRequest, InferResponse } from '../executor/types.js';
@@ -18,7 +19,7 @@ import type { InferRequest, InferResponse } from '../executor/types.js';
 const ENTRY_OVERHEAD_BYTES = 256;
 
 interface Entry {
-  /** The model version the answer came from (`name\0version`): its entries go when it unloads. */
+  /** The load of a model version the answer came from (cached-model.ts): its entries go when it unloads. */
   owner: string;
   bytes: number;
   response: InferResponse;
@@ -63,7 +64,7 @@ export class ResponseCache {
     return true;
   }
 
-  /** Drops every answer of one model version (it unloads: a reload may compute differently). */
+  /** Drops every answer of one owner (a model version's load that unloads). */
   dropOwner(owner: string): void {
     for (const [key, entry] of this.entries) if (entry.owner === owner) this.remove(key, entry);
   }
@@ -87,7 +88,7 @@ export class ResponseCache {
   }
 }
 
-/** The owner name of a model version's entries. */
+/** The part of an owner's name that names the model version (each load adds its own number). */
 export function cacheOwner(model: string, version: string): string {
   return `${model}\u0000${version}`;
 }
