@@ -78,3 +78,16 @@ export interface ModelConfig {
 export function isDecoupled(config: ModelConfig | undefined): boolean {
   return (config?.model_transaction_policy as { decoupled?: boolean } | undefined)?.decoupled === true;
 }
+
+/**
+ * What `response_cache { enable: true }` does for a model: 'off' where it is not enabled;
+ * 'cached' where a server with a response cache keeps its answers; 'decoupled' or 'sequence' where
+ * the cache cannot stand for them, as Triton's cannot (a stream of responses; answers that depend
+ * on a sequence's state): Triton refuses to load the first on a server with a cache and does not
+ * cache the second.
+ */
+export function responseCacheUse(config: ModelConfig): 'off' | 'cached' | 'decoupled' | 'sequence' {
+  if ((config.response_cache as { enable?: boolean } | undefined)?.enable !== true) return 'off';
+  if (isDecoupled(config)) return 'decoupled';
+  return config.sequence_batching !== undefined ? 'sequence' : 'cached';
+}

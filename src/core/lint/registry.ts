@@ -63,6 +63,7 @@ import { rule as PRESERVE_ORDERING_CONFLICT } from './rules/preserve-ordering-co
 import { rule as PRIORITY_LEVEL_RANGE } from './rules/priority-level-range.js';
 import { rule as RESHAPE_DIM_INVALID } from './rules/reshape-dim-invalid.js';
 import { rule as RESHAPE_SIZE_MISMATCH } from './rules/reshape-size-mismatch.js';
+import { rule as RESPONSE_CACHE_UNSUPPORTED } from './rules/response-cache-unsupported.js';
 import { rule as SEQUENCE_CONTROL_INVALID } from './rules/sequence-control-invalid.js';
 import { rule as SEQUENCE_OLDEST_PREFERRED_SIZE } from './rules/sequence-oldest-preferred-size.js';
 import { rule as SYMLINK_LOOP } from './rules/symlink-loop.js';
@@ -137,6 +138,7 @@ export const RULES: readonly Rule[] = [
   PYTHON_SEQUENCE_UNSUPPORTED,
   RESHAPE_DIM_INVALID,
   RESHAPE_SIZE_MISMATCH,
+  RESPONSE_CACHE_UNSUPPORTED,
   SEQUENCE_CONTROL_INVALID,
   SEQUENCE_OLDEST_PREFERRED_SIZE,
   SYMLINK_LOOP,

@@ -8,7 +8,7 @@
  * list: the model manager
  * asks here for every load.
  */
-import { isDecoupled, type ModelConfig } from '../config/model-config.js';
+import { isDecoupled, responseCacheUse, type ModelConfig } from '../config/model-config.js';
 
 export interface ServeSupport {
   /** Why serve will not run this model; undefined when it will. */
@@ -38,17 +38,12 @@ function refusal(config: ModelConfig): string | undefined {
   return undefined;
 }
 
-function requestsResponseCache(config: ModelConfig): boolean {
-  return (config.response_cache as { enable?: boolean } | undefined)?.enable === true;
-}
-
 /**
  * Whether the server's response cache (`--cache-config local,size=<bytes>`) keeps this model's
- * answers: its config enables it and each request has one answer that depends on the request alone
- * (not a decoupled or sequence model).
+ * answers: its config enables it, and it is neither decoupled nor a sequence model.
  */
 export function cachesResponses(config: ModelConfig): boolean {
-  return requestsResponseCache(config) && !isDecoupled(config) && config.sequence_batching === undefined;
+  return responseCacheUse(config) === 'cached';
 }
 
 /**
@@ -57,7 +52,7 @@ export function cachesResponses(config: ModelConfig): boolean {
  * responses). Asked after a Python model's config is completed, which may make it decoupled.
  */
 export function responseCacheRefusal(config: ModelConfig, serverHasCache: boolean): string | undefined {
-  if (!serverHasCache || !requestsResponseCache(config) || !isDecoupled(config)) return undefined;
+  if (!serverHasCache || responseCacheUse(config) !== 'decoupled') return undefined;
   return `Response Cache does not currently support model '${config.name}' with 'decoupled' transaction policy; remove response_cache { enable: true } from its config, or serve it without --cache-config`;
 }
 
@@ -69,7 +64,8 @@ const IGNORED_TOP_LEVEL = [
 function ignoredFields(config: ModelConfig): string[] {
   const ignored: string[] = IGNORED_TOP_LEVEL.filter((f) => present(config[f]));
   // Enabled on a model whose answers the cache cannot stand for (as Triton's cache skips them).
-  if (requestsResponseCache(config) && !cachesResponses(config)) ignored.push('response_cache');
+  const cache = responseCacheUse(config);
+  if (cache === 'decoupled' || cache === 'sequence') ignored.push('response_cache');
   if (typeof config.runtime === 'string' && config.runtime !== '') ignored.push('runtime');
   for (const [i, group] of (config.instance_group ?? []).entries()) {
     const g = group as Record<string, unknown>;
