@@ -233,9 +233,11 @@ function tritonListenerOptions(flags: ServeFlags) {
  * --response-cache-byte-size: gebe has Triton's `local` cache, whose one setting is its size.
  */
 function responseCacheBytes(flags: ServeFlags): number | undefined {
-  const specs = [...(flags.responseCacheByteSize !== undefined ? [`local,size=${flags.responseCacheByteSize}`] : []), ...(flags.cacheConfig ?? [])];
   let size: number | undefined;
-  for (const spec of specs) {
+  const older = flags.responseCacheByteSize;
+  // As Triton's, whose default it is, 0 means no cache.
+  if (older !== undefined && older.trim() !== '0') size = parseSize(older, '--response-cache-byte-size');
+  for (const spec of flags.cacheConfig ?? []) {
     const m = /^([a-z_]+),([a-z_]+)=(.*)$/.exec(spec);
     if (!m) throw new UsageError(`--cache-config must be <cache>,<setting>=<value>, got '${spec}'`, 'for example --cache-config local,size=1048576');
     const [, cache, setting, value] = m as unknown as [string, string, string, string];
@@ -244,7 +246,7 @@ function responseCacheBytes(flags: ServeFlags): number | undefined {
     size = parseSize(value, '--cache-config local,size');
   }
   if (size !== undefined && size > os.totalmem()) {
-    throw new UsageError(`--cache-config local,size=${size} is more than this machine's memory (${os.totalmem()} bytes)`, 'give the cache a part of the memory, e.g. local,size=256MiB');
+    throw new UsageError(`a response cache of ${size} bytes is more than this machine's memory (${os.totalmem()} bytes)`, 'give the cache a part of the memory, e.g. --cache-config local,size=256MiB');
   }
   return size;
 }

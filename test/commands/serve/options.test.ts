@@ -77,11 +77,13 @@ describe('serve options', () => {
     expect(cache({ cacheConfig: ['local,size=1048576'] })).toBe(1048576);
     expect(cache({ cacheConfig: ['local,size=64MiB'] })).toBe(64 << 20);
     expect(cache({ responseCacheByteSize: '4096' })).toBe(4096);
+    expect(cache({ responseCacheByteSize: '0' })).toBeUndefined();  // Triton's default: no cache
+    expect(() => cache({ responseCacheByteSize: 'abc' })).toThrow("--response-cache-byte-size must be a size such as 67108864, 512KiB or 64MiB, got 'abc'");
     expect(() => cache({ cacheConfig: ['redis,host=localhost'] })).toThrow("gebe has Triton's local cache only (in the server's memory), not 'redis'");
     expect(() => cache({ cacheConfig: ['local,limit=5'] })).toThrow('the local cache has one setting, size');
     expect(() => cache({ cacheConfig: ['size=5'] })).toThrow("--cache-config must be <cache>,<setting>=<value>, got 'size=5'");
     expect(() => cache({ cacheConfig: ['local,size=0'] })).toThrow('--cache-config local,size must be a size such as');
-    expect(() => cache({ cacheConfig: ['local,size=100000GiB'] })).toThrow("is more than this machine's memory");
+    expect(() => cache({ cacheConfig: ['local,size=100000GiB'] })).toThrow("a response cache of 107374182400000 bytes is more than this machine's memory");
   });
 
   it('takes Triton\'s --log-file, refusing a path it could never write', () => {
