@@ -6,5 +6,5 @@ import type { ServeDeps } from './run.js';
 export async function defaultServeDeps(io: IO): Promise<Omit<ServeDeps, 'waitForStop'>> {
   // Imported here so that `gebe serve --help` works without the native addon.
   const { loadModel } = await import('../../core/executor/index.js');
-  return { io, loadModel, createSource: (repository, limits) => new DiskModelSource(repository, limits) };
+  return { io, loadModel, createSource: (repository, limits, configName) => new DiskModelSource(repository, limits, configName) };
 }

@@ -23,6 +23,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--allow-cpu-metrics [bool]', 'export nv_cpu_utilization, nv_cpu_memory_total_bytes and nv_cpu_memory_used_bytes, as Triton (default: true)')
     .option('--metrics-interval-ms <ms>', 'how often the CPU metrics are sampled, as Triton (default: 2000)')
     .option('--id <name>', 'the server\'s name in its metadata (GET /v2, ServerMetadata), as Triton\'s --id (default: gebe)')
+    .option('--model-config-name <name>', 'load each model\'s configs/<name>.pbtxt where it has one, else its config.pbtxt, as Triton (one repository, a config per device)')
     .option('--disable-auto-complete-config', 'do not run model.py\'s auto_complete_config: configs are used as written, as Triton')
     .addOption(new Option('--http-port <port>', 'HTTP port (0 = any free port)').env('GEBE_HTTP_PORT').default('8000'))
     .addOption(new Option('--grpc-port <port>', 'gRPC port (0 = any free port)').env('GEBE_GRPC_PORT').default('8001'))

@@ -11,6 +11,7 @@ import { parseRestrictions, type Restriction, type RestrictedApi } from '../../c
 import { parseTraceConfig, type TraceConfig } from './trace-config.js';
 import { givenIgnoredTritonFlags } from './triton-flags.js';
 import { checkWritableFile } from './writable-file.js';
+import { checkedConfigName } from '../../core/repository/scan.js';
 
 export interface ServeOptions {
   repository: string;
@@ -29,6 +30,8 @@ export interface ServeOptions {
   serverId?: string;
   /** False with Triton's --disable-auto-complete-config: model.py's auto_complete_config is not run. */
   autoCompleteConfig?: boolean;
+  /** Triton's --model-config-name: each model's configs/<name>.pbtxt where it has one, else its config.pbtxt. */
+  modelConfigName?: string;
   /** tritonserver flags given that gebe accepts without effect, each with why (triton-flags.ts). */
   ignoredTritonFlags?: string[];
   httpPort: number;
@@ -99,6 +102,7 @@ export interface ServeFlags {
   metricsAddress?: string;
   id?: string;
   disableAutoCompleteConfig?: boolean;
+  modelConfigName?: string;
   exitTimeoutSecs: string;
   logVerbose?: boolean | string;
   logInfo?: boolean | string;
@@ -224,6 +228,7 @@ function tritonListenerOptions(flags: ServeFlags) {
     cpuMetrics: { enabled: allowed(flags.allowCpuMetrics, '--allow-cpu-metrics'), intervalMs: Number(interval) },
     serverId: flags.id,
     autoCompleteConfig: flags.disableAutoCompleteConfig !== true,
+    modelConfigName: flags.modelConfigName === undefined ? undefined : checkedConfigName(flags.modelConfigName),
     ignoredTritonFlags: givenIgnoredTritonFlags(flags),
   };
 }

@@ -24,7 +24,8 @@ import { endpointLines, modelTable } from './table.js';
 export interface ServeDeps {
   io: IO;
   loadModel: LoadModelFn;
-  createSource(repository: string, limits?: Partial<ConfigLimits>): ModelSource;
+  /** `configName`: Triton's --model-config-name (each model's configs/<name>.pbtxt where it has one). */
+  createSource(repository: string, limits?: Partial<ConfigLimits>, configName?: string): ModelSource;
   /** Resolves with the signal name when the server should stop. */
   waitForStop(): Promise<string>;
   /** Called once the server listens (tests use it to find the ports). */
@@ -53,7 +54,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   const log = opts.logFile ? createLogger(appendingFile(opts.logFile, deps.io.stderr), opts.logFormat, false, undefined, opts.logFile) : createLogger(deps.io.stderr, opts.logFormat);
   log.control!.set({ verboseLevel: opts.logVerboseLevel, info: opts.logInfo ?? true, warning: opts.logWarning ?? true, error: opts.logError ?? true });
   const stop = deps.waitForStop();
-  const manager = new ModelManager(deps.createSource(opts.repository, { instancesPerModel: opts.maxInstancesPerModel }), deps.loadModel, log, opts.controlMode);
+  const manager = new ModelManager(deps.createSource(opts.repository, { instancesPerModel: opts.maxInstancesPerModel }, opts.modelConfigName), deps.loadModel, log, opts.controlMode);
   if (opts.responseCacheBytes !== undefined) manager.responseCache = new ResponseCache(opts.responseCacheBytes);
   manager.autoCompleteConfig = opts.autoCompleteConfig ?? true;
   if (opts.ignoredTritonFlags?.length) {

@@ -3,6 +3,7 @@
  * runValidate directly with options and fake IO.
  */
 import { UsageError } from '../../errors.js';
+import { checkedConfigName } from '../../core/repository/scan.js';
 import { FORMATTERS, type FormatName } from '../../core/lint/formatters/index.js';
 import { parseRuleOverrides, type RuleSetting } from '../../core/lint/severity.js';
 import { BREAKING_IDS, LINT_IDS } from './gating.js';
@@ -31,6 +32,8 @@ export interface ValidateOptions {
   explain?: string;
   /** Print the effective settings for this path and exit. */
   printConfig?: string;
+  /** Triton's --model-config-name: lint each model's configs/<name>.pbtxt where it has one, as the server would load it. */
+  modelConfigName?: string;
 }
 
 export interface ValidateFlags {
@@ -47,6 +50,7 @@ export interface ValidateFlags {
   config?: string;
   explain?: string;
   printConfig?: string;
+  modelConfigName?: string;
 }
 
 export const DEFAULT_PATH = './model_repository';
@@ -76,6 +80,7 @@ export function toValidateOptions(paths: string[], flags: ValidateFlags): Valida
     config: flags.config,
     explain: flags.explain,
     printConfig: flags.printConfig,
+    modelConfigName: flags.modelConfigName === undefined ? undefined : checkedConfigName(flags.modelConfigName),
   };
 }
 

@@ -54,7 +54,7 @@ export async function runValidate(opts: ValidateOptions, io: IO): Promise<number
     io.stdout.write(printConfig(opts.printConfig, run));
     return EXIT_OK;
   }
-  const scan = (): ScanTarget[] => opts.paths.map((p) => scanTarget(p, io.cwd));
+  const scan = (): ScanTarget[] => opts.paths.map((p) => scanTarget(p, io.cwd, { configName: opts.modelConfigName }));
   const lint = (targets: ScanTarget[]) => lintTargets(targets, { overrides: run.settings.global('rules') });
   /** Findings after the gate, and whether they fail the run. */
   const judge = (result: LintResult, targets: ScanTarget[]) => {

@@ -21,6 +21,8 @@ export const MAX_WALK_ENTRIES = 100_000;
 
 export interface ScanOptions {
   fs?: ScanFileSystem;
+  /** Triton's --model-config-name: each model's configs/<name>.pbtxt where it has one (customConfigFile). */
+  configName?: string;
 }
 
 /** Joins the path as given on the command line with a path inside it, the way diagnostics show it. */
@@ -145,13 +147,34 @@ function statKind(fs: ScanFileSystem, p: string): 'file' | 'dir' | 'missing' | {
   }
 }
 
-/** Scans one model directory. */
-export function scanModel(fs: ScanFileSystem, dir: string, display: string, problems: ScanProblem[]): ModelEntry {
+/**
+ * Triton's custom configs (tritonserver --model-config-name <name>): a model's
+ * `configs/<name>.pbtxt`, read instead of its config.pbtxt where it exists.
+ */
+export function customConfigFile(configName: string): string {
+  return `configs/${configName}.pbtxt`;
+}
+
+/**
+ * A --model-config-name as given (serve's and validate's flag): a file name inside each model's
+ * configs/ folder, so nothing that could leave it.
+ */
+export function checkedConfigName(value: string): string {
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(value) || value.length > 200) {
+    throw new UsageError(`--model-config-name must be a config's name (letters, digits, '_', '.', '-'; configs/<name>.pbtxt), got '${value}'`, 'for example --model-config-name ascend310p for <model>/configs/ascend310p.pbtxt');
+  }
+  return value;
+}
+
+/** Scans one model directory; with `configName`, its custom config where it has one (customConfigFile). */
+export function scanModel(fs: ScanFileSystem, dir: string, display: string, problems: ScanProblem[], configName?: string): ModelEntry {
   const entry: ModelEntry = { name: path.basename(path.resolve(dir)), dir, display, versions: [], skipped: [], files: [], warmupFiles: [] };
   const walk = walkFiles(fs, dir, display, problems);
   entry.files = walk.files;
-  if (walk.files.includes(CONFIG_FILE) || walk.dirs.includes(CONFIG_FILE)) {
-    entry.config = readConfigSource(fs, path.join(dir, CONFIG_FILE), displayJoin(display, CONFIG_FILE), problems);
+  const custom = configName === undefined ? undefined : customConfigFile(configName);
+  const config = custom !== undefined && walk.files.includes(custom) ? custom : CONFIG_FILE;
+  if (walk.files.includes(config) || walk.dirs.includes(config)) {
+    entry.config = readConfigSource(fs, path.join(dir, config), displayJoin(display, config), problems);
   }
   const topDirs = walk.dirs.filter((d) => !d.includes('/'));
   const versions: VersionDir[] = [];
@@ -205,7 +228,7 @@ export function scanTarget(given: string, cwd: string, options: ScanOptions = {}
     return { kind: 'config', given, path: abs, models: [], config: readConfigSource(fs, abs, given, problems), problems };
   }
   if (looksLikeModelDir(fs, abs)) {
-    return { kind: 'model', given, path: abs, models: [scanModel(fs, abs, given, problems)], problems };
+    return { kind: 'model', given, path: abs, models: [scanModel(fs, abs, given, problems, options.configName)], problems };
   }
   const models: ModelEntry[] = [];
   let entries;
@@ -230,7 +253,7 @@ export function scanTarget(given: string, cwd: string, options: ScanOptions = {}
       }
       isDir = k === 'dir';
     }
-    if (isDir) models.push(scanModel(fs, full, display, problems));
+    if (isDir) models.push(scanModel(fs, full, display, problems, options.configName));
   }
   return { kind: 'repository', given, path: abs, models, problems };
 }

@@ -12,7 +12,7 @@ import type { ModelConfig } from '../config/model-config.js';
 import type { Diagnostic } from '../diagnostic.js';
 import { lintTargets } from '../lint/runner.js';
 import { nodeFileSystem } from '../repository/fs.js';
-import { CONFIG_FILE, scanModel } from '../repository/scan.js';
+import { CONFIG_FILE, customConfigFile, scanModel } from '../repository/scan.js';
 import type { ScanProblem, VersionDir } from '../repository/types.js';
 import { selectVersions } from '../repository/versions.js';
 import type { ModelSource, RepositoryModel } from './model-source.js';
@@ -20,12 +20,16 @@ import { ProtocolError } from '../kserve/protocol-error.js';
 import { CONFIG_ORIGINS, type ConfigOrigin } from './config-json.js';
 
 export class DiskModelSource implements ModelSource {
-  /** `limits`: CONFIG_LIMIT bounds other than the defaults (serve's --max-instances-per-model). */
-  constructor(readonly repository: string, private readonly limits: Partial<ConfigLimits> = {}) {}
+  /**
+   * `limits`: CONFIG_LIMIT bounds other than the defaults (serve's --max-instances-per-model);
+   * `configName`: Triton's --model-config-name, each model's configs/<name>.pbtxt where it has one.
+   */
+  constructor(readonly repository: string, private readonly limits: Partial<ConfigLimits> = {}, private readonly configName?: string) {}
 
   async list(): Promise<string[]> {
+    const configs = [CONFIG_FILE, ...(this.configName === undefined ? [] : [customConfigFile(this.configName)])];
     return readdirSync(this.repository, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && existsSync(path.join(this.repository, e.name, CONFIG_FILE)))
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && configs.some((c) => existsSync(path.join(this.repository, e.name, c))))
       .map((e) => e.name)
       .sort();
   }
@@ -36,7 +40,7 @@ export class DiskModelSource implements ModelSource {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) return undefined;
     const problems: ScanProblem[] = [];
     // Findings name files relative to the repository (mnist/config.pbtxt:12:3), as validate prints them.
-    const entry = scanModel(nodeFileSystem, dir, name, problems);
+    const entry = scanModel(nodeFileSystem, dir, name, problems, this.configName);
     if (configOverride) {
       let text: string;
       try {

@@ -45,8 +45,8 @@ describe('tritonserver flags gebe accepts without effect', () => {
 
 describe('tritonserver flags serve acts on', () => {
   it('takes which listeners run, their addresses, the server\'s name, the CPU metrics and auto-complete', () => {
-    const o = resolve({ allowGrpc: 'false', allowMetrics: true, httpAddress: '0.0.0.0', id: 'triton', allowCpuMetrics: 'false', metricsIntervalMs: '500', disableAutoCompleteConfig: true });
-    expect(o).toMatchObject({ allowHttp: true, allowGrpc: false, allowMetrics: true, httpAddress: '0.0.0.0', serverId: 'triton', cpuMetrics: { enabled: false, intervalMs: 500 }, autoCompleteConfig: false });
+    const o = resolve({ allowGrpc: 'false', allowMetrics: true, httpAddress: '0.0.0.0', id: 'triton', allowCpuMetrics: 'false', metricsIntervalMs: '500', disableAutoCompleteConfig: true, modelConfigName: 'ascend310p' });
+    expect(o).toMatchObject({ allowHttp: true, allowGrpc: false, allowMetrics: true, httpAddress: '0.0.0.0', serverId: 'triton', cpuMetrics: { enabled: false, intervalMs: 500 }, autoCompleteConfig: false, modelConfigName: 'ascend310p' });
     expect(resolve({})).toMatchObject({ allowHttp: true, allowGrpc: true, allowMetrics: true, cpuMetrics: { enabled: true, intervalMs: 2000 }, autoCompleteConfig: true, ignoredTritonFlags: [] });
   });
 
@@ -56,5 +56,8 @@ describe('tritonserver flags serve acts on', () => {
     expect(() => resolve({ metricsIntervalMs: '10' })).toThrow("--metrics-interval-ms must be a whole number of milliseconds from 100 to 3600000, got '10'");
     expect(() => resolve({ grpcAddress: '' })).toThrow('--grpc-address needs an address');
     expect(() => resolve({ id: '' })).toThrow('--id needs a name');
+    for (const name of ['../secrets', 'a/b', '', '.hidden']) {
+      expect(() => resolve({ modelConfigName: name })).toThrow(`--model-config-name must be a config's name (letters, digits, '_', '.', '-'; configs/<name>.pbtxt), got '${name}'`);
+    }
   });
 });

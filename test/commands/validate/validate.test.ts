@@ -44,6 +44,21 @@ function write(rel: string, content: string | Buffer): void {
   fs.writeFileSync(file, content);
 }
 
+describe('gebe validate --model-config-name (what tritonserver --model-config-name loads)', () => {
+  it('lints each model\'s configs/<name>.pbtxt where it has one, and its config.pbtxt otherwise', async () => {
+    const config = fs.readFileSync(path.join(cwd, 'model_repository', 'digits_linear', 'config.pbtxt'), 'utf8');
+    write('model_repository/digits_linear/configs/ascend310p.pbtxt', config.replace(/max_batch_size: \d+/, 'max_batch_size: -2'));
+    const plain = await validateJson(['model_repository']);
+    expect(plain.json.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const custom = await validateJson(['model_repository'], { modelConfigName: 'ascend310p' });
+    expect(custom.code).toBe(1);
+    expect(custom.json.diagnostics).toContainEqual(expect.objectContaining({ file: 'model_repository/digits_linear/configs/ascend310p.pbtxt', ruleId: 'MAX_BATCH_SIZE_NEGATIVE', severity: 'error' }));
+    // A name without a custom config of that name: config.pbtxt, as the server falls back to it.
+    expect((await validateJson(['model_repository'], { modelConfigName: 'other' })).json.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(await main(['node', 'gebe', 'validate', 'model_repository', '--model-config-name', '../x'], memoryIO({ cwd }))).toBe(2);
+  });
+});
+
 describe('gebe validate', () => {
   it('reports a 2 MB config of 1e6 \\x escapes or 1e6 nested lists as findings, not an internal error', async () => {
     write('esc/config.pbtxt', `name: "${'\\x'.repeat(1_000_000)}"\n`);

@@ -36,10 +36,13 @@ export function mnistRepository(extra: Record<string, { config: string; model: U
   return repo;
 }
 
-/** `responseCacheBytes`: the server has a response cache of this size (`--cache-config local,size=`). */
+/**
+ * `responseCacheBytes`: the server has a response cache of this size (`--cache-config local,size=`);
+ * `modelConfigName`: Triton's --model-config-name.
+ */
 export async function startRealServer(repo: string, mode: ControlMode = 'none', loadModels: string[] = [], log: Logger = silentLogger,
-                                      options: Partial<ServerOptions> & { responseCacheBytes?: number } = {}): Promise<RealServer> {
-  const manager = new ModelManager(new DiskModelSource(repo), loadModel, log, mode);
+                                      options: Partial<ServerOptions> & { responseCacheBytes?: number; modelConfigName?: string } = {}): Promise<RealServer> {
+  const manager = new ModelManager(new DiskModelSource(repo, {}, options.modelConfigName), loadModel, log, mode);
   if (options.responseCacheBytes !== undefined) manager.responseCache = new ResponseCache(options.responseCacheBytes);
   await manager.start(loadModels);
   const failed = manager.statuses().filter((v) => v.state !== 'READY');
