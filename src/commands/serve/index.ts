@@ -12,7 +12,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
   const serve = program
     .command('serve [repo]')
     .description('serve a model repository over KServe v2 (HTTP, gRPC, metrics)')
-    .option('--model-repository <dir>', 'the model repository (same as the [repo] argument) (default: ./model_repository)')
+    .option('--model-repository <dir>', 'the model repository (same as the [repo] argument); repeatable, as Triton: the models of every one are served (default: ./model_repository)', collect, [] as string[])
     .option('--host <address>', 'address to listen on (0.0.0.0 for containers)', '127.0.0.1')
     .option('--http-address <address>', 'address the HTTP server listens on, as Triton (default: --host)')
     .option('--grpc-address <address>', 'address the gRPC server listens on, as Triton (default: --host)')

@@ -14,7 +14,10 @@ import { checkWritableFile } from './writable-file.js';
 import { checkedConfigName } from '../../core/repository/scan.js';
 
 export interface ServeOptions {
+  /** The model repository (the first, when --model-repository is given more than once). */
   repository: string;
+  /** The others, as tritonserver serves every --model-repository it is given. */
+  moreRepositories?: string[];
   host: string;
   /** Triton's --http-address, --grpc-address, --metrics-address; absent: `host`. */
   httpAddress?: string;
@@ -82,7 +85,8 @@ export interface ServeOptions {
 
 /** What commander hands the action (strings as typed by the user). */
 export interface ServeFlags {
-  modelRepository?: string;
+  /** Repeatable, as Triton's (commander collects them; a string where one is set directly). */
+  modelRepository?: string | string[];
   host: string;
   httpPort: string;
   grpcPort: string;
@@ -342,9 +346,11 @@ function instanceLimit(value: string): number {
 }
 
 export function resolveServeOptions(repoArg: string | undefined, flags: ServeFlags, cwd: string): ServeOptions {
-  if (repoArg && flags.modelRepository && path.resolve(cwd, repoArg) !== path.resolve(cwd, flags.modelRepository)) {
-    throw new UsageError(`two repositories given: '${repoArg}' and --model-repository '${flags.modelRepository}'`, 'give the repository once');
+  const flagged = [...new Set((typeof flags.modelRepository === 'string' ? [flags.modelRepository] : flags.modelRepository ?? []).map((r) => path.resolve(cwd, r)))];
+  if (repoArg && flagged.length > 0 && !flagged.includes(path.resolve(cwd, repoArg))) {
+    throw new UsageError(`two repositories given: '${repoArg}' and --model-repository '${[flags.modelRepository].flat()[0]}'`, 'give the repository once, or every repository with --model-repository');
   }
+  const repositories = flagged.length > 0 ? flagged : [path.resolve(cwd, repoArg ?? 'model_repository')];
   const mode = flags.modelControlMode;
   if (mode !== 'none' && mode !== 'poll' && mode !== 'explicit') {
     throw new UsageError(`--model-control-mode must be none, poll or explicit, got '${mode}'`);
@@ -368,7 +374,8 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     }
   }
   return {
-    repository: path.resolve(cwd, flags.modelRepository ?? repoArg ?? 'model_repository'),
+    repository: repositories[0]!,
+    ...(repositories.length > 1 ? { moreRepositories: repositories.slice(1) } : {}),
     host: flags.host,
     httpPort: ports.http,
     grpcPort: ports.grpc,

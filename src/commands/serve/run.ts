@@ -12,6 +12,7 @@ import type { ConfigLimits } from '../../core/config/limits.js';
 import { createLogger } from '../../core/server/logger.js';
 import { ModelManager, type LoadModelFn } from '../../core/server/model-manager.js';
 import { ResponseCache } from '../../core/server/response-cache.js';
+import { RepositoriesSource } from '../../core/server/repositories-source.js';
 import type { ModelSource } from '../../core/server/model-source.js';
 import { GebeServer, type ServerPorts } from '../../core/server/server.js';
 import { raiseFdLimit } from '../../core/server/http/native-http-addon.js';
@@ -46,21 +47,26 @@ export function processStopSignal(): Promise<string> {
 }
 
 export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<void> {
-  if (!existsSync(opts.repository) || !statSync(opts.repository).isDirectory()) {
-    throw new GebeError(`model repository '${opts.repository}' does not exist or is not a directory`, {
-      hint: 'pass the repository path (gebe serve ./model_repository), or create one with `gebe init <model_name>`',
-    });
+  const repositories = [opts.repository, ...(opts.moreRepositories ?? [])];
+  for (const repository of repositories) {
+    if (!existsSync(repository) || !statSync(repository).isDirectory()) {
+      throw new GebeError(`model repository '${repository}' does not exist or is not a directory`, {
+        hint: 'pass the repository path (gebe serve ./model_repository), or create one with `gebe init <model_name>`',
+      });
+    }
   }
   const log = opts.logFile ? createLogger(appendingFile(opts.logFile, deps.io.stderr), opts.logFormat, false, undefined, opts.logFile) : createLogger(deps.io.stderr, opts.logFormat);
   log.control!.set({ verboseLevel: opts.logVerboseLevel, info: opts.logInfo ?? true, warning: opts.logWarning ?? true, error: opts.logError ?? true });
   const stop = deps.waitForStop();
-  const manager = new ModelManager(deps.createSource(opts.repository, { instancesPerModel: opts.maxInstancesPerModel }, opts.modelConfigName), deps.loadModel, log, opts.controlMode);
+  const sources = repositories.map((r) => deps.createSource(r, { instancesPerModel: opts.maxInstancesPerModel }, opts.modelConfigName));
+  const source = sources.length === 1 ? sources[0]! : new RepositoriesSource(sources, repositories);
+  const manager = new ModelManager(source, deps.loadModel, log, opts.controlMode);
   if (opts.responseCacheBytes !== undefined) manager.responseCache = new ResponseCache(opts.responseCacheBytes);
   manager.autoCompleteConfig = opts.autoCompleteConfig ?? true;
   if (opts.ignoredTritonFlags?.length) {
     log.warn('Triton flags that gebe serve accepts without effect', { flags: opts.ignoredTritonFlags.join('; ') });
   }
-  log.info('loading model repository', { repository: opts.repository, mode: opts.controlMode });
+  log.info('loading model repository', { repository: repositories.join(', '), mode: opts.controlMode });
   // A signal during start-up (a slow repository, a slow model) stops it there.
   const early = await Promise.race([manager.start(opts.loadModels).then(() => undefined), stop]);
   if (early !== undefined) {

@@ -100,6 +100,15 @@ describe('serve options', () => {
     expect(() => resolveServeOptions('a', { ...defaults, modelRepository: 'b' }, '/w')).toThrow(/two repositories given/);
   });
 
+  it('takes --model-repository more than once, as Triton (the argument may name one of them)', () => {
+    const o = resolveServeOptions(undefined, { ...defaults, modelRepository: ['a', 'b', './a'] }, '/w');
+    expect([o.repository, o.moreRepositories]).toEqual(['/w/a', ['/w/b']]);
+    expect(resolveServeOptions('b', { ...defaults, modelRepository: ['a', 'b'] }, '/w').moreRepositories).toEqual(['/w/b']);
+    expect(resolveServeOptions(undefined, { ...defaults, modelRepository: [] }, '/w')).toMatchObject({ repository: '/w/model_repository' });
+    expect(resolveServeOptions(undefined, { ...defaults, modelRepository: [] }, '/w').moreRepositories).toBeUndefined();
+    expect(() => resolveServeOptions('c', { ...defaults, modelRepository: ['a', 'b'] }, '/w')).toThrow(/two repositories given: 'c' and --model-repository 'a'/);
+  });
+
   it('refuses bad ports, modes, sizes and combinations with a UsageError naming the flag', () => {
     const bad: Array<[Partial<ServeFlags>, RegExp]> = [
       [{ httpPort: '70000' }, /--http-port must be a port number/],

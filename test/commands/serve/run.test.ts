@@ -209,6 +209,35 @@ describe('tritonserver flags on a running server', () => {
   });
 });
 
+describe('several --model-repository (as Triton)', () => {
+  it('serves the models of every repository, and refuses a model name two of them hold, naming both', async () => {
+    const second = mkdtempSync(path.join(os.tmpdir(), 'gebe-serve-second-'));
+    try {
+      for (const name of ['delta', 'alpha']) {
+        mkdirSync(path.join(second, name, '1'), { recursive: true });
+        writeFileSync(path.join(second, name, 'config.pbtxt'), CONFIG(name));
+        writeFileSync(path.join(second, name, '1', 'model.onnx'), identityOnnx());
+      }
+      const s = start(options({ moreRepositories: [second] }));
+      const { ports } = await s.ready;
+      try {
+        const ready = async (m: string) => (await fetch(`http://127.0.0.1:${ports.http}/v2/models/${m}/ready`)).status;
+        expect(await ready('beta')).toBe(200);
+        expect(await ready('delta')).toBe(200);
+        expect(await ready('alpha')).toBe(400);
+        const index = (await (await fetch(`http://127.0.0.1:${ports.http}/v2/repository/index`, { method: 'POST', body: '{}' })).json()) as Array<{ name: string; reason?: string }>;
+        expect(index.find((e) => e.name === 'alpha')?.reason).toBe(`failed to load 'alpha': model 'alpha' is in more than one model repository (${repo}, ${second}); rename or remove all but one`);
+        expect(s.io.err()).toMatch(new RegExp(`loading model repository repository="${repo}, ${second}"`));
+      } finally {
+        s.stop();
+        await s.done;
+      }
+    } finally {
+      rmSync(second, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('--log-file (as Triton)', () => {
   it('writes the log lines to the file, appending, and the logging extension names it', async () => {
     const file = path.join(repo, 'gebe.log');
