@@ -94,7 +94,8 @@ export interface ServeFlags {
   modelControlMode: string;
   loadModel: string[];
   repositoryPollSecs: string;
-  exitOnError: boolean;
+  /** Triton's optional boolean (--exit-on-error=false); absent: false (gebe serves the models that load). */
+  exitOnError?: boolean | string;
   strictReadiness?: boolean | string;
   allowHttp?: boolean | string;
   allowGrpc?: boolean | string;
@@ -383,7 +384,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     controlMode: mode,
     loadModels: flags.loadModel,
     pollSeconds: seconds(flags.repositoryPollSecs, '--repository-poll-secs', 0.1),
-    exitOnError: flags.exitOnError,
+    exitOnError: flagBool(flags.exitOnError, '--exit-on-error'),
     strictReadiness: flags.strictReadiness === undefined ? true : flagBool(flags.strictReadiness, '--strict-readiness'),
     ...tritonListenerOptions(flags),
     exitTimeoutSeconds: seconds(flags.exitTimeoutSecs, '--exit-timeout-secs', 0),

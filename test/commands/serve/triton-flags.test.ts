@@ -50,6 +50,14 @@ describe('tritonserver flags serve acts on', () => {
     expect(resolve({})).toMatchObject({ allowHttp: true, allowGrpc: true, allowMetrics: true, cpuMetrics: { enabled: true, intervalMs: 2000 }, autoCompleteConfig: true, ignoredTritonFlags: [] });
   });
 
+  it('takes Triton\'s --exit-on-error with its optional value (gebe\'s default stays false)', () => {
+    expect(resolve({}).exitOnError).toBe(false);
+    expect(resolve({ exitOnError: true }).exitOnError).toBe(true);
+    expect(resolve({ exitOnError: 'false' }).exitOnError).toBe(false);
+    expect(resolve({ exitOnError: 'true' }).exitOnError).toBe(true);
+    expect(() => resolve({ exitOnError: 'yes' })).toThrow("--exit-on-error takes true or false, got 'yes'");
+  });
+
   it('refuses values that would leave the server unreachable or make no sense, naming the flag', () => {
     expect(() => resolve({ allowHttp: 'false', allowGrpc: '0' })).toThrow('--allow-http false and --allow-grpc false leave no way to send the server a request');
     expect(() => resolve({ allowMetrics: 'maybe' })).toThrow("--allow-metrics takes true or false, got 'maybe'");
