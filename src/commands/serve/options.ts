@@ -209,8 +209,11 @@ function allowed(value: boolean | string | undefined, flag: string): boolean {
   return value === undefined || flagBool(value, flag);
 }
 
-/** Triton's flags for which listeners run, where, under what name, and the CPU metrics. */
-function tritonListenerOptions(flags: ServeFlags) {
+/**
+ * The tritonserver flags that came with Triton's command line: which listeners run and where, the
+ * server's name, the CPU metrics, auto-complete, custom configs, and those gebe accepts without effect.
+ */
+function tritonServerOptions(flags: ServeFlags) {
   const allowHttp = allowed(flags.allowHttp, '--allow-http');
   const allowGrpc = allowed(flags.allowGrpc, '--allow-grpc');
   if (!allowHttp && !allowGrpc) {
@@ -386,7 +389,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     pollSeconds: seconds(flags.repositoryPollSecs, '--repository-poll-secs', 0.1),
     exitOnError: flagBool(flags.exitOnError, '--exit-on-error'),
     strictReadiness: flags.strictReadiness === undefined ? true : flagBool(flags.strictReadiness, '--strict-readiness'),
-    ...tritonListenerOptions(flags),
+    ...tritonServerOptions(flags),
     exitTimeoutSeconds: seconds(flags.exitTimeoutSecs, '--exit-timeout-secs', 0),
     logVerboseLevel: verboseLevel(flags.logVerbose),
     logInfo: flagBool(flags.logInfo ?? true, '--log-info'),

@@ -5,7 +5,8 @@
  * /proc/meminfo).
  */
 import os from 'node:os';
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { serverGauge } from './metrics.js';
 
 interface CpuTimes {
   busy: number;
@@ -31,12 +32,9 @@ export class CpuMetrics {
   private readonly memoryTotal = os.totalmem();
 
   constructor(registry: Registry, intervalMs: number) {
-    const gauge = (name: string, help: string, value: () => number): void => {
-      new Gauge({ name, help, registers: [registry], collect() { this.set(value()); } });
-    };
-    gauge('nv_cpu_utilization', 'CPU utilization rate [0.0 - 1.0]', () => this.utilization);
-    gauge('nv_cpu_memory_total_bytes', 'CPU total memory (RAM), in bytes', () => this.memoryTotal);
-    gauge('nv_cpu_memory_used_bytes', 'CPU used memory (RAM), in bytes', () => this.memoryUsed);
+    serverGauge(registry, 'nv_cpu_utilization', 'CPU utilization rate [0.0 - 1.0]', () => this.utilization);
+    serverGauge(registry, 'nv_cpu_memory_total_bytes', 'CPU total memory (RAM), in bytes', () => this.memoryTotal);
+    serverGauge(registry, 'nv_cpu_memory_used_bytes', 'CPU used memory (RAM), in bytes', () => this.memoryUsed);
     this.sample();
     this.timer = setInterval(() => this.sample(), intervalMs);
     this.timer.unref();

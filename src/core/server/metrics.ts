@@ -10,6 +10,11 @@ import type { ResponseCache } from './response-cache.js';
 
 export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
 
+/** A gauge of the whole server (no labels), read from `value` at scrape time. */
+export function serverGauge(registry: Registry, name: string, help: string, value: () => number): void {
+  new Gauge({ name, help, registers: [registry], collect() { this.set(value()); } });
+}
+
 export class ServerMetrics {
   readonly registry = new Registry();
   private readonly failures = new Map<string, number>();
@@ -68,12 +73,9 @@ export class ServerMetrics {
       counter('nv_cache_num_misses_per_model', 'Number of cache misses per model', (s) => s.inference_stats.cache_miss?.count ?? 0);
       counter('nv_cache_hit_duration_per_model', 'Total cache hit duration per model, in microseconds', (s) => (s.inference_stats.cache_hit?.ns ?? 0) / 1000);
       counter('nv_cache_miss_duration_per_model', 'Total cache miss (lookup and insertion) duration per model, in microseconds', (s) => (s.inference_stats.cache_miss?.ns ?? 0) / 1000);
-      const gauge = (name: string, help: string, value: () => number): void => {
-        new Gauge({ name, help, registers: [this.registry], collect() { this.set(value()); } });
-      };
-      gauge('nv_cache_num_entries', 'Number of responses stored in response cache', () => responseCache.size);
-      gauge('nv_cache_num_evictions', 'Number of cache evictions in response cache', () => responseCache.evictions);
-      gauge('nv_cache_util', 'Cache utilization [0.0 - 1.0]', () => responseCache.usedBytes / responseCache.capacity);
+      serverGauge(this.registry, 'nv_cache_num_entries', 'Number of responses stored in response cache', () => responseCache.size);
+      serverGauge(this.registry, 'nv_cache_num_evictions', 'Number of cache evictions in response cache', () => responseCache.evictions);
+      serverGauge(this.registry, 'nv_cache_util', 'Cache utilization [0.0 - 1.0]', () => responseCache.usedBytes / responseCache.capacity);
     }
     new Gauge({
       name: 'nv_inference_pending_request_count',
