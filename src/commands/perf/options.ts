@@ -18,7 +18,6 @@ export type PerfTargetSpec =
   | { kind: 'in-process'; repository: string }
   | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number }; trace?: ServerTrace };
 
-
 export interface PerfOptions {
   model: string;
   modelVersion?: string;

@@ -5,6 +5,7 @@ import { DEFAULT_GRPC_KEEPALIVE } from '../../core/server/grpc/server.js';
 import { DEFAULT_BUSY_POLL_US, MAX_BUSY_POLL_US } from '../../core/server/server.js';
 import { resolveServeOptions, type ServeFlags } from './options.js';
 import { acceptIgnoredTritonFlags } from './triton-flags.js';
+import { DEFAULT_METRICS_INTERVAL_MS } from '../../core/server/cpu-metrics.js';
 
 const collect = (v: string, acc: string[]): string[] => [...acc, v];
 
@@ -21,7 +22,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--allow-grpc [bool]', 'serve gRPC, as Triton (default: true)')
     .option('--allow-metrics [bool]', 'serve Prometheus metrics, as Triton (default: true)')
     .option('--allow-cpu-metrics [bool]', 'export nv_cpu_utilization, nv_cpu_memory_total_bytes and nv_cpu_memory_used_bytes, as Triton (default: true)')
-    .option('--metrics-interval-ms <ms>', 'how often the CPU metrics are sampled, as Triton (default: 2000)')
+    .option('--metrics-interval-ms <ms>', `how often the CPU metrics are sampled, as Triton (default: ${DEFAULT_METRICS_INTERVAL_MS})`)
     .option('--id <name>', 'the server\'s name in its metadata (GET /v2, ServerMetadata), as Triton\'s --id (default: gebe)')
     .option('--model-config-name <name>', 'load each model\'s configs/<name>.pbtxt where it has one, else its config.pbtxt, as Triton (one repository, a config per device)')
     .option('--disable-auto-complete-config', 'do not run model.py\'s auto_complete_config: configs are used as written, as Triton')

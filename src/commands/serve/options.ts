@@ -7,6 +7,7 @@ import type { ControlMode } from '../../core/server/model-manager.js';
 import type { LogFormat } from '../../core/server/logger.js';
 import { DEFAULT_GRPC_KEEPALIVE, type GrpcKeepalive } from '../../core/server/grpc/server.js';
 import { MAX_BUSY_POLL_US } from '../../core/server/server.js';
+import { DEFAULT_METRICS_INTERVAL_MS } from '../../core/server/cpu-metrics.js';
 import { parseRestrictions, type Restriction, type RestrictedApi } from '../../core/server/restricted-api.js';
 import { parseTraceConfig, type TraceConfig } from './trace-config.js';
 import { givenIgnoredTritonFlags } from './triton-flags.js';
@@ -27,7 +28,7 @@ export interface ServeOptions {
   allowHttp?: boolean;
   allowGrpc?: boolean;
   allowMetrics?: boolean;
-  /** Triton's --allow-cpu-metrics and --metrics-interval-ms; absent: on, every 2000 ms. */
+  /** Triton's --allow-cpu-metrics and --metrics-interval-ms; absent: on, every DEFAULT_METRICS_INTERVAL_MS. */
   cpuMetrics?: { enabled: boolean; intervalMs: number };
   /** Triton's --id: the server's name in its metadata; absent: gebe. */
   serverId?: string;
@@ -223,7 +224,7 @@ function tritonServerOptions(flags: ServeFlags) {
     if (value === '') throw new UsageError(`${flag} needs an address, e.g. 0.0.0.0 or 127.0.0.1`);
     return value;
   };
-  const interval = flags.metricsIntervalMs ?? '2000';
+  const interval = flags.metricsIntervalMs ?? String(DEFAULT_METRICS_INTERVAL_MS);
   if (!/^[0-9]+$/.test(interval) || Number(interval) < 100 || Number(interval) > 3_600_000) {
     throw new UsageError(`--metrics-interval-ms must be a whole number of milliseconds from 100 to 3600000, got '${interval}'`);
   }

@@ -18,6 +18,7 @@ import { GebeServer, type ServerPorts } from '../../core/server/server.js';
 import { raiseFdLimit } from '../../core/server/http/native-http-addon.js';
 import { defaultMaxConnections } from '../../core/server/limits.js';
 import { DEFAULT_TRACE_SETTING } from '../../core/server/trace-settings.js';
+import { DEFAULT_METRICS_INTERVAL_MS } from '../../core/server/cpu-metrics.js';
 import type { Logger } from '../../core/server/logger.js';
 import type { ServeOptions } from './options.js';
 import { endpointLines, modelTable } from './table.js';
@@ -90,7 +91,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   const server = new GebeServer(manager, {
     host: opts.host, httpHost: hosts.http, grpcHost: hosts.grpc, metricsHost: hosts.metrics,
     enableHttp: opts.allowHttp, enableGrpc: opts.allowGrpc, enableMetrics: opts.allowMetrics, serverId: opts.serverId,
-    cpuMetricsIntervalMs: opts.cpuMetrics?.enabled === false ? undefined : (opts.cpuMetrics?.intervalMs ?? 2000),
+    cpuMetricsIntervalMs: opts.cpuMetrics?.enabled === false ? undefined : (opts.cpuMetrics?.intervalMs ?? DEFAULT_METRICS_INTERVAL_MS),
     httpPort: opts.httpPort, grpcPort: opts.grpcPort, metricsPort: opts.metricsPort, maxBodyBytes: opts.maxBodyBytes,
     httpFrontend: opts.httpFrontend, maxInflightBodyBytes: opts.maxInflightBodyBytes,
     maxConnections: opts.maxConnections ?? defaultMaxConnections(fdLimit), strictReadiness: opts.strictReadiness, busyPollUs: opts.busyPollUs,

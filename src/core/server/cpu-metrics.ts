@@ -24,6 +24,9 @@ function cpuTimes(): CpuTimes {
   return { busy, total };
 }
 
+/** Triton's default --metrics-interval-ms. */
+export const DEFAULT_METRICS_INTERVAL_MS = 2000;
+
 export class CpuMetrics {
   private timer: NodeJS.Timeout;
   private last = cpuTimes();

@@ -18,18 +18,12 @@ export class RepositoriesSource implements ModelSource {
   }
 
   async read(name: string, configOverride?: ModelConfig, origin?: ConfigOrigin): Promise<RepositoryModel | undefined> {
-    const lists = await Promise.all(this.sources.map((s) => s.list()));
-    const holders = lists.flatMap((list, i) => (list.includes(name) ? [i] : []));
-    if (holders.length === 0) {
-      // Listed nowhere (say, a directory without a config): the first repository that can read it.
-      for (const source of this.sources) {
-        const model = await source.read(name, configOverride, origin);
-        if (model) return model;
-      }
-      return undefined;
-    }
-    const model = await this.sources[holders[0]!]!.read(name, configOverride, origin);
-    if (!model || holders.length < 2) return model;
+    // Each repository reads only a model directory it has (the others answer at once).
+    const read = await Promise.all(this.sources.map((s) => s.read(name, configOverride, origin)));
+    const holders = read.flatMap((model, i) => (model ? [i] : []));
+    if (holders.length === 0) return undefined;
+    const model = read[holders[0]!]!;
+    if (holders.length === 1) return model;
     const where = holders.map((i) => this.names[i]).join(', ');
     return { ...model, errors: [`model '${name}' is in more than one model repository (${where}); rename or remove all but one`, ...model.errors] };
   }
