@@ -15,7 +15,7 @@ import type {
 import { cacheOwner, requestKey, type ResponseCache } from './response-cache.js';
 
 /** What the caller's trace sampling decided for a run it did not trace: the model samples nothing more. */
-export const UNTRACED: TraceLink = { id: 0, timestamps: false, tensors: false };
+const UNTRACED: TraceLink = { id: 0, timestamps: false, tensors: false };
 
 /** Each load of a model version owns its own answers: a reload's new model never sees the old one's. */
 let loads = 0;
