@@ -1,6 +1,7 @@
 #include "executor/native_model.h"
 
 #include "executor/js_convert.h"
+#include "executor/latency_summary_js.h"
 
 namespace gebe {
 
@@ -56,6 +57,8 @@ Napi::Function NativeModel::Define(Napi::Env env) {
                                      InstanceMethod("infer", &NativeModel::Infer),
                                      InstanceMethod("cancel", &NativeModel::Cancel),
                                      InstanceMethod("stats", &NativeModel::Stats),
+                                     InstanceMethod("enableLatencySummaries", &NativeModel::EnableLatencySummaries),
+                                     InstanceMethod("latencySummaries", &NativeModel::LatencySummaries),
                                      InstanceMethod("pendingCount", &NativeModel::PendingCount),
                                      InstanceMethod("compile", &NativeModel::Compile),
                                      InstanceMethod("unload", &NativeModel::Unload),
@@ -106,6 +109,28 @@ Napi::Value NativeModel::Cancel(const Napi::CallbackInfo& info) { return core_->
 Napi::Value NativeModel::Stats(const Napi::CallbackInfo& info) {
   ModelScheduler* s = core_->scheduler();
   return StatisticsToJs(info.Env(), s ? s->Stats() : StatisticsSnapshot{});
+}
+
+Napi::Value NativeModel::EnableLatencySummaries(const Napi::CallbackInfo& info) {
+  if (ModelScheduler* s = core_->scheduler()) s->EnableSummaries();
+  return info.Env().Undefined();
+}
+
+// {request, queue, compute_input, compute_infer, compute_output} readings, or undefined before
+// enableLatencySummaries() and after unload.
+Napi::Value NativeModel::LatencySummaries(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::vector<double> quantiles = QuantilesFromJs(info[0], "latencySummaries");
+  ModelScheduler* s = core_->scheduler();
+  const std::optional<LatencySummaryReadings> r = s ? s->ReadSummaries(quantiles) : std::nullopt;
+  if (!r) return env.Undefined();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("request", SummaryReadingToJs(env, r->request));
+  o.Set("queue", SummaryReadingToJs(env, r->queue));
+  o.Set("compute_input", SummaryReadingToJs(env, r->compute_input));
+  o.Set("compute_infer", SummaryReadingToJs(env, r->compute_infer));
+  o.Set("compute_output", SummaryReadingToJs(env, r->compute_output));
+  return o;
 }
 
 Napi::Value NativeModel::PendingCount(const Napi::CallbackInfo& info) {

@@ -23,6 +23,8 @@ class NativeModel : public Napi::ObjectWrap<NativeModel> {
   Napi::Value Infer(const Napi::CallbackInfo& info);
   Napi::Value Cancel(const Napi::CallbackInfo& info);
   Napi::Value Stats(const Napi::CallbackInfo& info);
+  Napi::Value EnableLatencySummaries(const Napi::CallbackInfo& info);
+  Napi::Value LatencySummaries(const Napi::CallbackInfo& info);
   Napi::Value PendingCount(const Napi::CallbackInfo& info);
   Napi::Value Compile(const Napi::CallbackInfo& info);
   Napi::Value Unload(const Napi::CallbackInfo& info);

@@ -60,6 +60,10 @@ class ModelScheduler {
   // Requests queued or running.
   size_t PendingCount() const { return pending_.load(std::memory_order_relaxed); }
   StatisticsSnapshot Stats() const { return stats_.Snapshot(); }
+  void EnableSummaries() { stats_.EnableSummaries(); }
+  std::optional<LatencySummaryReadings> ReadSummaries(const std::vector<double>& quantiles) const {
+    return stats_.ReadSummaries(quantiles);
+  }
   // Counts a request refused before it reached the queues (the sequence batcher's admission).
   void RecordRefused() { stats_.RecordFailure(0); }
   const BatchPolicy& policy() const { return policy_; }

@@ -9,7 +9,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
+
+#include "scheduler/latency_summary.h"
 
 namespace gebe {
 
@@ -36,6 +41,15 @@ struct StatisticsSnapshot {
   std::map<int64_t, BatchStat> batch_stats;
 };
 
+// Triton's per-request latency summaries (--metrics-config summary_latencies=true), by family.
+struct LatencySummaries {
+  LatencySummary request, queue, compute_input, compute_infer, compute_output;
+};
+
+struct LatencySummaryReadings {
+  LatencySummary::Reading request, queue, compute_input, compute_infer, compute_output;
+};
+
 // The durations of one executed batch.
 struct ExecutionTimes {
   uint64_t input_ns = 0;
@@ -51,10 +65,15 @@ class ModelStatistics {
   void RecordSuccess(uint64_t queue_ns, uint64_t total_ns, const ExecutionTimes& batch_times);
   void RecordFailure(uint64_t total_ns);
   StatisticsSnapshot Snapshot() const;
+  // From now on each success is observed by the latency summaries too (idempotent).
+  void EnableSummaries();
+  // The summaries' readings at `quantiles`; none until EnableSummaries.
+  std::optional<LatencySummaryReadings> ReadSummaries(const std::vector<double>& quantiles) const;
 
  private:
   mutable std::mutex mu_;
-  StatisticsSnapshot stats_;  // guarded by mu_
+  StatisticsSnapshot stats_;                      // guarded by mu_
+  std::unique_ptr<LatencySummaries> summaries_;  // guarded by mu_
 };
 
 }  // namespace gebe

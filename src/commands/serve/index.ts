@@ -57,6 +57,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--trace-rate <n>', 'Triton\'s older spelling of --trace-config rate=<n>')
     .option('--trace-count <n>', 'Triton\'s older spelling of --trace-config count=<n>')
     .option('--trace-log-frequency <n>', 'Triton\'s older spelling of --trace-config triton,log-frequency=<n>')
+    .option('--metrics-config <setting>', 'latency metrics, as Triton\'s: summary_latencies=true adds the nv_inference_*_summary_us summaries (quantiles over the last minute), summary_quantiles=<q>:<error>,... picks their quantiles, counter_latencies=false drops the *_duration_us counters (repeatable)', collect, [] as string[])
     .option('--cache-config <setting>', 'a response cache, as Triton\'s: local,size=<bytes> (or with KiB/MiB/GiB) holds the answers of models whose config has response_cache { enable: true } (repeatable)', collect, [] as string[])
     .option('--response-cache-byte-size <bytes>', 'Triton\'s older spelling of --cache-config local,size=<bytes>')
     .option('--http-use-ssl [bool]', 'serve HTTPS (gebe\'s flag; Triton has none). The native front end steps aside: node:https serves the same routes')

@@ -11,6 +11,8 @@ import { DEFAULT_METRICS_INTERVAL_MS } from '../../core/server/cpu-metrics.js';
 import { parseRestrictions, type Restriction, type RestrictedApi } from '../../core/server/restricted-api.js';
 import { parseTraceConfig, type TraceConfig } from './trace-config.js';
 import { givenIgnoredTritonFlags } from './triton-flags.js';
+import { latencyMetricsConfig } from './metrics-config.js';
+import type { LatencyMetricsConfig } from '../../core/server/latency-metrics.js';
 import { checkWritableFile } from './writable-file.js';
 import { checkedConfigName } from '../../core/repository/scan.js';
 
@@ -38,6 +40,8 @@ export interface ServeOptions {
   modelConfigName?: string;
   /** tritonserver flags given that gebe accepts without effect, each with why (triton-flags.ts). */
   ignoredTritonFlags?: string[];
+  /** Triton's --metrics-config: which latency metrics; absent: Triton's defaults. */
+  latencyMetrics?: LatencyMetricsConfig;
   httpPort: number;
   grpcPort: number;
   metricsPort: number;
@@ -103,6 +107,7 @@ export interface ServeFlags {
   allowMetrics?: boolean | string;
   allowCpuMetrics?: boolean | string;
   metricsIntervalMs?: string;
+  metricsConfig?: string[];
   httpAddress?: string;
   grpcAddress?: string;
   metricsAddress?: string;
@@ -229,6 +234,7 @@ function tritonServerOptions(flags: ServeFlags) {
     throw new UsageError(`--metrics-interval-ms must be a whole number of milliseconds from 100 to 3600000, got '${interval}'`);
   }
   if (flags.id === '') throw new UsageError('--id needs a name');
+  const metrics = latencyMetricsConfig(flags.metricsConfig ?? []);
   return {
     allowHttp, allowGrpc, allowMetrics: allowed(flags.allowMetrics, '--allow-metrics'),
     httpAddress: address(flags.httpAddress, '--http-address'),
@@ -238,7 +244,8 @@ function tritonServerOptions(flags: ServeFlags) {
     serverId: flags.id,
     autoCompleteConfig: flags.disableAutoCompleteConfig !== true,
     modelConfigName: flags.modelConfigName === undefined ? undefined : checkedConfigName(flags.modelConfigName),
-    ignoredTritonFlags: givenIgnoredTritonFlags(flags),
+    ignoredTritonFlags: [...givenIgnoredTritonFlags(flags), ...metrics.ignored],
+    latencyMetrics: metrics.config,
   };
 }
 

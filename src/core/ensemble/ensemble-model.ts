@@ -7,6 +7,7 @@
 import type { ModelConfig } from '../config/model-config.js';
 import { datatypeFromConfig } from '../kserve/datatypes.js';
 import type { CompileReport, DecoupledResponse, InferRequest, InferResponse, InferTensor, LoadedModel, ModelStatistics, TensorMetadata } from '../executor/types.js';
+import type { LatencySummaries } from '../executor/latency-summaries.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
 import { InferError } from '../executor/types.js';
 import { checkRequest, type RequestContract } from '../executor/check-request.js';
@@ -114,6 +115,14 @@ export class EnsembleModel implements LoadedModel {
 
   stats(): ModelStatistics {
     return this.statistics.snapshot();
+  }
+
+  enableLatencySummaries(): void {
+    this.statistics.enableSummaries();
+  }
+
+  latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {
+    return this.statistics.readSummaries(quantiles);
   }
 
   /** The ensemble's names for its composing models, in step order (for perf's breakdown). */

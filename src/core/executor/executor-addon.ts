@@ -1,4 +1,5 @@
 /** The executor part of the native addon, typed (see native/src/executor/). */
+import type { LatencySummaries } from './latency-summaries.js';
 import type { NativeModelOptions } from './load-options.js';
 import { nativeModule } from './native.js';
 import type { NativeRequestTrace } from './trace-record.js';
@@ -66,6 +67,10 @@ export interface NativeModel {
   /** The request's caller went away: if it still waits in the queue, it fails with `reason`. */
   cancel(handle: CancelHandle, reason: number): void;
   stats(): NativeStats;
+  /** Latency summaries (scheduler/latency_summary.h): observed from this call on. */
+  enableLatencySummaries(): void;
+  /** Their readings at `quantiles`; undefined before enableLatencySummaries() and once unloaded. */
+  latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined;
   pendingCount(): number;
   compile(shapes: Array<{ name: string; shape: number[] }>): Promise<{ compileMs: number; arenaBytes: number; cached: boolean }>;
   unload(): void;

@@ -5,6 +5,7 @@
  * back one native call per finished batch.
  */
 import type { NativeModel, NativeResult, NativeStats } from './executor-addon.js';
+import type { LatencySummaries } from './latency-summaries.js';
 import type {
   CompileReport,
   EngineName,
@@ -148,6 +149,14 @@ export class ExecutorModel implements LoadedModel {
   stats(): ModelStatistics {
     const s: NativeStats = this.native ? this.native.stats() : emptyStats();
     return { name: this.name, version: this.version, ...s };
+  }
+
+  enableLatencySummaries(): void {
+    this.native?.enableLatencySummaries();
+  }
+
+  latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {
+    return this.native?.latencySummaries(quantiles);
   }
 
   pendingCount(): number {

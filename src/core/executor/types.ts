@@ -2,6 +2,7 @@
  * The executor facade's contract: what `serve`, `perf`, `warmup` and `infer` program against.
  * Implemented in src/core/executor over the native addon (scheduler + engines).
  */
+import type { LatencySummaries } from './latency-summaries.js';
 import { traitsOf, type FailureName, type MetricReason } from './failure-reasons.js';
 import type { NativeModel } from './executor-addon.js';
 
@@ -178,6 +179,13 @@ export interface LoadedModel {
   readonly decoupled?: boolean;
   inferDecoupled?(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void>;
   stats(): ModelStatistics;
+  /**
+   * Starts the latency summaries (Triton's --metrics-config summary_latencies=true): from now on
+   * each request is observed. The model manager calls it once the model has loaded.
+   */
+  enableLatencySummaries?(): void;
+  /** The summaries' readings at `quantiles` ([0, 1]); undefined until enabled, or once unloaded. */
+  latencySummaries?(quantiles: readonly number[]): LatencySummaries | undefined;
   /** Requests queued or running right now (nv_inference_pending_request_count). */
   pendingCount(): number;
   compile(shapes: Record<string, number[]>): Promise<CompileReport>;

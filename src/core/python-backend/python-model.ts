@@ -14,6 +14,7 @@ import type { FailureName } from '../executor/failure-reasons.js';
 import {
   InferError, type CompileReport, type DecoupledResponse, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
 } from '../executor/types.js';
+import type { LatencySummaries } from '../executor/latency-summaries.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
 import { abortError, whenAborted } from '../executor/cancellation.js';
 import type { Logger } from '../server/logger.js';
@@ -207,6 +208,14 @@ export class PythonModel implements LoadedModel {
 
   stats(): ModelStatistics {
     return this.stats_.snapshot(this.name, this.version);
+  }
+
+  enableLatencySummaries(): void {
+    this.stats_.enableSummaries();
+  }
+
+  latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {
+    return this.stats_.readSummaries(quantiles);
   }
 
   pendingCount(): number {

@@ -12,6 +12,7 @@
 import type {
   CompileReport, InferRequest, InferResponse, LoadedModel, ModelStatistics, StatDuration, TraceLink,
 } from '../executor/types.js';
+import { JsLatencySummaries, type LatencySummaries } from '../executor/latency-summaries.js';
 import { cacheOwner, requestKey, type ResponseCache } from './response-cache.js';
 
 /** What the caller's trace sampling decided for a run it did not trace: the model samples nothing more. */
@@ -27,6 +28,8 @@ export class CachedModel implements LoadedModel {
   private lastHitMs = 0;
   /** Set once unloading begins: answers of runs still finishing are not kept. */
   private unloading = false;
+  /** The cache_hit and cache_miss latency summaries, once the server asks for them. */
+  private summaries?: JsLatencySummaries;
 
   constructor(private readonly model: LoadedModel, private readonly cache: ResponseCache) {
     this.owner = `${cacheOwner(model.name, model.version)}\u0000${++loads}`;
@@ -47,7 +50,9 @@ export class CachedModel implements LoadedModel {
     const key = requestKey(this.owner, request);
     const cached = this.cache.lookup(key);
     if (cached) {
-      add(this.hits, process.hrtime.bigint() - start);
+      const hitNs = process.hrtime.bigint() - start;
+      add(this.hits, hitNs);
+      this.summaries?.observe('cache_hit', Number(hitNs));
       this.lastHitMs = Date.now();
       return Promise.resolve({ ...cached, id: request.id });
     }
@@ -60,7 +65,9 @@ export class CachedModel implements LoadedModel {
     return run.then((response) => {
       const insertStart = process.hrtime.bigint();
       if (!this.unloading) this.cache.insert(key, this.owner, response);
-      add(this.misses, lookupNs + (process.hrtime.bigint() - insertStart));
+      const missNs = lookupNs + (process.hrtime.bigint() - insertStart);
+      add(this.misses, missNs);
+      this.summaries?.observe('cache_miss', Number(missNs));
       return response;
     });
   }
@@ -79,6 +86,21 @@ export class CachedModel implements LoadedModel {
         cache_miss: { ...this.misses },
       },
     };
+  }
+
+  enableLatencySummaries(): void {
+    this.model.enableLatencySummaries?.();
+    this.summaries ??= new JsLatencySummaries();
+  }
+
+  /**
+   * The model's summaries with the cache's, as Triton's: no request summary (a hit's duration is
+   * not the model's, and Triton leaves it out for a cached model), cache_hit and cache_miss.
+   */
+  latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {
+    if (!this.summaries) return undefined;
+    const { request: _request, ...model } = this.model.latencySummaries?.(quantiles) ?? {};
+    return { ...model, ...this.summaries.read(quantiles, ['cache_hit', 'cache_miss']) };
   }
 
   pendingCount(): number {

@@ -6,6 +6,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LoadedModel, ModelStatistics } from '../executor/types.js';
 import { customMetrics } from '../python-backend/custom-metrics.js';
+import { DEFAULT_LATENCY_METRICS, latencySummaryText, type LatencyMetricsConfig } from './latency-metrics.js';
 import type { ResponseCache } from './response-cache.js';
 
 export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
@@ -21,8 +22,14 @@ export class ServerMetrics {
   /** Failures counted elsewhere (the native infer route), taken at scrape time. */
   private readonly failureSources: Array<() => Array<{ model: string; version: string; reason: FailureReason; count: number }>> = [];
 
-  /** `responseCache`: the server's, whose families (Triton's nv_cache_*) are exported only where there is one. */
-  constructor(models: () => LoadedModel[], responseCache?: ResponseCache) {
+  private readonly summaries: { models: () => LoadedModel[]; quantiles: number[] } | undefined;
+
+  /**
+   * `responseCache`: the server's, whose families (Triton's nv_cache_*) are exported only where
+   * there is one. `latency`: which latency metrics (Triton's --metrics-config).
+   */
+  constructor(models: () => LoadedModel[], responseCache?: ResponseCache, latency: LatencyMetricsConfig = DEFAULT_LATENCY_METRICS) {
+    this.summaries = latency.summaries ? { models, quantiles: latency.quantiles } : undefined;
     collectDefaultMetrics({ register: this.registry });
     const labelNames = ['model', 'version'] as const;
     let snapshot: Array<{ model: LoadedModel; stats: ModelStatistics }> = [];
@@ -63,16 +70,8 @@ export class ServerMetrics {
     });
     counter('nv_inference_count', 'Number of inferences performed (does not include cached requests)', (s) => s.inference_count);
     counter('nv_inference_exec_count', 'Number of model executions performed (does not include cached requests)', (s) => s.execution_count);
-    counter('nv_inference_request_duration_us', 'Cumulative inference request duration in microseconds (includes cached requests)', (s) => s.inference_stats.success.ns / 1000);
-    counter('nv_inference_queue_duration_us', 'Cumulative inference queuing duration in microseconds (includes cached requests)', (s) => s.inference_stats.queue.ns / 1000);
-    counter('nv_inference_compute_input_duration_us', 'Cumulative compute input duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_input.ns / 1000);
-    counter('nv_inference_compute_infer_duration_us', 'Cumulative compute inference duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_infer.ns / 1000);
-    counter('nv_inference_compute_output_duration_us', 'Cumulative inference compute output duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_output.ns / 1000);
+    if (latency.counters) this.latencyCounters(counter, responseCache !== undefined);
     if (responseCache) {
-      counter('nv_cache_num_hits_per_model', 'Number of cache hits per model', (s) => s.inference_stats.cache_hit?.count ?? 0);
-      counter('nv_cache_num_misses_per_model', 'Number of cache misses per model', (s) => s.inference_stats.cache_miss?.count ?? 0);
-      counter('nv_cache_hit_duration_per_model', 'Total cache hit duration per model, in microseconds', (s) => (s.inference_stats.cache_hit?.ns ?? 0) / 1000);
-      counter('nv_cache_miss_duration_per_model', 'Total cache miss (lookup and insertion) duration per model, in microseconds', (s) => (s.inference_stats.cache_miss?.ns ?? 0) / 1000);
       serverGauge(this.registry, 'nv_cache_num_entries', 'Number of responses stored in response cache', () => responseCache.size);
       serverGauge(this.registry, 'nv_cache_num_evictions', 'Number of cache evictions in response cache', () => responseCache.evictions);
       serverGauge(this.registry, 'nv_cache_util', 'Cache utilization [0.0 - 1.0]', () => responseCache.usedBytes / responseCache.capacity);
@@ -89,6 +88,21 @@ export class ServerMetrics {
     });
   }
 
+  /** Triton's latency counters (off with --metrics-config counter_latencies=false), the cache's with a cache. */
+  private latencyCounters(counter: (name: string, help: string, value: (s: ModelStatistics) => number) => void, cache: boolean): void {
+    counter('nv_inference_request_duration_us', 'Cumulative inference request duration in microseconds (includes cached requests)', (s) => s.inference_stats.success.ns / 1000);
+    counter('nv_inference_queue_duration_us', 'Cumulative inference queuing duration in microseconds (includes cached requests)', (s) => s.inference_stats.queue.ns / 1000);
+    counter('nv_inference_compute_input_duration_us', 'Cumulative compute input duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_input.ns / 1000);
+    counter('nv_inference_compute_infer_duration_us', 'Cumulative compute inference duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_infer.ns / 1000);
+    counter('nv_inference_compute_output_duration_us', 'Cumulative inference compute output duration in microseconds (does not include cached requests)', (s) => s.inference_stats.compute_output.ns / 1000);
+    if (cache) {
+      counter('nv_cache_num_hits_per_model', 'Number of cache hits per model', (s) => s.inference_stats.cache_hit?.count ?? 0);
+      counter('nv_cache_num_misses_per_model', 'Number of cache misses per model', (s) => s.inference_stats.cache_miss?.count ?? 0);
+      counter('nv_cache_hit_duration_per_model', 'Total cache hit duration per model, in microseconds', (s) => (s.inference_stats.cache_hit?.ns ?? 0) / 1000);
+      counter('nv_cache_miss_duration_per_model', 'Total cache miss (lookup and insertion) duration per model, in microseconds', (s) => (s.inference_stats.cache_miss?.ns ?? 0) / 1000);
+    }
+  }
+
   recordFailure(model: string, version: string, reason: FailureReason): void {
     this.addFailures(model, version, reason, 1);
   }
@@ -103,10 +117,11 @@ export class ServerMetrics {
     this.failures.set(key, (this.failures.get(key) ?? 0) + count);
   }
 
-  /** gebe's own families, then those Python models created (pb_utils.MetricFamily). */
+  /** gebe's own families, the latency summaries, then those Python models created (pb_utils.MetricFamily). */
   async text(): Promise<string> {
     const [own, custom] = await Promise.all([this.registry.metrics(), customMetrics.text()]);
-    return custom ? `${own}\n${custom}` : own;
+    const summaries = this.summaries ? latencySummaryText(this.summaries.models(), this.summaries.quantiles) : '';
+    return [own, summaries, custom].filter((part) => part !== '').join('\n');
   }
 
   get contentType(): string {

@@ -16,6 +16,7 @@ import { ProtocolError } from '../kserve/protocol-error.js';
 import { cachesResponses, responseCacheRefusal, serveSupport } from './serve-support.js';
 import type { ResponseCache } from './response-cache.js';
 import { CachedModel } from './cached-model.js';
+import { DEFAULT_LATENCY_METRICS, type LatencyMetricsConfig } from './latency-metrics.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
 import { loadOutputLabels, type OutputLabels } from './output-labels.js';
 import { composingModelNames, ensureComposingLoaded, isEnsembleConfig, loadEnsemble, unloadDependentEnsembles } from '../ensemble/index.js';
@@ -75,6 +76,11 @@ export class ModelManager implements ModelLookup, ModelControl {
   responseCache?: ResponseCache;
   /** False with Triton's --disable-auto-complete-config: a Python model's auto_complete_config is not run. */
   autoCompleteConfig = true;
+  /**
+   * Which latency metrics the server exports (Triton's --metrics-config), set before start(): with
+   * summaries, each model observes its requests' latencies from the moment it is READY.
+   */
+  latencyMetrics: LatencyMetricsConfig = DEFAULT_LATENCY_METRICS;
 
   constructor(
     private readonly source: ModelSource,
@@ -243,6 +249,7 @@ export class ModelManager implements ModelLookup, ModelControl {
           throw err;
         });
         if (cached && this.responseCache) status.model = new CachedModel(status.model, this.responseCache);
+        if (this.latencyMetrics.summaries) status.model.enableLatencySummaries?.();
         status.state = 'READY';
         this.log.info('model ready', { model: name, version, engine: status.model.engine, instances: status.model.instanceCount });
       } catch (err) {

@@ -96,7 +96,7 @@ export class GebeServer {
   ports: ServerPorts = {};
 
   constructor(readonly models: ModelManager, private readonly options: ServerOptions, private readonly log: Logger) {
-    this.metrics = new ServerMetrics(() => models.readyModels(), models.responseCache);
+    this.metrics = new ServerMetrics(() => models.readyModels(), models.responseCache, models.latencyMetrics);
     this.service = new InferenceService(models, this.metrics, options.strictReadiness ?? true, log.control);
     if (options.serverId !== undefined) this.service.serverName = options.serverId;
     if (options.enableMetrics !== false && options.cpuMetricsIntervalMs !== undefined) this.cpuMetrics = new CpuMetrics(this.metrics.registry, options.cpuMetricsIntervalMs);

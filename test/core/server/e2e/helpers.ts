@@ -10,6 +10,7 @@ import { silentLogger, type Logger } from '../../../../src/core/server/logger.js
 import { ModelManager, type ControlMode } from '../../../../src/core/server/model-manager.js';
 import { GebeServer, type ServerOptions } from '../../../../src/core/server/server.js';
 import { ResponseCache } from '../../../../src/core/server/response-cache.js';
+import type { LatencyMetricsConfig } from '../../../../src/core/server/latency-metrics.js';
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -41,9 +42,10 @@ export function mnistRepository(extra: Record<string, { config: string; model: U
  * `modelConfigName`: Triton's --model-config-name.
  */
 export async function startRealServer(repo: string, mode: ControlMode = 'none', loadModels: string[] = [], log: Logger = silentLogger,
-                                      options: Partial<ServerOptions> & { responseCacheBytes?: number; modelConfigName?: string } = {}): Promise<RealServer> {
+                                      options: Partial<ServerOptions> & { responseCacheBytes?: number; modelConfigName?: string; latencyMetrics?: LatencyMetricsConfig } = {}): Promise<RealServer> {
   const manager = new ModelManager(new DiskModelSource(repo, {}, options.modelConfigName), loadModel, log, mode);
   if (options.responseCacheBytes !== undefined) manager.responseCache = new ResponseCache(options.responseCacheBytes);
+  if (options.latencyMetrics) manager.latencyMetrics = options.latencyMetrics;
   await manager.start(loadModels);
   const failed = manager.statuses().filter((v) => v.state !== 'READY');
   if (failed.length > 0) throw new Error(`models failed to load: ${failed.map((f) => `${f.name}: ${f.reason}`).join('; ')}`);

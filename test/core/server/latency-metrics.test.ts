@@ -1,0 +1,51 @@
+/**
+ * The latency summaries' exposition (server/latency-metrics.ts): Triton's family names, one block
+ * per family with the models that have it, quantile samples then _sum and _count, NaN for an empty
+ * window, label values escaped; nothing at all when no model has summaries.
+ */
+import { describe, expect, it } from 'vitest';
+import type { LatencySummaries } from '../../../src/core/executor/latency-summaries.js';
+import type { LoadedModel } from '../../../src/core/executor/types.js';
+import { latencySummaryText } from '../../../src/core/server/latency-metrics.js';
+
+function model(name: string, summaries?: LatencySummaries): LoadedModel {
+  return { name, version: '1', latencySummaries: summaries && (() => summaries) } as unknown as LoadedModel;
+}
+
+describe('latencySummaryText', () => {
+  it('writes each family once, for the models that have it, in Prometheus\' text format', () => {
+    const reading = { count: 3, sumUs: 30.5, quantilesUs: [9.5, 12] };
+    const text = latencySummaryText([
+      model('a', { request: reading, queue: { count: 0, sumUs: 0, quantilesUs: [Number.NaN, Number.NaN] } }),
+      model('b', { cache_hit: reading }),
+      model('plain'),
+    ], [0.5, 0.99]);
+    expect(text).toBe([
+      '# HELP nv_inference_request_summary_us Summary of inference request duration in microseconds (includes cached requests)',
+      '# TYPE nv_inference_request_summary_us summary',
+      'nv_inference_request_summary_us{model="a",version="1",quantile="0.5"} 9.5',
+      'nv_inference_request_summary_us{model="a",version="1",quantile="0.99"} 12',
+      'nv_inference_request_summary_us_sum{model="a",version="1"} 30.5',
+      'nv_inference_request_summary_us_count{model="a",version="1"} 3',
+      '# HELP nv_inference_queue_summary_us Summary of inference queuing duration in microseconds (includes cached requests)',
+      '# TYPE nv_inference_queue_summary_us summary',
+      'nv_inference_queue_summary_us{model="a",version="1",quantile="0.5"} NaN',
+      'nv_inference_queue_summary_us{model="a",version="1",quantile="0.99"} NaN',
+      'nv_inference_queue_summary_us_sum{model="a",version="1"} 0',
+      'nv_inference_queue_summary_us_count{model="a",version="1"} 0',
+      '# HELP nv_cache_hit_summary_per_model Summary of cache hit (lookup) duration per model, in microseconds',
+      '# TYPE nv_cache_hit_summary_per_model summary',
+      'nv_cache_hit_summary_per_model{model="b",version="1",quantile="0.5"} 9.5',
+      'nv_cache_hit_summary_per_model{model="b",version="1",quantile="0.99"} 12',
+      'nv_cache_hit_summary_per_model_sum{model="b",version="1"} 30.5',
+      'nv_cache_hit_summary_per_model_count{model="b",version="1"} 3',
+      '',
+    ].join('\n'));
+  });
+
+  it('escapes label values and writes nothing when no model has summaries', () => {
+    const text = latencySummaryText([model('we"ird\\\n', { request: { count: 1, sumUs: 1, quantilesUs: [1] } })], [0.5]);
+    expect(text).toContain('nv_inference_request_summary_us{model="we\\"ird\\\\\\n",version="1",quantile="0.5"} 1');
+    expect(latencySummaryText([model('plain')], [0.5])).toBe('');
+  });
+});
