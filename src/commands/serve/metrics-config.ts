@@ -1,11 +1,11 @@
 /**
  * Triton's --metrics-config <setting>=<value> (repeatable) → which latency metrics serve exports:
- * counter_latencies (default true), summary_latencies (default false) and summary_quantiles
- * (<quantile>:<error>,...). Triton's summaries keep a rank error per quantile (CKMS); gebe's
+ * counter_latencies (default true), summary_latencies (default false), summary_quantiles
+ * (<quantile>:<error>,...) and histogram_latencies (default false: the decoupled models'
+ * first-response histogram). Triton's summaries keep a rank error per quantile (CKMS); gebe's
  * quantiles are within 1.6% of an observed value (native/src/scheduler/latency_summary.h), so an
- * error is accepted and has no effect. histogram_latencies (Triton's first-response histogram of
- * decoupled models) and settings gebe does not know are accepted without effect, and named at
- * start as Triton's other flags without effect are.
+ * error is accepted and has no effect. Settings gebe does not know are accepted without effect,
+ * and named at start as Triton's other flags without effect are.
  */
 import { UsageError } from '../../errors.js';
 import { DEFAULT_LATENCY_METRICS, type LatencyMetricsConfig } from '../../core/server/latency-metrics.js';
@@ -49,8 +49,8 @@ export function latencyMetricsConfig(specs: readonly string[]): { config: Latenc
     if (name === 'counter_latencies') config.counters = setting(value, spec);
     else if (name === 'summary_latencies') config.summaries = setting(value, spec);
     else if (name === 'summary_quantiles') config.quantiles = quantiles(value, spec);
-    else if (name === 'histogram_latencies') ignored.push(`--metrics-config ${spec} (gebe has no latency histograms)`);
-    else ignored.push(`--metrics-config ${spec} (not a setting gebe knows: counter_latencies, summary_latencies, summary_quantiles)`);
+    else if (name === 'histogram_latencies') config.histograms = setting(value, spec);
+    else ignored.push(`--metrics-config ${spec} (not a setting gebe knows: counter_latencies, summary_latencies, summary_quantiles, histogram_latencies)`);
   }
   return { config, ignored };
 }

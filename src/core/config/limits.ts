@@ -6,7 +6,7 @@
  * allocated. The native executor defends again with coarser caps of its own (model_options.cc).
  */
 import type { ConfigPath } from './ast.js';
-import type { DataTypeName, ModelConfig, ModelTensorConfig } from './model-config.js';
+import { metricControls, type DataTypeName, type ModelConfig, type ModelTensorConfig } from './model-config.js';
 import { datatypeFromConfig, elementSize } from '../kserve/datatypes.js';
 
 export interface ConfigLimits {
@@ -28,6 +28,8 @@ export interface ConfigLimits {
   /** sequence_batching.state entries, and bytes of one sequence's state (each holds it per live sequence). */
   sequenceStates: number;
   stateBytes: number;
+  /** model_metrics histogram buckets of one family (each a line of every scrape, per model). */
+  histogramBuckets: number;
 }
 
 export const DEFAULT_CONFIG_LIMITS: Readonly<ConfigLimits> = {
@@ -44,6 +46,7 @@ export const DEFAULT_CONFIG_LIMITS: Readonly<ConfigLimits> = {
   sequenceSlots: 1024,
   sequenceStates: 64,
   stateBytes: 16 << 20,
+  histogramBuckets: 100,
 };
 
 /**
@@ -116,6 +119,12 @@ export function configLimitFindings(config: ModelConfig, limits: ConfigLimits = 
       if (reshape > limits.rank) out.push(over([kind, i, 'reshape', 'shape'], `the rank of ${kind} '${t.name ?? i}' reshape`, reshape, limits.rank, ' dimensions'));
     });
   }
+  metricControls(config).forEach((control, i) => {
+    const buckets = control.histogram_options?.buckets?.length ?? 0;
+    if (buckets > limits.histogramBuckets) {
+      out.push(over(['model_metrics', 'metric_control', i, 'histogram_options', 'buckets'], 'the number of histogram buckets', buckets, limits.histogramBuckets));
+    }
+  });
   sequenceLimitFindings(config, limits, out);
   return out;
 }

@@ -74,6 +74,29 @@ export interface ModelConfig {
   [field: string]: unknown;
 }
 
+/** model_metrics.metric_control entries: bucket boundaries for one of Triton's histogram families. */
+export interface MetricControlConfig {
+  metric_identifier?: { family?: string };
+  histogram_options?: { buckets?: number[] };
+}
+
+/** The one metric family a config may customize (Triton's first-response histogram, in ms). */
+export const FIRST_RESPONSE_HISTOGRAM = 'nv_inference_first_response_histogram_ms';
+/** Its buckets unless the config's model_metrics names others (Triton's defaults, ms). */
+export const DEFAULT_FIRST_RESPONSE_BUCKETS_MS: readonly number[] = [100, 500, 2000, 5000];
+
+export function metricControls(config: ModelConfig): MetricControlConfig[] {
+  const controls = (config.model_metrics as { metric_control?: MetricControlConfig[] } | undefined)?.metric_control;
+  return Array.isArray(controls) ? controls : [];
+}
+
+/** The first-response histogram's buckets for this model: its model_metrics', else Triton's defaults. */
+export function firstResponseBuckets(config: ModelConfig): readonly number[] {
+  const control = metricControls(config).find((c) => c.metric_identifier?.family === FIRST_RESPONSE_HISTOGRAM);
+  const buckets = control?.histogram_options?.buckets;
+  return buckets && buckets.length > 0 ? buckets.map(Number) : DEFAULT_FIRST_RESPONSE_BUCKETS_MS;
+}
+
 /** model_transaction_policy { decoupled: true }: the model sends any number of responses a request. */
 export function isDecoupled(config: ModelConfig | undefined): boolean {
   return (config?.model_transaction_policy as { decoupled?: boolean } | undefined)?.decoupled === true;

@@ -6,8 +6,11 @@
  */
 import type { ModelConfig } from '../config/model-config.js';
 import { datatypeFromConfig } from '../kserve/datatypes.js';
-import type { CompileReport, DecoupledResponse, InferRequest, InferResponse, InferTensor, LoadedModel, ModelStatistics, TensorMetadata } from '../executor/types.js';
+import type {
+  CompileReport, DecoupledResponse, InferRequest, InferResponse, InferTensor, LatencyRecording, LoadedModel, ModelStatistics, TensorMetadata,
+} from '../executor/types.js';
 import type { LatencySummaries } from '../executor/latency-summaries.js';
+import { FirstResponseHistogram, type HistogramReading } from '../executor/first-response-histogram.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
 import { InferError } from '../executor/types.js';
 import { checkRequest, type RequestContract } from '../executor/check-request.js';
@@ -30,6 +33,8 @@ export class EnsembleModel implements LoadedModel {
   readonly instanceCount = 0;
   private readonly contract: RequestContract;
   private readonly statistics: EnsembleStats;
+  /** Time to first response (--metrics-config histogram_latencies=true), once the server asks for it. */
+  private firstResponse?: FirstResponseHistogram;
   private inFlight = 0;
   private unloading = false;
   private drained?: () => void;
@@ -67,11 +72,12 @@ export class EnsembleModel implements LoadedModel {
     });
   }
 
-  async inferDecoupled(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void> {
+  async inferDecoupled(request: InferRequest, respond: (r: DecoupledResponse) => void): Promise<void> {
     if (!this.decoupled) {
-      onResponse({ response: await this.infer(request), final: true });
+      respond({ response: await this.infer(request), final: true });
       return;
     }
+    const onResponse = this.firstResponse ? this.firstResponse.timed(respond) : respond;
     await this.track(request, async (wanted, batch, start) => {
       const names = wanted.map((t) => t.name);
       await runDecoupledEnsemble(this.plan, this.lookup, request, batch, neededSteps(this.plan, names), names,
@@ -117,8 +123,13 @@ export class EnsembleModel implements LoadedModel {
     return this.statistics.snapshot();
   }
 
-  enableLatencySummaries(): void {
-    this.statistics.enableSummaries();
+  enableLatencyMetrics(which: LatencyRecording): void {
+    if (which.summaries) this.statistics.enableSummaries();
+    if (which.firstResponseBucketsMs && this.decoupled) this.firstResponse ??= new FirstResponseHistogram(which.firstResponseBucketsMs);
+  }
+
+  firstResponseHistogram(): HistogramReading | undefined {
+    return this.firstResponse?.read();
   }
 
   latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {

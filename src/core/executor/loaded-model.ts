@@ -13,6 +13,7 @@ import type {
   InferResponse,
   InferTensor,
   LoadedModel,
+  LatencyRecording,
   ModelStatistics,
   TensorMetadata,
 } from './types.js';
@@ -151,8 +152,9 @@ export class ExecutorModel implements LoadedModel {
     return { name: this.name, version: this.version, ...s };
   }
 
-  enableLatencySummaries(): void {
-    this.native?.enableLatencySummaries();
+  /** The native scheduler observes the summaries; its models answer once a request (no first-response histogram). */
+  enableLatencyMetrics(which: LatencyRecording): void {
+    if (which.summaries) this.native?.enableLatencySummaries();
   }
 
   latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {

@@ -2,6 +2,7 @@
  * The executor facade's contract: what `serve`, `perf`, `warmup` and `infer` program against.
  * Implemented in src/core/executor over the native addon (scheduler + engines).
  */
+import type { HistogramReading } from './first-response-histogram.js';
 import type { LatencySummaries } from './latency-summaries.js';
 import { traitsOf, type FailureName, type MetricReason } from './failure-reasons.js';
 import type { NativeModel } from './executor-addon.js';
@@ -113,6 +114,14 @@ export interface DecoupledResponse {
   final: boolean;
 }
 
+/** What a model observes of its requests' latencies (Triton's --metrics-config). */
+export interface LatencyRecording {
+  /** summary_latencies: the latency summaries. */
+  summaries: boolean;
+  /** histogram_latencies, for a decoupled model: the first-response histogram's buckets (ms). */
+  firstResponseBucketsMs?: readonly number[];
+}
+
 /** {count, ns} as in Triton's statistics extension. */
 export interface StatDuration {
   count: number;
@@ -180,12 +189,14 @@ export interface LoadedModel {
   inferDecoupled?(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void>;
   stats(): ModelStatistics;
   /**
-   * Starts the latency summaries (Triton's --metrics-config summary_latencies=true): from now on
-   * each request is observed. The model manager calls it once the model has loaded.
+   * Starts the latency metrics Triton's --metrics-config asks for: from now on each request is
+   * observed. The model manager calls it once the model has loaded.
    */
-  enableLatencySummaries?(): void;
+  enableLatencyMetrics?(which: LatencyRecording): void;
   /** The summaries' readings at `quantiles` ([0, 1]); undefined until enabled, or once unloaded. */
   latencySummaries?(quantiles: readonly number[]): LatencySummaries | undefined;
+  /** A decoupled model's time to first response; undefined unless enabled. */
+  firstResponseHistogram?(): HistogramReading | undefined;
   /** Requests queued or running right now (nv_inference_pending_request_count). */
   pendingCount(): number;
   compile(shapes: Record<string, number[]>): Promise<CompileReport>;

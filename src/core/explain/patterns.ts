@@ -68,6 +68,10 @@ export const LOAD_ERROR_PATTERNS: readonly LoadErrorPattern[] = [
   { template: 'in ensemble {model}, input {input} in model {step} is not mapped to any ensemble tensors', rules: ['ENSEMBLE_DATAFLOW'], fix: "map every input of the step model in input_map", source: `${L0}/autofill_noplatform/ensemble/unmapped_input` },
   // GE backend on a machine without CANN (gebe's own executor words it; Triton's GE backend fails likewise at load).
   { template: 'AscendCL (CANN) was not found, so .om models cannot run here', rules: [], fix: 'install CANN on the serving machine and set ASCEND_HOME_PATH (source set_env.sh)', source: 'native/src/ascend/acl_library.cc', noRule: 'the CANN libraries belong to the serving machine, not to the repository' },
+  { template: "metric control must specify 'metric_identifier'", rules: ['MODEL_METRICS_INVALID'], fix: 'give each metric_control a metric_identifier { family: "nv_inference_first_response_histogram_ms" }', source: `${L0}/model_metrics/invalid_config/no_metric_identifier` },
+  { template: "metric identifier must specify non-empty 'family'", rules: ['MODEL_METRICS_INVALID'], fix: 'name the family in metric_identifier', source: `${L0}/model_metrics/invalid_config/empty_metric_family, no_metric_family` },
+  { template: "metric control must specify 'histogram_options'", rules: ['MODEL_METRICS_INVALID'], fix: 'give the metric_control histogram_options { buckets: [...] }', source: `${L0}/model_metrics/invalid_config/no_histogram_options` },
+  { template: "histogram options must specify non-empty 'buckets'", rules: ['MODEL_METRICS_INVALID'], fix: 'list the buckets\' upper bounds in histogram_options', source: `${L0}/model_metrics/invalid_config/empty_buckets, no_buckets` },
 ];
 
 function escape(text: string): string {

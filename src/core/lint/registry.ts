@@ -49,6 +49,8 @@ import { rule as MODEL_DATA_TYPE_MISMATCH } from './rules/model-data-type-mismat
 import { rule as MODEL_DIMS_MISMATCH } from './rules/model-dims-mismatch.js';
 import { rule as MODEL_FILE_INVALID } from './rules/model-file-invalid.js';
 import { rule as MODEL_INPUT_MISSING } from './rules/model-input-missing.js';
+import { rule as MODEL_METRICS_FAMILY_UNKNOWN } from './rules/model-metrics-family-unknown.js';
+import { rule as MODEL_METRICS_INVALID } from './rules/model-metrics-invalid.js';
 import { rule as MODEL_NAME_INVALID } from './rules/model-name-invalid.js';
 import { rule as MODEL_NAME_MISMATCH } from './rules/model-name-mismatch.js';
 import { rule as MODEL_TENSOR_UNKNOWN } from './rules/model-tensor-unknown.js';
@@ -122,6 +124,8 @@ export const RULES: readonly Rule[] = [
   MODEL_DIMS_MISMATCH,
   MODEL_FILE_INVALID,
   MODEL_INPUT_MISSING,
+  MODEL_METRICS_FAMILY_UNKNOWN,
+  MODEL_METRICS_INVALID,
   MODEL_NAME_INVALID,
   MODEL_NAME_MISMATCH,
   MODEL_TENSOR_UNKNOWN,

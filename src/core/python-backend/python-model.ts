@@ -12,9 +12,11 @@ import type { ModelConfig } from '../config/model-config.js';
 import { checkRequest, type RequestContract, type SequenceStep } from '../executor/check-request.js';
 import type { FailureName } from '../executor/failure-reasons.js';
 import {
-  InferError, type CompileReport, type DecoupledResponse, type InferRequest, type InferResponse, type LoadedModel, type ModelStatistics, type TensorMetadata,
+  InferError, type CompileReport, type DecoupledResponse, type InferRequest, type InferResponse, type LatencyRecording, type LoadedModel, type ModelStatistics,
+  type TensorMetadata,
 } from '../executor/types.js';
 import type { LatencySummaries } from '../executor/latency-summaries.js';
+import { FirstResponseHistogram, type HistogramReading } from '../executor/first-response-histogram.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
 import { abortError, whenAborted } from '../executor/cancellation.js';
 import type { Logger } from '../server/logger.js';
@@ -83,6 +85,8 @@ export class PythonModel implements LoadedModel {
   readonly gears: number[] = [];
   private readonly queue: Queued[] = [];
   private readonly stats_ = new ModelStats();
+  /** Time to first response (--metrics-config histogram_latencies=true), once the server asks for it. */
+  private firstResponse?: FirstResponseHistogram;
   private readonly contract: RequestContract;
   private unloading?: Promise<void>;
   private idleWaiters: Array<() => void> = [];
@@ -134,7 +138,7 @@ export class PythonModel implements LoadedModel {
 
   inferDecoupled(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void> {
     if (!this.spec.decoupled) return this.infer(request).then((response) => onResponse({ response, final: true }));
-    return this.enqueue(request, onResponse) as Promise<void>;
+    return this.enqueue(request, this.firstResponse ? this.firstResponse.timed(onResponse) : onResponse) as Promise<void>;
   }
 
   private enqueue(request: InferRequest, onResponse?: (r: DecoupledResponse) => void): Promise<InferResponse | void> {
@@ -210,8 +214,13 @@ export class PythonModel implements LoadedModel {
     return this.stats_.snapshot(this.name, this.version);
   }
 
-  enableLatencySummaries(): void {
-    this.stats_.enableSummaries();
+  enableLatencyMetrics(which: LatencyRecording): void {
+    if (which.summaries) this.stats_.enableSummaries();
+    if (which.firstResponseBucketsMs && this.spec.decoupled) this.firstResponse ??= new FirstResponseHistogram(which.firstResponseBucketsMs);
+  }
+
+  firstResponseHistogram(): HistogramReading | undefined {
+    return this.firstResponse?.read();
   }
 
   latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {

@@ -10,7 +10,7 @@
  * (and the trace extension samples them in JS: a miss's run is that trace's child).
  */
 import type {
-  CompileReport, InferRequest, InferResponse, LoadedModel, ModelStatistics, StatDuration, TraceLink,
+  CompileReport, InferRequest, InferResponse, LatencyRecording, LoadedModel, ModelStatistics, StatDuration, TraceLink,
 } from '../executor/types.js';
 import { JsLatencySummaries, type LatencySummaries } from '../executor/latency-summaries.js';
 import { cacheOwner, requestKey, type ResponseCache } from './response-cache.js';
@@ -88,9 +88,10 @@ export class CachedModel implements LoadedModel {
     };
   }
 
-  enableLatencySummaries(): void {
-    this.model.enableLatencySummaries?.();
-    this.summaries ??= new JsLatencySummaries();
+  /** A cached model answers once a request (a decoupled one is refused), so it has summaries only. */
+  enableLatencyMetrics(which: LatencyRecording): void {
+    this.model.enableLatencyMetrics?.(which);
+    if (which.summaries) this.summaries ??= new JsLatencySummaries();
   }
 
   /**

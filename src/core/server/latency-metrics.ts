@@ -1,12 +1,15 @@
 /**
  * Which latency metrics the server exports (Triton's `--metrics-config`): the cumulative
- * nv_inference_*_duration_us counters (counter_latencies, on by default) and the
+ * nv_inference_*_duration_us counters (counter_latencies, on by default), the
  * nv_inference_*_summary_us summaries (summary_latencies, off by default) with their quantiles
- * (summary_quantiles). The summaries are written here, in Prometheus' text format, from each
- * model's readings (executor/latency-summaries.ts).
+ * (summary_quantiles), and the decoupled models' nv_inference_first_response_histogram_ms
+ * (histogram_latencies, off by default; buckets per model, from its model_metrics). Summaries and
+ * histograms are written here, in Prometheus' text format, from each model's readings
+ * (executor/latency-summaries.ts, executor/first-response-histogram.ts).
  */
 import type { LatencyFamily, LatencySummaryReading } from '../executor/latency-summaries.js';
-import type { LoadedModel } from '../executor/types.js';
+import type { LatencyRecording, LoadedModel } from '../executor/types.js';
+import { firstResponseBuckets, FIRST_RESPONSE_HISTOGRAM, type ModelConfig } from '../config/model-config.js';
 
 export interface LatencyMetricsConfig {
   /** counter_latencies: the five nv_inference_*_duration_us counters and the cache's counters. */
@@ -15,10 +18,12 @@ export interface LatencyMetricsConfig {
   summaries: boolean;
   /** summary_quantiles, each in [0, 1]. */
   quantiles: number[];
+  /** histogram_latencies: nv_inference_first_response_histogram_ms of the decoupled models. */
+  histograms: boolean;
 }
 
-/** Triton's defaults: counters, no summaries, and its five quantiles. */
-export const DEFAULT_LATENCY_METRICS: LatencyMetricsConfig = { counters: true, summaries: false, quantiles: [0.5, 0.9, 0.95, 0.99, 0.999] };
+/** Triton's defaults: counters, no summaries or histograms, and its five quantiles. */
+export const DEFAULT_LATENCY_METRICS: LatencyMetricsConfig = { counters: true, summaries: false, quantiles: [0.5, 0.9, 0.95, 0.99, 0.999], histograms: false };
 
 /** Triton's summary families, by the reading each one shows. */
 const SUMMARY_FAMILIES: ReadonlyArray<{ name: string; help: string; family: LatencyFamily }> = [
@@ -60,4 +65,26 @@ export function latencySummaryText(models: readonly LoadedModel[], quantiles: re
     }
   }
   return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+}
+
+/** The decoupled models' first-response histograms; empty when no model has one. */
+export function firstResponseHistogramText(models: readonly LoadedModel[]): string {
+  const rows = models.flatMap((model) => {
+    const reading = model.firstResponseHistogram?.();
+    return reading ? [{ labels: `model="${labelValue(model.name)}",version="${labelValue(model.version)}"`, reading }] : [];
+  });
+  if (rows.length === 0) return '';
+  const name = FIRST_RESPONSE_HISTOGRAM;
+  const lines = [`# HELP ${name} Duration from request to first response in milliseconds`, `# TYPE ${name} histogram`];
+  for (const { labels, reading } of rows) {
+    reading.bucketsMs.forEach((le, i) => lines.push(`${name}_bucket{${labels},le="${le}"} ${reading.cumulative[i]}`));
+    lines.push(`${name}_bucket{${labels},le="+Inf"} ${reading.count}`, `${name}_sum{${labels}} ${reading.sumMs}`, `${name}_count{${labels}} ${reading.count}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** What a model with this config observes on a server with these metrics; undefined: nothing. */
+export function latencyRecording(metrics: LatencyMetricsConfig, config: ModelConfig): LatencyRecording | undefined {
+  if (!metrics.summaries && !metrics.histograms) return undefined;
+  return { summaries: metrics.summaries, firstResponseBucketsMs: metrics.histograms ? firstResponseBuckets(config) : undefined };
 }

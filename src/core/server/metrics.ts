@@ -6,7 +6,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LoadedModel, ModelStatistics } from '../executor/types.js';
 import { customMetrics } from '../python-backend/custom-metrics.js';
-import { DEFAULT_LATENCY_METRICS, latencySummaryText, type LatencyMetricsConfig } from './latency-metrics.js';
+import { DEFAULT_LATENCY_METRICS, firstResponseHistogramText, latencySummaryText, type LatencyMetricsConfig } from './latency-metrics.js';
 import type { ResponseCache } from './response-cache.js';
 
 export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
@@ -22,14 +22,16 @@ export class ServerMetrics {
   /** Failures counted elsewhere (the native infer route), taken at scrape time. */
   private readonly failureSources: Array<() => Array<{ model: string; version: string; reason: FailureReason; count: number }>> = [];
 
-  private readonly summaries: { models: () => LoadedModel[]; quantiles: number[] } | undefined;
+  private readonly models: () => LoadedModel[];
+  private readonly latency: LatencyMetricsConfig;
 
   /**
    * `responseCache`: the server's, whose families (Triton's nv_cache_*) are exported only where
    * there is one. `latency`: which latency metrics (Triton's --metrics-config).
    */
   constructor(models: () => LoadedModel[], responseCache?: ResponseCache, latency: LatencyMetricsConfig = DEFAULT_LATENCY_METRICS) {
-    this.summaries = latency.summaries ? { models, quantiles: latency.quantiles } : undefined;
+    this.models = models;
+    this.latency = latency;
     collectDefaultMetrics({ register: this.registry });
     const labelNames = ['model', 'version'] as const;
     let snapshot: Array<{ model: LoadedModel; stats: ModelStatistics }> = [];
@@ -117,11 +119,13 @@ export class ServerMetrics {
     this.failures.set(key, (this.failures.get(key) ?? 0) + count);
   }
 
-  /** gebe's own families, the latency summaries, then those Python models created (pb_utils.MetricFamily). */
+  /** gebe's own families, the latency summaries and histograms, then those Python models created (pb_utils.MetricFamily). */
   async text(): Promise<string> {
     const [own, custom] = await Promise.all([this.registry.metrics(), customMetrics.text()]);
-    const summaries = this.summaries ? latencySummaryText(this.summaries.models(), this.summaries.quantiles) : '';
-    return [own, summaries, custom].filter((part) => part !== '').join('\n');
+    const models = this.latency.summaries || this.latency.histograms ? this.models() : [];
+    const summaries = this.latency.summaries ? latencySummaryText(models, this.latency.quantiles) : '';
+    const histograms = this.latency.histograms ? firstResponseHistogramText(models) : '';
+    return [own, summaries, histograms, custom].filter((part) => part !== '').join('\n');
   }
 
   get contentType(): string {

@@ -16,7 +16,7 @@ import { ProtocolError } from '../kserve/protocol-error.js';
 import { cachesResponses, responseCacheRefusal, serveSupport } from './serve-support.js';
 import type { ResponseCache } from './response-cache.js';
 import { CachedModel } from './cached-model.js';
-import { DEFAULT_LATENCY_METRICS, type LatencyMetricsConfig } from './latency-metrics.js';
+import { DEFAULT_LATENCY_METRICS, latencyRecording, type LatencyMetricsConfig } from './latency-metrics.js';
 import { warmupAtLoad } from '../warmup/at-load.js';
 import { loadOutputLabels, type OutputLabels } from './output-labels.js';
 import { composingModelNames, ensureComposingLoaded, isEnsembleConfig, loadEnsemble, unloadDependentEnsembles } from '../ensemble/index.js';
@@ -78,7 +78,7 @@ export class ModelManager implements ModelLookup, ModelControl {
   autoCompleteConfig = true;
   /**
    * Which latency metrics the server exports (Triton's --metrics-config), set before start(): with
-   * summaries, each model observes its requests' latencies from the moment it is READY.
+   * summaries or histograms, each model observes its requests' latencies from the moment it is READY.
    */
   latencyMetrics: LatencyMetricsConfig = DEFAULT_LATENCY_METRICS;
 
@@ -249,7 +249,8 @@ export class ModelManager implements ModelLookup, ModelControl {
           throw err;
         });
         if (cached && this.responseCache) status.model = new CachedModel(status.model, this.responseCache);
-        if (this.latencyMetrics.summaries) status.model.enableLatencySummaries?.();
+        const recording = latencyRecording(this.latencyMetrics, model.config);
+        if (recording) status.model.enableLatencyMetrics?.(recording);
         status.state = 'READY';
         this.log.info('model ready', { model: name, version, engine: status.model.engine, instances: status.model.instanceCount });
       } catch (err) {

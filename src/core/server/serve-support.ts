@@ -58,11 +58,13 @@ export function responseCacheRefusal(config: ModelConfig, serverHasCache: boolea
 
 /** Top-level fields serve reads nothing from (beyond `gebe validate`'s checks). */
 const IGNORED_TOP_LEVEL = [
-  'optimization', 'model_operations', 'model_repository_agents', 'model_metrics', 'metric_tags', 'cc_model_filenames',
+  'optimization', 'model_operations', 'model_repository_agents', 'metric_tags', 'cc_model_filenames',
 ] as const;
 
 function ignoredFields(config: ModelConfig): string[] {
   const ignored: string[] = IGNORED_TOP_LEVEL.filter((f) => present(config[f]));
+  // Its one family, the first-response histogram (--metrics-config histogram_latencies=true), is a decoupled model's.
+  if (present(config.model_metrics) && !isDecoupled(config)) ignored.push('model_metrics');
   // Enabled on a model whose answers the cache cannot stand for (as Triton's cache skips them).
   const cache = responseCacheUse(config);
   if (cache === 'decoupled' || cache === 'sequence') ignored.push('response_cache');

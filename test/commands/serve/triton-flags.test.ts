@@ -72,23 +72,23 @@ describe('tritonserver flags serve acts on', () => {
 
 describe('--metrics-config', () => {
   it('takes Triton\'s latency settings: counters on and no summaries by default, Triton\'s five quantiles', () => {
-    expect(resolve({}).latencyMetrics).toEqual({ counters: true, summaries: false, quantiles: [0.5, 0.9, 0.95, 0.99, 0.999] });
-    const o = resolve({ metricsConfig: ['summary_latencies=true', 'counter_latencies=false', 'summary_quantiles=0.5:0.05,0.9:0.01, 0.999:0.000001', 'summary_quantiles=0.25,0.75:0.01'] });
+    expect(resolve({}).latencyMetrics).toEqual({ counters: true, summaries: false, quantiles: [0.5, 0.9, 0.95, 0.99, 0.999], histograms: false });
+    const o = resolve({ metricsConfig: ['summary_latencies=true', 'counter_latencies=false', 'summary_quantiles=0.5:0.05,0.9:0.01, 0.999:0.000001', 'summary_quantiles=0.25,0.75:0.01', 'histogram_latencies=true'] });
     // A later setting wins, as Triton's; an error may be left out (gebe's quantiles do not use it).
-    expect(o.latencyMetrics).toEqual({ counters: false, summaries: true, quantiles: [0.25, 0.75] });
+    expect(o.latencyMetrics).toEqual({ counters: false, summaries: true, quantiles: [0.25, 0.75], histograms: true });
     expect(o.ignoredTritonFlags).toEqual([]);
   });
 
-  it('accepts histogram_latencies and unknown settings without effect, naming them', () => {
-    expect(resolve({ metricsConfig: ['histogram_latencies=true', 'pinned_memory=true'] }).ignoredTritonFlags).toEqual([
-      '--metrics-config histogram_latencies=true (gebe has no latency histograms)',
-      '--metrics-config pinned_memory=true (not a setting gebe knows: counter_latencies, summary_latencies, summary_quantiles)',
+  it('accepts unknown settings without effect, naming them', () => {
+    expect(resolve({ metricsConfig: ['pinned_memory=true'] }).ignoredTritonFlags).toEqual([
+      '--metrics-config pinned_memory=true (not a setting gebe knows: counter_latencies, summary_latencies, summary_quantiles, histogram_latencies)',
     ]);
   });
 
   it('refuses values it cannot read, naming the setting', () => {
     expect(() => resolve({ metricsConfig: ['summary_latencies'] })).toThrow("--metrics-config must be <setting>=<value>, got 'summary_latencies'");
     expect(() => resolve({ metricsConfig: ['summary_latencies=yes'] })).toThrow("--metrics-config 'summary_latencies=yes' takes true or false");
+    expect(() => resolve({ metricsConfig: ['histogram_latencies=1'] })).toThrow("--metrics-config 'histogram_latencies=1' takes true or false");
     expect(() => resolve({ metricsConfig: ['summary_quantiles=1.5:0.01'] })).toThrow("--metrics-config 'summary_quantiles=1.5:0.01': '1.5:0.01' is not <quantile>:<error> with both in [0, 1]");
     expect(() => resolve({ metricsConfig: ['summary_quantiles=0.5:x'] })).toThrow("'0.5:x' is not <quantile>:<error>");
     expect(() => resolve({ metricsConfig: ['summary_quantiles='] })).toThrow("'' is not <quantile>:<error>");

@@ -4,7 +4,10 @@
  *   platform "onnxruntime_onnx" appended; also "tensorrt_plan" and "pytorch_libtorch"), makes `gebe validate <config>` report an error that says
  *   what Triton's expected fragment says;
  * - every expected* file of the autofill_noplatform_success cases (complete configs Triton loads)
- *   makes `gebe validate <file>` report no error.
+ *   makes `gebe validate <file>` report no error;
+ * - every model_metrics case, its partial config appended to a decoupled Python model's config as
+ *   test.sh does (Triton's base config is not in the corpus: an equivalent one is written here),
+ *   fails with Triton's message, loads, or loads with Triton's warning, as Triton's expects.
  * Cases gebe treats differently on purpose are listed, with reasons, in triton-qa-exceptions.ts.
  */
 import fs from 'node:fs';
@@ -33,6 +36,7 @@ async function validateFile(file: string): Promise<{ code: number; out: JsonOutp
 
 const failing = qaCases('noautofill_platform');
 const succeeding = qaCases('autofill_noplatform_success');
+const modelMetrics = qaCases('model_metrics');
 
 // test.sh runs each case once per platform; onnxruntime_onnx is the one the issue names.
 for (const platform of ['onnxruntime_onnx', 'tensorrt_plan', 'pytorch_libtorch']) {
@@ -74,6 +78,41 @@ describe('Triton QA: autofill_noplatform_success expected configs pass validatio
         const { code, out } = await validateFile(file);
         expect(out.diagnostics.filter((d) => d.severity === 'error'), path.relative(c.dir, file)).toEqual([]);
         expect(code).toBe(0);
+      }
+    });
+  }
+});
+
+/** A decoupled Python model's config, as Triton's async_execute_decouple QA model has. */
+const DECOUPLED_PYTHON = `backend: "python"
+max_batch_size: 8
+input [ { name: "WAIT_SECONDS" data_type: TYPE_FP32 dims: [ 1 ] } ]
+output [ { name: "DUMMY_OUT" data_type: TYPE_FP32 dims: [ 1 ] } ]
+instance_group [ { count: 1 kind: KIND_CPU } ]
+model_transaction_policy { decoupled: True }
+`;
+
+describe('Triton QA: model_metrics cases', () => {
+  it('finds all 8 cases', () => expect(modelMetrics).toHaveLength(8));
+
+  for (const c of modelMetrics) {
+    it(`${c.id} ${c.source.split('/model_metrics/')[1]}`, async () => {
+      const file = path.join(tmp, `${c.id}-config.pbtxt`);
+      fs.writeFileSync(file, `name: "${c.model}"\n${DECOUPLED_PYTHON}${fs.readFileSync(path.join(c.dir, 'partial.pbtxt'), 'utf8')}`);
+      const { code, out } = await validateFile(file);
+      const errors = out.diagnostics.filter((d) => d.severity === 'error');
+      const warnings = out.diagnostics.filter((d) => d.severity === 'warning').map((d) => d.message);
+      const patterns = expectedFiles(c.dir).map((f) => expectedMessage(fs.readFileSync(f, 'utf8'), c.model));
+      if (patterns.length === 0) {
+        expect(errors).toEqual([]);
+        expect(warnings).toEqual([]);
+        expect(code).toBe(0);
+      } else if (c.source.includes('/valid_config_with_warn/')) {
+        expect(errors).toEqual([]);
+        expect(warnings.some((w) => patterns.some((p) => p.test(w))), `no warning says ${patterns.map(String).join(' or ')}; got ${warnings.join(' | ')}`).toBe(true);
+      } else {
+        expect(code).toBe(1);
+        expect(errors.some((d) => patterns.some((p) => p.test(d.message))), `no error says ${patterns.map(String).join(' or ')}; got ${errors.map((d) => d.message).join(' | ')}`).toBe(true);
       }
     });
   }

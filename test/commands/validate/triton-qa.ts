@@ -16,7 +16,7 @@ export interface QaCase {
   dir: string;
 }
 
-export function qaCases(group: 'noautofill_platform' | 'autofill_noplatform_success'): QaCase[] {
+export function qaCases(group: 'noautofill_platform' | 'autofill_noplatform_success' | 'model_metrics'): QaCase[] {
   const manifest = fs.readFileSync(path.join(corpusDir, 'manifest.tsv'), 'utf8');
   return manifest.split('\n').filter(Boolean).map((line) => {
     const [id, source] = line.split('\t') as [string, string];

@@ -2,13 +2,15 @@
  * Triton's latency metrics on a real server (`--metrics-config`): with summary_latencies=true each
  * model's requests are summarized (count and sum since load, quantiles over the last minute) for
  * every kind of model (a native one, a cached one, an ensemble, a Python one), in Prometheus' text
- * format as Triton writes it; counter_latencies=false drops the duration counters.
+ * format as Triton writes it; counter_latencies=false drops the duration counters;
+ * histogram_latencies=true counts a decoupled model's time to first response into the buckets of
+ * its model_metrics.
  */
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, grpcClient } from '../helpers/grpc-client.js';
+import { call, grpcClient, streamInfer } from '../helpers/grpc-client.js';
 import { postJson } from '../helpers/http-client.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
 import { DEFAULT_LATENCY_METRICS } from '../../../../src/core/server/latency-metrics.js';
@@ -57,7 +59,7 @@ ensemble_scheduling { step [{ model_name: "mnist" model_version: -1 input_map { 
 `);
     server = await startRealServer(repo, 'none', [], undefined, {
       responseCacheBytes: 1 << 20,
-      latencyMetrics: { counters: true, summaries: true, quantiles: [0.5, 0.9, 0.99] },
+      latencyMetrics: { ...DEFAULT_LATENCY_METRICS, summaries: true, quantiles: [0.5, 0.9, 0.99] },
     });
   });
   afterAll(async () => {
@@ -162,6 +164,58 @@ describe.skipIf(!python.available)('latency summaries of a Python model', () => 
       }
       expect(summary(text, 'nv_inference_compute_infer_summary_us', 'params')!.quantiles.get('0.5')!).toBeGreaterThan(0);
     } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe.skipIf(!python.available)('the first-response histogram of a decoupled Python model', () => {
+  it('counts each request\'s time to its first response into the buckets its model_metrics names', async () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'gebe-histogram-'));
+    const model = (name: string, extra: string) => {
+      mkdirSync(path.join(repo, name, '1'), { recursive: true });
+      writeFileSync(path.join(repo, name, 'config.pbtxt'), [
+        `name: "${name}"`, 'backend: "python"', 'max_batch_size: 0', 'model_transaction_policy { decoupled: true }',
+        'input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]', 'output [ { name: "OUT" data_type: TYPE_INT32 dims: [ 1 ] } ]', extra, '',
+      ].join('\n'));
+      // The first response after about 30 ms, then one a value, then the final flag.
+      writeFileSync(path.join(repo, name, '1', 'model.py'), [
+        'import time', 'import numpy as np', 'import triton_python_backend_utils as pb_utils',
+        'class TritonPythonModel:',
+        '    def execute(self, requests):',
+        '        for r in requests:',
+        '            sender = r.get_response_sender()',
+        '            time.sleep(0.03)',
+        '            for v in pb_utils.get_input_tensor_by_name(r, "IN").as_numpy().tolist():',
+        '                sender.send(pb_utils.InferenceResponse([pb_utils.Tensor("OUT", np.array([v], np.int32))]))',
+        '            sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)',
+        '',
+      ].join('\n'));
+    };
+    model('custom', 'model_metrics { metric_control [ { metric_identifier { family: "nv_inference_first_response_histogram_ms" } histogram_options { buckets: [ 1, 20, 10000 ] } } ] }');
+    model('plain', '');
+    writeParametersModel(repo);
+    const server = await startRealServer(repo, 'none', [], undefined, { latencyMetrics: { ...DEFAULT_LATENCY_METRICS, histograms: true } });
+    const grpc = grpcClient(server.grpc);
+    try {
+      const request = (name: string) => ({ model_name: name, inputs: [{ name: 'IN', datatype: 'INT32', shape: [2], contents: { int_contents: [1, 2] } }] });
+      for (const name of ['custom', 'custom', 'plain']) {
+        const responses = await streamInfer(grpc, [request(name)]);
+        expect(responses.filter((r) => r.error_message === '').length).toBeGreaterThanOrEqual(2);
+      }
+      const text = await metrics(server);
+      expect(text).toMatch(/^# TYPE nv_inference_first_response_histogram_ms histogram$/m);
+      const bucket = (m: string, le: string) => Number(new RegExp(`^nv_inference_first_response_histogram_ms_bucket\\{model="${m}",version="1",le="${le.replace('+', '\\+')}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+      // Both first responses took 30 ms or more: none in the 1 and 20 ms buckets, both by 10 s.
+      expect([bucket('custom', '1'), bucket('custom', '20'), bucket('custom', '10000'), bucket('custom', '+Inf')]).toEqual([0, 0, 2, 2]);
+      expect(counter(text, 'nv_inference_first_response_histogram_ms_count', 'custom')).toBe(2);
+      expect(counter(text, 'nv_inference_first_response_histogram_ms_sum', 'custom')!).toBeGreaterThanOrEqual(60);
+      // Triton's default buckets where the config names none.
+      expect([bucket('plain', '100'), bucket('plain', '500'), bucket('plain', '2000'), bucket('plain', '5000'), bucket('plain', '+Inf')]).toEqual([1, 1, 1, 1, 1]);
+      // A model that answers once a request has no histogram.
+      expect(text).not.toContain('nv_inference_first_response_histogram_ms_count{model="params"');
+    } finally {
+      grpc.close();
       await server.stop();
     }
   });
