@@ -14,7 +14,7 @@ import { applySafeFixesInMemory } from '../../core/lint/fixes.js';
 import { FORMATTERS, summarize, type LintReport } from '../../core/lint/formatters/index.js';
 import { lintTargets, type LintResult } from '../../core/lint/runner.js';
 import { writeFixedConfig } from '../../core/lint/write-fixed.js';
-import { scanTarget } from '../../core/repository/scan.js';
+import { customConfigTargets, scanTarget } from '../../core/repository/scan.js';
 import type { ScanTarget } from '../../core/repository/types.js';
 import { explainRule, gate, loadRunSettings, printConfig, type RunSettings } from './gating.js';
 import type { ValidateOptions } from './options.js';
@@ -54,7 +54,11 @@ export async function runValidate(opts: ValidateOptions, io: IO): Promise<number
     io.stdout.write(printConfig(opts.printConfig, run));
     return EXIT_OK;
   }
-  const scan = (): ScanTarget[] => opts.paths.map((p) => scanTarget(p, io.cwd, { configName: opts.modelConfigName }));
+  // Without --model-config-name, every custom config a server could be told to load is checked too.
+  const scan = (): ScanTarget[] => opts.paths.flatMap((p) => {
+    const target = scanTarget(p, io.cwd, { configName: opts.modelConfigName });
+    return opts.modelConfigName === undefined ? [target, ...customConfigTargets(target)] : [target];
+  });
   const lint = (targets: ScanTarget[]) => lintTargets(targets, { overrides: run.settings.global('rules') });
   /** Findings after the gate, and whether they fail the run. */
   const judge = (result: LintResult, targets: ScanTarget[]) => {

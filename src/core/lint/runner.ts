@@ -261,7 +261,7 @@ export function lintTargets(targets: ScanTarget[], options: LintOptions = {}): L
     all.push(...linter.diagnostics);
     configs.push(...linter.configs);
     suppressed.push(...linter.suppressed);
-    models += target.kind === 'config' ? 1 : target.models.length;
+    if (!target.alternate) models += target.kind === 'config' ? 1 : target.models.length;
   }
   return {
     diagnostics: sortAndDedupe(applyOverrides(all, options.overrides)),

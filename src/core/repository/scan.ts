@@ -257,3 +257,26 @@ export function scanTarget(given: string, cwd: string, options: ScanOptions = {}
   }
   return { kind: 'repository', given, path: abs, models, problems };
 }
+
+/** A model's custom configs, relative to it: configs/<name>.pbtxt (customConfigFile). */
+const CUSTOM_CONFIG = /^configs\/[A-Za-z0-9_][A-Za-z0-9_.-]*\.pbtxt$/;
+
+/**
+ * Each custom config of the models a scan found (configs/<name>.pbtxt, each what tritonserver
+ * --model-config-name <name> loads instead of config.pbtxt) other than the one the scan read, as
+ * a target of its own: the model with that config, so every config a server may load is checked
+ * in its model directory.
+ */
+export function customConfigTargets(target: ScanTarget, fs: ScanFileSystem = nodeFileSystem): ScanTarget[] {
+  const out: ScanTarget[] = [];
+  for (const model of target.models) {
+    for (const file of model.files.filter((f) => CUSTOM_CONFIG.test(f)).sort()) {
+      const display = displayJoin(model.display, file);
+      if (model.config?.display === display) continue;
+      const problems: ScanProblem[] = [];
+      const config = readConfigSource(fs, path.join(model.dir, file), display, problems);
+      out.push({ kind: 'model', given: display, path: model.dir, models: [{ ...model, config }], problems, alternate: true });
+    }
+  }
+  return out;
+}

@@ -64,4 +64,9 @@ export interface ScanTarget {
   /** A config file given alone (kind 'config'). */
   config?: ConfigSource;
   problems: ScanProblem[];
+  /**
+   * A model's other config (`configs/<name>.pbtxt`, which tritonserver --model-config-name loads),
+   * linted in its model directory beside the model's own: not another model.
+   */
+  alternate?: boolean;
 }

@@ -48,14 +48,36 @@ describe('gebe validate --model-config-name (what tritonserver --model-config-na
   it('lints each model\'s configs/<name>.pbtxt where it has one, and its config.pbtxt otherwise', async () => {
     const config = fs.readFileSync(path.join(cwd, 'model_repository', 'digits_linear', 'config.pbtxt'), 'utf8');
     write('model_repository/digits_linear/configs/ascend310p.pbtxt', config.replace(/max_batch_size: \d+/, 'max_batch_size: -2'));
-    const plain = await validateJson(['model_repository']);
-    expect(plain.json.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const named = await validateJson(['model_repository'], { modelConfigName: 'other' });
     const custom = await validateJson(['model_repository'], { modelConfigName: 'ascend310p' });
     expect(custom.code).toBe(1);
     expect(custom.json.diagnostics).toContainEqual(expect.objectContaining({ file: 'model_repository/digits_linear/configs/ascend310p.pbtxt', ruleId: 'MAX_BATCH_SIZE_NEGATIVE', severity: 'error' }));
-    // A name without a custom config of that name: config.pbtxt, as the server falls back to it.
-    expect((await validateJson(['model_repository'], { modelConfigName: 'other' })).json.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    // A name without a custom config of that name: config.pbtxt, as the server falls back to it;
+    // and with a name, the other custom configs are not the server's, so not linted.
+    expect(named.json.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(await main(['node', 'gebe', 'validate', 'model_repository', '--model-config-name', '../x'], memoryIO({ cwd }))).toBe(2);
+  });
+});
+
+describe('gebe validate without --model-config-name', () => {
+  it('lints every custom config too, in its model\'s directory, naming its file; the model counts once', async () => {
+    const config = fs.readFileSync(path.join(cwd, 'model_repository', 'digits_linear', 'config.pbtxt'), 'utf8');
+    const before = await validateJson(['model_repository']);
+    write('model_repository/digits_linear/configs/ascend310p.pbtxt', config.replace(/max_batch_size: \d+/, 'max_batch_size: -2'));
+    // A custom config of another name is checked in the model directory as config.pbtxt is (its name must match it).
+    write('model_repository/digits_linear/configs/ascend910b.pbtxt', config.replace(/name: "digits_linear"/, 'name: "other"'));
+    write('model_repository/digits_linear/configs/notes.txt', 'not a config');
+    const { code, json } = await validateJson(['model_repository']);
+    expect(code).toBe(1);
+    const errors = json.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.file, d.ruleId]);
+    expect(errors).toContainEqual(['model_repository/digits_linear/configs/ascend310p.pbtxt', 'MAX_BATCH_SIZE_NEGATIVE']);
+    expect(errors).toContainEqual(['model_repository/digits_linear/configs/ascend910b.pbtxt', 'MODEL_NAME_MISMATCH']);
+    expect(errors.every(([file]) => file!.includes('/configs/'))).toBe(true);
+    expect(json.summary.models).toBe(before.json.summary.models);
+    expect(json.summary.files).toBe(before.json.summary.files + 2);
+    // The model's own findings are not repeated for each of its configs.
+    const keys = json.diagnostics.map((d) => `${d.file}:${d.line}:${d.column}:${d.ruleId}:${d.message}`);
+    expect(new Set(keys).size).toBe(keys.length);
   });
 });
 
