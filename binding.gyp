@@ -24,6 +24,7 @@
         "native/third_party/llhttp",
         "node_modules/@nozbe/simdjson/src",
         "native/third_party/nghttp2",
+        "native/third_party/zlib",
         "native/third_party/kissfft"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "BUILDING_NODE_EXTENSION"],

@@ -39,7 +39,7 @@ $(foreach src,$(SRCS),$(eval $(call compile_rule,$(src))))
 -include $(OBJS:.o=.d)
 
 $(OUT)/$(NAME): $(OBJS)
-	$(CXX) $(CXXFLAGS) -o $@ $^
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 .PHONY: run
 run: $(OUT)/$(NAME)

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "grpc/message_inflate.h"
+
 namespace gebe {
 
 namespace {
@@ -282,9 +284,9 @@ int GrpcConnection::OnFrameSend(nghttp2_session*, const nghttp2_frame* frame, vo
 void GrpcConnection::OnRequestHeaders(Stream* s) {
   if (s->method != "POST") return AnswerHttpError(s, "405");
   if (!IsGrpcContentType(s->content_type)) return AnswerHttpError(s, "415");
-  if (!s->encoding.empty() && s->encoding != "identity") {
+  if (ParseGrpcEncoding(s->encoding) == GrpcEncoding::kUnsupported) {
     return Finish(s, GrpcCode::kUnimplemented,
-                  "grpc-encoding '" + s->encoding + "' is not supported by gebe serve; send uncompressed messages (identity)");
+                  "grpc-encoding '" + s->encoding + "' is not supported by gebe serve; send messages with identity, deflate or gzip");
   }
   s->streaming = s->path == kStreamInferPath;
   if (s->streaming && server_->options().announce_streams) {
@@ -329,14 +331,8 @@ int GrpcConnection::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id, co
         self->Finish(s, GrpcCode::kResourceExhausted, text);
         return 0;
       }
-      case MessageFramer::Event::kCompressed:
-        s->framer.Reset();
-        self->Uncharge(s);
-        self->Finish(s, GrpcCode::kInternal,
-                     "a request message has the compressed flag set but the call's grpc-encoding is identity; gebe serve takes "
-                     "uncompressed messages");
-        return 0;
       case MessageFramer::Event::kMessage: {
+        if (s->framer.compressed() && !self->Inflate(s)) return 0;
         std::shared_ptr<std::string> message = self->server_->AdoptMessage(std::move(s->framer.message()), s->charged);
         s->charged = 0;
         s->framer.Reset();
@@ -487,10 +483,10 @@ void GrpcConnection::Take(Stream* s, size_t bytes) {
 
 void GrpcConnection::StartResponse(Stream* s) {
   s->response_started = true;
-  nghttp2_nv headers[] = {Nv(":status", "200"), Nv("content-type", "application/grpc")};
+  nghttp2_nv headers[] = {Nv(":status", "200"), Nv("content-type", "application/grpc"), Nv("grpc-accept-encoding", kGrpcAcceptEncoding)};
   nghttp2_data_provider provider{};
   provider.read_callback = &GrpcConnection::ReadData;
-  nghttp2_submit_response(session_, s->id, headers, 2, &provider);
+  nghttp2_submit_response(session_, s->id, headers, 3, &provider);
 }
 
 ssize_t GrpcConnection::ReadData(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length, uint32_t* data_flags,
@@ -531,8 +527,9 @@ void GrpcConnection::SubmitTrailersOnly(Stream* s) {
   s->finished = true;
   const std::string code = std::to_string(int(s->code));
   const std::string message = PercentEncodeGrpcMessage(s->status_message);
-  nghttp2_nv headers[] = {Nv(":status", "200"), Nv("content-type", "application/grpc"), Nv("grpc-status", code), Nv("grpc-message", message)};
-  nghttp2_submit_response(session_, s->id, headers, message.empty() ? 3 : 4, nullptr);
+  nghttp2_nv headers[] = {Nv(":status", "200"), Nv("content-type", "application/grpc"), Nv("grpc-accept-encoding", kGrpcAcceptEncoding),
+                          Nv("grpc-status", code), Nv("grpc-message", message)};
+  nghttp2_submit_response(session_, s->id, headers, message.empty() ? 4 : 5, nullptr);
 }
 
 void GrpcConnection::AnswerHttpError(Stream* s, const char* status) {
@@ -556,6 +553,37 @@ int GrpcConnection::OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t,
   self->Take(s, s->unsent);
   self->streams_.erase(it);
   return 0;
+}
+
+bool GrpcConnection::Inflate(Stream* s) {
+  const GrpcEncoding encoding = ParseGrpcEncoding(s->encoding);
+  auto fail = [&](GrpcCode code, const std::string& text) {
+    s->framer.Reset();
+    Uncharge(s);
+    Finish(s, code, text);
+    return false;
+  };
+  if (encoding == GrpcEncoding::kIdentity) {
+    return fail(GrpcCode::kInternal, "a request message has the compressed flag set but the call's grpc-encoding is identity; "
+                                     "compress it with the call's grpc-encoding (deflate or gzip), or send it uncompressed");
+  }
+  const size_t max = server_->options().max_request_bytes;
+  std::string inflated, error;
+  switch (InflateMessage(s->framer.message(), encoding, max, &inflated, &error)) {
+    case InflateStatus::kTooLarge:
+      return fail(GrpcCode::kResourceExhausted, "Received message larger than max (more than " + std::to_string(max) + " bytes once decompressed, vs. " +
+                                                    std::to_string(max) + ")");
+    case InflateStatus::kCorrupt:
+      return fail(GrpcCode::kInternal, "a request message could not be decompressed with " + s->encoding + ": " + error);
+    case InflateStatus::kOk:
+      break;
+  }
+  // The inflated message takes the compressed one's place in the in-flight budget.
+  if (!server_->Charge(inflated.capacity())) return fail(GrpcCode::kUnavailable, server_->options().busy_message);
+  Uncharge(s);
+  s->charged = inflated.capacity();
+  s->framer.message() = std::move(inflated);
+  return true;
 }
 
 void GrpcConnection::Uncharge(Stream* s) {

@@ -103,6 +103,9 @@ class GrpcConnection {
   void SubmitTrailersOnly(Stream* s);
   void AnswerHttpError(Stream* s, const char* status);
   void Uncharge(Stream* s);
+  // Inflates the stream's compressed message in place (its grpc-encoding's); false when the call
+  // was answered instead (identity, too large once inflated, damaged, no budget).
+  bool Inflate(Stream* s);
   void CloseIfDone();
 
   GrpcServer* server_;

@@ -70,10 +70,11 @@ inline bool ParseGrpcTimeout(std::string_view value, uint64_t* micros) {
 
 // Splits a stream's DATA bytes into gRPC messages (a flag byte, a 4-byte big-endian length, the
 // message). Bytes are copied into `message` as they arrive: memory follows bytes received, never
-// the declared length.
+// the declared length. A message with the compressed flag is framed as any other; compressed()
+// tells the caller to inflate it (message_inflate.h).
 class MessageFramer {
  public:
-  enum class Event { kNeedMore, kMessage, kTooLarge, kCompressed };
+  enum class Event { kNeedMore, kMessage, kTooLarge };
 
   // `recycled` (may be null): where a message's buffer comes from when one of its size is kept.
   explicit MessageFramer(size_t max_message_bytes, RecycledBuffers<std::string>* recycled = nullptr)
@@ -87,7 +88,6 @@ class MessageFramer {
         prefix_[prefix_got_++] = data[(*pos)++];
         if (prefix_got_ < 5) continue;
         declared_ = (uint32_t(prefix_[1]) << 24) | (uint32_t(prefix_[2]) << 16) | (uint32_t(prefix_[3]) << 8) | uint32_t(prefix_[4]);
-        if (prefix_[0] != 0) return Event::kCompressed;
         if (declared_ > max_) return Event::kTooLarge;
         if (declared_ == 0) return Event::kMessage;
         if (recycled_ != nullptr) recycled_->Take(declared_, &message_);  // memory already held, not the declared size
@@ -104,6 +104,8 @@ class MessageFramer {
   // True between messages (nothing of a next message received yet).
   bool idle() const { return prefix_got_ == 0; }
   uint32_t declared() const { return declared_; }
+  // The message (after kMessage, before Reset) has the compressed flag set.
+  bool compressed() const { return prefix_got_ == 5 && prefix_[0] != 0; }
   std::string& message() { return message_; }
   // Bytes held for the message being received (its capacity grows with what arrived).
   size_t held() const { return message_.empty() ? 0 : message_.capacity(); }

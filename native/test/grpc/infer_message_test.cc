@@ -199,9 +199,14 @@ TEST(frames_messages_as_bytes_arrive) {
   CHECK(framer.Feed(Bytes(big), big.size(), &p) == MessageFramer::Event::kTooLarge);
   CHECK_EQ(framer.held(), size_t(0));
   framer.Reset();
+  // A compressed message is framed as any other, and says so.
   const std::string compressed = std::string("\x01\x00\x00\x00\x01x", 6);
   p = 0;
-  CHECK(framer.Feed(Bytes(compressed), compressed.size(), &p) == MessageFramer::Event::kCompressed);
+  CHECK(framer.Feed(Bytes(compressed), compressed.size(), &p) == MessageFramer::Event::kMessage);
+  CHECK(framer.compressed());
+  CHECK_EQ(framer.message(), std::string("x"));
+  framer.Reset();
+  CHECK(!framer.compressed());
 }
 
 TEST(frames_messages_into_buffers_a_finished_message_gave_back) {

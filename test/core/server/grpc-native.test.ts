@@ -12,6 +12,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcRoot, serviceDefinition } from '../../../src/core/kserve/grpc-proto.js';
@@ -86,7 +87,7 @@ describe('native gRPC transport', () => {
     }
   });
 
-  it('answers an oversize message RESOURCE_EXHAUSTED before holding it, and a compressed one INTERNAL', async () => {
+  it('answers an oversize message RESOURCE_EXHAUSTED before holding it, and a compressed one under identity INTERNAL', async () => {
     const session = http2.connect(`http://${t.grpc}`);
     try {
       const big = Buffer.alloc(5 + 100);
@@ -95,14 +96,66 @@ describe('native gRPC transport', () => {
       expect(over.grpcStatus).toBe(String(grpc.status.RESOURCE_EXHAUSTED));
       expect(over.grpcMessage).toBe(`Received message larger than max (${(64 << 10) + 1} vs. ${64 << 10})`);
       const compressed = Buffer.from([1, 0, 0, 0, 1, 0]);
-      expect((await rawCall(session, INFER, compressed)).grpcStatus).toBe(String(grpc.status.INTERNAL));
-      const gzip = await rawCall(session, INFER, simpleRequest(), { 'grpc-encoding': 'gzip' });
-      expect(gzip.grpcStatus).toBe(String(grpc.status.UNIMPLEMENTED));
+      const identity = await rawCall(session, INFER, compressed);
+      expect(identity.grpcStatus).toBe(String(grpc.status.INTERNAL));
+      expect(identity.grpcMessage).toContain("a request message has the compressed flag set but the call's grpc-encoding is identity");
+      const snappy = await rawCall(session, INFER, simpleRequest(), { 'grpc-encoding': 'snappy' });
+      expect(snappy.grpcStatus).toBe(String(grpc.status.UNIMPLEMENTED));
+      expect(snappy.grpcMessage).toBe("grpc-encoding 'snappy' is not supported by gebe serve; send messages with identity, deflate or gzip");
       expect((await rawCall(session, '/no.Such/Method', Buffer.alloc(5))).grpcStatus).toBe(String(grpc.status.UNIMPLEMENTED));
       const notGrpc = await rawCall(session, LIVE, Buffer.alloc(5), { 'content-type': 'text/plain' });
       expect(notGrpc.status).toBe(415);
     } finally {
       session.close();
+    }
+  });
+
+  it('takes messages compressed with the call\'s grpc-encoding (gzip, deflate), as grpc clients send them', async () => {
+    const compressedFrame = (message: Buffer, compress: (b: Buffer) => Buffer) => {
+      const body = compress(message.subarray(5));
+      const prefix = Buffer.alloc(5);
+      prefix[0] = 1;
+      prefix.writeUInt32BE(body.length, 1);
+      return Buffer.concat([prefix, body]);
+    };
+    const session = http2.connect(`http://${t.grpc}`);
+    try {
+      const plain = await rawCall(session, INFER, simpleRequest(2));
+      expect(plain.grpcStatus).toBe('0');
+      for (const [encoding, compress] of [['gzip', zlib.gzipSync], ['deflate', zlib.deflateSync]] as const) {
+        const answer = await rawCall(session, INFER, compressedFrame(simpleRequest(2), compress), { 'grpc-encoding': encoding });
+        expect(answer.grpcStatus, encoding).toBe('0');
+        expect(answer.body.equals(plain.body), encoding).toBe(true);
+        // A message left uncompressed in such a call (flag 0) is taken as it is.
+        expect((await rawCall(session, INFER, simpleRequest(), { 'grpc-encoding': encoding })).grpcStatus).toBe('0');
+      }
+      // A decompression bomb: 64 KB of gzip that inflates past the 64 KiB limit stops there.
+      const bomb = await rawCall(session, INFER, compressedFrame(Buffer.concat([Buffer.alloc(5), Buffer.alloc(8 << 20)]), zlib.gzipSync), { 'grpc-encoding': 'gzip' });
+      expect(bomb.grpcStatus).toBe(String(grpc.status.RESOURCE_EXHAUSTED));
+      expect(bomb.grpcMessage).toBe(`Received message larger than max (more than ${64 << 10} bytes once decompressed, vs. ${64 << 10})`);
+      const damaged = compressedFrame(simpleRequest(), zlib.gzipSync);
+      damaged[damaged.length - 3] ^= 0xff;
+      const corrupt = await rawCall(session, INFER, damaged, { 'grpc-encoding': 'gzip' });
+      expect(corrupt.grpcStatus).toBe(String(grpc.status.INTERNAL));
+      expect(corrupt.grpcMessage).toMatch(/^a request message could not be decompressed with gzip: /);
+      expect(counters().inflightBytes).toBe(0);
+    } finally {
+      session.close();
+    }
+    // grpc-js with compression on: its requests are compressed, its streams too.
+    for (const algorithm of [1, 2]) {
+      const Ctor = grpc.makeGenericClientConstructor(serviceDefinition('inference.GRPCInferenceService', 'client'), 'GRPCInferenceService');
+      const client = new Ctor(t.grpc, grpc.credentials.createInsecure(), { 'grpc.default_compression_algorithm': algorithm }) as GrpcClient;
+      try {
+        const inputs = [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 4] }, { name: 'INPUT1', datatype: 'FP32', shape: [1, 4] }];
+        const res = await call(client, 'ModelInfer', { model_name: 'simple', inputs, raw_input_contents: [Buffer.from(new Float32Array([1, 2, 3, 4]).buffer), Buffer.from(new Float32Array([1, 1, 1, 1]).buffer)] });
+        // The test server's models echo their inputs.
+        expect([...new Float32Array(new Uint8Array(res.raw_output_contents[0]).slice().buffer)]).toEqual([1, 2, 3, 4]);
+        expect([...new Float32Array(new Uint8Array(res.raw_output_contents[1]).slice().buffer)]).toEqual([1, 1, 1, 1]);
+        expect((await call(client, 'ServerLive', {})).live).toBe(true);
+      } finally {
+        client.close();
+      }
     }
   });
 

@@ -1,7 +1,7 @@
 /**
  * The native gRPC front end against gRPC's C-core client (Python grpcio), unary and streaming:
  * ModelInfer and ModelStreamInfer of the MNIST template (answered natively) and a control-plane
- * call (answered by JS). Request bytes are built here from the project's .proto (protobufjs), so
+ * call (answered by JS), uncompressed and with the channel's gzip and deflate compression. Request bytes are built here from the project's .proto (protobufjs), so
  * the Python side needs only grpcio, which scripts/python-env.sh (npm's pretest) puts in .venv-test/.
  * Skipped without that venv, except in CI, where it must run.
  */
@@ -16,13 +16,13 @@ import { mnistRepository, startRealServer, type RealServer } from './e2e/helpers
 const haveGrpcio = pythonForTests().available;
 const python = 'python3';
 
-// Reads base64 request messages from argv; prints one JSON line of what came back.
+// Reads the channel's compression and base64 request messages from argv; prints one JSON line of what came back.
 const CLIENT = `
 import base64, json, sys, grpc
-target, requests = sys.argv[1], [base64.b64decode(r) for r in sys.argv[2:]]
+target, compression, requests = sys.argv[1], sys.argv[2], [base64.b64decode(r) for r in sys.argv[3:]]
 ident = lambda b: b
 out = {}
-with grpc.insecure_channel(target) as ch:
+with grpc.insecure_channel(target, compression={'none': grpc.Compression.NoCompression, 'gzip': grpc.Compression.Gzip, 'deflate': grpc.Compression.Deflate}[compression]) as ch:
     infer = ch.unary_unary('/inference.GRPCInferenceService/ModelInfer', request_serializer=ident, response_deserializer=ident)
     out['unary'] = base64.b64encode(infer(requests[0], timeout=10)).decode()
     try:
@@ -46,12 +46,12 @@ describe.skipIf(!haveGrpcio)('native gRPC with Python grpcio (C-core)', () => {
     await s?.stop();
   });
 
-  it('answers unary and streaming infer and a control-plane call', async () => {
+  it.each(['none', 'gzip', 'deflate'])('answers unary and streaming infer and a control-plane call (compression: %s)', async (compression) => {
     const req = grpcRoot().lookupType('inference.ModelInferRequest');
     const encode = (v: object) => Buffer.from(req.encode(req.fromObject(v)).finish()).toString('base64');
     const good = encode({ model_name: 'mnist', id: 'py-1', inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] }], raw_input_contents: [Buffer.alloc(784 * 4)] });
     const bad = encode({ model_name: 'mnist', id: 'py-2', inputs: [{ name: 'image', datatype: 'FP32', shape: [1, 28, 28] }], raw_input_contents: [Buffer.alloc(784 * 4)] });
-    const { stdout } = await promisify(execFile)(python, ['-c', CLIENT, s.grpc, good, bad], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(python, ['-c', CLIENT, s.grpc, compression, good, bad], { timeout: 60_000 });
     const out = JSON.parse(stdout) as { unary: string; bad: [number, string]; stream: string[]; live: string };
     const res = grpcRoot().lookupType('inference.ModelInferResponse');
     const unary = res.toObject(res.decode(Buffer.from(out.unary, 'base64'))) as any;
