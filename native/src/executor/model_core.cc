@@ -360,7 +360,9 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
     const bool received = info.Length() > 13 && info[13].IsArray() && info[13].As<Napi::Array>().Length() == 3;
     const std::string via = received ? info[13].As<Napi::Array>().Get(2u).ToString().Utf8Value() : "";
     const TraceProtocol protocol = via == "http" ? TraceProtocol::kHttp : via == "grpc" ? TraceProtocol::kGrpc : TraceProtocol::kNone;
-    request->trace = SampleTrace(contract_->model_name, contract_->version, protocol);
+    // A 15th argument: the client's traceparent (OpenTelemetry context propagation).
+    const std::string traceparent = info.Length() > 14 && info[14].IsString() ? info[14].As<Napi::String>().Utf8Value() : std::string();
+    request->trace = SampleTrace(contract_->model_name, contract_->version, protocol, traceparent);
     if (request->trace) {
       request->trace->Stamp(TraceStamp::kRequestStart, request_start_ns);
       if (protocol != TraceProtocol::kNone) {

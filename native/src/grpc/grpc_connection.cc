@@ -382,7 +382,9 @@ void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
       answer.stream_id = stream_id;
       mailbox->Post(std::move(answer));
     };
-    if (route->TryHandle(message, s->streaming, s->cancel, std::move(reply), read_start_ns)) return;
+    std::string_view traceparent;
+    for (const auto& [name, value] : s->metadata) if (name == "traceparent") traceparent = value;
+    if (route->TryHandle(message, s->streaming, s->cancel, std::move(reply), read_start_ns, traceparent)) return;
   }
   if (!s->cancel->notify) {
     // JS holds the call now: if it goes away before JS answers, JS hears of it (after the call

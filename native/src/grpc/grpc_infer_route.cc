@@ -123,7 +123,7 @@ ParameterValue ValueOf(const GrpcParameter& p) {
 class GrpcInferImpl : public GrpcInfer {
  public:
   bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<CallCancel> cancel, Reply reply,
-                 int64_t read_start_ns) override {
+                 int64_t read_start_ns, std::string_view traceparent) override {
     const int64_t read_end_ns = TracingOn() ? SteadyNowNs() : 0;
     GrpcInferRequest req;
     const auto* bytes = reinterpret_cast<const uint8_t*>(message->data());
@@ -153,7 +153,7 @@ class GrpcInferImpl : public GrpcInfer {
     call->labels = std::move(entry.labels);
     normalized.request->native_call = std::move(call);
     if (read_end_ns != 0) {
-      normalized.request->trace = SampleTrace(contract.model_name, contract.version, TraceProtocol::kGrpc);
+      normalized.request->trace = SampleTrace(contract.model_name, contract.version, TraceProtocol::kGrpc, traceparent);
       if (RequestTrace* trace = normalized.request->trace.get()) {
         trace->Stamp(TraceStamp::kRecvStart, read_start_ns != 0 ? read_start_ns : read_end_ns);
         trace->Stamp(TraceStamp::kRecvEnd, read_end_ns);

@@ -94,9 +94,10 @@ class GrpcInferRoute {
   // True: taken, and `reply` will be called exactly once (from any thread) with connection and
   // stream ids left for the caller to fill. False: declined (the JS handler answers it).
   // `read_start_ns`: when the call began waiting for this message (steady ns; 0 while nothing is
-  // traced), for the trace extension's GRPC_WAITREAD_START.
+  // traced), for the trace extension's GRPC_WAITREAD_START; `traceparent`: the call's metadata of
+  // that name (OpenTelemetry context propagation), empty without one.
   virtual bool TryHandle(std::shared_ptr<std::string> message, bool stream, std::shared_ptr<CallCancel> cancel,
-                         Reply reply, int64_t read_start_ns) = 0;
+                         Reply reply, int64_t read_start_ns, std::string_view traceparent) = 0;
 };
 
 // Answers travel from scheduler threads and JS to the loop through this mailbox (net/loop_mailbox.h).

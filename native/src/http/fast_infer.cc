@@ -180,7 +180,9 @@ class FastInfer : public FastPath {
     call->json_inputs = std::move(decoded.owned);
     normalized.request->native_call = std::move(call);
     if (recv_end_ns != 0) {
-      normalized.request->trace = SampleTrace(entry.contract->model_name, entry.contract->version, TraceProtocol::kHttp);
+      const std::string* traceparent = request.Header("traceparent");
+      normalized.request->trace = SampleTrace(entry.contract->model_name, entry.contract->version, TraceProtocol::kHttp,
+                                              traceparent != nullptr ? std::string_view(*traceparent) : std::string_view());
       if (RequestTrace* trace = normalized.request->trace.get()) {
         trace->Stamp(TraceStamp::kRecvStart, request.recv_start_ns != 0 ? request.recv_start_ns : recv_end_ns);
         trace->Stamp(TraceStamp::kRecvEnd, recv_end_ns);

@@ -34,6 +34,8 @@ struct Registry {
   std::unordered_map<std::string, std::shared_ptr<TraceSetting>> models;
   std::atomic<bool> any_model{false};  // models is not empty: a request must look its model up
   std::atomic<bool> any_on{false};
+  std::atomic<bool> any_level{false};    // some setting's level is on, its count used up or not
+  std::atomic<bool> propagation{false};  // SetContextPropagation
   std::atomic<uint64_t> next_id{1};
 
   std::mutex done_mu;
@@ -44,8 +46,13 @@ struct Registry {
   // Under mu: whether any setting traces, after a change.
   void Refresh() {
     bool on = global->Traces();
-    for (const auto& entry : models) on = on || entry.second->Traces();
+    bool level = global->on.load(std::memory_order_relaxed);
+    for (const auto& entry : models) {
+      on = on || entry.second->Traces();
+      level = level || entry.second->on.load(std::memory_order_relaxed);
+    }
     any_on.store(on, std::memory_order_relaxed);
+    any_level.store(level, std::memory_order_relaxed);
   }
 };
 
@@ -70,11 +77,33 @@ bool TakeOne(TraceSetting& s, bool* last) {
 
 }  // namespace
 
-bool TracingOn() { return R().any_on.load(std::memory_order_relaxed); }
+bool TracingOn() {
+  const Registry& r = R();
+  return r.any_on.load(std::memory_order_relaxed) || (r.propagation.load(std::memory_order_relaxed) && r.any_level.load(std::memory_order_relaxed));
+}
 
-std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::string& version, TraceProtocol protocol) {
+void SetContextPropagation(bool on) { R().propagation.store(on, std::memory_order_relaxed); }
+
+bool ValidTraceparent(std::string_view v) {
+  if (v.size() != 55 || v.substr(0, 3) != "00-" || v[35] != '-' || v[52] != '-') return false;
+  auto hex = [&](size_t from, size_t n, bool* zero) {
+    *zero = true;
+    for (size_t i = from; i < from + n; ++i) {
+      const char c = v[i];
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+      if (c != '0') *zero = false;
+    }
+    return true;
+  };
+  bool zero_trace = false, zero_span = false, unused = false;
+  return hex(3, 32, &zero_trace) && hex(36, 16, &zero_span) && hex(53, 2, &unused) && !zero_trace && !zero_span;
+}
+
+std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::string& version, TraceProtocol protocol,
+                                          std::string_view traceparent) {
   Registry& r = R();
-  if (!r.any_on.load(std::memory_order_relaxed)) return nullptr;
+  if (!TracingOn()) return nullptr;
+  const bool propagated = !traceparent.empty() && r.propagation.load(std::memory_order_relaxed) && ValidTraceparent(traceparent);
   // Without models' own settings (the usual case) the global one needs no lock: it is never replaced.
   std::shared_ptr<TraceSetting> own;
   if (r.any_model.load(std::memory_order_acquire)) {
@@ -84,11 +113,13 @@ std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::s
   }
   TraceSetting* setting = own ? own.get() : r.global.get();
   if (!setting->on.load(std::memory_order_relaxed)) return nullptr;
-  const uint64_t rate = setting->rate.load(std::memory_order_relaxed);
-  const uint64_t n = setting->seen.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (rate == 0 || n % rate != 0) return nullptr;
   bool last = false;
-  if (!TakeOne(*setting, &last)) return nullptr;
+  if (!propagated) {
+    const uint64_t rate = setting->rate.load(std::memory_order_relaxed);
+    const uint64_t n = setting->seen.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (rate == 0 || n % rate != 0) return nullptr;
+    if (!TakeOne(*setting, &last)) return nullptr;
+  }
   if (last) {
     std::lock_guard<std::mutex> lock(r.mu);
     r.Refresh();
@@ -101,6 +132,7 @@ std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::s
   trace->last = last;
   trace->timestamps = setting->timestamps.load(std::memory_order_relaxed);
   trace->keep_tensors = setting->tensors.load(std::memory_order_relaxed);
+  if (propagated) trace->context = std::string(traceparent);
   return trace;
 }
 

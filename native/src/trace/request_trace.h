@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scheduler/clock.h"
@@ -53,6 +54,8 @@ struct RequestTrace {
   bool timestamps = true;
   bool keep_tensors = false;
   int64_t ns[kTraceStampCount] = {};  // 0: not reached
+  // The W3C traceparent the client sent (OpenTelemetry context propagation), checked; empty: none.
+  std::string context;
   std::vector<TracedTensor> tensors;
   size_t tensor_bytes = 0;
   bool tensors_left_out = false;  // some tensor passed kMaxTracedTensorBytes
@@ -73,12 +76,22 @@ struct RequestTrace {
   }
 };
 
-// Any thread: some setting traces (its level is TIMESTAMPS and its count is not used up).
+// Any thread: some setting traces (its level is TIMESTAMPS and its count is not used up), or, with
+// context propagation on, some setting's level is on.
 bool TracingOn();
 
+// OpenTelemetry context propagation (server/otel-exporter.ts turns it on in mode opentelemetry, as
+// Triton does): a request whose client sent a valid W3C `traceparent` is traced whenever its
+// setting's level is on, whatever the setting's rate and count, as a span of the client's trace.
+void SetContextPropagation(bool on);
+// `00-<32 hex>-<16 hex>-<2 hex>`, the ids not all zeros (W3C Trace Context, version 00).
+bool ValidTraceparent(std::string_view value);
+
 // Any thread: a trace for this request of `model` when the setting that governs the model (its
-// own, or the global one) samples it; null otherwise (and always while TracingOn() is false).
-std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::string& version, TraceProtocol protocol);
+// own, or the global one) samples it, or when `traceparent` propagates a client's context (above);
+// null otherwise (and always while TracingOn() is false).
+std::unique_ptr<RequestTrace> SampleTrace(const std::string& model, const std::string& version, TraceProtocol protocol,
+                                          std::string_view traceparent = {});
 
 // Any thread: the trace of a step of a traced ensemble request (`parent_id`): always made, as
 // Triton traces every step of a traced ensemble, whatever the step's model's own setting.

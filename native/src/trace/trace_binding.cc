@@ -3,9 +3,11 @@
 // left stay as they are), countLeft(model | null) -> number,
 // take() -> {traces: [Trace], dropped} with Trace = {id, parentId, model, version, protocol, last,
 //   timestamps, ns: bigint[], tensors: [{output, name, datatype, shape, data}], tensorsLeftOut};
-// for requests JS runs itself (Python models, ensembles): sample(model, version) -> {id, last,
-// timestamps, tensors} | null, child(parentId) -> id (an ensemble step's trace) and finish(Trace).
-// ns has one entry per TraceStamp, in its order (0n: not reached); protocol is '', 'http' or 'grpc'.
+// for requests JS runs itself (Python models, ensembles): sample(model, version, traceparent?) ->
+// {id, last, timestamps, tensors, context} | null, child(parentId) -> id (an ensemble step's trace)
+// and finish(Trace); setPropagation(on) (OpenTelemetry context propagation, request_trace.h).
+// ns has one entry per TraceStamp, in its order (0n: not reached); protocol is '', 'http' or 'grpc';
+// a Trace's context is the client's traceparent it continues ('' for none).
 #include <napi.h>
 
 #include "module_registry.h"
@@ -66,10 +68,12 @@ Napi::Value Take(const Napi::CallbackInfo& info) {
 Napi::Value Sample(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 2 || !info[0].IsString() || !info[1].IsString()) throw Napi::TypeError::New(env, "Expected (model, version) for trace.sample");
+  const std::string traceparent = info.Length() > 2 && info[2].IsString() ? info[2].As<Napi::String>().Utf8Value() : std::string();
   std::unique_ptr<RequestTrace> trace =
-      SampleTrace(info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value(), TraceProtocol::kNone);
+      SampleTrace(info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::String>().Utf8Value(), TraceProtocol::kNone, traceparent);
   if (!trace) return env.Null();
   Napi::Object out = Napi::Object::New(env);
+  out.Set("context", trace->context);
   out.Set("id", Napi::Number::New(env, double(trace->id)));
   out.Set("last", trace->last);
   out.Set("timestamps", trace->timestamps);
@@ -95,6 +99,7 @@ Napi::Object TraceToJs(Napi::Env env, const RequestTrace& t) {
   o.Set("protocol", t.protocol == TraceProtocol::kHttp ? "http" : t.protocol == TraceProtocol::kGrpc ? "grpc" : "");
   o.Set("last", t.last);
   o.Set("timestamps", t.timestamps);
+  o.Set("context", t.context);
   Napi::Array ns = Napi::Array::New(env, kTraceStampCount);
   for (size_t k = 0; k < kTraceStampCount; ++k) ns.Set(uint32_t(k), Napi::BigInt::New(env, t.ns[k]));
   o.Set("ns", ns);
@@ -124,6 +129,8 @@ std::unique_ptr<RequestTrace> TraceFromJs(const Napi::Object& o) {
   trace->version = o.Get("version").ToString().Utf8Value();
   trace->last = o.Get("last").ToBoolean().Value();
   trace->timestamps = o.Get("timestamps").ToBoolean().Value();
+  const Napi::Value context = o.Get("context");
+  if (context.IsString() && ValidTraceparent(context.As<Napi::String>().Utf8Value())) trace->context = context.As<Napi::String>().Utf8Value();
   trace->keep_tensors = true;
   Napi::Value tensors = o.Get("tensors");
   if (tensors.IsArray()) {
@@ -165,6 +172,11 @@ Napi::Value Finish(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+Napi::Value SetPropagation(const Napi::CallbackInfo& info) {
+  SetContextPropagation(info.Length() > 0 && info[0].ToBoolean().Value());
+  return info.Env().Undefined();
+}
+
 void Init(Napi::Env env, Napi::Object exports) {
   Napi::Object trace = Napi::Object::New(env);
   trace.Set("setSetting", Napi::Function::New(env, SetSetting, "setSetting"));
@@ -173,6 +185,7 @@ void Init(Napi::Env env, Napi::Object exports) {
   trace.Set("sample", Napi::Function::New(env, Sample, "sample"));
   trace.Set("child", Napi::Function::New(env, Child, "child"));
   trace.Set("finish", Napi::Function::New(env, Finish, "finish"));
+  trace.Set("setPropagation", Napi::Function::New(env, SetPropagation, "setPropagation"));
   exports.Set("trace", trace);
 }
 

@@ -1,7 +1,8 @@
 // The trace extension's sampler (trace/request_trace.h): every rate-th request of a setting, its
 // count and the trace that uses it up, a model's own setting over the global one and back, the
-// bound on traces waiting for JS, and exact counts while several threads sample at once (the
-// HTTP and gRPC loops and the JS thread do) and the settings change under them.
+// bound on traces waiting for JS, exact counts while several threads sample at once (the HTTP and
+// gRPC loops and the JS thread do) and the settings change under them, and OpenTelemetry context
+// propagation (a valid traceparent is traced whatever the rate and count).
 #include <atomic>
 #include <string>
 #include <thread>
@@ -31,6 +32,7 @@ void Reset() {
   SetTraceSetting(nullptr, &off);
   SetTraceSetting(&kModel, nullptr);
   SetTraceSetting(&kOther, nullptr);
+  SetContextPropagation(false);
   uint64_t dropped = 0;
   TakeTraces(&dropped);
 }
@@ -142,5 +144,41 @@ TEST(ThreadsSamplingTogetherTakeExactlyTheCountWhileSettingsChange) {
   CHECK_EQ(lasts.load(), 1);
   uint64_t dropped = 0;
   CHECK_EQ(TakeTraces(&dropped).size(), size_t(1000));
+  Reset();
+}
+
+TEST(TraceparentsAreCheckedAsW3CVersion00) {
+  CHECK(ValidTraceparent("00-0af7651916cd43dd8448eb211c12666c-b7ad6b7169242424-01"));
+  CHECK(ValidTraceparent("00-0af7651916cd43dd8448eb211c12666c-b7ad6b7169242424-00"));
+  CHECK(!ValidTraceparent("01-0af7651916cd43dd8448eb211c12666c-b7ad6b7169242424-01"));   // another version
+  CHECK(!ValidTraceparent("00-0AF7651916CD43DD8448EB211C12666C-b7ad6b7169242424-01"));   // upper case
+  CHECK(!ValidTraceparent("00-00000000000000000000000000000000-b7ad6b7169242424-01"));   // zero trace id
+  CHECK(!ValidTraceparent("00-0af7651916cd43dd8448eb211c12666c-0000000000000000-01"));   // zero span id
+  CHECK(!ValidTraceparent("00-0af7651916cd43dd8448eb211c12666c-b7ad6b7169242424-01-x"));
+  CHECK(!ValidTraceparent("00-0af7651916cd43dd8448eb211c12666c_b7ad6b7169242424-01"));
+  CHECK(!ValidTraceparent(""));
+}
+
+TEST(APropagatedContextIsTracedWhateverTheRateAndCount) {
+  Reset();
+  const std::string context = "00-0af7651916cd43dd8448eb211c12666c-b7ad6b7169242424-01";
+  // Rate 0 samples nothing by itself; the count is used up by no propagated request.
+  TraceSettingValues v = Values(true, 0, 1);
+  SetTraceSetting(nullptr, &v);
+  CHECK(SampleTrace(kModel, "1", TraceProtocol::kHttp, context) == nullptr);  // propagation off
+  SetContextPropagation(true);
+  for (int i = 0; i < 3; ++i) {
+    std::unique_ptr<RequestTrace> t = SampleTrace(kModel, "1", TraceProtocol::kGrpc, context);
+    CHECK(t != nullptr);
+    if (t) CHECK_EQ(t->context, context);
+  }
+  CHECK(SampleTrace(kModel, "1", TraceProtocol::kGrpc, "00-bad") == nullptr);
+  CHECK(SampleTrace(kModel, "1", TraceProtocol::kGrpc) == nullptr);
+  CHECK_EQ(TraceCountLeft(nullptr), int64_t(1));
+  // Level OFF: nothing, context or not.
+  TraceSettingValues off = Values(false, 1, -1);
+  SetTraceSetting(nullptr, &off);
+  CHECK(!TracingOn());
+  CHECK(SampleTrace(kModel, "1", TraceProtocol::kHttp, context) == nullptr);
   Reset();
 }

@@ -172,8 +172,9 @@ const EXPOSED_APIS = [
   // A region is any shared-memory object of the user gebe runs as (another program's included):
   // a request can have a model read it, and write its outputs there.
   { api: 'shared-memory', does: 'register this user\'s shared-memory objects and have models read them and write outputs into them', applies: () => true },
-  // Only with a trace file: without one tracing cannot be turned on.
-  { api: 'trace', does: 'turn tracing on, writing to the trace file (at level TENSORS every traced request\'s tensors)', applies: (o: ServeOptions) => Boolean(o.trace?.file) },
+  // Only with somewhere for traces to go (a trace file, or the OpenTelemetry receiver): else tracing cannot be turned on.
+  { api: 'trace', does: 'turn tracing on, writing to the trace file (at level TENSORS every traced request\'s tensors) or sending spans to the OpenTelemetry receiver',
+    applies: (o: ServeOptions) => Boolean(o.trace?.file) || o.trace?.mode === 'opentelemetry' },
 ] as const;
 
 /** Where each listener listens: its own address (Triton's --http-address, ...) or --host. */

@@ -63,6 +63,8 @@ export interface NativeModel {
     parentTrace?: [number, boolean, boolean],
     /** When a native front end received the request (steady-clock ns), for its trace. */
     received?: [bigint, bigint, 'http' | 'grpc'],
+    /** The client's W3C traceparent (OpenTelemetry context propagation). */
+    traceparent?: string,
   ): undefined | [number, string] | CancelHandle;
   /** The request's caller went away: if it still waits in the queue, it fails with `reason`. */
   cancel(handle: CancelHandle, reason: number): void;

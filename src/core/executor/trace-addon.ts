@@ -23,12 +23,17 @@ export interface NativeTrace {
   countLeft(model: string | null): number;
   /** The traces finished since the last call, and how many were dropped waiting. */
   take(): { traces: NativeRequestTrace[]; dropped: number };
-  /** For a request JS runs itself (a Python model, an ensemble): whether `model`'s setting traces it, and at which levels. */
-  sample(model: string, version: string): (TraceLink & { last: boolean }) | null;
+  /**
+   * For a request JS runs itself (a Python model, an ensemble): whether `model`'s setting traces it
+   * (or, with propagation on, its client's `traceparent` asks for it), and at which levels.
+   */
+  sample(model: string, version: string, traceparent?: string): (TraceLink & { last: boolean; context: string }) | null;
   /** The trace id of a step of a traced ensemble request that JS runs (a Python model's). */
   child(parentId: number): number;
   /** Such a request is done: its trace joins the others (the native side bounds its tensors' bytes). */
   finish(trace: NativeRequestTrace): void;
+  /** OpenTelemetry context propagation: requests with a valid traceparent are traced whatever the rate and count. */
+  setPropagation(on: boolean): void;
 }
 
 const RECV_START = TRACE_STAMPS.indexOf('RECV_START');
@@ -44,7 +49,7 @@ const traced = (output: boolean) => (t: InferTensor): TracedTensor => ({ output,
  * and hands it to the native front end that received the request, if one did, or collects it.
  * Executor models' requests are traced natively.
  */
-export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parentId: number; last: boolean }, model: string, version: string,
+export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parentId: number; last: boolean; context?: string }, model: string, version: string,
   request: InferRequest): (done: Promise<unknown>) => void {
   const ns = new Array<bigint>(TRACE_STAMPS.length).fill(0n);
   ns[REQUEST_START] = process.hrtime.bigint();  // CLOCK_MONOTONIC, as the native timestamps
@@ -57,7 +62,7 @@ export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parent
       const outputs = (result as { outputs?: InferTensor[] } | undefined)?.outputs;
       if (sampled.tensors && Array.isArray(outputs)) tensors.push(...outputs.map(traced(true)));
       const finished: NativeRequestTrace = { id: sampled.id, parentId: sampled.parentId, model, version, protocol: received?.protocol ?? '',
-        last: sampled.last, timestamps: sampled.timestamps, ns, tensors };
+        last: sampled.last, timestamps: sampled.timestamps, ns, tensors, context: sampled.context };
       // A request a native front end received: the trace goes back with the answer, and the front
       // end times the send (it settles before the answer is made, so the front end finds it).
       if (received) received.trace = finished;

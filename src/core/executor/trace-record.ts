@@ -37,4 +37,6 @@ export interface NativeRequestTrace {
   tensors: TracedTensor[];
   /** Some tensor passed the bytes one trace keeps, and was left out. */
   tensorsLeftOut?: boolean;
+  /** The client's W3C traceparent this request's trace continues ('' or absent: none). */
+  context?: string;
 }

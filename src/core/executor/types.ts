@@ -72,6 +72,11 @@ export interface InferRequest {
   parentTrace?: TraceLink;
   /** While tracing: when the front end received the request (a trace of a request JS runs starts there). */
   received?: FrontEndArrival;
+  /**
+   * The W3C trace context the client sent (its `traceparent` header or metadata): in OpenTelemetry
+   * trace mode the request is traced as a span of the client's trace (native/src/trace/request_trace.h).
+   */
+  traceparent?: string;
 }
 
 /** A traced request's trace id and the levels it traces. */

@@ -17,3 +17,13 @@ export function forwardHeaders(request: InferRequest, pattern: RegExp | undefine
     if (pattern.test(name)) addModelParameter(request, name, value);
   }
 }
+
+/**
+ * The client's W3C trace context (`traceparent`, OpenTelemetry's propagation header) onto the
+ * request, for the trace extension to continue the client's trace (checked natively).
+ */
+export function takeTraceContext(request: InferRequest, headers: Iterable<[string, string | string[] | undefined]>): void {
+  for (const [name, value] of headers) {
+    if (name === 'traceparent' && typeof value === 'string') request.traceparent = value;
+  }
+}

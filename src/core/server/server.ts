@@ -9,8 +9,9 @@ import { NativeHttpFrontend, type HttpListener } from './http/native-frontend.js
 import { publishReadyModels } from './http/publish-models.js';
 import { HttpFrontend, type HttpOptions } from './http/server.js';
 import { InferenceService } from './inference-service.js';
-import { TraceControl, type TraceSetting } from './trace-settings.js';
+import { TraceControl, type TraceMode, type TraceSetting } from './trace-settings.js';
 import { TraceWriter } from './trace-writer.js';
+import { DEFAULT_OTEL_OPTIONS, OtelExporter, type OtelOptions } from './otel-exporter.js';
 import { CpuMetrics } from './cpu-metrics.js';
 import { nativeTrace } from '../executor/trace-addon.js';
 import type { Logger } from './logger.js';
@@ -59,7 +60,7 @@ export interface ServerOptions {
   httpHeaderForwardPattern?: RegExp;
   grpcHeaderForwardPattern?: RegExp;
   /** Triton's --trace-config: the trace file ('' for none: tracing cannot be turned on) and the global setting at start. */
-  trace?: { file: string; setting: TraceSetting };
+  trace?: { mode?: TraceMode; file: string; setting: TraceSetting; otel?: OtelOptions };
   /** Triton's --strict-readiness (default true): server readiness needs every model READY. */
   strictReadiness?: boolean;
   /** HTTPS: served by node:https with the same routes (the native front end steps aside). */
@@ -92,6 +93,7 @@ export class GebeServer {
   private unpublishGrpc?: () => void;
   private metricsServer?: http.Server;
   private traceWriter?: TraceWriter;
+  private otelExporter?: OtelExporter;
   private cpuMetrics?: CpuMetrics;
   ports: ServerPorts = {};
 
@@ -101,9 +103,14 @@ export class GebeServer {
     if (options.serverId !== undefined) this.service.serverName = options.serverId;
     if (options.enableMetrics !== false && options.cpuMetricsIntervalMs !== undefined) this.cpuMetrics = new CpuMetrics(this.metrics.registry, options.cpuMetricsIntervalMs);
     if (options.trace) {
-      const control = new TraceControl(options.trace.file, options.trace.setting, (name) => void models.versions(name));
+      const mode = options.trace.mode ?? 'triton';
+      const control = new TraceControl(options.trace.file, options.trace.setting, (name) => void models.versions(name), nativeTrace(), mode);
       this.service.traceControl = control;
-      if (options.trace.file) {
+      if (mode === 'opentelemetry') {
+        const exporter = new OtelExporter(options.trace.otel ?? DEFAULT_OTEL_OPTIONS, nativeTrace(), log, this.service.serverMetadata().version);
+        control.beforeChange = () => exporter.drain();
+        this.otelExporter = exporter;
+      } else if (options.trace.file) {
         const writer = new TraceWriter(options.trace.file, () => control.logFrequency, nativeTrace(), log);
         control.beforeChange = () => writer.drain();
         this.traceWriter = writer;
@@ -185,9 +192,10 @@ export class GebeServer {
     await this.models.stop();
     this.unpublish?.();
     this.unpublishGrpc?.();
-    // Every request is answered: the last traces are written and the file completed.
+    // Every request is answered: the last traces are written and the file completed (or sent).
     this.service.traceControl?.close();
     this.traceWriter?.close();
+    await this.otelExporter?.close();
     this.cpuMetrics?.stop();
     await new Promise<void>((resolve) => (this.metricsServer ? this.metricsServer.close(() => resolve()) : resolve()));
     this.metricsServer?.closeAllConnections();

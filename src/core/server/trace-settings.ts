@@ -6,9 +6,9 @@
  * effective setting; trace-writer.ts writes what they collect.
  *
  * Decided, where Triton differs or is silent: `trace_file` and `trace_mode` are fixed at start
- * (a client that could name a file could write anywhere the server may); `log_frequency` is the
- * server's (gebe writes one trace file, or one series). A model's own setting follows the global
- * one in every field it does not set.
+ * (a client that could name a file could write anywhere the server may; Triton fixes the mode too);
+ * `log_frequency` is the server's (gebe writes one trace file, or one series). A model's own
+ * setting follows the global one in every field it does not set.
  */
 import { ProtocolError, clientText } from '../kserve/protocol-error.js';
 import { isTraceLevel, TRACE_LEVELS } from '../kserve/trace-levels.js';
@@ -79,17 +79,22 @@ function levelNames(s: TraceSetting): string[] {
 /** Whether a setting traces at all. */
 const traces = (s: Partial<TraceSetting>): boolean => s.timestamps === true || s.tensors === true;
 
+/** Where traces go: Triton's JSON trace files, or an OpenTelemetry receiver (otel-exporter.ts). */
+export type TraceMode = 'triton' | 'opentelemetry';
+export const TRACE_MODES: readonly TraceMode[] = ['triton', 'opentelemetry'];
+
 /** One setting's new value, checked (trace_file and trace_mode may only name what they are). */
-export function parseSetting(name: string, value: unknown, file: string): Partial<TraceSetting> {
+export function parseSetting(name: string, value: unknown, file: string, mode: TraceMode = 'triton'): Partial<TraceSetting> {
   switch (name) {
     case 'trace_file':
       if (value === file) return {};
       throw ProtocolError.badRequest(`trace file location can not be updated through network protocol; start gebe serve with --trace-config triton,file=<path>`);
     case 'trace_mode':
-      if (value === 'triton') return {};
-      throw ProtocolError.badRequest(`${describe('trace_mode', value)}: gebe writes Triton's trace files only (mode 'triton')`);
+      if (value === mode) return {};
+      throw ProtocolError.badRequest(`${describe('trace_mode', value)}: the server traces in mode '${mode}', fixed at start (--trace-config mode=${TRACE_MODES.join('|')})`);
     case 'trace_level': return parseLevel(value);
-    case 'trace_rate': return { rate: parseWhole(name, value, 1, MAX_RATE) };
+    // In mode opentelemetry, rate 0 traces only the requests whose client propagates its context (as Triton's).
+    case 'trace_rate': return { rate: parseWhole(name, value, mode === 'opentelemetry' ? 0 : 1, MAX_RATE) };
     case 'trace_count': return { count: parseWhole(name, value, -1, MAX_COUNT) };
     case 'log_frequency': return { logFrequency: parseWhole(name, value, 0, MAX_RATE) };
     default:
@@ -105,11 +110,13 @@ export class TraceControl {
   private readonly own = new Map<string, Partial<TraceSetting>>();
 
   /**
-   * `file`: the trace file (--trace-config triton,file=...), '' when none was given (tracing cannot
-   * be turned on then). `hasModel` says whether a model name is the repository's.
+   * `file`: the trace file (--trace-config triton,file=...), '' when none was given (in mode triton,
+   * tracing cannot be turned on then). `hasModel` says whether a model name is the repository's.
+   * `mode`: where traces go, fixed at start.
    */
-  constructor(readonly file: string, initial: TraceSetting, private readonly hasModel: (name: string) => void, private readonly native: NativeTrace = nativeTrace()) {
-    TraceControl.checkFile(file, traces(initial));
+  constructor(readonly file: string, initial: TraceSetting, private readonly hasModel: (name: string) => void, private readonly native: NativeTrace = nativeTrace(),
+    readonly mode: TraceMode = 'triton') {
+    this.checkFile(traces(initial));
     this.global = { ...initial };
     this.native.setSetting(null, this.nativeValues(this.global, true));
   }
@@ -125,7 +132,7 @@ export class TraceControl {
     const s = this.effective(model);
     return {
       trace_file: this.file, trace_level: levelNames(s), trace_rate: String(s.rate),
-      trace_count: String(this.native.countLeft(model ?? null)), log_frequency: String(s.logFrequency), trace_mode: 'triton',
+      trace_count: String(this.native.countLeft(model ?? null)), log_frequency: String(s.logFrequency), trace_mode: this.mode,
     };
   }
 
@@ -137,12 +144,12 @@ export class TraceControl {
     for (const [name, value] of Object.entries(changes)) {
       if (value === null || value === undefined) {
         const keys = KEYS_OF[name];
-        if (!keys && !(TRACE_SETTING_NAMES as readonly string[]).includes(name)) parseSetting(name, value, this.file);  // the unknown-name refusal
+        if (!keys && !(TRACE_SETTING_NAMES as readonly string[]).includes(name)) parseSetting(name, value, this.file, this.mode);  // the unknown-name refusal
         if (model === undefined) throw ProtocolError.badRequest(`the global trace setting '${clientText(name)}' cannot be cleared; give it a value`);
         cleared.push(...(keys ?? []));
         continue;
       }
-      Object.assign(set, parseSetting(name, value, this.file));
+      Object.assign(set, parseSetting(name, value, this.file, this.mode));
     }
     if (model !== undefined && set.logFrequency !== undefined) {
       if (set.logFrequency !== this.global.logFrequency) {
@@ -158,7 +165,7 @@ export class TraceControl {
       if (Object.keys(mine).length === 0) nextOwn.delete(model);
       else nextOwn.set(model, mine);
     }
-    TraceControl.checkFile(this.file, traces(nextGlobal) || [...nextOwn.values()].some(traces));
+    this.checkFile(traces(nextGlobal) || [...nextOwn.values()].some(traces));
 
     // Checked: apply. A count sent (or a setting made) resets what is left to take.
     this.beforeChange?.();
@@ -183,7 +190,7 @@ export class TraceControl {
    * their parent) and the call that ends the trace once the request settles.
    */
   sampleJsRequest(model: string, version: string, request: InferRequest): { link: TraceLink; end: (done: Promise<unknown>) => void } | undefined {
-    const sampled = this.native.sample(model, version);
+    const sampled = this.native.sample(model, version, request.traceparent);
     if (!sampled) return undefined;
     const link = { id: sampled.id, timestamps: sampled.timestamps, tensors: sampled.tensors };
     return { link, end: traceJsRequest(this.native, { ...sampled, parentId: 0 }, model, version, request) };
@@ -205,8 +212,9 @@ export class TraceControl {
     return withCount ? { ...values, count: s.count } : values;
   }
 
-  private static checkFile(file: string, tracing: boolean): void {
-    if (tracing && file === '') {
+  /** In mode triton, traces need the file to go to; in mode opentelemetry, the receiver is always there. */
+  private checkFile(tracing: boolean): void {
+    if (tracing && this.mode === 'triton' && this.file === '') {
       throw ProtocolError.badRequest('tracing needs a trace file; start gebe serve with --trace-config triton,file=<path>');
     }
   }

@@ -1,3 +1,4 @@
+import { DEFAULT_OTEL_OPTIONS } from '../../../src/core/server/otel-exporter.js';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { parseSize, resolveServeOptions, type ServeFlags } from '../../../src/commands/serve/options.js';
@@ -49,9 +50,9 @@ describe('serve options', () => {
 
   it('takes Triton\'s --trace-config: the file\'s settings after triton,, the global ones alone, each checked as the trace API checks it', () => {
     const trace = (specs: string[]) => resolveServeOptions(undefined, { ...defaults, traceConfig: specs }, '/tmp').trace!;
-    expect(trace([])).toEqual({ file: '', setting: { timestamps: false, rate: 1000, count: -1, logFrequency: 0 } });
-    expect(trace(['triton,file=t.json', 'triton,log-frequency=50', 'rate=100', 'level=TIMESTAMPS', 'count=10', 'mode=triton'])).toEqual({
-      file: '/tmp/t.json', setting: { timestamps: true, tensors: false, rate: 100, count: 10, logFrequency: 50 },
+    expect(trace([])).toEqual({ mode: 'triton', file: '', setting: { timestamps: false, rate: 1000, count: -1, logFrequency: 0 }, otel: DEFAULT_OTEL_OPTIONS });
+    expect(trace(['triton,file=t.json', 'triton,log-frequency=50', 'rate=100', 'level=TIMESTAMPS', 'count=10', 'mode=triton'])).toMatchObject({
+      mode: 'triton', file: '/tmp/t.json', setting: { timestamps: true, tensors: false, rate: 100, count: 10, logFrequency: 50 },
     });
     // Levels add up, as Triton's repeated --trace-config level=.
     expect(trace(['triton,file=t.json', 'level=OFF', 'level=TIMESTAMPS']).setting.timestamps).toBe(true);
@@ -59,16 +60,34 @@ describe('serve options', () => {
     expect(() => trace(['rate=0'])).toThrow("--trace-config 'rate=0': trace setting 'trace_rate' \"0\" must be a whole number from 1 to 4294967295");
     expect(() => trace(['level=TENSORS'])).toThrow('--trace-config level=TENSORS needs a file to write the traces to');
     expect(trace(['triton,file=t.json', 'level=TENSORS']).setting).toMatchObject({ timestamps: false, tensors: true });
-    expect(() => trace(['mode=opentelemetry'])).toThrow("gebe writes Triton's JSON trace files only");
-    expect(() => trace(['opentelemetry,url=localhost:4318'])).toThrow("gebe writes Triton's JSON trace files only");
     expect(() => trace(['sampling=1'])).toThrow("--trace-config: unknown setting 'sampling'");
-    expect(() => trace(['rate'])).toThrow("--trace-config must be [triton,]<setting>=<value>, got 'rate'");
+    expect(() => trace(['rate'])).toThrow("--trace-config must be [triton,|opentelemetry,]<setting>=<value>, got 'rate'");
     expect(() => trace(['triton,file=/no/such/dir/t.json'])).toThrow('its directory does not exist');
     expect(() => trace(['triton,file=/tmp'])).toThrow('triton,file=/tmp: that is a directory');
     // Triton's older flags, as blog posts spell them.
     const older = resolveServeOptions(undefined, { ...defaults, traceFile: 'old.json', traceLevel: ['TIMESTAMPS'], traceRate: '10', traceCount: '5', traceLogFrequency: '2' }, '/tmp').trace;
-    expect(older).toEqual({ file: '/tmp/old.json', setting: { timestamps: true, tensors: false, rate: 10, count: 5, logFrequency: 2 } });
+    expect(older).toMatchObject({ file: '/tmp/old.json', setting: { timestamps: true, tensors: false, rate: 10, count: 5, logFrequency: 2 } });
     expect(() => resolveServeOptions(undefined, { ...defaults, traceRate: '0' }, '/tmp')).toThrow("--trace-config 'rate=0'");
+  });
+
+  it('takes Triton\'s --trace-config mode=opentelemetry and its exporter\'s settings, checked', () => {
+    const trace = (specs: string[]) => resolveServeOptions(undefined, { ...defaults, traceConfig: specs }, '/tmp').trace!;
+    // Any order: the mode decides what rate may be (0: only requests that propagate their context).
+    const o = trace(['level=TIMESTAMPS', 'rate=0', 'mode=opentelemetry', 'opentelemetry,url=collector:4318/v1/traces', 'opentelemetry,resource=service.name=triton',
+      'opentelemetry,resource=deployment=prod=eu', 'opentelemetry,bsp_max_queue_size=100', 'opentelemetry,bsp_schedule_delay=250', 'opentelemetry,bsp_max_export_batch_size=50']);
+    expect(o).toEqual({
+      mode: 'opentelemetry', file: '', setting: { timestamps: true, tensors: false, rate: 0, count: -1, logFrequency: 0 },
+      otel: { url: 'http://collector:4318/v1/traces', resource: { 'service.name': 'triton', deployment: 'prod=eu' }, maxQueueSize: 100, scheduleDelayMs: 250, maxExportBatchSize: 50 },
+    });
+    expect(trace(['mode=opentelemetry']).otel.url).toBe('http://localhost:4318/v1/traces');
+    expect(() => trace(['mode=zipkin'])).toThrow("--trace-config 'mode=zipkin': the modes are triton and opentelemetry");
+    expect(() => trace(['mode=opentelemetry', 'triton,file=t.json'])).toThrow('triton,file= writes Triton\'s trace files, which mode=opentelemetry does not');
+    expect(() => trace(['opentelemetry,url=ftp://x/y'])).toThrow('the receiver is reached over http or https, not ftp:');
+    expect(() => trace(['opentelemetry,url=http://[x'])).toThrow("'http://[x' is not a URL");
+    expect(() => trace(['opentelemetry,resource=novalue'])).toThrow('resource must be <key>=<value>');
+    expect(() => trace(['opentelemetry,bsp_max_queue_size=0'])).toThrow('bsp_max_queue_size must be a whole number from 1 to 1048576');
+    expect(() => trace(['opentelemetry,bsp_max_export_batch_size=4096'])).toThrow('bsp_max_export_batch_size=4096 is more than bsp_max_queue_size=2048');
+    expect(() => trace(['opentelemetry,headers=x'])).toThrow("unknown setting 'opentelemetry,headers'");
   });
 
   it('takes Triton\'s --cache-config local,size=<bytes> and --response-cache-byte-size (left out: no cache)', () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_OTEL_OPTIONS } from '../../../src/core/server/otel-exporter.js';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -289,7 +290,7 @@ describe('gebe serve exposure warning', () => {
     await local.done;
     expect(local.io.err()).not.toMatch(/unrestricted/);
     // With a trace file, the trace API too (a client could fill the disk with tensors).
-    const traced = start(options({ host: '0.0.0.0', httpRestrictions: restriction, grpcRestrictions: restriction, trace: { file: path.join(os.tmpdir(), 'never-written.json'), setting: DEFAULT_TRACE_SETTING } }));
+    const traced = start(options({ host: '0.0.0.0', httpRestrictions: restriction, grpcRestrictions: restriction, trace: { mode: 'triton', file: path.join(os.tmpdir(), 'never-written.json'), setting: DEFAULT_TRACE_SETTING, otel: DEFAULT_OTEL_OPTIONS } }));
     await traced.ready;
     traced.stop();
     await traced.done;

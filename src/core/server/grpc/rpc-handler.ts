@@ -18,7 +18,7 @@ import { GRPC_RESTRICTED_PREFIX, grpcRestrictedMessage, type RestrictedApi, type
 import { grpcRoot, toNumber, UndecodableMessage } from '../../kserve/grpc-proto.js';
 import { cudaSharedMemoryStatus, registerCudaSharedMemory } from '../shared-memory.js';
 import { traceChangesFromGrpc } from '../trace-settings.js';
-import { forwardHeaders } from '../header-forwarding.js';
+import { forwardHeaders, takeTraceContext } from '../header-forwarding.js';
 
 /** What a call gets back: OK with the response message's bytes, or an error status. */
 export interface RpcResult {
@@ -108,6 +108,7 @@ function methods(s: InferenceService, headerForwardPattern: RegExp | undefined):
   const infer = (msg: GrpcInferRequestMessage, signal?: AbortSignal, _emit?: unknown, metadata?: MetadataLookup, received?: FrontEndArrival): Promise<Record<string, unknown>> => {
     const request = decodeGrpcInferRequest(msg, s.sharedMemory);
     forwardHeaders(request, headerForwardPattern, metadata?.entries?.() ?? []);
+    takeTraceContext(request, metadata?.entries?.() ?? []);
     const shared = grpcSharedOutputs(msg, s.sharedMemory);
     if (signal) request.signal = signal;
     if (received) request.received = received;
@@ -121,6 +122,8 @@ function methods(s: InferenceService, headerForwardPattern: RegExp | undefined):
     try {
       const request = decodeGrpcInferRequest(msg, s.sharedMemory);
       forwardHeaders(request, headerForwardPattern, metadata?.entries?.() ?? []);
+      takeTraceContext(request, metadata?.entries?.() ?? []);
+    takeTraceContext(request, metadata?.entries?.() ?? []);
       const shared = grpcSharedOutputs(msg, s.sharedMemory);
       if (signal) request.signal = signal;
       if (received) request.received = received;

@@ -8,7 +8,7 @@ import type { InferenceService } from '../inference-service.js';
 import { ProtocolError, toProtocolError } from '../../kserve/protocol-error.js';
 import type { RestrictedApi } from '../restricted-api.js';
 import { cudaSharedMemoryStatus, registerCudaSharedMemory } from '../shared-memory.js';
-import { forwardHeaders } from '../header-forwarding.js';
+import { forwardHeaders, takeTraceContext } from '../header-forwarding.js';
 import { decodeContentEncoding } from './body.js';
 import { AnswerStream, EMPTY, emptyAnswer, inferAnswer, JSON_HEADERS, jsonAnswer, type HttpAnswer } from './respond.js';
 import { decodeGenerateRequest, generateErrorText, generateResponseText } from '../../kserve/codec/generate.js';
@@ -190,6 +190,7 @@ async function handleInfer(ctx: RouteContext): Promise<HttpAnswer> {
   const body = await decodeContentEncoding(ctx.req.body, headers['content-encoding'], ctx.maxBody);
   const decoded = decodeHttpInferRequest(body, parseHeaderLength(headers['inference-header-content-length']), ctx.service.sharedMemory);
   forwardHeaders(decoded.request, ctx.headerForwardPattern, Object.entries(headers));
+  takeTraceContext(decoded.request, Object.entries(headers));
   if (ctx.req.signal) decoded.request.signal = ctx.req.signal;
   if (ctx.req.received) decoded.request.received = ctx.req.received;
   const response = await ctx.service.infer(ctx.model!, ctx.version, decoded.request, decoded.encoding.classes, 'HTTP');
@@ -202,6 +203,7 @@ async function generateRequest(ctx: RouteContext): Promise<InferRequest> {
   const model = ctx.service.models.resolve(ctx.model!, ctx.version);
   const request = decodeGenerateRequest(body, model.inputs, model.maxBatchSize > 0);
   forwardHeaders(request, ctx.headerForwardPattern, Object.entries(ctx.req.headers));
+  takeTraceContext(request, Object.entries(ctx.req.headers));
   if (ctx.req.signal) request.signal = ctx.req.signal;
   if (ctx.req.received) request.received = ctx.req.received;
   return request;

@@ -138,7 +138,7 @@ describe('the trace extension', () => {
       [{ trace_rate: '1e3' }, "trace setting 'trace_rate' \"1e3\" must be a whole number from 1 to 4294967295"],
       [{ trace_level: ['VERBOSE'] }, "trace setting 'trace_level' [\"VERBOSE\"]: the levels are OFF, TIMESTAMPS and TENSORS"],
       [{ trace_file: '/etc/passwd' }, 'trace file location can not be updated through network protocol; start gebe serve with --trace-config triton,file=<path>'],
-      [{ trace_mode: 'opentelemetry' }, "trace setting 'trace_mode' \"opentelemetry\": gebe writes Triton's trace files only (mode 'triton')"],
+      [{ trace_mode: 'opentelemetry' }, "trace setting 'trace_mode' \"opentelemetry\": the server traces in mode 'triton', fixed at start (--trace-config mode=triton|opentelemetry)"],
       [{ trace_sampling: '1' }, "unknown trace setting 'trace_sampling'; the settings are trace_file, trace_level, trace_rate, trace_count, log_frequency, trace_mode"],
       [{ trace_rate: '7', trace_count: null }, "the global trace setting 'trace_count' cannot be cleared; give it a value"],
     ];
