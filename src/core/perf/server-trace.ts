@@ -35,7 +35,8 @@ export async function applyServerTrace(target: OpenTarget, model: string, trace:
     throw err;
   }
   const levels = ([] as string[]).concat(answer.trace_level ?? []).join(',');
-  const file = typeof answer.trace_file === 'string' && answer.trace_file !== '' ? `; traces go to ${answer.trace_file} on the server` : '';
+  const file = answer.trace_mode === 'opentelemetry' ? '; traces go to the server\'s OpenTelemetry receiver'
+    : typeof answer.trace_file === 'string' && answer.trace_file !== '' ? `; traces go to ${answer.trace_file} on the server` : '';
   stderr.write(`tracing '${model}' on the server: level ${levels}, rate ${answer.trace_rate}, count ${answer.trace_count}, log_frequency ${answer.log_frequency}${file}\n`);
   return undo;
 }
