@@ -4,8 +4,6 @@
  * buckets its config's model_metrics names (default Triton's 100, 500, 2000, 5000). Each decoupled
  * model JS runs (Python, ensembles) times its requests' callbacks with `timed`.
  */
-import type { DecoupledResponse } from './types.js';
-
 export interface HistogramReading {
   /** The buckets' upper bounds (ms), increasing; the +Inf bucket is `count`. */
   bucketsMs: readonly number[];
@@ -31,8 +29,11 @@ export class FirstResponseHistogram {
     if (i >= 0) this.counts[i]! += 1;
   }
 
-  /** `onResponse`, observing the time from now to the first response it carries (outputs or an error). */
-  timed(onResponse: (r: DecoupledResponse) => void): (r: DecoupledResponse) => void {
+  /**
+   * `onResponse` (a decoupled request's, types.ts' DecoupledResponse), observing the time from now
+   * to the first response it carries (outputs or an error).
+   */
+  timed<R extends { response?: unknown; error?: unknown }>(onResponse: (r: R) => void): (r: R) => void {
     const start = process.hrtime.bigint();
     let first = true;
     return (r) => {
