@@ -17,10 +17,10 @@ describe('FirstResponseHistogram', () => {
   it('times the first response of a request, not the later ones nor a lone final flag', () => {
     const h = new FirstResponseHistogram([1e9]);
     const seen: DecoupledResponse[] = [];
-    const finalOnly = h.timed((r) => seen.push(r));
+    const finalOnly = h.timed<DecoupledResponse>((r) => seen.push(r));
     finalOnly({ final: true });
     expect(h.read().count).toBe(0);
-    const on = h.timed((r) => seen.push(r));
+    const on = h.timed<DecoupledResponse>((r) => seen.push(r));
     on({ final: true });
     on({ error: new InferError('bad'), final: false });
     on({ response: { modelName: 'm', modelVersion: '1', outputs: [] }, final: false });
