@@ -1,27 +1,8 @@
 import type { RuleCases } from '../rule-tester.js';
-
-const head = `name: "m"
-backend: "python"
-max_batch_size: 0
-input [ { name: "IN" data_type: TYPE_INT32 dims: [ 1 ] } ]
-output [ { name: "OUT" data_type: TYPE_INT32 dims: [ 1 ] } ]
-model_transaction_policy { decoupled: true }
-`;
+import { head, validModelMetrics } from './MODEL_METRICS_INVALID.cases.js';
 
 export default {
-  valid: [
-    {
-      config: `${head}model_metrics {
-  metric_control [
-    {
-      metric_identifier { family: "nv_inference_first_response_histogram_ms" }
-      histogram_options { buckets: [ 1, 2, 4, 8 ] }
-    }
-  ]
-}
-`,
-    },
-  ],
+  valid: [{ config: validModelMetrics }],
   invalid: [
     {
       name: "Triton's QA: a family that cannot be customized",

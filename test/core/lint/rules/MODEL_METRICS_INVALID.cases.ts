@@ -1,6 +1,7 @@
 import type { RuleCases } from '../rule-tester.js';
 
-const head = `name: "m"
+/** A decoupled Python model's config, which model_metrics is for (MODEL_METRICS_FAMILY_UNKNOWN's cases use it too). */
+export const head = `name: "m"
 backend: "python"
 max_batch_size: 0
 input [ { name: "IN" data_type: TYPE_INT32 dims: [ 1 ] } ]
@@ -8,10 +9,8 @@ output [ { name: "OUT" data_type: TYPE_INT32 dims: [ 1 ] } ]
 model_transaction_policy { decoupled: true }
 `;
 
-export default {
-  valid: [
-    {
-      config: `${head}model_metrics {
+/** Triton's QA valid_model_metrics. */
+export const validModelMetrics = `${head}model_metrics {
   metric_control [
     {
       metric_identifier { family: "nv_inference_first_response_histogram_ms" }
@@ -19,8 +18,11 @@ export default {
     }
   ]
 }
-`,
-    },
+`;
+
+export default {
+  valid: [
+    { config: validModelMetrics },
     { name: 'no model_metrics', config: head },
   ],
   invalid: [

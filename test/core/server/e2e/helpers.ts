@@ -63,6 +63,22 @@ export async function startRealServer(repo: string, mode: ControlMode = 'none', 
   };
 }
 
+/**
+ * Adds `pipeline`, an ensemble of the one mnist step (IMAGE → LOGITS), to a repository made by
+ * mnistRepository: JS runs it, so it exercises what JS does for ensembles. `extra` is appended to
+ * its config.
+ */
+export function writeMnistPipeline(repo: string, extra = ''): void {
+  mkdirSync(path.join(repo, 'pipeline', '1'), { recursive: true });
+  writeFileSync(path.join(repo, 'pipeline', 'config.pbtxt'), `name: "pipeline"
+platform: "ensemble"
+max_batch_size: 16
+input [{ name: "IMAGE" data_type: TYPE_FP32 dims: [1, 28, 28] }]
+output [{ name: "LOGITS" data_type: TYPE_FP32 dims: [10] }]
+ensemble_scheduling { step [{ model_name: "mnist" model_version: -1 input_map { key: "image" value: "IMAGE" } output_map { key: "logits" value: "LOGITS" } }] }
+${extra}`);
+}
+
 /** One tensor of a binary-extension infer request (its bytes follow the JSON header; FP32 unless said). */
 export interface BinaryInput {
   name: string;

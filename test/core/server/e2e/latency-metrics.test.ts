@@ -14,7 +14,7 @@ import { call, grpcClient, streamInfer } from '../helpers/grpc-client.js';
 import { postJson } from '../helpers/http-client.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
 import { DEFAULT_LATENCY_METRICS } from '../../../../src/core/server/latency-metrics.js';
-import { mnistRepository, startRealServer, writeParametersModel, type RealServer } from './helpers.js';
+import { mnistRepository, startRealServer, writeMnistPipeline, writeParametersModel, type RealServer } from './helpers.js';
 
 const image = { name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] };
 const digit = (seed: number) => new Float32Array(784).map((_, i) => ((i + seed) % 7) / 8);
@@ -49,14 +49,7 @@ describe('latency summaries of executor models, cached models and ensembles', ()
     cpSync(path.join(repo, 'mnist'), path.join(repo, 'cached'), { recursive: true });
     const config = path.join(repo, 'cached', 'config.pbtxt');
     writeFileSync(config, readFileSync(config, 'utf8').replace('name: "mnist"', 'name: "cached"') + '\nresponse_cache { enable: true }\n');
-    mkdirSync(path.join(repo, 'pipeline', '1'), { recursive: true });
-    writeFileSync(path.join(repo, 'pipeline', 'config.pbtxt'), `name: "pipeline"
-platform: "ensemble"
-max_batch_size: 16
-input [{ name: "IMAGE" data_type: TYPE_FP32 dims: [1, 28, 28] }]
-output [{ name: "LOGITS" data_type: TYPE_FP32 dims: [10] }]
-ensemble_scheduling { step [{ model_name: "mnist" model_version: -1 input_map { key: "image" value: "IMAGE" } output_map { key: "logits" value: "LOGITS" } }] }
-`);
+    writeMnistPipeline(repo);
     server = await startRealServer(repo, 'none', [], undefined, {
       responseCacheBytes: 1 << 20,
       latencyMetrics: { ...DEFAULT_LATENCY_METRICS, summaries: true, quantiles: [0.5, 0.9, 0.99] },

@@ -7,16 +7,14 @@
  * down costs spans, never a request.
  */
 import http from 'node:http';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { postJson } from '../helpers/http-client.js';
 import { silentLogger, type Logger } from '../../../../src/core/server/logger.js';
 import { DEFAULT_OTEL_OPTIONS } from '../../../../src/core/server/otel-exporter.js';
-import { mnistRepository, startRealServer, type RealServer } from './helpers.js';
+import { mnistRepository, startRealServer, writeMnistPipeline, type RealServer } from './helpers.js';
 
 interface Span {
   traceId: string; spanId: string; parentSpanId: string; name: string; kind: number;
@@ -48,13 +46,6 @@ async function receiver(): Promise<{ url: string; exports: Export[]; spans(): Sp
   };
 }
 
-const ENSEMBLE = `name: "pipeline"
-platform: "ensemble"
-max_batch_size: 16
-input [{ name: "IMAGE" data_type: TYPE_FP32 dims: [1, 28, 28] }]
-output [{ name: "LOGITS" data_type: TYPE_FP32 dims: [10] }]
-ensemble_scheduling { step [{ model_name: "mnist" model_version: -1 input_map { key: "image" value: "IMAGE" } output_map { key: "logits" value: "LOGITS" } }] }
-`;
 const CLIENT_TRACE = '0af7651916cd43dd8448eb211c12666c';
 const CLIENT_SPAN = 'b7ad6b7169242424';
 const TRACEPARENT = `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`;
@@ -84,8 +75,7 @@ describe('OpenTelemetry trace mode', () => {
   beforeAll(async () => {
     otel = await receiver();
     const repo = mnistRepository();
-    mkdirSync(path.join(repo, 'pipeline', '1'), { recursive: true });
-    writeFileSync(path.join(repo, 'pipeline', 'config.pbtxt'), ENSEMBLE);
+    writeMnistPipeline(repo);
     server = await startRealServer(repo, 'none', [], undefined, {
       trace: {
         mode: 'opentelemetry', file: '', setting: { timestamps: true, rate: 1, count: -1, logFrequency: 0 },

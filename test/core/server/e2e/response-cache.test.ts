@@ -13,7 +13,7 @@ import { call, grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { binaryBody, getJson, postBinary, postJson } from '../helpers/http-client.js';
 import { silentLogger, type Logger } from '../../../../src/core/server/logger.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
-import { mnistRepository, startRealServer, writeParametersModel, type RealServer } from './helpers.js';
+import { mnistRepository, startRealServer, writeMnistPipeline, writeParametersModel, type RealServer } from './helpers.js';
 
 const CACHED = '\nresponse_cache { enable: true }\n';
 const image = { name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] };
@@ -123,14 +123,7 @@ describe('the response cache of an executor model', () => {
 describe('the response cache of an ensemble', () => {
   it('answers a repeated request to the ensemble without running its steps', async () => {
     const repo = mnistRepository();
-    mkdirSync(path.join(repo, 'pipeline', '1'), { recursive: true });
-    writeFileSync(path.join(repo, 'pipeline', 'config.pbtxt'), `name: "pipeline"
-platform: "ensemble"
-max_batch_size: 16
-input [{ name: "IMAGE" data_type: TYPE_FP32 dims: [1, 28, 28] }]
-output [{ name: "LOGITS" data_type: TYPE_FP32 dims: [10] }]
-ensemble_scheduling { step [{ model_name: "mnist" model_version: -1 input_map { key: "image" value: "IMAGE" } output_map { key: "logits" value: "LOGITS" } }] }
-${CACHED}`);
+    writeMnistPipeline(repo, CACHED);
     const server = await startRealServer(repo, 'none', [], undefined, { responseCacheBytes: 1 << 20 });
     try {
       const infer = () => postJson(`${server.http}/v2/models/pipeline/infer`, { inputs: [{ name: 'IMAGE', datatype: 'FP32', shape: [1, 1, 28, 28], data: [...digit(4)] }] });

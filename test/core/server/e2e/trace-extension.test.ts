@@ -5,33 +5,24 @@
  * model's own (null clears a model's value); bad settings are refused whole, in one wording for
  * both protocols; log_frequency splits the output into numbered files.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, callError, grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { binaryBody, getJson, postBinary, postJson } from '../helpers/http-client.js';
-import { mnistRepository, startRealServer, type RealServer } from './helpers.js';
+import { mnistRepository, startRealServer, writeMnistPipeline, type RealServer } from './helpers.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-trace-'));
 const file = path.join(dir, 'trace.json');
 let server: RealServer;
 let grpc: GrpcClient;
 
-/** An ensemble of the one mnist step: JS runs it, so JS traces it. */
-const ENSEMBLE = `name: "pipeline"
-platform: "ensemble"
-max_batch_size: 16
-input [{ name: "IMAGE" data_type: TYPE_FP32 dims: [1, 28, 28] }]
-output [{ name: "LOGITS" data_type: TYPE_FP32 dims: [10] }]
-ensemble_scheduling { step [{ model_name: "mnist" model_version: -1 input_map { key: "image" value: "IMAGE" } output_map { key: "logits" value: "LOGITS" } }] }
-`;
 
 beforeAll(async () => {
   const repo = mnistRepository();
-  mkdirSync(path.join(repo, 'pipeline', '1'), { recursive: true });
-  writeFileSync(path.join(repo, 'pipeline', 'config.pbtxt'), ENSEMBLE);
+  writeMnistPipeline(repo);
   server = await startRealServer(repo, 'none', [], undefined, {
     trace: { file, setting: { timestamps: true, rate: 1, count: -1, logFrequency: 0 } },
   });
