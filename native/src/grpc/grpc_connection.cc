@@ -382,8 +382,10 @@ void GrpcConnection::Dispatch(Stream* s, std::shared_ptr<std::string> message) {
       answer.stream_id = stream_id;
       mailbox->Post(std::move(answer));
     };
-    std::string_view traceparent;
-    for (const auto& [name, value] : s->metadata) if (name == "traceparent") traceparent = value;
+    std::string_view traceparent;  // looked for only while something is traced
+    if (TracingOn()) {
+      for (const auto& [name, value] : s->metadata) if (name == "traceparent") traceparent = value;
+    }
     if (route->TryHandle(message, s->streaming, s->cancel, std::move(reply), read_start_ns, traceparent)) return;
   }
   if (!s->cancel->notify) {
