@@ -163,7 +163,11 @@ class Tensor:
 
 
 class InferenceTrace:
-    """A request's trace (request.trace()): gebe does not trace requests, so there is no context."""
+    """A request's trace (request.trace()): a BLS request built with trace=request.trace() of a
+    traced request is traced as its child. gebe hands model.py no OpenTelemetry context."""
+
+    def __init__(self, trace_id=None):
+        self._id = trace_id
 
     def get_context(self, mode="opentelemetry"):
         return None
@@ -219,7 +223,7 @@ class InferenceRequest:
     """A request given to execute(), or (built by model.py) a BLS request to another model: exec()."""
 
     def __init__(self, model_name="", inputs=None, requested_output_names=None, model_version=-1,
-                 request_id="", correlation_id=0, flags=0, timeout=0, parameters=None, **_ignored):
+                 request_id="", correlation_id=0, flags=0, timeout=0, parameters=None, trace=None, **_ignored):
         self._model_name = model_name
         self._inputs = list(inputs or [])
         self._requested = list(requested_output_names or [])
@@ -229,6 +233,7 @@ class InferenceRequest:
         self._flags = flags
         self._timeout = timeout
         self._parameters = _parameters_json(parameters)
+        self._trace = trace if isinstance(trace, InferenceTrace) else InferenceTrace()
 
     def inputs(self):
         return self._inputs
@@ -249,8 +254,8 @@ class InferenceRequest:
         return self._timeout
 
     def trace(self):
-        """The request's trace: gebe traces nothing, so it has no context to hand on."""
-        return InferenceTrace()
+        """The request's trace: hand it to a BLS request (trace=request.trace()) to trace that as its child."""
+        return self._trace
 
     def parameters(self):
         return self._parameters

@@ -10,7 +10,8 @@
 import type { DecoupledResponse, InferError, InferRequest, LoadedModel } from '../executor/types.js';
 import type { ModelLookup } from '../server/model-lookup.js';
 import type { EnsemblePlan } from './plan.js';
-import { failOnce, stepError, stepOutputs, stepRequest, traceJsStep, type BoardTensor } from './run-request.js';
+import { failOnce, stepError, stepOutputs, stepRequest, type BoardTensor } from './run-request.js';
+import { traceJsStep } from '../executor/trace-addon.js';
 
 class Flow {
   readonly own = new Map<string, BoardTensor>();

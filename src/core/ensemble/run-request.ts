@@ -11,7 +11,7 @@ import type { ModelLookup } from '../server/model-lookup.js';
 import { ProtocolError } from '../kserve/protocol-error.js';
 import { whenAborted } from '../executor/cancellation.js';
 import { reshapeForReader } from './batch-shape.js';
-import { nativeTrace, traceJsRequest } from '../executor/trace-addon.js';
+import { traceJsStep } from '../executor/trace-addon.js';
 import type { EnsemblePlan, EnsembleStep } from './plan.js';
 
 /** A tensor on the ensemble's board, with the batch size it was made with (0: not batched). */
@@ -94,20 +94,6 @@ async function runStep(lookup: ModelLookup, step: EnsembleStep, board: Map<strin
   const response = model.infer(request);
   traced?.(response);
   return stepOutputs(model, step, request, await response);
-}
-
-/**
- * A step of a traced ensemble request on a model JS runs (a Python model, an inner ensemble) is
- * traced as the ensemble's child from now until the promise given to the returned call settles;
- * an executor model's step is traced natively (undefined here).
- */
-export function traceJsStep(model: LoadedModel, request: InferRequest): ((done: Promise<unknown>) => void) | undefined {
-  const parent = request.parentTrace;
-  if (parent === undefined || model.nativeModel?.()) return undefined;
-  const trace = nativeTrace();
-  const link = { ...parent, id: trace.child(parent.id) };
-  request.trace = link;  // an inner ensemble's steps are this step's children
-  return traceJsRequest(trace, { ...link, parentId: parent.id, last: false }, model.name, model.version, request);
 }
 
 /**

@@ -1,7 +1,7 @@
 /** The addon's half of the trace extension (native/src/trace/): sampling and the finished traces. */
 import { nativeModule } from './native.js';
 import { TRACE_STAMPS } from './trace-record.js';
-import type { FrontEndArrival, InferRequest, InferTensor, NativeRequestTrace, TraceLink, TracedTensor } from './types.js';
+import type { FrontEndArrival, InferRequest, InferTensor, LoadedModel, NativeRequestTrace, TraceLink, TracedTensor } from './types.js';
 
 export type { NativeRequestTrace, TracedTensor } from './types.js';
 
@@ -70,6 +70,21 @@ export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parent
     };
     done.then(end, () => end());
   };
+}
+
+/**
+ * A child request of a traced request on a model JS runs (an ensemble's step, a Python model's BLS
+ * request, on a Python model or an inner ensemble) is traced as the parent's child from now until
+ * the promise given to the returned call settles; on an executor model it is traced natively
+ * (undefined here: the native core makes the child trace from `parentTrace`).
+ */
+export function traceJsStep(model: LoadedModel, request: InferRequest): ((done: Promise<unknown>) => void) | undefined {
+  const parent = request.parentTrace;
+  if (parent === undefined || model.nativeModel?.()) return undefined;
+  const trace = nativeTrace();
+  const link = { ...parent, id: trace.child(parent.id) };
+  request.trace = link;  // an inner ensemble's steps are this step's children
+  return traceJsRequest(trace, { ...link, parentId: parent.id, last: false }, model.name, model.version, request);
 }
 
 export function nativeTrace(): NativeTrace {

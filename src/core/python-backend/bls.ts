@@ -14,6 +14,8 @@ import { inlineBytes, toInline } from './inline-tensors.js';
 import { latestVersion, type ModelLookup } from '../server/model-lookup.js';
 import type { ControlMessage } from './control-channel.js';
 import { align, type SharedArena } from './shared-arena.js';
+import { heldTracedRequest } from './traced-requests.js';
+import { traceJsStep } from '../executor/trace-addon.js';
 
 
 const MAX_TENSORS = 1024;
@@ -26,15 +28,21 @@ export function runBls(message: ControlMessage, arena: SharedArena, lookup: Mode
   return runOneResponse(message, arena, lookup, caller).then(send);
 }
 
-/** The model a BLS request names, and the request to run on it. */
-function blsTarget(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined): { request: BlsRequest; target: LoadedModel; infer: InferRequest } {
+/**
+ * The model a BLS request names, the request to run on it, and `traced`, which takes the run's
+ * promise: a request built with trace=request.trace() of a traced request is traced as its child
+ * until the run settles (natively on an executor model).
+ */
+function blsTarget(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined):
+  { request: BlsRequest; target: LoadedModel; infer: InferRequest; traced: <T>(run: Promise<T>) => Promise<T> } {
   if (!lookup) throw new Error(`BLS requests need a server's models: ${NO_SERVER_HERE}`);
   const request = blsRequest(message, arena);
   const target = lookup.resolve(request.model, request.version);
-  return {
-    request, target,
-    infer: { id: request.id, inputs: request.inputs, outputs: request.outputs.length > 0 ? request.outputs : undefined, ...blsRequestOptions(message) },
-  };
+  const infer: InferRequest = { id: request.id, inputs: request.inputs, outputs: request.outputs.length > 0 ? request.outputs : undefined, ...blsRequestOptions(message) };
+  const parent = heldTracedRequest(message.trace);
+  if (parent) infer.parentTrace = parent;
+  const end = traceJsStep(target, infer);
+  return { request, target, infer, traced: (run) => (end?.(run), run) };
 }
 
 /** A BLS request's failure as model.py sees it (Triton's words). */
@@ -44,8 +52,8 @@ function blsFailure(caller: string, err: unknown): string {
 
 async function runOneResponse(message: ControlMessage, arena: SharedArena, lookup: ModelLookup | undefined, caller: string): Promise<ControlMessage> {
   try {
-    const { request, target, infer } = blsTarget(message, arena, lookup);
-    return writeOutputs(await target.infer(infer), request.model, message.out_offset, arena);
+    const { request, target, infer, traced } = blsTarget(message, arena, lookup);
+    return writeOutputs(await traced(target.infer(infer)), request.model, message.out_offset, arena);
   } catch (err) {
     return { op: 'bls_result', error: blsFailure(caller, err) };
   }
@@ -89,8 +97,8 @@ async function runDeferred(message: ControlMessage, arena: SharedArena, lookup: 
   try {
     const held = heldResponses.get(arena) ?? new Map<unknown, { model: string; response: InferResponse }>();
     heldResponses.set(arena, held);
-    const { request, target, infer } = blsTarget(message, arena, lookup);
-    const response = await target.infer(infer);
+    const { request, target, infer, traced } = blsTarget(message, arena, lookup);
+    const response = await traced(target.infer(infer));
     const size = outputBytes(response);
     // A small answer comes at once in the message: the round trip of a fetch costs more than its copy.
     if (size <= INLINE_ANSWER_BYTES) return reply({ op: 'bls_result', inline: true, outputs: response.outputs.map(toInline), ...replyParameters(response) });
@@ -138,11 +146,11 @@ async function runInlineBls(message: ControlMessage, arena: SharedArena, lookup:
     reply({ outputs, final: r.final, ...replyParameters(r.response) });
   };
   try {
-    const { target, infer } = blsTarget(message, arena, lookup);
+    const { target, infer, traced } = blsTarget(message, arena, lookup);
     // The inputs are copied: the stub reuses the arena while the target may still read them.
     if (message.inline !== true) infer.inputs = infer.inputs.map((t) => ({ ...t, data: t.data.slice() }));
-    if (stream && target.decoupled && target.inferDecoupled) await target.inferDecoupled(infer, respond);
-    else respond({ response: await target.infer(infer), final: true });
+    if (stream && target.decoupled && target.inferDecoupled) await traced(target.inferDecoupled(infer, respond));
+    else respond({ response: await traced(target.infer(infer)), final: true });
   } catch (err) {
     respond({ error: err instanceof Error ? err : new Error(String(err)), final: true });
   }

@@ -17,6 +17,7 @@ import {
 } from '../executor/types.js';
 import type { LatencySummaries } from '../executor/latency-summaries.js';
 import { FirstResponseHistogram, type HistogramReading } from '../executor/first-response-histogram.js';
+import { holdTracedRequest } from './traced-requests.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
 import { abortError, whenAborted } from '../executor/cancellation.js';
 import type { Logger } from '../server/logger.js';
@@ -155,8 +156,12 @@ export class PythonModel implements LoadedModel {
       return Promise.reject(new InferError(`the request's parameters take ${parameterBytes} bytes as JSON, more than the ${MAX_PARAMETER_BYTES} a Python model takes`, 'INVALID_ARGUMENT'));
     }
     if (request.signal?.aborted) return Promise.reject(abortError(request.signal));
-    return new Promise<InferResponse | void>((resolve, reject) => {
+    return new Promise<InferResponse | void>((settleOk, settleFailed) => {
       const step = valid.sequence ?? (this.spec.sequence?.iterative ? this.iterativeStep() : undefined);
+      // A traced request is held while the model has it: its BLS requests may be traced as its children.
+      const letGo = request.trace ? holdTracedRequest(request.trace) : undefined;
+      const resolve = letGo ? (v: InferResponse | void) => (letGo(), settleOk(v)) : settleOk;
+      const reject = letGo ? (e: unknown) => (letGo(), settleFailed(e)) : settleFailed;
       const queued: Queued = { request, rows, step, enqueued: process.hrtime.bigint(), resolve, reject, detach: () => undefined, onResponse };
       if (this.sequences) {
         const refused = this.sequences.admit(queued as Queued & { step: SequenceStep });
@@ -398,6 +403,7 @@ export class PythonModel implements LoadedModel {
       }
       const running = stub.execute(batch.map((q) => ({
         id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [], parameters: q.request.parameters, timeoutUs: q.request.timeoutUs,
+        trace: q.request.trace?.id,
         sequence: q.step && { key: q.step.key, flags: (q.step.start ? 1 : 0) | (q.step.end ? 2 : 0) },
       })));
       // A client that goes away while model.py has its request (after the execute message, so the

@@ -65,6 +65,8 @@ export interface ExecuteRequest {
    * and its flags (TRITONSERVER_REQUEST_FLAG_SEQUENCE_START 1, END 2: flags()).
    */
   sequence?: { key: string; flags: number };
+  /** The request's trace id while it is traced (request.trace(): its BLS requests are traced as its children). */
+  trace?: number;
 }
 
 /** One request's answer from model.py: outputs copied out of shared memory, or its error. */
@@ -190,6 +192,7 @@ export class StubProcess {
       correlation: r.sequence?.key,
       timeout: r.timeoutUs ?? 0,
       flags: r.sequence?.flags ?? 0,
+      ...(r.trace !== undefined ? { trace: r.trace } : {}),
       inputs: r.inputs.map((t) => {
         offset = align(offset);
         this.arena.reserve(offset, t.data.byteLength, `input '${t.name}'`);

@@ -3,8 +3,9 @@
  * requests reach a real OTLP/HTTP receiver (a node:http server here, as an OpenTelemetry Collector
  * takes them) as Triton's spans: InferRequest, the model's span, compute, an ensemble's step under
  * the ensemble's span, with the front end's events, the resource attributes given, and a client's
- * W3C traceparent (HTTP header, gRPC metadata) continued, whatever the rate; a receiver that is
- * down costs spans, never a request.
+ * W3C traceparent (HTTP header, gRPC metadata) continued, whatever the rate; a Python model's BLS
+ * request made with trace=request.trace() under the Python model's span; a receiver that is down
+ * costs spans, never a request.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,9 @@ import { grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { postJson } from '../helpers/http-client.js';
 import { silentLogger, type Logger } from '../../../../src/core/server/logger.js';
 import { DEFAULT_OTEL_OPTIONS } from '../../../../src/core/server/otel-exporter.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pythonForTests } from '../../../helpers/python-env.js';
 import { mnistRepository, startRealServer, writeMnistPipeline, type RealServer } from './helpers.js';
 
 interface Span {
@@ -180,5 +184,55 @@ describe('OpenTelemetry trace mode with the receiver down', () => {
       await server.stop();
     }
     expect(warnings.filter((w) => w.startsWith('cannot export traces'))).toHaveLength(1);
+  });
+});
+
+const python = pythonForTests();
+
+describe.skipIf(!python.available)('OpenTelemetry trace mode with a BLS model', () => {
+  it('traces a BLS request made with trace=request.trace() under the Python model\'s span', async () => {
+    const otel = await receiver();
+    const repo = mnistRepository();
+    mkdirSync(path.join(repo, 'bls', '1'), { recursive: true });
+    writeFileSync(path.join(repo, 'bls', 'config.pbtxt'), [
+      'name: "bls"', 'backend: "python"', 'max_batch_size: 0',
+      'input [ { name: "image" data_type: TYPE_FP32 dims: [ 1, 1, 28, 28 ] } ]', 'output [ { name: "logits" data_type: TYPE_FP32 dims: [ 1, 10 ] } ]', '',
+    ].join('\n'));
+    writeFileSync(path.join(repo, 'bls', '1', 'model.py'), [
+      'import triton_python_backend_utils as pb_utils',
+      'class TritonPythonModel:',
+      '    def execute(self, requests):',
+      '        out = []',
+      '        for r in requests:',
+      '            image = pb_utils.get_input_tensor_by_name(r, "image")',
+      '            ask = lambda **kw: pb_utils.InferenceRequest(model_name="mnist", requested_output_names=["logits"], inputs=[pb_utils.Tensor("image", image.as_numpy())], **kw).exec()',
+      '            ask()  # not the request\'s child: no trace given',
+      '            ask(trace=pb_utils.InferenceTrace(987654))  # a trace the model does not hold: not a child either',
+      '            answer = ask(trace=r.trace())',
+      '            out.append(pb_utils.InferenceResponse([pb_utils.get_output_tensor_by_name(answer, "logits")]))',
+      '        return out',
+      '',
+    ].join('\n'));
+    const server = await startRealServer(repo, 'none', [], undefined, {
+      trace: { mode: 'opentelemetry', file: '', setting: { timestamps: true, rate: 1, count: -1, logFrequency: 0 }, otel: { ...DEFAULT_OTEL_OPTIONS, url: `http://${otel.url}`, scheduleDelayMs: 50 } },
+    });
+    try {
+      const res = await postJson(`${server.http}/v2/models/bls/infer`, { inputs: [image()] });
+      expect(res.status).toBe(200);
+      await until(() => otel.spans().length >= 10, 'ten spans');
+      await new Promise((r) => setTimeout(r, 300));
+      const spans = otel.spans();
+      // The BLS request given the request's trace is the Python model's child; the others are
+      // sampled on their own (rate 1), each a trace of its own, as any request to mnist.
+      const blsTrace = spans.find((s) => s.name === 'bls')!.traceId;
+      expect(tree(spans.filter((s) => s.traceId === blsTrace))).toEqual({ InferRequest: ['bls'], bls: ['mnist'], mnist: ['compute'] });
+      const others = spans.filter((s) => s.traceId !== blsTrace);
+      expect(new Set(others.map((s) => s.traceId)).size).toBe(2);
+      expect(others.map((s) => s.name).sort()).toEqual(['InferRequest', 'InferRequest', 'compute', 'compute', 'mnist', 'mnist']);
+      expect(spans).toHaveLength(10);
+    } finally {
+      await server.stop();
+      await otel.close();
+    }
   });
 });
