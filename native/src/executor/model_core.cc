@@ -207,6 +207,8 @@ void ModelCore::Deliver(std::unique_ptr<CompletedBatch> batch) {
   for (auto& r : batch->requests) {
     if (!r->trace || r->native_call) continue;
     r->trace->StampNow(TraceStamp::kRequestEnd);
+    // JS has the result from here (the completion call carries it): the response is complete.
+    r->trace->Stamp(TraceStamp::kInferResponseComplete, r->trace->ns[size_t(TraceStamp::kRequestEnd)]);
     if (r->trace->protocol == TraceProtocol::kNone) CollectTrace(std::move(r->trace));
   }
   // Natively taken requests go to their own sinks here, on this thread, even while the

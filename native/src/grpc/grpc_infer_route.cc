@@ -37,6 +37,7 @@ class GrpcCall : public NativeCall {
     answer.final = !stream_;
     RequestFailure answered = RequestFailure::Of(FailureReason::kInternal, kOutputsMismatch);
     if (request->ok() && batch) answered = Answer(*request, *batch, &answer);
+    if (request->trace) request->trace->StampNow(TraceStamp::kInferResponseComplete);
     if (request->ok() && answered.ok()) {
       answer.trace = std::move(request->trace);
       reply_(std::move(answer));

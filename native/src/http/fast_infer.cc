@@ -49,6 +49,7 @@ class FastCall : public NativeCall {
     HttpResponse response;
     RequestFailure answered = RequestFailure::Of(FailureReason::kInternal, kOutputsMismatch);
     if (request->ok() && batch) answered = Answer(*request, batch, &response);
+    if (request->trace) request->trace->StampNow(TraceStamp::kInferResponseComplete);
     if (request->ok() && answered.ok()) {
       response.trace = std::move(request->trace);
       respond_(std::move(response));

@@ -20,12 +20,13 @@ namespace gebe {
 
 // Triton's timestamps of a request, in the order they happen. kRecv* and kSend* are the front
 // end's (HTTP_RECV_* / GRPC_WAITREAD_*, HTTP_SEND_* / GRPC_SEND_*); a request queued from JS
-// has none of them.
+// has none of them. kInferResponseComplete (INFER_RESPONSE_COMPLETE): the response is complete
+// and in the hands of whoever sends it on (a native route's answer is encoded; JS has the result).
 enum class TraceStamp : uint8_t {
   kRecvStart, kRecvEnd, kRequestStart, kQueueStart, kComputeStart, kComputeInputEnd,
-  kComputeOutputStart, kComputeEnd, kRequestEnd, kSendStart, kSendEnd,
+  kComputeOutputStart, kComputeEnd, kRequestEnd, kInferResponseComplete, kSendStart, kSendEnd,
 };
-constexpr size_t kTraceStampCount = 11;
+constexpr size_t kTraceStampCount = 12;
 
 enum class TraceProtocol : uint8_t { kNone, kHttp, kGrpc };
 

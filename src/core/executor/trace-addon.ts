@@ -40,6 +40,7 @@ const RECV_START = TRACE_STAMPS.indexOf('RECV_START');
 const RECV_END = TRACE_STAMPS.indexOf('RECV_END');
 const REQUEST_START = TRACE_STAMPS.indexOf('REQUEST_START');
 const REQUEST_END = TRACE_STAMPS.indexOf('REQUEST_END');
+const INFER_RESPONSE_COMPLETE = TRACE_STAMPS.indexOf('INFER_RESPONSE_COMPLETE');
 
 const traced = (output: boolean) => (t: InferTensor): TracedTensor => ({ output, name: t.name, datatype: t.datatype, shape: t.shape, data: t.data });
 
@@ -59,6 +60,7 @@ export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parent
   return (done) => {
     const end = (result?: unknown) => {
       ns[REQUEST_END] = process.hrtime.bigint();
+      ns[INFER_RESPONSE_COMPLETE] = ns[REQUEST_END]!;  // the result is JS's as the request settles
       const outputs = (result as { outputs?: InferTensor[] } | undefined)?.outputs;
       if (sampled.tensors && Array.isArray(outputs)) tensors.push(...outputs.map(traced(true)));
       const finished: NativeRequestTrace = { id: sampled.id, parentId: sampled.parentId, model, version, protocol: received?.protocol ?? '',

@@ -7,7 +7,7 @@
 /** A trace's timestamps, in the native TraceStamp order (request_trace.h): a trace's `ns` follows it. */
 export const TRACE_STAMPS = [
   'RECV_START', 'RECV_END', 'REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END',
-  'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'SEND_START', 'SEND_END',
+  'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'INFER_RESPONSE_COMPLETE', 'SEND_START', 'SEND_END',
 ] as const;
 export type TraceStampName = (typeof TRACE_STAMPS)[number];
 

@@ -2,7 +2,7 @@
  * Triton's OpenTelemetry trace mode (`--trace-config mode=opentelemetry`): the traces the native
  * samplers collect (the same as Triton's JSON trace files hold) as OTLP spans, shaped as Triton's:
  * for each traced request a top-level span `InferRequest` (the front end's receive and send
- * timestamps as events), a span named after the model (REQUEST_START, QUEUE_START, REQUEST_END) and
+ * timestamps and INFER_RESPONSE_COMPLETE as events), a span named after the model (REQUEST_START, QUEUE_START, REQUEST_END) and
  * a `compute` span (COMPUTE_START, COMPUTE_INPUT_END, COMPUTE_OUTPUT_START, COMPUTE_END); an
  * ensemble's step is a model span under the ensemble's model span, in the same trace. Each span has
  * the attributes model_name, model_version, trace_id and parent_id (gebe's trace ids). A request
@@ -39,7 +39,7 @@ const PROTOCOL_NAMES: Record<string, Partial<Record<TraceStampName, string>>> = 
   http: { RECV_START: 'HTTP_RECV_START', RECV_END: 'HTTP_RECV_END', SEND_START: 'HTTP_SEND_START', SEND_END: 'HTTP_SEND_END' },
   grpc: { RECV_START: 'GRPC_WAITREAD_START', RECV_END: 'GRPC_WAITREAD_END', SEND_START: 'GRPC_SEND_START', SEND_END: 'GRPC_SEND_END' },
 };
-const ROOT_STAMPS: readonly TraceStampName[] = ['RECV_START', 'RECV_END', 'SEND_START', 'SEND_END'];
+const ROOT_STAMPS: readonly TraceStampName[] = ['RECV_START', 'RECV_END', 'INFER_RESPONSE_COMPLETE', 'SEND_START', 'SEND_END'];
 const MODEL_STAMPS: readonly TraceStampName[] = ['REQUEST_START', 'QUEUE_START', 'REQUEST_END'];
 const COMPUTE_STAMPS: readonly TraceStampName[] = ['COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END'];
 

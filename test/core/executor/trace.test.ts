@@ -40,7 +40,7 @@ describe('tracing requests queued from JS', () => {
     expect(dropped).toBe(0);
     expect(traces.map((t) => [t.model, t.version, t.protocol, t.last])).toEqual([['mnist', '1', '', false], ['mnist', '1', '', true]]);
     const names = JSON.parse(traceEntries(traces[0]!)[1]!).timestamps.map((s: { name: string }) => s.name);
-    expect(names).toEqual(['REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END']);
+    expect(names).toEqual(['REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'INFER_RESPONSE_COMPLETE']);
     // Another model follows the global setting, which is off.
     expect(trace.countLeft('other')).toBe(-1);
   });

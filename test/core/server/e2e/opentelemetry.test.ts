@@ -105,7 +105,8 @@ describe('OpenTelemetry trace mode', () => {
     expect(tree(spans)).toEqual({ InferRequest: ['mnist'], mnist: ['compute'] });
     const byName = Object.fromEntries(spans.map((s) => [s.name, s]));
     expect(byName.InferRequest!.parentSpanId).toBe('');
-    expect(byName.InferRequest!.events.map((e) => e.name)).toEqual(['HTTP_RECV_START', 'HTTP_RECV_END', 'HTTP_SEND_START', 'HTTP_SEND_END']);
+    // Triton's root events (its L0_trace test's list).
+    expect(byName.InferRequest!.events.map((e) => e.name)).toEqual(['HTTP_RECV_START', 'HTTP_RECV_END', 'INFER_RESPONSE_COMPLETE', 'HTTP_SEND_START', 'HTTP_SEND_END']);
     expect(byName.mnist!.events.map((e) => e.name)).toEqual(['REQUEST_START', 'QUEUE_START', 'REQUEST_END']);
     expect(byName.compute!.events.map((e) => e.name)).toEqual(['COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END']);
     expect(byName.mnist!.attributes).toContainEqual({ key: 'model_name', value: { stringValue: 'mnist' } });
@@ -155,7 +156,7 @@ describe('OpenTelemetry trace mode', () => {
         [CLIENT_TRACE, CLIENT_SPAN], [CLIENT_TRACE, 'c7ad6b7169242424'], [CLIENT_TRACE, 'd7ad6b7169242424'],
       ]);
       const grpcRoot = roots.find((r) => r.parentSpanId === 'c7ad6b7169242424')!;
-      expect(grpcRoot.events.map((e) => e.name)).toEqual(['GRPC_WAITREAD_START', 'GRPC_WAITREAD_END', 'GRPC_SEND_START', 'GRPC_SEND_END']);
+      expect(grpcRoot.events.map((e) => e.name)).toEqual(['GRPC_WAITREAD_START', 'GRPC_WAITREAD_END', 'INFER_RESPONSE_COMPLETE', 'GRPC_SEND_START', 'GRPC_SEND_END']);
       expect(otel.spans().every((s) => s.traceId === CLIENT_TRACE)).toBe(true);
       expect(otel.spans()).toHaveLength(3 + 3 + 4);
     } finally {

@@ -67,7 +67,7 @@ function traces(entries: Entry[]): Map<number, Trace> {
 }
 
 const HTTP_STAMPS = ['HTTP_RECV_START', 'HTTP_RECV_END', 'REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END',
-  'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'HTTP_SEND_START', 'HTTP_SEND_END'];
+  'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'INFER_RESPONSE_COMPLETE', 'HTTP_SEND_START', 'HTTP_SEND_END'];
 const GRPC_STAMPS = HTTP_STAMPS.map((n) => n.replace('HTTP_RECV', 'GRPC_WAITREAD').replace('HTTP_SEND', 'GRPC_SEND'));
 
 /** The logits of the request traced at level TENSORS. */
@@ -203,13 +203,13 @@ describe('the trace extension', () => {
     const ensembles = list.flatMap((t, i) => (t.model === 'pipeline' ? [i] : []));
     // JS answered them: the native front end timed the receive and, handed the trace with the answer, the send.
     expect(ensembles.map((i) => list[i]!.names)).toEqual([
-      ['HTTP_RECV_START', 'HTTP_RECV_END', 'REQUEST_START', 'REQUEST_END', 'HTTP_SEND_START', 'HTTP_SEND_END'],
-      ['GRPC_WAITREAD_START', 'GRPC_WAITREAD_END', 'REQUEST_START', 'REQUEST_END', 'GRPC_SEND_START', 'GRPC_SEND_END'],
+      ['HTTP_RECV_START', 'HTTP_RECV_END', 'REQUEST_START', 'REQUEST_END', 'INFER_RESPONSE_COMPLETE', 'HTTP_SEND_START', 'HTTP_SEND_END'],
+      ['GRPC_WAITREAD_START', 'GRPC_WAITREAD_END', 'REQUEST_START', 'REQUEST_END', 'INFER_RESPONSE_COMPLETE', 'GRPC_SEND_START', 'GRPC_SEND_END'],
     ]);
     for (const e of ensembles) {
       const step = list.find((t) => t.parent === ids[e])!;
       expect(step.model).toBe('mnist');
-      expect(step.names).toEqual(['REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END']);
+      expect(step.names).toEqual(['REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'INFER_RESPONSE_COMPLETE']);
       // The step runs inside the ensemble's request.
       expect(step.ns[0]).toBeGreaterThanOrEqual(list[e]!.ns[2]!);
       expect(step.ns.at(-1)).toBeLessThanOrEqual(list[e]!.ns[3]!);
