@@ -61,7 +61,10 @@ export class OtelExporter {
     this.enqueue(this.builder.add(traces));
   }
 
-  /** The server stops: the last spans go out (waiting at most EXPORT_TIMEOUT_MS for the receiver). */
+  /**
+   * The server stops: the last spans go out, waiting at most EXPORT_TIMEOUT_MS in all for the
+   * receiver (batches still unsent then are given up: a receiver that hangs does not hold the stop).
+   */
   async close(): Promise<void> {
     clearInterval(this.drainTimer);
     clearInterval(this.exportTimer);
@@ -69,7 +72,13 @@ export class OtelExporter {
     this.drain();
     this.enqueue(this.builder.flush());
     while (this.queue.length > 0) this.exportBatch();
-    await this.sending;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, EXPORT_TIMEOUT_MS);
+      timer.unref();
+    });
+    await Promise.race([this.sending, deadline]);
+    clearTimeout(timer);
   }
 
   private enqueue(spans: OtelSpan[]): void {
