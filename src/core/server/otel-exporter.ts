@@ -40,6 +40,7 @@ export class OtelExporter {
   private readonly queue: OtelSpan[] = [];
   private dropped = 0;
   private failing = false;
+  private abandoned = false;
   private sending: Promise<void> = Promise.resolve();
   private readonly drainTimer: NodeJS.Timeout;
   private readonly exportTimer: NodeJS.Timeout;
@@ -79,6 +80,7 @@ export class OtelExporter {
     });
     await Promise.race([this.sending, deadline]);
     clearTimeout(timer);
+    this.abandoned = true;  // batches still waiting are not sent after the stop
   }
 
   private enqueue(spans: OtelSpan[]): void {
@@ -111,6 +113,7 @@ export class OtelExporter {
   }
 
   private async post(body: string, count: number): Promise<void> {
+    if (this.abandoned) return;
     try {
       const res = await fetch(this.options.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS) });
       await res.arrayBuffer().catch(() => undefined);
