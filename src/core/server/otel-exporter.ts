@@ -1,9 +1,10 @@
 /**
  * Sends the traces of `--trace-config mode=opentelemetry` to an OTLP/HTTP receiver (an
  * OpenTelemetry Collector, Jaeger, Tempo: `POST <url>` with OTLP's JSON encoding), batched as
- * Triton's batch span processor does: spans wait in a queue of at most `maxQueueSize` (more are
- * dropped, and counted) and go out `maxExportBatchSize` at a time, when that many wait or every
- * `scheduleDelayMs`. A receiver that fails or does not answer within EXPORT_TIMEOUT_MS costs
+ * Triton's batch span processor does: spans wait in a queue of at most `maxQueueSize`, those
+ * being sent included (more are dropped, and counted: a slow receiver never grows the server's
+ * memory), and go out `maxExportBatchSize` at a time, when that many wait or every
+ * `scheduleDelayMs`. A receiver that fails or does not answer within `exportTimeoutMs` costs
  * the batch it was sent, never a request: serving goes on, and serve logs it once until a batch
  * gets through again.
  */
@@ -19,6 +20,8 @@ export interface OtelOptions {
   maxQueueSize: number;
   scheduleDelayMs: number;
   maxExportBatchSize: number;
+  /** How long one export may take (OTLP exporters' timeout, 10 s); at stop, the wait for all of them. */
+  exportTimeoutMs: number;
 }
 
 /** Triton's defaults (those of OpenTelemetry's batch span processor, and Triton's service name). */
@@ -28,10 +31,10 @@ export const DEFAULT_OTEL_OPTIONS: Readonly<OtelOptions> = {
   maxQueueSize: 2048,
   scheduleDelayMs: 5000,
   maxExportBatchSize: 512,
+  exportTimeoutMs: 10_000,
 };
 
 const DRAIN_INTERVAL_MS = 200;
-const EXPORT_TIMEOUT_MS = 10_000;
 
 export class OtelExporter {
   /** Unix minus steady-clock nanoseconds, taken once a drain so the spans of one trace agree. */
@@ -39,6 +42,8 @@ export class OtelExporter {
   private readonly builder = new OtelSpanBuilder((steady) => steady + this.offset);
   private readonly queue: OtelSpan[] = [];
   private dropped = 0;
+  /** Spans taken from the queue into batches not sent yet (they count against maxQueueSize). */
+  private inFlight = 0;
   private failing = false;
   private abandoned = false;
   private sending: Promise<void> = Promise.resolve();
@@ -63,7 +68,7 @@ export class OtelExporter {
   }
 
   /**
-   * The server stops: the last spans go out, waiting at most EXPORT_TIMEOUT_MS in all for the
+   * The server stops: the last spans go out, waiting at most `exportTimeoutMs` in all for the
    * receiver (batches still unsent then are given up: a receiver that hangs does not hold the stop).
    */
   async close(): Promise<void> {
@@ -75,7 +80,7 @@ export class OtelExporter {
     while (this.queue.length > 0) this.exportBatch();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, EXPORT_TIMEOUT_MS);
+      timer = setTimeout(resolve, this.options.exportTimeoutMs);
       timer.unref();
     });
     await Promise.race([this.sending, deadline]);
@@ -85,7 +90,7 @@ export class OtelExporter {
 
   private enqueue(spans: OtelSpan[]): void {
     for (const span of spans) {
-      if (this.queue.length >= this.options.maxQueueSize) this.dropped++;
+      if (this.queue.length + this.inFlight >= this.options.maxQueueSize) this.dropped++;
       else this.queue.push(span);
     }
     if (this.dropped > 0) {
@@ -109,13 +114,14 @@ export class OtelExporter {
         scopeSpans: [{ scope: { name: 'gebe', version: this.version }, spans }],
       }],
     });
-    this.sending = this.sending.then(() => this.post(body, spans.length));
+    this.inFlight += spans.length;
+    this.sending = this.sending.then(() => this.post(body, spans.length)).finally(() => (this.inFlight -= spans.length));
   }
 
   private async post(body: string, count: number): Promise<void> {
     if (this.abandoned) return;
     try {
-      const res = await fetch(this.options.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS) });
+      const res = await fetch(this.options.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(this.options.exportTimeoutMs) });
       await res.arrayBuffer().catch(() => undefined);
       if (!res.ok) throw new Error(`the receiver answered ${res.status}`);
       if (this.failing) this.log.info('trace export works again', { url: this.options.url });

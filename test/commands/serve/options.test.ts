@@ -77,7 +77,7 @@ describe('serve options', () => {
       'opentelemetry,resource=deployment=prod=eu', 'opentelemetry,bsp_max_queue_size=100', 'opentelemetry,bsp_schedule_delay=250', 'opentelemetry,bsp_max_export_batch_size=50']);
     expect(o).toEqual({
       mode: 'opentelemetry', file: '', setting: { timestamps: true, tensors: false, rate: 0, count: -1, logFrequency: 0 },
-      otel: { url: 'http://collector:4318/v1/traces', resource: { 'service.name': 'triton', deployment: 'prod=eu' }, maxQueueSize: 100, scheduleDelayMs: 250, maxExportBatchSize: 50 },
+      otel: { url: 'http://collector:4318/v1/traces', resource: { 'service.name': 'triton', deployment: 'prod=eu' }, maxQueueSize: 100, scheduleDelayMs: 250, maxExportBatchSize: 50, exportTimeoutMs: 10_000 },
     });
     expect(trace(['mode=opentelemetry']).otel.url).toBe('http://localhost:4318/v1/traces');
     expect(() => trace(['mode=zipkin'])).toThrow("--trace-config 'mode=zipkin': the modes are triton and opentelemetry");

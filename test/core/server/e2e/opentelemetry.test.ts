@@ -188,6 +188,33 @@ describe('OpenTelemetry trace mode with the receiver down', () => {
   });
 });
 
+describe('OpenTelemetry trace mode with a receiver that never answers', () => {
+  it('holds at most the queue\'s spans, says it drops the rest, and stops without waiting for it', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const hung = http.createServer(() => undefined);  // reads requests, never answers
+    hung.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const warnings: string[] = [];
+    const log: Logger = { ...silentLogger, warn: (msg: string) => warnings.push(msg) };
+    const server = await startRealServer(mnistRepository(), 'none', [], log, {
+      trace: {
+        mode: 'opentelemetry', file: '', setting: { timestamps: true, rate: 1, count: -1, logFrequency: 0 },
+        otel: { ...DEFAULT_OTEL_OPTIONS, url: `http://127.0.0.1:${(hung.address() as AddressInfo).port}/v1/traces`, maxQueueSize: 12, maxExportBatchSize: 6, scheduleDelayMs: 20, exportTimeoutMs: 500 },
+      },
+    });
+    try {
+      for (let i = 0; i < 20; i++) expect((await postJson(`${server.http}/v2/models/mnist/infer`, { inputs: [image()] })).status).toBe(200);
+      await until(() => warnings.some((w) => w.startsWith('trace spans dropped')), 'the drop warning');
+    } finally {
+      const started = Date.now();
+      await server.stop();
+      expect(Date.now() - started).toBeLessThan(5000);
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => hung.close(resolve));
+    }
+  });
+});
+
 const python = pythonForTests();
 
 describe.skipIf(!python.available)('OpenTelemetry trace mode with a BLS model', () => {
