@@ -21,7 +21,7 @@ export function registerValidate(program: Command, ctx: CommandContext): void {
     .option('--against-rule <ID=level>', 'set a breaking-change rule to off|info|warning|error (repeatable)', (value: string, prev: string[] = []) => [...prev, value])
     .option('--changed', 'report only models that differ from the --against baseline')
     .option('--max-warnings <n>', 'more warnings than n fail the run (exit 1)')
-    .option('--model-config-name <name>', 'lint each model\'s configs/<name>.pbtxt where it has one, else its config.pbtxt: what tritonserver --model-config-name <name> loads')
+    .option('--model-config-name <name>', 'lint each model\'s configs/<name>.pbtxt where it has one, else its config.pbtxt: what tritonserver --model-config-name <name> loads (without it: config.pbtxt and every configs/*.pbtxt)')
     .option('--config <file>', `use this config file instead of the nearest gebe.config.json`)
     .option('--print-config <path>', 'print the effective settings for a path (JSON) and exit')
     .option('--explain <RULE_ID>', "print a rule's documentation and exit")
