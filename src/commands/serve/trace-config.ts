@@ -27,14 +27,49 @@ export interface TraceConfig {
   otel: OtelOptions;
 }
 
+/** The batch span processor's settings: --trace-config's name, OpenTelemetry's variable, the option, its bounds. */
+const BSP_SETTINGS = [
+  { name: 'bsp_max_queue_size', env: 'OTEL_BSP_MAX_QUEUE_SIZE', key: 'maxQueueSize', max: 1 << 20 },
+  { name: 'bsp_schedule_delay', env: 'OTEL_BSP_SCHEDULE_DELAY', key: 'scheduleDelayMs', max: 3_600_000 },
+  { name: 'bsp_max_export_batch_size', env: 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', key: 'maxExportBatchSize', max: 1 << 20 },
+] as const;
+
+function wholeSetting(value: string, what: string, max: number): number {
+  if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > max) throw new UsageError(`${what} must be a whole number from 1 to ${max}`);
+  return Number(value);
+}
+
+/**
+ * The exporter's settings OpenTelemetry's environment variables give, which Triton's SDK reads too
+ * (OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME, OTEL_BSP_*): the defaults --trace-config overrides.
+ */
+function otelFromEnv(env: Readonly<Record<string, string | undefined>>): OtelOptions {
+  const otel: OtelOptions = { ...DEFAULT_OTEL_OPTIONS, resource: { ...DEFAULT_OTEL_OPTIONS.resource } };
+  const attributes = env.OTEL_RESOURCE_ATTRIBUTES;
+  if (attributes) {
+    for (const pair of attributes.split(',')) {
+      const at = pair.indexOf('=');
+      let key = '';
+      let value = '';
+      try {
+        [key, value] = [decodeURIComponent(pair.slice(0, at).trim()), decodeURIComponent(pair.slice(at + 1).trim())];
+      } catch {
+        key = '';
+      }
+      if (at <= 0 || key === '') throw new UsageError(`OTEL_RESOURCE_ATTRIBUTES must be <key>=<value>,... (values percent-encoded), got '${pair}'`);
+      otel.resource[key] = value;
+    }
+  }
+  if (env.OTEL_SERVICE_NAME) otel.resource['service.name'] = env.OTEL_SERVICE_NAME;
+  for (const b of BSP_SETTINGS) {
+    const value = env[b.env];
+    if (value !== undefined && value !== '') otel[b.key] = wholeSetting(value, b.env, b.max);
+  }
+  return otel;
+}
+
 /** opentelemetry,<setting>=<value>: the exporter's settings. */
 function otelSetting(otel: OtelOptions, name: string, value: string, spec: string): void {
-  const whole = (min: number, max: number) => {
-    if (!/^\d{1,10}$/.test(value) || Number(value) < min || Number(value) > max) {
-      throw new UsageError(`${FLAG} '${spec}': ${name} must be a whole number from ${min} to ${max}`);
-    }
-    return Number(value);
-  };
   if (name === 'url') {
     let url: URL;
     try {
@@ -49,13 +84,14 @@ function otelSetting(otel: OtelOptions, name: string, value: string, spec: strin
     const at = value.indexOf('=');
     if (at <= 0) throw new UsageError(`${FLAG} '${spec}': resource must be <key>=<value>`, 'for example opentelemetry,resource=service.name=my-server');
     otel.resource = { ...otel.resource, [value.slice(0, at)]: value.slice(at + 1) };
-  } else if (name === 'bsp_max_queue_size') otel.maxQueueSize = whole(1, 1 << 20);
-  else if (name === 'bsp_schedule_delay') otel.scheduleDelayMs = whole(1, 3_600_000);
-  else if (name === 'bsp_max_export_batch_size') otel.maxExportBatchSize = whole(1, 1 << 20);
-  else throw new UsageError(`${FLAG}: unknown setting 'opentelemetry,${name}'`, 'the OpenTelemetry settings are url, resource, bsp_max_queue_size, bsp_schedule_delay and bsp_max_export_batch_size');
+  } else if (BSP_SETTINGS.some((b) => b.name === name)) {
+    const b = BSP_SETTINGS.find((x) => x.name === name)!;
+    otel[b.key] = wholeSetting(value, `${FLAG} '${spec}': ${name}`, b.max);
+  } else throw new UsageError(`${FLAG}: unknown setting 'opentelemetry,${name}'`, 'the OpenTelemetry settings are url, resource, bsp_max_queue_size, bsp_schedule_delay and bsp_max_export_batch_size');
 }
 
-export function parseTraceConfig(specs: string[], cwd: string): TraceConfig {
+/** `env`: where OpenTelemetry's variables are read (the process's). */
+export function parseTraceConfig(specs: string[], cwd: string, env: Readonly<Record<string, string | undefined>> = process.env): TraceConfig {
   let file = '';
   // The mode first: it decides what the other settings may be (rate 0 in mode opentelemetry).
   const modes = specs.map((spec) => /^mode=(.*)$/.exec(spec)?.[1]).filter((m): m is string => m !== undefined);
@@ -64,7 +100,8 @@ export function parseTraceConfig(specs: string[], cwd: string): TraceConfig {
   }
   const mode: TraceMode = (modes.at(-1) as TraceMode | undefined) ?? 'triton';
   const setting: TraceSetting = { ...DEFAULT_TRACE_SETTING };
-  const otel: OtelOptions = { ...DEFAULT_OTEL_OPTIONS, resource: { ...DEFAULT_OTEL_OPTIONS.resource } };
+  // OpenTelemetry's variables matter in its mode only: a stray one does not stop a server writing trace files.
+  const otel = otelFromEnv(mode === 'opentelemetry' ? env : {});
   const levels: string[] = [];
   for (const spec of specs) {
     const m = /^(?:(triton|opentelemetry),)?([a-z_-]+)=(.*)$/.exec(spec);
@@ -90,7 +127,7 @@ export function parseTraceConfig(specs: string[], cwd: string): TraceConfig {
   }
   if (levels.length > 0) Object.assign(setting, checked(`level=${levels.join(',')}`, () => parseSetting('trace_level', levels, file, mode)));
   if (otel.maxExportBatchSize > otel.maxQueueSize) {
-    throw new UsageError(`${FLAG} opentelemetry,bsp_max_export_batch_size=${otel.maxExportBatchSize} is more than bsp_max_queue_size=${otel.maxQueueSize}`, 'a batch is taken from the queue: keep it no larger');
+    throw new UsageError(`${FLAG} opentelemetry,bsp_max_export_batch_size=${otel.maxExportBatchSize} is more than bsp_max_queue_size=${otel.maxQueueSize} (flags or OTEL_BSP_* variables)`, 'a batch is taken from the queue: keep it no larger');
   }
   if (mode === 'opentelemetry') {
     if (file !== '') throw new UsageError(`${FLAG} triton,file= writes Triton's trace files, which mode=opentelemetry does not: traces go to opentelemetry,url=${otel.url}`);

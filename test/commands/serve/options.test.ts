@@ -1,4 +1,5 @@
 import { DEFAULT_OTEL_OPTIONS } from '../../../src/core/server/otel-exporter.js';
+import { parseTraceConfig } from '../../../src/commands/serve/trace-config.js';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { parseSize, resolveServeOptions, type ServeFlags } from '../../../src/commands/serve/options.js';
@@ -88,6 +89,26 @@ describe('serve options', () => {
     expect(() => trace(['opentelemetry,bsp_max_queue_size=0'])).toThrow('bsp_max_queue_size must be a whole number from 1 to 1048576');
     expect(() => trace(['opentelemetry,bsp_max_export_batch_size=4096'])).toThrow('bsp_max_export_batch_size=4096 is more than bsp_max_queue_size=2048');
     expect(() => trace(['opentelemetry,headers=x'])).toThrow("unknown setting 'opentelemetry,headers'");
+  });
+
+  it('takes OpenTelemetry\'s environment variables as the exporter\'s defaults, which --trace-config overrides', () => {
+    const env = {
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod, team=ml%2Cinfra', OTEL_SERVICE_NAME: 'gebe-eu',
+      OTEL_BSP_MAX_QUEUE_SIZE: '4096', OTEL_BSP_SCHEDULE_DELAY: '1000', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '256',
+    };
+    expect(parseTraceConfig(['mode=opentelemetry'], '/tmp', env).otel).toEqual({
+      ...DEFAULT_OTEL_OPTIONS, resource: { 'service.name': 'gebe-eu', 'deployment.environment': 'prod', team: 'ml,infra' },
+      maxQueueSize: 4096, scheduleDelayMs: 1000, maxExportBatchSize: 256,
+    });
+    const flags = parseTraceConfig(['mode=opentelemetry', 'opentelemetry,resource=service.name=flag', 'opentelemetry,bsp_schedule_delay=50'], '/tmp', env).otel;
+    expect([flags.resource['service.name'], flags.scheduleDelayMs, flags.maxQueueSize]).toEqual(['flag', 50, 4096]);
+    // In mode triton they are not read: a stray one stops nothing.
+    expect(parseTraceConfig([], '/tmp', { OTEL_BSP_SCHEDULE_DELAY: 'soon' }).otel).toEqual(DEFAULT_OTEL_OPTIONS);
+    const otelMode = (env: Record<string, string>) => parseTraceConfig(['mode=opentelemetry'], '/tmp', env);
+    expect(() => otelMode({ OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toThrow('OTEL_BSP_SCHEDULE_DELAY must be a whole number from 1 to 3600000');
+    expect(() => otelMode({ OTEL_RESOURCE_ATTRIBUTES: 'novalue' })).toThrow("OTEL_RESOURCE_ATTRIBUTES must be <key>=<value>,... (values percent-encoded), got 'novalue'");
+    expect(() => otelMode({ OTEL_RESOURCE_ATTRIBUTES: 'k=%E0%A4%A' })).toThrow('OTEL_RESOURCE_ATTRIBUTES must be');
+    expect(() => otelMode({ OTEL_BSP_MAX_QUEUE_SIZE: '100' })).toThrow('bsp_max_export_batch_size=512 is more than bsp_max_queue_size=100 (flags or OTEL_BSP_* variables)');
   });
 
   it('takes Triton\'s --cache-config local,size=<bytes> and --response-cache-byte-size (left out: no cache)', () => {
