@@ -11,6 +11,7 @@
  * cannot grow the server's memory without limit through its metrics.
  */
 import { Registry } from 'prom-client';
+import { histogramSamples, type FamilySample, type FamilyView } from '../server/prometheus-families.js';
 
 export type MetricKind = 'counter' | 'gauge' | 'histogram';
 /** pb_utils.MetricFamily.COUNTER, GAUGE, HISTOGRAM (Triton's values). */
@@ -54,21 +55,16 @@ class Family {
   constructor(readonly name: string, readonly description: string, readonly kind: MetricKind) {}
 
   /** prom-client's view of the family at scrape time (it formats and escapes). */
-  get(): { name: string; help: string; type: MetricKind; values: Array<{ metricName?: string; labels: Record<string, string>; value: number }> } {
-    const values: Array<{ metricName?: string; labels: Record<string, string>; value: number }> = [];
+  get(): FamilyView {
+    const values: FamilySample[] = [];
     for (const s of this.series.values()) {
       if (this.kind !== 'histogram') {
         values.push({ labels: s.labels, value: s.value });
         continue;
       }
-      let cumulative = 0;
-      s.buckets.forEach((le, i) => {
-        cumulative += s.bucketCounts[i]!;
-        values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: String(le) }, value: cumulative });
-      });
-      values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
-      values.push({ metricName: `${this.name}_sum`, labels: s.labels, value: s.sum });
-      values.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
+      let running = 0;
+      const cumulative = s.bucketCounts.map((c) => (running += c));
+      values.push(...histogramSamples(this.name, s.labels, s.buckets, cumulative, s.sum, s.count));
     }
     return { name: this.name, help: this.description, type: this.kind, values };
   }

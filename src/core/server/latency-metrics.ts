@@ -4,12 +4,13 @@
  * nv_inference_*_summary_us summaries (summary_latencies, off by default) with their quantiles
  * (summary_quantiles), and the decoupled models' nv_inference_first_response_histogram_ms
  * (histogram_latencies, off by default; buckets per model, from its model_metrics). Summaries and
- * histograms are written here, in Prometheus' text format, from each model's readings
- * (executor/latency-summaries.ts, executor/first-response-histogram.ts).
+ * histograms are assembled here from each model's readings (executor/latency-summaries.ts,
+ * executor/first-response-histogram.ts), for prom-client to write (prometheus-families.ts).
  */
 import type { LatencyFamily, LatencySummaryReading } from '../executor/latency-summaries.js';
 import type { LatencyRecording, LoadedModel } from '../executor/types.js';
 import { firstResponseBuckets, FIRST_RESPONSE_HISTOGRAM, type ModelConfig } from '../config/model-config.js';
+import { histogramSamples, type FamilyView } from './prometheus-families.js';
 
 export interface LatencyMetricsConfig {
   /** counter_latencies: the five nv_inference_*_duration_us counters and the cache's counters. */
@@ -36,51 +37,38 @@ const SUMMARY_FAMILIES: ReadonlyArray<{ name: string; help: string; family: Late
   { name: 'nv_cache_miss_summary_per_model', help: 'Summary of cache miss (lookup and insertion) duration per model, in microseconds', family: 'cache_miss' },
 ];
 
-/** A label value in Prometheus' text format. */
-function labelValue(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
-
-function sample(value: number): string {
-  return Number.isNaN(value) ? 'NaN' : String(value);
-}
+/** A model's labels, as every per-model family has them. */
+const modelLabels = (model: LoadedModel): Record<string, string> => ({ model: model.name, version: model.version });
 
 /**
- * The summaries of the models that have them, one family after another; a family no model has is
- * left out (a cached model has no request summary, as in Triton). Empty when there are none.
+ * The summaries of the models that have them, one family after another (a family no model has
+ * has no samples, and is left out of the text: a cached model has no request summary, as in Triton).
  */
-export function latencySummaryText(models: readonly LoadedModel[], quantiles: readonly number[]): string {
-  const readings = models.map((model) => ({ model, summaries: model.latencySummaries?.(quantiles) }));
-  const lines: string[] = [];
-  for (const { name, help, family } of SUMMARY_FAMILIES) {
-    const rows = readings.flatMap(({ model, summaries }) => {
+export function latencySummaryFamilies(models: readonly LoadedModel[], quantiles: readonly number[]): FamilyView[] {
+  const readings = models.map((model) => ({ labels: modelLabels(model), summaries: model.latencySummaries?.(quantiles) }));
+  return SUMMARY_FAMILIES.map(({ name, help, family }) => ({
+    name, help, type: 'summary' as const,
+    values: readings.flatMap(({ labels, summaries }) => {
       const reading: LatencySummaryReading | undefined = summaries?.[family];
-      return reading ? [{ labels: `model="${labelValue(model.name)}",version="${labelValue(model.version)}"`, reading }] : [];
-    });
-    if (rows.length === 0) continue;
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} summary`);
-    for (const { labels, reading } of rows) {
-      quantiles.forEach((q, i) => lines.push(`${name}{${labels},quantile="${q}"} ${sample(reading.quantilesUs[i]!)}`));
-      lines.push(`${name}_sum{${labels}} ${reading.sumUs}`, `${name}_count{${labels}} ${reading.count}`);
-    }
-  }
-  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+      if (!reading) return [];
+      return [
+        ...quantiles.map((q, i) => ({ labels: { ...labels, quantile: String(q) }, value: reading.quantilesUs[i]! })),
+        { metricName: `${name}_sum`, labels, value: reading.sumUs },
+        { metricName: `${name}_count`, labels, value: reading.count },
+      ];
+    }),
+  }));
 }
 
-/** The decoupled models' first-response histograms; empty when no model has one. */
-export function firstResponseHistogramText(models: readonly LoadedModel[]): string {
-  const rows = models.flatMap((model) => {
-    const reading = model.firstResponseHistogram?.();
-    return reading ? [{ labels: `model="${labelValue(model.name)}",version="${labelValue(model.version)}"`, reading }] : [];
-  });
-  if (rows.length === 0) return '';
-  const name = FIRST_RESPONSE_HISTOGRAM;
-  const lines = [`# HELP ${name} Duration from request to first response in milliseconds`, `# TYPE ${name} histogram`];
-  for (const { labels, reading } of rows) {
-    reading.bucketsMs.forEach((le, i) => lines.push(`${name}_bucket{${labels},le="${le}"} ${reading.cumulative[i]}`));
-    lines.push(`${name}_bucket{${labels},le="+Inf"} ${reading.count}`, `${name}_sum{${labels}} ${reading.sumMs}`, `${name}_count{${labels}} ${reading.count}`);
-  }
-  return `${lines.join('\n')}\n`;
+/** The decoupled models' first-response histograms. */
+export function firstResponseHistogramFamily(models: readonly LoadedModel[]): FamilyView {
+  return {
+    name: FIRST_RESPONSE_HISTOGRAM, help: 'Duration from request to first response in milliseconds', type: 'histogram',
+    values: models.flatMap((model) => {
+      const r = model.firstResponseHistogram?.();
+      return r ? histogramSamples(FIRST_RESPONSE_HISTOGRAM, modelLabels(model), r.bucketsMs, r.cumulative, r.sumMs, r.count) : [];
+    }),
+  };
 }
 
 /** What a model with this config observes on a server with these metrics; undefined: nothing. */

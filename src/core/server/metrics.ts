@@ -6,7 +6,8 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LoadedModel, ModelStatistics } from '../executor/types.js';
 import { customMetrics } from '../python-backend/custom-metrics.js';
-import { DEFAULT_LATENCY_METRICS, firstResponseHistogramText, latencySummaryText, type LatencyMetricsConfig } from './latency-metrics.js';
+import { DEFAULT_LATENCY_METRICS, firstResponseHistogramFamily, latencySummaryFamilies, type LatencyMetricsConfig } from './latency-metrics.js';
+import { familiesText } from './prometheus-families.js';
 import type { ResponseCache } from './response-cache.js';
 
 export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
@@ -121,11 +122,13 @@ export class ServerMetrics {
 
   /** gebe's own families, the latency summaries and histograms, then those Python models created (pb_utils.MetricFamily). */
   async text(): Promise<string> {
-    const [own, custom] = await Promise.all([this.registry.metrics(), customMetrics.text()]);
     const models = this.latency.summaries || this.latency.histograms ? this.models() : [];
-    const summaries = this.latency.summaries ? latencySummaryText(models, this.latency.quantiles) : '';
-    const histograms = this.latency.histograms ? firstResponseHistogramText(models) : '';
-    return [own, summaries, histograms, custom].filter((part) => part !== '').join('\n');
+    const latency = [
+      ...(this.latency.summaries ? latencySummaryFamilies(models, this.latency.quantiles) : []),
+      ...(this.latency.histograms ? [firstResponseHistogramFamily(models)] : []),
+    ];
+    const parts = await Promise.all([this.registry.metrics(), familiesText(latency), customMetrics.text()]);
+    return parts.filter((part) => part !== '').join('\n');
   }
 
   get contentType(): string {
