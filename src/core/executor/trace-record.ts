@@ -11,6 +11,17 @@ export const TRACE_STAMPS = [
 ] as const;
 export type TraceStampName = (typeof TRACE_STAMPS)[number];
 
+/** The protocol's names of the RECV and SEND timestamps (the others are TRACE_STAMPS' as they are). */
+const PROTOCOL_NAMES: Record<string, Partial<Record<TraceStampName, string>>> = {
+  http: { RECV_START: 'HTTP_RECV_START', RECV_END: 'HTTP_RECV_END', SEND_START: 'HTTP_SEND_START', SEND_END: 'HTTP_SEND_END' },
+  grpc: { RECV_START: 'GRPC_WAITREAD_START', RECV_END: 'GRPC_WAITREAD_END', SEND_START: 'GRPC_SEND_START', SEND_END: 'GRPC_SEND_END' },
+};
+
+/** A timestamp's name as Triton writes it for a request that came over `protocol` ('' for none). */
+export function stampName(protocol: string, stamp: TraceStampName): string {
+  return PROTOCOL_NAMES[protocol]?.[stamp] ?? stamp;
+}
+
 /** A tensor of a trace at level TENSORS: an input as queued, or an output as the model gave it. */
 export interface TracedTensor {
   output: boolean;

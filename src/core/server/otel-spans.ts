@@ -14,7 +14,7 @@
  * comes is sent at the end as a trace of its own.
  */
 import { randomBytes } from 'node:crypto';
-import { TRACE_STAMPS, type NativeRequestTrace, type TraceStampName } from '../executor/trace-record.js';
+import { stampName, TRACE_STAMPS, type NativeRequestTrace, type TraceStampName } from '../executor/trace-record.js';
 
 export interface OtelAttribute {
   key: string;
@@ -35,10 +35,6 @@ export interface OtelSpan {
   events: Array<{ timeUnixNano: string; name: string }>;
 }
 
-const PROTOCOL_NAMES: Record<string, Partial<Record<TraceStampName, string>>> = {
-  http: { RECV_START: 'HTTP_RECV_START', RECV_END: 'HTTP_RECV_END', SEND_START: 'HTTP_SEND_START', SEND_END: 'HTTP_SEND_END' },
-  grpc: { RECV_START: 'GRPC_WAITREAD_START', RECV_END: 'GRPC_WAITREAD_END', SEND_START: 'GRPC_SEND_START', SEND_END: 'GRPC_SEND_END' },
-};
 const ROOT_STAMPS: readonly TraceStampName[] = ['RECV_START', 'RECV_END', 'INFER_RESPONSE_COMPLETE', 'SEND_START', 'SEND_END'];
 const MODEL_STAMPS: readonly TraceStampName[] = ['REQUEST_START', 'QUEUE_START', 'REQUEST_END'];
 const COMPUTE_STAMPS: readonly TraceStampName[] = ['COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END'];
@@ -106,7 +102,7 @@ export class OtelSpanBuilder {
     const ns = (name: TraceStampName) => trace.ns[TRACE_STAMPS.indexOf(name)] ?? 0n;
     const unix = (v: bigint) => String(this.toUnixNs(v));
     const events = (names: readonly TraceStampName[]) => names.filter((n) => ns(n) !== 0n)
-      .map((n) => ({ timeUnixNano: unix(ns(n)), name: PROTOCOL_NAMES[trace.protocol]?.[n] ?? n }));
+      .map((n) => ({ timeUnixNano: unix(ns(n)), name: stampName(trace.protocol, n) }));
     const reached = TRACE_STAMPS.map((n) => ns(n)).filter((v) => v !== 0n);
     if (reached.length === 0) return;
     const first = reached.reduce((a, b) => (a < b ? a : b));

@@ -14,25 +14,19 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { NativeRequestTrace, NativeTrace, TracedTensor } from '../executor/trace-addon.js';
-import { TRACE_STAMPS, type TraceStampName } from '../executor/trace-record.js';
+import { stampName, TRACE_STAMPS } from '../executor/trace-record.js';
 import { halfToNumber, typedView, type Datatype } from '../kserve/datatypes.js';
 import { bytesToJsonText } from '../kserve/codec/json-tensor.js';
 import type { Logger } from './logger.js';
 
-/** The protocol's names of the RECV and SEND timestamps (the others are TRACE_STAMPS' as they are). */
-const PROTOCOL_NAMES: Record<string, Partial<Record<TraceStampName, string>>> = {
-  http: { RECV_START: 'HTTP_RECV_START', RECV_END: 'HTTP_RECV_END', SEND_START: 'HTTP_SEND_START', SEND_END: 'HTTP_SEND_END' },
-  grpc: { RECV_START: 'GRPC_WAITREAD_START', RECV_END: 'GRPC_WAITREAD_END', SEND_START: 'GRPC_SEND_START', SEND_END: 'GRPC_SEND_END' },
-};
 const DRAIN_INTERVAL_MS = 200;
 
 /** The objects of one trace in Triton's file format, as JSON text: its name, its timestamps, its tensors. */
 export function traceEntries(trace: NativeRequestTrace): string[] {
-  const names = PROTOCOL_NAMES[trace.protocol] ?? {};
   const stamps: string[] = [];
   // 0n: not reached (a request no native front end received has no RECV or SEND timestamps).
   trace.ns.forEach((ns, i) => {
-    if (ns !== 0n) stamps.push(`{"name":"${names[TRACE_STAMPS[i]!] ?? TRACE_STAMPS[i]!}","ns":${ns}}`);
+    if (ns !== 0n) stamps.push(`{"name":"${stampName(trace.protocol, TRACE_STAMPS[i]!)}","ns":${ns}}`);
   });
   const version = /^\d+$/.test(trace.version) ? trace.version : JSON.stringify(trace.version);
   // An ensemble step names the ensemble request's trace, as Triton's parent_id.
