@@ -84,10 +84,11 @@ function otelSetting(otel: OtelOptions, name: string, value: string, spec: strin
     const at = value.indexOf('=');
     if (at <= 0) throw new UsageError(`${FLAG} '${spec}': resource must be <key>=<value>`, 'for example opentelemetry,resource=service.name=my-server');
     otel.resource = { ...otel.resource, [value.slice(0, at)]: value.slice(at + 1) };
-  } else if (BSP_SETTINGS.some((b) => b.name === name)) {
-    const b = BSP_SETTINGS.find((x) => x.name === name)!;
-    otel[b.key] = wholeSetting(value, `${FLAG} '${spec}': ${name}`, b.max);
-  } else throw new UsageError(`${FLAG}: unknown setting 'opentelemetry,${name}'`, 'the OpenTelemetry settings are url, resource, bsp_max_queue_size, bsp_schedule_delay and bsp_max_export_batch_size');
+  } else {
+    const bsp = BSP_SETTINGS.find((b) => b.name === name);
+    if (!bsp) throw new UsageError(`${FLAG}: unknown setting 'opentelemetry,${name}'`, 'the OpenTelemetry settings are url, resource, bsp_max_queue_size, bsp_schedule_delay and bsp_max_export_batch_size');
+    otel[bsp.key] = wholeSetting(value, `${FLAG} '${spec}': ${name}`, bsp.max);
+  }
 }
 
 /** `env`: where OpenTelemetry's variables are read (the process's). */
