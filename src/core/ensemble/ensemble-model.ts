@@ -10,7 +10,8 @@ import type {
   CompileReport, DecoupledResponse, InferRequest, InferResponse, InferTensor, LatencyRecording, LoadedModel, ModelStatistics, TensorMetadata,
 } from '../executor/types.js';
 import type { LatencySummaries } from '../executor/latency-summaries.js';
-import { FirstResponseHistogram, type HistogramReading } from '../executor/first-response-histogram.js';
+import type { HistogramReading } from '../executor/first-response-histogram.js';
+import { JsLatencyMetrics } from '../executor/js-latency-metrics.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
 import { InferError } from '../executor/types.js';
 import { checkRequest, type RequestContract } from '../executor/check-request.js';
@@ -33,8 +34,8 @@ export class EnsembleModel implements LoadedModel {
   readonly instanceCount = 0;
   private readonly contract: RequestContract;
   private readonly statistics: EnsembleStats;
-  /** Time to first response (--metrics-config histogram_latencies=true), once the server asks for it. */
-  private firstResponse?: FirstResponseHistogram;
+  /** Triton's latency summaries and first-response histogram (--metrics-config), once the server asks for them. */
+  private readonly latency: JsLatencyMetrics;
   private inFlight = 0;
   private unloading = false;
   private drained?: () => void;
@@ -59,7 +60,8 @@ export class EnsembleModel implements LoadedModel {
       name: this.name, version, maxBatchSize: this.maxBatchSize, maxRequestBatch: this.maxBatchSize,
       inputs: this.inputs, outputs: this.outputs, optionalInputs: this.optionalInputs,
     };
-    this.statistics = new EnsembleStats(this.name, version);
+    this.latency = new JsLatencyMetrics(decoupled);
+    this.statistics = new EnsembleStats(this.name, version, this.latency);
   }
 
   async infer(request: InferRequest): Promise<InferResponse> {
@@ -77,7 +79,7 @@ export class EnsembleModel implements LoadedModel {
       respond({ response: await this.infer(request), final: true });
       return;
     }
-    const onResponse = this.firstResponse ? this.firstResponse.timed(respond) : respond;
+    const onResponse = this.latency.timed(respond);
     await this.track(request, async (wanted, batch, start) => {
       const names = wanted.map((t) => t.name);
       await runDecoupledEnsemble(this.plan, this.lookup, request, batch, neededSteps(this.plan, names), names,
@@ -124,16 +126,15 @@ export class EnsembleModel implements LoadedModel {
   }
 
   enableLatencyMetrics(which: LatencyRecording): void {
-    if (which.summaries) this.statistics.enableSummaries();
-    if (which.firstResponseBucketsMs && this.decoupled) this.firstResponse ??= new FirstResponseHistogram(which.firstResponseBucketsMs);
+    this.latency.enable(which);
   }
 
   firstResponseHistogram(): HistogramReading | undefined {
-    return this.firstResponse?.read();
+    return this.latency.readFirstResponse();
   }
 
   latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {
-    return this.statistics.readSummaries(quantiles);
+    return this.latency.readSummaries(quantiles);
   }
 
   /** The ensemble's names for its composing models, in step order (for perf's breakdown). */

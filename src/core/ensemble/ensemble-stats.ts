@@ -6,7 +6,7 @@
  * queue included) and its queue the time before the first step was handed on; each composing
  * model's own entry has the exact phases.
  */
-import { JsLatencySummaries, REQUEST_LATENCY_FAMILIES, type LatencySummaries } from '../executor/latency-summaries.js';
+import type { JsLatencyMetrics } from '../executor/js-latency-metrics.js';
 import type { ModelStatistics, StatDuration } from '../executor/types.js';
 
 type BatchStat = ModelStatistics['batch_stats'][number];
@@ -21,10 +21,9 @@ export class EnsembleStats {
     batch_stats: [],
   };
   private readonly byBatch = new Map<number, BatchStat>();
-  /** Triton's latency summaries, once the server asks for them. */
-  private summaries?: JsLatencySummaries;
 
-  constructor(private readonly name: string, private readonly version: string) {}
+  /** `latency`: where the requests' latencies go for Triton's summaries (the ensemble's recorder). */
+  constructor(private readonly name: string, private readonly version: string, private readonly latency: JsLatencyMetrics) {}
 
   success(batch: number, totalNs: number, queueNs: number, stepsNs: number): void {
     const st = this.s.inference_stats;
@@ -45,21 +44,11 @@ export class EnsembleStats {
     add(entry.compute_input, 0);
     add(entry.compute_infer, stepsNs);
     add(entry.compute_output, 0);
-    if (this.summaries) {
-      this.summaries.observe('request', totalNs);
-      this.summaries.observe('queue', queueNs);
-      this.summaries.observe('compute_input', 0);
-      this.summaries.observe('compute_infer', stepsNs);
-      this.summaries.observe('compute_output', 0);
-    }
-  }
-
-  enableSummaries(): void {
-    this.summaries ??= new JsLatencySummaries();
-  }
-
-  readSummaries(quantiles: readonly number[]): LatencySummaries | undefined {
-    return this.summaries?.read(quantiles, REQUEST_LATENCY_FAMILIES);
+    this.latency.observe('request', totalNs);
+    this.latency.observe('queue', queueNs);
+    this.latency.observe('compute_input', 0);
+    this.latency.observe('compute_infer', stepsNs);
+    this.latency.observe('compute_output', 0);
   }
 
   failure(totalNs: number): void {

@@ -3,7 +3,7 @@
  * statistics extension reports them: per request (success, fail, queue, compute_*) and per
  * execution (batch_stats by batch size).
  */
-import { JsLatencySummaries, REQUEST_LATENCY_FAMILIES, type LatencySummaries } from '../executor/latency-summaries.js';
+import type { JsLatencyMetrics } from '../executor/js-latency-metrics.js';
 import type { ModelStatistics, StatDuration } from '../executor/types.js';
 
 type Phase = 'compute_input' | 'compute_infer' | 'compute_output';
@@ -15,8 +15,9 @@ export class ModelStats {
   private inferenceCount = 0;
   private executionCount = 0;
   private lastInference = 0;
-  /** Triton's latency summaries, once the server asks for them. */
-  private summaries?: JsLatencySummaries;
+
+  /** `latency`: where the requests' latencies go for Triton's summaries (its model's recorder). */
+  constructor(private readonly latency: JsLatencyMetrics) {}
 
   /** One execute() call over `requests` requests carrying `batchSize` inferences in all. */
   execution(batchSize: number, requests: number, ns: Record<Phase, number>): void {
@@ -33,7 +34,7 @@ export class ModelStats {
       entry[phase].ns += ns[phase];
       this.inference[phase].count += requests;
       this.inference[phase].ns += ns[phase] * requests;
-      this.summaries?.observe(phase, ns[phase], requests);
+      this.latency.observe(phase, ns[phase], requests);
     }
   }
 
@@ -44,17 +45,9 @@ export class ModelStats {
     if (ok) {
       this.inference.queue.count += 1;
       this.inference.queue.ns += queueNs;
-      this.summaries?.observe('request', totalNs);
-      this.summaries?.observe('queue', queueNs);
+      this.latency.observe('request', totalNs);
+      this.latency.observe('queue', queueNs);
     }
-  }
-
-  enableSummaries(): void {
-    this.summaries ??= new JsLatencySummaries();
-  }
-
-  readSummaries(quantiles: readonly number[]): LatencySummaries | undefined {
-    return this.summaries?.read(quantiles, REQUEST_LATENCY_FAMILIES);
   }
 
   snapshot(name: string, version: string): ModelStatistics {

@@ -16,7 +16,8 @@ import {
   type TensorMetadata,
 } from '../executor/types.js';
 import type { LatencySummaries } from '../executor/latency-summaries.js';
-import { FirstResponseHistogram, type HistogramReading } from '../executor/first-response-histogram.js';
+import type { HistogramReading } from '../executor/first-response-histogram.js';
+import { JsLatencyMetrics } from '../executor/js-latency-metrics.js';
 import { holdTracedRequest } from './traced-requests.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
 import { abortError, whenAborted } from '../executor/cancellation.js';
@@ -85,9 +86,9 @@ export class PythonModel implements LoadedModel {
   readonly engine = 'python' as const;
   readonly gears: number[] = [];
   private readonly queue: Queued[] = [];
-  private readonly stats_ = new ModelStats();
-  /** Time to first response (--metrics-config histogram_latencies=true), once the server asks for it. */
-  private firstResponse?: FirstResponseHistogram;
+  /** Triton's latency summaries and first-response histogram (--metrics-config), once the server asks for them. */
+  private readonly latency: JsLatencyMetrics;
+  private readonly stats_: ModelStats;
   private readonly contract: RequestContract;
   private unloading?: Promise<void>;
   private idleWaiters: Array<() => void> = [];
@@ -108,6 +109,8 @@ export class PythonModel implements LoadedModel {
   ) {
     // An iterative model's request needs no sequence id: it is a sequence of its own.
     this.contract = { ...spec, maxRequestBatch: spec.maxBatchSize, sequence: spec.sequence !== undefined && !spec.sequence.iterative };
+    this.latency = new JsLatencyMetrics(spec.decoupled);
+    this.stats_ = new ModelStats(this.latency);
     if (spec.sequence) this.sequences = new SequenceSlots(spec.name, instances, spec.sequence.idleMs);
   }
 
@@ -139,7 +142,7 @@ export class PythonModel implements LoadedModel {
 
   inferDecoupled(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void> {
     if (!this.spec.decoupled) return this.infer(request).then((response) => onResponse({ response, final: true }));
-    return this.enqueue(request, this.firstResponse ? this.firstResponse.timed(onResponse) : onResponse) as Promise<void>;
+    return this.enqueue(request, this.latency.timed(onResponse)) as Promise<void>;
   }
 
   private enqueue(request: InferRequest, onResponse?: (r: DecoupledResponse) => void): Promise<InferResponse | void> {
@@ -220,16 +223,15 @@ export class PythonModel implements LoadedModel {
   }
 
   enableLatencyMetrics(which: LatencyRecording): void {
-    if (which.summaries) this.stats_.enableSummaries();
-    if (which.firstResponseBucketsMs && this.spec.decoupled) this.firstResponse ??= new FirstResponseHistogram(which.firstResponseBucketsMs);
+    this.latency.enable(which);
   }
 
   firstResponseHistogram(): HistogramReading | undefined {
-    return this.firstResponse?.read();
+    return this.latency.readFirstResponse();
   }
 
   latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {
-    return this.stats_.readSummaries(quantiles);
+    return this.latency.readSummaries(quantiles);
   }
 
   pendingCount(): number {
