@@ -7,10 +7,8 @@
 import type { ModelConfig } from '../config/model-config.js';
 import { datatypeFromConfig } from '../kserve/datatypes.js';
 import type {
-  CompileReport, DecoupledResponse, InferRequest, InferResponse, InferTensor, LatencyRecording, LoadedModel, ModelStatistics, TensorMetadata,
+  CompileReport, DecoupledResponse, InferRequest, InferResponse, InferTensor, LatencyMetrics, LoadedModel, ModelStatistics, TensorMetadata,
 } from '../executor/types.js';
-import type { LatencySummaries } from '../executor/latency-summaries.js';
-import type { HistogramReading } from '../executor/first-response-histogram.js';
 import { JsLatencyMetrics } from '../executor/js-latency-metrics.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
 import { InferError } from '../executor/types.js';
@@ -125,16 +123,8 @@ export class EnsembleModel implements LoadedModel {
     return this.statistics.snapshot();
   }
 
-  enableLatencyMetrics(which: LatencyRecording): void {
-    this.latency.enable(which);
-  }
-
-  firstResponseHistogram(): HistogramReading | undefined {
-    return this.latency.readFirstResponse();
-  }
-
-  latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {
-    return this.latency.readSummaries(quantiles);
+  latencyMetrics(): LatencyMetrics {
+    return this.latency;
   }
 
   /** The ensemble's names for its composing models, in step order (for perf's breakdown). */

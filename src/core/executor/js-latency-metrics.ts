@@ -6,9 +6,9 @@
  */
 import { FirstResponseHistogram, type HistogramReading } from './first-response-histogram.js';
 import { JsLatencySummaries, REQUEST_LATENCY_FAMILIES, type LatencyFamily, type LatencySummaries } from './latency-summaries.js';
-import type { LatencyRecording } from './types.js';
+import type { LatencyMetrics, LatencyRecording } from './types.js';
 
-export class JsLatencyMetrics {
+export class JsLatencyMetrics implements LatencyMetrics {
   private summaries?: JsLatencySummaries;
   private firstResponse?: FirstResponseHistogram;
 

@@ -5,7 +5,6 @@
  * back one native call per finished batch.
  */
 import type { NativeModel, NativeResult, NativeStats } from './executor-addon.js';
-import type { LatencySummaries } from './latency-summaries.js';
 import type {
   CompileReport,
   EngineName,
@@ -13,7 +12,7 @@ import type {
   InferResponse,
   InferTensor,
   LoadedModel,
-  LatencyRecording,
+  LatencyMetrics,
   ModelStatistics,
   TensorMetadata,
 } from './types.js';
@@ -153,12 +152,13 @@ export class ExecutorModel implements LoadedModel {
   }
 
   /** The native scheduler observes the summaries; its models answer once a request (no first-response histogram). */
-  enableLatencyMetrics(which: LatencyRecording): void {
-    if (which.summaries) this.native?.enableLatencySummaries();
-  }
-
-  latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {
-    return this.native?.latencySummaries(quantiles);
+  latencyMetrics(): LatencyMetrics {
+    return {
+      enable: (which) => {
+        if (which.summaries) this.native?.enableLatencySummaries();
+      },
+      readSummaries: (quantiles) => this.native?.latencySummaries(quantiles),
+    };
   }
 
   pendingCount(): number {

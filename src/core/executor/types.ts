@@ -127,6 +127,19 @@ export interface LatencyRecording {
   firstResponseBucketsMs?: readonly number[];
 }
 
+/** A model's latency metrics, off until enabled. */
+export interface LatencyMetrics {
+  /**
+   * Starts the latency metrics Triton's --metrics-config asks for: from now on each request is
+   * observed. The model manager calls it once the model has loaded.
+   */
+  enable(which: LatencyRecording): void;
+  /** The summaries' readings at `quantiles` ([0, 1]); undefined until enabled, or once unloaded. */
+  readSummaries(quantiles: readonly number[]): LatencySummaries | undefined;
+  /** A decoupled model's time to first response; undefined unless enabled (models that answer once have none). */
+  readFirstResponse?(): HistogramReading | undefined;
+}
+
 /** {count, ns} as in Triton's statistics extension. */
 export interface StatDuration {
   count: number;
@@ -193,15 +206,8 @@ export interface LoadedModel {
   readonly decoupled?: boolean;
   inferDecoupled?(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void>;
   stats(): ModelStatistics;
-  /**
-   * Starts the latency metrics Triton's --metrics-config asks for: from now on each request is
-   * observed. The model manager calls it once the model has loaded.
-   */
-  enableLatencyMetrics?(which: LatencyRecording): void;
-  /** The summaries' readings at `quantiles` ([0, 1]); undefined until enabled, or once unloaded. */
-  latencySummaries?(quantiles: readonly number[]): LatencySummaries | undefined;
-  /** A decoupled model's time to first response; undefined unless enabled. */
-  firstResponseHistogram?(): HistogramReading | undefined;
+  /** The model's latency metrics (Triton's --metrics-config); absent where a model keeps none. */
+  latencyMetrics?(): LatencyMetrics;
   /** Requests queued or running right now (nv_inference_pending_request_count). */
   pendingCount(): number;
   compile(shapes: Record<string, number[]>): Promise<CompileReport>;

@@ -12,11 +12,9 @@ import type { ModelConfig } from '../config/model-config.js';
 import { checkRequest, type RequestContract, type SequenceStep } from '../executor/check-request.js';
 import type { FailureName } from '../executor/failure-reasons.js';
 import {
-  InferError, type CompileReport, type DecoupledResponse, type InferRequest, type InferResponse, type LatencyRecording, type LoadedModel, type ModelStatistics,
+  InferError, type CompileReport, type DecoupledResponse, type InferRequest, type InferResponse, type LatencyMetrics, type LoadedModel, type ModelStatistics,
   type TensorMetadata,
 } from '../executor/types.js';
-import type { LatencySummaries } from '../executor/latency-summaries.js';
-import type { HistogramReading } from '../executor/first-response-histogram.js';
 import { JsLatencyMetrics } from '../executor/js-latency-metrics.js';
 import { holdTracedRequest } from './traced-requests.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
@@ -222,16 +220,8 @@ export class PythonModel implements LoadedModel {
     return this.stats_.snapshot(this.name, this.version);
   }
 
-  enableLatencyMetrics(which: LatencyRecording): void {
-    this.latency.enable(which);
-  }
-
-  firstResponseHistogram(): HistogramReading | undefined {
-    return this.latency.readFirstResponse();
-  }
-
-  latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {
-    return this.latency.readSummaries(quantiles);
+  latencyMetrics(): LatencyMetrics {
+    return this.latency;
   }
 
   pendingCount(): number {

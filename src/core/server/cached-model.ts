@@ -10,9 +10,9 @@
  * (and the trace extension samples them in JS: a miss's run is that trace's child).
  */
 import type {
-  CompileReport, InferRequest, InferResponse, LatencyRecording, LoadedModel, ModelStatistics, StatDuration, TraceLink,
+  CompileReport, InferRequest, InferResponse, LatencyMetrics, LoadedModel, ModelStatistics, StatDuration, TraceLink,
 } from '../executor/types.js';
-import { JsLatencySummaries, type LatencySummaries } from '../executor/latency-summaries.js';
+import { JsLatencySummaries } from '../executor/latency-summaries.js';
 import { cacheOwner, requestKey, type ResponseCache } from './response-cache.js';
 
 /** What the caller's trace sampling decided for a run it did not trace: the model samples nothing more. */
@@ -88,20 +88,24 @@ export class CachedModel implements LoadedModel {
     };
   }
 
-  /** A cached model answers once a request (a decoupled one is refused), so it has summaries only. */
-  enableLatencyMetrics(which: LatencyRecording): void {
-    this.model.enableLatencyMetrics?.(which);
-    if (which.summaries) this.summaries ??= new JsLatencySummaries();
-  }
-
   /**
-   * The model's summaries with the cache's, as Triton's: no request summary (a hit's duration is
-   * not the model's, and Triton leaves it out for a cached model), cache_hit and cache_miss.
+   * A cached model answers once a request (a decoupled one is refused), so it has summaries only:
+   * the model's with the cache's, as Triton's: no request summary (a hit's duration is not the
+   * model's, and Triton leaves it out for a cached model), cache_hit and cache_miss.
    */
-  latencySummaries(quantiles: readonly number[]): LatencySummaries | undefined {
-    if (!this.summaries) return undefined;
-    const { request: _request, ...model } = this.model.latencySummaries?.(quantiles) ?? {};
-    return { ...model, ...this.summaries.read(quantiles, ['cache_hit', 'cache_miss']) };
+  latencyMetrics(): LatencyMetrics {
+    const model = this.model.latencyMetrics?.();
+    return {
+      enable: (which) => {
+        model?.enable(which);
+        if (which.summaries) this.summaries ??= new JsLatencySummaries();
+      },
+      readSummaries: (quantiles) => {
+        if (!this.summaries) return undefined;
+        const { request: _request, ...own } = model?.readSummaries(quantiles) ?? {};
+        return { ...own, ...this.summaries.read(quantiles, ['cache_hit', 'cache_miss']) };
+      },
+    };
   }
 
   pendingCount(): number {

@@ -45,7 +45,7 @@ const modelLabels = (model: LoadedModel): Record<string, string> => ({ model: mo
  * has no samples, and is left out of the text: a cached model has no request summary, as in Triton).
  */
 export function latencySummaryFamilies(models: readonly LoadedModel[], quantiles: readonly number[]): FamilyView[] {
-  const readings = models.map((model) => ({ labels: modelLabels(model), summaries: model.latencySummaries?.(quantiles) }));
+  const readings = models.map((model) => ({ labels: modelLabels(model), summaries: model.latencyMetrics?.().readSummaries(quantiles) }));
   return SUMMARY_FAMILIES.map(({ name, help, family }) => ({
     name, help, type: 'summary' as const,
     values: readings.flatMap(({ labels, summaries }) => {
@@ -65,7 +65,7 @@ export function firstResponseHistogramFamily(models: readonly LoadedModel[]): Fa
   return {
     name: FIRST_RESPONSE_HISTOGRAM, help: 'Duration from request to first response in milliseconds', type: 'histogram',
     values: models.flatMap((model) => {
-      const r = model.firstResponseHistogram?.();
+      const r = model.latencyMetrics?.().readFirstResponse?.();
       return r ? histogramSamples(FIRST_RESPONSE_HISTOGRAM, modelLabels(model), r.bucketsMs, r.cumulative, r.sumMs, r.count) : [];
     }),
   };

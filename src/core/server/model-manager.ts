@@ -250,7 +250,7 @@ export class ModelManager implements ModelLookup, ModelControl {
         });
         if (cached && this.responseCache) status.model = new CachedModel(status.model, this.responseCache);
         const recording = latencyRecording(this.latencyMetrics, model.config);
-        if (recording) status.model.enableLatencyMetrics?.(recording);
+        if (recording) status.model.latencyMetrics?.().enable(recording);
         status.state = 'READY';
         this.log.info('model ready', { model: name, version, engine: status.model.engine, instances: status.model.instanceCount });
       } catch (err) {

@@ -13,7 +13,7 @@ import { familiesText } from '../../../src/core/server/prometheus-families.js';
 const latencySummaryText = (models: LoadedModel[], quantiles: number[]) => familiesText(latencySummaryFamilies(models, quantiles));
 
 function model(name: string, summaries?: LatencySummaries): LoadedModel {
-  return { name, version: '1', latencySummaries: summaries && (() => summaries) } as unknown as LoadedModel;
+  return { name, version: '1', latencyMetrics: summaries && (() => ({ enable: () => undefined, readSummaries: () => summaries })) } as unknown as LoadedModel;
 }
 
 describe('latencySummaryText', () => {
