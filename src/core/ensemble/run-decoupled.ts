@@ -6,6 +6,10 @@
  * sees every requested output is one response of the ensemble (once: a flow whose ancestor answered
  * adds nothing). The request ends when no step runs and every decoupled step has sent its final
  * flag; a step that fails ends it with the step's error, after the responses already sent.
+ *
+ * A flow is let go once nothing more can happen in it (it has answered, or an ancestor has, every
+ * step it needs has started, and none runs in it): a stream of any length holds only the flows
+ * still at work, as Triton frees each response's downstream requests when they complete.
  */
 import type { DecoupledResponse, InferError, InferRequest, LoadedModel } from '../executor/types.js';
 import type { ModelLookup } from '../server/model-lookup.js';
@@ -16,8 +20,10 @@ import { traceJsStep } from '../executor/trace-addon.js';
 class Flow {
   readonly own = new Map<string, BoardTensor>();
   readonly started = new Set<number>();
-  readonly children: Flow[] = [];
+  readonly children = new Set<Flow>();
   answered = false;
+  /** Steps launched in this flow that have not finished (a decoupled one: until its final flag). */
+  running = 0;
   constructor(readonly parent?: Flow) {}
 
   get(tensor: string): BoardTensor | undefined {
@@ -36,6 +42,16 @@ class Flow {
   ancestorAnswered(): boolean {
     for (let f = this.parent; f; f = f.parent) if (f.answered) return true;
     return false;
+  }
+
+  /**
+   * Nothing more can happen here: answered (itself or through an ancestor), every needed step
+   * started, none running, and no flow layered over it is left.
+   */
+  finished(needed: ReadonlySet<number>): boolean {
+    if (this.running > 0 || this.children.size > 0 || !(this.answered || this.ancestorAnswered())) return false;
+    for (const step of needed) if (!this.startedHere(step)) return false;
+    return true;
   }
 
   /** This flow and every flow layered over it, parents first. */
@@ -62,6 +78,10 @@ export function runDecoupledEnsemble(
       detach();
       resolve();
     };
+    // A finished flow leaves its parent, which may then be finished too (the root stays: it is the request's).
+    const release = (flow: Flow): void => {
+      for (let f = flow; f.parent && f.finished(needed); f = f.parent) f.parent.children.delete(f);
+    };
     const answerIfComplete = (flow: Flow): void => {
       if (flow.answered || flow.ancestorAnswered() || !outputs.every((t) => flow.get(t) !== undefined)) return;
       flow.answered = true;
@@ -82,6 +102,7 @@ export function runDecoupledEnsemble(
         const step = plan.steps[index]!;
         if (!step.inputs.every(([, tensor]) => flow.get(tensor) !== undefined || absent.has(tensor))) continue;
         flow.started.add(index);
+        flow.running += 1;
         pending += 1;
         let model: LoadedModel;
         let stepped: InferRequest;
@@ -93,6 +114,8 @@ export function runDecoupledEnsemble(
         }
         const done = (): void => {
           pending -= 1;
+          flow.running -= 1;
+          release(flow);
           settle();
         };
         const traced = traceJsStep(model, stepped);
@@ -109,8 +132,9 @@ export function runDecoupledEnsemble(
             } catch (err) {
               return fail(stepError(plan, step, err));
             }
-            flow.children.push(child);
+            flow.children.add(child);
             advance(child);
+            release(child);
           });
           traced?.(stepDone);
           stepDone.then(done, (err: unknown) => fail(stepError(plan, step, err)));

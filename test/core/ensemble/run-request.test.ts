@@ -5,6 +5,8 @@
  * request. The steps are in-JS models (test/core/server/helpers/js-model.ts) that record their
  * requests; the real executor's steps are covered end to end in ensemble-serve.test.ts.
  */
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { ModelConfig } from '../../../src/core/config/model-config.js';
 import type { DecoupledResponse, InferRequest, InferTensor, LoadedModel } from '../../../src/core/executor/types.js';
@@ -125,5 +127,62 @@ describe('ensembles with decoupled steps', () => {
       if (d.final) seen.push('final');
     });
     expect(seen).toEqual([33, 34, 'final']);
+  });
+
+  it('let go of each response\'s tensors once its flow has answered, while the stream goes on', async () => {
+    // A streams 200 responses of 64 KB and holds its final flag until told; C reads each. Every
+    // response's flow has answered and finished by then, so what A sent can be collected: the
+    // request holds the flows still at work, not one per response it has streamed.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const big = (name: string) => ({ name, datatype: 'UINT8' as const, shape: [65536] });
+    const sent: Array<WeakRef<Uint8Array>> = [];
+    let finish!: () => void;
+    const streamed = new Promise<void>((resolve) => (finish = resolve));
+    let allSent!: () => void;
+    const sentAll = new Promise<void>((resolve) => (allSent = resolve));
+    const models: Record<string, LoadedModel> = {
+      a: {
+        name: 'a', version: '1', maxBatchSize: 0, inputs: [big('X')], outputs: [big('Y')], decoupled: true,
+        inferDecoupled: async (_r: InferRequest, on: (d: DecoupledResponse) => void) => {
+          for (let i = 0; i < 200; i++) {
+            const data = new Uint8Array(65536).fill(i);
+            sent.push(new WeakRef(data));
+            on({ response: { modelName: 'a', modelVersion: '1', outputs: [{ name: 'Y', datatype: 'UINT8', shape: [65536], data }] }, final: false });
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          allSent();
+          await streamed;
+          on({ final: true });
+        },
+      } as unknown as LoadedModel,
+      c: {
+        name: 'c', version: '1', maxBatchSize: 0, inputs: [big('Y')], outputs: [{ name: 'FIRST', datatype: 'UINT8', shape: [1] }],
+        infer: async (r: InferRequest) => ({ modelName: 'c', modelVersion: '1', outputs: [{ name: 'FIRST', datatype: 'UINT8', shape: [1], data: r.inputs[0]!.data.slice(0, 1) }] }),
+      } as unknown as LoadedModel,
+    };
+    const config: ModelConfig = {
+      name: 'stream', platform: 'ensemble', max_batch_size: 0,
+      input: [{ name: 'X', data_type: 'TYPE_UINT8', dims: [65536] }], output: [{ name: 'FIRST', data_type: 'TYPE_UINT8', dims: [1] }],
+      ensemble_scheduling: {
+        step: [
+          { model_name: 'a', model_version: -1, input_map: { X: 'X' }, output_map: { Y: 'y' } },
+          { model_name: 'c', model_version: -1, input_map: { Y: 'y' }, output_map: { FIRST: 'FIRST' } },
+        ],
+      },
+    };
+    const ensemble = await loadEnsemble(config, '1', { resolve: (name: string) => models[name]! });
+    let answers = 0;
+    const done = ensemble.inferDecoupled!({ inputs: [{ name: 'X', datatype: 'UINT8', shape: [65536], data: new Uint8Array(65536) }] }, (d) => {
+      if (d.response) answers += 1;
+    });
+    await sentAll;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    gc();
+    const alive = sent.filter((ref) => ref.deref() !== undefined).length;
+    finish();
+    await done;
+    expect(answers).toBe(200);
+    expect(alive).toBeLessThan(5);
   });
 });
