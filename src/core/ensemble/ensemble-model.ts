@@ -19,6 +19,8 @@ import { EnsembleStats } from './ensemble-stats.js';
 import { neededSteps, type EnsemblePlan } from './plan.js';
 import { runEnsemble, type BoardTensor } from './run-request.js';
 import { runDecoupledEnsemble } from './run-decoupled.js';
+import { StepGates } from './step-gates.js';
+import { holdFeeders } from './upstream-holds.js';
 
 export class EnsembleModel implements LoadedModel {
   readonly name: string;
@@ -34,6 +36,8 @@ export class EnsembleModel implements LoadedModel {
   private readonly statistics: EnsembleStats;
   /** Triton's latency summaries and first-response histogram (--metrics-config), once the server asks for them. */
   private readonly latency: JsLatencyMetrics;
+  /** max_inflight_requests at each step, across all of this ensemble's requests. */
+  private readonly gates: StepGates;
   private inFlight = 0;
   private unloading = false;
   private drained?: () => void;
@@ -58,6 +62,7 @@ export class EnsembleModel implements LoadedModel {
       name: this.name, version, maxBatchSize: this.maxBatchSize, maxRequestBatch: this.maxBatchSize,
       inputs: this.inputs, outputs: this.outputs, optionalInputs: this.optionalInputs,
     };
+    this.gates = new StepGates(plan.steps.length, plan.maxInflightRequests, holdFeeders(plan, lookup));
     this.latency = new JsLatencyMetrics(decoupled);
     this.statistics = new EnsembleStats(this.name, version, this.latency);
   }
@@ -65,7 +70,7 @@ export class EnsembleModel implements LoadedModel {
   async infer(request: InferRequest): Promise<InferResponse> {
     if (this.decoupled) throw decoupledRefusal(this.name, 'gebe');
     return this.track(request, async (wanted, batch, start) => {
-      const run = await runEnsemble(this.plan, this.lookup, request, batch, neededSteps(this.plan, wanted.map((t) => t.name)));
+      const run = await runEnsemble(this.plan, this.lookup, this.gates, request, batch, neededSteps(this.plan, wanted.map((t) => t.name)));
       const response = this.response(request, wanted, batch, (t) => run.tensors.get(t));
       this.statistics.success(batch, Number(process.hrtime.bigint() - start), run.queueNs, run.stepsNs);
       return response;
@@ -80,7 +85,7 @@ export class EnsembleModel implements LoadedModel {
     const onResponse = this.latency.timed(respond);
     await this.track(request, async (wanted, batch, start) => {
       const names = wanted.map((t) => t.name);
-      await runDecoupledEnsemble(this.plan, this.lookup, request, batch, neededSteps(this.plan, names), names,
+      await runDecoupledEnsemble(this.plan, this.lookup, this.gates, request, batch, neededSteps(this.plan, names), names,
         (board) => onResponse({ response: this.response(request, wanted, batch, board), final: false }),
         (error) => onResponse({ error, final: false }));
       onResponse({ final: true });

@@ -26,6 +26,8 @@ export interface EnsemblePlan {
   readers: Map<string, number[]>;
   /** Ensemble tensor → the step that writes it (ensemble inputs have none). */
   writer: Map<string, number>;
+  /** ensemble_scheduling.max_inflight_requests: requests in flight at each step at most (0: no limit). */
+  maxInflightRequests: number;
 }
 
 interface StepConfig {
@@ -64,7 +66,8 @@ export function ensemblePlan(config: ModelConfig): EnsemblePlan {
     for (const [, tensor] of step.inputs) readers.set(tensor, [...(readers.get(tensor) ?? []), step.index]);
     for (const [, tensor] of step.outputs) writer.set(tensor, step.index);
   }
-  return { name, steps, readers, writer };
+  const limit = Number((config.ensemble_scheduling as { max_inflight_requests?: unknown } | undefined)?.max_inflight_requests ?? 0);
+  return { name, steps, readers, writer, maxInflightRequests: Number.isFinite(limit) && limit > 0 ? limit : 0 };
 }
 
 /**

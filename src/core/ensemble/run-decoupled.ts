@@ -13,8 +13,9 @@
  */
 import type { DecoupledResponse, InferError, InferRequest, LoadedModel } from '../executor/types.js';
 import type { ModelLookup } from '../server/model-lookup.js';
-import type { EnsemblePlan } from './plan.js';
+import type { EnsemblePlan, EnsembleStep } from './plan.js';
 import { failOnce, stepError, stepOutputs, stepRequest, type BoardTensor } from './run-request.js';
+import { GatedSteps, type StepGates } from './step-gates.js';
 import { traceJsStep } from '../executor/trace-addon.js';
 
 class Flow {
@@ -63,7 +64,7 @@ class Flow {
 
 /** `answer` gets each flow's board once it sees every one of `outputs`; `inBand` the errors a decoupled step sent as responses. */
 export function runDecoupledEnsemble(
-  plan: EnsemblePlan, lookup: ModelLookup, request: InferRequest, requestBatch: number, needed: ReadonlySet<number>,
+  plan: EnsemblePlan, lookup: ModelLookup, gates: StepGates, request: InferRequest, requestBatch: number, needed: ReadonlySet<number>,
   outputs: readonly string[], answer: (board: (tensor: string) => BoardTensor | undefined) => void, inBand: (err: InferError) => void,
 ): Promise<void> {
   const root = new Flow();
@@ -71,15 +72,19 @@ export function runDecoupledEnsemble(
   const absent = new Set([...plan.readers.keys()].filter((t) => !root.own.has(t) && !plan.writer.has(t)));
   let pending = 0;  // steps running, and decoupled steps whose final flag has not come
   let failed = false;
+  const gated = new GatedSteps(gates);
   return new Promise<void>((resolve, reject) => {
-    const { fail, detach } = failOnce(request.signal, reject, () => (failed = true));
+    const { fail, detach } = failOnce(request.signal, reject, () => {
+      failed = true;
+      gated.leaveAll();
+    });
     const settle = (): void => {
       if (failed || pending > 0) return;
       detach();
       resolve();
     };
     // A finished flow leaves its parent, which may then be finished too (the root stays: it is the request's).
-    const release = (flow: Flow): void => {
+    const letGo = (flow: Flow): void => {
       for (let f = flow; f.parent && f.finished(needed); f = f.parent) f.parent.children.delete(f);
     };
     const answerIfComplete = (flow: Flow): void => {
@@ -95,6 +100,56 @@ export function runDecoupledEnsemble(
         answerIfComplete(f);
       }
     };
+    // A step's request in `flow`, once its gate lets it in; `gateRelease` when the model has answered it.
+    const run = (flow: Flow, step: EnsembleStep, gateRelease: () => void): void => {
+      if (failed) return gateRelease();
+      const index = step.index;
+      let model: LoadedModel;
+      let stepped: InferRequest;
+      try {
+        model = lookup.resolve(step.modelName, step.modelVersion);
+        stepped = stepRequest(model, step, (t) => flow.get(t), request);
+      } catch (err) {
+        gateRelease();
+        return fail(stepError(plan, step, err));
+      }
+      const done = (): void => {
+        pending -= 1;
+        flow.running -= 1;
+        letGo(flow);
+        settle();
+      };
+      const traced = traceJsStep(model, stepped);
+      if (model.decoupled && model.inferDecoupled) {
+        // Each response continues the pipeline in a flow of its own.
+        const stepDone = model.inferDecoupled(stepped, (r: DecoupledResponse) => {
+          if (failed) return;
+          if (r.error) inBand(stepError(plan, step, r.error));
+          if (!r.response) return;
+          const child = new Flow(flow);
+          child.started.add(index);
+          try {
+            for (const [tensor, value] of stepOutputs(model, step, stepped, r.response)) child.own.set(tensor, value);
+          } catch (err) {
+            return fail(stepError(plan, step, err));
+          }
+          flow.children.add(child);
+          advance(child);
+          letGo(child);
+        });
+        traced?.(stepDone);
+        stepDone.finally(gateRelease).then(done, (err: unknown) => fail(stepError(plan, step, err)));
+      } else {
+        const response = model.infer(stepped);
+        traced?.(response);
+        response.finally(gateRelease).then((response) => {
+          if (failed) return;
+          for (const [tensor, value] of stepOutputs(model, step, stepped, response)) flow.own.set(tensor, value);
+          advance(flow);
+          done();
+        }).catch((err: unknown) => fail(stepError(plan, step, err)));
+      }
+    };
     const launchReady = (flow: Flow): void => {
       for (const index of needed) {
         if (failed) return;
@@ -104,50 +159,7 @@ export function runDecoupledEnsemble(
         flow.started.add(index);
         flow.running += 1;
         pending += 1;
-        let model: LoadedModel;
-        let stepped: InferRequest;
-        try {
-          model = lookup.resolve(step.modelName, step.modelVersion);
-          stepped = stepRequest(model, step, (t) => flow.get(t), request);
-        } catch (err) {
-          return fail(stepError(plan, step, err));
-        }
-        const done = (): void => {
-          pending -= 1;
-          flow.running -= 1;
-          release(flow);
-          settle();
-        };
-        const traced = traceJsStep(model, stepped);
-        if (model.decoupled && model.inferDecoupled) {
-          // Each response continues the pipeline in a flow of its own.
-          const stepDone = model.inferDecoupled(stepped, (r: DecoupledResponse) => {
-            if (failed) return;
-            if (r.error) inBand(stepError(plan, step, r.error));
-            if (!r.response) return;
-            const child = new Flow(flow);
-            child.started.add(index);
-            try {
-              for (const [tensor, value] of stepOutputs(model, step, stepped, r.response)) child.own.set(tensor, value);
-            } catch (err) {
-              return fail(stepError(plan, step, err));
-            }
-            flow.children.add(child);
-            advance(child);
-            release(child);
-          });
-          traced?.(stepDone);
-          stepDone.then(done, (err: unknown) => fail(stepError(plan, step, err)));
-        } else {
-          const response = model.infer(stepped);
-          traced?.(response);
-          response.then((response) => {
-            if (failed) return;
-            for (const [tensor, value] of stepOutputs(model, step, stepped, response)) flow.own.set(tensor, value);
-            advance(flow);
-            done();
-          }).catch((err: unknown) => fail(stepError(plan, step, err)));
-        }
+        gated.enter(index, (gateRelease) => run(flow, step, gateRelease));
       }
     };
     advance(root);

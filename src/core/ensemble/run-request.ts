@@ -5,6 +5,7 @@
  * (never copied). The first failing step fails the request with its step and model named, in
  * Triton's "in ensemble '<name>', ..." form; steps already running finish but nothing more starts.
  */
+import { setMaxListeners } from 'node:events';
 import type { InferRequest, InferResponse, InferTensor, LoadedModel } from '../executor/types.js';
 import { InferError } from '../executor/types.js';
 import type { ModelLookup } from '../server/model-lookup.js';
@@ -13,6 +14,7 @@ import { whenAborted } from '../executor/cancellation.js';
 import { reshapeForReader } from './batch-shape.js';
 import { traceJsStep } from '../executor/trace-addon.js';
 import type { EnsemblePlan, EnsembleStep } from './plan.js';
+import { GatedSteps, type StepGates } from './step-gates.js';
 
 /** A tensor on the ensemble's board, with the batch size it was made with (0: not batched). */
 export interface BoardTensor {
@@ -27,8 +29,9 @@ export interface RunResult {
   queueNs: number;
 }
 
+/** `gates`: the ensemble's max_inflight_requests, shared by all its requests. */
 export function runEnsemble(
-  plan: EnsemblePlan, lookup: ModelLookup, request: InferRequest, requestBatch: number, needed: ReadonlySet<number>,
+  plan: EnsemblePlan, lookup: ModelLookup, gates: StepGates, request: InferRequest, requestBatch: number, needed: ReadonlySet<number>,
 ): Promise<RunResult> {
   const start = process.hrtime.bigint();
   const board = new Map<string, BoardTensor>();
@@ -41,8 +44,37 @@ export function runEnsemble(
   let failed = false;
   let stepsNs = 0;
   let queueNs = -1;
+  const gated = new GatedSteps(gates);
   return new Promise<RunResult>((resolve, reject) => {
-    const { fail, detach } = failOnce(request.signal, reject, () => (failed = true));
+    const { fail, detach } = failOnce(request.signal, reject, () => {
+      failed = true;
+      gated.leaveAll();
+    });
+    // A step's request, once its gate lets it in.
+    const run = (step: EnsembleStep, release: () => void): void => {
+      if (failed) return release();
+      const stepStart = process.hrtime.bigint();
+      if (queueNs < 0) queueNs = Number(stepStart - start);
+      runStep(lookup, step, board, request).finally(release).then(
+        (outputs) => {
+          running -= 1;
+          done += 1;
+          stepsNs += Number(process.hrtime.bigint() - stepStart);
+          for (const [tensor, value] of outputs) board.set(tensor, value);
+          if (failed) return;
+          if (done === needed.size) {
+            detach();
+            resolve({ tensors: board, stepsNs, queueNs: Math.max(queueNs, 0) });
+          } else {
+            launchReady();
+          }
+        },
+        (err: unknown) => {
+          running -= 1;
+          fail(stepError(plan, step, err));
+        },
+      );
+    };
     const launchReady = (): void => {
       for (const index of needed) {
         if (failed) return;
@@ -51,27 +83,7 @@ export function runEnsemble(
         if (!step.inputs.every(([, tensor]) => board.has(tensor) || absent.has(tensor))) continue;
         started.add(index);
         running += 1;
-        const stepStart = process.hrtime.bigint();
-        if (queueNs < 0) queueNs = Number(stepStart - start);
-        runStep(lookup, step, board, request).then(
-          (outputs) => {
-            running -= 1;
-            done += 1;
-            stepsNs += Number(process.hrtime.bigint() - stepStart);
-            for (const [tensor, value] of outputs) board.set(tensor, value);
-            if (failed) return;
-            if (done === needed.size) {
-              detach();
-              resolve({ tensors: board, stepsNs, queueNs: Math.max(queueNs, 0) });
-            } else {
-              launchReady();
-            }
-          },
-          (err: unknown) => {
-            running -= 1;
-            fail(stepError(plan, step, err));
-          },
-        );
+        gated.enter(index, (release) => run(step, release));
       }
       if (!failed && running === 0 && done < needed.size) {
         fail(new InferError(`in ensemble '${plan.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`, 'INTERNAL'));
@@ -150,6 +162,9 @@ export function failOnce(signal: AbortSignal | undefined, reject: (err: InferErr
     reject(err);
   };
   detach = whenAborted(signal, fail);
+  // Each step request running listens to this signal until it ends: a stream's many at once are
+  // no leak, so Node's warning past 10 listeners would only mislead.
+  if (signal) setMaxListeners(0, signal);
   return { fail, detach: () => detach() };
 }
 

@@ -205,6 +205,12 @@ export interface LoadedModel {
    */
   readonly decoupled?: boolean;
   inferDecoupled?(request: InferRequest, onResponse: (r: DecoupledResponse) => void): Promise<void>;
+  /**
+   * A decoupled model whose responses can wait at their source: stops taking them until the
+   * returned function is called (an ensemble's max_inflight_requests backpressure, as Triton
+   * blocks the model's response sender).
+   */
+  holdResponses?(): () => void;
   stats(): ModelStatistics;
   /** The model's latency metrics (Triton's --metrics-config); absent where a model keeps none. */
   latencyMetrics?(): LatencyMetrics;

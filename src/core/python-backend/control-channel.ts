@@ -24,7 +24,7 @@ export class ControlChannel {
 
   constructor(
     private readonly output: Writable,
-    input: Readable,
+    private readonly input: Readable,
     private readonly onMessage: (message: ControlMessage) => void,
     private readonly onProtocolError: (reason: string) => void,
     /** The stub's end closed: it ended, or model.py closed file descriptor 4. */
@@ -34,6 +34,15 @@ export class ControlChannel {
     input.on('end', () => onEnd());
     // An EPIPE after the process died is reported by its exit, not here.
     output.on('error', () => undefined);
+  }
+
+  /**
+   * Stops (true) or resumes reading the stub's messages. Held, the pipe fills and the stub's next
+   * send blocks: backpressure for a model whose responses the server cannot take yet.
+   */
+  hold(on: boolean): void {
+    if (on) this.input.pause();
+    else this.input.resume();
   }
 
   send(message: ControlMessage): void {

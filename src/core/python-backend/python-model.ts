@@ -90,6 +90,8 @@ export class PythonModel implements LoadedModel {
   private readonly contract: RequestContract;
   private unloading?: Promise<void>;
   private idleWaiters: Array<() => void> = [];
+  /** Ensemble holds on the processes' responses (holdResponses). */
+  private holds = 0;
   /** Decoupled requests handed to execute() whose final response has not come yet, by key. */
   private readonly open = new Map<number, Queued>();
   private nextKey = 1;
@@ -235,7 +237,27 @@ export class PythonModel implements LoadedModel {
   }
 
   /** Rejects queued requests, lets running ones finish (bounded), runs finalize() and ends the processes. */
+  /**
+   * Ensemble backpressure (max_inflight_requests): the model's processes are not read while any
+   * hold lasts, so a decoupled model's response sender blocks once its pipe is full, as Triton
+   * blocks it. Unloading lifts every hold (the processes must answer finalize).
+   */
+  holdResponses(): () => void {
+    if (this.unloading) return () => undefined;
+    if (this.holds++ === 0) for (const instance of this.instances) instance.stub?.holdOutput(true);
+    let held = true;
+    return () => {
+      if (!held || this.holds === 0) return;
+      held = false;
+      if (--this.holds === 0) for (const instance of this.instances) instance.stub?.holdOutput(false);
+    };
+  }
+
   unload(): Promise<void> {
+    if (this.holds > 0) {
+      this.holds = 0;
+      for (const instance of this.instances) instance.stub?.holdOutput(false);
+    }
     this.unloading ??= (async () => {
       for (const q of [...this.queue.splice(0), ...(this.sequences?.drain() ?? [])]) {
         q.detach();
@@ -271,6 +293,7 @@ export class PythonModel implements LoadedModel {
       (stub) => {
         instance.stub = stub;
         instance.starting = undefined;
+        if (this.holds > 0) stub.holdOutput(true);
         return stub;
       },
       (err: unknown) => {

@@ -208,6 +208,11 @@ export class StubProcess {
     });
   }
 
+  /** Stops (true) or resumes taking the process's messages (ControlChannel.hold). */
+  holdOutput(on: boolean): void {
+    this.channel.hold(on);
+  }
+
   /** Tells model.py that the client of an open decoupled request went away (its sender's is_cancelled()). */
   cancel(key: number): void {
     if (this.alive) this.channel.send({ op: 'cancel', key });

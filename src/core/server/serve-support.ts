@@ -79,10 +79,6 @@ function ignoredFields(config: ModelConfig): string[] {
   for (const t of config.input ?? []) {
     if ((t as Record<string, unknown>).allow_ragged_batch === true) ignored.push(`input "${t.name}".allow_ragged_batch`);
   }
-  // Bounds how many requests each ensemble step has in flight; gebe's steps queue in their models' schedulers.
-  if (present((config.ensemble_scheduling as { max_inflight_requests?: unknown } | undefined)?.max_inflight_requests)) {
-    ignored.push('ensemble_scheduling.max_inflight_requests');
-  }
   return ignored;
 }
 
