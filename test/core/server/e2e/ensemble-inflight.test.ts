@@ -119,19 +119,21 @@ describe.skipIf(!python.available)('ensemble max_inflight_requests', () => {
     await server?.stop();
   });
 
-  /** One ModelStreamInfer request of `model` with id `tag`: the DONE values it streamed, in order. */
-  async function stream(model: string, tag: string): Promise<number[]> {
+  /**
+   * Streams one request of `model` (id `tag`) to its end, checks it answered every index, and
+   * reads what the models logged: the consumer's runs (start, end) and the producer's sends, by index.
+   */
+  async function streamLogged(model: string, tag: string): Promise<{ ran: Map<number, number[]>; sent: Map<number, number[]> }> {
     const answers = await streamInfer(grpc, [{
       model_name: model, id: tag, inputs: [{ name: 'N', datatype: 'INT32', shape: [1] }], raw_input_contents: [Buffer.from(new Int32Array([COUNT]).buffer)],
     }]);
     expect(answers.map((a: { error_message: string }) => a.error_message).filter(Boolean)).toEqual([]);
-    return answers.map((a: Parameters<typeof streamInt32>[0]) => streamInt32(a, 'DONE')).sort((a: number, b: number) => a - b);
+    expect(answers.map((a: Parameters<typeof streamInt32>[0]) => streamInt32(a, 'DONE')).sort((a: number, b: number) => a - b)).toEqual([...Array(COUNT).keys()]);
+    return { ran: readLog(path.join(repo, 'consumer', `ran-${tag}`)), sent: readLog(path.join(repo, 'producer', `sent-${tag}`)) };
   }
 
   it('runs at most max_inflight_requests at the step, and holds the decoupled step that feeds it', async () => {
-    expect(await stream('limited', 'held')).toEqual([...Array(COUNT).keys()]);
-    const ran = readLog(path.join(repo, 'consumer', 'ran-held'));
-    const sent = readLog(path.join(repo, 'producer', 'sent-held'));
+    const { ran, sent } = await streamLogged('limited', 'held');
     expect(mostAtOnce(ran)).toBeLessThanOrEqual(2);
     // Held back, the producer's last send returned only once the consumer had worked through most
     // of the stream (what is in flight, waiting and in the pipe's buffers is a handful of responses).
@@ -139,9 +141,7 @@ describe.skipIf(!python.available)('ensemble max_inflight_requests', () => {
   });
 
   it('without the limit, the step runs as many as its instances and the producer is never held', async () => {
-    expect(await stream('unlimited', 'free')).toEqual([...Array(COUNT).keys()]);
-    const ran = readLog(path.join(repo, 'consumer', 'ran-free'));
-    const sent = readLog(path.join(repo, 'producer', 'sent-free'));
+    const { ran, sent } = await streamLogged('unlimited', 'free');
     expect(mostAtOnce(ran)).toBe(3);
     expect(sent.get(COUNT - 1)![0]!).toBeLessThan(ran.get(COUNT - 15)![0]!);
   });
