@@ -17,13 +17,18 @@ import { startRealServer, type RealServer } from './helpers.js';
 const python = pythonForTests();
 const COUNT = 40;
 
-const PRODUCER = [
+// Both models log to files in their model directory.
+const HEADER = [
   'import os, time',
   'import numpy as np',
   'import triton_python_backend_utils as pb_utils',
   'class TritonPythonModel:',
   '    def initialize(self, args):',
   '        self.dir = args["model_repository"]',
+];
+
+const PRODUCER = [
+  ...HEADER,
   '    def execute(self, requests):',
   '        for r in requests:',
   '            sender = r.get_response_sender()',
@@ -39,12 +44,7 @@ const PRODUCER = [
 ].join('\n');
 
 const CONSUMER = [
-  'import os, time',
-  'import numpy as np',
-  'import triton_python_backend_utils as pb_utils',
-  'class TritonPythonModel:',
-  '    def initialize(self, args):',
-  '        self.dir = args["model_repository"]',
+  ...HEADER,
   '    def execute(self, requests):',
   '        out = []',
   '        for r in requests:',
