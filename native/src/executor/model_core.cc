@@ -147,6 +147,11 @@ bool ShapeAgrees(const std::vector<int64_t>& declared, const std::vector<int64_t
   return true;
 }
 
+// A 16th argument of infer: the request's id, which its trace names (Triton's request_id).
+void SetTracedRequestId(const Napi::CallbackInfo& info, RequestTrace& trace) {
+  if (info.Length() > 15 && info[15].IsString()) trace.SetRequestId(info[15].As<Napi::String>().Utf8Value());
+}
+
 }  // namespace
 
 void ModelCore::SetContract(std::string version, std::vector<std::vector<int64_t>> input_shapes,
@@ -355,6 +360,7 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
     request->trace = ChildTrace(contract_->model_name, contract_->version, parent_trace, parent.Get(1u).ToBoolean().Value(),
                                 parent.Get(2u).ToBoolean().Value());
     request->trace->StampNow(TraceStamp::kRequestStart);
+    SetTracedRequestId(info, *request->trace);
   } else if (request_start_ns != 0 && !caller_sampled) {
     // A 14th argument, [startNs, endNs, 'http' | 'grpc']: when a native front end received the
     // request JS hands on here (its receive timestamps; the trace goes back to JS with the result,
@@ -366,6 +372,7 @@ Napi::Value ModelCore::Infer(const Napi::CallbackInfo& info) {
     const std::string traceparent = info.Length() > 14 && info[14].IsString() ? info[14].As<Napi::String>().Utf8Value() : std::string();
     request->trace = SampleTrace(contract_->model_name, contract_->version, protocol, traceparent);
     if (request->trace) {
+      SetTracedRequestId(info, *request->trace);
       request->trace->Stamp(TraceStamp::kRequestStart, request_start_ns);
       if (protocol != TraceProtocol::kNone) {
         Napi::Array at = info[13].As<Napi::Array>();

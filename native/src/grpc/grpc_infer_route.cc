@@ -143,6 +143,7 @@ class GrpcInferImpl : public GrpcInfer {
     static const std::string kPost = "POST";
     static const std::string kUnary(kInferPath), kStream(kStreamInferPath);
     log_.Note(kPost, stream ? kStream : kUnary);
+    const std::string request_id = read_end_ns != 0 ? decoded.id : std::string();  // for a trace (the id moves into the answer)
     call->id = std::move(decoded.id);
     call->requested_version = std::string(Str(req.model_version));
     if (!failure.ok()) {
@@ -156,6 +157,7 @@ class GrpcInferImpl : public GrpcInfer {
     if (read_end_ns != 0) {
       normalized.request->trace = SampleTrace(contract.model_name, contract.version, TraceProtocol::kGrpc, traceparent);
       if (RequestTrace* trace = normalized.request->trace.get()) {
+        trace->SetRequestId(request_id);
         trace->Stamp(TraceStamp::kRecvStart, read_start_ns != 0 ? read_start_ns : read_end_ns);
         trace->Stamp(TraceStamp::kRecvEnd, read_end_ns);
         trace->Stamp(TraceStamp::kRequestStart, request_start_ns);

@@ -177,6 +177,8 @@ class FastInfer : public FastPath {
     call->class_count = std::move(normalized.class_count);
     call->labels = std::move(entry.labels);
     call->has_id = decoded.request.has_id;
+    // Kept for a trace only while tracing is on (the id itself moves into the answer).
+    const std::string request_id = recv_end_ns != 0 ? decoded.request.id : std::string();
     call->id = std::move(decoded.request.id);
     call->json_inputs = std::move(decoded.owned);
     normalized.request->native_call = std::move(call);
@@ -185,6 +187,7 @@ class FastInfer : public FastPath {
       normalized.request->trace = SampleTrace(entry.contract->model_name, entry.contract->version, TraceProtocol::kHttp,
                                               traceparent != nullptr ? std::string_view(*traceparent) : std::string_view());
       if (RequestTrace* trace = normalized.request->trace.get()) {
+        trace->SetRequestId(request_id);
         trace->Stamp(TraceStamp::kRecvStart, request.recv_start_ns != 0 ? request.recv_start_ns : recv_end_ns);
         trace->Stamp(TraceStamp::kRecvEnd, recv_end_ns);
         trace->Stamp(TraceStamp::kRequestStart, request_start_ns);

@@ -42,6 +42,9 @@ struct TracedTensor {
 
 // The tensor bytes one trace keeps; a tensor past it is left out (its trace says so).
 constexpr size_t kMaxTracedTensorBytes = 16u << 20;
+// The bytes of a request's id a trace keeps (ids are UUIDs and the like; a longer one is cut, at
+// a character's start, so that the traces waiting for JS stay small whatever clients send).
+constexpr size_t kMaxTracedRequestIdBytes = 256;
 
 struct RequestTrace {
   uint64_t id = 0;
@@ -57,11 +60,21 @@ struct RequestTrace {
   int64_t ns[kTraceStampCount] = {};  // 0: not reached
   // The W3C traceparent the client sent (OpenTelemetry context propagation), checked; empty: none.
   std::string context;
+  // The request's id (Triton's request_id in trace files and spans); empty: none.
+  std::string request_id;
   std::vector<TracedTensor> tensors;
   size_t tensor_bytes = 0;
   bool tensors_left_out = false;  // some tensor passed kMaxTracedTensorBytes
 
   void Stamp(TraceStamp stamp, int64_t at_ns) { ns[size_t(stamp)] = at_ns; }
+  void SetRequestId(std::string_view id) {
+    size_t n = id.size();
+    if (n > kMaxTracedRequestIdBytes) {
+      n = kMaxTracedRequestIdBytes;
+      while (n > 0 && (static_cast<unsigned char>(id[n]) & 0xC0) == 0x80) --n;
+    }
+    request_id.assign(id.data(), n);
+  }
   void StampNow(TraceStamp stamp) { Stamp(stamp, SteadyNowNs()); }
   // Level TENSORS: keeps a copy of a tensor, while the trace's bytes stay within the bound.
   void AddTensor(bool output, const std::string& name, const std::string& datatype, const std::vector<int64_t>& shape, const void* data,

@@ -2,7 +2,8 @@
 // setSetting(model | null, {timestamps, tensors, rate, count?} | null) (without count the traces
 // left stay as they are), countLeft(model | null) -> number,
 // take() -> {traces: [Trace], dropped} with Trace = {id, parentId, model, version, protocol, last,
-//   timestamps, ns: bigint[], tensors: [{output, name, datatype, shape, data}], tensorsLeftOut};
+//   timestamps, ns: bigint[], tensors: [{output, name, datatype, shape, data}], tensorsLeftOut,
+//   requestId ('' for none)};
 // for requests JS runs itself (Python models, ensembles): sample(model, version, traceparent?) ->
 // {id, last, timestamps, tensors, context} | null, child(parentId) -> id (an ensemble step's trace)
 // and finish(Trace); setPropagation(on) (OpenTelemetry context propagation, request_trace.h).
@@ -100,6 +101,7 @@ Napi::Object TraceToJs(Napi::Env env, const RequestTrace& t) {
   o.Set("last", t.last);
   o.Set("timestamps", t.timestamps);
   o.Set("context", t.context);
+  o.Set("requestId", t.request_id);
   Napi::Array ns = Napi::Array::New(env, kTraceStampCount);
   for (size_t k = 0; k < kTraceStampCount; ++k) ns.Set(uint32_t(k), Napi::BigInt::New(env, t.ns[k]));
   o.Set("ns", ns);
@@ -131,6 +133,8 @@ std::unique_ptr<RequestTrace> TraceFromJs(const Napi::Object& o) {
   trace->timestamps = o.Get("timestamps").ToBoolean().Value();
   const Napi::Value context = o.Get("context");
   if (context.IsString() && ValidTraceparent(context.As<Napi::String>().Utf8Value())) trace->context = context.As<Napi::String>().Utf8Value();
+  const Napi::Value request_id = o.Get("requestId");
+  if (request_id.IsString()) trace->SetRequestId(request_id.As<Napi::String>().Utf8Value());
   trace->keep_tensors = true;
   Napi::Value tensors = o.Get("tensors");
   if (tensors.IsArray()) {

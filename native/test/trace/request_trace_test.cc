@@ -159,6 +159,21 @@ TEST(TraceparentsAreCheckedAsW3CVersion00) {
   CHECK(!ValidTraceparent(""));
 }
 
+TEST(ARequestIdIsKeptUpToItsBoundCutAtACharactersStart) {
+  RequestTrace t;
+  t.SetRequestId("req-7");
+  CHECK_EQ(t.request_id, std::string("req-7"));
+  t.SetRequestId(std::string(kMaxTracedRequestIdBytes + 100, 'x'));
+  CHECK_EQ(t.request_id.size(), kMaxTracedRequestIdBytes);
+  // A two-byte character (é) across the bound: cut before it, never inside it.
+  std::string id(kMaxTracedRequestIdBytes - 1, 'a');
+  id += "\xC3\xA9tail";
+  t.SetRequestId(id);
+  CHECK_EQ(t.request_id, std::string(kMaxTracedRequestIdBytes - 1, 'a'));
+  t.SetRequestId("");
+  CHECK(t.request_id.empty());
+}
+
 TEST(APropagatedContextIsTracedWhateverTheRateAndCount) {
   Reset();
   const std::string context = "00-0af7651916cd43dd8448eb211c12666c-b7ad6b7169242424-01";

@@ -65,6 +65,8 @@ export interface NativeModel {
     received?: [bigint, bigint, 'http' | 'grpc'],
     /** The client's W3C traceparent (OpenTelemetry context propagation). */
     traceparent?: string,
+    /** The request's id, for its trace (Triton's request_id). */
+    requestId?: string,
   ): undefined | [number, string] | CancelHandle;
   /** The request's caller went away: if it still waits in the queue, it fails with `reason`. */
   cancel(handle: CancelHandle, reason: number): void;

@@ -119,7 +119,7 @@ export class ExecutorModel implements LoadedModel {
     try {
       queued = native.infer(token, b.names, b.datatypes, b.shapes, b.datas, b.outputs, request?.priority, request?.timeoutUs,
         request?.sequenceId, request?.sequenceStart, request?.sequenceEnd, signal !== undefined, request?.parentTrace && [request.parentTrace.id, request.parentTrace.timestamps, request.parentTrace.tensors],
-        request?.received && [request.received.startNs, request.received.endNs, request.received.protocol], request?.traceparent);
+        request?.received && [request.received.startNs, request.received.endNs, request.received.protocol], request?.traceparent, request?.id);
     } catch (err) {
       // The binding refuses arguments of the wrong JS types (data that is not a Uint8Array).
       return Promise.reject(new InferError(`${(err as Error).message} in the request for model '${this.name}'`, 'INTERNAL'));

@@ -64,7 +64,7 @@ export function traceJsRequest(trace: NativeTrace, sampled: TraceLink & { parent
       const outputs = (result as { outputs?: InferTensor[] } | undefined)?.outputs;
       if (sampled.tensors && Array.isArray(outputs)) tensors.push(...outputs.map(traced(true)));
       const finished: NativeRequestTrace = { id: sampled.id, parentId: sampled.parentId, model, version, protocol: received?.protocol ?? '',
-        last: sampled.last, timestamps: sampled.timestamps, ns, tensors, context: sampled.context };
+        last: sampled.last, timestamps: sampled.timestamps, ns, tensors, context: sampled.context, requestId: request.id ?? '' };
       // A request a native front end received: the trace goes back with the answer, and the front
       // end times the send (it settles before the answer is made, so the front end finds it).
       if (received) received.trace = finished;

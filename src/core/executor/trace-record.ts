@@ -50,4 +50,6 @@ export interface NativeRequestTrace {
   tensorsLeftOut?: boolean;
   /** The client's W3C traceparent this request's trace continues ('' or absent: none). */
   context?: string;
+  /** The request's id (Triton's request_id; '' or absent: none), its first 256 bytes. */
+  requestId?: string;
 }

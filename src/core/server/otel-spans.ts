@@ -4,8 +4,10 @@
  * for each traced request a top-level span `InferRequest` (the front end's receive and send
  * timestamps and INFER_RESPONSE_COMPLETE as events), a span named after the model (REQUEST_START, QUEUE_START, REQUEST_END) and
  * a `compute` span (COMPUTE_START, COMPUTE_INPUT_END, COMPUTE_OUTPUT_START, COMPUTE_END); an
- * ensemble's step is a model span under the ensemble's model span, in the same trace. Each span has
- * the attributes model_name, model_version, trace_id and parent_id (gebe's trace ids). A request
+ * ensemble's step is a model span under the ensemble's model span, in the same trace. Every span is
+ * of kind SERVER, and the model span has Triton's attributes triton.model_name,
+ * triton.model_version, triton.trace_id, triton.trace_parent_id (gebe's trace ids, 0: no parent)
+ * and, when the request has an id, triton.request_id. A request
  * whose client sent a W3C `traceparent` continues that trace: its InferRequest span is a child of
  * the client's span.
  *
@@ -27,8 +29,8 @@ export interface OtelSpan {
   spanId: string;
   parentSpanId: string;
   name: string;
-  /** 1 internal, 2 server. */
-  kind: 1 | 2;
+  /** 2: SERVER (Triton gives every span this kind). */
+  kind: 2;
   startTimeUnixNano: string;
   endTimeUnixNano: string;
   attributes: OtelAttribute[];
@@ -107,23 +109,24 @@ export class OtelSpanBuilder {
     if (reached.length === 0) return;
     const first = reached.reduce((a, b) => (a < b ? a : b));
     const last = reached.reduce((a, b) => (a > b ? a : b));
-    const attributes = [text('model_name', trace.model), text('model_version', trace.version), int('trace_id', trace.id),
-      ...(trace.parentId > 0 ? [int('parent_id', trace.parentId)] : [])];
+    const modelAttributes = [text('triton.model_name', trace.model), int('triton.model_version', Number(trace.version)),
+      int('triton.trace_id', trace.id), int('triton.trace_parent_id', trace.parentId),
+      ...(trace.requestId ? [text('triton.request_id', trace.requestId)] : [])];
     // A request whose client sent its trace context continues the client's trace, under its span.
     const context = !parent && trace.context ? { traceId: trace.context.slice(3, 35), spanId: trace.context.slice(36, 52) } : undefined;
     const traceId = parent?.traceId ?? context?.traceId ?? hex(16);
-    const span = (name: string, kind: 1 | 2, parentSpanId: string, start: bigint, end: bigint, names: readonly TraceStampName[]): OtelSpan => ({
-      traceId, spanId: hex(8), parentSpanId, name, kind, startTimeUnixNano: unix(start), endTimeUnixNano: unix(end), attributes, events: events(names),
+    const span = (name: string, parentSpanId: string, start: bigint, end: bigint, names: readonly TraceStampName[], attributes: OtelAttribute[] = []): OtelSpan => ({
+      traceId, spanId: hex(8), parentSpanId, name, kind: 2, startTimeUnixNano: unix(start), endTimeUnixNano: unix(end), attributes, events: events(names),
     });
     let modelParent = parent?.modelSpanId ?? '';
     if (!parent) {
-      const root = span('InferRequest', 2, context?.spanId ?? '', first, last, ROOT_STAMPS);
+      const root = span('InferRequest', context?.spanId ?? '', first, last, ROOT_STAMPS);
       out.push(root);
       modelParent = root.spanId;
     }
-    const model = span(trace.model, 1, modelParent, ns('REQUEST_START') || first, ns('REQUEST_END') || last, MODEL_STAMPS);
+    const model = span(trace.model, modelParent, ns('REQUEST_START') || first, ns('REQUEST_END') || last, MODEL_STAMPS, modelAttributes);
     out.push(model);
-    if (ns('COMPUTE_START') !== 0n) out.push(span('compute', 1, model.spanId, ns('COMPUTE_START'), ns('COMPUTE_END') || last, COMPUTE_STAMPS));
+    if (ns('COMPUTE_START') !== 0n) out.push(span('compute', model.spanId, ns('COMPUTE_START'), ns('COMPUTE_END') || last, COMPUTE_STAMPS));
     this.remember(trace.id, { traceId, modelSpanId: model.spanId });
     const steps = this.waiting.get(trace.id);
     if (steps) {

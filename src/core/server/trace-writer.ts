@@ -1,7 +1,8 @@
 /**
  * Writes the traces the native samplers collect (native/src/trace/) as Triton's JSON trace files,
  * which Triton's trace_summary.py reads: one JSON array per file, and for each traced request an
- * object naming it ({id, model_name, model_version, and for an ensemble's step parent_id}), at level
+ * object naming it ({id, model_name, model_version, request_id when the request has an id, and for
+ * an ensemble's step parent_id}), at level
  * TIMESTAMPS one with its timestamps ({id, timestamps: [{name, ns}]}, steady-clock nanoseconds, in
  * the order they happen), and at level TENSORS one per input as queued and output as the model gave
  * it ({id, activity: TENSOR_QUEUE_INPUT | TENSOR_BACKEND_OUTPUT, tensor: {name, data, shape,
@@ -31,7 +32,8 @@ export function traceEntries(trace: NativeRequestTrace): string[] {
   const version = /^\d+$/.test(trace.version) ? trace.version : JSON.stringify(trace.version);
   // An ensemble step names the ensemble request's trace, as Triton's parent_id.
   const parent = trace.parentId > 0 ? `,"parent_id":${trace.parentId}` : '';
-  const entries = [`{"id":${trace.id},"model_name":${JSON.stringify(trace.model)},"model_version":${version}${parent}}`];
+  const requestId = trace.requestId ? `,"request_id":${JSON.stringify(trace.requestId)}` : '';
+  const entries = [`{"id":${trace.id},"model_name":${JSON.stringify(trace.model)},"model_version":${version}${requestId}${parent}}`];
   if (trace.timestamps) entries.push(`{"id":${trace.id},"timestamps":[${stamps.join(',')}]}`);
   for (const t of trace.tensors) {
     const tensor = `{"name":${JSON.stringify(t.name)},"data":${JSON.stringify(tensorText(t))},"shape":"${t.shape.join(',')}","dtype":${JSON.stringify(t.datatype)}}`;

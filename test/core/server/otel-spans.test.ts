@@ -22,8 +22,14 @@ describe('OtelSpanBuilder', () => {
     const spans = new OtelSpanBuilder((ns) => ns + 1000n).add([trace(1, 0, 'm', { RECV_START: 10, RECV_END: 11, ...modelStamps(20), SEND_START: 30, SEND_END: 31 })]);
     expect(names(spans)).toEqual(['InferRequest', 'm', 'compute']);
     expect(spans[0]).toMatchObject({ parentSpanId: '', kind: 2, startTimeUnixNano: '1010', endTimeUnixNano: '1031' });
-    expect(spans[1]).toMatchObject({ kind: 1, startTimeUnixNano: '1020', endTimeUnixNano: '1026' });
-    expect(spans[2]).toMatchObject({ startTimeUnixNano: '1022', endTimeUnixNano: '1025' });
+    expect(spans[1]).toMatchObject({ kind: 2, startTimeUnixNano: '1020', endTimeUnixNano: '1026' });
+    expect(spans[2]).toMatchObject({ kind: 2, startTimeUnixNano: '1022', endTimeUnixNano: '1025' });
+    // Triton's attributes, on the model span only; no request id, no triton.request_id.
+    expect(spans[1]!.attributes).toEqual([
+      { key: 'triton.model_name', value: { stringValue: 'm' } }, { key: 'triton.model_version', value: { intValue: '1' } },
+      { key: 'triton.trace_id', value: { intValue: '1' } }, { key: 'triton.trace_parent_id', value: { intValue: '0' } },
+    ]);
+    expect([spans[0]!.attributes, spans[2]!.attributes]).toEqual([[], []]);
     expect([parentOf(spans, 'm'), parentOf(spans, 'compute')]).toEqual(['InferRequest', 'm']);
   });
 
@@ -48,6 +54,15 @@ describe('OtelSpanBuilder', () => {
     const spans = b.flush();
     expect(names(spans)).toEqual(['InferRequest', 'lost', 'compute']);
     expect(b.flush()).toEqual([]);
+  });
+
+  it('names the request\'s id and its ensemble\'s trace on the model span', () => {
+    const b = new OtelSpanBuilder((ns) => ns);
+    b.add([trace(2, 1, 'step', modelStamps(10), { requestId: 'req-7' })]);
+    const spans = b.add([trace(1, 0, 'ens', { REQUEST_START: 5, REQUEST_END: 30 }, { requestId: 'req-7' })]);
+    const step = spans.find((s) => s.name === 'step')!;
+    expect(step.attributes).toContainEqual({ key: 'triton.request_id', value: { stringValue: 'req-7' } });
+    expect(step.attributes).toContainEqual({ key: 'triton.trace_parent_id', value: { intValue: '1' } });
   });
 
   it('continues a client\'s trace', () => {

@@ -95,7 +95,7 @@ describe('OpenTelemetry trace mode', () => {
   });
 
   it('sends a traced request as Triton\'s three spans, with the resource attributes given', async () => {
-    expect((await postJson(`${server.http}/v2/models/mnist/infer`, { inputs: [image()] })).status).toBe(200);
+    expect((await postJson(`${server.http}/v2/models/mnist/infer`, { id: 'otel-1', inputs: [image()] })).status).toBe(200);
     await until(() => otel.spans().length >= 3, 'three spans');
     const spans = otel.spans();
     expect(spans.map((s) => s.name).sort()).toEqual(['InferRequest', 'compute', 'mnist']);
@@ -109,8 +109,12 @@ describe('OpenTelemetry trace mode', () => {
     expect(byName.InferRequest!.events.map((e) => e.name)).toEqual(['HTTP_RECV_START', 'HTTP_RECV_END', 'INFER_RESPONSE_COMPLETE', 'HTTP_SEND_START', 'HTTP_SEND_END']);
     expect(byName.mnist!.events.map((e) => e.name)).toEqual(['REQUEST_START', 'QUEUE_START', 'REQUEST_END']);
     expect(byName.compute!.events.map((e) => e.name)).toEqual(['COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END']);
-    expect(byName.mnist!.attributes).toContainEqual({ key: 'model_name', value: { stringValue: 'mnist' } });
-    expect(byName.mnist!.attributes).toContainEqual({ key: 'model_version', value: { stringValue: '1' } });
+    // Triton's attributes, on the model span; every span of kind SERVER, as Triton's.
+    expect(byName.mnist!.attributes.map((a) => a.key)).toEqual(['triton.model_name', 'triton.model_version', 'triton.trace_id', 'triton.trace_parent_id', 'triton.request_id']);
+    expect(byName.mnist!.attributes).toContainEqual({ key: 'triton.model_name', value: { stringValue: 'mnist' } });
+    expect(byName.mnist!.attributes).toContainEqual({ key: 'triton.model_version', value: { intValue: '1' } });
+    expect(byName.mnist!.attributes).toContainEqual({ key: 'triton.request_id', value: { stringValue: 'otel-1' } });
+    expect(spans.map((s) => s.kind)).toEqual([2, 2, 2]);
     // Each span lies within its parent, on the wall clock.
     const t = (s: Span, k: 'startTimeUnixNano' | 'endTimeUnixNano') => BigInt(s[k]);
     expect(t(byName.InferRequest!, 'startTimeUnixNano') <= t(byName.mnist!, 'startTimeUnixNano')).toBe(true);
@@ -125,10 +129,14 @@ describe('OpenTelemetry trace mode', () => {
 
   it('puts an ensemble\'s step under the ensemble\'s span, in one trace', async () => {
     otel.exports.length = 0;
-    expect((await postJson(`${server.http}/v2/models/pipeline/infer`, { inputs: [image('IMAGE')] })).status).toBe(200);
+    expect((await postJson(`${server.http}/v2/models/pipeline/infer`, { id: 'otel-ens', inputs: [image('IMAGE')] })).status).toBe(200);
     await until(() => otel.spans().length >= 4, 'four spans');
     const spans = otel.spans();
     expect(spans).toHaveLength(4);
+    // The step's request carries the ensemble request's id (its trace names it too).
+    for (const name of ['pipeline', 'mnist']) {
+      expect(spans.find((s) => s.name === name)!.attributes).toContainEqual({ key: 'triton.request_id', value: { stringValue: 'otel-ens' } });
+    }
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
     expect(tree(spans)).toEqual({ InferRequest: ['pipeline'], pipeline: ['mnist'], mnist: ['compute'] });
   });

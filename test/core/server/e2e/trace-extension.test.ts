@@ -37,26 +37,26 @@ afterAll(async () => {
 const image = { name: 'image', datatype: 'FP32', shape: [1, 1, 28, 28] };
 const pixelValues = new Float32Array(784).map((_, i) => (i % 7) / 8);
 const pixels = new Uint8Array(pixelValues.buffer);
-const inferJson = () => postJson(`${server.http}/v2/models/mnist/infer`, { inputs: [{ ...image, data: new Array(784).fill(0) }] });
+const inferJson = () => postJson(`${server.http}/v2/models/mnist/infer`, { id: 'json-1', inputs: [{ ...image, data: new Array(784).fill(0) }] });
 function inferBinary() {
   const { body, headerLength } = binaryBody({ inputs: [{ ...image, parameters: { binary_data_size: pixels.byteLength } }] }, [{ ...image, bytes: pixels }]);
   return postBinary(`${server.http}/v2/models/mnist/infer`, body, headerLength);
 }
-const inferGrpc = () => call(grpc, 'ModelInfer', { model_name: 'mnist', inputs: [image], raw_input_contents: [Buffer.from(pixels)] });
+const inferGrpc = () => call(grpc, 'ModelInfer', { model_name: 'mnist', id: 'grpc-1', inputs: [image], raw_input_contents: [Buffer.from(pixels)] });
 const setting = (url: string, body?: object) => (body ? postJson(url, body) : getJson(url));
 const GLOBAL = () => `${server.http}/v2/trace/setting`;
 const MNIST = () => `${server.http}/v2/models/mnist/trace/setting`;
 
 type TensorEntry = { name: string; data: string; shape: string; dtype: string };
-type Entry = { id: number; model_name?: string; model_version?: number; parent_id?: number; timestamps?: Array<{ name: string; ns: number }>; activity?: string; tensor?: TensorEntry };
-type Trace = { model?: string; version?: number; parent?: number; names: string[]; ns: number[]; tensors: Array<TensorEntry & { activity: string }> };
+type Entry = { id: number; model_name?: string; model_version?: number; request_id?: string; parent_id?: number; timestamps?: Array<{ name: string; ns: number }>; activity?: string; tensor?: TensorEntry };
+type Trace = { model?: string; version?: number; requestId?: string; parent?: number; names: string[]; ns: number[]; tensors: Array<TensorEntry & { activity: string }> };
 /** The timestamp names of each trace in a complete trace file, by id. */
 function traces(entries: Entry[]): Map<number, Trace> {
   const out = new Map<number, Trace>();
   for (const e of entries) {
     const t = out.get(e.id) ?? { names: [], ns: [], tensors: [] };
     if (e.activity && e.tensor) t.tensors.push({ activity: e.activity, ...e.tensor });
-    if (e.model_name !== undefined) [t.model, t.version, t.parent] = [e.model_name, e.model_version, e.parent_id];
+    if (e.model_name !== undefined) [t.model, t.version, t.requestId, t.parent] = [e.model_name, e.model_version, e.request_id, e.parent_id];
     for (const s of e.timestamps ?? []) {
       t.names.push(s.name);
       t.ns.push(s.ns);
@@ -94,7 +94,7 @@ describe('the trace extension', () => {
     expect((await inferBinary()).status).toBe(200);
     await inferGrpc();
     // A gzip body is the JS path's to read: mnist's request reaches the executor from JS.
-    const gzipped = gzipSync(JSON.stringify({ inputs: [{ ...image, data: new Array(784).fill(0) }] }));
+    const gzipped = gzipSync(JSON.stringify({ id: 'gzip-1', inputs: [{ ...image, data: new Array(784).fill(0) }] }));
     const res = await fetch(`${server.http}/v2/models/mnist/infer`, { method: 'POST', headers: { 'Content-Encoding': 'gzip' }, body: gzipped });
     expect(res.status).toBe(200);
     // Nothing more is traced from here on: the file holds these four once the server stops.
@@ -147,9 +147,9 @@ describe('the trace extension', () => {
 
   it('traces a model JS runs (an ensemble) from request start to end, and its steps as its children', async () => {
     await setting(`${server.http}/v2/models/pipeline/trace/setting`, { trace_level: ['TIMESTAMPS'], trace_rate: '1', trace_count: '2' });
-    const body = { inputs: [{ name: 'IMAGE', datatype: 'FP32', shape: [1, 1, 28, 28], data: new Array(784).fill(0) }] };
+    const body = { id: 'ens-http', inputs: [{ name: 'IMAGE', datatype: 'FP32', shape: [1, 1, 28, 28], data: new Array(784).fill(0) }] };
     expect((await postJson(`${server.http}/v2/models/pipeline/infer`, body)).status).toBe(200);
-    await call(grpc, 'ModelInfer', { model_name: 'pipeline', inputs: [{ name: 'IMAGE', datatype: 'FP32', shape: [1, 1, 28, 28] }], raw_input_contents: [Buffer.from(pixels)] });
+    await call(grpc, 'ModelInfer', { model_name: 'pipeline', id: 'ens-grpc', inputs: [{ name: 'IMAGE', datatype: 'FP32', shape: [1, 1, 28, 28] }], raw_input_contents: [Buffer.from(pixels)] });
     expect((await postJson(`${server.http}/v2/models/pipeline/infer`, body)).status).toBe(200);
     expect((await setting(`${server.http}/v2/models/pipeline/trace/setting`)).body.trace_count).toBe('0');
   });
@@ -198,6 +198,9 @@ describe('the trace extension', () => {
     expect(list[2]!.names).toEqual(GRPC_STAMPS);
     // The request JS handed to the executor: received and sent natively, answered through JS.
     expect(list[3]!.names).toEqual(HTTP_STAMPS);
+    // Triton's request_id: the id each request came with (the binary one had none), from the
+    // native HTTP and gRPC routes and from JS alike.
+    expect(list.slice(0, 4).map((t) => t.requestId)).toEqual(['json-1', undefined, 'grpc-1', 'gzip-1']);
     expect(list.slice(4, 7).map((t) => t.names[0])).toEqual(['HTTP_RECV_START', 'HTTP_RECV_START', 'GRPC_WAITREAD_START']);
     const ids = [...all.keys()];
     const ensembles = list.flatMap((t, i) => (t.model === 'pipeline' ? [i] : []));
@@ -206,9 +209,11 @@ describe('the trace extension', () => {
       ['HTTP_RECV_START', 'HTTP_RECV_END', 'REQUEST_START', 'REQUEST_END', 'INFER_RESPONSE_COMPLETE', 'HTTP_SEND_START', 'HTTP_SEND_END'],
       ['GRPC_WAITREAD_START', 'GRPC_WAITREAD_END', 'REQUEST_START', 'REQUEST_END', 'INFER_RESPONSE_COMPLETE', 'GRPC_SEND_START', 'GRPC_SEND_END'],
     ]);
+    expect(ensembles.map((i) => list[i]!.requestId)).toEqual(['ens-http', 'ens-grpc']);
     for (const e of ensembles) {
       const step = list.find((t) => t.parent === ids[e])!;
       expect(step.model).toBe('mnist');
+      expect(step.requestId).toBe(list[e]!.requestId);
       expect(step.names).toEqual(['REQUEST_START', 'QUEUE_START', 'COMPUTE_START', 'COMPUTE_INPUT_END', 'COMPUTE_OUTPUT_START', 'COMPUTE_END', 'REQUEST_END', 'INFER_RESPONSE_COMPLETE']);
       // The step runs inside the ensemble's request.
       expect(step.ns[0]).toBeGreaterThanOrEqual(list[e]!.ns[2]!);
