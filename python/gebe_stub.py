@@ -723,7 +723,7 @@ def _read_requests(message, decoupled):
         request = pb_utils.InferenceRequest(
             model_name=message["model_name"], inputs=inputs, requested_output_names=r["outputs"], request_id=r.get("id", ""),
             parameters=json.dumps(r.get("parameters") or {}), correlation_id=_correlation_id(r.get("correlation")), flags=int(r.get("flags") or 0),
-            timeout=int(r.get("timeout") or 0), trace=pb_utils.InferenceTrace(r.get("trace")))
+            timeout=int(r.get("timeout") or 0), trace=pb_utils.InferenceTrace(r.get("trace"), r.get("trace_context")))
         request._sender = pb_utils.InferenceResponseSender(r["key"], r["outputs"]) if decoupled else pb_utils._OneResponseSender(r.get("key"))
         request._executing = True  # set_release_flags() may reschedule it until execute() returns
         requests.append(request)

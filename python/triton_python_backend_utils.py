@@ -164,13 +164,16 @@ class Tensor:
 
 class InferenceTrace:
     """A request's trace (request.trace()): a BLS request built with trace=request.trace() of a
-    traced request is traced as its child. gebe hands model.py no OpenTelemetry context."""
+    traced request is traced as its child. In the server's OpenTelemetry mode get_context() is
+    Triton's trace context, JSON with the traceparent of the request's model span (to propagate to
+    what model.py calls); otherwise None."""
 
-    def __init__(self, trace_id=None):
+    def __init__(self, trace_id=None, context=None):
         self._id = trace_id
+        self._context = context
 
     def get_context(self, mode="opentelemetry"):
-        return None
+        return self._context if mode == "opentelemetry" else None
 
 
 class PreferredMemory:

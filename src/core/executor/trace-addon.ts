@@ -1,6 +1,7 @@
 /** The addon's half of the trace extension (native/src/trace/): sampling and the finished traces. */
 import { nativeModule } from './native.js';
 import { TRACE_STAMPS } from './trace-record.js';
+import { startOtelIds } from './otel-ids.js';
 import type { FrontEndArrival, InferRequest, InferTensor, LoadedModel, NativeRequestTrace, TraceLink, TracedTensor } from './types.js';
 
 export type { NativeRequestTrace, TracedTensor } from './types.js';
@@ -84,7 +85,8 @@ export function traceJsStep(model: LoadedModel, request: InferRequest): ((done: 
   const parent = request.parentTrace;
   if (parent === undefined || model.nativeModel?.()) return undefined;
   const trace = nativeTrace();
-  const link = { ...parent, id: trace.child(parent.id) };
+  const id = trace.child(parent.id);
+  const link: TraceLink = { ...parent, id, otel: startOtelIds(id, parent.otel) };
   request.trace = link;  // an inner ensemble's steps are this step's children
   return traceJsRequest(trace, { ...link, parentId: parent.id, last: false }, model.name, model.version, request);
 }

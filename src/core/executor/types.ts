@@ -9,6 +9,7 @@ import type { NativeModel } from './executor-addon.js';
 
 import type { Datatype } from '../kserve/datatypes.js';
 import type { NativeRequestTrace } from './trace-record.js';
+import type { OtelIds } from './otel-ids.js';
 
 export type { NativeRequestTrace, TracedTensor } from './trace-record.js';
 
@@ -84,6 +85,8 @@ export interface TraceLink {
   id: number;
   timestamps: boolean;
   tensors: boolean;
+  /** In mode opentelemetry, a JS-run request's span ids, given as it starts (otel-ids.ts). */
+  otel?: OtelIds;
 }
 
 /**

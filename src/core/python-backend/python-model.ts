@@ -17,6 +17,7 @@ import {
 } from '../executor/types.js';
 import { JsLatencyMetrics } from '../executor/js-latency-metrics.js';
 import { holdTracedRequest } from './traced-requests.js';
+import { otelContext } from '../executor/otel-ids.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
 import { abortError, whenAborted } from '../executor/cancellation.js';
 import type { Logger } from '../server/logger.js';
@@ -418,7 +419,7 @@ export class PythonModel implements LoadedModel {
       }
       const running = stub.execute(batch.map((q) => ({
         id: q.request.id, key: q.key, inputs: q.request.inputs, outputs: q.request.outputs ?? [], parameters: q.request.parameters, timeoutUs: q.request.timeoutUs,
-        trace: q.request.trace?.id,
+        trace: q.request.trace?.id, traceContext: q.request.trace?.otel && otelContext(q.request.trace.otel),
         sequence: q.step && { key: q.step.key, flags: (q.step.start ? 1 : 0) | (q.step.end ? 2 : 0) },
       })));
       // A client that goes away while model.py has its request (after the execute message, so the

@@ -67,6 +67,8 @@ export interface ExecuteRequest {
   sequence?: { key: string; flags: number };
   /** The request's trace id while it is traced (request.trace(): its BLS requests are traced as its children). */
   trace?: number;
+  /** Its trace context in mode opentelemetry (request.trace().get_context()): Triton's JSON with the model span's traceparent. */
+  traceContext?: string;
 }
 
 /** One request's answer from model.py: outputs copied out of shared memory, or its error. */
@@ -193,6 +195,7 @@ export class StubProcess {
       timeout: r.timeoutUs ?? 0,
       flags: r.sequence?.flags ?? 0,
       ...(r.trace !== undefined ? { trace: r.trace } : {}),
+      ...(r.traceContext !== undefined ? { trace_context: r.traceContext } : {}),
       inputs: r.inputs.map((t) => {
         offset = align(offset);
         this.arena.reserve(offset, t.data.byteLength, `input '${t.name}'`);

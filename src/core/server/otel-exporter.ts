@@ -11,6 +11,7 @@
 import type { NativeTrace } from '../executor/trace-addon.js';
 import type { Logger } from './logger.js';
 import { OtelSpanBuilder, type OtelSpan } from './otel-spans.js';
+import { assignOtelIds } from '../executor/otel-ids.js';
 
 export interface OtelOptions {
   /** The receiver's traces endpoint. */
@@ -53,6 +54,7 @@ export class OtelExporter {
   constructor(private readonly options: OtelOptions, private readonly native: NativeTrace, private readonly log: Logger, private readonly version: string) {
     // As Triton's OpenTelemetry mode: a client's propagated context is traced whatever the rate.
     native.setPropagation(true);
+    assignOtelIds(true);
     this.drainTimer = setInterval(() => this.drain(), DRAIN_INTERVAL_MS);
     this.drainTimer.unref();
     this.exportTimer = setInterval(() => this.exportQueued(), options.scheduleDelayMs);
@@ -75,6 +77,7 @@ export class OtelExporter {
     clearInterval(this.drainTimer);
     clearInterval(this.exportTimer);
     this.native.setPropagation(false);
+    assignOtelIds(false);
     this.drain();
     this.enqueue(this.builder.flush());
     while (this.queue.length > 0) this.exportBatch();

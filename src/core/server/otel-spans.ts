@@ -13,10 +13,12 @@
  *
  * A step's trace finishes before its ensemble's, so it waits here until the ensemble's arrives and
  * gives it its OTel trace and parent span; a bounded number wait, and one whose ensemble never
- * comes is sent at the end as a trace of its own.
+ * comes is sent at the end as a trace of its own. A request JS runs got its ids as it started
+ * (executor/otel-ids.ts: model.py may have handed its context on), and keeps them.
  */
 import { randomBytes } from 'node:crypto';
 import { stampName, TRACE_STAMPS, type NativeRequestTrace, type TraceStampName } from '../executor/trace-record.js';
+import { takeOtelIds, type OtelIds } from '../executor/otel-ids.js';
 
 export interface OtelAttribute {
   key: string;
@@ -67,12 +69,13 @@ export class OtelSpanBuilder {
   add(traces: readonly NativeRequestTrace[]): OtelSpan[] {
     const out: OtelSpan[] = [];
     for (const trace of traces) {
+      const ids = takeOtelIds(trace.id);
       const parent = trace.parentId > 0 ? this.known.get(trace.parentId) : undefined;
-      if (trace.parentId > 0 && !parent) {
+      if (trace.parentId > 0 && !parent && !ids) {
         this.wait(trace, out);
         continue;
       }
-      this.place(trace, parent, out);
+      this.place(trace, parent, out, ids);
     }
     return out;
   }
@@ -100,7 +103,8 @@ export class OtelSpanBuilder {
     this.waitingCount++;
   }
 
-  private place(trace: NativeRequestTrace, parent: Placement | undefined, out: OtelSpan[]): void {
+  /** `ids`: those the trace was given as its request started, if it was. */
+  private place(trace: NativeRequestTrace, parent: Placement | undefined, out: OtelSpan[], ids?: OtelIds): void {
     const ns = (name: TraceStampName) => trace.ns[TRACE_STAMPS.indexOf(name)] ?? 0n;
     const unix = (v: bigint) => String(this.toUnixNs(v));
     const events = (names: readonly TraceStampName[]) => names.filter((n) => ns(n) !== 0n)
@@ -114,17 +118,17 @@ export class OtelSpanBuilder {
       ...(trace.requestId ? [text('triton.request_id', trace.requestId)] : [])];
     // A request whose client sent its trace context continues the client's trace, under its span.
     const context = !parent && trace.context ? { traceId: trace.context.slice(3, 35), spanId: trace.context.slice(36, 52) } : undefined;
-    const traceId = parent?.traceId ?? context?.traceId ?? hex(16);
-    const span = (name: string, parentSpanId: string, start: bigint, end: bigint, names: readonly TraceStampName[], attributes: OtelAttribute[] = []): OtelSpan => ({
-      traceId, spanId: hex(8), parentSpanId, name, kind: 2, startTimeUnixNano: unix(start), endTimeUnixNano: unix(end), attributes, events: events(names),
+    const traceId = ids?.traceId ?? parent?.traceId ?? context?.traceId ?? hex(16);
+    const span = (name: string, parentSpanId: string, start: bigint, end: bigint, names: readonly TraceStampName[], attributes: OtelAttribute[] = [], spanId = hex(8)): OtelSpan => ({
+      traceId, spanId, parentSpanId, name, kind: 2, startTimeUnixNano: unix(start), endTimeUnixNano: unix(end), attributes, events: events(names),
     });
-    let modelParent = parent?.modelSpanId ?? '';
-    if (!parent) {
-      const root = span('InferRequest', context?.spanId ?? '', first, last, ROOT_STAMPS);
+    let modelParent = ids?.parentSpanId ?? parent?.modelSpanId ?? '';
+    if (ids ? ids.rootSpanId !== undefined : !parent) {
+      const root = span('InferRequest', context?.spanId ?? '', first, last, ROOT_STAMPS, [], ids?.rootSpanId);
       out.push(root);
       modelParent = root.spanId;
     }
-    const model = span(trace.model, modelParent, ns('REQUEST_START') || first, ns('REQUEST_END') || last, MODEL_STAMPS, modelAttributes);
+    const model = span(trace.model, modelParent, ns('REQUEST_START') || first, ns('REQUEST_END') || last, MODEL_STAMPS, modelAttributes, ids?.modelSpanId);
     out.push(model);
     if (ns('COMPUTE_START') !== 0n) out.push(span('compute', model.spanId, ns('COMPUTE_START'), ns('COMPUTE_END') || last, COMPUTE_STAMPS));
     this.remember(trace.id, { traceId, modelSpanId: model.spanId });

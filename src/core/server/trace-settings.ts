@@ -14,6 +14,7 @@ import { ProtocolError, clientText } from '../kserve/protocol-error.js';
 import { isTraceLevel, TRACE_LEVELS } from '../kserve/trace-levels.js';
 import { nativeTrace, traceJsRequest, type NativeTrace, type NativeTraceValues } from '../executor/trace-addon.js';
 import type { InferRequest, TraceLink } from '../executor/types.js';
+import { startOtelIds } from '../executor/otel-ids.js';
 
 export interface TraceSetting {
   /** trace_level includes TIMESTAMPS / TENSORS (neither: OFF). */
@@ -192,7 +193,7 @@ export class TraceControl {
   sampleJsRequest(model: string, version: string, request: InferRequest): { link: TraceLink; end: (done: Promise<unknown>) => void } | undefined {
     const sampled = this.native.sample(model, version, request.traceparent);
     if (!sampled) return undefined;
-    const link = { id: sampled.id, timestamps: sampled.timestamps, tensors: sampled.tensors };
+    const link: TraceLink = { id: sampled.id, timestamps: sampled.timestamps, tensors: sampled.tensors, otel: startOtelIds(sampled.id, undefined, sampled.context || undefined) };
     return { link, end: traceJsRequest(this.native, { ...sampled, parentId: 0 }, model, version, request) };
   }
 

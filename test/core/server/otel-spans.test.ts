@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { TRACE_STAMPS, type NativeRequestTrace } from '../../../src/core/executor/trace-record.js';
 import { OtelSpanBuilder, type OtelSpan } from '../../../src/core/server/otel-spans.js';
+import { assignOtelIds, otelContext, startOtelIds } from '../../../src/core/executor/otel-ids.js';
 
 function trace(id: number, parentId: number, model: string, stamps: Partial<Record<(typeof TRACE_STAMPS)[number], number>>, extra: Partial<NativeRequestTrace> = {}): NativeRequestTrace {
   return {
@@ -63,6 +64,26 @@ describe('OtelSpanBuilder', () => {
     const step = spans.find((s) => s.name === 'step')!;
     expect(step.attributes).toContainEqual({ key: 'triton.request_id', value: { stringValue: 'req-7' } });
     expect(step.attributes).toContainEqual({ key: 'triton.trace_parent_id', value: { intValue: '1' } });
+  });
+
+  it('keeps the ids a JS-run request was given as it started (model.py may have handed them on)', () => {
+    expect(startOtelIds(50, undefined)).toBeUndefined();  // not in mode opentelemetry
+    assignOtelIds(true);
+    try {
+      const ensemble = startOtelIds(51, undefined, '00-0af7651916cd43dd8448eb211c12666c-b7ad6b7169242424-01')!;
+      const step = startOtelIds(52, ensemble)!;
+      expect(JSON.parse(otelContext(step))).toEqual({ traceparent: `00-0af7651916cd43dd8448eb211c12666c-${step.modelSpanId}-01` });
+      const b = new OtelSpanBuilder((ns) => ns);
+      // The step needs no wait for its ensemble: it knows its trace and parent span already.
+      const stepSpans = b.add([trace(52, 51, 'py', modelStamps(10))]);
+      expect(stepSpans.map((x) => [x.name, x.traceId, x.spanId, x.parentSpanId])[0]).toEqual(['py', ensemble.traceId, step.modelSpanId, ensemble.modelSpanId]);
+      const spans = b.add([trace(51, 0, 'ens', { REQUEST_START: 5, REQUEST_END: 30 }, { context: '00-0af7651916cd43dd8448eb211c12666c-b7ad6b7169242424-01' })]);
+      expect(spans.map((x) => [x.name, x.spanId, x.parentSpanId])).toEqual([
+        ['InferRequest', ensemble.rootSpanId, 'b7ad6b7169242424'], ['ens', ensemble.modelSpanId, ensemble.rootSpanId],
+      ]);
+    } finally {
+      assignOtelIds(false);
+    }
   });
 
   it('continues a client\'s trace', () => {

@@ -226,15 +226,17 @@ describe('OpenTelemetry trace mode with a receiver that never answers', () => {
 const python = pythonForTests();
 
 describe.skipIf(!python.available)('OpenTelemetry trace mode with a BLS model', () => {
-  it('traces a BLS request made with trace=request.trace() under the Python model\'s span', async () => {
+  it('traces a BLS request made with trace=request.trace() under the Python model\'s span, and hands model.py its span\'s context', async () => {
     const otel = await receiver();
     const repo = mnistRepository();
     mkdirSync(path.join(repo, 'bls', '1'), { recursive: true });
     writeFileSync(path.join(repo, 'bls', 'config.pbtxt'), [
       'name: "bls"', 'backend: "python"', 'max_batch_size: 0',
-      'input [ { name: "image" data_type: TYPE_FP32 dims: [ 1, 1, 28, 28 ] } ]', 'output [ { name: "logits" data_type: TYPE_FP32 dims: [ 1, 10 ] } ]', '',
+      'input [ { name: "image" data_type: TYPE_FP32 dims: [ 1, 1, 28, 28 ] } ]',
+      'output [ { name: "logits" data_type: TYPE_FP32 dims: [ 1, 10 ] }, { name: "context" data_type: TYPE_STRING dims: [ 1 ] } ]', '',
     ].join('\n'));
     writeFileSync(path.join(repo, 'bls', '1', 'model.py'), [
+      'import numpy as np',
       'import triton_python_backend_utils as pb_utils',
       'class TritonPythonModel:',
       '    def execute(self, requests):',
@@ -245,7 +247,8 @@ describe.skipIf(!python.available)('OpenTelemetry trace mode with a BLS model', 
       '            ask()  # not the request\'s child: no trace given',
       '            ask(trace=pb_utils.InferenceTrace(987654))  # a trace the model does not hold: not a child either',
       '            answer = ask(trace=r.trace())',
-      '            out.append(pb_utils.InferenceResponse([pb_utils.get_output_tensor_by_name(answer, "logits")]))',
+      '            context = np.array([r.trace().get_context().encode()], dtype=object)',
+      '            out.append(pb_utils.InferenceResponse([pb_utils.get_output_tensor_by_name(answer, "logits"), pb_utils.Tensor("context", context)]))',
       '        return out',
       '',
     ].join('\n'));
@@ -255,6 +258,7 @@ describe.skipIf(!python.available)('OpenTelemetry trace mode with a BLS model', 
     try {
       const res = await postJson(`${server.http}/v2/models/bls/infer`, { inputs: [image()] });
       expect(res.status).toBe(200);
+      const context = (res.body as { outputs: Array<{ name: string; data: string[] }> }).outputs.find((o) => o.name === 'context')!.data[0]!;
       await until(() => otel.spans().length >= 10, 'ten spans');
       await new Promise((r) => setTimeout(r, 300));
       const spans = otel.spans();
@@ -262,6 +266,8 @@ describe.skipIf(!python.available)('OpenTelemetry trace mode with a BLS model', 
       // sampled on their own (rate 1), each a trace of its own, as any request to mnist.
       const blsTrace = spans.find((s) => s.name === 'bls')!.traceId;
       expect(tree(spans.filter((s) => s.traceId === blsTrace))).toEqual({ InferRequest: ['bls'], bls: ['mnist'], mnist: ['compute'] });
+      // Triton's trace context: the traceparent of the Python model's own span, as it ran.
+      expect(JSON.parse(context)).toEqual({ traceparent: `00-${blsTrace}-${spans.find((s) => s.name === 'bls')!.spanId}-01` });
       const others = spans.filter((s) => s.traceId !== blsTrace);
       expect(new Set(others.map((s) => s.traceId)).size).toBe(2);
       expect(others.map((s) => s.name).sort()).toEqual(['InferRequest', 'InferRequest', 'compute', 'compute', 'mnist', 'mnist']);
