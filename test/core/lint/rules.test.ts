@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { BREAKING_RULES } from '../../../src/core/lint/breaking/index.js';
 import { describe, expect, it } from 'vitest';
 import { applyFixes } from '../../../src/core/config/edits.js';
 import { RULES } from '../../../src/core/lint/registry.js';
@@ -61,6 +62,11 @@ describe('rule registry', () => {
     }
     const index = fs.readFileSync(path.join(repoRoot, 'docs', 'rules', 'README.md'), 'utf8');
     expect(index, 'docs/rules/README.md is out of date (run npx tsx scripts/gen-rule-docs.ts)').toBe(renderRuleIndex(RULES));
+  });
+
+  it('is counted right in the README', () => {
+    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    expect(readme).toContain(`(${RULES.length} rules, ${BREAKING_RULES.length} more for breaking changes with \`--against\``);
   });
 });
 
