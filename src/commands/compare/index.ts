@@ -1,3 +1,4 @@
+import { collectHeader, HEADER_FLAG, HEADER_HELP } from '../header-option.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
@@ -13,6 +14,7 @@ export function registerCompare(program: Command, ctx: CommandContext): void {
     .option('--model-repository <dir>', 'model repository (default: ./model_repository)')
     .option('--model-version <n>', 'version (default: the highest)')
     .option('--against <target>', 'a model file of the model (1/model.om), http://host:port, grpc://host:port, or a directory of stored outputs')
+    .option(HEADER_FLAG, `${HEADER_HELP}; with --against http:// or grpc://`, collectHeader)
     .option('--input-data <data>', 'zero, random (default), a perf-style JSON file, or directories of .npy/.bin/image files, one per input (comma-separated)')
     .option('--shape <name:d1,d2>', 'dims for dynamic inputs, without the batch (repeatable)', collect)
     .option('--atol <x>', 'absolute tolerance (default: 1e-5)')

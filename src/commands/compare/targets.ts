@@ -12,6 +12,7 @@ import type { InferTensor, TensorMetadata } from '../../core/executor/types.js';
 import { NpyError, parseNpy } from '../../core/numpy/npy.js';
 import { DATATYPE_SIZE } from '../../core/kserve/datatypes.js';
 import { openGrpcTarget, openHttpTarget } from '../infer/remote-target.js';
+import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
 import type { LocalModel } from '../infer/local-target.js';
 import type { Sample } from './inputs.js';
 
@@ -52,7 +53,8 @@ export function parseAgainst(value: string, modelDir: string, cwd: string): Agai
   );
 }
 
-export async function openReference(spec: AgainstSpec, local: LocalModel, repo: string): Promise<ReferenceSource> {
+/** `headers`: the user's (-H), for a server. */
+export async function openReference(spec: AgainstSpec, local: LocalModel, repo: string, headers?: RequestHeaders): Promise<ReferenceSource> {
   const name = local.config.name!;
   switch (spec.kind) {
     case 'model-file': {
@@ -66,8 +68,8 @@ export async function openReference(spec: AgainstSpec, local: LocalModel, repo: 
     case 'http':
     case 'grpc': {
       const target = spec.kind === 'http'
-        ? await openHttpTarget(spec.url, name, local.version, repo)
-        : await openGrpcTarget(spec.address, name, local.version, repo);
+        ? await openHttpTarget(spec.url, name, local.version, repo, headers)
+        : await openGrpcTarget(spec.address, name, local.version, repo, headers);
       return {
         where: target.where,
         outputs: (sample, outputs) => target.infer(sample.tensors, outputs.map((o) => o.name)),

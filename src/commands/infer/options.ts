@@ -1,6 +1,8 @@
 /** Flag parsing for `gebe infer`. */
 import { UsageError } from '../../errors.js';
 import { parseProtocol, type RemoteProtocol } from '../protocol-option.js';
+import { parseHeaders } from '../header-option.js';
+import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
 import { DEFAULT_REPOSITORY } from '../repository-option.js';
 import type { InvertMode } from './image-input.js';
 
@@ -10,6 +12,8 @@ export interface InferOptions {
   modelVersion?: string;
   url?: string;
   protocol: RemoteProtocol;
+  /** -H: added to every request to the server. */
+  headers?: RequestHeaders;
   inputs: string[];
   random: boolean;
   shapes: Record<string, number[]>;
@@ -26,6 +30,7 @@ export interface RawInferOptions {
   modelVersion?: string;
   url?: string;
   protocol?: string;
+  header?: string[];
   input?: string[];
   random?: boolean;
   shape?: string[];
@@ -50,6 +55,7 @@ export function parseInferOptions(raw: RawInferOptions): InferOptions {
     modelVersion: raw.modelVersion,
     url: raw.url,
     protocol,
+    headers: parseHeaders(raw.header, raw.url, protocol),
     inputs: raw.input ?? [],
     random: raw.random ?? false,
     shapes: parseShapes(raw.shape ?? []),

@@ -11,6 +11,7 @@ import { takesOneMessage } from '../../core/executor/decoupled.js';
 import { GrpcModelEndpoint } from '../../core/kserve/client/grpc.js';
 import { HttpModelEndpoint } from '../../core/kserve/client/http-control.js';
 import type { RemoteModel } from '../../core/kserve/client/types.js';
+import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
 import { inputFormats, readLabels, type InferTarget } from './target.js';
 
 /** A decoupled model addressed over HTTP infer, which takes one response a request: what to do instead. */
@@ -18,12 +19,13 @@ export function decoupledOverHttp(model: string): GebeError {
   return new GebeError(takesOneMessage(model, 'HTTP infer'), { hint: `pass -i grpc with the server's gRPC address (gebe serve: port 8001)` });
 }
 
-export function openHttpTarget(url: string, model: string, version: string | undefined, localRepo: string | undefined): Promise<InferTarget> {
-  return openRemoteTarget(new HttpModelEndpoint(url, model, version), model, localRepo);
+/** `headers`: added to every request (-H). */
+export function openHttpTarget(url: string, model: string, version: string | undefined, localRepo: string | undefined, headers?: RequestHeaders): Promise<InferTarget> {
+  return openRemoteTarget(new HttpModelEndpoint(url, model, version, headers), model, localRepo);
 }
 
-export async function openGrpcTarget(address: string, model: string, version: string | undefined, localRepo: string | undefined): Promise<InferTarget> {
-  const endpoint = new GrpcModelEndpoint(address, model, version);
+export async function openGrpcTarget(address: string, model: string, version: string | undefined, localRepo: string | undefined, headers?: RequestHeaders): Promise<InferTarget> {
+  const endpoint = new GrpcModelEndpoint(address, model, version, headers);
   const target = await openRemoteTarget(endpoint, model, localRepo);
   const stream: NonNullable<InferTarget['stream']> = (inputs, outputs, onResponse) => endpoint.stream(inputs, outputs, onResponse);
   if (!isDecoupled(target.config)) return { ...target, stream };

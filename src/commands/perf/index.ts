@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { PROTOCOL_FLAG } from '../protocol-option.js';
+import { collectHeader, HEADER_FLAG, HEADER_HELP } from '../header-option.js';
 import type { CommandContext } from '../../cli.js';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { parsePerfFlags, type PerfFlags } from './options.js';
@@ -15,6 +16,7 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--model-repository <dir>', 'run the model in process from this repository (default: ./model_repository when present)')
     .option('-u, --url <host:port>', 'measure a running KServe v2 server instead')
     .option(PROTOCOL_FLAG, 'protocol for -u (default: http, with the binary tensor extension)')
+    .option(HEADER_FLAG, HEADER_HELP, collectHeader)
     .option('--shared-memory <kind>', 'how tensors reach a server (-u): none (in the requests) or system (a POSIX shared-memory object on this host, registered with the server), as perf_analyzer (default: none)')
     .option('--output-shared-memory-size <bytes>', 'with --shared-memory system: bytes of shared memory for each output (default: 102400)')
     .option('--trace-level <level>', 'with -u: trace the model on the server during the run, as perf_analyzer: OFF, TIMESTAMPS or TENSORS (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])

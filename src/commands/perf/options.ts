@@ -4,6 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { parseProtocol } from '../protocol-option.js';
+import { parseHeaders } from '../header-option.js';
+import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
@@ -16,7 +18,7 @@ import { CONCURRENCY_SPEC, parseBatchSizes, parseLevels, parseShapes, REQUEST_RA
 
 export type PerfTargetSpec =
   | { kind: 'in-process'; repository: string }
-  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number }; trace?: ServerTrace };
+  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number }; headers?: RequestHeaders; trace?: ServerTrace };
 
 export interface PerfOptions {
   model: string;
@@ -48,6 +50,7 @@ export interface PerfFlags {
   modelRepository?: string;
   url?: string;
   protocol?: string;
+  header?: string[];
   streaming?: boolean;
   concurrency?: string;
   concurrencyRange?: string;
@@ -157,8 +160,13 @@ function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
     if (flags.streaming && protocol !== 'grpc') throw new UsageError('--streaming is gRPC\'s streaming API (ModelStreamInfer): add -i grpc');
     const sharedMemory = sharedMemoryOption(flags);
     const trace = traceOption(flags);
-    return { kind: 'remote', url: flags.url, protocol, ...(flags.streaming ? { streaming: true } : {}), ...(sharedMemory ? { sharedMemory } : {}), ...(trace ? { trace } : {}) };
+    const headers = parseHeaders(flags.header, flags.url, protocol);
+    return {
+      kind: 'remote', url: flags.url, protocol, ...(flags.streaming ? { streaming: true } : {}), ...(sharedMemory ? { sharedMemory } : {}),
+      ...(headers ? { headers } : {}), ...(trace ? { trace } : {}),
+    };
   }
+  parseHeaders(flags.header, undefined, protocol);  // -H without -u: its usage error
   if (traceOption(flags)) throw new UsageError('--trace-level, --trace-rate, --trace-count and --log-frequency set a server\'s trace settings: add -u host:port');
   if (flags.streaming) throw new UsageError('--streaming needs a server: add -u host:port -i grpc');
   if (flags.sharedMemory !== undefined && flags.sharedMemory !== 'none') throw new UsageError('--shared-memory is how tensors reach a server: add -u host:port (in process they are never copied)');

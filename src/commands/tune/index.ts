@@ -1,3 +1,4 @@
+import { collectHeader, HEADER_FLAG, HEADER_HELP } from '../header-option.js';
 import { Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
@@ -13,6 +14,7 @@ export function registerTune(program: Command, ctx: CommandContext): void {
     .option('--model-version <n>', 'model version (default: the latest)')
     .option('--model-repository <dir>', 'repository to run the model from in process (default: ./model_repository); with -u, the local copy --write edits')
     .option('-u, --url <host:port>', 'tune a running server instead (HTTP; it must run with --model-control-mode explicit: each trial reloads the model)')
+    .option(HEADER_FLAG, HEADER_HELP, collectHeader)
     .option('--client-threads <n>', 'client threads for -u, as gebe perf')
     .option('--latency-budget <metric=time>', 'constraint such as p99=5ms (avg, p50, p90, p95, p99; us, ms, s); repeatable', collect)
     .option('--min-throughput <infer/s>', 'constraint: at least this many inferences per second')

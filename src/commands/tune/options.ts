@@ -10,6 +10,7 @@ import type { MeasurementOptions } from '../../core/perf/load-generator.js';
 import type { Constraints, LatencyMetric, Objective } from '../../core/tune/objective.js';
 import { DEFAULT_DELAYS_US } from '../../core/tune/space.js';
 import { parsePerfFlags, type PerfFlags } from '../perf/options.js';
+import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
 
 export interface TuneOptions {
   model: string;
@@ -18,6 +19,8 @@ export interface TuneOptions {
   repository?: string;
   /** A server (HTTP, explicit model control) to reload the model on per trial, instead of in process. */
   url?: string;
+  /** -H: added to every request to the server. */
+  headers?: RequestHeaders;
   clientThreads: number;
   batchSize: number;
   concurrencies: number[];
@@ -37,7 +40,7 @@ export interface TuneOptions {
   reportFile?: string;
 }
 
-export type TuneFlags = Pick<PerfFlags, 'model' | 'modelVersion' | 'modelRepository' | 'url' | 'concurrency' | 'batchSize' | 'measurementInterval' | 'measurementMode' |
+export type TuneFlags = Pick<PerfFlags, 'model' | 'modelVersion' | 'modelRepository' | 'url' | 'header' | 'concurrency' | 'batchSize' | 'measurementInterval' | 'measurementMode' |
   'measurementRequestCount' | 'stabilityPercentage' | 'maxTrials' | 'percentile' | 'shape' | 'inputData' | 'warmupRequestCount' | 'json' | 'report' | 'clientThreads'> & {
   latencyBudget?: string[];
   minThroughput?: string;
@@ -109,7 +112,7 @@ export function parseTuneFlags(flags: TuneFlags, cwd: string): TuneOptions {
     model: flags.model,
     ...(perf.modelVersion !== undefined ? { modelVersion: perf.modelVersion } : {}),
     ...(repository !== undefined ? { repository } : {}),
-    ...(perf.target.kind === 'remote' ? { url: perf.target.url } : {}),
+    ...(perf.target.kind === 'remote' ? { url: perf.target.url, ...(perf.target.headers ? { headers: perf.target.headers } : {}) } : {}),
     clientThreads: perf.clientThreads,
     batchSize: perf.batchSizes[0]!,
     concurrencies: perf.levels,

@@ -5,6 +5,8 @@ import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';
 import { PerfSharedMemory } from './shared-memory.js';
+import type { RequestHeaders } from '../kserve/client/request-headers.js';
+import type { RemoteOptions } from './remote-options.js';
 
 export class GrpcTarget implements LoadTarget {
   readonly label: string;
@@ -12,10 +14,15 @@ export class GrpcTarget implements LoadTarget {
   private description?: ModelDescription;
   private shm?: PerfSharedMemory;
 
-  /** `sharedMemory`: tensors in system shared memory (perf_analyzer's --shared-memory system), each output given `outputBytes`. */
-  constructor(private readonly address: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, private readonly streaming = false, private readonly sharedMemory?: { outputBytes: number }) {
-    this.label = `${address} (gRPC${streaming ? ', streaming' : ''}${sharedMemory ? ', system shared memory' : ''})`;
-    this.endpoint = new GrpcModelEndpoint(address, model, version);
+  private readonly streaming: boolean;
+  private readonly sharedMemory?: { outputBytes: number };
+  private readonly headers?: RequestHeaders;
+
+  constructor(private readonly address: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, options: RemoteOptions = {}) {
+    this.streaming = options.streaming === true;
+    ({ sharedMemory: this.sharedMemory, headers: this.headers } = options);
+    this.label = `${address} (gRPC${this.streaming ? ', streaming' : ''}${this.sharedMemory ? ', system shared memory' : ''})`;
+    this.endpoint = new GrpcModelEndpoint(address, model, version, this.headers);
   }
 
   async describe(): Promise<ModelDescription> {
@@ -30,10 +37,10 @@ export class GrpcTarget implements LoadTarget {
     this.shm = this.sharedMemory && await PerfSharedMemory.create(requests, outputs, this.sharedMemory.outputBytes, this.endpoint);
     const encoded = requests.map((r, i) => encodeGrpcInferRequest(model.name, model.version, r, outputs, this.shm?.layouts[i]));
     if (!this.usesClientThreads) {
-      return [new InThreadDriver(this.streaming ? new GrpcStreamInferClient(this.address, encoded) : new GrpcInferClient(this.address, encoded))];
+      return [new InThreadDriver(this.streaming ? new GrpcStreamInferClient(this.address, encoded, this.headers) : new GrpcInferClient(this.address, encoded, this.headers))];
     }
     return startWorkerDrivers(count, () => ({
-      transport: 'grpc', address: this.address, requests: encoded.map((b) => new Uint8Array(b)), streaming: this.streaming,
+      transport: 'grpc', address: this.address, requests: encoded.map((b) => new Uint8Array(b)), streaming: this.streaming, headers: this.headers,
     }));
   }
 

@@ -12,6 +12,8 @@ import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';
 import { PerfSharedMemory } from './shared-memory.js';
+import type { RequestHeaders } from '../kserve/client/request-headers.js';
+import type { RemoteOptions } from './remote-options.js';
 
 export class HttpTarget implements LoadTarget {
   readonly label: string;
@@ -19,10 +21,13 @@ export class HttpTarget implements LoadTarget {
   private description?: ModelDescription;
   private shm?: PerfSharedMemory;
 
-  /** `sharedMemory`: tensors in system shared memory (perf_analyzer's --shared-memory system), each output given `outputBytes`. */
-  constructor(private readonly url: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, private readonly sharedMemory?: { outputBytes: number }) {
-    this.label = `${normalizeBaseUrl(url)} (HTTP${sharedMemory ? ', system shared memory' : ''})`;
-    this.endpoint = new HttpModelEndpoint(url, model, version);
+  private readonly sharedMemory?: { outputBytes: number };
+  private readonly headers?: RequestHeaders;
+
+  constructor(private readonly url: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, options: RemoteOptions = {}) {
+    ({ sharedMemory: this.sharedMemory, headers: this.headers } = options);
+    this.label = `${normalizeBaseUrl(url)} (HTTP${this.sharedMemory ? ', system shared memory' : ''})`;
+    this.endpoint = new HttpModelEndpoint(url, model, version, this.headers);
   }
 
   async describe(): Promise<ModelDescription> {
@@ -38,13 +43,14 @@ export class HttpTarget implements LoadTarget {
     const bodies = requests.map((r, i) => encodeBinaryInferRequest(r, outputs, this.shm?.layouts[i]));
     const inferPath = this.endpoint.inferPath();
     if (!this.usesClientThreads) {
-      return [new InThreadDriver(new HttpInferClient(normalizeBaseUrl(this.url), inferPath, bodies))];
+      return [new InThreadDriver(new HttpInferClient(normalizeBaseUrl(this.url), inferPath, bodies, this.headers))];
     }
     return startWorkerDrivers(count, () => ({
       transport: 'http',
       baseUrl: normalizeBaseUrl(this.url),
       inferPath,
       bodies: bodies.map((b) => ({ body: new Uint8Array(b.body), headerLength: b.headerLength })),
+      headers: this.headers,
     }));
   }
 

@@ -1,5 +1,6 @@
 /** Opens the target a perf run measures: a remote server (HTTP or gRPC) or the model in process. */
 import type { ModelDescription, TraceSettings } from '../kserve/client/types.js';
+import type { RemoteOptions } from './remote-options.js';
 import { HttpTarget } from './http-target.js';
 import type { LoadModelFn } from './in-process-target.js';
 import type { LoadTarget } from './load-generator.js';
@@ -17,7 +18,7 @@ export interface TargetOptions {
   model: string;
   modelVersion?: string;
   /** `streaming`: every request on a gRPC ModelStreamInfer stream (perf_analyzer's --streaming; how decoupled models answer). */
-  target: { kind: 'in-process'; repository: string } | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number } };
+  target: { kind: 'in-process'; repository: string } | ({ kind: 'remote'; url: string; protocol: 'http' | 'grpc' } & RemoteOptions);
   clientThreads: number;
 }
 
@@ -29,11 +30,11 @@ export interface TargetDeps {
 export async function openTarget(opts: TargetOptions, deps: TargetDeps): Promise<OpenTarget> {
   const t = opts.target;
   if (t.kind === 'remote' && t.protocol === 'http') {
-    return new HttpTarget(t.url, opts.model, opts.modelVersion, opts.clientThreads > 0, t.sharedMemory);
+    return new HttpTarget(t.url, opts.model, opts.modelVersion, opts.clientThreads > 0, t);
   }
   if (t.kind === 'remote') {
     const { GrpcTarget } = await import('./grpc-target.js');
-    return new GrpcTarget(t.url.replace(/^grpc:\/\//, ''), opts.model, opts.modelVersion, opts.clientThreads > 0, t.streaming === true, t.sharedMemory);
+    return new GrpcTarget(t.url.replace(/^grpc:\/\//, ''), opts.model, opts.modelVersion, opts.clientThreads > 0, t);
   }
   const { InProcessTarget } = await import('./in-process-target.js');
   return InProcessTarget.open(t.repository, opts.model, opts.modelVersion, await deps.loadModel());

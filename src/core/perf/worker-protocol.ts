@@ -1,10 +1,11 @@
 /** Messages between the load generator and its worker-thread drivers. */
 import type { LoadPlan } from './driver.js';
+import type { RequestHeaders } from '../kserve/client/request-headers.js';
 
 /** How a worker builds its own client: the transport and the prebuilt requests to cycle through. */
 export type WorkerInit =
-  | { transport: 'http'; baseUrl: string; inferPath: string; bodies: Array<{ body: Uint8Array; headerLength: number }> }
-  | { transport: 'grpc'; address: string; requests: Uint8Array[]; streaming: boolean };
+  | { transport: 'http'; baseUrl: string; inferPath: string; bodies: Array<{ body: Uint8Array; headerLength: number }>; headers?: RequestHeaders }
+  | { transport: 'grpc'; address: string; requests: Uint8Array[]; streaming: boolean; headers?: RequestHeaders };
 
 export type WorkerRequest =
   | { type: 'start'; plan: LoadPlan }

@@ -4,6 +4,7 @@
  * `triton-grpc-protocol-<key>`) with exactly `<value>`; otherwise HTTP answers 403 and gRPC
  * UNAVAILABLE, with Triton's wording.
  */
+import { isHttpHeaderName } from '../kserve/header-name.js';
 import { UsageError } from '../../errors.js';
 
 export const RESTRICTED_APIS = ['health', 'metadata', 'inference', 'shared-memory', 'model-config', 'model-repository', 'statistics', 'trace', 'logging'] as const;
@@ -27,7 +28,7 @@ export function parseRestrictions(specs: string[], flag: string): Map<Restricted
     const m = /^([^:]+):([^=]+)=(.*)$/.exec(spec);
     if (!m) throw new UsageError(`${flag} must be <api list>:<header>=<value>, got '${spec}'`, `for example ${flag} model-repository,statistics:admin-key=secret`);
     const key = m[2]!.trim().toLowerCase();
-    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(key)) throw new UsageError(`${flag}: '${m[2]}' is not a valid header name`);
+    if (!isHttpHeaderName(key)) throw new UsageError(`${flag}: '${m[2]}' is not a valid header name`);
     for (const raw of m[1]!.split(',')) {
       const api = raw.trim() as RestrictedApi;
       if (!RESTRICTED_APIS.includes(api)) throw new UsageError(`${flag}: unknown API '${raw.trim()}'`, `the APIs are ${RESTRICTED_APIS.join(', ')}`);

@@ -8,11 +8,13 @@ import { GebeError } from '../../errors.js';
 import { parseJsonAllowingNonFinite } from '../json/nan-json.js';
 import type { ModelConfig } from '../config/model-config.js';
 import { normalizeBaseUrl } from '../kserve/client/base-url.js';
+import { httpHeaderObject, type RequestHeaders } from '../kserve/client/request-headers.js';
 
-async function call(url: string, init: RequestInit, what: string): Promise<unknown> {
+/** `headers`: the user's (-H), added to the request. */
+async function call(url: string, init: RequestInit, what: string, headers?: RequestHeaders): Promise<unknown> {
   let res: Response;
   try {
-    res = await fetch(url, init);
+    res = await fetch(url, { ...init, headers: { ...httpHeaderObject(headers), ...(init.headers as Record<string, string> | undefined) } });
   } catch (err) {
     throw new GebeError(`cannot reach ${url} to ${what}: ${((err as Error).cause as Error | undefined)?.message ?? (err as Error).message}`, { hint: 'check -u and that the server is running' });
   }
@@ -31,15 +33,15 @@ async function call(url: string, init: RequestInit, what: string): Promise<unkno
   return body;
 }
 
-export async function fetchServerConfig(url: string, model: string): Promise<ModelConfig> {
-  return (await call(`${normalizeBaseUrl(url)}/v2/models/${encodeURIComponent(model)}/config`, {}, `read the config of "${model}"`)) as ModelConfig;
+export async function fetchServerConfig(url: string, model: string, headers?: RequestHeaders): Promise<ModelConfig> {
+  return (await call(`${normalizeBaseUrl(url)}/v2/models/${encodeURIComponent(model)}/config`, {}, `read the config of "${model}"`, headers)) as ModelConfig;
 }
 
 /** Reloads `model` on the server with `config` (the server swaps versions in when they are ready). */
-export async function loadOnServer(url: string, model: string, config: ModelConfig): Promise<void> {
+export async function loadOnServer(url: string, model: string, config: ModelConfig, headers?: RequestHeaders): Promise<void> {
   await call(`${normalizeBaseUrl(url)}/v2/repository/models/${encodeURIComponent(model)}/load`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ parameters: { config: JSON.stringify({ ...config, name: model }) } }),
-  }, `load "${model}" with a trial config`);
+  }, `load "${model}" with a trial config`, headers);
 }

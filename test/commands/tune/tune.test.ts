@@ -3,6 +3,7 @@
  * concurrency level) because the test machine is small; what is checked are ratios measured in
  * the same run, never absolute times.
  */
+import { parseRestrictions } from '../../../src/core/server/restricted-api.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -94,10 +95,13 @@ describe('gebe tune on the mnist template', () => {
 });
 
 describe('gebe tune against a server', () => {
+  // Every API tune calls wants a header (--http-restricted-api): -H carries it to each request.
+  const TOKEN = { 'x-token': 's3cret' };
+  const restrictions = parseRestrictions(['health,metadata,inference,model-config,model-repository,statistics:x-token=s3cret'], '--http-restricted-api');
   async function serve(mode: ControlMode): Promise<{ server: GebeServer; url: string }> {
     const manager = new ModelManager(new DiskModelSource(path.join(tmp, 'model_repository')), loadModel, silentLogger, mode);
     await manager.start(['mnist']);
-    const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 20 }, silentLogger);
+    const server = new GebeServer(manager, { host: '127.0.0.1', httpPort: 0, grpcPort: 0, metricsPort: 0, maxBodyBytes: 1 << 20, httpRestrictions: restrictions }, silentLogger);
     const ports = await server.listen();
     return { server, url: `http://127.0.0.1:${ports.http}` };
   }
@@ -105,8 +109,8 @@ describe('gebe tune against a server', () => {
   it('reloads the model per trial through the model-control API, and restores its config after', async () => {
     const { server, url } = await serve('explicit');
     try {
-      const before = await (await fetch(`${url}/v2/models/mnist/config`)).json() as { instance_group: Array<{ count: number }> };
-      const r = await gebe(['tune', '-m', 'mnist', '-u', url, ...SHORT, '--trial-limit', '3', '--client-threads', '0', '--json', '--checkpoint', 'remote.json']);
+      const before = await (await fetch(`${url}/v2/models/mnist/config`, { headers: TOKEN })).json() as { instance_group: Array<{ count: number }> };
+      const r = await gebe(['tune', '-m', 'mnist', '-u', url, '-H', 'X-Token: s3cret', ...SHORT, '--trial-limit', '3', '--client-threads', '0', '--json', '--checkpoint', 'remote.json']);
       expect(r.err).toBe('');
       const report = JSON.parse(r.out) as TuneReport;
       expect(report.target).toContain('reloaded per trial');
@@ -114,7 +118,7 @@ describe('gebe tune against a server', () => {
       expect(report.trials.some((t) => t.error === undefined && t.throughput > 0)).toBe(true);
       // Trials ran different instance counts on the server; the config it had is back.
       expect(new Set(report.trials.map((t) => t.candidate.instanceCount)).size).toBeGreaterThan(1);
-      const after = await (await fetch(`${url}/v2/models/mnist/config`)).json() as { instance_group: Array<{ count: number }> };
+      const after = await (await fetch(`${url}/v2/models/mnist/config`, { headers: TOKEN })).json() as { instance_group: Array<{ count: number }> };
       expect(after.instance_group[0]!.count).toBe(before.instance_group[0]!.count);
     } finally {
       await server.stop(2000);
@@ -124,7 +128,7 @@ describe('gebe tune against a server', () => {
   it('says to use explicit model control when the server refuses to reload (exit 2)', async () => {
     const { server, url } = await serve('none');
     try {
-      const r = await gebe(['tune', '-m', 'mnist', '-u', url, ...SHORT, '--checkpoint', 'refused.json']);
+      const r = await gebe(['tune', '-m', 'mnist', '-u', url, '-H', 'X-Token: s3cret', ...SHORT, '--checkpoint', 'refused.json']);
       expect(r.code).toBe(2);
       expect(r.err).toContain('--model-control-mode explicit');
     } finally {

@@ -23,7 +23,7 @@ const options: MeasurementOptions = {
 async function sweep(batchSizes: number[], levels: number[], clientThreads: number, measurement = options, protocol: 'http' | 'grpc' | 'grpc streaming' = 'http') {
   const target = protocol === 'http'
     ? new HttpTarget(server.http, 'trivial', undefined, clientThreads > 0)
-    : new GrpcTarget(server.grpc, 'trivial', undefined, clientThreads > 0, protocol === 'grpc streaming');
+    : new GrpcTarget(server.grpc, 'trivial', undefined, clientThreads > 0, { streaming: protocol === 'grpc streaming' });
   const model = await target.describe();
   const generator = new LoadGenerator(target, measurement);
   const events: string[] = [];

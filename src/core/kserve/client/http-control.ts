@@ -9,6 +9,7 @@ import { latest } from './latest-stats.js';
 import { errorText, modelRefused, sharedMemoryRefused, traceSettingsRefused, unreachable } from './server-errors.js';
 import { normalizeBaseUrl } from './base-url.js';
 import { httpInfer } from './http-infer.js';
+import { httpHeaderObject, type RequestHeaders } from './request-headers.js';
 import type { ModelDescription, RemoteModel, TraceSettings } from './types.js';
 
 interface JsonReply {
@@ -21,12 +22,12 @@ interface JsonReply {
  * reuses it (EPIPE or ECONNRESET on a reused socket); the request, a GET, is sent once more on a
  * fresh socket, as HTTP clients do, instead of reporting a healthy server as unreachable.
  */
-async function getJson(agent: http.Agent, base: string, path: string): Promise<JsonReply> {
+async function getJson(agent: http.Agent, base: string, path: string, headers?: RequestHeaders): Promise<JsonReply> {
   try {
-    return await requestJsonOnce(agent, base, path);
+    return await requestJsonOnce(agent, base, path, undefined, headers);
   } catch (err) {
     if (!(err instanceof StaleSocket)) throw err;
-    return requestJsonOnce(agent, base, path).catch((again: unknown) => {
+    return requestJsonOnce(agent, base, path, undefined, headers).catch((again: unknown) => {
       throw again instanceof StaleSocket ? unreachable(base, again.code) : again;
     });
   }
@@ -38,11 +39,12 @@ class StaleSocket extends Error {
   }
 }
 
-/** One request (a GET, or a POST of `body` as JSON) and its JSON reply. */
-function requestJsonOnce(agent: http.Agent, base: string, path: string, body?: unknown): Promise<JsonReply> {
+/** One request (a GET, or a POST of `body` as JSON) and its JSON reply; `headers`: the user's (-H). */
+function requestJsonOnce(agent: http.Agent, base: string, path: string, body?: unknown, headers?: RequestHeaders): Promise<JsonReply> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const options = payload === undefined ? { agent } : { agent, method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } };
+    const extra = httpHeaderObject(headers);
+    const options = payload === undefined ? { agent, headers: extra } : { agent, method: 'POST', headers: { ...extra, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } };
     const req = http.request(`${base}${path}`, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -68,7 +70,8 @@ export class HttpModelEndpoint implements RemoteModel {
   private readonly base: string;
   private version?: string;
 
-  constructor(url: string, private readonly model: string, requestedVersion?: string) {
+  /** `headers`: added to every request (perf_analyzer's -H). */
+  constructor(url: string, private readonly model: string, requestedVersion?: string, private readonly headers?: RequestHeaders) {
     this.base = normalizeBaseUrl(url);
     this.version = requestedVersion;
   }
@@ -79,12 +82,12 @@ export class HttpModelEndpoint implements RemoteModel {
   }
 
   async describe(): Promise<ModelDescription> {
-    const meta = await getJson(this.agent, this.base, this.modelPath());
+    const meta = await getJson(this.agent, this.base, this.modelPath(), this.headers);
     if (meta.status !== 200) {
       const what = this.version ? `model "${this.model}" version ${this.version}` : `model "${this.model}"`;
       let known: string[] = [];
       if (meta.status === 404 || meta.status === 400) {
-        const index = await getJson(this.agent, this.base, '/v2/models/stats').catch(() => undefined);
+        const index = await getJson(this.agent, this.base, '/v2/models/stats', this.headers).catch(() => undefined);
         known = (index?.body as { model_stats?: Array<{ name: string }> } | undefined)?.model_stats?.map((s) => s.name) ?? [];
       }
       throw modelRefused(what, this.base, { http: meta.status }, errorText(meta.body), known);
@@ -94,11 +97,11 @@ export class HttpModelEndpoint implements RemoteModel {
     if (!this.version && body.versions && body.versions.length > 0) {
       this.version = [...body.versions].sort((a, b) => Number(b) - Number(a))[0];
     }
-    const ready = await getJson(this.agent, this.base, `${this.modelPath()}/ready`);
+    const ready = await getJson(this.agent, this.base, `${this.modelPath()}/ready`, this.headers);
     if (ready.status !== 200) {
       throw modelRefused(`model "${this.model}"${this.version ? ` version ${this.version}` : ''}`, this.base, { http: 503 }, `ready answered HTTP ${ready.status}`);
     }
-    const config = await getJson(this.agent, this.base, `${this.modelPath()}/config`);
+    const config = await getJson(this.agent, this.base, `${this.modelPath()}/config`, this.headers);
     let maxBatchSize: number;
     if (config.status === 200 && config.body && typeof config.body === 'object') {
       maxBatchSize = Number((config.body as { max_batch_size?: number }).max_batch_size ?? 0);
@@ -117,7 +120,7 @@ export class HttpModelEndpoint implements RemoteModel {
   }
 
   async statistics(): Promise<ModelStatistics | undefined> {
-    const reply = await getJson(this.agent, this.base, `${this.modelPath()}/stats`);
+    const reply = await getJson(this.agent, this.base, `${this.modelPath()}/stats`, this.headers);
     if (reply.status !== 200) return undefined;
     const stats = (reply.body as { model_stats?: ModelStatistics[] }).model_stats;
     if (!stats || stats.length === 0) return undefined;
@@ -125,26 +128,26 @@ export class HttpModelEndpoint implements RemoteModel {
   }
 
   async statisticsOf(model: string): Promise<ModelStatistics | undefined> {
-    const reply = await getJson(this.agent, this.base, `/v2/models/${encodeURIComponent(model)}/stats`);
+    const reply = await getJson(this.agent, this.base, `/v2/models/${encodeURIComponent(model)}/stats`, this.headers);
     if (reply.status !== 200) return undefined;
     return latest((reply.body as { model_stats?: ModelStatistics[] }).model_stats);
   }
 
   /** Triton's system shared-memory extension: registers bytes [offset, offset + byteSize) of POSIX shared-memory object `key` as region `name`. */
   async registerSystemSharedMemory(name: string, key: string, offset: number, byteSize: number): Promise<void> {
-    const reply = await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/register`, { key, offset, byte_size: byteSize });
+    const reply = await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/register`, { key, offset, byte_size: byteSize }, this.headers);
     if (reply.status !== 200) throw sharedMemoryRefused(this.base, name, errorText(reply.body));
   }
 
   /** Unregisters region `name`; a failure is not reported (the run is ending). */
   async unregisterSystemSharedMemory(name: string): Promise<void> {
-    await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/unregister`, {}).catch(() => undefined);
+    await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/unregister`, {}, this.headers).catch(() => undefined);
   }
 
   /** Triton's trace extension: applies `settings` to `model`'s own trace setting (undefined: the global one) and answers the settings. */
   async updateTraceSettings(model: string | undefined, settings: TraceSettings): Promise<Record<string, string | string[]>> {
     const path = model === undefined ? '/v2/trace/setting' : `/v2/models/${encodeURIComponent(model)}/trace/setting`;
-    const reply = await requestJsonOnce(this.agent, this.base, path, settings);
+    const reply = await requestJsonOnce(this.agent, this.base, path, settings, this.headers);
     if (reply.status !== 200) throw traceSettingsRefused(this.base, errorText(reply.body));
     return reply.body as Record<string, string | string[]>;
   }
@@ -159,7 +162,7 @@ export class HttpModelEndpoint implements RemoteModel {
   }
 
   infer(inputs: InferTensor[], outputs: string[]): Promise<InferTensor[]> {
-    return httpInfer(this.base, this.inferPath(), inputs, outputs);
+    return httpInfer(this.base, this.inferPath(), inputs, outputs, this.headers);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import type { Datatype, InferTensor } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { encodeBinaryInferRequest } from './http-binary.js';
 import { normalizeBaseUrl } from './base-url.js';
+import { httpHeaderObject, type RequestHeaders } from './request-headers.js';
 import { errorText, inferenceRefused, unreachable } from './server-errors.js';
 
 interface ResponseHeader {
@@ -15,7 +16,8 @@ interface ResponseHeader {
   error?: string;
 }
 
-export async function httpInfer(url: string, inferPath: string, inputs: InferTensor[], outputNames: string[]): Promise<InferTensor[]> {
+/** `extraHeaders`: the user's, added to the request (-H). */
+export async function httpInfer(url: string, inferPath: string, inputs: InferTensor[], outputNames: string[], extraHeaders?: RequestHeaders): Promise<InferTensor[]> {
   const base = normalizeBaseUrl(url);
   const target = new URL(`${base}${inferPath}`);
   const payload = encodeBinaryInferRequest(inputs, outputNames);
@@ -23,6 +25,7 @@ export async function httpInfer(url: string, inferPath: string, inputs: InferTen
     const req = http.request(target, {
       method: 'POST',
       headers: {
+        ...httpHeaderObject(extraHeaders),
         'Content-Type': 'application/octet-stream',
         'Content-Length': payload.body.byteLength,
         'Inference-Header-Content-Length': payload.headerLength,

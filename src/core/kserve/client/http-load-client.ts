@@ -15,6 +15,7 @@ import { errorText, inferenceRefused, unreachable } from './server-errors.js';
 import { HttpResponseParser, type ParsedResponse } from './http-response-parser.js';
 import { withSequenceParameters, type EncodedHttpRequest } from './http-binary.js';
 import type { SequenceStep } from './types.js';
+import { httpHeaderLines, type RequestHeaders } from './request-headers.js';
 import type { InferClient, RequestTiming } from './types.js';
 
 interface Waiter {
@@ -113,7 +114,8 @@ export class HttpInferClient implements InferClient {
   private next = 0;
   private closing = false;
 
-  constructor(baseUrl: string, inferPath: string, bodies: EncodedHttpRequest[]) {
+  /** `headers`: the user's, in every request's head (-H). */
+  constructor(baseUrl: string, inferPath: string, bodies: EncodedHttpRequest[], headers?: RequestHeaders) {
     const url = new URL(baseUrl);
     this.host = url.hostname.replace(/^\[|\]$/g, '');
     this.port = Number(url.port || 80);
@@ -121,6 +123,7 @@ export class HttpInferClient implements InferClient {
     this.head = (headerLength, contentLength) =>
       `POST ${url.pathname.replace(/\/$/, '')}${inferPath} HTTP/1.1\r\n` +
       `Host: ${url.host}\r\n` +
+      httpHeaderLines(headers) +
       'Content-Type: application/octet-stream\r\n' +
       `Inference-Header-Content-Length: ${headerLength}\r\n` +
       `Content-Length: ${contentLength}\r\n` +
