@@ -1,4 +1,5 @@
 /** `gebe serve` flags → typed, checked options. Every bad value is a UsageError naming the flag. */
+import { DEFAULT_LOAD_THREADS } from '../../core/server/model-manager.js';
 import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
@@ -48,6 +49,8 @@ export interface ServeOptions {
   controlMode: ControlMode;
   loadModels: string[];
   pollSeconds: number;
+  /** Models loaded at once at start (Triton's --model-load-thread-count). */
+  loadThreads?: number;
   exitOnError: boolean;
   /** As Triton's --strict-readiness: false makes the server ready while some models failed to load. */
   strictReadiness?: boolean;
@@ -99,6 +102,7 @@ export interface ServeFlags {
   modelControlMode: string;
   loadModel: string[];
   repositoryPollSecs: string;
+  modelLoadThreadCount?: string;
   /** Triton's optional boolean (--exit-on-error=false); absent: false (gebe serves the models that load). */
   exitOnError?: boolean | string;
   strictReadiness?: boolean | string;
@@ -395,6 +399,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     controlMode: mode,
     loadModels: flags.loadModel,
     pollSeconds: seconds(flags.repositoryPollSecs, '--repository-poll-secs', 0.1),
+    loadThreads: whole(flags.modelLoadThreadCount, DEFAULT_LOAD_THREADS, '--model-load-thread-count', 1),
     exitOnError: flagBool(flags.exitOnError, '--exit-on-error'),
     strictReadiness: flags.strictReadiness === undefined ? true : flagBool(flags.strictReadiness, '--strict-readiness'),
     ...tritonServerOptions(flags),

@@ -23,6 +23,9 @@ import { composingModelNames, ensureComposingLoaded, isEnsembleConfig, loadEnsem
 import { isPythonModel, loadPythonModel } from '../python-backend/index.js';
 import { completePythonConfig } from './auto-complete.js';
 
+/** Triton's default --model-load-thread-count. */
+export const DEFAULT_LOAD_THREADS = 4;
+
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 export type ControlMode = 'none' | 'poll' | 'explicit';
 
@@ -47,6 +50,8 @@ interface ModelRecord {
   versions: Map<string, VersionStatus>;
   /** A load or unload in progress: operations on one model run one after the other. */
   busy: Promise<void>;
+  /** The load in progress, if one is: an ensemble that needs the model waits for it rather than loading it again. */
+  loading?: Promise<void>;
   /** The fingerprint of the last load that failed: poll mode does not retry it until files change. */
   failedFingerprint?: string;
 }
@@ -76,6 +81,8 @@ export class ModelManager implements ModelLookup, ModelControl {
   responseCache?: ResponseCache;
   /** False with Triton's --disable-auto-complete-config: a Python model's auto_complete_config is not run. */
   autoCompleteConfig = true;
+  /** Models loaded at once at start (Triton's --model-load-thread-count, default 4). */
+  loadThreads = DEFAULT_LOAD_THREADS;
   /**
    * Which latency metrics the server exports (Triton's --metrics-config), set before start(): with
    * summaries or histograms, each model observes its requests' latencies from the moment it is READY.
@@ -102,22 +109,27 @@ export class ModelManager implements ModelLookup, ModelControl {
     for (const listener of this.readyListeners) listener(name);
   }
 
-  /** Loads what the mode asks for: every model, or (explicit) the named ones ('*' = all). */
+  /**
+   * Loads what the mode asks for: every model, or (explicit) the named ones ('*' = all),
+   * `loadThreads` at a time (the native loads run on libuv's pool, Python models start their
+   * processes meanwhile).
+   */
   async start(loadModels: string[] = []): Promise<void> {
     const names = await this.source.list();
     const wanted = this.mode === 'explicit' && !loadModels.includes('*') ? loadModels : names;
-    for (const name of wanted) {
-      if (this.stopped) return;
-      if (!names.includes(name)) {
-        this.recordFailure(name, `model '${name}' is not in the repository (found: ${names.join(', ') || 'none'})`);
-        continue;
+    const queue = [...wanted];
+    const next = async (): Promise<void> => {
+      for (let name = queue.shift(); name !== undefined && !this.stopped; name = queue.shift()) {
+        if (!names.includes(name)) {
+          this.recordFailure(name, `model '${name}' is not in the repository (found: ${names.join(', ') || 'none'})`);
+          continue;
+        }
+        if (!this.hasReadyVersion(name) && !this.records.get(name)?.loading) await this.load(name).catch(() => undefined);
       }
-      if (this.hasReadyVersion(name)) {
-        this.loadedForEnsemble.delete(name); // loaded first as an ensemble's step, and wanted on its own
-        continue;
-      }
-      await this.load(name).catch(() => undefined);
-    }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.loadThreads, queue.length)) }, next));
+    // Loaded first as an ensemble's step, and wanted on its own: not the ensemble's to unload.
+    for (const name of wanted) this.loadedForEnsemble.delete(name);
   }
 
   /** Polls the repository every `seconds` (poll mode). */
@@ -164,6 +176,10 @@ export class ModelManager implements ModelLookup, ModelControl {
     const record = this.record(name);
     const run = record.busy.then(() => this.doLoad(record, configOverride));
     record.busy = run.catch(() => undefined);
+    record.loading = run;
+    void record.busy.then(() => {
+      if (record.loading === run) record.loading = undefined;
+    });
     return run.then(() => this.reloadWaitingEnsembles(name));
   }
 
@@ -210,7 +226,9 @@ export class ModelManager implements ModelLookup, ModelControl {
     }
     if (isEnsembleConfig(model.config)) {
       try {
-        await ensureComposingLoaded(name, model.config, this.source, (n) => this.hasReadyVersion(n), (n) => this.load(n).then(() => void this.loadedForEnsemble.add(n)));
+        // A composing model loading already (another of the start's loads) is waited for, not loaded twice.
+        await ensureComposingLoaded(name, model.config, this.source, (n) => this.hasReadyVersion(n),
+          (n) => this.records.get(n)?.loading ?? this.load(n).then(() => void this.loadedForEnsemble.add(n)));
       } catch (err) {
         record.failedFingerprint = model.fingerprint;
         throw this.recordFailure(name, `failed to load '${name}': ${(err as Error).message}`, 400, model);

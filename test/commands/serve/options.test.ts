@@ -21,6 +21,12 @@ describe('serve options', () => {
     expect(resolveServeOptions(undefined, { ...defaults, maxInstancesPerModel: '512' }, '/w').maxInstancesPerModel).toBe(512);
   });
 
+  it('takes --model-load-thread-count (default 4, as Triton)', () => {
+    expect(resolveServeOptions(undefined, defaults, '/w').loadThreads).toBe(4);
+    expect(resolveServeOptions(undefined, { ...defaults, modelLoadThreadCount: '1' }, '/w').loadThreads).toBe(1);
+    expect(() => resolveServeOptions(undefined, { ...defaults, modelLoadThreadCount: '0' }, '/w')).toThrow(/--model-load-thread-count must be a whole number from 1/);
+  });
+
   it('takes --strict-readiness [bool] (default true, as Triton)', () => {
     expect(resolveServeOptions(undefined, defaults, '/w').strictReadiness).toBe(true);
     expect(resolveServeOptions(undefined, { ...defaults, strictReadiness: true }, '/w').strictReadiness).toBe(true);

@@ -79,7 +79,8 @@ describe('gebe serve (run)', () => {
       waitForStop: () => stopped,
       onListening: () => (listened = true),
     };
-    await runServe(options(), deps);
+    // One load at a time (--model-load-thread-count 1), so "the rest" is every model after the first.
+    await runServe(options({ loadThreads: 1 }), deps);
     expect(listened).toBe(false);
     expect(loads).toBe(1);
     expect(io.err()).toMatch(/received signal during start-up, stopping signal=SIGTERM/);

@@ -4,6 +4,7 @@ import { silentLogger } from '../../../src/core/server/logger.js';
 import { ProtocolError } from '../../../src/core/kserve/protocol-error.js';
 import { identityFromConfig, type JsModel } from './helpers/js-model.js';
 import { protocolModels } from './helpers/test-server.js';
+import { MemorySource } from './helpers/memory-source.js';
 
 function manager(mode: 'none' | 'poll' | 'explicit' = 'poll') {
   const source = protocolModels();
@@ -100,5 +101,35 @@ describe('ModelManager', () => {
     await m.start(['simple', 'nope']);
     expect(m.resolve('simple').name).toBe('simple');
     expect(m.statuses().find((s) => s.name === 'nope')).toMatchObject({ state: 'UNAVAILABLE', reason: expect.stringMatching(/not in the repository/) });
+  });
+
+  it('loads loadThreads models at once at start, an ensemble waiting for the composing model another load has in hand', async () => {
+    const source = new MemorySource();
+    const simple = protocolModels().models.get('simple')!.config;
+    for (let i = 1; i <= 6; i++) source.models.set(`m${i}`, { versions: ['1'], config: { ...simple, name: `m${i}` } });
+    // Listed first: it starts beside m1, its composing model.
+    source.models.set('a_pipe', { versions: ['1'], config: {
+      name: 'a_pipe', platform: 'ensemble', max_batch_size: 8, input: simple.input, output: simple.output,
+      ensemble_scheduling: { step: [{ model_name: 'm1', model_version: -1, input_map: { INPUT0: 'INPUT0', INPUT1: 'INPUT1' }, output_map: { OUTPUT0: 'OUTPUT0', OUTPUT1: 'OUTPUT1' } }] },
+    } });
+    for (const threads of [3, 1]) {
+      let running = 0;
+      let most = 0;
+      const loads: string[] = [];
+      const m = new ModelManager(source, async (_dir, version, config) => {
+        loads.push(config.name!);
+        most = Math.max(most, ++running);
+        await new Promise((r) => setTimeout(r, 20));
+        running -= 1;
+        return identityFromConfig(config.name!, version, config);
+      }, silentLogger, 'none');
+      m.loadThreads = threads;
+      await m.start();
+      expect(most).toBe(threads);
+      expect(loads.sort()).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6']);  // m1 once, though the ensemble needed it too
+      expect(m.statuses().filter((v) => v.state === 'READY').map((v) => v.name).sort()).toEqual(['a_pipe', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+      await expect(m.resolve('a_pipe').infer(request)).resolves.toMatchObject({ modelName: 'a_pipe' });
+      await m.stop();
+    }
   });
 });
