@@ -2,16 +2,16 @@
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
 import { parseShapes } from '../../core/perf/ranges.js';
-import { parseHeaders } from '../header-option.js';
-import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
+import { parseConnection, type ConnectionFlags } from '../connection-option.js';
+import type { RemoteConnection } from '../../core/kserve/client/connection.js';
 
 export interface CompareOptions {
   model: string;
   repository: string;
   modelVersion?: string;
   against: string;
-  /** -H: added to every request to an --against server. */
-  headers?: RequestHeaders;
+  /** TLS and -H headers for an --against server. */
+  connection?: RemoteConnection;
   inputData: string;
   shapes: Record<string, number[]>;
   atol: number;
@@ -25,12 +25,11 @@ export interface CompareOptions {
   json: boolean;
 }
 
-export interface CompareFlags {
+export interface CompareFlags extends ConnectionFlags {
   model?: string;
   modelRepository?: string;
   modelVersion?: string;
   against?: string;
-  header?: string[];
   inputData?: string;
   shape?: string[];
   atol?: string;
@@ -61,14 +60,14 @@ export function parseCompareFlags(flags: CompareFlags, cwd: string): CompareOpti
     throw new UsageError(`--model-version must be a version number such as 1, got "${flags.modelVersion}"`);
   }
   const maxOutsidePct = number('--max-outside', flags.maxOutside?.replace(/%$/, ''), 0, 0, 100);
-  const server = /^(http|grpc):\/\//i.test(flags.against) ? flags.against : undefined;
-  const headers = parseHeaders(flags.header, server, /^grpc:/i.test(flags.against) ? 'grpc' : 'http', '--against http://host:port or grpc://host:port');
+  const server = /^(https?|grpc):\/\//i.test(flags.against) ? flags.against : undefined;
+  const connection = parseConnection(flags, server, /^grpc:/i.test(flags.against) ? 'grpc' : 'http', '--against http://host:port or grpc://host:port');
   return {
     model: flags.model,
     repository: path.resolve(cwd, flags.modelRepository ?? 'model_repository'),
     ...(flags.modelVersion !== undefined ? { modelVersion: flags.modelVersion } : {}),
     against: flags.against,
-    ...(headers ? { headers } : {}),
+    ...(connection ? { connection } : {}),
     inputData: flags.inputData ?? 'random',
     shapes: parseShapes(flags.shape ?? []),
     atol: number('--atol', flags.atol, 1e-5, 0),

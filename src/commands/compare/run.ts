@@ -32,7 +32,7 @@ export async function runCompare(opts: CompareOptions, deps: CompareDeps): Promi
   try {
     const description = model.description;
     const samples = buildSamples(description, { inputData: opts.inputData, shapes: opts.shapes, formats: model.formats }, io.cwd);
-    const reference = await openReference(against, local, opts.repository, opts.headers);
+    const reference = await openReference(against, local, opts.repository, opts.connection);
     const pairs = new Map<string, SamplePair[]>(description.outputs.map((o) => [o.name, []]));
     const problems = new Map<string, string[]>(description.outputs.map((o) => [o.name, []]));
     const referenceTypes = new Map<string, string>();

@@ -12,7 +12,7 @@ import type { InferTensor, TensorMetadata } from '../../core/executor/types.js';
 import { NpyError, parseNpy } from '../../core/numpy/npy.js';
 import { DATATYPE_SIZE } from '../../core/kserve/datatypes.js';
 import { openGrpcTarget, openHttpTarget } from '../infer/remote-target.js';
-import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
+import type { RemoteConnection } from '../../core/kserve/client/connection.js';
 import type { LocalModel } from '../infer/local-target.js';
 import type { Sample } from './inputs.js';
 
@@ -32,8 +32,7 @@ export type AgainstSpec =
 
 /** Reads --against: a URL, a model file inside the model directory, or a directory of outputs. */
 export function parseAgainst(value: string, modelDir: string, cwd: string): AgainstSpec {
-  if (/^https:\/\//i.test(value)) throw new UsageError(`--against ${value}: TLS is not supported; use the server's plain http:// or grpc:// port`);
-  if (/^http:\/\//i.test(value)) return { kind: 'http', url: value };
+  if (/^https?:\/\//i.test(value)) return { kind: 'http', url: value };
   if (/^grpc:\/\//i.test(value)) return { kind: 'grpc', address: value.slice('grpc://'.length).replace(/\/+$/, '') };
   if (engineForModelFile(value)) {
     const file = fs.existsSync(path.resolve(modelDir, value)) ? path.resolve(modelDir, value) : path.resolve(cwd, value);
@@ -53,8 +52,8 @@ export function parseAgainst(value: string, modelDir: string, cwd: string): Agai
   );
 }
 
-/** `headers`: the user's (-H), for a server. */
-export async function openReference(spec: AgainstSpec, local: LocalModel, repo: string, headers?: RequestHeaders): Promise<ReferenceSource> {
+/** `connection`: TLS and the user's headers (-H), for a server. */
+export async function openReference(spec: AgainstSpec, local: LocalModel, repo: string, connection?: RemoteConnection): Promise<ReferenceSource> {
   const name = local.config.name!;
   switch (spec.kind) {
     case 'model-file': {
@@ -68,8 +67,8 @@ export async function openReference(spec: AgainstSpec, local: LocalModel, repo: 
     case 'http':
     case 'grpc': {
       const target = spec.kind === 'http'
-        ? await openHttpTarget(spec.url, name, local.version, repo, headers)
-        : await openGrpcTarget(spec.address, name, local.version, repo, headers);
+        ? await openHttpTarget(spec.url, name, local.version, repo, connection)
+        : await openGrpcTarget(spec.address, name, local.version, repo, connection);
       return {
         where: target.where,
         outputs: (sample, outputs) => target.infer(sample.tensors, outputs.map((o) => o.name)),

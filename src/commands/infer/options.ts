@@ -1,8 +1,8 @@
 /** Flag parsing for `gebe infer`. */
 import { UsageError } from '../../errors.js';
 import { parseProtocol, type RemoteProtocol } from '../protocol-option.js';
-import { parseHeaders } from '../header-option.js';
-import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
+import { parseConnection, type ConnectionFlags } from '../connection-option.js';
+import type { RemoteConnection } from '../../core/kserve/client/connection.js';
 import { DEFAULT_REPOSITORY } from '../repository-option.js';
 import type { InvertMode } from './image-input.js';
 
@@ -12,8 +12,8 @@ export interface InferOptions {
   modelVersion?: string;
   url?: string;
   protocol: RemoteProtocol;
-  /** -H: added to every request to the server. */
-  headers?: RequestHeaders;
+  /** TLS and -H headers for the server. */
+  connection?: RemoteConnection;
   inputs: string[];
   random: boolean;
   shapes: Record<string, number[]>;
@@ -22,7 +22,7 @@ export interface InferOptions {
   json: boolean;
 }
 
-export interface RawInferOptions {
+export interface RawInferOptions extends ConnectionFlags {
   model?: string;
   modelRepository?: string;
   /** Deprecated spelling of modelRepository (see commands/repository-option.ts). */
@@ -30,7 +30,6 @@ export interface RawInferOptions {
   modelVersion?: string;
   url?: string;
   protocol?: string;
-  header?: string[];
   input?: string[];
   random?: boolean;
   shape?: string[];
@@ -55,7 +54,7 @@ export function parseInferOptions(raw: RawInferOptions): InferOptions {
     modelVersion: raw.modelVersion,
     url: raw.url,
     protocol,
-    headers: parseHeaders(raw.header, raw.url, protocol),
+    connection: parseConnection(raw, raw.url, protocol),
     inputs: raw.input ?? [],
     random: raw.random ?? false,
     shapes: parseShapes(raw.shape ?? []),

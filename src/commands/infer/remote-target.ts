@@ -11,7 +11,7 @@ import { takesOneMessage } from '../../core/executor/decoupled.js';
 import { GrpcModelEndpoint } from '../../core/kserve/client/grpc.js';
 import { HttpModelEndpoint } from '../../core/kserve/client/http-control.js';
 import type { RemoteModel } from '../../core/kserve/client/types.js';
-import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
+import type { RemoteConnection } from '../../core/kserve/client/connection.js';
 import { inputFormats, readLabels, type InferTarget } from './target.js';
 
 /** A decoupled model addressed over HTTP infer, which takes one response a request: what to do instead. */
@@ -19,13 +19,13 @@ export function decoupledOverHttp(model: string): GebeError {
   return new GebeError(takesOneMessage(model, 'HTTP infer'), { hint: `pass -i grpc with the server's gRPC address (gebe serve: port 8001)` });
 }
 
-/** `headers`: added to every request (-H). */
-export function openHttpTarget(url: string, model: string, version: string | undefined, localRepo: string | undefined, headers?: RequestHeaders): Promise<InferTarget> {
-  return openRemoteTarget(new HttpModelEndpoint(url, model, version, headers), model, localRepo);
+/** `connection`: TLS and the user's headers (-H). */
+export function openHttpTarget(url: string, model: string, version: string | undefined, localRepo: string | undefined, connection?: RemoteConnection): Promise<InferTarget> {
+  return openRemoteTarget(new HttpModelEndpoint(url, model, version, connection), model, localRepo);
 }
 
-export async function openGrpcTarget(address: string, model: string, version: string | undefined, localRepo: string | undefined, headers?: RequestHeaders): Promise<InferTarget> {
-  const endpoint = new GrpcModelEndpoint(address, model, version, headers);
+export async function openGrpcTarget(address: string, model: string, version: string | undefined, localRepo: string | undefined, connection?: RemoteConnection): Promise<InferTarget> {
+  const endpoint = new GrpcModelEndpoint(address, model, version, connection);
   const target = await openRemoteTarget(endpoint, model, localRepo);
   const stream: NonNullable<InferTarget['stream']> = (inputs, outputs, onResponse) => endpoint.stream(inputs, outputs, onResponse);
   if (!isDecoupled(target.config)) return { ...target, stream };

@@ -31,8 +31,8 @@ export async function runInfer(opts: InferOptions, deps: { io: IO }): Promise<In
   const target: InferTarget = !opts.url
     ? await openLocalTarget(repo, opts.model, opts.modelVersion, io.cwd)
     : opts.protocol === 'grpc'
-      ? await openGrpcTarget(opts.url, opts.model, opts.modelVersion, repo, opts.headers)
-      : await openHttpTarget(opts.url, opts.model, opts.modelVersion, repo, opts.headers);
+      ? await openGrpcTarget(opts.url, opts.model, opts.modelVersion, repo, opts.connection)
+      : await openHttpTarget(opts.url, opts.model, opts.modelVersion, repo, opts.connection);
   try {
     const model = target.description;
     const built = buildInferInputs(model, target.formats, { files: opts.inputs, random: opts.random, shapes: opts.shapes, invert: opts.invert }, io.cwd);

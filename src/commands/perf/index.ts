@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { PROTOCOL_FLAG } from '../protocol-option.js';
-import { collectHeader, HEADER_FLAG, HEADER_HELP } from '../header-option.js';
+import { addConnectionOptions } from '../connection-option.js';
 import type { CommandContext } from '../../cli.js';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { parsePerfFlags, type PerfFlags } from './options.js';
@@ -8,7 +8,7 @@ import { parsePerfFlags, type PerfFlags } from './options.js';
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerPerf(program: Command, ctx: CommandContext): void {
-  program
+  const cmd = program
     .command('perf')
     .description('perf_analyzer-style sweep over concurrency and batch size (in process or against a KServe v2 server)')
     .option('-m, --model <name>', 'model to measure')
@@ -16,7 +16,6 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--model-repository <dir>', 'run the model in process from this repository (default: ./model_repository when present)')
     .option('-u, --url <host:port>', 'measure a running KServe v2 server instead')
     .option(PROTOCOL_FLAG, 'protocol for -u (default: http, with the binary tensor extension)')
-    .option(HEADER_FLAG, HEADER_HELP, collectHeader)
     .option('--shared-memory <kind>', 'how tensors reach a server (-u): none (in the requests) or system (a POSIX shared-memory object on this host, registered with the server), as perf_analyzer (default: none)')
     .option('--output-shared-memory-size <bytes>', 'with --shared-memory system: bytes of shared memory for each output (default: 102400)')
     .option('--trace-level <level>', 'with -u: trace the model on the server during the run, as perf_analyzer: OFF, TIMESTAMPS or TENSORS (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
@@ -45,7 +44,8 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--client-threads <n>', 'client threads for -u targets (default: one per core, at most the concurrency; 0 = main thread)')
     .option('-f <file.csv>', "write perf_analyzer's CSV (latencies in µs)")
     .option('--json', 'print the report as JSON')
-    .option('--report <file.html>', 'write a self-contained HTML report with charts')
+    .option('--report <file.html>', 'write a self-contained HTML report with charts');
+  addConnectionOptions(cmd)
     .action(async (flags: PerfFlags) => {
       const opts = parsePerfFlags(flags, ctx.io.cwd);
       const { runPerf } = await import('./run.js');

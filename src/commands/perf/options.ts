@@ -4,8 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { parseProtocol } from '../protocol-option.js';
-import { parseHeaders } from '../header-option.js';
-import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
+import { parseConnection, type ConnectionFlags } from '../connection-option.js';
+import type { RemoteConnection } from '../../core/kserve/client/connection.js';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
@@ -18,7 +18,7 @@ import { CONCURRENCY_SPEC, parseBatchSizes, parseLevels, parseShapes, REQUEST_RA
 
 export type PerfTargetSpec =
   | { kind: 'in-process'; repository: string }
-  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number }; headers?: RequestHeaders; trace?: ServerTrace };
+  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number }; connection?: RemoteConnection; trace?: ServerTrace };
 
 export interface PerfOptions {
   model: string;
@@ -44,13 +44,12 @@ export interface PerfOptions {
 }
 
 /** Flags as commander hands them over (strings unless a flag is boolean or repeatable). */
-export interface PerfFlags {
+export interface PerfFlags extends ConnectionFlags {
   model?: string;
   modelVersion?: string;
   modelRepository?: string;
   url?: string;
   protocol?: string;
-  header?: string[];
   streaming?: boolean;
   concurrency?: string;
   concurrencyRange?: string;
@@ -151,22 +150,19 @@ function traceOption(flags: PerfFlags): ServerTrace | undefined {
 function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
   const protocol = parseProtocol(flags.protocol, flags.url);
   if (flags.url !== undefined) {
-    if (/^https:\/\//i.test(flags.url)) {
-      throw new UsageError(`-u ${flags.url}: TLS is not supported by gebe perf; measure the server's plain HTTP port (gebe serve and Triton listen on http), e.g. -u host:8000`);
-    }
     if (flags.modelRepository !== undefined) {
       throw new UsageError('-u/--url and --model-repository both given; use -u for a running server or --model-repository to run in process');
     }
     if (flags.streaming && protocol !== 'grpc') throw new UsageError('--streaming is gRPC\'s streaming API (ModelStreamInfer): add -i grpc');
     const sharedMemory = sharedMemoryOption(flags);
     const trace = traceOption(flags);
-    const headers = parseHeaders(flags.header, flags.url, protocol);
+    const connection = parseConnection(flags, flags.url, protocol);
     return {
       kind: 'remote', url: flags.url, protocol, ...(flags.streaming ? { streaming: true } : {}), ...(sharedMemory ? { sharedMemory } : {}),
-      ...(headers ? { headers } : {}), ...(trace ? { trace } : {}),
+      ...(connection ? { connection } : {}), ...(trace ? { trace } : {}),
     };
   }
-  parseHeaders(flags.header, undefined, protocol);  // -H without -u: its usage error
+  parseConnection(flags, undefined, protocol);  // -H or --ssl-* without -u: its usage error
   if (traceOption(flags)) throw new UsageError('--trace-level, --trace-rate, --trace-count and --log-frequency set a server\'s trace settings: add -u host:port');
   if (flags.streaming) throw new UsageError('--streaming needs a server: add -u host:port -i grpc');
   if (flags.sharedMemory !== undefined && flags.sharedMemory !== 'none') throw new UsageError('--shared-memory is how tensors reach a server: add -u host:port (in process they are never copied)');

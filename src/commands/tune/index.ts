@@ -1,4 +1,4 @@
-import { collectHeader, HEADER_FLAG, HEADER_HELP } from '../header-option.js';
+import { addConnectionOptions } from '../connection-option.js';
 import { Command } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
@@ -7,14 +7,13 @@ import { parseTuneFlags, type TuneFlags } from './options.js';
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerTune(program: Command, ctx: CommandContext): void {
-  program
+  const cmd = program
     .command('tune')
     .description('search instance count, dynamic batching and queue delay for the fastest config under latency/throughput constraints (model_analyzer-style)')
     .option('-m, --model <name>', 'model to tune')
     .option('--model-version <n>', 'model version (default: the latest)')
     .option('--model-repository <dir>', 'repository to run the model from in process (default: ./model_repository); with -u, the local copy --write edits')
     .option('-u, --url <host:port>', 'tune a running server instead (HTTP; it must run with --model-control-mode explicit: each trial reloads the model)')
-    .option(HEADER_FLAG, HEADER_HELP, collectHeader)
     .option('--client-threads <n>', 'client threads for -u, as gebe perf')
     .option('--latency-budget <metric=time>', 'constraint such as p99=5ms (avg, p50, p90, p95, p99; us, ms, s); repeatable', collect)
     .option('--min-throughput <infer/s>', 'constraint: at least this many inferences per second')
@@ -40,7 +39,8 @@ export function registerTune(program: Command, ctx: CommandContext): void {
     .option('--fresh', 'ignore the checkpoint and measure every trial again')
     .option('--write', "write the winner's settings into config.pbtxt (comments kept)")
     .option('--json', 'print the report as JSON')
-    .option('--report <file.html>', 'write an HTML report with the Pareto front chart')
+    .option('--report <file.html>', 'write an HTML report with the Pareto front chart');
+  addConnectionOptions(cmd)
     .action(async (flags: TuneFlags) => {
       const opts = parseTuneFlags(flags, ctx.io.cwd);
       const { runTune } = await import('./run.js');

@@ -10,7 +10,8 @@ import type { MeasurementOptions } from '../../core/perf/load-generator.js';
 import type { Constraints, LatencyMetric, Objective } from '../../core/tune/objective.js';
 import { DEFAULT_DELAYS_US } from '../../core/tune/space.js';
 import { parsePerfFlags, type PerfFlags } from '../perf/options.js';
-import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
+import type { RemoteConnection } from '../../core/kserve/client/connection.js';
+import type { ConnectionFlags } from '../connection-option.js';
 
 export interface TuneOptions {
   model: string;
@@ -19,8 +20,8 @@ export interface TuneOptions {
   repository?: string;
   /** A server (HTTP, explicit model control) to reload the model on per trial, instead of in process. */
   url?: string;
-  /** -H: added to every request to the server. */
-  headers?: RequestHeaders;
+  /** TLS and -H headers for the server. */
+  connection?: RemoteConnection;
   clientThreads: number;
   batchSize: number;
   concurrencies: number[];
@@ -40,8 +41,8 @@ export interface TuneOptions {
   reportFile?: string;
 }
 
-export type TuneFlags = Pick<PerfFlags, 'model' | 'modelVersion' | 'modelRepository' | 'url' | 'header' | 'concurrency' | 'batchSize' | 'measurementInterval' | 'measurementMode' |
-  'measurementRequestCount' | 'stabilityPercentage' | 'maxTrials' | 'percentile' | 'shape' | 'inputData' | 'warmupRequestCount' | 'json' | 'report' | 'clientThreads'> & {
+export type TuneFlags = Pick<PerfFlags, 'model' | 'modelVersion' | 'modelRepository' | 'url' | 'concurrency' | 'batchSize' | 'measurementInterval' | 'measurementMode' |
+  'measurementRequestCount' | 'stabilityPercentage' | 'maxTrials' | 'percentile' | 'shape' | 'inputData' | 'warmupRequestCount' | 'json' | 'report' | 'clientThreads'> & ConnectionFlags & {
   latencyBudget?: string[];
   minThroughput?: string;
   objective?: string;
@@ -112,7 +113,7 @@ export function parseTuneFlags(flags: TuneFlags, cwd: string): TuneOptions {
     model: flags.model,
     ...(perf.modelVersion !== undefined ? { modelVersion: perf.modelVersion } : {}),
     ...(repository !== undefined ? { repository } : {}),
-    ...(perf.target.kind === 'remote' ? { url: perf.target.url, ...(perf.target.headers ? { headers: perf.target.headers } : {}) } : {}),
+    ...(perf.target.kind === 'remote' ? { url: perf.target.url, ...(perf.target.connection ? { connection: perf.target.connection } : {}) } : {}),
     clientThreads: perf.clientThreads,
     batchSize: perf.batchSizes[0]!,
     concurrencies: perf.levels,

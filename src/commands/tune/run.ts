@@ -47,7 +47,7 @@ export async function runTune(opts: TuneOptions, deps: TuneDeps): Promise<TuneRe
     return await tune(opts, deps, setup);
   } finally {
     // Leave the server with the config it had, not the last trial's.
-    if (opts.url) await loadOnServer(opts.url, opts.model, setup.ref.config, opts.headers);
+    if (opts.url) await loadOnServer(opts.url, opts.model, setup.ref.config, opts.connection);
   }
 }
 
@@ -84,20 +84,20 @@ async function inProcessSetup(opts: TuneOptions, loadModel: LoadModelFn): Promis
 }
 
 async function remoteSetup(opts: TuneOptions, url: string): Promise<Setup> {
-  const endpoint = new HttpModelEndpoint(url, opts.model, opts.modelVersion, opts.headers);
+  const endpoint = new HttpModelEndpoint(url, opts.model, opts.modelVersion, opts.connection);
   let description: ModelDescription;
   try {
     description = await endpoint.describe();
   } finally {
     await endpoint.close();
   }
-  const config = await fetchServerConfig(url, opts.model, opts.headers);
+  const config = await fetchServerConfig(url, opts.model, opts.connection);
   const configFile = opts.repository ? path.join(opts.repository, opts.model, 'config.pbtxt') : undefined;
   if (configFile && opts.write && !fs.existsSync(configFile)) throw new GebeError(`--write: ${configFile} does not exist`, { hint: 'point --model-repository at the local copy of the repository the server runs' });
   return {
     ref: { version: description.version, config }, description, gears: [],
     ...(configFile && fs.existsSync(configFile) ? { configFile, configText: fs.readFileSync(configFile, 'utf8') } : {}),
-    target: { kind: 'remote', url, clientThreads: opts.clientThreads, config, ...(opts.headers ? { headers: opts.headers } : {}) },
+    target: { kind: 'remote', url, clientThreads: opts.clientThreads, config, ...(opts.connection ? { connection: opts.connection } : {}) },
     label: `${normalizeBaseUrl(url)} (reloaded per trial)`,
     identity: { url: normalizeBaseUrl(url), config },
   };

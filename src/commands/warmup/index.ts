@@ -3,7 +3,7 @@ import type { CommandContext } from '../../cli.js';
 import { repositoryOptions, takeRepository } from '../repository-option.js';
 import { parseWarmupOptions, type RawWarmupOptions } from './options.js';
 import { PROTOCOL_FLAG } from '../protocol-option.js';
-import { collectHeader, HEADER_FLAG, HEADER_HELP } from '../header-option.js';
+import { addConnectionOptions } from '../connection-option.js';
 
 export function registerWarmup(program: Command, ctx: CommandContext): void {
   const cmd = program
@@ -14,10 +14,10 @@ export function registerWarmup(program: Command, ctx: CommandContext): void {
     .option('-m, --model <name>', 'warm only this model')
     .option('-u, --url <host:port>', 'warm a running KServe v2 server instead (needs -m)')
     .option(PROTOCOL_FLAG, 'protocol for -u (default: http; a decoupled model needs grpc)')
-    .option(HEADER_FLAG, HEADER_HELP, collectHeader)
     .option('--write', 'add model_warmup entries for the warmed batch sizes to config.pbtxt')
     .option('--runs <n>', 'steady-state runs per batch size after the warmup', '10')
-    .option('--json', 'print the results as JSON')
+    .option('--json', 'print the results as JSON');
+  addConnectionOptions(cmd)
     .action(async (repo: string | undefined, raw: RawWarmupOptions) => {
       const { runWarmup } = await import('./run.js');
       await runWarmup(parseWarmupOptions(takeRepository(raw, ctx.io, repo), raw), { io: ctx.io });

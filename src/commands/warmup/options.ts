@@ -1,27 +1,26 @@
 /** Flag parsing for `gebe warmup`. */
 import { UsageError } from '../../errors.js';
 import { parseProtocol, type RemoteProtocol } from '../protocol-option.js';
-import { parseHeaders } from '../header-option.js';
-import type { RequestHeaders } from '../../core/kserve/client/request-headers.js';
+import { parseConnection, type ConnectionFlags } from '../connection-option.js';
+import type { RemoteConnection } from '../../core/kserve/client/connection.js';
 
 export interface WarmupOptions {
   repo: string;
   model?: string;
   url?: string;
   protocol: RemoteProtocol;
-  /** -H: added to every request to the server. */
-  headers?: RequestHeaders;
+  /** TLS and -H headers for the server. */
+  connection?: RemoteConnection;
   write: boolean;
   runs: number;
   json: boolean;
 }
 
-export interface RawWarmupOptions {
+export interface RawWarmupOptions extends ConnectionFlags {
   modelRepository?: string;
   model?: string;
   url?: string;
   protocol?: string;
-  header?: string[];
   write?: boolean;
   runs?: string;
   json?: boolean;
@@ -34,6 +33,6 @@ export function parseWarmupOptions(repo: string | undefined, raw: RawWarmupOptio
     throw new UsageError('-u needs -m <model>: say which model on the server to warm', 'for example: gebe warmup -u localhost:8000 -m mnist_classifier');
   }
   const protocol = parseProtocol(raw.protocol, raw.url);
-  const headers = parseHeaders(raw.header, raw.url, protocol);
-  return { repo: repo ?? 'model_repository', model: raw.model, url: raw.url, protocol, ...(headers ? { headers } : {}), write: raw.write ?? false, runs, json: raw.json ?? false };
+  const connection = parseConnection(raw, raw.url, protocol);
+  return { repo: repo ?? 'model_repository', model: raw.model, url: raw.url, protocol, ...(connection ? { connection } : {}), write: raw.write ?? false, runs, json: raw.json ?? false };
 }

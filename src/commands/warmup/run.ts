@@ -36,7 +36,7 @@ export async function runWarmup(opts: WarmupOptions, deps: { io: IO }): Promise<
     try {
       const target = !opts.url
         ? await openLocalTarget(repo, name, undefined, io.cwd)
-        : opts.protocol === 'grpc' ? await openGrpcTarget(opts.url, name, undefined, repo, opts.headers) : await openHttpTarget(opts.url, name, undefined, repo, opts.headers);
+        : opts.protocol === 'grpc' ? await openGrpcTarget(opts.url, name, undefined, repo, opts.connection) : await openHttpTarget(opts.url, name, undefined, repo, opts.connection);
       try {
         results.push(await warmOne(target, opts, io));
       } finally {

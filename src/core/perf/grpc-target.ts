@@ -5,7 +5,7 @@ import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';
 import { PerfSharedMemory } from './shared-memory.js';
-import type { RequestHeaders } from '../kserve/client/request-headers.js';
+import type { RemoteConnection } from '../kserve/client/connection.js';
 import type { RemoteOptions } from './remote-options.js';
 
 export class GrpcTarget implements LoadTarget {
@@ -16,13 +16,13 @@ export class GrpcTarget implements LoadTarget {
 
   private readonly streaming: boolean;
   private readonly sharedMemory?: { outputBytes: number };
-  private readonly headers?: RequestHeaders;
+  private readonly connection?: RemoteConnection;
 
   constructor(private readonly address: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, options: RemoteOptions = {}) {
     this.streaming = options.streaming === true;
-    ({ sharedMemory: this.sharedMemory, headers: this.headers } = options);
+    ({ sharedMemory: this.sharedMemory, connection: this.connection } = options);
     this.label = `${address} (gRPC${this.streaming ? ', streaming' : ''}${this.sharedMemory ? ', system shared memory' : ''})`;
-    this.endpoint = new GrpcModelEndpoint(address, model, version, this.headers);
+    this.endpoint = new GrpcModelEndpoint(address, model, version, this.connection);
   }
 
   async describe(): Promise<ModelDescription> {
@@ -37,10 +37,10 @@ export class GrpcTarget implements LoadTarget {
     this.shm = this.sharedMemory && await PerfSharedMemory.create(requests, outputs, this.sharedMemory.outputBytes, this.endpoint);
     const encoded = requests.map((r, i) => encodeGrpcInferRequest(model.name, model.version, r, outputs, this.shm?.layouts[i]));
     if (!this.usesClientThreads) {
-      return [new InThreadDriver(this.streaming ? new GrpcStreamInferClient(this.address, encoded, this.headers) : new GrpcInferClient(this.address, encoded, this.headers))];
+      return [new InThreadDriver(this.streaming ? new GrpcStreamInferClient(this.address, encoded, this.connection) : new GrpcInferClient(this.address, encoded, this.connection))];
     }
     return startWorkerDrivers(count, () => ({
-      transport: 'grpc', address: this.address, requests: encoded.map((b) => new Uint8Array(b)), streaming: this.streaming, headers: this.headers,
+      transport: 'grpc', address: this.address, requests: encoded.map((b) => new Uint8Array(b)), streaming: this.streaming, connection: this.connection,
     }));
   }
 

@@ -12,7 +12,7 @@ import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';
 import { PerfSharedMemory } from './shared-memory.js';
-import type { RequestHeaders } from '../kserve/client/request-headers.js';
+import type { RemoteConnection } from '../kserve/client/connection.js';
 import type { RemoteOptions } from './remote-options.js';
 
 export class HttpTarget implements LoadTarget {
@@ -22,12 +22,12 @@ export class HttpTarget implements LoadTarget {
   private shm?: PerfSharedMemory;
 
   private readonly sharedMemory?: { outputBytes: number };
-  private readonly headers?: RequestHeaders;
+  private readonly connection?: RemoteConnection;
 
   constructor(private readonly url: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, options: RemoteOptions = {}) {
-    ({ sharedMemory: this.sharedMemory, headers: this.headers } = options);
+    ({ sharedMemory: this.sharedMemory, connection: this.connection } = options);
     this.label = `${normalizeBaseUrl(url)} (HTTP${this.sharedMemory ? ', system shared memory' : ''})`;
-    this.endpoint = new HttpModelEndpoint(url, model, version, this.headers);
+    this.endpoint = new HttpModelEndpoint(url, model, version, this.connection);
   }
 
   async describe(): Promise<ModelDescription> {
@@ -43,14 +43,14 @@ export class HttpTarget implements LoadTarget {
     const bodies = requests.map((r, i) => encodeBinaryInferRequest(r, outputs, this.shm?.layouts[i]));
     const inferPath = this.endpoint.inferPath();
     if (!this.usesClientThreads) {
-      return [new InThreadDriver(new HttpInferClient(normalizeBaseUrl(this.url), inferPath, bodies, this.headers))];
+      return [new InThreadDriver(new HttpInferClient(normalizeBaseUrl(this.url), inferPath, bodies, this.connection))];
     }
     return startWorkerDrivers(count, () => ({
       transport: 'http',
       baseUrl: normalizeBaseUrl(this.url),
       inferPath,
       bodies: bodies.map((b) => ({ body: new Uint8Array(b.body), headerLength: b.headerLength })),
-      headers: this.headers,
+      connection: this.connection,
     }));
   }
 

@@ -10,11 +10,11 @@ import type { WorkerInit, WorkerReply, WorkerRequest } from './worker-protocol.j
 async function createClient(init: WorkerInit): Promise<InferClient> {
   if (init.transport === 'http') {
     const bodies = init.bodies.map((b) => ({ body: Buffer.from(b.body.buffer, b.body.byteOffset, b.body.byteLength), headerLength: b.headerLength }));
-    return new HttpInferClient(init.baseUrl, init.inferPath, bodies, init.headers);
+    return new HttpInferClient(init.baseUrl, init.inferPath, bodies, init.connection);
   }
   const { GrpcInferClient, GrpcStreamInferClient } = await import('../kserve/client/grpc.js');
   const requests = init.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
-  return init.streaming ? new GrpcStreamInferClient(init.address, requests, init.headers) : new GrpcInferClient(init.address, requests, init.headers);
+  return init.streaming ? new GrpcStreamInferClient(init.address, requests, init.connection) : new GrpcInferClient(init.address, requests, init.connection);
 }
 
 const port = parentPort!;

@@ -1,11 +1,11 @@
 /** Messages between the load generator and its worker-thread drivers. */
 import type { LoadPlan } from './driver.js';
-import type { RequestHeaders } from '../kserve/client/request-headers.js';
+import type { RemoteConnection } from '../kserve/client/connection.js';
 
 /** How a worker builds its own client: the transport and the prebuilt requests to cycle through. */
 export type WorkerInit =
-  | { transport: 'http'; baseUrl: string; inferPath: string; bodies: Array<{ body: Uint8Array; headerLength: number }>; headers?: RequestHeaders }
-  | { transport: 'grpc'; address: string; requests: Uint8Array[]; streaming: boolean; headers?: RequestHeaders };
+  | { transport: 'http'; baseUrl: string; inferPath: string; bodies: Array<{ body: Uint8Array; headerLength: number }>; connection?: RemoteConnection }
+  | { transport: 'grpc'; address: string; requests: Uint8Array[]; streaming: boolean; connection?: RemoteConnection };
 
 export type WorkerRequest =
   | { type: 'start'; plan: LoadPlan }

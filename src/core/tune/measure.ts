@@ -12,7 +12,7 @@ import { toRow } from '../perf/report.js';
 import { openTarget } from '../perf/targets.js';
 import { applyCandidate, candidateKey, type Candidate } from './candidate.js';
 import { loadOnServer } from './server-control.js';
-import type { RequestHeaders } from '../kserve/client/request-headers.js';
+import type { RemoteConnection } from '../kserve/client/connection.js';
 import type { Trial } from './trial.js';
 
 const notInProcess = async (): Promise<LoadModelFn> => {
@@ -22,7 +22,7 @@ const notInProcess = async (): Promise<LoadModelFn> => {
 /** Where trials run: the model loaded in this process, or reloaded on a server per trial. */
 export type TrialTarget =
   | { kind: 'in-process'; repository: string; loadModel: LoadModelFn }
-  | { kind: 'remote'; url: string; clientThreads: number; config: ModelConfig; headers?: RequestHeaders };
+  | { kind: 'remote'; url: string; clientThreads: number; config: ModelConfig; connection?: RemoteConnection };
 
 export interface TrialSettings {
   target: TrialTarget;
@@ -46,8 +46,8 @@ export async function measureCandidate(candidate: Candidate, s: TrialSettings): 
   let target;
   try {
     if (t.kind === 'remote') {
-      await loadOnServer(t.url, s.model, applyCandidate(t.config, candidate), t.headers);
-      target = await openTarget({ model: s.model, target: { kind: 'remote', url: t.url, protocol: 'http', headers: t.headers }, clientThreads: t.clientThreads }, { loadModel: notInProcess });
+      await loadOnServer(t.url, s.model, applyCandidate(t.config, candidate), t.connection);
+      target = await openTarget({ model: s.model, target: { kind: 'remote', url: t.url, protocol: 'http', connection: t.connection }, clientThreads: t.clientThreads }, { loadModel: notInProcess });
     } else {
       const withCandidate: LoadModelFn = (dir: string, version: string, config: ModelConfig) => t.loadModel(dir, version, applyCandidate(config, candidate));
       target = await openTarget(

@@ -237,7 +237,7 @@ describe('gebe perf bad input: one-line errors, exit 2', () => {
       return ['-m', 'trivial', '-u', server.http, '--input-data', file];
     }, /data\[0\] names input "INPUT1", which model "trivial" does not have/],
     ['no model', async () => ['-u', server.http], /-m\/--model is required/],
-    ['an https URL', async () => ['-m', 'trivial', '-u', 'https://example.com:8000'], /TLS is not supported by gebe perf/],
+    ['gRPC\'s TLS flag for an HTTP server', async () => ['-m', 'trivial', '-u', server.http, '--ssl-grpc-use-ssl'], /--ssl-grpc-use-ssl is for gRPC \(-i grpc\); HTTP over TLS is an https:\/\/ URL/],
   ];
   for (const [name, args, expected] of cases) {
     it(name, async () => {

@@ -14,7 +14,7 @@ import { inferenceRefused, modelRefused, sharedMemoryRefused, streamedRefusal, t
 import type { InferClient, ModelDescription, RemoteModel, RequestInputs, SharedMemoryLayout, TraceSettings } from './types.js';
 import type { SharedMemoryPlace } from '../codec/shared-memory-params.js';
 import type { SequenceStep } from './types.js';
-import { grpcHeaderOptions, type RequestHeaders } from './request-headers.js';
+import { grpcClient, type RemoteConnection } from './connection.js';
 
 const SERVICE = 'inference.GRPCInferenceService';
 
@@ -130,9 +130,9 @@ export class GrpcModelEndpoint implements RemoteModel {
   private readonly client: grpc.Client;
   private version: string;
 
-  /** `headers`: metadata added to every call (perf_analyzer's -H). */
-  constructor(readonly address: string, private readonly model: string, requestedVersion?: string, headers?: RequestHeaders) {
-    this.client = new grpc.Client(address, grpc.credentials.createInsecure(), grpcHeaderOptions(headers));
+  /** `connection`: TLS and the user's headers (metadata on every call). */
+  constructor(readonly address: string, private readonly model: string, requestedVersion?: string, connection?: RemoteConnection) {
+    this.client = grpcClient(address, connection);
     this.version = requestedVersion ?? '';
   }
 
@@ -313,8 +313,8 @@ export class GrpcStreamInferClient implements InferClient {
   private next = 0;
   private nextId = 0;
 
-  constructor(private readonly address: string, private readonly requests: Buffer[], headers?: RequestHeaders) {
-    this.client = new grpc.Client(address, grpc.credentials.createInsecure(), grpcHeaderOptions(headers));
+  constructor(private readonly address: string, private readonly requests: Buffer[], connection?: RemoteConnection) {
+    this.client = grpcClient(address, connection);
   }
 
   infer(step?: SequenceStep): Promise<undefined> {
@@ -366,8 +366,8 @@ export class GrpcInferClient implements InferClient {
   private readonly client: grpc.Client;
   private next = 0;
 
-  constructor(private readonly address: string, private readonly requests: Buffer[], headers?: RequestHeaders) {
-    this.client = new grpc.Client(address, grpc.credentials.createInsecure(), grpcHeaderOptions(headers));
+  constructor(private readonly address: string, private readonly requests: Buffer[], connection?: RemoteConnection) {
+    this.client = grpcClient(address, connection);
   }
 
   infer(step?: SequenceStep): Promise<undefined> {

@@ -3,6 +3,7 @@
  * one-shot inference (http-infer.ts). Perf's data plane is HttpInferClient (http-load-client.ts).
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { Datatype, InferTensor, ModelStatistics, TensorMetadata } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { latest } from './latest-stats.js';
@@ -10,9 +11,10 @@ import { errorText, modelRefused, sharedMemoryRefused, traceSettingsRefused, unr
 import { normalizeBaseUrl } from './base-url.js';
 import { httpInfer } from './http-infer.js';
 import { httpHeaderObject, type RequestHeaders } from './request-headers.js';
+import { isHttps, tlsOptions, type RemoteConnection } from './connection.js';
 import type { ModelDescription, RemoteModel, TraceSettings } from './types.js';
 
-interface JsonReply {
+export interface JsonReply {
   status: number;
   body: unknown;
 }
@@ -45,7 +47,7 @@ function requestJsonOnce(agent: http.Agent, base: string, path: string, body?: u
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const extra = httpHeaderObject(headers);
     const options = payload === undefined ? { agent, headers: extra } : { agent, method: 'POST', headers: { ...extra, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } };
-    const req = http.request(`${base}${path}`, options, (res) => {
+    const req = (isHttps(base) ? https : http).request(`${base}${path}`, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -65,14 +67,36 @@ function requestJsonOnce(agent: http.Agent, base: string, path: string, body?: u
 }
 
 
+/** A keep-alive agent for `base`, over TLS as `connection` says when it is https. */
+export function httpAgent(base: string, connection: RemoteConnection | undefined, maxSockets: number): http.Agent {
+  return isHttps(base) ? new https.Agent({ keepAlive: true, maxSockets, ...tlsOptions(connection) }) : new http.Agent({ keepAlive: true, maxSockets });
+}
+
+/**
+ * One JSON request to a server outside an endpoint (a GET, or a POST of `body`): its status and
+ * its body, parsed where it is JSON. Throws the unreachable error when nothing answers.
+ */
+export async function requestServerJson(url: string, path: string, body: unknown, connection?: RemoteConnection): Promise<JsonReply> {
+  const base = normalizeBaseUrl(url);
+  const agent = httpAgent(base, connection, 1);
+  try {
+    return await requestJsonOnce(agent, base, path, body, connection?.headers);
+  } finally {
+    agent.destroy();
+  }
+}
+
 export class HttpModelEndpoint implements RemoteModel {
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  private readonly agent: http.Agent;
   private readonly base: string;
+  private readonly headers?: RequestHeaders;
   private version?: string;
 
-  /** `headers`: added to every request (perf_analyzer's -H). */
-  constructor(url: string, private readonly model: string, requestedVersion?: string, private readonly headers?: RequestHeaders) {
+  /** `connection`: TLS for an https:// URL, and the user's headers on every request (perf_analyzer's -H). */
+  constructor(url: string, private readonly model: string, requestedVersion?: string, private readonly connection?: RemoteConnection) {
     this.base = normalizeBaseUrl(url);
+    this.agent = httpAgent(this.base, connection, 2);
+    this.headers = connection?.headers;
     this.version = requestedVersion;
   }
 
@@ -162,7 +186,7 @@ export class HttpModelEndpoint implements RemoteModel {
   }
 
   infer(inputs: InferTensor[], outputs: string[]): Promise<InferTensor[]> {
-    return httpInfer(this.base, this.inferPath(), inputs, outputs, this.headers);
+    return httpInfer(this.base, this.inferPath(), inputs, outputs, this.connection);
   }
 
   async close(): Promise<void> {

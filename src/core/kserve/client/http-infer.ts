@@ -3,12 +3,14 @@
  * (FP16 included) travels exactly. Used by `gebe infer -u` and `gebe warmup -u`.
  */
 import http from 'node:http';
+import https from 'node:https';
 import { GebeError } from '../../../errors.js';
 import type { Datatype, InferTensor } from '../../executor/types.js';
 import { parseJsonAllowingNonFinite } from '../../json/nan-json.js';
 import { encodeBinaryInferRequest } from './http-binary.js';
 import { normalizeBaseUrl } from './base-url.js';
-import { httpHeaderObject, type RequestHeaders } from './request-headers.js';
+import { httpHeaderObject } from './request-headers.js';
+import { isHttps, tlsOptions, type RemoteConnection } from './connection.js';
 import { errorText, inferenceRefused, unreachable } from './server-errors.js';
 
 interface ResponseHeader {
@@ -16,16 +18,17 @@ interface ResponseHeader {
   error?: string;
 }
 
-/** `extraHeaders`: the user's, added to the request (-H). */
-export async function httpInfer(url: string, inferPath: string, inputs: InferTensor[], outputNames: string[], extraHeaders?: RequestHeaders): Promise<InferTensor[]> {
+/** `connection`: TLS for an https:// URL, and the user's headers (-H). */
+export async function httpInfer(url: string, inferPath: string, inputs: InferTensor[], outputNames: string[], connection?: RemoteConnection): Promise<InferTensor[]> {
   const base = normalizeBaseUrl(url);
   const target = new URL(`${base}${inferPath}`);
   const payload = encodeBinaryInferRequest(inputs, outputNames);
   const { status, headers, body } = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-    const req = http.request(target, {
+    const req = (isHttps(base) ? https : http).request(target, {
       method: 'POST',
+      ...(isHttps(base) ? tlsOptions(connection) : {}),
       headers: {
-        ...httpHeaderObject(extraHeaders),
+        ...httpHeaderObject(connection?.headers),
         'Content-Type': 'application/octet-stream',
         'Content-Length': payload.body.byteLength,
         'Inference-Header-Content-Length': payload.headerLength,

@@ -10,12 +10,14 @@
  * more on a fresh one; a failure on a fresh connection is the server's and is reported.
  */
 import net from 'node:net';
+import { connect as connectTls, type ConnectionOptions as TlsConnectOptions } from 'node:tls';
 import { GebeError } from '../../../errors.js';
-import { errorText, inferenceRefused, unreachable } from './server-errors.js';
+import { errorText, inferenceRefused, isTlsFailure, unreachable } from './server-errors.js';
 import { HttpResponseParser, type ParsedResponse } from './http-response-parser.js';
 import { withSequenceParameters, type EncodedHttpRequest } from './http-binary.js';
 import type { SequenceStep } from './types.js';
-import { httpHeaderLines, type RequestHeaders } from './request-headers.js';
+import { httpHeaderLines } from './request-headers.js';
+import { isHttps, tlsOptions, type RemoteConnection } from './connection.js';
 import type { InferClient, RequestTiming } from './types.js';
 
 interface Waiter {
@@ -33,6 +35,8 @@ interface Waiter {
  */
 function transportError(origin: string, err: NodeJS.ErrnoException): Error {
   if (err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'EHOSTUNREACH') return unreachable(origin, err.code ?? err.message);
+  // A certificate check or handshake that failed: unreachable() words it as TLS's.
+  if (err.code !== undefined && isTlsFailure(err.code)) return unreachable(origin, err.code);
   if (err.code === 'ECONNRESET' || err.code === 'EPIPE') {
     return new GebeError(`the server at ${origin} closed the connection during a request (${err.code}); is it still running?`);
   }
@@ -46,8 +50,9 @@ class Connection {
   private answered = 0;
   closed = false;
 
-  constructor(host: string, port: number, private readonly origin: string, private readonly onDone: (c: Connection) => void) {
-    this.socket = net.connect({ host, port, noDelay: true });
+  /** `tls`: node:tls options when the server is https (undefined: plain TCP). */
+  constructor(host: string, port: number, private readonly origin: string, private readonly onDone: (c: Connection) => void, tls?: TlsConnectOptions) {
+    this.socket = tls ? connectTls({ host, port, ...(net.isIP(host) ? {} : { servername: host }), ...tls }).setNoDelay(true) : net.connect({ host, port, noDelay: true });
     this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
     this.socket.on('error', (err: NodeJS.ErrnoException) => this.fail(transportError(origin, err)));
     this.socket.on('close', () => this.fail(new GebeError(`the server at ${origin} closed the connection during a request`)));
@@ -111,14 +116,17 @@ export class HttpInferClient implements InferClient {
   private readonly host: string;
   private readonly port: number;
   private readonly origin: string;
+  private readonly tls?: TlsConnectOptions;
   private next = 0;
   private closing = false;
 
-  /** `headers`: the user's, in every request's head (-H). */
-  constructor(baseUrl: string, inferPath: string, bodies: EncodedHttpRequest[], headers?: RequestHeaders) {
+  /** `connection`: TLS for an https:// base URL, and the user's headers in every request's head (-H). */
+  constructor(baseUrl: string, inferPath: string, bodies: EncodedHttpRequest[], connection?: RemoteConnection) {
     const url = new URL(baseUrl);
     this.host = url.hostname.replace(/^\[|\]$/g, '');
-    this.port = Number(url.port || 80);
+    this.tls = isHttps(baseUrl) ? tlsOptions(connection) : undefined;
+    this.port = Number(url.port || (this.tls ? 443 : 80));
+    const headers = connection?.headers;
     this.origin = `${url.protocol}//${url.host}`;
     this.head = (headerLength, contentLength) =>
       `POST ${url.pathname.replace(/\/$/, '')}${inferPath} HTTP/1.1\r\n` +
@@ -162,7 +170,7 @@ export class HttpInferClient implements InferClient {
   /** An idle connection the server has not closed, or a new one. */
   private connection(): Connection {
     for (let c = this.idle.pop(); c; c = this.idle.pop()) if (!c.closed) return c;
-    const c = new Connection(this.host, this.port, this.origin, (done) => this.idle.push(done));
+    const c = new Connection(this.host, this.port, this.origin, (done) => this.idle.push(done), this.tls);
     this.all.add(c);
     return c;
   }

@@ -42,9 +42,27 @@ export function errorText(body: unknown): string {
 
 /** Nothing answered at `where`: no server, a wrong port, or the wrong protocol. */
 export function unreachable(where: string, why: string, protocol: 'http' | 'grpc' = 'http'): GebeError {
+  if (isTlsFailure(why)) return tlsRefused(where, why, protocol);
   return protocol === 'http'
     ? new GebeError(`cannot reach a KServe v2 server at ${where} (${why}); start one with \`gebe serve <repo>\` or pass the right -u host:port`)
     : new GebeError(`cannot reach a KServe v2 gRPC server at ${where} (${why}); start one with \`gebe serve <repo>\` or pass the right -u host:port with -i grpc`);
+}
+
+/**
+ * Whether an error code or text is a failed TLS certificate check or handshake, as OpenSSL and
+ * Node name them (UNABLE_TO_VERIFY_LEAF_SIGNATURE, DEPTH_ZERO_SELF_SIGNED_CERT,
+ * ERR_TLS_CERT_ALTNAME_INVALID, EPROTO for a port that does not speak TLS; gRPC's details in words).
+ */
+export function isTlsFailure(why: string): boolean {
+  return /CERT|SSL|TLS|VERIFY|ISSUER|EPROTO|self[- ]signed|certificate|handshake|wrong version number/i.test(why);
+}
+
+/** The TLS handshake failed: the certificate was not trusted, or the port does not speak TLS. */
+function tlsRefused(where: string, why: string, protocol: 'http' | 'grpc'): GebeError {
+  const flags = protocol === 'http'
+    ? '--ssl-https-ca-certificates-file <ca.pem> to trust its CA (or --ssl-https-verify-peer 0 to skip the check)'
+    : '--ssl-grpc-root-certifications-file <ca.pem> to trust its CA';
+  return new GebeError(`the TLS handshake with ${where} failed (${why})`, { hint: `pass ${flags}; or is the port not a TLS one?` });
 }
 
 /**

@@ -1,0 +1,135 @@
+/**
+ * How the commands that address a running server (infer, perf, warmup, tune with -u; compare
+ * --against a server) reach it, with perf_analyzer's flags: `-H Header:Value` (an HTTP header or
+ * gRPC metadata on every request) and TLS: an https:// URL with the --ssl-https-* options, or
+ * gRPC with --ssl-grpc-use-ssl and the --ssl-grpc-* files. One set of flags, one check, one wording.
+ */
+import fs from 'node:fs';
+import { Option, type Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { checkGrpcHeaders, parseRequestHeader } from '../core/kserve/client/request-headers.js';
+import type { ClientTls, RemoteConnection } from '../core/kserve/client/connection.js';
+import type { RemoteProtocol } from './protocol-option.js';
+
+/** The flags as commander gives them. */
+export interface ConnectionFlags {
+  header?: string[];
+  sslGrpcUseSsl?: boolean;
+  sslGrpcRootCertificationsFile?: string;
+  sslGrpcPrivateKeyFile?: string;
+  sslGrpcCertificateChainFile?: string;
+  sslHttpsVerifyPeer?: string;
+  sslHttpsVerifyHost?: string;
+  sslHttpsCaCertificatesFile?: string;
+  sslHttpsClientCertificateFile?: string;
+  sslHttpsClientCertificateType?: string;
+  sslHttpsPrivateKeyFile?: string;
+  sslHttpsPrivateKeyType?: string;
+}
+
+const GRPC_FILES = ['sslGrpcRootCertificationsFile', 'sslGrpcPrivateKeyFile', 'sslGrpcCertificateChainFile'] as const;
+const HTTPS_FLAGS = ['sslHttpsVerifyPeer', 'sslHttpsVerifyHost', 'sslHttpsCaCertificatesFile', 'sslHttpsClientCertificateFile',
+  'sslHttpsClientCertificateType', 'sslHttpsPrivateKeyFile', 'sslHttpsPrivateKeyType'] as const;
+
+/** The flag a ConnectionFlags key comes from (`sslGrpcUseSsl` → `--ssl-grpc-use-ssl`). */
+const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** Adds -H and perf_analyzer's TLS options to `cmd` (`where`: what the server flag is, for the help). */
+export function addConnectionOptions(cmd: Command, where = '-u'): Command {
+  return cmd
+    .option('-H, --header <Header:Value>', `add this header to every request to the server (${where}), as perf_analyzer's -H: an HTTP header, or gRPC metadata (repeatable)`,
+      (value: string, previous: string[] = []) => [...previous, value])
+    .option('--ssl-grpc-use-ssl', 'gRPC over TLS, as perf_analyzer')
+    .option('--ssl-grpc-root-certifications-file <file>', 'with --ssl-grpc-use-ssl: PEM certificate authorities to trust (default: Node\'s bundled roots)')
+    .option('--ssl-grpc-private-key-file <file>', 'with --ssl-grpc-use-ssl: PEM client key, for a server that wants client certificates')
+    .option('--ssl-grpc-certificate-chain-file <file>', 'with --ssl-grpc-use-ssl: PEM client certificate chain')
+    .option('--ssl-https-verify-peer <0|1>', 'with an https:// URL: check the server\'s certificate (default: 1)')
+    .option('--ssl-https-verify-host <0|1|2>', 'with an https:// URL: check that the certificate names the host, 1 or 2 (default: 2); 0 does not')
+    .option('--ssl-https-ca-certificates-file <file>', 'with an https:// URL: PEM certificate authorities to trust (default: Node\'s bundled roots)')
+    .option('--ssl-https-client-certificate-file <file>', 'with an https:// URL: PEM client certificate, for a server that wants one')
+    .option('--ssl-https-private-key-file <file>', 'with an https:// URL: PEM key of the client certificate')
+    .addOption(new Option('--ssl-https-client-certificate-type <type>', 'PEM, the only format gebe reads').hideHelp())
+    .addOption(new Option('--ssl-https-private-key-type <type>', 'PEM, the only format gebe reads').hideHelp());
+}
+
+/**
+ * The connection the flags describe for `server` over `protocol`, or undefined when they ask for
+ * nothing; a usage error naming the flag for what does not fit (a flag without a server, gRPC's
+ * files without --ssl-grpc-use-ssl, https options for an http:// URL, an unreadable file).
+ * `addServer`: the flag that names a server, as the errors suggest it.
+ */
+export function parseConnection(flags: ConnectionFlags, server: string | undefined, protocol: RemoteProtocol, addServer = '-u host:port'): RemoteConnection | undefined {
+  const given = [...(flags.header?.length ? ['header'] : []), ...(flags.sslGrpcUseSsl ? ['sslGrpcUseSsl'] : []), ...GRPC_FILES, ...HTTPS_FLAGS]
+    .filter((k) => k === 'header' || k === 'sslGrpcUseSsl' || flags[k as keyof ConnectionFlags] !== undefined);
+  if (given.length === 0) return undefined;
+  if (server === undefined) {
+    throw new UsageError(`${given[0] === 'header' ? '-H/--header' : flagName(given[0]!)} is about a server's connection: add ${addServer}`);
+  }
+  const headers = flags.header?.map((h) => parseRequestHeader('-H', h));
+  if (headers && protocol === 'grpc') checkGrpcHeaders('-H', headers);
+  const tls = protocol === 'grpc' ? grpcTls(flags) : httpsTls(flags, server);
+  return { ...(headers ? { headers } : {}), ...(tls ? { tls } : {}) };
+}
+
+function grpcTls(flags: ConnectionFlags): ClientTls | undefined {
+  const https = HTTPS_FLAGS.find((k) => flags[k] !== undefined);
+  if (https) throw new UsageError(`${flagName(https)} is for an https:// server; for gRPC over TLS use --ssl-grpc-use-ssl and the --ssl-grpc-* files`);
+  if (!flags.sslGrpcUseSsl) {
+    const file = GRPC_FILES.find((k) => flags[k] !== undefined);
+    if (file) throw new UsageError(`${flagName(file)} needs --ssl-grpc-use-ssl`);
+    return undefined;
+  }
+  if ((flags.sslGrpcPrivateKeyFile === undefined) !== (flags.sslGrpcCertificateChainFile === undefined)) {
+    throw new UsageError('--ssl-grpc-private-key-file and --ssl-grpc-certificate-chain-file go together: a client certificate needs its key');
+  }
+  return {
+    ...pem('sslGrpcRootCertificationsFile', flags.sslGrpcRootCertificationsFile, 'ca'),
+    ...pem('sslGrpcCertificateChainFile', flags.sslGrpcCertificateChainFile, 'cert'),
+    ...pem('sslGrpcPrivateKeyFile', flags.sslGrpcPrivateKeyFile, 'key'),
+    verifyPeer: true, verifyHost: true,
+  };
+}
+
+function httpsTls(flags: ConnectionFlags, server: string): ClientTls | undefined {
+  if (flags.sslGrpcUseSsl || GRPC_FILES.some((k) => flags[k] !== undefined)) {
+    throw new UsageError(`${flags.sslGrpcUseSsl ? '--ssl-grpc-use-ssl' : flagName(GRPC_FILES.find((k) => flags[k] !== undefined)!)} is for gRPC (-i grpc); HTTP over TLS is an https:// URL`);
+  }
+  const https = /^https:\/\//i.test(server);
+  const set = HTTPS_FLAGS.find((k) => flags[k] !== undefined);
+  if (!https) {
+    if (set) throw new UsageError(`${flagName(set)} is for an https:// server; the server given is ${server}`, `write it https://${server.replace(/^[a-z]+:\/\//i, '')}`);
+    return undefined;
+  }
+  for (const key of ['sslHttpsClientCertificateType', 'sslHttpsPrivateKeyType'] as const) {
+    if (flags[key] !== undefined && flags[key]!.toUpperCase() !== 'PEM') throw new UsageError(`${flagName(key)} ${flags[key]}: gebe reads PEM files only`);
+  }
+  if ((flags.sslHttpsPrivateKeyFile === undefined) !== (flags.sslHttpsClientCertificateFile === undefined)) {
+    throw new UsageError('--ssl-https-client-certificate-file and --ssl-https-private-key-file go together: a client certificate needs its key');
+  }
+  const verifyPeer = choice('sslHttpsVerifyPeer', flags.sslHttpsVerifyPeer ?? '1', ['0', '1']);
+  const verifyHost = choice('sslHttpsVerifyHost', flags.sslHttpsVerifyHost ?? '2', ['0', '1', '2']);
+  return {
+    ...pem('sslHttpsCaCertificatesFile', flags.sslHttpsCaCertificatesFile, 'ca'),
+    ...pem('sslHttpsClientCertificateFile', flags.sslHttpsClientCertificateFile, 'cert'),
+    ...pem('sslHttpsPrivateKeyFile', flags.sslHttpsPrivateKeyFile, 'key'),
+    verifyPeer: verifyPeer === '1', verifyHost: verifyHost !== '0',
+  };
+}
+
+function choice(key: keyof ConnectionFlags, value: string, allowed: string[]): string {
+  if (!allowed.includes(value)) throw new UsageError(`${flagName(key)} ${value}: expected ${allowed.join(' or ')}`);
+  return value;
+}
+
+/** A PEM file a flag names, as `field` of ClientTls; a usage error naming the flag when it cannot be read or is not PEM. */
+function pem(key: keyof ConnectionFlags, file: string | undefined, field: 'ca' | 'cert' | 'key'): Partial<ClientTls> {
+  if (file === undefined) return {};
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${flagName(key)} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  if (!text.includes('-----BEGIN ')) throw new UsageError(`${flagName(key)} ${file}: not a PEM file (no -----BEGIN line); gebe reads PEM only`);
+  return { [field]: text };
+}
