@@ -63,6 +63,8 @@ class NativeGrpcServer : public Napi::ObjectWrap<NativeGrpcServer> {
     k.min_recv_ping_interval_without_data_ms = OptionalU64(o, "minRecvPingIntervalWithoutDataMs", k.min_recv_ping_interval_without_data_ms, kClass);
     k.max_ping_strikes = uint32_t(std::min<uint64_t>(UINT32_MAX, OptionalU64(o, "maxPingStrikes", k.max_ping_strikes, kClass)));
     const bool native_infer = !o.Get("nativeInfer").IsBoolean() || o.Get("nativeInfer").As<Napi::Boolean>().Value();
+    // 0 none, 1 low, 2 medium, 3 high (--grpc-infer-response-compression-level).
+    options.response_compression = ResponseCompression(std::min<uint64_t>(3, OptionalU64(o, "responseCompression", 0, kClass)));
 
     tsfn_ = Napi::ThreadSafeFunction::New(env, info[1].As<Napi::Function>(), "gebe-grpc", 0, 1);
     route_ = MakeGrpcInfer();

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "grpc/message_inflate.h"
+#include "grpc/message_compression.h"
 
 namespace gebe {
 
@@ -250,6 +250,7 @@ int GrpcConnection::OnHeader(nghttp2_session*, const nghttp2_frame* frame, const
   else if (n == ":path") s->path = v;
   else if (n == "content-type") s->content_type = v;
   else if (n == "grpc-encoding") s->encoding = v;
+  else if (n == "grpc-accept-encoding") s->accept_encoding = v;
   else if (n == "grpc-timeout") s->has_timeout = ParseGrpcTimeout(v, &s->timeout_us);  // malformed: no deadline, as grpc does
   else if (!n.empty() && n[0] != ':' && n != "te" && n != "user-agent" && n != "grpc-accept-encoding" && n != "content-length") {
     s->metadata.emplace_back(n, v);
@@ -456,6 +457,15 @@ void GrpcConnection::Finish(Stream* s, GrpcCode code, std::string message) {
 }
 
 bool GrpcConnection::QueueMessage(Stream* s, std::string framed) {
+  if (!s->response_started && (s->path == kInferPath || s->path == kStreamInferPath)) {
+    // Triton's --grpc-infer-response-compression-level: infer responses only, in what the client takes.
+    s->response_encoding = ResponseEncoding(server_->options().response_compression, s->accept_encoding);
+  }
+  if (s->response_encoding != GrpcEncoding::kIdentity && framed.size() > 5) {
+    // A message that could not be deflated goes as it is (flag 0 says so, whatever grpc-encoding says).
+    std::string compressed = DeflateFrame(std::string_view(framed).substr(5), s->response_encoding);
+    if (!compressed.empty()) framed = std::move(compressed);
+  }
   if (server_->options().PassesUnsentBound(unsent_, framed.size())) {
     // The client has left this much unread (it sends no WINDOW_UPDATE, or reads nothing): the
     // call's request is cancelled, and what it has not begun to receive is dropped (a message
@@ -487,10 +497,12 @@ void GrpcConnection::Take(Stream* s, size_t bytes) {
 
 void GrpcConnection::StartResponse(Stream* s) {
   s->response_started = true;
-  nghttp2_nv headers[] = {Nv(":status", "200"), Nv("content-type", "application/grpc"), Nv("grpc-accept-encoding", kGrpcAcceptEncoding)};
+  const char* encoding = s->response_encoding == GrpcEncoding::kGzip ? "gzip" : s->response_encoding == GrpcEncoding::kDeflate ? "deflate" : nullptr;
+  nghttp2_nv headers[] = {Nv(":status", "200"), Nv("content-type", "application/grpc"), Nv("grpc-accept-encoding", kGrpcAcceptEncoding),
+                          Nv("grpc-encoding", encoding != nullptr ? encoding : "identity")};
   nghttp2_data_provider provider{};
   provider.read_callback = &GrpcConnection::ReadData;
-  nghttp2_submit_response(session_, s->id, headers, 3, &provider);
+  nghttp2_submit_response(session_, s->id, headers, encoding != nullptr ? 4 : 3, &provider);
 }
 
 ssize_t GrpcConnection::ReadData(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length, uint32_t* data_flags,

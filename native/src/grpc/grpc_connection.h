@@ -44,6 +44,8 @@ class GrpcConnection {
         : id(stream_id), framer(max_message, recycled) {}
     int32_t id;
     std::string method, path, content_type, encoding;
+    std::string accept_encoding;  // grpc-accept-encoding: what the client takes compressed
+    GrpcEncoding response_encoding = GrpcEncoding::kIdentity;  // decided at the first response message
     std::vector<std::pair<std::string, std::string>> metadata;
     size_t header_bytes = 0;
     bool has_timeout = false;

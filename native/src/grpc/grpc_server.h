@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "grpc/message_compression.h"
 #include "grpc/grpc_wire.h"
 #include "grpc/keepalive.h"
 #include "net/call_cancel.h"
@@ -53,6 +54,8 @@ struct GrpcServerOptions : FrontEndOptions {
   std::string unsent_message;
   // Keepalive pings and the ping policy (--grpc-keepalive-*, --grpc-http2-*).
   KeepaliveOptions keepalive;
+  // Triton's --grpc-infer-response-compression-level: infer responses compressed (message_compression.h).
+  ResponseCompression response_compression = ResponseCompression::kNone;
 };
 
 // A call for the JS handler: created on the loop thread, handed to JS by the binding.

@@ -71,7 +71,7 @@ inline bool ParseGrpcTimeout(std::string_view value, uint64_t* micros) {
 // Splits a stream's DATA bytes into gRPC messages (a flag byte, a 4-byte big-endian length, the
 // message). Bytes are copied into `message` as they arrive: memory follows bytes received, never
 // the declared length. A message with the compressed flag is framed as any other; compressed()
-// tells the caller to inflate it (message_inflate.h).
+// tells the caller to inflate it (message_compression.h).
 class MessageFramer {
  public:
   enum class Event { kNeedMore, kMessage, kTooLarge };

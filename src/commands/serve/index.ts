@@ -68,6 +68,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--grpc-use-ssl-mutual [bool]', 'also require client certificates signed by --grpc-root-cert (as Triton)')
     .option('--grpc-server-cert <file>', 'PEM certificate (chain) for --grpc-use-ssl')
     .option('--grpc-server-key <file>', 'PEM private key for --grpc-use-ssl')
+    .option('--grpc-infer-response-compression-level <level>', 'compress inference responses for clients that accept it, as Triton: none, low (gzip), medium or high (deflate) (default: none)')
     .option('--grpc-keepalive-time <ms>', 'ping each gRPC connection this long after the last ping was answered (as Triton)', String(DEFAULT_GRPC_KEEPALIVE.timeMs))
     .option('--grpc-keepalive-timeout <ms>', 'close a gRPC connection whose ping is not answered within this long (as Triton)', String(DEFAULT_GRPC_KEEPALIVE.timeoutMs))
     .option('--grpc-keepalive-permit-without-calls [bool]', 'also ping connections with no call open, and let clients ping them (as Triton; default false)')

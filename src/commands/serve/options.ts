@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import { DEFAULT_CONFIG_LIMITS, MAX_INSTANCES_CAP } from '../../core/config/limits.js';
 import type { ControlMode } from '../../core/server/model-manager.js';
 import type { LogFormat } from '../../core/server/logger.js';
-import { DEFAULT_GRPC_KEEPALIVE, type GrpcKeepalive } from '../../core/server/grpc/server.js';
+import { DEFAULT_GRPC_KEEPALIVE, RESPONSE_COMPRESSION_LEVELS, type GrpcKeepalive, type ResponseCompressionLevel } from '../../core/server/grpc/server.js';
 import { MAX_BUSY_POLL_US } from '../../core/server/server.js';
 import { DEFAULT_METRICS_INTERVAL_MS } from '../../core/server/cpu-metrics.js';
 import { parseRestrictions, type Restriction, type RestrictedApi } from '../../core/server/restricted-api.js';
@@ -77,6 +77,8 @@ export interface ServeOptions {
   busyPollUs?: number;
   /** --grpc-keepalive-* and --grpc-http2-*; undefined: DEFAULT_GRPC_KEEPALIVE. */
   grpcKeepalive?: GrpcKeepalive;
+  /** Triton's --grpc-infer-response-compression-level. */
+  grpcResponseCompression?: ResponseCompressionLevel;
   httpRestrictions?: Map<RestrictedApi, Restriction>;
   grpcRestrictions?: Map<RestrictedApi, Restriction>;
   /** Triton's --http-header-forward-pattern and --grpc-header-forward-pattern. */
@@ -133,6 +135,7 @@ export interface ServeFlags {
   maxConnections?: string;
   busyPollUs?: string;
   grpcKeepaliveTime?: string;
+  grpcInferResponseCompressionLevel?: string;
   grpcKeepaliveTimeout?: string;
   grpcKeepalivePermitWithoutCalls?: boolean | string;
   grpcHttp2MaxPingsWithoutData?: string;
@@ -223,6 +226,15 @@ function allowed(value: boolean | string | undefined, flag: string): boolean {
  * The tritonserver flags that came with Triton's command line: which listeners run and where, the
  * server's name, the CPU metrics, auto-complete, custom configs, and those gebe accepts without effect.
  */
+/** Triton's --grpc-infer-response-compression-level: none (default), low, medium or high. */
+function responseCompression(value: string | undefined): ResponseCompressionLevel {
+  const level = (value ?? 'none').toLowerCase();
+  if (!(RESPONSE_COMPRESSION_LEVELS as readonly string[]).includes(level)) {
+    throw new UsageError(`--grpc-infer-response-compression-level must be one of ${RESPONSE_COMPRESSION_LEVELS.join(', ')}, got '${value}'`);
+  }
+  return level as ResponseCompressionLevel;
+}
+
 function tritonServerOptions(flags: ServeFlags) {
   const allowHttp = allowed(flags.allowHttp, '--allow-http');
   const allowGrpc = allowed(flags.allowGrpc, '--allow-grpc');
@@ -417,6 +429,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     maxConnections: flags.maxConnections !== undefined ? count(flags.maxConnections, '--max-connections') : undefined,
     busyPollUs: flags.busyPollUs !== undefined ? busyPoll(flags.busyPollUs) : undefined,
     grpcKeepalive: keepalive(flags),
+    grpcResponseCompression: responseCompression(flags.grpcInferResponseCompressionLevel),
     httpRestrictions: parseRestrictions(flags.httpRestrictedApi ?? [], '--http-restricted-api'),
     grpcRestrictions: parseRestrictions(flags.grpcRestrictedProtocol ?? [], '--grpc-restricted-protocol'),
     httpHeaderForwardPattern: forwardPattern(flags.httpHeaderForwardPattern, '--http-header-forward-pattern'),

@@ -98,6 +98,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
     httpFrontend: opts.httpFrontend, maxInflightBodyBytes: opts.maxInflightBodyBytes,
     maxConnections: opts.maxConnections ?? defaultMaxConnections(fdLimit), strictReadiness: opts.strictReadiness, busyPollUs: opts.busyPollUs,
     grpcKeepalive: opts.grpcKeepalive,
+    grpcResponseCompression: opts.grpcResponseCompression,
     httpRestrictions: opts.httpRestrictions, grpcRestrictions: opts.grpcRestrictions,
     httpHeaderForwardPattern: opts.httpHeaderForwardPattern, grpcHeaderForwardPattern: opts.grpcHeaderForwardPattern,
     trace: opts.trace ?? { file: '', setting: DEFAULT_TRACE_SETTING },

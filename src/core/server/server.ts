@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GrpcFrontend, type GrpcKeepalive } from './grpc/server.js';
+import { GrpcFrontend, type GrpcKeepalive, type ResponseCompressionLevel } from './grpc/server.js';
 import { NativeHttpFrontend, type HttpListener } from './http/native-frontend.js';
 import { publishReadyModels } from './http/publish-models.js';
 import { HttpFrontend, type HttpOptions } from './http/server.js';
@@ -50,6 +50,8 @@ export interface ServerOptions {
   busyPollUs?: number;
   /** --grpc-keepalive-* and --grpc-http2-* (default DEFAULT_GRPC_KEEPALIVE). */
   grpcKeepalive?: GrpcKeepalive;
+  /** --grpc-infer-response-compression-level (default none). */
+  grpcResponseCompression?: ResponseCompressionLevel;
   /** All request bodies being received together (default from limits.ts). */
   maxInflightBodyBytes?: number;
   /** Open HTTP connections (each front end); one more is answered 503 and closed. */
@@ -140,6 +142,7 @@ export class GebeServer {
         host: options.grpcHost ?? options.host, port: options.grpcPort, maxMessageBytes: options.maxBodyBytes, maxConnections: options.maxConnections,
         maxInflightBytes: options.maxInflightBodyBytes, restrictions: options.grpcRestrictions, tls: options.grpcTls,
         busyPollUs: options.busyPollUs ?? DEFAULT_BUSY_POLL_US, keepalive: options.grpcKeepalive, headerForwardPattern: options.grpcHeaderForwardPattern,
+        responseCompression: options.grpcResponseCompression,
       }, log);
       const grpc = this.grpc;
       this.metrics.addFailureSource(() => grpc.takeFailures());

@@ -21,6 +21,13 @@ describe('serve options', () => {
     expect(resolveServeOptions(undefined, { ...defaults, maxInstancesPerModel: '512' }, '/w').maxInstancesPerModel).toBe(512);
   });
 
+  it('takes --grpc-infer-response-compression-level (default none, as Triton)', () => {
+    expect(resolveServeOptions(undefined, defaults, '/w').grpcResponseCompression).toBe('none');
+    expect(resolveServeOptions(undefined, { ...defaults, grpcInferResponseCompressionLevel: 'HIGH' }, '/w').grpcResponseCompression).toBe('high');
+    expect(() => resolveServeOptions(undefined, { ...defaults, grpcInferResponseCompressionLevel: 'max' }, '/w'))
+      .toThrow("--grpc-infer-response-compression-level must be one of none, low, medium, high, got 'max'");
+  });
+
   it('takes --model-load-thread-count (default 4, as Triton)', () => {
     expect(resolveServeOptions(undefined, defaults, '/w').loadThreads).toBe(4);
     expect(resolveServeOptions(undefined, { ...defaults, modelLoadThreadCount: '1' }, '/w').loadThreads).toBe(1);

@@ -17,7 +17,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcRoot, serviceDefinition } from '../../../src/core/kserve/grpc-proto.js';
 import { DEFAULT_GRPC_KEEPALIVE } from '../../../src/core/server/grpc/server.js';
-import { call, callError, grpcClient, type GrpcClient } from './helpers/grpc-client.js';
+import { call, callError, grpcClient, streamInfer, type GrpcClient } from './helpers/grpc-client.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 import { mnistRepository, repoRoot, startRealServer, type RealServer } from './e2e/helpers.js';
 
@@ -34,6 +34,8 @@ function frame(type: string, value: object): Buffer {
 
 interface RawAnswer {
   status: number;
+  /** The response's grpc-encoding header. */
+  encoding?: string;
   grpcStatus?: string;
   grpcMessage?: string;
   body: Buffer;
@@ -51,6 +53,7 @@ function rawCall(session: http2.ClientHttp2Session, pathName: string, body: Buff
     };
     req.on('response', (h) => {
       answer.status = Number(h[':status']);
+      if (h['grpc-encoding'] !== undefined) answer.encoding = String(h['grpc-encoding']);
       read(h);
     });
     req.on('trailers', read);
@@ -413,3 +416,57 @@ describe('native gRPC cancellation', () => {
     expect(next.code).toBe(grpc.status.DEADLINE_EXCEEDED);
   });
 });
+
+describe('infer responses compressed, as Triton\'s --grpc-infer-response-compression-level', () => {
+  const unframe = (body: Buffer) => ({ compressed: body[0] === 1, message: body.subarray(5, 5 + body.readUInt32BE(1)) });
+  const decode = (message: Buffer) => grpcRoot().lookupType('inference.ModelInferResponse').decode(message).toJSON();
+
+  it('compresses in the algorithm the level picks among those the client accepts; others and other RPCs go uncompressed', async () => {
+    const plainServer = await startTestServer();
+    const servers = await Promise.all((['low', 'high'] as const).map((level) => startTestServer({ server: { grpcResponseCompression: level } })));
+    const sessions = [plainServer, ...servers].map((s) => http2.connect(`http://${s.grpc}`));
+    try {
+      const [plain, low, high] = sessions as [http2.ClientHttp2Session, http2.ClientHttp2Session, http2.ClientHttp2Session];
+      const reference = unframe((await rawCall(plain, INFER, simpleRequest(2), { 'grpc-accept-encoding': 'identity,deflate,gzip' })).body);
+      expect(reference.compressed).toBe(false);
+      const cases: Array<[http2.ClientHttp2Session, string | undefined, string | undefined, (b: Buffer) => Buffer]> = [
+        [low, 'identity,deflate,gzip', 'gzip', zlib.gunzipSync],
+        [high, 'identity,deflate,gzip', 'deflate', zlib.inflateSync],
+        [high, 'identity,gzip', 'gzip', zlib.gunzipSync],
+        [low, undefined, undefined, (b) => b],  // a client that says nothing takes nothing compressed
+      ];
+      for (const [session, accepts, encoding, inflate] of cases) {
+        const answer = await rawCall(session, INFER, simpleRequest(2), accepts ? { 'grpc-accept-encoding': accepts } : {});
+        expect(answer.grpcStatus).toBe('0');
+        expect(answer.encoding, `${accepts}`).toBe(encoding);
+        const { compressed, message } = unframe(answer.body);
+        expect(compressed).toBe(encoding !== undefined);
+        expect(decode(inflate(message))).toEqual(decode(reference.message));
+      }
+      // Not an inference response: as it is.
+      const live = await rawCall(low, LIVE, frame('inference.ServerLiveRequest', {}), { 'grpc-accept-encoding': 'gzip' });
+      expect([live.encoding, unframe(live.body).compressed]).toEqual([undefined, false]);
+    } finally {
+      for (const session of sessions) session.close();
+      await Promise.all([plainServer, ...servers].map((s) => s.stop()));
+    }
+  });
+
+  it('grpc-js reads the compressed answers, unary and streaming', async () => {
+    const server = await startTestServer({ server: { grpcResponseCompression: 'medium' } });
+    const client = grpcClient(server.grpc);
+    try {
+      const inputs = [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 4] }, { name: 'INPUT1', datatype: 'FP32', shape: [1, 4] }];
+      const request = { model_name: 'simple', inputs, raw_input_contents: [Buffer.from(new Float32Array([1, 2, 3, 4]).buffer), Buffer.from(new Float32Array([5, 6, 7, 8]).buffer)] };
+      const res = await call(client, 'ModelInfer', request);
+      expect([...new Float32Array(new Uint8Array(res.raw_output_contents[1]).slice().buffer)]).toEqual([5, 6, 7, 8]);
+      const streamed = await streamInfer(client, [request, request]);
+      expect(streamed).toHaveLength(2);
+      expect([...new Float32Array(new Uint8Array(streamed[1].infer_response.raw_output_contents[0]).slice().buffer)]).toEqual([1, 2, 3, 4]);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+});
+

@@ -26,6 +26,8 @@ export interface NativeGrpcServerOptions {
   nativeInfer?: boolean;
   /** After each call and answer the loop polls this long (µs) before it sleeps; 0 or left out: never. */
   busyPollUs?: number;
+  /** 0 none, 1 low, 2 medium, 3 high: infer responses compressed in what the client accepts (message_compression.h). */
+  responseCompression?: number;
   /** Keepalive (native/src/grpc/keepalive.h); each left out takes gRPC core's default. */
   keepaliveTimeMs?: number;
   keepaliveTimeoutMs?: number;

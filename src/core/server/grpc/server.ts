@@ -66,7 +66,13 @@ export interface GrpcOptions {
   busyPollUs?: number;
   /** Default DEFAULT_GRPC_KEEPALIVE. */
   keepalive?: GrpcKeepalive;
+  /** Triton's --grpc-infer-response-compression-level (native port only; default none). */
+  responseCompression?: ResponseCompressionLevel;
 }
+
+/** Triton's --grpc-infer-response-compression-level values, in the native option's order (0-3). */
+export const RESPONSE_COMPRESSION_LEVELS = ['none', 'low', 'medium', 'high'] as const;
+export type ResponseCompressionLevel = (typeof RESPONSE_COMPRESSION_LEVELS)[number];
 
 /**
  * Calls one gRPC connection may run at once. Above the concurrency a load test puts on one channel
@@ -127,7 +133,7 @@ export class GrpcFrontend {
       maxConnections: o.maxConnections, maxConcurrentStreams: GRPC_MAX_CONCURRENT_STREAMS, drainGraceMs: DRAIN_IDLE_GRACE_MS,
       busyMessage: inflightBodyMessage(maxInflight), nativeInfer,
       maxUnsentBytes: maxUnsent, unsentMessage: unsentAnswersMessage(maxUnsent), announceStreams: Boolean(o.restrictions?.has('inference')),
-      busyPollUs: o.busyPollUs,
+      busyPollUs: o.busyPollUs, responseCompression: RESPONSE_COMPRESSION_LEVELS.indexOf(o.responseCompression ?? 'none'),
       ...nativeKeepalive(o.keepalive ?? DEFAULT_GRPC_KEEPALIVE),
     }, (connection, stream, path, request, metadata, cancelled, received) => this.onCall(connection, stream, path, request, metadata, cancelled, received));
     let port: number;

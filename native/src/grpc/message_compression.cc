@@ -1,4 +1,4 @@
-#include "grpc/message_inflate.h"
+#include "grpc/message_compression.h"
 
 #include <zlib.h>
 
@@ -69,6 +69,48 @@ InflateStatus InflateMessage(std::string_view in, GrpcEncoding encoding, size_t 
   inflateEnd(&z);
   if (status != InflateStatus::kOk) out->clear();
   return status;
+}
+
+GrpcEncoding ResponseEncoding(ResponseCompression level, std::string_view accept_encoding) {
+  if (level == ResponseCompression::kNone) return GrpcEncoding::kIdentity;
+  bool accepts[2] = {false, false};  // gzip, deflate: gRPC core's ranking
+  size_t start = 0;
+  while (start <= accept_encoding.size()) {
+    size_t end = accept_encoding.find(',', start);
+    if (end == std::string_view::npos) end = accept_encoding.size();
+    std::string_view name = accept_encoding.substr(start, end - start);
+    while (!name.empty() && (name.front() == ' ' || name.front() == '\t')) name.remove_prefix(1);
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
+    if (name == "gzip") accepts[0] = true;
+    if (name == "deflate") accepts[1] = true;
+    start = end + 1;
+  }
+  const GrpcEncoding ranked[2] = {GrpcEncoding::kGzip, GrpcEncoding::kDeflate};
+  if (!accepts[0] && !accepts[1]) return GrpcEncoding::kIdentity;
+  if (accepts[0] && accepts[1]) return level == ResponseCompression::kLow ? ranked[0] : ranked[1];
+  return accepts[0] ? ranked[0] : ranked[1];
+}
+
+std::string DeflateFrame(std::string_view message, GrpcEncoding encoding) {
+  z_stream z{};
+  // 15: the largest window; +16: a gzip header and trailer instead of zlib's. Level and memory: zlib's defaults.
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, encoding == GrpcEncoding::kGzip ? 15 + 16 : 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return std::string();
+  }
+  const uLong bound = deflateBound(&z, uLong(message.size())) + 18;  // + a gzip header and trailer beyond zlib's
+  std::string frame(5 + bound, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(message.data()));
+  z.avail_in = uInt(message.size());
+  z.next_out = reinterpret_cast<Bytef*>(frame.data() + 5);
+  z.avail_out = uInt(bound);
+  const int r = deflate(&z, Z_FINISH);
+  const size_t written = bound - z.avail_out;
+  deflateEnd(&z);
+  if (r != Z_STREAM_END) return std::string();
+  frame.resize(5 + written);
+  frame[0] = 1;
+  for (int i = 0; i < 4; ++i) frame[1 + i] = char((written >> (8 * (3 - i))) & 0xff);
+  return frame;
 }
 
 }  // namespace gebe

@@ -1,7 +1,8 @@
 // InflateMessage (gRPC's gzip and deflate request compression): round trips through zlib's own
 // compressor, the output limit (a decompression bomb stops at the limit, having held no more),
 // damaged and truncated data, bytes after the end, and a mutation fuzz run over compressed
-// messages (under ASan+UBSan in .ci/run).
+// messages (under ASan+UBSan in .ci/run). Responses: the encoding each compression level picks
+// from what a client accepts (gRPC core's rule), and DeflateFrame's frames, inflated back.
 #include <zlib.h>
 
 #include <cstdlib>
@@ -9,7 +10,7 @@
 
 #include "check.h"
 #include "fuzz_rng.h"
-#include "grpc/message_inflate.h"
+#include "grpc/message_compression.h"
 
 using namespace gebe;
 
@@ -84,6 +85,37 @@ TEST(inflate_refuses_damaged_data) {
   CHECK_EQ(error, std::string("bytes follow the end of the compressed data"));
   CHECK(InflateMessage("", GrpcEncoding::kGzip, 1 << 20, &out, &error) == InflateStatus::kCorrupt);
   CHECK(out.empty());
+}
+
+TEST(response_encoding_follows_grpc_cores_choice_for_the_level) {
+  using L = ResponseCompression;
+  const std::string both = "identity,deflate,gzip";
+  CHECK(ResponseEncoding(L::kNone, both) == GrpcEncoding::kIdentity);
+  CHECK(ResponseEncoding(L::kLow, both) == GrpcEncoding::kGzip);
+  CHECK(ResponseEncoding(L::kMedium, both) == GrpcEncoding::kDeflate);
+  CHECK(ResponseEncoding(L::kHigh, " gzip , deflate ") == GrpcEncoding::kDeflate);
+  // Only one accepted: every level takes it; none accepted (or no header): identity.
+  CHECK(ResponseEncoding(L::kHigh, "identity,gzip") == GrpcEncoding::kGzip);
+  CHECK(ResponseEncoding(L::kLow, "deflate") == GrpcEncoding::kDeflate);
+  CHECK(ResponseEncoding(L::kLow, "identity") == GrpcEncoding::kIdentity);
+  CHECK(ResponseEncoding(L::kLow, "") == GrpcEncoding::kIdentity);
+  CHECK(ResponseEncoding(L::kLow, "snappy,gzipx") == GrpcEncoding::kIdentity);
+}
+
+TEST(deflate_frames_inflate_back) {
+  for (GrpcEncoding encoding : {GrpcEncoding::kGzip, GrpcEncoding::kDeflate}) {
+    for (size_t n : {size_t(0), size_t(1), size_t(5000), size_t(1) << 20}) {
+      const std::string message = Pattern(n);
+      const std::string frame = DeflateFrame(message, encoding);
+      CHECK(frame.size() >= 5);
+      CHECK_EQ(int(frame[0]), 1);
+      const size_t length = (size_t(uint8_t(frame[1])) << 24) | (size_t(uint8_t(frame[2])) << 16) | (size_t(uint8_t(frame[3])) << 8) | uint8_t(frame[4]);
+      CHECK_EQ(length, frame.size() - 5);
+      std::string out, error;
+      CHECK(InflateMessage(std::string_view(frame).substr(5), encoding, n + 1, &out, &error) == InflateStatus::kOk);
+      CHECK(out == message);
+    }
+  }
 }
 
 TEST(fuzz_damaged_compressed_messages_never_crash) {
