@@ -14,6 +14,7 @@ import type { RemoteProtocol } from './protocol-option.js';
 /** The flags as commander gives them. */
 export interface ConnectionFlags {
   header?: string[];
+  grpcCompressionAlgorithm?: string;
   sslGrpcUseSsl?: boolean;
   sslGrpcRootCertificationsFile?: string;
   sslGrpcPrivateKeyFile?: string;
@@ -39,6 +40,7 @@ export function addConnectionOptions(cmd: Command, where = '-u'): Command {
   return cmd
     .option('-H, --header <Header:Value>', `add this header to every request to the server (${where}), as perf_analyzer's -H: an HTTP header, or gRPC metadata (repeatable)`,
       (value: string, previous: string[] = []) => [...previous, value])
+    .option('--grpc-compression-algorithm <none|gzip|deflate>', 'with -i grpc: compress the requests, as perf_analyzer (default: none)')
     .option('--ssl-grpc-use-ssl', 'gRPC over TLS, as perf_analyzer')
     .option('--ssl-grpc-root-certifications-file <file>', 'with --ssl-grpc-use-ssl: PEM certificate authorities to trust (default: Node\'s bundled roots)')
     .option('--ssl-grpc-private-key-file <file>', 'with --ssl-grpc-use-ssl: PEM client key, for a server that wants client certificates')
@@ -59,7 +61,7 @@ export function addConnectionOptions(cmd: Command, where = '-u'): Command {
  * `addServer`: the flag that names a server, as the errors suggest it.
  */
 export function parseConnection(flags: ConnectionFlags, server: string | undefined, protocol: RemoteProtocol, addServer = '-u host:port'): RemoteConnection | undefined {
-  const given = [...(flags.header?.length ? ['header'] : []), ...(flags.sslGrpcUseSsl ? ['sslGrpcUseSsl'] : []), ...GRPC_FILES, ...HTTPS_FLAGS]
+  const given = [...(flags.header?.length ? ['header'] : []), ...(flags.sslGrpcUseSsl ? ['sslGrpcUseSsl'] : []), 'grpcCompressionAlgorithm', ...GRPC_FILES, ...HTTPS_FLAGS]
     .filter((k) => k === 'header' || k === 'sslGrpcUseSsl' || flags[k as keyof ConnectionFlags] !== undefined);
   if (given.length === 0) return undefined;
   if (server === undefined) {
@@ -68,7 +70,17 @@ export function parseConnection(flags: ConnectionFlags, server: string | undefin
   const headers = flags.header?.map((h) => parseRequestHeader('-H', h));
   if (headers && protocol === 'grpc') checkGrpcHeaders('-H', headers);
   const tls = protocol === 'grpc' ? grpcTls(flags) : httpsTls(flags, server);
-  return { ...(headers ? { headers } : {}), ...(tls ? { tls } : {}) };
+  const compression = grpcCompression(flags.grpcCompressionAlgorithm, protocol);
+  return { ...(headers ? { headers } : {}), ...(tls ? { tls } : {}), ...(compression ? { grpcCompression: compression } : {}) };
+}
+
+/** perf_analyzer's --grpc-compression-algorithm: none (default), gzip or deflate; gRPC only. */
+function grpcCompression(value: string | undefined, protocol: RemoteProtocol): 'gzip' | 'deflate' | undefined {
+  if (value === undefined) return undefined;
+  const algorithm = value.toLowerCase();
+  if (algorithm !== 'none' && algorithm !== 'gzip' && algorithm !== 'deflate') throw new UsageError(`--grpc-compression-algorithm ${value}: expected none, gzip or deflate`);
+  if (protocol !== 'grpc' && algorithm !== 'none') throw new UsageError('--grpc-compression-algorithm compresses gRPC requests: add -i grpc');
+  return algorithm === 'none' ? undefined : algorithm;
 }
 
 function grpcTls(flags: ConnectionFlags): ClientTls | undefined {

@@ -57,6 +57,11 @@ describe('-H against a server that wants a header on every API', () => {
     }
     const without = await runGebe(['perf', '-m', 'mnist', '-u', server.grpc, '-i', 'grpc', ...PERF]);
     expect(without.code).toBe(2);
+    // perf_analyzer's --grpc-compression-algorithm: the requests go compressed, and still carry the header.
+    for (const algorithm of ['gzip', 'deflate']) {
+      const r = await runGebe(['perf', '-m', 'mnist', '-u', server.grpc, '-i', 'grpc', ...GRPC_HEADER, '--grpc-compression-algorithm', algorithm, '--client-threads', '1', ...PERF]);
+      expect(r.code, r.err).toBe(0);
+    }
   });
 
   it('gebe warmup -u and gebe compare --against carry it too', async () => {
@@ -84,6 +89,8 @@ describe('-H checks', () => {
       [['infer', '-m', 'm', '-u', 'https://localhost:1', '--ssl-https-verify-host', '3'], /--ssl-https-verify-host 3: expected 0 or 1 or 2/],
       [['infer', '-m', 'm', '-u', 'https://localhost:1', '--ssl-https-ca-certificates-file', '/nonexistent/ca.pem'], /--ssl-https-ca-certificates-file \/nonexistent\/ca.pem: no such file/],
       [['infer', '-m', 'm', '-u', 'https://localhost:1', '--ssl-https-private-key-type', 'DER'], /gebe reads PEM files only/],
+      [['infer', '-m', 'm', '-u', 'localhost:1', '--grpc-compression-algorithm', 'gzip'], /--grpc-compression-algorithm compresses gRPC requests: add -i grpc/],
+      [['infer', '-m', 'm', '-u', 'localhost:1', '-i', 'grpc', '--grpc-compression-algorithm', 'zstd'], /--grpc-compression-algorithm zstd: expected none, gzip or deflate/],
       [['compare', '-m', 'm', '--against', '1/model.om', '-H', 'X-Token: 1'], /add --against http:\/\/host:port or grpc:\/\/host:port/],
     ];
     for (const [args, message] of cases) {

@@ -21,6 +21,8 @@ export interface ClientTls {
 
 export interface RemoteConnection {
   headers?: RequestHeaders;
+  /** gRPC: requests compressed with this algorithm (perf_analyzer's --grpc-compression-algorithm). */
+  grpcCompression?: 'gzip' | 'deflate';
   /** gRPC: TLS on when present. HTTP: the URL's scheme decides (https://); these are its settings. */
   tls?: ClientTls;
 }
@@ -49,5 +51,7 @@ export function grpcClient(address: string, connection: RemoteConnection | undef
   const credentials = t
     ? grpc.credentials.createSsl(t.ca !== undefined ? Buffer.from(t.ca) : null, t.key !== undefined ? Buffer.from(t.key) : null, t.cert !== undefined ? Buffer.from(t.cert) : null)
     : grpc.credentials.createInsecure();
-  return new grpc.Client(address, credentials, grpcHeaderOptions(connection?.headers));
+  // grpc-js's algorithm numbers: 1 deflate, 2 gzip.
+  const compression = connection?.grpcCompression ? { 'grpc.default_compression_algorithm': connection.grpcCompression === 'gzip' ? 2 : 1 } : {};
+  return new grpc.Client(address, credentials, { ...grpcHeaderOptions(connection?.headers), ...compression });
 }
