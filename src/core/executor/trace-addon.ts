@@ -86,7 +86,8 @@ export function traceJsStep(model: LoadedModel, request: InferRequest): ((done: 
   if (parent === undefined || model.nativeModel?.()) return undefined;
   const trace = nativeTrace();
   const id = trace.child(parent.id);
-  const link: TraceLink = { ...parent, id, otel: startOtelIds(id, parent.otel) };
+  // A parent without ids (not in mode opentelemetry) gives its child none either: the builder places it.
+  const link: TraceLink = { ...parent, id, otel: parent.otel && startOtelIds(id, parent.otel) };
   request.trace = link;  // an inner ensemble's steps are this step's children
   return traceJsRequest(trace, { ...link, parentId: parent.id, last: false }, model.name, model.version, request);
 }
