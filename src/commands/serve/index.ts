@@ -33,6 +33,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--load-model <name>', 'model to load at start in explicit mode (repeatable; * = all)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--repository-poll-secs <s>', 'seconds between repository polls in poll mode', '15')
     .option('--model-load-thread-count <n>', 'models loaded at once at start, as Triton (default: 4)')
+    .option('--model-load-retry-count <n>', 'times a model version that fails to load is tried again, as Triton (default: 0)')
     .option('--exit-on-error [bool]', 'exit when any model fails to load (Triton\'s spelling; its default is true) (default: false)')
     .option('--strict-readiness [bool]', 'true (default, as Triton): /v2/health/ready and ServerReady need every model ready; false: ready once the server is up, even if models failed')
     .option('--exit-timeout-secs <s>', 'on SIGINT/SIGTERM, how long in-flight requests may take to finish', '30')

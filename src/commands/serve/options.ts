@@ -1,10 +1,9 @@
 /** `gebe serve` flags → typed, checked options. Every bad value is a UsageError naming the flag. */
-import { DEFAULT_LOAD_THREADS } from '../../core/server/model-manager.js';
 import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_CONFIG_LIMITS, MAX_INSTANCES_CAP } from '../../core/config/limits.js';
-import type { ControlMode } from '../../core/server/model-manager.js';
+import { DEFAULT_LOAD_THREADS, type ControlMode } from '../../core/server/model-manager.js';
 import type { LogFormat } from '../../core/server/logger.js';
 import { DEFAULT_GRPC_KEEPALIVE, RESPONSE_COMPRESSION_LEVELS, type GrpcKeepalive, type ResponseCompressionLevel } from '../../core/server/grpc/server.js';
 import { MAX_BUSY_POLL_US } from '../../core/server/server.js';
@@ -51,6 +50,8 @@ export interface ServeOptions {
   pollSeconds: number;
   /** Models loaded at once at start (Triton's --model-load-thread-count). */
   loadThreads?: number;
+  /** Triton's --model-load-retry-count. */
+  loadRetries?: number;
   exitOnError: boolean;
   /** As Triton's --strict-readiness: false makes the server ready while some models failed to load. */
   strictReadiness?: boolean;
@@ -105,6 +106,7 @@ export interface ServeFlags {
   loadModel: string[];
   repositoryPollSecs: string;
   modelLoadThreadCount?: string;
+  modelLoadRetryCount?: string;
   /** Triton's optional boolean (--exit-on-error=false); absent: false (gebe serves the models that load). */
   exitOnError?: boolean | string;
   strictReadiness?: boolean | string;
@@ -226,6 +228,14 @@ function allowed(value: boolean | string | undefined, flag: string): boolean {
  * The tritonserver flags that came with Triton's command line: which listeners run and where, the
  * server's name, the CPU metrics, auto-complete, custom configs, and those gebe accepts without effect.
  */
+/** --model-load-retry-count, bounded: a model that fails to load this often will not load. */
+function loadRetries(value: string | undefined): number {
+  const n = whole(value, 0, '--model-load-retry-count', 0);
+  if (n > MAX_LOAD_RETRIES) throw new UsageError(`--model-load-retry-count must be at most ${MAX_LOAD_RETRIES}, got '${value}'`);
+  return n;
+}
+const MAX_LOAD_RETRIES = 100;
+
 /** Triton's --grpc-infer-response-compression-level: none (default), low, medium or high. */
 function responseCompression(value: string | undefined): ResponseCompressionLevel {
   const level = (value ?? 'none').toLowerCase();
@@ -412,6 +422,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     loadModels: flags.loadModel,
     pollSeconds: seconds(flags.repositoryPollSecs, '--repository-poll-secs', 0.1),
     loadThreads: whole(flags.modelLoadThreadCount, DEFAULT_LOAD_THREADS, '--model-load-thread-count', 1),
+    loadRetries: loadRetries(flags.modelLoadRetryCount),
     exitOnError: flagBool(flags.exitOnError, '--exit-on-error'),
     strictReadiness: flags.strictReadiness === undefined ? true : flagBool(flags.strictReadiness, '--strict-readiness'),
     ...tritonServerOptions(flags),

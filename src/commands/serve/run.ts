@@ -65,6 +65,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   if (opts.responseCacheBytes !== undefined) manager.responseCache = new ResponseCache(opts.responseCacheBytes);
   manager.autoCompleteConfig = opts.autoCompleteConfig ?? true;
   if (opts.loadThreads !== undefined) manager.loadThreads = opts.loadThreads;
+  if (opts.loadRetries !== undefined) manager.loadRetries = opts.loadRetries;
   if (opts.latencyMetrics) manager.latencyMetrics = opts.latencyMetrics;
   if (opts.ignoredTritonFlags?.length) {
     log.warn('Triton flags that gebe serve accepts without effect', { flags: opts.ignoredTritonFlags.join('; ') });

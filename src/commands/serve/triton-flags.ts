@@ -28,7 +28,6 @@ export const IGNORED_TRITON_FLAGS: readonly IgnoredFlag[] = [
   { flag: '--host-policy', arg: '<value>', why: 'gebe has no host policies', repeatable: true },
   { flag: '--rate-limit', arg: '<value>', why: 'gebe has no rate limiter: instances take batches as they free up' },
   { flag: '--rate-limit-resource', arg: '<value>', why: 'gebe has no rate limiter', repeatable: true },
-  { flag: '--model-load-retry-count', arg: '<value>', why: 'gebe does not retry a failed load' },
   { flag: '--buffer-manager-thread-count', arg: '<value>', why: 'gebe has no buffer manager threads' },
   { flag: '--http-thread-count', arg: '<value>', why: 'one native loop thread serves HTTP' },
   { flag: '--grpc-infer-allocation-pool-size', arg: '<value>', why: 'gebe recycles request buffers by size' },

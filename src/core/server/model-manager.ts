@@ -83,6 +83,8 @@ export class ModelManager implements ModelLookup, ModelControl {
   autoCompleteConfig = true;
   /** Models loaded at once at start (Triton's --model-load-thread-count, default 4). */
   loadThreads = DEFAULT_LOAD_THREADS;
+  /** A version that fails to load is tried this many times more (Triton's --model-load-retry-count, default 0). */
+  loadRetries = 0;
   /**
    * Which latency metrics the server exports (Triton's --metrics-config), set before start(): with
    * summaries or histograms, each model observes its requests' latencies from the moment it is READY.
@@ -192,6 +194,25 @@ export class ModelManager implements ModelLookup, ModelControl {
     }
   }
 
+  /**
+   * One version loaded and warmed up (as Triton, model_warmup runs before the version is READY and
+   * a failed sample fails the load); a failure is tried `loadRetries` times more.
+   */
+  private async loadVersion(name: string, dir: string, config: ModelConfig, version: string): Promise<LoadedModel> {
+    for (let attempt = 0; ; attempt++) {
+      let loaded: LoadedModel | undefined;
+      try {
+        loaded = await this.loaderFor(config)(dir, version, config);
+        await warmupAtLoad(loaded, config, dir, this.log);
+        return loaded;
+      } catch (err) {
+        await loaded?.unload().catch(() => undefined);
+        if (attempt >= this.loadRetries || this.stopped) throw err;
+        this.log.warn('model failed to load, trying again', { model: name, version, attempt: attempt + 1, of: this.loadRetries, reason: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+
   private async doLoad(record: ModelRecord, configOverride?: ModelConfig): Promise<void> {
     const name = record.name;
     const read = await this.source.read(name, configOverride);
@@ -258,14 +279,7 @@ export class ModelManager implements ModelLookup, ModelControl {
       if (!record.versions.has(version) || record.versions.get(version)?.state !== 'READY') record.versions.set(version, status);
       this.log.info('loading model', { model: name, version });
       try {
-        status.model = await this.loaderFor(model.config)(model.dir, version, model.config);
-        // As Triton: model_warmup runs before the version is READY, and a failed sample fails the load.
-        await warmupAtLoad(status.model, model.config, model.dir, this.log).catch(async (err) => {
-          const loaded = status.model!;
-          status.model = undefined;
-          await loaded.unload().catch(() => undefined);
-          throw err;
-        });
+        status.model = await this.loadVersion(name, model.dir, model.config, version);
         if (cached && this.responseCache) status.model = new CachedModel(status.model, this.responseCache);
         const recording = latencyRecording(this.latencyMetrics, model.config);
         if (recording) status.model.latencyMetrics?.().enable(recording);

@@ -28,6 +28,12 @@ describe('serve options', () => {
       .toThrow("--grpc-infer-response-compression-level must be one of none, low, medium, high, got 'max'");
   });
 
+  it('takes --model-load-retry-count (default 0, at most 100)', () => {
+    expect(resolveServeOptions(undefined, defaults, '/w').loadRetries).toBe(0);
+    expect(resolveServeOptions(undefined, { ...defaults, modelLoadRetryCount: '3' }, '/w').loadRetries).toBe(3);
+    expect(() => resolveServeOptions(undefined, { ...defaults, modelLoadRetryCount: '101' }, '/w')).toThrow("--model-load-retry-count must be at most 100, got '101'");
+  });
+
   it('takes --model-load-thread-count (default 4, as Triton)', () => {
     expect(resolveServeOptions(undefined, defaults, '/w').loadThreads).toBe(4);
     expect(resolveServeOptions(undefined, { ...defaults, modelLoadThreadCount: '1' }, '/w').loadThreads).toBe(1);

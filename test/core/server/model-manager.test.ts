@@ -132,4 +132,25 @@ describe('ModelManager', () => {
       await m.stop();
     }
   });
+
+  it('tries a version that fails to load loadRetries times more (Triton\'s --model-load-retry-count)', async () => {
+    for (const [retries, state, attempts] of [[2, 'READY', 3], [1, 'UNAVAILABLE', 2]] as const) {
+      let calls = 0;
+      const source = new MemorySource();
+      source.models.set('flaky', { versions: ['1'], config: { ...protocolModels().models.get('simple')!.config, name: 'flaky' } });
+      const m = new ModelManager(source, async (_dir, version, config) => {
+        calls += 1;
+        if (calls < 3) throw new Error(`load failed (attempt ${calls})`);
+        return identityFromConfig(config.name!, version, config);
+      }, silentLogger, 'none');
+      m.loadRetries = retries;
+      await m.start();
+      expect(calls).toBe(attempts);
+      const status = m.statuses().find((v) => v.name === 'flaky')!;
+      expect(status.state).toBe(state);
+      if (state === 'UNAVAILABLE') expect(status.reason).toBe('load failed (attempt 2)');
+      await m.stop();
+    }
+  });
 });
+
