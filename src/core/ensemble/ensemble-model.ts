@@ -132,6 +132,30 @@ export class EnsembleModel implements LoadedModel {
     return this.latency;
   }
 
+  /**
+   * Backpressure from an outer ensemble's max_inflight_requests (upstream-holds.ts), when this
+   * decoupled ensemble feeds one of its steps: its own decoupled steps are held, since their
+   * responses are what it streams.
+   */
+  holdResponses(): () => void {
+    const releases: Array<() => void> = [];
+    for (const step of this.plan.steps) {
+      let model: LoadedModel;
+      try {
+        model = this.lookup.resolve(step.modelName, step.modelVersion);
+      } catch {
+        continue;  // not loaded now: nothing of it to hold
+      }
+      if (model !== this && model.decoupled && model.holdResponses) releases.push(model.holdResponses());
+    }
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      for (const release of releases) release();
+    };
+  }
+
   /** The ensemble's names for its composing models, in step order (for perf's breakdown). */
   composingModels(): string[] {
     return [...new Set(this.plan.steps.map((s) => s.modelName))];

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ModelConfig } from '../../../src/core/config/model-config.js';
-import type { InferRequest, LoadedModel } from '../../../src/core/executor/types.js';
+import type { InferRequest, InferResponse, LoadedModel } from '../../../src/core/executor/types.js';
 import { loadEnsemble } from '../../../src/core/ensemble/load.js';
 import { GatedSteps, StepGates } from '../../../src/core/ensemble/step-gates.js';
 
@@ -104,4 +104,46 @@ describe('an ensemble with max_inflight_requests', () => {
     expect(result.settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(result.calls).toBe(2);
   });
+
+  it('holds a decoupled ensemble nested as the feeding step: its own decoupled steps are held while the step waits', async () => {
+    let held = 0;
+    let mostHeld = 0;
+    const producer = {
+      name: 'producer', version: '1', maxBatchSize: 0, inputs: [tensor], outputs: [tensor], decoupled: true,
+      inferDecoupled: async (r: InferRequest, on: (d: { response?: InferResponse; final: boolean }) => void) => {
+        for (let i = 0; i < 5; i++) on({ response: { modelName: 'producer', modelVersion: '1', outputs: [{ ...r.inputs[0]! }] }, final: false });
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        on({ final: true });
+      },
+      holdResponses: () => {
+        mostHeld = Math.max(mostHeld, ++held);
+        return () => { held -= 1; };
+      },
+    } as unknown as LoadedModel;
+    const slow = {
+      name: 'slow', version: '1', maxBatchSize: 0, inputs: [tensor], outputs: [{ ...tensor, name: 'Y' }],
+      infer: async (r: InferRequest) => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return { modelName: 'slow', modelVersion: '1', outputs: [{ ...r.inputs[0]!, name: 'Y' }] };
+      },
+    } as unknown as LoadedModel;
+    const io = { input: [{ name: 'X', data_type: 'TYPE_FP32', dims: [1] }], max_batch_size: 0, platform: 'ensemble' };
+    const innerConfig = { ...io, name: 'inner', output: [{ name: 'Z', data_type: 'TYPE_FP32', dims: [1] }],
+      ensemble_scheduling: { step: [{ model_name: 'producer', model_version: -1, input_map: { X: 'X' }, output_map: { X: 'Z' } }] } } as ModelConfig;
+    const models: Record<string, LoadedModel> = { producer, slow };
+    const lookup = { resolve: (name: string) => models[name]! };
+    models.inner = await loadEnsemble(innerConfig, '1', lookup);
+    const outerConfig = { ...io, name: 'outer', output: [{ name: 'Y', data_type: 'TYPE_FP32', dims: [1] }],
+      ensemble_scheduling: { max_inflight_requests: 1, step: [
+        { model_name: 'inner', model_version: -1, input_map: { X: 'X' }, output_map: { Z: 'mid' } },
+        { model_name: 'slow', model_version: -1, input_map: { X: 'mid' }, output_map: { Y: 'Y' } },
+      ] } } as ModelConfig;
+    const outer = await loadEnsemble(outerConfig, '1', lookup);
+    let answers = 0;
+    await outer.inferDecoupled!(request(), (d) => { if (d.response) answers += 1; });
+    expect(answers).toBe(5);
+    expect(mostHeld).toBe(1);  // held while slow's line was not empty
+    expect(held).toBe(0);      // and let go once it was
+  });
 });
+
