@@ -78,6 +78,7 @@ describe('-H checks', () => {
     const cases: Array<[string[], RegExp]> = [
       [['infer', '-m', 'm', '-u', 'localhost:1', '-H', 'no-colon'], /-H "no-colon": expected Header:Value/],
       [['infer', '-m', 'm', '-u', 'localhost:1', '-H', 'bad name: x'], /"bad name" is not a header name/],
+      [['perf', '-m', 'm', '-u', 'localhost:1', '-H', 'Content-Length: 5'], /-H "Content-Length: 5": gebe writes Content-Length itself; it cannot be set/],
       [['infer', '-m', 'm', '-u', 'localhost:1', '-H', 'X-Ok: a\r\nInjected: 1'], /the value may hold printable ASCII characters and tabs only/],
       [['infer', '-m', 'm', '-u', 'localhost:1', '-i', 'grpc', '-H', 'Key.bin-ary!: 1'], /not a gRPC metadata key/],
       [['infer', '-m', 'm', '-u', 'localhost:1', '-i', 'grpc', '-H', 'x-data-bin: 1'], /not a gRPC metadata key/],

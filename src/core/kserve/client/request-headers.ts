@@ -17,6 +17,10 @@ const HTTP_VALUE = /^[\t\x20-\x7e]*$/;
 // gRPC metadata keys: lower-case letters, digits, '-', '_', '.'; '-bin' keys carry binary values
 // (base64 on the wire), which a command-line string is not. grpc: is gRPC's own prefix.
 const GRPC_KEY = /^[0-9a-z_.-]+$/;
+// Headers the clients write themselves (framing, the body's type, the connection): one the user
+// added as well would make a request that says two things (two Content-Lengths, a second Host).
+const CLIENT_OWNED = new Set(['host', 'content-length', 'transfer-encoding', 'content-type', 'connection', 'keep-alive', 'upgrade', 'te',
+  'inference-header-content-length']);
 
 /** One `-H Header:Value` as given: split at its first ':', name and value trimmed. */
 export function parseRequestHeader(flag: string, given: string): readonly [string, string] {
@@ -25,6 +29,7 @@ export function parseRequestHeader(flag: string, given: string): readonly [strin
   const value = at < 0 ? '' : given.slice(at + 1).trim();
   if (at < 0 || name === '') throw new UsageError(`${flag} "${given}": expected Header:Value`, `for example ${flag} "Authorization: Bearer <token>"`);
   if (!isHttpHeaderName(name)) throw new UsageError(`${flag} "${given}": "${name}" is not a header name (letters, digits and !#$%&'*+.^_\`|~- only)`);
+  if (CLIENT_OWNED.has(name.toLowerCase())) throw new UsageError(`${flag} "${given}": gebe writes ${name} itself; it cannot be set`);
   if (!HTTP_VALUE.test(value)) throw new UsageError(`${flag} "${given}": the value may hold printable ASCII characters and tabs only`);
   return [name, value];
 }
