@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { checkGrpcHeaders, parseRequestHeader } from '../core/kserve/client/request-headers.js';
-import type { ClientTls, RemoteConnection } from '../core/kserve/client/connection.js';
+import { isHttps, type ClientTls, type RemoteConnection } from '../core/kserve/client/connection.js';
 import type { RemoteProtocol } from './protocol-option.js';
 
 /** The flags as commander gives them. */
@@ -106,7 +106,7 @@ function httpsTls(flags: ConnectionFlags, server: string): ClientTls | undefined
   if (flags.sslGrpcUseSsl || GRPC_FILES.some((k) => flags[k] !== undefined)) {
     throw new UsageError(`${flags.sslGrpcUseSsl ? '--ssl-grpc-use-ssl' : flagName(GRPC_FILES.find((k) => flags[k] !== undefined)!)} is for gRPC (-i grpc); HTTP over TLS is an https:// URL`);
   }
-  const https = /^https:\/\//i.test(server);
+  const https = isHttps(server);
   const set = HTTPS_FLAGS.find((k) => flags[k] !== undefined);
   if (!https) {
     if (set) throw new UsageError(`${flagName(set)} is for an https:// server; the server given is ${server}`, `write it https://${server.replace(/^[a-z]+:\/\//i, '')}`);

@@ -5,7 +5,7 @@
  * (a decoupled one: until its final flag). Requests beyond the limit wait here, first come first
  * served, and start as earlier ones finish; a request whose ensemble request failed meanwhile
  * leaves the line (`cancel`). While a step has requests waiting, it is *backed up*: the ensemble
- * then holds back the decoupled steps that feed it (Triton blocks them), see ensemble-model.ts.
+ * then holds back the decoupled steps that feed it (Triton blocks them), see upstream-holds.ts.
  */
 
 /** A waiting step request's place in line: `cancel` takes it out if it has not started (true then). */

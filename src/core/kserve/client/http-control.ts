@@ -89,14 +89,12 @@ export async function requestServerJson(url: string, path: string, body: unknown
 export class HttpModelEndpoint implements RemoteModel {
   private readonly agent: http.Agent;
   private readonly base: string;
-  private readonly headers?: RequestHeaders;
   private version?: string;
 
   /** `connection`: TLS for an https:// URL, and the user's headers on every request (perf_analyzer's -H). */
   constructor(url: string, private readonly model: string, requestedVersion?: string, private readonly connection?: RemoteConnection) {
     this.base = normalizeBaseUrl(url);
     this.agent = httpAgent(this.base, connection, 2);
-    this.headers = connection?.headers;
     this.version = requestedVersion;
   }
 
@@ -106,12 +104,12 @@ export class HttpModelEndpoint implements RemoteModel {
   }
 
   async describe(): Promise<ModelDescription> {
-    const meta = await getJson(this.agent, this.base, this.modelPath(), this.headers);
+    const meta = await getJson(this.agent, this.base, this.modelPath(), this.connection?.headers);
     if (meta.status !== 200) {
       const what = this.version ? `model "${this.model}" version ${this.version}` : `model "${this.model}"`;
       let known: string[] = [];
       if (meta.status === 404 || meta.status === 400) {
-        const index = await getJson(this.agent, this.base, '/v2/models/stats', this.headers).catch(() => undefined);
+        const index = await getJson(this.agent, this.base, '/v2/models/stats', this.connection?.headers).catch(() => undefined);
         known = (index?.body as { model_stats?: Array<{ name: string }> } | undefined)?.model_stats?.map((s) => s.name) ?? [];
       }
       throw modelRefused(what, this.base, { http: meta.status }, errorText(meta.body), known);
@@ -121,11 +119,11 @@ export class HttpModelEndpoint implements RemoteModel {
     if (!this.version && body.versions && body.versions.length > 0) {
       this.version = [...body.versions].sort((a, b) => Number(b) - Number(a))[0];
     }
-    const ready = await getJson(this.agent, this.base, `${this.modelPath()}/ready`, this.headers);
+    const ready = await getJson(this.agent, this.base, `${this.modelPath()}/ready`, this.connection?.headers);
     if (ready.status !== 200) {
       throw modelRefused(`model "${this.model}"${this.version ? ` version ${this.version}` : ''}`, this.base, { http: 503 }, `ready answered HTTP ${ready.status}`);
     }
-    const config = await getJson(this.agent, this.base, `${this.modelPath()}/config`, this.headers);
+    const config = await getJson(this.agent, this.base, `${this.modelPath()}/config`, this.connection?.headers);
     let maxBatchSize: number;
     if (config.status === 200 && config.body && typeof config.body === 'object') {
       maxBatchSize = Number((config.body as { max_batch_size?: number }).max_batch_size ?? 0);
@@ -144,7 +142,7 @@ export class HttpModelEndpoint implements RemoteModel {
   }
 
   async statistics(): Promise<ModelStatistics | undefined> {
-    const reply = await getJson(this.agent, this.base, `${this.modelPath()}/stats`, this.headers);
+    const reply = await getJson(this.agent, this.base, `${this.modelPath()}/stats`, this.connection?.headers);
     if (reply.status !== 200) return undefined;
     const stats = (reply.body as { model_stats?: ModelStatistics[] }).model_stats;
     if (!stats || stats.length === 0) return undefined;
@@ -152,26 +150,26 @@ export class HttpModelEndpoint implements RemoteModel {
   }
 
   async statisticsOf(model: string): Promise<ModelStatistics | undefined> {
-    const reply = await getJson(this.agent, this.base, `/v2/models/${encodeURIComponent(model)}/stats`, this.headers);
+    const reply = await getJson(this.agent, this.base, `/v2/models/${encodeURIComponent(model)}/stats`, this.connection?.headers);
     if (reply.status !== 200) return undefined;
     return latest((reply.body as { model_stats?: ModelStatistics[] }).model_stats);
   }
 
   /** Triton's system shared-memory extension: registers bytes [offset, offset + byteSize) of POSIX shared-memory object `key` as region `name`. */
   async registerSystemSharedMemory(name: string, key: string, offset: number, byteSize: number): Promise<void> {
-    const reply = await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/register`, { key, offset, byte_size: byteSize }, this.headers);
+    const reply = await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/register`, { key, offset, byte_size: byteSize }, this.connection?.headers);
     if (reply.status !== 200) throw sharedMemoryRefused(this.base, name, errorText(reply.body));
   }
 
   /** Unregisters region `name`; a failure is not reported (the run is ending). */
   async unregisterSystemSharedMemory(name: string): Promise<void> {
-    await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/unregister`, {}, this.headers).catch(() => undefined);
+    await requestJsonOnce(this.agent, this.base, `/v2/systemsharedmemory/region/${encodeURIComponent(name)}/unregister`, {}, this.connection?.headers).catch(() => undefined);
   }
 
   /** Triton's trace extension: applies `settings` to `model`'s own trace setting (undefined: the global one) and answers the settings. */
   async updateTraceSettings(model: string | undefined, settings: TraceSettings): Promise<Record<string, string | string[]>> {
     const path = model === undefined ? '/v2/trace/setting' : `/v2/models/${encodeURIComponent(model)}/trace/setting`;
-    const reply = await requestJsonOnce(this.agent, this.base, path, settings, this.headers);
+    const reply = await requestJsonOnce(this.agent, this.base, path, settings, this.connection?.headers);
     if (reply.status !== 200) throw traceSettingsRefused(this.base, errorText(reply.body));
     return reply.body as Record<string, string | string[]>;
   }

@@ -6,13 +6,13 @@
  * room, instead of its responses piling up in the server. The same pipeline without the limit is
  * the control: there the consumer runs three at once and the producer finishes long before it.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonForTests } from '../../../helpers/python-env.js';
 import { grpcClient, streamInfer, streamInt32, type GrpcClient } from '../helpers/grpc-client.js';
-import { startRealServer, type RealServer } from './helpers.js';
+import { startRealServer, writeModel, type RealServer } from './helpers.js';
 
 const python = pythonForTests();
 const COUNT = 40;
@@ -40,8 +40,7 @@ const PRODUCER = [
   '                    sender.send(pb_utils.InferenceResponse([pb_utils.Tensor("BLOB", blob), pb_utils.Tensor("IDX", np.array([i], np.int32))]))',
   '                    log.write(f"{i} {time.monotonic()}\\n")',
   '            sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)',
-  '',
-].join('\n');
+];
 
 const CONSUMER = [
   ...HEADER,
@@ -55,14 +54,7 @@ const CONSUMER = [
   '                log.write(f"{i} {start} {time.monotonic()}\\n")',
   '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("DONE", np.array([i], np.int32))]))',
   '        return out',
-  '',
-].join('\n');
-
-function writeModel(repo: string, name: string, config: string[], modelPy?: string): void {
-  mkdirSync(path.join(repo, name, '1'), { recursive: true });
-  writeFileSync(path.join(repo, name, 'config.pbtxt'), [`name: "${name}"`, ...config, ''].join('\n'));
-  if (modelPy) writeFileSync(path.join(repo, name, '1', 'model.py'), modelPy);
-}
+];
 
 function pipeline(repo: string, name: string, extra: string): void {
   writeModel(repo, name, [

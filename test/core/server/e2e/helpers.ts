@@ -111,17 +111,24 @@ export function httpInferThenReset(address: { host: string; port: number }, mode
 
 /** A Python model `params` in `repo` whose output P is its request's parameters (request.parameters(), a JSON string); input IN, INT32 [-1]. */
 export function writeParametersModel(repo: string): void {
-  mkdirSync(path.join(repo, 'params', '1'), { recursive: true });
-  writeFileSync(path.join(repo, 'params', 'config.pbtxt'), [
-    'name: "params"', 'backend: "python"', 'max_batch_size: 0',
-    'input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]', 'output [ { name: "P" data_type: TYPE_STRING dims: [ 1 ] } ]', '',
-  ].join('\n'));
-  writeFileSync(path.join(repo, 'params', '1', 'model.py'), [
+  writeModel(repo, 'params', [
+    'backend: "python"', 'max_batch_size: 0',
+    'input [ { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] } ]', 'output [ { name: "P" data_type: TYPE_STRING dims: [ 1 ] } ]',
+  ], [
     'import numpy as np',
     'import triton_python_backend_utils as pb_utils',
     'class TritonPythonModel:',
     '    def execute(self, requests):',
     '        return [pb_utils.InferenceResponse([pb_utils.Tensor("P", np.array([r.parameters().encode()], dtype=np.object_))]) for r in requests]',
-    '',
-  ].join('\n'));
+  ]);
+}
+
+/**
+ * Model `name` in `repo`: its config.pbtxt (`name:` first, then `config`'s lines) and, given its
+ * lines, version 1's model.py (an ensemble has an empty version directory).
+ */
+export function writeModel(repo: string, name: string, config: string[], modelPy?: string[]): void {
+  mkdirSync(path.join(repo, name, '1'), { recursive: true });
+  writeFileSync(path.join(repo, name, 'config.pbtxt'), [`name: "${name}"`, ...config, ''].join('\n'));
+  if (modelPy) writeFileSync(path.join(repo, name, '1', 'model.py'), [...modelPy, ''].join('\n'));
 }

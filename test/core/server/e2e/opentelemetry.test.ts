@@ -15,10 +15,8 @@ import { grpcClient, type GrpcClient } from '../helpers/grpc-client.js';
 import { postJson } from '../helpers/http-client.js';
 import { silentLogger, type Logger } from '../../../../src/core/server/logger.js';
 import { DEFAULT_OTEL_OPTIONS } from '../../../../src/core/server/otel-exporter.js';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { pythonForTests } from '../../../helpers/python-env.js';
-import { mnistRepository, startRealServer, writeMnistPipeline, type RealServer } from './helpers.js';
+import { mnistRepository, startRealServer, writeMnistPipeline, writeModel, type RealServer } from './helpers.js';
 
 interface Span {
   traceId: string; spanId: string; parentSpanId: string; name: string; kind: number;
@@ -229,13 +227,11 @@ describe.skipIf(!python.available)('OpenTelemetry trace mode with a BLS model', 
   it('traces a BLS request made with trace=request.trace() under the Python model\'s span, and hands model.py its span\'s context', async () => {
     const otel = await receiver();
     const repo = mnistRepository();
-    mkdirSync(path.join(repo, 'bls', '1'), { recursive: true });
-    writeFileSync(path.join(repo, 'bls', 'config.pbtxt'), [
-      'name: "bls"', 'backend: "python"', 'max_batch_size: 0',
+    writeModel(repo, 'bls', [
+      'backend: "python"', 'max_batch_size: 0',
       'input [ { name: "image" data_type: TYPE_FP32 dims: [ 1, 1, 28, 28 ] } ]',
-      'output [ { name: "logits" data_type: TYPE_FP32 dims: [ 1, 10 ] }, { name: "context" data_type: TYPE_STRING dims: [ 1 ] } ]', '',
-    ].join('\n'));
-    writeFileSync(path.join(repo, 'bls', '1', 'model.py'), [
+      'output [ { name: "logits" data_type: TYPE_FP32 dims: [ 1, 10 ] }, { name: "context" data_type: TYPE_STRING dims: [ 1 ] } ]',
+    ], [
       'import numpy as np',
       'import triton_python_backend_utils as pb_utils',
       'class TritonPythonModel:',
@@ -250,8 +246,7 @@ describe.skipIf(!python.available)('OpenTelemetry trace mode with a BLS model', 
       '            context = np.array([r.trace().get_context().encode()], dtype=object)',
       '            out.append(pb_utils.InferenceResponse([pb_utils.get_output_tensor_by_name(answer, "logits"), pb_utils.Tensor("context", context)]))',
       '        return out',
-      '',
-    ].join('\n'));
+    ]);
     const server = await startRealServer(repo, 'none', [], undefined, {
       trace: { mode: 'opentelemetry', file: '', setting: { timestamps: true, rate: 1, count: -1, logFrequency: 0 }, otel: { ...DEFAULT_OTEL_OPTIONS, url: `http://${otel.url}`, scheduleDelayMs: 50 } },
     });
