@@ -228,12 +228,7 @@ function allowed(value: boolean | string | undefined, flag: string): boolean {
  * The tritonserver flags that came with Triton's command line: which listeners run and where, the
  * server's name, the CPU metrics, auto-complete, custom configs, and those gebe accepts without effect.
  */
-/** --model-load-retry-count, bounded: a model that fails to load this often will not load. */
-function loadRetries(value: string | undefined): number {
-  const n = whole(value, 0, '--model-load-retry-count', 0);
-  if (n > MAX_LOAD_RETRIES) throw new UsageError(`--model-load-retry-count must be at most ${MAX_LOAD_RETRIES}, got '${value}'`);
-  return n;
-}
+/** --model-load-retry-count is bounded: a model that fails to load this often will not load. */
 const MAX_LOAD_RETRIES = 100;
 
 /** Triton's --grpc-infer-response-compression-level: none (default), low, medium or high. */
@@ -337,11 +332,11 @@ function count(value: string, flag: string): number {
   return n;
 }
 
-/** A whole number from `min` to 2^31 - 1 (gRPC core takes these settings as C ints). */
-function whole(value: string | undefined, fallback: number, flag: string, min: number): number {
+/** A whole number from `min` to `max` (by default 2^31 - 1: gRPC core takes its settings as C ints). */
+function whole(value: string | undefined, fallback: number, flag: string, min: number, max = 2 ** 31 - 1): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!/^[0-9]+$/.test(value) || n < min || n > 2 ** 31 - 1) throw new UsageError(`${flag} must be a whole number from ${min} to ${2 ** 31 - 1}, got '${value}'`);
+  if (!/^[0-9]+$/.test(value) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got '${value}'`);
   return n;
 }
 
@@ -422,7 +417,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     loadModels: flags.loadModel,
     pollSeconds: seconds(flags.repositoryPollSecs, '--repository-poll-secs', 0.1),
     loadThreads: whole(flags.modelLoadThreadCount, DEFAULT_LOAD_THREADS, '--model-load-thread-count', 1),
-    loadRetries: loadRetries(flags.modelLoadRetryCount),
+    loadRetries: whole(flags.modelLoadRetryCount, 0, '--model-load-retry-count', 0, MAX_LOAD_RETRIES),
     exitOnError: flagBool(flags.exitOnError, '--exit-on-error'),
     strictReadiness: flags.strictReadiness === undefined ? true : flagBool(flags.strictReadiness, '--strict-readiness'),
     ...tritonServerOptions(flags),

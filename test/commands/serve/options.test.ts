@@ -31,7 +31,8 @@ describe('serve options', () => {
   it('takes --model-load-retry-count (default 0, at most 100)', () => {
     expect(resolveServeOptions(undefined, defaults, '/w').loadRetries).toBe(0);
     expect(resolveServeOptions(undefined, { ...defaults, modelLoadRetryCount: '3' }, '/w').loadRetries).toBe(3);
-    expect(() => resolveServeOptions(undefined, { ...defaults, modelLoadRetryCount: '101' }, '/w')).toThrow("--model-load-retry-count must be at most 100, got '101'");
+    expect(() => resolveServeOptions(undefined, { ...defaults, modelLoadRetryCount: '101' }, '/w')).toThrow("--model-load-retry-count must be a whole number from 0 to 100, got '101'");
+    expect(() => resolveServeOptions(undefined, { ...defaults, modelLoadRetryCount: '-1' }, '/w')).toThrow("--model-load-retry-count must be a whole number from 0 to 100, got '-1'");
   });
 
   it('takes --model-load-thread-count (default 4, as Triton)', () => {
