@@ -3,7 +3,6 @@
  * through the reference; per output msit's metrics, the worst elements and a verdict. Returns the
  * report; the caller turns `pass` into the exit code (0 / 1).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { GebeError, UsageError } from '../../errors.js';
 import { colors, type IO } from '../../io.js';
@@ -18,6 +17,7 @@ import { findLocalModel, openLocalTarget } from '../infer/local-target.js';
 import { buildSamples, safeName, type Sample } from './inputs.js';
 import type { CompareOptions } from './options.js';
 import { openReference, parseAgainst } from './targets.js';
+import { writeOutputFile } from '../output-file.js';
 
 export interface CompareDeps {
   io: IO;
@@ -79,7 +79,7 @@ export async function runCompare(opts: CompareOptions, deps: CompareDeps): Promi
       pass: outputs.every((o) => o.pass),
       outputs,
     };
-    if (opts.reportFile) write(opts.reportFile, formatCompareHtml(report, (deps.now ?? (() => new Date()))()), 'HTML report');
+    if (opts.reportFile) writeOutputFile(opts.reportFile, formatCompareHtml(report, (deps.now ?? (() => new Date()))()), 'HTML report');
     io.stdout.write(opts.json ? `${JSON.stringify(report, jsonNumbers, 2)}\n` : formatCompareTable(report, colors(io, 'stdout')));
     return report;
   } finally {
@@ -98,14 +98,6 @@ function jsonNumbers(_key: string, value: unknown): unknown {
   return value;
 }
 
-function write(file: string, data: string | Uint8Array, what: string): void {
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, data);
-  } catch (err) {
-    throw new GebeError(`cannot write the ${what} to ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose a writable path`);
-  }
-}
 
 /**
  * --dump DIR: input/<input>/<sample>.npy (readable again with --input-data DIR/input),
@@ -115,11 +107,11 @@ function dumpSample(dir: string, sample: Sample, actual: InferTensor[], expected
   const npy = (t: InferTensor) => (t.datatype === 'BYTES' ? undefined : formatNpy({ datatype: t.datatype, shape: t.shape, data: t.data }));
   for (const t of sample.tensors) {
     const bytes = npy(t);
-    if (bytes) write(path.join(dir, 'input', safeName(t.name), `${sample.name}.npy`), bytes, 'dump');
+    if (bytes) writeOutputFile(path.join(dir, 'input', safeName(t.name), `${sample.name}.npy`), bytes, 'dump');
   }
   const side = (folder: string, tensors: InferTensor[]) => tensors.forEach((t, i) => {
     const bytes = npy(t);
-    if (bytes) write(path.join(dir, folder, `${sample.name}_${i}.npy`), bytes, 'dump');
+    if (bytes) writeOutputFile(path.join(dir, folder, `${sample.name}_${i}.npy`), bytes, 'dump');
   });
   side('model', actual);
   if (withReference) side('reference', expected);

@@ -44,7 +44,8 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--client-threads <n>', 'client threads for -u targets (default: one per core, at most the concurrency; 0 = main thread)')
     .option('-f <file.csv>', "write perf_analyzer's CSV (latencies in µs)")
     .option('--json', 'print the report as JSON')
-    .option('--report <file.html>', 'write a self-contained HTML report with charts');
+    .option('--report <file.html>', 'write a self-contained HTML report with charts')
+    .option('--profile-export-file <file.json>', "write every measured request's timestamps in perf_analyzer's profile export JSON");
   addConnectionOptions(cmd)
     .action(async (flags: PerfFlags) => {
       const opts = parsePerfFlags(flags, ctx.io.cwd);

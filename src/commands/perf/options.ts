@@ -34,6 +34,8 @@ export interface PerfOptions {
   csvFile?: string;
   json: boolean;
   reportFile?: string;
+  /** --profile-export-file: every measured request's timestamps, in perf_analyzer's JSON. */
+  profileExportFile?: string;
   latencyThresholdMs?: number;
   /** Client threads for network targets (0: the main thread). */
   clientThreads: number;
@@ -68,6 +70,7 @@ export interface PerfFlags extends ConnectionFlags {
   f?: string;
   json?: boolean;
   report?: string;
+  profileExportFile?: string;
   latencyThreshold?: string;
   clientThreads?: string;
   sequenceLength?: string;
@@ -230,6 +233,7 @@ export function parsePerfFlags(flags: PerfFlags, cwd: string): PerfOptions {
     ...(flags.f !== undefined ? { csvFile: path.resolve(cwd, flags.f) } : {}),
     json: Boolean(flags.json),
     ...(flags.report !== undefined ? { reportFile: path.resolve(cwd, flags.report) } : {}),
+    ...(flags.profileExportFile !== undefined ? { profileExportFile: path.resolve(cwd, flags.profileExportFile) } : {}),
     ...(flags.latencyThreshold !== undefined ? { latencyThresholdMs: positiveNumber('--latency-threshold', flags.latencyThreshold, 100, { min: 0.001 }) } : {}),
     clientThreads: positiveNumber('--client-threads', flags.clientThreads, defaultThreads, { integer: true, min: 0 }),
     ...sequenceOptions(flags, load, maxLevel),

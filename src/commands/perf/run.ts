@@ -2,7 +2,6 @@
  * gebe perf's work: connect to the target, check batch sizes and shapes before sending anything,
  * sweep, and hand the report to the reporters (table or --json on stdout, -f CSV, --report HTML).
  */
-import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { GebeError } from '../../errors.js';
@@ -24,6 +23,8 @@ import { executorLoader } from './executor-loader.js';
 import { isDecoupled, type ModelConfig } from '../../core/config/model-config.js';
 import { takesOneMessage } from '../../core/executor/decoupled.js';
 import type { PerfOptions } from './options.js';
+import { cannotWrite, prepareOutputFile, writeOutputFile } from '../output-file.js';
+import { PROFILE_EXPORT_MAX_TIMESTAMPS, ProfileExport } from '../../core/perf/profile-export.js';
 
 export interface PerfDeps {
   io: IO;
@@ -36,6 +37,8 @@ export interface PerfDeps {
 
 export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfReport> {
   const { io } = deps;
+  // A path that cannot be a file fails now, not after the sweep.
+  if (opts.profileExportFile !== undefined) prepareOutputFile(opts.profileExportFile, 'profile export');
   const target = await openTarget(opts, { loadModel: deps.loadModel ?? executorLoader });
   let undoTrace: (() => Promise<void>) | undefined;
   try {
@@ -58,6 +61,8 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
     // reported, so a long sweep is not lost to its last level; then the error ends the run.
     const results: SettingResult[] = [];
     generator.on('result', (r) => results.push(r));
+    const profile = opts.profileExportFile !== undefined ? new ProfileExport() : undefined;
+    profile?.attach(generator);
     deps.observe?.(generator);
     let failure: unknown;
     try {
@@ -69,6 +74,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
         clientThreads: opts.clientThreads,
         requests: (b) => requestsByBatch.get(b)!,
         ...sequences,
+        ...(profile ? { recordBudget: PROFILE_EXPORT_MAX_TIMESTAMPS } : {}),
       });
     } catch (err) {
       failure = err;
@@ -79,10 +85,11 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
       throw failure ?? new GebeError(`no setting could be measured: ${results[0]?.note ?? 'the sweep was empty'}`);
     }
     const rows = results.map(toRow);
+    const environment = runEnvironment();
     const report: PerfReport = {
       model: { name: model.name, version: model.version },
       ...(model.config ? { modelConfig: performanceConfig(model.config) } : {}),
-      environment: runEnvironment(),
+      environment,
       settings: runSettings(opts, sequences.sequences),
       target: target.label,
       load: opts.load,
@@ -92,6 +99,7 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
       summary: summarize(rows, opts.measurement.percentile, opts.latencyThresholdMs),
       ...(failure !== undefined ? { incomplete: failure instanceof Error ? failure.message : String(failure) } : {}),
     };
+    if (profile) await writeProfileExport(profile, opts, environment.gebeVersion, deps.io);
     await writeOutputs(report, opts, deps);
     if (failure !== undefined) throw failure;
     return report;
@@ -136,16 +144,24 @@ function runSettings(opts: PerfOptions, sequences: SequenceSpec | undefined): Ru
 }
 
 async function writeOutputs(report: PerfReport, opts: PerfOptions, deps: PerfDeps): Promise<void> {
-  const write = async (file: string, text: string, what: string) => {
-    try {
-      await writeFile(file, text);
-    } catch (err) {
-      throw new GebeError(`cannot write the ${what} to ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose a writable path`);
-    }
-  };
-  if (opts.csvFile) await write(opts.csvFile, formatCsv(report), 'CSV');
-  if (opts.reportFile) await write(opts.reportFile, formatHtml(report, (deps.now ?? (() => new Date()))()), 'HTML report');
+  if (opts.csvFile) writeOutputFile(opts.csvFile, formatCsv(report), 'CSV');
+  if (opts.reportFile) writeOutputFile(opts.reportFile, formatHtml(report, (deps.now ?? (() => new Date()))()), 'HTML report');
   deps.io.stdout.write(opts.json ? formatJson(report) : formatTable(report, colors(deps.io, 'stdout')));
+}
+
+/** --profile-export-file: written, and a warning on stderr when the bound left requests out. */
+async function writeProfileExport(profile: ProfileExport, opts: PerfOptions, version: string, io: IO): Promise<void> {
+  const file = opts.profileExportFile!;
+  try {
+    await profile.write(file, { version, serviceKind: opts.target.kind === 'in-process' ? 'triton_c_api' : 'triton' });
+  } catch (err) {
+    throw cannotWrite('profile export', file, err);
+  }
+  const dropped = profile.droppedRequests();
+  if (dropped > 0) {
+    io.stderr.write(`warning: the profile export ${file} holds the first ${profile.keptRequests()} measured requests; ` +
+      `${dropped} more were measured and left out (it keeps at most ${PROFILE_EXPORT_MAX_TIMESTAMPS} timestamps: shorten the sweep to export all)\n`);
+  }
 }
 
 /**

@@ -31,6 +31,7 @@ import { measured, type Trial } from '../../core/tune/trial.js';
 import { writeCandidate } from '../../core/tune/write-config.js';
 import { executorLoader } from '../perf/executor-loader.js';
 import type { TuneOptions } from './options.js';
+import { writeOutputFile } from '../output-file.js';
 
 export interface TuneDeps {
   io: IO;
@@ -161,13 +162,7 @@ async function tune(opts: TuneOptions, deps: TuneDeps, setup: Setup): Promise<Tu
     fs.writeFileSync(configFile, text);
     report.written = configFile;
   }
-  if (opts.reportFile) {
-    try {
-      fs.writeFileSync(opts.reportFile, formatTuneHtml(report, (deps.now ?? (() => new Date()))()));
-    } catch (err) {
-      throw new GebeError(`cannot write the HTML report to ${opts.reportFile} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose a writable path`);
-    }
-  }
+  if (opts.reportFile) writeOutputFile(opts.reportFile, formatTuneHtml(report, (deps.now ?? (() => new Date()))()), 'HTML report');
   io.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatTuneTable(report, colors(io, 'stdout')));
   return report;
 }

@@ -6,14 +6,27 @@
  */
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { createLatencyHistogram, recordLatency, type Histogram } from './histogram.js';
-import type { InferClient } from '../kserve/client/types.js';
+import type { InferClient, SequenceStep } from '../kserve/client/types.js';
 import { SequenceCursor, type SequenceLoad } from './sequences.js';
+import { RequestRecorder, type InFlightRecord, type RecordPlan, type RequestLogData } from './request-log.js';
 
 const YIELD_EVERY = 64;
 
-export type LoadPlan =
+/** A sent request as the recorder sees it (nothing, unless the setting records requests). */
+interface Begun {
+  recorder?: RequestRecorder;
+  kept?: InFlightRecord;
+  onResponse?: () => void;
+}
+const NOT_RECORDED: Begun = Object.freeze({});
+
+export type LoadPlan = (
   | { kind: 'concurrency'; concurrency: number; sequences?: SequenceLoad }
-  | { kind: 'rate'; requestsPerSecond: number; distribution: 'constant' | 'poisson' };
+  | { kind: 'rate'; requestsPerSecond: number; distribution: 'constant' | 'poisson' }
+) & {
+  /** Keep each request's timestamps (--profile-export-file), within this budget. */
+  record?: RecordPlan;
+};
 
 /** What one driver measured since its previous snapshot. */
 export interface DriverWindow {
@@ -27,6 +40,8 @@ export interface DriverWindow {
   recvUsSum: number;
   /** Share of wall time this driver's event loop was busy (0..1): 1 means the client saturated a core. */
   loopBusy: number;
+  /** The window's requests, one by one, when the plan records them. */
+  log?: RequestLogData;
 }
 
 export class LoadDriver {
@@ -41,11 +56,13 @@ export class LoadDriver {
   private idleWaiters: Array<() => void> = [];
   private elu: EventLoopUtilization = performance.eventLoopUtilization();
   private timer?: NodeJS.Timeout;
+  private recorder?: RequestRecorder;
 
   constructor(private readonly client: InferClient, private readonly onError: (err: unknown) => void) {}
 
   start(plan: LoadPlan): void {
     this.running = true;
+    this.recorder = plan.record ? new RequestRecorder(plan.record.budget) : undefined;
     if (plan.kind === 'concurrency') {
       for (let i = 0; i < plan.concurrency; i++) {
         void this.closedLoop(plan.sequences ? new SequenceCursor(plan.sequences, plan.sequences.firstUser + i) : undefined);
@@ -70,6 +87,7 @@ export class LoadDriver {
       sendUsSum: this.sendUsSum,
       recvUsSum: this.recvUsSum,
       loopBusy: performance.eventLoopUtilization(now, this.elu).utilization,
+      ...(this.recorder ? { log: this.recorder.take() } : {}),
     };
     this.elu = now;
     this.histogram = createLatencyHistogram();
@@ -93,14 +111,35 @@ export class LoadDriver {
     clearTimeout(timeout);
   }
 
-  private record(startedAt: number, timing: { sendUs: number; recvUs: number } | undefined): void {
-    this.latencySumUs += recordLatency(this.histogram, (performance.now() - startedAt) * 1000);
+  private record(startedAt: number, timing: { sendUs: number; recvUs: number } | undefined): number {
+    const end = performance.now();
+    this.latencySumUs += recordLatency(this.histogram, (end - startedAt) * 1000);
     this.requests++;
     if (timing) {
       this.timedRequests++;
       this.sendUsSum += timing.sendUs;
       this.recvUsSum += timing.recvUs;
     }
+    return end;
+  }
+
+  /** A request's start, and an onResponse for a streaming client, when the setting records requests. */
+  private begin(startedAt: number): Begun {
+    const recorder = this.recorder;
+    if (!recorder) return NOT_RECORDED;
+    const kept = recorder.begin(startedAt);
+    return { recorder, ...(kept ? { kept, onResponse: () => recorder.response(kept, performance.now()) } : {}) };
+  }
+
+  /**
+   * Keeps a finished request: the responses a streaming client reported one by one, else its end
+   * as its one response (as perf_analyzer times a request).
+   */
+  private keep(begun: Begun, end: number, step: SequenceStep | undefined): void {
+    const { recorder, kept } = begun;
+    if (!recorder) return;
+    if (kept && !this.client.streamsResponses) recorder.response(kept, end);
+    recorder.finish(kept, step?.id ?? 0);
   }
 
   private settle(): void {
@@ -122,8 +161,10 @@ export class LoadDriver {
       const t0 = performance.now();
       this.inFlight++;
       try {
-        const timing = await this.client.infer(cursor?.next());
-        this.record(t0, timing);
+        const step = cursor?.next();
+        const begun = this.begin(t0);
+        const timing = await this.client.infer(step, begun.onResponse);
+        this.keep(begun, this.record(t0, timing), step);
       } catch (err) {
         this.running = false;
         this.onError(err);
@@ -139,8 +180,9 @@ export class LoadDriver {
     let nextAt = performance.now();
     const fire = (scheduledAt: number) => {
       this.inFlight++;
-      this.client.infer().then(
-        (timing) => { this.record(scheduledAt, timing); this.settle(); },
+      const begun = this.begin(scheduledAt);
+      this.client.infer(undefined, begun.onResponse).then(
+        (timing) => { this.keep(begun, this.record(scheduledAt, timing), undefined); this.settle(); },
         (err) => { this.running = false; this.settle(); this.onError(err); },
       );
     };

@@ -25,15 +25,18 @@ const nothing = (): undefined => undefined;
 
 class InProcessClient implements InferClient {
   private next = 0;
-  constructor(private readonly model: LoadedModel, private readonly requests: RequestInputs[]) {}
+  readonly streamsResponses: boolean;
+  constructor(private readonly model: LoadedModel, private readonly requests: RequestInputs[]) {
+    this.streamsResponses = Boolean(model.decoupled && model.inferDecoupled);
+  }
 
-  infer(step?: SequenceStep): Promise<undefined> {
+  infer(step?: SequenceStep, onResponse?: () => void): Promise<undefined> {
     const inputs = this.requests[this.next]!;
     this.next = (this.next + 1) % this.requests.length;
     // No async wrapper: one promise per request is all the executor's completion needs.
     const request = step ? { inputs, sequenceId: step.id, sequenceStart: step.start, sequenceEnd: step.end } : { inputs };
     // A decoupled model's request is done at its final flag; a response it sent as an error fails it.
-    if (this.model.decoupled && this.model.inferDecoupled) return runToFinal((on) => this.model.inferDecoupled!(request, on)).then(nothing);
+    if (this.streamsResponses) return runToFinal((on) => this.model.inferDecoupled!(request, on), onResponse && (() => onResponse())).then(nothing);
     return this.model.infer(request).then(nothing);
   }
 

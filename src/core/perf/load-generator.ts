@@ -13,12 +13,13 @@ import { performance } from 'node:perf_hooks';
 import type { ModelEndpoint, RequestInputs } from '../kserve/client/types.js';
 import { splitPlan, type DriverHandle } from './driver-handle.js';
 import type { SequenceLoad, SequenceSpec } from './sequences.js';
-import type { LoadPlan } from './driver.js';
+import type { DriverWindow, LoadPlan } from './driver.js';
 import { judgedLatencyUs, mergeMeasurements, windowFromDrivers, type Measurement } from './measurement.js';
 import { snapshotDelta, type ServerSnapshot } from './server-breakdown.js';
 import type { ModelConfig } from '../config/model-config.js';
 import { composingModelNames, isEnsembleConfig } from '../ensemble/plan.js';
 import { judgeStability, STABILITY_WINDOWS, type StabilityVerdict } from './stability.js';
+import { epochMs, type RequestLogData } from './request-log.js';
 
 export interface MeasurementOptions {
   intervalMs: number;
@@ -71,13 +72,25 @@ export interface SweepPlan {
   requests: (batchSize: number) => RequestInputs[];
   /** Sequence models: every virtual user runs sequences (concurrency only). */
   sequences?: SequenceSpec;
+  /**
+   * Keep each measured request's timestamps (--profile-export-file), at most this many over the
+   * run (a request's start and each of its responses count one each); the window events carry them.
+   */
+  recordBudget?: number;
+}
+
+/** A window's requests, one log per driver, and the window's bounds (ms since the epoch). */
+export interface WindowRequests {
+  logs: RequestLogData[];
+  startMs: number;
+  endMs: number;
 }
 
 export interface LoadGeneratorEvents {
   start: [{ target: string; settings: Setting[] }];
   setting: [{ setting: Setting; index: number; total: number }];
   tick: [{ setting: Setting; trial: number; elapsedMs: number; completed: number }];
-  window: [{ setting: Setting; trial: number; measurement: Measurement; verdict: StabilityVerdict }];
+  window: [{ setting: Setting; trial: number; measurement: Measurement; verdict: StabilityVerdict; requests?: WindowRequests }];
   result: [SettingResult];
   done: [SettingResult[]];
 }
@@ -96,6 +109,8 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
   private failure?: unknown;
   /** An ensemble's composing models, whose statistics each window reads too. */
   private composing: string[] = [];
+  /** Timestamps the request logs may still keep (--profile-export-file); undefined: none kept. */
+  private recordBudget?: number;
 
   constructor(private readonly target: LoadTarget, private readonly options: MeasurementOptions) {
     super();
@@ -105,6 +120,7 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
     const settings: Setting[] = plan.batchSizes.flatMap((batchSize) => plan.levels.map((level) =>
       plan.kind === 'concurrency' ? { batchSize, concurrency: level } : { batchSize, requestRate: level }));
     this.composing = await this.composingModels();
+    this.recordBudget = plan.recordBudget;
     this.emit('start', { target: this.target.label, settings });
     const results: SettingResult[] = [];
     for (const batchSize of plan.batchSizes) {
@@ -166,7 +182,8 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
   }
 
   private async measureSetting(drivers: DriverHandle[], setting: Setting, loadPlan: LoadPlan): Promise<SettingResult> {
-    const shares = splitPlan(loadPlan, drivers.length);
+    const shares = splitPlan(loadPlan, drivers.length).map((share, _, all) =>
+      this.recordBudget === undefined ? share : { ...share, record: { budget: Math.floor(this.recordBudget / all.length) } });
     const active = drivers.slice(0, shares.length);
     shares.forEach((share, i) => active[i]!.start(share));
     try {
@@ -185,7 +202,7 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
           windows.map((w) => ({ throughput: w.throughput, latencyUs: judgedLatencyUs(w) })),
           this.options.stabilityPercentage,
         );
-        this.emit('window', { setting, trial, measurement, verdict });
+        this.emit('window', { setting, trial, measurement, verdict, ...this.windowRequests(parts, windowStart, windowEnd) });
         if (verdict.stable) {
           return { setting, status: 'stable', windows, measurement: mergeMeasurements(windows.slice(-STABILITY_WINDOWS), setting.batchSize, this.options.percentile) };
         }
@@ -199,6 +216,14 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
     } finally {
       await Promise.all(active.map((d) => d.stop()));
     }
+  }
+
+  /** A window's request logs, when the run keeps them; what they hold comes off the run's budget. */
+  private windowRequests(parts: DriverWindow[], start: number, end: number): { requests?: WindowRequests } {
+    const logs = parts.flatMap((p) => (p.log ? [p.log] : []));
+    if (this.recordBudget === undefined || logs.length === 0) return {};
+    for (const log of logs) this.recordBudget -= log.starts.length + log.responses.length;
+    return { requests: { logs, startMs: epochMs(start), endMs: epochMs(end) } };
   }
 
   /** The model's statistics and, for an ensemble, its composing models' (as perf_analyzer reads them). */

@@ -1,6 +1,7 @@
 /** Messages between the load generator and its worker-thread drivers. */
 import type { LoadPlan } from './driver.js';
 import type { RemoteConnection } from '../kserve/client/connection.js';
+import type { RequestLogData } from './request-log.js';
 
 /** How a worker builds its own client: the transport and the prebuilt requests to cycle through. */
 export type WorkerInit =
@@ -20,6 +21,7 @@ export interface EncodedWindow {
   sendUsSum: number;
   recvUsSum: number;
   loopBusy: number;
+  log?: RequestLogData;
 }
 
 export type WorkerReply =

@@ -96,6 +96,65 @@ describe('gebe perf sweeps', () => {
   });
 });
 
+/** The profile export as JSON reads it (its nanosecond timestamps rounded to doubles: fine for order and counts). */
+interface ProfileFile {
+  experiments: Array<{ experiment: { mode: string; value: number; batch_size: number }; requests: Array<{ timestamp: number; sequence_id?: number; response_timestamps: number[] }>; window_boundaries: number[] }>;
+  version: string;
+  service_kind: string;
+}
+
+/** Runs perf with --profile-export-file and counts each setting's measured requests from the generator's windows. */
+async function perfWithProfile(flags: Parameters<typeof parsePerfFlags>[0], file: string): Promise<{ profile: ProfileFile; measured: Map<string, number> }> {
+  const measured = new Map<string, number>();
+  const opts = parsePerfFlags({ ...flags, profileExportFile: file }, tmp);
+  await runPerf(opts, {
+    io: memoryIO({ cwd: tmp }),
+    observe: (g) => g.on('window', ({ setting, measurement }) => {
+      const key = `${setting.batchSize}/${setting.concurrency}`;
+      measured.set(key, (measured.get(key) ?? 0) + measurement.requests);
+    }),
+  });
+  return { profile: JSON.parse(readFileSync(file, 'utf8')) as ProfileFile, measured };
+}
+
+describe('gebe perf --profile-export-file', () => {
+  const COUNT_WINDOWS = { measurementMode: 'count_windows', measurementRequestCount: '20', stabilityPercentage: '1000', maxTrials: '3' };
+
+  it("writes every measured request of every window in perf_analyzer's layout, from worker threads and in process", async () => {
+    const remote = await perfWithProfile({ model: 'trivial', url: server.http, concurrency: '1,3', batchSize: '1,2', clientThreads: '2', ...COUNT_WINDOWS }, path.join(tmp, 'remote.json'));
+    const local = await perfWithProfile({ model: 'trivial', modelRepository: path.join(tmp, 'model_repository'), concurrency: '2', clientThreads: '0', ...COUNT_WINDOWS }, path.join(tmp, 'local.json'));
+    expect([remote.profile.service_kind, local.profile.service_kind]).toEqual(['triton', 'triton_c_api']);
+    expect(remote.profile.version).toMatch(/^\d+\.\d+\.\d+/);
+    for (const { profile, measured } of [remote, local]) {
+      expect(profile.experiments.map((e) => `${e.experiment.batch_size}/${e.experiment.value}`)).toEqual([...measured.keys()]);
+      for (const e of profile.experiments) {
+        expect(e.experiment.mode).toBe('concurrency');
+        // Each window's requests, all of them (count windows of at least 20), and its bounds.
+        expect(e.requests.length).toBe(measured.get(`${e.experiment.batch_size}/${e.experiment.value}`));
+        expect(e.requests.length).toBeGreaterThanOrEqual(60);
+        expect(e.window_boundaries).toHaveLength(4);
+        const [first, last] = [e.window_boundaries[0]!, e.window_boundaries[3]!];
+        for (const r of e.requests) {
+          expect(r.response_timestamps).toHaveLength(1);
+          expect(r.response_timestamps[0]!).toBeGreaterThanOrEqual(r.timestamp);
+          // A driver's window closes when it hears of it, a little after the window's end.
+          expect(r.response_timestamps[0]!).toBeGreaterThan(first - 1e9);
+          expect(r.response_timestamps[0]!).toBeLessThan(last + 1e9);
+          expect(r.sequence_id).toBeUndefined();
+        }
+      }
+    }
+  });
+
+  it('names the file it cannot write', async () => {
+    const blocker = path.join(tmp, 'not-a-dir');
+    writeFileSync(blocker, '');
+    const { code, err } = await perf('-m', 'trivial', '-u', server.http, '--profile-export-file', path.join(blocker, 'p.json'), ...FAST);
+    expect(code).toBe(2);
+    expect(err).toContain(`cannot write the profile export to ${path.join(blocker, 'p.json')} (`);
+  });
+});
+
 describe('target choice', () => {
   it('runs in process from ./model_repository, and asks for a target when there is none', async () => {
     const inProcess = await perf('-m', 'trivial', '--json', ...FAST);

@@ -295,7 +295,7 @@ function encodeRequestId(id: string): Buffer {
 
 interface StreamResponseMessage {
   error_message: string;
-  infer_response?: { id: string; parameters?: Record<string, { bool_param?: boolean }> };
+  infer_response?: { id: string; parameters?: Record<string, { bool_param?: boolean }>; outputs?: unknown[] };
 }
 
 /**
@@ -308,8 +308,9 @@ interface StreamResponseMessage {
 export class GrpcStreamInferClient implements InferClient {
   private readonly client: grpc.Client;
   private call?: grpc.ClientDuplexStream<Buffer, Buffer>;
-  private readonly pending = new Map<string, { resolve(): void; reject(err: Error): void }>();
+  private readonly pending = new Map<string, { resolve(): void; reject(err: Error): void; onResponse?: () => void }>();
   private readonly emptyFinal = encodeEmptyFinalParameter();
+  readonly streamsResponses = true;
   private next = 0;
   private nextId = 0;
 
@@ -317,13 +318,13 @@ export class GrpcStreamInferClient implements InferClient {
     this.client = grpcClient(address, connection);
   }
 
-  infer(step?: SequenceStep): Promise<undefined> {
+  infer(step?: SequenceStep, onResponse?: () => void): Promise<undefined> {
     const id = `gebe-perf-${this.nextId++}`;
     const parts = [this.requests[this.next]!, encodeRequestId(id), this.emptyFinal];
     if (step) parts.push(encodeGrpcSequenceParameters(step));
     this.next = (this.next + 1) % this.requests.length;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: () => resolve(undefined), reject });
+      this.pending.set(id, { resolve: () => resolve(undefined), reject, ...(onResponse ? { onResponse } : {}) });
       this.stream().write(Buffer.concat(parts));
     });
   }
@@ -342,6 +343,7 @@ export class GrpcStreamInferClient implements InferClient {
       const id = message.infer_response?.id ?? '';
       const waiting = this.pending.get(id);
       if (!waiting) return;
+      if (!message.error_message && (message.infer_response?.outputs?.length ?? 0) > 0) waiting.onResponse?.();
       if (message.error_message) {
         this.pending.delete(id);
         waiting.reject(streamedRefusal(`grpc://${this.address}`, message.error_message));

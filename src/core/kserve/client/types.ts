@@ -32,9 +32,12 @@ export interface RequestTiming {
 export interface InferClient {
   /**
    * Sends the next prepared request (with the step's sequence parameters, for a sequence model);
-   * resolves when the whole response has arrived.
+   * resolves when the whole response has arrived. A client that streams responses calls
+   * `onResponse` as each one carrying outputs comes (not for a final flag alone).
    */
-  infer(step?: SequenceStep): Promise<RequestTiming | undefined>;
+  infer(step?: SequenceStep, onResponse?: () => void): Promise<RequestTiming | undefined>;
+  /** True when a request may have any number of responses, each reported to `onResponse`. */
+  readonly streamsResponses?: boolean;
   close(): Promise<void>;
 }
 

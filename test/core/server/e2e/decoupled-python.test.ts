@@ -649,13 +649,20 @@ describe.skipIf(!python.available)('decoupled Python-backend models in gebe serv
     }
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'gebe-decoupled-perf-'));
     const perf = await runGebe(['perf', '-m', 'repeat', '-u', server.grpc, '-i', 'grpc', '--streaming', '--shape', 'IN:3', '--concurrency', '1,2',
-      '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '-f', 'perf.csv'], { cwd });
+      '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '-f', 'perf.csv', '--profile-export-file', 'profile.json'], { cwd });
     expect([perf.code, perf.err.match(/error.*/)?.[0]]).toEqual([0, undefined]);
     expect(readFileSync(path.join(cwd, 'perf.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
+    // The profile export times each of a request's three responses (the final flag alone is not one).
+    const profile = JSON.parse(readFileSync(path.join(cwd, 'profile.json'), 'utf8')) as { experiments: Array<{ requests: Array<{ timestamp: number; response_timestamps: number[] }> }> };
+    const exported = profile.experiments.flatMap((e) => e.requests);
+    expect(exported.length).toBeGreaterThanOrEqual(2 * 60);
+    expect(exported.every((r) => r.response_timestamps.length === 3 && r.response_timestamps.every((t, i, all) => t >= (all[i - 1] ?? r.timestamp)))).toBe(true);
     // In process a decoupled model's requests end at their final flag too.
     const local = await runGebe(['perf', '-m', 'repeat', '--model-repository', server.repo, '--shape', 'IN:3',
-      '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '--json'], { cwd });
+      '--measurement-mode', 'count_windows', '--measurement-request-count', '20', '-s', '1000', '-r', '3', '--json', '--profile-export-file', 'local.json'], { cwd });
     expect(local.code).toBe(0);
+    const localProfile = JSON.parse(readFileSync(path.join(cwd, 'local.json'), 'utf8')) as typeof profile;
+    expect(localProfile.experiments[0]!.requests.every((r) => r.response_timestamps.length === 3)).toBe(true);
     expect((JSON.parse(local.out) as { rows: Array<{ status: string }> }).rows.map((r) => r.status)).toEqual(['stable']);
     const plain = await runGebe(['perf', '-m', 'repeat', '-u', server.grpc, '-i', 'grpc', '--shape', 'IN:3', '-r', '3', '--measurement-interval', '200'], { cwd });
     expect(plain.code).toBe(2);
