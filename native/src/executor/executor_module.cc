@@ -3,6 +3,8 @@
 // JS thread.
 #include <napi.h>
 
+#include <stdexcept>
+
 #include "engine/engine_registry.h"
 #include "executor/model_core.h"
 #include "executor/model_options.h"
@@ -66,8 +68,16 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   if (info.Length() < 3 || !info[0].IsString() || !info[1].IsObject() || !info[2].IsFunction()) {
     throw Napi::TypeError::New(env, "Expected (modelPath, options, onComplete) for loadModel");
   }
-  auto* worker = new LoadWorker(env, info[0].As<Napi::String>().Utf8Value(), ReadModelOptions(info[1].As<Napi::Object>()),
-                                info[2].As<Napi::Function>());
+  ModelOptions options;
+  try {
+    options = ReadModelOptions(info[1].As<Napi::Object>());
+  } catch (const std::invalid_argument& e) {
+    // The server's rate limiter refused the instances: the load fails as any other does.
+    auto refused = Napi::Promise::Deferred::New(env);
+    refused.Reject(Napi::Error::New(env, e.what()).Value());
+    return refused.Promise();
+  }
+  auto* worker = new LoadWorker(env, info[0].As<Napi::String>().Utf8Value(), std::move(options), info[2].As<Napi::Function>());
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;

@@ -133,7 +133,7 @@ void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr
     sink = sequence_.get();
   }
   scheduler_ = std::make_unique<ModelScheduler>(options_.model_name, options_.policy, options_.batched,
-                                                std::move(sessions_), sink, options_.idle_spin_us);
+                                                std::move(sessions_), sink, options_.idle_spin_us, std::move(options_.rate_limits));
   if (sequence_) sequence_->SetScheduler(scheduler_.get());
 }
 

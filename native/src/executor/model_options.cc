@@ -1,5 +1,7 @@
 #include "executor/model_options.h"
 
+#include "executor/rate_limiter_js.h"
+
 namespace gebe {
 
 namespace {
@@ -119,6 +121,35 @@ SequenceConfig ReadSequenceConfig(const Napi::Object& obj) {
   return out;
 }
 
+// options.instanceRateLimits: one {resources: [{name, global, count}], priority} per instance;
+// each instance's per-device resources count on its device (deviceIds, as the sessions load).
+std::vector<InstanceRateLimit> ReadInstanceRateLimits(const Napi::Object& options, const ModelOptions& model) {
+  Napi::Env env = options.Env();
+  Napi::Value value = options.Get("instanceRateLimits");
+  std::vector<InstanceRateLimit> out;
+  if (!value.IsArray()) return out;
+  Napi::Array list = value.As<Napi::Array>();
+  if (list.Length() > uint32_t(model.instance_count)) throw Napi::RangeError::New(env, "Expected at most one options.instanceRateLimits entry per instance");
+  for (uint32_t i = 0; i < list.Length(); ++i) {
+    Napi::Object entry = list.Get(i).As<Napi::Object>();
+    InstanceRateLimit limit;
+    limit.priority = static_cast<uint32_t>(Number(entry, "priority", 0));
+    limit.device = model.device_ids.empty() ? 0 : model.device_ids[i % model.device_ids.size()];
+    Napi::Value resources = entry.Get("resources");
+    if (resources.IsArray()) {
+      Napi::Array rs = resources.As<Napi::Array>();
+      for (uint32_t k = 0; k < rs.Length(); ++k) {
+        Napi::Object r = rs.Get(k).As<Napi::Object>();
+        Napi::Value name = r.Get("name");
+        if (!name.IsString()) throw Napi::TypeError::New(env, "Expected a string options.instanceRateLimits[].resources[].name");
+        limit.resources.push_back({name.As<Napi::String>().Utf8Value(), Bool(r, "global"), static_cast<int64_t>(Number(r, "count", 0))});
+      }
+    }
+    out.push_back(std::move(limit));
+  }
+  return out;
+}
+
 }  // namespace
 
 ModelOptions ReadModelOptions(const Napi::Object& options) {
@@ -167,6 +198,9 @@ ModelOptions ReadModelOptions(const Napi::Object& options) {
   policy.gears = Ints(options, "gears");
   Napi::Value sequence = options.Get("sequence");
   if (sequence.IsObject()) out.sequence = ReadSequenceConfig(sequence.As<Napi::Object>());
+  if (std::shared_ptr<RateLimiter> limiter = RateLimiterOf(options.Get("rateLimiter"))) {
+    out.rate_limits = std::make_shared<RateLimitedInstances>(std::move(limiter), ReadInstanceRateLimits(options, out));
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "engine/engine.h"
 #include "scheduler/batch_policy.h"
+#include "scheduler/rate_limiter.h"
 #include "scheduler/sequence_config.h"
 
 namespace gebe {
@@ -23,8 +24,13 @@ struct ModelOptions {
   std::vector<int> device_ids;  // instance i runs on device_ids[i % size]
   int64_t idle_spin_us = 0;     // see ModelScheduler
   SequenceConfig sequence;      // enabled for sequence_batching models
+  // The instances as registered with the server's rate limiter (options.rateLimiter with
+  // options.instanceRateLimits); none when the server does not limit.
+  std::shared_ptr<RateLimitedInstances> rate_limits;
 };
 
+// Throws std::invalid_argument when the server's rate limiter cannot take the instances (a need
+// above a resource's given count), Napi errors for a malformed options object.
 ModelOptions ReadModelOptions(const Napi::Object& options);
 
 }  // namespace gebe

@@ -57,16 +57,19 @@ class BatchStop : public RunStop {
 }  // namespace
 
 ModelScheduler::ModelScheduler(std::string model_name, BatchPolicy policy, bool batched,
-                               std::vector<std::unique_ptr<Session>> sessions, CompletionSink* sink, int64_t idle_spin_us)
+                               std::vector<std::unique_ptr<Session>> sessions, CompletionSink* sink, int64_t idle_spin_us,
+                               std::shared_ptr<RateLimitedInstances> rate_limits)
     : model_name_(std::move(model_name)),
       policy_(std::move(policy)),
       batched_(batched),
       sink_(sink),
       idle_spin_us_(idle_spin_us),
+      rate_limits_(std::move(rate_limits)),
       queues_(policy_),
       poll_decide_us_(RequestQueues<ScheduledRequest>::kNever) {
   for (auto& session : sessions) {
     auto instance = std::make_unique<Instance>();
+    instance->index = instances_.size();
     instance->session = std::move(session);
     instances_.push_back(std::move(instance));
   }
@@ -274,7 +277,37 @@ void ModelScheduler::InstanceLoop(size_t index) {
   }
 }
 
+namespace {
+
+// An instance's resources for one batch: taken when made, given back when it goes. The wait for
+// them counts as the requests' queue time, as in Triton.
+class RateLimitHold {
+ public:
+  RateLimitHold(RateLimitedInstances* limits, size_t instance, std::vector<std::unique_ptr<ScheduledRequest>>& requests)
+      : limits_(limits), instance_(instance) {
+    if (!limits_) return;
+    limits_->Acquire(instance_);
+    const int64_t granted_ns = SteadyNowNs();
+    for (auto& r : requests) r->dispatch_ns = std::max(r->dispatch_ns, granted_ns);
+  }
+  ~RateLimitHold() { Release(); }
+  // Once the batch has run (its answers need no resources).
+  void Release() {
+    if (limits_) limits_->Release(instance_);
+    limits_ = nullptr;
+  }
+  RateLimitHold(const RateLimitHold&) = delete;
+  RateLimitHold& operator=(const RateLimitHold&) = delete;
+
+ private:
+  RateLimitedInstances* limits_;
+  const size_t instance_;
+};
+
+}  // namespace
+
 void ModelScheduler::Execute(Instance& instance, Batch& batch) {
+  RateLimitHold hold(rate_limits_.get(), instance.index, batch.requests);
   auto done = std::make_unique<CompletedBatch>();
   ExecutionTimes times;
   bool ok = false;
@@ -306,6 +339,7 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
     error = "unknown engine failure";
   }
   const int64_t t3 = SteadyNowNs();
+  hold.Release();
   for (auto& r : batch.requests) {
     if (r->trace) StampCompute(*r->trace, t0, t1, t2, t3);
   }
@@ -397,6 +431,8 @@ void ModelScheduler::Stop() {
   for (auto& instance : instances_) {
     if (instance->thread.joinable()) instance->thread.join();
   }
+  // No instance runs again: its resources no longer count in the server's defaults.
+  rate_limits_.reset();
   {
     // An Enqueue that saw the model running may still be handing its timed-out requests over.
     std::unique_lock<std::mutex> lock(mu_);

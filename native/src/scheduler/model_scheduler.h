@@ -28,6 +28,7 @@
 #include "scheduler/batch_io.h"
 #include "scheduler/batch_policy.h"
 #include "scheduler/model_statistics.h"
+#include "scheduler/rate_limiter.h"
 #include "scheduler/request_queues.h"
 #include "scheduler/scheduled_request.h"
 
@@ -38,8 +39,10 @@ class ModelScheduler {
   // batched: the model has a batch dimension (max_batch_size > 0).
   // idle_spin_us: after a batch, an instance polls for the next one this long (yielding the
   // CPU between polls) before it sleeps, so back-to-back requests skip a futex wake-up.
+  // rate_limits: the instances as registered with the server's rate limiter (none: never held);
+  // an instance takes its resources before each batch and gives them back after.
   ModelScheduler(std::string model_name, BatchPolicy policy, bool batched, std::vector<std::unique_ptr<Session>> sessions,
-                 CompletionSink* sink, int64_t idle_spin_us = 0);
+                 CompletionSink* sink, int64_t idle_spin_us = 0, std::shared_ptr<RateLimitedInstances> rate_limits = nullptr);
   ~ModelScheduler();
   ModelScheduler(const ModelScheduler&) = delete;
   ModelScheduler& operator=(const ModelScheduler&) = delete;
@@ -84,6 +87,7 @@ class ModelScheduler {
     uint64_t seq = 0;
   };
   struct Instance {
+    size_t index = 0;
     std::unique_ptr<Session> session;
     std::mutex session_mu;                 // held while the session runs (one driver at a time)
     std::condition_variable cv;            // waits on mu_ for `next`
@@ -126,6 +130,7 @@ class ModelScheduler {
   const bool batched_;
   CompletionSink* const sink_;
   const int64_t idle_spin_us_;
+  std::shared_ptr<RateLimitedInstances> rate_limits_;  // instance threads only, until Stop() joins them
   std::vector<std::unique_ptr<Instance>> instances_;
   ModelStatistics stats_;
   std::atomic<size_t> pending_{0};

@@ -408,3 +408,32 @@ TEST(SchedulerDropsARequestCancelledBeforeItReachedTheQueue) {
   CHECK_EQ(sink.Get(1).error, std::string("Request was cancelled"));
   s.Stop();
 }
+
+TEST(SchedulerInstancesTakeTurnsOnASharedRateLimiterResource) {
+  // Two models whose one instance each needs the one copy of R: B's batch waits while A's runs.
+  auto limiter = std::make_shared<gebe::RateLimiter>(std::vector<gebe::RateLimitResource>{});
+  gebe::InstanceRateLimit needs_r;
+  needs_r.resources = {{"R", false, 1}};
+  Collector sink_a, sink_b;
+  Inputs inputs;
+  Gate gate;
+  gate.Hold(5);
+  gebe::ModelScheduler a("a", Final(Policy(false, 8)), true, Sessions(1, {}, &gate), &sink_a, 0,
+                         std::make_shared<gebe::RateLimitedInstances>(limiter, std::vector<gebe::InstanceRateLimit>{needs_r}));
+  gebe::ModelScheduler b("b", Final(Policy(false, 8)), true, Sessions(1), &sink_b, 0,
+                         std::make_shared<gebe::RateLimitedInstances>(limiter, std::vector<gebe::InstanceRateLimit>{needs_r}));
+  CHECK(Enqueue(a, inputs.Make(1, 1, 3, 5)));
+  gate.WaitArrived(5);
+  CHECK(Enqueue(b, inputs.Make(2, 1, 3, 7)));
+  while (limiter->Waiting() != 1) std::this_thread::yield();
+  CHECK_EQ(sink_b.Delivered(), size_t(0));
+  gate.Open(5);
+  sink_a.WaitDelivered(1);
+  sink_b.WaitDelivered(1);
+  CHECK(sink_b.Get(2).ok);
+  CHECK_EQ(sink_b.Get(2).y, (std::vector<float>{14, 14, 14}));
+  // Both unloaded: their needs no longer count.
+  a.Stop();
+  b.Stop();
+  CHECK(limiter->Capacities().empty());
+}

@@ -1,6 +1,7 @@
 /** `gebe serve` flags → typed, checked options. Every bad value is a UsageError naming the flag. */
 import os from 'node:os';
 import path from 'node:path';
+import type { RateLimitResource } from '../../core/executor/rate-limiter.js';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_CONFIG_LIMITS, MAX_INSTANCES_CAP } from '../../core/config/limits.js';
 import { DEFAULT_LOAD_THREADS, type ControlMode } from '../../core/server/model-manager.js';
@@ -52,6 +53,8 @@ export interface ServeOptions {
   loadThreads?: number;
   /** Triton's --model-load-retry-count. */
   loadRetries?: number;
+  /** --rate-limit execution_count, with the --rate-limit-resource counts; absent: off. */
+  rateLimit?: { resources: RateLimitResource[] };
   exitOnError: boolean;
   /** As Triton's --strict-readiness: false makes the server ready while some models failed to load. */
   strictReadiness?: boolean;
@@ -107,6 +110,8 @@ export interface ServeFlags {
   repositoryPollSecs: string;
   modelLoadThreadCount?: string;
   modelLoadRetryCount?: string;
+  rateLimit?: string;
+  rateLimitResource?: string[];
   /** Triton's optional boolean (--exit-on-error=false); absent: false (gebe serves the models that load). */
   exitOnError?: boolean | string;
   strictReadiness?: boolean | string;
@@ -256,6 +261,7 @@ function tritonServerOptions(flags: ServeFlags) {
   }
   if (flags.id === '') throw new UsageError('--id needs a name');
   const metrics = latencyMetricsConfig(flags.metricsConfig ?? []);
+  const limiter = rateLimit(flags);
   return {
     allowHttp, allowGrpc, allowMetrics: allowed(flags.allowMetrics, '--allow-metrics'),
     httpAddress: address(flags.httpAddress, '--http-address'),
@@ -265,9 +271,30 @@ function tritonServerOptions(flags: ServeFlags) {
     serverId: flags.id,
     autoCompleteConfig: flags.disableAutoCompleteConfig !== true,
     modelConfigName: flags.modelConfigName === undefined ? undefined : checkedConfigName(flags.modelConfigName),
-    ignoredTritonFlags: [...givenIgnoredTritonFlags(flags), ...metrics.ignored],
+    ignoredTritonFlags: [...givenIgnoredTritonFlags(flags), ...metrics.ignored, ...limiter.ignored],
     latencyMetrics: metrics.config,
+    ...(limiter.rateLimit ? { rateLimit: limiter.rateLimit } : {}),
   };
+}
+
+/**
+ * Triton's --rate-limit (off or execution_count) and --rate-limit-resource name:count[:device]
+ * (repeatable). Counts given while the limiter is off change nothing, as in Triton; serve says so.
+ */
+function rateLimit(flags: ServeFlags): { rateLimit?: { resources: RateLimitResource[] }; ignored: string[] } {
+  const mode = flags.rateLimit ?? 'off';
+  if (mode !== 'off' && mode !== 'execution_count') {
+    throw new UsageError(`--rate-limit must be off or execution_count, got '${mode}'`);
+  }
+  const resources = (flags.rateLimitResource ?? []).map((spec) => {
+    const m = /^([^:]+):([0-9]+)(?::([0-9]+))?$/.exec(spec);
+    if (!m || Number(m[2]) > 2 ** 31 - 1 || Number(m[3] ?? 0) > 2 ** 31 - 1) {
+      throw new UsageError(`--rate-limit-resource must be <name>:<count> or <name>:<count>:<device>, with whole numbers, got '${spec}'`, 'e.g. --rate-limit-resource R1:4 (every device) or R1:4:0 (device 0)');
+    }
+    return { name: m[1]!, count: Number(m[2]), device: m[3] === undefined ? -1 : Number(m[3]) };
+  });
+  if (mode === 'off') return { ignored: resources.length > 0 ? ['--rate-limit-resource (the rate limiter is off: add --rate-limit execution_count)'] : [] };
+  return { rateLimit: { resources }, ignored: [] };
 }
 
 /**

@@ -6,6 +6,7 @@
 import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { isIP } from 'node:net';
+import { createRateLimiter } from '../../core/executor/rate-limiter.js';
 import { GebeError } from '../../errors.js';
 import type { IO } from '../../io.js';
 import type { ConfigLimits } from '../../core/config/limits.js';
@@ -67,6 +68,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   if (opts.loadThreads !== undefined) manager.loadThreads = opts.loadThreads;
   if (opts.loadRetries !== undefined) manager.loadRetries = opts.loadRetries;
   if (opts.latencyMetrics) manager.latencyMetrics = opts.latencyMetrics;
+  if (opts.rateLimit) manager.rateLimiter = createRateLimiter(opts.rateLimit.resources);
   if (opts.ignoredTritonFlags?.length) {
     log.warn('Triton flags that gebe serve accepts without effect', { flags: opts.ignoredTritonFlags.join('; ') });
   }
@@ -80,6 +82,10 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
   }
   const statuses = manager.statuses();
   deps.io.stdout.write(modelTable(statuses));
+  if (manager.rateLimiter) {
+    const copies = manager.rateLimiter.capacities().map(([resource, count]) => `${resource}=${count}`).join(', ');
+    log.info('rate limiter on (execution_count)', { resources: copies || 'none: no model instance names one' });
+  }
   const failed = statuses.filter((s) => s.state !== 'READY');
   if (opts.exitOnError && failed.length > 0) {
     const reasons = failed.map((f) => `${f.name}${f.version ? ` v${f.version}` : ''}: ${f.reason}`).join('; ');

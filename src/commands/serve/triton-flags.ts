@@ -26,8 +26,6 @@ export const IGNORED_TRITON_FLAGS: readonly IgnoredFlag[] = [
   { flag: '--repoagent-directory', arg: '<value>', why: 'gebe has no repository agents' },
   { flag: '--backend-config', arg: '<value>', why: 'gebe\'s backends take no configuration of Triton\'s backends', repeatable: true },
   { flag: '--host-policy', arg: '<value>', why: 'gebe has no host policies', repeatable: true },
-  { flag: '--rate-limit', arg: '<value>', why: 'gebe has no rate limiter: instances take batches as they free up' },
-  { flag: '--rate-limit-resource', arg: '<value>', why: 'gebe has no rate limiter', repeatable: true },
   { flag: '--buffer-manager-thread-count', arg: '<value>', why: 'gebe has no buffer manager threads' },
   { flag: '--http-thread-count', arg: '<value>', why: 'one native loop thread serves HTTP' },
   { flag: '--grpc-infer-allocation-pool-size', arg: '<value>', why: 'gebe recycles request buffers by size' },

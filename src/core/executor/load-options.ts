@@ -8,6 +8,7 @@ import os from 'node:os';
 import { GebeError } from '../../errors.js';
 import type { ModelConfig, ModelQueuePolicyConfig } from '../config/model-config.js';
 import type { NativeSequenceOptions } from './sequence-options.js';
+import { instanceRateLimits, type InstanceRateLimit, type RateLimiter } from './rate-limiter.js';
 
 export interface NativeQueuePolicy {
   timeoutAction: 0 | 1;
@@ -35,6 +36,9 @@ export interface NativeModelOptions {
   idleSpinUs: number;
   /** sequence_batching models: the sequence batcher's settings (sequence-options.ts). */
   sequence?: NativeSequenceOptions;
+  /** The server's rate limiter and each instance's needs (--rate-limit execution_count). */
+  rateLimiter?: RateLimiter;
+  instanceRateLimits?: InstanceRateLimit[];
 }
 
 /**
@@ -55,6 +59,8 @@ export interface LoadOverrides {
   intraOpThreads?: number;
   /** 0 disables the idle poll (default DEFAULT_IDLE_SPIN_US); config parameter `gebe_idle_spin_us` sets it per model. */
   idleSpinUs?: number;
+  /** The server's rate limiter: the model's instances take their rate_limiter resources from it. */
+  rateLimiter?: RateLimiter;
 }
 
 function queuePolicy(p: ModelQueuePolicyConfig | undefined): NativeQueuePolicy {
@@ -139,5 +145,6 @@ export function nativeOptions(modelName: string, config: ModelConfig, overrides:
     priorityQueuePolicy,
     gears: maxBatchSize > 0 ? parseDynamicDimsGears(parameters['graph.ge.dynamicDims']) : [],
     idleSpinUs: overrides.idleSpinUs ?? spinParameter(parameters.gebe_idle_spin_us),
+    ...(overrides.rateLimiter ? { rateLimiter: overrides.rateLimiter, instanceRateLimits: instanceRateLimits(config, instanceCount) } : {}),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { isDecoupled, type ModelConfig } from '../config/model-config.js';
 import type { LoadedModel } from '../executor/types.js';
+import type { RateLimiter } from '../executor/rate-limiter.js';
 import type { Logger } from './logger.js';
 import type { ModelControl } from './model-control.js';
 import type { ModelLookup } from './model-lookup.js';
@@ -29,7 +30,8 @@ export const DEFAULT_LOAD_THREADS = 4;
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 export type ControlMode = 'none' | 'poll' | 'explicit';
 
-export type LoadModelFn = (modelDir: string, version: string, config: ModelConfig) => Promise<LoadedModel>;
+/** `options`: what the server gives every model it loads natively (its rate limiter). */
+export type LoadModelFn = (modelDir: string, version: string, config: ModelConfig, options?: { rateLimiter?: RateLimiter }) => Promise<LoadedModel>;
 
 export interface VersionStatus {
   name: string;
@@ -79,6 +81,8 @@ export class ModelManager implements ModelLookup, ModelControl {
    * whose config enables it are served through it. Absent: no model's answers are cached.
    */
   responseCache?: ResponseCache;
+  /** --rate-limit execution_count: the instances of every model the executor runs take their resources here. */
+  rateLimiter?: RateLimiter;
   /** False with Triton's --disable-auto-complete-config: a Python model's auto_complete_config is not run. */
   autoCompleteConfig = true;
   /** Models loaded at once at start (Triton's --model-load-thread-count, default 4). */
@@ -222,7 +226,7 @@ export class ModelManager implements ModelLookup, ModelControl {
     }
     const reasons: string[] = [];
     // A model serve does not run is refused before its (perhaps empty) version directories are looked at.
-    const support = read.config ? serveSupport(read.config) : { ignored: [] };
+    const support = read.config ? serveSupport(read.config, { rateLimiting: this.rateLimiter !== undefined }) : { ignored: [] };
     if (support.refusal) {
       record.failedFingerprint = read.fingerprint;
       throw this.recordFailure(name, `failed to load '${name}': ${support.refusal}`, 400, read);
@@ -317,7 +321,8 @@ export class ModelManager implements ModelLookup, ModelControl {
     if (isEnsembleConfig(config)) return (_dir, version, cfg) => loadEnsemble(cfg, version, this);
     // backend "python" runs model.py in gebe's stub processes; their BLS requests find models here.
     if (isPythonModel(config)) return (dir, version, cfg) => loadPythonModel(dir, version, cfg, { log: this.log, lookup: this, control: this });
-    return this.loadModel;
+    const rateLimiter = this.rateLimiter;
+    return rateLimiter ? (dir, version, cfg) => this.loadModel(dir, version, cfg, { rateLimiter }) : this.loadModel;
   }
 
   private hasReadyVersion(name: string): boolean {

@@ -19,8 +19,18 @@ export interface ServeSupport {
 
 const VALIDATE_STILL_CHECKS = '`gebe validate` still checks its config';
 
-export function serveSupport(config: ModelConfig): ServeSupport {
-  return { refusal: refusal(config), ignored: ignoredFields(config) };
+/** `rateLimiting`: the server runs Triton's rate limiter (--rate-limit execution_count). */
+export function serveSupport(config: ModelConfig, server: { rateLimiting?: boolean } = {}): ServeSupport {
+  return { refusal: refusal(config), ignored: ignoredFields(config, server.rateLimiting === true) };
+}
+
+/**
+ * Whether a rate_limiter goes unheeded: only when the server limits (without --rate-limit Triton
+ * ignores them too, and says nothing) and the model is not the executor's: a Python model's
+ * processes and an ensemble (which has no instances) are not held.
+ */
+function rateLimiterIgnored(config: ModelConfig, rateLimiting: boolean): boolean {
+  return rateLimiting && (config.backend === 'python' || config.platform === 'ensemble');
 }
 
 function refusal(config: ModelConfig): string | undefined {
@@ -61,7 +71,7 @@ const IGNORED_TOP_LEVEL = [
   'optimization', 'model_operations', 'model_repository_agents', 'metric_tags', 'cc_model_filenames',
 ] as const;
 
-function ignoredFields(config: ModelConfig): string[] {
+function ignoredFields(config: ModelConfig, rateLimiting: boolean): string[] {
   const ignored: string[] = IGNORED_TOP_LEVEL.filter((f) => present(config[f]));
   // Its one family, the first-response histogram (--metrics-config histogram_latencies=true), is a decoupled model's.
   if (present(config.model_metrics) && !isDecoupled(config)) ignored.push('model_metrics');
@@ -72,6 +82,7 @@ function ignoredFields(config: ModelConfig): string[] {
   for (const [i, group] of (config.instance_group ?? []).entries()) {
     const g = group as Record<string, unknown>;
     for (const f of ['rate_limiter', 'secondary_devices', 'host_policy', 'profile', 'passive']) {
+      if (f === 'rate_limiter' && !rateLimiterIgnored(config, rateLimiting)) continue;
       if (present(g[f])) ignored.push(`instance_group[${i}].${f}`);
     }
   }

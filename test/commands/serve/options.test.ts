@@ -28,6 +28,22 @@ describe('serve options', () => {
       .toThrow("--grpc-infer-response-compression-level must be one of none, low, medium, high, got 'max'");
   });
 
+  it("takes Triton's --rate-limit and --rate-limit-resource name:count[:device]", () => {
+    const opts = (extra: object) => resolveServeOptions(undefined, { ...defaults, ...extra }, '/w');
+    expect(opts({}).rateLimit).toBeUndefined();
+    expect(opts({ rateLimit: 'off' }).rateLimit).toBeUndefined();
+    expect(opts({ rateLimit: 'execution_count', rateLimitResource: ['R1:10', 'R2:5:0', 'R2:8:1'] }).rateLimit).toEqual({
+      resources: [{ name: 'R1', count: 10, device: -1 }, { name: 'R2', count: 5, device: 0 }, { name: 'R2', count: 8, device: 1 }],
+    });
+    // Counts while the limiter is off change nothing, as in Triton: serve names them at start.
+    const off = opts({ rateLimitResource: ['R1:10'] });
+    expect([off.rateLimit, off.ignoredTritonFlags]).toEqual([undefined, ['--rate-limit-resource (the rate limiter is off: add --rate-limit execution_count)']]);
+    expect(() => opts({ rateLimit: 'on' })).toThrow("--rate-limit must be off or execution_count, got 'on'");
+    for (const bad of ['R1', 'R1:', ':4', 'R1:-1', 'R1:4:x', 'R1:99999999999']) {
+      expect(() => opts({ rateLimit: 'execution_count', rateLimitResource: [bad] })).toThrow(`--rate-limit-resource must be <name>:<count> or <name>:<count>:<device>, with whole numbers, got '${bad}'`);
+    }
+  });
+
   it('takes --model-load-retry-count (default 0, at most 100)', () => {
     expect(resolveServeOptions(undefined, defaults, '/w').loadRetries).toBe(0);
     expect(resolveServeOptions(undefined, { ...defaults, modelLoadRetryCount: '3' }, '/w').loadRetries).toBe(3);

@@ -16,6 +16,7 @@ import { loadModel } from '../../../src/core/executor/index.js';
 import { DiskModelSource } from '../../../src/core/server/disk-source.js';
 import type { ServerPorts } from '../../../src/core/server/server.js';
 import { OnnxGraphBuilder } from '../../helpers/onnx-builder.js';
+import { serveSupport } from '../../../src/core/server/serve-support.js';
 
 const identityOnnx = (n = 2) => new OnnxGraphBuilder('identity').input('X', 'FLOAT', ['batch', n]).output('Y', 'FLOAT', ['batch', n]).node('Identity', ['X'], ['Y']).encode();
 const TENSORS = 'input [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]\n';
@@ -111,7 +112,7 @@ describe('serve refuses what it does not run and names what it ignores', () => {
   });
 
   it('serves a model with fields that have no effect, naming them in the table and the log', async () => {
-    expect(tableRow('tuned')).toMatch(/READY.*ignored \(not implemented by gebe serve\): optimization, instance_group\[0\]\.rate_limiter$/);
+    expect(tableRow('tuned')).toMatch(/READY.*ignored \(not implemented by gebe serve\): optimization$/);
     expect(io.err()).toMatch(/config fields that gebe serve does not implement are ignored.*tuned/);
     // The server was started without a response cache: it says how to give it one.
     expect(io.err()).toMatch(/response_cache is enabled in its config, but the server has no response cache.*tuned.*--cache-config local,size=<bytes>/);
@@ -250,5 +251,14 @@ describe('gebe serve on the ensemble example repository (fixtures/ensemble_repos
     } finally {
       await served.stop();
     }
+  });
+});
+
+describe('rate_limiter under --rate-limit execution_count', () => {
+  const group = { instance_group: [{ count: 1, rate_limiter: { resources: [{ name: 'R', count: 1 }] } }] };
+  it('is heeded for the executor\'s models, named as ignored for Python models, and unremarked while the limiter is off', () => {
+    expect(serveSupport({ name: 'm', backend: 'ge', ...group }, { rateLimiting: true }).ignored).toEqual([]);
+    expect(serveSupport({ name: 'p', backend: 'python', ...group }, { rateLimiting: true }).ignored).toEqual(['instance_group[0].rate_limiter']);
+    expect(serveSupport({ name: 'p', backend: 'python', ...group }).ignored).toEqual([]);
   });
 });

@@ -1,0 +1,18 @@
+// exports.RateLimiter: the server's rate limiter (scheduler/rate_limiter.h) as JS holds it, to
+// hand to loadModel (options.rateLimiter) for every model the server loads:
+//   new RateLimiter(resources: Array<{name, count, device}>)   device -1: every device
+//   capacities() -> Array<[resource, copies]>                   "name" (global) or "name@device"
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+
+#include "scheduler/rate_limiter.h"
+
+namespace gebe {
+
+// The limiter behind a RateLimiter JS object; null when `value` is not one.
+std::shared_ptr<RateLimiter> RateLimiterOf(Napi::Value value);
+
+}  // namespace gebe
