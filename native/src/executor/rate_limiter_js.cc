@@ -1,6 +1,7 @@
 #include "executor/rate_limiter_js.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "module_registry.h"
 
@@ -13,7 +14,12 @@ Napi::FunctionReference* g_constructor = nullptr;
 class RateLimiterJs : public Napi::ObjectWrap<RateLimiterJs> {
  public:
   static Napi::Function Define(Napi::Env env) {
-    Napi::Function ctor = DefineClass(env, "RateLimiter", {InstanceMethod("capacities", &RateLimiterJs::Capacities)});
+    Napi::Function ctor = DefineClass(env, "RateLimiter",
+                                      {InstanceMethod("capacities", &RateLimiterJs::Capacities),
+                                       InstanceMethod("register", &RateLimiterJs::Register),
+                                       InstanceMethod("unregister", &RateLimiterJs::Unregister),
+                                       InstanceMethod("acquire", &RateLimiterJs::Acquire),
+                                       InstanceMethod("release", &RateLimiterJs::Release)});
     g_constructor = new Napi::FunctionReference(Napi::Persistent(ctor));
     return ctor;
   }
@@ -54,7 +60,76 @@ class RateLimiterJs : public Napi::ObjectWrap<RateLimiterJs> {
     return out;
   }
 
+  // register({resources: [{name, global, count}], priority, device}) -> id; throws the refusal.
+  Napi::Value Register(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "RateLimiter.register: expected {resources, priority, device}");
+    Napi::Object o = info[0].As<Napi::Object>();
+    InstanceRateLimit limit;
+    limit.priority = uint32_t(NumberOr(o.Get("priority"), 0));
+    limit.device = int(NumberOr(o.Get("device"), 0));
+    Napi::Value resources = o.Get("resources");
+    if (resources.IsArray()) {
+      Napi::Array rs = resources.As<Napi::Array>();
+      for (uint32_t i = 0; i < rs.Length(); ++i) {
+        if (!rs.Get(i).IsObject()) throw Napi::TypeError::New(env, "RateLimiter.register: every resource must be {name, global, count}");
+        Napi::Object r = rs.Get(i).As<Napi::Object>();
+        if (!r.Get("name").IsString()) throw Napi::TypeError::New(env, "RateLimiter.register: a resource's name must be a string");
+        limit.resources.push_back({r.Get("name").As<Napi::String>().Utf8Value(), r.Get("global").ToBoolean().Value(), int64_t(NumberOr(r.Get("count"), 0))});
+      }
+    }
+    try {
+      return Napi::Number::New(env, limiter_->Register(limit));
+    } catch (const std::invalid_argument& e) {
+      throw Napi::Error::New(env, e.what());
+    }
+  }
+
+  Napi::Value Unregister(const Napi::CallbackInfo& info) {
+    limiter_->Unregister(Id(info));
+    return info.Env().Undefined();
+  }
+
+  // acquire(id) -> Promise<void>, settled on the JS thread once the instance holds its resources.
+  Napi::Value Acquire(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const int id = Id(info);
+    if (!tsfn_) {
+      tsfn_ = Napi::ThreadSafeFunction::New(env, Napi::Function::New(env, [](const Napi::CallbackInfo&) {}), "gebe-rate-limiter", 0, 1);
+      tsfn_.Unref(env);
+    }
+    // Waiting keeps the process alive, as a pending request does.
+    if (waiting_++ == 0) tsfn_.Ref(env);
+    auto* deferred = new Napi::Promise::Deferred(env);
+    Napi::Promise promise = deferred->Promise();
+    Napi::ThreadSafeFunction tsfn = tsfn_;
+    limiter_->AcquireAsync(id, [tsfn, deferred, this]() mutable {
+      tsfn.NonBlockingCall([deferred, this](Napi::Env env, Napi::Function) {
+        if (--waiting_ == 0) tsfn_.Unref(env);
+        deferred->Resolve(env.Undefined());
+        delete deferred;
+      });
+    });
+    return promise;
+  }
+
+  Napi::Value Release(const Napi::CallbackInfo& info) {
+    limiter_->Release(Id(info));
+    return info.Env().Undefined();
+  }
+
+  static double NumberOr(Napi::Value v, double fallback) { return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : fallback; }
+
+  int Id(const Napi::CallbackInfo& info) {
+    if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "RateLimiter: expected an instance id from register()");
+    return info[0].As<Napi::Number>().Int32Value();
+  }
+
   std::shared_ptr<RateLimiter> limiter_;
+  // Created at the first acquire and never released: a grant may come from any thread at any time
+  // while the server runs; the environment's teardown finalizes it.
+  Napi::ThreadSafeFunction tsfn_;
+  int waiting_ = 0;  // JS thread only
 };
 
 void Init(Napi::Env env, Napi::Object exports) { exports.Set("RateLimiter", RateLimiterJs::Define(env)); }

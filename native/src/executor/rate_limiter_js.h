@@ -2,6 +2,10 @@
 // hand to loadModel (options.rateLimiter) for every model the server loads:
 //   new RateLimiter(resources: Array<{name, count, device}>)   device -1: every device
 //   capacities() -> Array<[resource, copies]>                   "name" (global) or "name@device"
+// and, for instances JS runs (a Python model's processes):
+//   register({resources: [{name, global, count}], priority, device}) -> id   (throws the refusal)
+//   acquire(id) -> Promise<void>    settled once the instance holds its resources
+//   release(id), unregister(id)
 #pragma once
 
 #include <napi.h>

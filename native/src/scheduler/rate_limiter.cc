@@ -7,7 +7,7 @@ namespace gebe {
 
 RateLimiter::RateLimiter(std::vector<RateLimitResource> server_resources) : explicit_(std::move(server_resources)) {}
 
-const RateLimitResource* RateLimiter::ExplicitLocked(const Key& key) const {
+const RateLimitResource* RateLimiter::ExplicitCount(const Key& key) const {
   const RateLimitResource* every_device = nullptr;
   for (const auto& r : explicit_) {
     if (r.name != key.name) continue;
@@ -18,7 +18,7 @@ const RateLimitResource* RateLimiter::ExplicitLocked(const Key& key) const {
 }
 
 int64_t RateLimiter::CapacityLocked(const Key& key) const {
-  if (const RateLimitResource* given = ExplicitLocked(key)) return given->count;
+  if (const RateLimitResource* given = ExplicitCount(key)) return given->count;
   int64_t largest = 0;
   for (const auto& [id, instance] : instances_) {
     for (const auto& [k, count] : instance.needs) {
@@ -36,16 +36,49 @@ bool RateLimiter::FitsLocked(const Registered& instance) const {
   return true;
 }
 
-bool RateLimiter::FirstInLineLocked(uint64_t seq, const Registered& instance) const {
-  for (const Waiter& ahead : waiters_) {
-    if (ahead.seq == seq) return true;
-    for (const auto& [key, count] : instances_.at(ahead.id).needs) {
-      for (const auto& [mine, unused] : instance.needs) {
-        if (key == mine) return false;
-      }
+std::shared_ptr<RateLimiter::Waiter> RateLimiter::EnqueueLocked(int id, std::function<void()> on_grant) {
+  Registered& instance = instances_.at(id);
+  // An instance that waited nothing for a while does not bank turns: it starts from the pass of
+  // the last instance served.
+  instance.pass = std::max(instance.pass, global_pass_);
+  auto waiter = std::make_shared<Waiter>();
+  waiter->id = id;
+  waiter->pass = instance.pass;
+  waiter->seq = next_seq_++;
+  waiter->on_grant = std::move(on_grant);
+  const auto before = [](const std::shared_ptr<Waiter>& a, const std::shared_ptr<Waiter>& b) {
+    return a->pass != b->pass ? a->pass < b->pass : a->seq < b->seq;
+  };
+  waiters_.insert(std::upper_bound(waiters_.begin(), waiters_.end(), waiter, before), waiter);
+  return waiter;
+}
+
+void RateLimiter::GrantLocked(Callbacks& callbacks) {
+  std::vector<Key> blocked;  // needed by a waiter left in line: nobody behind it takes them
+  bool woke = false;
+  for (auto it = waiters_.begin(); it != waiters_.end();) {
+    Waiter& w = **it;
+    Registered& instance = instances_.at(w.id);
+    bool behind = false;
+    for (const auto& [key, count] : instance.needs) behind |= std::find(blocked.begin(), blocked.end(), key) != blocked.end();
+    if (behind || !FitsLocked(instance)) {
+      for (const auto& [key, count] : instance.needs) blocked.push_back(key);
+      ++it;
+      continue;
     }
+    for (const auto& [key, count] : instance.needs) in_use_[key] += count;
+    global_pass_ = instance.pass;
+    instance.pass += instance.stride;
+    w.granted = true;
+    if (w.on_grant) callbacks.push_back(std::move(w.on_grant));
+    else woke = true;
+    it = waiters_.erase(it);
   }
-  return true;
+  if (woke) cv_.notify_all();
+}
+
+void RateLimiter::Call(Callbacks& callbacks) {
+  for (auto& callback : callbacks) callback();
 }
 
 int RateLimiter::Register(const InstanceRateLimit& limit) {
@@ -58,9 +91,9 @@ int RateLimiter::Register(const InstanceRateLimit& limit) {
     if (same != instance.needs.end()) same->second += need.count;
     else instance.needs.emplace_back(key, need.count);
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  // The flag's counts never change: no lock is needed to read them.
   for (const auto& [key, count] : instance.needs) {
-    const RateLimitResource* given = ExplicitLocked(key);
+    const RateLimitResource* given = ExplicitCount(key);
     if (given != nullptr && given->count < count) {
       const std::string where = key.device == kGlobal ? "" : " on device " + std::to_string(key.device);
       throw std::invalid_argument("its rate_limiter needs " + std::to_string(count) + " of resource '" + key.name + "'" + where +
@@ -68,45 +101,86 @@ int RateLimiter::Register(const InstanceRateLimit& limit) {
                                   ": the instance could never run; raise the count or lower the need");
     }
   }
-  instance.pass = global_pass_;
-  const int id = next_id_++;
-  instances_.emplace(id, std::move(instance));
-  // A larger need may have raised a default capacity.
-  cv_.notify_all();
+  Callbacks callbacks;
+  int id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    instance.pass = global_pass_;
+    id = next_id_++;
+    instances_.emplace(id, std::move(instance));
+    // A larger need may have raised a default capacity.
+    GrantLocked(callbacks);
+  }
+  Call(callbacks);
   return id;
 }
 
 void RateLimiter::Unregister(int id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  instances_.erase(id);
-  cv_.notify_all();
+  Callbacks callbacks;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Its waiters (a model unloading while one of its instances waits) go at once, holding
+    // nothing: their Release finds no instance.
+    for (auto it = waiters_.begin(); it != waiters_.end();) {
+      if ((*it)->id != id) {
+        ++it;
+        continue;
+      }
+      (*it)->granted = true;
+      if ((*it)->on_grant) callbacks.push_back(std::move((*it)->on_grant));
+      it = waiters_.erase(it);
+    }
+    cv_.notify_all();
+    instances_.erase(id);
+    GrantLocked(callbacks);
+  }
+  Call(callbacks);
 }
 
 void RateLimiter::Acquire(int id) {
-  std::unique_lock<std::mutex> lock(mu_);
-  Registered& instance = instances_.at(id);
-  if (instance.needs.empty()) return;
-  // An instance that waited nothing for a while does not bank turns: it starts from the pass of
-  // the last instance served.
-  instance.pass = std::max(instance.pass, global_pass_);
-  const Waiter me{id, instance.pass, next_seq_++};
-  const auto before = [](const Waiter& a, const Waiter& b) { return a.pass != b.pass ? a.pass < b.pass : a.seq < b.seq; };
-  waiters_.insert(std::upper_bound(waiters_.begin(), waiters_.end(), me, before), me);
-  cv_.wait(lock, [&] { return FirstInLineLocked(me.seq, instance) && FitsLocked(instance); });
-  waiters_.erase(std::find_if(waiters_.begin(), waiters_.end(), [&](const Waiter& w) { return w.seq == me.seq; }));
-  for (const auto& [key, count] : instance.needs) in_use_[key] += count;
-  global_pass_ = instance.pass;
-  instance.pass += instance.stride;
-  // The next in line may fit in what is left.
-  cv_.notify_all();
+  Callbacks callbacks;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    const auto found = instances_.find(id);
+    if (found == instances_.end() || found->second.needs.empty()) return;
+    std::shared_ptr<Waiter> me = EnqueueLocked(id, nullptr);
+    GrantLocked(callbacks);
+    if (!me->granted) {
+      lock.unlock();
+      Call(callbacks);
+      callbacks.clear();
+      lock.lock();
+      cv_.wait(lock, [&] { return me->granted; });
+    }
+  }
+  Call(callbacks);
+}
+
+void RateLimiter::AcquireAsync(int id, std::function<void()> granted) {
+  Callbacks callbacks;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto found = instances_.find(id);
+    if (found == instances_.end() || found->second.needs.empty()) {
+      callbacks.push_back(std::move(granted));
+    } else {
+      EnqueueLocked(id, std::move(granted));
+      GrantLocked(callbacks);
+    }
+  }
+  Call(callbacks);
 }
 
 void RateLimiter::Release(int id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  const auto found = instances_.find(id);
-  if (found == instances_.end() || found->second.needs.empty()) return;
-  for (const auto& [key, count] : found->second.needs) in_use_[key] -= count;
-  cv_.notify_all();
+  Callbacks callbacks;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto found = instances_.find(id);
+    if (found == instances_.end() || found->second.needs.empty()) return;
+    for (const auto& [key, count] : found->second.needs) in_use_[key] -= count;
+    GrantLocked(callbacks);
+  }
+  Call(callbacks);
 }
 
 std::vector<std::pair<std::string, int64_t>> RateLimiter::Capacities() const {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -56,15 +57,19 @@ class RateLimiter {
   // Registers an instance; returns its id. Throws std::invalid_argument, naming the resource,
   // when the server was given fewer copies of it than the instance needs (it could never run).
   int Register(const InstanceRateLimit& limit);
+  // Its waiters, if any, are let go at once, holding nothing.
   void Unregister(int id);
 
-  // Blocks until the instance holds its resources (at once when it needs none).
+  // Blocks until the instance holds its resources (at once when it needs none, or is not registered).
   void Acquire(int id);
+  // The same without blocking, for an instance JS runs (a Python model's): `granted` is called once
+  // it holds them, on whichever thread gave them back (or this one), with no lock held.
+  void AcquireAsync(int id, std::function<void()> granted);
   void Release(int id);
 
   // How many copies of each resource the server has now: "name" (global) or "name@device".
   std::vector<std::pair<std::string, int64_t>> Capacities() const;
-  // Instances waiting in Acquire now.
+  // Instances waiting in Acquire or AcquireAsync now.
   size_t Waiting() const;
 
  private:
@@ -84,22 +89,30 @@ class RateLimiter {
     int id;
     uint64_t pass;
     uint64_t seq;
+    bool granted = false;
+    std::function<void()> on_grant;  // empty: a thread blocked in Acquire
   };
+  using Callbacks = std::vector<std::function<void()>>;
 
   // The server's copies of a resource: the flag's for its device, the flag's for every device,
   // or the largest registered need.
   int64_t CapacityLocked(const Key& key) const;
-  const RateLimitResource* ExplicitLocked(const Key& key) const;
+  // The flag's count for a resource, if it gives one (explicit_ never changes: no lock needed).
+  const RateLimitResource* ExplicitCount(const Key& key) const;
   bool FitsLocked(const Registered& instance) const;
-  // No waiter ahead of this one (seq) needs any resource it needs.
-  bool FirstInLineLocked(uint64_t seq, const Registered& instance) const;
+  // Queues a waiter in (pass, seq) order.
+  std::shared_ptr<Waiter> EnqueueLocked(int id, std::function<void()> on_grant);
+  // Gives resources to every waiter that is first in line for all it needs and fits, in order;
+  // wakes blocked ones and collects the callbacks of the others (to call with no lock held).
+  void GrantLocked(Callbacks& callbacks);
+  static void Call(Callbacks& callbacks);
 
   const std::vector<RateLimitResource> explicit_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<int, Registered> instances_;
   std::map<Key, int64_t> in_use_;
-  std::vector<Waiter> waiters_;  // sorted by (pass, seq)
+  std::vector<std::shared_ptr<Waiter>> waiters_;  // sorted by (pass, seq)
   uint64_t global_pass_ = 0;
   uint64_t next_seq_ = 0;
   int next_id_ = 0;

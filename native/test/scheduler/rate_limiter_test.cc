@@ -181,3 +181,48 @@ TEST(RateLimiterDoesNotLetSmallNeedsStarveTheFirstInLine) {
   tsmall.join();
   CHECK(log.order == std::vector<std::string>({"big", "small"}));
 }
+
+TEST(RateLimiterCallsBackAnInstanceThatDoesNotBlock) {
+  RateLimiter limiter({});
+  const int a = limiter.Register(Needs({{"R", false, 1}}));
+  const int js = limiter.Register(Needs({{"R", false, 1}}));
+  const int none = limiter.Register(Needs({}));
+  std::atomic<int> granted{0};
+  limiter.AcquireAsync(none, [&] { granted += 10; });  // needs nothing: called at once
+  CHECK_EQ(granted.load(), 10);
+  limiter.Acquire(a);
+  limiter.AcquireAsync(js, [&] { granted += 1; });
+  CHECK_EQ(granted.load(), 10);
+  CHECK_EQ(limiter.Waiting(), size_t(1));
+  // The holder gives R back on another thread: the callback runs there.
+  std::thread([&] { limiter.Release(a); }).join();
+  CHECK_EQ(granted.load(), 11);
+  // js holds R now: a blocking waiter waits for its release.
+  std::atomic<bool> a_again{false};
+  std::thread ta([&] {
+    limiter.Acquire(a);
+    a_again = true;
+    limiter.Release(a);
+  });
+  WaitForWaiting(limiter, 1);
+  CHECK(!a_again);
+  limiter.Release(js);
+  ta.join();
+  CHECK(a_again);
+}
+
+TEST(RateLimiterLetsGoTheWaitersOfAnInstanceItForgets) {
+  RateLimiter limiter({});
+  const int a = limiter.Register(Needs({{"R", false, 1}}));
+  const int gone = limiter.Register(Needs({{"R", false, 1}}));
+  limiter.Acquire(a);
+  bool called = false;
+  limiter.AcquireAsync(gone, [&] { called = true; });
+  limiter.Unregister(gone);  // its model unloaded while it waited
+  CHECK(called);
+  CHECK_EQ(limiter.Waiting(), size_t(0));
+  limiter.Release(gone);  // holds nothing: changes nothing
+  limiter.Release(a);
+  limiter.Acquire(a);
+  limiter.Release(a);
+}

@@ -13,10 +13,20 @@ export interface RateLimitResource {
   device: number;
 }
 
-/** The server's limiter, as loadModel takes it (LoadOverrides.rateLimiter). */
+/**
+ * The server's limiter, as loadModel takes it (LoadOverrides.rateLimiter); the executor's
+ * instances use it natively, the instances JS runs (a Python model's processes) through
+ * register / acquire / release.
+ */
 export interface RateLimiter {
   /** Copies of each resource the server has now: "name" (global) or "name@device". */
   capacities(): Array<[string, number]>;
+  /** Registers one instance; throws (Error) when the server has fewer copies of a resource than it needs. */
+  register(limit: InstanceRateLimit & { device: number }): number;
+  unregister(id: number): void;
+  /** Settles once the instance holds its resources. */
+  acquire(id: number): Promise<void>;
+  release(id: number): void;
 }
 
 /** One instance's rate_limiter, as the native loader reads it. */

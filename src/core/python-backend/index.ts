@@ -21,6 +21,7 @@ import { sequenceBatching } from '../executor/sequence-options.js';
 import { PythonModel } from './python-model.js';
 import { pythonSequenceRefusal } from './sequences.js';
 import { StubProcess } from './stub-process.js';
+import { instanceRateLimits, type RateLimiter } from '../executor/rate-limiter.js';
 
 export { PythonModel } from './python-model.js';
 
@@ -39,6 +40,8 @@ export interface PythonLoadContext {
   control?: ModelControl;
   shmCapBytes?: number;
   unloadGraceMs?: number;
+  /** The server's rate limiter (--rate-limit execution_count): each instance takes its rate_limiter resources there for every execute(). */
+  rateLimiter?: RateLimiter;
 }
 
 export function isPythonModel(config: ModelConfig): boolean {
@@ -117,6 +120,7 @@ export async function loadPythonModel(modelDir: string, version: string, config:
       sequence,
       unloadGraceMs: context.unloadGraceMs ?? PYTHON_UNLOAD_GRACE_MS,
       log: context.log,
+      ...(context.rateLimiter ? { rateLimit: { limiter: context.rateLimiter, needs: instanceRateLimits(config, instances.length) } } : {}),
     },
     instances.map((i) => i.name),
     (instance) => ({

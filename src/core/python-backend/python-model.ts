@@ -21,6 +21,8 @@ import { otelContext } from '../executor/otel-ids.js';
 import { decoupledRefusal } from '../executor/decoupled.js';
 import { abortError, whenAborted } from '../executor/cancellation.js';
 import type { Logger } from '../server/logger.js';
+import { GebeError } from '../../errors.js';
+import type { InstanceRateLimit, RateLimiter } from '../executor/rate-limiter.js';
 import { ModelStats } from './model-stats.js';
 import { checkOutputs } from './output-check.js';
 import { MAX_PARAMETER_BYTES, type ParameterMap } from './parameters.js';
@@ -46,6 +48,8 @@ export interface PythonModelSpec {
    */
   sequence?: { idleMs: number; iterative: boolean };
   log: Logger;
+  /** The server's rate limiter and each instance's needs (instance order): execute() runs while they are held. */
+  rateLimit?: { limiter: RateLimiter; needs: InstanceRateLimit[] };
 }
 
 interface Queued {
@@ -75,6 +79,8 @@ interface Instance {
   stub?: StubProcess;
   starting?: Promise<StubProcess>;
   running: number;
+  /** Its id at the server's rate limiter, when there is one. */
+  rateLimitId?: number;
 }
 
 
@@ -118,13 +124,35 @@ export class PythonModel implements LoadedModel {
   /** Starts every instance's process (initialize() runs in each); any failure fails the load. */
   static async load(spec: PythonModelSpec, instanceNames: string[], stubOptions: (instance: string) => StubOptions): Promise<PythonModel> {
     const model = new PythonModel(spec, instanceNames.map((name) => ({ name, running: 0 })), stubOptions);
+    model.registerRateLimits();
     const started = await Promise.allSettled(model.instances.map((i) => model.start(i)));
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) {
       await Promise.all(model.instances.map((i) => i.stub?.finalize(0)));
+      model.unregisterRateLimits();
       throw failed.reason;
     }
     return model;
+  }
+
+  /** Each instance's needs, registered with the server's rate limiter; a need it cannot meet fails the load. */
+  private registerRateLimits(): void {
+    const limit = this.spec.rateLimit;
+    if (!limit) return;
+    try {
+      // A Python instance runs on the host: its per-device resources count on device 0.
+      for (const [i, instance] of this.instances.entries()) instance.rateLimitId = limit.limiter.register({ ...(limit.needs[i] ?? { resources: [], priority: 0 }), device: 0 });
+    } catch (err) {
+      this.unregisterRateLimits();
+      throw new GebeError(`model '${this.name}': ${(err as Error).message}`);
+    }
+  }
+
+  private unregisterRateLimits(): void {
+    for (const instance of this.instances) {
+      if (instance.rateLimitId !== undefined) this.spec.rateLimit!.limiter.unregister(instance.rateLimitId);
+      instance.rateLimitId = undefined;
+    }
   }
 
   get name(): string { return this.spec.name; }
@@ -279,6 +307,7 @@ export class PythonModel implements LoadedModel {
         const stub = i.stub ?? (await i.starting?.catch(() => undefined));
         await stub?.finalize(remaining);
       }));
+      this.unregisterRateLimits();
     })();
     return this.unloading;
   }
@@ -402,6 +431,9 @@ export class PythonModel implements LoadedModel {
 
   private async run(instance: Instance, batch: Queued[]): Promise<void> {
     instance.running = batch.length;
+    // Its rate_limiter resources first: the wait is the requests' queue time, as in Triton.
+    const limiter = instance.rateLimitId !== undefined ? this.spec.rateLimit!.limiter : undefined;
+    if (limiter) await limiter.acquire(instance.rateLimitId!);
     const started = process.hrtime.bigint();
     try {
       const stub = instance.stub?.alive ? instance.stub : await this.start(instance);
@@ -455,6 +487,7 @@ export class PythonModel implements LoadedModel {
         q.reject(error);
       }
     } finally {
+      if (limiter) limiter.release(instance.rateLimitId!);
       instance.running = 0;
       if (this.pendingCount() === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       if (!this.unloading) this.dispatch();

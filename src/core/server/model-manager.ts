@@ -320,7 +320,9 @@ export class ModelManager implements ModelLookup, ModelControl {
   private loaderFor(config: ModelConfig): LoadModelFn {
     if (isEnsembleConfig(config)) return (_dir, version, cfg) => loadEnsemble(cfg, version, this);
     // backend "python" runs model.py in gebe's stub processes; their BLS requests find models here.
-    if (isPythonModel(config)) return (dir, version, cfg) => loadPythonModel(dir, version, cfg, { log: this.log, lookup: this, control: this });
+    if (isPythonModel(config)) {
+      return (dir, version, cfg) => loadPythonModel(dir, version, cfg, { log: this.log, lookup: this, control: this, ...(this.rateLimiter ? { rateLimiter: this.rateLimiter } : {}) });
+    }
     const rateLimiter = this.rateLimiter;
     return rateLimiter ? (dir, version, cfg) => this.loadModel(dir, version, cfg, { rateLimiter }) : this.loadModel;
   }

@@ -26,11 +26,11 @@ export function serveSupport(config: ModelConfig, server: { rateLimiting?: boole
 
 /**
  * Whether a rate_limiter goes unheeded: only when the server limits (without --rate-limit Triton
- * ignores them too, and says nothing) and the model is not the executor's: a Python model's
- * processes and an ensemble (which has no instances) are not held.
+ * ignores them too, and says nothing) and the model is an ensemble, which has no instances (the
+ * executor's models and Python models are held).
  */
 function rateLimiterIgnored(config: ModelConfig, rateLimiting: boolean): boolean {
-  return rateLimiting && (config.backend === 'python' || config.platform === 'ensemble');
+  return rateLimiting && config.platform === 'ensemble';
 }
 
 function refusal(config: ModelConfig): string | undefined {

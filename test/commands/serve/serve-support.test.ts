@@ -256,9 +256,10 @@ describe('gebe serve on the ensemble example repository (fixtures/ensemble_repos
 
 describe('rate_limiter under --rate-limit execution_count', () => {
   const group = { instance_group: [{ count: 1, rate_limiter: { resources: [{ name: 'R', count: 1 }] } }] };
-  it('is heeded for the executor\'s models, named as ignored for Python models, and unremarked while the limiter is off', () => {
+  it('is heeded for the executor\'s and Python models, named as ignored for an ensemble, and unremarked while the limiter is off', () => {
     expect(serveSupport({ name: 'm', backend: 'ge', ...group }, { rateLimiting: true }).ignored).toEqual([]);
-    expect(serveSupport({ name: 'p', backend: 'python', ...group }, { rateLimiting: true }).ignored).toEqual(['instance_group[0].rate_limiter']);
-    expect(serveSupport({ name: 'p', backend: 'python', ...group }).ignored).toEqual([]);
+    expect(serveSupport({ name: 'p', backend: 'python', ...group }, { rateLimiting: true }).ignored).toEqual([]);
+    expect(serveSupport({ name: 'e', platform: 'ensemble', ...group }, { rateLimiting: true }).ignored).toEqual(['instance_group[0].rate_limiter']);
+    expect(serveSupport({ name: 'e', platform: 'ensemble', ...group }).ignored).toEqual([]);
   });
 });

@@ -16,7 +16,10 @@ import { ModelManager } from '../../../../src/core/server/model-manager.js';
 import { GebeServer } from '../../../../src/core/server/server.js';
 import { binaryBody, postBinary } from '../helpers/http-client.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
-import { mnistRepository } from './helpers.js';
+import { pythonForTests } from '../../../helpers/python-env.js';
+import { mnistRepository, writeModel } from './helpers.js';
+
+const python = pythonForTests();
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gebe-rate-limit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,13 +47,36 @@ output [{ name: "y" data_type: TYPE_FP32 dims: [64, 256] }]
 instance_group [{ count: 1 kind: KIND_CPU rate_limiter { resources [{ name: "R" count: ${needs} }] priority: 1 } }]
 `;
 
-/** A server over left and right (R: 1 each) and greedy (R: 2), tracing every request to `file`. */
-async function start(file: string, limiter?: RateLimitResource[]) {
+/**
+ * A server over left and right (R: 1 each) and greedy (R: 2), tracing every request to `file`;
+ * with `withPython`, also py, a Python model (R: 1) whose execute() sleeps 20 ms and answers its
+ * CLOCK_MONOTONIC start and end (the clock of the traces).
+ */
+async function start(file: string, limiter?: RateLimitResource[], withPython = false) {
   const repo = mnistRepository({
     left: { config: config('left', 1), model },
     right: { config: config('right', 1), model },
     greedy: { config: config('greedy', 2), model },
   });
+  if (withPython) {
+    writeModel(repo, 'py', [
+      'backend: "python"', 'max_batch_size: 0',
+      'input [ { name: "IN" data_type: TYPE_INT32 dims: [ 1 ] } ]', 'output [ { name: "T" data_type: TYPE_INT64 dims: [ 2 ] } ]',
+      'instance_group [ { count: 1 kind: KIND_CPU rate_limiter { resources [ { name: "R" count: 1 } ] } } ]',
+    ], [
+      'import time',
+      'import numpy as np',
+      'import triton_python_backend_utils as pb_utils',
+      'class TritonPythonModel:',
+      '    def execute(self, requests):',
+      '        out = []',
+      '        for r in requests:',
+      '            start = time.monotonic_ns()',
+      '            time.sleep(0.02)',
+      '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("T", np.array([start, time.monotonic_ns()], np.int64))]))',
+      '        return out',
+    ]);
+  }
   const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'none');
   if (limiter) manager.rateLimiter = createRateLimiter(limiter);
   await manager.start();
@@ -138,6 +164,27 @@ describe('--rate-limit execution_count', () => {
     }
     const intervals = computeIntervals(file);
     expect(overlaps(intervals.get('left')!, intervals.get('right')!)).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!python.available)('holds a Python model\'s execute() as it holds the executor\'s instances', async () => {
+    const runs = async (limiter?: RateLimitResource[]) => {
+      const file = path.join(dir, `py-${limiter ? 'limited' : 'free'}.json`);
+      const server = await start(file, limiter, true);
+      const py: Array<[number, number]> = [];
+      try {
+        const once = async () => {
+          const res = await fetch(`${server.http}/v2/models/py/infer`, { method: 'POST', body: JSON.stringify({ inputs: [{ name: 'IN', datatype: 'INT32', shape: [1], data: [0] }] }) });
+          const body = (await res.json()) as { outputs: Array<{ data: number[] }> };
+          py.push(body.outputs[0]!.data as [number, number]);
+        };
+        await Promise.all([load(server.http), (async () => { for (let i = 0; i < 6; i++) await once(); })()]);
+      } finally {
+        await server.stop();
+      }
+      return overlaps(py, computeIntervals(file).get('left')!);
+    };
+    expect(await runs([{ name: 'R', count: 1, device: -1 }])).toBe(0);
+    expect(await runs()).toBeGreaterThan(0);
   });
 
   it('takes the largest need as the count when the flag gives none', async () => {
