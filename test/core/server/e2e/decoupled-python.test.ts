@@ -24,7 +24,7 @@ import { makeTestCertificates } from '../helpers/tls-certs.js';
 import { call, callError, grpcClient, streamInfer, streamInt32, type GrpcClient } from '../helpers/grpc-client.js';
 import { getJson, postJson } from '../helpers/http-client.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
-import { startRealServer, writeParametersModel, type RealServer } from './helpers.js';
+import { perRequestModelPy, startRealServer, writeParametersModel, type RealServer } from './helpers.js';
 import { runGebe } from '../../../helpers/gebe-cli.js';
 
 const python = pythonForTests();
@@ -172,18 +172,7 @@ const MODELS: Record<string, string[]> = {
 };
 
 /** A model.py whose execute() runs `body` for each request `r` (its IN as numpy: `v`), appending its response to `out`. */
-const perRequest = (body: string[]): string[] => [
-  'import json',
-  'import numpy as np',
-  'import triton_python_backend_utils as pb_utils',
-  'class TritonPythonModel:',
-  '    def execute(self, requests):',
-  '        out = []',
-  '        for r in requests:',
-  '            v = pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()',
-  ...body.map((line) => `            ${line}`),
-  '        return out',
-];
+const perRequest = (body: string[]): string[] => perRequestModelPy(['v = pb_utils.get_input_tensor_by_name(r, "IN").as_numpy()', ...body], ['import json']);
 
 /** Python models that are not decoupled (config and model.py), for BLS from the decoupled ones. */
 const PLAIN: Record<string, string[]> = {

@@ -127,6 +127,24 @@ export function writeParametersModel(repo: string): void {
  * Model `name` in `repo`: its config.pbtxt (`name:` first, then `config`'s lines) and, given its
  * lines, version 1's model.py (an ensemble has an empty version directory).
  */
+/**
+ * A model.py whose execute() runs `body` (lines, unindented) for each request `r`, appending its
+ * response to `out`; numpy (np), triton_python_backend_utils (pb_utils) and `imports` imported.
+ */
+export function perRequestModelPy(body: string[], imports: string[] = []): string[] {
+  return [
+    ...imports,
+    'import numpy as np',
+    'import triton_python_backend_utils as pb_utils',
+    'class TritonPythonModel:',
+    '    def execute(self, requests):',
+    '        out = []',
+    '        for r in requests:',
+    ...body.map((line) => `            ${line}`),
+    '        return out',
+  ];
+}
+
 export function writeModel(repo: string, name: string, config: string[], modelPy?: string[]): void {
   mkdirSync(path.join(repo, name, '1'), { recursive: true });
   writeFileSync(path.join(repo, name, 'config.pbtxt'), [`name: "${name}"`, ...config, ''].join('\n'));

@@ -16,7 +16,7 @@ import { postJson } from '../helpers/http-client.js';
 import { silentLogger, type Logger } from '../../../../src/core/server/logger.js';
 import { DEFAULT_OTEL_OPTIONS } from '../../../../src/core/server/otel-exporter.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
-import { mnistRepository, startRealServer, writeMnistPipeline, writeModel, type RealServer } from './helpers.js';
+import { mnistRepository, perRequestModelPy, startRealServer, writeMnistPipeline, writeModel, type RealServer } from './helpers.js';
 
 interface Span {
   traceId: string; spanId: string; parentSpanId: string; name: string; kind: number;
@@ -231,22 +231,15 @@ describe.skipIf(!python.available)('OpenTelemetry trace mode with a BLS model', 
       'backend: "python"', 'max_batch_size: 0',
       'input [ { name: "image" data_type: TYPE_FP32 dims: [ 1, 1, 28, 28 ] } ]',
       'output [ { name: "logits" data_type: TYPE_FP32 dims: [ 1, 10 ] }, { name: "context" data_type: TYPE_STRING dims: [ 1 ] } ]',
-    ], [
-      'import numpy as np',
-      'import triton_python_backend_utils as pb_utils',
-      'class TritonPythonModel:',
-      '    def execute(self, requests):',
-      '        out = []',
-      '        for r in requests:',
-      '            image = pb_utils.get_input_tensor_by_name(r, "image")',
-      '            ask = lambda **kw: pb_utils.InferenceRequest(model_name="mnist", requested_output_names=["logits"], inputs=[pb_utils.Tensor("image", image.as_numpy())], **kw).exec()',
-      '            ask()  # not the request\'s child: no trace given',
-      '            ask(trace=pb_utils.InferenceTrace(987654))  # a trace the model does not hold: not a child either',
-      '            answer = ask(trace=r.trace())',
-      '            context = np.array([r.trace().get_context().encode()], dtype=object)',
-      '            out.append(pb_utils.InferenceResponse([pb_utils.get_output_tensor_by_name(answer, "logits"), pb_utils.Tensor("context", context)]))',
-      '        return out',
-    ]);
+    ], perRequestModelPy([
+      'image = pb_utils.get_input_tensor_by_name(r, "image")',
+      'ask = lambda **kw: pb_utils.InferenceRequest(model_name="mnist", requested_output_names=["logits"], inputs=[pb_utils.Tensor("image", image.as_numpy())], **kw).exec()',
+      'ask()  # not the request\'s child: no trace given',
+      'ask(trace=pb_utils.InferenceTrace(987654))  # a trace the model does not hold: not a child either',
+      'answer = ask(trace=r.trace())',
+      'context = np.array([r.trace().get_context().encode()], dtype=object)',
+      'out.append(pb_utils.InferenceResponse([pb_utils.get_output_tensor_by_name(answer, "logits"), pb_utils.Tensor("context", context)]))',
+    ]));
     const server = await startRealServer(repo, 'none', [], undefined, {
       trace: { mode: 'opentelemetry', file: '', setting: { timestamps: true, rate: 1, count: -1, logFrequency: 0 }, otel: { ...DEFAULT_OTEL_OPTIONS, url: `http://${otel.url}`, scheduleDelayMs: 50 } },
     });

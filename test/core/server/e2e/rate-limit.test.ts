@@ -17,7 +17,7 @@ import { GebeServer } from '../../../../src/core/server/server.js';
 import { binaryBody, postBinary } from '../helpers/http-client.js';
 import { OnnxGraphBuilder, randomValues } from '../../../helpers/onnx-builder.js';
 import { pythonForTests } from '../../../helpers/python-env.js';
-import { mnistRepository, writeModel } from './helpers.js';
+import { mnistRepository, perRequestModelPy, writeModel } from './helpers.js';
 
 const python = pythonForTests();
 
@@ -63,19 +63,11 @@ async function start(file: string, limiter?: RateLimitResource[], withPython = f
       'backend: "python"', 'max_batch_size: 0',
       'input [ { name: "IN" data_type: TYPE_INT32 dims: [ 1 ] } ]', 'output [ { name: "T" data_type: TYPE_INT64 dims: [ 2 ] } ]',
       'instance_group [ { count: 1 kind: KIND_CPU rate_limiter { resources [ { name: "R" count: 1 } ] } } ]',
-    ], [
-      'import time',
-      'import numpy as np',
-      'import triton_python_backend_utils as pb_utils',
-      'class TritonPythonModel:',
-      '    def execute(self, requests):',
-      '        out = []',
-      '        for r in requests:',
-      '            start = time.monotonic_ns()',
-      '            time.sleep(0.02)',
-      '            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("T", np.array([start, time.monotonic_ns()], np.int64))]))',
-      '        return out',
-    ]);
+    ], perRequestModelPy([
+      'start = time.monotonic_ns()',
+      'time.sleep(0.02)',
+      'out.append(pb_utils.InferenceResponse([pb_utils.Tensor("T", np.array([start, time.monotonic_ns()], np.int64))]))',
+    ], ['import time']));
   }
   const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'none');
   if (limiter) manager.rateLimiter = createRateLimiter(limiter);
