@@ -7,18 +7,19 @@ namespace gebe {
 
 RateLimiter::RateLimiter(std::vector<RateLimitResource> server_resources) : explicit_(std::move(server_resources)) {}
 
-const RateLimitResource* RateLimiter::ExplicitCount(const Key& key) const {
-  const RateLimitResource* every_device = nullptr;
+int64_t RateLimiter::ExplicitCount(const Key& key) const {
+  int64_t count = 0;
   for (const auto& r : explicit_) {
     if (r.name != key.name) continue;
-    if (r.device == -1) every_device = &r;
-    else if (key.device != kGlobal && r.device == key.device) return &r;
+    // A global resource takes the largest count the flag gives its name, whatever the device; a
+    // per-device one the larger of its device's and the every-device count.
+    if (key.device == kGlobal || r.device == -1 || r.device == key.device) count = std::max(count, r.count);
   }
-  return every_device;
+  return count;
 }
 
 int64_t RateLimiter::CapacityLocked(const Key& key) const {
-  if (const RateLimitResource* given = ExplicitCount(key)) return given->count;
+  if (!explicit_.empty()) return ExplicitCount(key);
   int64_t largest = 0;
   for (const auto& [id, instance] : instances_) {
     for (const auto& [k, count] : instance.needs) {
@@ -87,24 +88,35 @@ int RateLimiter::Register(const InstanceRateLimit& limit) {
   for (const auto& need : limit.resources) {
     if (need.count <= 0) continue;
     Key key{need.name, need.global ? kGlobal : limit.device};
+    // A name listed twice: the last count stands, as in Triton.
     auto same = std::find_if(instance.needs.begin(), instance.needs.end(), [&](const auto& n) { return n.first == key; });
-    if (same != instance.needs.end()) same->second += need.count;
+    if (same != instance.needs.end()) same->second = need.count;
     else instance.needs.emplace_back(key, need.count);
   }
-  // The flag's counts never change: no lock is needed to read them.
-  for (const auto& [key, count] : instance.needs) {
-    const RateLimitResource* given = ExplicitCount(key);
-    if (given != nullptr && given->count < count) {
-      const std::string where = key.device == kGlobal ? "" : " on device " + std::to_string(key.device);
-      throw std::invalid_argument("its rate_limiter needs " + std::to_string(count) + " of resource '" + key.name + "'" + where +
-                                  " but --rate-limit-resource gives the server " + std::to_string(given->count) +
-                                  ": the instance could never run; raise the count or lower the need");
+  // Triton's refusals, in its words. The flag's counts never change: reading them needs no lock.
+  if (!explicit_.empty()) {
+    for (const auto& [key, count] : instance.needs) {
+      const int64_t given = ExplicitCount(key);
+      if (given < count) {
+        throw std::invalid_argument("Resource count for \"" + key.name + "\" is limited to " + std::to_string(given) +
+                                    " which will prevent scheduling of one or more model instances, the minimum required count is " +
+                                    std::to_string(count));
+      }
     }
   }
   Callbacks callbacks;
   int id;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [key, count] : instance.needs) {
+      for (const auto& [other_id, other] : instances_) {
+        for (const auto& [other_key, other_count] : other.needs) {
+          if (other_key.name == key.name && (other_key.device == kGlobal) != (key.device == kGlobal)) {
+            throw std::invalid_argument("Resource \"" + key.name + "\" is present as both global and device-specific resource in the model configuration.");
+          }
+        }
+      }
+    }
     instance.pass = global_pass_;
     id = next_id_++;
     instances_.emplace(id, std::move(instance));

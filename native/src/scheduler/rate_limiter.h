@@ -54,8 +54,9 @@ class RateLimiter {
  public:
   explicit RateLimiter(std::vector<RateLimitResource> server_resources);
 
-  // Registers an instance; returns its id. Throws std::invalid_argument, naming the resource,
-  // when the server was given fewer copies of it than the instance needs (it could never run).
+  // Registers an instance; returns its id. Throws std::invalid_argument, in Triton's words, when
+  // the flag gives fewer copies of a resource than the instance needs (it could never run), or
+  // when a name is global for one instance and per-device for another.
   int Register(const InstanceRateLimit& limit);
   // Its waiters, if any, are let go at once, holding nothing.
   void Unregister(int id);
@@ -94,11 +95,11 @@ class RateLimiter {
   };
   using Callbacks = std::vector<std::function<void()>>;
 
-  // The server's copies of a resource: the flag's for its device, the flag's for every device,
-  // or the largest registered need.
+  // The server's copies of a resource: with no --rate-limit-resource, the largest registered
+  // need; with any, the flag's count (ExplicitCount), 0 for a resource it does not name.
   int64_t CapacityLocked(const Key& key) const;
-  // The flag's count for a resource, if it gives one (explicit_ never changes: no lock needed).
-  const RateLimitResource* ExplicitCount(const Key& key) const;
+  // The flag's count for a resource, 0 when it names it nowhere (explicit_ never changes: no lock needed).
+  int64_t ExplicitCount(const Key& key) const;
   bool FitsLocked(const Registered& instance) const;
   // Queues a waiter in (pass, seq) order.
   std::shared_ptr<Waiter> EnqueueLocked(int id, std::function<void()> on_grant);

@@ -53,27 +53,44 @@ TEST(RateLimiterDefaultsToTheLargestNeedPerDeviceAndGlobal) {
 }
 
 TEST(RateLimiterTakesTheFlagsCountsForADeviceOrEveryDevice) {
-  // --rate-limit-resource R1:10 --rate-limit-resource R2:5:0 --rate-limit-resource R2:8:1 --rate-limit-resource R3:2
-  RateLimiter limiter({{"R1", 10, -1}, {"R2", 5, 0}, {"R2", 8, 1}, {"R3", 2, -1}});
-  limiter.Register(Needs({{"R1", false, 1}, {"R2", false, 1}}, 1, 0));
-  limiter.Register(Needs({{"R1", false, 1}, {"R2", false, 1}, {"R3", true, 1}}, 1, 1));
+  // Triton's example: --rate-limit-resource R1:10 R2:5:0 R2:8:1 R3:2 (R3 global in a model).
+  RateLimiter limiter({{"R1", 10, -1}, {"R2", 5, 0}, {"R2", 8, 1}, {"R3", 2, -1}, {"R4", 3, -1}, {"R4", 6, 1}, {"R5", 4, 1}});
+  limiter.Register(Needs({{"R1", false, 1}, {"R2", false, 1}, {"R4", false, 1}}, 1, 0));
+  limiter.Register(Needs({{"R1", false, 1}, {"R2", false, 1}, {"R3", true, 1}, {"R4", false, 1}, {"R5", true, 1}}, 1, 1));
   using Caps = std::vector<std::pair<std::string, int64_t>>;
-  CHECK(limiter.Capacities() == Caps({{"R1@0", 10}, {"R1@1", 10}, {"R2@0", 5}, {"R2@1", 8}, {"R3", 2}}));
+  // R4: the larger of a device's own count and the every-device one; R5 (global): the largest given its name.
+  CHECK(limiter.Capacities() == Caps({{"R1@0", 10}, {"R1@1", 10}, {"R2@0", 5}, {"R2@1", 8}, {"R3", 2}, {"R4@0", 3}, {"R4@1", 6}, {"R5", 4}}));
 }
 
-TEST(RateLimiterRefusesANeedAboveTheGivenCount) {
+TEST(RateLimiterRefusesANeedAboveTheGivenCountInTritonsWords) {
   RateLimiter limiter({{"R1", 2, -1}});
+  auto refusal = [&](std::vector<InstanceRateLimit> instances) {
+    try {
+      gebe::RateLimitedInstances registered(std::shared_ptr<RateLimiter>(&limiter, [](RateLimiter*) {}), instances);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_EQ(refusal({Needs({{"R1", false, 1}}), Needs({{"R1", false, 4}})}),
+           std::string("Resource count for \"R1\" is limited to 2 which will prevent scheduling of one or more model instances, "
+                       "the minimum required count is 4"));
+  // With the flag given, a resource it does not name has no copies.
+  CHECK_EQ(refusal({Needs({{"R9", false, 1}})}),
+           std::string("Resource count for \"R9\" is limited to 0 which will prevent scheduling of one or more model instances, "
+                       "the minimum required count is 1"));
+  // The first instances, registered before each refusal, were let go.
+  CHECK(limiter.Capacities().empty());
+  // One name, global for one instance and per-device for another.
+  RateLimiter mixed({});
+  mixed.Register(Needs({{"G", true, 1}}));
   std::string message;
   try {
-    gebe::RateLimitedInstances instances(std::shared_ptr<RateLimiter>(&limiter, [](RateLimiter*) {}),
-                                         {Needs({{"R1", false, 1}}), Needs({{"R1", false, 4}})});
+    mixed.Register(Needs({{"G", false, 1}}));
   } catch (const std::invalid_argument& e) {
     message = e.what();
   }
-  CHECK_EQ(message, std::string("its rate_limiter needs 4 of resource 'R1' on device 0 but --rate-limit-resource gives the server 2: "
-                                "the instance could never run; raise the count or lower the need"));
-  // The first instance, registered before the refusal, was let go.
-  CHECK(limiter.Capacities().empty());
+  CHECK_EQ(message, std::string("Resource \"G\" is present as both global and device-specific resource in the model configuration."));
 }
 
 TEST(RateLimiterHoldsAnInstanceUntilItsResourcesAreFree) {

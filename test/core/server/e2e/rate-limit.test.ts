@@ -133,7 +133,7 @@ describe('--rate-limit execution_count', () => {
     try {
       const greedy = server.manager.statuses().find((s) => s.name === 'greedy')!;
       expect(greedy.state).toBe('UNAVAILABLE');
-      expect(greedy.reason).toContain("its rate_limiter needs 2 of resource 'R' on device 0 but --rate-limit-resource gives the server 1");
+      expect(greedy.reason).toContain('Resource count for "R" is limited to 1 which will prevent scheduling of one or more model instances, the minimum required count is 2');
       expect(server.manager.rateLimiter!.capacities()).toEqual([['R@0', 1]]);
       await load(server.http);
     } finally {
