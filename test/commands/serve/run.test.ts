@@ -298,4 +298,28 @@ describe('gebe serve exposure warning', () => {
     expect(traced.io.err()).toMatch(/with the trace API unrestricted: any client that reaches it can turn tracing on/);
     expect(traced.io.err()).toMatch(/restrict it with --http-restricted-api and --grpc-restricted-protocol trace:<header>=<secret>/);
   });
+
+  it('--rate-limit execution_count makes one rate limiter, hands it to every load, and names its counts at start', async () => {
+    const handed: unknown[] = [];
+    let stop!: (signal: string) => void;
+    const stopped = new Promise<string>((r) => (stop = r));
+    const io = memoryIO();
+    const done = runServe(options({ rateLimit: { resources: [{ name: 'R', count: 2, device: -1 }] } }), {
+      io,
+      loadModel: async (_dir, version, config, loadOptions) => {
+        handed.push(loadOptions?.rateLimiter);
+        return identityFromConfig(config.name!, version, config);
+      },
+      createSource: (r) => new DiskModelSource(r),
+      waitForStop: () => stopped,
+      onListening: () => stop('SIGTERM'),
+    });
+    await done;
+    // alpha and beta, with the same limiter (gamma is refused before loading).
+    expect(handed).toHaveLength(2);
+    expect(handed[0]).toBeDefined();
+    expect(handed[1]).toBe(handed[0]);
+    expect((handed[0] as { capacities(): unknown }).capacities()).toEqual([]);
+    expect(io.err()).toMatch(/rate limiter on \(execution_count\).*none: no model instance names one/);
+  });
 });
