@@ -4,6 +4,7 @@
  * gRPC metadata on every request) and TLS: an https:// URL with the --ssl-https-* options, or
  * gRPC with --ssl-grpc-use-ssl and the --ssl-grpc-* files. One set of flags, one check, one wording.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
@@ -50,8 +51,8 @@ export function addConnectionOptions(cmd: Command, where = '-u'): Command {
     .option('--ssl-https-ca-certificates-file <file>', 'with an https:// URL: PEM certificate authorities to trust (default: Node\'s bundled roots)')
     .option('--ssl-https-client-certificate-file <file>', 'with an https:// URL: PEM client certificate, for a server that wants one')
     .option('--ssl-https-private-key-file <file>', 'with an https:// URL: PEM key of the client certificate')
-    .addOption(new Option('--ssl-https-client-certificate-type <type>', 'PEM, the only format gebe reads').hideHelp())
-    .addOption(new Option('--ssl-https-private-key-type <type>', 'PEM, the only format gebe reads').hideHelp());
+    .option('--ssl-https-client-certificate-type <type>', 'PEM or DER: the format of --ssl-https-client-certificate-file (default: PEM)')
+    .option('--ssl-https-private-key-type <type>', 'PEM or DER: the format of --ssl-https-private-key-file (default: PEM)');
 }
 
 /**
@@ -112,9 +113,9 @@ function httpsTls(flags: ConnectionFlags, server: string): ClientTls | undefined
     if (set) throw new UsageError(`${flagName(set)} is for an https:// server; the server given is ${server}`, `write it https://${server.replace(/^[a-z]+:\/\//i, '')}`);
     return undefined;
   }
-  for (const key of ['sslHttpsClientCertificateType', 'sslHttpsPrivateKeyType'] as const) {
-    if (flags[key] !== undefined && flags[key]!.toUpperCase() !== 'PEM') throw new UsageError(`${flagName(key)} ${flags[key]}: gebe reads PEM files only`);
-  }
+  const format = (key: 'sslHttpsClientCertificateType' | 'sslHttpsPrivateKeyType') => choice(key, (flags[key] ?? 'PEM').toUpperCase(), ['PEM', 'DER']) as FileFormat;
+  const certificateFormat = format('sslHttpsClientCertificateType');
+  const keyFormat = format('sslHttpsPrivateKeyType');
   if ((flags.sslHttpsPrivateKeyFile === undefined) !== (flags.sslHttpsClientCertificateFile === undefined)) {
     throw new UsageError('--ssl-https-client-certificate-file and --ssl-https-private-key-file go together: a client certificate needs its key');
   }
@@ -122,8 +123,8 @@ function httpsTls(flags: ConnectionFlags, server: string): ClientTls | undefined
   const verifyHost = choice('sslHttpsVerifyHost', flags.sslHttpsVerifyHost ?? '2', ['0', '1', '2']);
   return {
     ...pem('sslHttpsCaCertificatesFile', flags.sslHttpsCaCertificatesFile, 'ca'),
-    ...pem('sslHttpsClientCertificateFile', flags.sslHttpsClientCertificateFile, 'cert'),
-    ...pem('sslHttpsPrivateKeyFile', flags.sslHttpsPrivateKeyFile, 'key'),
+    ...pem('sslHttpsClientCertificateFile', flags.sslHttpsClientCertificateFile, 'cert', certificateFormat),
+    ...pem('sslHttpsPrivateKeyFile', flags.sslHttpsPrivateKeyFile, 'key', keyFormat),
     verifyPeer: verifyPeer === '1', verifyHost: verifyHost !== '0',
   };
 }
@@ -133,15 +134,52 @@ function choice(key: keyof ConnectionFlags, value: string, allowed: string[]): s
   return value;
 }
 
-/** A PEM file a flag names, as `field` of ClientTls; a usage error naming the flag when it cannot be read or is not PEM. */
-function pem(key: keyof ConnectionFlags, file: string | undefined, field: 'ca' | 'cert' | 'key'): Partial<ClientTls> {
+type FileFormat = 'PEM' | 'DER';
+
+/** The flags that say a file's format, as perf_analyzer has them (the others are PEM only). */
+const TYPE_FLAGS: Partial<Record<keyof ConnectionFlags, keyof ConnectionFlags>> = {
+  sslHttpsClientCertificateFile: 'sslHttpsClientCertificateType',
+  sslHttpsPrivateKeyFile: 'sslHttpsPrivateKeyType',
+};
+
+/**
+ * A certificate or key file a flag names, as `field` of ClientTls (PEM text, what Node's TLS
+ * takes; a DER file is converted); a usage error naming the flag when it cannot be read or is not
+ * in the format given.
+ */
+function pem(key: keyof ConnectionFlags, file: string | undefined, field: 'ca' | 'cert' | 'key', format: FileFormat = 'PEM'): Partial<ClientTls> {
   if (file === undefined) return {};
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    bytes = fs.readFileSync(file);
   } catch (err) {
     throw new UsageError(`${flagName(key)} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
-  if (!text.includes('-----BEGIN ')) throw new UsageError(`${flagName(key)} ${file}: not a PEM file (no -----BEGIN line); gebe reads PEM only`);
+  const text = bytes.toString('latin1');
+  // A file said to be DER that is PEM after all is taken as it is.
+  if (format === 'DER' && !text.includes('-----BEGIN ')) return { [field]: derToPem(bytes, field === 'key', `${flagName(key)} ${file}`) };
+  if (!text.includes('-----BEGIN ')) {
+    const typeFlag = TYPE_FLAGS[key];
+    throw new UsageError(`${flagName(key)} ${file}: not a PEM file (no -----BEGIN line)${typeFlag ? `; for a DER file add ${flagName(typeFlag)} DER` : ''}`);
+  }
   return { [field]: text };
+}
+
+/** A DER certificate or private key (PKCS#8, PKCS#1 or SEC1) as PEM; a usage error saying what it is not. */
+function derToPem(bytes: Buffer, isKey: boolean, what: string): string {
+  if (!isKey) {
+    try {
+      return new X509Certificate(bytes).toString();
+    } catch (err) {
+      throw new UsageError(`${what}: not a DER certificate (${(err as Error).message})`);
+    }
+  }
+  for (const type of ['pkcs8', 'pkcs1', 'sec1'] as const) {
+    try {
+      return createPrivateKey({ key: bytes, format: 'der', type }).export({ format: 'pem', type: 'pkcs8' }).toString();
+    } catch {
+      // the next encoding
+    }
+  }
+  throw new UsageError(`${what}: not a DER private key (PKCS#8, PKCS#1 or SEC1)`);
 }

@@ -7,6 +7,7 @@
  * with a client certificate, and say what to pass when the CA is not trusted. And the flags' checks.
  */
 import { writeFileSync } from 'node:fs';
+import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,7 +90,7 @@ describe('-H checks', () => {
       [['infer', '-m', 'm', '-u', 'localhost:1', '--ssl-https-verify-peer', '0'], /--ssl-https-verify-peer is for an https:\/\/ server; the server given is localhost:1/],
       [['infer', '-m', 'm', '-u', 'https://localhost:1', '--ssl-https-verify-host', '3'], /--ssl-https-verify-host 3: expected 0 or 1 or 2/],
       [['infer', '-m', 'm', '-u', 'https://localhost:1', '--ssl-https-ca-certificates-file', '/nonexistent/ca.pem'], /--ssl-https-ca-certificates-file \/nonexistent\/ca.pem: no such file/],
-      [['infer', '-m', 'm', '-u', 'https://localhost:1', '--ssl-https-private-key-type', 'DER'], /gebe reads PEM files only/],
+      [['infer', '-m', 'm', '-u', 'https://localhost:1', '--ssl-https-private-key-type', 'P12'], /--ssl-https-private-key-type P12: expected PEM or DER/],
       [['infer', '-m', 'm', '-u', 'localhost:1', '--grpc-compression-algorithm', 'gzip'], /--grpc-compression-algorithm compresses gRPC requests: add -i grpc/],
       [['infer', '-m', 'm', '-u', 'localhost:1', '-i', 'grpc', '--grpc-compression-algorithm', 'zstd'], /--grpc-compression-algorithm zstd: expected none, gzip or deflate/],
       [['compare', '-m', 'm', '--against', '1/model.om', '-H', 'X-Token: 1'], /add --against http:\/\/host:port or grpc:\/\/host:port/],
@@ -135,6 +136,29 @@ describe('TLS to gebe serve\'s HTTPS and gRPC-over-TLS ports', () => {
     // Not checking the certificate at all (curl -k): it answers too.
     const unchecked = await runGebe(['infer', '-m', 'mnist', '-u', https(), '--ssl-https-verify-peer', '0', '--input', DIGIT, '--json']);
     expect(JSON.parse(unchecked.out)).toEqual(JSON.parse(http.out));
+  });
+
+  it('takes the client certificate and key as DER files too (perf_analyzer\'s --ssl-https-*-type DER), and says when a file is not in its format', async () => {
+    writeFileSync(file('client.der'), new X509Certificate(certs.pem('client.pem')).raw);
+    writeFileSync(file('client.key.der'), createPrivateKey(certs.pem('client.key')).export({ format: 'der', type: 'pkcs8' }));
+    const der = ['--ssl-https-client-certificate-file', file('client.der'), '--ssl-https-client-certificate-type', 'DER',
+      '--ssl-https-private-key-file', file('client.key.der'), '--ssl-https-private-key-type', 'der'];
+    const http = await runGebe(['infer', '-m', 'mnist', '-u', https(), ...HTTPS_CA(), ...der, '--input', DIGIT, '--json']);
+    expect([http.code, http.err]).toEqual([0, '']);
+    // A key that is not the certificate's fails in TLS's own words: the files were read.
+    writeFileSync(file('other.key.der'), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'der', type: 'pkcs1' }));
+    const mismatch = await runGebe(['infer', '-m', 'mnist', '-u', https(), ...HTTPS_CA(), ...der.slice(0, 5), file('other.key.der'), '--ssl-https-private-key-type', 'DER', '--input', DIGIT]);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.err).toMatch(/key values mismatch/);
+    writeFileSync(file('garbage.der'), Buffer.from([0x30, 0x03, 0x02, 0x01, 0x07]));
+    const notDer = await runGebe(['infer', '-m', 'mnist', '-u', https(), '--ssl-https-client-certificate-file', file('garbage.der'), '--ssl-https-client-certificate-type', 'DER',
+      '--ssl-https-private-key-file', file('garbage.der'), '--ssl-https-private-key-type', 'DER']);
+    expect(notDer.err).toContain(`--ssl-https-client-certificate-file ${file('garbage.der')}: not a DER certificate`);
+    const keyNotDer = await runGebe(['infer', '-m', 'mnist', '-u', https(), '--ssl-https-client-certificate-file', file('client.der'), '--ssl-https-client-certificate-type', 'DER',
+      '--ssl-https-private-key-file', file('garbage.der'), '--ssl-https-private-key-type', 'DER']);
+    expect(keyNotDer.err).toContain(`--ssl-https-private-key-file ${file('garbage.der')}: not a DER private key (PKCS#8, PKCS#1 or SEC1)`);
+    const derAsPem = await runGebe(['infer', '-m', 'mnist', '-u', https(), '--ssl-https-client-certificate-file', file('client.der'), '--ssl-https-private-key-file', file('client.key')]);
+    expect(derAsPem.err).toContain(`--ssl-https-client-certificate-file ${file('client.der')}: not a PEM file (no -----BEGIN line); for a DER file add --ssl-https-client-certificate-type DER`);
   });
 
   it('gebe perf over both, from its thread and from worker threads', async () => {
