@@ -1,6 +1,7 @@
 /**
  * The bounds on every count a config names that costs memory or threads per unit: instances,
- * gears, priority levels, preferred sizes, queue sizes, warmup samples, tensors, dims. One table,
+ * gears, priority levels, preferred sizes, queue sizes, warmup samples, tensors, dims, rate-limiter
+ * resources. One table,
  * checked by one function: `gebe validate` reports its findings (rule CONFIG_LIMIT) and `gebe
  * serve` refuses to load a config (from disk or a load request) that has any, before anything is
  * allocated. The native executor defends again with coarser caps of its own (model_options.cc).
@@ -30,6 +31,8 @@ export interface ConfigLimits {
   stateBytes: number;
   /** model_metrics histogram buckets of one family (each a line of every scrape, per model). */
   histogramBuckets: number;
+  /** Resources one instance group's rate_limiter names (the rate limiter compares them at every grant). */
+  rateLimiterResources: number;
 }
 
 export const DEFAULT_CONFIG_LIMITS: Readonly<ConfigLimits> = {
@@ -47,6 +50,7 @@ export const DEFAULT_CONFIG_LIMITS: Readonly<ConfigLimits> = {
   sequenceStates: 64,
   stateBytes: 16 << 20,
   histogramBuckets: 100,
+  rateLimiterResources: 64,
 };
 
 /**
@@ -80,6 +84,12 @@ export function configLimitFindings(config: ModelConfig, limits: ConfigLimits = 
     out.push(over(at, 'the instance count (instance_group count, summed)', instances, limits.instancesPerModel,
       ' instances per model; lower count, or start `gebe serve` with --max-instances-per-model'));
   }
+  groups.forEach((g, i) => {
+    const resources = (g as { rate_limiter?: { resources?: unknown[] } }).rate_limiter?.resources?.length ?? 0;
+    if (resources > limits.rateLimiterResources) {
+      out.push(over(['instance_group', i, 'rate_limiter', 'resources'], `the number of instance_group[${i}].rate_limiter resources`, resources, limits.rateLimiterResources));
+    }
+  });
   const db = config.dynamic_batching;
   const preferred = db?.preferred_batch_size?.length ?? 0;
   if (preferred > limits.preferredBatchSizes) {

@@ -27,3 +27,15 @@ describe('sequence limits', () => {
     expect(configLimitFindings(seq({ state: states })).map((f) => f.message)).toEqual(['the number of sequence_batching.state entries is 65, over the limit of 64']);
   });
 });
+
+describe('rate limiter limits', () => {
+  it("bounds the resources of an instance group's rate_limiter", () => {
+    const resources = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `R${i}`, count: 1 }));
+    const config = (n: number): ModelConfig => ({ name: 'm', max_batch_size: 4, instance_group: [{ count: 1 }, { count: 1, rate_limiter: { resources: resources(n) } }] } as ModelConfig);
+    expect(configLimitFindings(config(64))).toEqual([]);
+    expect(configLimitFindings(config(65))).toEqual([{
+      at: ['instance_group', 1, 'rate_limiter', 'resources'],
+      message: `the number of instance_group[1].rate_limiter resources is 65, over the limit of ${DEFAULT_CONFIG_LIMITS.rateLimiterResources}`,
+    }]);
+  });
+});

@@ -3,7 +3,7 @@ import { hint, type ConfigRule } from '../rule.js';
 
 export const rule: ConfigRule = {
   id: 'CONFIG_LIMIT',
-  purpose: 'Checks that no count in the config that costs memory or threads per unit (instances, gears, priority levels, preferred sizes, queue sizes, warmup samples, tensors, dims, ensemble steps) is over the limit `gebe serve` loads.',
+  purpose: 'Checks that no count in the config that costs memory or threads per unit (instances, gears, priority levels, preferred sizes, queue sizes, warmup samples, tensors, dims, ensemble steps, rate-limiter resources) is over the limit `gebe serve` loads.',
   severity: 'error',
   fixable: false,
   scope: 'config',
