@@ -49,8 +49,8 @@ export function addConnectionOptions(cmd: Command, where = '-u'): Command {
     .option('--ssl-https-verify-peer <0|1>', 'with an https:// URL: check the server\'s certificate (default: 1)')
     .option('--ssl-https-verify-host <0|1|2>', 'with an https:// URL: check that the certificate names the host, 1 or 2 (default: 2); 0 does not')
     .option('--ssl-https-ca-certificates-file <file>', 'with an https:// URL: PEM certificate authorities to trust (default: Node\'s bundled roots)')
-    .option('--ssl-https-client-certificate-file <file>', 'with an https:// URL: PEM client certificate, for a server that wants one')
-    .option('--ssl-https-private-key-file <file>', 'with an https:// URL: PEM key of the client certificate')
+    .option('--ssl-https-client-certificate-file <file>', 'with an https:// URL: client certificate (PEM; DER with --ssl-https-client-certificate-type DER), for a server that wants one')
+    .option('--ssl-https-private-key-file <file>', 'with an https:// URL: key of the client certificate (PEM; DER with --ssl-https-private-key-type DER)')
     .option('--ssl-https-client-certificate-type <type>', 'PEM or DER: the format of --ssl-https-client-certificate-file (default: PEM)')
     .option('--ssl-https-private-key-type <type>', 'PEM or DER: the format of --ssl-https-private-key-file (default: PEM)');
 }

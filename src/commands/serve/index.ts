@@ -35,7 +35,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--model-load-thread-count <n>', 'models loaded at once at start, as Triton (default: 4)')
     .option('--model-load-retry-count <n>', 'times a model version that fails to load is tried again, as Triton (default: 0)')
     .option('--rate-limit <mode>', 'Triton\'s rate limiter: execution_count runs an instance\'s batch only while it holds its instance group\'s rate_limiter resources (default: off)')
-    .option('--rate-limit-resource <name:count[:device]>', 'copies of a rate-limiter resource on one device or every device, as Triton (repeatable; default: the largest need of any instance)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--rate-limit-resource <name:count[:device]>', 'copies of a rate-limiter resource on one device or every device, as Triton (repeatable); once given, a resource it does not name has none (default: the largest need of any instance)', (v: string, acc: string[] = []) => [...acc, v])
     .option('--exit-on-error [bool]', 'exit when any model fails to load (Triton\'s spelling; its default is true) (default: false)')
     .option('--strict-readiness [bool]', 'true (default, as Triton): /v2/health/ready and ServerReady need every model ready; false: ready once the server is up, even if models failed')
     .option('--exit-timeout-secs <s>', 'on SIGINT/SIGTERM, how long in-flight requests may take to finish', '30')
