@@ -4,6 +4,7 @@ import { addConnectionOptions } from '../connection-option.js';
 import type { CommandContext } from '../../cli.js';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { parsePerfFlags, type PerfFlags } from './options.js';
+import { acceptIgnoredPerfAnalyzerFlags } from './perf-analyzer-flags.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -12,7 +13,7 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .command('perf')
     .description('perf_analyzer-style sweep over concurrency and batch size (in process or against a KServe v2 server)')
     .option('-m, --model <name>', 'model to measure')
-    .option('--model-version <n>', 'model version (default: the latest the target serves)')
+    .option('-x, --model-version <n>', 'model version (default: the latest the target serves)')
     .option('--model-repository <dir>', 'run the model in process from this repository (default: ./model_repository when present)')
     .option('-u, --url <host:port>', 'measure a running KServe v2 server instead')
     .option(PROTOCOL_FLAG, 'protocol for -u (default: http, with the binary tensor extension)')
@@ -28,7 +29,7 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--request-rate-range <range>', 'fixed request rates (req/s) instead of concurrency: start:end[:step] or a list')
     .option('--request-distribution <kind>', 'how requests are spaced at a fixed rate: constant or poisson (default: constant)')
     .option('-b, --batch-size <n|list>', 'batch size, or a list to sweep every batch × load pair, e.g. 1,4,8 (default: 1)')
-    .option('--measurement-interval <ms>', 'length of a time window in ms (default: 5000)')
+    .option('-p, --measurement-interval <ms>', 'length of a time window in ms (default: 5000)')
     .option('--measurement-mode <mode>', 'end windows by time (time_windows) or by request count (count_windows) (default: time_windows)')
     .option('--measurement-request-count <n>', 'requests per count window (default: 50)')
     .option('-s, --stability-percentage <pct>', 'allowed spread of the last 3 windows (default: 10)')
@@ -40,13 +41,13 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--sequence-length-variation <pct>', 'how far each sequence length may differ from --sequence-length, in percent (default: 20)')
     .option('--sequence-id-range <start[:end]>', 'sequence ids to use, shared out among the virtual users (default: 1 up)')
     .option('--warmup-request-count <n>', 'requests sent before measuring, per batch size (default: 0)')
-    .option('--latency-threshold <ms>', 'also name the best setting whose latency stays under this')
+    .option('-l, --latency-threshold <ms>', 'also name the best setting whose latency stays under this')
     .option('--client-threads <n>', 'client threads for -u targets (default: one per core, at most the concurrency; 0 = main thread)')
     .option('-f <file.csv>', "write perf_analyzer's CSV (latencies in µs)")
     .option('--json', 'print the report as JSON')
     .option('--report <file.html>', 'write a self-contained HTML report with charts')
     .option('--profile-export-file <file.json>', "write every measured request's timestamps in perf_analyzer's profile export JSON");
-  addConnectionOptions(cmd)
+  acceptIgnoredPerfAnalyzerFlags(addConnectionOptions(cmd))
     .action(async (flags: PerfFlags) => {
       const opts = parsePerfFlags(flags, ctx.io.cwd);
       const { runPerf } = await import('./run.js');

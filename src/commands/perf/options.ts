@@ -8,6 +8,7 @@ import { parseConnection, type ConnectionFlags } from '../connection-option.js';
 import type { RemoteConnection } from '../../core/kserve/client/connection.js';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { givenIgnoredPerfAnalyzerFlags } from './perf-analyzer-flags.js';
 import { UsageError } from '../../errors.js';
 import type { InputDataSpec } from '../../core/perf/inputs.js';
 import type { TraceSettings } from '../../core/kserve/client/types.js';
@@ -36,6 +37,8 @@ export interface PerfOptions {
   reportFile?: string;
   /** --profile-export-file: every measured request's timestamps, in perf_analyzer's JSON. */
   profileExportFile?: string;
+  /** perf_analyzer flags given that gebe perf accepts without effect, each with why (perf-analyzer-flags.ts). */
+  ignoredFlags?: string[];
   latencyThresholdMs?: number;
   /** Client threads for network targets (0: the main thread). */
   clientThreads: number;
@@ -71,6 +74,8 @@ export interface PerfFlags extends ConnectionFlags {
   json?: boolean;
   report?: string;
   profileExportFile?: string;
+  /** perf_analyzer's --service-kind (triton only). */
+  serviceKind?: string;
   latencyThreshold?: string;
   clientThreads?: string;
   sequenceLength?: string;
@@ -194,6 +199,15 @@ function sequenceOptions(flags: PerfFlags, load: PerfOptions['load'], maxConcurr
   };
 }
 
+/** perf_analyzer's flags given that change nothing here; --service-kind other than triton is refused. */
+function ignoredFlags(flags: PerfFlags): { ignoredFlags?: string[] } {
+  if (flags.serviceKind !== undefined && flags.serviceKind !== 'triton') {
+    throw new UsageError(`--service-kind ${flags.serviceKind}: gebe perf measures a KServe v2 server (triton) with -u, or the model in process with --model-repository`);
+  }
+  const given = givenIgnoredPerfAnalyzerFlags(flags);
+  return given.length > 0 ? { ignoredFlags: given } : {};
+}
+
 export function parsePerfFlags(flags: PerfFlags, cwd: string): PerfOptions {
   if (!flags.model) throw new UsageError('-m/--model is required; name the model to measure, e.g. gebe perf -m resnet50 --concurrency 1:8');
   const concurrencyText = flags.concurrency ?? flags.concurrencyRange;
@@ -234,6 +248,7 @@ export function parsePerfFlags(flags: PerfFlags, cwd: string): PerfOptions {
     json: Boolean(flags.json),
     ...(flags.report !== undefined ? { reportFile: path.resolve(cwd, flags.report) } : {}),
     ...(flags.profileExportFile !== undefined ? { profileExportFile: path.resolve(cwd, flags.profileExportFile) } : {}),
+    ...ignoredFlags(flags),
     ...(flags.latencyThreshold !== undefined ? { latencyThresholdMs: positiveNumber('--latency-threshold', flags.latencyThreshold, 100, { min: 0.001 }) } : {}),
     clientThreads: positiveNumber('--client-threads', flags.clientThreads, defaultThreads, { integer: true, min: 0 }),
     ...sequenceOptions(flags, load, maxLevel),

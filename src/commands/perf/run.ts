@@ -37,6 +37,7 @@ export interface PerfDeps {
 
 export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfReport> {
   const { io } = deps;
+  if (opts.ignoredFlags) io.stderr.write(`warning: perf_analyzer flags that gebe perf accepts without effect: ${opts.ignoredFlags.join('; ')}\n`);
   // A path that cannot be a file fails now, not after the sweep.
   if (opts.profileExportFile !== undefined) prepareOutputFile(opts.profileExportFile, 'profile export');
   const target = await openTarget(opts, { loadModel: deps.loadModel ?? executorLoader });

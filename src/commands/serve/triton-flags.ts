@@ -5,16 +5,8 @@
  * pools) and says so. They are left out of --help; serve names the ones given on stderr at start.
  * Triton's flags gebe does act on are serve's own options (index.ts).
  */
-import { Option, type Command } from 'commander';
-
-interface IgnoredFlag {
-  flag: string;
-  /** Commander's argument: `<value>`, or `[bool]` for Triton's optional booleans. */
-  arg: '<value>' | '[bool]';
-  /** Why it changes nothing in gebe. */
-  why: string;
-  repeatable?: boolean;
-}
+import type { Command } from 'commander';
+import { acceptIgnoredFlags, givenIgnoredFlags, type IgnoredFlag } from '../ignored-flags.js';
 
 export const IGNORED_TRITON_FLAGS: readonly IgnoredFlag[] = [
   { flag: '--allow-gpu-metrics', arg: '[bool]', why: 'gebe runs on no GPU' },
@@ -33,22 +25,12 @@ export const IGNORED_TRITON_FLAGS: readonly IgnoredFlag[] = [
   { flag: '--cache-directory', arg: '<value>', why: 'gebe\'s response cache is Triton\'s local one, built in' },
 ];
 
-/** Commander's property name of a flag: --allow-gpu-metrics → allowGpuMetrics. */
-function property(flag: string): string {
-  return flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
 /** Registers the flags, hidden from --help. */
 export function acceptIgnoredTritonFlags(command: Command): Command {
-  for (const { flag, arg, repeatable } of IGNORED_TRITON_FLAGS) {
-    const option = new Option(`${flag} ${arg}`).hideHelp();
-    command.addOption(repeatable ? option.argParser((v: string, acc: string[] = []) => [...acc, v]) : option);
-  }
-  return command;
+  return acceptIgnoredFlags(command, IGNORED_TRITON_FLAGS);
 }
 
 /** The ignored flags a command line gave, each with why (for serve's warning at start). */
 export function givenIgnoredTritonFlags(flags: object): string[] {
-  const given = flags as Record<string, unknown>;
-  return IGNORED_TRITON_FLAGS.filter(({ flag }) => given[property(flag)] !== undefined).map(({ flag, why }) => `${flag} (${why})`);
+  return givenIgnoredFlags(flags, IGNORED_TRITON_FLAGS);
 }
