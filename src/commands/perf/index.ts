@@ -23,6 +23,8 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--trace-rate <n>', 'with -u: the server traces every n-th request of the model (perf_analyzer\'s; default: the server\'s)')
     .option('--trace-count <n>', 'with -u: how many requests the server traces (-1: no limit)')
     .option('--log-frequency <n>', 'with -u: traces per trace file on the server (0: one file, written when the server stops)')
+    .option('--input-tensor-format <format>', 'with -u over HTTP: send the inputs as binary data or JSON `data`, as perf_analyzer (default: binary)')
+    .option('--output-tensor-format <format>', 'with -u over HTTP: ask for the outputs as binary data or JSON, as perf_analyzer (default: binary)')
     .option('--streaming', 'with -i grpc: send the requests on gRPC ModelStreamInfer streams (perf_analyzer\'s --streaming; a decoupled model answers no other way)')
     .option('--concurrency <range>', 'concurrency levels: start:end[:step] or a list, e.g. 1:16 or 1,2,4,8 (default: 1)')
     .option('--concurrency-range <range>', 'perf_analyzer spelling of --concurrency')

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { parseProtocol } from '../protocol-option.js';
 import { parseConnection, type ConnectionFlags } from '../connection-option.js';
 import type { RemoteConnection } from '../../core/kserve/client/connection.js';
+import type { TensorFormats } from '../../core/perf/remote-options.js';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { givenIgnoredPerfAnalyzerFlags } from './perf-analyzer-flags.js';
@@ -19,7 +20,7 @@ import { CONCURRENCY_SPEC, parseBatchSizes, parseLevels, parseShapes, REQUEST_RA
 
 export type PerfTargetSpec =
   | { kind: 'in-process'; repository: string }
-  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number }; connection?: RemoteConnection; trace?: ServerTrace };
+  | { kind: 'remote'; url: string; protocol: 'http' | 'grpc'; streaming?: boolean; sharedMemory?: { outputBytes: number }; connection?: RemoteConnection; trace?: ServerTrace; tensorFormat?: TensorFormats };
 
 export interface PerfOptions {
   model: string;
@@ -76,6 +77,8 @@ export interface PerfFlags extends ConnectionFlags {
   profileExportFile?: string;
   /** perf_analyzer's --service-kind (triton only). */
   serviceKind?: string;
+  inputTensorFormat?: string;
+  outputTensorFormat?: string;
   latencyThreshold?: string;
   clientThreads?: string;
   sequenceLength?: string;
@@ -165,10 +168,14 @@ function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
     const sharedMemory = sharedMemoryOption(flags);
     const trace = traceOption(flags);
     const connection = parseConnection(flags, flags.url, protocol);
+    const tensorFormat = tensorFormatOption(flags, protocol, sharedMemory !== undefined);
     return {
       kind: 'remote', url: flags.url, protocol, ...(flags.streaming ? { streaming: true } : {}), ...(sharedMemory ? { sharedMemory } : {}),
-      ...(connection ? { connection } : {}), ...(trace ? { trace } : {}),
+      ...(connection ? { connection } : {}), ...(trace ? { trace } : {}), ...(tensorFormat ? { tensorFormat } : {}),
     };
+  }
+  if (flags.inputTensorFormat !== undefined || flags.outputTensorFormat !== undefined) {
+    throw new UsageError(`${flags.inputTensorFormat !== undefined ? '--input-tensor-format' : '--output-tensor-format'} is how tensors travel to a server over HTTP: add -u host:port`);
   }
   parseConnection(flags, undefined, protocol);  // -H or --ssl-* without -u: its usage error
   if (traceOption(flags)) throw new UsageError('--trace-level, --trace-rate, --trace-count and --log-frequency set a server\'s trace settings: add -u host:port');
@@ -179,6 +186,19 @@ function resolveTarget(flags: PerfFlags, cwd: string): PerfTargetSpec {
     throw new UsageError('no target: pass -u host:port for a running KServe v2 server, or --model-repository <dir> to run the model in process');
   }
   return { kind: 'in-process', repository: path.resolve(cwd, repository) };
+}
+
+/** perf_analyzer's --input-tensor-format / --output-tensor-format (binary or json; HTTP only). */
+function tensorFormatOption(flags: PerfFlags, protocol: string, sharedMemory: boolean): TensorFormats | undefined {
+  if (flags.inputTensorFormat === undefined && flags.outputTensorFormat === undefined) return undefined;
+  const given = flags.inputTensorFormat !== undefined ? '--input-tensor-format' : '--output-tensor-format';
+  if (protocol !== 'http') throw new UsageError(`${given} is for HTTP (-i http): gRPC carries tensors in its messages`);
+  const format = { input: oneOf('--input-tensor-format', flags.inputTensorFormat, ['binary', 'json'] as const, 'binary'),
+    output: oneOf('--output-tensor-format', flags.outputTensorFormat, ['binary', 'json'] as const, 'binary') };
+  if (sharedMemory && (format.input === 'json' || format.output === 'json')) {
+    throw new UsageError(`${given} json and --shared-memory system: with shared memory the tensors are in the shared region, not in the requests`);
+  }
+  return format;
 }
 
 function sequenceOptions(flags: PerfFlags, load: PerfOptions['load'], maxConcurrency: number): Pick<PerfOptions, 'sequenceLength' | 'sequenceLengthVariation' | 'sequenceIdRange'> {

@@ -6,6 +6,7 @@
 import type { SequenceStep } from './types.js';
 import type { RequestInputs, SharedMemoryLayout } from './types.js';
 import type { SharedMemoryPlace } from '../codec/shared-memory-params.js';
+import { bytesToJsonText } from '../codec/json-tensor.js';
 
 export interface EncodedHttpRequest {
   body: Buffer;
@@ -14,16 +15,23 @@ export interface EncodedHttpRequest {
 
 export function encodeBinaryInferRequest(inputs: RequestInputs, outputNames: string[], shm?: SharedMemoryLayout): EncodedHttpRequest {
   if (shm) return encodeSharedMemoryRequest(inputs, outputNames, shm);
-  const header = {
-    inputs: inputs.map((t) => ({
-      name: t.name,
-      shape: t.shape,
-      datatype: t.datatype,
-      parameters: { binary_data_size: t.data.byteLength },
-    })),
-    outputs: outputNames.map((name) => ({ name, parameters: { binary_data: true } })),
-  };
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  return encodeHttpInferRequest(inputs, outputNames, { input: 'binary', output: 'binary' });
+}
+
+/**
+ * A request with its inputs as JSON `data` or in the binary part, and its outputs asked for as
+ * JSON or binary (perf_analyzer's --input-tensor-format / --output-tensor-format). A request with
+ * no binary part is plain JSON: its header length is the whole body.
+ */
+export function encodeHttpInferRequest(inputs: RequestInputs, outputNames: string[], format: { input: 'binary' | 'json'; output: 'binary' | 'json' }): EncodedHttpRequest {
+  const jsonInputs = format.input === 'json';
+  const inputsText = inputs.map((t) => {
+    const head = `{"name":${JSON.stringify(t.name)},"shape":${JSON.stringify(t.shape)},"datatype":${JSON.stringify(t.datatype)},`;
+    return jsonInputs ? `${head}"data":${bytesToJsonText(t.datatype, t.data, t.name)}}` : `${head}"parameters":{"binary_data_size":${t.data.byteLength}}}`;
+  });
+  const outputsText = outputNames.map((name) => `{"name":${JSON.stringify(name)},"parameters":{"binary_data":${format.output === 'binary'}}}`);
+  const json = Buffer.from(`{"inputs":[${inputsText.join(',')}],"outputs":[${outputsText.join(',')}]}`, 'utf8');
+  if (jsonInputs) return { body: json, headerLength: json.byteLength };
   const body = Buffer.concat([json, ...inputs.map((t) => Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength))]);
   return { body, headerLength: json.byteLength };
 }

@@ -128,12 +128,13 @@ export class HttpInferClient implements InferClient {
     this.port = Number(url.port || (this.tls ? 443 : 80));
     const headers = connection?.headers;
     this.origin = `${url.protocol}//${url.host}`;
+    // A body that is all header is plain JSON, sent as a JSON client sends it.
     this.head = (headerLength, contentLength) =>
       `POST ${url.pathname.replace(/\/$/, '')}${inferPath} HTTP/1.1\r\n` +
       `Host: ${url.host}\r\n` +
       httpHeaderLines(headers) +
-      'Content-Type: application/octet-stream\r\n' +
-      `Inference-Header-Content-Length: ${headerLength}\r\n` +
+      (headerLength === contentLength ? 'Content-Type: application/json\r\n'
+        : `Content-Type: application/octet-stream\r\nInference-Header-Content-Length: ${headerLength}\r\n`) +
       `Content-Length: ${contentLength}\r\n` +
       'Connection: keep-alive\r\n\r\n';
     this.bodies = bodies;
