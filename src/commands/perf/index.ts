@@ -4,7 +4,8 @@ import { addConnectionOptions } from '../connection-option.js';
 import type { CommandContext } from '../../cli.js';
 import { EXIT_FINDINGS, EXIT_OK } from '../../errors.js';
 import { parsePerfFlags, type PerfFlags } from './options.js';
-import { acceptIgnoredPerfAnalyzerFlags } from './perf-analyzer-flags.js';
+import { IGNORED_PERF_ANALYZER_FLAGS } from './perf-analyzer-flags.js';
+import { acceptIgnoredFlags } from '../ignored-flags.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -49,7 +50,7 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('--json', 'print the report as JSON')
     .option('--report <file.html>', 'write a self-contained HTML report with charts')
     .option('--profile-export-file <file.json>', "write every measured request's timestamps in perf_analyzer's profile export JSON");
-  acceptIgnoredPerfAnalyzerFlags(addConnectionOptions(cmd))
+  acceptIgnoredFlags(addConnectionOptions(cmd), IGNORED_PERF_ANALYZER_FLAGS)
     .action(async (flags: PerfFlags) => {
       const opts = parsePerfFlags(flags, ctx.io.cwd);
       const { runPerf } = await import('./run.js');

@@ -9,7 +9,8 @@ import type { RemoteConnection } from '../../core/kserve/client/connection.js';
 import type { TensorFormats } from '../../core/perf/remote-options.js';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { givenIgnoredPerfAnalyzerFlags } from './perf-analyzer-flags.js';
+import { IGNORED_PERF_ANALYZER_FLAGS } from './perf-analyzer-flags.js';
+import { givenIgnoredFlags } from '../ignored-flags.js';
 import { UsageError } from '../../errors.js';
 import type { InputDataSpec } from '../../core/perf/inputs.js';
 import type { TraceSettings } from '../../core/kserve/client/types.js';
@@ -224,7 +225,7 @@ function ignoredFlags(flags: PerfFlags): { ignoredFlags?: string[] } {
   if (flags.serviceKind !== undefined && flags.serviceKind !== 'triton') {
     throw new UsageError(`--service-kind ${flags.serviceKind}: gebe perf measures a KServe v2 server (triton) with -u, or the model in process with --model-repository`);
   }
-  const given = givenIgnoredPerfAnalyzerFlags(flags);
+  const given = givenIgnoredFlags(flags, IGNORED_PERF_ANALYZER_FLAGS);
   return given.length > 0 ? { ignoredFlags: given } : {};
 }
 

@@ -2,10 +2,10 @@
  * perf_analyzer's flags that gebe perf accepts without acting on them, so that a perf_analyzer
  * command line (a script's, a README's) runs as it is: each says why it changes nothing. Hidden
  * from --help; perf names the ones given, with why, on stderr at start. perf_analyzer's flags gebe
- * perf acts on are its own options (index.ts), short spellings included (-p, -x, -l).
+ * perf acts on are its own options (index.ts), short spellings included (-p, -x, -l). Registered
+ * and read through commands/ignored-flags.ts, as serve's.
  */
-import type { Command } from 'commander';
-import { acceptIgnoredFlags, givenIgnoredFlags, type IgnoredFlag } from '../ignored-flags.js';
+import type { IgnoredFlag } from '../ignored-flags.js';
 
 export const IGNORED_PERF_ANALYZER_FLAGS: readonly IgnoredFlag[] = [
   { flag: '-a, --async', why: 'gebe perf\'s clients are asynchronous: --concurrency requests stay in flight' },
@@ -19,13 +19,3 @@ export const IGNORED_PERF_ANALYZER_FLAGS: readonly IgnoredFlag[] = [
   { flag: '--metrics-interval', arg: '<value>', why: 'perf_analyzer reads GPU metrics; gebe serves no GPU' },
   { flag: '--service-kind', arg: '<value>', why: 'gebe perf measures a KServe v2 server (triton) with -u, or the model in process' },
 ];
-
-/** Registers the flags, hidden from --help. */
-export function acceptIgnoredPerfAnalyzerFlags(command: Command): Command {
-  return acceptIgnoredFlags(command, IGNORED_PERF_ANALYZER_FLAGS);
-}
-
-/** The ignored flags a command line gave, each with why (for perf's warning at start). */
-export function givenIgnoredPerfAnalyzerFlags(flags: object): string[] {
-  return givenIgnoredFlags(flags, IGNORED_PERF_ANALYZER_FLAGS);
-}
