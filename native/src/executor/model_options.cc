@@ -131,20 +131,10 @@ std::vector<InstanceRateLimit> ReadInstanceRateLimits(const Napi::Object& option
   Napi::Array list = value.As<Napi::Array>();
   if (list.Length() > uint32_t(model.instance_count)) throw Napi::RangeError::New(env, "Expected at most one options.instanceRateLimits entry per instance");
   for (uint32_t i = 0; i < list.Length(); ++i) {
-    Napi::Object entry = list.Get(i).As<Napi::Object>();
-    InstanceRateLimit limit;
-    limit.priority = static_cast<uint32_t>(Number(entry, "priority", 0));
-    limit.device = model.device_ids.empty() ? 0 : model.device_ids[i % model.device_ids.size()];
-    Napi::Value resources = entry.Get("resources");
-    if (resources.IsArray()) {
-      Napi::Array rs = resources.As<Napi::Array>();
-      for (uint32_t k = 0; k < rs.Length(); ++k) {
-        Napi::Object r = rs.Get(k).As<Napi::Object>();
-        Napi::Value name = r.Get("name");
-        if (!name.IsString()) throw Napi::TypeError::New(env, "Expected a string options.instanceRateLimits[].resources[].name");
-        limit.resources.push_back({name.As<Napi::String>().Utf8Value(), Bool(r, "global"), static_cast<int64_t>(Number(r, "count", 0))});
-      }
-    }
+    Napi::Value entry = list.Get(i);
+    if (!entry.IsObject()) throw Napi::TypeError::New(env, "Expected objects in options.instanceRateLimits");
+    const int device = model.device_ids.empty() ? 0 : model.device_ids[i % model.device_ids.size()];
+    InstanceRateLimit limit = InstanceRateLimitFromJs(entry.As<Napi::Object>(), device);
     out.push_back(std::move(limit));
   }
   return out;

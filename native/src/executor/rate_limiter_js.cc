@@ -1,5 +1,6 @@
 #include "executor/rate_limiter_js.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -10,6 +11,12 @@ namespace gebe {
 namespace {
 
 Napi::FunctionReference* g_constructor = nullptr;
+
+// A whole number in [0, max] from a JS value; anything else (absent, NaN, negative) is 0.
+double Clamped(Napi::Value v, double max) {
+  const double n = v.IsNumber() ? std::floor(v.As<Napi::Number>().DoubleValue()) : 0;
+  return n >= 0 ? std::min(n, max) : 0;
+}
 
 class RateLimiterJs : public Napi::ObjectWrap<RateLimiterJs> {
  public:
@@ -65,19 +72,7 @@ class RateLimiterJs : public Napi::ObjectWrap<RateLimiterJs> {
     Napi::Env env = info.Env();
     if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "RateLimiter.register: expected {resources, priority, device}");
     Napi::Object o = info[0].As<Napi::Object>();
-    InstanceRateLimit limit;
-    limit.priority = uint32_t(NumberOr(o.Get("priority"), 0));
-    limit.device = int(NumberOr(o.Get("device"), 0));
-    Napi::Value resources = o.Get("resources");
-    if (resources.IsArray()) {
-      Napi::Array rs = resources.As<Napi::Array>();
-      for (uint32_t i = 0; i < rs.Length(); ++i) {
-        if (!rs.Get(i).IsObject()) throw Napi::TypeError::New(env, "RateLimiter.register: every resource must be {name, global, count}");
-        Napi::Object r = rs.Get(i).As<Napi::Object>();
-        if (!r.Get("name").IsString()) throw Napi::TypeError::New(env, "RateLimiter.register: a resource's name must be a string");
-        limit.resources.push_back({r.Get("name").As<Napi::String>().Utf8Value(), r.Get("global").ToBoolean().Value(), int64_t(NumberOr(r.Get("count"), 0))});
-      }
-    }
+    const InstanceRateLimit limit = InstanceRateLimitFromJs(o, int(Clamped(o.Get("device"), 2147483647.0)));
     try {
       return Napi::Number::New(env, limiter_->Register(limit));
     } catch (const std::invalid_argument& e) {
@@ -118,8 +113,6 @@ class RateLimiterJs : public Napi::ObjectWrap<RateLimiterJs> {
     return info.Env().Undefined();
   }
 
-  static double NumberOr(Napi::Value v, double fallback) { return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : fallback; }
-
   int Id(const Napi::CallbackInfo& info) {
     if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "RateLimiter: expected an instance id from register()");
     return info[0].As<Napi::Number>().Int32Value();
@@ -135,6 +128,25 @@ class RateLimiterJs : public Napi::ObjectWrap<RateLimiterJs> {
 void Init(Napi::Env env, Napi::Object exports) { exports.Set("RateLimiter", RateLimiterJs::Define(env)); }
 
 }  // namespace
+
+InstanceRateLimit InstanceRateLimitFromJs(const Napi::Object& entry, int device) {
+  Napi::Env env = entry.Env();
+  InstanceRateLimit limit;
+  limit.priority = uint32_t(Clamped(entry.Get("priority"), 4294967295.0));
+  limit.device = device;
+  Napi::Value resources = entry.Get("resources");
+  if (!resources.IsArray()) return limit;
+  Napi::Array rs = resources.As<Napi::Array>();
+  for (uint32_t i = 0; i < rs.Length(); ++i) {
+    Napi::Value item = rs.Get(i);
+    if (!item.IsObject() || !item.As<Napi::Object>().Get("name").IsString()) {
+      throw Napi::TypeError::New(env, "Expected every rate-limiter resource to be {name: string, global, count}");
+    }
+    Napi::Object r = item.As<Napi::Object>();
+    limit.resources.push_back({r.Get("name").As<Napi::String>().Utf8Value(), r.Get("global").ToBoolean().Value(), int64_t(Clamped(r.Get("count"), 9007199254740991.0))});
+  }
+  return limit;
+}
 
 std::shared_ptr<RateLimiter> RateLimiterOf(Napi::Value value) {
   if (g_constructor == nullptr || !value.IsObject() || !value.As<Napi::Object>().InstanceOf(g_constructor->Value())) return nullptr;

@@ -19,4 +19,8 @@ namespace gebe {
 // The limiter behind a RateLimiter JS object; null when `value` is not one.
 std::shared_ptr<RateLimiter> RateLimiterOf(Napi::Value value);
 
+// One instance's {resources: [{name, global, count}], priority} as JS gives it (loadModel's
+// options.instanceRateLimits entries, register's argument); numbers out of range are clamped.
+InstanceRateLimit InstanceRateLimitFromJs(const Napi::Object& entry, int device);
+
 }  // namespace gebe

@@ -108,15 +108,18 @@ int RateLimiter::Register(const InstanceRateLimit& limit) {
   int id;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [key, count] : instance.needs) {
-      for (const auto& [other_id, other] : instances_) {
-        for (const auto& [other_key, other_count] : other.needs) {
+    // One name both global and per-device, in this instance or against one registered before.
+    const auto clash = [&](const std::vector<std::pair<Key, int64_t>>& others) {
+      for (const auto& [key, count] : instance.needs) {
+        for (const auto& [other_key, other_count] : others) {
           if (other_key.name == key.name && (other_key.device == kGlobal) != (key.device == kGlobal)) {
             throw std::invalid_argument("Resource \"" + key.name + "\" is present as both global and device-specific resource in the model configuration.");
           }
         }
       }
-    }
+    };
+    clash(instance.needs);
+    for (const auto& [other_id, other] : instances_) clash(other.needs);
     instance.pass = global_pass_;
     id = next_id_++;
     instances_.emplace(id, std::move(instance));

@@ -91,6 +91,14 @@ TEST(RateLimiterRefusesANeedAboveTheGivenCountInTritonsWords) {
     message = e.what();
   }
   CHECK_EQ(message, std::string("Resource \"G\" is present as both global and device-specific resource in the model configuration."));
+  // Within one instance too.
+  message.clear();
+  try {
+    mixed.Register(Needs({{"H", true, 1}, {"H", false, 1}}));
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  CHECK_EQ(message, std::string("Resource \"H\" is present as both global and device-specific resource in the model configuration."));
 }
 
 TEST(RateLimiterHoldsAnInstanceUntilItsResourcesAreFree) {
