@@ -155,7 +155,7 @@ function pem(key: keyof ConnectionFlags, file: string | undefined, field: 'ca' |
   } catch (err) {
     throw new UsageError(`${flagName(key)} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
-  const text = bytes.toString('latin1');
+  const text = bytes.toString('utf8');
   // A file said to be DER that is PEM after all is taken as it is.
   if (format === 'DER' && !text.includes('-----BEGIN ')) return { [field]: derToPem(bytes, field === 'key', `${flagName(key)} ${file}`) };
   if (!text.includes('-----BEGIN ')) {
