@@ -1,6 +1,7 @@
 #include "scheduler/rate_limiter.h"
 
 #include <algorithm>
+#include <future>
 #include <stdexcept>
 
 namespace gebe {
@@ -37,28 +38,21 @@ bool RateLimiter::FitsLocked(const Registered& instance) const {
   return true;
 }
 
-std::shared_ptr<RateLimiter::Waiter> RateLimiter::EnqueueLocked(int id, std::function<void()> on_grant) {
+void RateLimiter::EnqueueLocked(int id, std::function<void()> on_grant) {
   Registered& instance = instances_.at(id);
   // An instance that waited nothing for a while does not bank turns: it starts from the pass of
   // the last instance served.
   instance.pass = std::max(instance.pass, global_pass_);
-  auto waiter = std::make_shared<Waiter>();
-  waiter->id = id;
-  waiter->pass = instance.pass;
-  waiter->seq = next_seq_++;
-  waiter->on_grant = std::move(on_grant);
-  const auto before = [](const std::shared_ptr<Waiter>& a, const std::shared_ptr<Waiter>& b) {
-    return a->pass != b->pass ? a->pass < b->pass : a->seq < b->seq;
-  };
-  waiters_.insert(std::upper_bound(waiters_.begin(), waiters_.end(), waiter, before), waiter);
-  return waiter;
+  Waiter waiter{id, instance.pass, next_seq_++, std::move(on_grant)};
+  const auto before = [](const Waiter& a, const Waiter& b) { return a.pass != b.pass ? a.pass < b.pass : a.seq < b.seq; };
+  const auto at = std::upper_bound(waiters_.begin(), waiters_.end(), waiter, before);
+  waiters_.insert(at, std::move(waiter));
 }
 
 void RateLimiter::GrantLocked(Callbacks& callbacks) {
   std::vector<Key> blocked;  // needed by a waiter left in line: nobody behind it takes them
-  bool woke = false;
   for (auto it = waiters_.begin(); it != waiters_.end();) {
-    Waiter& w = **it;
+    Waiter& w = *it;
     Registered& instance = instances_.at(w.id);
     bool behind = false;
     for (const auto& [key, count] : instance.needs) behind |= std::find(blocked.begin(), blocked.end(), key) != blocked.end();
@@ -70,12 +64,9 @@ void RateLimiter::GrantLocked(Callbacks& callbacks) {
     for (const auto& [key, count] : instance.needs) in_use_[key] += count;
     global_pass_ = instance.pass;
     instance.pass += instance.stride;
-    w.granted = true;
-    if (w.on_grant) callbacks.push_back(std::move(w.on_grant));
-    else woke = true;
+    callbacks.push_back(std::move(w.on_grant));
     it = waiters_.erase(it);
   }
-  if (woke) cv_.notify_all();
 }
 
 void RateLimiter::Call(Callbacks& callbacks) {
@@ -137,15 +128,13 @@ void RateLimiter::Unregister(int id) {
     // Its waiters (a model unloading while one of its instances waits) go at once, holding
     // nothing: their Release finds no instance.
     for (auto it = waiters_.begin(); it != waiters_.end();) {
-      if ((*it)->id != id) {
+      if (it->id != id) {
         ++it;
         continue;
       }
-      (*it)->granted = true;
-      if ((*it)->on_grant) callbacks.push_back(std::move((*it)->on_grant));
+      callbacks.push_back(std::move(it->on_grant));
       it = waiters_.erase(it);
     }
-    cv_.notify_all();
     instances_.erase(id);
     GrantLocked(callbacks);
   }
@@ -153,22 +142,12 @@ void RateLimiter::Unregister(int id) {
 }
 
 void RateLimiter::Acquire(int id) {
-  Callbacks callbacks;
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    const auto found = instances_.find(id);
-    if (found == instances_.end() || found->second.needs.empty()) return;
-    std::shared_ptr<Waiter> me = EnqueueLocked(id, nullptr);
-    GrantLocked(callbacks);
-    if (!me->granted) {
-      lock.unlock();
-      Call(callbacks);
-      callbacks.clear();
-      lock.lock();
-      cv_.wait(lock, [&] { return me->granted; });
-    }
-  }
-  Call(callbacks);
+  // A thread that blocks is a waiter like any other, whose callback wakes it. The callback owns
+  // the promise: it outlives the wake-up even when this thread returns at once.
+  auto granted = std::make_shared<std::promise<void>>();
+  std::future<void> done = granted->get_future();
+  AcquireAsync(id, [granted] { granted->set_value(); });
+  done.wait();
 }
 
 void RateLimiter::AcquireAsync(int id, std::function<void()> granted) {

@@ -17,7 +17,6 @@
 // not wait for each other.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <cstdint>
 #include <map>
@@ -90,8 +89,7 @@ class RateLimiter {
     int id;
     uint64_t pass;
     uint64_t seq;
-    bool granted = false;
-    std::function<void()> on_grant;  // empty: a thread blocked in Acquire
+    std::function<void()> on_grant;
   };
   using Callbacks = std::vector<std::function<void()>>;
 
@@ -102,18 +100,17 @@ class RateLimiter {
   int64_t ExplicitCount(const Key& key) const;
   bool FitsLocked(const Registered& instance) const;
   // Queues a waiter in (pass, seq) order.
-  std::shared_ptr<Waiter> EnqueueLocked(int id, std::function<void()> on_grant);
-  // Gives resources to every waiter that is first in line for all it needs and fits, in order;
-  // wakes blocked ones and collects the callbacks of the others (to call with no lock held).
+  void EnqueueLocked(int id, std::function<void()> on_grant);
+  // Gives resources to every waiter that is first in line for all it needs and fits, in order,
+  // and collects their callbacks (to call with no lock held).
   void GrantLocked(Callbacks& callbacks);
   static void Call(Callbacks& callbacks);
 
   const std::vector<RateLimitResource> explicit_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
   std::map<int, Registered> instances_;
   std::map<Key, int64_t> in_use_;
-  std::vector<std::shared_ptr<Waiter>> waiters_;  // sorted by (pass, seq)
+  std::vector<Waiter> waiters_;  // sorted by (pass, seq)
   uint64_t global_pass_ = 0;
   uint64_t next_seq_ = 0;
   int next_id_ = 0;
