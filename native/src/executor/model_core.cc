@@ -47,34 +47,35 @@ ModelCore::ModelCore(ModelOptions options, std::vector<std::unique_ptr<Session>>
   std::vector<int64_t> engine_gears = first.gears();
   if (!engine_gears.empty()) options_.policy.gears = engine_gears;
   options_.policy.Finalize();
-  ResolveSequenceTensors();
+  ResolveServerTensors();
 }
 
 namespace {
 
-size_t FindTensor(const std::vector<TensorDesc>& tensors, const std::string& name, const char* what, const std::string& model) {
+// `where` says who names it, e.g. "sequence_batching of model 'm' names control input".
+size_t FindTensor(const std::vector<TensorDesc>& tensors, const std::string& name, const std::string& where) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (tensors[i].name == name) return i;
   }
   std::string names;
   for (const auto& t : tensors) names += (names.empty() ? "'" : ", '") + t.name + "'";
-  throw std::runtime_error("sequence_batching of model '" + model + "' names " + what + " '" + name +
-                           "', but the model file has no such tensor (it has " + names + ")");
+  throw std::runtime_error(where + " '" + name + "', but the model file has no such tensor (it has " + names + ")");
 }
 
 }  // namespace
 
-void ModelCore::ResolveSequenceTensors() {
+void ModelCore::ResolveServerTensors() {
   std::vector<bool> taken_in(inputs_.size(), false), taken_out(outputs_.size(), false);
   SequenceConfig& seq = options_.sequence;
+  const std::string sequence_names = "sequence_batching of model '" + options_.model_name + "' names ";
   if (seq.enabled) {
     for (auto& c : seq.controls) {
-      c.engine_index = FindTensor(inputs_, c.name, "control input", options_.model_name);
+      c.engine_index = FindTensor(inputs_, c.name, sequence_names + "control input");
       taken_in[c.engine_index] = true;
     }
     for (auto& st : seq.states) {
-      st.engine_input = FindTensor(inputs_, st.input_name, "state input", options_.model_name);
-      st.engine_output = FindTensor(outputs_, st.output_name, "state output", options_.model_name);
+      st.engine_input = FindTensor(inputs_, st.input_name, sequence_names + "state input");
+      st.engine_output = FindTensor(outputs_, st.output_name, sequence_names + "state output");
       taken_in[st.engine_input] = true;
       taken_out[st.engine_output] = true;
       const size_t element = ElementSize(st.dtype);
@@ -92,11 +93,65 @@ void ModelCore::ResolveSequenceTensors() {
       }
     }
   }
+  ResolveBatchLayout(taken_in, taken_out);
   for (size_t i = 0; i < inputs_.size(); ++i) {
     if (!taken_in[i]) client_inputs_.push_back(i);
   }
   for (size_t i = 0; i < outputs_.size(); ++i) {
     if (!taken_out[i]) client_outputs_.push_back(i);
+  }
+}
+
+void ModelCore::ResolveBatchLayout(std::vector<bool>& taken_in, const std::vector<bool>& taken_out) {
+  const std::string& model = options_.model_name;
+  const bool any = !options_.ragged_inputs.empty() || !options_.batch_inputs.empty() || !options_.batch_outputs.empty();
+  if (!any) return;
+  if (!options_.policy.gears.empty()) {
+    throw std::runtime_error("model '" + model + "' runs fixed batch sizes (gears), so it cannot take ragged inputs, batch_input or "
+                             "batch_output; remove them from its config, or give it a model file with a dynamic batch dimension");
+  }
+  // A client input: not fed by the sequence batcher or by another batch input.
+  auto client_input = [&](const std::string& name, const std::string& where) {
+    const size_t i = FindTensor(inputs_, name, where);
+    if (taken_in[i]) throw std::runtime_error(where + " '" + name + "', which gebe serve fills itself; name a request input");
+    return i;
+  };
+  layout_.ragged.assign(inputs_.size(), false);
+  if (options_.batched) {
+    for (const std::string& name : options_.ragged_inputs) {
+      layout_.ragged[client_input(name, "input of model '" + model + "' with allow_ragged_batch is named")] = true;
+    }
+  }
+  for (const BatchInputOption& option : options_.batch_inputs) {
+    BatchInputSpec spec;
+    spec.kind = option.kind;
+    spec.dtype = option.dtype;
+    spec.source = client_input(option.source, "batch_input of model '" + model + "' names source input");
+    for (const std::string& target : option.targets) {
+      const size_t t = FindTensor(inputs_, target, "batch_input of model '" + model + "' names target");
+      if (taken_in[t] || t == spec.source) {
+        throw std::runtime_error("batch_input of model '" + model + "' names target '" + target +
+                                 "', which is already a request input or filled by gebe serve; give each batch input its own model input");
+      }
+      if (inputs_[t].dtype != spec.dtype) {
+        throw std::runtime_error("batch_input of model '" + model + "' feeds '" + target + "' as " + DataTypeName(spec.dtype) +
+                                 ", but the model file has " + DataTypeName(inputs_[t].dtype) + " for it; set its data_type to TYPE_" +
+                                 DataTypeName(inputs_[t].dtype) + " (only TYPE_INT32 and TYPE_FP32 are allowed) or change the model");
+      }
+      taken_in[t] = true;
+      spec.targets.push_back(t);
+    }
+    layout_.inputs.push_back(std::move(spec));
+  }
+  for (const BatchOutputOption& option : options_.batch_outputs) {
+    BatchOutputSpec spec;
+    spec.output = FindTensor(outputs_, option.output, "batch_output of model '" + model + "' names target");
+    if (taken_out[spec.output]) {
+      throw std::runtime_error("batch_output of model '" + model + "' names target '" + option.output + "', which is a sequence state output");
+    }
+    spec.source = client_input(option.source, "batch_output of model '" + model + "' names source input");
+    spec.shape = option.shape;
+    layout_.outputs.push_back(std::move(spec));
   }
 }
 
@@ -133,7 +188,7 @@ void ModelCore::Start(Napi::Env env, Napi::Function on_complete, std::shared_ptr
     sink = sequence_.get();
   }
   scheduler_ = std::make_unique<ModelScheduler>(options_.model_name, options_.policy, options_.batched,
-                                                std::move(sessions_), sink, options_.idle_spin_us, std::move(options_.rate_limits));
+                                                std::move(sessions_), sink, options_.idle_spin_us, std::move(options_.rate_limits), layout_);
   if (sequence_) sequence_->SetScheduler(scheduler_.get());
 }
 
@@ -303,8 +358,10 @@ uint64_t ModelCore::ShapeKey(const std::vector<TensorView>& inputs) {
   // distinct shapes; new ids keep growing, so an old key is never reused for another shape.
   std::lock_guard<std::mutex> lock(shape_mu_);
   signature_.clear();
-  for (const auto& in : inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorView& in = inputs[i];
     signature_.push_back(static_cast<int64_t>(in.shape.size()));
+    if (layout_.IsRagged(i)) continue;  // any shape batches with any other (ragged batching)
     for (size_t d = options_.batched ? 1 : 0; d < in.shape.size(); ++d) signature_.push_back(in.shape[d]);
   }
   auto it = shape_keys_.find(signature_);

@@ -103,8 +103,12 @@ class ModelCore : public CompletionSink {
   // Moves the normalized client inputs (client order) to their engine slots; the sequence
   // batcher fills the control and state slots left empty.
   void PlaceClientInputs(ScheduledRequest& request) const;
-  // Constructor: finds the sequence batcher's tensors among the engine's and sets the client ones.
-  void ResolveSequenceTensors();
+  // Constructor: finds the tensors the server fills and takes (the sequence batcher's, the batch
+  // inputs) among the engine's, and sets the client ones.
+  void ResolveServerTensors();
+  // Resolves the config's ragged batching (options_.ragged_inputs, batch_inputs, batch_outputs)
+  // into layout_, marking batch input targets as taken; throws naming what does not fit the model.
+  void ResolveBatchLayout(std::vector<bool>& taken_in, const std::vector<bool>& taken_out);
   // Scheduler threads: fails each answer whose output shapes disagree with the config's.
   void FailWrongOutputShapes(CompletedBatch& batch) const;
   // Scheduler threads: level TENSORS keeps the outputs each traced request asked for.
@@ -115,6 +119,7 @@ class ModelCore : public CompletionSink {
   std::string engine_name_;
   std::vector<std::unique_ptr<Session>> sessions_;  // until Start hands them to the scheduler
   std::vector<size_t> client_inputs_, client_outputs_;  // engine indices of the client tensors
+  BatchLayout layout_;  // set by the constructor, read-only after
   std::unique_ptr<SequenceBatcher> sequence_;  // sequence models; outlives the scheduler that feeds it
   std::unique_ptr<ModelScheduler> scheduler_;
   Napi::ThreadSafeFunction tsfn_;

@@ -121,6 +121,62 @@ SequenceConfig ReadSequenceConfig(const Napi::Object& obj) {
   return out;
 }
 
+std::vector<std::string> Names(const Napi::Object& obj, const char* name, const char* what) {
+  std::vector<std::string> out;
+  Napi::Value v = Field(obj, name);
+  if (v.IsUndefined() || v.IsNull()) return out;
+  if (!v.IsArray()) throw Napi::TypeError::New(obj.Env(), std::string("Expected an array of strings for ") + what + name);
+  Napi::Array a = v.As<Napi::Array>();
+  if (a.Length() > kMaxListLength) throw Napi::RangeError::New(obj.Env(), std::string("Expected fewer entries in ") + what + name);
+  for (uint32_t i = 0; i < a.Length(); ++i) {
+    Napi::Value e = a.Get(i);
+    if (!e.IsString()) throw Napi::TypeError::New(obj.Env(), std::string("Expected an array of strings for ") + what + name);
+    out.push_back(e.As<Napi::String>().Utf8Value());
+  }
+  return out;
+}
+
+std::string Name(const Napi::Object& obj, const char* name, const char* what) {
+  Napi::Value v = Field(obj, name);
+  if (!v.IsString()) throw Napi::TypeError::New(obj.Env(), std::string("Expected a string for ") + what + name);
+  return v.As<Napi::String>().Utf8Value();
+}
+
+// options.batchInputs ({kind, dtype, source, targets}) and options.batchOutputs ({output,
+// source, shape}): the config's batch_input and batch_output (load-options.ts builds them).
+void ReadBatchIo(const Napi::Object& options, ModelOptions& out) {
+  Napi::Env env = options.Env();
+  Napi::Value inputs = options.Get("batchInputs");
+  if (inputs.IsArray()) {
+    Napi::Array a = inputs.As<Napi::Array>();
+    if (a.Length() > kMaxListLength) throw Napi::RangeError::New(env, "Expected fewer options.batchInputs");
+    for (uint32_t i = 0; i < a.Length(); ++i) {
+      if (!a.Get(i).IsObject()) throw Napi::TypeError::New(env, "Expected objects in options.batchInputs");
+      Napi::Object e = a.Get(i).As<Napi::Object>();
+      BatchInputOption bi;
+      bi.kind = static_cast<BatchInputKind>(static_cast<int>(Bounded(e, "kind", 0, 5)));
+      bi.dtype = Number(e, "dtype", 8) == 11 ? DataType::kFloat32 : DataType::kInt32;
+      bi.source = Name(e, "source", "options.batchInputs[].");
+      bi.targets = Names(e, "targets", "options.batchInputs[].");
+      out.batch_inputs.push_back(std::move(bi));
+    }
+  }
+  Napi::Value outputs = options.Get("batchOutputs");
+  if (outputs.IsArray()) {
+    Napi::Array a = outputs.As<Napi::Array>();
+    if (a.Length() > kMaxListLength) throw Napi::RangeError::New(env, "Expected fewer options.batchOutputs");
+    for (uint32_t i = 0; i < a.Length(); ++i) {
+      if (!a.Get(i).IsObject()) throw Napi::TypeError::New(env, "Expected objects in options.batchOutputs");
+      Napi::Object e = a.Get(i).As<Napi::Object>();
+      BatchOutputOption bo;
+      bo.output = Name(e, "output", "options.batchOutputs[].");
+      bo.source = Name(e, "source", "options.batchOutputs[].");
+      bo.shape = Ints(e, "shape");
+      out.batch_outputs.push_back(std::move(bo));
+    }
+  }
+}
+
 // options.instanceRateLimits: one {resources: [{name, global, count}], priority} per instance;
 // each instance's per-device resources count on its device (deviceIds, as the sessions load).
 std::vector<InstanceRateLimit> ReadInstanceRateLimits(const Napi::Object& options, const ModelOptions& model) {
@@ -186,6 +242,8 @@ ModelOptions ReadModelOptions(const Napi::Object& options) {
     }
   }
   policy.gears = Ints(options, "gears");
+  out.ragged_inputs = Names(options, "raggedInputs", "options.");
+  ReadBatchIo(options, out);
   Napi::Value sequence = options.Get("sequence");
   if (sequence.IsObject()) out.sequence = ReadSequenceConfig(sequence.As<Napi::Object>());
   if (std::shared_ptr<RateLimiter> limiter = RateLimiterOf(options.Get("rateLimiter"))) {

@@ -9,11 +9,26 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "scheduler/batch_layout.h"
 #include "scheduler/batch_policy.h"
 #include "scheduler/rate_limiter.h"
 #include "scheduler/sequence_config.h"
 
 namespace gebe {
+
+// The config's ragged batching by name (options.raggedInputs, batchInputs, batchOutputs);
+// ModelCore resolves the names to the engine's tensors (BatchLayout).
+struct BatchInputOption {
+  BatchInputKind kind = BatchInputKind::kElementCount;
+  DataType dtype = DataType::kInt32;
+  std::string source;
+  std::vector<std::string> targets;
+};
+struct BatchOutputOption {
+  std::string output;
+  std::string source;
+  std::vector<int64_t> shape;  // as clients see it, batch dimension first when batched
+};
 
 struct ModelOptions {
   std::string model_name;
@@ -24,6 +39,9 @@ struct ModelOptions {
   std::vector<int> device_ids;  // instance i runs on device_ids[i % size]
   int64_t idle_spin_us = 0;     // see ModelScheduler
   SequenceConfig sequence;      // enabled for sequence_batching models
+  std::vector<std::string> ragged_inputs;  // allow_ragged_batch inputs (batched models)
+  std::vector<BatchInputOption> batch_inputs;
+  std::vector<BatchOutputOption> batch_outputs;
   // The instances as registered with the server's rate limiter (options.rateLimiter with
   // options.instanceRateLimits); none when the server does not limit.
   std::shared_ptr<RateLimitedInstances> rate_limits;

@@ -4,6 +4,9 @@
 // element size does not divide (a protobuf field, a binary part after a JSON header): engines read
 // elements in place, so that one is copied into the instance's reused buffer. Outputs are never
 // copied: each request gets the byte range of its rows inside the batch's output tensors.
+// A model with ragged inputs, batch inputs or batch outputs (batch_layout.h) gets its ragged
+// inputs as one dimension, its batch inputs computed from the batch, and its batch outputs split
+// by each request's source input shape.
 #pragma once
 
 #include <memory>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "scheduler/batch_layout.h"
 #include "scheduler/scheduled_request.h"
 
 namespace gebe {
@@ -24,15 +28,16 @@ class GatherArena {
   std::vector<AlignedBuffer> buffers_;
 };
 
-// Builds the engine inputs for `requests` (all with identical non-batch shapes) padded to
-// `padded_rows`. batched=false: the model has no batch dimension (exactly one request).
-// Sets each request's row_offset.
+// Builds the engine inputs for `requests` (all with identical non-batch shapes, ragged inputs
+// aside) padded to `padded_rows`. batched=false: the model has no batch dimension (exactly one
+// request). Sets each request's row_offset.
 std::vector<TensorView> GatherInputs(std::vector<std::unique_ptr<ScheduledRequest>>& requests, int64_t padded_rows,
-                                     bool batched, GatherArena& arena);
+                                     bool batched, const BatchLayout& layout, GatherArena& arena);
 
 // Fills each request's output slices from the batch outputs; throws EngineError when an output
-// does not have the batch's rows as its first dimension.
+// does not have the batch's rows as its first dimension, or a batch output is too short for the
+// shapes its requests' source inputs give it.
 void SliceOutputs(const std::vector<Tensor>& outputs, std::vector<std::unique_ptr<ScheduledRequest>>& requests,
-                  int64_t padded_rows, bool batched);
+                  int64_t padded_rows, bool batched, const BatchLayout& layout);
 
 }  // namespace gebe

@@ -58,10 +58,11 @@ class BatchStop : public RunStop {
 
 ModelScheduler::ModelScheduler(std::string model_name, BatchPolicy policy, bool batched,
                                std::vector<std::unique_ptr<Session>> sessions, CompletionSink* sink, int64_t idle_spin_us,
-                               std::shared_ptr<RateLimitedInstances> rate_limits)
+                               std::shared_ptr<RateLimitedInstances> rate_limits, BatchLayout layout)
     : model_name_(std::move(model_name)),
       policy_(std::move(policy)),
       batched_(batched),
+      layout_(std::move(layout)),
       sink_(sink),
       idle_spin_us_(idle_spin_us),
       rate_limits_(std::move(rate_limits)),
@@ -318,7 +319,7 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
   const int64_t t0 = SteadyNowNs();
   int64_t t1 = t0, t2 = t0;
   try {
-    std::vector<TensorView> inputs = GatherInputs(batch.requests, batch.padded_rows, batched_, instance.arena);
+    std::vector<TensorView> inputs = GatherInputs(batch.requests, batch.padded_rows, batched_, layout_, instance.arena);
     t1 = SteadyNowNs();
     {
       std::lock_guard<std::mutex> session_lock(instance.session_mu);
@@ -326,7 +327,7 @@ void ModelScheduler::Execute(Instance& instance, Batch& batch) {
       instance.session->run(inputs, outputs->tensors, &stop);
     }
     t2 = SteadyNowNs();
-    SliceOutputs(outputs->tensors, batch.requests, batch.padded_rows, batched_);
+    SliceOutputs(outputs->tensors, batch.requests, batch.padded_rows, batched_, layout_);
     ok = true;
   } catch (const RunCancelled&) {
     cancelled = true;

@@ -27,6 +27,7 @@
 #include "engine/engine.h"
 #include "scheduler/batch_io.h"
 #include "scheduler/batch_policy.h"
+#include "scheduler/batch_layout.h"
 #include "scheduler/model_statistics.h"
 #include "scheduler/rate_limiter.h"
 #include "scheduler/request_queues.h"
@@ -41,8 +42,10 @@ class ModelScheduler {
   // CPU between polls) before it sleeps, so back-to-back requests skip a futex wake-up.
   // rate_limits: the instances as registered with the server's rate limiter (none: never held);
   // an instance takes its resources before each batch and gives them back after.
+  // layout: ragged inputs, batch inputs and batch outputs (batch_layout.h); none: rows stack.
   ModelScheduler(std::string model_name, BatchPolicy policy, bool batched, std::vector<std::unique_ptr<Session>> sessions,
-                 CompletionSink* sink, int64_t idle_spin_us = 0, std::shared_ptr<RateLimitedInstances> rate_limits = nullptr);
+                 CompletionSink* sink, int64_t idle_spin_us = 0, std::shared_ptr<RateLimitedInstances> rate_limits = nullptr,
+                 BatchLayout layout = {});
   ~ModelScheduler();
   ModelScheduler(const ModelScheduler&) = delete;
   ModelScheduler& operator=(const ModelScheduler&) = delete;
@@ -128,6 +131,7 @@ class ModelScheduler {
   const std::string model_name_;
   const BatchPolicy policy_;
   const bool batched_;
+  const BatchLayout layout_;
   CompletionSink* const sink_;
   const int64_t idle_spin_us_;
   std::shared_ptr<RateLimitedInstances> rate_limits_;  // instance threads only, until Stop() joins them

@@ -74,6 +74,52 @@ export interface ModelConfig {
   [field: string]: unknown;
 }
 
+/** Triton's BatchInput.Kind names, in the enum's order (the native BatchInputKind codes). */
+export const BATCH_INPUT_KINDS = [
+  'BATCH_ELEMENT_COUNT', 'BATCH_ACCUMULATED_ELEMENT_COUNT', 'BATCH_ACCUMULATED_ELEMENT_COUNT_WITH_ZERO',
+  'BATCH_MAX_ELEMENT_COUNT_AS_SHAPE', 'BATCH_ITEM_SHAPE', 'BATCH_ITEM_SHAPE_FLATTEN',
+] as const;
+
+/** A batch_input entry: a model input the server computes from the batch it formed. */
+export interface BatchInputConfig {
+  kind?: string;
+  target_name?: string[];
+  data_type?: string;
+  source_input?: string[];
+}
+
+/** A batch_output entry: an output split among the requests by their source input's shape. */
+export interface BatchOutputConfig {
+  kind?: string;
+  target_name?: string[];
+  source_input?: string[];
+}
+
+export function batchInputs(config: ModelConfig): BatchInputConfig[] {
+  return Array.isArray(config.batch_input) ? (config.batch_input as BatchInputConfig[]) : [];
+}
+
+export function batchOutputs(config: ModelConfig): BatchOutputConfig[] {
+  return Array.isArray(config.batch_output) ? (config.batch_output as BatchOutputConfig[]) : [];
+}
+
+/**
+ * A ragged input: allow_ragged_batch on a model that batches (max_batch_size > 0). Requests of any
+ * shape batch together, and the model gets the batch's elements as one dimension.
+ */
+export function isRaggedInput(config: ModelConfig, tensor: ModelTensorConfig): boolean {
+  return tensor.allow_ragged_batch === true && Number(config.max_batch_size ?? 0) > 0;
+}
+
+/** An output a batch_output splits by its source input's shapes: its model shape need not match its dims (as Triton's backends). */
+export function isBatchOutputTarget(config: ModelConfig, name: string): boolean {
+  return batchOutputs(config).some((bo) => (bo.target_name ?? []).includes(name));
+}
+
+export function raggedInputNames(config: ModelConfig): string[] {
+  return (config.input ?? []).filter((t) => isRaggedInput(config, t)).map((t) => t.name);
+}
+
 /** model_metrics.metric_control entries: bucket boundaries for one of Triton's histogram families. */
 export interface MetricControlConfig {
   metric_identifier?: { family?: string };

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
-import type { ModelConfig, ModelTensorConfig } from '../config/model-config.js';
+import { isBatchOutputTarget, isRaggedInput, type ModelConfig, type ModelTensorConfig } from '../config/model-config.js';
 import { datatypeFromCode, datatypeFromConfig } from '../kserve/datatypes.js';
 import { nativeExecutor, type NativeMetadata, type NativeTensorDesc } from './executor-addon.js';
 import { nativeOptions, type LoadOverrides } from './load-options.js';
@@ -125,9 +125,23 @@ function describeTensors(
     }
     const dims = t.dims.map(Number);
     const shape = batched ? [-1, ...dims] : dims;
-    checkDims(model, kind, t.name, shape, e.dims, batched);
+    if (kind === 'input' && isRaggedInput(config, t)) {
+      checkRaggedDims(model, t.name, e.dims);
+    } else if (!(kind === 'output' && isBatchOutputTarget(config, t.name))) {
+      // A batch output's model shape is split by its source input's shapes, not checked (as Triton's backends).
+      checkDims(model, kind, t.name, shape, e.dims, batched);
+    }
     return { name: e.name, datatype: type, shape };
   });
+}
+
+/** A ragged input reaches the model as one dimension: the batched requests' elements one after another. */
+function checkRaggedDims(model: string, name: string, engineDims: number[]): void {
+  if (engineDims.length === 1) return;
+  throw new GebeError(
+    `config.pbtxt of '${model}' gives input '${name}' allow_ragged_batch, so the model gets the batch's elements as one dimension, but the model file has [${engineDims.join(',')}]`,
+    { hint: `export the model with '${name}' as a 1-D tensor, or remove allow_ragged_batch` },
+  );
 }
 
 function checkDims(model: string, kind: string, name: string, configShape: number[], engineDims: number[], batched: boolean): void {

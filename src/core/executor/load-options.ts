@@ -7,6 +7,7 @@
 import os from 'node:os';
 import { GebeError } from '../../errors.js';
 import type { ModelConfig, ModelQueuePolicyConfig } from '../config/model-config.js';
+import { batchLayoutOptions, type NativeBatchLayout } from './batch-layout-options.js';
 import type { NativeSequenceOptions } from './sequence-options.js';
 import { instanceRateLimits, type InstanceRateLimit, type RateLimiter } from './rate-limiter.js';
 
@@ -17,7 +18,8 @@ export interface NativeQueuePolicy {
   maxQueueSize: number;
 }
 
-export interface NativeModelOptions {
+/** With NativeBatchLayout: ragged inputs, batch inputs and batch outputs (batch-layout-options.ts). */
+export interface NativeModelOptions extends NativeBatchLayout {
   modelName: string;
   instanceCount: number;
   intraOpThreads: number;
@@ -145,6 +147,7 @@ export function nativeOptions(modelName: string, config: ModelConfig, overrides:
     priorityQueuePolicy,
     gears: maxBatchSize > 0 ? parseDynamicDimsGears(parameters['graph.ge.dynamicDims']) : [],
     idleSpinUs: overrides.idleSpinUs ?? spinParameter(parameters.gebe_idle_spin_us),
+    ...batchLayoutOptions(config),
     ...(overrides.rateLimiter ? { rateLimiter: overrides.rateLimiter, instanceRateLimits: instanceRateLimits(config, instanceCount) } : {}),
   };
 }

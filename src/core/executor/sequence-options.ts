@@ -11,13 +11,7 @@ import { GebeError } from '../../errors.js';
 import { DEFAULT_CONFIG_LIMITS } from '../config/limits.js';
 import type { DataTypeName, ModelConfig } from '../config/model-config.js';
 import { outsideMessage, resolveInside } from '../repository/inside.js';
-import { datatypeFromConfig, elementSize } from '../kserve/datatypes.js';
-
-/** Native DataType codes (Triton's inference.DataType numbers). */
-const TYPE_CODES: Partial<Record<DataTypeName, number>> = {
-  TYPE_BOOL: 1, TYPE_UINT8: 2, TYPE_UINT16: 3, TYPE_UINT32: 4, TYPE_UINT64: 5, TYPE_INT8: 6, TYPE_INT16: 7,
-  TYPE_INT32: 8, TYPE_INT64: 9, TYPE_FP16: 10, TYPE_FP32: 11, TYPE_FP64: 12, TYPE_STRING: 13, TYPE_BF16: 14,
-};
+import { configTypeCode, datatypeFromConfig, elementSize } from '../kserve/datatypes.js';
 
 /** Triton's default max_sequence_idle_microseconds (1 s) when the config leaves it 0. */
 export const DEFAULT_MAX_SEQUENCE_IDLE_US = 1_000_000;
@@ -141,7 +135,7 @@ function control(model: string, at: string, name: string, c: ControlConfig): Nat
   if (kind === 'corrid') {
     const type = c.data_type ?? 'TYPE_INVALID';
     if (!CORRID_TYPES.includes(type)) refuse(model, `${at}.data_type`, `a CONTROL_SEQUENCE_CORRID input must be ${CORRID_TYPES.join(', ')}, not ${type}`);
-    return { name, kind, dtype: TYPE_CODES[type]!, falseValue: 0, trueValue: 0 };
+    return { name, kind, dtype: configTypeCode(type)!, falseValue: 0, trueValue: 0 };
   }
   const pairs: Array<[number[] | boolean[] | undefined, DataTypeName]> = [
     [c.fp32_false_true, 'TYPE_FP32'], [c.int32_false_true, 'TYPE_INT32'], [c.bool_false_true, 'TYPE_BOOL'],
@@ -151,7 +145,7 @@ function control(model: string, at: string, name: string, c: ControlConfig): Nat
     refuse(model, at, `control '${name}' needs exactly one of fp32_false_true, int32_false_true, bool_false_true with two values`);
   }
   const [values, type] = given[0]!;
-  return { name, kind, dtype: TYPE_CODES[type]!, falseValue: Number(values![0]), trueValue: Number(values![1]) };
+  return { name, kind, dtype: configTypeCode(type)!, falseValue: Number(values![0]), trueValue: Number(values![1]) };
 }
 
 function state(model: string, modelDir: string, at: string, s: StateConfig): NativeSequenceState {
@@ -162,7 +156,7 @@ function state(model: string, modelDir: string, at: string, s: StateConfig): Nat
   if (dims.length === 0 || dims.some((d) => d < 1)) {
     refuse(model, `${at}.dims`, `gebe carries fixed-size states only: dims [${dims.join(',')}] must all be >= 1`, 'give the state its full shape (without the batch dimension)');
   }
-  const out: NativeSequenceState = { inputName: s.input_name ?? '', outputName: s.output_name ?? '', dtype: TYPE_CODES[type]!, dims };
+  const out: NativeSequenceState = { inputName: s.input_name ?? '', outputName: s.output_name ?? '', dtype: configTypeCode(type)!, dims };
   const initial = s.initial_state ?? [];
   if (initial.length > 1) refuse(model, `${at}.initial_state`, 'gebe takes one initial_state per state');
   const first = initial[0];

@@ -55,6 +55,14 @@ export function isBinaryOnly(datatype: Datatype): boolean {
   return datatype === 'FP16' || datatype === 'BF16';
 }
 
+const CODE_OF = Object.fromEntries(Object.entries(BY_CODE).map(([code, name]) => [name, Number(code)])) as Readonly<Record<Datatype, number>>;
+
+/** The native datatype code of a config.pbtxt TYPE_* name; undefined for TYPE_INVALID or an unknown name. */
+export function configTypeCode(type: string): number | undefined {
+  const datatype = datatypeFromConfig(type);
+  return datatype === undefined ? undefined : CODE_OF[datatype];
+}
+
 /** config.pbtxt TYPE_* name → KServe datatype (TYPE_STRING travels as BYTES). */
 export function datatypeFromConfig(type: string): Datatype | undefined {
   if (type === 'TYPE_STRING') return 'BYTES';

@@ -1,6 +1,7 @@
 /**
  * Pairs config tensors with the ONNX model Triton would load, for the config↔model rules.
  */
+import { batchInputs, isBatchOutputTarget, isRaggedInput, type ModelTensorConfig } from '../config/model-config.js';
 import type { OnnxModelInfo, OnnxTensorInfo } from '../model/onnx.js';
 import type { ConfigContext } from './rule.js';
 
@@ -20,9 +21,9 @@ export function modelTensor(model: OnnxModelInfo, io: 'input' | 'output', name: 
   return (io === 'input' ? model.inputs : model.outputs).find((t) => t.name === name);
 }
 
-/** A model tensor the config names under sequence_batching instead of input/output. */
+/** A model tensor the config names under sequence_batching or batch_input instead of input/output. */
 export interface SequenceTensor {
-  kind: 'control' | 'state';
+  kind: 'control' | 'state' | 'batch_input';
   io: 'input' | 'output';
   name: string;
   /** Where the config names it, for findings. */
@@ -51,7 +52,24 @@ export function sequenceTensors(config: ConfigContext['config']): SequenceTensor
   return out;
 }
 
+/** The model inputs the batcher computes from each batch it forms: every batch_input's target_name. */
+export function batchInputTargets(config: ConfigContext['config']): SequenceTensor[] {
+  return batchInputs(config).flatMap((bi, i) =>
+    (bi.target_name ?? []).map((name, k): SequenceTensor => ({ kind: 'batch_input', io: 'input', name, path: ['batch_input', i, 'target_name', k], label: `batch input target '${name}'` })));
+}
+
 /** The dims the model sees for a config tensor: the reshape when present (`shape: [ ]` is a scalar), else dims. */
 export function modelFacingDims(tensor: { dims?: number[]; reshape?: { shape?: number[] } }): number[] {
   return (tensor.reshape ? tensor.reshape.shape ?? [] : tensor.dims ?? []).map(Number);
+}
+
+/**
+ * How the model's shape of a config tensor relates to its dims: 'ragged', a ragged input, which
+ * the model gets as one dimension (isRaggedInput); 'free', a batch output's target, whose model
+ * shape the batch_output splits however it is (as Triton's backends, which skip its check);
+ * 'dims' for every other tensor.
+ */
+export function modelShapeRule(config: ConfigContext['config'], io: 'input' | 'output', tensor: ModelTensorConfig): 'ragged' | 'free' | 'dims' {
+  if (io === 'input') return isRaggedInput(config, tensor) ? 'ragged' : 'dims';
+  return isBatchOutputTarget(config, tensor.name) ? 'free' : 'dims';
 }

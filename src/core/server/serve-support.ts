@@ -1,6 +1,7 @@
 /**
  * What `gebe serve` does with a config's fields it does not implement: a field that changes what a
- * model computes or how it is driven (decoupled responses outside the Python backend, batch inputs, iterative sequences outside it)
+ * model computes or how it is driven (decoupled responses outside the Python backend, batch inputs
+ * of Python models and ensembles, iterative sequences outside the Python backend)
  * refuses the load, because serving the model without it would give wrong answers without an error
  * (ensembles are run: src/core/ensemble/; Python models: src/core/python-backend/; sequence
  * batching: native/src/scheduler/sequence_batcher.cc); a field that only tunes or decorates serving
@@ -8,7 +9,7 @@
  * list: the model manager
  * asks here for every load.
  */
-import { isDecoupled, responseCacheUse, type ModelConfig } from '../config/model-config.js';
+import { isDecoupled, isRaggedInput, responseCacheUse, type ModelConfig } from '../config/model-config.js';
 
 export interface ServeSupport {
   /** Why serve will not run this model; undefined when it will. */
@@ -41,8 +42,8 @@ function refusal(config: ModelConfig): string | undefined {
     return `model_transaction_policy { decoupled: true } is implemented by gebe serve for Python-backend models and ensembles only: its engines send exactly one response per request; ${VALIDATE_STILL_CHECKS}`;
   }
   for (const field of ['batch_input', 'batch_output'] as const) {
-    if (Array.isArray(config[field]) && (config[field] as unknown[]).length > 0) {
-      return `${field} is not implemented by gebe serve: the model would not get the tensors it names; ${VALIDATE_STILL_CHECKS}`;
+    if (Array.isArray(config[field]) && (config[field] as unknown[]).length > 0 && !runsOnExecutor(config)) {
+      return `${field} is implemented by gebe serve for the cpu and ascend engines' models only (not Python models or ensembles): the model would not get the tensors it names; ${VALIDATE_STILL_CHECKS}`;
     }
   }
   return undefined;
@@ -87,8 +88,9 @@ function ignoredFields(config: ModelConfig, rateLimiting: boolean): string[] {
     }
   }
   ignored.push(...ignoredSequenceFields(config));
+  // Ragged batching is the executor's (batch_layout.h), and only batched models batch.
   for (const t of config.input ?? []) {
-    if ((t as Record<string, unknown>).allow_ragged_batch === true) ignored.push(`input "${t.name}".allow_ragged_batch`);
+    if (t.allow_ragged_batch === true && !(runsOnExecutor(config) && isRaggedInput(config, t))) ignored.push(`input "${t.name}".allow_ragged_batch`);
   }
   return ignored;
 }
@@ -112,6 +114,11 @@ function ignoredSequenceFields(config: ModelConfig): string[] {
     }
   }
   return out;
+}
+
+/** The model runs on the native executor (a cpu or ascend engine), not the Python backend or as an ensemble. */
+function runsOnExecutor(config: ModelConfig): boolean {
+  return config.backend !== 'python' && config.platform !== 'ensemble';
 }
 
 /** Set in the config: not absent, not false, not an empty string, list or message. */

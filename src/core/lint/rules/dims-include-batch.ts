@@ -1,5 +1,5 @@
 import { formatDims, maxBatchSize, replaceFix, tensors } from '../helpers.js';
-import { modelFacingDims, modelTensor, onnxModels } from '../model-tensors.js';
+import { modelFacingDims, modelShapeRule, modelTensor, onnxModels } from '../model-tensors.js';
 import type { ConfigRule } from '../rule.js';
 
 export const rule: ConfigRule = {
@@ -15,7 +15,7 @@ export const rule: ConfigRule = {
     for (const model of onnxModels(ctx)) {
       for (const t of tensors(ctx.config)) {
         const m = modelTensor(model.info, t.io, t.tensor.name);
-        if (!m?.dims || t.tensor.reshape) continue;
+        if (!m?.dims || t.tensor.reshape || modelShapeRule(ctx.config, t.io, t.tensor) !== 'dims') continue;
         const dims = modelFacingDims(t.tensor);
         if (dims.length === 0 || m.dims.length !== dims.length) continue;
         const span = ctx.parse.locate([...t.path, 'dims']);

@@ -1,5 +1,5 @@
 import { formatDims, maxBatchSize, tensors } from '../helpers.js';
-import { modelFacingDims, modelTensor, onnxModels } from '../model-tensors.js';
+import { modelFacingDims, modelShapeRule, modelTensor, onnxModels } from '../model-tensors.js';
 import { hint, type ConfigRule } from '../rule.js';
 
 export const rule: ConfigRule = {
@@ -17,8 +17,20 @@ export const rule: ConfigRule = {
         if (!m?.dims) continue;
         const dims = modelFacingDims(t.tensor);
         if (dims.length === 0 && !t.tensor.reshape) continue;
-        const full = mbs > 0 ? [-1, ...dims] : dims;
         const at = [...t.path, t.tensor.reshape ? 'reshape' : 'dims'];
+        const rule = modelShapeRule(ctx.config, t.io, t.tensor);
+        if (rule === 'free') continue;
+        if (rule === 'ragged') {
+          if (m.dims.length !== 1) {
+            ctx.report({
+              at: [...t.path, 'allow_ragged_batch'],
+              message: `${t.label} has allow_ragged_batch, so the model gets the batch's elements as one dimension, but the model's input has ${m.dims.length}: ${formatDims(m.dims)}`,
+              fix: hint('export the model with this input as a 1-D tensor, or remove allow_ragged_batch'),
+            });
+          }
+          continue;
+        }
+        const full = mbs > 0 ? [-1, ...dims] : dims;
         if (m.dims.length !== full.length) {
           // Same rank as the model with batching on: DIMS_INCLUDE_BATCH explains it better.
           if (mbs > 0 && m.dims.length === dims.length && !t.tensor.reshape) continue;

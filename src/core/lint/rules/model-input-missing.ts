@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { formatDims } from '../helpers.js';
-import { onnxModels, sequenceTensors } from '../model-tensors.js';
+import { batchInputTargets, onnxModels, sequenceTensors } from '../model-tensors.js';
 import { hint, type ConfigRule } from '../rule.js';
 import { ONNX_TO_TRITON } from '../../model/onnx.js';
 
@@ -14,8 +14,12 @@ export const rule: ConfigRule = {
   check(ctx) {
     const declared = ctx.config.input ?? [];
     if (declared.length === 0) return; // the GE backend fills in inputs from the model
-    // Sequence batching feeds its control inputs and implicit-state inputs itself.
-    const names = new Set([...declared.map((t) => t.name), ...sequenceTensors(ctx.config).filter((t) => t.io === 'input').map((t) => t.name)]);
+    // Sequence batching feeds its control inputs and implicit-state inputs itself, and the batcher its batch inputs.
+    const names = new Set([
+      ...declared.map((t) => t.name),
+      ...sequenceTensors(ctx.config).filter((t) => t.io === 'input').map((t) => t.name),
+      ...batchInputTargets(ctx.config).map((t) => t.name),
+    ]);
     for (const model of onnxModels(ctx)) {
       for (const m of model.info.inputs) {
         if (names.has(m.name)) continue;

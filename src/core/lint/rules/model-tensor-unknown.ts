@@ -1,11 +1,11 @@
 import { closest, replaceFix, tensors } from '../helpers.js';
-import { modelTensor, onnxModels, sequenceTensors } from '../model-tensors.js';
+import { batchInputTargets, modelTensor, onnxModels, sequenceTensors } from '../model-tensors.js';
 import type { ConfigRule } from '../rule.js';
 import path from 'node:path';
 
 export const rule: ConfigRule = {
   id: 'MODEL_TENSOR_UNKNOWN',
-  purpose: 'Checks that every config input and output, and every implicit-state tensor of sequence batching, exists in the ONNX model under the same name.',
+  purpose: 'Checks that every config input and output, every implicit-state tensor of sequence batching and every batch_input target, exists in the ONNX model under the same name.',
   severity: 'error',
   fixable: true,
   scope: 'config',
@@ -27,9 +27,9 @@ export const rule: ConfigRule = {
             : { description: `use the model's ${t.io} names: ${names.join(', ')}`, edits: [], safe: false },
         });
       }
-      // Implicit state is the model's too: Triton fails the load when a state tensor is missing.
+      // Implicit state and batch inputs are the model's too: Triton fails the load when one is missing.
       // (Control inputs are not checked: whether the GE backend needs them in the model is unknown.)
-      for (const t of sequenceTensors(ctx.config).filter((s) => s.kind === 'state')) {
+      for (const t of [...sequenceTensors(ctx.config).filter((s) => s.kind === 'state'), ...batchInputTargets(ctx.config)]) {
         if (modelTensor(model.info, t.io, t.name)) continue;
         const names = (t.io === 'input' ? model.info.inputs : model.info.outputs).map((m) => m.name);
         const suggestion = closest(t.name, names);
