@@ -2,13 +2,14 @@
  * A model written for Triton's ragged batching: input x arrives as one dimension (the batch's
  * elements one after another), lens and ends are batch inputs (each request's element count and
  * their running sum). It answers y = 2·x (a batch output, split by each request's shape of x) and,
- * per request, its count and end as [batch, 1] rows.
+ * per request, its count and end as [batch, 1] rows. `xDims` gives x (and y) another shape, for
+ * a model that does not fit ragged batching.
  */
-import { OnnxGraphBuilder } from './onnx-builder.js';
+import { OnnxGraphBuilder, type Dim } from './onnx-builder.js';
 
-export function raggedModel(): Uint8Array {
+export function raggedModel(xDims: Dim[] = ['n']): Uint8Array {
   const g = new OnnxGraphBuilder('ragged', 13);
-  g.input('x', 'FLOAT', ['n']);
+  g.input('x', 'FLOAT', xDims);
   g.input('lens', 'INT32', ['b']);
   g.input('ends', 'INT32', ['b']);
   g.initializer('two', 'FLOAT', [], [2]);
@@ -16,7 +17,7 @@ export function raggedModel(): Uint8Array {
   g.node('Mul', ['x', 'two'], ['y']);
   g.node('Unsqueeze', ['lens', 'axis1'], ['count']);
   g.node('Unsqueeze', ['ends', 'axis1'], ['end']);
-  g.output('y', 'FLOAT', ['n']);
+  g.output('y', 'FLOAT', xDims);
   g.output('count', 'INT32', ['b', 1]);
   g.output('end', 'INT32', ['b', 1]);
   return g.encode();

@@ -1,5 +1,6 @@
 import type { RuleCases } from '../rule-tester.js';
 
+
 const head = `name: "m"
 backend: "ge"
 max_batch_size: 4
@@ -50,6 +51,19 @@ export default {
         { line: 7, column: 3, message: "batch input kind 'BATCH_ACCUMULATED_ELEMENT_COUNT' expects 1 source input, got 0" },
         { line: 10, column: 16, message: 'must be TYPE_INT32 or TYPE_FP32' },
       ],
+    },
+    {
+      name: 'a batch input computed from an optional input',
+      config: head.replace('dims: [ -1 ] }', 'dims: [ -1 ] optional: true }') + `batch_input [
+  {
+    kind: BATCH_ELEMENT_COUNT
+    target_name: "COUNT"
+    data_type: TYPE_INT32
+    source_input: "INPUT"
+  }
+]
+`,
+      errors: [{ line: 11, column: 19, message: "source input 'INPUT' is optional: a request that leaves it out cannot be batched by it" }],
     },
   ],
 } satisfies RuleCases;

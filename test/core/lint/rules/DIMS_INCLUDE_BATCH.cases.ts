@@ -1,8 +1,11 @@
 import type { RuleCases } from '../rule-tester.js';
+import { raggedConfig, raggedModel } from '../../../helpers/ragged-model.js';
 import { DIGITS_CONFIG, digitsModel } from './models.js';
 
 export default {
   valid: [
+    // x is ragged (the model gets it as one dimension) and y a batch output: neither keeps to dims.
+    { config: raggedConfig('m'), files: { '1/model.onnx': raggedModel() } },
     { name: 'dims without the batch dimension', config: DIGITS_CONFIG, files: { '1/model.onnx': digitsModel() } },
     {
       name: 'a model without batching lists the full shape',

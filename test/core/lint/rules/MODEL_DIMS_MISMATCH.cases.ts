@@ -1,8 +1,10 @@
 import type { RuleCases } from '../rule-tester.js';
+import { raggedConfig, raggedModel } from '../../../helpers/ragged-model.js';
 import { DIGITS_CONFIG, digitsModel, fixedBatchModel } from './models.js';
 
 export default {
   valid: [
+    { config: raggedConfig('m'), files: { '1/model.onnx': raggedModel() } },
     { config: DIGITS_CONFIG, files: { '1/model.onnx': digitsModel() } },
     { name: 'variable (-1) dims match any model size', config: DIGITS_CONFIG.replace('dims: [ 1, 28, 28 ]', 'dims: [ 1, -1, -1 ]'), files: { '1/model.onnx': digitsModel() } },
   ],
@@ -29,6 +31,12 @@ output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
         { line: 3, column: 17, message: "the model fixes the batch dimension of input 'x' to 1, but max_batch_size is 8" },
         { line: 3, column: 17, message: "the model fixes the batch dimension of output 'y' to 1, but max_batch_size is 8" },
       ],
+    },
+    {
+      name: 'a ragged input the model takes with a batch dimension',
+      config: raggedConfig('m'),
+      files: { '1/model.onnx': raggedModel(['b', 'n']) },
+      errors: [{ line: 4, column: 75, message: "model input 'x' has allow_ragged_batch, so the model gets the batch's elements as one dimension, but the model's input has 2: [b, n]" }],
     },
   ],
 } satisfies RuleCases;

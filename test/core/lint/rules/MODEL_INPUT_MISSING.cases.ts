@@ -1,4 +1,5 @@
 import type { RuleCases } from '../rule-tester.js';
+import { raggedConfig, raggedModel } from '../../../helpers/ragged-model.js';
 import { ACCUMULATOR_CONFIG, accumulatorModel, twoInputModel } from './models.js';
 
 const config = (inputs: string) => `name: "m"
@@ -15,6 +16,8 @@ const mask = '  { name: "attention_mask" data_type: TYPE_INT64 dims: [ -1 ] }';
 
 export default {
   valid: [
+    // lens and ends are batch inputs: the batcher computes them.
+    { config: raggedConfig('m'), files: { '1/model.onnx': raggedModel() } },
     { config: config(`${ids},\n${mask}`), files: { '1/model.onnx': twoInputModel() } },
     // START is a sequence control input and ACC_IN an implicit-state input: sequence batching feeds them.
     { config: ACCUMULATOR_CONFIG, files: { '1/model.onnx': accumulatorModel() } },

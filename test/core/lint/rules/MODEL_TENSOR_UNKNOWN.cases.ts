@@ -1,8 +1,10 @@
 import type { RuleCases } from '../rule-tester.js';
+import { raggedConfig, raggedModel } from '../../../helpers/ragged-model.js';
 import { ACCUMULATOR_CONFIG, DIGITS_CONFIG, accumulatorModel, digitsModel } from './models.js';
 
 export default {
   valid: [
+    { config: raggedConfig('m'), files: { '1/model.onnx': raggedModel() } },
     { config: DIGITS_CONFIG, files: { '1/model.onnx': digitsModel() } },
     // The state tensors ACC_IN/ACC_OUT and the control START are the model's, named under sequence_batching.
     { config: ACCUMULATOR_CONFIG, files: { '1/model.onnx': accumulatorModel() } },
@@ -27,6 +29,12 @@ export default {
         { line: 9, column: 17, message: "state input 'ACC' is not an input of model.onnx; did you mean 'ACC_IN'?" },
         { line: 10, column: 18, message: "state output 'STATE_OUT' is not an output of model.onnx" },
       ],
+    },
+    {
+      name: 'a batch input whose target the model does not have',
+      config: raggedConfig('m').replace('target_name: "ends"', 'target_name: "offsets"'),
+      files: { '1/model.onnx': raggedModel() },
+      errors: [{ line: 7, column: 56, message: "batch input target 'offsets' is not an input of model.onnx" }],
     },
   ],
 } satisfies RuleCases;

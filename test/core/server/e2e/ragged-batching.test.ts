@@ -10,7 +10,6 @@ import { loadModel } from '../../../../src/core/executor/index.js';
 import { DiskModelSource } from '../../../../src/core/server/disk-source.js';
 import { silentLogger } from '../../../../src/core/server/logger.js';
 import { ModelManager } from '../../../../src/core/server/model-manager.js';
-import { OnnxGraphBuilder } from '../../../helpers/onnx-builder.js';
 import { raggedConfig, raggedModel } from '../../../helpers/ragged-model.js';
 import { binaryBody, getJson, postBinary, postJson } from '../helpers/http-client.js';
 import { mnistRepository, startRealServer, type RealServer } from './helpers.js';
@@ -90,22 +89,8 @@ describe('ragged batching (allow_ragged_batch, batch_input, batch_output)', () =
 
 describe('ragged batching config that the model file does not fit', () => {
   it('refuses the load, naming the tensor', async () => {
-    const twoD = (() => {
-      const g = new OnnxGraphBuilder('two_d', 13);
-      g.input('x', 'FLOAT', ['b', 'n']);
-      g.input('lens', 'INT32', ['b']);
-      g.input('ends', 'INT32', ['b']);
-      g.initializer('axis1', 'INT64', [1], [1]);
-      g.node('Identity', ['x'], ['y']);
-      g.node('Unsqueeze', ['lens', 'axis1'], ['count']);
-      g.node('Unsqueeze', ['ends', 'axis1'], ['end']);
-      g.output('y', 'FLOAT', ['b', 'n']);
-      g.output('count', 'INT32', ['b', 1]);
-      g.output('end', 'INT32', ['b', 1]);
-      return g.encode();
-    })();
     const repo = mnistRepository({
-      two_d: { config: raggedConfig('two_d'), model: twoD },
+      two_d: { config: raggedConfig('two_d'), model: raggedModel(['b', 'n']) },
       wrong_type: { config: raggedConfig('wrong_type').replace('target_name: "ends" data_type: TYPE_INT32', 'target_name: "ends" data_type: TYPE_FP32'), model: raggedModel() },
       no_target: { config: raggedConfig('no_target').replace('target_name: "ends"', 'target_name: "offsets"'), model: raggedModel() },
     });
@@ -114,7 +99,7 @@ describe('ragged batching config that the model file does not fit', () => {
     try {
       const reason = (name: string) => manager.statuses().find((s) => s.name === name)!.reason;
       expect(reason('two_d')).toContain("MODEL_DIMS_MISMATCH model input 'x' has allow_ragged_batch, so the model gets the batch's elements as one dimension, but the model's input has 2: [b, n]");
-      expect(reason('wrong_type')).toContain("batch_input of model 'wrong_type' feeds 'ends' as FP32, but the model file has INT32 for it");
+      expect(reason('wrong_type')).toContain("MODEL_DATA_TYPE_MISMATCH batch input target 'ends' is written as TYPE_FP32, but the model's input 'ends' is INT32 (TYPE_INT32)");
       expect(reason('no_target')).toContain("MODEL_TENSOR_UNKNOWN batch input target 'offsets' is not an input of model.onnx");
     } finally {
       await manager.stop();
