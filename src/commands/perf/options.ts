@@ -18,6 +18,10 @@ import { isTraceLevel, TRACE_LEVELS } from '../../core/kserve/trace-levels.js';
 import type { ServerTrace } from '../../core/perf/server-trace.js';
 import type { MeasurementOptions } from '../../core/perf/load-generator.js';
 import { CONCURRENCY_SPEC, parseBatchSizes, parseLevels, parseShapes, REQUEST_RATE_SPEC } from '../../core/perf/ranges.js';
+import { intervalsRate, readRequestIntervals } from '../../core/perf/request-intervals.js';
+import { DEFAULT_STRING_LENGTH, MAX_STRING_BYTES } from '../../core/perf/generated-strings.js';
+import type { RequestParameters } from '../../core/kserve/client/types.js';
+import { parseRequestParameters } from './request-parameters.js';
 
 export type PerfTargetSpec =
   | { kind: 'in-process'; repository: string }
@@ -27,8 +31,13 @@ export interface PerfOptions {
   model: string;
   modelVersion?: string;
   target: PerfTargetSpec;
-  load: 'concurrency' | 'request-rate';
+  /** request-intervals: one setting per batch size on --request-intervals' schedule, its level the rate the intervals make. */
+  load: 'concurrency' | 'request-rate' | 'request-intervals';
   levels: number[];
+  /** --request-intervals: the file and its gaps (µs), cycled. */
+  requestIntervals?: { file: string; intervalsUs: number[] };
+  /** --request-parameter: parameters every infer request carries. */
+  requestParameters?: RequestParameters;
   distribution: 'constant' | 'poisson';
   batchSizes: number[];
   measurement: MeasurementOptions;
@@ -62,6 +71,10 @@ export interface PerfFlags extends ConnectionFlags {
   concurrencyRange?: string;
   requestRateRange?: string;
   requestDistribution?: string;
+  requestIntervals?: string;
+  requestParameter?: string[];
+  stringLength?: string;
+  stringData?: string;
   batchSize?: string;
   measurementInterval?: string;
   measurementMode?: string;
@@ -205,7 +218,7 @@ function tensorFormatOption(flags: PerfFlags, protocol: string, sharedMemory: bo
 function sequenceOptions(flags: PerfFlags, load: PerfOptions['load'], maxConcurrency: number): Pick<PerfOptions, 'sequenceLength' | 'sequenceLengthVariation' | 'sequenceIdRange'> {
   if (flags.sequenceLength === undefined && flags.sequenceIdRange === undefined && flags.sequenceLengthVariation === undefined) return {};
   if (load !== 'concurrency') {
-    throw new UsageError('--sequence-length, --sequence-length-variation and --sequence-id-range drive sequences per virtual user, which needs --concurrency; gebe perf does not run sequences at a fixed request rate');
+    throw new UsageError('--sequence-length, --sequence-length-variation and --sequence-id-range drive sequences per virtual user, which needs --concurrency; gebe perf does not run sequences at a fixed request rate or on --request-intervals');
   }
   const range = sequenceIdRange(flags.sequenceIdRange);
   if (range && range.idEnd - range.idStart + 1 < maxConcurrency) {
@@ -220,30 +233,77 @@ function sequenceOptions(flags: PerfFlags, load: PerfOptions['load'], maxConcurr
   };
 }
 
+/**
+ * Flags given that this run's other flags leave without effect, as perf_analyzer leaves them (a
+ * script's command line still runs), each with why: they join the warning at start.
+ */
+function inertFlags(flags: PerfFlags, load: PerfOptions['load'], inputData: InputDataSpec): string[] {
+  const inert: string[] = [];
+  if (load === 'request-intervals' && flags.requestDistribution !== undefined) inert.push('--request-distribution (the --request-intervals file sets every gap)');
+  if (inputData.kind === 'file') {
+    if (flags.stringLength !== undefined) inert.push("--string-length (the --input-data file gives every input's values)");
+    if (flags.stringData !== undefined) inert.push("--string-data (the --input-data file gives every input's values)");
+  } else if (flags.stringLength !== undefined && inputData.strings?.data !== undefined) {
+    inert.push('--string-length (--string-data gives every string)');
+  } else if (flags.stringLength !== undefined && inputData.kind === 'zero') {
+    inert.push("--string-length (gebe perf's zero data sends empty strings: add --input-data random for random strings of this length)");
+  }
+  return inert;
+}
+
 /** perf_analyzer's flags given that change nothing here; --service-kind other than triton is refused. */
-function ignoredFlags(flags: PerfFlags): { ignoredFlags?: string[] } {
+function ignoredFlags(flags: PerfFlags, inert: string[]): { ignoredFlags?: string[] } {
   if (flags.serviceKind !== undefined && flags.serviceKind !== 'triton') {
     throw new UsageError(`--service-kind ${flags.serviceKind}: gebe perf measures a KServe v2 server (triton) with -u, or the model in process with --model-repository`);
   }
-  const given = givenIgnoredFlags(flags, IGNORED_PERF_ANALYZER_FLAGS);
+  const given = [...givenIgnoredFlags(flags, IGNORED_PERF_ANALYZER_FLAGS), ...inert];
   return given.length > 0 ? { ignoredFlags: given } : {};
+}
+
+/** What the sweep varies: --concurrency (the default), --request-rate-range or --request-intervals, one per run as perf_analyzer. */
+function loadOption(flags: PerfFlags, cwd: string): Pick<PerfOptions, 'load' | 'levels' | 'requestIntervals'> {
+  const concurrencyText = flags.concurrency ?? flags.concurrencyRange;
+  if (flags.requestIntervals !== undefined) {
+    const other = flags.concurrency !== undefined ? '--concurrency' : flags.concurrencyRange !== undefined ? '--concurrency-range'
+      : flags.requestRateRange !== undefined ? '--request-rate-range' : undefined;
+    if (other !== undefined) {
+      throw new UsageError(`--request-intervals and ${other} both given: the intervals file is the run's schedule; drop ${other} (perf_analyzer takes one load mode per run too)`);
+    }
+    const file = path.resolve(cwd, flags.requestIntervals);
+    const intervalsUs = readRequestIntervals(file);
+    return { load: 'request-intervals', levels: [intervalsRate(intervalsUs)], requestIntervals: { file, intervalsUs } };
+  }
+  if (concurrencyText !== undefined && flags.requestRateRange !== undefined) {
+    throw new UsageError('--concurrency and --request-rate-range both given; sweep one of them per run');
+  }
+  if (flags.requestRateRange !== undefined) return { load: 'request-rate', levels: parseLevels(REQUEST_RATE_SPEC, flags.requestRateRange) };
+  return { load: 'concurrency', levels: parseLevels(CONCURRENCY_SPEC, concurrencyText ?? '1') };
+}
+
+/** --input-data, and what its generated data sends for BYTES inputs (--string-length, --string-data). */
+function inputDataOption(flags: PerfFlags, cwd: string): InputDataSpec {
+  // Checked whatever the data, so a typo fails the same way in every run.
+  const length = positiveNumber('--string-length', flags.stringLength, DEFAULT_STRING_LENGTH, { integer: true, max: MAX_STRING_BYTES });
+  if (flags.stringData !== undefined && Buffer.byteLength(flags.stringData, 'utf8') > MAX_STRING_BYTES) {
+    throw new UsageError(`--string-data is ${Buffer.byteLength(flags.stringData, 'utf8')} bytes, more than gebe perf's limit of ${MAX_STRING_BYTES} for one string; give a shorter one`);
+  }
+  if (flags.inputData !== undefined && flags.inputData !== 'zero' && flags.inputData !== 'random') {
+    return { kind: 'file', path: path.resolve(cwd, flags.inputData) };
+  }
+  const kind = flags.inputData === 'random' ? 'random' : 'zero';
+  // An empty --string-data is no string data, as perf_analyzer reads it.
+  const data = flags.stringData === '' ? undefined : flags.stringData;
+  if (flags.stringLength === undefined && data === undefined) return { kind };
+  return { kind, strings: { length, ...(data !== undefined ? { data } : {}) } };
 }
 
 export function parsePerfFlags(flags: PerfFlags, cwd: string): PerfOptions {
   if (!flags.model) throw new UsageError('-m/--model is required; name the model to measure, e.g. gebe perf -m resnet50 --concurrency 1:8');
-  const concurrencyText = flags.concurrency ?? flags.concurrencyRange;
-  if (concurrencyText !== undefined && flags.requestRateRange !== undefined) {
-    throw new UsageError('--concurrency and --request-rate-range both given; sweep one of them per run');
-  }
-  const load = flags.requestRateRange !== undefined ? 'request-rate' : 'concurrency';
-  const levels = load === 'request-rate'
-    ? parseLevels(REQUEST_RATE_SPEC, flags.requestRateRange!)
-    : parseLevels(CONCURRENCY_SPEC, concurrencyText ?? '1');
+  const { load, levels, requestIntervals } = loadOption(flags, cwd);
   const mode = oneOf('--measurement-mode', flags.measurementMode, ['time_windows', 'count_windows'] as const, 'time_windows');
   const percentile = flags.percentile === undefined ? undefined : positiveNumber('--percentile', flags.percentile, 99, { min: 1, max: 99.999 });
-  const inputData: InputDataSpec = flags.inputData === undefined || flags.inputData === 'zero' ? { kind: 'zero' }
-    : flags.inputData === 'random' ? { kind: 'random' }
-    : { kind: 'file', path: path.resolve(cwd, flags.inputData) };
+  const inputData = inputDataOption(flags, cwd);
+  const requestParameters = parseRequestParameters(flags.requestParameter ?? []);
   const maxLevel = Math.max(...levels);
   const defaultThreads = load === 'concurrency' ? Math.min(availableParallelism(), maxLevel) : availableParallelism();
   return {
@@ -252,6 +312,8 @@ export function parsePerfFlags(flags: PerfFlags, cwd: string): PerfOptions {
     target: resolveTarget(flags, cwd),
     load,
     levels,
+    ...(requestIntervals ? { requestIntervals } : {}),
+    ...(requestParameters ? { requestParameters } : {}),
     distribution: oneOf('--request-distribution', flags.requestDistribution, ['constant', 'poisson'] as const, 'constant'),
     batchSizes: parseBatchSizes(flags.batchSize ?? '1'),
     measurement: {
@@ -269,7 +331,7 @@ export function parsePerfFlags(flags: PerfFlags, cwd: string): PerfOptions {
     json: Boolean(flags.json),
     ...(flags.report !== undefined ? { reportFile: path.resolve(cwd, flags.report) } : {}),
     ...(flags.profileExportFile !== undefined ? { profileExportFile: path.resolve(cwd, flags.profileExportFile) } : {}),
-    ...ignoredFlags(flags),
+    ...ignoredFlags(flags, inertFlags(flags, load, inputData)),
     ...(flags.latencyThreshold !== undefined ? { latencyThresholdMs: positiveNumber('--latency-threshold', flags.latencyThreshold, 100, { min: 0.001 }) } : {}),
     clientThreads: positiveNumber('--client-threads', flags.clientThreads, defaultThreads, { integer: true, min: 0 }),
     ...sequenceOptions(flags, load, maxLevel),

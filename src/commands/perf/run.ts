@@ -70,8 +70,9 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
       await generator.run({
         batchSizes: opts.batchSizes,
         levels: opts.levels,
-        kind: opts.load === 'concurrency' ? 'concurrency' : 'rate',
+        kind: opts.load === 'concurrency' ? 'concurrency' : opts.load === 'request-rate' ? 'rate' : 'intervals',
         distribution: opts.distribution,
+        ...(opts.requestIntervals ? { intervalsUs: opts.requestIntervals.intervalsUs } : {}),
         clientThreads: opts.clientThreads,
         requests: (b) => requestsByBatch.get(b)!,
         ...sequences,
@@ -93,7 +94,8 @@ export async function runPerf(opts: PerfOptions, deps: PerfDeps): Promise<PerfRe
       environment,
       settings: runSettings(opts, sequences.sequences),
       target: target.label,
-      load: opts.load,
+      // As perf_analyzer reports custom intervals: a request rate, the one the intervals make.
+      load: opts.load === 'concurrency' ? 'concurrency' : 'request-rate',
       mode: opts.target.kind === 'in-process' ? 'in-process' : opts.target.protocol,
       clientThreads: target.usesClientThreads ? opts.clientThreads : 0,
       rows,
@@ -140,6 +142,7 @@ function runSettings(opts: PerfOptions, sequences: SequenceSpec | undefined): Ru
     ...(m.percentile !== undefined ? { percentile: m.percentile } : {}),
     inputData: opts.inputData.kind === 'file' ? opts.inputData.path : opts.inputData.kind,
     warmupRequestCount: m.warmupRequestCount,
+    ...(opts.requestIntervals ? { requestIntervals: { file: opts.requestIntervals.file, intervals: opts.requestIntervals.intervalsUs.length } } : {}),
     ...(sequences ? { sequences } : {}),
   };
 }
@@ -173,7 +176,7 @@ function sequencePlan(opts: PerfOptions, model: ModelDescription): { sequences?:
   const isSequenceModel = model.config?.sequence_batching !== undefined;
   if (!isSequenceModel && opts.sequenceLength === undefined && opts.sequenceIdRange === undefined && opts.sequenceLengthVariation === undefined) return {};
   if (opts.load !== 'concurrency') {
-    throw new GebeError(`model '${model.name}' has sequence_batching: gebe perf drives its sequences with --concurrency, not --request-rate-range`);
+    throw new GebeError(`model '${model.name}' has sequence_batching: gebe perf drives its sequences with --concurrency, not ${opts.load === 'request-rate' ? '--request-rate-range' : '--request-intervals'}`);
   }
   return {
     sequences: {

@@ -34,10 +34,16 @@ export class InThreadDriver implements DriverHandle {
   onError(listener: (err: unknown) => void): void { this.listener = listener; }
 }
 
-/** Splits a plan across n drivers: concurrency as evenly as possible, rate in equal shares. */
+/**
+ * Splits a plan across n drivers: concurrency as evenly as possible, rate in equal shares, a list
+ * of intervals dealt out request by request (each driver sends every n-th request of the schedule).
+ */
 export function splitPlan(plan: LoadPlan, n: number): LoadPlan[] {
   if (plan.kind === 'rate') {
     return Array.from({ length: n }, () => ({ ...plan, requestsPerSecond: plan.requestsPerSecond / n }));
+  }
+  if (plan.kind === 'intervals') {
+    return Array.from({ length: n }, (_, index) => ({ ...plan, share: { index, of: n } }));
   }
   const shares = Array.from({ length: n }, (_, i) => Math.floor(plan.concurrency / n) + (i < plan.concurrency % n ? 1 : 0));
   // Virtual users are numbered across drivers, so their sequence ids never collide.

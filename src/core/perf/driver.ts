@@ -1,14 +1,16 @@
 /**
  * One thread's share of the load: keeps N requests outstanding (concurrency) or fires on a schedule
- * (request rate), records latencies into its own histogram, and hands the window over on request.
- * At a fixed request rate the latency runs from the scheduled send time, not the actual one, which
- * corrects for coordinated omission: a stalled server cannot hide the requests it delayed.
+ * (a request rate, or --request-intervals' gaps), records latencies into its own histogram, and
+ * hands the window over on request. On a schedule the latency runs from the scheduled send time,
+ * not the actual one, which corrects for coordinated omission: a stalled server cannot hide the
+ * requests it delayed.
  */
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { createLatencyHistogram, recordLatency, type Histogram } from './histogram.js';
 import type { InferClient, SequenceStep } from '../kserve/client/types.js';
 import { SequenceCursor, type SequenceLoad } from './sequences.js';
 import { RequestRecorder, type InFlightRecord, type RecordPlan, type RequestLogData } from './request-log.js';
+import { intervalSchedule, rateSchedule, type ScheduleShare, type SendSchedule } from './schedules.js';
 
 const YIELD_EVERY = 64;
 
@@ -23,6 +25,8 @@ const NOT_RECORDED: Begun = Object.freeze({});
 export type LoadPlan = (
   | { kind: 'concurrency'; concurrency: number; sequences?: SequenceLoad }
   | { kind: 'rate'; requestsPerSecond: number; distribution: 'constant' | 'poisson' }
+  /** --request-intervals: the gaps (µs), cycled; `share`: this driver's part when several send them. */
+  | { kind: 'intervals'; intervalsUs: readonly number[]; share?: ScheduleShare }
 ) & {
   /** Keep each request's timestamps (--profile-export-file), within this budget. */
   record?: RecordPlan;
@@ -68,7 +72,7 @@ export class LoadDriver {
         void this.closedLoop(plan.sequences ? new SequenceCursor(plan.sequences, plan.sequences.firstUser + i) : undefined);
       }
     } else {
-      this.openLoop(plan.requestsPerSecond, plan.distribution);
+      this.openLoop(plan.kind === 'rate' ? rateSchedule(plan.requestsPerSecond, plan.distribution) : intervalSchedule(plan.intervalsUs, plan.share));
     }
   }
 
@@ -174,10 +178,8 @@ export class LoadDriver {
     }
   }
 
-  private openLoop(rate: number, distribution: 'constant' | 'poisson'): void {
-    const meanGapMs = 1000 / rate;
-    const gap = distribution === 'constant' ? () => meanGapMs : () => -Math.log(1 - Math.random()) * meanGapMs;
-    let nextAt = performance.now();
+  private openLoop(schedule: SendSchedule): void {
+    let nextAt = performance.now() + schedule.firstMs;
     const fire = (scheduledAt: number) => {
       this.inFlight++;
       const begun = this.begin(scheduledAt);
@@ -192,7 +194,7 @@ export class LoadDriver {
       // Timers are coarse: send everything that is due, each measured from its own scheduled time.
       while (nextAt <= now && this.running) {
         fire(nextAt);
-        nextAt += gap();
+        nextAt += schedule.nextGapMs();
       }
       this.timer = setTimeout(tick, Math.max(0, nextAt - performance.now()));
     };

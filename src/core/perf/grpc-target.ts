@@ -1,6 +1,6 @@
 /** A remote KServe v2 server over gRPC as a load target; like HttpTarget, load runs on worker threads. */
 import { encodeGrpcInferRequest, GrpcInferClient, GrpcModelEndpoint, GrpcStreamInferClient } from '../kserve/client/grpc.js';
-import type { ModelDescription, RequestInputs, TraceSettings } from '../kserve/client/types.js';
+import type { ModelDescription, RequestInputs, RequestParameters, TraceSettings } from '../kserve/client/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';
@@ -17,10 +17,11 @@ export class GrpcTarget implements LoadTarget {
   private readonly streaming: boolean;
   private readonly sharedMemory?: { outputBytes: number };
   private readonly connection?: RemoteConnection;
+  private readonly requestParameters?: RequestParameters;
 
   constructor(private readonly address: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, options: RemoteOptions = {}) {
     this.streaming = options.streaming === true;
-    ({ sharedMemory: this.sharedMemory, connection: this.connection } = options);
+    ({ sharedMemory: this.sharedMemory, connection: this.connection, requestParameters: this.requestParameters } = options);
     this.label = `${address} (gRPC${this.streaming ? ', streaming' : ''}${this.sharedMemory ? ', system shared memory' : ''})`;
     this.endpoint = new GrpcModelEndpoint(address, model, version, this.connection);
   }
@@ -35,7 +36,7 @@ export class GrpcTarget implements LoadTarget {
     const outputs = model.outputs.map((o) => o.name);
     await this.shm?.release();
     this.shm = this.sharedMemory && await PerfSharedMemory.create(requests, outputs, this.sharedMemory.outputBytes, this.endpoint);
-    const encoded = requests.map((r, i) => encodeGrpcInferRequest(model.name, model.version, r, outputs, this.shm?.layouts[i]));
+    const encoded = requests.map((r, i) => encodeGrpcInferRequest(model.name, model.version, r, outputs, this.shm?.layouts[i], this.requestParameters));
     if (!this.usesClientThreads) {
       return [new InThreadDriver(this.streaming ? new GrpcStreamInferClient(this.address, encoded, this.connection) : new GrpcInferClient(this.address, encoded, this.connection))];
     }

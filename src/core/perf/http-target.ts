@@ -9,7 +9,7 @@ import { HttpInferClient } from '../kserve/client/http-load-client.js';
 import { encodeBinaryInferRequest, encodeHttpInferRequest } from '../kserve/client/http-binary.js';
 import { isBinaryOnly } from '../kserve/datatypes.js';
 import { GebeError } from '../../errors.js';
-import type { ModelDescription, RequestInputs, TraceSettings } from '../kserve/client/types.js';
+import type { ModelDescription, RequestInputs, RequestParameters, TraceSettings } from '../kserve/client/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { startWorkerDrivers } from './worker-driver.js';
@@ -26,9 +26,10 @@ export class HttpTarget implements LoadTarget {
   private readonly sharedMemory?: { outputBytes: number };
   private readonly connection?: RemoteConnection;
   private readonly tensorFormat?: TensorFormats;
+  private readonly requestParameters?: RequestParameters;
 
   constructor(private readonly url: string, model: string, version: string | undefined, readonly usesClientThreads: boolean, options: RemoteOptions = {}) {
-    ({ sharedMemory: this.sharedMemory, connection: this.connection, tensorFormat: this.tensorFormat } = options);
+    ({ sharedMemory: this.sharedMemory, connection: this.connection, tensorFormat: this.tensorFormat, requestParameters: this.requestParameters } = options);
     const json = this.tensorFormat && (this.tensorFormat.input === 'json' || this.tensorFormat.output === 'json')
       ? `, ${this.tensorFormat.input} inputs, ${this.tensorFormat.output} outputs` : '';
     this.label = `${normalizeBaseUrl(url)} (HTTP${this.sharedMemory ? ', system shared memory' : ''}${json})`;
@@ -54,7 +55,8 @@ export class HttpTarget implements LoadTarget {
       const binaryOnly = model.outputs.find((o) => isBinaryOnly(o.datatype));
       if (binaryOnly) throw new GebeError(`output '${binaryOnly.name}' is ${binaryOnly.datatype}, which has no JSON form`, { hint: 'ask for it with --output-tensor-format binary' });
     }
-    const bodies = requests.map((r, i) => (format && !this.shm ? encodeHttpInferRequest(r, outputs, format) : encodeBinaryInferRequest(r, outputs, this.shm?.layouts[i])));
+    const params = this.requestParameters;
+    const bodies = requests.map((r, i) => (format && !this.shm ? encodeHttpInferRequest(r, outputs, format, params) : encodeBinaryInferRequest(r, outputs, this.shm?.layouts[i], params)));
     const inferPath = this.endpoint.inferPath();
     if (!this.usesClientThreads) {
       return [new InThreadDriver(new HttpInferClient(normalizeBaseUrl(this.url), inferPath, bodies, this.connection))];

@@ -4,9 +4,9 @@
  * on native threads; the JS side only enqueues and collects completions.
  */
 import type { ModelConfig } from '../config/model-config.js';
-import type { LoadedModel, ModelStatistics } from '../executor/types.js';
+import type { InferRequest, LoadedModel, ModelStatistics } from '../executor/types.js';
 import { runToFinal } from '../executor/decoupled.js';
-import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs } from '../kserve/client/types.js';
+import type { InferClient, ModelDescription, ModelEndpoint, RequestInputs, RequestParameters } from '../kserve/client/types.js';
 import { InThreadDriver, type DriverHandle } from './driver-handle.js';
 import type { LoadTarget } from './load-generator.js';
 import { resolveRepositoryModel } from './repository-model.js';
@@ -26,15 +26,19 @@ const nothing = (): undefined => undefined;
 class InProcessClient implements InferClient {
   private next = 0;
   readonly streamsResponses: boolean;
-  constructor(private readonly model: LoadedModel, private readonly requests: RequestInputs[]) {
+  /** --request-parameter's, as a server hands a request's other parameters to the model (a copy each: a model may keep its request's). */
+  private readonly parameters?: RequestParameters;
+  constructor(private readonly model: LoadedModel, private readonly requests: RequestInputs[], parameters?: RequestParameters) {
     this.streamsResponses = Boolean(model.decoupled && model.inferDecoupled);
+    if (parameters && Object.keys(parameters).length > 0) this.parameters = parameters;
   }
 
   infer(step?: SequenceStep, onResponse?: () => void): Promise<undefined> {
     const inputs = this.requests[this.next]!;
     this.next = (this.next + 1) % this.requests.length;
     // No async wrapper: one promise per request is all the executor's completion needs.
-    const request = step ? { inputs, sequenceId: step.id, sequenceStart: step.start, sequenceEnd: step.end } : { inputs };
+    const request: InferRequest = step ? { inputs, sequenceId: step.id, sequenceStart: step.start, sequenceEnd: step.end } : { inputs };
+    if (this.parameters) request.parameters = { ...this.parameters };
     // A decoupled model's request is done at its final flag; a response it sent as an error fails it.
     if (this.streamsResponses) return runToFinal((on) => this.model.inferDecoupled!(request, on), onResponse && (() => onResponse())).then(nothing);
     return this.model.infer(request).then(nothing);
@@ -74,6 +78,9 @@ export class InProcessTarget implements LoadTarget {
   readonly usesClientThreads = false;
   readonly endpoint: LoadedModelEndpoint;
 
+  /** Parameters every request carries (--request-parameter), as through a server. */
+  requestParameters?: RequestParameters;
+
   private constructor(readonly label: string, private readonly model: LoadedModel, config: ModelConfig, private readonly manager?: ModelManager) {
     this.endpoint = new LoadedModelEndpoint(model, config, manager);
   }
@@ -100,7 +107,7 @@ export class InProcessTarget implements LoadTarget {
   }
 
   async createDrivers(requests: RequestInputs[]): Promise<DriverHandle[]> {
-    return [new InThreadDriver(new InProcessClient(this.model, requests))];
+    return [new InThreadDriver(new InProcessClient(this.model, requests, this.requestParameters))];
   }
 
   async close(): Promise<void> {

@@ -7,8 +7,11 @@ import type { Datatype, InferTensor, TensorMetadata } from '../executor/types.js
 import { UsageError } from '../../errors.js';
 import type { ModelDescription, RequestInputs } from '../kserve/client/types.js';
 import { elementSize } from '../kserve/datatypes.js';
+import { joinBytesElements } from '../kserve/codec/bytes-elements.js';
+import { stringSample, type GeneratedStrings } from './generated-strings.js';
 
-export type InputDataSpec = { kind: 'zero' } | { kind: 'random' } | { kind: 'file'; path: string };
+/** Generated data (zero or random; `strings`: what BYTES inputs get) or a JSON file's. */
+export type InputDataSpec = { kind: 'zero' | 'random'; strings?: GeneratedStrings } | { kind: 'file'; path: string };
 
 /** One sample's dims (no batch dimension) for every input, with dynamic dims filled from --shape. */
 export function resolveSampleDims(model: ModelDescription, shapes: Record<string, number[]>): Record<string, number[]> {
@@ -59,11 +62,12 @@ function elementCount(dims: number[]): number {
   return dims.reduce((a, b) => a * b, 1);
 }
 
+/** Zeros of a fixed-size datatype (BYTES inputs are generated-strings.ts's). */
 function zeroSample(datatype: Datatype, count: number): Uint8Array {
-  if (datatype === 'BYTES') return new Uint8Array(4 * count); // every element an empty string
   return new Uint8Array(count * elementSize(datatype));
 }
 
+/** Random values of a fixed-size datatype (BYTES inputs are generated-strings.ts's). */
 function randomSample(datatype: Datatype, count: number): Uint8Array {
   switch (datatype) {
     case 'FP32': return bytesOf(Float32Array.from({ length: count }, () => Math.random()));
@@ -72,13 +76,6 @@ function randomSample(datatype: Datatype, count: number): Uint8Array {
     case 'FP16': return bytesOf(Uint16Array.from({ length: count }, () => 0x3800 | Math.floor(Math.random() * 1024)));
     case 'BF16': return bytesOf(Uint16Array.from({ length: count }, () => 0x3f00 | Math.floor(Math.random() * 128)));
     case 'BOOL': return Uint8Array.from({ length: count }, () => (Math.random() < 0.5 ? 0 : 1));
-    case 'BYTES': {
-      const parts: number[] = [];
-      for (let i = 0; i < count; i++) {
-        parts.push(8, 0, 0, 0, ...Array.from({ length: 8 }, () => 97 + Math.floor(Math.random() * 26)));
-      }
-      return Uint8Array.from(parts);
-    }
     default: {
       // Small non-negative integers: random bytes would send huge indices that many models reject.
       const size = elementSize(datatype);
@@ -114,11 +111,13 @@ export function buildRequests(
   const make = data.kind === 'zero' ? zeroSample : randomSample;
   return [model.inputs.map((input): InferTensor => {
     const dims = sampleDims[input.name]!;
+    const count = elementCount(dims);
+    const sample = input.datatype === 'BYTES' ? stringSample(input.name, data.kind, count, batchSize, data.strings) : make(input.datatype, count);
     return {
       name: input.name,
       datatype: input.datatype,
       shape: fullShape(model, batchSize, dims),
-      data: repeat(make(input.datatype, elementCount(dims)), batchSize),
+      data: repeat(sample, batchSize),
     };
   })];
 }
@@ -142,12 +141,7 @@ function encodeValues(datatype: Datatype, values: unknown[], where: string): Uin
     case 'BOOL': return Uint8Array.from(nums().map((n) => (n ? 1 : 0)));
     case 'BYTES': {
       const enc = new TextEncoder();
-      const chunks = values.map((v) => enc.encode(String(v)));
-      const out = new Uint8Array(chunks.reduce((a, c) => a + 4 + c.byteLength, 0));
-      const view = new DataView(out.buffer);
-      let at = 0;
-      for (const c of chunks) { view.setUint32(at, c.byteLength, true); out.set(c, at + 4); at += 4 + c.byteLength; }
-      return out;
+      return joinBytesElements(values.map((v) => enc.encode(String(v))));
     }
     case 'FP16': case 'BF16':
       throw new UsageError(`${where}: ${datatype} values must be given as {"b64": "..."} (raw little-endian bytes)`);

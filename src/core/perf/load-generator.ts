@@ -62,10 +62,13 @@ export interface SettingResult {
 
 export interface SweepPlan {
   batchSizes: number[];
-  /** Concurrency levels or request rates (per second), in order. */
+  /** Concurrency levels or request rates (per second), in order; for intervals, the one rate they make. */
   levels: number[];
-  kind: 'concurrency' | 'rate';
+  /** intervals: --request-intervals' gaps, one setting per batch size, reported as its request rate (as perf_analyzer does). */
+  kind: 'concurrency' | 'rate' | 'intervals';
   distribution: 'constant' | 'poisson';
+  /** The gaps (µs) between requests, cycled, for kind intervals. */
+  intervalsUs?: readonly number[];
   /** Client threads to spread the load over (network targets). */
   clientThreads: number;
   /** The requests to send per batch size. */
@@ -103,6 +106,14 @@ function sequenceLoad(spec: SequenceSpec | undefined, users: number): { sequence
   return spec ? { sequences: { ...spec, firstUser: 0, users } } : {};
 }
 
+/** What the drivers run for one level of the sweep. */
+function loadPlanAt(plan: SweepPlan, level: number): LoadPlan {
+  if (plan.kind === 'concurrency') return { kind: 'concurrency', concurrency: level, ...sequenceLoad(plan.sequences, level) };
+  if (plan.kind === 'rate') return { kind: 'rate', requestsPerSecond: level, distribution: plan.distribution };
+  if (!plan.intervalsUs?.length) throw new Error('a sweep of kind intervals needs its intervalsUs');
+  return { kind: 'intervals', intervalsUs: plan.intervalsUs };
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
@@ -134,10 +145,7 @@ export class LoadGenerator extends EventEmitter<LoadGeneratorEvents> {
         for (const level of plan.levels) {
           const setting = settings.find((s) => s.batchSize === batchSize && (s.concurrency ?? s.requestRate) === level)!;
           this.emit('setting', { setting, index: results.length, total: settings.length });
-          const loadPlan: LoadPlan = plan.kind === 'concurrency'
-            ? { kind: 'concurrency', concurrency: level, ...sequenceLoad(plan.sequences, level) }
-            : { kind: 'rate', requestsPerSecond: level, distribution: plan.distribution };
-          const result = await this.measureOrMark(drivers, setting, loadPlan);
+          const result = await this.measureOrMark(drivers, setting, loadPlanAt(plan, level));
           results.push(result);
           this.emit('result', result);
         }

@@ -58,7 +58,8 @@ export function parseLevels(spec: LevelSpec, text: string): number[] {
   return levels;
 }
 
-function roundLevel(v: number): number {
+/** A level as reports show it: to the millionth, so 0.1 steps and computed rates print short. */
+export function roundLevel(v: number): number {
   return Math.round(v * 1e6) / 1e6;
 }
 

@@ -71,6 +71,8 @@ export interface RunSettings {
   percentile?: number;
   inputData: string;
   warmupRequestCount: number;
+  /** --request-intervals: its file and how many intervals it holds (the rows' request rate is the one they make). */
+  requestIntervals?: { file: string; intervals: number };
   /** A sequence model's sequences: length, variation (%) and id range. */
   sequences?: SequenceSpec;
 }

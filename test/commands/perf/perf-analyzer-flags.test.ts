@@ -47,6 +47,7 @@ describe("perf_analyzer's command line", () => {
     await main(['node', 'gebe', 'perf', '--help'], io);
     for (const f of ['--async', '--sync', '--max-threads', '--binary-search', '--collect-metrics', '--service-kind']) expect(io.out()).not.toContain(f);
     expect(io.out()).toContain('-p, --measurement-interval');
+    for (const f of ['--request-intervals <file>', '--string-length <n>', '--string-data <string>', '--request-parameter <name:value:type>']) expect(io.out()).toContain(f);
   });
 });
 

@@ -52,6 +52,24 @@ describe('LoadDriver', () => {
     expect(w.requests).toBeGreaterThanOrEqual(120);
   });
 
+  it('sends on --request-intervals\' schedule: the burst its zero gaps make, then nothing until the next gap', async () => {
+    // An hour after the burst: nothing more can fall due while the test runs, whatever the machine's load.
+    const intervalsUs = [0, 0, 0, 3_600_000_000];
+    const solo = timerClient();
+    const driver = new LoadDriver(solo.client, (err) => { throw err; });
+    driver.start({ kind: 'intervals', intervalsUs });
+    // Dealt out to two drivers (requests 0 and 2, and 1), they send the same burst together.
+    const pair = [timerClient(), timerClient()];
+    const shares = splitPlan({ kind: 'intervals', intervalsUs }, 2);
+    const drivers = shares.map((share, i) => new LoadDriver(pair[i]!.client, (err) => { throw err; }));
+    drivers.forEach((d, i) => d.start(shares[i]!));
+    await sleep(50);
+    await Promise.all([driver, ...drivers].map((d) => d.stop()));
+    expect(solo.sent()).toBe(3);
+    expect(pair.map((p) => p.sent())).toEqual([2, 1]);
+    expect(driver.snapshot().requests).toBe(3);
+  });
+
   it('reports the first failure and stops sending', async () => {
     let calls = 0;
     const errors: unknown[] = [];
@@ -68,6 +86,10 @@ describe('splitPlan', () => {
   it('spreads concurrency evenly and drops idle drivers', () => {
     expect(splitPlan({ kind: 'concurrency', concurrency: 5 }, 2)).toEqual([{ kind: 'concurrency', concurrency: 3 }, { kind: 'concurrency', concurrency: 2 }]);
     expect(splitPlan({ kind: 'concurrency', concurrency: 1 }, 4)).toHaveLength(1);
+  });
+
+  it('deals a list of intervals out to every driver, each its share of the one schedule', () => {
+    expect(splitPlan({ kind: 'intervals', intervalsUs: [10, 20] }, 3)).toEqual([0, 1, 2].map((index) => ({ kind: 'intervals', intervalsUs: [10, 20], share: { index, of: 3 } })));
   });
 
   it('gives each driver an equal share of a request rate', () => {

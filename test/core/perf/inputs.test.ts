@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import type { ModelDescription } from '../../../src/core/kserve/client/types.js';
 import { buildRequests, checkBatchSize, resolveSampleDims } from '../../../src/core/perf/inputs.js';
+import { splitBytesElements } from '../../../src/core/kserve/codec/bytes-elements.js';
 
 const model: ModelDescription = {
   name: 'm', version: '1', maxBatchSize: 8,
@@ -81,5 +82,37 @@ describe('request data', () => {
     expect(message(() => buildRequests(model, 1, dims, { kind: 'file', path: wrongSize }))).toContain(
       'data[0].image has 3 values but one sample of shape [3,2] needs 6');
     expect(message(() => buildRequests(model, 1, dims, { kind: 'file', path: path.join(dir, 'none.json') }))).toContain('file not found');
+  });
+});
+
+describe('BYTES inputs (--string-length, --string-data)', () => {
+  const text: ModelDescription = {
+    name: 't', version: '1', maxBatchSize: 4,
+    inputs: [{ name: 'TEXT', datatype: 'BYTES', shape: [-1, 3] }, { name: 'N', datatype: 'INT32', shape: [-1, 1] }],
+    outputs: [{ name: 'OUT', datatype: 'BYTES', shape: [-1, 3] }],
+  };
+  const dims = { TEXT: [3], N: [1] };
+  const strings = (req: ReturnType<typeof buildRequests>[number]) => splitBytesElements(req[0]!.data).map((e) => Buffer.from(e).toString());
+
+  it("sends random letters and digits of perf_analyzer's 128 characters, or of --string-length, for every element of the batch", () => {
+    const [byDefault] = buildRequests(text, 2, dims, { kind: 'random' });
+    expect(strings(byDefault!).map((s) => s.length)).toEqual([128, 128, 128, 128, 128, 128]);
+    const [short] = buildRequests(text, 2, dims, { kind: 'random', strings: { length: 5 } });
+    expect(short![0]!.data.byteLength).toBe(2 * 3 * (4 + 5));
+    expect(strings(short!).every((s) => /^[0-9A-Za-z]{5}$/.test(s))).toBe(true);
+    expect(short![1]!.data.byteLength).toBe(2 * 4); // other inputs as before
+  });
+
+  it('sends empty strings for zero data, and the --string-data string as every element of zero or random data', () => {
+    expect(strings(buildRequests(text, 1, dims, { kind: 'zero', strings: { length: 5 } })[0]!)).toEqual(['', '', '']);
+    expect(strings(buildRequests(text, 2, dims, { kind: 'zero', strings: { length: 128, data: 'héllo' } })[0]!)).toEqual(Array(6).fill('héllo'));
+    expect(strings(buildRequests(text, 1, dims, { kind: 'random', strings: { length: 5, data: 'x:y' } })[0]!)).toEqual(['x:y', 'x:y', 'x:y']);
+  });
+
+  it('refuses a BYTES tensor over 1 GiB a request, naming the input, the sizes and the flags to lower', () => {
+    expect(message(() => buildRequests(text, 4, { TEXT: [300_000], N: [1] }, { kind: 'random', strings: { length: 1024 } }))).toBe(
+      '--string-length: input "TEXT" would be 1233600000 bytes a request (300000 strings × batch 4 × 1028 bytes), ' +
+      "over gebe perf's limit of 1073741824 bytes for one tensor; use a shorter string, a smaller --shape or a smaller -b");
+    expect(message(() => buildRequests(text, 4, { TEXT: [300_000], N: [1] }, { kind: 'zero', strings: { length: 128, data: 'x'.repeat(1024) } }))).toMatch(/^--string-data: input "TEXT" would be/);
   });
 });

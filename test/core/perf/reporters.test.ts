@@ -118,6 +118,17 @@ describe('HTML report', () => {
     expect(withFacts).toContain('&quot;max_queue_delay_microseconds&quot;: 100');
   });
 
+  it('says a --request-intervals run was on the intervals of its file', () => {
+    const rateRows = [{ ...row(1, 1, 450, 2000), concurrency: undefined, requestRate: 500 }];
+    const onIntervals = formatHtml({
+      ...report(rateRows), load: 'request-rate',
+      settings: { measurementMode: 'time_windows', measurementIntervalMs: 500, measurementRequestCount: 50, stabilityPercentage: 10, maxTrials: 5, inputData: 'zero', warmupRequestCount: 0,
+        requestIntervals: { file: '/tmp/gaps.txt', intervals: 2 } },
+    }, new Date());
+    expect(onIntervals).toContain('<dt>load</dt><dd>the 2 intervals of /tmp/gaps.txt, cycled (the request rate is the one they make)</dd>');
+    expect(onIntervals).toContain('<th>request rate (req/s)</th>');
+  });
+
   it('marks unstable and failed settings in their rows', () => {
     const marked = formatHtml(report([rows[0]!, { ...rows[1]!, status: 'unstable', note: 'did not stabilise' }, { ...rows[2]!, status: 'failed', note: 'HTTP 503' }]), new Date());
     expect(marked).toContain('<td class="unstable" title="did not stabilise">unstable</td>');

@@ -8,10 +8,10 @@ import * as grpc from '@grpc/grpc-js';
 import { GebeError } from '../../../errors.js';
 import type { Datatype, InferTensor, ModelStatistics } from '../../executor/types.js';
 import { grpcRoot, TO_OBJECT } from '../grpc-proto.js';
-import { EMPTY_FINAL_PARAMETER, isFinalStreamResponse } from '../codec/grpc-infer.js';
+import { EMPTY_FINAL_PARAMETER, grpcParameters, isFinalStreamResponse } from '../codec/grpc-infer.js';
 import { latest } from './latest-stats.js';
 import { inferenceRefused, modelRefused, sharedMemoryRefused, streamedRefusal, traceSettingsRefused, unreachable } from './server-errors.js';
-import type { InferClient, ModelDescription, RemoteModel, RequestInputs, SharedMemoryLayout, TraceSettings } from './types.js';
+import type { InferClient, ModelDescription, RemoteModel, RequestInputs, RequestParameters, SharedMemoryLayout, TraceSettings } from './types.js';
 import type { SharedMemoryPlace } from '../codec/shared-memory-params.js';
 import type { SequenceStep } from './types.js';
 import { grpcClient, type RemoteConnection } from './connection.js';
@@ -79,9 +79,12 @@ export function encodeGrpcSequenceParameters(step: SequenceStep): Buffer {
   })).finish());
 }
 
-/** Encodes one ModelInferRequest with every input as raw bytes, reused for every send. */
-/** `shm`: where the tensors lie in a registered shared-memory region instead (no raw_input_contents). */
-export function encodeGrpcInferRequest(model: string, version: string, inputs: RequestInputs, outputs: string[], shm?: SharedMemoryLayout): Buffer {
+/**
+ * Encodes one ModelInferRequest with every input as raw bytes, reused for every send. `shm`: where
+ * the tensors lie in a registered shared-memory region instead (no raw_input_contents);
+ * `parameters`: request parameters every send carries (perf's --request-parameter).
+ */
+export function encodeGrpcInferRequest(model: string, version: string, inputs: RequestInputs, outputs: string[], shm?: SharedMemoryLayout, parameters?: RequestParameters): Buffer {
   const t = type('ModelInferRequest');
   const placed = (place: SharedMemoryPlace | undefined) => place && { parameters: {
     shared_memory_region: { string_param: place.region }, shared_memory_byte_size: { int64_param: place.byteSize }, shared_memory_offset: { int64_param: place.offset },
@@ -92,6 +95,7 @@ export function encodeGrpcInferRequest(model: string, version: string, inputs: R
     inputs: inputs.map((i, k) => ({ name: i.name, datatype: i.datatype, shape: i.shape, ...placed(shm?.inputs[k]) })),
     outputs: outputs.map((name) => ({ name, ...placed(shm?.outputs.get(name)) })),
     raw_input_contents: shm ? [] : inputs.map((i) => Buffer.from(i.data.buffer, i.data.byteOffset, i.data.byteLength)),
+    ...(parameters && Object.keys(parameters).length > 0 ? { parameters: grpcParameters(parameters) } : {}),
   });
   return Buffer.from(t.encode(message).finish());
 }

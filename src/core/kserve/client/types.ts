@@ -61,6 +61,13 @@ export interface RemoteModel extends ModelEndpoint {
 /** Trace settings in Triton's names and form (trace extension): a string, a list, or null to clear a model's own value. */
 export type TraceSettings = Record<string, string | string[] | null>;
 
+/**
+ * Parameters a client adds to every infer request it sends (perf's --request-parameter): HTTP's
+ * JSON `parameters`, gRPC's ModelInferRequest.parameters (a number goes as int64_param), in process
+ * InferRequest.parameters. Never one the protocol reserves (codec/http-infer-request.ts).
+ */
+export type RequestParameters = Readonly<Record<string, string | number | boolean>>;
+
 /** One request's inputs; a sweep cycles through several when --input-data gives several entries. */
 export type RequestInputs = InferTensor[];
 

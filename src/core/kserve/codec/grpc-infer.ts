@@ -182,8 +182,8 @@ export function encodeGrpcInferResponse(response: InferResponse, shared?: Map<st
   return encoded;
 }
 
-/** A response's parameters as InferParameter messages: booleans, strings, integers as int64, other numbers as double. */
-function grpcParameters(parameters: NonNullable<InferResponse['parameters']>): Record<string, GrpcInferParameter> {
+/** Parameters (a response's, or a client's request parameters) as InferParameter messages: booleans, strings, integers as int64, other numbers as double. */
+export function grpcParameters(parameters: NonNullable<InferResponse['parameters']>): Record<string, GrpcInferParameter> {
   const out: Record<string, GrpcInferParameter> = {};
   for (const [key, value] of Object.entries(parameters)) {
     if (typeof value === 'boolean') out[key] = { bool_param: value };

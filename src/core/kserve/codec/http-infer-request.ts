@@ -88,7 +88,7 @@ export function optionalObject(value: unknown, what: string): Json | undefined {
 }
 
 /** Request parameters gebe itself reads; the others go to the model as sent (InferRequest.parameters). */
-const RESERVED_PARAMETERS: ReadonlySet<string> = new Set(['priority', 'timeout', 'sequence_id', 'sequence_start', 'sequence_end', 'binary_data_output']);
+export const RESERVED_PARAMETERS: ReadonlySet<string> = new Set(['priority', 'timeout', 'sequence_id', 'sequence_start', 'sequence_end', 'binary_data_output']);
 
 /** Keeps a request parameter for the model (InferRequest.parameters): one gebe does not read itself, with a string, number or boolean value. */
 export function addModelParameter(request: InferRequest, key: string, value: unknown): void {

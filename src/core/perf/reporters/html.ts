@@ -77,7 +77,8 @@ function whatWasMeasured(report: PerfReport): string {
   const window = s ? (s.measurementMode === 'time_windows' ? `${s.measurementIntervalMs} ms time windows` : `${s.measurementRequestCount}-request count windows`) : undefined;
   const run = definitionList([
     ['target', report.target],
-    ['load', report.load === 'concurrency' ? 'concurrency (requests kept outstanding)' : 'fixed request rate'],
+    ['load', report.load === 'concurrency' ? 'concurrency (requests kept outstanding)'
+      : s?.requestIntervals ? `the ${s.requestIntervals.intervals} intervals of ${s.requestIntervals.file}, cycled (the request rate is the one they make)` : 'fixed request rate'],
     ['client threads', report.mode === 'in-process' ? 'none (the executor runs on its own threads)' : String(report.clientThreads)],
     ['windows', window],
     ['stability', s ? `last 3 windows within ${s.stabilityPercentage}% (${s.percentile !== undefined ? `p${s.percentile}` : 'average'} latency and throughput), at most ${s.maxTrials} windows` : undefined],

@@ -29,6 +29,8 @@ export function formatTable(report: PerfReport, c: ChalkInstance): string {
   out.push(c.dim(line(headers)));
   for (const row of cells) out.push(line(row));
   out.push(c.dim('latency in ms; queue/c.* = server-side averages per request (statistics extension)'));
+  const intervals = report.settings?.requestIntervals;
+  if (intervals) out.push(c.dim(`req/s = the rate the ${intervals.intervals} intervals of ${intervals.file} make (sent with those gaps, cycled)`));
   const cached = report.rows.filter((r) => r.server?.cache);
   if (cached.length > 0) {
     out.push(c.dim('response cache (c.* above are per computed request: a hit has none):'));
