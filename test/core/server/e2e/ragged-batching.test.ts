@@ -2,7 +2,8 @@
  * Triton's ragged batching on a real server: requests whose ragged input x has different lengths
  * run as one batch (the statistics count one execution), the model gets x as one dimension and
  * the batch inputs computed from the batch (each request's element count, their running sum), and
- * the batch output y comes back split by each request's shape of x. Config mistakes that only the
+ * the batch output y comes back split by each request's shape of x, over HTTP (JSON and binary)
+ * and gRPC. Config mistakes that only the
  * model file shows refuse the load, naming the tensor.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { DiskModelSource } from '../../../../src/core/server/disk-source.js';
 import { silentLogger } from '../../../../src/core/server/logger.js';
 import { ModelManager } from '../../../../src/core/server/model-manager.js';
 import { raggedConfig, raggedModel } from '../../../helpers/ragged-model.js';
+import { call, grpcClient } from '../helpers/grpc-client.js';
 import { binaryBody, getJson, postBinary, postJson } from '../helpers/http-client.js';
 import { mnistRepository, startRealServer, type RealServer } from './helpers.js';
 
@@ -49,6 +51,21 @@ async function inferBinary(values: number[]): Promise<Answer> {
   return { y: { shape: y.shape, data: [...new Float32Array(Uint8Array.from(res.binary.get('y')!).buffer)] }, count: ints('count'), end: ints('end') };
 }
 
+async function inferGrpc(values: number[]): Promise<Answer> {
+  const res = await call<{ outputs: Array<{ name: string; shape: string[] }>; raw_output_contents: Uint8Array[] }>(grpcClient(server.grpc), 'ModelInfer', {
+    model_name: 'ragged',
+    inputs: [{ name: 'x', datatype: 'FP32', shape: [1, values.length] }],
+    raw_input_contents: [new Uint8Array(Float32Array.from(values).buffer)],
+  });
+  const at = (name: string) => res.outputs.findIndex((o) => o.name === name);
+  const bytes = (name: string) => Uint8Array.from(res.raw_output_contents[at(name)]!).buffer;
+  return {
+    y: { shape: res.outputs[at('y')]!.shape.map(Number), data: [...new Float32Array(bytes('y'))] },
+    count: new Int32Array(bytes('count'))[0]!,
+    end: new Int32Array(bytes('end'))[0]!,
+  };
+}
+
 async function executions(): Promise<{ executions: number; inferences: number }> {
   const stats = await getJson(`${server.http}/v2/models/ragged/stats`);
   const s = stats.body.model_stats[0];
@@ -56,7 +73,7 @@ async function executions(): Promise<{ executions: number; inferences: number }>
 }
 
 describe('ragged batching (allow_ragged_batch, batch_input, batch_output)', () => {
-  it.each([['JSON', inferJson], ['binary', inferBinary]] as const)('batches requests of lengths 2, 3 and 5 into one execution over HTTP %s', async (_, infer) => {
+  it.each([['HTTP JSON', inferJson], ['HTTP binary', inferBinary], ['gRPC', inferGrpc]] as const)('batches requests of lengths 2, 3 and 5 into one execution over %s', async (_, infer) => {
     const before = await executions();
     const lengths = [2, 3, 5];
     const answers = await Promise.all(lengths.map((n, i) => infer(Array.from({ length: n }, (_, k) => 10 * i + k))));
@@ -93,6 +110,7 @@ describe('ragged batching config that the model file does not fit', () => {
       two_d: { config: raggedConfig('two_d'), model: raggedModel(['b', 'n']) },
       wrong_type: { config: raggedConfig('wrong_type').replace('target_name: "ends" data_type: TYPE_INT32', 'target_name: "ends" data_type: TYPE_FP32'), model: raggedModel() },
       no_target: { config: raggedConfig('no_target').replace('target_name: "ends"', 'target_name: "offsets"'), model: raggedModel() },
+      gears: { config: raggedConfig('gears', 'parameters [ { key: "graph.ge.inputShape" value: { string_value: "x:-1" } }, { key: "graph.ge.dynamicDims" value: { string_value: "1;2;4;8" } } ]\n'), model: raggedModel() },
     });
     const manager = new ModelManager(new DiskModelSource(repo), loadModel, silentLogger, 'none');
     await manager.start();
@@ -100,6 +118,7 @@ describe('ragged batching config that the model file does not fit', () => {
       const reason = (name: string) => manager.statuses().find((s) => s.name === name)!.reason;
       expect(reason('two_d')).toContain("MODEL_DIMS_MISMATCH model input 'x' has allow_ragged_batch, so the model gets the batch's elements as one dimension, but the model's input has 2: [b, n]");
       expect(reason('wrong_type')).toContain("MODEL_DATA_TYPE_MISMATCH batch input target 'ends' is written as TYPE_FP32, but the model's input 'ends' is INT32 (TYPE_INT32)");
+      expect(reason('gears')).toContain("model 'gears' runs fixed batch sizes (gears), so it cannot take ragged inputs, batch_input or batch_output");
       expect(reason('no_target')).toContain("MODEL_TENSOR_UNKNOWN batch input target 'offsets' is not an input of model.onnx");
     } finally {
       await manager.stop();
