@@ -127,6 +127,7 @@ void ModelCore::ResolveBatchLayout(std::vector<bool>& taken_in, const std::vecto
     spec.kind = option.kind;
     spec.dtype = option.dtype;
     spec.source = client_input(option.source, "batch_input of model '" + model + "' names source input");
+    if (option.targets.empty()) throw std::runtime_error("batch_input of model '" + model + "' names no target_name; name the model input it feeds");
     for (const std::string& target : option.targets) {
       const size_t t = FindTensor(inputs_, target, "batch_input of model '" + model + "' names target");
       if (taken_in[t] || t == spec.source) {

@@ -1,6 +1,7 @@
 #include "scheduler/batch_io.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 
@@ -97,6 +98,10 @@ void FillBatchInputs(const std::vector<std::unique_ptr<ScheduledRequest>>& reque
     for (size_t i = 0; i < values.size(); ++i) {
       if (spec.dtype == DataType::kFloat32) {
         static_cast<float*>(out)[i] = static_cast<float>(values[i]);
+      } else if (values[i] > INT32_MAX) {
+        // Only a batch of huge requests sums past it; writing it wrapped would mislead the model.
+        throw EngineError("batch input '" + views[spec.targets.front()].name + "' would hold " + std::to_string(values[i]) +
+                          ", more than TYPE_INT32 holds; send fewer elements a request or use TYPE_FP32");
       } else {
         static_cast<int32_t*>(out)[i] = static_cast<int32_t>(values[i]);
       }
