@@ -92,6 +92,14 @@ describe('ragged batching (allow_ragged_batch, batch_input, batch_output)', () =
     expect(ends.map(([end]) => end)).toEqual([ends[0]![1], ends[0]![1] + ends[1]![1], 10]);
   });
 
+  it('batches a request with no elements among others', async () => {
+    const answers = await Promise.all([[], [7], [1, 2, 3, 4]].map((values) => inferJson(values)));
+    expect(answers.map((a) => a.y.shape)).toEqual([[1, 0], [1, 1], [1, 4]]);
+    expect(answers.map((a) => a.y.data)).toEqual([[], [14], [2, 4, 6, 8]]);
+    expect(answers.map((a) => a.count)).toEqual([0, 1, 4]);
+    expect(Math.max(...answers.map((a) => a.end))).toBe(5);
+  });
+
   it('refuses a client that sends a batch input itself, in Triton\'s words', async () => {
     const res = await postJson(`${server.http}/v2/models/ragged/infer`, {
       inputs: [
