@@ -16,7 +16,7 @@ GrpcServer::GrpcServer(GrpcServerOptions options, std::shared_ptr<GrpcInferRoute
 GrpcServer::~GrpcServer() { loop_.Stop(); }
 
 int GrpcServer::Listen() {
-  const int port = loop_.Open(options_.host, options_.port, this, &GrpcServer::OnConnection, &GrpcServer::OnAsync);
+  const int port = loop_.Open(options_.host, options_.port, PortSharing::kAlone, this, &GrpcServer::OnConnection, &GrpcServer::OnAsync);
   for (uv_timer_t* t : {&grace_timer_, &drain_timer_, &deadline_timer_}) {
     uv_timer_init(loop_.loop(), t);
     t->data = this;

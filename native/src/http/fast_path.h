@@ -93,7 +93,8 @@ struct FailureCount {
 class FastPath {
  public:
   virtual ~FastPath() = default;
-  // Server loop thread. True: taken; `respond` will be called exactly once. False: declined; the
+  // A server loop thread; a server with several loops calls it from each at once, so it keeps no
+  // state of its own outside locks (published models, failure counts and the log lock theirs). True: taken; `respond` will be called exactly once. False: declined; the
   // server hands the request to its RequestHandler. `request` stays valid until `respond` is called
   // if taken (the fast path keeps `body_owner`).
   virtual bool TryHandle(HttpRequest& request, Respond respond) = 0;
@@ -117,10 +118,11 @@ class FastPath {
 class RequestHandler {
  public:
   virtual ~RequestHandler() = default;
-  // Server loop thread. `respond` is called exactly once, from any thread; `request` stays valid
+  // A server loop thread, maybe several at once (serve's handler queues a thread-safe call under
+  // a lock). `respond` is called exactly once, from any thread; `request` stays valid
   // until then (`respond` holds it).
   virtual void Handle(std::shared_ptr<HttpRequest> request, Respond respond) = 0;
-  // Server loop thread: the connection of a request handed to Handle closed before its answer
+  // A server loop thread (as Handle): the connection of a request handed to Handle closed before its answer
   // (the client reset it, a read or write failed), so the work may be dropped; `respond` still
   // works (the answer goes nowhere). Also called for requests the fast path took: ignore those
   // (the connection cancels them through HttpRequest::cancel).

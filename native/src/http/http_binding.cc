@@ -1,12 +1,14 @@
 // JS exports of the native HTTP front end: class NativeHttpServer(options, handler) with listen()
 // -> port, close(timeoutMs) -> Promise, counters() -> {accepted, answered, inFlight, bodyBytes,
-// handedOff}, answer(token, status, headerLines, body, close) for the requests handed to `handler`,
+// handedOff, acceptedByLoop}, answer(token, status, headerLines, body, close) for the requests handed to `handler`,
 // and publish(model, versions, defaultVersion), takeFailures(), enableLog(), takeLog() for the
 // native infer route.
 #include <napi.h>
 #include <sys/resource.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "http/fast_path.h"
 #include "http/http_server.h"
@@ -57,7 +59,11 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     options.request_timeout_ms = OptionalU64(o, "requestTimeoutMs", options.request_timeout_ms, kClass);
     options.keep_alive_timeout_ms = OptionalU64(o, "keepAliveTimeoutMs", options.keep_alive_timeout_ms, kClass);
     options.max_header_bytes = size_t(OptionalU64(o, "maxHeaderBytes", options.max_header_bytes, kClass));
+    options.threads = size_t(OptionalU64(o, "threads", options.threads, kClass));
     if (options.port > 65535) throw Napi::RangeError::New(env, "NativeHttpServer needs a port of 0-65535");
+    if (options.threads < 1 || options.threads > kMaxHttpLoops) {
+      throw Napi::RangeError::New(env, "NativeHttpServer option 'threads' must be 1-" + std::to_string(kMaxHttpLoops));
+    }
     fast_path_ = std::shared_ptr<FastPath>(MakeFastInfer());
     handler_ = std::make_shared<JsRequestHandler>(env, info[1].As<Napi::Function>());
     server_ = std::make_unique<HttpServer>(std::move(options), fast_path_, handler_);
@@ -90,6 +96,10 @@ class NativeHttpServer : public Napi::ObjectWrap<NativeHttpServer> {
     o.Set("inFlight", double(accepted >= answered ? accepted - answered : 0));
     o.Set("bodyBytes", double(server_->body_bytes()));
     o.Set("handedOff", double(server_->handed_off()));
+    const std::vector<uint64_t> by_loop = server_->accepted_by_loop();
+    Napi::Array loops = Napi::Array::New(env, by_loop.size());
+    for (size_t i = 0; i < by_loop.size(); ++i) loops.Set(uint32_t(i), double(by_loop[i]));
+    o.Set("acceptedByLoop", loops);
     return o;
   }
 

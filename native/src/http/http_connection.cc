@@ -8,7 +8,7 @@
 #include <cstring>
 #include <utility>
 
-#include "http/http_server.h"
+#include "http/http_loop.h"
 #include "http/http_text.h"
 #include "http/infer_response.h"
 
@@ -48,7 +48,7 @@ const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
 
 }  // namespace
 
-HttpConnection::HttpConnection(HttpServer* server, uint64_t id) : server_(server), id_(id) {
+HttpConnection::HttpConnection(HttpLoop* loop, uint64_t id) : loop_(loop), id_(id) {
   llhttp_init(&parser_, HTTP_REQUEST, Settings());
   parser_.data = this;
 }
@@ -71,11 +71,11 @@ const llhttp_settings_t* HttpConnection::Settings() {
 }
 
 bool HttpConnection::Accept(uv_stream_t* listener) {
-  uv_tcp_init(server_->loop(), &client_);
+  uv_tcp_init(loop_->loop(), &client_);
   client_.data = this;
-  uv_timer_init(server_->loop(), &timer_);
+  uv_timer_init(loop_->loop(), &timer_);
   timer_.data = this;
-  uv_idle_init(server_->loop(), &written_idle_);
+  uv_idle_init(loop_->loop(), &written_idle_);
   written_idle_.data = this;
   open_handles_ = 3;
   if (uv_accept(listener, reinterpret_cast<uv_stream_t*>(&client_)) != 0) {
@@ -83,7 +83,7 @@ bool HttpConnection::Accept(uv_stream_t* listener) {
     return false;
   }
   uv_tcp_nodelay(&client_, 1);
-  ArmTimer(server_->options().headers_timeout_ms);
+  ArmTimer(loop_->options().headers_timeout_ms);
   ResumeReading();
   return true;
 }
@@ -92,7 +92,7 @@ bool HttpConnection::Accept(uv_stream_t* listener) {
 
 void HttpConnection::OnAlloc(uv_handle_t* handle, size_t, uv_buf_t* buf) {
   auto* self = static_cast<HttpConnection*>(handle->data);
-  *buf = MakeBuf(self->server_->read_buffer(), HttpServer::kReadBufferSize);
+  *buf = MakeBuf(self->loop_->read_buffer(), HttpLoop::kReadBufferSize);
 }
 
 void HttpConnection::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
@@ -152,7 +152,7 @@ void HttpConnection::Parse(const char* data, size_t length) {
     // A body over a limit is an answer to a request, as in the JS server; the rest are not.
     Reject(reject_status_, reject_message_, reject_status_ == 413 || reject_status_ == 503);
   } else {
-    Reject(400, server_->options().malformed_prefix + "Parse Error: " + llhttp_get_error_reason(&parser_), false);
+    Reject(400, loop_->options().malformed_prefix + "Parse Error: " + llhttp_get_error_reason(&parser_), false);
   }
 }
 
@@ -180,9 +180,9 @@ void HttpConnection::ResumeReading() {
 
 bool HttpConnection::AddHeaderBytes(size_t length) {
   header_bytes_ += length;
-  if (header_bytes_ <= server_->options().max_header_bytes) return true;
+  if (header_bytes_ <= loop_->options().max_header_bytes) return true;
   reject_status_ = 431;
-  reject_message_ = "request headers exceed the limit of " + std::to_string(server_->options().max_header_bytes) + " bytes";
+  reject_message_ = "request headers exceed the limit of " + std::to_string(loop_->options().max_header_bytes) + " bytes";
   return false;
 }
 
@@ -201,9 +201,9 @@ int HttpConnection::OnMessageBegin(llhttp_t* p) {
   self->body_declared_ = 0;
   self->inference_header_length_ = 0;
   self->reject_status_ = 0;
-  self->request_start_ms_ = uv_now(self->server_->loop());
+  self->request_start_ms_ = uv_now(self->loop_->loop());
   if (TracingOn()) self->request_->recv_start_ns = SteadyNowNs();
-  self->ArmTimer(self->server_->options().headers_timeout_ms);
+  self->ArmTimer(self->loop_->options().headers_timeout_ms);
   return 0;
 }
 
@@ -239,7 +239,7 @@ int HttpConnection::OnHeaderValue(llhttp_t* p, const char* at, size_t length) {
 
 int HttpConnection::OnHeadersComplete(llhttp_t* p) {
   HttpConnection* self = Self(p);
-  const HttpServerOptions& options = self->server_->options();
+  const HttpServerOptions& options = self->loop_->options();
   self->headers_done_ = true;
   self->request_->method = llhttp_method_name(llhttp_method_t(p->method));
   self->request_->http10 = p->http_major == 1 && p->http_minor == 0;
@@ -265,7 +265,7 @@ int HttpConnection::OnHeadersComplete(llhttp_t* p) {
     }
   }
   self->PrepareBody(has_length ? size_t(p->content_length) : 0);
-  uint64_t elapsed = uv_now(self->server_->loop()) - self->request_start_ms_;
+  uint64_t elapsed = uv_now(self->loop_->loop()) - self->request_start_ms_;
   self->ArmTimer(options.request_timeout_ms > elapsed ? options.request_timeout_ms - elapsed : 1);
   return 0;
 }
@@ -276,7 +276,7 @@ static size_t AlignedOffset(const uint8_t* base, size_t header_length) {
 }
 
 void HttpConnection::PrepareBody(size_t declared) {
-  body_ = server_->NewBody();  // no bytes yet: the buffer comes with the first body bytes
+  body_ = loop_->NewBody();  // no bytes yet: the buffer comes with the first body bytes
   body_declared_ = declared;
 }
 
@@ -287,14 +287,14 @@ bool HttpConnection::GrowBody(size_t more) {
     size_t before = body.capacity();
     size_t capacity = std::max({need + 2 * kAlignSlack, before * 2, std::min(kFirstBodyBuffer, body_declared_ + 2 * kAlignSlack)});
     if (body_declared_ > 0) capacity = std::min(capacity, std::max(need, body_declared_) + 2 * kAlignSlack);
-    if (!server_->ChargeBody(capacity - before)) {
+    if (!loop_->ChargeBody(capacity - before)) {
       reject_status_ = 503;
-      reject_message_ = server_->options().busy_message;
+      reject_message_ = loop_->options().busy_message;
       return false;
     }
-    if (before == 0) server_->TakeRecycledBody(capacity, &body);
+    if (before == 0) loop_->TakeRecycledBody(capacity, &body);
     body.reserve(capacity);
-    server_->AdjustBody(body.capacity() - capacity);  // what the buffer really holds (reserve is exact in libstdc++)
+    loop_->AdjustBody(body.capacity() - capacity);  // what the buffer really holds (reserve is exact in libstdc++)
     if (before == 0) {
       body_offset_ = AlignedOffset(body.data(), inference_header_length_);
       need = body_offset_ + more;
@@ -305,10 +305,10 @@ bool HttpConnection::GrowBody(size_t more) {
 }
 
 bool HttpConnection::RejectOverLimit(uint64_t total) {
-  uint64_t limit = server_->options().max_request_bytes;
+  uint64_t limit = loop_->options().max_request_bytes;
   if (total <= limit) return false;
   reject_status_ = 413;
-  reject_message_ = server_->options().too_large_message;
+  reject_message_ = loop_->options().too_large_message;
   return true;
 }
 
@@ -366,20 +366,20 @@ void HttpConnection::Dispatch() {
   streaming_ = false;
   answer_counted_ = false;
   if (upgrade_) request_->keep_alive = false;
-  close_after_answer_ = !request_->keep_alive || server_->draining();
+  close_after_answer_ = !request_->keep_alive || loop_->draining();
   request_->keep_alive = !close_after_answer_;
-  server_->CountAccepted();
+  loop_->CountAccepted();
   if (request_->recv_start_ns != 0) request_->recv_end_ns = SteadyNowNs();
-  FastPath* fast = server_->fast_path();
-  if (fast != nullptr && LooksLikeInfer(*request_) && fast->TryHandle(*request_, server_->MakeRespond(id_, request_seq_, request_))) return;
-  server_->CountHandedOff();
-  server_->handler()->Handle(request_, server_->MakeRespond(id_, request_seq_, request_));
+  FastPath* fast = loop_->fast_path();
+  if (fast != nullptr && LooksLikeInfer(*request_) && fast->TryHandle(*request_, loop_->MakeRespond(id_, request_seq_, request_))) return;
+  loop_->CountHandedOff();
+  loop_->handler()->Handle(request_, loop_->MakeRespond(id_, request_seq_, request_));
 }
 
 void HttpConnection::Deliver(uint64_t seq, HttpResponse response) {
   if (state_ != State::kAnswering || seq != request_seq_ || answer_complete_) return;
   if (response.part != BodyPart::kWhole || streaming_) return DeliverPart(std::move(response));
-  if (server_->draining() || response.close) close_after_answer_ = true;
+  if (loop_->draining() || response.close) close_after_answer_ = true;
   // HEAD: the head a GET would get (its Content-Length included), without the body.
   bool head_only = request_->method == "HEAD";
   size_t length = response.owned_body.size();
@@ -425,13 +425,13 @@ void HttpConnection::DeliverPart(HttpResponse response) {
   // A client that stops reading a stream: past max_unsent_bytes waiting for it (beyond what the
   // socket took), the connection closes, which cancels the request (a stream has no way left to
   // say why: its head is sent).
-  if (server_->options().PassesUnsentBound(client_.write_queue_size, length)) return Close();
+  if (loop_->options().PassesUnsentBound(client_.write_queue_size, length)) return Close();
   auto* answer = new FastAnswer{std::string(), std::move(response)};
   HttpResponse& r = answer->response;
   std::string& head = answer->head;
   if (first) {
     streaming_ = true;
-    if (!chunked || server_->draining() || r.close) close_after_answer_ = true;
+    if (!chunked || loop_->draining() || r.close) close_after_answer_ = true;
     head += "HTTP/1.1 ";
     head += std::to_string(r.status);
     head += ' ';
@@ -474,15 +474,15 @@ void HttpConnection::DeliverPart(HttpResponse response) {
 void HttpConnection::FinishAnswer(bool close_after) {
   answer_counted_ = true;
   // A client that half-closed after pipelining requests still gets them all answered.
-  if (close_after || (client_eof_ && !HasPending()) || server_->draining()) {
+  if (close_after || (client_eof_ && !HasPending()) || loop_->draining()) {
     ShutdownAndLinger();
   } else {
     state_ = State::kReading;
     llhttp_resume(&parser_);
-    ArmTimer(server_->options().keep_alive_timeout_ms);
+    ArmTimer(loop_->options().keep_alive_timeout_ms);
   }
   // Last: while draining, the count can close every connection, this one included.
-  server_->CountAnswered();
+  loop_->CountAnswered();
   if (state_ == State::kReading) ResumeReading();
 }
 
@@ -492,9 +492,9 @@ void HttpConnection::Reject(int status, const std::string& message, bool counts)
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&client_));
   reading_ = false;
   uv_timer_stop(&timer_);
-  if (counts) server_->CountAccepted();
+  if (counts) loop_->CountAccepted();
   WriteError(status, message);
-  if (counts) server_->CountAnswered();
+  if (counts) loop_->CountAnswered();
 }
 
 // ---- writing ----
@@ -632,12 +632,12 @@ void HttpConnection::Close() {
   uv_close(reinterpret_cast<uv_handle_t*>(&client_), &HttpConnection::OnHandleClosed);
   uv_close(reinterpret_cast<uv_handle_t*>(&timer_), &HttpConnection::OnHandleClosed);
   uv_close(reinterpret_cast<uv_handle_t*>(&written_idle_), &HttpConnection::OnHandleClosed);
-  server_->Forget(id_);
+  loop_->Forget(id_);
   if (in_flight) {
     answer_counted_ = true;
-    server_->CountAnswered();
+    loop_->CountAnswered();
     if (request_->cancel) request_->cancel->Cancel(FailureReason::kCancelled);  // taken by the fast path
-    if (RequestHandler* handler = server_->handler()) handler->Abandoned(request_);
+    if (RequestHandler* handler = loop_->handler()) handler->Abandoned(request_);
   }
 }
 
@@ -659,7 +659,7 @@ void HttpConnection::OnTimer(uv_timer_t* timer) {
     return;
   }
   // One wording for both the headers and the request timeout, as node has.
-  self->Reject(408, self->server_->options().timeout_message, false);
+  self->Reject(408, self->loop_->options().timeout_message, false);
 }
 
 }  // namespace gebe

@@ -14,11 +14,11 @@
 
 namespace gebe {
 
-class HttpServer;
+class HttpLoop;
 
 class HttpConnection {
  public:
-  HttpConnection(HttpServer* server, uint64_t id);
+  HttpConnection(HttpLoop* loop, uint64_t id);
   // Accepts the pending connection on `listener` and starts reading; false (and closes) on failure.
   bool Accept(uv_stream_t* listener);
   uint64_t id() const { return id_; }
@@ -79,7 +79,7 @@ class HttpConnection {
   void ShutdownAndLinger();
   void ArmTimer(uint64_t ms);
 
-  HttpServer* server_;
+  HttpLoop* loop_;  // the loop thread that accepted it, the only thread that touches it
   uint64_t id_;
   uv_tcp_t client_{};
   uv_timer_t timer_{};

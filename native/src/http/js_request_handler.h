@@ -52,7 +52,7 @@ class JsRequestHandler : public RequestHandler, public std::enable_shared_from_t
 
   using Tsfn = Napi::TypedThreadSafeFunction<std::nullptr_t, Call, &JsRequestHandler::CallJs>;
   Tsfn tsfn_;
-  std::mutex mutex_;  // guards started_ (Handle runs on the server's loop thread)
+  std::mutex mutex_;  // guards started_ and released_ (Handle and Abandoned run on the server's loop threads, maybe several at once)
   bool started_ = false;
   bool released_ = false;
   uint64_t next_token_ = 1;                        // JS thread

@@ -20,16 +20,27 @@ LoopThread::~LoopThread() {
   }
 }
 
-int LoopThread::Open(const std::string& host, int port, void* owner, uv_connection_cb on_connection, uv_async_cb on_async) {
+int LoopThread::Open(const std::string& host, int port, PortSharing sharing, void* owner, uv_connection_cb on_connection,
+                     uv_async_cb on_async) {
   sockaddr_storage addr = ResolveListenAddress(host, port);
+  const std::string what = "listen " + host + ":" + std::to_string(port);
+  // Port 0 needs no check: the kernel never picks a port other SO_REUSEPORT sockets hold.
+  if (sharing == PortSharing::kFirst && port != 0) CheckPortFree(addr, what);
   int rc = uv_loop_init(&loop_);
   if (rc != 0) throw MakeListenError(rc, "uv_loop_init");
   loop_initialized_ = true;
-  uv_tcp_init(&loop_, &listener_);
+  // A shared port's socket must exist before the bind, to take SO_REUSEPORT.
+  if (sharing == PortSharing::kAlone) {
+    uv_tcp_init(&loop_, &listener_);
+  } else {
+    rc = uv_tcp_init_ex(&loop_, &listener_, addr.ss_family);
+    if (rc != 0) throw MakeListenError(rc, what);
+  }
   listener_.data = owner;
-  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
+  if (sharing != PortSharing::kAlone) rc = AllowSharedPort(&listener_);
+  if (rc == 0) rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
   if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 511, on_connection);
-  if (rc != 0) throw MakeListenError(rc, "listen " + host + ":" + std::to_string(port));
+  if (rc != 0) throw MakeListenError(rc, what);
   uv_async_init(&loop_, &async_, on_async);
   async_.data = owner;
   on_async_ = on_async;

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include "net/shared_port.h"
+
 namespace gebe {
 
 class LoopWaker;
@@ -24,8 +26,9 @@ class LoopThread {
 
   // JS thread: makes the loop, binds and listens on host:port (on_connection gets the listener,
   // whose data is `owner`), and makes the wake-up handle (on_async; its data is `owner`). Returns
-  // the bound port. Throws ListenError (net/listen_address.h) naming the libuv error.
-  int Open(const std::string& host, int port, void* owner, uv_connection_cb on_connection, uv_async_cb on_async);
+  // the bound port. `sharing`: whether other loops listen on the port too (net/shared_port.h).
+  // Throws ListenError (net/listen_address.h) naming the libuv error.
+  int Open(const std::string& host, int port, PortSharing sharing, void* owner, uv_connection_cb on_connection, uv_async_cb on_async);
   // JS thread, after Open: attaches the async handle to `waker` and runs the loop on its own
   // thread, named `name` (a literal: thread_name.h), until every handle is closed. Throws
   // ListenError (and detaches) on failure.

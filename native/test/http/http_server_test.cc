@@ -1,7 +1,9 @@
 // The native HTTP server without N-API, under the sanitizers: a threaded fake JS handler, a fake fast path answering from its own threads (as the scheduler does), and clients
 // on real sockets: keep-alive traffic on both routes, pipelining, clients that vanish while
-// their answer is on the way, a graceful close under load, and an answer after the server is gone.
+// their answer is on the way, a graceful close under load, and an answer after the server is gone;
+// then the same server with four loop threads on one port (MultiLoop).
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <csignal>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -211,6 +214,156 @@ class FakeFastPath : public FastPath {
 
 std::string Post(const std::string& url, const std::string& body, const std::string& extra = "") {
   return "POST " + url + " HTTP/1.1\r\nHost: t\r\n" + extra + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+// Threads of this process named `name` (/proc/self/task/*/comm).
+int ThreadsNamed(const std::string& name) {
+  int count = 0;
+  DIR* tasks = opendir("/proc/self/task");
+  CHECK(tasks != nullptr);
+  while (dirent* task = readdir(tasks)) {
+    if (task->d_name[0] == '.') continue;
+    std::ifstream comm(std::string("/proc/self/task/") + task->d_name + "/comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name) count++;
+  }
+  closedir(tasks);
+  return count;
+}
+
+// The loop that serves connection `fd`: the one whose accepted count a request on it raises (no
+// other traffic meanwhile).
+size_t LoopOf(HttpServer& server, int fd) {
+  std::vector<uint64_t> before = server.accepted_by_loop();
+  SendAll(fd, "GET /which-loop HTTP/1.1\r\nHost: t\r\n\r\n");
+  std::string buffer;
+  int status = 0;
+  CHECK(ReadAnswer(fd, buffer, &status) == "js:GET /which-loop " && status == 200);
+  std::vector<uint64_t> after = server.accepted_by_loop();
+  for (size_t i = 0; i < after.size(); ++i) {
+    if (after[i] != before[i]) return i;
+  }
+  CHECK(false);
+  return 0;
+}
+
+// Several loop threads on one port (--http-thread-count 4): traffic on both routes from many
+// keep-alive connections, spread by the kernel over the loops; the connection limit and the body
+// budget hold across loops; a graceful close answers what is in flight on every loop.
+void MultiLoop(const HttpServerOptions& base, const std::shared_ptr<FakeFastPath>& fast, const std::shared_ptr<FakeHandler>& js) {
+  HttpServerOptions options = base;
+  options.threads = 4;
+  {
+    HttpServer server(options, fast, js);
+    const int port = server.Listen();
+    // Each loop names its thread as it starts.
+    for (int spins = 0; ThreadsNamed("gebe-http") < 4 && spins < 5000; ++spins) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(ThreadsNamed("gebe-http") == 4);
+    std::vector<std::thread> clients;
+    for (int c = 0; c < 16; ++c) {
+      clients.emplace_back([port, c] {
+        int fd = Connect(port);
+        std::string buffer;
+        for (int i = 0; i < 30; ++i) {
+          std::string payload = "multi-c" + std::to_string(c) + "i" + std::to_string(i);
+          bool use_fast = i % 2 == 0;
+          SendAll(fd, Post(use_fast ? "/v2/models/fast/infer" : "/v2/models/m/infer", payload));
+          int status = 0;
+          std::string body = ReadAnswer(fd, buffer, &status);
+          CHECK(status == 200);
+          CHECK(body == (use_fast ? "fast:" + payload : "js:POST /v2/models/m/infer " + payload));
+        }
+        close(fd);
+      });
+    }
+    for (auto& t : clients) t.join();
+    std::vector<uint64_t> by_loop = server.accepted_by_loop();
+    CHECK(by_loop.size() == 4);
+    int used = 0;
+    for (uint64_t n : by_loop) used += n > 0;
+    CHECK(used >= 2);
+    CHECK(server.accepted() == 16 * 30);
+
+    // Graceful close with slow requests in flight on several loops: each is answered, then closed.
+    std::vector<std::thread> inflight;
+    std::atomic<int> ok{0};
+    const uint64_t before = server.accepted();
+    for (int i = 0; i < 16; ++i) {
+      inflight.emplace_back([port, &ok] {
+        int fd = Connect(port);
+        std::string buffer;
+        int status = 0;
+        SendAll(fd, Post("/v2/models/fast/infer", "warm"));
+        CHECK(ReadAnswer(fd, buffer, &status) == "fast:warm");
+        SendAll(fd, Post("/v2/models/slow/infer", "drain"));
+        if (ReadAnswer(fd, buffer, &status) == "fast:drain" && status == 200) ok++;
+        ReadAnswer(fd, buffer, &status);
+        CHECK(status == 0);
+        close(fd);
+      });
+    }
+    while (server.accepted() - before < 32) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    server.BeginClose(5000);
+    server.Join();
+    for (auto& t : inflight) t.join();
+    CHECK(ok == 16);
+    CHECK(server.accepted() == server.answered());
+    CHECK(ThreadsNamed("gebe-http") == 0);
+  }
+  // One more connection than the limit is refused whichever loop it lands on.
+  {
+    HttpServerOptions limited = options;
+    limited.max_connections = 2;
+    limited.full_message = "full";
+    HttpServer server(limited, fast, js);
+    const int port = server.Listen();
+    int a = Connect(port), b = Connect(port);
+    LoopOf(server, a);  // both are open on their loops before the others come
+    LoopOf(server, b);
+    for (int i = 0; i < 8; ++i) {
+      int extra = Connect(port);
+      std::string buffer;
+      int status = 0;
+      CHECK(ReadAnswer(extra, buffer, &status) == "{\"error\":\"full\"}" && status == 503);
+      close(extra);
+    }
+    close(a);
+    close(b);
+    server.BeginClose(1000);
+    server.Join();
+  }
+  // The body budget counts the bodies of every loop: part of one body held on one loop leaves too
+  // little for a body on another.
+  {
+    HttpServerOptions tight = options;
+    tight.max_inflight_bytes = 8192;
+    tight.busy_message = "busy";
+    HttpServer server(tight, fast, js);
+    const int port = server.Listen();
+    int a = Connect(port);
+    const size_t a_loop = LoopOf(server, a);
+    int b = -1;
+    for (int tries = 0; tries < 32 && b < 0; ++tries) {
+      int fd = Connect(port);
+      if (LoopOf(server, fd) != a_loop) b = fd;
+      else close(fd);
+    }
+    CHECK(b >= 0);
+    SendAll(a, "POST /v2/models/m/infer HTTP/1.1\r\nHost: t\r\nContent-Length: 6000\r\n\r\n" + std::string(3000, 'a'));
+    for (int spins = 0; server.body_bytes() < 6000 && spins < 2000; ++spins) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    CHECK(server.body_bytes() >= 6000);
+    SendAll(b, Post("/v2/models/m/infer", std::string(4000, 'b')));
+    std::string buffer;
+    int status = 0;
+    CHECK(ReadAnswer(b, buffer, &status) == "{\"error\":\"busy\"}" && status == 503);
+    SendAll(a, std::string(3000, 'a'));
+    buffer.clear();
+    CHECK(ReadAnswer(a, buffer, &status) == "js:POST /v2/models/m/infer " + std::string(6000, 'a') && status == 200);
+    close(a);
+    close(b);
+    server.BeginClose(1000);
+    server.Join();
+  }
 }
 
 }  // namespace
@@ -524,6 +677,7 @@ int main() {
       small.Join();
       budget.Join();
     }
+    MultiLoop(options, fast, js);
     std::printf("http server test: %llu requests accepted and answered, %d taken by the fast path\n",
                 static_cast<unsigned long long>(server.accepted()), fast->taken());
     late = fast->late();

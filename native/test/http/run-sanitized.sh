@@ -16,7 +16,7 @@ for f in api http llhttp; do
   ${CC:-gcc} $flags -w -c native/third_party/llhttp/$f.c -Inative/third_party/llhttp -o "$name.$f.o"
 done
 ${CXX:-g++} -std=c++17 $flags -Wall -Wno-unused-parameter -Inative/src -Inative/third_party/llhttp -I"$uvinc" \
-  native/src/http/http_server.cc native/src/http/http_connection.cc native/src/net/loop_thread.cc native/src/http/infer_response.cc native/src/engine/tensor.cc \
+  native/src/http/http_server.cc native/src/http/http_loop.cc native/src/http/http_connection.cc native/src/net/loop_thread.cc native/src/http/infer_response.cc native/src/engine/tensor.cc \
   native/src/trace/request_trace.cc \
   native/test/http/http_server_test.cc "$name".{api,http,llhttp}.o "$libuv" -o "$name"
 "$name"

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { CommandContext } from '../../cli.js';
 import { RESTRICTED_APIS } from '../../core/server/restricted-api.js';
 import { DEFAULT_GRPC_KEEPALIVE } from '../../core/server/grpc/server.js';
-import { DEFAULT_BUSY_POLL_US, MAX_BUSY_POLL_US } from '../../core/server/server.js';
+import { DEFAULT_BUSY_POLL_US, DEFAULT_HTTP_THREADS, MAX_BUSY_POLL_US, MAX_HTTP_THREADS } from '../../core/server/server.js';
 import { resolveServeOptions, type ServeFlags } from './options.js';
 import { acceptIgnoredTritonFlags } from './triton-flags.js';
 import { DEFAULT_METRICS_INTERVAL_MS } from '../../core/server/cpu-metrics.js';
@@ -50,6 +50,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .addOption(new Option('--http-frontend <kind>', 'native: the addon\'s HTTP server owns the port, answers infer requests natively and hands the rest to JS in process; node: node:http only').choices(['native', 'node']).default('native'))
     .option('--http-max-inflight-body <size>', 'request bodies all connections may hold together; past it requests are answered 503 (default: 1GiB or twice --http-max-body)')
     .option('--busy-poll-us <us>', `after each request and answer the native HTTP and gRPC loops poll this long (µs, 0-${MAX_BUSY_POLL_US}) before sleeping: lower latency at light load for more CPU; 0 sleeps at once`, String(DEFAULT_BUSY_POLL_US))
+    .option('--http-thread-count <n>', `native HTTP loop threads on the HTTP port (1-${MAX_HTTP_THREADS}), as Triton's; the kernel spreads connections across them. Each busy-polls per --busy-poll-us, so gebe's default is ${DEFAULT_HTTP_THREADS} (Triton's: 8) for small VMs, where one loop keeps up with the models (default: ${DEFAULT_HTTP_THREADS})`)
     .option('--max-connections <n>', 'open connections, for HTTP and for gRPC each; one more is answered 503 (HTTP) or closed at once (gRPC) (default: sized from the open-file limit, which serve raises to its hard limit)')
     .option('--http-restricted-api <apis:header=value>', `HTTP APIs (${RESTRICTED_APIS.join(', ')}) that need header <header> set to <value>; else 403 (repeatable, as Triton)`, collect, [] as string[])
     .option('--http-header-forward-pattern <regex>', 'HTTP headers whose names match go to the model as string request parameters (request.parameters() in model.py), as Triton')

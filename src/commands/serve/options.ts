@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG_LIMITS, MAX_INSTANCES_CAP } from '../../core/config/limi
 import { DEFAULT_LOAD_THREADS, type ControlMode } from '../../core/server/model-manager.js';
 import type { LogFormat } from '../../core/server/logger.js';
 import { DEFAULT_GRPC_KEEPALIVE, RESPONSE_COMPRESSION_LEVELS, type GrpcKeepalive, type ResponseCompressionLevel } from '../../core/server/grpc/server.js';
-import { MAX_BUSY_POLL_US } from '../../core/server/server.js';
+import { DEFAULT_HTTP_THREADS, MAX_BUSY_POLL_US, MAX_HTTP_THREADS } from '../../core/server/server.js';
 import { DEFAULT_METRICS_INTERVAL_MS } from '../../core/server/cpu-metrics.js';
 import { parseRestrictions, type Restriction, type RestrictedApi } from '../../core/server/restricted-api.js';
 import { parseTraceConfig, type TraceConfig } from './trace-config.js';
@@ -79,6 +79,8 @@ export interface ServeOptions {
   maxConnections?: number;
   /** Undefined: the server's default (DEFAULT_BUSY_POLL_US). */
   busyPollUs?: number;
+  /** Triton's --http-thread-count: the native HTTP front end's loop threads. */
+  httpThreads?: number;
   /** --grpc-keepalive-* and --grpc-http2-*; undefined: DEFAULT_GRPC_KEEPALIVE. */
   grpcKeepalive?: GrpcKeepalive;
   /** Triton's --grpc-infer-response-compression-level. */
@@ -141,6 +143,7 @@ export interface ServeFlags {
   httpMaxInflightBody?: string;
   maxConnections?: string;
   busyPollUs?: string;
+  httpThreadCount?: string;
   grpcKeepaliveTime?: string;
   grpcInferResponseCompressionLevel?: string;
   grpcKeepaliveTimeout?: string;
@@ -397,6 +400,17 @@ export function parseSize(value: string, flag: string): number {
   return Math.floor(Number(m[1]) * unit);
 }
 
+/**
+ * Triton's --http-thread-count. Only the native front end has loop threads: with node:http
+ * (--http-frontend node, or --http-use-ssl) the flag is accepted, as on a Triton command line,
+ * and named at start with why it changes nothing.
+ */
+function httpThreads(flags: ServeFlags, nativeFrontend: boolean): { httpThreads: number; ignored: string[] } {
+  const threads = whole(flags.httpThreadCount, DEFAULT_HTTP_THREADS, '--http-thread-count', 1, MAX_HTTP_THREADS);
+  if (flags.httpThreadCount === undefined || nativeFrontend) return { httpThreads: threads, ignored: [] };
+  return { httpThreads: DEFAULT_HTTP_THREADS, ignored: ['--http-thread-count (node:http serves HTTP on node\'s one thread: the native front end has the loop threads)'] };
+}
+
 function instanceLimit(value: string): number {
   const n = Number(value);
   if (!/^[0-9]+$/.test(value) || n < 1 || n > MAX_INSTANCES_CAP) {
@@ -426,6 +440,9 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
   if (flags.loadModel.length > 0 && mode !== 'explicit') {
     throw new UsageError('--load-model only applies with --model-control-mode explicit', 'add --model-control-mode explicit, or drop --load-model to load every model');
   }
+  const tls = tlsOptions(flags, cwd);
+  const threads = httpThreads(flags, httpFrontend === 'native' && !tls.httpTls);
+  const triton = tritonServerOptions(flags);
   const ports = { http: port(flags.httpPort, '--http-port'), grpc: port(flags.grpcPort, '--grpc-port'), metrics: port(flags.metricsPort, '--metrics-port') };
   const fixed = Object.entries(ports).filter(([, p]) => p !== 0);
   for (let i = 0; i < fixed.length; i++) {
@@ -447,7 +464,8 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     loadRetries: whole(flags.modelLoadRetryCount, 0, '--model-load-retry-count', 0, MAX_LOAD_RETRIES),
     exitOnError: flagBool(flags.exitOnError, '--exit-on-error'),
     strictReadiness: flags.strictReadiness === undefined ? true : flagBool(flags.strictReadiness, '--strict-readiness'),
-    ...tritonServerOptions(flags),
+    ...triton,
+    ignoredTritonFlags: [...triton.ignoredTritonFlags, ...threads.ignored],
     exitTimeoutSeconds: seconds(flags.exitTimeoutSecs, '--exit-timeout-secs', 0),
     logVerboseLevel: verboseLevel(flags.logVerbose),
     logInfo: flagBool(flags.logInfo ?? true, '--log-info'),
@@ -461,6 +479,7 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     maxInflightBodyBytes: flags.httpMaxInflightBody !== undefined ? parseSize(flags.httpMaxInflightBody, '--http-max-inflight-body') : undefined,
     maxConnections: flags.maxConnections !== undefined ? count(flags.maxConnections, '--max-connections') : undefined,
     busyPollUs: flags.busyPollUs !== undefined ? busyPoll(flags.busyPollUs) : undefined,
+    httpThreads: threads.httpThreads,
     grpcKeepalive: keepalive(flags),
     grpcResponseCompression: responseCompression(flags.grpcInferResponseCompressionLevel),
     httpRestrictions: parseRestrictions(flags.httpRestrictedApi ?? [], '--http-restricted-api'),
@@ -469,6 +488,6 @@ export function resolveServeOptions(repoArg: string | undefined, flags: ServeFla
     grpcHeaderForwardPattern: forwardPattern(flags.grpcHeaderForwardPattern, '--grpc-header-forward-pattern'),
     trace: parseTraceConfig([...olderTraceFlags(flags), ...(flags.traceConfig ?? [])], cwd),
     responseCacheBytes: responseCacheBytes(flags),
-    ...tlsOptions(flags, cwd),
+    ...tls,
   };
 }

@@ -104,6 +104,7 @@ export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<voi
     httpPort: opts.httpPort, grpcPort: opts.grpcPort, metricsPort: opts.metricsPort, maxBodyBytes: opts.maxBodyBytes,
     httpFrontend: opts.httpFrontend, maxInflightBodyBytes: opts.maxInflightBodyBytes,
     maxConnections: opts.maxConnections ?? defaultMaxConnections(fdLimit), strictReadiness: opts.strictReadiness, busyPollUs: opts.busyPollUs,
+    httpThreads: opts.httpThreads,
     grpcKeepalive: opts.grpcKeepalive,
     grpcResponseCompression: opts.grpcResponseCompression,
     httpRestrictions: opts.httpRestrictions, grpcRestrictions: opts.grpcRestrictions,

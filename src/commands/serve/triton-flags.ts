@@ -19,7 +19,6 @@ export const IGNORED_TRITON_FLAGS: readonly IgnoredFlag[] = [
   { flag: '--backend-config', arg: '<value>', why: 'gebe\'s backends take no configuration of Triton\'s backends', repeatable: true },
   { flag: '--host-policy', arg: '<value>', why: 'gebe has no host policies', repeatable: true },
   { flag: '--buffer-manager-thread-count', arg: '<value>', why: 'gebe has no buffer manager threads' },
-  { flag: '--http-thread-count', arg: '<value>', why: 'one native loop thread serves HTTP' },
   { flag: '--grpc-infer-allocation-pool-size', arg: '<value>', why: 'gebe recycles request buffers by size' },
   { flag: '--strict-model-config', arg: '[bool]', why: 'deprecated in Triton; see --disable-auto-complete-config' },
   { flag: '--cache-directory', arg: '<value>', why: 'gebe\'s response cache is Triton\'s local one, built in' },

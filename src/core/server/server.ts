@@ -48,6 +48,8 @@ export interface ServerOptions {
   httpFrontend?: 'native' | 'node';
   /** --busy-poll-us: how long the native front ends' loops poll before sleeping (default DEFAULT_BUSY_POLL_US). */
   busyPollUs?: number;
+  /** Triton's --http-thread-count: the native HTTP front end's loop threads (default DEFAULT_HTTP_THREADS). */
+  httpThreads?: number;
   /** --grpc-keepalive-* and --grpc-http2-* (default DEFAULT_GRPC_KEEPALIVE). */
   grpcKeepalive?: GrpcKeepalive;
   /** --grpc-infer-response-compression-level (default none). */
@@ -79,6 +81,16 @@ export interface ServerOptions {
  */
 export const DEFAULT_BUSY_POLL_US = 200;
 export const MAX_BUSY_POLL_US = 10_000;
+
+/**
+ * The native HTTP front end's loop threads (Triton's --http-thread-count, whose default is 8), each
+ * listening on the HTTP port (SO_REUSEPORT: the kernel spreads connections across them). One by
+ * default: gebe runs on small VMs (2 cores), where each more loop busy-polls (--busy-poll-us) on a
+ * core the model instances need, and one loop keeps up with them there. At most MAX_HTTP_THREADS
+ * (native/src/http/http_shared.h's kMaxHttpLoops is the same bound).
+ */
+export const DEFAULT_HTTP_THREADS = 1;
+export const MAX_HTTP_THREADS = 64;
 
 export interface ServerPorts {
   http?: number;
@@ -125,7 +137,7 @@ export class GebeServer {
         keepAliveTimeoutMs: options.keepAliveTimeoutMs, timeoutCheckIntervalMs: options.timeoutCheckIntervalMs,
         maxInflightBodyBytes: options.maxInflightBodyBytes, maxConnections: options.maxConnections,
         restrictions: options.httpRestrictions, tls: options.httpTls, busyPollUs: options.busyPollUs ?? DEFAULT_BUSY_POLL_US,
-        headerForwardPattern: options.httpHeaderForwardPattern,
+        headerForwardPattern: options.httpHeaderForwardPattern, threads: options.httpThreads ?? DEFAULT_HTTP_THREADS,
       };
       if (options.httpFrontend === 'node' || options.httpTls) {
         this.http = new HttpFrontend(this.service, httpOptions, log);

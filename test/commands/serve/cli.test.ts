@@ -30,6 +30,12 @@ describe('gebe serve (CLI)', () => {
     rmSync(repo, { recursive: true, force: true });
   });
 
+  it.each(['0', '65', 'x'])('exits 2 naming --http-thread-count and its range for %s', async (value) => {
+    const io = memoryIO();
+    expect(await main(['node', 'gebe', 'serve', '/nonexistent/repo', '--http-port', '0', '--http-thread-count', value], io)).toBe(2);
+    expect(io.err()).toContain(`--http-thread-count must be a whole number from 1 to 64, got '${value}'`);
+  });
+
   it('exits 2 with a hint when the repository is missing', async () => {
     const io = memoryIO();
     expect(await main(['node', 'gebe', 'serve', '/nonexistent/repo', '--http-port', '0'], io)).toBe(2);

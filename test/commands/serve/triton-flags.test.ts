@@ -8,6 +8,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli.js';
 import { memoryIO } from '../../../src/io.js';
+import { UsageError } from '../../../src/errors.js';
 import { resolveServeOptions, type ServeFlags } from '../../../src/commands/serve/options.js';
 import { IGNORED_TRITON_FLAGS, acceptIgnoredTritonFlags, givenIgnoredTritonFlags } from '../../../src/commands/serve/triton-flags.js';
 
@@ -56,6 +57,21 @@ describe('tritonserver flags serve acts on', () => {
     expect(resolve({ exitOnError: 'false' }).exitOnError).toBe(false);
     expect(resolve({ exitOnError: 'true' }).exitOnError).toBe(true);
     expect(() => resolve({ exitOnError: 'yes' })).toThrow("--exit-on-error takes true or false, got 'yes'");
+  });
+
+  it('takes --http-thread-count: 1 to 64 native HTTP loop threads (gebe\'s default 1); with node:http it changes nothing and says so', () => {
+    expect(resolve({}).httpThreads).toBe(1);
+    expect(resolve({ httpThreadCount: '4' })).toMatchObject({ httpThreads: 4, ignoredTritonFlags: [] });
+    expect(resolve({ httpThreadCount: '64' }).httpThreads).toBe(64);
+    for (const frontend of [{ httpFrontend: 'node' }, { httpUseSsl: true, httpServerCert: 'c.pem', httpServerKey: 'k.pem' }]) {
+      expect(resolve({ httpThreadCount: '8', ...frontend })).toMatchObject({
+        httpThreads: 1, ignoredTritonFlags: ['--http-thread-count (node:http serves HTTP on node\'s one thread: the native front end has the loop threads)'],
+      });
+    }
+    for (const bad of ['0', '65', 'x', '1.5', '']) {
+      expect(() => resolve({ httpThreadCount: bad })).toThrow(UsageError);
+      expect(() => resolve({ httpThreadCount: bad })).toThrow(`--http-thread-count must be a whole number from 1 to 64, got '${bad}'`);
+    }
   });
 
   it('refuses values that would leave the server unreachable or make no sense, naming the flag', () => {

@@ -230,6 +230,27 @@ describe('native listen', () => {
       await t.stop();
     }
   });
+
+  it('refuses a port in use with several loop threads too, whether the other server has one loop or several', async () => {
+    for (const [first, second] of [[4, 4], [1, 4], [4, 1]]) {
+      const t = await startTestServer({ server: { httpThreads: first } });
+      const port = Number(new URL(t.http).port);
+      try {
+        const clash = new NativeHttpFrontend(t.server.service, { host: '127.0.0.1', port, maxBodyBytes: 1024, threads: second }, silentLogger);
+        await expect(clash.listen(), `${first} then ${second} loops`).rejects.toMatchObject({ code: 'EADDRINUSE' });
+        // The server that had the port still has all of it.
+        expect((await fetch(`${t.http}/v2/health/live`)).status).toBe(200);
+      } finally {
+        await t.stop();
+      }
+      // Once it is gone, several loops take the port (SO_REUSEPORT) and serve it.
+      const again = new NativeHttpFrontend(t.server.service, { host: '127.0.0.1', port, maxBodyBytes: 1024, threads: 4 }, silentLogger);
+      expect(await again.listen()).toBe(port);
+      expect((await fetch(`http://127.0.0.1:${port}/v2/health/live`)).status).toBe(200);
+      expect(again.acceptedByLoop).toHaveLength(4);
+      await again.close(1000);
+    }
+  });
 });
 
 describe('--http-frontend node', () => {

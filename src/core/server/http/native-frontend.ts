@@ -58,6 +58,7 @@ export class NativeHttpFrontend implements HttpListener {
       requestTimeoutMs: this.options.requestTimeoutMs,
       keepAliveTimeoutMs: this.options.keepAliveTimeoutMs,
       busyPollUs: this.options.busyPollUs,
+      threads: this.options.threads,
     }, (token, method, url, headers, body, http10, received) => {
       if (method === undefined) {
         // The connection of a request JS holds went away: an infer request still queued is dropped.
@@ -113,6 +114,11 @@ export class NativeHttpFrontend implements HttpListener {
   /** Body bytes the native server holds now (charged to --http-max-inflight-body). */
   get bodyBytes(): number {
     return this.native?.counters().bodyBytes ?? 0;
+  }
+
+  /** Requests each native loop thread accepted, in loop order (one entry per --http-thread-count). */
+  get acceptedByLoop(): number[] {
+    return this.native?.counters().acceptedByLoop ?? [];
   }
 
   /** Requests the native server handed to the JS handler (the rest it answered itself). */

@@ -31,6 +31,8 @@ export interface NativeHttpServerOptions {
   maxHeaderBytes?: number;
   /** After each request and answer the loop polls this long (µs) before it sleeps; 0 or left out: never. */
   busyPollUs?: number;
+  /** Loop threads listening on the port (SO_REUSEPORT), each with its own connections; 1-64, left out: 1. */
+  threads?: number;
 }
 
 /** Failures of the native infer route since the last call, for nv_inference_request_failure. */
@@ -46,8 +48,8 @@ export interface NativeHttpServer extends TakenRequestSource {
   listen(): number;
   /** Graceful close; resolves once the server's thread has ended. */
   close(timeoutMs: number): Promise<void>;
-  /** handedOff: requests given to the JS handler. */
-  counters(): { accepted: number; answered: number; inFlight: number; bodyBytes: number; handedOff: number };
+  /** handedOff: requests given to the JS handler; acceptedByLoop: accepted by each loop thread, in loop order. */
+  counters(): { accepted: number; answered: number; inFlight: number; bodyBytes: number; handedOff: number; acceptedByLoop: number[] };
   /** Answers the request `token` handed to the JS handler (false: unknown or answered already). */
   /** `part` streams an answer (native fast_path.h's BodyPart): First with the head, then Next, then Last; whole without it. */
   /** `trace`: the trace of the request JS answers (the trace extension), whose send the connection times. */

@@ -40,6 +40,8 @@ export interface HttpOptions {
   tls?: { cert: Buffer; key: Buffer };
   /** The native front end's busy poll after each request and answer, in µs (node:http has none). */
   busyPollUs?: number;
+  /** The native front end's loop threads on the port (node:http runs on node's one thread). */
+  threads?: number;
   /** --http-header-forward-pattern (server/header-forwarding.ts). */
   headerForwardPattern?: RegExp;
 }

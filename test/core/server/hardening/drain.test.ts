@@ -1,11 +1,13 @@
 /**
- * The shutdown contract, counted on raw sockets for both HTTP front ends: every request whose
- * first byte was sent before the stop gets exactly one answer — requests in flight, requests sent
- * on idle keep-alive connections right at the stop, and requests whose body is still arriving —
- * each with Connection: close; then the connections close. gRPC: calls running at the stop, and calls
+ * The shutdown contract, counted on raw sockets for both HTTP front ends (the native one with one
+ * and with four loop threads): every request whose first byte was sent before the stop gets
+ * exactly one answer — requests in flight, requests sent on idle keep-alive connections right at
+ * the stop, and requests whose body is still arriving — each with Connection: close; then the
+ * connections close. gRPC: calls running at the stop, and calls
  * sent at the moment of the stop (crossing its GOAWAY), are answered.
  */
 import { describe, expect, it } from 'vitest';
+import { NativeHttpFrontend } from '../../../../src/core/server/http/native-frontend.js';
 import { RawClient, post } from '../helpers/raw-client.js';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -14,9 +16,16 @@ const body = JSON.stringify({ inputs: [
   { name: 'INPUT1', datatype: 'FP32', shape: [1, 4], data: [1, 2, 3, 4] },
 ] });
 
-describe.each(['native', 'node'] as const)('%s front end drain', (frontend) => {
+// The native front end also with four loop threads (--http-thread-count 4): each loop drains its own connections.
+const FRONTENDS = [
+  { name: 'native', frontend: 'native', threads: 1 },
+  { name: 'native (4 loop threads)', frontend: 'native', threads: 4 },
+  { name: 'node', frontend: 'node', threads: 1 },
+] as const;
+
+describe.each(FRONTENDS)('$name front end drain', ({ frontend, threads }) => {
   it('answers every request sent before the stop exactly once, then closes', async () => {
-    const t = await startTestServer({ server: { httpFrontend: frontend } });
+    const t = await startTestServer({ server: { httpFrontend: frontend, httpThreads: threads } });
     const port = Number(new URL(t.http).port);
     const idle = Array.from({ length: 16 }, () => new RawClient(port));
     const inflight = Array.from({ length: 8 }, () => new RawClient(port));
@@ -45,6 +54,13 @@ describe.each(['native', 'node'] as const)('%s front end drain', (frontend) => {
       expect(c.answers[1]!.headers).toMatch(/\r\nConnection: close/i);
     }
     expect(t.server.http!.accepted).toBe(t.server.http!.answered);
+    if (threads > 1) {
+      // The kernel spread the 32 connections over the loops: the stop found requests on more than one.
+      const byLoop = (t.server.http as NativeHttpFrontend).acceptedByLoop;
+      expect(byLoop).toHaveLength(threads);
+      expect(byLoop.filter((n) => n > 0).length).toBeGreaterThan(1);
+      expect(byLoop.reduce((a, b) => a + b, 0)).toBe(t.server.http!.accepted);
+    }
   });
 });
 

@@ -5,6 +5,8 @@ export interface RawAnswer {
   status: number;
   headers: string;
   body: string;
+  /** The body's bytes as sent (body is their UTF-8 reading). */
+  raw: Buffer;
 }
 
 export class RawClient {
@@ -36,7 +38,8 @@ export class RawClient {
       const head = this.buffer.subarray(0, end).toString('latin1');
       const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
       if (this.buffer.byteLength < end + 4 + length) return;
-      this.answers.push({ status: Number(head.slice(9, 12)), headers: head, body: this.buffer.subarray(end + 4, end + 4 + length).toString('utf8') });
+      const raw = Buffer.from(this.buffer.subarray(end + 4, end + 4 + length));
+      this.answers.push({ status: Number(head.slice(9, 12)), headers: head, body: raw.toString('utf8'), raw });
       this.buffer = this.buffer.subarray(end + 4 + length);
       this.wake();
     }
