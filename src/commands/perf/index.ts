@@ -40,7 +40,7 @@ export function registerPerf(program: Command, ctx: CommandContext): void {
     .option('-r, --max-trials <n>', 'windows to try before giving up on stability (default: 10)')
     .option('--percentile <p>', 'judge stability and --latency-threshold on this latency percentile instead of the average')
     .option('--shape <name:d1,d2>', 'shape of a dynamic input without the batch dimension (repeatable)', collect)
-    .option('--input-data <data>', 'request data: zero, random, or a JSON file (default: zero)')
+    .option('--input-data <data>', 'request data: zero, random, a JSON file, or a directory with one raw (BYTES: one string a line) file per input (default: zero)')
     .option('--string-length <n>', 'characters of the random strings sent for BYTES inputs with --input-data random (default: 128)')
     .option('--string-data <string>', 'send this string as every element of BYTES inputs, with zero or random data')
     .option('--request-parameter <name:value:type>', 'a parameter every infer request carries; type string, int or bool (repeatable)', collect)

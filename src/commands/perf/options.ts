@@ -241,8 +241,8 @@ function inertFlags(flags: PerfFlags, load: PerfOptions['load'], inputData: Inpu
   const inert: string[] = [];
   if (load === 'request-intervals' && flags.requestDistribution !== undefined) inert.push('--request-distribution (the --request-intervals file sets every gap)');
   if (inputData.kind === 'file') {
-    if (flags.stringLength !== undefined) inert.push("--string-length (the --input-data file gives every input's values)");
-    if (flags.stringData !== undefined) inert.push("--string-data (the --input-data file gives every input's values)");
+    if (flags.stringLength !== undefined) inert.push("--string-length (the --input-data file or directory gives every input's values)");
+    if (flags.stringData !== undefined) inert.push("--string-data (the --input-data file or directory gives every input's values)");
   } else if (flags.stringLength !== undefined && inputData.strings?.data !== undefined) {
     inert.push('--string-length (--string-data gives every string)');
   } else if (flags.stringLength !== undefined && inputData.kind === 'zero') {

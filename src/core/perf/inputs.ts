@@ -1,14 +1,16 @@
 /**
  * Builds the request tensors for one batch size from the model's description, --shape and
- * --input-data (zero, random, or a perf_analyzer-style JSON file). Bad input is a one-line error.
+ * --input-data (zero, random, a perf_analyzer-style JSON file, or a directory of per-input
+ * sample files). Bad input is a one-line error.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Datatype, InferTensor, TensorMetadata } from '../executor/types.js';
 import { UsageError } from '../../errors.js';
 import type { ModelDescription, RequestInputs } from '../kserve/client/types.js';
 import { elementSize } from '../kserve/datatypes.js';
 import { joinBytesElements } from '../kserve/codec/bytes-elements.js';
 import { stringSample, type GeneratedStrings } from './generated-strings.js';
+import { readDataDirectory } from './input-data-directory.js';
 
 /** Generated data (zero or random; `strings`: what BYTES inputs get) or a JSON file's. */
 export type InputDataSpec = { kind: 'zero' | 'random'; strings?: GeneratedStrings } | { kind: 'file'; path: string };
@@ -100,14 +102,22 @@ function fullShape(model: ModelDescription, batchSize: number, dims: number[]): 
   return model.maxBatchSize > 0 ? [batchSize, ...dims] : dims;
 }
 
-/** The request(s) to send at one batch size: one for zero/random data, one per entry of a file. */
+/**
+ * The request(s) to send at one batch size: one for zero/random data, one per entry of a JSON
+ * file, one for a directory of per-input sample files (perf_analyzer's two data formats).
+ */
 export function buildRequests(
   model: ModelDescription,
   batchSize: number,
   sampleDims: Record<string, number[]>,
   data: InputDataSpec,
 ): RequestInputs[] {
-  if (data.kind === 'file') return readDataFile(data.path, model, batchSize, sampleDims);
+  if (data.kind === 'file') {
+    if (isDirectory(data.path)) {
+      return readDataDirectory(data.path, model, batchSize, sampleDims, (dims) => fullShape(model, batchSize, dims), repeat);
+    }
+    return readDataFile(data.path, model, batchSize, sampleDims);
+  }
   const make = data.kind === 'zero' ? zeroSample : randomSample;
   return [model.inputs.map((input): InferTensor => {
     const dims = sampleDims[input.name]!;
@@ -120,6 +130,14 @@ export function buildRequests(
       data: repeat(sample, batchSize),
     };
   })];
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;  // readDataFile names what is wrong with it
+  }
 }
 
 function encodeValues(datatype: Datatype, values: unknown[], where: string): Uint8Array {
@@ -154,7 +172,7 @@ function readDataFile(path: string, model: ModelDescription, batchSize: number, 
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
-    throw new UsageError(`--input-data ${path}: ${why}; give zero, random, or a JSON file {"data": [{"<input>": [values]}]}`);
+    throw new UsageError(`--input-data ${path}: ${why}; give zero, random, a JSON file {"data": [{"<input>": [values]}]}, or a directory with one file per input`);
   }
   const entries = (parsed as { data?: unknown }).data;
   if (!Array.isArray(entries) || entries.length === 0) {

@@ -80,7 +80,7 @@ describe('--string-length and --string-data', () => {
     expect(ignored({ stringLength: '16' })).toEqual(["--string-length (gebe perf's zero data sends empty strings: add --input-data random for random strings of this length)"]);
     expect(ignored({ inputData: 'random', stringLength: '16', stringData: 'x' })).toEqual(['--string-length (--string-data gives every string)']);
     expect(ignored({ inputData: 'data.json', stringLength: '16', stringData: 'x' })).toEqual([
-      "--string-length (the --input-data file gives every input's values)", "--string-data (the --input-data file gives every input's values)"]);
+      "--string-length (the --input-data file or directory gives every input's values)", "--string-data (the --input-data file or directory gives every input's values)"]);
     expect(ignored({ inputData: 'random', stringLength: '16' })).toBeUndefined();
   });
 });

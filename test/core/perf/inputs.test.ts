@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -114,5 +114,54 @@ describe('BYTES inputs (--string-length, --string-data)', () => {
       '--string-length: input "TEXT" would be 1233600000 bytes a request (300000 strings × batch 4 × 1028 bytes), ' +
       "over gebe perf's limit of 1073741824 bytes for one tensor; use a shorter string, a smaller --shape or a smaller -b");
     expect(message(() => buildRequests(text, 4, { TEXT: [300_000], N: [1] }, { kind: 'zero', strings: { length: 128, data: 'x'.repeat(1024) } }))).toMatch(/^--string-data: input "TEXT" would be/);
+  });
+});
+
+describe('a data directory (perf_analyzer\'s --input-data <dir>)', () => {
+  const withText: ModelDescription = {
+    ...model,
+    inputs: [...model.inputs, { name: 'prompt', datatype: 'BYTES', shape: [-1, 2] }],
+  };
+  const dims = { image: [3, 2], scale: [1], prompt: [2] };
+  const sample = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gebe-perf-dir-'));
+    writeFileSync(path.join(dir, 'image'), new Uint8Array(Float32Array.from([1, 2, 3, 4, 5, 6]).buffer));
+    writeFileSync(path.join(dir, 'scale'), new Uint8Array(BigInt64Array.from([7n]).buffer));
+    writeFileSync(path.join(dir, 'prompt'), 'hello\nwörld\n');
+    return dir;
+  };
+
+  it('sends each input\'s file as one sample, repeated over the batch; BYTES one string a line', () => {
+    const dir = sample();
+    const [request, ...more] = buildRequests(withText, 2, dims, { kind: 'file', path: dir });
+    expect(more).toEqual([]);
+    const [image, scale, prompt] = request!;
+    expect(image!.shape).toEqual([2, 3, 2]);
+    expect([...new Float32Array(image!.data.slice().buffer)]).toEqual([1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6]);
+    expect([...new BigInt64Array(scale!.data.slice().buffer)]).toEqual([7n, 7n]);
+    expect(prompt!.shape).toEqual([2, 2]);
+    expect(splitBytesElements(prompt!.data).map((b) => Buffer.from(b).toString('utf8'))).toEqual(['hello', 'wörld', 'hello', 'wörld']);
+  });
+
+  it('names the file that is missing, the wrong size or the wrong line count, with the fix', () => {
+    const missing = sample();
+    rmSync(path.join(missing, 'scale'));
+    expect(message(() => buildRequests(withText, 1, dims, { kind: 'file', path: missing }))).toBe(
+      `--input-data ${missing}: no file "scale"; a data directory holds one file per input, named as the input ("scale")`);
+    const short = sample();
+    writeFileSync(path.join(short, 'image'), new Uint8Array(20));
+    expect(message(() => buildRequests(withText, 1, dims, { kind: 'file', path: short }))).toBe(
+      `--input-data ${path.join(short, 'image')}: 20 bytes, but one sample of FP32 input "image" with shape [3,2] is 24 bytes (raw little-endian, row-major); fix the file or pass --shape image:...`);
+    const lines = sample();
+    writeFileSync(path.join(lines, 'prompt'), 'one line\n');
+    expect(message(() => buildRequests(withText, 1, dims, { kind: 'file', path: lines }))).toContain(
+      `--input-data ${path.join(lines, 'prompt')}: 1 line(s), but one sample of BYTES input "prompt" with shape [2] needs 2 strings, one a line`);
+  });
+
+  it('refuses an input name that would lead out of the directory', () => {
+    const hostile: ModelDescription = { ...model, inputs: [{ name: '../secret', datatype: 'UINT8', shape: [-1, 1] }] };
+    const dir = sample();
+    expect(message(() => buildRequests(hostile, 1, { '../secret': [1] }, { kind: 'file', path: dir }))).toContain(
+      'input "../secret" of model "m" cannot be a file name in the directory');
   });
 });
