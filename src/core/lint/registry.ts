@@ -61,6 +61,7 @@ import { rule as PLATFORM_BACKEND_MISSING } from './rules/platform-backend-missi
 import { rule as PLATFORM_UNKNOWN } from './rules/platform-unknown.js';
 import { rule as PREFERRED_BATCH_SIZE_RANGE } from './rules/preferred-batch-size-range.js';
 import { rule as PREFERRED_BATCH_WITHOUT_DELAY } from './rules/preferred-batch-without-delay.js';
+import { rule as RAGGED_BATCH_UNUSED } from './rules/ragged-batch-unused.js';
 import { rule as PRESERVE_ORDERING_CONFLICT } from './rules/preserve-ordering-conflict.js';
 import { rule as PRIORITY_LEVEL_RANGE } from './rules/priority-level-range.js';
 import { rule as RESHAPE_DIM_INVALID } from './rules/reshape-dim-invalid.js';
@@ -140,6 +141,7 @@ export const RULES: readonly Rule[] = [
   PRIORITY_LEVEL_RANGE,
   PYTHON_MODEL_FILE_MISSING,
   PYTHON_SEQUENCE_UNSUPPORTED,
+  RAGGED_BATCH_UNUSED,
   RESHAPE_DIM_INVALID,
   RESHAPE_SIZE_MISMATCH,
   RESPONSE_CACHE_UNSUPPORTED,
