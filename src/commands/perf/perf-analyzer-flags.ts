@@ -17,5 +17,7 @@ export const IGNORED_PERF_ANALYZER_FLAGS: readonly IgnoredFlag[] = [
   { flag: '--collect-metrics', why: 'perf_analyzer reads GPU metrics; gebe serves no GPU' },
   { flag: '--metrics-url', arg: '<value>', why: 'perf_analyzer reads GPU metrics; gebe serves no GPU' },
   { flag: '--metrics-interval', arg: '<value>', why: 'perf_analyzer reads GPU metrics; gebe serves no GPU' },
+  { flag: '--serial-sequences', why: 'gebe perf runs sequences at --concurrency only, one virtual user a sequence with one request live at a time: always serial' },
+  { flag: '--num-of-sequences', arg: '<value>', why: 'gebe perf runs sequences at --concurrency only (one a virtual user); perf_analyzer too ignores it without --request-rate-range' },
   { flag: '--service-kind', arg: '<value>', why: 'gebe perf measures a KServe v2 server (triton) with -u, or the model in process' },
 ];

@@ -26,12 +26,13 @@ describe("perf_analyzer's command line", () => {
       const io = memoryIO({ cwd: dir });
       const code = await main(['node', 'gebe', 'perf', '-m', 'trivial', '-x', '1', '-u', server.http, '-a', '--max-threads', '4', '-v', '-z',
         '--binary-search', '-l', '50', '--service-kind', 'triton', '--collect-metrics', '--metrics-url', 'localhost:8002/metrics',
+        '--serial-sequences', '--num-of-sequences', '4',
         '-p', '100', '-s', '1000', '-r', '3', '--concurrency-range', '1:2', '--client-threads', '0', '--json'], io);
       expect([code, io.err().match(/error.*/)?.[0]]).toEqual([0, undefined]);
       const report = JSON.parse(io.out()) as { model: { version: string }; settings: { measurementIntervalMs: number }; rows: unknown[] };
       expect([report.model.version, report.settings.measurementIntervalMs, report.rows.length]).toEqual(['1', 100, 2]);
       const warning = io.err().split('\n').find((l) => l.startsWith('warning: perf_analyzer flags that gebe perf accepts without effect: '))!;
-      for (const f of ['--async', '--max-threads', '-v', '-z', '--binary-search', '--service-kind', '--collect-metrics', '--metrics-url']) {
+      for (const f of ['--async', '--max-threads', '-v', '-z', '--binary-search', '--service-kind', '--collect-metrics', '--metrics-url', '--serial-sequences', '--num-of-sequences']) {
         const listed = IGNORED_PERF_ANALYZER_FLAGS.find((x) => x.flag === f || x.flag.endsWith(` ${f}`))!;
         expect(warning).toContain(`${f} (${listed.why})`);
       }
