@@ -61,14 +61,17 @@ QueuePolicy ReadQueuePolicy(const Napi::Object& obj) {
   return p;
 }
 
-std::string Text(const Napi::Object& obj, const char* name) {
+// A required string field; `what` is the path of `obj` in the options, for the error.
+std::string Text(const Napi::Object& obj, const char* name, const char* what) {
   Napi::Value v = Field(obj, name);
-  if (!v.IsString()) throw Napi::TypeError::New(obj.Env(), std::string("Expected a string for options.sequence.") + name);
+  if (!v.IsString()) throw Napi::TypeError::New(obj.Env(), std::string("Expected a string for ") + what + name);
   return v.As<Napi::String>().Utf8Value();
 }
 
+constexpr const char* kSequence = "options.sequence.";
+
 ControlKind ReadControlKind(const Napi::Object& obj) {
-  const std::string kind = Text(obj, "kind");
+  const std::string kind = Text(obj, "kind", kSequence);
   if (kind == "start") return ControlKind::kStart;
   if (kind == "end") return ControlKind::kEnd;
   if (kind == "ready") return ControlKind::kReady;
@@ -90,7 +93,7 @@ SequenceConfig ReadSequenceConfig(const Napi::Object& obj) {
     for (uint32_t i = 0; i < a.Length(); ++i) {
       Napi::Object c = a.Get(i).As<Napi::Object>();
       SequenceControl control;
-      control.name = Text(c, "name");
+      control.name = Text(c, "name", kSequence);
       control.kind = ReadControlKind(c);
       control.dtype = static_cast<DataType>(static_cast<int>(Number(c, "dtype", 8)));
       control.false_value = Number(c, "falseValue", 0);
@@ -105,8 +108,8 @@ SequenceConfig ReadSequenceConfig(const Napi::Object& obj) {
     for (uint32_t i = 0; i < a.Length(); ++i) {
       Napi::Object st = a.Get(i).As<Napi::Object>();
       SequenceState state;
-      state.input_name = Text(st, "inputName");
-      state.output_name = Text(st, "outputName");
+      state.input_name = Text(st, "inputName", kSequence);
+      state.output_name = Text(st, "outputName", kSequence);
       state.dtype = static_cast<DataType>(static_cast<int>(Number(st, "dtype", 11)));
       state.dims = Ints(st, "dims");
       Napi::Value initial = st.Get("initial");
@@ -136,44 +139,37 @@ std::vector<std::string> Names(const Napi::Object& obj, const char* name, const 
   return out;
 }
 
-std::string Name(const Napi::Object& obj, const char* name, const char* what) {
+// The objects of an optional array field (at most kMaxListLength of them).
+std::vector<Napi::Object> Objects(const Napi::Object& obj, const char* name) {
+  std::vector<Napi::Object> out;
   Napi::Value v = Field(obj, name);
-  if (!v.IsString()) throw Napi::TypeError::New(obj.Env(), std::string("Expected a string for ") + what + name);
-  return v.As<Napi::String>().Utf8Value();
+  if (!v.IsArray()) return out;
+  Napi::Array a = v.As<Napi::Array>();
+  if (a.Length() > kMaxListLength) throw Napi::RangeError::New(obj.Env(), std::string("Expected fewer options.") + name);
+  for (uint32_t i = 0; i < a.Length(); ++i) {
+    if (!a.Get(i).IsObject()) throw Napi::TypeError::New(obj.Env(), std::string("Expected objects in options.") + name);
+    out.push_back(a.Get(i).As<Napi::Object>());
+  }
+  return out;
 }
 
 // options.batchInputs ({kind, dtype, source, targets}) and options.batchOutputs ({output,
 // source, shape}): the config's batch_input and batch_output (load-options.ts builds them).
 void ReadBatchIo(const Napi::Object& options, ModelOptions& out) {
-  Napi::Env env = options.Env();
-  Napi::Value inputs = options.Get("batchInputs");
-  if (inputs.IsArray()) {
-    Napi::Array a = inputs.As<Napi::Array>();
-    if (a.Length() > kMaxListLength) throw Napi::RangeError::New(env, "Expected fewer options.batchInputs");
-    for (uint32_t i = 0; i < a.Length(); ++i) {
-      if (!a.Get(i).IsObject()) throw Napi::TypeError::New(env, "Expected objects in options.batchInputs");
-      Napi::Object e = a.Get(i).As<Napi::Object>();
-      BatchInputOption bi;
-      bi.kind = static_cast<BatchInputKind>(static_cast<int>(Bounded(e, "kind", 0, 5)));
-      bi.dtype = Number(e, "dtype", 8) == 11 ? DataType::kFloat32 : DataType::kInt32;
-      bi.source = Name(e, "source", "options.batchInputs[].");
-      bi.targets = Names(e, "targets", "options.batchInputs[].");
-      out.batch_inputs.push_back(std::move(bi));
-    }
+  for (const Napi::Object& e : Objects(options, "batchInputs")) {
+    BatchInputOption bi;
+    bi.kind = static_cast<BatchInputKind>(static_cast<int>(Bounded(e, "kind", 0, 5)));
+    bi.dtype = Number(e, "dtype", 8) == 11 ? DataType::kFloat32 : DataType::kInt32;
+    bi.source = Text(e, "source", "options.batchInputs[].");
+    bi.targets = Names(e, "targets", "options.batchInputs[].");
+    out.batch_inputs.push_back(std::move(bi));
   }
-  Napi::Value outputs = options.Get("batchOutputs");
-  if (outputs.IsArray()) {
-    Napi::Array a = outputs.As<Napi::Array>();
-    if (a.Length() > kMaxListLength) throw Napi::RangeError::New(env, "Expected fewer options.batchOutputs");
-    for (uint32_t i = 0; i < a.Length(); ++i) {
-      if (!a.Get(i).IsObject()) throw Napi::TypeError::New(env, "Expected objects in options.batchOutputs");
-      Napi::Object e = a.Get(i).As<Napi::Object>();
-      BatchOutputOption bo;
-      bo.output = Name(e, "output", "options.batchOutputs[].");
-      bo.source = Name(e, "source", "options.batchOutputs[].");
-      bo.shape = Ints(e, "shape");
-      out.batch_outputs.push_back(std::move(bo));
-    }
+  for (const Napi::Object& e : Objects(options, "batchOutputs")) {
+    BatchOutputOption bo;
+    bo.output = Text(e, "output", "options.batchOutputs[].");
+    bo.source = Text(e, "source", "options.batchOutputs[].");
+    bo.shape = Ints(e, "shape");
+    out.batch_outputs.push_back(std::move(bo));
   }
 }
 

@@ -35,11 +35,6 @@ int64_t RowElements(const std::vector<int64_t>& shape) {
   return n;
 }
 
-}  // namespace
-
-namespace {
-
-int64_t SourceElements(const TensorView& source) { return ElementCount(source.shape); }
 
 // The values of one batch input for this batch (batch_layout.h), and its shape.
 std::vector<int64_t> BatchInputValues(const BatchInputSpec& spec, const std::vector<std::unique_ptr<ScheduledRequest>>& requests,
@@ -48,7 +43,7 @@ std::vector<int64_t> BatchInputValues(const BatchInputSpec& spec, const std::vec
   const auto count = static_cast<int64_t>(requests.size());
   switch (spec.kind) {
     case BatchInputKind::kElementCount:
-      for (auto& r : requests) values.push_back(SourceElements(r->inputs[spec.source]));
+      for (auto& r : requests) values.push_back(ElementCount(r->inputs[spec.source].shape));
       *shape = {count};
       break;
     case BatchInputKind::kAccumulatedElementCount:
@@ -56,13 +51,13 @@ std::vector<int64_t> BatchInputValues(const BatchInputSpec& spec, const std::vec
       const bool zero = spec.kind == BatchInputKind::kAccumulatedElementCountWithZero;
       if (zero) values.push_back(0);
       int64_t sum = 0;
-      for (auto& r : requests) values.push_back(sum += SourceElements(r->inputs[spec.source]));
+      for (auto& r : requests) values.push_back(sum += ElementCount(r->inputs[spec.source].shape));
       *shape = {zero ? count + 1 : count};
       break;
     }
     case BatchInputKind::kMaxElementCountAsShape: {
       int64_t most = 0;
-      for (auto& r : requests) most = std::max(most, SourceElements(r->inputs[spec.source]));
+      for (auto& r : requests) most = std::max(most, ElementCount(r->inputs[spec.source].shape));
       values.assign(static_cast<size_t>(most), 0);  // Triton leaves these uninitialized; zeros here
       *shape = {most};
       break;

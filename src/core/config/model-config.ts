@@ -74,12 +74,6 @@ export interface ModelConfig {
   [field: string]: unknown;
 }
 
-/** Triton's BatchInput.Kind names, in the enum's order (the native BatchInputKind codes). */
-export const BATCH_INPUT_KINDS = [
-  'BATCH_ELEMENT_COUNT', 'BATCH_ACCUMULATED_ELEMENT_COUNT', 'BATCH_ACCUMULATED_ELEMENT_COUNT_WITH_ZERO',
-  'BATCH_MAX_ELEMENT_COUNT_AS_SHAPE', 'BATCH_ITEM_SHAPE', 'BATCH_ITEM_SHAPE_FLATTEN',
-] as const;
-
 /** A batch_input entry: a model input the server computes from the batch it formed. */
 export interface BatchInputConfig {
   kind?: string;
@@ -114,6 +108,17 @@ export function isRaggedInput(config: ModelConfig, tensor: ModelTensorConfig): b
 /** An output a batch_output splits by its source input's shapes: its model shape need not match its dims (as Triton's backends). */
 export function isBatchOutputTarget(config: ModelConfig, name: string): boolean {
   return batchOutputs(config).some((bo) => (bo.target_name ?? []).includes(name));
+}
+
+/**
+ * How the model's shape of a config tensor relates to its dims: 'ragged', a ragged input, which
+ * the model gets as one dimension (isRaggedInput); 'free', a batch output's target, whose model
+ * shape the batch_output splits however it is (as Triton's backends, which skip its check);
+ * 'dims' for every other tensor. `gebe validate` and the executor's load both ask here.
+ */
+export function modelShapeRule(config: ModelConfig, io: 'input' | 'output', tensor: ModelTensorConfig): 'ragged' | 'free' | 'dims' {
+  if (io === 'input') return isRaggedInput(config, tensor) ? 'ragged' : 'dims';
+  return isBatchOutputTarget(config, tensor.name) ? 'free' : 'dims';
 }
 
 export function raggedInputNames(config: ModelConfig): string[] {

@@ -5,11 +5,12 @@
  * requests' elements one after another; a batch input is a model input computed from the batch;
  * a batch output is split among the requests by the shape each gave its source input.
  */
-import { BATCH_INPUT_KINDS, batchInputs, batchOutputs, raggedInputNames, type ModelConfig } from '../config/model-config.js';
+import { batchInputs, batchOutputs, raggedInputNames, type ModelConfig } from '../config/model-config.js';
+import { modelConfigSchema } from '../config/schema.js';
 import { configTypeCode } from '../kserve/datatypes.js';
 
 export interface NativeBatchInput {
-  /** Index in BATCH_INPUT_KINDS (the native BatchInputKind). */
+  /** Triton's BatchInput.Kind number (the native BatchInputKind). */
   kind: number;
   /** Native datatype code: INT32 or FP32. */
   dtype: number;
@@ -30,6 +31,12 @@ export interface NativeBatchLayout {
   batchOutputs?: NativeBatchOutput[];
 }
 
+/** The number model_config.proto gives a BatchInput.Kind name (0, BATCH_ELEMENT_COUNT, when absent: the parser refuses unknown names). */
+function batchInputKind(name: string | undefined): number {
+  const kinds = modelConfigSchema().byName.get('batch_input')?.messageType?.byName.get('kind')?.enumType;
+  return name === undefined ? 0 : kinds?.byName.get(name) ?? 0;
+}
+
 /**
  * The options for a model with ragged batching; {} for any other. The config is validated
  * (BATCH_INPUT_INVALID, BATCH_OUTPUT_INVALID); the native side checks the names against the model file.
@@ -38,7 +45,7 @@ export function batchLayoutOptions(config: ModelConfig): NativeBatchLayout {
   const batched = Number(config.max_batch_size ?? 0) > 0;
   const outputs = new Map((config.output ?? []).map((t) => [t.name, t]));
   const batchInputOptions = batchInputs(config).map((bi): NativeBatchInput => ({
-    kind: Math.max(0, (BATCH_INPUT_KINDS as readonly string[]).indexOf(bi.kind ?? BATCH_INPUT_KINDS[0])),
+    kind: batchInputKind(bi.kind),
     dtype: configTypeCode(bi.data_type ?? 'TYPE_INT32') ?? 0,
     source: bi.source_input?.[0] ?? '',
     targets: bi.target_name ?? [],

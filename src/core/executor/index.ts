@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { GebeError } from '../../errors.js';
-import { isBatchOutputTarget, isRaggedInput, type ModelConfig, type ModelTensorConfig } from '../config/model-config.js';
+import { modelShapeRule, type ModelConfig, type ModelTensorConfig } from '../config/model-config.js';
 import { datatypeFromCode, datatypeFromConfig } from '../kserve/datatypes.js';
 import { nativeExecutor, type NativeMetadata, type NativeTensorDesc } from './executor-addon.js';
 import { nativeOptions, type LoadOverrides } from './load-options.js';
@@ -125,12 +125,9 @@ function describeTensors(
     }
     const dims = t.dims.map(Number);
     const shape = batched ? [-1, ...dims] : dims;
-    if (kind === 'input' && isRaggedInput(config, t)) {
-      checkRaggedDims(model, t.name, e.dims);
-    } else if (!(kind === 'output' && isBatchOutputTarget(config, t.name))) {
-      // A batch output's model shape is split by its source input's shapes, not checked (as Triton's backends).
-      checkDims(model, kind, t.name, shape, e.dims, batched);
-    }
+    const rule = modelShapeRule(config, kind, t);
+    if (rule === 'ragged') checkRaggedDims(model, t.name, e.dims);
+    else if (rule === 'dims') checkDims(model, kind, t.name, shape, e.dims, batched);
     return { name: e.name, datatype: type, shape };
   });
 }

@@ -1,7 +1,7 @@
 /**
  * Pairs config tensors with the ONNX model Triton would load, for the config↔model rules.
  */
-import { batchInputs, isBatchOutputTarget, isRaggedInput, type ModelTensorConfig } from '../config/model-config.js';
+import { batchInputs } from '../config/model-config.js';
 import type { OnnxModelInfo, OnnxTensorInfo } from '../model/onnx.js';
 import type { ConfigContext } from './rule.js';
 
@@ -61,15 +61,4 @@ export function batchInputTargets(config: ConfigContext['config']): SequenceTens
 /** The dims the model sees for a config tensor: the reshape when present (`shape: [ ]` is a scalar), else dims. */
 export function modelFacingDims(tensor: { dims?: number[]; reshape?: { shape?: number[] } }): number[] {
   return (tensor.reshape ? tensor.reshape.shape ?? [] : tensor.dims ?? []).map(Number);
-}
-
-/**
- * How the model's shape of a config tensor relates to its dims: 'ragged', a ragged input, which
- * the model gets as one dimension (isRaggedInput); 'free', a batch output's target, whose model
- * shape the batch_output splits however it is (as Triton's backends, which skip its check);
- * 'dims' for every other tensor.
- */
-export function modelShapeRule(config: ConfigContext['config'], io: 'input' | 'output', tensor: ModelTensorConfig): 'ragged' | 'free' | 'dims' {
-  if (io === 'input') return isRaggedInput(config, tensor) ? 'ragged' : 'dims';
-  return isBatchOutputTarget(config, tensor.name) ? 'free' : 'dims';
 }

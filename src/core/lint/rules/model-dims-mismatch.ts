@@ -1,5 +1,6 @@
 import { formatDims, maxBatchSize, tensors } from '../helpers.js';
-import { modelFacingDims, modelShapeRule, modelTensor, onnxModels } from '../model-tensors.js';
+import { modelShapeRule } from '../../config/model-config.js';
+import { modelFacingDims, modelTensor, onnxModels } from '../model-tensors.js';
 import { hint, type ConfigRule } from '../rule.js';
 
 export const rule: ConfigRule = {

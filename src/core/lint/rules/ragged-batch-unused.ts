@@ -1,3 +1,4 @@
+import { isRaggedInput } from '../../config/model-config.js';
 import { hint, type ConfigRule } from '../rule.js';
 
 export const rule: ConfigRule = {
@@ -11,7 +12,7 @@ export const rule: ConfigRule = {
     (config.input ?? []).forEach((t, i) => {
       if (t.allow_ragged_batch !== true) return;
       const at = ['input', i, 'allow_ragged_batch'];
-      if (Number(config.max_batch_size ?? 0) <= 0) {
+      if (!isRaggedInput(config, t)) {
         ctx.report({
           at,
           message: `allow_ragged_batch on input '${t.name}' has no effect: max_batch_size is 0, so requests are never batched and the model gets the input as sent`,
